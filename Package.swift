@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The C libraries come from Debian's packages; each is a system-library target
+/// found through pkg-config.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "afkit",
+    products: [
+        .library(name: "AudioFormats", targets: ["AudioFormats"]),
+        .library(name: "AudioContainers", targets: ["AudioContainers"]),
+        .library(name: "AudioCodecs", targets: ["AudioCodecs"]),
+        .library(name: "AssetValidation", targets: ["AssetValidation"]),
+        .library(name: "AudioConversion", targets: ["AudioConversion"]),
+        .executable(name: "afkit", targets: ["afkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .target(name: "AudioFormats"),
+        .target(name: "AudioContainers", dependencies: ["AudioFormats"]),
+        .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
+        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs"]),
+        .target(
+            name: "AudioConversion",
+            dependencies: [
+                "AudioContainers", "AudioCodecs", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
+            ]
+        ),
+        systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
+        systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
+        systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
+        systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        .executableTarget(
+            name: "afkit",
+            dependencies: [
+                "AudioContainers", "AssetValidation", "AudioConversion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
+        .testTarget(
+            name: "AudioContainersTests",
+            dependencies: ["AudioContainers", "AudioConversion"]
+        ),
+        .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

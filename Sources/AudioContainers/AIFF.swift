@@ -1,0 +1,267 @@
+import AudioFormats
+
+/// Apple's Audio Interchange File Format, AIFF and AIFF-C: chunk codes, the incremental parser
+/// half and the writer.
+///
+/// Layout: `FORM`, a 32-bit big-endian size, `AIFF` or `AIFC`; then chunks of a type and a 32-bit
+/// big-endian size, padded to an even length.
+public enum AIFF {
+    /// Chunk types, spelled as in the specification.
+    public enum ChunkType {
+        public static let FORM: FourCharCode = "FORM"
+        public static let AIFF: FourCharCode = "AIFF"
+        public static let AIFC: FourCharCode = "AIFC"
+        public static let COMM: FourCharCode = "COMM"
+        public static let SSND: FourCharCode = "SSND"
+        public static let FVER: FourCharCode = "FVER"
+        public static let NAME: FourCharCode = "NAME"
+        public static let AUTH: FourCharCode = "AUTH"
+        public static let copyright: FourCharCode = "(c) "
+        public static let ANNO: FourCharCode = "ANNO"
+        public static let COMT: FourCharCode = "COMT"
+        public static let MARK: FourCharCode = "MARK"
+    }
+
+    /// AIFF-C compression types afkit reads.
+    public enum CompressionType {
+        public static let NONE: FourCharCode = "NONE"
+        public static let sowt: FourCharCode = "sowt"
+        public static let twos: FourCharCode = "twos"
+        public static let raw: FourCharCode = "raw "
+        public static let in24: FourCharCode = "in24"
+        public static let in32: FourCharCode = "in32"
+        public static let fl32: FourCharCode = "fl32"
+        public static let fl64: FourCharCode = "fl64"
+        public static let ima4: FourCharCode = "ima4"
+        public static let ulaw: FourCharCode = "ulaw"
+        public static let alaw: FourCharCode = "alaw"
+    }
+
+    /// The AIFF-C version timestamp that `FVER` carries (May 23, 1990, 2:40 pm).
+    public static let aifcVersion1: UInt32 = 0xA280_5140
+
+    struct Container: ChunkedContainer {
+        static let name = "aiff"
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, padsToEven: true)
+        static let fileHeaderSize = 12
+        var outerEnd: Int64?
+        var isAIFC = false
+        /// COMM's frame count (packets for `ima4`) and where COMM sits.
+        var commonFrames: (count: Int64, offset: Int64)?
+
+        init() {}
+
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+            let offset = cursor.absoluteOffset
+            guard cursor.readFourCharCode() == ChunkType.FORM,
+                let size = cursor.readInteger(endianness: .big, as: UInt32.self),
+                let form = cursor.readFourCharCode(), form == ChunkType.AIFF || form == ChunkType.AIFC
+            else {
+                throw AudioFileError.unsupportedFileType(
+                    "aiff: the file does not start with 'FORM' and 'AIFF' or 'AIFC'", offset: offset)
+            }
+            isAIFC = form == ChunkType.AIFC
+            outerEnd = size >= 4 ? offset + 8 + Int64(size) : nil
+            context.properties.fileType = isAIFC ? .aifc : .aiff
+            context.announce(.fileFormat)
+        }
+
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+            id == ChunkType.COMM ? (limits.maximumFormatChunkBytes, true) : (limits.maximumMetadataChunkBytes, false)
+        }
+
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+            -> ChunkDisposition
+        {
+            switch chunk.id {
+            case ChunkType.COMM:
+                return context.properties.dataFormat == nil ? .read : .skip(note: "a second 'COMM' chunk ignored")
+            case ChunkType.SSND: return .audioData(prefix: 8)
+            case ChunkType.FVER, ChunkType.NAME, ChunkType.AUTH, ChunkType.copyright, ChunkType.ANNO,
+                ChunkType.COMT, ChunkType.MARK:
+                return .read
+            default: return .skip(note: "unknown chunk skipped")
+            }
+        }
+
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+            throws
+        {
+            switch chunk.id {
+            case ChunkType.COMM: try parseCommon(chunk, &body, &context)
+            case ChunkType.FVER:
+                if let version = body.readInteger(endianness: .big, as: UInt32.self), version != aifcVersion1 {
+                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                        "unknown AIFF-C version 0x\(String(version, radix: 16))")
+                }
+            case ChunkType.NAME: setText("title", body, &context)
+            case ChunkType.AUTH: setText("artist", body, &context)
+            case ChunkType.copyright: setText("copyright", body, &context)
+            case ChunkType.ANNO: setText("comments", body, &context)
+            case ChunkType.COMT: parseComments(&body, &context)
+            case ChunkType.MARK: parseMarkers(chunk, &body, &context)
+            default: break
+            }
+        }
+
+        private func setText(_ key: String, _ body: ByteCursor, _ context: inout ParseContext) {
+            context.properties.infoDictionary[key] = decodeText(body.bytes)
+            context.announce(.infoDictionary)
+        }
+
+        /// COMM: channels, frames, sample size, 80-bit rate; in AIFF-C, a compression type and its name.
+        private mutating func parseCommon(
+            _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
+        ) throws {
+            guard body.remaining >= 18,
+                let channels = body.readInteger(endianness: .big, as: Int16.self),
+                let frames = body.readInteger(endianness: .big, as: UInt32.self),
+                let sampleSize = body.readInteger(endianness: .big, as: Int16.self),
+                let rateBits = body.readExtended80()
+            else {
+                throw AudioFileError.invalidChunk(
+                    "aiff: 'COMM' chunk is \(body.remaining) bytes; it needs at least 18", offset: chunk.offset)
+            }
+            guard let rate = rateBits.doubleValue else {
+                throw AudioFileError.malformed("aiff: the sample rate is infinite or not a number",
+                    offset: chunk.bodyOffset + 8)
+            }
+            try checkRateAndChannels("aiff", sampleRate: rate, channels: UInt32(max(channels, 0)),
+                offset: chunk.bodyOffset)
+            var compression = CompressionType.NONE
+            if isAIFC {
+                if let type = body.readFourCharCode() {
+                    compression = type
+                } else {
+                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                        "AIFF-C 'COMM' without a compression type; taken as 'NONE'")
+                }
+            }
+            let format = try Container.description(
+                compression: compression, channels: UInt32(channels), sampleSize: Int(sampleSize), sampleRate: rate,
+                offset: chunk.bodyOffset)
+            commonFrames = (Int64(frames), chunk.offset)
+            context.properties.dataFormat = format
+            context.announce(.dataFormat)
+        }
+
+        /// The stream description for a COMM compression type.
+        static func description(
+            compression: FourCharCode, channels: UInt32, sampleSize: Int, sampleRate: Double, offset: Int64
+        ) throws -> StreamDescription {
+            func pcm(_ bits: Int, isFloat: Bool = false, isBigEndian: Bool = true, signed8: Bool = true) throws
+                -> StreamDescription
+            {
+                guard (1...64).contains(bits) else {
+                    throw AudioFileError.malformed("aiff: \(bits)-bit samples cannot be", offset: offset + 6)
+                }
+                return .linearPCM(sampleRate: sampleRate, channels: channels, bitsPerChannel: UInt32(bits),
+                    isFloat: isFloat, isBigEndian: isBigEndian, signed8: signed8)
+            }
+            switch FourCharCode(rawValue: compression.rawValue) {
+            case CompressionType.NONE, "none", CompressionType.twos:
+                guard sampleSize <= 32 else {
+                    throw AudioFileError.malformed("aiff: \(sampleSize)-bit integer samples cannot be",
+                        offset: offset + 6)
+                }
+                return try pcm(sampleSize)
+            case CompressionType.sowt: return try pcm(sampleSize, isBigEndian: false)
+            case CompressionType.raw: return try pcm(8, signed8: false)
+            case CompressionType.in24: return try pcm(24)
+            case CompressionType.in32: return try pcm(32)
+            case "42ni": return try pcm(32, isBigEndian: false)
+            case CompressionType.fl32, "FL32": return try pcm(32, isFloat: true)
+            case CompressionType.fl64, "FL64": return try pcm(64, isFloat: true)
+            case CompressionType.ima4, "IMA4": return .appleIMA4(sampleRate: sampleRate, channels: channels)
+            case CompressionType.ulaw, "ULAW": return .g711(.ulaw, sampleRate: sampleRate, channels: channels)
+            case CompressionType.alaw, "ALAW": return .g711(.alaw, sampleRate: sampleRate, channels: channels)
+            default:
+                throw AudioFileError.unsupportedDataFormat(
+                    "aiff: compression type '\(compression)' is not supported", offset: offset + 18)
+            }
+        }
+
+        private func parseComments(_ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard let count = body.readInteger(endianness: .big, as: UInt16.self) else { return }
+            var texts: [String] = []
+            for _ in 0..<count {
+                guard body.skip(6), let length = body.readInteger(endianness: .big, as: UInt16.self),
+                    let text = body.readSlice(Int(length))
+                else { break }
+                texts.append(decodeText(text))
+                if length % 2 == 1 { _ = body.skip(1) }
+            }
+            if !texts.isEmpty {
+                context.properties.infoDictionary["comments"] = texts.joined(separator: "\n")
+                context.announce(.infoDictionary)
+            }
+        }
+
+        private func parseMarkers(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard let count = body.readInteger(endianness: .big, as: UInt16.self) else { return }
+            for _ in 0..<count {
+                guard let id = body.readInteger(endianness: .big, as: Int16.self),
+                    let position = body.readInteger(endianness: .big, as: UInt32.self),
+                    let length = body.readInteger(endianness: .big, as: UInt8.self),
+                    let name = body.readSlice(Int(length))
+                else {
+                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "marker list cut short")
+                    break
+                }
+                // Pascal string: length byte plus text, padded to an even total.
+                if length % 2 == 0 { _ = body.skip(1) }
+                context.properties.markers.append(
+                    Marker(id: Int(id), framePosition: Int64(position), name: decodeText(name)))
+            }
+            context.announce(.markers)
+        }
+
+        mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+            throws -> Int64
+        {
+            let offset = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let blockSize = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            if blockSize != 0 {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "block size \(blockSize)")
+            }
+            return Int64(offset)
+        }
+
+        mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
+            guard let (frames, _) = commonFrames, let present = context.properties.audioDataPacketCount,
+                let format = context.properties.dataFormat
+            else { return }
+            // COMM counts sample frames (packets of 64 frames for ima4); SSND may hold more or fewer.
+            if frames < present {
+                context.properties.trace.append(offset: endOffset,
+                    "'SSND' holds \(present) packets; 'COMM' counts \(frames), which is used")
+                context.properties.audioDataPacketCount = frames
+                context.properties.audioDataByteCount = frames * Int64(format.bytesPerPacket)
+            } else if frames > present {
+                context.properties.trace.append(offset: endOffset,
+                    "'COMM' counts \(frames) packets; 'SSND' holds \(present)")
+                if !context.properties.isTruncated && context.declaredAudioBytes != nil {
+                    context.properties.isTruncated = true
+                }
+            }
+        }
+    }
+}
+
+/// Text from a chunk: UTF-8 where it is valid, else Latin-1 (classic Mac files), up to the first NUL.
+func decodeText(_ bytes: UnsafeRawBufferPointer) -> String {
+    let end = bytes.firstIndex(of: 0) ?? bytes.count
+    let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+    if let text = String(validating: slice, as: UTF8.self) {
+        return text.trimmingTrailingSpaces()
+    }
+    return String(String.UnicodeScalarView(slice.map { Unicode.Scalar($0) })).trimmingTrailingSpaces()
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while let last = text.last, last == " " || last == "\n" || last == "\r" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,113 @@
+import AudioFormats
+
+/// Random access to an audio file: the stream parser run over the file in indexing mode (seeking
+/// over audio it does not need to read), plus a packet index and packet reads.
+public final class AudioFile {
+    /// The path given.
+    public let path: String
+    /// What the parser found, settled to what the file really holds.
+    public let properties: StreamProperties
+    private let file: ReadableFile
+    /// Where each packet starts, relative to the data offset, where packets vary in size; one extra
+    /// entry holds the end.
+    private let packetOffsets: [Int64]?
+    private let packetFrames: [UInt32]?
+
+    /// Opens and parses a file.
+    public init(path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()) throws {
+        self.path = path
+        let file = try ReadableFile(path: path)
+        self.file = file
+        var stream = AudioFileStream(fileTypeHint: fileTypeHint, mode: .indexing, limits: limits)
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while stream.streamPosition < file.size {
+            let skippable = stream.skippableByteCount
+            if skippable > 0 {
+                stream.skip(min(skippable, file.size - stream.streamPosition))
+                continue
+            }
+            let position = stream.streamPosition
+            let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: position) }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes { try stream.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) { _ in } }
+        }
+        try stream.finish()
+        properties = stream.properties
+        if let context = stream.parser?.context, let sizes = context.packetSizes {
+            var offsets: [Int64] = []
+            offsets.reserveCapacity(sizes.count + 1)
+            var offset: Int64 = 0
+            for size in sizes.prefix(Int(properties.audioDataPacketCount ?? 0)) {
+                offsets.append(offset)
+                offset += Int64(size)
+            }
+            offsets.append(offset)
+            packetOffsets = offsets
+        } else {
+            packetOffsets = nil
+        }
+        packetFrames = stream.parser?.context.packetFrames
+    }
+
+    /// Packets in the file.
+    public var packetCount: Int64 { properties.audioDataPacketCount ?? 0 }
+
+    /// The data format.
+    public var dataFormat: StreamDescription {
+        properties.dataFormat ?? StreamDescription(sampleRate: 0, formatID: .lpcm, bytesPerPacket: 0,
+            framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0)
+    }
+
+    /// Where a packet lies: absolute offset, bytes and frames.
+    public func packetDescription(_ packet: Int64) throws -> PacketDescription {
+        guard packet >= 0, packet < packetCount else {
+            throw AudioFileError.invalidPacket("\(path): packet \(packet) of \(packetCount) does not exist", offset: nil)
+        }
+        let dataOffset = properties.dataOffset ?? 0
+        let frames = packetFrames.map { $0[Int(packet)] } ?? 0
+        if let offsets = packetOffsets {
+            let start = offsets[Int(packet)]
+            return PacketDescription(startOffset: dataOffset + start, variableFramesInPacket: frames,
+                dataByteSize: UInt32(offsets[Int(packet) + 1] - start))
+        }
+        let size = Int64(dataFormat.bytesPerPacket)
+        return PacketDescription(startOffset: dataOffset + packet * size, variableFramesInPacket: frames,
+            dataByteSize: UInt32(size))
+    }
+
+    /// Reads `count` packets from `start` (fewer at the end): their bytes and descriptions, offsets
+    /// relative to the bytes.
+    public func readPackets(from start: Int64, count: Int) throws -> (bytes: [UInt8], descriptions: [PacketDescription]) {
+        guard start >= 0, start <= packetCount, count >= 0 else {
+            throw AudioFileError.invalidPacket("\(path): packet \(start) does not exist", offset: nil)
+        }
+        let end = min(packetCount, start + Int64(count))
+        guard end > start else { return ([], []) }
+        let first = try packetDescription(start)
+        let last = try packetDescription(end - 1)
+        let byteCount = Int(last.startOffset + Int64(last.dataByteSize) - first.startOffset)
+        var bytes = [UInt8](repeating: 0, count: byteCount)
+        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: first.startOffset) }
+        guard read == byteCount else {
+            throw AudioFileError.truncated("\(path): the file changed while it was read", offset: first.startOffset)
+        }
+        var descriptions: [PacketDescription] = []
+        descriptions.reserveCapacity(Int(end - start))
+        for packet in start..<end {
+            var description = try packetDescription(packet)
+            description.startOffset -= first.startOffset
+            descriptions.append(description)
+        }
+        return (bytes, descriptions)
+    }
+
+    /// Reads the audio data bytes (all of them, or a range relative to the data offset).
+    public func readAudioBytes(from offset: Int64 = 0, count: Int? = nil) throws -> [UInt8] {
+        let total = properties.audioDataByteCount ?? 0
+        let length = Int(max(0, min(Int64(count ?? Int.max), total - offset)))
+        var bytes = [UInt8](repeating: 0, count: length)
+        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: (properties.dataOffset ?? 0) + offset) }
+        bytes.removeLast(length - read)
+        return bytes
+    }
+}

@@ -1,0 +1,265 @@
+import AudioFormats
+
+/// A push parser for audio files arriving in pieces, in the manner of Audio File Stream Services.
+///
+/// Give it bytes in chunks of any size with ``parse(_:flags:_:)``; it detects the container from the
+/// first bytes, then reports properties as it learns them and packets as they become whole.
+/// Packet bytes are handed out without copying when they lie inside the chunk given. The result
+/// does not depend on how the input is cut.
+///
+/// ```swift
+/// var stream = AudioFileStream()
+/// try stream.parse(chunk) { event in
+///     if case .packets(let packets) = event { decode(packets.bytes, packets.descriptions) }
+/// }
+/// try stream.finish { _ in }
+/// ```
+public struct AudioFileStream {
+    /// Flags for ``parse(_:flags:_:)``.
+    public struct ParseFlags: OptionSet, Sendable {
+        public var rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// The bytes do not follow the previous ones: they start where the last ``seek(toPacket:)``
+        /// said (or, without one, somewhere later in the stream). Any partial packet is dropped.
+        public static let discontinuity = ParseFlags(rawValue: 1)
+    }
+
+    /// What the parser reports.
+    public enum Event {
+        /// A property has a value now (or a new one); read it from ``properties``.
+        case propertyChanged(StreamPropertyID)
+        /// Whole packets, valid only during the call.
+        case packets(Packets)
+    }
+
+    /// A run of consecutive whole packets, valid only during the handler call.
+    public struct Packets {
+        /// The packets' bytes.
+        public var bytes: UnsafeRawBufferPointer
+        /// Absolute offset in the stream of `bytes[0]`.
+        public var streamOffset: Int64
+        /// Index of the first packet in the stream.
+        public var firstPacket: Int64
+        /// How many packets.
+        public var count: Int
+        /// One description per packet, offsets relative to `bytes`; `nil` where all packets have the
+        /// format's constant size and frame count.
+        public var descriptions: UnsafeBufferPointer<PacketDescription>?
+    }
+
+    /// The container the caller expects; it only breaks ties between containers the bytes allow.
+    public let fileTypeHint: FileType?
+    public let mode: ParseMode
+    public let limits: ParserLimits
+
+    var parser: (any StreamParser)?
+    private var tail: [UInt8] = []
+    /// Absolute offset of `tail[0]`, or of the next byte expected when the tail is empty.
+    private var tailOffset: Int64 = 0
+    /// Bytes needed from `tail[0]` before the parser can go on.
+    private var needed = 1
+    private var pendingSeek: Int64?
+    private var failure: AudioFileError?
+    private var finished = false
+
+    /// Creates a parser; `mode` `.indexing` skips packet bytes instead of handing them out.
+    public init(fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits()) {
+        self.fileTypeHint = fileTypeHint
+        self.mode = mode
+        self.limits = limits
+    }
+
+    /// Everything learned so far.
+    public var properties: StreamProperties { parser?.context.properties ?? StreamProperties() }
+
+    /// Absolute offset of the next byte the parser expects.
+    public var streamPosition: Int64 { tailOffset + Int64(tail.count) }
+
+    /// Bytes starting at ``streamPosition`` the parser would only step over (chunks it does not read;
+    /// in `.indexing` mode, the audio). A reader of a file may seek past them and call ``skip(_:)``.
+    public var skippableByteCount: Int64 { tail.isEmpty ? parser?.skippableByteCount ?? 0 : 0 }
+
+    /// Tells the parser `count` bytes (at most ``skippableByteCount``) passed without being given.
+    public mutating func skip(_ count: Int64) {
+        guard count > 0, tail.isEmpty, var parser = self.parser else { return }
+        let step = min(count, parser.skippableByteCount)
+        self.parser = nil
+        parser.skip(step)
+        self.parser = parser
+        tailOffset += step
+    }
+
+    /// Parses the next bytes of the stream, calling `handler` for each property change and packet run.
+    public mutating func parse(
+        _ bytes: UnsafeRawBufferPointer, flags: ParseFlags = [], _ handler: (Event) throws -> Void
+    ) throws {
+        if let failure { throw failure }
+        guard !finished else { throw AudioFileError.illegalOperation("the stream has already finished") }
+        do {
+            if flags.contains(.discontinuity) {
+                tailOffset = pendingSeek ?? streamPosition
+                tail.removeAll(keepingCapacity: true)
+                pendingSeek = nil
+            }
+            try feed(bytes, handler)
+        } catch let error as AudioFileError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Parses the next bytes of the stream.
+    public mutating func parse(_ bytes: [UInt8], flags: ParseFlags = [], _ handler: (Event) throws -> Void) throws {
+        try bytes.withUnsafeBytes { try parse($0, flags: flags, handler) }
+    }
+
+    /// Ends the stream: settles counts to what arrived, notes truncation, or throws when the header
+    /// never completed.
+    public mutating func finish(_ handler: (Event) throws -> Void = { _ in }) throws {
+        if let failure { throw failure }
+        guard !finished else { return }
+        finished = true
+        do {
+            if parser == nil {
+                try tail.withUnsafeBytes { bytes in
+                    parser = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode, limits: limits)
+                }
+                if !tail.isEmpty {
+                    let bytes = tail
+                    tail = []
+                    tailOffset = 0
+                    try bytes.withUnsafeBytes { try feed($0, handler) }
+                }
+            }
+            guard var parser = self.parser else {
+                throw AudioFileError.unsupportedFileType("the stream is empty", offset: 0)
+            }
+            self.parser = nil
+            defer { self.parser = parser }
+            try parser.finish(endOffset: streamPosition, unconsumed: tail.count)
+            while let id = parser.nextAnnouncement() { try handler(.propertyChanged(id)) }
+            for id: StreamPropertyID in [.audioDataByteCount, .audioDataPacketCount, .maximumPacketSize] {
+                try handler(.propertyChanged(id))
+            }
+        } catch let error as AudioFileError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// The absolute byte offset of a packet; parse from there with `.discontinuity` to resume at it.
+    public mutating func seek(toPacket packet: Int64) throws -> (byteOffset: Int64, isEstimated: Bool) {
+        guard var parser = self.parser else {
+            throw AudioFileError.illegalOperation("cannot seek before the stream's format is known")
+        }
+        self.parser = nil
+        defer { self.parser = parser }
+        let offset = try parser.resume(atPacket: packet)
+        pendingSeek = offset
+        return (offset, false)
+    }
+
+    /// The first frame of a packet, where packets have a constant frame count.
+    public func frame(ofPacket packet: Int64) -> Int64? {
+        guard let frames = properties.dataFormat?.framesPerPacket, frames > 0 else { return nil }
+        return packet * Int64(frames)
+    }
+
+    /// The packet holding a frame and the frame's offset in it, where packets have a constant frame count.
+    public func packet(ofFrame frame: Int64) -> (packet: Int64, frameOffset: Int64)? {
+        guard let frames = properties.dataFormat?.framesPerPacket, frames > 0, frame >= 0 else { return nil }
+        return (frame / Int64(frames), frame % Int64(frames))
+    }
+
+    /// The offset of a packet from the start of the audio data.
+    public func byteOffset(ofPacket packet: Int64) throws -> Int64 {
+        guard let context = parser?.context else {
+            throw AudioFileError.illegalOperation("the stream's format is not known yet")
+        }
+        return try context.byteOffset(ofPacket: packet)
+    }
+
+    // MARK: - Driving the parser
+
+    private mutating func feed(_ bytes: UnsafeRawBufferPointer, _ handler: (Event) throws -> Void) throws {
+        var index = 0
+        while true {
+            if !tail.isEmpty || parser == nil && bytes.count - index < needed {
+                // Complete the unit that straddles the last call's end, copying only what it needs.
+                let take = min(max(needed - tail.count, 0), bytes.count - index)
+                tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
+                index += take
+                if tail.count < needed { return }
+                let consumed = try tail.withUnsafeBytes { try run($0, baseOffset: tailOffset, atEnd: false, handler) }
+                guard consumed > 0 || needed > tail.count else {
+                    throw AudioFileError.illegalOperation("parser made no progress at byte \(tailOffset)")
+                }
+                tail.removeFirst(consumed)
+                tailOffset += Int64(consumed)
+                if !tail.isEmpty { continue }
+                if index == bytes.count { return }
+            }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[index...])
+            let consumed = try run(rest, baseOffset: tailOffset, atEnd: false, handler)
+            tailOffset += Int64(consumed)
+            tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[consumed...]))
+            return
+        }
+    }
+
+    /// Runs the parser over `bytes` until it needs more; returns the bytes it consumed.
+    private mutating func run(
+        _ bytes: UnsafeRawBufferPointer, baseOffset: Int64, atEnd: Bool, _ handler: (Event) throws -> Void
+    ) throws -> Int {
+        if parser == nil {
+            guard let detected = try detectContainer(bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode,
+                limits: limits)
+            else {
+                needed = 12
+                return 0
+            }
+            parser = detected
+        }
+        guard var parser = self.parser else { return 0 }
+        self.parser = nil
+        defer { self.parser = parser }
+        var cursor = ByteCursor(bytes, baseOffset: baseOffset)
+        while true {
+            switch try parser.next(&cursor) {
+            case .property(let id):
+                self.parser = parser
+                try handler(.propertyChanged(id))
+                self.parser = nil
+            case .packets(let run):
+                self.parser = parser
+                try deliver(run, input: bytes, context: parser.context, handler)
+                self.parser = nil
+            case .needMore(let count):
+                needed = count
+                return cursor.position
+            }
+        }
+    }
+
+    private func deliver(
+        _ run: PacketRun, input: UnsafeRawBufferPointer, context: ParseContext, _ handler: (Event) throws -> Void
+    ) throws {
+        func emit(_ bytes: UnsafeRawBufferPointer) throws {
+            if run.hasDescriptions {
+                try context.descriptions.withUnsafeBufferPointer { descriptions in
+                    try handler(.packets(Packets(bytes: bytes, streamOffset: run.absoluteOffset,
+                        firstPacket: run.firstPacket, count: run.packetCount, descriptions: descriptions)))
+                }
+            } else {
+                try handler(.packets(Packets(bytes: bytes, streamOffset: run.absoluteOffset,
+                    firstPacket: run.firstPacket, count: run.packetCount, descriptions: nil)))
+            }
+        }
+        switch run.source {
+        case .input(let index):
+            try emit(UnsafeRawBufferPointer(rebasing: input[index..<index + run.byteCount]))
+        case .retained(let index):
+            try context.retained.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[index..<index + run.byteCount])) }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+import AudioFormats
+
+/// Apple's Core Audio Format: chunk codes, the incremental parser half and the writer.
+///
+/// Layout: `caff`, version 1, flags 0; then chunks of a four-character type and a signed 64-bit
+/// big-endian size (-1 on `data` meaning "to the end of the file"), unpadded.
+public enum CAF {
+    public static let fileType: FourCharCode = "caff"
+
+    /// Chunk types, spelled as in the specification.
+    public enum ChunkType {
+        public static let desc: FourCharCode = "desc"
+        public static let data: FourCharCode = "data"
+        public static let pakt: FourCharCode = "pakt"
+        public static let kuki: FourCharCode = "kuki"
+        public static let chan: FourCharCode = "chan"
+        public static let info: FourCharCode = "info"
+        public static let free: FourCharCode = "free"
+        public static let uuid: FourCharCode = "uuid"
+    }
+
+    /// CAF's own linear PCM flags, which differ from AudioStreamBasicDescription's.
+    enum LinearPCMFlags {
+        static let isFloat: UInt32 = 1
+        static let isLittleEndian: UInt32 = 2
+    }
+
+    struct Container: ChunkedContainer {
+        static let name = "caf"
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 8, padsToEven: false)
+        static let fileHeaderSize = 8
+        var outerEnd: Int64? { nil }
+        var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?
+
+        init() {}
+
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+            let offset = cursor.absoluteOffset
+            guard cursor.readFourCharCode() == CAF.fileType else {
+                throw AudioFileError.unsupportedFileType("caf: the file does not start with 'caff'", offset: offset)
+            }
+            let version = cursor.readInteger(endianness: .big, as: UInt16.self) ?? 0
+            _ = cursor.readInteger(endianness: .big, as: UInt16.self)
+            guard version == 1 else {
+                throw AudioFileError.unsupportedFileType("caf: file version \(version); only version 1 exists",
+                    offset: offset + 4)
+            }
+            context.properties.fileType = .caf
+            context.announce(.fileFormat)
+        }
+
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+            switch id {
+            case ChunkType.desc: (limits.maximumFormatChunkBytes, true)
+            case ChunkType.pakt, ChunkType.kuki: (limits.maximumTableChunkBytes, true)
+            default: (limits.maximumMetadataChunkBytes, false)
+            }
+        }
+
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+            -> ChunkDisposition
+        {
+            if chunk.size == nil && chunk.id != ChunkType.data {
+                throw AudioFileError.invalidChunk(
+                    "caf: only the 'data' chunk may have size -1, not '\(chunk.id)'", offset: chunk.offset + 4)
+            }
+            if context.properties.dataFormat == nil && chunk.id != ChunkType.desc {
+                throw AudioFileError.malformed(
+                    "caf: the first chunk must be 'desc', not '\(chunk.id)'", offset: chunk.offset)
+            }
+            switch chunk.id {
+            case ChunkType.desc:
+                if context.properties.dataFormat != nil {
+                    return .skip(note: "a second 'desc' chunk ignored")
+                }
+                return .read
+            case ChunkType.data: return .audioData(prefix: 4)
+            case ChunkType.pakt, ChunkType.kuki, ChunkType.chan, ChunkType.info: return .read
+            case ChunkType.free: return .skip(note: "")
+            default: return .skip(note: "unknown chunk skipped")
+            }
+        }
+
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+            throws
+        {
+            switch chunk.id {
+            case ChunkType.desc: try parseDescription(chunk, &body, &context)
+            case ChunkType.pakt: try parsePacketTable(chunk, &body, &context)
+            case ChunkType.kuki:
+                context.properties.magicCookie = Array(body.bytes)
+                context.announce(.magicCookie)
+            case ChunkType.chan:
+                context.properties.channelLayout = try parseChannelLayout(chunk, &body)
+                context.announce(.channelLayout)
+            case ChunkType.info:
+                parseInformation(chunk, &body, &context)
+            default: break
+            }
+        }
+
+        mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+            throws -> Int64
+        {
+            // mEditCount: bumped by editors; nothing to check.
+            0
+        }
+
+        private func parseDescription(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+            throws
+        {
+            guard body.remaining >= 32 else {
+                throw AudioFileError.invalidChunk(
+                    "caf: 'desc' chunk is \(body.remaining) bytes; expected 32", offset: chunk.offset)
+            }
+            let rateBits = body.readInteger(endianness: .big, as: UInt64.self) ?? 0
+            let sampleRate = Double(bitPattern: rateBits)
+            let formatID = body.readFourCharCode() ?? FourCharCode(rawValue: 0)
+            let cafFlags = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let bytesPerPacket = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let framesPerPacket = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let channels = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let bits = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            try checkRateAndChannels("caf", sampleRate: sampleRate, channels: channels, offset: chunk.bodyOffset)
+
+            var format: StreamDescription
+            if formatID == .lpcm {
+                guard bits > 0, bytesPerPacket > 0, framesPerPacket == 1, bytesPerPacket % channels == 0,
+                    bits <= bytesPerPacket / channels * 8
+                else {
+                    throw AudioFileError.malformed(
+                        "caf: linear PCM with \(bits) bits in \(bytesPerPacket)-byte packets of \(framesPerPacket) "
+                            + "frames for \(channels) channels cannot be", offset: chunk.bodyOffset + 12)
+                }
+                let isFloat = cafFlags & LinearPCMFlags.isFloat != 0
+                if isFloat && bits != 32 && bits != 64 {
+                    throw AudioFileError.malformed("caf: \(bits)-bit float samples cannot be",
+                        offset: chunk.bodyOffset + 28)
+                }
+                // CAF's linear PCM is signed whatever its width.
+                format = .linearPCM(
+                    sampleRate: sampleRate, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
+                    isBigEndian: cafFlags & LinearPCMFlags.isLittleEndian == 0,
+                    bytesPerSample: bytesPerPacket / channels, signed8: true)
+            } else {
+                format = StreamDescription(
+                    sampleRate: sampleRate, formatID: formatID,
+                    formatFlags: StreamDescription.FormatFlags(rawValue: cafFlags),
+                    bytesPerPacket: bytesPerPacket, framesPerPacket: framesPerPacket,
+                    bytesPerFrame: framesPerPacket == 1 ? bytesPerPacket : 0, channelsPerFrame: channels,
+                    bitsPerChannel: bits)
+                switch formatID {
+                case .ima4:
+                    guard bytesPerPacket == 34 * channels, framesPerPacket == 64 else {
+                        throw AudioFileError.malformed(
+                            "caf: IMA4 packets are 64 frames in 34 bytes per channel, not \(framesPerPacket) "
+                                + "frames in \(bytesPerPacket) bytes", offset: chunk.bodyOffset + 16)
+                    }
+                    // Writers disagree on bitsPerChannel (FFmpeg writes 4); Apple's description has 0.
+                    format = .appleIMA4(sampleRate: sampleRate, channels: channels)
+                case .ulaw, .alaw:
+                    guard bytesPerPacket == channels, framesPerPacket == 1 else {
+                        throw AudioFileError.malformed(
+                            "caf: G.711 packets are one byte per channel, not \(bytesPerPacket) bytes for "
+                                + "\(channels) channels", offset: chunk.bodyOffset + 16)
+                    }
+                    format = .g711(formatID, sampleRate: sampleRate, channels: channels)
+                default:
+                    break
+                }
+            }
+            context.properties.dataFormat = format
+            context.announce(.dataFormat)
+        }
+
+        /// `pakt`: packet count, valid frames, priming and remainder frames, then one or two varints per
+        /// packet (size where packets vary in size, frames where they vary in frames).
+        private mutating func parsePacketTable(
+            _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
+        ) throws {
+            guard let format = context.properties.dataFormat else { return }
+            guard body.remaining >= 24,
+                let packets = body.readInteger(endianness: .big, as: Int64.self),
+                let valid = body.readInteger(endianness: .big, as: Int64.self),
+                let priming = body.readInteger(endianness: .big, as: Int32.self),
+                let remainder = body.readInteger(endianness: .big, as: Int32.self)
+            else {
+                throw AudioFileError.invalidChunk(
+                    "caf: 'pakt' chunk is \(body.remaining) bytes; it needs at least 24", offset: chunk.offset)
+            }
+            guard packets >= 0, valid >= 0, priming >= 0, remainder >= 0 else {
+                throw AudioFileError.malformed(
+                    "caf: 'pakt' has a negative count (packets \(packets), valid frames \(valid), priming \(priming), "
+                        + "remainder \(remainder))", offset: chunk.bodyOffset)
+            }
+            let needsSizes = format.bytesPerPacket == 0
+            let needsFrames = format.framesPerPacket == 0
+            if needsSizes || needsFrames {
+                // Each entry takes at least one byte: a count the chunk cannot hold is a lie, caught before
+                // anything is allocated for it.
+                let perEntry: Int64 = (needsSizes ? 1 : 0) + (needsFrames ? 1 : 0)
+                guard packets <= Int64(body.remaining) / perEntry else {
+                    throw AudioFileError.invalidChunk(
+                        "caf: 'pakt' declares \(packets) packets but its \(body.remaining) bytes of table hold at "
+                            + "most \(Int64(body.remaining) / perEntry)", offset: chunk.offset)
+                }
+                var sizes: [UInt32] = []
+                var frames: [UInt32] = []
+                if needsSizes { sizes.reserveCapacity(Int(packets)) }
+                if needsFrames { frames.reserveCapacity(Int(packets)) }
+                var totalBytes: Int64 = 0
+                for index in 0..<packets {
+                    if needsSizes {
+                        let size = try readEntry(&body, index: index, of: packets, chunk: chunk)
+                        sizes.append(size)
+                        totalBytes += Int64(size)
+                    }
+                    if needsFrames { frames.append(try readEntry(&body, index: index, of: packets, chunk: chunk)) }
+                }
+                if !needsSizes { totalBytes = packets * Int64(format.bytesPerPacket) }
+                if let declared = context.declaredAudioBytes ?? context.properties.audioDataByteCount,
+                    context.sawAudioChunk, totalBytes > declared
+                {
+                    throw AudioFileError.invalidChunk(
+                        "caf: 'pakt' packets add up to \(totalBytes) bytes, more than the \(declared) of 'data'",
+                        offset: chunk.offset)
+                }
+                context.packetSizes = needsSizes ? sizes : nil
+                context.packetFrames = needsFrames ? frames : nil
+                let framesTotal = needsFrames
+                    ? frames.reduce(Int64(0)) { $0 + Int64($1) } : packets * Int64(format.framesPerPacket)
+                if valid + Int64(priming) + Int64(remainder) != framesTotal {
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
+                        "valid \(valid) + priming \(priming) + remainder \(remainder) frames differ from the "
+                            + "\(framesTotal) frames of the packets")
+                }
+            }
+            packetTable = (packets, PacketTableInfo(validFrames: valid, primingFrames: priming,
+                remainderFrames: remainder), chunk.offset)
+            context.properties.packetTableInfo = packetTable?.info
+            context.properties.audioDataPacketCount = packets
+            context.announce(.packetTableInfo)
+            context.announce(.audioDataPacketCount)
+        }
+
+        private func readEntry(_ body: inout ByteCursor, index: Int64, of packets: Int64, chunk: ChunkHeader) throws
+            -> UInt32
+        {
+            let offset = body.absoluteOffset
+            switch body.readCAFVarint() {
+            case .value(let value)? where value <= Int64(UInt32.max):
+                return UInt32(value)
+            case .value, .overflow:
+                throw AudioFileError.malformed(
+                    "caf: 'pakt' entry \(index) does not fit in 32 bits", offset: offset)
+            case nil:
+                throw AudioFileError.invalidChunk(
+                    "caf: 'pakt' ends at entry \(index) of \(packets)", offset: offset)
+            }
+        }
+
+        private func parseChannelLayout(_ chunk: ChunkHeader, _ body: inout ByteCursor) throws -> ChannelLayout {
+            guard let tag = body.readInteger(endianness: .big, as: UInt32.self),
+                let bitmap = body.readInteger(endianness: .big, as: UInt32.self),
+                let count = body.readInteger(endianness: .big, as: UInt32.self)
+            else {
+                throw AudioFileError.invalidChunk(
+                    "caf: 'chan' chunk is \(body.bytes.count) bytes; it needs at least 12", offset: chunk.offset)
+            }
+            guard Int64(count) * 20 <= Int64(body.remaining) else {
+                throw AudioFileError.invalidChunk(
+                    "caf: 'chan' declares \(count) channel descriptions but holds \(body.remaining / 20)",
+                    offset: chunk.offset)
+            }
+            var descriptions: [ChannelDescription] = []
+            for _ in 0..<count {
+                let label = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let flags = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let x = Float(bitPattern: body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let y = Float(bitPattern: body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let z = Float(bitPattern: body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                descriptions.append(ChannelDescription(label: label, flags: flags, coordinates: (x, y, z)))
+            }
+            return ChannelLayout(tag: tag, bitmap: bitmap, descriptions: descriptions)
+        }
+
+        /// `info`: an entry count, then pairs of NUL-terminated UTF-8 strings.
+        private func parseInformation(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard let count = body.readInteger(endianness: .big, as: UInt32.self) else { return }
+            var strings: [String] = []
+            var start = body.position
+            for index in body.position..<body.bytes.count where body.bytes[index] == 0 {
+                strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: body.bytes[start..<index]),
+                    as: UTF8.self))
+                start = index + 1
+                if strings.count == Int(min(count, UInt32(Int32.max))) * 2 { break }
+            }
+            if strings.count < Int(count) * 2 {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    "declares \(count) entries; \(strings.count / 2) are complete")
+            }
+            for pair in stride(from: 0, to: strings.count - 1, by: 2) {
+                context.properties.infoDictionary[strings[pair].lowercased()] = strings[pair + 1]
+            }
+            context.announce(.infoDictionary)
+        }
+
+        mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
+            guard let format = context.properties.dataFormat, let present = context.properties.audioDataPacketCount
+            else { return }
+            guard let table = packetTable else { return }
+            if format.hasConstantPackets && table.packets > present && !context.properties.isTruncated {
+                // A constant-size format's table cannot name more packets than 'data' holds.
+                throw AudioFileError.invalidChunk(
+                    "caf: 'pakt' declares \(table.packets) packets; 'data' holds \(present)", offset: table.offset)
+            }
+            if present < table.packets {
+                // Truncated: keep the file's trims, but count only frames that are present.
+                let info = table.info
+                let framesPresent = format.framesPerPacket > 0
+                    ? present * Int64(format.framesPerPacket)
+                    : (context.packetFrames ?? []).prefix(Int(present)).reduce(Int64(0)) { $0 + Int64($1) }
+                let valid = max(0, min(info.validFrames, framesPresent - Int64(info.primingFrames)))
+                let remainder = max(0, framesPresent - Int64(info.primingFrames) - valid)
+                context.properties.packetTableInfo = PacketTableInfo(
+                    validFrames: valid, primingFrames: info.primingFrames, remainderFrames: Int32(clamping: remainder))
+            }
+        }
+    }
+}
+
+/// Rejects the values that cannot be: no channels; a rate that is 0, negative, NaN or infinite.
+func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UInt32, offset: Int64) throws {
+    guard channels > 0 else {
+        throw AudioFileError.malformed("\(container): 0 channels", offset: offset)
+    }
+    guard channels <= 1024 else {
+        throw AudioFileError.malformed("\(container): \(channels) channels is not a real stream", offset: offset)
+    }
+    guard sampleRate.isFinite, sampleRate > 0 else {
+        throw AudioFileError.malformed("\(container): sample rate \(sampleRate) cannot be", offset: offset)
+    }
+    guard sampleRate <= 100_000_000 else {
+        throw AudioFileError.malformed("\(container): sample rate \(sampleRate) Hz is not a real rate", offset: offset)
+    }
+}

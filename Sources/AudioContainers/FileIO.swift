@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AudioFormats
+
+// All of afkit's operating-system I/O lives in this file: plain POSIX calls, no Foundation.
+
+/// A file opened for reading at any offset.
+final class ReadableFile {
+    let path: String
+    private let descriptor: Int32
+    /// Bytes in the file when it was opened.
+    let size: Int64
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let error = ioError("cannot stat '\(path)'")
+            close(descriptor)
+            throw error
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw AudioFileError.io("'\(path)' is not a regular file", errno: EISDIR)
+        }
+        size = Int64(info.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at the end).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var total = 0
+        while total < buffer.count {
+            let count = pread(descriptor, base + total, buffer.count - total, off_t(offset) + off_t(total))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ioError("cannot read '\(path)'")
+            }
+            if count == 0 { break }
+            total += count
+        }
+        return total
+    }
+}
+
+/// A file written front to back, with in-place patches of headers written earlier.
+final class WritableFile {
+    let path: String
+    private var descriptor: Int32
+
+    /// Creates (or truncates) a file.
+    init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+    }
+
+    deinit { if descriptor >= 0 { _ = closeDescriptor(descriptor) } }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        guard let base = bytes.baseAddress else { return }
+        var total = 0
+        while total < bytes.count {
+            let count = pwrite(descriptor, base + total, bytes.count - total, off_t(offset) + off_t(total))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ioError("cannot write '\(path)'")
+            }
+            total += count
+        }
+    }
+
+    func close() throws {
+        guard descriptor >= 0 else { return }
+        let result = closeDescriptor(descriptor)
+        descriptor = -1
+        if result != 0 { throw ioError("cannot close '\(path)'") }
+    }
+}
+
+private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// Reads a file, or standard input when `path` is `nil`, front to back in pieces of exactly
+/// `chunkSize` bytes (the last may be shorter), as a network client would receive it.
+public func forEachChunk(
+    ofFileAt path: String?, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+) throws {
+    let fileDescriptor = path.map { open($0, O_RDONLY) } ?? 0
+    guard fileDescriptor >= 0 else { throw ioError("cannot open '\(path ?? "-")'") }
+    defer { if path != nil { close(fileDescriptor) } }
+    var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
+    var filled = 0
+    while true {
+        let count = buffer.withUnsafeMutableBytes { raw in
+            raw.baseAddress.map { read(fileDescriptor, $0 + filled, raw.count - filled) } ?? 0
+        }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw ioError("cannot read '\(path ?? "-")'")
+        }
+        filled += count
+        if count == 0 || filled == buffer.count {
+            if filled > 0 { try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<filled])) } }
+            filled = 0
+            if count == 0 { return }
+        }
+    }
+}
+
+/// Renames a file, replacing any file at the destination atomically.
+func renameFile(_ source: String, to destination: String) throws {
+    guard rename(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
+}
+
+/// Removes a file, ignoring a file that is not there.
+func removeFile(_ path: String) {
+    _ = unlink(path)
+}
+
+private func ioError(_ message: String) -> AudioFileError {
+    let code = errno
+    let reason = strerror(code).map { String(cString: $0) } ?? "error \(code)"
+    return .io("\(message): \(reason)", errno: code)
+}

@@ -1,0 +1,119 @@
+import AudioFormats
+
+/// Everything a parser has learned about a stream: Audio File Stream Services' properties.
+///
+/// Values arrive as the parser meets them; after `finish` they describe what the input really
+/// holds (whole packets present, truncation noted).
+public struct StreamProperties: Sendable {
+    /// The container, detected from the bytes.
+    public var fileType: FileType?
+    /// The data format of the audio.
+    public var dataFormat: StreamDescription?
+    /// Codec-specific configuration (`kuki` in CAF, the AudioSpecificConfig for AAC, ...).
+    public var magicCookie: [UInt8]?
+    /// Absolute byte offset of the first audio byte.
+    public var dataOffset: Int64?
+    /// Bytes of audio data: as the header states until the end, then as present.
+    public var audioDataByteCount: Int64?
+    /// Packets of audio data: as the header states until the end, then as present.
+    public var audioDataPacketCount: Int64?
+    /// The largest packet in bytes.
+    public var maximumPacketSize: UInt32?
+    /// Valid, priming and remainder frames, where the file states them.
+    public var packetTableInfo: PacketTableInfo?
+    /// The channel layout, where the file states one.
+    public var channelLayout: ChannelLayout?
+    /// Text tags (title, artist, comment, ...), keyed by lower-case names.
+    public var infoDictionary: [String: String] = [:]
+    /// Markers (AIFF `MARK`, ...), in file order.
+    public var markers: [Marker] = []
+    /// Whether the audio ends before its header says it should, or a packet is cut short.
+    public var isTruncated = false
+    /// What the parser saw, chunk by chunk.
+    public var trace = ParseTrace()
+
+    public init() {}
+
+    /// Valid frames: those the file states (CAF `pakt`, WAV `fact`, ...), else packets times frames
+    /// per packet, less priming and remainder frames.
+    public var validFrameCount: Int64? {
+        if let info = packetTableInfo { return info.validFrames }
+        guard let format = dataFormat, let packets = audioDataPacketCount, format.framesPerPacket > 0 else {
+            return nil
+        }
+        return packets * Int64(format.framesPerPacket)
+    }
+
+    /// Frames the packets decode to, before trimming.
+    public var decodedFrameCount: Int64? {
+        guard let format = dataFormat, let packets = audioDataPacketCount else { return nil }
+        if format.framesPerPacket > 0 { return packets * Int64(format.framesPerPacket) }
+        guard let info = packetTableInfo else { return nil }
+        return info.validFrames + Int64(info.primingFrames) + Int64(info.remainderFrames)
+    }
+
+    /// Average bits per second over the audio data, rounded.
+    public var bitRate: Int64? {
+        guard let format = dataFormat, let bytes = audioDataByteCount, let frames = decodedFrameCount,
+            frames > 0, format.sampleRate > 0
+        else { return nil }
+        return Int64((Double(bytes) * 8 * format.sampleRate / Double(frames)).rounded())
+    }
+
+    /// Seconds of valid audio.
+    public var duration: Double? {
+        guard let frames = validFrameCount, let rate = dataFormat?.sampleRate, rate > 0 else { return nil }
+        return Double(frames) / rate
+    }
+}
+
+/// A position in the audio with a name.
+public struct Marker: Hashable, Sendable {
+    public var id: Int
+    public var framePosition: Int64
+    public var name: String
+
+    public init(id: Int, framePosition: Int64, name: String) {
+        self.id = id
+        self.framePosition = framePosition
+        self.name = name
+    }
+}
+
+/// Structured notes a parser keeps as it goes: which chunk at which offset, what it did with it.
+public struct ParseTrace: Sendable, Hashable {
+    /// One note.
+    public struct Record: Sendable, Hashable, CustomStringConvertible {
+        public var offset: Int64
+        public var chunk: FourCharCode?
+        public var size: Int64?
+        public var note: String
+
+        public var description: String {
+            var text = "@\(offset)"
+            if let chunk { text += " '\(chunk)'" }
+            if let size { text += " \(size) bytes" }
+            return note.isEmpty ? text : text + ": " + note
+        }
+    }
+
+    /// The notes, in stream order; at most ``limit``.
+    public private(set) var records: [Record] = []
+    /// Notes dropped once the limit was reached.
+    public private(set) var droppedCount = 0
+    /// The most notes kept, so a file of a million tiny chunks cannot grow the trace without bound.
+    public static let limit = 4096
+
+    public init() {}
+
+    mutating func append(offset: Int64, chunk: FourCharCode? = nil, size: Int64? = nil, _ note: String = "") {
+        guard records.count < Self.limit else {
+            droppedCount += 1
+            return
+        }
+        records.append(Record(offset: offset, chunk: chunk, size: size, note: note))
+    }
+
+    /// Whether any note contains `text`.
+    public func contains(_ text: String) -> Bool { records.contains { $0.note.contains(text) } }
+}

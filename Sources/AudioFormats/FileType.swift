@@ -1,0 +1,31 @@
+/// A container kind, detected from the bytes. Raw values are the contract's `container` names.
+public enum FileType: String, Hashable, Sendable, CaseIterable {
+    case caf, aiff, aifc, wav, rf64, adts, mp3
+
+    /// Apple's AudioFileTypeID for the container.
+    public var fileTypeID: FourCharCode {
+        switch self {
+        case .caf: "caff"
+        case .aiff: "AIFF"
+        case .aifc: "AIFC"
+        case .wav: "WAVE"
+        case .rf64: "RF64"
+        case .adts: "adts"
+        case .mp3: "MPG3"
+        }
+    }
+
+    /// The container a file name extension usually names, used only as a hint to break ties.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "caf", "caff": self = .caf
+        case "aif", "aiff": self = .aiff
+        case "aifc": self = .aifc
+        case "wav", "wave": self = .wav
+        case "rf64": self = .rf64
+        case "aac", "adts": self = .adts
+        case "mp3", "mp2", "mp1", "mpa", "mpga": self = .mp3
+        default: return nil
+        }
+    }
+}

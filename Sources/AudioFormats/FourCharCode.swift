@@ -1,0 +1,70 @@
+/// A four-character code, as Apple's audio APIs use for format IDs, file types and chunk types.
+///
+/// The raw value holds the four bytes big-endian, first character in the high byte,
+/// so `FourCharCode("caff").rawValue == 0x6361_6666`.
+@frozen
+public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public var rawValue: UInt32
+
+    /// Wraps a numeric code such as `0x6D73_0011`.
+    @inlinable
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Creates a code from four ASCII characters; traps on anything else (a programmer error).
+    public init(_ string: StaticString) {
+        guard let code = FourCharCode(validating: "\(string)") else {
+            preconditionFailure("not a four-character code: \(string)")
+        }
+        self = code
+    }
+
+    public init(stringLiteral value: StaticString) { self.init(value) }
+
+    /// Creates a code from a four-character ASCII string, or `nil` if it is not one.
+    public init?(validating string: String) {
+        let bytes = Array(string.utf8)
+        guard bytes.count == 4, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        rawValue = bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The four bytes, first character first.
+    @inlinable
+    public var bytes: [UInt8] {
+        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
+         UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+    }
+
+    /// Whether every byte is printable ASCII (0x20 through 0x7E).
+    public var isPrintable: Bool { bytes.allSatisfy { (0x20...0x7E).contains($0) } }
+
+    /// The four characters, or `0x` and eight hex digits when any byte is unprintable.
+    public var description: String {
+        if isPrintable { return String(decoding: bytes, as: UTF8.self) }
+        let hex = String(rawValue, radix: 16)
+        return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    public static func < (lhs: FourCharCode, rhs: FourCharCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension FourCharCode {
+    // Audio format IDs (Apple's AudioFormatID values).
+    public static let lpcm: FourCharCode = "lpcm"
+    public static let ima4: FourCharCode = "ima4"
+    public static let ulaw: FourCharCode = "ulaw"
+    public static let alaw: FourCharCode = "alaw"
+    public static let aac: FourCharCode = "aac "
+    public static let alac: FourCharCode = "alac"
+    public static let mpegLayer1: FourCharCode = ".mp1"
+    public static let mpegLayer2: FourCharCode = ".mp2"
+    public static let mpegLayer3: FourCharCode = ".mp3"
+    /// IMA ADPCM as WAV stores it: Apple's `'ms'` prefix plus the WAVE format tag 0x0011.
+    public static let imaADPCMWAVE = FourCharCode(rawValue: 0x6D73_0011)
+
+    /// Apple's code for a WAVE format tag with no ID of its own: `'ms'` followed by the 16-bit tag.
+    public static func wave(formatTag: UInt16) -> FourCharCode {
+        FourCharCode(rawValue: 0x6D73_0000 | UInt32(formatTag))
+    }
+}

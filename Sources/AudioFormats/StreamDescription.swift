@@ -1,0 +1,120 @@
+/// A description of an audio stream: Apple's AudioStreamBasicDescription, same fields, same flag bits.
+@frozen
+public struct StreamDescription: Hashable, Sendable {
+    /// Frames per second of the stream at its natural rate.
+    public var sampleRate: Double
+    /// The data format, such as `.lpcm` or `.ima4`.
+    public var formatID: FourCharCode
+    /// Format-specific flags; for linear PCM the bits of `FormatFlags`.
+    public var formatFlags: FormatFlags
+    /// Bytes in a packet, or 0 where packets vary in size.
+    public var bytesPerPacket: UInt32
+    /// Frames in a packet, or 0 where packets vary in frame count.
+    public var framesPerPacket: UInt32
+    /// Bytes from one frame to the next, or 0 for compressed formats.
+    public var bytesPerFrame: UInt32
+    /// Channels in each frame.
+    public var channelsPerFrame: UInt32
+    /// Bits of sample data per channel, or 0 for compressed formats.
+    public var bitsPerChannel: UInt32
+
+    public init(
+        sampleRate: Double, formatID: FourCharCode, formatFlags: FormatFlags = [], bytesPerPacket: UInt32,
+        framesPerPacket: UInt32, bytesPerFrame: UInt32, channelsPerFrame: UInt32, bitsPerChannel: UInt32
+    ) {
+        self.sampleRate = sampleRate
+        self.formatID = formatID
+        self.formatFlags = formatFlags
+        self.bytesPerPacket = bytesPerPacket
+        self.framesPerPacket = framesPerPacket
+        self.bytesPerFrame = bytesPerFrame
+        self.channelsPerFrame = channelsPerFrame
+        self.bitsPerChannel = bitsPerChannel
+    }
+
+    /// The AudioStreamBasicDescription format flags. Apple's bit meanings.
+    @frozen
+    public struct FormatFlags: OptionSet, Hashable, Sendable {
+        public var rawValue: UInt32
+        @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        public static let isFloat = FormatFlags(rawValue: 1 << 0)
+        public static let isBigEndian = FormatFlags(rawValue: 1 << 1)
+        public static let isSignedInteger = FormatFlags(rawValue: 1 << 2)
+        public static let isPacked = FormatFlags(rawValue: 1 << 3)
+        public static let isAlignedHigh = FormatFlags(rawValue: 1 << 4)
+        public static let isNonInterleaved = FormatFlags(rawValue: 1 << 5)
+        public static let isNonMixable = FormatFlags(rawValue: 1 << 6)
+    }
+
+    /// Interleaved, packed linear PCM.
+    ///
+    /// Integer samples of 8 bits are unsigned (no signed-integer bit) unless `signed8` is set;
+    /// wider integers are signed.
+    public static func linearPCM(
+        sampleRate: Double, channels: UInt32, bitsPerChannel: UInt32, isFloat: Bool = false,
+        isBigEndian: Bool = false, bytesPerSample: UInt32? = nil, signed8: Bool = false
+    ) -> StreamDescription {
+        let width = bytesPerSample ?? (bitsPerChannel + 7) / 8
+        var flags: FormatFlags = []
+        if isFloat {
+            flags.insert(.isFloat)
+        } else if bitsPerChannel > 8 || signed8 {
+            flags.insert(.isSignedInteger)
+        }
+        // The bit says how the container stores samples, also for one-byte samples.
+        if isBigEndian { flags.insert(.isBigEndian) }
+        if width * 8 == bitsPerChannel { flags.insert(.isPacked) } else { flags.insert(.isAlignedHigh) }
+        return StreamDescription(
+            sampleRate: sampleRate, formatID: .lpcm, formatFlags: flags, bytesPerPacket: width * channels,
+            framesPerPacket: 1, bytesPerFrame: width * channels, channelsPerFrame: channels,
+            bitsPerChannel: bitsPerChannel)
+    }
+
+    /// Apple IMA4: packets of 64 frames in 34 bytes per channel.
+    public static func appleIMA4(sampleRate: Double, channels: UInt32) -> StreamDescription {
+        StreamDescription(
+            sampleRate: sampleRate, formatID: .ima4, bytesPerPacket: 34 * channels, framesPerPacket: 64,
+            bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+    }
+
+    /// G.711 u-law or A-law: one byte per sample.
+    public static func g711(_ formatID: FourCharCode, sampleRate: Double, channels: UInt32) -> StreamDescription {
+        StreamDescription(
+            sampleRate: sampleRate, formatID: formatID, bytesPerPacket: channels, framesPerPacket: 1,
+            bytesPerFrame: channels, channelsPerFrame: channels, bitsPerChannel: 8)
+    }
+
+    /// Whether every packet has the same byte size and frame count.
+    @inlinable
+    public var hasConstantPackets: Bool { bytesPerPacket > 0 && framesPerPacket > 0 }
+
+    /// Whether this is linear PCM.
+    @inlinable
+    public var isLinearPCM: Bool { formatID == .lpcm }
+
+    /// A short human-readable form, in the style of afinfo.
+    public var summary: String {
+        var parts = ["\(channelsPerFrame) ch", "\(formatSampleRate(sampleRate)) Hz", "'\(formatID)'"]
+        if isLinearPCM {
+            let kind =
+                formatFlags.contains(.isFloat)
+                ? "float" : formatFlags.contains(.isSignedInteger) ? "signed integer" : "unsigned integer"
+            let order = bytesPerFrame / max(channelsPerFrame, 1) > 1
+                ? (formatFlags.contains(.isBigEndian) ? " big-endian" : " little-endian") : ""
+            parts.append("(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true))) \(bitsPerChannel)-bit\(order) \(kind)")
+        } else {
+            parts.append("(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true)))")
+            parts.append(bytesPerPacket == 0 ? "variable bytes/packet" : "\(bytesPerPacket) bytes/packet")
+            parts.append(framesPerPacket == 0 ? "variable frames/packet" : "\(framesPerPacket) frames/packet")
+        }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// Prints a rate without a fractional part when it is whole.
+@usableFromInline
+func formatSampleRate(_ rate: Double) -> String {
+    if rate.isFinite, rate == rate.rounded(), abs(rate) < 1e15 { return String(Int64(rate)) }
+    return String(rate)
+}

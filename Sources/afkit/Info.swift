@@ -1,0 +1,97 @@
+import ArgumentParser
+import AudioContainers
+import AudioFormats
+
+/// `afkit info`: what a file holds, as afinfo says it.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the format, counts and layout of audio files.",
+        discussion: "The container is detected from the bytes, never from the file name."
+    )
+
+    @Flag(help: "Print a JSON array with one object per file.")
+    var json = false
+
+    @Argument(help: "Audio files.")
+    var files: [String]
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
+        try checkPathsExist(files)
+    }
+
+    func run() throws {
+        var failed = false
+        var objects: [JSONValue] = []
+        for path in files {
+            do {
+                let file = try AudioFile(path: path)
+                let summary = try AudioFileSummary(file.properties)
+                if json {
+                    objects.append(.object([("path", .string(path))] + summary.jsonFields))
+                } else {
+                    Output.standardOutput(InfoText.render(path: path, summary: summary, properties: file.properties))
+                }
+            } catch let error as AudioFileError {
+                failed = true
+                if json {
+                    objects.append(.object([("path", .string(path)), ("error", errorJSON(error))]))
+                } else {
+                    Output.standardError("\(path): error: \(error)\n")
+                }
+            }
+        }
+        if json { Output.standardOutput(JSONValue.array(objects).serialized(pretty: true) + "\n") }
+        if failed { throw ExitCode(AFKit.Status.problemFound) }
+    }
+}
+
+/// The contract's error object.
+func errorJSON(_ error: AudioFileError) -> JSONValue {
+    .object([
+        ("code", .string(error.code.description)),
+        ("message", .string(error.message)),
+        ("offset", error.offset.map { .integer($0) } ?? .null),
+    ])
+}
+
+/// afinfo's layout, in afkit's words.
+enum InfoText {
+    static func render(path: String, summary: AudioFileSummary, properties: StreamProperties) -> String {
+        let format = summary.format
+        var lines = [
+            "File:                   \(path)",
+            "File type ID:           \(summary.container.fileTypeID) (\(summary.container.rawValue))",
+            "Data format:            \(format.summary)",
+        ]
+        if let layout = properties.channelLayout {
+            lines.append("Channel layout:         tag 0x\(String(layout.tag, radix: 16)), bitmap 0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions")
+        }
+        if let cookie = summary.magicCookie {
+            lines.append("Magic cookie:           \(cookie.count) bytes (\(hexString(Array(cookie.prefix(32))))\(cookie.count > 32 ? "..." : ""))")
+        }
+        lines += [
+            "Duration:               \(formatSeconds(summary.durationSeconds)) sec",
+            "Audio bytes:            \(summary.dataByteCount)",
+            "Audio packets:          \(summary.packetCount)",
+            "Bit rate:               \(summary.bitRate) bits per second",
+            "Maximum packet size:    \(summary.maximumPacketSize)",
+            "Audio data file offset: \(summary.dataOffset)",
+            "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder",
+        ]
+        for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
+            lines.append("Metadata:               \(key): \(value)")
+        }
+        if summary.isTruncated {
+            lines.append("Warning:                the file is truncated: its audio ends before its header says")
+        }
+        lines.append("----")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func formatSeconds(_ seconds: Double) -> String {
+        let micro = Int64((seconds * 1_000_000).rounded())
+        let fraction = String(micro % 1_000_000)
+        return "\(micro / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    }
+}

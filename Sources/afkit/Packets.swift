@@ -1,0 +1,99 @@
+import ArgumentParser
+import AudioContainers
+import AudioFormats
+
+/// `afkit packets`: the streaming parser over a file or standard input, as a network client runs it.
+struct Packets: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the push parser over a file or standard input and list its packets.",
+        discussion: "The input is fed N bytes at a time; the result does not depend on N."
+    )
+
+    @Flag(help: "Print one JSON object with the stream's properties and packets.")
+    var json = false
+
+    @Option(name: .customLong("chunk-size"), help: "Bytes given to the parser per call.")
+    var chunkSize = 4096
+
+    @Option(name: .customLong("type-hint"), help: "A file extension that breaks ties between containers (mp3, aac, ...).")
+    var typeHint: String?
+
+    @Argument(help: "An audio file, or - for standard input.")
+    var file: String
+
+    func validate() throws {
+        guard chunkSize > 0 else { throw ValidationError("--chunk-size must be at least 1") }
+        if let typeHint, FileType(fileExtension: typeHint) == nil {
+            throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
+        }
+        try checkPathsExist([file], allowStandardInput: true)
+    }
+
+    func run() throws {
+        var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        var packets: [PacketDescription] = []
+        var uniform = true
+        let collect: (AudioFileStream.Event) -> Void = { event in
+            guard case .packets(let run) = event else { return }
+            if let descriptions = run.descriptions {
+                uniform = false
+                for description in descriptions {
+                    packets.append(PacketDescription(
+                        startOffset: run.streamOffset + description.startOffset,
+                        variableFramesInPacket: description.variableFramesInPacket,
+                        dataByteSize: description.dataByteSize))
+                }
+            } else {
+                let size = run.count > 0 ? run.bytes.count / run.count : 0
+                for index in 0..<run.count {
+                    packets.append(PacketDescription(startOffset: run.streamOffset + Int64(index * size),
+                        dataByteSize: UInt32(size)))
+                }
+            }
+        }
+        do {
+            try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
+                try stream.parse(chunk, collect)
+            }
+            try stream.finish(collect)
+        } catch let error as AudioFileError {
+            if json {
+                Output.standardOutput(JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                    .serialized(pretty: true) + "\n")
+            } else {
+                Output.standardError("\(file): error: \(error)\n")
+            }
+            throw ExitCode(AFKit.Status.problemFound)
+        }
+        let summary = try AudioFileSummary(stream.properties)
+        let format = summary.format
+        let frames = Int64(format.framesPerPacket)
+        if json {
+            var fields: [(String, JSONValue)] = [("properties", .object(summary.jsonFields))]
+            if uniform && format.hasConstantPackets {
+                fields.append(("constantPacketSize", .integer(Int64(format.bytesPerPacket))))
+                fields.append(("packetCount", .integer(Int64(packets.count))))
+            } else {
+                fields.append(("packets", .array(packets.map { packet in
+                    .object([
+                        ("offset", .integer(packet.startOffset)),
+                        ("size", .integer(Int64(packet.dataByteSize))),
+                        ("frames", .integer(packet.variableFramesInPacket > 0 ? Int64(packet.variableFramesInPacket) : frames)),
+                    ])
+                })))
+            }
+            Output.standardOutput(JSONValue.object(fields).serialized(pretty: true) + "\n")
+        } else {
+            var text = InfoText.render(path: file, summary: summary, properties: stream.properties)
+            for (index, packet) in packets.enumerated() {
+                let count = packet.variableFramesInPacket > 0 ? Int64(packet.variableFramesInPacket) : frames
+                text += "packet \(index): offset \(packet.startOffset), \(packet.dataByteSize) bytes, \(count) frames\n"
+                if text.utf8.count > 1 << 16 {
+                    Output.standardOutput(text)
+                    text = ""
+                }
+            }
+            Output.standardOutput(text)
+        }
+    }
+}
