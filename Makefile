@@ -29,7 +29,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build
 
 assets: release
 	@status=0; for f in $(ASSETS); do $(AFKIT) info "$$f" || status=1; done; exit $$status

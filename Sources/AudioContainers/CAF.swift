@@ -31,6 +31,8 @@ public enum CAF {
         static let fileHeaderSize = 8
         var outerEnd: Int64? { nil }
         var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?
+        /// Bytes the packet table's packets add up to.
+        var packetTableBytes: Int64 = 0
 
         init() {}
 
@@ -102,8 +104,13 @@ public enum CAF {
         mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws -> Int64
         {
-            // mEditCount: bumped by editors; nothing to check.
-            0
+            // mEditCount: bumped by editors; nothing to check. A table read before 'data' must fit in it.
+            if let table = packetTable, let size = chunk.size, packetTableBytes > size - 4 {
+                throw AudioFileError.invalidChunk(
+                    "caf: 'pakt' packets add up to \(packetTableBytes) bytes, more than the \(size - 4) of 'data'",
+                    offset: table.offset)
+            }
+            return 0
         }
 
         private func parseDescription(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
@@ -218,6 +225,7 @@ public enum CAF {
                     if needsFrames { frames.append(try readEntry(&body, index: index, of: packets, chunk: chunk)) }
                 }
                 if !needsSizes { totalBytes = packets * Int64(format.bytesPerPacket) }
+                packetTableBytes = totalBytes
                 if let declared = context.declaredAudioBytes ?? context.properties.audioDataByteCount,
                     context.sawAudioChunk, totalBytes > declared
                 {
