@@ -353,3 +353,99 @@ func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UIn
         throw AudioFileError.malformed("\(container): sample rate \(sampleRate) Hz is not a real rate", offset: offset)
     }
 }
+
+// MARK: - Writing
+
+extension CAF {
+    /// Header and trailer of a CAF file: `desc`, `chan`, `kuki`, `info`, a fixed-size `pakt` for
+    /// constant packets of several frames (so IMA4 can state its remainder), then `data`; for
+    /// variable packets the full `pakt` follows the audio. While the file is open `data` has size -1,
+    /// so a file cut off mid-write still reads to its end.
+    static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts) throws
+        -> ContainerLayout
+    {
+        var header: [UInt8] = []
+        header.appendFourCharCode(fileType)
+        header.appendInteger(UInt16(1), endianness: .big)
+        header.appendInteger(UInt16(0), endianness: .big)
+
+        var flags = format.formatFlags.rawValue
+        if format.isLinearPCM {
+            let isFloat = format.formatFlags.contains(.isFloat)
+            guard isFloat || format.formatFlags.contains(.isSignedInteger) || format.bitsPerChannel > 8 else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "caf: linear PCM in CAF is signed or float; 8-bit unsigned samples need converting", offset: nil)
+            }
+            flags = (isFloat ? LinearPCMFlags.isFloat : 0)
+                | (format.formatFlags.contains(.isBigEndian) ? 0 : LinearPCMFlags.isLittleEndian)
+        }
+        appendChunkHeader(&header, ChunkType.desc, size: 32)
+        header.appendInteger(format.sampleRate.bitPattern, endianness: .big)
+        header.appendFourCharCode(format.formatID)
+        header.appendInteger(flags, endianness: .big)
+        header.appendInteger(format.bytesPerPacket, endianness: .big)
+        header.appendInteger(format.framesPerPacket, endianness: .big)
+        header.appendInteger(format.channelsPerFrame, endianness: .big)
+        header.appendInteger(format.bitsPerChannel, endianness: .big)
+
+        if let layout = options.channelLayout {
+            appendChunkHeader(&header, ChunkType.chan, size: Int64(ChannelLayout.cafChunkSize(descriptionCount: layout.descriptions.count)))
+            header.appendInteger(layout.tag, endianness: .big)
+            header.appendInteger(layout.bitmap, endianness: .big)
+            header.appendInteger(UInt32(layout.descriptions.count), endianness: .big)
+            for description in layout.descriptions {
+                header.appendInteger(description.label, endianness: .big)
+                header.appendInteger(description.flags, endianness: .big)
+                header.appendInteger(description.coordinates.0.bitPattern, endianness: .big)
+                header.appendInteger(description.coordinates.1.bitPattern, endianness: .big)
+                header.appendInteger(description.coordinates.2.bitPattern, endianness: .big)
+            }
+        }
+        if let cookie = options.magicCookie {
+            appendChunkHeader(&header, ChunkType.kuki, size: Int64(cookie.count))
+            header += cookie
+        }
+        if !options.metadata.isEmpty {
+            var body: [UInt8] = []
+            body.appendInteger(UInt32(options.metadata.count), endianness: .big)
+            for (key, value) in options.metadata.sorted(by: { $0.key < $1.key }) {
+                body += Array(key.utf8) + [0] + Array(value.utf8) + [0]
+            }
+            appendChunkHeader(&header, ChunkType.info, size: Int64(body.count))
+            header += body
+        }
+
+        let table = counts.packetTableInfo ?? PacketTableInfo(
+            validFrames: format.framesPerPacket > 0 ? counts.packetCount * Int64(format.framesPerPacket)
+                : counts.packetFrames.reduce(0) { $0 + Int64($1) },
+            primingFrames: 0, remainderFrames: 0)
+        func packetTable(entries: Bool) -> [UInt8] {
+            var body: [UInt8] = []
+            body.appendInteger(counts.packetCount, endianness: .big)
+            body.appendInteger(table.validFrames, endianness: .big)
+            body.appendInteger(table.primingFrames, endianness: .big)
+            body.appendInteger(table.remainderFrames, endianness: .big)
+            if entries {
+                for index in 0..<Int(counts.packetCount) {
+                    if format.bytesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetSizes[index])) }
+                    if format.framesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetFrames[index])) }
+                }
+            }
+            var chunk: [UInt8] = []
+            appendChunkHeader(&chunk, ChunkType.pakt, size: Int64(body.count))
+            return chunk + body
+        }
+        let variable = !format.hasConstantPackets
+        if !variable && format.framesPerPacket > 1 { header += packetTable(entries: false) }
+
+        appendChunkHeader(&header, ChunkType.data, size: counts.isProvisional ? -1 : counts.dataByteCount + 4)
+        header.appendInteger(UInt32(0), endianness: .big)  // edit count
+        let trailer = variable && !counts.isProvisional ? packetTable(entries: true) : []
+        return ContainerLayout(header: header, trailer: trailer)
+    }
+
+    private static func appendChunkHeader(_ bytes: inout [UInt8], _ type: FourCharCode, size: Int64) {
+        bytes.appendFourCharCode(type)
+        bytes.appendInteger(size, endianness: .big)
+    }
+}

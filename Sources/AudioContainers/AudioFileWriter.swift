@@ -1,0 +1,160 @@
+import AudioFormats
+
+/// What a writer puts in the header besides the format.
+public struct AudioFileWriterOptions: Sendable {
+    /// Which speaker each channel feeds (CAF `chan`; a WAVE_FORMAT_EXTENSIBLE mask).
+    public var channelLayout: ChannelLayout?
+    /// Codec configuration (CAF `kuki`).
+    public var magicCookie: [UInt8]?
+    /// Text tags by afkit's lower-case names: title, artist, album, comments, copyright, ...
+    public var metadata: [String: String] = [:]
+    /// Markers (AIFF `MARK`).
+    public var markers: [Marker] = []
+    /// For WAV: the expected audio size. Without it (or when it nears 4 GiB) a `JUNK` chunk is
+    /// reserved so the file can become RF64 if it grows past what RIFF's 32-bit sizes hold.
+    public var estimatedDataByteCount: Int64?
+
+    public init() {}
+}
+
+/// The bytes a container puts before and after the audio, for given final counts.
+struct ContainerLayout {
+    /// Everything before the first audio byte, the audio chunk's header included.
+    var header: [UInt8]
+    /// Everything after the last audio byte (pad byte, a packet table written last).
+    var trailer: [UInt8]
+}
+
+/// Counts known when a file is closed.
+struct WrittenCounts {
+    var dataByteCount: Int64
+    var packetCount: Int64
+    var packetSizes: [UInt32]
+    var packetFrames: [UInt32]
+    var packetTableInfo: PacketTableInfo?
+    /// `true` while the file is open: sizes are placeholders.
+    var isProvisional: Bool
+}
+
+/// Writes an audio file front to back: header, packets, then the header again with the real
+/// sizes. The file reads back in libsndfile and FFmpeg exactly.
+///
+/// ```swift
+/// let writer = try AudioFileWriter(path: "out.caf", fileType: .caf,
+///                                  format: .linearPCM(sampleRate: 44100, channels: 2, bitsPerChannel: 16))
+/// try writer.writePackets(bytes)
+/// try writer.close()
+/// ```
+public final class AudioFileWriter {
+    public let path: String
+    public let fileType: FileType
+    public let format: StreamDescription
+    public let options: AudioFileWriterOptions
+    private let file: WritableFile
+    private var counts = WrittenCounts(dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [],
+        packetTableInfo: nil, isProvisional: true)
+    private let headerSize: Int
+    private var closed = false
+
+    /// Creates the file (replacing one at `path`) and writes a provisional header.
+    public init(path: String, fileType: FileType, format: StreamDescription, options: AudioFileWriterOptions = .init())
+        throws
+    {
+        self.path = path
+        self.fileType = fileType
+        self.format = format
+        self.options = options
+        // Check the format fits the container before creating anything.
+        let layout = try AudioFileWriter.layout(fileType, format, options, counts)
+        headerSize = layout.header.count
+        file = try WritableFile(path: path)
+        try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
+    }
+
+    /// Packets written so far.
+    public var packetCount: Int64 { counts.packetCount }
+
+    /// Appends packets. Where packets vary in size or frames (`bytesPerPacket` or `framesPerPacket`
+    /// of 0), `descriptions` gives each one, offsets relative to `bytes`; only CAF can hold them.
+    public func writePackets(_ bytes: UnsafeRawBufferPointer, descriptions: [PacketDescription]? = nil) throws {
+        guard !closed else { throw AudioFileError.illegalOperation("\(path): the writer is closed") }
+        if format.hasConstantPackets {
+            guard bytes.count % Int(format.bytesPerPacket) == 0 else {
+                throw AudioFileError.invalidPacket(
+                    "\(path): \(bytes.count) bytes are not whole \(format.bytesPerPacket)-byte packets", offset: nil)
+            }
+            counts.packetCount += Int64(bytes.count / Int(format.bytesPerPacket))
+        } else {
+            guard let descriptions else {
+                throw AudioFileError.invalidPacket(
+                    "\(path): packets of '\(format.formatID)' vary; each needs a description", offset: nil)
+            }
+            var expectedOffset: Int64 = 0
+            for description in descriptions {
+                guard description.startOffset == expectedOffset else {
+                    throw AudioFileError.invalidPacket("\(path): packet descriptions must tile the bytes", offset: nil)
+                }
+                expectedOffset += Int64(description.dataByteSize)
+                if format.bytesPerPacket == 0 { counts.packetSizes.append(description.dataByteSize) }
+                if format.framesPerPacket == 0 { counts.packetFrames.append(description.variableFramesInPacket) }
+            }
+            guard expectedOffset == Int64(bytes.count) else {
+                throw AudioFileError.invalidPacket(
+                    "\(path): descriptions cover \(expectedOffset) of \(bytes.count) bytes", offset: nil)
+            }
+            counts.packetCount += Int64(descriptions.count)
+        }
+        try file.write(bytes, at: Int64(headerSize) + counts.dataByteCount)
+        counts.dataByteCount += Int64(bytes.count)
+    }
+
+    /// Appends packets from an array.
+    public func writePackets(_ bytes: [UInt8], descriptions: [PacketDescription]? = nil) throws {
+        try bytes.withUnsafeBytes { try writePackets($0, descriptions: descriptions) }
+    }
+
+    /// Finishes the file: the trailer, then the header with the real sizes. `packetTableInfo` states
+    /// priming and remainder frames (CAF `pakt`; a WAV `fact`; an AIFF frame count).
+    public func close(packetTableInfo: PacketTableInfo? = nil) throws {
+        guard !closed else { return }
+        closed = true
+        counts.packetTableInfo = packetTableInfo
+        counts.isProvisional = false
+        let layout = try AudioFileWriter.layout(fileType, format, options, counts)
+        guard layout.header.count == headerSize else {
+            throw AudioFileError.illegalOperation("\(path): the final header changed size")
+        }
+        try layout.trailer.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }
+        try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
+        try file.close()
+    }
+
+    /// Closes and deletes the file.
+    public func cancel() {
+        closed = true
+        try? file.close()
+        removeFile(path)
+    }
+
+    static func layout(_ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
+        _ counts: WrittenCounts) throws -> ContainerLayout
+    {
+        switch type {
+        case .caf: try CAF.layout(format: format, options: options, counts: counts)
+        case .aiff, .aifc: try AIFF.layout(format: format, options: options, counts: counts, aifc: type == .aifc)
+        case .wav, .rf64: try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
+        case .adts, .mp3:
+            throw AudioFileError.unsupportedFileType("afkit writes CAF, AIFF, AIFF-C and WAV, not \(type.rawValue)",
+                offset: nil)
+        }
+    }
+}
+
+/// Canonical names of text tags, shared by the writers.
+enum MetadataKey {
+    static let title = "title"
+    static let artist = "artist"
+    static let album = "album"
+    static let comments = "comments"
+    static let copyright = "copyright"
+}

@@ -1,0 +1,118 @@
+import AudioFormats
+import CSndFile
+
+/// A file read or written through libsndfile: the way in for formats afkit does not parse itself
+/// (FLAC, Ogg Vorbis, ...), and an independent reader for checking what afkit writes.
+public final class SoundFile {
+    /// How a file is opened.
+    public enum Mode { case read, write }
+
+    /// libsndfile's description of the file.
+    public struct Info: Sendable, Equatable {
+        public var frames: Int64
+        public var sampleRate: Int
+        public var channels: Int
+        /// libsndfile's `SF_FORMAT_*` bits: container in the high word, encoding in the low.
+        public var format: Int32
+        public var majorFormat: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
+        public var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
+
+        public init(frames: Int64 = 0, sampleRate: Int, channels: Int, format: Int32) {
+            self.frames = frames
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.format = format
+        }
+    }
+
+    public let path: String
+    public private(set) var info: Info
+    private var handle: OpaquePointer?
+
+    /// Opens `path`; for writing, `info` says the format (libsndfile's `SF_FORMAT_*` values).
+    public init(path: String, mode: Mode = .read, info: Info? = nil) throws {
+        self.path = path
+        var raw = SF_INFO()
+        if let info {
+            raw.samplerate = Int32(info.sampleRate)
+            raw.channels = Int32(info.channels)
+            raw.format = info.format
+        }
+        handle = sf_open(path, mode == .read ? Int32(SFM_READ) : Int32(SFM_WRITE), &raw)
+        guard handle != nil else {
+            let reason = String(cString: sf_strerror(nil))
+            throw AudioFileError.unsupportedFileType("libsndfile: cannot open '\(path)': \(reason)", offset: nil)
+        }
+        self.info = Info(frames: Int64(raw.frames), sampleRate: Int(raw.samplerate), channels: Int(raw.channels),
+            format: raw.format)
+    }
+
+    deinit { close() }
+
+    /// Closes the file (writing its final header).
+    public func close() {
+        if let handle { sf_close(handle) }
+        handle = nil
+    }
+
+    /// Reads up to `frames` frames (all that remain by default), interleaved, as 32-bit integers
+    /// scaled to the full Int32 range.
+    public func readInt32(frames: Int64? = nil) throws -> [Int32] {
+        try read(frames: frames) { handle, buffer, count in sf_readf_int(handle, buffer, count) }
+    }
+
+    /// Reads frames as doubles in -1...1 (libsndfile scales integers by their full range).
+    public func readDouble(frames: Int64? = nil) throws -> [Double] {
+        try read(frames: frames) { handle, buffer, count in sf_readf_double(handle, buffer, count) }
+    }
+
+    /// Reads frames as floats in -1...1.
+    public func readFloat(frames: Int64? = nil) throws -> [Float] {
+        try read(frames: frames) { handle, buffer, count in sf_readf_float(handle, buffer, count) }
+    }
+
+    /// Writes interleaved 32-bit integer frames.
+    public func write(int32 samples: [Int32]) throws {
+        guard let handle else { throw AudioFileError.illegalOperation("libsndfile: '\(path)' is closed") }
+        let frames = sf_count_t(samples.count / max(info.channels, 1))
+        let written = samples.withUnsafeBufferPointer { sf_writef_int(handle, $0.baseAddress, frames) }
+        guard written == frames else {
+            throw AudioFileError.io("libsndfile: cannot write '\(path)': \(String(cString: sf_strerror(handle)))",
+                errno: 0)
+        }
+    }
+
+    private func read<T: Numeric>(
+        frames: Int64?, _ body: (OpaquePointer, UnsafeMutablePointer<T>, sf_count_t) -> sf_count_t
+    ) throws -> [T] {
+        guard let handle else { throw AudioFileError.illegalOperation("libsndfile: '\(path)' is closed") }
+        let wanted = frames ?? info.frames
+        var samples = [T](repeating: 0, count: Int(wanted) * info.channels)
+        let got = samples.withUnsafeMutableBufferPointer { buffer -> sf_count_t in
+            guard let base = buffer.baseAddress else { return 0 }
+            return body(handle, base, sf_count_t(wanted))
+        }
+        samples.removeLast(samples.count - Int(got) * info.channels)
+        return samples
+    }
+}
+
+/// libsndfile's format codes, spelled for Swift.
+public enum SoundFileFormat {
+    public static let wav = Int32(SF_FORMAT_WAV)
+    public static let aiff = Int32(SF_FORMAT_AIFF)
+    public static let caf = Int32(SF_FORMAT_CAF)
+    public static let rf64 = Int32(SF_FORMAT_RF64)
+    public static let pcmS8 = Int32(SF_FORMAT_PCM_S8)
+    public static let pcmU8 = Int32(SF_FORMAT_PCM_U8)
+    public static let pcm16 = Int32(SF_FORMAT_PCM_16)
+    public static let pcm24 = Int32(SF_FORMAT_PCM_24)
+    public static let pcm32 = Int32(SF_FORMAT_PCM_32)
+    public static let float = Int32(SF_FORMAT_FLOAT)
+    public static let double = Int32(SF_FORMAT_DOUBLE)
+    public static let ulaw = Int32(SF_FORMAT_ULAW)
+    public static let alaw = Int32(SF_FORMAT_ALAW)
+    public static let imaADPCM = Int32(SF_FORMAT_IMA_ADPCM)
+    public static let littleEndian = Int32(SF_ENDIAN_LITTLE)
+    public static let bigEndian = Int32(SF_ENDIAN_BIG)
+}
