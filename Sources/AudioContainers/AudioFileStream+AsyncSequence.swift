@@ -1,0 +1,97 @@
+import AudioFormats
+
+extension AudioFileStream {
+    /// An event whose packet bytes are copied out, so it can outlive the parse call.
+    public enum OwnedEvent: Sendable {
+        /// A property changed; `properties` is everything known once the chunk that changed it was parsed.
+        case propertyChanged(StreamPropertyID, properties: StreamProperties)
+        /// Consecutive whole packets.
+        case packets(OwnedPackets)
+    }
+
+    /// Packets with their own copy of the bytes.
+    public struct OwnedPackets: Sendable {
+        public var bytes: [UInt8]
+        /// Absolute stream offset of `bytes[0]`.
+        public var streamOffset: Int64
+        public var firstPacket: Int64
+        public var count: Int
+        /// Offsets relative to `bytes`; `nil` where every packet has the format's constant size.
+        public var descriptions: [PacketDescription]?
+    }
+
+    /// The events of a stream of byte chunks (a network response body, a file read in pieces), as an
+    /// asynchronous sequence that ends after the stream's last event.
+    ///
+    /// ```swift
+    /// for try await event in AudioFileStream.events(of: response.body) { ... }
+    /// ```
+    public static func events<Chunks: AsyncSequence>(
+        of chunks: Chunks, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()
+    ) -> AudioFileStreamEvents<Chunks> where Chunks.Element: Sequence, Chunks.Element.Element == UInt8 {
+        AudioFileStreamEvents(base: chunks, fileTypeHint: fileTypeHint, limits: limits)
+    }
+}
+
+/// An asynchronous sequence of ``AudioFileStream/OwnedEvent``s parsed from chunks of bytes.
+public struct AudioFileStreamEvents<Base: AsyncSequence>: AsyncSequence
+where Base.Element: Sequence, Base.Element.Element == UInt8 {
+    public typealias Element = AudioFileStream.OwnedEvent
+
+    let base: Base
+    let fileTypeHint: FileType?
+    let limits: ParserLimits
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), stream: AudioFileStream(fileTypeHint: fileTypeHint, limits: limits))
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        var stream: AudioFileStream
+        var pending: [Element] = []
+        var index = 0
+        var ended = false
+
+        public mutating func next() async throws -> Element? {
+            while index == pending.count {
+                if ended { return nil }
+                pending.removeAll(keepingCapacity: true)
+                index = 0
+                // Take the parser out of `self` while it runs, so the handler may append freely.
+                var parser = stream
+                stream = AudioFileStream()
+                var changed: [StreamPropertyID] = []
+                var events: [Element] = []
+                let collect: (AudioFileStream.Event) -> Void = { event in
+                    switch event {
+                    case .propertyChanged(let id):
+                        changed.append(id)
+                        events.append(.propertyChanged(id, properties: StreamProperties()))
+                    case .packets(let run):
+                        events.append(.packets(AudioFileStream.OwnedPackets(
+                            bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
+                            count: run.count, descriptions: run.descriptions.map(Array.init))))
+                    }
+                }
+                defer { stream = parser }
+                if let chunk = try await base.next() {
+                    try parser.parse(Array(chunk), collect)
+                } else {
+                    ended = true
+                    try parser.finish(collect)
+                }
+                if !changed.isEmpty {
+                    let snapshot = parser.properties
+                    events = events.map { event in
+                        if case .propertyChanged(let id, _) = event { return .propertyChanged(id, properties: snapshot) }
+                        return event
+                    }
+                }
+                pending = events
+            }
+            defer { index += 1 }
+            return pending[index]
+        }
+    }
+}

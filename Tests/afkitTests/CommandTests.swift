@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// Runs the built `afkit` binary and checks what the contract promises: stdout, exit status, JSON.
+struct Command {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures").path
+
+    /// The `afkit` binary beside this test bundle (SwiftPM builds both into the same folder).
+    static let executable: String = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afkit").path,
+            URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+                .deletingLastPathComponent().appendingPathComponent("afkit").path,
+            packageRoot.appendingPathComponent(".build/debug/afkit").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: fixtures)
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "afkit must never die by a signal")
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+@Suite struct InfoCommandTests {
+    @Test func jsonHasTheContractFieldsInOrder() throws {
+        let result = try Command.run(["info", "--json", "wav/pcm-s16-stereo.wav", "caf/sndfile-alac16.caf"])
+        #expect(result.status == 0)
+        let array = try #require(result.json as? [[String: Any]])
+        #expect(array.count == 2)
+        let wav = array[0]
+        #expect(wav["path"] as? String == "wav/pcm-s16-stereo.wav")
+        #expect(wav["container"] as? String == "wav")
+        let format = try #require(wav["format"] as? [String: Any])
+        #expect(format["id"] as? String == "lpcm")
+        #expect(format["sampleRate"] as? Int == 22050)
+        #expect(format["channels"] as? Int == 2)
+        #expect(format["bitsPerChannel"] as? Int == 16)
+        #expect(format["framesPerPacket"] as? Int == 1)
+        #expect(format["bytesPerPacket"] as? Int == 4)
+        #expect(format["bytesPerFrame"] as? Int == 4)
+        #expect(format["flags"] as? Int == 12)
+        #expect(wav["packetCount"] as? Int == 1103)
+        #expect(wav["frameCount"] as? Int == 1103)
+        #expect(wav["primingFrames"] as? Int == 0)
+        #expect(wav["remainderFrames"] as? Int == 0)
+        #expect(wav["dataByteCount"] as? Int == 4412)
+        #expect(wav["bitRate"] as? Int == 22050 * 32)
+        #expect(wav["maximumPacketSize"] as? Int == 4)
+        #expect(abs((wav["durationSeconds"] as? Double ?? 0) - 1103.0 / 22050) < 1e-12)
+        // Field order as the contract lists it.
+        let keys = ["\"path\"", "\"container\"", "\"format\"", "\"packetCount\"", "\"primingFrames\"",
+            "\"remainderFrames\"", "\"frameCount\"", "\"durationSeconds\"", "\"dataOffset\"", "\"dataByteCount\"",
+            "\"bitRate\"", "\"maximumPacketSize\""]
+        let firstObject = String(result.stdout.prefix(while: { $0 != "}" }) + result.stdout.dropFirst(
+            result.stdout.prefix(while: { $0 != "}" }).count).prefix(400))
+        let positions = keys.map { firstObject.range(of: $0)?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil })
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+
+        let alac = array[1]
+        // ALACSpecificConfig: 24 bytes, opening with frameLength 4096, ending with the rate 44100.
+        let cookie = try #require(alac["magicCookie"] as? String)
+        #expect(cookie.count == 48 && cookie.hasPrefix("00001000") && cookie.hasSuffix("0000ac44"))
+        #expect(alac["frameCount"] as? Int == 8820)
+        #expect(alac["remainderFrames"] as? Int == 3 * 4096 - 8820)
+        #expect((alac["format"] as? [String: Any])?["bytesPerPacket"] as? Int == 0)
+    }
+
+    @Test func imaADPCMInWAVPrintsTheHexCode() throws {
+        let result = try Command.run(["info", "--json", "wav/ima-adpcm-mono-sox.wav"])
+        let object = try #require((result.json as? [[String: Any]])?.first)
+        let format = try #require(object["format"] as? [String: Any])
+        #expect(format["id"] as? String == "0x6d730011")
+        #expect(format["bytesPerPacket"] as? Int == 256)
+        #expect(format["framesPerPacket"] as? Int == 505)
+        #expect(object["frameCount"] as? Int == 1103)
+    }
+
+    @Test func aFileThatCannotBeParsedIsAnErrorObjectAndStatus1() throws {
+        let junk = NSTemporaryDirectory() + "afkit-junk-\(getpid()).wav"
+        try Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8).write(to: URL(fileURLWithPath: junk))
+        defer { try? FileManager.default.removeItem(atPath: junk) }
+        let result = try Command.run(["info", "--json", "caf/ulaw-mono.caf", junk])
+        #expect(result.status == 1)
+        let array = try #require(result.json as? [[String: Any]])
+        #expect(array.count == 2)
+        #expect(array[0]["container"] as? String == "caf")
+        let error = try #require(array[1]["error"] as? [String: Any])
+        #expect(error["code"] as? String == "eof!")
+        #expect(error["offset"] as? Int == 12)
+        #expect((error["message"] as? String)?.hasPrefix("wav:") == true)
+        #expect(array[1]["path"] as? String == junk)
+    }
+
+    @Test func usageErrorsExit2() throws {
+        #expect(try Command.run(["info", "no-such-file.wav"]).status == 2)
+        #expect(try Command.run(["info", "--bogus", "wav/pcm-u8-mono.wav"]).status == 2)
+        #expect(try Command.run(["info"]).status == 2)
+        #expect(try Command.run(["frobnicate"]).status == 2)
+        #expect(try Command.run(["packets", "--chunk-size", "0", "wav/pcm-u8-mono.wav"]).status == 2)
+        let usage = try Command.run(["info", "no-such-file.wav"])
+        #expect(usage.stdout.isEmpty)
+        #expect(!usage.stderr.isEmpty)
+    }
+
+    @Test func helpAndVersionExit0() throws {
+        let help = try Command.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("info"))
+        #expect(help.stdout.contains("packets"))
+        #expect(try Command.run(["info", "--help"]).status == 0)
+    }
+
+    @Test func textOutputSaysWhenAFileIsTruncated() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/aiff/pcm-s16-stereo.aiff"))
+        let path = NSTemporaryDirectory() + "afkit-cut-\(getpid()).aiff"
+        try bytes.prefix(bytes.count - 101).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = try Command.run(["info", path])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("truncated"))
+        let whole = try Command.run(["info", "aiff/pcm-s16-stereo.aiff"])
+        #expect(!whole.stdout.contains("truncated"))
+        #expect(whole.stdout.contains("Audio packets:          1103"))
+    }
+}
+
+@Suite struct PacketsCommandTests {
+    @Test func constantPacketsAreSummarized() throws {
+        let result = try Command.run(["packets", "--json", "caf/ima4-stereo.caf"])
+        #expect(result.status == 0)
+        let object = try #require(result.json as? [String: Any])
+        #expect(object["constantPacketSize"] as? Int == 68)
+        #expect(object["packetCount"] as? Int == 35)
+        #expect((object["properties"] as? [String: Any])?["container"] as? String == "caf")
+    }
+
+    @Test func variablePacketsAreListedWithAbsoluteOffsets() throws {
+        let result = try Command.run(["packets", "--json", "caf/sndfile-alac16.caf"])
+        let object = try #require(result.json as? [String: Any])
+        let packets = try #require(object["packets"] as? [[String: Int]])
+        #expect(packets.count == 3)
+        let sidecar = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/caf/sndfile-alac16.caf.json"))
+        let probe = try #require((try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])?["ffprobe"] as? [String: Any])
+        #expect(packets[0]["offset"] == probe["firstPacketPosition"] as? Int)
+        #expect(packets.allSatisfy { $0["frames"] == 4096 })
+        for (a, b) in zip(packets, packets.dropFirst()) { #expect(a["offset"]! + a["size"]! == b["offset"]!) }
+    }
+
+    @Test(arguments: ["caf/sndfile-alac16.caf", "wav/list-info.wav", "aiff/ima4-stereo.aifc"])
+    func outputDoesNotDependOnChunkSize(_ name: String) throws {
+        let reference = try Command.run(["packets", "--json", name])
+        #expect(reference.status == 0)
+        for size in ["1", "7", "65536"] {
+            let other = try Command.run(["packets", "--json", "--chunk-size", size, name])
+            #expect(other.stdout == reference.stdout, "chunk size \(size)")
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/" + name))
+        let piped = try Command.run(["packets", "--json", "--chunk-size", "100", "-"], stdin: data)
+        #expect(piped.stdout == reference.stdout)
+    }
+
+    @Test func aBrokenStreamIsStatus1() throws {
+        let result = try Command.run(["packets", "--json", "-"], stdin: Data("not audio, just text".utf8))
+        #expect(result.status == 1)
+        let object = try #require(result.json as? [String: Any])
+        #expect((object["error"] as? [String: Any])?["code"] as? String == "typ?")
+    }
+}
