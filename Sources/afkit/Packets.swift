@@ -31,12 +31,12 @@ struct Packets: ParsableCommand {
 
     func run() throws {
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         var packets: [PacketDescription] = []
-        var uniform = true
+        var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
         let collect: (AudioFileStream.Event) -> Void = { event in
             guard case .packets(let run) = event else { return }
             if let descriptions = run.descriptions {
-                uniform = false
                 for description in descriptions {
                     packets.append(PacketDescription(
                         startOffset: run.streamOffset + description.startOffset,
@@ -45,10 +45,8 @@ struct Packets: ParsableCommand {
                 }
             } else {
                 let size = run.count > 0 ? run.bytes.count / run.count : 0
-                for index in 0..<run.count {
-                    packets.append(PacketDescription(startOffset: run.streamOffset + Int64(index * size),
-                        dataByteSize: UInt32(size)))
-                }
+                let first = constantPackets?.firstOffset ?? run.streamOffset
+                constantPackets = (first, size, (constantPackets?.count ?? 0) + run.count)
             }
         }
         do {
@@ -66,13 +64,12 @@ struct Packets: ParsableCommand {
             throw ExitCode(AFKit.Status.problemFound)
         }
         let summary = try AudioFileSummary(stream.properties)
-        let format = summary.format
-        let frames = Int64(format.framesPerPacket)
+        let frames = Int64(summary.format.framesPerPacket)
         if json {
             var fields: [(String, JSONValue)] = [("properties", .object(summary.jsonFields))]
-            if uniform && format.hasConstantPackets {
-                fields.append(("constantPacketSize", .integer(Int64(format.bytesPerPacket))))
-                fields.append(("packetCount", .integer(Int64(packets.count))))
+            if let constant = constantPackets, packets.isEmpty {
+                fields.append(("constantPacketSize", .integer(Int64(constant.size))))
+                fields.append(("packetCount", .integer(Int64(constant.count))))
             } else {
                 fields.append(("packets", .array(packets.map { packet in
                     .object([
@@ -85,6 +82,10 @@ struct Packets: ParsableCommand {
             Output.standardOutput(JSONValue.object(fields).serialized(pretty: true) + "\n")
         } else {
             var text = InfoText.render(path: file, summary: summary, properties: stream.properties)
+            if let constant = constantPackets {
+                text += "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "
+                    + "from offset \(constant.firstOffset)\n"
+            }
             for (index, packet) in packets.enumerated() {
                 let count = packet.variableFramesInPacket > 0 ? Int64(packet.variableFramesInPacket) : frames
                 text += "packet \(index): offset \(packet.startOffset), \(packet.dataByteSize) bytes, \(count) frames\n"
