@@ -3,7 +3,7 @@ import AudioFormats
 extension AudioFileStream {
     /// An event whose packet bytes are copied out, so it can outlive the parse call.
     public enum OwnedEvent: Sendable {
-        /// A property changed; `properties` is everything known once the chunk that changed it was parsed.
+        /// A property changed; `properties` is everything known at that moment.
         case propertyChanged(StreamPropertyID, properties: StreamProperties)
         /// Consecutive whole packets.
         case packets(OwnedPackets)
@@ -61,13 +61,11 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
                 // Take the parser out of `self` while it runs, so the handler may append freely.
                 var parser = stream
                 stream = AudioFileStream()
-                var changed: [StreamPropertyID] = []
                 var events: [Element] = []
                 let collect: (AudioFileStream.Event) -> Void = { event in
                     switch event {
-                    case .propertyChanged(let id):
-                        changed.append(id)
-                        events.append(.propertyChanged(id, properties: StreamProperties()))
+                    case .propertyChanged(let id, let properties):
+                        events.append(.propertyChanged(id, properties: properties))
                     case .packets(let run):
                         events.append(.packets(AudioFileStream.OwnedPackets(
                             bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
@@ -80,13 +78,6 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
                 } else {
                     ended = true
                     try parser.finish(collect)
-                }
-                if !changed.isEmpty {
-                    let snapshot = parser.properties
-                    events = events.map { event in
-                        if case .propertyChanged(let id, _) = event { return .propertyChanged(id, properties: snapshot) }
-                        return event
-                    }
                 }
                 pending = events
             }

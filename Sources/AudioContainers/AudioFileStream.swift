@@ -10,7 +10,11 @@ import AudioFormats
 /// ```swift
 /// var stream = AudioFileStream()
 /// try stream.parse(chunk) { event in
-///     if case .packets(let packets) = event { decode(packets.bytes, packets.descriptions) }
+///     switch event {
+///     case .propertyChanged(.readyToProducePackets, let properties): prepare(properties.dataFormat)
+///     case .packets(let packets): decode(packets.bytes, packets.descriptions)
+///     default: break
+///     }
 /// }
 /// try stream.finish { _ in }
 /// ```
@@ -26,8 +30,8 @@ public struct AudioFileStream {
 
     /// What the parser reports.
     public enum Event {
-        /// A property has a value now (or a new one); read it from ``properties``.
-        case propertyChanged(StreamPropertyID)
+        /// A property has a value now (or a new one); the properties as known at that moment come with it.
+        case propertyChanged(StreamPropertyID, StreamProperties)
         /// Whole packets, valid only during the call.
         case packets(Packets)
     }
@@ -137,9 +141,9 @@ public struct AudioFileStream {
             self.parser = nil
             defer { self.parser = parser }
             try parser.finish(endOffset: streamPosition, unconsumed: tail.count)
-            while let id = parser.nextAnnouncement() { try handler(.propertyChanged(id)) }
-            for id: StreamPropertyID in [.audioDataByteCount, .audioDataPacketCount, .maximumPacketSize] {
-                try handler(.propertyChanged(id))
+            while let id = parser.nextAnnouncement() { try handler(.propertyChanged(id, parser.context.properties)) }
+            for id: StreamPropertyID in [.audioDataByteCount, .audioDataPacketCount, .maximumPacketSize, .bitRate] {
+                try handler(.propertyChanged(id, parser.context.properties))
             }
         } catch let error as AudioFileError {
             failure = error
@@ -227,13 +231,9 @@ public struct AudioFileStream {
         while true {
             switch try parser.next(&cursor) {
             case .property(let id):
-                self.parser = parser
-                try handler(.propertyChanged(id))
-                self.parser = nil
+                try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
-                self.parser = parser
                 try deliver(run, input: bytes, context: parser.context, handler)
-                self.parser = nil
             case .needMore(let count):
                 needed = count
                 return cursor.position

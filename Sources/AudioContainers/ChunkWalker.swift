@@ -14,6 +14,8 @@ public enum StreamPropertyID: Hashable, Sendable {
     case channelLayout
     case infoDictionary
     case markers
+    /// Average bits per second, once the packet count is known.
+    case bitRate
 }
 
 /// Whether a parser hands out packet bytes (a network client) or only learns where they are
@@ -438,6 +440,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             if let format = context.properties.dataFormat, format.hasConstantPackets, context.packetFrames == nil {
                 context.properties.audioDataPacketCount = declared / Int64(format.bytesPerPacket)
                 context.announce(.audioDataPacketCount)
+                context.announce(.bitRate)
             }
         }
         if context.canProducePackets { announceReady() }

@@ -38,17 +38,9 @@ final class ReadableFile {
     /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at the end).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard let base = buffer.baseAddress else { return 0 }
-        var total = 0
-        while total < buffer.count {
-            let count = pread(descriptor, base + total, buffer.count - total, off_t(offset) + off_t(total))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ioError("cannot read '\(path)'")
-            }
-            if count == 0 { break }
-            total += count
+        return try transferAll(buffer.count, failure: "cannot read '\(path)'") { done in
+            pread(descriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
         }
-        return total
     }
 }
 
@@ -68,15 +60,10 @@ final class WritableFile {
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         guard let base = bytes.baseAddress else { return }
-        var total = 0
-        while total < bytes.count {
-            let count = pwrite(descriptor, base + total, bytes.count - total, off_t(offset) + off_t(total))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ioError("cannot write '\(path)'")
-            }
-            total += count
+        let written = try transferAll(bytes.count, failure: "cannot write '\(path)'") { done in
+            pwrite(descriptor, base + done, bytes.count - done, off_t(offset) + off_t(done))
         }
+        guard written == bytes.count else { throw AudioFileError.io("cannot write '\(path)': no space", errno: ENOSPC) }
     }
 
     func close() throws {
@@ -124,6 +111,22 @@ func renameFile(_ source: String, to destination: String) throws {
 /// Removes a file, ignoring a file that is not there.
 func removeFile(_ path: String) {
     _ = unlink(path)
+}
+
+/// Repeats a partial `read`/`write`-style call until `count` bytes moved or it moves none (the end of
+/// a file), retrying interrupted calls; returns the bytes moved.
+private func transferAll(_ count: Int, failure: @autoclosure () -> String, _ step: (Int) -> Int) throws -> Int {
+    var done = 0
+    while done < count {
+        let moved = step(done)
+        if moved < 0 {
+            if errno == EINTR { continue }
+            throw ioError(failure())
+        }
+        if moved == 0 { break }
+        done += moved
+    }
+    return done
 }
 
 private func ioError(_ message: String) -> AudioFileError {

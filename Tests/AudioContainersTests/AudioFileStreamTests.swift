@@ -17,7 +17,10 @@ import Testing
         while !ready && index < bytes.count {
             try bytes[index..<min(index + 16, bytes.count)].withUnsafeBytes { chunk in
                 try stream.parse(chunk) { event in
-                    if case .propertyChanged(.readyToProducePackets) = event { ready = true }
+                    if case .propertyChanged(.readyToProducePackets, let properties) = event {
+                        ready = true
+                        #expect(properties.dataFormat != nil)
+                    }
                 }
             }
             index += 16

@@ -81,7 +81,7 @@ func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: 
     var stream = AudioFileStream(fileTypeHint: hint, limits: limits)
     let handler: (AudioFileStream.Event) -> Void = { event in
         switch event {
-        case .propertyChanged(let id):
+        case .propertyChanged(let id, _):
             recording.events.append(.property(id))
         case .packets(let packets):
             recording.payload.append(contentsOf: packets.bytes)
