@@ -86,3 +86,35 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
         }
     }
 }
+
+extension AudioFileStream {
+    /// The events of an asynchronous sequence of single bytes (such as a URL session's byte
+    /// stream), gathered into chunks of `chunkSize` before parsing.
+    public static func events<Bytes: AsyncSequence>(
+        ofBytes bytes: Bytes, chunkSize: Int = 4096, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()
+    ) -> AudioFileStreamEvents<AsyncByteChunks<Bytes>> where Bytes.Element == UInt8 {
+        AudioFileStreamEvents(base: AsyncByteChunks(base: bytes, chunkSize: max(chunkSize, 1)), fileTypeHint: fileTypeHint,
+            limits: limits)
+    }
+}
+
+/// Gathers an asynchronous sequence of bytes into arrays of at most `chunkSize`.
+public struct AsyncByteChunks<Base: AsyncSequence>: AsyncSequence where Base.Element == UInt8 {
+    public typealias Element = [UInt8]
+    let base: Base
+    let chunkSize: Int
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), chunkSize: chunkSize) }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let chunkSize: Int
+
+        public mutating func next() async throws -> [UInt8]? {
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(chunkSize)
+            while chunk.count < chunkSize, let byte = try await base.next() { chunk.append(byte) }
+            return chunk.isEmpty ? nil : chunk
+        }
+    }
+}

@@ -325,7 +325,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 try container.parseChunk(chunk, &bodyCursor, &context)
                 let pad: Int64 = Container.layout.padsToEven && size % 2 == 1 ? 1 : 0
                 state = pad > 0 ? .skip(remaining: pad) : .chunkHeader
-                try resolveDeferredAudio()
+                resolveDeferredAudio()
 
             case .audioPrefix(let chunk, let prefix):
                 guard cursor.remaining >= prefix else { return .needMore(prefix) }

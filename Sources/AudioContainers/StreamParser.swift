@@ -74,7 +74,8 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
     switch first {
     case AIFF.ChunkType.FORM? where form == AIFF.ChunkType.AIFF || form == AIFF.ChunkType.AIFC:
         return ChunkWalker<AIFF.Container>(mode: mode, limits: limits)
-    case WAVE.ChunkType.RIFF?, WAVE.ChunkType.RF64?, WAVE.ChunkType.BW64? where form == WAVE.ChunkType.WAVE:
+    case let riff? where [WAVE.ChunkType.RIFF, WAVE.ChunkType.RF64, WAVE.ChunkType.BW64].contains(riff)
+        && form == WAVE.ChunkType.WAVE:
         return ChunkWalker<WAVE.Container>(mode: mode, limits: limits)
     default:
         throw AudioFileError.unsupportedFileType(

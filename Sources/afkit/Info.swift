@@ -12,6 +12,9 @@ struct Info: ParsableCommand {
     @Flag(help: "Print a JSON array with one object per file.")
     var json = false
 
+    @Flag(help: "Also write the parser's chunk-by-chunk trace to standard error.")
+    var trace = false
+
     @Argument(help: "Audio files.")
     var files: [String]
 
@@ -26,6 +29,7 @@ struct Info: ParsableCommand {
         for path in files {
             do {
                 let file = try AudioFile(path: path)
+                if trace { Output.standardError(file.properties.trace.records.map { "\(path): \($0)\n" }.joined()) }
                 let summary = try AudioFileSummary(file.properties)
                 if json {
                     objects.append(.object([("path", .string(path))] + summary.jsonFields))

@@ -114,4 +114,18 @@ import Testing
         #expect(packets == 3)
         #expect(Int64(crc32(payload)) == fixture.ffprobe.int("payloadCRC32"))
     }
+
+    @Test func asyncSequenceOfSingleBytes() async throws {
+        let fixture = Fixture.named("wav/ulaw-mono.wav")
+        let bytes = fixture.bytes
+        let stream = AsyncStream<UInt8> { continuation in
+            for byte in bytes { continuation.yield(byte) }
+            continuation.finish()
+        }
+        var payload: [UInt8] = []
+        for try await event in AudioFileStream.events(ofBytes: stream, chunkSize: 37) {
+            if case .packets(let run) = event { payload += run.bytes }
+        }
+        #expect(Int64(crc32(payload)) == fixture.ffprobe.int("payloadCRC32"))
+    }
 }

@@ -308,3 +308,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension HostileInputTests {
+    @Test func riffThatIsNotWAVE() {
+        var bytes: [UInt8] = Array("RIFF".utf8) + [100, 0, 0, 0] + Array("AVI LIST".utf8)
+        bytes += [UInt8](repeating: 0, count: 100)
+        let error = parse(bytes).error
+        #expect(error?.code == "typ?")
+        #expect(error?.offset == 0)
+    }
+}

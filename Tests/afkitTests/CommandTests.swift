@@ -130,6 +130,14 @@ struct Command {
         #expect(!usage.stderr.isEmpty)
     }
 
+    @Test func traceGoesToStandardErrorOnly() throws {
+        let plain = try Command.run(["info", "wav/list-info.wav"])
+        let traced = try Command.run(["info", "--trace", "wav/list-info.wav"])
+        #expect(traced.stdout == plain.stdout)
+        #expect(traced.stderr.contains("'LIST'"))
+        #expect(traced.stderr.contains("'data'"))
+    }
+
     @Test func helpAndVersionExit0() throws {
         let help = try Command.run(["--help"])
         #expect(help.status == 0)
