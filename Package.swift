@@ -48,6 +48,7 @@ let package = Package(
             name: "AudioContainersTests",
             dependencies: ["AudioContainers", "AudioConversion"]
         ),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
         .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
     ],
     swiftLanguageModes: [.v6]
