@@ -43,6 +43,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "afkit-codec-benchmarks",
+            dependencies: ["AudioCodecs", "AudioContainers"],
+            path: "Benchmarks/CodecBenchmarks"
+        ),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
         .testTarget(
             name: "AudioContainersTests",

@@ -101,3 +101,168 @@ public struct AppleIMA4Decoder: AudioDecoder {
         return packetCount * AppleIMA4.framesPerPacket
     }
 }
+
+extension AppleIMA4 {
+    /// The state a decoder in `state` is in after reading block header `header`: its own when the
+    /// header agrees (same step index, predictor within 0x7F), else the header's.
+    static func decoderState(after header: UInt16, from state: IMAChannelState) -> IMAChannelState {
+        let predictor = Int32(Int16(bitPattern: header)) & ~0x7F
+        let stepIndex = min(Int32(header & 0x7F), IMA.maximumStepIndex)
+        if stepIndex == state.stepIndex && abs(predictor - state.predictor) <= 0x7F { return state }
+        return IMAChannelState(predictor: predictor, stepIndex: stepIndex)
+    }
+
+    /// The header that starts a decoder at (`predictor` rounded to its top 9 bits, `stepIndex`).
+    static func header(predictor: Int32, stepIndex: Int32) -> UInt16 {
+        UInt16(bitPattern: Int16(truncatingIfNeeded: predictor & ~0x7F)) | UInt16(stepIndex)
+    }
+
+    /// The step index whose step is nearest the mean absolute change of `count` samples.
+    static func estimatedStepIndex(_ samples: (Int) -> Int32, count: Int) -> Int32 {
+        var total: Int64 = 0
+        for position in 1..<max(count, 2) { total += Int64(abs(samples(position) - samples(position - 1))) }
+        let mean = Int32(clamping: total / Int64(max(count - 1, 1)))
+        var best: Int32 = 0
+        for index in 0..<IMA.stepTable.count where abs(IMA.stepTable[index] - mean) < abs(IMA.stepTable[Int(best)] - mean) {
+            best = Int32(index)
+        }
+        return best
+    }
+}
+
+/// Encodes Apple IMA4, for the decoder Apple and FFmpeg share: each block header carries the
+/// decoder's running state (so it decodes on exactly), unless restarting through the header wins.
+///
+/// A final partial packet is padded by holding the last sample; ``finish(into:)`` returns the padding
+/// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's.
+public struct AppleIMA4Encoder: AudioEncoder {
+    public let destinationFormat: StreamDescription
+    public let quality: IMAEncodingQuality
+    private var decoders: [IMAChannelState]
+    private var pending: [Int16] = []
+    private var search: IMABeamSearch?
+    private var block: [Int32] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
+    private var codes: [UInt8] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
+    private var seedStates = [IMAChannelState](repeating: IMAChannelState(), count: 16)
+    private var seedHeaders = [UInt16](repeating: 0, count: 16)
+    private var seedCount = 0
+
+    public init(format: StreamDescription, quality: IMAEncodingQuality = .best) {
+        destinationFormat = StreamDescription.appleIMA4(sampleRate: format.sampleRate, channels: format.channelsPerFrame)
+        self.quality = quality
+        decoders = Array(repeating: IMAChannelState(), count: Int(format.channelsPerFrame))
+        if case .search(let width) = quality {
+            search = IMABeamSearch(width: width, maximumLength: AppleIMA4.framesPerPacket)
+        }
+        pending.reserveCapacity(AppleIMA4.framesPerPacket * decoders.count)
+    }
+
+    public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
+        var samples = [Int16](repeating: 0, count: frames.count)
+        for index in frames.indices { samples[index] = int16Sample(frames[index]) }
+        return samples.withUnsafeBufferPointer { encode(int16: $0, into: &output) }
+    }
+
+    /// Encodes interleaved 16-bit frames; returns the packets appended.
+    public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
+        let channels = decoders.count
+        let packetSamples = AppleIMA4.framesPerPacket * channels
+        var index = 0
+        var packets = 0
+        if !pending.isEmpty {
+            let take = min(packetSamples - pending.count, frames.count)
+            pending.append(contentsOf: frames[0..<take])
+            index = take
+            if pending.count == packetSamples {
+                pending.withUnsafeBufferPointer { encodePacket($0, into: &output) }
+                pending.removeAll(keepingCapacity: true)
+                packets += 1
+            }
+        }
+        while frames.count - index >= packetSamples {
+            encodePacket(UnsafeBufferPointer(rebasing: frames[index..<index + packetSamples]), into: &output)
+            index += packetSamples
+            packets += 1
+        }
+        pending.append(contentsOf: frames[index...])
+        return packets
+    }
+
+    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
+        let channels = decoders.count
+        guard !pending.isEmpty else { return (0, 0) }
+        let frames = pending.count / channels
+        let last = Array(pending[(frames - 1) * channels..<frames * channels])
+        while pending.count < AppleIMA4.framesPerPacket * channels { pending += last }
+        pending.withUnsafeBufferPointer { encodePacket($0, into: &output) }
+        pending.removeAll(keepingCapacity: true)
+        return (1, AppleIMA4.framesPerPacket - frames)
+    }
+
+    /// Encodes one packet of 64 interleaved frames.
+    private mutating func encodePacket(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
+        let channels = decoders.count
+        for channel in 0..<channels {
+            for position in 0..<AppleIMA4.framesPerPacket { block[position] = Int32(frames[position * channels + channel]) }
+            let (header, state) = encodeBlock(channel: channel)
+            decoders[channel] = state
+            output.append(UInt8(header >> 8))
+            output.append(UInt8(header & 0xFF))
+            for pair in 0..<AppleIMA4.framesPerPacket / 2 { output.append(codes[2 * pair] | codes[2 * pair + 1] << 4) }
+        }
+    }
+
+    /// Chooses the header and codes for one channel's block in `block`, leaving codes in `codes`.
+    private mutating func encodeBlock(channel: Int) -> (header: UInt16, state: IMAChannelState) {
+        let running = decoders[channel]
+        let count = AppleIMA4.framesPerPacket
+        let first = block[0]
+        var estimate: Int32 {
+            block.withUnsafeBufferPointer { block in AppleIMA4.estimatedStepIndex({ block[$0] }, count: count) }
+        }
+        let continuing = AppleIMA4.header(predictor: running.predictor, stepIndex: running.stepIndex)
+        guard var beam = search else {
+            // Fast: decode on from the running state; a fresh decoder starts at the first sample.
+            let header = running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
+            var state = AppleIMA4.decoderState(after: header, from: running)
+            block.withUnsafeBufferPointer { block in
+                codes.withUnsafeMutableBufferPointer { codes in
+                    IMACoder.with(.shiftAndAdd) { coder in
+                        _ = coder.encodeGreedy({ block[$0] }, count: count, state: &state) { codes[$0] = $1 }
+                    }
+                }
+            }
+            return (header, state)
+        }
+        // Search: from the running state, or restarted by the header at step indices around an estimate.
+        seedCount = 0
+        addSeed(continuing, from: running)
+        let center = estimate
+        for offset in stride(from: -12, through: 12, by: 3) {
+            addSeed(AppleIMA4.header(predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
+                from: running)
+        }
+        search = nil  // moved out while it runs, so its buffers are not copied
+        defer { search = beam }
+        let seeds = seedCount
+        let result = block.withUnsafeBufferPointer { block in
+            codes.withUnsafeMutableBufferPointer { codes in
+                seedStates.withUnsafeBufferPointer { states in
+                    IMACoder.with(.shiftAndAdd) { coder in
+                        beam.search({ block[$0] }, count: count, seeds: UnsafeBufferPointer(rebasing: states[0..<seeds]),
+                            coder: coder) { codes[$0] = $1 }
+                    }
+                }
+            }
+        }
+        return (seedHeaders[result.seed], result.state)
+    }
+
+    private mutating func addSeed(_ header: UInt16, from running: IMAChannelState) {
+        let state = AppleIMA4.decoderState(after: header, from: running)
+        for index in 0..<seedCount where seedStates[index] == state { return }
+        seedStates[seedCount] = state
+        seedHeaders[seedCount] = header
+        seedCount += 1
+    }
+}
