@@ -5,7 +5,7 @@ Inputs are generated into build/bench (10 minutes of stereo 44.1 kHz audio in se
 Each command runs several times; the best wall-clock time counts. Prints a Markdown table that
 BENCHMARKS.md records with the command that made it.
 """
-import os, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AFKIT = os.path.join(ROOT, ".build/release/afkit")
@@ -44,6 +44,55 @@ def make_inputs():
             sh(f"ffmpeg -y -i {src} {codec} {path}")
     return {name: f"{WORK}/{file}" for name, (file, _) in inputs.items()}
 
+CODEC_BENCH = os.path.join(ROOT, ".build/release/afkit-codec-benchmarks")
+SEARCH_SECONDS = 10
+
+def codecs(inputs):
+    ima4, source = inputs["CAF IMA4"], f"{WORK}/source.wav"
+    results = {}
+    for line in subprocess.run([CODEC_BENCH, ima4, source, str(SEARCH_SECONDS)], check=True, capture_output=True,
+                               text=True).stdout.splitlines():
+        entry = json.loads(line)
+        results[entry["name"]] = entry
+    samples = results["ima4 decode"]["samples"]
+    decode = best(f"ffmpeg -v error -i {ima4} -f s16le -y /dev/null")
+    fast = best(f"ffmpeg -v error -i {source} -c:a adpcm_ima_qt -y {WORK}/ffmpeg-ima4.caf")
+    global RUNS
+    runs, RUNS = RUNS, 1
+    trellis = best(f"ffmpeg -v error -t {SEARCH_SECONDS} -i {source} -c:a adpcm_ima_qt -trellis 8 -y {WORK}/ffmpeg-trellis.caf")
+    RUNS = runs
+    search_samples = results["ima4 encode search"]["samples"]
+    print("\n| codec task | samples | afkit (in-process) | reference (whole process) | reference tool | afkit speed-up |")
+    print("|---|---|---|---|---|---|")
+    def row(task, name, reference_seconds, reference_samples, tool):
+        ours = results[name]["samplesPerSecond"]
+        theirs = reference_samples / reference_seconds
+        print(f"| {task} | {results[name]['samples']:,} | {ours/1e6:.2f} M samples/s | {theirs/1e6:.2f} M samples/s | {tool} | {ours/theirs:.1f}x |")
+    row("IMA4 decode", "ima4 decode", decode, samples, "`ffmpeg -i ima4.caf -f s16le`")
+    row("IMA4 encode, fast", "ima4 encode fast", fast, results["ima4 encode fast"]["samples"], "`ffmpeg -c:a adpcm_ima_qt`")
+    row(f"IMA4 encode, search (first {SEARCH_SECONDS} s)", "ima4 encode search", trellis, search_samples,
+        "`ffmpeg -c:a adpcm_ima_qt -trellis 8`")
+
+    reference = json.load(open(os.path.join(ROOT, "Tests/Fixtures/signals/reference-snr.json")))
+    ours = {}
+    for line in subprocess.run([CODEC_BENCH, "snr", os.path.join(ROOT, "Tests/Fixtures/signals")], check=True,
+                               capture_output=True, text=True).stdout.splitlines():
+        entry = json.loads(line)
+        ours[(entry["name"], entry["signal"])] = entry
+    signals = ["speech", "music", "noise"]
+    print("\nSNR / segmental SNR (20 ms frames) in dB on the test signals (Tests/Fixtures/signals), each decoded "
+          "by FFmpeg's decoder or, for afkit, by afkit's decoders (bit-exact with FFmpeg's; \"reference decoder\" is "
+          "the IMA reference's shift-and-add, as libsndfile, Windows and Apple decode WAV IMA ADPCM):\n")
+    print("| encoder | " + " | ".join(signals) + " |")
+    print("|---|" + "---|" * len(signals))
+    for label in ["ffmpeg adpcm_ima_qt", "ffmpeg adpcm_ima_qt -trellis 8", "sox ima-adpcm"]:
+        cells = [f"{reference[s]['encoders'][label]['snr']:.2f} / {reference[s]['encoders'][label]['segmentalSNR']:.2f}" for s in signals]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    for name in ["ima4 fast", "ima4 search", "wav ima-adpcm fast, reference decoder", "wav ima-adpcm search, reference decoder",
+                 "wav ima-adpcm search, FFmpeg's decoder"]:
+        cells = [f"{ours[(name, s)]['snr']:.2f} / {ours[(name, s)]['segmentalSNR']:.2f}" for s in signals]
+        print(f"| afkit {name} | " + " | ".join(cells) + " |")
+
 def main():
     inputs = make_inputs()
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
@@ -60,5 +109,6 @@ def main():
         info = best(f"{AFKIT} info --json {path} > /dev/null")
         probe = best(f"ffprobe -v error -show_format -show_streams {path} > /dev/null")
         print(f"| header info | {name} | {mb:.1f} | {info*1000:.1f} ms | {probe*1000:.1f} ms | `ffprobe -show_format -show_streams F` | {probe/info:.1f}x |")
+    codecs(inputs)
 
 main()

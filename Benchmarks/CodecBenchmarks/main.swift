@@ -3,6 +3,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioFormats
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,80 @@ func report(_ name: String, samples: Int, seconds: Double, extra: String = "") {
 }
 
 let arguments = CommandLine.arguments
+
+/// `encode IN.wav OUT.caf [fast|search]`: IMA4 in CAF with the remainder in 'pakt' (for fixtures).
+if arguments.count >= 4 && arguments[1] == "encode" {
+    let source = try AudioFile(path: arguments[2])
+    let pcm = try source.readAudioBytes()
+    let samples: [Int16] = pcm.withUnsafeBytes { raw in
+        (0..<pcm.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+    }
+    var encoder = AppleIMA4Encoder(format: source.dataFormat, quality: arguments.count > 4 && arguments[4] == "fast" ? .fast : .best)
+    var packets: [UInt8] = []
+    _ = samples.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
+    let (_, remainder) = try encoder.finish(into: &packets)
+    let writer = try AudioFileWriter(path: arguments[3], fileType: .caf, format: encoder.destinationFormat)
+    try writer.writePackets(packets)
+    let frames = Int64(packets.count / Int(encoder.destinationFormat.bytesPerPacket)) * 64
+    try writer.close(packetTableInfo: PacketTableInfo(validFrames: frames - Int64(remainder), primingFrames: 0,
+        remainderFrames: Int32(remainder)))
+    exit(0)
+}
+
+/// `snr SIGNALS_DIR`: SNR and segmental SNR of afkit's encoders on the test signals.
+if arguments.count >= 3 && arguments[1] == "snr" {
+    func samples(_ path: String) throws -> ([Int16], StreamDescription) {
+        let file = try AudioFile(path: path)
+        let bytes = try file.readAudioBytes()
+        return (bytes.withUnsafeBytes { raw in
+            (0..<bytes.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }, file.dataFormat)
+    }
+    func snr(_ reference: [Int16], _ decoded: [Int16], frame: Int?) -> Double {
+        var values: [Double] = []
+        let length = frame ?? reference.count
+        var start = 0
+        while start + length <= reference.count {
+            var signal = 0.0, noise = 0.0
+            for index in start..<start + length {
+                let r = Double(reference[index]), e = r - Double(decoded[index])
+                signal += r * r
+                noise += e * e
+            }
+            if signal > 0 { values.append(frame == nil ? 10 * log10(signal / noise) : min(max(10 * log10(signal / noise), -10), 60)) }
+            start += length
+        }
+        return values.reduce(0, +) / Double(max(values.count, 1))
+    }
+    for name in ["speech", "music", "noise"] {
+        let (input, format) = try samples(arguments[2] + "/\(name).wav")
+        for (label, quality) in [("fast", IMAEncodingQuality.fast), ("search", .best)] {
+            var encoder = AppleIMA4Encoder(format: format, quality: quality)
+            var packets: [UInt8] = []
+            _ = input.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
+            _ = try encoder.finish(into: &packets)
+            var decoder = AppleIMA4Decoder(format: encoder.destinationFormat)
+            var decoded: [Int16] = []
+            _ = try decoder.decode(packets, packetCount: packets.count / 34, appendingTo: &decoded)
+            print("{\"name\": \"ima4 \(label)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decoded, frame: nil)), \"segmentalSNR\": \(snr(input, decoded, frame: Int(format.sampleRate) / 50))}")
+
+            let wav = IMAADPCMWAVE.format(sampleRate: format.sampleRate, channels: 1)
+            var wavEncoder = try IMAADPCMWAVEEncoder(format: wav, quality: quality)
+            var blocks: [UInt8] = []
+            _ = input.withUnsafeBufferPointer { wavEncoder.encode(int16: $0, into: &blocks) }
+            _ = try wavEncoder.finish(into: &blocks)
+            for (decoderName, reconstruction) in [("reference decoder", IMA.Reconstruction.shiftAndAdd), ("FFmpeg's decoder", .multiply)] {
+                var wavDecoder = try IMAADPCMWAVEDecoder(format: wav, reconstruction: reconstruction)
+                var output = [Float]()
+                _ = try wavDecoder.decode(blocks, packetCount: blocks.count / Int(wav.bytesPerPacket), appendingTo: &output)
+                let decodedWAV = output.map { Int16(($0 * 32768).rounded()) }
+                print("{\"name\": \"wav ima-adpcm \(label), \(decoderName)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decodedWAV, frame: nil)), \"segmentalSNR\": \(snr(input, decodedWAV, frame: Int(format.sampleRate) / 50))}")
+            }
+        }
+    }
+    exit(0)
+}
+
 guard arguments.count >= 4, let searchSeconds = Double(arguments[3]) else {
     print("usage: afkit-codec-benchmarks IMA4.caf SOURCE.wav SEARCH_SECONDS")
     exit(2)

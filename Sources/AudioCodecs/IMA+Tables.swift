@@ -55,8 +55,20 @@ public enum IMA {
         (0..<89 * 8).map { difference(step: stepTable[$0 >> 3], magnitude: Int32($0 & 7), reconstruction) }
     }
 
-    static let shiftAndAddDifferences = differenceTable(.shiftAndAdd)
-    static let multiplyDifferences = differenceTable(.multiply)
+    /// Per (step index, code): the signed difference in the high bits and the next step index in the
+    /// low 8, so a decoder does one lookup per code: `table[index << 4 | code]`.
+    static func transitionTable(_ reconstruction: Reconstruction) -> [Int32] {
+        (0..<89 * 16).map { entry in
+            let index = entry >> 4
+            let code = Int32(entry & 15)
+            let difference = difference(step: stepTable[index], magnitude: code & 7, reconstruction)
+            let next = min(max(Int32(index) + indexTable[Int(code)], 0), maximumStepIndex)
+            return (code & 8 != 0 ? -difference : difference) << 8 | next
+        }
+    }
+
+    static let shiftAndAddTransitions = transitionTable(.shiftAndAdd)
+    static let multiplyTransitions = transitionTable(.multiply)
 
     /// The step index after each code: `table[index << 4 | code]`, clamped to 0...88.
     static let nextIndexTable: [UInt8] = (0..<89 * 16).map { entry in
@@ -79,31 +91,24 @@ public struct IMAChannelState: Hashable, Sendable {
     }
 }
 
-/// The tables a decode loop reads, hoisted out of the loop as raw pointers.
+/// The table a decode loop reads, hoisted out of the loop as a raw pointer.
 @usableFromInline
 struct IMATables {
-    @usableFromInline let differences: UnsafeBufferPointer<Int32>
-    @usableFromInline let nextIndex: UnsafeBufferPointer<UInt8>
+    @usableFromInline let transitions: UnsafeBufferPointer<Int32>
 
-    /// Runs `body` with the tables for a reconstruction.
+    /// Runs `body` with the table for a reconstruction.
     static func with<R>(_ reconstruction: IMA.Reconstruction, _ body: (IMATables) throws -> R) rethrows -> R {
-        let differences = reconstruction == .shiftAndAdd ? IMA.shiftAndAddDifferences : IMA.multiplyDifferences
-        return try differences.withUnsafeBufferPointer { differences in
-            try IMA.nextIndexTable.withUnsafeBufferPointer { next in
-                try body(IMATables(differences: differences, nextIndex: next))
-            }
-        }
+        let table = reconstruction == .shiftAndAdd ? IMA.shiftAndAddTransitions : IMA.multiplyTransitions
+        return try table.withUnsafeBufferPointer { try body(IMATables(transitions: $0)) }
     }
 
     /// Decodes one 4-bit code, updating the state; returns the new sample.
     @inlinable @inline(__always)
     func expand(_ state: inout IMAChannelState, _ code: UInt8) -> Int16 {
-        let index = Int(state.stepIndex)
-        let difference = differences[index << 3 | Int(code & 7)]
-        var predictor = code & 8 != 0 ? state.predictor - difference : state.predictor + difference
-        predictor = min(max(predictor, -32768), 32767)
+        let transition = transitions[Int(state.stepIndex) << 4 | Int(code)]
+        let predictor = min(max(state.predictor + (transition >> 8), -32768), 32767)
         state.predictor = predictor
-        state.stepIndex = Int32(nextIndex[index << 4 | Int(code)])
+        state.stepIndex = transition & 0xFF
         return Int16(truncatingIfNeeded: predictor)
     }
 }

@@ -11,15 +11,18 @@ public enum IMAADPCMWAVE {
     }
 }
 
-/// Decodes WAV IMA ADPCM exactly as FFmpeg's `adpcm_ima_wav` decoder does (its multiply
-/// reconstruction included). Each block starts from its header.
+/// Decodes WAV IMA ADPCM; by default exactly as FFmpeg's `adpcm_ima_wav` decoder does (its multiply
+/// reconstruction included), or with the IMA reference's shift-and-add as Windows, Apple and
+/// libsndfile decode. Each block starts from its header.
 public struct IMAADPCMWAVEDecoder: AudioDecoder {
     public let sourceFormat: StreamDescription
     public let maximumFramesPerPacket: Int
+    public let reconstruction: IMA.Reconstruction
     private let blockAlign: Int
     private var states: [IMAChannelState]
 
-    public init(format: StreamDescription) throws {
+    public init(format: StreamDescription, reconstruction: IMA.Reconstruction = .multiply) throws {
+        self.reconstruction = reconstruction
         let channels = Int(format.channelsPerFrame)
         guard channels > 0, format.bytesPerPacket > UInt32(4 * channels), Int(format.bytesPerPacket) % (4 * channels) == 0
         else {
@@ -75,7 +78,7 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
             }
             let groups = (frames - 1) / 8
             states.withUnsafeMutableBufferPointer { states in
-                IMATables.with(.multiply) { tables in
+                IMATables.with(reconstruction) { tables in
                     for group in 0..<groups {
                         for channel in 0..<channels {
                             var state = states[channel]
@@ -95,5 +98,165 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
             }
         }
         return packetCount * frames
+    }
+}
+
+extension IMAADPCMWAVE {
+    /// The block size Microsoft's encoder uses: 256 bytes per channel at 11.025 kHz and below, 512 up
+    /// to 22.05 kHz, 1024 above.
+    public static func defaultBlockAlign(sampleRate: Double, channels: Int) -> Int {
+        (sampleRate > 22050 ? 1024 : sampleRate > 11025 ? 512 : 256) * channels
+    }
+
+    /// The stream description of WAV IMA ADPCM with a block size.
+    public static func format(sampleRate: Double, channels: UInt32, blockAlign: Int? = nil) -> StreamDescription {
+        let align = blockAlign ?? defaultBlockAlign(sampleRate: sampleRate, channels: Int(channels))
+        return StreamDescription(
+            sampleRate: sampleRate, formatID: .imaADPCMWAVE, bytesPerPacket: UInt32(align),
+            framesPerPacket: UInt32(framesPerBlock(blockAlign: align, channels: Int(channels))), bytesPerFrame: 0,
+            channelsPerFrame: channels, bitsPerChannel: 0)
+    }
+}
+
+/// Encodes WAV IMA ADPCM blocks. Each block's header holds its first sample exactly; the codes are
+/// chosen for the IMA reference decoder (shift-and-add, as Windows, Apple and libsndfile decode),
+/// greedily or by beam search. A final partial block is padded by holding the last sample; the
+/// padding is returned as remainder frames so the `fact` chunk can state the true length.
+public struct IMAADPCMWAVEEncoder: AudioEncoder {
+    public let destinationFormat: StreamDescription
+    public let quality: IMAEncodingQuality
+    public let reconstruction: IMA.Reconstruction
+    private let framesPerBlock: Int
+    private var stepIndices: [Int32]
+    private var started = false
+    private var pending: [Int16] = []
+    private var search: IMABeamSearch?
+    private var channelSamples: [Int32]
+    private var codes: [UInt8]
+    private var seeds = [IMAChannelState](repeating: IMAChannelState(), count: 16)
+
+    /// `format` gives the rate, channels and block size (see ``IMAADPCMWAVE/format(sampleRate:channels:blockAlign:)``).
+    public init(format: StreamDescription, quality: IMAEncodingQuality = .best,
+        reconstruction: IMA.Reconstruction = .shiftAndAdd) throws
+    {
+        _ = try IMAADPCMWAVEDecoder(format: format)  // validates the block layout
+        destinationFormat = format
+        self.quality = quality
+        self.reconstruction = reconstruction
+        framesPerBlock = Int(format.framesPerPacket)
+        stepIndices = Array(repeating: 0, count: Int(format.channelsPerFrame))
+        channelSamples = Array(repeating: 0, count: framesPerBlock)
+        codes = Array(repeating: 0, count: framesPerBlock)
+        if case .search(let width) = quality { search = IMABeamSearch(width: width, maximumLength: framesPerBlock) }
+    }
+
+    public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
+        var samples = [Int16](repeating: 0, count: frames.count)
+        for index in frames.indices { samples[index] = int16Sample(frames[index]) }
+        return samples.withUnsafeBufferPointer { encode(int16: $0, into: &output) }
+    }
+
+    /// Encodes interleaved 16-bit frames; returns the blocks appended.
+    public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
+        let blockSamples = framesPerBlock * stepIndices.count
+        var index = 0
+        var blocks = 0
+        if !pending.isEmpty {
+            let take = min(blockSamples - pending.count, frames.count)
+            pending.append(contentsOf: frames[0..<take])
+            index = take
+            if pending.count == blockSamples {
+                pending.withUnsafeBufferPointer { encodeBlock($0, into: &output) }
+                pending.removeAll(keepingCapacity: true)
+                blocks += 1
+            }
+        }
+        while frames.count - index >= blockSamples {
+            encodeBlock(UnsafeBufferPointer(rebasing: frames[index..<index + blockSamples]), into: &output)
+            index += blockSamples
+            blocks += 1
+        }
+        pending.append(contentsOf: frames[index...])
+        return blocks
+    }
+
+    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
+        let channels = stepIndices.count
+        guard !pending.isEmpty else { return (0, 0) }
+        let frames = pending.count / channels
+        let last = Array(pending[(frames - 1) * channels..<frames * channels])
+        while pending.count < framesPerBlock * channels { pending += last }
+        pending.withUnsafeBufferPointer { encodeBlock($0, into: &output) }
+        pending.removeAll(keepingCapacity: true)
+        return (1, framesPerBlock - frames)
+    }
+
+    private mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
+        let channels = stepIndices.count
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: Int(destinationFormat.bytesPerPacket)))
+        let groups = (framesPerBlock - 1) / 8
+        for channel in 0..<channels {
+            for position in 0..<framesPerBlock { channelSamples[position] = Int32(frames[position * channels + channel]) }
+            let stepIndex = encodeChannel(channel)
+            let first = UInt16(bitPattern: Int16(truncatingIfNeeded: channelSamples[0]))
+            output[start + 4 * channel] = UInt8(first & 0xFF)
+            output[start + 4 * channel + 1] = UInt8(first >> 8)
+            output[start + 4 * channel + 2] = UInt8(stepIndex)
+            output[start + 4 * channel + 3] = 0
+            for group in 0..<groups {
+                let base = start + 4 * channels + (group * channels + channel) * 4
+                for byte in 0..<4 {
+                    output[base + byte] = codes[group * 8 + 2 * byte] | codes[group * 8 + 2 * byte + 1] << 4
+                }
+            }
+        }
+    }
+
+    /// Chooses a channel's header step index and codes (for samples 1...) in `codes`; returns the index.
+    private mutating func encodeChannel(_ channel: Int) -> Int32 {
+        let count = framesPerBlock - 1
+        let estimate = channelSamples.withUnsafeBufferPointer { samples in
+            AppleIMA4.estimatedStepIndex({ samples[$0] }, count: min(framesPerBlock, 64))
+        }
+        let first = channelSamples[0]
+        let previous = started ? stepIndices[channel] : estimate
+        if channel == stepIndices.count - 1 { started = true }
+        guard var beam = search else {
+            var state = IMAChannelState(predictor: first, stepIndex: previous)
+            channelSamples.withUnsafeBufferPointer { samples in
+                codes.withUnsafeMutableBufferPointer { codes in
+                    IMACoder.with(reconstruction) { coder in
+                        _ = coder.encodeGreedy({ samples[$0 + 1] }, count: count, state: &state) { codes[$0] = $1 }
+                    }
+                }
+            }
+            stepIndices[channel] = state.stepIndex
+            return previous
+        }
+        var seedCount = 0
+        for offset in stride(from: -15, through: 12, by: 3) {
+            // The first candidate goes on from the previous block's step index; the rest bracket an estimate.
+            let candidate = offset == -15 ? previous : estimate + Int32(offset)
+            let state = IMAChannelState(predictor: first, stepIndex: min(max(candidate, 0), IMA.maximumStepIndex))
+            if !seeds[0..<seedCount].contains(state) {
+                seeds[seedCount] = state
+                seedCount += 1
+            }
+        }
+        search = nil
+        defer { search = beam }
+        let result = channelSamples.withUnsafeBufferPointer { samples in
+            codes.withUnsafeMutableBufferPointer { codes in
+                seeds.withUnsafeBufferPointer { seeds in
+                    IMACoder.with(reconstruction) { coder in
+                        beam.search({ samples[$0 + 1] }, count: count, seeds: UnsafeBufferPointer(rebasing: seeds[0..<seedCount]),
+                            coder: coder) { codes[$0] = $1 }
+                    }
+                }
+            }
+        }
+        stepIndices[channel] = result.state.stepIndex
+        return seeds[result.seed].stepIndex
     }
 }

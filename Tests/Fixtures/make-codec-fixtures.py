@@ -102,6 +102,12 @@ def main():
     add("speech-ulaw.wav", f"ffmpeg -i {SIG}/speech.wav -c:a pcm_mulaw {{out}}")
     add("music-alaw.caf", f"ffmpeg -i {SIG}/music.wav -c:a pcm_alaw {{out}}")
     add("noise-ulaw.aifc", f"ffmpeg -i {SIG}/noise.wav -c:a pcm_mulaw -f aiff {{out}}")
+    # afkit's own encodes (made after building: `swift build -c release`), decoded by FFmpeg.
+    tool = os.path.join(HERE, "../../.build/release/afkit-codec-benchmarks")
+    for quality in ["search", "fast"]:
+        name = f"afkit-speech-ima4-{quality}.caf"
+        add(name, f"{tool} encode {SIG}/speech.wav {{out}} {quality}",
+            "an afkit encode that FFmpeg decoded: the round trip through the reference decoder")
     with open(os.path.join(COD, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")

@@ -1,0 +1,160 @@
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+@Suite struct PCMTests {
+    static let layouts: [(String, StreamDescription)] = [
+        ("u8", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 8)),
+        ("s8", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 8, signed8: true)),
+        ("s16le", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 16)),
+        ("s16be", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 16, isBigEndian: true)),
+        ("s24le", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 24)),
+        ("s24be", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 24, isBigEndian: true)),
+        ("s20in24", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 20, bytesPerSample: 3)),
+        ("s32le", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 32)),
+        ("s32be", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 32, isBigEndian: true)),
+        ("f32le", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 32, isFloat: true)),
+        ("f32be", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 32, isFloat: true, isBigEndian: true)),
+        ("f64le", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 64, isFloat: true)),
+        ("f64be", .linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 64, isFloat: true, isBigEndian: true)),
+    ]
+
+    /// Bytes in a layout whose values survive Float32 (integers of at most 24 significant bits).
+    func representableBytes(_ format: StreamDescription, frames: Int) -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        var floats: [Float] = (0..<frames * 2).map { _ in Float(Int32.random(in: -(1 << 23)..<(1 << 23), using: &random)) / Float(1 << 23) }
+        floats += [-1, 0, Float(32767) / 32768, Float(127) / 128]
+        let bits = min(Int(format.bitsPerChannel), 24)
+        if !format.formatFlags.contains(.isFloat) {
+            // Keep only what the layout's bits hold, so the encode below is exact.
+            let scale = Float(1 << (bits - 1))
+            floats = floats.map { (($0 * scale).rounded(.down)) / scale }
+        }
+        var encoder = try? PCMEncoder(format: format)
+        var bytes: [UInt8] = []
+        _ = try? encoder?.encode(floats, into: &bytes)
+        return bytes
+    }
+
+    @Test(arguments: layouts.map(\.0))
+    func losslessRoundTrip(_ name: String) throws {
+        let format = try #require(Self.layouts.first { $0.0 == name }?.1)
+        let bytes = representableBytes(format, frames: 500)
+        #expect(!bytes.isEmpty)
+        var decoder = try PCMDecoder(format: format)
+        var floats: [Float] = []
+        let frames = try decoder.decode(bytes, packetCount: bytes.count / Int(format.bytesPerFrame), appendingTo: &floats)
+        #expect(frames * Int(format.bytesPerFrame) == bytes.count)
+        var encoder = try PCMEncoder(format: format)
+        var again: [UInt8] = []
+        _ = try encoder.encode(floats, into: &again)
+        #expect(again == bytes)
+    }
+
+    @Test func scalingAtTheExtremes() throws {
+        func decode(_ bytes: [UInt8], _ format: StreamDescription) throws -> [Float] {
+            var decoder = try PCMDecoder(format: format)
+            var out: [Float] = []
+            _ = try decoder.decode(bytes, packetCount: bytes.count / Int(format.bytesPerFrame), appendingTo: &out)
+            return out
+        }
+        let u8 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 8)
+        #expect(try decode([0, 128, 255], u8) == [-1, 0, Float(127) / 128])
+        let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: true)
+        #expect(try decode([0x80, 0x00, 0x7F, 0xFF, 0xFF, 0xFF], s16) == [-1, Float(32767) / 32768, -Float(1) / 32768])
+        let s24 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 24)
+        #expect(try decode([0x00, 0x00, 0x80, 0xFF, 0xFF, 0x7F], s24) == [-1, Float(8_388_607) / 8_388_608])
+    }
+
+    @Test func roundingAndClipping() throws {
+        let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16)
+        var encoder = try PCMEncoder(format: s16)
+        var bytes: [UInt8] = []
+        let lsb = Float(1) / 32768
+        _ = try encoder.encode([1.5, -2, 1, 0.5 * lsb, 1.5 * lsb, -0.5 * lsb, 0.49 * lsb, .infinity, -.infinity], into: &bytes)
+        let values = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        #expect(values == [32767, -32768, 32767, 0, 2, 0, 0, 32767, -32768])
+        let u8 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 8)
+        var encoder8 = try PCMEncoder(format: u8)
+        bytes = []
+        _ = try encoder8.encode([-1, 0, 1, 2, -2], into: &bytes)
+        #expect(bytes == [0, 128, 255, 255, 0])
+    }
+
+    @Test func ditherDecorrelatesQuietSignalsAndStaysWithinOneLSB() throws {
+        let s16 = StreamDescription.linearPCM(sampleRate: 48000, channels: 1, bitsPerChannel: 16)
+        let lsb = Float(1) / 32768
+        // A sine of 0.3 LSB: plain rounding erases it; dither keeps it, on average.
+        let sine: [Float] = (0..<48000).map { 0.3 * lsb * Float(sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
+        var plain = try PCMEncoder(format: s16)
+        var dithered = try PCMEncoder(format: s16, dither: true)
+        var plainBytes: [UInt8] = []
+        var ditheredBytes: [UInt8] = []
+        _ = try plain.encode(sine, into: &plainBytes)
+        _ = try dithered.encode(sine, into: &ditheredBytes)
+        func samples(_ bytes: [UInt8]) -> [Double] {
+            stride(from: 0, to: bytes.count, by: 2).map { Double(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+        }
+        #expect(samples(plainBytes).allSatisfy { $0 == 0 })
+        let output = samples(ditheredBytes)
+        // The error is at most 1.5 LSB (±1 of dither, ±0.5 of rounding) and averages to zero.
+        let errors = zip(output, sine).map { $0 - Double($1 / lsb) }
+        #expect(errors.allSatisfy { abs($0) <= 1.5 })
+        #expect(abs(errors.reduce(0, +) / Double(errors.count)) < 0.02)
+        // The tone survives: correlation with the input is clearly positive.
+        let correlation = zip(output, sine).map { $0 * Double($1) }.reduce(0, +)
+        #expect(correlation > 0)
+        // Deterministic: the same seed gives the same bytes.
+        var again = try PCMEncoder(format: s16, dither: true)
+        var againBytes: [UInt8] = []
+        _ = try again.encode(sine, into: &againBytes)
+        #expect(againBytes == ditheredBytes)
+    }
+
+    @Test func ditherPolicy() {
+        let f32 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 32, isFloat: true)
+        let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16)
+        let s24 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 24)
+        #expect(PCM.shouldDither(from: f32, to: s16))
+        #expect(PCM.shouldDither(from: s24, to: s16))
+        #expect(!PCM.shouldDither(from: s16, to: s16))
+        #expect(!PCM.shouldDither(from: s16, to: s24))
+        #expect(!PCM.shouldDither(from: s24, to: f32))
+    }
+
+    /// afkit's PCM decoder and libsndfile's float reader agree on every PCM fixture.
+    @Test(arguments: ["wav/pcm-u8-mono.wav", "wav/pcm-s16-stereo.wav", "wav/pcm-s24-stereo.wav", "wav/pcm-s32-mono.wav",
+        "wav/float32-stereo.wav", "wav/float64-mono.wav", "aiff/pcm-s8-mono.aiff", "aiff/pcm-s24-mono.aiff",
+        "aiff/sowt.aifc", "aiff/fl64.aifc", "caf/pcm-s16be-mono.caf", "caf/pcm-s24le-stereo.caf", "caf/float32-stereo.caf"])
+    func agreesWithLibsndfile(_ name: String) throws {
+        let path = CodecFixtures.path(name)
+        let file = try AudioFile(path: path)
+        var decoder = try makeDecoder(for: file.dataFormat)
+        var ours: [Float] = []
+        _ = try decoder.decode(try file.readAudioBytes(), packetCount: Int(file.packetCount), appendingTo: &ours)
+        let theirs = try SoundFile(path: path).readFloat()
+        #expect(ours.count == theirs.count)
+        let worst = zip(ours, theirs).map { abs($0 - $1) }.max() ?? 0
+        // libsndfile converts 32-bit integers through double; the rest are exact.
+        #expect(worst <= (name.contains("s32") ? 1e-7 : 0), "\(name): largest difference \(worst)")
+    }
+
+    @Test func g711ThroughTheProtocol() throws {
+        for id in [FourCharCode.ulaw, .alaw] {
+            let format = StreamDescription.g711(id, sampleRate: 8000, channels: 2)
+            var encoder = G711Encoder(format: format)
+            var bytes: [UInt8] = []
+            let input: [Float] = (0..<2000).map { Float(sin(Double($0) * 0.05)) * 0.8 }
+            #expect(try encoder.encode(input, into: &bytes) == 1000)
+            var decoder = try makeDecoder(for: format)
+            var output: [Float] = []
+            _ = try decoder.decode(bytes, packetCount: 1000, appendingTo: &output)
+            let reference = input.map { Int16(($0 * 32768).rounded()) }
+            let snr = signalToNoise(reference, output.map { Int16(($0 * 32768).rounded()) })
+            #expect(snr > 35, "\(id): \(snr) dB")
+        }
+    }
+}
