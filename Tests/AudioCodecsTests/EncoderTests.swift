@@ -166,3 +166,40 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         #expect(snr > (quality == "search" ? trellis : plain - 0.5), "\(quality): \(snr) dB")
     }
 }
+
+@Suite struct RecordedSNRTests {
+    static var floors: [String: [String: [String: Double]]] {
+        let data = (try? Data(contentsOf: CodecFixtures.root.appendingPathComponent("signals/afkit-snr-floor.json"))) ?? Data()
+        let all = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return all["floors"] as? [String: [String: [String: Double]]] ?? [:]
+    }
+
+    /// Every encoder reaches at least the SNR that BENCHMARKS.md records for it.
+    @Test(arguments: ["speech", "music", "noise"])
+    func encodersKeepTheirRecordedSNR(_ signal: String) throws {
+        let floors = Self.floors
+        #expect(floors.count == 4)
+        let (samples, _) = try CodecFixtures.signal(signal)
+        for (name, quality) in [("ima4 fast", IMAEncodingQuality.fast), ("ima4 search", .best)] {
+            let (decoded, _, _) = try ima4RoundTrip(samples, channels: 1, quality: quality)
+            let floor = try #require(floors[name]?[signal])
+            #expect(signalToNoise(samples, decoded) >= floor["snr"] ?? .infinity, "\(name)")
+            #expect(segmentalSignalToNoise(samples, decoded, frame: 441) >= floor["segmentalSNR"] ?? .infinity, "\(name)")
+        }
+        for (name, quality) in [("wav ima-adpcm fast, reference decoder", IMAEncodingQuality.fast),
+            ("wav ima-adpcm search, reference decoder", .best)]
+        {
+            let format = IMAADPCMWAVE.format(sampleRate: 22050, channels: 1)
+            var encoder = try IMAADPCMWAVEEncoder(format: format, quality: quality)
+            var blocks: [UInt8] = []
+            _ = samples.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &blocks) }
+            _ = try encoder.finish(into: &blocks)
+            var decoder = try IMAADPCMWAVEDecoder(format: format, reconstruction: .shiftAndAdd)
+            var output: [Float] = []
+            _ = try decoder.decode(blocks, packetCount: blocks.count / Int(format.bytesPerPacket), appendingTo: &output)
+            let decoded = output.map { Int16(($0 * 32768).rounded()) }
+            let floor = try #require(floors[name]?[signal])
+            #expect(signalToNoise(samples, decoded) >= floor["snr"] ?? .infinity, "\(name)")
+        }
+    }
+}
