@@ -71,6 +71,15 @@ public struct PCMEncoder: AudioEncoder {
         self.dither = dither && !layout.isFloat ? TPDFDither(seed: seed) : nil
     }
 
+    /// An encoder for audio decoded from `source`: dithered exactly when the conversion loses bits
+    /// (``PCM/shouldDither(from:to:)``), so float to 16-bit is dithered and lossless paths are not.
+    public init(format: StreamDescription, convertingFrom source: StreamDescription) throws {
+        try self.init(format: format, dither: PCM.shouldDither(from: source, to: format))
+    }
+
+    /// Whether this encoder adds dither.
+    public var isDithering: Bool { dither != nil }
+
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
         let channels = Int(destinationFormat.channelsPerFrame)
         let count = frames.count / channels * channels

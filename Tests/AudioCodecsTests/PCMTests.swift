@@ -123,6 +123,9 @@ import Testing
         #expect(!PCM.shouldDither(from: s16, to: s16))
         #expect(!PCM.shouldDither(from: s16, to: s24))
         #expect(!PCM.shouldDither(from: s24, to: f32))
+        #expect(try PCMEncoder(format: s16, convertingFrom: f32).isDithering)
+        #expect(try !PCMEncoder(format: s16, convertingFrom: s16).isDithering)
+        #expect(try !PCMEncoder(format: s24, convertingFrom: s16).isDithering)
     }
 
     /// afkit's PCM decoder and libsndfile's float reader agree on every PCM fixture.
