@@ -114,7 +114,7 @@ import Testing
         #expect(againBytes == ditheredBytes)
     }
 
-    @Test func ditherPolicy() {
+    @Test func ditherPolicy() throws {
         let f32 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 32, isFloat: true)
         let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16)
         let s24 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 24)
