@@ -8,10 +8,8 @@ public final class AudioFile {
     /// What the parser found, settled to what the file really holds.
     public let properties: StreamProperties
     private let file: ReadableFile
-    /// Where each packet starts, relative to the data offset, where packets vary in size; one extra
-    /// entry holds the end.
-    private let packetOffsets: [Int64]?
-    private let packetFrames: [UInt32]?
+    /// Every packet with its absolute offset, where packets vary (CAF `pakt`, MPEG and ADTS frames).
+    private let packetTable: [PacketDescription]?
 
     /// Opens and parses a file.
     public init(path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()) throws {
@@ -32,21 +30,25 @@ public final class AudioFile {
             try buffer.withUnsafeBytes { try stream.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) { _ in } }
         }
         try stream.finish()
-        properties = stream.properties
-        if let context = stream.parser?.context, let sizes = context.packetSizes {
-            var offsets: [Int64] = []
-            offsets.reserveCapacity(sizes.count + 1)
-            var offset: Int64 = 0
-            for size in sizes.prefix(Int(properties.audioDataPacketCount ?? 0)) {
-                offsets.append(offset)
+        let properties = stream.properties
+        self.properties = properties
+        let count = Int(properties.audioDataPacketCount ?? 0)
+        if let index = stream.parser?.context.packetIndex {
+            packetTable = Array(index.prefix(count))
+        } else if let context = stream.parser?.context, context.packetSizes != nil || context.packetFrames != nil {
+            var table: [PacketDescription] = []
+            table.reserveCapacity(count)
+            var offset = properties.dataOffset ?? 0
+            for packet in 0..<Int64(count) {
+                let size = context.packetSize(packet) ?? 0
+                table.append(PacketDescription(startOffset: offset, variableFramesInPacket: context.packetFrameCount(packet),
+                    dataByteSize: UInt32(size)))
                 offset += Int64(size)
             }
-            offsets.append(offset)
-            packetOffsets = offsets
+            packetTable = table
         } else {
-            packetOffsets = nil
+            packetTable = nil
         }
-        packetFrames = stream.parser?.context.packetFrames
     }
 
     /// Packets in the file.
@@ -63,16 +65,9 @@ public final class AudioFile {
         guard packet >= 0, packet < packetCount else {
             throw AudioFileError.invalidPacket("\(path): packet \(packet) of \(packetCount) does not exist", offset: nil)
         }
-        let dataOffset = properties.dataOffset ?? 0
-        let frames = packetFrames.map { $0[Int(packet)] } ?? 0
-        if let offsets = packetOffsets {
-            let start = offsets[Int(packet)]
-            return PacketDescription(startOffset: dataOffset + start, variableFramesInPacket: frames,
-                dataByteSize: UInt32(offsets[Int(packet) + 1] - start))
-        }
+        if let table = packetTable { return table[Int(packet)] }
         let size = Int64(dataFormat.bytesPerPacket)
-        return PacketDescription(startOffset: dataOffset + packet * size, variableFramesInPacket: frames,
-            dataByteSize: UInt32(size))
+        return PacketDescription(startOffset: (properties.dataOffset ?? 0) + packet * size, dataByteSize: UInt32(size))
     }
 
     /// Reads `count` packets from `start` (fewer at the end): their bytes and descriptions, offsets

@@ -104,6 +104,11 @@ public struct AudioFileStream {
                 tailOffset = pendingSeek ?? streamPosition
                 tail.removeAll(keepingCapacity: true)
                 pendingSeek = nil
+                if var parser = self.parser {
+                    self.parser = nil
+                    parser.discontinuity()
+                    self.parser = parser
+                }
             }
             try feed(bytes, handler)
         } catch let error as AudioFileError {
@@ -138,6 +143,15 @@ public struct AudioFileStream {
             guard var parser = self.parser else {
                 throw AudioFileError.unsupportedFileType("the stream is empty", offset: 0)
             }
+            // The unconsumed tail, seen once more as the end of the stream.
+            if !tail.isEmpty {
+                let bytes = tail
+                let consumed = try bytes.withUnsafeBytes { try run($0, baseOffset: tailOffset, atEnd: true, handler) }
+                tail.removeFirst(consumed)
+                tailOffset += Int64(consumed)
+                guard let updated = self.parser else { return }
+                parser = updated
+            }
             self.parser = nil
             defer { self.parser = parser }
             try parser.finish(endOffset: streamPosition, unconsumed: tail.count)
@@ -160,7 +174,7 @@ public struct AudioFileStream {
         defer { self.parser = parser }
         let offset = try parser.resume(atPacket: packet)
         pendingSeek = offset
-        return (offset, false)
+        return (offset, parser.isEstimatingSeeks)
     }
 
     /// The first frame of a packet, where packets have a constant frame count.
@@ -229,13 +243,14 @@ public struct AudioFileStream {
         defer { self.parser = parser }
         var cursor = ByteCursor(bytes, baseOffset: baseOffset)
         while true {
-            switch try parser.next(&cursor) {
+            switch try parser.next(&cursor, atEnd: atEnd) {
             case .property(let id):
                 try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
                 try deliver(run, input: bytes, context: parser.context, handler)
             case .needMore(let count):
                 needed = count
+                if atEnd { return cursor.remaining == 0 ? cursor.position : cursor.position }
                 return cursor.position
             }
         }

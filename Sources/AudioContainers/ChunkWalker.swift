@@ -143,6 +143,9 @@ struct ParseContext {
     var announcedReady = false
     /// Audio held while waiting for a format or packet table (streaming mode).
     var retained: [UInt8] = []
+    /// Every packet, with absolute offsets, where the parser keeps an index (elementary streams in
+    /// indexing mode).
+    var packetIndex: [PacketDescription]?
     var replayRetained = false
     var replayIndex = 0
 

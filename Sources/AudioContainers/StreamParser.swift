@@ -3,7 +3,8 @@ import AudioFormats
 /// What ``AudioFileStream`` needs from one container's incremental parser.
 protocol StreamParser {
     var context: ParseContext { get }
-    mutating func next(_ cursor: inout ByteCursor) throws -> ParserStep
+    /// One step; `atEnd` says no bytes will follow those in `cursor` (the stream's last call).
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep
     mutating func finish(endOffset: Int64, unconsumed: Int) throws
     var skippableByteCount: Int64 { get }
     mutating func skip(_ count: Int64)
@@ -11,10 +12,20 @@ protocol StreamParser {
     mutating func resume(atPacket packet: Int64) throws -> Int64
     /// Drains announcements made outside `next` (at `finish`).
     mutating func nextAnnouncement() -> StreamPropertyID?
+    /// The next bytes do not follow the previous ones.
+    mutating func discontinuity()
+    /// Whether ``resume(atPacket:)`` gives estimates rather than exact offsets.
+    var isEstimatingSeeks: Bool { get }
 }
 
 extension ChunkWalker: StreamParser {
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
+
+    mutating func discontinuity() {}
+
+    var isEstimatingSeeks: Bool { false }
 
     mutating func resume(atPacket packet: Int64) throws -> Int64 {
         guard context.announcedReady, let dataOffset = context.properties.dataOffset else {
@@ -64,6 +75,7 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
     if first == CAF.fileType { return ChunkWalker<CAF.Container>(mode: mode, limits: limits) }
     guard bytes.count >= 12 else {
         if atEnd {
+            if bytes.count >= 4 { return ElementaryStreamParser(mode: mode, limits: limits, hint: hint) }
             throw AudioFileError.unsupportedFileType(
                 "the stream is \(bytes.count) bytes long: too short for any audio file", offset: 0)
         }
@@ -77,9 +89,12 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
     case let riff? where [WAVE.ChunkType.RIFF, WAVE.ChunkType.RF64, WAVE.ChunkType.BW64].contains(riff)
         && form == WAVE.ChunkType.WAVE:
         return ChunkWalker<WAVE.Container>(mode: mode, limits: limits)
-    default:
+    case AIFF.ChunkType.FORM?, WAVE.ChunkType.RIFF?, WAVE.ChunkType.RF64?, WAVE.ChunkType.BW64?:
         throw AudioFileError.unsupportedFileType(
-            "the stream is not a CAF, AIFF, AIFF-C, WAV or RF64 file (it starts with \(first.map { "'\($0)'" } ?? "?"))",
+            "the stream is a '\(first.map { "\($0)" } ?? "")' file of form '\(form.map { "\($0)" } ?? "")', not audio afkit reads",
             offset: 0)
+    default:
+        // MPEG audio or ADTS, perhaps behind tags or junk: the frames themselves decide.
+        return ElementaryStreamParser(mode: mode, limits: limits, hint: hint)
     }
 }

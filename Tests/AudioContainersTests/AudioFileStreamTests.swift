@@ -79,9 +79,22 @@ import Testing
 
     @Test func errorsAreSticky() {
         var stream = AudioFileStream()
-        let junk = [UInt8](repeating: 0x41, count: 64)
-        #expect(throws: AudioFileError.self) { try stream.parse(junk) { _ in } }
-        #expect(throws: AudioFileError.self) { try stream.parse(junk) { _ in } }
+        var bytes = Fixture.named("caf/pcm-s16le-stereo.caf").bytes
+        bytes[44] = 0  // zero channels
+        bytes[45] = 0
+        bytes[46] = 0
+        bytes[47] = 0
+        #expect(throws: AudioFileError.self) { try stream.parse(bytes) { _ in } }
+        #expect(throws: AudioFileError.self) { try stream.parse(bytes) { _ in } }
+        #expect(throws: AudioFileError.self) { try stream.finish() }
+    }
+
+    /// Junk might still lead to MPEG frames, so it is an error only once the stream ends without any.
+    @Test func junkIsUnsupportedAtTheEnd() throws {
+        var stream = AudioFileStream()
+        try stream.parse([UInt8](repeating: 0x41, count: 64)) { _ in }
+        #expect(throws: AudioFileError.unsupportedFileType(
+            "the stream holds no MPEG audio or ADTS frame and is no known container", offset: 0)) { try stream.finish() }
     }
 
     @Test func asyncSequenceOfChunks() async throws {

@@ -1,0 +1,121 @@
+import AudioFormats
+
+/// AAC in ADTS (Audio Data Transport Stream) framing: frame headers, the AudioSpecificConfig that
+/// describes the stream, and the ES descriptor form that CAF (`kuki`) and MP4 (`esds`) carry.
+/// The stream machinery is ``ElementaryStreamParser``, shared with MPEG audio.
+public enum ADTS {
+    // Fixed and variable header, 56 bits (72 with CRC), most significant first:
+    //
+    //   AAAAAAAA AAAABCCD EEFFFFGH HHIJKLMM MMMMMMMM MMMOOOOO OOOOOOPP (QQQQQQQQ QQQQQQQQ)
+    //   A sync (12 ones)   B MPEG version (0 MPEG-4, 1 MPEG-2)   C layer (00)   D protection absent
+    //   E profile (audio object type − 1)   F sampling frequency index   G private
+    //   H channel configuration   I original   J home   K copyright id bit   L copyright id start
+    //   M frame length (13 bits, header included)   O buffer fullness (11 bits)
+    //   P raw data blocks in the frame − 1   Q CRC, when protection is not absent
+
+    /// Sampling frequencies by index.
+    public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000,
+        7350]
+
+    /// One ADTS frame header.
+    public struct FrameHeader: Hashable, Sendable {
+        public var isMPEG2: Bool
+        public var hasCRC: Bool
+        /// MPEG-4 audio object type (2 is AAC-LC).
+        public var objectType: Int
+        public var sampleRateIndex: Int
+        public var channelConfiguration: Int
+        /// Bytes of the whole frame, header included.
+        public var frameLength: Int
+        public var bufferFullness: Int
+        public var rawDataBlocks: Int
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= 7, bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 else { return nil }
+            isMPEG2 = bytes[1] & 0x08 != 0
+            hasCRC = bytes[1] & 1 == 0
+            objectType = Int(bytes[2] >> 6) + 1
+            sampleRateIndex = Int((bytes[2] >> 2) & 0x0F)
+            channelConfiguration = Int((bytes[2] & 1) << 2 | bytes[3] >> 6)
+            frameLength = Int(bytes[3] & 3) << 11 | Int(bytes[4]) << 3 | Int(bytes[5] >> 5)
+            bufferFullness = Int(bytes[5] & 0x1F) << 6 | Int(bytes[6] >> 2)
+            rawDataBlocks = Int(bytes[6] & 3) + 1
+            guard sampleRateIndex < ADTS.sampleRates.count, frameLength >= headerLength else { return nil }
+        }
+
+        /// Bytes before the raw data: 7, or 9 with the CRC.
+        public var headerLength: Int { hasCRC ? 9 : 7 }
+        public var sampleRate: Int { ADTS.sampleRates[sampleRateIndex] }
+        /// Channels of the channel configuration (configuration 7 is 7.1: 8 channels; 0 means a program
+        /// config element inside the stream says).
+        public var channels: Int { channelConfiguration == 7 ? 8 : channelConfiguration }
+
+        func continues(_ other: FrameHeader) -> Bool {
+            objectType == other.objectType && sampleRateIndex == other.sampleRateIndex
+                && channelConfiguration == other.channelConfiguration
+        }
+
+        /// The AudioSpecificConfig Apple builds for the stream: object type, frequency index, channel
+        /// configuration, then GASpecificConfig with every flag clear (2 bytes).
+        public var audioSpecificConfig: [UInt8] {
+            let bits = UInt16(objectType) << 11 | UInt16(sampleRateIndex) << 7 | UInt16(channelConfiguration) << 3
+            return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+        }
+
+        var streamDescription: StreamDescription {
+            StreamDescription(sampleRate: Double(sampleRate), formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
+                bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
+        }
+    }
+
+    /// An MPEG-4 ES descriptor wrapping an AudioSpecificConfig, as a CAF `kuki` or the body of an MP4
+    /// `esds` box holds it (descriptor lengths in the four-byte form Apple writes).
+    public static func elementaryStreamDescriptor(audioSpecificConfig: [UInt8], maximumBitrate: Int = 0,
+        averageBitrate: Int = 0, bufferSize: Int = 0) -> [UInt8]
+    {
+        func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
+            let length = body.count
+            return [tag, 0x80 | UInt8(length >> 21 & 0x7F), 0x80 | UInt8(length >> 14 & 0x7F),
+                0x80 | UInt8(length >> 7 & 0x7F), UInt8(length & 0x7F)] + body
+        }
+        var decoderConfig: [UInt8] = [0x40, 0x15]  // MPEG-4 audio; audio stream, not upstream, reserved bit
+        decoderConfig += [UInt8(bufferSize >> 16 & 0xFF), UInt8(bufferSize >> 8 & 0xFF), UInt8(bufferSize & 0xFF)]
+        decoderConfig.appendInteger(UInt32(clamping: maximumBitrate), endianness: .big)
+        decoderConfig.appendInteger(UInt32(clamping: averageBitrate), endianness: .big)
+        decoderConfig += descriptor(0x05, audioSpecificConfig)
+        let body: [UInt8] = [0, 0, 0] + descriptor(0x04, decoderConfig) + descriptor(0x06, [0x02])
+        return descriptor(0x03, body)
+    }
+
+    /// The AudioSpecificConfig inside an ES descriptor, or `nil`.
+    public static func audioSpecificConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> [UInt8]? {
+        var index = 0
+        func length() -> Int? {
+            var value = 0
+            for _ in 0..<4 {
+                guard index < bytes.count else { return nil }
+                let byte = bytes[index]
+                index += 1
+                value = value << 7 | Int(byte & 0x7F)
+                if byte & 0x80 == 0 { return value }
+            }
+            return value
+        }
+        guard bytes.first == 0x03 else { return nil }
+        index = 1
+        guard length() != nil, index + 3 <= bytes.count else { return nil }
+        let flags = bytes[index + 2]
+        index += 3
+        if flags & 0x80 != 0 { index += 2 }
+        if flags & 0x40 != 0, index < bytes.count { index += 1 + Int(bytes[index]) }
+        if flags & 0x20 != 0 { index += 2 }
+        guard index < bytes.count, bytes[index] == 0x04 else { return nil }
+        index += 1
+        guard length() != nil else { return nil }
+        index += 13
+        guard index < bytes.count, bytes[index] == 0x05 else { return nil }
+        index += 1
+        guard let size = length(), index + size <= bytes.count else { return nil }
+        return Array(bytes[index..<index + size])
+    }
+}

@@ -1,0 +1,408 @@
+import AudioFormats
+
+/// The push parser for streams of self-synchronizing frames: MPEG audio and ADTS. Like the shared
+/// chunk walker of the chunked containers, it holds what both have in common:
+///
+/// - ID3v2 tags anywhere, ID3v1 and APEv2 tags are skipped (their text is reported as metadata);
+/// - a frame is accepted only when the header right after it parses and belongs to the same stream
+///   (same version, layer and rate; same profile, rate and channels), or a tag or the end follows;
+/// - anything else is skipped a byte at a time (resync), and noted;
+/// - the stream's parameters are fixed by its first frame: a header that changes them is not a frame;
+/// - a free-format MPEG frame's length is measured to the next matching header;
+/// - a last frame cut short is not a packet, and marks the stream truncated.
+struct ElementaryStreamParser: StreamParser {
+    enum Header {
+        case mpeg(MPEGAudio.FrameHeader)
+        case adts(ADTS.FrameHeader)
+    }
+
+    var context: ParseContext
+    private let hint: FileType?
+    private var mpeg: MPEGAudio.FrameHeader?
+    private var adts: ADTS.FrameHeader?
+    private var skipRemaining: Int64 = 0
+    private var checkedFirstFrame = false
+    private(set) var encoderHeader: MPEGAudio.EncoderHeader?
+    private var firstAudioOffset: Int64?
+    private var lastFrameEnd: Int64?
+    private var largestPacket = 0
+    private var garbageStart: Int64?
+    private var garbageBytes: Int64 = 0
+    private var bytesSinceFrame: Int64 = 0
+    /// After a discontinuity, the packet numbering resumes here.
+    private(set) var resumedPacket: Int64?
+
+    /// How far to look for the next header of a free-format frame.
+    static let freeFormatWindow = 8192
+    /// How far into a stream to look for a first frame before giving up on it.
+    static let maximumLeadingBytes: Int64 = 1 << 20
+
+    init(mode: ParseMode, limits: ParserLimits, hint: FileType?) {
+        context = ParseContext(mode: mode, limits: limits)
+        self.hint = hint
+        if mode == .indexing { context.packetIndex = [] }
+    }
+
+    var skippableByteCount: Int64 { skipRemaining }
+
+    mutating func skip(_ count: Int64) { skipRemaining = max(skipRemaining - count, 0) }
+
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    mutating func discontinuity() {
+        skipRemaining = 0
+        endGarbage(at: nil)
+    }
+
+    private var containerName: String { context.properties.fileType == .adts ? "adts" : "mp3" }
+
+    // MARK: Parsing
+
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+        while true {
+            if let id = context.nextAnnouncement() { return .property(id) }
+            if skipRemaining > 0 {
+                let count = Int(min(Int64(cursor.remaining), skipRemaining))
+                _ = cursor.skip(count)
+                skipRemaining -= Int64(count)
+                if skipRemaining > 0 { return .needMore(cursor.remaining + 1) }
+            }
+            guard cursor.remaining > 0 else { return .needMore(1) }
+            if mpeg == nil && adts == nil && cursor.absoluteOffset >= Self.maximumLeadingBytes {
+                throw AudioFileError.unsupportedFileType(
+                    "the first \(Self.maximumLeadingBytes) bytes hold no MPEG audio or ADTS frame and no known container",
+                    offset: 0)
+            }
+            let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
+            let offset = cursor.absoluteOffset
+            switch bytes[0] {
+            case 0x49:  // "ID3"
+                if let step = try skipID3(&cursor, atEnd: atEnd) { return step }
+                continue
+            case 0x54:  // "TAG"
+                if bytes.count < 3 && !atEnd { return .needMore(3) }
+                if bytes.count >= 3 && bytes[1] == 0x41 && bytes[2] == 0x47 {
+                    if bytes.count < ID3.version1Size {
+                        if !atEnd { return .needMore(ID3.version1Size) }
+                    } else {
+                        endGarbage(at: offset)
+                        mergeMetadata(ID3.version1Fields(bytes))
+                        context.properties.trace.append(offset: offset, chunk: "TAG ", size: 128, "ID3v1 tag")
+                        _ = cursor.skip(ID3.version1Size)
+                        continue
+                    }
+                }
+            case 0x41:  // "APETAGEX"
+                if bytes.count < 32 && !atEnd { return .needMore(32) }
+                if bytes.count >= 32, Array(bytes[0..<8]) == Array("APETAGEX".utf8) {
+                    endGarbage(at: offset)
+                    var reader = ByteCursor(bytes)
+                    let size = Int64(reader.getInteger(at: 12, endianness: .little, as: UInt32.self) ?? 0)
+                    let flags = reader.getInteger(at: 20, endianness: .little, as: UInt32.self) ?? 0
+                    let isHeader = flags & (1 << 29) != 0
+                    let total = isHeader ? 32 + size : 32
+                    context.properties.trace.append(offset: offset, chunk: "APE ", size: total, "APEv2 tag skipped")
+                    _ = cursor.skip(32)
+                    skipRemaining = total - 32
+                    continue
+                }
+            case 0xFF:
+                if let step = try frame(&cursor, atEnd: atEnd) { return step }
+                continue
+            default:
+                break
+            }
+            // Not a frame, not a tag: skip to the next byte that could start one.
+            if garbageStart == nil { garbageStart = offset }
+            var skip = 1
+            while skip < bytes.count, ![0xFF, 0x49, 0x54, 0x41].contains(bytes[skip]) { skip += 1 }
+            garbageBytes += Int64(skip)
+            _ = cursor.skip(skip)
+        }
+    }
+
+    /// An ID3v2 tag: read whole (for its text) when small, else stepped over.
+    private mutating func skipID3(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+        let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
+        if bytes.count < ID3.headerSize && !atEnd { return .needMore(ID3.headerSize) }
+        guard let header = ID3.header(bytes) else {
+            garbage(&cursor)
+            return nil
+        }
+        let offset = cursor.absoluteOffset
+        endGarbage(at: offset)
+        let total = header.totalSize
+        if total <= context.limits.maximumMetadataChunkBytes {
+            if bytes.count < total {
+                if !atEnd { return .needMore(total) }
+                context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total), "cut short by the end")
+                _ = cursor.skip(bytes.count)
+                return nil
+            }
+            mergeMetadata(ID3.textFrames(UnsafeRawBufferPointer(rebasing: bytes[0..<total])))
+            context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
+                "ID3v2.\(header.majorVersion) tag")
+            _ = cursor.skip(total)
+        } else {
+            context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
+                "ID3v2 tag too large to read; skipped")
+            _ = cursor.skip(ID3.headerSize)
+            skipRemaining = Int64(total - ID3.headerSize)
+        }
+        return nil
+    }
+
+    private mutating func mergeMetadata(_ fields: [String: String]) {
+        guard !fields.isEmpty else { return }
+        for (key, value) in fields where context.properties.infoDictionary[key] == nil {
+            context.properties.infoDictionary[key] = value
+        }
+        context.announce(.infoDictionary)
+    }
+
+    private mutating func garbage(_ cursor: inout ByteCursor) {
+        if garbageStart == nil { garbageStart = cursor.absoluteOffset }
+        garbageBytes += 1
+        _ = cursor.skip(1)
+    }
+
+    private mutating func endGarbage(at offset: Int64?) {
+        guard let start = garbageStart else { return }
+        context.properties.trace.append(offset: start, size: garbageBytes,
+            "\(garbageBytes) bytes that are not frames skipped" + (mpeg != nil || adts != nil ? " (resync)" : ""))
+        garbageStart = nil
+        garbageBytes = 0
+    }
+
+    /// Parses a frame header at the cursor, if one is there, for the stream's kind.
+    private func header(at bytes: UnsafeRawBufferPointer) -> Header? {
+        if bytes.count >= 2 && bytes[1] & 0xF6 == 0xF0 {
+            guard mpeg == nil, let header = ADTS.FrameHeader(bytes) else { return nil }
+            if let stream = adts, !stream.continues(header) { return nil }
+            return .adts(header)
+        }
+        guard adts == nil, let header = MPEGAudio.FrameHeader(bytes) else { return nil }
+        if let stream = mpeg, !stream.continues(header) { return nil }
+        return .mpeg(header)
+    }
+
+    /// Whether the bytes at `next` confirm a frame ending there: a header of the same stream, or a tag.
+    private func confirms(_ bytes: UnsafeRawBufferPointer, first: Header) -> Bool {
+        guard bytes.count >= 3 else { return false }
+        if bytes[0] == 0x49 && bytes[1] == 0x44 && bytes[2] == 0x33 { return true }
+        if bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47 { return true }
+        if bytes.count >= 8 && Array(bytes[0..<8]) == Array("APETAGEX".utf8) { return true }
+        switch (first, header(at: bytes)) {
+        case (.mpeg(let a), .mpeg(let b)?): return a.continues(b)
+        case (.adts(let a), .adts(let b)?): return a.continues(b)
+        default: return false
+        }
+    }
+
+    private mutating func frame(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+        let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
+        let headerBytes = bytes.count >= 2 && bytes[1] & 0xF6 == 0xF0 ? 7 : 4
+        if bytes.count < headerBytes {
+            if !atEnd { return .needMore(headerBytes) }
+            garbage(&cursor)
+            return nil
+        }
+        guard let header = header(at: bytes) else {
+            garbage(&cursor)
+            return nil
+        }
+        // The frame's length: from the header, or measured to the next matching header (free format).
+        var length: Int
+        switch header {
+        case .adts(let adts): length = adts.frameLength
+        case .mpeg(let mpeg):
+            if let fixed = mpeg.frameLength {
+                length = fixed
+            } else {
+                let minimum = mpeg.xingOffset
+                var found: Int?
+                var probe = minimum
+                while probe + 4 <= min(bytes.count, Self.freeFormatWindow) {
+                    if bytes[probe] == 0xFF, let next = MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: bytes[probe...])),
+                        mpeg.continues(next), next.channelMode == mpeg.channelMode
+                    {
+                        found = probe
+                        break
+                    }
+                    probe += 1
+                }
+                if let found {
+                    length = found
+                } else if bytes.count < Self.freeFormatWindow && !atEnd {
+                    return .needMore(min(bytes.count * 2 + 64, Self.freeFormatWindow))
+                } else if atEnd && bytes.count > minimum {
+                    length = bytes.count
+                } else {
+                    garbage(&cursor)
+                    return nil
+                }
+            }
+        }
+        let nextHeaderBytes = 8
+        if bytes.count < length + nextHeaderBytes && !atEnd { return .needMore(length + nextHeaderBytes) }
+        if bytes.count < length {
+            // The end comes inside the frame. A confirmed stream's last frame is cut short; anything else
+            // is not a frame.
+            if mpeg != nil || adts != nil {
+                context.properties.isTruncated = true
+                context.properties.trace.append(offset: cursor.absoluteOffset, size: Int64(length),
+                    "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
+                _ = cursor.skip(bytes.count)
+                return nil
+            }
+            garbage(&cursor)
+            return nil
+        }
+        if bytes.count > length {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
+            if !confirms(rest, first: header) && !(atEnd && rest.count < 4) {
+                garbage(&cursor)
+                return nil
+            }
+        } else if mpeg == nil && adts == nil && !atEnd {
+            return .needMore(length + nextHeaderBytes)
+        }
+        return try accept(header, length: length, cursor: &cursor)
+    }
+
+    private mutating func accept(_ header: Header, length: Int, cursor: inout ByteCursor) throws -> ParserStep? {
+        let offset = cursor.absoluteOffset
+        endGarbage(at: offset)
+        if mpeg == nil && adts == nil { lock(header) }
+        let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
+        if !checkedFirstFrame {
+            checkedFirstFrame = true
+            if case .mpeg(let mpegHeader) = header, let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader) {
+                encoderHeader = encoder
+                context.properties.trace.append(offset: offset, size: Int64(length),
+                    "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "") + ": not an audio packet")
+                if let (priming, remainder) = encoder.gapless {
+                    context.properties.packetTableInfo = PacketTableInfo(validFrames: 0, primingFrames: Int32(priming),
+                        remainderFrames: Int32(remainder))
+                    context.announce(.packetTableInfo)
+                }
+                _ = cursor.skip(length)
+                return nil
+            }
+        }
+        let payloadOffset: Int
+        var frames: UInt32 = 0
+        switch header {
+        case .adts(let adts):
+            payloadOffset = adts.headerLength
+            if adts.rawDataBlocks > 1 { frames = UInt32(1024 * adts.rawDataBlocks) }
+        case .mpeg: payloadOffset = 0
+        }
+        if firstAudioOffset == nil {
+            firstAudioOffset = offset
+            context.properties.dataOffset = offset
+            context.announce(.dataOffset)
+            context.announcedReady = true
+            context.announce(.readyToProducePackets)
+        }
+        let size = length - payloadOffset
+        largestPacket = max(largestPacket, size)
+        lastFrameEnd = offset + Int64(length)
+        let packet = context.nextPacket
+        context.nextPacket += 1
+        context.descriptions.removeAll(keepingCapacity: true)
+        context.descriptions.append(PacketDescription(startOffset: 0, variableFramesInPacket: frames,
+            dataByteSize: UInt32(size)))
+        context.packetIndex?.append(PacketDescription(startOffset: offset + Int64(payloadOffset),
+            variableFramesInPacket: frames, dataByteSize: UInt32(size)))
+        let run = PacketRun(source: .input(index: cursor.position + payloadOffset), firstPacket: packet, packetCount: 1,
+            absoluteOffset: offset + Int64(payloadOffset), byteCount: size, hasDescriptions: true)
+        _ = cursor.skip(length)
+        if context.mode == .indexing { return nil }
+        return .packets(run)
+    }
+
+    /// Fixes the stream's kind and format from its first frame.
+    private mutating func lock(_ header: Header) {
+        switch header {
+        case .mpeg(let first):
+            mpeg = first
+            context.properties.fileType = .mp3
+            context.properties.dataFormat = first.streamDescription
+        case .adts(let first):
+            adts = first
+            context.properties.fileType = .adts
+            context.properties.dataFormat = first.streamDescription
+            context.properties.magicCookie = first.audioSpecificConfig
+            context.announce(.magicCookie)
+        }
+        context.announce(.fileFormat)
+        context.announce(.dataFormat)
+    }
+
+    // MARK: Ending and seeking
+
+    mutating func finish(endOffset: Int64, unconsumed: Int) throws {
+        endGarbage(at: endOffset)
+        guard let format = context.properties.dataFormat else {
+            throw AudioFileError.unsupportedFileType(
+                "the stream holds no MPEG audio or ADTS frame and is no known container", offset: 0)
+        }
+        if skipRemaining > 0 {
+            context.properties.trace.append(offset: endOffset, "the stream ends \(skipRemaining) bytes inside a tag")
+        }
+        let packets = context.nextPacket
+        context.properties.audioDataPacketCount = packets
+        context.properties.audioDataByteCount = firstAudioOffset.flatMap { first in lastFrameEnd.map { $0 - first } } ?? 0
+        if context.properties.dataOffset == nil { context.properties.dataOffset = lastFrameEnd ?? endOffset }
+        context.properties.maximumPacketSize = UInt32(largestPacket)
+        if let info = context.properties.packetTableInfo {
+            let total = packets * Int64(format.framesPerPacket)
+            context.properties.packetTableInfo = PacketTableInfo(
+                validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
+                primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
+        }
+        if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets), encoder.kind != .info || stated != 0 {
+            context.properties.trace.append(offset: endOffset,
+                "the \(encoder.kind.rawValue) header states \(stated) frames; \(packets) were found, which are used")
+        }
+    }
+
+    /// The offset of a packet, estimated from the Xing table of contents, the VBRI table, or the
+    /// average size of the frames so far.
+    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+        guard let format = context.properties.dataFormat, let dataOffset = context.properties.dataOffset, packet >= 0 else {
+            throw AudioFileError.illegalOperation("\(containerName): cannot seek before the first frame")
+        }
+        var estimate: Int64
+        if let encoder = encoderHeader, let toc = encoder.tableOfContents, let frames = encoder.frameCount, frames > 0,
+            let bytes = encoder.byteCount
+        {
+            let percent = min(Double(packet) / Double(frames) * 100, 99.999)
+            let index = Int(percent)
+            let low = Double(toc[index])
+            let high = index < 99 ? Double(toc[index + 1]) : 256
+            let fraction = (low + (high - low) * (percent - Double(index))) / 256
+            estimate = Int64(fraction * Double(bytes))
+        } else if let encoder = encoderHeader, let entries = encoder.vbriEntries, let perEntry = encoder.framesPerEntry,
+            perEntry > 0
+        {
+            let whole = Int(packet) / perEntry
+            estimate = Int64(entries.prefix(whole).reduce(0, +))
+            if whole < entries.count {
+                estimate += Int64(entries[whole]) * (packet % Int64(perEntry)) / Int64(perEntry)
+            }
+        } else {
+            let seen = max(context.nextPacket, 1)
+            let bytes = (lastFrameEnd ?? dataOffset + Int64(largestPacket)) - dataOffset
+            estimate = bytes * packet / seen
+        }
+        _ = format
+        context.nextPacket = packet
+        resumedPacket = packet
+        skipRemaining = 0
+        return dataOffset + max(estimate, 0)
+    }
+
+    var isEstimatingSeeks: Bool { true }
+}

@@ -1,0 +1,157 @@
+import AudioFormats
+
+/// ID3 tags: version 2 (2.2, 2.3, 2.4) before or within an MPEG or ADTS stream, and version 1 at
+/// the end. afkit skips them and reports their text frames as metadata.
+///
+/// ID3v2 header (10 bytes): `ID3`, major and revision version, flags (0x80 unsynchronisation,
+/// 0x40 extended header, 0x10 footer present), and the tag size as a 28-bit syncsafe integer
+/// (excluding the header and footer).
+public enum ID3 {
+    static let headerSize = 10
+    static let version1Size = 128
+
+    /// A parsed ID3v2 header: the bytes the whole tag occupies from its first byte.
+    struct Header {
+        var majorVersion: UInt8
+        var flags: UInt8
+        var bodySize: Int
+        var totalSize: Int { ID3.headerSize + bodySize + (flags & 0x10 != 0 ? ID3.headerSize : 0) }
+    }
+
+    /// Reads an ID3v2 header from the 10 bytes at the cursor, or `nil` if they are not one.
+    static func header(_ bytes: UnsafeRawBufferPointer) -> Header? {
+        guard bytes.count >= headerSize, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33,
+            bytes[3] != 0xFF, bytes[4] != 0xFF
+        else { return nil }
+        var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: bytes[6..<10]))
+        guard let size = cursor.readSyncsafeUInt32() else { return nil }
+        return Header(majorVersion: bytes[3], flags: bytes[5], bodySize: Int(size))
+    }
+
+    /// The text frames of a whole ID3v2 tag (header included), by afkit's metadata names.
+    static func textFrames(_ tag: UnsafeRawBufferPointer) -> [String: String] {
+        guard let header = header(tag), (2...4).contains(header.majorVersion) else { return [:] }
+        var body = Array(tag[headerSize..<min(tag.count, headerSize + header.bodySize)])
+        // Version 2.2 and 2.3 unsynchronise the whole tag: 0xFF 0x00 stands for 0xFF.
+        if header.flags & 0x80 != 0 && header.majorVersion < 4 { body = resynchronized(body) }
+        var position = 0
+        if header.flags & 0x40 != 0 && header.majorVersion >= 3 && body.count >= 4 {
+            // Extended header: 2.3 gives its size without itself; 2.4 a syncsafe size with itself.
+            let raw = Int(body[0]) << 24 | Int(body[1]) << 16 | Int(body[2]) << 8 | Int(body[3])
+            let syncsafe = Int(body[0]) << 21 | Int(body[1]) << 14 | Int(body[2]) << 7 | Int(body[3])
+            position = header.majorVersion == 3 ? raw + 4 : syncsafe
+        }
+        let idLength = header.majorVersion == 2 ? 3 : 4
+        let frameHeaderLength = header.majorVersion == 2 ? 6 : 10
+        var found: [String: String] = [:]
+        while position >= 0, position + frameHeaderLength <= body.count, body[position] != 0 {
+            let id = String(decoding: body[position..<position + idLength], as: UTF8.self)
+            var size = 0
+            for index in 0..<(header.majorVersion == 2 ? 3 : 4) {
+                let byte = Int(body[position + idLength + index])
+                size = header.majorVersion == 4 ? size << 7 | (byte & 0x7F) : size << 8 | byte
+            }
+            let flags = header.majorVersion >= 3 ? Int(body[position + 8]) << 8 | Int(body[position + 9]) : 0
+            let start = position + frameHeaderLength
+            guard size >= 0, start + size <= body.count else { break }
+            var content = Array(body[start..<start + size])
+            if header.majorVersion == 4 && flags & 0x0002 != 0 { content = resynchronized(content) }
+            if header.majorVersion == 4 && flags & 0x0001 != 0 && content.count >= 4 { content.removeFirst(4) }
+            let compressedOrEncrypted = header.majorVersion == 3 ? flags & 0x00C0 != 0 : flags & 0x000C != 0
+            if !compressedOrEncrypted, let key = frameNames[id] {
+                let text = id.hasPrefix("COM") ? comment(content) : self.text(content)
+                if let text, !text.isEmpty { found[key] = text }
+            }
+            position = start + size
+        }
+        return found
+    }
+
+    /// ID3v2 frame IDs (2.3/2.4 and 2.2) and afkit's names for them.
+    static let frameNames: [String: String] = [
+        "TIT2": "title", "TT2": "title", "TPE1": "artist", "TP1": "artist", "TALB": "album", "TAL": "album",
+        "TYER": "year", "TYE": "year", "TDRC": "year", "TCON": "genre", "TCO": "genre", "TRCK": "track number",
+        "TRK": "track number", "TCOM": "composer", "TCM": "composer", "TPE2": "album artist", "TSSE": "encoder",
+        "TSS": "encoder", "TCOP": "copyright", "TCR": "copyright", "COMM": "comments", "COM": "comments",
+    ]
+
+    /// Removes the zero byte that unsynchronisation puts after every 0xFF.
+    static func resynchronized(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if !(previous == 0xFF && byte == 0x00) { out.append(byte) }
+            previous = byte
+        }
+        return out
+    }
+
+    /// A text frame: an encoding byte, then the text (several values separated by NUL: the first).
+    static func text(_ content: [UInt8]) -> String? {
+        guard let encoding = content.first else { return nil }
+        return decode(Array(content.dropFirst()), encoding: encoding).first
+    }
+
+    /// A comment frame: encoding, language (3 bytes), a short description, then the text.
+    static func comment(_ content: [UInt8]) -> String? {
+        guard content.count > 4, let encoding = content.first else { return nil }
+        let strings = decode(Array(content.dropFirst(4)), encoding: encoding)
+        return strings.count > 1 ? strings[1] : strings.first
+    }
+
+    /// Decodes NUL-separated strings in an ID3 encoding: 0 Latin-1, 1 UTF-16 with BOM, 2 UTF-16BE, 3 UTF-8.
+    static func decode(_ bytes: [UInt8], encoding: UInt8) -> [String] {
+        switch encoding {
+        case 1, 2:
+            var units: [UInt16] = []
+            var bigEndian = encoding == 2
+            var index = 0
+            var strings: [String] = []
+            var expectBOM = encoding == 1
+            while index + 1 < bytes.count {
+                let unit = bigEndian ? UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+                    : UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index])
+                index += 2
+                if expectBOM && (unit == 0xFEFF || unit == 0xFFFE) {
+                    if unit == 0xFFFE { bigEndian.toggle() }
+                    expectBOM = false
+                    continue
+                }
+                expectBOM = false
+                if unit == 0 {
+                    strings.append(String(decoding: units, as: UTF16.self))
+                    units = []
+                    expectBOM = encoding == 1
+                } else {
+                    units.append(unit)
+                }
+            }
+            strings.append(String(decoding: units, as: UTF16.self))
+            return strings.map { $0.trimmingTrailingSpaces() }
+        default:
+            return bytes.split(separator: 0, omittingEmptySubsequences: false).map { part in
+                encoding == 3 ? String(decoding: part, as: UTF8.self)
+                    : String(String.UnicodeScalarView(part.map { Unicode.Scalar($0) }))
+            }.map { $0.trimmingTrailingSpaces() }
+        }
+    }
+
+    /// ID3v1 (`TAG` and 125 bytes): title, artist, album (30 bytes each), year (4), comment (30, the last
+    /// two bytes a track number in v1.1), genre.
+    static func version1Fields(_ tag: UnsafeRawBufferPointer) -> [String: String] {
+        guard tag.count >= version1Size, tag[0] == 0x54, tag[1] == 0x41, tag[2] == 0x47 else { return [:] }
+        func field(_ start: Int, _ length: Int) -> String {
+            decodeText(UnsafeRawBufferPointer(rebasing: tag[start..<start + length]))
+        }
+        var fields: [String: String] = [:]
+        for (key, start, length) in [("title", 3, 30), ("artist", 33, 30), ("album", 63, 30), ("year", 93, 4),
+            ("comments", 97, 30)]
+        {
+            let value = field(start, length)
+            if !value.isEmpty { fields[key] = value }
+        }
+        if tag[125] == 0 && tag[126] != 0 { fields["track number"] = String(tag[126]) }
+        return fields
+    }
+}
