@@ -5,6 +5,7 @@ import Testing
 /// Every committed fixture parses to what FFmpeg's demuxer and the variant's known format say.
 @Suite struct FixtureTests {
     static let fixtures = Fixture.all()
+    static let allContainers = Fixture.all(in: ["wav", "aiff", "caf", "mp3", "adts"])
 
     @Test func fixturesArePresent() {
         #expect(Self.fixtures.count >= 40)

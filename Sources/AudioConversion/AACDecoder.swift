@@ -1,0 +1,99 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+import CFAAD
+
+/// Decodes AAC packets (raw access units, as afkit's ADTS and CAF parsers deliver them) with
+/// libfaad2, configured from the stream's AudioSpecificConfig.
+public final class AACDecoder: AudioDecoder {
+    public let sourceFormat: StreamDescription
+    /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
+    public var maximumFramesPerPacket: Int { 1024 }
+    /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
+    public private(set) var outputSampleRate: Int = 0
+    public private(set) var outputChannels: Int = 0
+    private let handle: NeAACDecHandle?
+
+    /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
+    public init(format: StreamDescription, magicCookie: [UInt8]) throws {
+        sourceFormat = format
+        let config = magicCookie.first == 0x03
+            ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: magicCookie) : magicCookie
+        guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
+            throw AudioFileError.unsupportedDataFormat("aac: no AudioSpecificConfig to configure the decoder", offset: nil)
+        }
+        self.handle = handle
+        if let settings = NeAACDecGetCurrentConfiguration(handle) {
+            settings.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
+            settings.pointee.downMatrix = 0
+            // ADTS cannot say whether SBR is present; decode at the stream's own rate, 1024 frames a
+            // packet, as Apple reports it (libfaad2 would otherwise guess and double the rate).
+            settings.pointee.dontUpSampleImplicitSBR = 1
+            _ = NeAACDecSetConfiguration(handle, settings)
+        }
+        var rate: UInt = 0
+        var channels: UInt8 = 0
+        var bytes = config
+        let result = bytes.withUnsafeMutableBufferPointer { NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &channels) }
+        guard result >= 0 else {
+            NeAACDecClose(handle)
+            throw AudioFileError.unsupportedDataFormat("aac: libfaad2 refuses the AudioSpecificConfig \(hexString(config))",
+                offset: nil)
+        }
+        outputSampleRate = Int(rate)
+        outputChannels = Int(channels)
+    }
+
+    deinit { if let handle { NeAACDecClose(handle) } }
+
+    public func reset() {
+        if let handle { NeAACDecPostSeekReset(handle, 0) }
+    }
+
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) throws -> Int {
+        var written = 0
+        for packet in 0..<packetCount {
+            guard let descriptions else {
+                throw AudioFileError.invalidPacket("aac: packets vary in size; each needs a description", offset: nil)
+            }
+            let start = Int(descriptions[packet].startOffset)
+            let size = Int(descriptions[packet].dataByteSize)
+            guard start >= 0, start + size <= bytes.count, let base = bytes.baseAddress else {
+                throw AudioFileError.invalidPacket("aac: packet \(packet) lies outside the bytes given", offset: nil)
+            }
+            var info = NeAACDecFrameInfo()
+            let samples = NeAACDecDecode(handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
+                UInt(size))
+            if info.error != 0 {
+                let message = NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
+                throw AudioFileError.malformed("aac: libfaad2 could not decode packet \(packet): \(message)", offset: nil)
+            }
+            let count = Int(info.samples)
+            guard count > 0, let samples else { continue }
+            outputSampleRate = Int(info.samplerate)
+            let decodedChannels = Int(info.channels)
+            let channels = Int(sourceFormat.channelsPerFrame)
+            let frames = count / max(decodedChannels, 1)
+            guard (written + frames) * channels <= output.count else {
+                throw AudioFileError.limitExceeded("aac: more frames than the output holds", offset: nil)
+            }
+            let floats = samples.assumingMemoryBound(to: Float.self)
+            if decodedChannels == channels {
+                for index in 0..<count { output[written * channels + index] = floats[index] }
+            } else if channels == 1 && decodedChannels == 2 {
+                // libfaad2 built with parametric stereo turns every mono stream into two channels (the same
+                // twice, for AAC-LC); keep the first, as the stream's format has one.
+                for frame in 0..<frames { output[written + frame] = floats[frame * 2] }
+            } else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "aac: libfaad2 decodes \(decodedChannels) channels from a \(channels)-channel stream", offset: nil)
+            }
+            outputChannels = channels
+            written += frames
+        }
+        return written
+    }
+}
