@@ -94,14 +94,18 @@ public struct AudioFileStream {
     }
 
     /// Parses the next bytes of the stream, calling `handler` for each property change and packet run.
+    ///
+    /// With `.discontinuity`, `streamOffset` may say where in the stream `bytes[0]` lies (a ranged
+    /// request after a reconnect); after ``seek(toPacket:)`` the seek's offset is assumed.
     public mutating func parse(
-        _ bytes: UnsafeRawBufferPointer, flags: ParseFlags = [], _ handler: (Event) throws -> Void
+        _ bytes: UnsafeRawBufferPointer, flags: ParseFlags = [], streamOffset: Int64? = nil,
+        _ handler: (Event) throws -> Void
     ) throws {
         if let failure { throw failure }
         guard !finished else { throw AudioFileError.illegalOperation("the stream has already finished") }
         do {
             if flags.contains(.discontinuity) {
-                tailOffset = pendingSeek ?? streamPosition
+                tailOffset = streamOffset ?? pendingSeek ?? streamPosition
                 tail.removeAll(keepingCapacity: true)
                 pendingSeek = nil
                 if var parser = self.parser {
@@ -118,8 +122,10 @@ public struct AudioFileStream {
     }
 
     /// Parses the next bytes of the stream.
-    public mutating func parse(_ bytes: [UInt8], flags: ParseFlags = [], _ handler: (Event) throws -> Void) throws {
-        try bytes.withUnsafeBytes { try parse($0, flags: flags, handler) }
+    public mutating func parse(
+        _ bytes: [UInt8], flags: ParseFlags = [], streamOffset: Int64? = nil, _ handler: (Event) throws -> Void
+    ) throws {
+        try bytes.withUnsafeBytes { try parse($0, flags: flags, streamOffset: streamOffset, handler) }
     }
 
     /// Ends the stream: settles counts to what arrived, notes truncation, or throws when the header

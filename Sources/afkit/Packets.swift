@@ -18,11 +18,16 @@ struct Packets: ParsableCommand {
     @Option(name: .customLong("type-hint"), help: "A file extension that breaks ties between containers (mp3, aac, ...).")
     var typeHint: String?
 
+    @Option(name: .customLong("icy-metaint"),
+        help: "Remove SHOUTcast/Icecast metadata sent every N audio bytes, and list the stream titles.")
+    var icyMetaint: Int?
+
     @Argument(help: "An audio file, or - for standard input.")
     var file: String
 
     func validate() throws {
         guard chunkSize > 0 else { throw ValidationError("--chunk-size must be at least 1") }
+        if let icyMetaint, icyMetaint <= 0 { throw ValidationError("--icy-metaint must be at least 1") }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
         }
@@ -49,9 +54,15 @@ struct Packets: ParsableCommand {
                 constantPackets = (first, size, (constantPackets?.count ?? 0) + run.count)
             }
         }
+        var icy = icyMetaint.map(ICYMetadataDemuxer.init(metadataInterval:))
+        var titles: [ICYMetadataDemuxer.TitleChange] = []
         do {
             try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
-                try stream.parse(chunk, collect)
+                if icy != nil {
+                    titles += try icy?.demux(chunk) { audio in try stream.parse(audio, collect) } ?? []
+                } else {
+                    try stream.parse(chunk, collect)
+                }
             }
             try stream.finish(collect)
         } catch let error as AudioFileError {
@@ -79,6 +90,11 @@ struct Packets: ParsableCommand {
                     ])
                 })))
             }
+            if icy != nil {
+                fields.append(("icyMetadata", .array(titles.map { change in
+                    .object([("offset", .integer(change.audioOffset)), ("title", .string(change.title))])
+                })))
+            }
             Output.standardOutput(JSONValue.object(fields).serialized(pretty: true) + "\n")
         } else {
             var text = InfoText.render(path: file, summary: summary, properties: stream.properties)
@@ -94,6 +110,7 @@ struct Packets: ParsableCommand {
                     text = ""
                 }
             }
+            for change in titles { text += "stream title at audio byte \(change.audioOffset): \(change.title)\n" }
             Output.standardOutput(text)
         }
     }

@@ -202,3 +202,50 @@ struct Command {
         #expect((object["error"] as? [String: Any])?["code"] as? String == "typ?")
     }
 }
+
+@Suite struct StreamCommandTests {
+    @Test func mp3InfoReportsGaplessFields() throws {
+        let result = try Command.run(["info", "--json", "mp3/lame-vbr-v5.mp3", "adts/aac-lc-48k-mono.aac"])
+        #expect(result.status == 0)
+        let array = try #require(result.json as? [[String: Any]])
+        #expect(array[0]["container"] as? String == "mp3")
+        #expect((array[0]["format"] as? [String: Any])?["id"] as? String == ".mp3")
+        #expect(array[0]["primingFrames"] as? Int == 576 + 529)
+        #expect(array[0]["remainderFrames"] as? Int == 1242 - 529)
+        #expect(array[0]["frameCount"] as? Int == 66150)
+        #expect(array[0]["packetCount"] as? Int == 59)
+        #expect(array[1]["container"] as? String == "adts")
+        #expect(array[1]["magicCookie"] as? String == "1188")
+        #expect((array[1]["format"] as? [String: Any])?["id"] as? String == "aac ")
+    }
+
+    @Test func icyMetadataOnTheCommandLine() throws {
+        let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/mp3/lame-vbr-v5.mp3")))
+        // A metadata block after every 4096 audio bytes: "One" in the first three, then "Two".
+        var stream: [UInt8] = []
+        for (block, start) in stride(from: 0, to: audio.count, by: 4096).enumerated() {
+            let end = min(start + 4096, audio.count)
+            stream += audio[start..<end]
+            guard end - start == 4096 else { break }
+            let text = Array("StreamTitle='\(block < 3 ? "One" : "Two")';".utf8)
+            stream.append(2)
+            stream += text + [UInt8](repeating: 0, count: 32 - text.count)
+        }
+        let plain = try Command.run(["packets", "--json", "-"], stdin: Data(audio))
+        let result = try Command.run(["packets", "--json", "--icy-metaint", "4096", "--chunk-size", "1000", "-"],
+            stdin: Data(stream))
+        #expect(result.status == 0)
+        let object = try #require(result.json as? [String: Any])
+        let titles = try #require(object["icyMetadata"] as? [[String: Any]])
+        #expect(titles.map { $0["title"] as? String } == ["One", "Two"])
+        #expect(titles.map { $0["offset"] as? Int } == [4096, 4096 * 4])
+        #expect(try Command.run(["packets", "--icy-metaint", "0", "-"], stdin: Data(stream)).status == 2)
+        #expect((object["packets"] as? [Any])?.count == ((plain.json as? [String: Any])?["packets"] as? [Any])?.count)
+    }
+
+    @Test func truncatedMP3SaysSo() throws {
+        let result = try Command.run(["info", "mp3/hostile-truncated-last-frame.mp3"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("truncated"))
+    }
+}

@@ -1,0 +1,112 @@
+import AudioFormats
+
+/// Removes SHOUTcast/Icecast (ICY) metadata from a stream before it is parsed.
+///
+/// With `icy-metaint: N`, the server sends N audio bytes, then a length byte L, then L × 16 bytes
+/// of metadata (`StreamTitle='...';StreamUrl='...';`, padded with NULs), then N audio bytes again.
+/// The demuxer passes the audio on and reports each change of `StreamTitle` with the audio byte
+/// position where it took effect.
+public struct ICYMetadataDemuxer: Sendable {
+    /// A new stream title, and the offset in the audio (metadata removed) where it begins.
+    public struct TitleChange: Hashable, Sendable {
+        public var audioOffset: Int64
+        public var title: String
+    }
+
+    public let metadataInterval: Int
+    /// Audio bytes passed on so far.
+    public private(set) var audioByteCount: Int64 = 0
+    public private(set) var title: String?
+    private var untilMetadata: Int
+    private var metadataRemaining: Int?
+    private var metadata: [UInt8] = []
+
+    /// `metadataInterval` is the `icy-metaint` response header's value.
+    public init(metadataInterval: Int) {
+        precondition(metadataInterval > 0, "icy-metaint is a positive number of bytes")
+        self.metadataInterval = metadataInterval
+        untilMetadata = metadataInterval
+    }
+
+    /// Splits `bytes` into audio (handed to `audio` in runs, without copying) and metadata; returns the
+    /// title changes completed in these bytes.
+    public mutating func demux(_ bytes: UnsafeRawBufferPointer, audio: (UnsafeRawBufferPointer) throws -> Void) rethrows
+        -> [TitleChange]
+    {
+        var changes: [TitleChange] = []
+        var index = 0
+        while index < bytes.count {
+            if let remaining = metadataRemaining {
+                let take = min(remaining, bytes.count - index)
+                metadata.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
+                index += take
+                if remaining - take > 0 {
+                    metadataRemaining = remaining - take
+                    continue
+                }
+                metadataRemaining = nil
+                untilMetadata = metadataInterval
+                if let change = finishBlock() { changes.append(change) }
+            } else if untilMetadata == 0 {
+                let length = Int(bytes[index]) * 16
+                index += 1
+                metadata.removeAll(keepingCapacity: true)
+                if length == 0 {
+                    untilMetadata = metadataInterval
+                } else {
+                    metadataRemaining = length
+                }
+            } else {
+                let take = min(untilMetadata, bytes.count - index)
+                try audio(UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
+                audioByteCount += Int64(take)
+                untilMetadata -= take
+                index += take
+            }
+        }
+        return changes
+    }
+
+    private mutating func finishBlock() -> TitleChange? {
+        let text = decodeText(metadata.withUnsafeBytes { $0 })
+        guard let found = ICYMetadataDemuxer.field("StreamTitle", in: text), found != title else { return nil }
+        title = found
+        return TitleChange(audioOffset: audioByteCount, title: found)
+    }
+
+    /// The value of `Key='value';` in a metadata block (the value may itself hold quotes or semicolons).
+    static func field(_ key: String, in text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard let start = firstIndex(of: Array((key + "='").utf8), in: bytes, from: 0) else { return nil }
+        let valueStart = start + key.utf8.count + 2
+        // The value ends at the first `';` that is followed by the end or by another `Key='`; a title may
+        // itself hold `';`.
+        var search = valueStart
+        while let end = firstIndex(of: Array("';".utf8), in: bytes, from: search) {
+            if endsValue(bytes, at: end + 2) { return String(decoding: bytes[valueStart..<end], as: UTF8.self) }
+            search = end + 1
+        }
+        var valueEnd = bytes.count
+        if bytes.last == UInt8(ascii: "'") && valueEnd > valueStart { valueEnd -= 1 }
+        return String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
+    }
+
+    /// Whether the bytes from `index` are the end of the block or a `Key='` that starts the next field.
+    private static func endsValue(_ bytes: [UInt8], at index: Int) -> Bool {
+        if index == bytes.count { return true }
+        var position = index
+        while position < bytes.count, (bytes[position] | 0x20) >= 0x61 && (bytes[position] | 0x20) <= 0x7A { position += 1 }
+        return position > index && position + 1 < bytes.count && bytes[position] == UInt8(ascii: "=")
+            && bytes[position + 1] == UInt8(ascii: "'")
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var index = start
+        while index + needle.count <= haystack.count {
+            if haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+}
