@@ -37,7 +37,7 @@ assets: release
 # Benchmarks need the reference tools too.
 bench: release
 	$(SWIFT) build -c release --product afkit-codec-benchmarks
-	@command -v ffmpeg >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg; }
+	@command -v ffmpeg >/dev/null 2>&1 && command -v lame >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg lame; }
 	python3 Benchmarks/bench.py
 
 clean:

@@ -54,6 +54,7 @@ let package = Package(
             dependencies: ["AudioContainers", "AudioConversion"]
         ),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
+        .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
         .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
     ],
     swiftLanguageModes: [.v6]

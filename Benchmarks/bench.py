@@ -38,10 +38,12 @@ def make_inputs():
         "CAF IMA4": ("ima4.caf", "-c:a adpcm_ima_qt"),
         "CAF ALAC (pakt)": ("alac.caf", "-c:a alac"),
     }
+    inputs["MP3 VBR (LAME -V2)"] = ("lame-v2.mp3", None)
+    inputs["ADTS AAC-LC 128k"] = ("aac.aac", "-c:a aac -b:a 128k -f adts")
     for name, (file, codec) in inputs.items():
         path = f"{WORK}/{file}"
         if not os.path.exists(path):
-            sh(f"ffmpeg -y -i {src} {codec} {path}")
+            sh(f"lame --quiet -V 2 {src} {path}" if codec is None else f"ffmpeg -y -i {src} {codec} {path}")
     return {name: f"{WORK}/{file}" for name, (file, _) in inputs.items()}
 
 CODEC_BENCH = os.path.join(ROOT, ".build/release/afkit-codec-benchmarks")

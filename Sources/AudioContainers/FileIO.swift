@@ -134,3 +134,41 @@ private func ioError(_ message: String) -> AudioFileError {
     let reason = strerror(code).map { String(cString: $0) } ?? "error \(code)"
     return .io("\(message): \(reason)", errno: code)
 }
+
+/// Whether a path names a directory.
+public func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// Whether a path names anything at all.
+public func pathExists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
+}
+
+/// The regular files below a directory, recursively (links to directories are not followed), with
+/// paths formed from `path`, sorted.
+public func filesBelow(_ path: String) throws -> [String] {
+    var found: [String] = []
+    var pending = [path]
+    while let directory = pending.popLast() {
+        guard let handle = opendir(directory) else { throw ioError("cannot read the directory '\(directory)'") }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let child = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            var info = stat()
+            guard lstat(child, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: pending.append(child)
+            case S_IFREG: found.append(child)
+            default: break
+            }
+        }
+    }
+    return found.sorted()
+}

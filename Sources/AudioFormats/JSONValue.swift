@@ -77,3 +77,159 @@ public indirect enum JSONValue: Hashable, Sendable {
         out += "\""
     }
 }
+
+extension JSONValue {
+    /// Parses JSON text (RFC 8259), or returns `nil` if it is not JSON. Nesting is limited to 64 levels.
+    public init?(parsing text: String) {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        guard let value = parser.value(depth: 0) else { return nil }
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { return nil }
+        self = value
+    }
+
+    /// The member named `key` of an object.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    public var objectValue: [(String, JSONValue)]? { if case .object(let value) = self { value } else { nil } }
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+}
+
+/// A small recursive-descent JSON reader.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func value(depth: Int) -> JSONValue? {
+        guard depth < 64 else { return nil }
+        skipWhitespace()
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [(String, JSONValue)] = []
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard let key = string() else { return nil }
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                guard let member = value(depth: depth + 1) else { return nil }
+                members.append((key, member))
+                skipWhitespace()
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                return nil
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            var elements: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                guard let element = value(depth: depth + 1) else { return nil }
+                elements.append(element)
+                skipWhitespace()
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+                return nil
+            }
+        case UInt8(ascii: "\""):
+            return string().map(JSONValue.string)
+        case UInt8(ascii: "t"): return literal("true", .bool(true))
+        case UInt8(ascii: "f"): return literal("false", .bool(false))
+        case UInt8(ascii: "n"): return literal("null", .null)
+        default: return number()
+        }
+    }
+
+    mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else { return nil }
+        index += expected.count
+        return value
+    }
+
+    mutating func number() -> JSONValue? {
+        let start = index
+        while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if let integer = Int64(text) { return .integer(integer) }
+        return Double(text).map(JSONValue.number)
+    }
+
+    mutating func string() -> String? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var raw: [UInt8] = []
+        func flush() {
+            scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+            raw.removeAll()
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                flush()
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { return nil }
+                let escape = bytes[index]
+                index += 1
+                flush()
+                switch escape {
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "u"):
+                    guard index + 4 <= bytes.count,
+                        var code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+                    else { return nil }
+                    index += 4
+                    if (0xD800..<0xDC00).contains(code), index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        let low = UInt32(String(decoding: bytes[index + 2..<index + 6], as: UTF8.self), radix: 16)
+                    {
+                        code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
+                        index += 6
+                    }
+                    scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                default: scalars.append(Unicode.Scalar(escape))
+                }
+            default:
+                guard byte >= 0x20 else { return nil }
+                raw.append(byte)
+            }
+        }
+        return nil
+    }
+}

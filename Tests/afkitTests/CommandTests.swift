@@ -249,3 +249,39 @@ struct Command {
         #expect(result.stdout.contains("truncated"))
     }
 }
+
+@Suite struct ValidateCommandTests {
+    @Test func exitStatusAndFormats() throws {
+        let good = try Command.run(["validate", "wav/pcm-s16-stereo.wav", "caf/ima4-stereo.caf"])
+        #expect(good.status == 0)
+        #expect(good.stdout.contains("2 files checked with profile 'system-sound': 2 passed, 0 failed"))
+        let bad = try Command.run(["validate", "--format", "json", "wav/pcm-s16-stereo.wav", "mp3/lame-vbr-v5.mp3"])
+        #expect(bad.status == 1)
+        let object = try #require(bad.json as? [String: Any])
+        #expect(object["profile"] as? String == "system-sound")
+        let files = try #require(object["files"] as? [[String: Any]])
+        #expect(files.count == 2)
+        let violations = try #require(files[1]["violations"] as? [[String: String]])
+        #expect(violations.map { $0["rule"] } == ["container", "data-format"])
+        #expect(violations.allSatisfy { $0["severity"] == "error" && !($0["message"] ?? "").isEmpty })
+        #expect((object["summary"] as? [String: Int])?["failed"] == 1)
+        let junit = try Command.run(["validate", "--format", "junit", "mp3"])
+        #expect(junit.status == 1)
+        #expect(junit.stdout.hasPrefix("<?xml"))
+        #expect(try Command.run(["validate", "--format", "github", "wav/ima-adpcm-mono-sox.wav"]).stdout.contains("::warning file="))
+    }
+
+    @Test func directoriesAreSearchedRecursively() throws {
+        let result = try Command.run(["validate", "--format", "json", "--profile", "music", "adts"])
+        let files = try #require((result.json as? [String: Any])?["files"] as? [[String: Any]])
+        // Every .aac and .caf file below adts/ (not the .json sidecars).
+        #expect(files.count == 8)
+        #expect(files.allSatisfy { ($0["path"] as? String)?.hasPrefix("adts/") == true })
+    }
+
+    @Test func usageErrors() throws {
+        #expect(try Command.run(["validate", "no-such-dir"]).status == 2)
+        #expect(try Command.run(["validate", "--profile", "podcast", "wav"]).status == 2)
+        #expect(try Command.run(["validate", "--format", "yaml", "wav"]).status == 2)
+    }
+}

@@ -1,0 +1,183 @@
+import AudioContainers
+import AudioFormats
+
+extension ValidationRule {
+    /// The rules afkit knows, by id.
+    public static let builtIn: [String: ValidationRule] = Dictionary(
+        uniqueKeysWithValues: [malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
+            sampleRate, hardwareCodec, clipping, silence].map { ($0.id, $0) })
+
+    /// The file cannot be parsed.
+    public static let malformed = ValidationRule(id: "malformed") { facts, _ in
+        guard let error = facts.error else { return [] }
+        let place = error.offset.map { " at byte \($0)" } ?? ""
+        return [Finding("cannot be parsed: \(error.message) (code '\(error.code)'\(place))")]
+    }
+
+    /// The container must be one of `allowed`; those in `warn` pass with a warning.
+    public static let container = ValidationRule(id: "container") { facts, settings in
+        guard let summary = facts.summary else { return [] }
+        let name = summary.container.rawValue
+        if settings.strings("warn")?.contains(name) == true {
+            return [Finding("\(name.uppercased()) files are not read by every player; CAF, WAV or AIFF is safer",
+                severity: .warning)]
+        }
+        guard let allowed = settings.strings("allowed"), !allowed.contains(name) else { return [] }
+        return [Finding("the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file")]
+    }
+
+    /// The data format must be one of `allowed`; those in `warn` pass with a warning.
+    public static let dataFormat = ValidationRule(id: "data-format") { facts, settings in
+        guard let format = facts.summary?.format else { return [] }
+        let id = format.formatID.description
+        if settings.strings("warn")?.contains(id) == true {
+            return [Finding("'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
+                severity: .warning)]
+        }
+        guard let allowed = settings.strings("allowed"), !allowed.contains(id) else { return [] }
+        return [Finding("the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map { "'\($0)'" }))")]
+    }
+
+    /// At most `maximumSeconds` of valid audio (exactly that many passes; one frame more fails).
+    public static let duration = ValidationRule(id: "duration") { facts, settings in
+        guard let summary = facts.summary, let limit = settings.number("maximumSeconds"), summary.format.sampleRate > 0 else {
+            return []
+        }
+        // Compare in frames: frames ≤ limit × rate, exactly for whole rates.
+        let allowed = (limit * summary.format.sampleRate).rounded(.down)
+        guard Double(summary.frameCount) > allowed else { return [] }
+        return [Finding("lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
+            + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)")]
+    }
+
+    /// The extension must name the container found in the bytes.
+    public static let fileExtension = ValidationRule(id: "extension") { facts, _ in
+        guard let summary = facts.summary else { return [] }
+        let ext = facts.fileExtension
+        let expected: Set<String> = switch summary.container {
+        case .caf: ["caf", "caff"]
+        case .aiff, .aifc: ["aif", "aiff", "aifc"]
+        case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
+        case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
+        case .adts: ["aac", "adts"]
+        }
+        guard !expected.contains(ext) else { return [] }
+        return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
+    }
+
+    /// The header must agree with the data: no audio cut short, no size beyond the file.
+    public static let truncated = ValidationRule(id: "truncated") { facts, _ in
+        guard let properties = facts.properties, properties.isTruncated else { return [] }
+        let detail = properties.trace.records.last { $0.note.contains("short") || $0.note.contains("cut") }?.note
+        return [Finding("the file is truncated: its audio ends before its header says" + (detail.map { " (\($0))" } ?? ""))]
+    }
+
+    /// There must be audio.
+    public static let empty = ValidationRule(id: "empty") { facts, _ in
+        guard let summary = facts.summary, summary.frameCount == 0 else { return [] }
+        return [Finding("the file holds no audio frames")]
+    }
+
+    /// At most `maximum` channels.
+    public static let channels = ValidationRule(id: "channels") { facts, settings in
+        guard let format = facts.summary?.format, let maximum = settings.number("maximum"),
+            Double(format.channelsPerFrame) > maximum
+        else { return [] }
+        return [Finding("\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))")]
+    }
+
+    /// A rate iOS plays natively, at most `maximum`.
+    public static let sampleRate = ValidationRule(id: "sample-rate") { facts, settings in
+        guard let format = facts.summary?.format else { return [] }
+        let native = settings.numbers("allowed") ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+        if let maximum = settings.number("maximum"), format.sampleRate > maximum {
+            return [Finding("\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work")]
+        }
+        guard !native.contains(format.sampleRate) else { return [] }
+        return [Finding("\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))")]
+    }
+
+    /// Compressed formats the hardware decodes one stream at a time.
+    public static let hardwareCodec = ValidationRule(id: "hardware-codec") { facts, _ in
+        guard let id = facts.summary?.format.formatID,
+            [FourCharCode.aac, .mpegLayer3, .mpegLayer2, .mpegLayer1, .alac].contains(id)
+        else { return [] }
+        return [Finding("'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4")]
+    }
+
+    /// No clipping: no run of three or more full-scale samples.
+    public static let clipping = ValidationRule(id: "clipping", needsDecodedAudio: true) { facts, _ in
+        guard let audio = facts.audio, audio.clippedRuns > 0 else { return [] }
+        return [Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")]
+    }
+
+    /// At most `maximumSeconds` of silence (below `thresholdDecibels`) at either end.
+    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true) { facts, settings in
+        guard let audio = facts.audio else { return [] }
+        if audio.isSilent { return [Finding("the audio is silent throughout")] }
+        let limit = settings.number("maximumSeconds") ?? 0.5
+        var findings: [Finding] = []
+        if audio.leadingSilence > limit {
+            findings.append(Finding("\(seconds(audio.leadingSilence)) s of silence before the sound starts (more than \(seconds(limit)) s)"))
+        }
+        if audio.trailingSilence > limit {
+            findings.append(Finding("\(seconds(audio.trailingSilence)) s of silence after it ends (more than \(seconds(limit)) s)"))
+        }
+        return findings
+    }
+}
+
+private func describe(_ type: FileType) -> String {
+    switch type {
+    case .caf: "a CAF file"
+    case .aiff: "an AIFF file"
+    case .aifc: "an AIFF-C file"
+    case .wav: "a WAV file"
+    case .rf64: "an RF64 file"
+    case .mp3: "an MPEG audio stream"
+    case .adts: "an ADTS (AAC) stream"
+    }
+}
+
+private func containerName(_ name: String) -> String {
+    switch FileType(rawValue: name) {
+    case .caf?: "CAF"
+    case .aiff?: "AIFF"
+    case .aifc?: "AIFF-C"
+    case .wav?: "WAV"
+    case .rf64?: "RF64"
+    case .mp3?: "MPEG audio"
+    case .adts?: "ADTS"
+    case nil: name
+    }
+}
+
+private func formatName(_ id: FourCharCode) -> String {
+    switch id {
+    case .lpcm: "linear PCM"
+    case .ima4: "Apple IMA4"
+    case .imaADPCMWAVE: "IMA ADPCM in WAV"
+    case .ulaw: "u-law"
+    case .alaw: "A-law"
+    case .aac: "AAC"
+    case .mpegLayer3: "MP3"
+    case .mpegLayer2: "MPEG Layer II"
+    case .mpegLayer1: "MPEG Layer I"
+    case .alac: "Apple Lossless"
+    default: "an unknown format"
+    }
+}
+
+private func list(_ items: [String]) -> String {
+    items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + (items.last ?? "")
+}
+
+func seconds(_ value: Double) -> String {
+    let millis = Int64((value * 1000).rounded())
+    let fraction = String(millis % 1000)
+    return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+}
+
+private func rate(_ value: Double) -> String {
+    value == value.rounded() ? "\(Int64(value)) Hz" : "\(value) Hz"
+}

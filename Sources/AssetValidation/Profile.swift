@@ -1,0 +1,166 @@
+import AudioFormats
+
+/// A set of rules with their severities and parameters, and per-path changes to them.
+public struct Profile: Sendable {
+    /// A rule as the profile uses it.
+    public struct Entry: Sendable {
+        public var rule: String
+        public var settings: RuleSettings
+        public var enabled: Bool
+
+        public init(_ rule: String, _ severity: Severity, _ parameters: [String: JSONValue] = [:], enabled: Bool = true) {
+            self.rule = rule
+            settings = RuleSettings(severity: severity, parameters: parameters)
+            self.enabled = enabled
+        }
+    }
+
+    /// Changes for the files whose paths match any of `paths`.
+    public struct Override: Sendable {
+        public var paths: [Glob]
+        /// Another profile's rules replace this one's for these files.
+        public var profile: Profile?
+        /// Rule changes, applied in order after `profile`.
+        public var changes: [(String, JSONValue)]
+    }
+
+    public var name: String
+    public var entries: [Entry]
+    public var overrides: [Override] = []
+
+    public init(name: String, entries: [Entry], overrides: [Override] = []) {
+        self.name = name
+        self.entries = entries
+        self.overrides = overrides
+    }
+
+    /// The profiles afkit ships.
+    public static let builtIn: [String: Profile] = [
+        systemSound.name: systemSound, simultaneousSoundEffects.name: simultaneousSoundEffects, music.name: music,
+    ]
+
+    private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+
+    /// Apple's rules for System Sound Services: 30 s or less, linear PCM or IMA4, in CAF, AIFF or WAV.
+    public static let systemSound = Profile(name: "system-sound", entries: [
+        Entry("malformed", .error),
+        Entry("container", .error, ["allowed": strings(["caf", "aiff", "aifc", "wav", "rf64"]), "warn": strings(["rf64"])]),
+        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "0x6d730011"]), "warn": strings(["0x6d730011"])]),
+        Entry("duration", .error, ["maximumSeconds": .number(30)]),
+        Entry("extension", .error),
+        Entry("truncated", .error),
+        Entry("empty", .error),
+        Entry("channels", .error, ["maximum": .number(2)]),
+        Entry("sample-rate", .warning, ["maximum": .number(48000)]),
+        Entry("clipping", .warning),
+        Entry("silence", .warning, ["maximumSeconds": .number(0.5)]),
+    ])
+
+    /// Many sounds at once (games): PCM or IMA4 in CAF, mono, 32 kHz or less recommended.
+    public static let simultaneousSoundEffects = Profile(name: "simultaneous-sfx", entries: [
+        Entry("malformed", .error),
+        Entry("container", .error, ["allowed": strings(["caf"])]),
+        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4"])]),
+        Entry("hardware-codec", .warning),
+        Entry("extension", .error),
+        Entry("truncated", .error),
+        Entry("empty", .error),
+        Entry("channels", .warning, ["maximum": .number(1)]),
+        Entry("sample-rate", .warning, ["maximum": .number(32000)]),
+        Entry("clipping", .warning),
+        Entry("silence", .warning, ["maximumSeconds": .number(0.25)]),
+    ])
+
+    /// Music and long audio: compressed formats welcome, no duration limit.
+    public static let music = Profile(name: "music", entries: [
+        Entry("malformed", .error),
+        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "aac ", ".mp3", ".mp2", "alac"])]),
+        Entry("extension", .error),
+        Entry("truncated", .error),
+        Entry("empty", .error),
+        Entry("sample-rate", .warning, ["maximum": .number(48000)]),
+        Entry("clipping", .warning),
+    ])
+
+    /// The profile that applies to `path`: this one with the matching overrides applied.
+    public func resolved(for path: String) -> Profile {
+        var result = self
+        for override in overrides where override.paths.contains(where: { $0.matches(path) }) {
+            if let other = override.profile { result.entries = other.entries }
+            result.apply(override.changes)
+        }
+        result.overrides = []
+        return result
+    }
+
+    /// Applies `rules` changes of a profile file: `{"duration": {"severity": "warning", "maximumSeconds": 5}}`,
+    /// `{"silence": {"enabled": false}}`; a rule not in the profile is added (as an error unless said).
+    mutating func apply(_ changes: [(String, JSONValue)]) {
+        for (rule, change) in changes {
+            var entry = entries.first { $0.rule == rule } ?? Entry(rule, .error)
+            for (key, value) in change.objectValue ?? [] {
+                switch key {
+                case "severity": entry.settings.severity = value.stringValue.flatMap(Severity.init(rawValue:)) ?? entry.settings.severity
+                case "enabled": entry.enabled = value.boolValue ?? entry.enabled
+                default: entry.settings.parameters[key] = value
+                }
+            }
+            if let index = entries.firstIndex(where: { $0.rule == rule }) {
+                entries[index] = entry
+            } else {
+                entries.append(entry)
+            }
+        }
+    }
+
+    /// Reads a profile file a project keeps beside its assets:
+    ///
+    /// ```json
+    /// { "name": "game", "extends": "system-sound",
+    ///   "rules": { "duration": { "maximumSeconds": 5 }, "silence": { "enabled": false } },
+    ///   "overrides": [ { "paths": ["music/**"], "profile": "music" },
+    ///                  { "paths": ["ui/*.caf"], "rules": { "channels": { "maximum": 1 } } } ] }
+    /// ```
+    public init(json text: String, knownRules: Set<String> = Set(ValidationRule.builtIn.keys)) throws {
+        guard let root = JSONValue(parsing: text), root.objectValue != nil else {
+            throw ProfileError.invalid("the profile is not a JSON object")
+        }
+        let base = root["extends"]?.stringValue ?? "system-sound"
+        guard let parent = Profile.builtIn[base] else { throw ProfileError.invalid("'extends' names no profile: '\(base)'") }
+        self = parent
+        name = root["name"]?.stringValue ?? base
+        let rules = root["rules"]?.objectValue ?? []
+        try Profile.check(rules, knownRules)
+        apply(rules)
+        for item in root["overrides"]?.arrayValue ?? [] {
+            let paths = (item["paths"]?.arrayValue ?? []).compactMap(\.stringValue).map(Glob.init)
+            guard !paths.isEmpty else { throw ProfileError.invalid("an override needs 'paths'") }
+            var other: Profile?
+            if let named = item["profile"]?.stringValue {
+                guard let profile = Profile.builtIn[named] else { throw ProfileError.invalid("an override names no profile: '\(named)'") }
+                other = profile
+            }
+            let changes = item["rules"]?.objectValue ?? []
+            try Profile.check(changes, knownRules)
+            overrides.append(Override(paths: paths, profile: other, changes: changes))
+        }
+    }
+
+    private static func check(_ rules: [(String, JSONValue)], _ known: Set<String>) throws {
+        for (rule, change) in rules {
+            guard known.contains(rule) else { throw ProfileError.invalid("no rule is called '\(rule)'") }
+            guard change.objectValue != nil else { throw ProfileError.invalid("rule '\(rule)' needs an object of settings") }
+            if let severity = change["severity"], severity.stringValue.flatMap(Severity.init(rawValue:)) == nil {
+                throw ProfileError.invalid("rule '\(rule)': severity is 'error' or 'warning'")
+            }
+        }
+    }
+}
+
+/// A profile file that cannot be used.
+public enum ProfileError: Error, CustomStringConvertible, Sendable {
+    case invalid(String)
+    public var description: String {
+        switch self { case .invalid(let message): "profile: \(message)" }
+    }
+}

@@ -1,0 +1,140 @@
+import AudioFormats
+
+/// The findings for one file.
+public struct FileReport: Sendable {
+    public var path: String
+    public var violations: [Violation]
+
+    /// Whether the file passes: no error (warnings allowed).
+    public var ok: Bool { !violations.contains { $0.severity == .error } }
+
+    public init(path: String, violations: [Violation]) {
+        self.path = path
+        self.violations = violations
+    }
+}
+
+/// The findings for a run, and their renderings as the command-line contract specifies.
+public struct ValidationReport: Sendable {
+    public var profile: String
+    public var files: [FileReport]
+
+    public init(profile: String, files: [FileReport]) {
+        self.profile = profile
+        self.files = files
+    }
+
+    public var passed: Int { files.filter(\.ok).count }
+    public var failed: Int { files.count - passed }
+    public var warnings: Int { files.reduce(0) { $0 + $1.violations.filter { $0.severity == .warning }.count } }
+    /// Whether every file passes.
+    public var ok: Bool { failed == 0 }
+
+    /// One line per problem (`path: severity: rule: message`), then a summary line.
+    public var text: String {
+        var lines: [String] = []
+        for file in files {
+            for violation in file.violations {
+                lines.append("\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.message)")
+            }
+        }
+        lines.append("\(files.count) file\(files.count == 1 ? "" : "s") checked with profile '\(profile)': \(passed) passed, "
+            + "\(failed) failed, \(warnings) warning\(warnings == 1 ? "" : "s")")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message"}]}], "summary": {"files", "passed", "failed"}}`.
+    public var json: JSONValue {
+        .object([
+            ("profile", .string(profile)),
+            ("files", .array(files.map { file in
+                .object([
+                    ("path", .string(file.path)),
+                    ("ok", .bool(file.ok)),
+                    ("violations", .array(file.violations.map { violation in
+                        .object([("rule", .string(violation.rule)), ("severity", .string(violation.severity.rawValue)),
+                            ("message", .string(violation.message))])
+                    })),
+                ])
+            })),
+            ("summary", .object([("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
+                ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings)))])),
+        ])
+    }
+
+    /// JUnit XML: one test case per file; errors are failures, warnings go to the case's output.
+    public var junit: String {
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"afkit validate\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\">\n"
+        xml += "  <testsuite name=\"\(escape(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
+        for file in files {
+            xml += "    <testcase classname=\"afkit.validate.\(escape(profile))\" name=\"\(escape(file.path))\""
+            let errors = file.violations.filter { $0.severity == .error }
+            let warnings = file.violations.filter { $0.severity == .warning }
+            if errors.isEmpty && warnings.isEmpty {
+                xml += "/>\n"
+                continue
+            }
+            xml += ">\n"
+            if let first = errors.first {
+                let details = errors.map { "\($0.rule): \($0.message)" }.joined(separator: "\n")
+                xml += "      <failure type=\"\(escape(first.rule))\" message=\"\(escape(first.message))\">\(escape(details))</failure>\n"
+            }
+            if !warnings.isEmpty {
+                let details = warnings.map { "warning: \($0.rule): \($0.message)" }.joined(separator: "\n")
+                xml += "      <system-out>\(escape(details))</system-out>\n"
+            }
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    /// GitHub Actions workflow commands: an annotation per problem, then the summary line.
+    public var github: String {
+        var lines: [String] = []
+        for file in files {
+            for violation in file.violations {
+                let command = violation.severity == .error ? "error" : "warning"
+                lines.append("::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.message))")
+            }
+        }
+        lines.append(text.split(separator: "\n").last.map(String.init) ?? "")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Escaping of a workflow command's message.
+    private func data(_ text: String) -> String {
+        text.replacingAll("%", with: "%25").replacingAll("\r", with: "%0D").replacingAll("\n", with: "%0A")
+    }
+
+    /// Escaping of a workflow command's property value.
+    private func property(_ text: String) -> String {
+        data(text).replacingAll(":", with: "%3A").replacingAll(",", with: "%2C")
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation here).
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for character in self { if character == target { out += replacement } else { out.append(character) } }
+        return out
+    }
+}

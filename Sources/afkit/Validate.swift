@@ -1,0 +1,78 @@
+import ArgumentParser
+import AssetValidation
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+
+/// `afkit validate`: checks sound files against a rule profile, for build pipelines.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check sound files against a rule profile (default: Apple's system-sound rules).",
+        discussion: """
+            Directories are searched recursively for .caf .aif .aiff .aifc .wav .mp3 .aac .adts files. \
+            Profiles: system-sound, simultaneous-sfx, music, or a JSON profile file. Exit status 0 when every \
+            file passes, 1 when any has an error.
+            """
+    )
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json, junit, github
+    }
+
+    @Option(help: "A profile name (system-sound, simultaneous-sfx, music) or a JSON profile file.")
+    var profile = "system-sound"
+
+    @Option(help: "The report: text, json, junit or github.")
+    var format: ReportFormat = .text
+
+    @Argument(help: "Sound files and directories.")
+    var paths: [String]
+
+    func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("give at least one PATH") }
+        try checkPathsExist(paths)
+        _ = try loadProfile()
+    }
+
+    func loadProfile() throws -> Profile {
+        if let builtIn = Profile.builtIn[profile] { return builtIn }
+        guard profile.hasSuffix(".json") || pathExists(profile) else {
+            throw ValidationError("no profile '\(profile)': use system-sound, simultaneous-sfx, music or a JSON file")
+        }
+        guard let text = try? String(contentsOfFile: profile, encoding: .utf8) else {
+            throw ValidationError("cannot read the profile file '\(profile)'")
+        }
+        do {
+            return try Profile(json: text)
+        } catch {
+            throw ValidationError("\(profile): \(error)")
+        }
+    }
+
+    func run() throws {
+        var validator = AssetValidator(profile: try loadProfile())
+        validator.decoderProvider = { format, cookie in
+            switch format.formatID {
+            case .mpegLayer1, .mpegLayer2, .mpegLayer3: try? MP3Decoder(format: format)
+            case .aac: cookie.flatMap { try? AACDecoder(format: format, magicCookie: $0) }
+            default: try? makeDecoder(for: format)
+            }
+        }
+        let report: ValidationReport
+        do {
+            report = try validator.validate(paths: paths)
+        } catch let error as AudioFileError {
+            Output.standardError("validate: \(error)\n")
+            throw ExitCode(AFKit.Status.problemFound)
+        }
+        switch format {
+        case .text: Output.standardOutput(report.text)
+        case .json: Output.standardOutput(report.json.serialized(pretty: true) + "\n")
+        case .junit: Output.standardOutput(report.junit)
+        case .github: Output.standardOutput(report.github)
+        }
+        if !report.ok { throw ExitCode(AFKit.Status.problemFound) }
+    }
+}

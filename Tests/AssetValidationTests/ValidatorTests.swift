@@ -1,0 +1,221 @@
+import AssetValidation
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+
+/// A scratch folder of sound files, made with afkit's writer, each breaking what its name says.
+final class Scratch {
+    let root = NSTemporaryDirectory() + "afkit-validate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    init() throws { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// A file of `frames` frames of a 440 Hz tone at half scale (after `silence` seconds of silence).
+    @discardableResult
+    func pcm(_ name: String, type: FileType = .caf, rate: Double = 8000, channels: UInt32 = 1, frames: Int,
+        silence: Double = 0, clip: Bool = false) throws -> String
+    {
+        let path = root + "/" + name
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
+        let format = StreamDescription.linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 16,
+            isBigEndian: type == .aiff)
+        var samples: [Float] = []
+        for frame in 0..<frames {
+            let time = Double(frame) / rate - silence
+            var value: Float = time < 0 ? 0 : Float(0.5 * sin(2 * .pi * 440 * time))
+            if clip && frame % 100 < 10 { value = 1 }
+            samples += repeatElement(value, count: Int(channels))
+        }
+        var encoder = try PCMEncoder(format: format)
+        var bytes: [UInt8] = []
+        _ = try encoder.encode(samples, into: &bytes)
+        let writer = try AudioFileWriter(path: path, fileType: type, format: format)
+        try writer.writePackets(bytes)
+        try writer.close()
+        return path
+    }
+
+    func copy(_ fixture: String, to name: String) throws -> String {
+        let path = root + "/" + name
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/" + fixture).path
+        try FileManager.default.copyItem(atPath: source, toPath: path)
+        return path
+    }
+}
+
+@Suite struct ValidatorTests {
+    let validator = AssetValidator(profile: .systemSound)
+
+    func rules(_ report: FileReport) -> [String] { report.violations.map { "\($0.severity.rawValue):\($0.rule)" } }
+
+    @Test func aCleanFilePassesEveryProfile() throws {
+        let scratch = try Scratch()
+        let path = try scratch.pcm("clean.caf", frames: 4000)
+        for profile in [Profile.systemSound, .simultaneousSoundEffects, .music] {
+            let report = AssetValidator(profile: profile).validate(path: path)
+            #expect(report.violations.isEmpty, "\(profile.name): \(report.violations)")
+            #expect(report.ok)
+        }
+    }
+
+    @Test func thirtySecondsPassesOneFrameMoreFails() throws {
+        let scratch = try Scratch()
+        let exact = validator.validate(path: try scratch.pcm("thirty.wav", type: .wav, frames: 30 * 8000))
+        #expect(exact.ok, "\(exact.violations)")
+        let over = validator.validate(path: try scratch.pcm("over.wav", type: .wav, frames: 30 * 8000 + 1))
+        #expect(rules(over) == ["error:duration"])
+        #expect(over.violations.first?.message.contains("240001 frames") == true)
+    }
+
+    @Test func ima4RemainderFramesAreNotCounted() throws {
+        let scratch = try Scratch()
+        // 3751 packets of 64 frames: 240064 decoded frames; with 64 remainder frames, exactly 30 s.
+        for (remainder, passes) in [(64, true), (63, false)] {
+            let path = scratch.root + "/ima4-\(remainder).caf"
+            let format = StreamDescription.appleIMA4(sampleRate: 8000, channels: 1)
+            let writer = try AudioFileWriter(path: path, fileType: .caf, format: format)
+            var encoder = AppleIMA4Encoder(format: format, quality: .fast)
+            var packets: [UInt8] = []
+            let silence = [Int16](repeating: 1000, count: 3751 * 64)
+            _ = silence.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
+            try writer.writePackets(packets)
+            try writer.close(packetTableInfo: PacketTableInfo(validFrames: 3751 * 64 - Int64(remainder), primingFrames: 0,
+                remainderFrames: Int32(remainder)))
+            let report = validator.validate(path: path)
+            #expect(report.ok == passes, "remainder \(remainder): \(report.violations)")
+        }
+    }
+
+    @Test func eachRuleOnItsOwn() throws {
+        let scratch = try Scratch()
+        let cases: [(String, [String])] = [
+            (try scratch.copy("mp3/lame-cbr128-stereo-44k.mp3", to: "renamed.wav"),
+                ["error:container", "error:data-format", "error:extension"]),
+            (try scratch.pcm("five-one.wav", type: .wav, channels: 6, frames: 800), ["error:channels"]),
+            (try scratch.pcm("hifi.caf", rate: 96000, frames: 9600), ["warning:sample-rate"]),
+            (try scratch.pcm("odd-rate.caf", rate: 9000, frames: 900), ["warning:sample-rate"]),
+            (try scratch.pcm("clipped.caf", frames: 4000, clip: true), ["warning:clipping"]),
+            (try scratch.pcm("late.caf", frames: 16000, silence: 1), ["warning:silence"]),
+            (try scratch.pcm("empty.caf", frames: 0), ["error:empty"]),
+            (try scratch.copy("wav/ima-adpcm-mono-sox.wav", to: "ima.wav"), ["warning:data-format"]),
+            (try scratch.copy("wav/rf64-s16-stereo.wav", to: "rf64.wav"), ["warning:container"]),
+            (try scratch.copy("aiff/pcm-s16-stereo.aiff", to: "wrong-name.caf"), ["error:extension"]),
+            (try scratch.copy("mp3/hostile-truncated-last-frame.mp3", to: "cut.mp3"),
+                ["error:container", "error:data-format", "error:truncated"]),
+        ]
+        for (path, expected) in cases {
+            let report = validator.validate(path: path)
+            #expect(rules(report) == expected, "\(path): \(report.violations.map(\.message))")
+        }
+        let junk = scratch.root + "/junk.caf"
+        try Data("caff but not really".utf8).write(to: URL(fileURLWithPath: junk))
+        let malformed = validator.validate(path: junk)
+        #expect(rules(malformed) == ["error:malformed"])
+        #expect(malformed.violations.first?.message.contains("code") == true)
+    }
+
+    @Test func musicProfileAllowsCompressedLongAudio() throws {
+        let scratch = try Scratch()
+        let mp3 = try scratch.copy("mp3/lame-vbr-v5.mp3", to: "song.mp3")
+        #expect(AssetValidator(profile: .music).validate(path: mp3).violations.isEmpty)
+        let long = try scratch.pcm("long.caf", frames: 40 * 8000)
+        #expect(AssetValidator(profile: .music).validate(path: long).ok)
+        let sfx = AssetValidator(profile: .simultaneousSoundEffects)
+        #expect(rules(sfx.validate(path: mp3)).contains("warning:hardware-codec"))
+        #expect(rules(sfx.validate(path: try scratch.pcm("stereo.caf", channels: 2, frames: 800))) == ["warning:channels"])
+        #expect(rules(sfx.validate(path: try scratch.pcm("loud.wav", type: .wav, frames: 800))) == ["error:container"])
+    }
+
+    @Test func profileFilesWithOverrides() throws {
+        let scratch = try Scratch()
+        try scratch.pcm("ui/tap.caf", frames: 16000)  // 2 s
+        try scratch.pcm("ui/intro.caf", frames: 16000, silence: 1)
+        try scratch.pcm("music/theme.caf", frames: 40 * 8000)
+        let profile = try Profile(json: """
+            { "name": "game", "extends": "system-sound",
+              "rules": { "duration": { "maximumSeconds": 1.5 }, "silence": { "severity": "error" } },
+              "overrides": [ { "paths": ["**/music/**"], "profile": "music" },
+                             { "paths": ["**/ui/intro.caf"], "rules": { "silence": { "enabled": false } } } ] }
+            """)
+        let report = try AssetValidator(profile: profile).validate(paths: [scratch.root])
+        #expect(report.profile == "game")
+        let byName = Dictionary(uniqueKeysWithValues: report.files.map { (($0.path as NSString).lastPathComponent, $0) })
+        #expect(rules(try #require(byName["tap.caf"])) == ["error:duration"])
+        #expect(rules(try #require(byName["intro.caf"])) == ["error:duration"])
+        #expect(rules(try #require(byName["theme.caf"])).isEmpty)
+        #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "loudness": {} } }"#) }
+        #expect(throws: ProfileError.self) { try Profile(json: #"{ "extends": "podcast" }"#) }
+        #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "duration": { "severity": "fatal" } } }"#) }
+        #expect(throws: ProfileError.self) { try Profile(json: "not json") }
+    }
+
+    @Test func globs() {
+        #expect(Glob("music/**").matches("music/a/b.caf"))
+        #expect(Glob("**/*.caf").matches("x.caf") && Glob("**/*.caf").matches("a/b/x.caf"))
+        #expect(!Glob("ui/*.caf").matches("ui/deep/x.caf"))
+        #expect(Glob("ui/?.caf").matches("ui/a.caf") && !Glob("ui/?.caf").matches("ui/ab.caf"))
+    }
+
+    @Test func reportsParseBack() throws {
+        let scratch = try Scratch()
+        try scratch.pcm("good.caf", frames: 800)
+        try scratch.pcm("six & <seven>.wav", type: .wav, channels: 6, frames: 800)
+        let report = try validator.validate(paths: [scratch.root])
+        #expect(report.files.count == 2 && report.passed == 1 && report.failed == 1)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json.serialized().utf8)) as? [String: Any])
+        #expect(json["profile"] as? String == "system-sound")
+        let summary = try #require(json["summary"] as? [String: Int])
+        #expect(summary["files"] == 2 && summary["passed"] == 1 && summary["failed"] == 1)
+        let files = try #require(json["files"] as? [[String: Any]])
+        #expect(files.map { $0["ok"] as? Bool } == [true, false])
+        // JUnit, read by a real XML parser: one test case per file, one failure.
+        let delegate = JUnitCounter()
+        let parser = XMLParser(data: Data(report.junit.utf8))
+        parser.delegate = delegate
+        #expect(parser.parse())
+        #expect(delegate.testCases == 2 && delegate.failures == 1)
+        #expect(delegate.names.contains { $0.hasSuffix("six & <seven>.wav") })
+        #expect(report.text.contains(": error: channels: 6 channels"))
+        #expect(report.github.contains("::error file="))
+    }
+
+    @Test func bytesInMemory() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/mp3/lame-vbr-v5.mp3")))
+        let report = validator.validate(bytes: bytes, name: "sound.wav")
+        #expect(rules(report) == ["error:container", "error:data-format", "error:extension"])
+    }
+
+    @Test func projectsAddRules() throws {
+        let scratch = try Scratch()
+        let path = try scratch.pcm("named.caf", frames: 800)
+        var validator = AssetValidator(profile: Profile(name: "naming", entries: [.init("lower-case-name", .error)]))
+        validator.rules["lower-case-name"] = ValidationRule(id: "lower-case-name") { facts, _ in
+            facts.path.split(separator: "/").last.map { $0 == $0.lowercased() } == true ? [] : [Finding("use lower case")]
+        }
+        #expect(validator.validate(path: path).ok)
+        let upper = try scratch.pcm("Named.caf", frames: 800)
+        #expect(!validator.validate(path: upper).ok)
+    }
+}
+
+final class JUnitCounter: NSObject, XMLParserDelegate {
+    var testCases = 0
+    var failures = 0
+    var names: [String] = []
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:])
+    {
+        if element == "testcase" {
+            testCases += 1
+            names.append(attributes["name"] ?? "")
+        }
+        if element == "failure" { failures += 1 }
+    }
+}
