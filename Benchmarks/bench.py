@@ -95,6 +95,30 @@ def codecs(inputs):
         cells = [f"{ours[(name, s)]['snr']:.2f} / {ours[(name, s)]['segmentalSNR']:.2f}" for s in signals]
         print(f"| afkit {name} | " + " | ".join(cells) + " |")
 
+def validation():
+    """1,000 small sound files: afkit validate (header rules) against ffprobe run per file."""
+    folder = f"{WORK}/assets-1000"
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        sh(f"ffmpeg -y -f lavfi -i sine=frequency=880:duration=0.3:sample_rate=22050 -c:a pcm_s16le {folder}/base.wav")
+        base = open(f"{folder}/base.wav", "rb").read()
+        os.remove(f"{folder}/base.wav")
+        for i in range(1000):
+            open(f"{folder}/sfx-{i:04d}.wav", "wb").write(base)
+    profile = f"{WORK}/header-rules.json"
+    open(profile, "w").write('{"rules": {"clipping": {"enabled": false}, "silence": {"enabled": false}}}')
+    ours = best(f"{AFKIT} validate --profile {profile} --format json {folder} > /dev/null")
+    files = sorted(os.listdir(folder))[:100]
+    global RUNS
+    runs, RUNS = RUNS, 1
+    probe = best("for f in " + " ".join(f"{folder}/{f}" for f in files) + "; do ffprobe -v error -show_format -show_streams $f > /dev/null; done")
+    RUNS = runs
+    print("\n| validation | files | afkit | reference | reference tool | afkit speed-up |")
+    print("|---|---|---|---|---|---|")
+    print(f"| 1,000 small WAV assets, header rules | 1000 | {1000/ours:.0f} files/s ({ours*1000:.0f} ms) | "
+          f"{100/probe:.0f} files/s (100 files in {probe*1000:.0f} ms) | `ffprobe -show_format -show_streams` per file | "
+          f"{(1000/ours)/(100/probe):.0f}x |")
+
 def main():
     inputs = make_inputs()
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
@@ -112,5 +136,6 @@ def main():
         probe = best(f"ffprobe -v error -show_format -show_streams {path} > /dev/null")
         print(f"| header info | {name} | {mb:.1f} | {info*1000:.1f} ms | {probe*1000:.1f} ms | `ffprobe -show_format -show_streams F` | {probe/info:.1f}x |")
     codecs(inputs)
+    validation()
 
 main()

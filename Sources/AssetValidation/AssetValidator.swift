@@ -45,19 +45,28 @@ public struct AssetValidator: Sendable {
 
     /// Checks bytes held in memory (the name decides the extension rule and the overrides).
     public func validate(bytes: [UInt8], name: String) -> FileReport {
-        var facts = AssetFacts(path: name)
-        var stream = AudioFileStream(fileTypeHint: FileType(fileExtension: facts.fileExtension))
-        do {
+        var stream = AudioFileStream(fileTypeHint: FileType(fileExtension: AssetFacts(path: name).fileExtension))
+        let result = Result { () throws -> StreamProperties in
             try stream.parse(bytes) { _ in }
             try stream.finish()
-            facts.properties = stream.properties
-            facts.summary = try AudioFileSummary(stream.properties)
+            return stream.properties
+        }
+        return check(facts(name, result), measure: { nil })
+    }
+
+    /// What is known of a file from the outcome of parsing it.
+    func facts(_ name: String, _ outcome: Result<StreamProperties, any Error>) -> AssetFacts {
+        var facts = AssetFacts(path: name)
+        do {
+            let properties = try outcome.get()
+            facts.properties = properties
+            facts.summary = try AudioFileSummary(properties)
         } catch let error as AudioFileError {
             facts.error = error
         } catch {
-            facts.error = .illegalOperation("\(error)")
+            facts.error = .io("\(name): \(error)", errno: 0)
         }
-        return check(facts, measure: { nil })
+        return facts
     }
 
     /// Checks files and, recursively, the sound files in directories, in parallel on every core.
@@ -186,5 +195,23 @@ private final class SlotLock: @unchecked Sendable {
 extension AssetFacts {
     init(path: String) {
         self.path = path
+    }
+}
+
+extension AssetValidator {
+    /// Checks a stream of byte chunks (a download, a pipe) as it arrives; `name` decides the
+    /// extension rule and the overrides. Rules that need decoded audio pass over streams.
+    public func validate<Chunks: AsyncSequence>(chunks: Chunks, name: String) async -> FileReport
+    where Chunks.Element == [UInt8] {
+        var stream = AudioFileStream(fileTypeHint: FileType(fileExtension: AssetFacts(path: name).fileExtension))
+        let outcome: Result<StreamProperties, any Error>
+        do {
+            for try await chunk in chunks { try stream.parse(chunk) { _ in } }
+            try stream.finish()
+            outcome = .success(stream.properties)
+        } catch {
+            outcome = .failure(error)
+        }
+        return check(facts(name, outcome), measure: { nil })
     }
 }

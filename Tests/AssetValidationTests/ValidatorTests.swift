@@ -219,3 +219,24 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         if element == "failure" { failures += 1 }
     }
 }
+
+@Suite struct StreamValidationTests {
+    @Test func validatesAnAsyncStreamOfChunks() async throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/caf/ima4-stereo.caf")))
+        let chunks = AsyncStream<[UInt8]> { continuation in
+            for start in stride(from: 0, to: bytes.count, by: 100) {
+                continuation.yield(Array(bytes[start..<min(start + 100, bytes.count)]))
+            }
+            continuation.finish()
+        }
+        let report = await AssetValidator().validate(chunks: chunks, name: "download.caf")
+        #expect(report.ok && report.violations.isEmpty)
+        let broken = AsyncStream<[UInt8]> { continuation in
+            continuation.yield(Array(bytes[0..<30]))
+            continuation.finish()
+        }
+        let failed = await AssetValidator().validate(chunks: broken, name: "cut.caf")
+        #expect(failed.violations.map(\.rule) == ["malformed"])
+    }
+}
