@@ -10,7 +10,11 @@ SWIFT        ?= swift
 AFKIT        := .build/release/afkit
 PKG_MODULES  := sndfile lame faad2 samplerate soxr
 DEB_PACKAGES := pkg-config libsndfile1-dev libmp3lame-dev libfaad-dev libsamplerate0-dev libsoxr-dev
-ASSETS       := $(wildcard Assets/*.wav Assets/*.aif Assets/*.aiff Assets/*.aifc Assets/*.caf Assets/*.mp3)
+# make assets: one `afkit convert` per source (so make -j and make's own incremental logic work),
+# then the outputs are validated with Apple's system-sound rules.
+ASSET_PRESET ?= system-sound
+ASSET_SOURCES := $(wildcard Assets/*.wav Assets/*.aif Assets/*.aiff Assets/*.aifc Assets/*.caf Assets/*.mp3)
+ASSET_OUTPUTS := $(addprefix build/assets/,$(addsuffix .caf,$(basename $(notdir $(ASSET_SOURCES)))))
 
 .PHONY: all release test assets bench clean deps
 
@@ -31,8 +35,24 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-assets: release
-	@status=0; for f in $(ASSETS); do $(AFKIT) info "$$f" || status=1; done; exit $$status
+assets: $(ASSET_OUTPUTS)
+	$(AFKIT) validate --profile system-sound build/assets
+
+$(AFKIT): release
+
+build/assets/%.caf: Assets/%.wav | $(AFKIT) build/assets
+	$(AFKIT) convert --preset $(ASSET_PRESET) $< $@
+build/assets/%.caf: Assets/%.aif | $(AFKIT) build/assets
+	$(AFKIT) convert --preset $(ASSET_PRESET) $< $@
+build/assets/%.caf: Assets/%.aiff | $(AFKIT) build/assets
+	$(AFKIT) convert --preset $(ASSET_PRESET) $< $@
+build/assets/%.caf: Assets/%.aifc | $(AFKIT) build/assets
+	$(AFKIT) convert --preset $(ASSET_PRESET) $< $@
+build/assets/%.caf: Assets/%.mp3 | $(AFKIT) build/assets
+	$(AFKIT) convert --preset $(ASSET_PRESET) $< $@
+
+build/assets:
+	mkdir -p $@
 
 # Benchmarks need the reference tools too.
 bench: release

@@ -104,12 +104,60 @@ public func forEachChunk(
 }
 
 /// Renames a file, replacing any file at the destination atomically.
-func renameFile(_ source: String, to destination: String) throws {
+public func renameFile(_ source: String, to destination: String) throws {
     guard rename(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
 }
 
+/// A hidden path in the same folder as `path`, unique to this process and call, for writing a file
+/// that is renamed into place when complete.
+public func temporaryPath(beside path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(folder).\(name).afkit-\(getpid())-\(temporaryCounter.next()).tmp"
+}
+
+/// The modification time of a file in nanoseconds since 1970, or `nil` if it does not exist.
+public func modificationTime(_ path: String) -> Int64? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+}
+
+/// Creates a directory and its parents.
+public func makeDirectories(_ path: String) throws {
+    var current = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+        current += component + "/"
+        if !isDirectory(current) && mkdir(current, 0o755) != 0 && errno != EEXIST {
+            throw ioError("cannot create the directory '\(current)'")
+        }
+    }
+}
+
+/// Whether standard error is a terminal (for progress bars).
+public var standardErrorIsTerminal: Bool { isatty(2) != 0 }
+
+private let temporaryCounter = LockedCounter()
+
+/// A counter that threads may share.
+private final class LockedCounter: @unchecked Sendable {
+    private var value = 0
+    private var mutex = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&mutex, nil) }
+
+    /// Increments and returns the new value, atomically.
+    func next() -> Int {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        value += 1
+        return value
+    }
+}
+
 /// Removes a file, ignoring a file that is not there.
-func removeFile(_ path: String) {
+public func removeFile(_ path: String) {
     _ = unlink(path)
 }
 

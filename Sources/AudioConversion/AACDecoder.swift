@@ -9,6 +9,9 @@ public final class AACDecoder: AudioDecoder {
     public let sourceFormat: StreamDescription
     /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
     public var maximumFramesPerPacket: Int { 1024 }
+    /// libfaad2 gives nothing for the first packet: its output starts one packet (1024 frames) later
+    /// than a decoder that outputs the first frame's ramp, so that much of the priming is already gone.
+    public static let outputDelay = 1024
     /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
     public private(set) var outputSampleRate: Int = 0
     public private(set) var outputChannels: Int = 0

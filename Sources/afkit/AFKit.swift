@@ -13,7 +13,7 @@ struct AFKit: ParsableCommand {
         commandName: "afkit",
         abstract: "Inspect, stream-parse, validate and convert audio files (CAF, AIFF, WAV, MP3, ADTS).",
         version: "0.1.0",
-        subcommands: [Info.self, Validate.self, Packets.self]
+        subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self]
     )
 
     /// Exit statuses of the contract: 0 success, 1 a problem was found, 2 a usage error.

@@ -1,0 +1,200 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+
+/// How to convert: the output container and data format, rate, channels and engines.
+public struct ConversionSettings: Sendable {
+    /// The output container; `nil`: from the output file's extension.
+    public var fileType: FileType?
+    /// The output data format; `nil`: 16-bit PCM in the container's byte order.
+    public var dataFormat: DataFormatSpecifier?
+    /// The output rate (`-d FORMAT@RATE`); `nil`: the source's.
+    public var sampleRate: Double?
+    /// The output channels (`-c N`); `nil`: the source's.
+    public var channels: Int?
+    public var resampler: ResamplerChoice = .soxr
+    public var imaQuality: IMAEncodingQuality = .best
+    /// Refuse (or, with `trimToMaximum`, cut) sources longer than this many seconds.
+    public var maximumSeconds: Double?
+    public var trimToMaximum = false
+    /// A note written into the output's metadata (the batch runner records its preset there).
+    public var encodingNote: String?
+
+    public init() {}
+}
+
+/// Apple's preferred formats, by name.
+public enum Preset: String, CaseIterable, Sendable {
+    /// A system sound: CAF, 16-bit PCM, 30 s or less.
+    case systemSound = "system-sound"
+    /// A game sound effect played with many others: CAF, IMA4, mono, 22.05 kHz.
+    case sfx
+    /// CAF with 16-bit little-endian PCM.
+    case pcm
+
+    public var settings: ConversionSettings {
+        var settings = ConversionSettings()
+        settings.fileType = .caf
+        switch self {
+        case .systemSound:
+            settings.dataFormat = DataFormatSpecifier("LEI16")
+            settings.maximumSeconds = 30
+        case .sfx:
+            settings.dataFormat = DataFormatSpecifier("ima4")
+            settings.sampleRate = 22050
+            settings.channels = 1
+        case .pcm:
+            settings.dataFormat = DataFormatSpecifier("LEI16")
+        }
+        return settings
+    }
+}
+
+/// What a conversion wrote.
+public struct ConversionResult: Sendable {
+    public var outputPath: String
+    public var format: StreamDescription
+    public var fileType: FileType
+    /// Valid frames written (the decoded length equals it exactly, remainder frames recorded).
+    public var frameCount: Int64
+}
+
+/// Decode → channel mix → resample → encode → write, streaming in bounded memory.
+public enum AudioConverter {
+    /// Converts `input` to `output`. The output appears complete or not at all: it is written to a hidden
+    /// file in the same folder and renamed into place; on any failure nothing is left behind.
+    @discardableResult
+    public static func convert(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
+        guard let fileType = settings.fileType ?? FileType(outputPath: output) else {
+            throw AudioFileError.unsupportedFileType(
+                "convert: cannot tell the output type from '\(output)'; name it .caf, .aif, .aifc or .wav, or give -f", offset: nil)
+        }
+        let source = try SourceReader(path: input)
+        let rate = settings.dataFormat?.sampleRate ?? settings.sampleRate ?? source.sampleRate
+        let channels = settings.channels ?? source.channels
+        guard channels >= 1 && channels <= 64 else {
+            throw AudioFileError.unsupportedDataFormat("convert: \(channels) output channels", offset: nil)
+        }
+        let specifier = settings.dataFormat ?? DataFormatSpecifier(fileType == .aiff ? "BEI16" : "LEI16")
+        guard let specifier else { throw AudioFileError.illegalOperation("convert: no data format") }
+        let format = specifier.streamDescription(sampleRate: rate, channels: UInt32(channels))
+
+        var limitFrames: Int64?
+        if let maximum = settings.maximumSeconds, let frames = source.frameCount {
+            let allowed = Int64((maximum * source.sampleRate).rounded(.down))
+            if frames > allowed {
+                guard settings.trimToMaximum else {
+                    throw AudioFileError.limitExceeded(
+                        "convert: '\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
+                            + "(trim it, or convert with --trim)", offset: nil)
+                }
+                limitFrames = allowed
+            }
+        }
+
+        var options = AudioFileWriterOptions()
+        options.metadata = source.metadata.filter { ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key) }
+        if let note = settings.encodingNote { options.metadata["encoding application"] = note }
+        if fileType == .aiff || fileType == .aifc {
+            options.markers = source.markers.map { marker in
+                var moved = marker
+                moved.framePosition = Int64((Double(marker.framePosition) * rate / source.sampleRate).rounded())
+                return moved
+            }
+        }
+        if let frames = source.frameCount {
+            options.estimatedDataByteCount = Int64(Double(frames) * rate / source.sampleRate) * Int64(max(format.bytesPerFrame, 2))
+        }
+
+        let temporary = temporaryPath(beside: output)
+        let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+        do {
+            let frames = try run(source, to: writer, format: format, settings: settings, limit: limitFrames)
+            try renameFile(temporary, to: output)
+            return ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames)
+        } catch {
+            writer.cancel()
+            throw error
+        }
+    }
+
+    /// The pipeline; returns the valid frames written.
+    private static func run(_ source: SourceReader, to writer: AudioFileWriter, format: StreamDescription,
+        settings: ConversionSettings, limit: Int64?) throws -> Int64
+    {
+        let outChannels = Int(format.channelsPerFrame)
+        let mixer = ChannelMixer(from: source.channels, to: outChannels)
+        let resampler = format.sampleRate == source.sampleRate
+            ? nil : try settings.resampler.make(from: source.sampleRate, to: format.sampleRate, channels: outChannels)
+        var encoder = try makeEncoder(format, source: source.format, settings: settings)
+        var block: [Float] = []
+        var mixed: [Float] = []
+        var resampled: [Float] = []
+        var bytes: [UInt8] = []
+        var inputFrames: Int64 = 0
+        var outputFrames: Int64 = 0
+        var expected: Int64 { Int64((Double(inputFrames) * format.sampleRate / source.sampleRate).rounded()) }
+
+        func emit(_ samples: [Float], final: Bool) throws {
+            // Exactly the expected length: resamplers may give a frame or two more or less at the end.
+            var count = samples.count / outChannels
+            if final { count = Int(min(Int64(count), expected - outputFrames)) }
+            guard count > 0 else { return }
+            bytes.removeAll(keepingCapacity: true)
+            _ = try samples.withUnsafeBufferPointer { buffer in
+                try encoder.encode(UnsafeBufferPointer(rebasing: buffer[0..<count * outChannels]), into: &bytes)
+            }
+            try writer.writePackets(bytes)
+            outputFrames += Int64(count)
+        }
+
+        while true {
+            block.removeAll(keepingCapacity: true)
+            var want = 8192
+            if let limit { want = Int(min(Int64(want), limit - inputFrames)) }
+            let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
+            if frames == 0 { break }
+            inputFrames += Int64(frames)
+            mixed.removeAll(keepingCapacity: true)
+            block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+            if let resampler {
+                resampled.removeAll(keepingCapacity: true)
+                try mixed.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
+                let room = Int(expected - outputFrames)
+                if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
+                try emit(resampled, final: false)
+            } else {
+                try emit(mixed, final: false)
+            }
+        }
+        if let resampler {
+            resampled.removeAll(keepingCapacity: true)
+            try resampler.finish(into: &resampled)
+            try emit(resampled, final: true)
+            if outputFrames < expected {
+                // Pad the last frames the filter did not give back with silence.
+                try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+        let (_, remainder) = try encoder.finish(into: &bytes)
+        if !bytes.isEmpty { try writer.writePackets(bytes) }
+        let table: PacketTableInfo? = remainder > 0 || format.formatID == .imaADPCMWAVE || format.formatID == .ima4
+            ? PacketTableInfo(validFrames: outputFrames, primingFrames: 0, remainderFrames: Int32(remainder)) : nil
+        try writer.close(packetTableInfo: table)
+        return outputFrames
+    }
+
+    private static func makeEncoder(_ format: StreamDescription, source: StreamDescription, settings: ConversionSettings)
+        throws -> any AudioEncoder
+    {
+        switch format.formatID {
+        case .lpcm: try PCMEncoder(format: format, convertingFrom: source)
+        case .ima4: AppleIMA4Encoder(format: format, quality: settings.imaQuality)
+        case .imaADPCMWAVE: try IMAADPCMWAVEEncoder(format: format, quality: settings.imaQuality)
+        case .ulaw, .alaw: G711Encoder(format: format)
+        default:
+            throw AudioFileError.unsupportedDataFormat("convert: afkit does not encode '\(format.formatID)'", offset: nil)
+        }
+    }
+}

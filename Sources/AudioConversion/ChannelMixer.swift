@@ -1,0 +1,56 @@
+/// Maps frames from one channel count to another with a gain matrix: stereo to mono at -3 dB
+/// each, 5.1 to stereo per ITU-R BS.775 (centre and surrounds at -3 dB, LFE dropped), mono to every
+/// output channel, otherwise channel to channel (extra outputs silent, extra inputs folded in at -3 dB).
+public struct ChannelMixer: Sendable {
+    public let inputChannels: Int
+    public let outputChannels: Int
+    /// `gains[output][input]`.
+    public let gains: [[Float]]
+
+    public init(from input: Int, to output: Int) {
+        inputChannels = input
+        outputChannels = output
+        let half: Float = 0.707_106_78  // -3 dB
+        var matrix = Array(repeating: Array(repeating: Float(0), count: input), count: output)
+        switch (input, output) {
+        case let (i, o) where i == o:
+            for c in 0..<i { matrix[c][c] = 1 }
+        case (1, _):
+            for c in 0..<output { matrix[c][0] = 1 }
+        case (2, 1):
+            matrix[0] = [half, half]
+        case (6, 2):
+            // L R C LFE Ls Rs (WAVE order).
+            matrix[0] = [1, 0, half, 0, half, 0]
+            matrix[1] = [0, 1, half, 0, 0, half]
+        case (6, 1):
+            matrix[0] = [half, half, 1, 0, half * half, half * half]
+        default:
+            for c in 0..<min(input, output) { matrix[c][c] = 1 }
+            for extra in output..<max(input, output) where extra < input { matrix[extra % output][extra] = half }
+        }
+        // Keep the louder sums from clipping a full-scale input.
+        for row in matrix.indices {
+            let sum = matrix[row].reduce(0, +)
+            if sum > 1.5 { matrix[row] = matrix[row].map { $0 / sum * 1.414 } }
+        }
+        gains = matrix
+    }
+
+    /// Mixes `frames` interleaved frames, appending to `output`.
+    public func mix(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) {
+        if inputChannels == outputChannels {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<frames * inputChannels]))
+            return
+        }
+        output.reserveCapacity(output.count + frames * outputChannels)
+        for frame in 0..<frames {
+            let base = frame * inputChannels
+            for row in gains {
+                var sum: Float = 0
+                for (channel, gain) in row.enumerated() where gain != 0 { sum += gain * input[base + channel] }
+                output.append(sum)
+            }
+        }
+    }
+}

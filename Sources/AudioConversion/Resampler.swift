@@ -1,0 +1,147 @@
+import AudioFormats
+import CSampleRate
+import CSoxr
+
+/// Streaming sample-rate conversion of interleaved Float32 frames, in bounded memory.
+public protocol Resampler: AnyObject {
+    /// Converts `frames` frames, appending what is ready to `output`.
+    func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) throws
+    /// Drains the filter's delay line at the end of the input.
+    func finish(into output: inout [Float]) throws
+}
+
+/// Which engine resamples, and how well.
+public enum ResamplerChoice: Hashable, Sendable {
+    /// libsoxr at its very-high-quality setting (28-bit, steep): afkit's default.
+    case soxr
+    /// libsamplerate with one of its converters (afconvert's `--src-quality` picks it).
+    case libsamplerate(SampleRateConverter)
+
+    /// libsamplerate's converters.
+    public enum SampleRateConverter: Int32, Sendable, CaseIterable {
+        case sincBest = 0, sincMedium = 1, sincFastest = 2, zeroOrderHold = 3, linear = 4
+    }
+
+    /// An engine for a conversion.
+    public func make(from inputRate: Double, to outputRate: Double, channels: Int) throws -> Resampler {
+        switch self {
+        case .soxr: try SoxrResampler(from: inputRate, to: outputRate, channels: channels)
+        case .libsamplerate(let converter):
+            try SampleRateResampler(from: inputRate, to: outputRate, channels: channels, converter: converter)
+        }
+    }
+}
+
+/// libsoxr, very high quality.
+public final class SoxrResampler: Resampler {
+    private let handle: soxr_t
+    private let channels: Int
+    private let ratio: Double
+
+    public init(from inputRate: Double, to outputRate: Double, channels: Int) throws {
+        var error: soxr_error_t?
+        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var quality = soxr_quality_spec(UInt(SOXR_28_BITQ), 0)
+        guard let handle = soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &quality, nil), error == nil else {
+            throw AudioFileError.unsupportedDataFormat(
+                "soxr: cannot resample \(inputRate) Hz to \(outputRate) Hz: \(error.map { String(cString: $0) } ?? "unknown")",
+                offset: nil)
+        }
+        self.handle = handle
+        self.channels = channels
+        ratio = outputRate / inputRate
+    }
+
+    deinit { soxr_delete(handle) }
+
+    public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) throws {
+        var used = 0
+        while used < frames {
+            let room = Int(Double(frames - used) * ratio) + 64
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: room * channels))
+            var inputDone = 0
+            var outputDone = 0
+            let error = output.withUnsafeMutableBufferPointer { out in
+                soxr_process(handle, input.baseAddress.map { $0 + used * channels }, frames - used, &inputDone,
+                    out.baseAddress.map { $0 + start }, room, &outputDone)
+            }
+            if let error { throw AudioFileError.malformed("soxr: \(String(cString: error))", offset: nil) }
+            output.removeLast((room - outputDone) * channels)
+            used += inputDone
+            if inputDone == 0 && outputDone == 0 { break }
+        }
+    }
+
+    public func finish(into output: inout [Float]) throws {
+        while true {
+            let room = 4096
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: room * channels))
+            var inputDone = 0
+            var outputDone = 0
+            let error = output.withUnsafeMutableBufferPointer { out in
+                soxr_process(handle, nil, 0, &inputDone, out.baseAddress.map { $0 + start }, room, &outputDone)
+            }
+            if let error { throw AudioFileError.malformed("soxr: \(String(cString: error))", offset: nil) }
+            output.removeLast((room - outputDone) * channels)
+            if outputDone == 0 { return }
+        }
+    }
+}
+
+/// libsamplerate (Secret Rabbit Code).
+public final class SampleRateResampler: Resampler {
+    private let state: OpaquePointer
+    private let channels: Int
+    private let ratio: Double
+
+    public init(from inputRate: Double, to outputRate: Double, channels: Int,
+        converter: ResamplerChoice.SampleRateConverter = .sincBest) throws
+    {
+        var error: Int32 = 0
+        guard let state = src_new(converter.rawValue, Int32(channels), &error), error == 0 else {
+            throw AudioFileError.unsupportedDataFormat("libsamplerate: \(String(cString: src_strerror(error)))", offset: nil)
+        }
+        self.state = state
+        self.channels = channels
+        ratio = outputRate / inputRate
+        guard src_is_valid_ratio(ratio) != 0 else {
+            src_delete(state)
+            throw AudioFileError.unsupportedDataFormat("libsamplerate: cannot resample by \(ratio)", offset: nil)
+        }
+    }
+
+    deinit { src_delete(state) }
+
+    public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) throws {
+        try run(input.baseAddress, frames: frames, endOfInput: false, into: &output)
+    }
+
+    public func finish(into output: inout [Float]) throws {
+        try run(nil, frames: 0, endOfInput: true, into: &output)
+    }
+
+    private func run(_ input: UnsafePointer<Float>?, frames: Int, endOfInput: Bool, into output: inout [Float]) throws {
+        var used = 0
+        repeat {
+            let room = Int(Double(frames - used) * ratio) + 256
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: room * channels))
+            var data = SRC_DATA()
+            data.data_in = input.map { $0 + used * channels }
+            data.input_frames = frames - used
+            data.end_of_input = endOfInput ? 1 : 0
+            data.src_ratio = ratio
+            data.output_frames = room
+            let error = output.withUnsafeMutableBufferPointer { out -> Int32 in
+                data.data_out = out.baseAddress.map { $0 + start }
+                return src_process(state, &data)
+            }
+            if error != 0 { throw AudioFileError.malformed("libsamplerate: \(String(cString: src_strerror(error)))", offset: nil) }
+            output.removeLast((room - data.output_frames_gen) * channels)
+            used += data.input_frames_used
+            if data.input_frames_used == 0 && data.output_frames_gen == 0 { return }
+        } while used < frames || endOfInput
+    }
+}

@@ -1,0 +1,120 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+
+/// Reads any input afkit or libsndfile can read as interleaved Float32 frames, a block at a time,
+/// with priming and remainder frames trimmed: exactly the source's valid frames.
+public final class SourceReader {
+    public let path: String
+    /// The source's data format (libsndfile sources: linear PCM of its sample rate and channels).
+    public let format: StreamDescription
+    public let sampleRate: Double
+    public let channels: Int
+    /// Valid frames, where known in advance.
+    public let frameCount: Int64?
+    public let metadata: [String: String]
+    public let markers: [Marker]
+
+    private enum Backend {
+        case afkit(AudioFile, any AudioDecoder, nextPacket: Int64)
+        case libsndfile(SoundFile)
+    }
+    private var backend: Backend
+    private var skip: Int64
+    private var remaining: Int64
+    private var pending: [Float] = []
+    private var pendingStart = 0
+
+    public init(path: String) throws {
+        self.path = path
+        let file: AudioFile
+        do {
+            file = try AudioFile(path: path)
+        } catch let error as AudioFileError where error.code == "typ?" {
+            // Not a container afkit parses (FLAC, Ogg, ...): libsndfile may read it.
+            let sound = try SoundFile(path: path)
+            backend = .libsndfile(sound)
+            sampleRate = Double(sound.info.sampleRate)
+            channels = sound.info.channels
+            format = .linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 32, isFloat: true)
+            frameCount = sound.info.frames
+            metadata = [:]
+            markers = []
+            skip = 0
+            remaining = sound.info.frames
+            return
+        }
+        let summary = try AudioFileSummary(file.properties)
+        format = file.dataFormat
+        sampleRate = format.sampleRate
+        channels = Int(format.channelsPerFrame)
+        frameCount = summary.frameCount
+        metadata = file.properties.infoDictionary
+        markers = file.properties.markers
+        skip = summary.primingFrames
+        remaining = summary.frameCount
+        let decoder: any AudioDecoder
+        switch format.formatID {
+        case .mpegLayer1, .mpegLayer2, .mpegLayer3: decoder = try MP3Decoder(format: format)
+        case .aac:
+            decoder = try AACDecoder(format: format, magicCookie: file.properties.magicCookie ?? [])
+            skip = max(0, skip - Int64(AACDecoder.outputDelay))
+        case .lpcm, .ima4, .imaADPCMWAVE, .ulaw, .alaw: decoder = try makeDecoder(for: format)
+        default:
+            // ALAC and the rest: libsndfile decodes them.
+            let sound = try SoundFile(path: path)
+            backend = .libsndfile(sound)
+            remaining = sound.info.frames
+            skip = 0
+            return
+        }
+        backend = .afkit(file, decoder, nextPacket: 0)
+    }
+
+    /// Appends up to `maximum` frames to `output`; returns how many (0 at the end).
+    public func read(maximum: Int, into output: inout [Float]) throws -> Int {
+        var delivered = 0
+        while delivered < maximum && remaining > 0 {
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+                guard try refill() else { break }
+                continue
+            }
+            let available = (pending.count - pendingStart) / channels
+            if skip > 0 {
+                let dropped = Int(min(Int64(available), skip))
+                pendingStart += dropped * channels
+                skip -= Int64(dropped)
+                continue
+            }
+            let take = Int(min(Int64(min(available, maximum - delivered)), remaining))
+            output.append(contentsOf: pending[pendingStart..<pendingStart + take * channels])
+            pendingStart += take * channels
+            delivered += take
+            remaining -= Int64(take)
+        }
+        return delivered
+    }
+
+    /// Decodes the next block into `pending`; `false` at the end of the input.
+    private func refill() throws -> Bool {
+        switch backend {
+        case .afkit(let file, var decoder, let next):
+            guard next < file.packetCount else { return false }
+            let (bytes, descriptions) = try file.readPackets(from: next, count: 64)
+            _ = try bytes.withUnsafeBytes { raw in
+                try descriptions.withUnsafeBufferPointer { descriptions in
+                    try decoder.decode(raw, packetCount: descriptions.count,
+                        descriptions: file.dataFormat.hasConstantPackets ? nil : descriptions, appendingTo: &pending)
+                }
+            }
+            backend = .afkit(file, decoder, nextPacket: next + Int64(descriptions.count))
+            return true
+        case .libsndfile(let sound):
+            let block = try sound.readFloat(frames: 8192)
+            pending.append(contentsOf: block)
+            return !block.isEmpty
+        }
+    }
+}
