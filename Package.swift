@@ -55,6 +55,7 @@ let package = Package(
         ),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
         .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
+        .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs"]),
         .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
     ],
     swiftLanguageModes: [.v6]

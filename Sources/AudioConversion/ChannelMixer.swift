@@ -1,6 +1,8 @@
 /// Maps frames from one channel count to another with a gain matrix: stereo to mono at -3 dB
 /// each, 5.1 to stereo per ITU-R BS.775 (centre and surrounds at -3 dB, LFE dropped), mono to every
 /// output channel, otherwise channel to channel (extra outputs silent, extra inputs folded in at -3 dB).
+/// The coefficients are the standard's, not normalized: loud sources can clip, which the validator's
+/// `clipping` rule reports.
 public struct ChannelMixer: Sendable {
     public let inputChannels: Int
     public let outputChannels: Int
@@ -28,11 +30,6 @@ public struct ChannelMixer: Sendable {
         default:
             for c in 0..<min(input, output) { matrix[c][c] = 1 }
             for extra in output..<max(input, output) where extra < input { matrix[extra % output][extra] = half }
-        }
-        // Keep the louder sums from clipping a full-scale input.
-        for row in matrix.indices {
-            let sum = matrix[row].reduce(0, +)
-            if sum > 1.5 { matrix[row] = matrix[row].map { $0 / sum * 1.414 } }
         }
         gains = matrix
     }

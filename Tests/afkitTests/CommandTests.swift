@@ -285,3 +285,52 @@ struct Command {
         #expect(try Command.run(["validate", "--format", "yaml", "wav"]).status == 2)
     }
 }
+
+@Suite struct ConvertCommandTests {
+    @Test func afconvertSpelling() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Command.run(["convert", "-f", "caff", "-d", "ima4@22050", "-c", "1", "wav/pcm-s16-stereo.wav",
+            folder + "/out.sound"])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        let info = try Command.run(["info", "--json", folder + "/out.sound"])
+        let object = try #require((info.json as? [[String: Any]])?.first)
+        #expect(object["container"] as? String == "caf")
+        let format = try #require(object["format"] as? [String: Any])
+        #expect(format["id"] as? String == "ima4" && format["sampleRate"] as? Int == 22050 && format["channels"] as? Int == 1)
+        #expect(object["frameCount"] as? Int == 1103)
+        // From the extension, with a preset.
+        #expect(try Command.run(["convert", "--preset", "pcm", "mp3/lame-vbr-v5.mp3", folder + "/song.caf"]).status == 0)
+        #expect(try Command.run(["convert", "-d", "BEI24", "aiff/sowt.aifc", folder + "/x.aif"]).status == 0)
+    }
+
+    @Test func failuresAndUsage() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try Command.run(["convert", "no-such.wav", folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "-d", "LEI17", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "-f", "MPG3", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "--preset", "loud", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "wav/pcm-u8-mono.wav", folder + "/x.mp3"]).status == 2)
+        // A format the container cannot hold fails, and leaves nothing.
+        let failed = try Command.run(["convert", "-d", "ima4", "wav/pcm-u8-mono.wav", folder + "/x.wav"])
+        #expect(failed.status == 1)
+        #expect(!failed.stderr.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? ["?"]).isEmpty)
+    }
+
+    @Test func batchMirrorsAndSkips() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Command.run(["batch", "--preset", "sfx", "--out", folder, "aiff"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("12 files: 12 converted, 0 up to date, 0 failed"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/ima4-stereo.caf"))
+        let second = try Command.run(["batch", "--preset", "sfx", "--out", folder, "aiff"])
+        #expect(second.stdout.contains("12 files: 0 converted, 12 up to date, 0 failed"))
+        #expect(try Command.run(["batch", "--preset", "sfx", "--out", folder, "nowhere"]).status == 2)
+    }
+}

@@ -1,0 +1,242 @@
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures").path
+
+final class Folder {
+    let path = NSTemporaryDirectory() + "afkit-convert-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var contents: [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }
+}
+
+/// Writes interleaved float samples as a 32-bit float WAV with afkit's writer.
+func writeFloatWAV(_ samples: [Float], rate: Double, channels: UInt32, to path: String) throws {
+    let format = StreamDescription.linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 32, isFloat: true)
+    var encoder = try PCMEncoder(format: format)
+    var bytes: [UInt8] = []
+    _ = try encoder.encode(samples, into: &bytes)
+    let writer = try AudioFileWriter(path: path, fileType: .wav, format: format)
+    try writer.writePackets(bytes)
+    try writer.close()
+}
+
+func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> ConversionSettings {
+    var settings = ConversionSettings()
+    settings.dataFormat = DataFormatSpecifier(spec)
+    settings.fileType = type
+    settings.channels = channels
+    return settings
+}
+
+@Suite struct ConverterTests {
+    /// 16-bit stereo PCM into every lossless layout and container: libsndfile reads back the same samples.
+    @Test(arguments: [("LEI16", "caf"), ("BEI16", "aif"), ("LEI24", "wav"), ("BEI24", "caf"), ("LEI32", "wav"),
+        ("LEF32", "wav"), ("BEF32", "aifc"), ("LEF64", "caf"), ("BEI16", "aifc"), ("LEI16", "aifc")])
+    func losslessRoundTrips(_ spec: String, _ ext: String) throws {
+        let folder = try Folder()
+        let source = fixtures + "/wav/pcm-s16-stereo.wav"
+        let output = folder.path + "/out." + ext
+        let result = try AudioConverter.convert(input: source, output: output, settings: settings(spec))
+        #expect(result.frameCount == 1103)
+        // As doubles: libsndfile's integer reader does not scale float files.
+        let original = try SoundFile(path: source).readDouble()
+        let converted = try SoundFile(path: output).readDouble()
+        #expect(converted == original, "\(spec) in .\(ext)")
+        #expect(folder.contents == ["out." + ext])  // no temporary file left
+    }
+
+    @Test func lossyFormatsStayClose() throws {
+        let folder = try Folder()
+        let source = fixtures + "/signals/speech.wav"
+        let reference = try SoundFile(path: source).readDouble()
+        for (spec, ext, minimum) in [("ulaw", "wav", 30.0), ("alaw", "caf", 30.0), ("ima4", "caf", 25.0), ("UI8", "wav", 25.0),
+            ("I8", "aif", 25.0), ("ima-adpcm", "wav", 25.0)]
+        {
+            let output = folder.path + "/\(spec).\(ext)"
+            try AudioConverter.convert(input: source, output: output, settings: settings(spec))
+            // afkit's decoders (bit-exact with FFmpeg's) read them back.
+            let reader = try SourceReader(path: output)
+            #expect(reader.frameCount == Int64(reference.count), "\(spec)")
+            var decoded: [Float] = []
+            while try reader.read(maximum: 4096, into: &decoded) > 0 {}
+            var signal = 0.0
+            var noise = 0.0
+            for (a, b) in zip(reference, decoded) {
+                signal += a * a
+                noise += (a - Double(b)) * (a - Double(b))
+            }
+            let snr = 10 * log10(signal / noise)
+            #expect(snr > minimum, "\(spec): \(snr) dB")
+        }
+    }
+
+    /// A 1 kHz tone resampled 48 → 44.1 kHz by each engine: exact length, same frequency and level.
+    @Test(arguments: [ResamplerChoice.soxr, .libsamplerate(.sincBest), .libsamplerate(.sincMedium)])
+    func resamplingKeepsLengthFrequencyAndLevel(_ engine: ResamplerChoice) throws {
+        let folder = try Folder()
+        let input = folder.path + "/tone.wav"
+        let tone = (0..<48000).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
+        try writeFloatWAV(tone, rate: 48000, channels: 1, to: input)
+        var conversion = settings("LEF32@44100")
+        conversion.resampler = engine
+        let output = folder.path + "/tone.caf"
+        let result = try AudioConverter.convert(input: input, output: output, settings: conversion)
+        #expect(result.frameCount == 44100)
+        let samples = try SoundFile(path: output).readDouble()
+        #expect(samples.count == 44100)
+        // Level in the middle (away from the filter's edges): RMS of 0.5/√2.
+        let middle = samples[4410..<39690]
+        let rms = sqrt(middle.map { $0 * $0 }.reduce(0, +) / Double(middle.count))
+        #expect(abs(20 * log10(rms / (0.5 / 2.0.squareRoot()))) < 0.05, "level off by \(20 * log10(rms / (0.5 / 2.0.squareRoot()))) dB")
+        // Frequency: 1 kHz dominates its neighbours by far.
+        func power(_ frequency: Double) -> Double {
+            var re = 0.0
+            var im = 0.0
+            for (index, value) in middle.enumerated() {
+                let phase = 2 * Double.pi * frequency * Double(index) / 44100
+                re += value * cos(phase)
+                im += value * sin(phase)
+            }
+            return re * re + im * im
+        }
+        #expect(power(1000) > 1000 * power(990) && power(1000) > 1000 * power(1010))
+    }
+
+    /// A 20 kHz tone at 48 kHz lies above 22.05 kHz's Nyquist frequency: it must vanish, not fold back.
+    @Test(arguments: [ResamplerChoice.soxr, .libsamplerate(.sincBest)])
+    func aliasingBelowMinus90dB(_ engine: ResamplerChoice) throws {
+        let folder = try Folder()
+        let input = folder.path + "/high.wav"
+        let tone = (0..<48000).map { Float(0.9 * sin(2 * Double.pi * 20000 * Double($0) / 48000)) }
+        try writeFloatWAV(tone, rate: 48000, channels: 1, to: input)
+        var conversion = settings("LEF32@22050")
+        conversion.resampler = engine
+        let output = folder.path + "/low.caf"
+        try AudioConverter.convert(input: input, output: output, settings: conversion)
+        let samples = try SoundFile(path: output).readDouble()
+        #expect(samples.count == 22050)
+        let middle = samples[2205..<19845]
+        let rms = sqrt(middle.map { $0 * $0 }.reduce(0, +) / Double(middle.count))
+        let level = 20 * log10(max(rms, 1e-12) / (0.9 / 2.0.squareRoot()))
+        #expect(level < -90, "\(engine): alias at \(level) dB")
+    }
+
+    @Test func mixing() {
+        let down = ChannelMixer(from: 2, to: 1)
+        var out: [Float] = []
+        [Float(1), 1].withUnsafeBufferPointer { down.mix($0, frames: 1, into: &out) }
+        #expect(abs(out[0] - 1.414_213_5) < 1e-5)  // each at -3 dB
+        let surround = ChannelMixer(from: 6, to: 2)
+        #expect(surround.gains[0] == [1, 0, 0.707_106_78, 0, 0.707_106_78, 0])
+        #expect(surround.gains[1] == [0, 1, 0.707_106_78, 0, 0, 0.707_106_78])
+        let up = ChannelMixer(from: 1, to: 2)
+        out = []
+        [Float(0.25)].withUnsafeBufferPointer { up.mix($0, frames: 1, into: &out) }
+        #expect(out == [0.25, 0.25])
+    }
+
+    @Test func mp3AndAACDecodeToTheSourcesValidFrames() throws {
+        let folder = try Folder()
+        for name in ["mp3/lame-vbr-v5.mp3", "mp3/lame-cbr128-stereo-44k.mp3", "mp3/ffmpeg-libmp3lame.mp3"] {
+            let result = try AudioConverter.convert(input: fixtures + "/" + name, output: folder.path + "/x.wav",
+                settings: settings("LEI16"))
+            #expect(result.frameCount == 66150, "\(name)")
+            #expect(try SoundFile(path: folder.path + "/x.wav").info.frames == 66150)
+        }
+        // AAC in CAF with its packet table: priming and remainder trimmed.
+        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/adts/aac-lc-in-caf.caf.json")))
+        let valid = ((sidecar as? [String: Any])?["expected"] as? [String: Any])?["validFrames"] as? Int
+        let aac = try AudioConverter.convert(input: fixtures + "/adts/aac-lc-in-caf.caf", output: folder.path + "/aac.wav",
+            settings: settings("LEI16"))
+        #expect(aac.frameCount == Int64(valid ?? -1))
+    }
+
+    @Test func failuresLeaveNothingBehind() throws {
+        let folder = try Folder()
+        // An IMA ADPCM file whose sixth block has a broken header: decoding fails part-way.
+        let original = fixtures + "/codecs/speech-ima-adpcm.wav"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
+        let file = try AudioFile(path: original)
+        let sixthBlock = Int(file.properties.dataOffset ?? 0) + 5 * Int(file.dataFormat.bytesPerPacket)
+        bytes[sixthBlock + 2] = 120
+        let broken = folder.path + "/broken.wav"
+        try Data(bytes).write(to: URL(fileURLWithPath: broken))
+        let output = folder.path + "/out/broken.caf"
+        try FileManager.default.createDirectory(atPath: folder.path + "/out", withIntermediateDirectories: true)
+        #expect(throws: AudioFileError.self) { try AudioConverter.convert(input: broken, output: output, settings: settings("LEI16")) }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/out")) ?? ["?"]).isEmpty)
+        // A folder nobody may write in (root included: /proc).
+        #expect(throws: AudioFileError.self) {
+            try AudioConverter.convert(input: fixtures + "/wav/pcm-u8-mono.wav", output: "/proc/afkit-output.caf",
+                settings: settings("LEI16"))
+        }
+        // Longer than a preset allows, and no --trim.
+        let long = folder.path + "/long.wav"
+        try writeFloatWAV([Float](repeating: 0.1, count: 8000 * 31), rate: 8000, channels: 1, to: long)
+        #expect(throws: AudioFileError.self) {
+            try AudioConverter.convert(input: long, output: folder.path + "/out/long.caf", settings: Preset.systemSound.settings)
+        }
+        var trimming = Preset.systemSound.settings
+        trimming.trimToMaximum = true
+        let trimmed = try AudioConverter.convert(input: long, output: folder.path + "/out/long.caf", settings: trimming)
+        #expect(trimmed.frameCount == 8000 * 30)
+    }
+
+    @Test func metadataIsCarriedOver() throws {
+        let folder = try Folder()
+        try AudioConverter.convert(input: fixtures + "/wav/list-info.wav", output: folder.path + "/tagged.caf",
+            settings: settings("LEI16"))
+        let info = try AudioFile(path: folder.path + "/tagged.caf").properties.infoDictionary
+        #expect(info["title"] == "Chime" && info["artist"] == "afkit")
+    }
+
+    @Test func presetsMakeApplesFormats() throws {
+        let folder = try Folder()
+        let source = fixtures + "/signals/music.wav"
+        let sfx = try AudioConverter.convert(input: source, output: folder.path + "/sfx.caf", settings: Preset.sfx.settings)
+        #expect(sfx.format == .appleIMA4(sampleRate: 22050, channels: 1) && sfx.fileType == .caf)
+        let pcm = try AudioConverter.convert(input: source, output: folder.path + "/pcm.caf", settings: Preset.pcm.settings)
+        #expect(pcm.format == .linearPCM(sampleRate: 22050, channels: 1, bitsPerChannel: 16))
+        // The IMA4 file's packet table makes its decoded length the source's exactly.
+        let file = try AudioFile(path: folder.path + "/sfx.caf")
+        #expect(file.properties.validFrameCount == 55125)
+    }
+}
+
+@Suite struct BatchTests {
+    @Test func twoHundredFilesThenNothingThenOne() throws {
+        let folder = try Folder()
+        let sources = folder.path + "/src"
+        for index in 0..<200 {
+            let sub = sources + "/set\(index % 4)"
+            try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+            try writeFloatWAV((0..<800).map { Float(sin(Double($0 * (index + 1)) * 0.01)) * 0.3 }, rate: 22050, channels: 1,
+                to: sub + "/sound\(index).wav")
+        }
+        let batch = BatchConverter(preset: .sfx, outputFolder: folder.path + "/out")
+        let jobs = try batch.jobs(for: [sources])
+        #expect(jobs.count == 200)
+        #expect(jobs.first { $0.source.hasSuffix("set1/sound1.wav") }?.output == folder.path + "/out/set1/sound1.caf")
+        func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
+            outcomes.filter { if case .converted = $0 { true } else { false } }.count
+        }
+        #expect(converted(batch.run(jobs) { _, _, _ in }) == 200)
+        let times = jobs.map { modificationTime($0.output) }
+        #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
+        #expect(jobs.map { modificationTime($0.output) } == times)
+        // Touch one source: only its output is made again.
+        let touched = jobs[17]
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: touched.source)
+        let outcomes = batch.run(jobs) { _, _, _ in }
+        #expect(converted(outcomes) == 1)
+        if case .converted = outcomes[17] {} else { Issue.record("the touched file was not converted") }
+        // Another preset is not "up to date".
+        #expect(!BatchConverter(preset: .pcm, outputFolder: folder.path + "/out").isUpToDate(jobs[0]))
+    }
+}
