@@ -19,6 +19,9 @@ public struct ConversionSettings: Sendable {
     public var trimToMaximum = false
     /// A note written into the output's metadata (the batch runner records its preset there).
     public var encodingNote: String?
+    /// Music: AAC is passed through untouched into CAF; anything else becomes MP3 at this bitrate
+    /// (kbit/s) when the output is an `.mp3` file.
+    public var musicBitrate: Int?
 
     public init() {}
 }
@@ -31,6 +34,9 @@ public enum Preset: String, CaseIterable, Sendable {
     case sfx
     /// CAF with 16-bit little-endian PCM.
     case pcm
+    /// Music: AAC passed through untouched from ADTS into CAF (cookie and packet table kept), or MP3
+    /// through LAME at 192 kbit/s for an `.mp3` output.
+    case music
 
     public var settings: ConversionSettings {
         var settings = ConversionSettings()
@@ -45,6 +51,9 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.channels = 1
         case .pcm:
             settings.dataFormat = DataFormatSpecifier("LEI16")
+        case .music:
+            settings.fileType = nil
+            settings.musicBitrate = 192
         }
         return settings
     }
@@ -65,6 +74,12 @@ public enum AudioConverter {
     /// file in the same folder and renamed into place; on any failure nothing is left behind.
     @discardableResult
     public static func convert(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
+        if let bitrate = settings.musicBitrate {
+            if output.lowercased().hasSuffix(".mp3") { return try encodeMP3(input: input, output: output, bitrate: bitrate) }
+            if let source = try? AudioFile(path: input), source.dataFormat.formatID == .aac {
+                return try passThroughAAC(source, output: output)
+            }
+        }
         guard let fileType = settings.fileType ?? FileType(outputPath: output) else {
             throw AudioFileError.unsupportedFileType(
                 "convert: cannot tell the output type from '\(output)'; name it .caf, .aif, .aifc or .wav, or give -f", offset: nil)
@@ -183,6 +198,77 @@ public enum AudioConverter {
             ? PacketTableInfo(validFrames: outputFrames, primingFrames: 0, remainderFrames: Int32(remainder)) : nil
         try writer.close(packetTableInfo: table)
         return outputFrames
+    }
+
+    /// Copies AAC packets untouched into CAF: the cookie as an ES descriptor, the packet table from the packets.
+    private static func passThroughAAC(_ source: AudioFile, output: String) throws -> ConversionResult {
+        var options = AudioFileWriterOptions()
+        let cookie = source.properties.magicCookie ?? []
+        options.magicCookie = cookie.first == 0x03 ? cookie : ADTS.elementaryStreamDescriptor(audioSpecificConfig: cookie)
+        options.metadata = source.properties.infoDictionary
+        let temporary = temporaryPath(beside: output)
+        let writer = try AudioFileWriter(path: temporary, fileType: .caf, format: source.dataFormat, options: options)
+        do {
+            var start: Int64 = 0
+            while start < source.packetCount {
+                let (bytes, descriptions) = try source.readPackets(from: start, count: 256)
+                // Descriptions are relative to the run's first byte; ADTS headers between packets are left out.
+                var packed: [UInt8] = []
+                var packedDescriptions: [PacketDescription] = []
+                for description in descriptions {
+                    let begin = Int(description.startOffset)
+                    packedDescriptions.append(PacketDescription(startOffset: Int64(packed.count),
+                        variableFramesInPacket: description.variableFramesInPacket, dataByteSize: description.dataByteSize))
+                    packed += bytes[begin..<begin + Int(description.dataByteSize)]
+                }
+                try writer.writePackets(packed, descriptions: packedDescriptions)
+                start += Int64(descriptions.count)
+            }
+            try writer.close(packetTableInfo: source.properties.packetTableInfo)
+            try renameFile(temporary, to: output)
+        } catch {
+            writer.cancel()
+            throw error
+        }
+        let frames = (try? AudioFileSummary(source.properties).frameCount) ?? 0
+        return ConversionResult(outputPath: output, format: source.dataFormat, fileType: .caf, frameCount: frames)
+    }
+
+    /// Encodes any source to an MP3 file with LAME, gapless tag included.
+    private static func encodeMP3(input: String, output: String, bitrate: Int) throws -> ConversionResult {
+        let source = try SourceReader(path: input)
+        let channels = min(source.channels, 2)
+        let mixer = ChannelMixer(from: source.channels, to: channels)
+        let encoder = try MP3FileEncoder(sampleRate: source.sampleRate, channels: channels, bitrate: bitrate)
+        let temporary = temporaryPath(beside: output)
+        let file = try WritableFileHandle(path: temporary)
+        do {
+            var block: [Float] = []
+            var mixed: [Float] = []
+            var frames: Int64 = 0
+            while true {
+                block.removeAll(keepingCapacity: true)
+                let count = try source.read(maximum: 8192, into: &block)
+                if count == 0 { break }
+                frames += Int64(count)
+                mixed.removeAll(keepingCapacity: true)
+                block.withUnsafeBufferPointer { mixer.mix($0, frames: count, into: &mixed) }
+                try file.append(try mixed.withUnsafeBufferPointer { try encoder.encode($0) })
+            }
+            let (tail, tag) = try encoder.finish()
+            try file.append(tail[...])
+            try file.write(tag, at: 0)
+            try file.close()
+            try renameFile(temporary, to: output)
+            let format = StreamDescription(sampleRate: source.sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
+                framesPerPacket: source.sampleRate >= 32000 ? 1152 : 576, bytesPerFrame: 0, channelsPerFrame: UInt32(channels),
+                bitsPerChannel: 0)
+            return ConversionResult(outputPath: output, format: format, fileType: .mp3, frameCount: frames)
+        } catch {
+            try? file.close()
+            removeFile(temporary)
+            throw error
+        }
     }
 
     private static func makeEncoder(_ format: StreamDescription, source: StreamDescription, settings: ConversionSettings)

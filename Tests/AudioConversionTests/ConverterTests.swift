@@ -240,3 +240,36 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(!BatchConverter(preset: .pcm, outputFolder: folder.path + "/out").isUpToDate(jobs[0]))
     }
 }
+
+@Suite struct MusicPresetTests {
+    @Test func mp3ThroughLAMEIsGapless() throws {
+        let folder = try Folder()
+        let output = folder.path + "/theme.mp3"
+        let result = try AudioConverter.convert(input: fixtures + "/signals/music.wav", output: output,
+            settings: Preset.music.settings)
+        #expect(result.frameCount == 55125)
+        // afkit's own parser reads LAME's tag: the valid frames are the source's exactly.
+        let file = try AudioFile(path: output)
+        #expect(file.dataFormat.formatID == .mpegLayer3)
+        #expect(file.properties.validFrameCount == 55125)
+        #expect(file.properties.trace.contains("LAME"))
+        #expect(folder.contents == ["theme.mp3"])
+    }
+
+    @Test func aacPassesThroughUntouched() throws {
+        let folder = try Folder()
+        let source = fixtures + "/adts/aac-lc-44k-stereo.aac"
+        let output = folder.path + "/song.caf"
+        try AudioConverter.convert(input: source, output: output, settings: Preset.music.settings)
+        let original = try AudioFile(path: source)
+        let copy = try AudioFile(path: output)
+        #expect(copy.properties.fileType == .caf)
+        #expect(copy.packetCount == original.packetCount)
+        #expect(copy.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [0x12, 0x10])
+        for packet in stride(from: Int64(0), to: original.packetCount, by: 7) {
+            let a = try original.readPackets(from: packet, count: 1)
+            let b = try copy.readPackets(from: packet, count: 1)
+            #expect(a.bytes[Int(a.descriptions[0].startOffset)...] == b.bytes[...], "packet \(packet)")
+        }
+    }
+}
