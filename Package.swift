@@ -45,7 +45,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "afkit-codec-benchmarks",
-            dependencies: ["AudioCodecs", "AudioContainers"],
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "CSoxr"],
             path: "Benchmarks/CodecBenchmarks"
         ),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),

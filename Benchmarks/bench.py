@@ -74,6 +74,11 @@ def codecs(inputs):
     row("IMA4 encode, fast", "ima4 encode fast", fast, results["ima4 encode fast"]["samples"], "`ffmpeg -c:a adpcm_ima_qt`")
     row(f"IMA4 encode, search (first {SEARCH_SECONDS} s)", "ima4 encode search", trellis, search_samples,
         "`ffmpeg -c:a adpcm_ima_qt -trellis 8`")
+    stage, direct = results["resample soxr stage"], results["resample soxr direct"]
+    print(f"| resample 44.1 → 22.05 kHz stereo, very high quality | {stage['samples']:,} | "
+          f"{stage['samplesPerSecond']/1e6:.1f} M samples/s (afkit's stage, 8192-frame blocks) | "
+          f"{direct['samplesPerSecond']/1e6:.1f} M samples/s (libsoxr driven directly, same blocks, in-process) | libsoxr | "
+          f"{stage['samplesPerSecond']/direct['samplesPerSecond']:.2f}x |")
 
     reference = json.load(open(os.path.join(ROOT, "Tests/Fixtures/signals/reference-snr.json")))
     ours = {}
@@ -119,6 +124,32 @@ def validation():
           f"{100/probe:.0f} files/s (100 files in {probe*1000:.0f} ms) | `ffprobe -show_format -show_streams` per file | "
           f"{(1000/ours)/(100/probe):.0f}x |")
 
+def batch():
+    """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
+    folder = f"{WORK}/sfx-200"
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        for i in range(200):
+            sh(f'ffmpeg -y -f lavfi -i "sine=frequency={200 + 7 * i}:duration=0.4:sample_rate=44100" '
+               f'-f lavfi -i "anoisesrc=duration=0.4:sample_rate=44100:amplitude=0.05" '
+               f'-filter_complex "[0][1]amerge=inputs=2" -c:a pcm_s16le {folder}/sfx-{i:03d}.wav')
+    files = sorted(os.listdir(folder))
+    out = f"{WORK}/sfx-out"
+    rows = []
+    for quality in ("fast", "best"):
+        rows.append((quality, best(f"rm -rf {out} && {AFKIT} batch --preset sfx --quality {quality} --out {out} {folder} > /dev/null")))
+    sequential = best(f"rm -rf {out}-ff && mkdir -p {out}-ff && for f in {' '.join(files)}; do "
+                      f"ffmpeg -v error -y -i {folder}/$f -ac 1 -ar 22050 -c:a adpcm_ima_qt {out}-ff/${{f%.wav}}.caf; done")
+    parallel = best(f"rm -rf {out}-ff && mkdir -p {out}-ff && ls {folder} | xargs -P 2 -I F sh -c "
+                    f"'ffmpeg -v error -y -i {folder}/F -ac 1 -ar 22050 -c:a adpcm_ima_qt {out}-ff/F.caf'")
+    print("\n| batch: 200 effects to CAF IMA4 22.05 kHz mono | time | files/s | vs FFmpeg sequential | vs FFmpeg 2 at a time |")
+    print("|---|---|---|---|---|")
+    for quality, seconds in rows:
+        print(f"| `afkit batch --preset sfx --quality {quality}` | {seconds*1000:.0f} ms | {200/seconds:.0f} | "
+              f"{sequential/seconds:.1f}x | {parallel/seconds:.1f}x |")
+    print(f"| `ffmpeg -ac 1 -ar 22050 -c:a adpcm_ima_qt` per file, sequential | {sequential*1000:.0f} ms | {200/sequential:.0f} | | |")
+    print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {200/parallel:.0f} | | |")
+
 def main():
     inputs = make_inputs()
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
@@ -137,5 +168,6 @@ def main():
         print(f"| header info | {name} | {mb:.1f} | {info*1000:.1f} ms | {probe*1000:.1f} ms | `ffprobe -show_format -show_streams F` | {probe/info:.1f}x |")
     codecs(inputs)
     validation()
+    batch()
 
 main()

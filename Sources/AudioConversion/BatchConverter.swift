@@ -1,3 +1,4 @@
+import AudioCodecs
 import AudioContainers
 import AudioFormats
 import Dispatch
@@ -18,17 +19,20 @@ public struct BatchConverter: Sendable {
 
     public let preset: Preset
     public let outputFolder: String
+    /// How IMA4 is encoded (the beam search by default).
+    public let imaQuality: IMAEncodingQuality
     /// Source extensions looked for in folders.
     public static let sourceExtensions: Set<String> = ["wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
         "ogg"]
 
-    public init(preset: Preset, outputFolder: String) {
+    public init(preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best) {
         self.preset = preset
         self.outputFolder = outputFolder
+        self.imaQuality = imaQuality
     }
 
-    /// The note an output carries to say which preset made it.
-    public var note: String { "afkit preset \(preset.rawValue)" }
+    /// The note an output carries to say which preset (and IMA quality) made it.
+    public var note: String { "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : "") }
 
     /// The jobs for files and folders: a folder's files keep their path below it.
     public func jobs(for sources: [String]) throws -> [Job] {
@@ -63,6 +67,7 @@ public struct BatchConverter: Sendable {
     public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
         var settings = preset.settings
         settings.encodingNote = note
+        settings.imaQuality = imaQuality
         let results = Outcomes(count: jobs.count)
         let conversion = settings
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in

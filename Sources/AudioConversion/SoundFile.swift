@@ -17,6 +17,17 @@ public final class SoundFile {
         public var majorFormat: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
         public var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
 
+        /// Bits per sample of integer encodings (FLAC and PCM), `nil` for float and lossy ones.
+        public var integerBits: UInt32? {
+            switch subtype {
+            case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8): 8
+            case Int32(SF_FORMAT_PCM_16): 16
+            case Int32(SF_FORMAT_PCM_24): 24
+            case Int32(SF_FORMAT_PCM_32): 32
+            default: nil
+            }
+        }
+
         public init(frames: Int64 = 0, sampleRate: Int, channels: Int, format: Int32) {
             self.frames = frames
             self.sampleRate = sampleRate

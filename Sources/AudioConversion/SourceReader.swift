@@ -36,7 +36,9 @@ public final class SourceReader {
             backend = .libsndfile(sound)
             sampleRate = Double(sound.info.sampleRate)
             channels = sound.info.channels
-            format = .linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 32, isFloat: true)
+            // Its real depth (16 for most FLAC) decides whether converting it needs dither.
+            format = .linearPCM(sampleRate: sampleRate, channels: UInt32(channels),
+                bitsPerChannel: sound.info.integerBits ?? 32, isFloat: sound.info.integerBits == nil)
             frameCount = sound.info.frames
             metadata = [:]
             markers = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCodecs
 import AudioContainers
 import AudioConversion
 
@@ -15,6 +16,9 @@ struct Batch: ParsableCommand {
     @Option(help: "The output folder.")
     var out: String
 
+    @Option(help: "IMA encoding: best (search) or fast.")
+    var quality = "best"
+
     @Argument(help: "Source files and folders.")
     var sources: [String]
 
@@ -23,12 +27,13 @@ struct Batch: ParsableCommand {
             throw ValidationError("no preset '\(preset)': use \(Preset.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
+        guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
         try checkPathsExist(sources)
     }
 
     func run() throws {
         guard let preset = Preset(rawValue: preset) else { return }
-        let batch = BatchConverter(preset: preset, outputFolder: out)
+        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: quality == "fast" ? .fast : .best)
         let jobs = try batch.jobs(for: sources)
         let total = jobs.count
         let terminal = standardErrorIsTerminal

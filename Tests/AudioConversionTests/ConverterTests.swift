@@ -273,3 +273,19 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         }
     }
 }
+
+@Suite struct LibsndfileSourceTests {
+    /// FLAC (lossless) and Ogg Vorbis come in through libsndfile.
+    @Test func flacAndOggConvert() throws {
+        let folder = try Folder()
+        let flac = try AudioConverter.convert(input: fixtures + "/other/speech.flac", output: folder.path + "/a.wav",
+            settings: settings("LEI16"))
+        #expect(flac.frameCount == 22050)
+        // FLAC is lossless: the samples are the speech signal's first second, exactly.
+        let original = try SoundFile(path: fixtures + "/signals/speech.wav").readInt32(frames: 22050)
+        #expect(try SoundFile(path: folder.path + "/a.wav").readInt32() == original)
+        let ogg = try AudioConverter.convert(input: fixtures + "/other/speech.ogg", output: folder.path + "/b.caf",
+            settings: settings("ima4"))
+        #expect(ogg.frameCount == 22050)
+    }
+}
