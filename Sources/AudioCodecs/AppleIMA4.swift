@@ -135,11 +135,11 @@ extension AppleIMA4 {
 ///
 /// A final partial packet is padded by holding the last sample; ``finish(into:)`` returns the padding
 /// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's.
-public struct AppleIMA4Encoder: AudioEncoder {
+public struct AppleIMA4Encoder: Int16BlockEncoder {
     public let destinationFormat: StreamDescription
     public let quality: IMAEncodingQuality
     private var decoders: [IMAChannelState]
-    private var pending: [Int16] = []
+    private var blocks: BlockAccumulator
     private var search: IMABeamSearch?
     private var block: [Int32] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
     private var codes: [UInt8] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
@@ -154,49 +154,23 @@ public struct AppleIMA4Encoder: AudioEncoder {
         if case .search(let width) = quality {
             search = IMABeamSearch(width: width, maximumLength: AppleIMA4.framesPerPacket)
         }
-        pending.reserveCapacity(AppleIMA4.framesPerPacket * decoders.count)
-    }
-
-    public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
-        var samples = [Int16](repeating: 0, count: frames.count)
-        for index in frames.indices { samples[index] = int16Sample(frames[index]) }
-        return samples.withUnsafeBufferPointer { encode(int16: $0, into: &output) }
+        blocks = BlockAccumulator(framesPerBlock: AppleIMA4.framesPerPacket, channels: Int(format.channelsPerFrame))
     }
 
     /// Encodes interleaved 16-bit frames; returns the packets appended.
     public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
-        let channels = decoders.count
-        let packetSamples = AppleIMA4.framesPerPacket * channels
-        var index = 0
-        var packets = 0
-        if !pending.isEmpty {
-            let take = min(packetSamples - pending.count, frames.count)
-            pending.append(contentsOf: frames[0..<take])
-            index = take
-            if pending.count == packetSamples {
-                pending.withUnsafeBufferPointer { encodePacket($0, into: &output) }
-                pending.removeAll(keepingCapacity: true)
-                packets += 1
-            }
-        }
-        while frames.count - index >= packetSamples {
-            encodePacket(UnsafeBufferPointer(rebasing: frames[index..<index + packetSamples]), into: &output)
-            index += packetSamples
-            packets += 1
-        }
-        pending.append(contentsOf: frames[index...])
-        return packets
+        var accumulator = blocks  // moved out while packets are encoded, so its buffer is not copied
+        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
+        defer { blocks = accumulator }
+        return accumulator.add(frames) { encodePacket($0, into: &output) }
     }
 
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
-        let channels = decoders.count
-        guard !pending.isEmpty else { return (0, 0) }
-        let frames = pending.count / channels
-        let last = Array(pending[(frames - 1) * channels..<frames * channels])
-        while pending.count < AppleIMA4.framesPerPacket * channels { pending += last }
-        pending.withUnsafeBufferPointer { encodePacket($0, into: &output) }
-        pending.removeAll(keepingCapacity: true)
-        return (1, AppleIMA4.framesPerPacket - frames)
+        var accumulator = blocks
+        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
+        defer { blocks = accumulator }
+        let padding = accumulator.finish { encodePacket($0, into: &output) }
+        return (padding > 0 ? 1 : 0, padding)
     }
 
     /// Encodes one packet of 64 interleaved frames.

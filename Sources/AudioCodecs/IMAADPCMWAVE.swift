@@ -122,14 +122,14 @@ extension IMAADPCMWAVE {
 /// chosen for the IMA reference decoder (shift-and-add, as Windows, Apple and libsndfile decode),
 /// greedily or by beam search. A final partial block is padded by holding the last sample; the
 /// padding is returned as remainder frames so the `fact` chunk can state the true length.
-public struct IMAADPCMWAVEEncoder: AudioEncoder {
+public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
     public let destinationFormat: StreamDescription
     public let quality: IMAEncodingQuality
     public let reconstruction: IMA.Reconstruction
     private let framesPerBlock: Int
     private var stepIndices: [Int32]
     private var started = false
-    private var pending: [Int16] = []
+    private var blocks: BlockAccumulator
     private var search: IMABeamSearch?
     private var channelSamples: [Int32]
     private var codes: [UInt8]
@@ -146,49 +146,25 @@ public struct IMAADPCMWAVEEncoder: AudioEncoder {
         framesPerBlock = Int(format.framesPerPacket)
         stepIndices = Array(repeating: 0, count: Int(format.channelsPerFrame))
         channelSamples = Array(repeating: 0, count: framesPerBlock)
+        blocks = BlockAccumulator(framesPerBlock: framesPerBlock, channels: Int(format.channelsPerFrame))
         codes = Array(repeating: 0, count: framesPerBlock)
         if case .search(let width) = quality { search = IMABeamSearch(width: width, maximumLength: framesPerBlock) }
     }
 
-    public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
-        var samples = [Int16](repeating: 0, count: frames.count)
-        for index in frames.indices { samples[index] = int16Sample(frames[index]) }
-        return samples.withUnsafeBufferPointer { encode(int16: $0, into: &output) }
-    }
-
     /// Encodes interleaved 16-bit frames; returns the blocks appended.
     public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
-        let blockSamples = framesPerBlock * stepIndices.count
-        var index = 0
-        var blocks = 0
-        if !pending.isEmpty {
-            let take = min(blockSamples - pending.count, frames.count)
-            pending.append(contentsOf: frames[0..<take])
-            index = take
-            if pending.count == blockSamples {
-                pending.withUnsafeBufferPointer { encodeBlock($0, into: &output) }
-                pending.removeAll(keepingCapacity: true)
-                blocks += 1
-            }
-        }
-        while frames.count - index >= blockSamples {
-            encodeBlock(UnsafeBufferPointer(rebasing: frames[index..<index + blockSamples]), into: &output)
-            index += blockSamples
-            blocks += 1
-        }
-        pending.append(contentsOf: frames[index...])
-        return blocks
+        var accumulator = blocks  // moved out while blocks are encoded, so its buffer is not copied
+        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
+        defer { blocks = accumulator }
+        return accumulator.add(frames) { encodeBlock($0, into: &output) }
     }
 
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
-        let channels = stepIndices.count
-        guard !pending.isEmpty else { return (0, 0) }
-        let frames = pending.count / channels
-        let last = Array(pending[(frames - 1) * channels..<frames * channels])
-        while pending.count < framesPerBlock * channels { pending += last }
-        pending.withUnsafeBufferPointer { encodeBlock($0, into: &output) }
-        pending.removeAll(keepingCapacity: true)
-        return (1, framesPerBlock - frames)
+        var accumulator = blocks
+        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
+        defer { blocks = accumulator }
+        let padding = accumulator.finish { encodeBlock($0, into: &output) }
+        return (padding > 0 ? 1 : 0, padding)
     }
 
     private mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
