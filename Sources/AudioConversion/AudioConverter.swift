@@ -80,7 +80,7 @@ public enum AudioConverter {
                 return try passThroughAAC(source, output: output)
             }
         }
-        guard let fileType = settings.fileType ?? FileType(outputPath: output) else {
+        guard var fileType = settings.fileType ?? FileType(outputPath: output) else {
             throw AudioFileError.unsupportedFileType(
                 "convert: cannot tell the output type from '\(output)'; name it .caf, .aif, .aifc or .wav, or give -f", offset: nil)
         }
@@ -122,7 +122,14 @@ public enum AudioConverter {
         }
 
         let temporary = temporaryPath(beside: output)
-        let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+        let writer: AudioFileWriter
+        do {
+            writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+        } catch let error as AudioFileError where error.code == "fmt?" && fileType == .aiff && settings.fileType == nil {
+            // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
+            fileType = .aifc
+            writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+        }
         do {
             let frames = try run(source, to: writer, format: format, settings: settings, limit: limitFrames)
             try renameFile(temporary, to: output)

@@ -188,6 +188,22 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(trimmed.frameCount == 8000 * 30)
     }
 
+    @Test func aifNamesBecomeAIFFCWhenTheDataNeedsIt() throws {
+        let folder = try Folder()
+        let ima = try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/x.aif",
+            settings: settings("ima4"))
+        #expect(ima.fileType == .aifc)
+        #expect(try AudioFile(path: folder.path + "/x.aif").properties.fileType == .aifc)
+        let big = try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/y.aif",
+            settings: settings("BEI16"))
+        #expect(big.fileType == .aiff)
+        // An explicit plain AIFF cannot hold IMA4: refused.
+        #expect(throws: AudioFileError.self) {
+            try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/z.aif",
+                settings: settings("ima4", type: .aiff))
+        }
+    }
+
     @Test func metadataIsCarriedOver() throws {
         let folder = try Folder()
         try AudioConverter.convert(input: fixtures + "/wav/list-info.wav", output: folder.path + "/tagged.caf",
