@@ -1,3 +1,4 @@
+import AudioContainers
 import Foundation
 import Testing
 
@@ -332,5 +333,37 @@ struct Command {
         let second = try Command.run(["batch", "--preset", "sfx", "--out", folder, "aiff"])
         #expect(second.stdout.contains("12 files: 0 converted, 12 up to date, 0 failed"))
         #expect(try Command.run(["batch", "--preset", "sfx", "--out", folder, "nowhere"]).status == 2)
+    }
+}
+
+@Suite struct KilledConversionTests {
+    /// A conversion killed part-way leaves no output file (only its hidden temporary, never the name asked for).
+    @Test func killedConversionLeavesNoOutput() throws {
+        let folder = NSTemporaryDirectory() + "afkit-kill-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 60 s of stereo noise: long enough that the beam-search IMA4 encode is still running when killed.
+        var random = SystemRandomNumberGenerator()
+        var pcm = [UInt8](repeating: 0, count: 48000 * 60 * 4)
+        for index in stride(from: 0, to: pcm.count, by: 8) {
+            let word = random.next() & 0x0FFF_0FFF_0FFF_0FFF
+            withUnsafeBytes(of: word.littleEndian) { pcm.replaceSubrange(index..<index + 8, with: $0) }
+        }
+        let input = folder + "/long.wav"
+        let writer = try AudioFileWriter(path: input, fileType: .wav,
+            format: .linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 16))
+        try writer.writePackets(pcm)
+        try writer.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Command.executable)
+        process.arguments = ["convert", "-d", "ima4", input, folder + "/out.caf"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.0)
+        #expect(process.isRunning)
+        process.interrupt()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.caf"))
     }
 }
