@@ -2,8 +2,10 @@
 #
 #   make          release build (installs the C libraries' -dev packages if pkg-config lacks them)
 #   make test     build and run every test
-#   make assets   report (and, once the converter lands, convert and validate) Assets/
+#   make assets   convert Assets/ to CAF and validate the results as system sounds
 #   make bench    run the benchmarks beside the reference tools
+#   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
+#   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -16,7 +18,12 @@ ASSET_PRESET ?= system-sound
 ASSET_SOURCES := $(wildcard Assets/*.wav Assets/*.aif Assets/*.aiff Assets/*.aifc Assets/*.caf Assets/*.mp3)
 ASSET_OUTPUTS := $(addprefix build/assets/,$(addsuffix .caf,$(basename $(notdir $(ASSET_SOURCES)))))
 
-.PHONY: all release test assets bench clean deps
+# libFuzzer targets (Fuzz/FuzzTargets.swift); checks shared with Tests/FuzzRegressionTests.
+FUZZ_TARGETS := stream file codecs validator icy
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS    ?= 2
+
+.PHONY: all release test assets bench clean deps fuzz fuzz-smoke fuzz-build
 
 all: release
 
@@ -60,5 +67,14 @@ bench: release
 	@command -v ffmpeg >/dev/null 2>&1 && command -v lame >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg lame; }
 	python3 Benchmarks/bench.py
 
+fuzz-build:
+	bash Fuzz/build.sh .build-fuzz/afkit-fuzz
+
+fuzz: fuzz-build
+	AFKIT_FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	AFKIT_FUZZ_JOBS=2 AFKIT_FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 20 $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build build
+	rm -rf .build .build-fuzz build

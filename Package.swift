@@ -57,6 +57,9 @@ let package = Package(
         .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
         .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs"]),
         .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),
     ],
     swiftLanguageModes: [.v6]
 )

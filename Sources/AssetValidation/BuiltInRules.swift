@@ -172,11 +172,7 @@ private func list(_ items: [String]) -> String {
     items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + (items.last ?? "")
 }
 
-func seconds(_ value: Double) -> String {
-    let millis = Int64((value * 1000).rounded())
-    let fraction = String(millis % 1000)
-    return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-}
+func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 
 private func rate(_ value: Double) -> String {
     value == value.rounded() ? "\(Int64(value)) Hz" : "\(value) Hz"

@@ -76,7 +76,14 @@ public enum AIFF {
             switch chunk.id {
             case ChunkType.COMM:
                 return context.properties.dataFormat == nil ? .read : .skip(note: "a second 'COMM' chunk ignored")
-            case ChunkType.SSND: return .audioData(prefix: 8)
+            case ChunkType.SSND:
+                if chunk.size == 0 {
+                    // FFmpeg writing to a pipe leaves FORM and SSND sizes at 0: audio to the end.
+                    chunk.size = nil
+                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                        "size 0: audio runs to the end of the stream")
+                }
+                return .audioData(prefix: 8)
             case ChunkType.FVER, ChunkType.NAME, ChunkType.AUTH, ChunkType.copyright, ChunkType.ANNO,
                 ChunkType.COMT, ChunkType.MARK:
                 return .read
@@ -141,6 +148,9 @@ public enum AIFF {
                 compression: compression, channels: UInt32(channels), sampleSize: Int(sampleSize), sampleRate: rate,
                 offset: chunk.bodyOffset)
             commonFrames = (Int64(frames), chunk.offset)
+            // Bytes past COMM's count are not audio, so no packet is cut from them. A count of 0 with
+            // audio behind it is a streaming writer's placeholder, not a limit.
+            if frames > 0 { context.packetLimit = Int64(frames) }
             context.properties.dataFormat = format
             context.announce(.dataFormat)
         }
@@ -232,11 +242,19 @@ public enum AIFF {
                 let format = context.properties.dataFormat
             else { return }
             // COMM counts sample frames (packets of 64 frames for ima4); SSND may hold more or fewer.
-            if frames < present {
+            // Packets past COMM's count were never cut (`packetLimit`), so `present` is at most `frames`.
+            let counted = frames * Int64(format.bytesPerPacket)
+            if frames > 0 && frames == present && context.audioBytesSeen > counted {
                 context.properties.trace.append(offset: endOffset,
-                    "'SSND' holds \(present) packets; 'COMM' counts \(frames), which is used")
-                context.properties.audioDataPacketCount = frames
-                context.properties.audioDataByteCount = frames * Int64(format.bytesPerPacket)
+                    "'SSND' holds \(context.audioBytesSeen - counted) bytes past the \(frames) frames 'COMM' counts; "
+                        + "they are not audio")
+                context.properties.audioDataByteCount = counted
+            }
+            if frames > 0 && frames == present && context.properties.isTruncated {
+                // Every frame COMM counts arrived; only SSND's size overstated the audio.
+                context.properties.isTruncated = false
+                context.properties.trace.append(offset: endOffset,
+                    "'SSND' declares more bytes than the stream holds, but every frame 'COMM' counts is present")
             } else if frames > present {
                 context.properties.trace.append(offset: endOffset,
                     "'COMM' counts \(frames) packets; 'SSND' holds \(present)")

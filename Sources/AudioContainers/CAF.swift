@@ -133,7 +133,7 @@ public enum CAF {
             var format: StreamDescription
             if formatID == .lpcm {
                 guard bits > 0, bytesPerPacket > 0, framesPerPacket == 1, bytesPerPacket % channels == 0,
-                    bits <= bytesPerPacket / channels * 8
+                    bytesPerPacket / channels <= 8, bits <= bytesPerPacket / channels * 8
                 else {
                     throw AudioFileError.malformed(
                         "caf: linear PCM with \(bits) bits in \(bytesPerPacket)-byte packets of \(framesPerPacket) "
@@ -237,7 +237,9 @@ public enum CAF {
                 context.packetFrames = needsFrames ? frames : nil
                 let framesTotal = needsFrames
                     ? frames.reduce(Int64(0)) { $0 + Int64($1) } : packets * Int64(format.framesPerPacket)
-                if valid + Int64(priming) + Int64(remainder) != framesTotal {
+                if PacketTableInfo(validFrames: valid, primingFrames: priming, remainderFrames: remainder).totalFrames
+                    != framesTotal
+                {
                     context.properties.trace.append(
                         offset: chunk.offset, chunk: chunk.id,
                         "valid \(valid) + priming \(priming) + remainder \(remainder) frames differ from the "
@@ -346,7 +348,7 @@ func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UIn
     guard channels <= 1024 else {
         throw AudioFileError.malformed("\(container): \(channels) channels is not a real stream", offset: offset)
     }
-    guard sampleRate.isFinite, sampleRate > 0 else {
+    guard sampleRate.isFinite, sampleRate >= 1 else {
         throw AudioFileError.malformed("\(container): sample rate \(sampleRate) cannot be", offset: offset)
     }
     guard sampleRate <= 100_000_000 else {

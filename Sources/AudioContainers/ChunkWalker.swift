@@ -134,6 +134,9 @@ struct ParseContext {
     var descriptions: [PacketDescription] = []
     /// The next packet the parser will deliver, and its offset from the data start.
     var nextPacket: Int64 = 0
+    /// The packets the format chunk counts (AIFF's COMM), where audio bytes past them are not packets.
+    var packetLimit: Int64?
+    var notedSkippedTail = false
     var nextPacketByteOffset: Int64 = 0
     /// Audio bytes that have passed through the audio chunk so far.
     var audioBytesSeen: Int64 = 0
@@ -200,13 +203,14 @@ struct ParseContext {
     /// Whole packets within the first `bytes` of audio, and the bytes they span.
     func wholePackets(in bytes: Int64) -> (packets: Int64, bytes: Int64) {
         guard let format = properties.dataFormat else { return (0, 0) }
+        let allowed = packetLimit ?? Int64.max
         if hasUniformPackets {
-            let packets = bytes / Int64(format.bytesPerPacket)
+            let packets = min(bytes / Int64(format.bytesPerPacket), allowed)
             return (packets, packets * Int64(format.bytesPerPacket))
         }
         var total: Int64 = 0
         var count: Int64 = 0
-        while let size = packetSize(count), total + Int64(size) <= bytes {
+        while count < allowed, let size = packetSize(count), total + Int64(size) <= bytes {
             total += Int64(size)
             count += 1
         }
@@ -218,15 +222,16 @@ struct ParseContext {
     /// whole packet fits (with the size of the next packet, if there is one).
     mutating func cutPackets(available: Int) -> (count: Int, bytes: Int, needed: Int?) {
         guard let format = properties.dataFormat else { return (0, 0, nil) }
+        let allowed = packetLimit.map { max(0, $0 - nextPacket) } ?? Int64.max
         if hasUniformPackets {
             let size = Int(format.bytesPerPacket)
-            let count = available / size
-            return (count, count * size, size)
+            let count = Int(min(Int64(available / size), allowed))
+            return (count, count * size, Int64(count) < allowed ? size : nil)
         }
         descriptions.removeAll(keepingCapacity: true)
         var used = 0
         var index = nextPacket
-        while let size = packetSize(index) {
+        while index - nextPacket < allowed, let size = packetSize(index) {
             guard used + size <= available else { return (descriptions.count, used, size) }
             descriptions.append(
                 PacketDescription(
@@ -441,7 +446,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
             context.properties.audioDataByteCount = declared
             context.announce(.audioDataByteCount)
             if let format = context.properties.dataFormat, format.hasConstantPackets, context.packetFrames == nil {
-                context.properties.audioDataPacketCount = declared / Int64(format.bytesPerPacket)
+                context.properties.audioDataPacketCount =
+                    min(declared / Int64(format.bytesPerPacket), context.packetLimit ?? Int64.max)
                 context.announce(.audioDataPacketCount)
                 context.announce(.bitRate)
             }
@@ -525,9 +531,11 @@ struct ChunkWalker<Container: ChunkedContainer> {
             if let needed = cut.needed, Int64(needed) <= (remaining ?? Int64.max) {
                 return .needMore(needed)
             }
-            // No further packet fits in the chunk: step over its tail.
-            context.properties.trace.append(
-                offset: cursor.absoluteOffset, "\(available) audio bytes after the last whole packet skipped")
+            // No further packet fits in the chunk (or the format chunk counts no more): step over its tail.
+            if !context.notedSkippedTail {
+                context.notedSkippedTail = true
+                context.properties.trace.append(offset: cursor.absoluteOffset, "audio bytes after the last packet skipped")
+            }
             _ = cursor.skip(available)
             consumeAudio(available, remaining: remaining, padded: padded)
             return nil
@@ -580,8 +588,10 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 "\(name): the stream ends inside the header of the '\(chunk.id)' chunk", offset: chunk.offset)
         case .audioLead(let skip, _, _):
             if skip > 0 {
-                context.properties.isTruncated = true
-                context.properties.trace.append(offset: endOffset, "the stream ends before the audio begins")
+                // The audio chunk's own header puts its first byte past the end: nothing of it arrived.
+                throw AudioFileError.truncated(
+                    "\(name): the stream ends \(skip) bytes before the audio begins at byte "
+                        + "\(context.properties.dataOffset ?? 0)", offset: endOffset)
             }
         case .audio(let remaining, _):
             if let remaining, remaining > 0 {

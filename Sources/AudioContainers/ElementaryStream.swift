@@ -96,7 +96,7 @@ struct ElementaryStreamParser: StreamParser {
                 if bytes.count < 32 && !atEnd { return .needMore(32) }
                 if bytes.count >= 32, Array(bytes[0..<8]) == Array("APETAGEX".utf8) {
                     endGarbage(at: offset)
-                    var reader = ByteCursor(bytes)
+                    let reader = ByteCursor(bytes)
                     let size = Int64(reader.getInteger(at: 12, endianness: .little, as: UInt32.self) ?? 0)
                     let flags = reader.getInteger(at: 20, endianness: .little, as: UInt32.self) ?? 0
                     let isHeader = flags & (1 << 29) != 0
@@ -395,7 +395,8 @@ struct ElementaryStreamParser: StreamParser {
         } else {
             let seen = max(context.nextPacket, 1)
             let bytes = (lastFrameEnd ?? dataOffset + Int64(largestPacket)) - dataOffset
-            estimate = bytes * packet / seen
+            // A packet far past the stream's end estimates to its end's proportion, not an overflow.
+            estimate = bytes.multipliedOrNil(by: packet).map { $0 / seen } ?? Int64.max - dataOffset
         }
         _ = format
         context.nextPacket = packet

@@ -41,15 +41,15 @@ public struct StreamProperties: Sendable {
         guard let format = dataFormat, let packets = audioDataPacketCount, format.framesPerPacket > 0 else {
             return nil
         }
-        return packets * Int64(format.framesPerPacket)
+        return packets.multipliedOrNil(by: Int64(format.framesPerPacket))
     }
 
     /// Frames the packets decode to, before trimming.
     public var decodedFrameCount: Int64? {
         guard let format = dataFormat, let packets = audioDataPacketCount else { return nil }
-        if format.framesPerPacket > 0 { return packets * Int64(format.framesPerPacket) }
+        if format.framesPerPacket > 0 { return packets.multipliedOrNil(by: Int64(format.framesPerPacket)) }
         guard let info = packetTableInfo else { return nil }
-        return info.validFrames + Int64(info.primingFrames) + Int64(info.remainderFrames)
+        return info.totalFrames
     }
 
     /// Average bits per second over the audio data, rounded.
@@ -57,7 +57,7 @@ public struct StreamProperties: Sendable {
         guard let format = dataFormat, let bytes = audioDataByteCount, let frames = decodedFrameCount,
             frames > 0, format.sampleRate > 0
         else { return nil }
-        return Int64((Double(bytes) * 8 * format.sampleRate / Double(frames)).rounded())
+        return Int64(saturating: Double(bytes) * 8 * format.sampleRate / Double(frames))
     }
 
     /// Seconds of valid audio.
@@ -116,4 +116,12 @@ public struct ParseTrace: Sendable, Hashable {
 
     /// Whether any note contains `text`.
     public func contains(_ text: String) -> Bool { records.contains { $0.note.contains(text) } }
+}
+
+extension Int64 {
+    /// The product, or nil where a header's numbers would overflow it.
+    func multipliedOrNil(by other: Int64) -> Int64? {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? nil : product
+    }
 }

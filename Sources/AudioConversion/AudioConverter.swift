@@ -113,12 +113,13 @@ public enum AudioConverter {
         if fileType == .aiff || fileType == .aifc {
             options.markers = source.markers.map { marker in
                 var moved = marker
-                moved.framePosition = Int64((Double(marker.framePosition) * rate / source.sampleRate).rounded())
+                moved.framePosition = Int64(saturating: Double(marker.framePosition) * rate / source.sampleRate)
                 return moved
             }
         }
         if let frames = source.frameCount {
-            options.estimatedDataByteCount = Int64(Double(frames) * rate / source.sampleRate) * Int64(max(format.bytesPerFrame, 2))
+            options.estimatedDataByteCount =
+                Int64(saturating: Double(frames) * rate / source.sampleRate * Double(max(format.bytesPerFrame, 2)))
         }
 
         let temporary = temporaryPath(beside: output)
@@ -155,7 +156,7 @@ public enum AudioConverter {
         var bytes: [UInt8] = []
         var inputFrames: Int64 = 0
         var outputFrames: Int64 = 0
-        var expected: Int64 { Int64((Double(inputFrames) * format.sampleRate / source.sampleRate).rounded()) }
+        var expected: Int64 { Int64(saturating: Double(inputFrames) * format.sampleRate / source.sampleRate) }
 
         func emit(_ samples: [Float], final: Bool) throws {
             // Exactly the expected length: resamplers may give a frame or two more or less at the end.

@@ -32,4 +32,11 @@ public struct PacketTableInfo: Hashable, Sendable {
         self.primingFrames = primingFrames
         self.remainderFrames = remainderFrames
     }
+
+    /// Valid, priming and remainder frames together: what the packets decode to. Nil where a
+    /// header's numbers overflow the sum.
+    public var totalFrames: Int64? {
+        let (sum, overflow) = validFrames.addingReportingOverflow(Int64(primingFrames) + Int64(remainderFrames))
+        return overflow ? nil : sum
+    }
 }

@@ -64,7 +64,7 @@ public struct StreamDescription: Hashable, Sendable {
         }
         // The bit says how the container stores samples, also for one-byte samples.
         if isBigEndian { flags.insert(.isBigEndian) }
-        if width * 8 == bitsPerChannel { flags.insert(.isPacked) } else { flags.insert(.isAlignedHigh) }
+        if UInt64(width) * 8 == UInt64(bitsPerChannel) { flags.insert(.isPacked) } else { flags.insert(.isAlignedHigh) }
         return StreamDescription(
             sampleRate: sampleRate, formatID: .lpcm, formatFlags: flags, bytesPerPacket: width * channels,
             framesPerPacket: 1, bytesPerFrame: width * channels, channelsPerFrame: channels,

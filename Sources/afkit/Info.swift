@@ -93,9 +93,5 @@ enum InfoText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func formatSeconds(_ seconds: Double) -> String {
-        let micro = Int64((seconds * 1_000_000).rounded())
-        let fraction = String(micro % 1_000_000)
-        return "\(micro / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
-    }
+    static func formatSeconds(_ seconds: Double) -> String { fixedPoint(seconds, places: 6) }
 }

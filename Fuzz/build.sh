@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the fuzz binary: the pure modules' sources, the shared invariant checks and the entry point
+# as one module, with libFuzzer and AddressSanitizer. Usage: Fuzz/build.sh [OUTPUT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-.build-fuzz/afkit-fuzz}"
+work=.build-fuzz/sources
+rm -rf "$work" && mkdir -p "$work" "$(dirname "$out")"
+for file in Sources/{AudioFormats,AudioContainers,AudioCodecs,AssetValidation}/*.swift \
+    Tests/FuzzRegressionTests/FuzzInvariants.swift; do
+    # One module: drop the imports of the others.
+    sed -E '/^import (AudioFormats|AudioContainers|AudioCodecs|AssetValidation)$/d' "$file" \
+        > "$work/$(basename "$(dirname "$file")")-$(basename "$file")"
+done
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AFKitFuzz "$work"/*.swift Fuzz/FuzzTargets.swift \
+    -o "$out" 2> >(grep -v "Cannot export local symbol" >&2)

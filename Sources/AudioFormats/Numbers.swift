@@ -1,0 +1,31 @@
+// Conversions of numbers that come from headers, where any value may arrive.
+
+extension Int64 {
+    /// The nearest Int64 to a rounded Double: the extreme values for numbers beyond them, 0 for NaN.
+    /// For figures derived from header fields (durations, rescaled positions) that may be absurd.
+    public init(saturating value: Double) {
+        if value.isNaN {
+            self = 0
+        } else if value >= 9.223_372_036_854_775e18 {
+            self = .max
+        } else if value <= -9.223_372_036_854_775e18 {
+            self = .min
+        } else {
+            self = Int64(value.rounded())
+        }
+    }
+}
+
+/// A decimal with exactly `places` digits after the point (`1.500` for 1.5 with 3 places), exact for
+/// what a duration can be; values too large for that print as Swift prints a Double.
+public func fixedPoint(_ value: Double, places: Int) -> String {
+    var scale: Int64 = 1
+    for _ in 0..<places { scale *= 10 }
+    guard value.isFinite, abs(value) * Double(scale) < 9e18 else { return "\(value)" }
+    let scaled = Int64(saturating: value * Double(scale))
+    let sign = scaled < 0 ? "-" : ""
+    let magnitude = scaled.magnitude
+    let fraction = String(magnitude % UInt64(scale))
+    return places == 0 ? "\(sign)\(magnitude)"
+        : "\(sign)\(magnitude / UInt64(scale)).\(String(repeating: "0", count: places - fraction.count))\(fraction)"
+}

@@ -1,0 +1,199 @@
+// The invariants every fuzz target checks, shared by the libFuzzer binary (Fuzz/build.sh compiles
+// this file into it) and by `make test`, which replays the committed corpus and every input that
+// ever broke an invariant. Each check returns what went wrong, or nil.
+import AssetValidation
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a stream parser reported, flattened to single packets so any chunking compares equal.
+struct StreamRecording: Equatable {
+    var properties: [String] = []
+    /// Absolute offset and byte size of each packet.
+    var packets: [[Int64]] = []
+    var frames: [UInt32] = []
+    var error: String?
+    var unexpectedError: String?
+}
+
+/// Streams `bytes` in pieces of the given sizes (cycled), optionally flagging a discontinuity
+/// at one offset, and records the events.
+func recordStream(_ bytes: [UInt8], sizes: [Int], discontinuityAt: Int? = nil) -> (StreamRecording, StreamProperties) {
+    var recording = StreamRecording()
+    var parser = AudioFileStream()
+    let handler: (AudioFileStream.Event) -> Void = { event in
+        switch event {
+        case .propertyChanged(let id, _): recording.properties.append("\(id)")
+        case .packets(let run):
+            let size = run.count > 0 ? run.bytes.count / run.count : 0
+            for index in 0..<run.count {
+                let description = run.descriptions?[index]
+                let offset = run.streamOffset + (description?.startOffset ?? Int64(index * size))
+                recording.packets.append([offset, Int64(description?.dataByteSize ?? UInt32(size))])
+                recording.frames.append(description?.variableFramesInPacket ?? 0)
+            }
+        }
+    }
+    do {
+        var index = 0
+        var turn = 0
+        while index < bytes.count {
+            let size = max(1, min(sizes[turn % sizes.count], bytes.count - index))
+            let flags: AudioFileStream.ParseFlags = discontinuityAt == index ? .discontinuity : []
+            try bytes[index..<index + size].withUnsafeBytes {
+                try parser.parse($0, flags: flags, streamOffset: Int64(index), handler)
+            }
+            index += size
+            turn += 1
+        }
+        try parser.finish(handler)
+    } catch let error as AudioFileError {
+        recording.error = "\(error.code) \(error.offset.map(String.init) ?? "-")"
+    } catch {
+        recording.unexpectedError = "\(error)"
+    }
+    return (recording, parser.properties)
+}
+
+/// Packets lie inside the input, in order, without overlapping.
+private func checkPlacement(_ packets: [[Int64]], inputSize: Int) -> String? {
+    var end: Int64 = 0
+    for packet in packets {
+        if packet[0] < end || packet[1] < 0 || packet[0] + packet[1] > Int64(inputSize) {
+            return "packet \(packet) lies outside the input or overlaps the one before (which ended at \(end))"
+        }
+        end = packet[0] + packet[1]
+    }
+    return nil
+}
+
+/// `AudioFileStream`: chunked parsing equals whole parsing; packets inside the input, in order;
+/// byte counts within the input; the packet count equals the packets delivered; a discontinuity
+/// anywhere never breaks placement.
+func checkStream(_ bytes: [UInt8]) -> String? {
+    let (whole, properties) = recordStream(bytes, sizes: [max(bytes.count, 1)])
+    if let error = whole.unexpectedError { return "an error that is not an AudioFileError: \(error)" }
+    let sizes = (bytes.first.map { [Int($0 % 17) + 1, 3, 64] }) ?? [1]
+    let (chunked, _) = recordStream(bytes, sizes: sizes)
+    if whole != chunked {
+        return "chunked parsing (pieces of \(sizes)) differs from whole parsing: \(whole.packets.count) packets, "
+            + "error \(whole.error ?? "none") whole; \(chunked.packets.count) packets, error \(chunked.error ?? "none") chunked"
+    }
+    if let problem = checkPlacement(whole.packets, inputSize: bytes.count) { return problem }
+    if whole.error == nil {
+        if let count = properties.audioDataByteCount, count > Int64(bytes.count) {
+            return "audio byte count \(count) exceeds the \(bytes.count)-byte input"
+        }
+        if let offset = properties.dataOffset, offset > Int64(bytes.count) {
+            return "data offset \(offset) lies past the \(bytes.count)-byte input"
+        }
+        if let packets = properties.audioDataPacketCount, packets != Int64(whole.packets.count) {
+            return "packet count \(packets) differs from the \(whole.packets.count) packets delivered"
+        }
+    }
+    if bytes.count > 8 {
+        let cut = bytes.count / 2 / 7 * 7
+        let (resumed, _) = recordStream(bytes, sizes: [7], discontinuityAt: cut)
+        if let error = resumed.unexpectedError { return "after a discontinuity: an error of another type: \(error)" }
+        if let problem = checkPlacement(resumed.packets, inputSize: bytes.count) { return "after a discontinuity: \(problem)" }
+    }
+    return nil
+}
+
+/// `AudioFile`: every packet description lies inside the file, in order; reads succeed or throw.
+func checkFile(_ bytes: [UInt8]) -> String? {
+    let path = "/tmp/afkit-fuzz-\(getpid()).bin"
+    guard let handle = fopen(path, "wb") else { return nil }
+    _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+    fclose(handle)
+    defer { unlink(path) }
+    guard let file = try? AudioFile(path: path) else { return nil }
+    var next: Int64 = 0
+    for packet in 0..<min(file.packetCount, 4096) {
+        guard let description = try? file.packetDescription(packet) else {
+            return "packet \(packet) of \(file.packetCount) has no description"
+        }
+        if description.startOffset < next || description.startOffset + Int64(description.dataByteSize) > Int64(bytes.count) {
+            return "file packet \(packet) at \(description.startOffset) (\(description.dataByteSize) bytes) lies outside the file"
+        }
+        next = description.startOffset + Int64(description.dataByteSize)
+    }
+    if let count = file.properties.audioDataByteCount, count > Int64(bytes.count) {
+        return "audio byte count \(count) exceeds the \(bytes.count)-byte file"
+    }
+    _ = try? file.readPackets(from: 0, count: 64)
+    return nil
+}
+
+/// The IMA4, IMA ADPCM (WAV), G.711 and PCM decoders: the first byte picks format and channel count;
+/// decoded frames equal packets × frames per packet; samples of the ADPCM and G.711 codecs stay in
+/// [-1, 1); the IMA4 encoder turns the result back into whole packets.
+func checkCodecs(_ bytes: [UInt8]) -> String? {
+    guard let selector = bytes.first else { return nil }
+    let channels = UInt32(selector % 3) + 1
+    let payload = Array(bytes.dropFirst())
+    let formats: [StreamDescription] = [
+        .appleIMA4(sampleRate: 8000, channels: channels),
+        IMAADPCMWAVE.format(sampleRate: 8000, channels: channels, blockAlign: 64 * Int(channels)),
+        .g711(.ulaw, sampleRate: 8000, channels: channels),
+        .g711(.alaw, sampleRate: 8000, channels: channels),
+        .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 24, isBigEndian: selector & 8 != 0),
+        .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 32, isFloat: true),
+    ]
+    let format = formats[Int(selector / 3) % formats.count]
+    guard var decoder = try? makeDecoder(for: format) else { return "no decoder for \(format.formatID)" }
+    let packets = payload.count / Int(format.bytesPerPacket)
+    var output: [Float] = []
+    guard let frames = try? decoder.decode(payload, packetCount: packets, appendingTo: &output) else { return nil }
+    if frames != packets * Int(max(format.framesPerPacket, 1)) {
+        return "\(format.formatID): \(frames) frames decoded from \(packets) packets"
+    }
+    if output.count != frames * Int(channels) { return "output holds \(output.count) samples for \(frames) frames" }
+    if format.formatID != .lpcm, output.contains(where: { !($0 >= -1 && $0 < 1) }) {
+        return "\(format.formatID): a decoded sample outside [-1, 1)"
+    }
+    var encoder = AppleIMA4Encoder(format: .appleIMA4(sampleRate: 8000, channels: channels), quality: .search(width: 4))
+    var encoded: [UInt8] = []
+    _ = try? encoder.encode(output.map { $0.isFinite ? $0 : 0 }, into: &encoded)
+    _ = try? encoder.finish(into: &encoded)
+    if encoded.count % (34 * Int(channels)) != 0 { return "the IMA4 encoder wrote \(encoded.count) bytes: not whole packets" }
+    return nil
+}
+
+/// The validator: a report for anything, every violation explained, never "ok" with an error.
+func checkValidator(_ bytes: [UInt8]) -> String? {
+    let names = ["a.wav", "b.caf", "c.aif", "d.mp3", "e.aac", "f.bin"]
+    let name = names[Int(bytes.first ?? 0) % names.count]
+    let report = AssetValidator(profile: .systemSound).validate(bytes: bytes, name: name)
+    if report.violations.contains(where: { $0.message.isEmpty }) { return "a violation without a message" }
+    if report.ok && report.violations.contains(where: { $0.severity == .error }) { return "ok despite an error" }
+    return nil
+}
+
+/// ICY demuxing: the first two bytes pick the metadata interval; audio out never exceeds bytes in
+/// and title changes never point past the audio.
+func checkICY(_ bytes: [UInt8]) -> String? {
+    guard bytes.count > 2 else { return nil }
+    let interval = Int(bytes[0]) * 4 + Int(bytes[1]) + 1
+    var demuxer = ICYMetadataDemuxer(metadataInterval: interval)
+    var audio = 0
+    var changes: [ICYMetadataDemuxer.TitleChange] = []
+    for start in stride(from: 2, to: bytes.count, by: 13) {
+        changes += bytes[start..<min(start + 13, bytes.count)].withUnsafeBytes { raw in demuxer.demux(raw) { audio += $0.count } }
+    }
+    if audio > bytes.count - 2 { return "\(audio) audio bytes out of \(bytes.count - 2) in" }
+    if Int64(audio) != demuxer.audioByteCount { return "audio count \(demuxer.audioByteCount) but \(audio) bytes handed out" }
+    if changes.contains(where: { $0.audioOffset > Int64(audio) }) { return "a title change past the audio" }
+    return nil
+}
+
+/// The fuzz targets by name, as `AFKIT_FUZZ_TARGET` and the corpus folders spell them.
+let fuzzChecks: [String: @Sendable ([UInt8]) -> String?] = [
+    "stream": { checkStream($0) }, "file": { checkFile($0) }, "codecs": { checkCodecs($0) },
+    "validator": { checkValidator($0) }, "icy": { checkICY($0) },
+]
