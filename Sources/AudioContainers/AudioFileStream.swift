@@ -65,6 +65,10 @@ public struct AudioFileStream {
     private var pendingSeek: Int64?
     private var failure: AudioFileError?
     private var finished = false
+    /// Parser steps taken so far (a step yields a property, a run of packets, or a request for more
+    /// bytes), and an optional ceiling on them: tests prove with it that every step advances.
+    var steps = 0
+    var stepBudget: Int?
 
     /// Creates a parser; `mode` `.indexing` skips packet bytes instead of handing them out.
     public init(fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits()) {
@@ -75,6 +79,10 @@ public struct AudioFileStream {
 
     /// Everything learned so far.
     public var properties: StreamProperties { parser?.context.properties ?? StreamProperties() }
+
+    /// Bytes the parser holds: an incomplete unit awaiting more input, plus audio retained while
+    /// waiting for the chunk needed to read it. Never more than the input given.
+    public var bufferedByteCount: Int { tail.count + (parser?.context.retained.count ?? 0) }
 
     /// Absolute offset of the next byte the parser expects.
     public var streamPosition: Int64 { tailOffset + Int64(tail.count) }
@@ -249,6 +257,11 @@ public struct AudioFileStream {
         defer { self.parser = parser }
         var cursor = ByteCursor(bytes, baseOffset: baseOffset)
         while true {
+            steps += 1
+            if let budget = stepBudget, steps > budget {
+                throw AudioFileError.limitExceeded(
+                    "the parser took more than \(budget) steps", offset: cursor.absoluteOffset)
+            }
             switch try parser.next(&cursor, atEnd: atEnd) {
             case .property(let id):
                 try handler(.propertyChanged(id, parser.context.properties))

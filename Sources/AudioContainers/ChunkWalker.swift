@@ -405,7 +405,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                         offset: offset)
                 }
                 context.properties.trace.append(offset: offset, chunk: id, size: size, "too large to read; skipped")
-                state = .skip(remaining: size + (padded ? 1 : 0))
+                state = .skip(remaining: size.saturatingAdd(padded ? 1 : 0))
             } else {
                 context.properties.trace.append(offset: offset, chunk: id, size: size)
                 state = .chunkBody(chunk)
@@ -420,7 +420,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case .skip(let note):
             context.properties.trace.append(offset: offset, chunk: id, size: chunk.size, note)
             if let size = chunk.size {
-                state = .skip(remaining: size + (padded ? 1 : 0))
+                state = .skip(remaining: size.saturatingAdd(padded ? 1 : 0))
             } else {
                 state = .trailing
             }

@@ -136,7 +136,7 @@ public enum WAVE {
                 throw AudioFileError.malformed("wav: 'ds64' sizes do not fit in 63 bits", offset: chunk.bodyOffset)
             }
             ds64DataSize = Int64(dataSize)
-            outerEnd = riffSize >= 4 ? 8 + Int64(riffSize) : nil
+            outerEnd = riffSize >= 4 ? Int64(riffSize).saturatingAdd(8) : nil
             let count = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
             for _ in 0..<min(count, UInt32(body.remaining / 12)) {
                 guard let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt64.self)

@@ -16,6 +16,14 @@ extension Int64 {
     }
 }
 
+extension Int64 {
+    /// The sum, held at the largest Int64 where sizes from headers would overflow it.
+    public func saturatingAdd(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}
+
 /// A decimal with exactly `places` digits after the point (`1.500` for 1.5 with 3 places), exact for
 /// what a duration can be; values too large for that print as Swift prints a Double.
 public func fixedPoint(_ value: Double, places: Int) -> String {

@@ -23,3 +23,12 @@ struct NumbersTests {
         #expect(fixedPoint(.infinity, places: 6) == "inf")
     }
 }
+
+struct SaturatingAddTests {
+    @Test func holdsAtTheEnds() {
+        #expect(Int64(5).saturatingAdd(3) == 8)
+        #expect(Int64.max.saturatingAdd(1) == .max)
+        #expect(Int64.min.saturatingAdd(-1) == .min)
+        #expect(Int64.max.saturatingAdd(-1) == .max - 1)
+    }
+}

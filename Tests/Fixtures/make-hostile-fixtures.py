@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Builds, byte by byte, small files whose headers lie about sizes and counts: each claims far more
+than it holds (a packet table of 2^40 entries, a 4 GiB chunk in a 100-byte file, a 256 MB ID3 tag).
+No tool writes such files, so this script is their maker; the MP3 frames inside come from the
+committed LAME fixture. Tests read the committed files: the resource tests run afkit on them under
+an address-space limit, and the step-budget test feeds them one byte at a time.
+
+Run from this folder: python3 make-hostile-fixtures.py
+"""
+import os, struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "hostile")
+
+def be32(v): return struct.pack(">I", v)
+def be64(v): return struct.pack(">Q", v)
+def le16(v): return struct.pack("<H", v)
+def le32(v): return struct.pack("<I", v)
+def le64(v): return struct.pack("<Q", v)
+
+def caf_desc(fmt, bytes_per_packet, frames_per_packet, channels=2, bits=0, rate=44100.0, flags=0):
+    body = struct.pack(">d", rate) + fmt + be32(flags) + be32(bytes_per_packet) + be32(frames_per_packet) + be32(channels) + be32(bits)
+    return b"caff" + be32(0x00010000) + b"desc" + be64(len(body)) + body
+
+def caf_chunk(kind, size, body): return kind + be64(size) + body
+
+def wav_fmt_pcm16():
+    body = le16(1) + le16(1) + le32(8000) + le32(16000) + le16(2) + le16(16)
+    return b"fmt " + le32(len(body)) + body
+
+def aiff_comm(frames=100):
+    rate = bytes.fromhex("400bfa00000000000000")  # 8000 Hz as an 80-bit extended
+    body = struct.pack(">hIh", 1, frames, 16) + rate
+    return b"COMM" + be32(len(body)) + body
+
+def mp3_frames(count):
+    data = open(os.path.join(HERE, "mp3", "lame-cbr32-mono-22k.mp3"), "rb").read()
+    # Skip the ID3v2 tag, if any, then take whole frames by walking their headers.
+    start = 0
+    if data[:3] == b"ID3":
+        size = (data[6] << 21) | (data[7] << 14) | (data[8] << 7) | data[9]
+        start = 10 + size
+    while not (data[start] == 0xFF and data[start + 1] & 0xE0 == 0xE0): start += 1
+    # MPEG-2 Layer III, 22.05 kHz, 32 kbit/s: 72 * 32000 / 22050 = 104 bytes (+1 when padded).
+    frames, at = b"", start
+    for _ in range(count):
+        length = 72 * 32000 // 22050 + ((data[at + 2] >> 1) & 1)
+        frames += data[at:at + length]
+        at += length
+    return frames
+
+FILES = {
+    # CAF: variable-size packets (AAC) and a packet table claiming 2^40 packets in 16 bytes.
+    "caf-pakt-2e40-packets.caf":
+        caf_desc(b"aac ", 0, 1024) + caf_chunk(b"pakt", 24 + 16, be64(1 << 40) + be64(1 << 50) + be32(0) + be32(0) + bytes(range(1, 17)))
+        + caf_chunk(b"data", 4 + 32, be32(1) + bytes(32)),
+    # CAF: a magic cookie claiming 2^62 bytes, 20 present.
+    "caf-kuki-2e62-bytes.caf": caf_desc(b"aac ", 0, 1024) + caf_chunk(b"kuki", 1 << 62, bytes(20)),
+    # CAF: an information chunk claiming 4 294 967 295 entries in 8 bytes.
+    "caf-info-4g-entries.caf":
+        caf_desc(b"lpcm", 4, 1, channels=2, bits=16, flags=2) + caf_chunk(b"info", 8, be32(0xFFFFFFFF) + b"a\0b\0")
+        + caf_chunk(b"data", 4 + 16, be32(0) + bytes(16)),
+    # CAF: audio data claiming 2^62 bytes, 40 present.
+    "caf-data-2e62-bytes.caf": caf_desc(b"lpcm", 4, 1, channels=2, bits=16, flags=2) + caf_chunk(b"data", 1 << 62, be32(0) + bytes(40)),
+    # CAF: constant packets of 4 GiB each (an unknown format), 64 bytes of data.
+    "caf-packet-4gib.caf": caf_desc(b"zzzz", 0xFFFFFFF0, 1) + caf_chunk(b"data", 4 + 64, be32(0) + bytes(64)),
+    # WAV: a LIST chunk of 4 GiB in a 100-byte file.
+    "wav-list-4gib.wav": (lambda body: b"RIFF" + le32(len(body) + 4) + b"WAVE" + body)(
+        wav_fmt_pcm16() + b"LIST" + le32(0xFFFFFFF0) + b"INFO" + bytes(52)),
+    # WAV: a format chunk of 4 GiB.
+    "wav-fmt-4gib.wav": b"RIFF" + le32(0xFFFFFFFF) + b"WAVE" + b"fmt " + le32(0xFFFFFFF0) + le16(1) + le16(1) + le32(8000) + bytes(60),
+    # WAV: audio data claiming 4 GiB - 2, 40 bytes present.
+    "wav-data-4gib.wav": b"RIFF" + le32(0xFFFFFFFF) + b"WAVE" + wav_fmt_pcm16() + b"data" + le32(0xFFFFFFFE) + bytes(40),
+    # RF64: ds64 claiming 2^60 data bytes and a chunk-size table of 2^32 - 1 entries.
+    "rf64-ds64-2e60.wav": b"RF64" + le32(0xFFFFFFFF) + b"WAVE" + b"ds64" + le32(28) + le64(1 << 60) + le64(1 << 60) + le64(1 << 59)
+        + le32(0xFFFFFFFF) + wav_fmt_pcm16() + b"data" + le32(0xFFFFFFFF) + bytes(40),
+    # AIFF: a COMM chunk of 4 GiB.
+    "aiff-comm-4gib.aiff": b"FORM" + be32(0xFFFFFFF0) + b"AIFF" + b"COMM" + be32(0xFFFFFFF0) + bytes(60),
+    # AIFF: a MARK chunk claiming 65 535 markers in 10 bytes, and SSND claiming 4 GiB.
+    "aiff-mark-65535.aiff": (lambda body: b"FORM" + be32(len(body) + 4) + b"AIFF" + body)(
+        aiff_comm() + b"MARK" + be32(10) + struct.pack(">H", 0xFFFF) + bytes(8) + b"SSND" + be32(0xFFFFFFF0) + bytes(8 + 40)),
+    # MP3: an ID3v2.4 tag claiming 256 MB (the largest a synchsafe size can say), then real frames.
+    "mp3-id3-256mb.mp3": b"ID3" + bytes([4, 0, 0]) + bytes([0x7F, 0x7F, 0x7F, 0x7F]) + b"TIT2" + bytes(20) + mp3_frames(4),
+    # ADTS: headers claiming 8191-byte frames, 100 bytes apart.
+    "adts-frame-8191.aac": (bytes([0xFF, 0xF1, 0x50, 0x83, 0xFF, 0xE0, 0x00]) + bytes(93)) * 3,
+}
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, data in FILES.items():
+        with open(os.path.join(OUT, name), "wb") as f: f.write(data)
+        print(f"{name}: {len(data)} bytes")
+
+main()

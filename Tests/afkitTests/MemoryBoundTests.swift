@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Peak memory on lying headers, measured from outside: `afkit` runs under an address-space limit
+/// (`ulimit -v`) a little above what it needs for a tiny valid file. An allocation sized by a header
+/// field, even one never touched, would exceed it; a control file that really needs 48 MB more
+/// proves that the limit bites.
+@Suite(.serialized) struct MemoryBoundTests {
+    /// Runs afkit under an address-space limit in KiB; nil for no limit. Returns the exit status, or
+    /// nil when the process died by a signal.
+    static func run(_ arguments: [String], limitKiB: Int?) throws -> (status: Int32?, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let limit = limitKiB.map { "ulimit -v \($0) && " } ?? ""
+        process.arguments = ["-c", "\(limit)exec \"$0\" \"$@\"", Command.executable] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let status = process.terminationReason == .exit ? process.terminationStatus : nil
+        return (status, String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The smallest limit, in 2 MiB steps, under which the command succeeds on a tiny valid file.
+    static func baseline(_ command: String) throws -> Int {
+        var low = 8 << 10, high = 4 << 20  // 8 MiB fails, 4 GiB succeeds
+        #expect(try run([command, "wav/pcm-u8-mono.wav"], limitKiB: high).status == 0)
+        while high - low > 2 << 10 {
+            let middle = (low + high) / 2
+            if try run([command, "wav/pcm-u8-mono.wav"], limitKiB: middle).status == 0 { high = middle } else { low = middle }
+        }
+        return high
+    }
+
+    static let headroomKiB = 24 << 10
+    static let hostile: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Command.fixtures + "/hostile")) ?? []
+        return names.sorted().map { "hostile/\($0)" }
+    }()
+
+    @Test(arguments: ["info", "packets", "validate"])
+    func lyingHeadersStayWithinAFewMegabytesOfATinyFile(_ command: String) throws {
+        let limit = try Self.baseline(command) + Self.headroomKiB
+        #expect(Self.hostile.count >= 10)
+        for file in Self.hostile {
+            let (status, stderr) = try Self.run([command, file], limitKiB: limit)
+            #expect(status == 0 || status == 1, "\(command) \(file): died or failed oddly under \(limit) KiB: \(stderr)")
+            if status == 1 && command != "validate" {
+                #expect(stderr.contains("code '"), "\(command) \(file): \(stderr)")
+            }
+        }
+    }
+
+    @Test func theLimitCatchesARealFortyEightMegabyteAllocation() throws {
+        // A valid CAF whose magic cookie really holds 48 MiB: reading it needs that much memory.
+        let folder = NSTemporaryDirectory() + "afkit-memory-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var bytes: [UInt8] = Array("caff".utf8) + [0, 1, 0, 0] + Array("desc".utf8) + be64(32)
+        bytes += be64(44100.0.bitPattern) + Array("aac ".utf8) + be32(0) + be32(0) + be32(1024) + be32(2) + be32(0)
+        let cookie = 48 << 20
+        bytes += Array("kuki".utf8) + be64(UInt64(cookie)) + [UInt8](repeating: 7, count: cookie)
+        bytes += Array("pakt".utf8) + be64(24 + 2) + be64(2) + be64(2048) + be32(0) + be32(0) + [10, 10]
+        bytes += Array("data".utf8) + be64(4 + 20) + be32(0) + [UInt8](repeating: 0, count: 20)
+        let path = folder + "/cookie.caf"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let limit = try Self.baseline("info") + Self.headroomKiB
+        #expect(try Self.run(["info", path], limitKiB: nil).status == 0)
+        #expect(try Self.run(["info", path], limitKiB: limit).status != 0)
+        #expect(try Self.run(["info", path], limitKiB: limit + (256 << 10)).status == 0)
+    }
+
+    func be32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+    func be64(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+}
