@@ -64,7 +64,9 @@ build/assets:
 # Benchmarks need the reference tools too.
 bench: release
 	$(SWIFT) build -c release --product afkit-codec-benchmarks
-	@command -v ffmpeg >/dev/null 2>&1 && command -v lame >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg lame; }
+	@for tool in ffmpeg:ffmpeg lame:lame sox:sox sndfile-convert:sndfile-programs; do \
+		command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	python3 Benchmarks/bench.py
 
 fuzz-build:

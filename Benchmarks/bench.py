@@ -150,6 +150,44 @@ def batch():
     print(f"| `ffmpeg -ac 1 -ar 22050 -c:a adpcm_ima_qt` per file, sequential | {sequential*1000:.0f} ms | {200/sequential:.0f} | | |")
     print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {200/parallel:.0f} | | |")
 
+def conversions():
+    """Whole-process conversions of the 10-minute stereo source: afkit convert against the reference
+    tools doing the same job (same input, same output format) in the same run."""
+    src = f"{WORK}/source.wav"
+    floats = f"{WORK}/source-f32.wav"
+    if not os.path.exists(floats):
+        sh(f"ffmpeg -y -i {src} -c:a pcm_f32le {floats}")
+    out = f"{WORK}/conv"
+    os.makedirs(out, exist_ok=True)
+    jobs = [
+        ("WAV 16-bit → CAF 16-bit big-endian", f"{AFKIT} convert -d BEI16 {src} {out}/a.caf", [
+            ("sndfile-convert -pcm16", f"sndfile-convert -pcm16 {src} {out}/s.caf"),
+            ("ffmpeg -c:a pcm_s16be", f"ffmpeg -v error -y -i {src} -c:a pcm_s16be {out}/f.caf")]),
+        ("WAV 16-bit → AIFF 16-bit", f"{AFKIT} convert {src} {out}/a.aiff", [
+            ("sox", f"sox {src} {out}/x.aiff"),
+            ("sndfile-convert -pcm16", f"sndfile-convert -pcm16 {src} {out}/s.aiff")]),
+        ("WAV float → WAV 16-bit (dithered)", f"{AFKIT} convert -d LEI16 {floats} {out}/a.wav", [
+            ("sox -b 16 (dithers)", f"sox {floats} -b 16 {out}/x.wav"),
+            ("sndfile-convert -pcm16", f"sndfile-convert -pcm16 {floats} {out}/s.wav"),
+            ("ffmpeg -c:a pcm_s16le", f"ffmpeg -v error -y -i {floats} -c:a pcm_s16le {out}/f.wav")]),
+        ("resample 44.1 → 22.05 kHz, WAV 16-bit", f"{AFKIT} convert -d LEI16@22050 {src} {out}/r.wav", [
+            ("sox rate (high quality)", f"sox {src} -r 22050 {out}/xr.wav"),
+            ("ffmpeg aresample=soxr", f"ffmpeg -v error -y -i {src} -af aresample=22050:resampler=soxr {out}/fr.wav"),
+            ("ffmpeg -ar 22050 (swr)", f"ffmpeg -v error -y -i {src} -ar 22050 {out}/fr2.wav")]),
+        ("resample 44.1 → 48 kHz, WAV 16-bit", f"{AFKIT} convert -d LEI16@48000 {src} {out}/r48.wav", [
+            ("sox rate (high quality)", f"sox {src} -r 48000 {out}/xr48.wav"),
+            ("ffmpeg aresample=soxr", f"ffmpeg -v error -y -i {src} -af aresample=48000:resampler=soxr {out}/fr48.wav")]),
+        ("WAV 16-bit → CAF IMA4 (fast encoder)", f"{AFKIT} convert -d ima4 --quality fast {src} {out}/i.caf", [
+            ("ffmpeg -c:a adpcm_ima_qt", f"ffmpeg -v error -y -i {src} -c:a adpcm_ima_qt {out}/fi.caf")]),
+    ]
+    print(f"\n| conversion ({SECONDS} s stereo 44.1 kHz) | afkit convert | reference tool | reference | afkit speed-up |")
+    print("|---|---|---|---|---|")
+    for task, ours, references in jobs:
+        mine = best(ours)
+        for tool, command in references:
+            theirs = best(command)
+            print(f"| {task} | {mine*1000:.0f} ms | `{tool}` | {theirs*1000:.0f} ms | {theirs/mine:.1f}x |")
+
 def main():
     inputs = make_inputs()
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
@@ -167,6 +205,7 @@ def main():
         probe = best(f"ffprobe -v error -show_format -show_streams {path} > /dev/null")
         print(f"| header info | {name} | {mb:.1f} | {info*1000:.1f} ms | {probe*1000:.1f} ms | `ffprobe -show_format -show_streams F` | {probe/info:.1f}x |")
     codecs(inputs)
+    conversions()
     validation()
     batch()
 
