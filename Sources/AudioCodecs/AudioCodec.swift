@@ -75,9 +75,20 @@ public func makeDecoder(for format: StreamDescription) throws -> any AudioDecode
     }
 }
 
-/// Converts a sample in -1...1 to Int16 with rounding and clipping (no dither).
+/// Converts a sample in -1...1 to Int16 with rounding and clipping (no dither); NaN is silence.
 @inlinable @inline(__always)
 func int16Sample(_ value: Float) -> Int16 {
-    let scaled = (value * 32768).rounded(.toNearestOrEven)
-    return Int16(min(max(scaled, -32768), 32767))
+    Int16(truncatingIfNeeded: quantizedSample(Double(value) * 32768, low: -32768, high: 32767))
+}
+
+/// `value` clipped to `low...high` and rounded to the nearest integer, ties to even; NaN becomes 0.
+/// Every encoder quantizes through this, so no input sample (NaN, infinity, 1e30) can trap a conversion.
+/// `low` and `high` lie within ±2^50. Adding 1.5 × 2^52 rounds to the nearest integer (the default
+/// rounding mode) and leaves it in the low bits of the sum, so no libm call or checked conversion
+/// stands in the way of vectorizing the loops that use this.
+@inlinable @inline(__always)
+func quantizedSample(_ value: Double, low: Double, high: Double) -> Int64 {
+    let clipped = value < low ? low : (value > high ? high : value)
+    let sum = (clipped.isNaN ? 0 : clipped) + 0x1.8p52
+    return Int64(bitPattern: sum.bitPattern) &- Int64(bitPattern: (0x1.8p52 as Double).bitPattern)
 }

@@ -128,10 +128,15 @@ public enum PCM {
                 let value = layout.isSigned ? Int32(Int8(bitPattern: bytes[index])) : Int32(bytes[index]) - offset
                 output[index] = Float(value) * (1 / 128)
             }
+        case (false, 2) where big:
+            for index in 0..<count {
+                let raw = bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
+                output[index] = Float(Int16(bitPattern: UInt16(bigEndian: raw))) * (1 / 32768)
+            }
         case (false, 2):
             for index in 0..<count {
                 let raw = bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
-                output[index] = Float(Int16(bitPattern: big ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw))) * (1 / 32768)
+                output[index] = Float(Int16(bitPattern: UInt16(littleEndian: raw))) * (1 / 32768)
             }
         case (false, 3):
             for index in 0..<count {
@@ -153,42 +158,73 @@ public enum PCM {
         into bytes: UnsafeMutableRawBufferPointer, dither: inout TPDFDither?)
     {
         let big = layout.isBigEndian
-        if layout.isFloat {
-            for (index, sample) in samples.enumerated() {
-                if layout.width == 4 {
-                    let bits = sample.bitPattern
-                    bytes.storeBytes(of: big ? bits.bigEndian : bits.littleEndian, toByteOffset: index * 4, as: UInt32.self)
-                } else {
-                    let bits = Double(sample).bitPattern
-                    bytes.storeBytes(of: big ? bits.bigEndian : bits.littleEndian, toByteOffset: index * 8, as: UInt64.self)
-                }
+        // One loop per layout, so the per-sample work has no branches on the layout.
+        switch (layout.isFloat, layout.width) {
+        case (true, 4):
+            for index in samples.indices {
+                let bits = samples[index].bitPattern
+                bytes.storeBytes(of: big ? bits.bigEndian : bits.littleEndian, toByteOffset: index * 4, as: UInt32.self)
             }
             return
+        case (true, _):
+            for index in samples.indices {
+                let bits = Double(samples[index]).bitPattern
+                bytes.storeBytes(of: big ? bits.bigEndian : bits.littleEndian, toByteOffset: index * 8, as: UInt64.self)
+            }
+            return
+        default: break
         }
         // Quantize to the significant bits, then place them at the top of the container.
-        let bits = layout.bits
+        let shift = Int64(layout.width * 8 - layout.bits)
+        switch layout.width {
+        case 1:
+            let offset: Int64 = layout.isSigned ? 0 : 128
+            quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
+                bytes[index] = UInt8(truncatingIfNeeded: value &<< shift + offset)
+            }
+        case 2 where big:
+            quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
+                bytes.storeBytes(of: UInt16(truncatingIfNeeded: value &<< shift).bigEndian, toByteOffset: index * 2,
+                    as: UInt16.self)
+            }
+        case 2:
+            quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
+                bytes.storeBytes(of: UInt16(truncatingIfNeeded: value &<< shift).littleEndian, toByteOffset: index * 2,
+                    as: UInt16.self)
+            }
+        case 3:
+            let (first, last) = big ? (16, 0) : (0, 16)
+            quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
+                let packed = UInt32(truncatingIfNeeded: value &<< shift)
+                bytes[index * 3] = UInt8(truncatingIfNeeded: packed >> first)
+                bytes[index * 3 + 1] = UInt8(truncatingIfNeeded: packed >> 8)
+                bytes[index * 3 + 2] = UInt8(truncatingIfNeeded: packed >> last)
+            }
+        default:
+            quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
+                let packed = UInt32(truncatingIfNeeded: value &<< shift)
+                bytes.storeBytes(of: big ? packed.bigEndian : packed.littleEndian, toByteOffset: index * 4,
+                    as: UInt32.self)
+            }
+        }
+    }
+
+    /// Scales each sample to `bits` signed bits, adds dither if any, rounds and clips, and hands the
+    /// integer to `store`.
+    @inline(__always)
+    private static func quantizeEach(_ samples: UnsafeBufferPointer<Float>, bits: Int, dither: inout TPDFDither?,
+        _ store: (Int, Int64) -> Void)
+    {
         let scale = Double(Int64(1) << (bits - 1))
-        let maximum = scale - 1
-        let shift = layout.width * 8 - bits
-        for (index, sample) in samples.enumerated() {
-            var value = Double(sample) * scale
-            if dither != nil { value += dither?.next() ?? 0 }
-            let quantized = Int64(min(max(value.rounded(.toNearestOrEven), -scale), maximum)) << Int64(shift)
-            switch layout.width {
-            case 1:
-                bytes[index] = layout.isSigned ? UInt8(bitPattern: Int8(quantized)) : UInt8(quantized + 128)
-            case 2:
-                let value = UInt16(bitPattern: Int16(quantized))
-                bytes.storeBytes(of: big ? value.bigEndian : value.littleEndian, toByteOffset: index * 2, as: UInt16.self)
-            case 3:
-                let value = UInt32(bitPattern: Int32(quantized))
-                let (b0, b1, b2) = (UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF))
-                bytes[index * 3] = big ? b2 : b0
-                bytes[index * 3 + 1] = b1
-                bytes[index * 3 + 2] = big ? b0 : b2
-            default:
-                let value = UInt32(bitPattern: Int32(quantized))
-                bytes.storeBytes(of: big ? value.bigEndian : value.littleEndian, toByteOffset: index * 4, as: UInt32.self)
+        let (low, high) = (-scale, scale - 1)
+        if var noise = dither {
+            for index in samples.indices {
+                store(index, quantizedSample(Double(samples[index]) * scale + noise.next(), low: low, high: high))
+            }
+            dither = noise
+        } else {
+            for index in samples.indices {
+                store(index, quantizedSample(Double(samples[index]) * scale, low: low, high: high))
             }
         }
     }
@@ -197,22 +233,19 @@ public enum PCM {
 /// Triangular-PDF dither: the sum of two independent uniform values in -0.5..<0.5 LSB, so ±1 LSB
 /// at most, from a small deterministic generator (the same input always encodes the same).
 public struct TPDFDither: Sendable {
-    private var state: UInt64
+    @usableFromInline var state: UInt64
 
     public init(seed: UInt64) { state = seed | 1 }
 
     /// The next dither value in LSBs.
     @inlinable
     public mutating func next() -> Double {
-        Double(nextUniform()) + Double(nextUniform()) - 1
-    }
-
-    @usableFromInline
-    mutating func nextUniform() -> Float {
-        // xorshift64*: fast, and plenty for noise.
+        // xorshift64*, one step per sample: its top 48 bits are two independent 24-bit uniforms.
         state ^= state >> 12
         state ^= state << 25
         state ^= state >> 27
-        return Float((state &* 0x2545_F491_4F6C_DD1D) >> 40) * (1 / 16_777_216)
+        let bits = state &* 0x2545_F491_4F6C_DD1D
+        let sum = Int64(truncatingIfNeeded: bits >> 40) + Int64(truncatingIfNeeded: bits >> 16 & 0xFF_FFFF)
+        return Double(sum) * (1 / 16_777_216) - 1
     }
 }

@@ -73,27 +73,38 @@ public final class AudioFile {
     /// Reads `count` packets from `start` (fewer at the end): their bytes and descriptions, offsets
     /// relative to the bytes.
     public func readPackets(from start: Int64, count: Int) throws -> (bytes: [UInt8], descriptions: [PacketDescription]) {
+        var bytes: [UInt8] = []
+        let read = try readPacketData(from: start, count: count, into: &bytes)
+        var descriptions: [PacketDescription] = []
+        descriptions.reserveCapacity(read)
+        let first = read > 0 ? try packetDescription(start).startOffset : 0
+        for packet in start..<start + Int64(read) {
+            var description = try packetDescription(packet)
+            description.startOffset -= first
+            descriptions.append(description)
+        }
+        return (bytes, descriptions)
+    }
+
+    /// Reads the bytes of `count` packets from `start` (fewer at the end) into `bytes`, replacing what it
+    /// held (its storage is reused); returns how many packets. The bytes run from the first packet's start
+    /// to the last one's end: for formats with constant packets, exactly `bytesPerPacket` per packet.
+    public func readPacketData(from start: Int64, count: Int, into bytes: inout [UInt8]) throws -> Int {
         guard start >= 0, start <= packetCount, count >= 0 else {
             throw AudioFileError.invalidPacket("\(path): packet \(start) does not exist", offset: nil)
         }
         let end = min(packetCount, start + Int64(count))
-        guard end > start else { return ([], []) }
+        bytes.removeAll(keepingCapacity: true)
+        guard end > start else { return 0 }
         let first = try packetDescription(start)
         let last = try packetDescription(end - 1)
         let byteCount = Int(last.startOffset + Int64(last.dataByteSize) - first.startOffset)
-        var bytes = [UInt8](repeating: 0, count: byteCount)
+        bytes.append(contentsOf: repeatElement(0, count: byteCount))
         let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: first.startOffset) }
         guard read == byteCount else {
             throw AudioFileError.truncated("\(path): the file changed while it was read", offset: first.startOffset)
         }
-        var descriptions: [PacketDescription] = []
-        descriptions.reserveCapacity(Int(end - start))
-        for packet in start..<end {
-            var description = try packetDescription(packet)
-            description.startOffset -= first.startOffset
-            descriptions.append(description)
-        }
-        return (bytes, descriptions)
+        return Int(end - start)
     }
 
     /// Reads the audio data bytes (all of them, or a range relative to the data offset).

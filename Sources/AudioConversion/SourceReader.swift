@@ -24,6 +24,7 @@ public final class SourceReader {
     private var remaining: Int64
     private var pending: [Float] = []
     private var pendingStart = 0
+    private var packetBytes: [UInt8] = []
 
     public init(path: String) throws {
         self.path = path
@@ -104,14 +105,26 @@ public final class SourceReader {
         switch backend {
         case .afkit(let file, var decoder, let next):
             guard next < file.packetCount else { return false }
-            let (bytes, descriptions) = try file.readPackets(from: next, count: 64)
-            _ = try bytes.withUnsafeBytes { raw in
-                try descriptions.withUnsafeBufferPointer { descriptions in
-                    try decoder.decode(raw, packetCount: descriptions.count,
-                        descriptions: file.dataFormat.hasConstantPackets ? nil : descriptions, appendingTo: &pending)
+            let format = file.dataFormat
+            let read: Int
+            if format.hasConstantPackets {
+                // About 64 KiB per read (the decoded block stays in cache): linear PCM has one frame per packet.
+                read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)),
+                    into: &packetBytes)
+                _ = try packetBytes.withUnsafeBytes { raw in
+                    try decoder.decode(raw, packetCount: read, descriptions: nil, appendingTo: &pending)
+                }
+            } else {
+                let (bytes, descriptions) = try file.readPackets(from: next, count: 64)
+                read = descriptions.count
+                _ = try bytes.withUnsafeBytes { raw in
+                    try descriptions.withUnsafeBufferPointer { descriptions in
+                        try decoder.decode(raw, packetCount: descriptions.count, descriptions: descriptions,
+                            appendingTo: &pending)
+                    }
                 }
             }
-            backend = .afkit(file, decoder, nextPacket: next + Int64(descriptions.count))
+            backend = .afkit(file, decoder, nextPacket: next + Int64(read))
             return true
         case .libsndfile(let sound):
             let block = try sound.readFloat(frames: 8192)

@@ -203,3 +203,68 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         }
     }
 }
+
+@Suite struct HostileSampleTests {
+    /// NaN, infinities and absurd magnitudes (a float file can hold anything) become silence or full
+    /// scale in every encoder: never a trap.
+    static let hostile: [Float] = [.nan, .infinity, -.infinity, 1e30, -1e30, .signalingNaN, 0.25, -0.25]
+    static let expected: [Float] = [0, 1, -1, 1, -1, 0, 0.25, -0.25]
+
+    func decode(_ bytes: [UInt8], _ format: StreamDescription, packets: Int) throws -> [Float] {
+        var decoder = try makeDecoder(for: format)
+        var output: [Float] = []
+        _ = try decoder.decode(bytes, packetCount: packets, appendingTo: &output)
+        return output
+    }
+
+    @Test(arguments: [8, 16, 24, 32], [false, true])
+    func linearPCM(bits: Int, dither: Bool) throws {
+        let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: UInt32(bits),
+            signed8: true)
+        var encoder = try PCMEncoder(format: format, dither: dither)
+        var bytes: [UInt8] = []
+        #expect(try encoder.encode(Self.hostile, into: &bytes) == Self.hostile.count)
+        let decoded = try decode(bytes, format, packets: Self.hostile.count)
+        let lsb = 1 / Float(1 << (bits - 1))
+        for (index, (got, want)) in zip(decoded, Self.expected).enumerated() {
+            // Full scale is one step below 1; dither moves finite in-range values by at most one step.
+            let tolerance = lsb * (dither && index >= 6 ? 1.5 : 1)
+            #expect(abs(got - want) <= tolerance, "\(bits)-bit sample \(index): \(got), not \(want)")
+        }
+        #expect(decoded[0] == 0 && decoded[5] == 0, "NaN is silence")
+    }
+
+    @Test func adpcmAndG711() throws {
+        // Whole blocks of each hostile value, so the ADPCM step size has time to reach full scale.
+        let block = Self.hostile.flatMap { [Float](repeating: $0, count: 64) }
+        let ima4 = StreamDescription.appleIMA4(sampleRate: 8000, channels: 1)
+        var apple = AppleIMA4Encoder(format: ima4, quality: .best)
+        let wave = IMAADPCMWAVE.format(sampleRate: 8000, channels: 1)
+        var microsoft = try IMAADPCMWAVEEncoder(format: wave, quality: .fast)
+        var appleBytes: [UInt8] = [], waveBytes: [UInt8] = []
+        _ = try apple.encode(block, into: &appleBytes)
+        _ = try apple.finish(into: &appleBytes)
+        _ = try microsoft.encode(block, into: &waveBytes)
+        _ = try microsoft.finish(into: &waveBytes)
+        for (format, bytes) in [(ima4, appleBytes), (wave, waveBytes)] {
+            let decoded = try decode(bytes, format, packets: bytes.count / Int(format.bytesPerPacket))
+            #expect(decoded.count >= block.count)
+            // The NaN block (the first) decodes to silence; the infinite ones swing to full scale.
+            #expect(decoded[0..<64].allSatisfy { $0 == 0 }, "\(format.formatID)")
+            #expect(decoded[64..<128].max() ?? 0 > 0.9, "\(format.formatID)")
+            #expect(decoded[128..<192].min() ?? 0 < -0.9, "\(format.formatID)")
+        }
+        for law in [FourCharCode.ulaw, .alaw] {
+            let format = StreamDescription.g711(law, sampleRate: 8000, channels: 1)
+            var encoder = G711Encoder(format: format)
+            var bytes: [UInt8] = []
+            _ = try encoder.encode(Self.hostile, into: &bytes)
+            let decoded = try decode(bytes, format, packets: bytes.count)
+            #expect(decoded.count == Self.hostile.count)
+            for (index, (got, want)) in zip(decoded, Self.expected).enumerated() {
+                // G.711 steps are coarse near full scale (about 3% of it).
+                #expect(abs(got - want) <= 0.04, "\(law) sample \(index): \(got), not \(want)")
+            }
+        }
+    }
+}

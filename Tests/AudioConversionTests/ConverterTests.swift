@@ -127,6 +127,44 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(level < -90, "\(engine): alias at \(level) dB")
     }
 
+    /// A float source may hold anything: NaN converts to silence and infinities to full scale, through
+    /// every path (plain, dithered, resampled, ADPCM, G.711) — never a trap.
+    @Test(arguments: [("LEI16", "wav"), ("BEI24", "caf"), ("LEI16@22050", "wav"), ("ima4", "caf"), ("ulaw", "caf")])
+    func nonFiniteSourceSamples(_ spec: String, _ ext: String) throws {
+        let folder = try Folder()
+        let source = folder.path + "/hostile.wav"
+        // A quiet sine with runs of NaN, +infinity and -infinity in the middle.
+        var samples = (0..<8000).map { Float(sin(Double($0) * 0.05) * 0.25) }
+        for index in 3000..<3200 { samples[index] = .nan }
+        for index in 4000..<4200 { samples[index] = .infinity }
+        for index in 5000..<5200 { samples[index] = -.infinity }
+        try writeFloatWAV(samples, rate: 44100, channels: 1, to: source)
+        let output = folder.path + "/out." + ext
+        let result = try AudioConverter.convert(input: source, output: output, settings: settings(spec))
+        let rate = spec.hasSuffix("@22050") ? 22050.0 : 44100
+        #expect(result.frameCount == Int64(8000 * rate / 44100))
+        // libsndfile reads all but IMA4 in CAF; afkit's FFmpeg-exact decoder reads that.
+        let decoded: [Double]
+        if spec == "ima4" {
+            var floats: [Float] = []
+            let reader = try SourceReader(path: output)
+            while try reader.read(maximum: 4096, into: &floats) > 0 {}
+            decoded = floats.map(Double.init)
+        } else {
+            decoded = try SoundFile(path: output).readDouble()
+        }
+        #expect(decoded.count == Int(result.frameCount))
+        #expect(decoded.allSatisfy { $0.isFinite && abs($0) <= 1 })
+        if !spec.contains("@") {
+            // Sample-aligned outputs: the NaN run is silence (near it, for the ADPCM and G.711 codecs), the
+            // infinite runs full scale.
+            let slack = spec == "ulaw" || spec == "ima4" ? 0.05 : 1e-4
+            #expect(decoded[3064..<3200].allSatisfy { abs($0) <= slack }, "\(spec): NaN")
+            #expect(decoded[4064..<4200].allSatisfy { $0 >= 0.95 }, "\(spec): +infinity")
+            #expect(decoded[5064..<5200].allSatisfy { $0 <= -0.95 }, "\(spec): -infinity")
+        }
+    }
+
     @Test func mixing() {
         let down = ChannelMixer(from: 2, to: 1)
         var out: [Float] = []

@@ -134,7 +134,7 @@ func checkFile(_ bytes: [UInt8]) -> String? {
 
 /// The IMA4, IMA ADPCM (WAV), G.711 and PCM decoders: the first byte picks format and channel count;
 /// decoded frames equal packets × frames per packet; samples of the ADPCM and G.711 codecs stay in
-/// [-1, 1); the IMA4 encoder turns the result back into whole packets.
+/// [-1, 1); every encoder turns the result, non-finite samples included, back into whole packets.
 func checkCodecs(_ bytes: [UInt8]) -> String? {
     guard let selector = bytes.first else { return nil }
     let channels = UInt32(selector % 3) + 1
@@ -159,11 +159,26 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
     if format.formatID != .lpcm, output.contains(where: { !($0 >= -1 && $0 < 1) }) {
         return "\(format.formatID): a decoded sample outside [-1, 1)"
     }
-    var encoder = AppleIMA4Encoder(format: .appleIMA4(sampleRate: 8000, channels: channels), quality: .search(width: 4))
-    var encoded: [UInt8] = []
-    _ = try? encoder.encode(output.map { $0.isFinite ? $0 : 0 }, into: &encoded)
-    _ = try? encoder.finish(into: &encoded)
-    if encoded.count % (34 * Int(channels)) != 0 { return "the IMA4 encoder wrote \(encoded.count) bytes: not whole packets" }
+    // Whatever was decoded (float PCM brings NaN, infinities and 1e38) goes straight into every encoder.
+    var encoders: [(any AudioEncoder, StreamDescription)] = []
+    let ima4 = StreamDescription.appleIMA4(sampleRate: 8000, channels: channels)
+    encoders.append((AppleIMA4Encoder(format: ima4, quality: .search(width: 4)), ima4))
+    let wave = IMAADPCMWAVE.format(sampleRate: 8000, channels: channels)
+    if let encoder = try? IMAADPCMWAVEEncoder(format: wave, quality: .fast) { encoders.append((encoder, wave)) }
+    let ulaw = StreamDescription.g711(.ulaw, sampleRate: 8000, channels: channels)
+    encoders.append((G711Encoder(format: ulaw), ulaw))
+    let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 16)
+    if let encoder = try? PCMEncoder(format: s16, dither: true) { encoders.append((encoder, s16)) }
+    for (encoder, format) in encoders {
+        var encoder = encoder
+        var encoded: [UInt8] = []
+        guard (try? encoder.encode(output, into: &encoded)) != nil, (try? encoder.finish(into: &encoded)) != nil else {
+            return "the \(format.formatID) encoder refused \(frames) decoded frames"
+        }
+        if encoded.count % Int(format.bytesPerPacket) != 0 {
+            return "the \(format.formatID) encoder wrote \(encoded.count) bytes: not whole packets"
+        }
+    }
     return nil
 }
 
