@@ -8,6 +8,7 @@ final class MP3FileEncoder {
     private let flags: OpaquePointer
     private let channels: Int
     private var buffer: [UInt8] = []
+    private var clipped: [Float] = []
 
     /// `bitrate` in kbit/s (constant); 1 or 2 channels.
     init(sampleRate: Double, channels: Int, bitrate: Int) throws {
@@ -29,7 +30,15 @@ final class MP3FileEncoder {
     deinit { lame_close(flags) }
 
     /// Encodes interleaved frames; returns the MP3 bytes ready so far.
-    func encode(_ frames: UnsafeBufferPointer<Float>) throws -> ArraySlice<UInt8> {
+    func encode(_ input: UnsafeBufferPointer<Float>) throws -> ArraySlice<UInt8> {
+        // LAME asserts (aborting the process) on NaN and on energies that overflow: full scale at most,
+        // NaN as silence, as the PCM encoders do.
+        clipped.removeAll(keepingCapacity: true)
+        clipped.append(contentsOf: input.lazy.map { $0 < -1 ? -1 : ($0 > 1 ? 1 : ($0.isNaN ? 0 : $0)) })
+        return try clipped.withUnsafeBufferPointer { try encodeClipped($0) }
+    }
+
+    private func encodeClipped(_ frames: UnsafeBufferPointer<Float>) throws -> ArraySlice<UInt8> {
         let count = frames.count / channels
         let room = count * 5 / 4 + 7200
         if buffer.count < room { buffer = [UInt8](repeating: 0, count: room) }

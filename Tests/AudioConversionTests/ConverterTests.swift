@@ -165,6 +165,31 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         }
     }
 
+    /// LAME aborts the process on NaN or overflowing energies; the MP3 path clips first.
+    @Test func nonFiniteSourceSamplesToMP3() throws {
+        let folder = try Folder()
+        let source = folder.path + "/hostile.wav"
+        var samples = (0..<44100).map { Float(sin(Double($0) * 0.05) * 0.25) }
+        for index in 10000..<12000 { samples[index] = .nan }
+        for index in 20000..<22000 { samples[index] = .infinity }
+        for index in 30000..<32000 { samples[index] = -1e38 }
+        try writeFloatWAV(samples, rate: 44100, channels: 1, to: source)
+        var settings = ConversionSettings()
+        settings.musicBitrate = 128
+        let result = try AudioConverter.convert(input: source, output: folder.path + "/out.mp3", settings: settings)
+        #expect(result.frameCount == 44100)
+        var decoded: [Float] = []
+        let reader = try SourceReader(path: folder.path + "/out.mp3")
+        while try reader.read(maximum: 4096, into: &decoded) > 0 {}
+        #expect(decoded.count == 44100)
+        #expect(decoded.allSatisfy { $0.isFinite })
+        // The middle of the NaN run is quiet, of the infinite run loud (MP3 smears edges by a frame or so).
+        let rms = { (range: Range<Int>) in (decoded[range].map { Double($0 * $0) }.reduce(0, +) / Double(range.count)).squareRoot() }
+        #expect(rms(10600..<11400) < 0.05)
+        #expect(rms(20600..<21400) > 0.5)
+        #expect(rms(30600..<31400) > 0.5)
+    }
+
     @Test func mixing() {
         let down = ChannelMixer(from: 2, to: 1)
         var out: [Float] = []
