@@ -230,6 +230,132 @@ public enum PCM {
     }
 }
 
+extension PCM {
+    /// Whether `source` samples can become `destination` samples without loss and without going through
+    /// Float32 (which holds 24 bits: 32-bit integers and doubles would lose their low bits): integers to
+    /// integers of at least as many bits, floats to floats at least as wide.
+    public static func transcodesExactly(from source: PCMLayout, to destination: PCMLayout) -> Bool {
+        source.isFloat == destination.isFloat
+            && (source.isFloat ? destination.width >= source.width : destination.bits >= source.bits)
+    }
+
+    /// Rewrites `count` samples from one layout to another where ``transcodesExactly(from:to:)`` holds:
+    /// integers keep their significant bits (left-justified, bits below them zero), floats their values.
+    public static func transcode(_ input: UnsafeRawBufferPointer, _ source: PCMLayout, count: Int,
+        to destination: PCMLayout, into output: UnsafeMutableRawBufferPointer)
+    {
+        precondition(transcodesExactly(from: source, to: destination) && input.count >= count * source.width
+            && output.count >= count * destination.width)
+        if source.isFloat {
+            for index in 0..<count {
+                let value: Double
+                if source.width == 4 {
+                    let raw = input.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+                    value = Double(Float(bitPattern: source.isBigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
+                } else {
+                    let raw = input.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                    value = Double(bitPattern: source.isBigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw))
+                }
+                if destination.width == 4 {
+                    let bits = Float(value).bitPattern
+                    output.storeBytes(of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
+                        toByteOffset: index * 4, as: UInt32.self)
+                } else {
+                    let bits = value.bitPattern
+                    output.storeBytes(of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
+                        toByteOffset: index * 8, as: UInt64.self)
+                }
+            }
+            return
+        }
+        // Integers pass through 32-bit words holding the sample left-justified, a block at a time, so each
+        // half is one simple loop per layout.
+        let mask = UInt32.max << (32 - source.bits)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: min(count, 4096)) { words in
+            var done = 0
+            while done < count {
+                let run = min(count - done, words.count)
+                let part = UnsafeMutableBufferPointer(rebasing: words[0..<run])
+                loadLeftJustified(UnsafeRawBufferPointer(rebasing: input[(done * source.width)...]), source, into: part)
+                for index in part.indices { part[index] &= mask }
+                storeLeftJustified(UnsafeBufferPointer(part), destination,
+                    into: UnsafeMutableRawBufferPointer(rebasing: output[(done * destination.width)...]))
+                done += run
+            }
+        }
+    }
+
+    /// Integer samples as 32-bit words, left-justified (8-bit unsigned samples made signed).
+    static func loadLeftJustified(_ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout,
+        into words: UnsafeMutableBufferPointer<UInt32>)
+    {
+        switch (layout.width, layout.isBigEndian) {
+        case (1, _):
+            let flip: UInt32 = layout.isSigned ? 0 : 0x80
+            for index in words.indices { words[index] = (UInt32(bytes[index]) ^ flip) << 24 }
+        case (2, true):
+            for index in words.indices {
+                words[index] = UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
+            }
+        case (2, false):
+            for index in words.indices {
+                words[index] = UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
+            }
+        case (3, let big):
+            let (first, last) = big ? (24, 8) : (8, 24)
+            for index in words.indices {
+                words[index] = UInt32(bytes[index * 3]) << first | UInt32(bytes[index * 3 + 1]) << 16
+                    | UInt32(bytes[index * 3 + 2]) << last
+            }
+        case (_, true):
+            for index in words.indices {
+                words[index] = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+            }
+        case (_, false):
+            for index in words.indices {
+                words[index] = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+            }
+        }
+    }
+
+    /// Left-justified 32-bit words as integer samples of a layout (its top bits of each word).
+    static func storeLeftJustified(_ words: UnsafeBufferPointer<UInt32>, _ layout: PCMLayout,
+        into bytes: UnsafeMutableRawBufferPointer)
+    {
+        switch (layout.width, layout.isBigEndian) {
+        case (1, _):
+            let flip: UInt8 = layout.isSigned ? 0 : 0x80
+            for index in words.indices { bytes[index] = UInt8(truncatingIfNeeded: words[index] >> 24) ^ flip }
+        case (2, true):
+            for index in words.indices {
+                bytes.storeBytes(of: UInt16(truncatingIfNeeded: words[index] >> 16).bigEndian, toByteOffset: index * 2,
+                    as: UInt16.self)
+            }
+        case (2, false):
+            for index in words.indices {
+                bytes.storeBytes(of: UInt16(truncatingIfNeeded: words[index] >> 16).littleEndian, toByteOffset: index * 2,
+                    as: UInt16.self)
+            }
+        case (3, let big):
+            let (first, last) = big ? (24, 8) : (8, 24)
+            for index in words.indices {
+                let word = words[index]
+                bytes[index * 3] = UInt8(truncatingIfNeeded: word >> first)
+                bytes[index * 3 + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                bytes[index * 3 + 2] = UInt8(truncatingIfNeeded: word >> last)
+            }
+        case (_, true):
+            for index in words.indices {
+                bytes.storeBytes(of: words[index].bigEndian, toByteOffset: index * 4, as: UInt32.self)
+            }
+        case (_, false):
+            for index in words.indices {
+                bytes.storeBytes(of: words[index].littleEndian, toByteOffset: index * 4, as: UInt32.self)
+            }
+        }
+    }
+}
+
 /// Triangular-PDF dither: the sum of two independent uniform values in -0.5..<0.5 LSB, so ±1 LSB
 /// at most, from a small deterministic generator (the same input always encodes the same).
 public struct TPDFDither: Sendable {

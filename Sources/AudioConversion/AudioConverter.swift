@@ -149,6 +149,11 @@ public enum AudioConverter {
         let mixer = ChannelMixer(from: source.channels, to: outChannels)
         let resampler = format.sampleRate == source.sampleRate
             ? nil : try settings.resampler.make(from: source.sampleRate, to: format.sampleRate, channels: outChannels)
+        if resampler == nil, mixer.isIdentity, let from = source.linearPCMLayout, format.isLinearPCM,
+            let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to)
+        {
+            return try transcode(source, from: from, to: writer, layout: to, limit: limit)
+        }
         var encoder = try makeEncoder(format, source: source.format, settings: settings)
         var block: [Float] = []
         var mixed: [Float] = []
@@ -178,16 +183,19 @@ public enum AudioConverter {
             let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
             if frames == 0 { break }
             inputFrames += Int64(frames)
-            mixed.removeAll(keepingCapacity: true)
-            block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+            if !mixer.isIdentity {
+                mixed.removeAll(keepingCapacity: true)
+                block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+            }
+            let channelled = mixer.isIdentity ? block : mixed
             if let resampler {
                 resampled.removeAll(keepingCapacity: true)
-                try mixed.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
+                try channelled.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
                 let room = Int(expected - outputFrames)
                 if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
                 try emit(resampled, final: false)
             } else {
-                try emit(mixed, final: false)
+                try emit(channelled, final: false)
             }
         }
         if let resampler {
@@ -206,6 +214,32 @@ public enum AudioConverter {
             ? PacketTableInfo(validFrames: outputFrames, primingFrames: 0, remainderFrames: Int32(remainder)) : nil
         try writer.close(packetTableInfo: table)
         return outputFrames
+    }
+
+    /// Linear PCM to linear PCM that loses nothing (a byte order, a wider container): sample words
+    /// rewritten straight from the file's bytes, never through Float32; returns the frames written.
+    private static func transcode(_ source: SourceReader, from: PCMLayout, to writer: AudioFileWriter, layout: PCMLayout,
+        limit: Int64?) throws -> Int64
+    {
+        var stored: [UInt8] = []
+        var bytes: [UInt8] = []
+        var frames: Int64 = 0
+        while true {
+            var want = 16384
+            if let limit { want = Int(min(Int64(want), limit - frames)) }
+            let count = want > 0 ? try source.readLinearPCM(maximum: want, into: &stored) : 0
+            if count == 0 { break }
+            let samples = count * source.channels
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: repeatElement(0, count: samples * layout.width))
+            stored.withUnsafeBytes { input in
+                bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: layout, into: $0) }
+            }
+            try writer.writePackets(bytes)
+            frames += Int64(count)
+        }
+        try writer.close(packetTableInfo: nil)
+        return frames
     }
 
     /// Copies AAC packets untouched into CAF: the cookie as an ES descriptor, the packet table from the packets.

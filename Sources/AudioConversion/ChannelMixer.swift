@@ -34,19 +34,28 @@ public struct ChannelMixer: Sendable {
         gains = matrix
     }
 
+    /// Whether mixing leaves the frames as they are (same channel count in and out).
+    public var isIdentity: Bool { inputChannels == outputChannels }
+
     /// Mixes `frames` interleaved frames, appending to `output`.
     public func mix(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) {
-        if inputChannels == outputChannels {
+        if isIdentity {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<frames * inputChannels]))
             return
         }
-        output.reserveCapacity(output.count + frames * outputChannels)
-        for frame in 0..<frames {
-            let base = frame * inputChannels
-            for row in gains {
-                var sum: Float = 0
-                for (channel, gain) in row.enumerated() where gain != 0 { sum += gain * input[base + channel] }
-                output.append(sum)
+        // Each output channel's inputs with nonzero gain (a zero gain must not turn an infinite sample
+        // into NaN), summed in channel order.
+        let taps = gains.map { row in row.indices.filter { row[$0] != 0 }.map { ($0, row[$0]) } }
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: frames * outputChannels))
+        output.withUnsafeMutableBufferPointer { out in
+            for (channel, row) in taps.enumerated() {
+                for frame in 0..<frames {
+                    let base = frame * inputChannels
+                    var sum: Float = 0
+                    for (source, gain) in row { sum += gain * input[base + source] }
+                    out[start + frame * outputChannels + channel] = sum
+                }
             }
         }
     }

@@ -100,6 +100,34 @@ public final class SourceReader {
         return delivered
     }
 
+    /// The layout ``readLinearPCM(maximum:into:)`` delivers: the source's own, when it is linear PCM
+    /// that afkit reads itself (`nil` otherwise).
+    public var linearPCMLayout: PCMLayout? {
+        guard case .afkit = backend, format.isLinearPCM else { return nil }
+        return try? PCMLayout(format)
+    }
+
+    /// Replaces `bytes` with up to `maximum` of the source's valid frames exactly as the file stores them
+    /// (in ``linearPCMLayout``); returns how many frames (0 at the end). Use it or ``read(maximum:into:)``
+    /// on one reader, not both.
+    public func readLinearPCM(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
+        guard case .afkit(let file, let decoder, var next) = backend, linearPCMLayout != nil, pending.isEmpty else {
+            throw AudioFileError.illegalOperation("\(path): not linear PCM read as stored")
+        }
+        // Linear PCM has one frame per packet.
+        next += skip
+        skip = 0
+        let count = min(Int64(maximum), remaining, file.packetCount - next)
+        guard count > 0 else {
+            bytes.removeAll(keepingCapacity: true)
+            return 0
+        }
+        let read = try file.readPacketData(from: next, count: Int(count), into: &bytes)
+        remaining -= Int64(read)
+        backend = .afkit(file, decoder, nextPacket: next + Int64(read))
+        return read
+    }
+
     /// Decodes the next block into `pending`; `false` at the end of the input.
     private func refill() throws -> Bool {
         switch backend {

@@ -54,6 +54,36 @@ import Testing
         #expect(again == bytes)
     }
 
+    /// Every pair of layouts that transcodes exactly gives what decoding to Float32 and encoding gives
+    /// (for samples Float32 holds), and only pairs that lose nothing qualify.
+    @Test(arguments: layouts.map(\.0))
+    func transcodingMatchesTheFloatPath(_ name: String) throws {
+        let source = try #require(Self.layouts.first { $0.0 == name }?.1)
+        let from = try PCMLayout(source)
+        let bytes = representableBytes(source, frames: 300)
+        let samples = bytes.count / from.width
+        var decoder = try PCMDecoder(format: source)
+        var floats: [Float] = []
+        _ = try decoder.decode(bytes, packetCount: samples / 2, appendingTo: &floats)
+        var qualified = 0
+        for (other, destination) in Self.layouts {
+            let to = try PCMLayout(destination)
+            let exact = PCM.transcodesExactly(from: from, to: to)
+            #expect(exact == (from.isFloat == to.isFloat && (from.isFloat ? to.width >= from.width : to.bits >= from.bits)))
+            guard exact else { continue }
+            qualified += 1
+            var transcoded = [UInt8](repeating: 0, count: samples * to.width)
+            bytes.withUnsafeBytes { input in
+                transcoded.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: to, into: $0) }
+            }
+            var encoder = try PCMEncoder(format: destination)
+            var viaFloat: [UInt8] = []
+            _ = try encoder.encode(floats, into: &viaFloat)
+            #expect(transcoded == viaFloat, "\(name) to \(other)")
+        }
+        #expect(qualified >= 1)
+    }
+
     @Test func scalingAtTheExtremes() throws {
         func decode(_ bytes: [UInt8], _ format: StreamDescription) throws -> [Float] {
             var decoder = try PCMDecoder(format: format)

@@ -51,6 +51,43 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(folder.contents == ["out." + ext])  // no temporary file left
     }
 
+    /// Full-resolution 32-bit integers and doubles, which Float32 cannot hold, convert bit-exact between
+    /// containers and byte orders (and 24-bit samples widen to 32 exactly); libsndfile reads both files.
+    @Test(arguments: [("LEI32", "BEI32", "caf"), ("LEI32", "BEI32", "aif"), ("LEI24", "LEI32", "wav"),
+        ("LEF64", "LEF64", "caf"), ("LEF32", "LEF64", "wav")])
+    func fullResolutionIsKept(_ from: String, _ to: String, _ ext: String) throws {
+        let folder = try Folder()
+        let specifier = try #require(DataFormatSpecifier(from))
+        let format = specifier.streamDescription(sampleRate: 48000, channels: 2)
+        var random = SystemRandomNumberGenerator()
+        // Random bytes are random samples, except that a double or float must not be NaN (NaN != NaN).
+        var bytes = (0..<4000 * Int(format.bytesPerFrame)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        if format.formatFlags.contains(.isFloat) {
+            var encoder = try PCMEncoder(format: format)
+            let values = (0..<8000).map { _ in Float.random(in: -1...1, using: &random) }
+            bytes = []
+            _ = try encoder.encode(values, into: &bytes)
+            if format.bitsPerChannel == 64 {
+                // Doubles with all 52 bits of mantissa in use.
+                bytes = (0..<8000).flatMap { _ in
+                    withUnsafeBytes(of: Double.random(in: -1...1, using: &random).bitPattern.littleEndian, Array.init)
+                }
+            }
+        }
+        let source = folder.path + "/source.wav"
+        let writer = try AudioFileWriter(path: source, fileType: .wav, format: format)
+        try writer.writePackets(bytes)
+        try writer.close()
+        let output = folder.path + "/out." + ext
+        let result = try AudioConverter.convert(input: source, output: output, settings: settings(to))
+        #expect(result.frameCount == 4000)
+        if format.formatFlags.contains(.isFloat) {
+            #expect(try SoundFile(path: output).readDouble() == SoundFile(path: source).readDouble())
+        } else {
+            #expect(try SoundFile(path: output).readInt32() == SoundFile(path: source).readInt32())
+        }
+    }
+
     @Test func lossyFormatsStayClose() throws {
         let folder = try Folder()
         let source = fixtures + "/signals/speech.wav"
