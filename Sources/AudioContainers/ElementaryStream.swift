@@ -345,8 +345,10 @@ struct ElementaryStreamParser: StreamParser {
     mutating func finish(endOffset: Int64, unconsumed: Int) throws {
         endGarbage(at: endOffset)
         guard let format = context.properties.dataFormat else {
+            // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
+            let cut = skipRemaining > 0 ? " (it ends \(skipRemaining) bytes before the end its ID3v2 tag claims)" : ""
             throw AudioFileError.unsupportedFileType(
-                "the stream holds no MPEG audio or ADTS frame and is no known container", offset: 0)
+                "the stream holds no MPEG audio or ADTS frame and is no known container\(cut)", offset: 0)
         }
         if skipRemaining > 0 {
             context.properties.trace.append(offset: endOffset, "the stream ends \(skipRemaining) bytes inside a tag")

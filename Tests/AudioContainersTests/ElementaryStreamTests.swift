@@ -165,6 +165,8 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
         bytes += [UInt8](repeating: 0xFF, count: 1000)
         let result = record(bytes, chunkSizes: [100])
         #expect(result.error?.code == "typ?")
+        // 0x5F7F7F7F synchsafe is 201,326,591 bytes after the 10-byte header.
+        #expect("\(result.error.map { "\($0)" } ?? "")".contains("ends \(201_326_601 - bytes.count) bytes before the end"))
         #expect(result.properties.trace.contains("too large"))
     }
 }
