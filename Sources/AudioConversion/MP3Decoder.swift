@@ -17,14 +17,26 @@ public final class MP3Decoder: AudioDecoder {
                 offset: nil)
         }
         sourceFormat = format
-        handle = hip_decode_init()
+        handle = Self.quietDecoder()
+    }
+
+    /// A hip decoder that keeps its reports ("bitstream problem, resyncing") off standard error: afkit's
+    /// own parser has already judged the packets, and the command's errors have their own form.
+    private static func quietDecoder() -> hip_t? {
+        let handle = hip_decode_init()
+        if let handle {
+            hip_set_errorf(handle) { _, _ in }
+            hip_set_debugf(handle) { _, _ in }
+            hip_set_msgf(handle) { _, _ in }
+        }
+        return handle
     }
 
     deinit { if let handle { hip_decode_exit(handle) } }
 
     public func reset() {
         if let handle { hip_decode_exit(handle) }
-        handle = hip_decode_init()
+        handle = Self.quietDecoder()
     }
 
     public func decode(
