@@ -8,6 +8,9 @@ public struct ChannelMixer: Sendable {
     public let outputChannels: Int
     /// `gains[output][input]`.
     public let gains: [[Float]]
+    /// Each output channel's inputs with a nonzero gain, in channel order: a zero gain must not turn an
+    /// infinite sample into NaN.
+    private let taps: [[(input: Int, gain: Float)]]
 
     public init(from input: Int, to output: Int) {
         inputChannels = input
@@ -32,6 +35,7 @@ public struct ChannelMixer: Sendable {
             for extra in output..<max(input, output) where extra < input { matrix[extra % output][extra] = half }
         }
         gains = matrix
+        taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
     }
 
     /// Whether mixing leaves the frames as they are (same channel count in and out).
@@ -43,9 +47,6 @@ public struct ChannelMixer: Sendable {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<frames * inputChannels]))
             return
         }
-        // Each output channel's inputs with nonzero gain (a zero gain must not turn an infinite sample
-        // into NaN), summed in channel order.
-        let taps = gains.map { row in row.indices.filter { row[$0] != 0 }.map { ($0, row[$0]) } }
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: frames * outputChannels))
         output.withUnsafeMutableBufferPointer { out in
