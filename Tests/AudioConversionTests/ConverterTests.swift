@@ -26,6 +26,14 @@ func writeFloatWAV(_ samples: [Float], rate: Double, channels: UInt32, to path: 
     try writer.close()
 }
 
+/// Every valid frame of a file, decoded by afkit's own decoders (bit-exact with FFmpeg's).
+func decodedSamples(_ path: String) throws -> [Float] {
+    let reader = try SourceReader(path: path)
+    var samples: [Float] = []
+    while try reader.read(maximum: 4096, into: &samples) > 0 {}
+    return samples
+}
+
 func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> ConversionSettings {
     var settings = ConversionSettings()
     settings.dataFormat = DataFormatSpecifier(spec)
@@ -183,10 +191,7 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         // libsndfile reads all but IMA4 in CAF; afkit's FFmpeg-exact decoder reads that.
         let decoded: [Double]
         if spec == "ima4" {
-            var floats: [Float] = []
-            let reader = try SourceReader(path: output)
-            while try reader.read(maximum: 4096, into: &floats) > 0 {}
-            decoded = floats.map(Double.init)
+            decoded = try decodedSamples(output).map(Double.init)
         } else {
             decoded = try SoundFile(path: output).readDouble()
         }
@@ -215,9 +220,7 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         settings.musicBitrate = 128
         let result = try AudioConverter.convert(input: source, output: folder.path + "/out.mp3", settings: settings)
         #expect(result.frameCount == 44100)
-        var decoded: [Float] = []
-        let reader = try SourceReader(path: folder.path + "/out.mp3")
-        while try reader.read(maximum: 4096, into: &decoded) > 0 {}
+        let decoded = try decodedSamples(folder.path + "/out.mp3")
         #expect(decoded.count == 44100)
         #expect(decoded.allSatisfy { $0.isFinite })
         // The middle of the NaN run is quiet, of the infinite run loud (MP3 smears edges by a frame or so).
