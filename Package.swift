@@ -28,7 +28,7 @@ let package = Package(
         .target(
             name: "AudioConversion",
             dependencies: [
-                "AudioContainers", "AudioCodecs", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
+                "AudioContainers", "AudioCodecs", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec",
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
@@ -36,6 +36,7 @@ let package = Package(
         systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev"),
         .executableTarget(
             name: "afkit",
             dependencies: [

@@ -18,7 +18,9 @@ public struct AssetValidator: Sendable {
     public var profile: Profile
     /// The rules by id: the built-in ones, and any a project adds.
     public var rules: [String: ValidationRule] = ValidationRule.builtIn
-    public var decoderProvider: DecoderProvider = { format, _ in try? makeDecoder(for: format) }
+    public var decoderProvider: DecoderProvider = { format, cookie in
+        try? AudioCodecRegistry.builtIn.decoder(for: format, magicCookie: cookie)
+    }
     /// Files with these extensions are checked when a directory is searched.
     public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
 

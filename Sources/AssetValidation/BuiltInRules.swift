@@ -60,6 +60,8 @@ extension ValidationRule {
         case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
         case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
         case .adts: ["aac", "adts"]
+        case .m4a: ["m4a", "m4b", "mp4"]
+        case .mp4: ["mp4", "m4a"]
         }
         guard !expected.contains(ext) else { return [] }
         return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
@@ -136,6 +138,8 @@ private func describe(_ type: FileType) -> String {
     case .rf64: "an RF64 file"
     case .mp3: "an MPEG audio stream"
     case .adts: "an ADTS (AAC) stream"
+    case .m4a: "an MPEG-4 audio (M4A) file"
+    case .mp4: "an MPEG-4 file"
     }
 }
 
@@ -148,6 +152,8 @@ private func containerName(_ name: String) -> String {
     case .rf64?: "RF64"
     case .mp3?: "MPEG audio"
     case .adts?: "ADTS"
+    case .m4a?: "M4A"
+    case .mp4?: "MPEG-4"
     case nil: name
     }
 }

@@ -16,6 +16,9 @@ public protocol AudioDecoder {
     ) throws -> Int
     /// Forgets the state carried between packets (after a seek).
     mutating func reset()
+    /// Frames of the stream's priming the decoder never outputs (libfaad2 gives nothing for the first
+    /// AAC packet): a reader trims that many fewer.
+    var framesDroppedAtStart: Int { get }
 }
 
 extension AudioDecoder {
@@ -43,11 +46,60 @@ extension AudioDecoder {
     }
 }
 
+/// Packets an encoder made: their bytes back to back and, for formats whose packets vary in size
+/// or frames, one description each (offsets relative to `bytes`). Reused from call to call, it
+/// allocates nothing once it has grown.
+public struct EncodedPackets: Sendable {
+    public var bytes: [UInt8] = []
+    /// One per packet where the format's packets vary; empty for constant packets.
+    public var descriptions: [PacketDescription] = []
+    /// Packets held.
+    public var packetCount = 0
+
+    public init() {}
+
+    /// Empties the buffer, keeping its capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        descriptions.removeAll(keepingCapacity: true)
+        packetCount = 0
+    }
+
+    /// Appends one packet of a variable format; `variableFrames` is its frame count where the
+    /// format's packets vary in frames (else 0).
+    public mutating func append(packet: UnsafeRawBufferPointer, variableFrames: Int = 0) {
+        descriptions.append(PacketDescription(startOffset: Int64(bytes.count), variableFramesInPacket: UInt32(variableFrames),
+            dataByteSize: UInt32(packet.count)))
+        bytes.append(contentsOf: packet)
+        packetCount += 1
+    }
+}
+
 /// Turns interleaved Float32 frames into packets of one format, keeping a partial packet's frames
-/// until more arrive or the stream ends.
+/// until more arrive or the stream ends. Lossy codecs with a delay report the priming frames they put
+/// in front of the audio and, at the end, the remainder frames they padded it with, so a container
+/// can record exactly which decoded frames are the source's.
 public protocol AudioEncoder {
     /// The format of the packets made.
     var destinationFormat: StreamDescription { get }
+    /// Frames of encoder delay before the first source frame in the decoded stream.
+    var primingFrames: Int { get }
+    /// The codec configuration a container stores with the packets (CAF `kuki`, an MP4 sample
+    /// entry's `esds` or `alac` box), or `nil`. For MP3 it is LAME's Xing/LAME tag frame, complete
+    /// only after ``finish(into:)``, which the file's writer puts over the stream's first packet.
+    var magicCookie: [UInt8]? { get }
+    /// The largest packet the encoder can make, in bytes.
+    var maximumPacketSize: Int { get }
+    /// Encodes frames, appending whole packets (and descriptions where packets vary) to `packets`.
+    mutating func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws
+    /// Ends the stream: encodes what is held and drains the codec. Returns the remainder frames: the
+    /// decoded frames past the last source frame.
+    mutating func finish(into packets: inout EncodedPackets) throws -> Int
+}
+
+/// An encoder whose packets all have the same size and frame count (PCM, IMA4, WAV IMA ADPCM, G.711):
+/// no descriptions, no delay, and a fast path that appends bytes straight to an array.
+public protocol ConstantPacketEncoder: AudioEncoder {
     /// Encodes frames, appending whole packets to `output`; returns the packets appended.
     mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int
     /// Ends the stream: pads and encodes a partial last packet. Returns the packets appended and the
@@ -55,24 +107,29 @@ public protocol AudioEncoder {
     mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int)
 }
 
-extension AudioEncoder {
+extension ConstantPacketEncoder {
+    public var primingFrames: Int { 0 }
+    public var magicCookie: [UInt8]? { nil }
+    public var maximumPacketSize: Int { Int(destinationFormat.bytesPerPacket) }
+
+    public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
+        packets.packetCount += try encode(frames, into: &packets.bytes)
+    }
+
+    public mutating func finish(into packets: inout EncodedPackets) throws -> Int {
+        let (count, remainder) = try finish(into: &packets.bytes)
+        packets.packetCount += count
+        return remainder
+    }
+
     /// Encodes frames held in an array.
     public mutating func encode(_ frames: [Float], into output: inout [UInt8]) throws -> Int {
         try frames.withUnsafeBufferPointer { try encode($0, into: &output) }
     }
 }
 
-/// The decoder afkit has for a format, or `nil`.
-public func makeDecoder(for format: StreamDescription) throws -> any AudioDecoder {
-    switch format.formatID {
-    case .lpcm: return try PCMDecoder(format: format)
-    case .ima4: return AppleIMA4Decoder(format: format)
-    case .imaADPCMWAVE: return try IMAADPCMWAVEDecoder(format: format)
-    case .ulaw, .alaw: return G711Decoder(format: format)
-    default:
-        throw AudioFileError.unsupportedDataFormat(
-            "codecs: afkit has no decoder of its own for '\(format.formatID)'", offset: nil)
-    }
+extension AudioDecoder {
+    public var framesDroppedAtStart: Int { 0 }
 }
 
 /// Converts a sample in -1...1 to Int16 with rounding and clipping (no dither); NaN is silence.

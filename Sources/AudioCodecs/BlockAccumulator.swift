@@ -49,7 +49,7 @@ struct BlockAccumulator {
 }
 
 /// An encoder whose codec works on 16-bit samples: the Float32 entry point rounds and clips to them.
-protocol Int16BlockEncoder: AudioEncoder {
+protocol Int16BlockEncoder: ConstantPacketEncoder {
     mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int
 }
 

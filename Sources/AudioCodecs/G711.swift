@@ -100,7 +100,7 @@ public struct G711Decoder: AudioDecoder {
 }
 
 /// Encodes to u-law or A-law, each sample to its nearest code.
-public struct G711Encoder: AudioEncoder {
+public struct G711Encoder: ConstantPacketEncoder {
     public let destinationFormat: StreamDescription
     private let table: [UInt8]
 

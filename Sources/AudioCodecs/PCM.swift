@@ -58,7 +58,7 @@ public struct PCMDecoder: AudioDecoder {
 
 /// Encodes Float32 frames to any interleaved linear PCM layout, rounding to nearest and clipping,
 /// with optional TPDF dither when the destination has fewer bits than the source.
-public struct PCMEncoder: AudioEncoder {
+public struct PCMEncoder: ConstantPacketEncoder {
     public let destinationFormat: StreamDescription
     public let layout: PCMLayout
     private var dither: TPDFDither?

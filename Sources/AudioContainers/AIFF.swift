@@ -307,6 +307,11 @@ extension AIFF {
         }
     }
 
+    /// Whether plain AIFF (not AIFF-C) holds the format: big-endian (or one-byte) signed integers.
+    public static func plainAIFFHolds(_ format: StreamDescription) -> Bool {
+        compression(for: format)?.type == CompressionType.NONE
+    }
+
     /// Header and trailer of an AIFF or AIFF-C file: `FVER` (AIFF-C), `COMM`, text chunks, `MARK`,
     /// then `SSND`; a pad byte after odd-sized audio.
     static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts, aifc: Bool)

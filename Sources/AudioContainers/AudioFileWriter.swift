@@ -13,6 +13,9 @@ public struct AudioFileWriterOptions: Sendable {
     /// For WAV: the expected audio size. Without it (or when it nears 4 GiB) a `JUNK` chunk is
     /// reserved so the file can become RF64 if it grows past what RIFF's 32-bit sizes hold.
     public var estimatedDataByteCount: Int64?
+    /// For MPEG-4 files: the expected packet count, so the sample tables before the audio are sized to
+    /// fit and the audio need not move when the file is closed.
+    public var estimatedPacketCount: Int64?
 
     public init() {}
 }
@@ -55,6 +58,7 @@ public final class AudioFileWriter {
         packetTableInfo: nil, isProvisional: true)
     private let headerSize: Int
     private var closed = false
+    private var framed: [UInt8] = []
 
     /// Creates the file (replacing one at `path`) and writes a provisional header.
     public init(path: String, fileType: FileType, format: StreamDescription, options: AudioFileWriterOptions = .init())
@@ -65,7 +69,7 @@ public final class AudioFileWriter {
         self.format = format
         self.options = options
         // Check the format fits the container before creating anything.
-        let layout = try AudioFileWriter.layout(fileType, format, options, counts)
+        let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: nil)
         headerSize = layout.header.count
         file = try WritableFile(path: path)
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
@@ -104,8 +108,27 @@ public final class AudioFileWriter {
             }
             counts.packetCount += Int64(descriptions.count)
         }
+        if fileType == .adts, let descriptions {
+            try writeADTSFrames(bytes, descriptions: descriptions)
+            return
+        }
         try file.write(bytes, at: Int64(headerSize) + counts.dataByteCount)
         counts.dataByteCount += Int64(bytes.count)
+    }
+
+    /// ADTS: each packet behind its own header, made from the AudioSpecificConfig in the cookie.
+    private func writeADTSFrames(_ bytes: UnsafeRawBufferPointer, descriptions: [PacketDescription]) throws {
+        let cookie = options.magicCookie ?? []
+        let config = cookie.first == 0x03 ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: cookie) ?? [] : cookie
+        framed.removeAll(keepingCapacity: true)
+        for description in descriptions {
+            let start = Int(description.startOffset)
+            let size = Int(description.dataByteSize)
+            framed += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: config)
+            framed += UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
+        }
+        try framed.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }
+        counts.dataByteCount += Int64(framed.count)
     }
 
     /// Appends packets from an array.
@@ -114,17 +137,26 @@ public final class AudioFileWriter {
     }
 
     /// Finishes the file: the trailer, then the header with the real sizes. `packetTableInfo` states
-    /// priming and remainder frames (CAF `pakt`; a WAV `fact`; an AIFF frame count).
-    public func close(packetTableInfo: PacketTableInfo? = nil) throws {
+    /// priming and remainder frames (CAF `pakt`; a WAV `fact`; an AIFF frame count). `magicCookie` is a
+    /// cookie completed only at the end: for MP3, LAME's tag frame, written over the stream's first frame.
+    public func close(packetTableInfo: PacketTableInfo? = nil, magicCookie: [UInt8]? = nil) throws {
         guard !closed else { return }
         closed = true
         counts.packetTableInfo = packetTableInfo
         counts.isProvisional = false
-        let layout = try AudioFileWriter.layout(fileType, format, options, counts)
-        guard layout.header.count == headerSize else {
-            throw AudioFileError.illegalOperation("\(path): the final header changed size")
+        if fileType == .mp3, let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
+            try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
         }
-        try layout.trailer.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }
+        let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: headerSize)
+        if layout.header.count != headerSize {
+            // Only MPEG-4 sample tables can outgrow their room; the audio moves up behind them.
+            guard fileType == .m4a || fileType == .mp4 else {
+                throw AudioFileError.illegalOperation("\(path): the final header changed size")
+            }
+            try file.move(from: Int64(headerSize), count: counts.dataByteCount, to: Int64(layout.header.count))
+        }
+        let dataStart = Int64(layout.header.count)
+        try layout.trailer.withUnsafeBytes { try file.write($0, at: dataStart + counts.dataByteCount) }
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
         try file.close()
     }
@@ -137,15 +169,27 @@ public final class AudioFileWriter {
     }
 
     static func layout(_ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
-        _ counts: WrittenCounts) throws -> ContainerLayout
+        _ counts: WrittenCounts, reservedHeaderSize: Int?) throws -> ContainerLayout
     {
         switch type {
-        case .caf: try CAF.layout(format: format, options: options, counts: counts)
-        case .aiff, .aifc: try AIFF.layout(format: format, options: options, counts: counts, aifc: type == .aifc)
-        case .wav, .rf64: try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
-        case .adts, .mp3:
-            throw AudioFileError.unsupportedFileType("afkit writes CAF, AIFF, AIFF-C and WAV, not \(type.rawValue)",
-                offset: nil)
+        case .m4a, .mp4:
+            return try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reservedHeaderSize)
+        case .caf: return try CAF.layout(format: format, options: options, counts: counts)
+        case .aiff, .aifc: return try AIFF.layout(format: format, options: options, counts: counts, aifc: type == .aifc)
+        case .wav, .rf64: return try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
+        case .adts:
+            // Raw AAC access units, each behind its own header (written with the packets).
+            guard format.formatID == .aac else {
+                throw AudioFileError.unsupportedDataFormat("adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
+            }
+            return ContainerLayout(header: [], trailer: [])
+        case .mp3:
+            // MPEG frames back to back; LAME's tag frame is the first of them.
+            guard format.formatID == .mpegLayer3 else {
+                throw AudioFileError.unsupportedDataFormat("mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'",
+                    offset: nil)
+            }
+            return ContainerLayout(header: [], trailer: [])
         }
     }
 }

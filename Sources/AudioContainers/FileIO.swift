@@ -52,8 +52,29 @@ final class WritableFile {
     /// Creates (or truncates) a file.
     init(path: String) throws {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+    }
+
+    /// Moves `count` bytes at `source` to `destination` (later in the file), last piece first so the
+    /// ranges may overlap.
+    func move(from source: Int64, count: Int64, to destination: Int64) throws {
+        precondition(destination >= source, "moves bytes toward the end only")
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var end = count
+        while end > 0 {
+            let size = Int(min(Int64(buffer.count), end))
+            let start = end - Int64(size)
+            try buffer.withUnsafeMutableBytes { raw in
+                let piece = UnsafeMutableRawBufferPointer(rebasing: raw[0..<size])
+                let read = try transferAll(size, failure: "cannot read '\(path)'") { done in
+                    pread(descriptor, piece.baseAddress! + done, size - done, off_t(source + start) + off_t(done))
+                }
+                guard read == size else { throw AudioFileError.io("cannot read back '\(path)'", errno: EIO) }
+                try write(UnsafeRawBufferPointer(piece), at: destination + start)
+            }
+            end = start
+        }
     }
 
     deinit { if descriptor >= 0 { _ = closeDescriptor(descriptor) } }
@@ -127,6 +148,21 @@ public func forEachChunk(
 /// Renames a file, replacing any file at the destination atomically.
 public func renameFile(_ source: String, to destination: String) throws {
     guard rename(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
+}
+
+/// Writes the file at `path` so that it appears complete or not at all: `body` writes a hidden temporary
+/// file beside it (whose path it is given), which replaces `path` only when `body` returns; when `body`
+/// throws, the temporary is removed.
+public func writeAtomically<Result>(_ path: String, _ body: (_ temporaryPath: String) throws -> Result) throws -> Result {
+    let temporary = temporaryPath(beside: path)
+    do {
+        let result = try body(temporary)
+        try renameFile(temporary, to: path)
+        return result
+    } catch {
+        removeFile(temporary)
+        throw error
+    }
 }
 
 /// A hidden path in the same folder as `path`, unique to this process and call, for writing a file

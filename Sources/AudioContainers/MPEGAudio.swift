@@ -37,7 +37,7 @@ public enum MPEGAudio {
         public var channels: Int { channelMode == 3 ? 1 : 2 }
 
         /// Parses the 4 bytes at `bytes`, or `nil` if they are not a valid header.
-        init?(_ bytes: UnsafeRawBufferPointer) {
+        public init?(_ bytes: UnsafeRawBufferPointer) {
             guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
             let versionBits = (bytes[1] >> 3) & 3
             let layerBits = (bytes[1] >> 1) & 3

@@ -12,6 +12,7 @@ public final class AACDecoder: AudioDecoder {
     /// libfaad2 gives nothing for the first packet: its output starts one packet (1024 frames) later
     /// than a decoder that outputs the first frame's ramp, so that much of the priming is already gone.
     public static let outputDelay = 1024
+    public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
     /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
     public private(set) var outputSampleRate: Int = 0
     public private(set) var outputChannels: Int = 0

@@ -4,24 +4,37 @@ import AudioFormats
 
 /// How to convert: the output container and data format, rate, channels and engines.
 public struct ConversionSettings: Sendable {
-    /// The output container; `nil`: from the output file's extension.
+    /// The output container; `nil`: from the output file's name (or the preset's default).
     public var fileType: FileType?
-    /// The output data format; `nil`: 16-bit PCM in the container's byte order.
+    /// The output data format; `nil`: 16-bit PCM in the container's byte order (AAC for `.m4a` and
+    /// `.aac` names, MP3 for `.mp3`).
     public var dataFormat: DataFormatSpecifier?
     /// The output rate (`-d FORMAT@RATE`); `nil`: the source's.
     public var sampleRate: Double?
     /// The output channels (`-c N`); `nil`: the source's.
     public var channels: Int?
+    /// At most this many output channels when `channels` is not given (a preset's limit).
+    public var maximumChannels: Int?
     public var resampler: ResamplerChoice = .soxr
     public var imaQuality: IMAEncodingQuality = .best
+    /// Bits per second for AAC and MP3 (`-b`).
+    public var bitRate: Int?
+    /// Codec quality, 0 to 127 (`-q`).
+    public var quality: Int?
+    /// Bit-rate control (`-s`).
+    public var strategy: BitRateStrategy?
     /// Refuse (or, with `trimToMaximum`, cut) sources longer than this many seconds.
     public var maximumSeconds: Double?
     public var trimToMaximum = false
     /// A note written into the output's metadata (the batch runner records its preset there).
     public var encodingNote: String?
-    /// Music: AAC is passed through untouched into CAF; anything else becomes MP3 at this bitrate
-    /// (kbit/s) when the output is an `.mp3` file.
-    public var musicBitrate: Int?
+    /// Copy an AAC source's packets untouched (never re-encode) when the output is AAC and neither the
+    /// rate, the channels nor the bit rate is asked to change.
+    public var copiesCompressedPackets = false
+    /// The containers the settings may write (a preset's); `nil`: any.
+    public var allowedFileTypes: [FileType]?
+    /// What the settings are called in messages (`--preset music`).
+    public var name: String?
 
     public init() {}
 }
@@ -34,29 +47,48 @@ public enum Preset: String, CaseIterable, Sendable {
     case sfx
     /// CAF with 16-bit little-endian PCM.
     case pcm
-    /// Music: AAC passed through untouched from ADTS into CAF (cookie and packet table kept), or MP3
-    /// through LAME at 192 kbit/s for an `.mp3` output.
+    /// Music played one sound at a time: AAC at 128 kbit/s stereo in CAF (or M4A, or ADTS, as the name
+    /// asks); an AAC source's packets copied untouched; an `.mp3` name gets MP3 through LAME.
     case music
+    /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost.
+    case lossless
 
     public var settings: ConversionSettings {
         var settings = ConversionSettings()
-        settings.fileType = .caf
+        settings.fileType = nil
+        settings.name = "--preset \(rawValue)"
         switch self {
         case .systemSound:
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.maximumSeconds = 30
+            settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .sfx:
             settings.dataFormat = DataFormatSpecifier("ima4")
             settings.sampleRate = 22050
             settings.channels = 1
+            settings.allowedFileTypes = [.caf, .aifc]
         case .pcm:
             settings.dataFormat = DataFormatSpecifier("LEI16")
+            settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .music:
-            settings.fileType = nil
-            settings.musicBitrate = 192
+            settings.dataFormat = DataFormatSpecifier("aac")
+            settings.bitRate = 128_000
+            settings.maximumChannels = 2
+            settings.copiesCompressedPackets = true
+            settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
+        case .lossless:
+            settings.dataFormat = DataFormatSpecifier("alac")
+            settings.allowedFileTypes = [.caf, .m4a]
         }
         return settings
     }
+}
+
+/// A combination of output name, container and data format that cannot be written: the command's
+/// usage error, with what would fit.
+public struct ConversionUsageError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// What a conversion wrote.
@@ -64,265 +96,332 @@ public struct ConversionResult: Sendable {
     public var outputPath: String
     public var format: StreamDescription
     public var fileType: FileType
-    /// Valid frames written (the decoded length equals it exactly, remainder frames recorded).
+    /// Valid frames written (the decoded length equals it exactly, priming and remainder recorded).
     public var frameCount: Int64
+    /// Priming and remainder frames recorded.
+    public var packetTableInfo: PacketTableInfo?
+    /// What the conversion chose that the user did not ask for (a rate the codec cannot hold, ...).
+    public var notes: [String] = []
 }
 
-/// Decode → channel mix → resample → encode → write, streaming in bounded memory.
+/// Decode → channel mix → resample → dither → encode → write, streaming in bounded memory, over the
+/// codec registry. Copying packets untouched is one more encoder, and linear PCM that converts
+/// without loss is rewritten from the stored samples, never through Float32.
 public enum AudioConverter {
+    /// The codecs conversions use.
+    public static let registry = AudioCodecRegistry.standard
+
     /// Converts `input` to `output`. The output appears complete or not at all: it is written to a hidden
     /// file in the same folder and renamed into place; on any failure nothing is left behind.
     @discardableResult
     public static func convert(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
-        if let bitrate = settings.musicBitrate {
-            if output.lowercased().hasSuffix(".mp3") { return try encodeMP3(input: input, output: output, bitrate: bitrate) }
-            if let source = try? AudioFile(path: input), source.dataFormat.formatID == .aac {
-                return try passThroughAAC(source, output: output)
-            }
-        }
-        guard var fileType = settings.fileType ?? FileType(outputPath: output) else {
-            throw AudioFileError.unsupportedFileType(
-                "convert: cannot tell the output type from '\(output)'; name it .caf, .aif, .aifc or .wav, or give -f", offset: nil)
-        }
+        var fileType = try outputFileType(for: output, settings: settings)
         let source = try SourceReader(path: input)
-        let rate = settings.dataFormat?.sampleRate ?? settings.sampleRate ?? source.sampleRate
-        let channels = settings.channels ?? source.channels
-        guard channels >= 1 && channels <= 64 else {
-            throw AudioFileError.unsupportedDataFormat("convert: \(channels) output channels", offset: nil)
+        var notes: [String] = []
+        let specifier = try dataFormat(for: fileType, settings: settings)
+        let copying = settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac
+            && source.audioFile != nil && settings.sampleRate == nil && settings.channels == nil
+            && specifier.sampleRate == nil && settings.maximumSeconds == nil
+        var encoder: any AudioEncoder
+        if copying, let file = source.audioFile {
+            encoder = try PacketCopier(file)
+        } else {
+            encoder = try makeEncoder(specifier, fileType: fileType, source: source, settings: settings, notes: &notes)
         }
-        let specifier = settings.dataFormat ?? DataFormatSpecifier(fileType == .aiff ? "BEI16" : "LEI16")
-        guard let specifier else { throw AudioFileError.illegalOperation("convert: no data format") }
-        let format = specifier.streamDescription(sampleRate: rate, channels: UInt32(channels))
-
-        var limitFrames: Int64?
-        if let maximum = settings.maximumSeconds, let frames = source.frameCount {
-            let allowed = Int64((maximum * source.sampleRate).rounded(.down))
-            if frames > allowed {
-                guard settings.trimToMaximum else {
-                    throw AudioFileError.limitExceeded(
-                        "convert: '\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
-                            + "(trim it, or convert with --trim)", offset: nil)
-                }
-                limitFrames = allowed
-            }
+        let format = encoder.destinationFormat
+        if fileType == .aiff && settings.fileType == nil && !AIFF.plainAIFFHolds(format) {
+            // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
+            fileType = .aifc
         }
 
+        let limitFrames = try frameLimit(source, input: input, settings: settings)
         var options = AudioFileWriterOptions()
-        options.metadata = source.metadata.filter { ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key) }
+        options.metadata = source.metadata.filter {
+            ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key)
+        }
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         if fileType == .aiff || fileType == .aifc {
             options.markers = source.markers.map { marker in
                 var moved = marker
-                moved.framePosition = Int64(saturating: Double(marker.framePosition) * rate / source.sampleRate)
+                moved.framePosition = Int64(saturating: Double(marker.framePosition) * format.sampleRate / source.sampleRate)
                 return moved
             }
         }
         if let frames = source.frameCount {
-            options.estimatedDataByteCount =
-                Int64(saturating: Double(frames) * rate / source.sampleRate * Double(max(format.bytesPerFrame, 2)))
+            let outputFrames = Double(frames) * format.sampleRate / source.sampleRate
+            options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
+            if format.framesPerPacket > 0 {
+                options.estimatedPacketCount = Int64(saturating: outputFrames / Double(format.framesPerPacket))
+                    + 2 + Int64(encoder.primingFrames) / Int64(format.framesPerPacket)
+            }
         }
+        options.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
 
-        let temporary = temporaryPath(beside: output)
-        let writer: AudioFileWriter
-        do {
-            writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
-        } catch let error as AudioFileError where error.code == "fmt?" && fileType == .aiff && settings.fileType == nil {
-            // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
-            fileType = .aifc
-            writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+        let (frames, table) = try writeAtomically(output) { temporary in
+            let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+            do {
+                return try run(source, through: &encoder, to: writer, settings: settings, limit: limitFrames)
+            } catch {
+                writer.cancel()
+                throw error
+            }
         }
-        do {
-            let frames = try run(source, to: writer, format: format, settings: settings, limit: limitFrames)
-            try renameFile(temporary, to: output)
-            return ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames)
-        } catch {
-            writer.cancel()
-            throw error
-        }
+        return ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames,
+            packetTableInfo: table, notes: notes)
     }
 
-    /// The pipeline; returns the valid frames written.
-    private static func run(_ source: SourceReader, to writer: AudioFileWriter, format: StreamDescription,
-        settings: ConversionSettings, limit: Int64?) throws -> Int64
+    /// The container an output gets: `-f`, else the name's (within what a preset allows), else the
+    /// preset's first. A name that disagrees with `-f` or the preset is a ``ConversionUsageError``.
+    public static func outputFileType(for output: String, settings: ConversionSettings) throws -> FileType {
+        let named = FileType(outputPath: output)
+        func same(_ a: FileType, _ b: FileType) -> Bool {
+            a == b || (a.isAIFF && b.isAIFF) || ([.wav, .rf64].contains(a) && [.wav, .rf64].contains(b))
+        }
+        let name = output.split(separator: "/").last.map(String.init) ?? output
+        if let explicit = settings.fileType {
+            if let named, !same(named, explicit) {
+                throw ConversionUsageError("-f \(explicit.afconvertCode) writes \(explicit.fileNameExtensions[0]) files, "
+                    + "but the output is named '\(name)': name it \(explicit.fileNameExtensions.joined(separator: " or "))")
+            }
+            if let allowed = settings.allowedFileTypes, !allowed.contains(where: { same($0, explicit) }) {
+                throw ConversionUsageError("\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
+                    + "it writes " + allowed.map(\.afconvertCode).joined(separator: ", "))
+            }
+            return explicit
+        }
+        if let allowed = settings.allowedFileTypes {
+            guard let named else { return allowed[0] }
+            guard allowed.contains(where: { same($0, named) }) else {
+                throw ConversionUsageError("\(settings.name ?? "these settings") cannot write '\(name)': name the output "
+                    + allowed.map { $0.fileNameExtensions[0] }.joined(separator: ", "))
+            }
+            return named
+        }
+        guard let named else {
+            throw ConversionUsageError("cannot tell the output type from '\(name)'; give -f or name it "
+                + ".caf, .aif, .aifc, .wav, .m4a, .aac or .mp3")
+        }
+        return named
+    }
+
+    /// The data format for a container: the one asked for, checked against what the container holds, or
+    /// the container's default.
+    public static func dataFormat(for fileType: FileType, settings: ConversionSettings) throws -> DataFormatSpecifier {
+        var specifier = settings.dataFormat
+        // A preset's codec gives way to the one an `.mp3` name needs.
+        if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
+            specifier = DataFormatSpecifier(".mp3")
+        }
+        let fallback: String = switch fileType {
+        case .m4a, .mp4, .adts: "aac"
+        case .mp3: ".mp3"
+        case .aiff, .aifc: "BEI16"
+        default: "LEI16"
+        }
+        guard let chosen = specifier ?? DataFormatSpecifier(fallback) else {
+            throw ConversionUsageError("no data format")
+        }
+        let holds: Bool = switch (fileType, chosen.kind) {
+        case (.caf, _): true
+        case (.aiff, .linearPCM), (.aifc, .linearPCM), (.aiff, .ima4), (.aifc, .ima4), (.aiff, .ulaw), (.aifc, .ulaw),
+            (.aiff, .alaw), (.aifc, .alaw): true
+        case (.wav, .linearPCM), (.rf64, .linearPCM), (.wav, .imaADPCM), (.rf64, .imaADPCM), (.wav, .ulaw), (.rf64, .ulaw),
+            (.wav, .alaw), (.rf64, .alaw): true
+        case (.m4a, .aac), (.m4a, .alac), (.mp4, .aac), (.mp4, .alac): true
+        case (.adts, .aac), (.mp3, .mp3): true
+        default: false
+        }
+        guard holds else {
+            let fits: String = switch fileType {
+            case .aiff, .aifc: "linear PCM, ima4, ulaw or alaw"
+            case .wav, .rf64: "linear PCM, ima-adpcm, ulaw or alaw"
+            case .m4a, .mp4: "aac or alac"
+            case .adts: "aac"
+            case .mp3: ".mp3"
+            default: "any format"
+            }
+            throw ConversionUsageError("\(fileType.afconvertCode) files cannot hold -d \(chosen.description): use \(fits), "
+                + "or a .caf output")
+        }
+        return chosen
+    }
+
+    private static func makeEncoder(_ specifier: DataFormatSpecifier, fileType: FileType, source: SourceReader,
+        settings: ConversionSettings, notes: inout [String]) throws -> any AudioEncoder
     {
+        var rate = specifier.sampleRate ?? settings.sampleRate ?? source.sampleRate
+        var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
+        guard channels >= 1 && channels <= 64 else {
+            throw AudioFileError.unsupportedDataFormat("convert: \(channels) output channels", offset: nil)
+        }
+        switch specifier.kind {
+        case .aac where !AACEncoder.sampleRates.contains(rate):
+            let nearest = AACEncoder.nearestSampleRate(to: rate)
+            notes.append("AAC-LC cannot hold \(formatRate(rate)) Hz: resampled to \(formatRate(nearest)) Hz")
+            rate = nearest
+        case .mp3:
+            let rates: [Double] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+            if !rates.contains(rate) {
+                let nearest = rates.min { abs($0 - rate) < abs($1 - rate) } ?? 44100
+                notes.append("MP3 cannot hold \(formatRate(rate)) Hz: resampled to \(formatRate(nearest)) Hz")
+                rate = nearest
+            }
+            if channels > 2 {
+                notes.append("MP3 holds 2 channels at most: mixed down from \(channels)")
+                channels = 2
+            }
+        default: break
+        }
+        var encoderSettings = EncoderSettings(format: specifier.streamDescription(sampleRate: rate,
+            channels: UInt32(channels)), sourceFormat: source.format)
+        encoderSettings.imaQuality = settings.imaQuality
+        encoderSettings.bitRate = settings.bitRate
+        encoderSettings.quality = settings.quality
+        encoderSettings.strategy = settings.strategy
+        encoderSettings.sourceBitDepth = source.bitDepth
+        if specifier.kind == .alac, source.bitDepth > 24 {
+            notes.append("ALAC is written at 24 bits: libavcodec's encoder holds 16 and 24")
+        }
+        return try registry.encoder(encoderSettings)
+    }
+
+    private static func frameLimit(_ source: SourceReader, input: String, settings: ConversionSettings) throws -> Int64? {
+        guard let maximum = settings.maximumSeconds, let frames = source.frameCount else { return nil }
+        let allowed = Int64((maximum * source.sampleRate).rounded(.down))
+        guard frames > allowed else { return nil }
+        guard settings.trimToMaximum else {
+            throw AudioFileError.limitExceeded(
+                "convert: '\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
+                    + "(trim it, or convert with --trim)", offset: nil)
+        }
+        return allowed
+    }
+
+    /// The pipeline; returns the valid frames written and the packet table recorded.
+    private static func run(_ source: SourceReader, through encoder: inout any AudioEncoder, to writer: AudioFileWriter,
+        settings: ConversionSettings, limit: Int64?) throws -> (Int64, PacketTableInfo?)
+    {
+        let format = encoder.destinationFormat
+        var packets = EncodedPackets()
+        func write() throws {
+            guard packets.packetCount > 0 || !packets.bytes.isEmpty else { return }
+            try writer.writePackets(packets.bytes, descriptions: format.hasConstantPackets ? nil : packets.descriptions)
+            packets.removeAll()
+        }
+
+        if var copier = encoder as? PacketCopier {
+            while try copier.copyPackets(maximum: 256, into: &packets) { try write() }
+            try writer.close(packetTableInfo: copier.packetTableInfo)
+            return (copier.validFrames, copier.packetTableInfo)
+        }
+
         let outChannels = Int(format.channelsPerFrame)
         let mixer = ChannelMixer(from: source.channels, to: outChannels)
         let resampler = format.sampleRate == source.sampleRate
             ? nil : try settings.resampler.make(from: source.sampleRate, to: format.sampleRate, channels: outChannels)
+        var outputFrames: Int64 = 0
         if resampler == nil, mixer.isIdentity, let from = source.linearPCMLayout, format.isLinearPCM,
             let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to)
         {
-            return try transcode(source, from: from, to: writer, layout: to, limit: limit)
-        }
-        var encoder = try makeEncoder(format, source: source.format, settings: settings)
-        var block: [Float] = []
-        var mixed: [Float] = []
-        var resampled: [Float] = []
-        var bytes: [UInt8] = []
-        var inputFrames: Int64 = 0
-        var outputFrames: Int64 = 0
-        var expected: Int64 { Int64(saturating: Double(inputFrames) * format.sampleRate / source.sampleRate) }
-
-        func emit(_ samples: [Float], final: Bool) throws {
-            // Exactly the expected length: resamplers may give a frame or two more or less at the end.
-            var count = samples.count / outChannels
-            if final { count = Int(min(Int64(count), expected - outputFrames)) }
-            guard count > 0 else { return }
-            bytes.removeAll(keepingCapacity: true)
-            _ = try samples.withUnsafeBufferPointer { buffer in
-                try encoder.encode(UnsafeBufferPointer(rebasing: buffer[0..<count * outChannels]), into: &bytes)
-            }
-            try writer.writePackets(bytes)
-            outputFrames += Int64(count)
-        }
-
-        while true {
-            block.removeAll(keepingCapacity: true)
-            var want = 8192
-            if let limit { want = Int(min(Int64(want), limit - inputFrames)) }
-            let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
-            if frames == 0 { break }
-            inputFrames += Int64(frames)
-            if !mixer.isIdentity {
-                mixed.removeAll(keepingCapacity: true)
-                block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
-            }
-            let channelled = mixer.isIdentity ? block : mixed
-            if let resampler {
-                resampled.removeAll(keepingCapacity: true)
-                try channelled.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
-                let room = Int(expected - outputFrames)
-                if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
-                try emit(resampled, final: false)
-            } else {
-                try emit(channelled, final: false)
-            }
-        }
-        if let resampler {
-            resampled.removeAll(keepingCapacity: true)
-            try resampler.finish(into: &resampled)
-            try emit(resampled, final: true)
-            if outputFrames < expected {
-                // Pad the last frames the filter did not give back with silence.
-                try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
-            }
-        }
-        bytes.removeAll(keepingCapacity: true)
-        let (_, remainder) = try encoder.finish(into: &bytes)
-        if !bytes.isEmpty { try writer.writePackets(bytes) }
-        let table: PacketTableInfo? = remainder > 0 || format.formatID == .imaADPCMWAVE || format.formatID == .ima4
-            ? PacketTableInfo(validFrames: outputFrames, primingFrames: 0, remainderFrames: Int32(remainder)) : nil
-        try writer.close(packetTableInfo: table)
-        return outputFrames
-    }
-
-    /// Linear PCM to linear PCM that loses nothing (a byte order, a wider container): sample words
-    /// rewritten straight from the file's bytes, never through Float32; returns the frames written.
-    private static func transcode(_ source: SourceReader, from: PCMLayout, to writer: AudioFileWriter, layout: PCMLayout,
-        limit: Int64?) throws -> Int64
-    {
-        var stored: [UInt8] = []
-        var bytes: [UInt8] = []
-        var frames: Int64 = 0
-        while true {
-            var want = 16384
-            if let limit { want = Int(min(Int64(want), limit - frames)) }
-            let count = want > 0 ? try source.readLinearPCM(maximum: want, into: &stored) : 0
-            if count == 0 { break }
-            let samples = count * source.channels
-            bytes.removeAll(keepingCapacity: true)
-            bytes.append(contentsOf: repeatElement(0, count: samples * layout.width))
-            stored.withUnsafeBytes { input in
-                bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: layout, into: $0) }
-            }
-            try writer.writePackets(bytes)
-            frames += Int64(count)
-        }
-        try writer.close(packetTableInfo: nil)
-        return frames
-    }
-
-    /// Copies AAC packets untouched into CAF: the cookie as an ES descriptor, the packet table from the packets.
-    private static func passThroughAAC(_ source: AudioFile, output: String) throws -> ConversionResult {
-        var options = AudioFileWriterOptions()
-        let cookie = source.properties.magicCookie ?? []
-        options.magicCookie = cookie.first == 0x03 ? cookie : ADTS.elementaryStreamDescriptor(audioSpecificConfig: cookie)
-        options.metadata = source.properties.infoDictionary
-        let temporary = temporaryPath(beside: output)
-        let writer = try AudioFileWriter(path: temporary, fileType: .caf, format: source.dataFormat, options: options)
-        do {
-            var start: Int64 = 0
-            while start < source.packetCount {
-                let (bytes, descriptions) = try source.readPackets(from: start, count: 256)
-                // Descriptions are relative to the run's first byte; ADTS headers between packets are left out.
-                var packed: [UInt8] = []
-                var packedDescriptions: [PacketDescription] = []
-                for description in descriptions {
-                    let begin = Int(description.startOffset)
-                    packedDescriptions.append(PacketDescription(startOffset: Int64(packed.count),
-                        variableFramesInPacket: description.variableFramesInPacket, dataByteSize: description.dataByteSize))
-                    packed += bytes[begin..<begin + Int(description.dataByteSize)]
+            // Stored samples rewritten directly: lossless, and the fastest path there is.
+            var stored: [UInt8] = []
+            while true {
+                var want = 16384
+                if let limit { want = Int(min(Int64(want), limit - outputFrames)) }
+                let count = want > 0 ? try source.readLinearPCM(maximum: want, into: &stored) : 0
+                if count == 0 { break }
+                let samples = count * source.channels
+                packets.bytes.append(contentsOf: repeatElement(0, count: samples * to.width))
+                stored.withUnsafeBytes { input in
+                    packets.bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: to, into: $0) }
                 }
-                try writer.writePackets(packed, descriptions: packedDescriptions)
-                start += Int64(descriptions.count)
+                packets.packetCount = count
+                try write()
+                outputFrames += Int64(count)
             }
-            try writer.close(packetTableInfo: source.properties.packetTableInfo)
-            try renameFile(temporary, to: output)
-        } catch {
-            writer.cancel()
-            throw error
-        }
-        let frames = (try? AudioFileSummary(source.properties).frameCount) ?? 0
-        return ConversionResult(outputPath: output, format: source.dataFormat, fileType: .caf, frameCount: frames)
-    }
-
-    /// Encodes any source to an MP3 file with LAME, gapless tag included.
-    private static func encodeMP3(input: String, output: String, bitrate: Int) throws -> ConversionResult {
-        let source = try SourceReader(path: input)
-        let channels = min(source.channels, 2)
-        let mixer = ChannelMixer(from: source.channels, to: channels)
-        let encoder = try MP3FileEncoder(sampleRate: source.sampleRate, channels: channels, bitrate: bitrate)
-        let temporary = temporaryPath(beside: output)
-        let file = try WritableFileHandle(path: temporary)
-        do {
+        } else {
             var block: [Float] = []
             var mixed: [Float] = []
-            var frames: Int64 = 0
+            var resampled: [Float] = []
+            var inputFrames: Int64 = 0
+            var expected: Int64 { Int64(saturating: Double(inputFrames) * format.sampleRate / source.sampleRate) }
+
+            func emit(_ samples: [Float], final: Bool) throws {
+                // Exactly the expected length: resamplers may give a frame or two more or less at the end.
+                var count = samples.count / outChannels
+                if final { count = Int(min(Int64(count), expected - outputFrames)) }
+                guard count > 0 else { return }
+                try samples.withUnsafeBufferPointer { buffer in
+                    try encoder.encode(UnsafeBufferPointer(rebasing: buffer[0..<count * outChannels]), into: &packets)
+                }
+                try write()
+                outputFrames += Int64(count)
+            }
+
             while true {
                 block.removeAll(keepingCapacity: true)
-                let count = try source.read(maximum: 8192, into: &block)
-                if count == 0 { break }
-                frames += Int64(count)
-                mixed.removeAll(keepingCapacity: true)
-                block.withUnsafeBufferPointer { mixer.mix($0, frames: count, into: &mixed) }
-                try file.append(try mixed.withUnsafeBufferPointer { try encoder.encode($0) })
+                var want = 8192
+                if let limit { want = Int(min(Int64(want), limit - inputFrames)) }
+                let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
+                if frames == 0 { break }
+                inputFrames += Int64(frames)
+                if !mixer.isIdentity {
+                    mixed.removeAll(keepingCapacity: true)
+                    block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+                }
+                let channelled = mixer.isIdentity ? block : mixed
+                if let resampler {
+                    resampled.removeAll(keepingCapacity: true)
+                    try channelled.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
+                    let room = Int(expected - outputFrames)
+                    if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
+                    try emit(resampled, final: false)
+                } else {
+                    try emit(channelled, final: false)
+                }
             }
-            let (tail, tag) = try encoder.finish()
-            try file.append(tail[...])
-            try file.write(tag, at: 0)
-            try file.close()
-            try renameFile(temporary, to: output)
-            let format = StreamDescription(sampleRate: source.sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
-                framesPerPacket: source.sampleRate >= 32000 ? 1152 : 576, bytesPerFrame: 0, channelsPerFrame: UInt32(channels),
-                bitsPerChannel: 0)
-            return ConversionResult(outputPath: output, format: format, fileType: .mp3, frameCount: frames)
-        } catch {
-            try? file.close()
-            removeFile(temporary)
-            throw error
+            if let resampler {
+                resampled.removeAll(keepingCapacity: true)
+                try resampler.finish(into: &resampled)
+                try emit(resampled, final: true)
+                if outputFrames < expected {
+                    // Pad the last frames the filter did not give back with silence.
+                    try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
+                }
+            }
+        }
+        let remainder = try encoder.finish(into: &packets)
+        try write()
+        let priming = encoder.primingFrames
+        let table: PacketTableInfo? = priming > 0 || remainder > 0 || format.framesPerPacket != 1
+            ? PacketTableInfo(validFrames: outputFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
+            : nil
+        try writer.close(packetTableInfo: table, magicCookie: writer.fileType == .mp3 ? encoder.magicCookie : nil)
+        return (outputFrames, table)
+    }
+
+    private static func formatRate(_ rate: Double) -> String {
+        rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
+    }
+}
+
+extension FileType {
+    /// afconvert's `-f` code for the container: Apple's AudioFileTypeID.
+    public var afconvertCode: String { fileTypeID.description }
+
+    /// The names an output of this container takes, most usual first.
+    public var fileNameExtensions: [String] {
+        switch self {
+        case .caf: [".caf"]
+        case .aiff: [".aif", ".aiff"]
+        case .aifc: [".aifc", ".aif"]
+        case .wav: [".wav"]
+        case .rf64: [".wav", ".rf64"]
+        case .m4a, .mp4: [".m4a"]
+        case .adts: [".aac"]
+        case .mp3: [".mp3"]
         }
     }
 
-    private static func makeEncoder(_ format: StreamDescription, source: StreamDescription, settings: ConversionSettings)
-        throws -> any AudioEncoder
-    {
-        switch format.formatID {
-        case .lpcm: try PCMEncoder(format: format, convertingFrom: source)
-        case .ima4: AppleIMA4Encoder(format: format, quality: settings.imaQuality)
-        case .imaADPCMWAVE: try IMAADPCMWAVEEncoder(format: format, quality: settings.imaQuality)
-        case .ulaw, .alaw: G711Encoder(format: format)
-        default:
-            throw AudioFileError.unsupportedDataFormat("convert: afkit does not encode '\(format.formatID)'", offset: nil)
-        }
-    }
+    var isAIFF: Bool { self == .aiff || self == .aifc }
 }

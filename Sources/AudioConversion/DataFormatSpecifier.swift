@@ -3,11 +3,22 @@ import AudioContainers
 import AudioFormats
 
 /// An output data format in afconvert's spelling: `LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`, `ima4`,
-/// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), with an optional `@RATE`.
+/// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless) and
+/// `.mp3`, with an optional `@RATE`.
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         case linearPCM(bits: UInt32, isFloat: Bool, isBigEndian: Bool, isSigned: Bool)
         case ima4, imaADPCM, ulaw, alaw
+        case aac, alac, mp3
+    }
+
+    /// Whether the format is compressed with a delay or variable packets (AAC, ALAC, MP3): the
+    /// containers that hold them are CAF, M4A, and ADTS or MP3 for their own codec.
+    public var isVariablePacketCodec: Bool {
+        switch kind {
+        case .aac, .alac, .mp3: true
+        default: false
+        }
     }
 
     public var kind: Kind
@@ -26,6 +37,9 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         case "ima-adpcm", "ms\u{0}\u{11}": kind = .imaADPCM
         case "ulaw": kind = .ulaw
         case "alaw": kind = .alaw
+        case "aac", "aac ": kind = .aac
+        case "alac": kind = .alac
+        case ".mp3", "mp3": kind = .mp3
         case "I8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: true)
         case "UI8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: false)
         case let spec:
@@ -42,7 +56,8 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The stream description for a rate and channel count.
+    /// The stream description for a rate and channel count (ALAC: 16-bit; its encoder chooses the
+    /// depth from the source).
     public func streamDescription(sampleRate: Double, channels: UInt32) -> StreamDescription {
         switch kind {
         case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned):
@@ -52,6 +67,14 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         case .imaADPCM: IMAADPCMWAVE.format(sampleRate: sampleRate, channels: channels)
         case .ulaw: .g711(.ulaw, sampleRate: sampleRate, channels: channels)
         case .alaw: .g711(.alaw, sampleRate: sampleRate, channels: channels)
+        case .aac:
+            StreamDescription(sampleRate: sampleRate, formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
+                bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+        case .alac: AppleLossless.format(sampleRate: sampleRate, channels: channels, bitDepth: 16)
+        case .mp3:
+            StreamDescription(sampleRate: sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
+                framesPerPacket: sampleRate >= 32000 ? 1152 : 576, bytesPerFrame: 0, channelsPerFrame: channels,
+                bitsPerChannel: 0)
         }
     }
 }
@@ -65,6 +88,9 @@ extension FileType {
         case "AIFC": self = .aifc
         case "WAVE", "wav": self = .wav
         case "RF64": self = .rf64
+        case "m4af", "m4a": self = .m4a
+        case "adts": self = .adts
+        case "MPG3", "mp3": self = .mp3
         default: return nil
         }
     }
@@ -78,6 +104,9 @@ extension FileType {
         case "aif", "aiff": self = .aiff
         case "aifc": self = .aifc
         case "wav", "wave": self = .wav
+        case "m4a": self = .m4a
+        case "aac", "adts": self = .adts
+        case "mp3": self = .mp3
         default: return nil
         }
     }

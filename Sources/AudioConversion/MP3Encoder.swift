@@ -1,66 +1,110 @@
+import AudioCodecs
 import AudioContainers
 import AudioFormats
 import CLame
 
-/// Encodes Float32 frames to an MP3 file with libmp3lame, writing LAME's Xing/LAME tag (encoder delay
-/// and padding, for gapless playback) into the first frame when the stream is complete.
-final class MP3FileEncoder {
+/// Encodes MP3 with libmp3lame at a constant bit rate. Packets are whole MPEG frames; the first is
+/// LAME's Xing/LAME tag frame, a placeholder until ``finish(into:)``, after which ``magicCookie``
+/// holds the finished tag (encoder delay and padding, for gapless playback) for the writer to put
+/// over it.
+public final class MP3Encoder: AudioEncoder {
+    public let destinationFormat: StreamDescription
+    public let primingFrames: Int
+    public private(set) var magicCookie: [UInt8]?
+    public var maximumPacketSize: Int { 2881 }
     private let flags: OpaquePointer
     private let channels: Int
     private var buffer: [UInt8] = []
+    private var pending: [UInt8] = []
     private var clipped: [Float] = []
+    private var sourceFrames: Int64 = 0
+    private var audioPackets: Int64 = 0
+    private var sawTagFrame = false
 
-    /// `bitrate` in kbit/s (constant); 1 or 2 channels.
-    init(sampleRate: Double, channels: Int, bitrate: Int) throws {
+    /// `settings.bitRate` in bits per second (default 192 kbit/s); 1 or 2 channels.
+    public init(_ settings: EncoderSettings) throws {
+        let format = settings.format
+        channels = Int(format.channelsPerFrame)
+        let bitRate = (settings.bitRate ?? 192_000) / 1000
         guard (1...2).contains(channels), let flags = lame_init() else {
             throw AudioFileError.unsupportedDataFormat("mp3: LAME encodes 1 or 2 channels, not \(channels)", offset: nil)
         }
         self.flags = flags
-        self.channels = channels
-        lame_set_in_samplerate(flags, Int32(sampleRate))
+        lame_set_in_samplerate(flags, Int32(format.sampleRate))
+        lame_set_out_samplerate(flags, Int32(format.sampleRate))
         lame_set_num_channels(flags, Int32(channels))
-        lame_set_brate(flags, Int32(bitrate))
+        lame_set_brate(flags, Int32(bitRate))
         lame_set_bWriteVbrTag(flags, 1)
+        if let quality = settings.quality { lame_set_quality(flags, Int32(9 - min(127, max(0, quality)) * 9 / 127)) }
         guard lame_init_params(flags) >= 0 else {
             lame_close(flags)
-            throw AudioFileError.unsupportedDataFormat("mp3: LAME cannot encode \(sampleRate) Hz at \(bitrate) kbit/s", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "mp3: LAME cannot encode \(format.sampleRate) Hz at \(bitRate) kbit/s", offset: nil)
         }
+        // Apple's priming for LAME files: the encoder delay plus the decoder's 529 frames.
+        primingFrames = Int(lame_get_encoder_delay(flags)) + 529
+        let framesPerPacket = UInt32(lame_get_framesize(flags))
+        destinationFormat = StreamDescription(sampleRate: format.sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
+            framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
     }
 
     deinit { lame_close(flags) }
 
-    /// Encodes interleaved frames; returns the MP3 bytes ready so far.
-    func encode(_ input: UnsafeBufferPointer<Float>) throws -> ArraySlice<UInt8> {
+    public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         // LAME asserts (aborting the process) on NaN and on energies that overflow: full scale at most,
         // NaN as silence, as the PCM encoders do.
         clipped.removeAll(keepingCapacity: true)
-        clipped.append(contentsOf: input.lazy.map { $0 < -1 ? -1 : ($0 > 1 ? 1 : ($0.isNaN ? 0 : $0)) })
-        return try clipped.withUnsafeBufferPointer { try encodeClipped($0) }
-    }
-
-    private func encodeClipped(_ frames: UnsafeBufferPointer<Float>) throws -> ArraySlice<UInt8> {
-        let count = frames.count / channels
+        clipped.append(contentsOf: frames.lazy.map { $0 < -1 ? -1 : ($0 > 1 ? 1 : ($0.isNaN ? 0 : $0)) })
+        let count = clipped.count / channels
+        sourceFrames += Int64(count)
         let room = count * 5 / 4 + 7200
         if buffer.count < room { buffer = [UInt8](repeating: 0, count: room) }
-        let written = buffer.withUnsafeMutableBufferPointer { out -> Int32 in
-            if channels == 2 {
-                return lame_encode_buffer_interleaved_ieee_float(flags, frames.baseAddress, Int32(count), out.baseAddress, Int32(room))
+        let written = clipped.withUnsafeBufferPointer { input in
+            buffer.withUnsafeMutableBufferPointer { out -> Int32 in
+                if channels == 2 {
+                    return lame_encode_buffer_interleaved_ieee_float(flags, input.baseAddress, Int32(count), out.baseAddress,
+                        Int32(room))
+                }
+                return lame_encode_buffer_ieee_float(flags, input.baseAddress, input.baseAddress, Int32(count),
+                    out.baseAddress, Int32(room))
             }
-            return lame_encode_buffer_ieee_float(flags, frames.baseAddress, frames.baseAddress, Int32(count), out.baseAddress,
-                Int32(room))
         }
         guard written >= 0 else { throw AudioFileError.malformed("mp3: LAME failed to encode (\(written))", offset: nil) }
-        return buffer[0..<Int(written)]
+        pending += buffer[0..<Int(written)]
+        try splitFrames(into: &packets)
     }
 
-    /// The last frames, and the tag frame to write over the stream's first frame.
-    func finish() throws -> (tail: [UInt8], tag: [UInt8]) {
+    public func finish(into packets: inout EncodedPackets) throws -> Int {
         if buffer.count < 7200 { buffer = [UInt8](repeating: 0, count: 7200) }
         let written = buffer.withUnsafeMutableBufferPointer { lame_encode_flush(flags, $0.baseAddress, Int32($0.count)) }
         guard written >= 0 else { throw AudioFileError.malformed("mp3: LAME failed to flush (\(written))", offset: nil) }
-        let tail = Array(buffer[0..<Int(written)])
+        pending += buffer[0..<Int(written)]
+        try splitFrames(into: &packets)
+        guard pending.isEmpty else {
+            throw AudioFileError.malformed("mp3: LAME left \(pending.count) bytes that are not a frame", offset: nil)
+        }
         var tag = [UInt8](repeating: 0, count: 2880)
         let size = tag.withUnsafeMutableBufferPointer { lame_get_lametag_frame(flags, $0.baseAddress, $0.count) }
-        return (tail, Array(tag[0..<min(size, tag.count)]))
+        magicCookie = size > 0 ? Array(tag[0..<min(size, tag.count)]) : nil
+        let decoded = audioPackets * Int64(destinationFormat.framesPerPacket)
+        return Int(max(0, decoded - Int64(primingFrames) - sourceFrames))
+    }
+
+    /// Moves every whole frame of `pending` into `packets`.
+    private func splitFrames(into packets: inout EncodedPackets) throws {
+        var start = 0
+        while pending.count - start >= 4 {
+            let length = pending.withUnsafeBytes { raw -> Int? in
+                MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))?.frameLength
+            }
+            guard let length, length > 0 else {
+                throw AudioFileError.malformed("mp3: LAME's output has no frame header where one belongs", offset: nil)
+            }
+            guard pending.count - start >= length else { break }
+            pending.withUnsafeBytes { packets.append(packet: UnsafeRawBufferPointer(rebasing: $0[start..<start + length])) }
+            if sawTagFrame { audioPackets += 1 } else { sawTagFrame = true }
+            start += length
+        }
+        pending.removeFirst(start)
     }
 }

@@ -14,6 +14,19 @@ public final class SourceReader {
     public let frameCount: Int64?
     public let metadata: [String: String]
     public let markers: [Marker]
+    /// The codec configuration (an AAC AudioSpecificConfig or ES descriptor, an ALACSpecificConfig).
+    public private(set) var magicCookie: [UInt8]?
+    /// The parsed file, for sources afkit parses itself (its packets can be copied untouched).
+    public private(set) var audioFile: AudioFile?
+    /// The bits of the source's samples: its PCM depth, or 16 for lossy codecs (24 for ALAC of 20 or
+    /// 24 bits, 32 for ALAC of 32).
+    public var bitDepth: Int {
+        switch format.formatID {
+        case .lpcm: format.formatFlags.contains(.isFloat) ? 32 : Int(format.bitsPerChannel)
+        case .alac: [2: 20, 3: 24, 4: 32][format.formatFlags.rawValue] ?? 16
+        default: 16
+        }
+    }
 
     private enum Backend {
         case afkit(AudioFile, any AudioDecoder, nextPacket: Int64)
@@ -56,21 +69,18 @@ public final class SourceReader {
         markers = file.properties.markers
         skip = summary.primingFrames
         remaining = summary.frameCount
-        let decoder: any AudioDecoder
-        switch format.formatID {
-        case .mpegLayer1, .mpegLayer2, .mpegLayer3: decoder = try MP3Decoder(format: format)
-        case .aac:
-            decoder = try AACDecoder(format: format, magicCookie: file.properties.magicCookie ?? [])
-            skip = max(0, skip - Int64(AACDecoder.outputDelay))
-        case .lpcm, .ima4, .imaADPCMWAVE, .ulaw, .alaw: decoder = try makeDecoder(for: format)
-        default:
-            // ALAC and the rest: libsndfile decodes them.
+        magicCookie = file.properties.magicCookie
+        audioFile = file
+        guard AudioCodecRegistry.standard.canDecode(format.formatID) else {
+            // Formats afkit has no decoder for: libsndfile may decode them.
             let sound = try SoundFile(path: path)
             backend = .libsndfile(sound)
             remaining = sound.info.frames
             skip = 0
             return
         }
+        let decoder = try AudioCodecRegistry.standard.decoder(for: format, magicCookie: magicCookie)
+        skip = max(0, skip - Int64(decoder.framesDroppedAtStart))
         backend = .afkit(file, decoder, nextPacket: 0)
     }
 

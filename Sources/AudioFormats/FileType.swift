@@ -1,6 +1,8 @@
 /// A container kind, detected from the bytes. Raw values are the contract's `container` names.
 public enum FileType: String, Hashable, Sendable, CaseIterable {
     case caf, aiff, aifc, wav, rf64, adts, mp3
+    /// MPEG-4 audio (`ftyp` brand `M4A `/`M4B `) and other ISO base media files.
+    case m4a, mp4
 
     /// Apple's AudioFileTypeID for the container.
     public var fileTypeID: FourCharCode {
@@ -12,6 +14,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .rf64: "RF64"
         case .adts: "adts"
         case .mp3: "MPG3"
+        case .m4a: "m4af"
+        case .mp4: "mp4f"
         }
     }
 
@@ -25,6 +29,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "rf64": self = .rf64
         case "aac", "adts": self = .adts
         case "mp3", "mp2", "mp1", "mpa", "mpga": self = .mp3
+        case "m4a", "m4b": self = .m4a
+        case "mp4": self = .mp4
         default: return nil
         }
     }

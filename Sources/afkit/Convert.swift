@@ -11,15 +11,17 @@ extension DataFormatSpecifier: ExpressibleByArgument {
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an audio file to CAF, AIFF/AIFF-C or WAV, resampling and remixing as asked.",
+        abstract: "Convert an audio file to CAF, AIFF/AIFF-C, WAV, M4A, ADTS or MP3, resampling and remixing as asked.",
         discussion: """
             Data formats: LEI16 BEI16 LEI24 BEI24 LEI32 LEF32 BEF32 LEF64 I8 UI8 ima4 ulaw alaw (and ima-adpcm for WAV), \
-            with an optional @RATE, as in ima4@22050. Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
+            aac (AAC-LC) and alac (Apple Lossless), with an optional @RATE, as in ima4@22050. \
+            Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
             The output is written atomically: it appears complete or not at all.
             """
     )
 
-    @Option(name: .customShort("f"), help: "Output file type: caff, AIFF, AIFC, WAVE (default: from OUTPUT's extension).")
+    @Option(name: .customShort("f"),
+        help: "Output file type: caff, AIFF, AIFC, WAVE, RF64, m4af, adts (default: from OUTPUT's extension).")
     var fileType: String?
 
     @Option(name: .customShort("d"), help: "Output data format, with an optional @RATE.")
@@ -27,6 +29,15 @@ struct Convert: ParsableCommand {
 
     @Option(name: .customShort("c"), help: "Output channels (downmix or upmix).")
     var channels: Int?
+
+    @Option(name: .customShort("b"), help: "Bit rate of AAC or MP3 output, in bits per second (as afconvert).")
+    var bitRate: Int?
+
+    @Option(name: .customShort("q"), help: "Codec quality, 0 to 127 (AAC: below 32 the fast search).")
+    var codecQuality: Int?
+
+    @Option(name: .customShort("s"), help: "AAC bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.")
+    var strategy: Int?
 
     @Option(help: "A preferred format: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
     var preset: String?
@@ -64,8 +75,15 @@ struct Convert: ParsableCommand {
             throw ValidationError("--src-quality takes 0 to 4")
         }
         guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
-        if fileType == nil && preset == nil && FileType(outputPath: output) == nil {
-            throw ValidationError("cannot tell the output type from '\(output)'; give -f or name it .caf, .aif, .aifc or .wav")
+        if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
+        if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
+        if let bitRate, bitRate <= 0 { throw ValidationError("-b takes bits per second, such as 128000") }
+        do {
+            let settings = settings
+            _ = try AudioConverter.dataFormat(for: try AudioConverter.outputFileType(for: output, settings: settings),
+                settings: settings)
+        } catch let error as ConversionUsageError {
+            throw ValidationError(error.description)
         }
     }
 
@@ -77,6 +95,9 @@ struct Convert: ParsableCommand {
             if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
         }
         if let channels { settings.channels = channels }
+        if let bitRate { settings.bitRate = bitRate }
+        if let codecQuality { settings.quality = codecQuality }
+        if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }
         if resampler == "libsamplerate", let converter = ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) {
             settings.resampler = .libsamplerate(converter)
         }
@@ -87,7 +108,8 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         do {
-            try AudioConverter.convert(input: input, output: output, settings: settings)
+            let result = try AudioConverter.convert(input: input, output: output, settings: settings)
+            for note in result.notes { Output.standardError("convert: note: \(note)\n") }
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

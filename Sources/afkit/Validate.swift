@@ -54,11 +54,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         var validator = AssetValidator(profile: try loadProfile())
         validator.decoderProvider = { format, cookie in
-            switch format.formatID {
-            case .mpegLayer1, .mpegLayer2, .mpegLayer3: try? MP3Decoder(format: format)
-            case .aac: cookie.flatMap { try? AACDecoder(format: format, magicCookie: $0) }
-            default: try? makeDecoder(for: format)
-            }
+            try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
         let report: ValidationReport
         do {

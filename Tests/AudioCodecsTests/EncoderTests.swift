@@ -211,7 +211,7 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
     static let expected: [Float] = [0, 1, -1, 1, -1, 0, 0.25, -0.25]
 
     func decode(_ bytes: [UInt8], _ format: StreamDescription, packets: Int) throws -> [Float] {
-        var decoder = try makeDecoder(for: format)
+        var decoder = try AudioCodecRegistry.builtIn.decoder(for: format)
         var output: [Float] = []
         _ = try decoder.decode(bytes, packetCount: packets, appendingTo: &output)
         return output

@@ -165,7 +165,7 @@ import Testing
     func agreesWithLibsndfile(_ name: String) throws {
         let path = CodecFixtures.path(name)
         let file = try AudioFile(path: path)
-        var decoder = try makeDecoder(for: file.dataFormat)
+        var decoder = try AudioCodecRegistry.builtIn.decoder(for: file.dataFormat)
         var ours: [Float] = []
         _ = try decoder.decode(try file.readAudioBytes(), packetCount: Int(file.packetCount), appendingTo: &ours)
         let theirs = try SoundFile(path: path).readFloat()
@@ -182,7 +182,7 @@ import Testing
             var bytes: [UInt8] = []
             let input: [Float] = (0..<2000).map { Float(sin(Double($0) * 0.05)) * 0.8 }
             #expect(try encoder.encode(input, into: &bytes) == 1000)
-            var decoder = try makeDecoder(for: format)
+            var decoder = try AudioCodecRegistry.builtIn.decoder(for: format)
             var output: [Float] = []
             _ = try decoder.decode(bytes, packetCount: 1000, appendingTo: &output)
             let reference = input.map { Int16(($0 * 32768).rounded()) }

@@ -217,7 +217,7 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         for index in 30000..<32000 { samples[index] = -1e38 }
         try writeFloatWAV(samples, rate: 44100, channels: 1, to: source)
         var settings = ConversionSettings()
-        settings.musicBitrate = 128
+        settings.bitRate = 128_000
         let result = try AudioConverter.convert(input: source, output: folder.path + "/out.mp3", settings: settings)
         #expect(result.frameCount == 44100)
         let decoded = try decodedSamples(folder.path + "/out.mp3")

@@ -148,7 +148,7 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
         .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 32, isFloat: true),
     ]
     let format = formats[Int(selector / 3) % formats.count]
-    guard var decoder = try? makeDecoder(for: format) else { return "no decoder for \(format.formatID)" }
+    guard var decoder = try? AudioCodecRegistry.builtIn.decoder(for: format) else { return "no decoder for \(format.formatID)" }
     let packets = payload.count / Int(format.bytesPerPacket)
     var output: [Float] = []
     guard let frames = try? decoder.decode(payload, packetCount: packets, appendingTo: &output) else { return nil }
@@ -160,7 +160,7 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
         return "\(format.formatID): a decoded sample outside [-1, 1)"
     }
     // Whatever was decoded (float PCM brings NaN, infinities and 1e38) goes straight into every encoder.
-    var encoders: [(any AudioEncoder, StreamDescription)] = []
+    var encoders: [(any ConstantPacketEncoder, StreamDescription)] = []
     let ima4 = StreamDescription.appleIMA4(sampleRate: 8000, channels: channels)
     encoders.append((AppleIMA4Encoder(format: ima4, quality: .search(width: 4)), ima4))
     let wave = IMAADPCMWAVE.format(sampleRate: 8000, channels: channels)

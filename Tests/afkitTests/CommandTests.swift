@@ -315,12 +315,27 @@ struct Command {
         #expect(try Command.run(["convert", "-d", "LEI17", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
         #expect(try Command.run(["convert", "-f", "MPG3", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
         #expect(try Command.run(["convert", "--preset", "loud", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
-        #expect(try Command.run(["convert", "wav/pcm-u8-mono.wav", folder + "/x.mp3"]).status == 2)
-        // A format the container cannot hold fails, and leaves nothing.
+        #expect(try Command.run(["convert", "wav/pcm-u8-mono.wav", folder + "/x.ogg"]).status == 2)
+        // A format the container cannot hold is a usage error that says what fits, and leaves nothing.
         let failed = try Command.run(["convert", "-d", "ima4", "wav/pcm-u8-mono.wav", folder + "/x.wav"])
-        #expect(failed.status == 1)
-        #expect(!failed.stderr.isEmpty)
+        #expect(failed.status == 2)
+        #expect(failed.stderr.contains("ima-adpcm"))
+        // So is a name that disagrees with -f or the preset.
+        let disagreeing = try Command.run(["convert", "-f", "caff", "wav/pcm-u8-mono.wav", folder + "/x.wav"])
+        #expect(disagreeing.status == 2)
+        #expect(disagreeing.stderr.contains(".caf"))
+        let presetName = try Command.run(["convert", "--preset", "sfx", "wav/pcm-u8-mono.wav", folder + "/x.wav"])
+        #expect(presetName.status == 2)
+        #expect(presetName.stderr.contains(".caf"))
+        #expect(try Command.run(["convert", "-d", "aac", "wav/pcm-u8-mono.wav", folder + "/x.aif"]).status == 2)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? ["?"]).isEmpty)
+        // A failure found while converting (a source that cannot be read) exits 1 and leaves nothing.
+        let unreadable = folder + "/junk.wav"
+        try Data("RIFF\u{0}\u{0}".utf8).write(to: URL(fileURLWithPath: unreadable))
+        let broken = try Command.run(["convert", unreadable, folder + "/x.caf"])
+        #expect(broken.status == 1)
+        #expect(!broken.stderr.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["junk.wav"])
     }
 
     @Test func batchMirrorsAndSkips() throws {

@@ -1,0 +1,237 @@
+import AudioCodecs
+import AudioFormats
+import CAVCodec
+
+/// Apple Lossless (ALAC) through libavcodec's `alac` encoder and decoder: packets of 4096 frames (the
+/// last one shorter, which ALAC signals in the packet), no encoder delay. The magic cookie is the
+/// 24-byte ALACSpecificConfig that CAF's `kuki` holds; an MP4 `alac` box wraps it.
+public enum AppleLossless {
+    /// Frames in every packet but the last.
+    public static let framesPerPacket = 4096
+
+    /// The ALAC format flags Apple uses for the source's bit depth (1: 16, 2: 20, 3: 24, 4: 32 bits).
+    public static func formatFlags(bitDepth: Int) -> UInt32 {
+        switch bitDepth {
+        case 20: 2
+        case 24: 3
+        case 32: 4
+        default: 1
+        }
+    }
+
+    /// The bit depth ALAC stores for a source of `bits`: libavcodec's encoder writes 16 and 24, so 20-bit
+    /// sources are held exactly in 24 and wider ones (32-bit integer, float) are rounded to 24.
+    public static func storedBitDepth(forSourceBits bits: Int) -> Int { bits <= 16 ? 16 : 24 }
+
+    /// The stream description of ALAC packets.
+    public static func format(sampleRate: Double, channels: UInt32, bitDepth: Int) -> StreamDescription {
+        StreamDescription(sampleRate: sampleRate, formatID: .alac,
+            formatFlags: .init(rawValue: formatFlags(bitDepth: bitDepth)), bytesPerPacket: 0,
+            framesPerPacket: UInt32(framesPerPacket), bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+    }
+
+    /// The 24-byte ALACSpecificConfig inside a cookie: bare, after an `alac` atom header (libavcodec's
+    /// 36-byte extradata, an MP4 `alac` box) or inside Apple's `frma`/`alac` wrapping.
+    public static func specificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
+        if cookie.count == 24 { return cookie }
+        // Find the `alac` atom: 4-byte size, 'alac', 4-byte version and flags, then the config.
+        let tag: [UInt8] = Array("alac".utf8)
+        var index = 4
+        while index + 4 + 4 + 24 <= cookie.count {
+            if Array(cookie[index..<index + 4]) == tag {
+                let start = index + 8
+                // 'frma' boxes hold the tag 'alac' as data: the atom we want is followed by a config whose
+                // frame length is not 0.
+                let config = Array(cookie[start..<start + 24])
+                if config[0..<4] != [0, 0, 0, 0] { return config }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// libavcodec's ALAC extradata (an `alac` atom of 36 bytes) for a config.
+    static func atom(_ config: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendInteger(UInt32(36), endianness: .big)
+        bytes.appendFourCharCode("alac")
+        bytes.appendInteger(UInt32(0), endianness: .big)
+        return bytes + config
+    }
+}
+
+/// Encodes ALAC with libavcodec, keeping 16-bit sources at 16 bits and deeper ones at 24.
+public final class AppleLosslessEncoder: AudioEncoder {
+    public let destinationFormat: StreamDescription
+    public var primingFrames: Int { 0 }
+    public let magicCookie: [UInt8]?
+    public let maximumPacketSize: Int
+    /// Bits per sample stored.
+    public let bitDepth: Int
+    private let engine: LibavcodecContext
+    private let channels: Int
+    private var filled = 0
+    private var lastPacketFrames = 0
+
+    public init(_ settings: EncoderSettings) throws {
+        let format = settings.format
+        channels = Int(format.channelsPerFrame)
+        guard (1...8).contains(channels) else {
+            throw AudioFileError.unsupportedDataFormat("alac: the encoder takes 1 to 8 channels, not \(channels)",
+                offset: nil)
+        }
+        guard format.sampleRate >= 1, format.sampleRate <= 384000, format.sampleRate == format.sampleRate.rounded() else {
+            throw AudioFileError.unsupportedDataFormat("alac: ALAC holds whole rates up to 384 kHz, not \(format.sampleRate) Hz",
+                offset: nil)
+        }
+        let depth = AppleLossless.storedBitDepth(forSourceBits: settings.sourceBitDepth ?? 16)
+        bitDepth = depth
+        let channelCount = channels
+        engine = try LibavcodecContext(name: "alac", encoder: true) { context in
+            context.pointee.sample_fmt = depth == 16 ? AV_SAMPLE_FMT_S16P : AV_SAMPLE_FMT_S32P
+            context.pointee.bits_per_raw_sample = Int32(depth)
+            context.pointee.sample_rate = Int32(format.sampleRate)
+            context.pointee.time_base = AVRational(num: 1, den: Int32(format.sampleRate))
+            context.pointee.frame_size = Int32(AppleLossless.framesPerPacket)
+            av_channel_layout_default(&context.pointee.ch_layout, Int32(channelCount))
+        }
+        guard let config = AppleLossless.specificConfig(inCookie: engine.extradata) else {
+            throw AudioFileError.unsupportedDataFormat("alac: the engine gave no ALACSpecificConfig", offset: nil)
+        }
+        magicCookie = config
+        // ALAC's worst case: a verbatim packet, the samples as stored plus a small header.
+        maximumPacketSize = AppleLossless.framesPerPacket * channels * depth / 8 + 64
+        destinationFormat = AppleLossless.format(sampleRate: format.sampleRate, channels: format.channelsPerFrame,
+            bitDepth: depth)
+    }
+
+    public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
+        let count = frames.count / channels
+        let size = AppleLossless.framesPerPacket
+        var index = 0
+        while index < count {
+            if filled == 0 { try engine.prepareFrame(count: size) }
+            let take = min(size - filled, count - index)
+            for channel in 0..<channels {
+                if bitDepth == 16 {
+                    let plane = engine.plane(channel, as: Int16.self)
+                    for frame in 0..<take {
+                        plane[filled + frame] = Int16(truncatingIfNeeded: quantized(frames[(index + frame) * channels + channel],
+                            bits: 16))
+                    }
+                } else {
+                    // libavcodec takes 24-bit samples in the high bits of 32.
+                    let plane = engine.plane(channel, as: Int32.self)
+                    for frame in 0..<take {
+                        plane[filled + frame] = Int32(truncatingIfNeeded: quantized(frames[(index + frame) * channels + channel],
+                            bits: 24)) << 8
+                    }
+                }
+            }
+            filled += take
+            index += take
+            if filled == size { try flushFrame(into: &packets) }
+        }
+    }
+
+    public func finish(into packets: inout EncodedPackets) throws -> Int {
+        if filled > 0 { try flushFrame(into: &packets) }
+        try engine.encode(frames: nil, into: &packets) { _ in 0 }
+        return lastPacketFrames == 0 ? 0 : AppleLossless.framesPerPacket - lastPacketFrames
+    }
+
+    private func flushFrame(into packets: inout EncodedPackets) throws {
+        try engine.encode(frames: filled, into: &packets) { _ in 0 }
+        lastPacketFrames = filled
+        filled = 0
+    }
+
+    /// A sample in -1...1 as a `bits`-bit integer, rounded, clipped; NaN is silence.
+    private func quantized(_ value: Float, bits: Int) -> Int64 {
+        let scale = Double(Int64(1) << (bits - 1))
+        let clipped = value.isNaN ? 0 : Double(value) * scale
+        return Int64(min(scale - 1, max(-scale, clipped.rounded(.toNearestOrEven))))
+    }
+}
+
+/// Decodes ALAC packets with libavcodec to interleaved Float32.
+public final class AppleLosslessDecoder: AudioDecoder {
+    public let sourceFormat: StreamDescription
+    public let maximumFramesPerPacket: Int
+    private let engine: LibavcodecContext
+    private let config: [UInt8]
+
+    /// `magicCookie`: the ALACSpecificConfig, bare or wrapped as Apple and MP4 wrap it.
+    public init(format: StreamDescription, magicCookie: [UInt8]?) throws {
+        guard let cookie = magicCookie, let config = AppleLossless.specificConfig(inCookie: cookie) else {
+            throw AudioFileError.unsupportedDataFormat("alac: no ALACSpecificConfig to configure the decoder", offset: nil)
+        }
+        let frameLength = Int(UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3]))
+        let channels = Int(config[9])
+        guard (1...65536).contains(frameLength), channels == Int(format.channelsPerFrame) else {
+            throw AudioFileError.unsupportedDataFormat(
+                "alac: the ALACSpecificConfig says \(frameLength) frames and \(channels) channels; the stream has "
+                    + "\(format.channelsPerFrame)", offset: nil)
+        }
+        sourceFormat = format
+        maximumFramesPerPacket = frameLength
+        self.config = config
+        engine = try LibavcodecContext(name: "alac", encoder: false) { context in
+            try LibavcodecContext.setExtradata(AppleLossless.atom(config), of: context)
+        }
+    }
+
+    public func reset() { avcodec_flush_buffers(engine.context) }
+
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) throws -> Int {
+        guard let descriptions, let base = bytes.baseAddress else {
+            if packetCount == 0 { return 0 }
+            throw AudioFileError.invalidPacket("alac: packets vary in size; each needs a description", offset: nil)
+        }
+        let channels = Int(sourceFormat.channelsPerFrame)
+        var written = 0
+        for index in 0..<packetCount {
+            let start = Int(descriptions[index].startOffset)
+            let size = Int(descriptions[index].dataByteSize)
+            guard start >= 0, size > 0, start + size <= bytes.count else {
+                throw AudioFileError.invalidPacket("alac: packet \(index) lies outside the bytes given", offset: nil)
+            }
+            engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
+            engine.packet.pointee.size = Int32(size)
+            let sent = avcodec_send_packet(engine.context, engine.packet)
+            engine.packet.pointee.data = nil
+            engine.packet.pointee.size = 0
+            guard sent >= 0 else { throw engine.failure("could not decode packet \(index)", sent) }
+            while true {
+                let received = avcodec_receive_frame(engine.context, engine.frame)
+                if received == afkit_averror_again() || received == afkit_averror_eof() { break }
+                guard received >= 0 else { throw engine.failure("could not decode packet \(index)", received) }
+                defer { av_frame_unref(engine.frame) }
+                let frames = Int(engine.frame.pointee.nb_samples)
+                guard Int(engine.frame.pointee.ch_layout.nb_channels) == channels,
+                    (written + frames) * channels <= output.count
+                else {
+                    throw AudioFileError.invalidPacket("alac: packet \(index) decodes to more than its config allows",
+                        offset: nil)
+                }
+                let isShort = engine.frame.pointee.format == AV_SAMPLE_FMT_S16P.rawValue
+                for channel in 0..<channels {
+                    if isShort {
+                        let plane = engine.plane(channel, as: Int16.self)
+                        for frame in 0..<frames { output[(written + frame) * channels + channel] = Float(plane[frame]) / 32768 }
+                    } else {
+                        let plane = engine.plane(channel, as: Int32.self)
+                        for frame in 0..<frames {
+                            output[(written + frame) * channels + channel] = Float(Double(plane[frame]) / 2_147_483_648)
+                        }
+                    }
+                }
+                written += frames
+            }
+        }
+        return written
+    }
+}
