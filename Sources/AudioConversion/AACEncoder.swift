@@ -20,7 +20,8 @@ public final class AACEncoder: AudioEncoder {
         11025, 8000, 7350]
 
     public let destinationFormat: StreamDescription
-    public let primingFrames: Int
+    /// The engine's delay; 0 for a stream that ended before any packet (there is nothing to trim).
+    public var primingFrames: Int { packetsMade == 0 && sourceFrames == 0 && finished ? 0 : delay }
     public let magicCookie: [UInt8]?
     public let maximumPacketSize: Int
     /// The bit rate asked of the engine (bits per second), or `nil` in quality mode.
@@ -31,6 +32,8 @@ public final class AACEncoder: AudioEncoder {
     private var filled = 0
     private var sourceFrames: Int64 = 0
     private var packetsMade: Int64 = 0
+    private var finished = false
+    private let delay: Int
 
     /// The rate AAC-LC can hold nearest to `rate`.
     public static func nearestSampleRate(to rate: Double) -> Double {
@@ -86,8 +89,12 @@ public final class AACEncoder: AudioEncoder {
                 context.pointee.bit_rate = Int64(target)
             }
         }
-        primingFrames = Int(engine.context.pointee.initial_padding)
-        let config = engine.extradata
+        delay = Int(engine.context.pointee.initial_padding)
+        // libavcodec appends a backward-compatible extension that says "no SBR" (sync 0x2B7); Apple's
+        // AAC-LC configs are the two core bytes, and a reader that sees the extension may take the
+        // stream for HE-AAC. Keep the core.
+        var config = engine.extradata
+        if config.count > 2, config[0] >> 3 == 2, (config[0] & 7) << 1 | config[1] >> 7 != 15 { config = Array(config[0..<2]) }
         guard !config.isEmpty, Int(engine.context.pointee.frame_size) == framesPerPacket else {
             throw AudioFileError.unsupportedDataFormat("aac: the engine gave no AudioSpecificConfig", offset: nil)
         }
@@ -105,8 +112,6 @@ public final class AACEncoder: AudioEncoder {
         min(2, max(0.1, Double(bitRate) / Double(channels) / 64000))
     }
 
-    /// The AudioSpecificConfig the engine made (the cookie holds it inside an ES descriptor).
-    public var audioSpecificConfig: [UInt8] { engine.extradata }
 
     public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         let count = frames.count / channels
@@ -133,6 +138,8 @@ public final class AACEncoder: AudioEncoder {
         let before = packets.packetCount
         try engine.encode(frames: nil, into: &packets) { _ in 0 }
         packetsMade += Int64(packets.packetCount - before)
+        finished = true
+        if packetsMade == 0 && sourceFrames == 0 { return 0 }
         let remainder = packetsMade * Int64(framesPerPacket) - Int64(primingFrames) - sourceFrames
         guard remainder >= 0 else {
             throw AudioFileError.malformed("aac: the engine made \(packetsMade) packets for \(sourceFrames) frames",

@@ -426,7 +426,7 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         }
     }
 
-    @Test(arguments: ["LEI16", "ima4@22050"])
+    @Test(arguments: ["LEI16", "ima4@22050", "aac", "alac"])
     func convertsOrFailsWithATypedError(_ spec: String) throws {
         let inputs = Self.inputs
         #expect(inputs.count > 1000)
