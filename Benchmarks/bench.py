@@ -124,31 +124,40 @@ def validation():
           f"{100/probe:.0f} files/s (100 files in {probe*1000:.0f} ms) | `ffprobe -show_format -show_streams` per file | "
           f"{(1000/ours)/(100/probe):.0f}x |")
 
-def batch():
-    """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
-    folder = f"{WORK}/sfx-200"
+def clips(name, count, seconds, frequency):
+    """`count` stereo clips (a sine on one channel, quiet noise on the other), made once."""
+    folder = f"{WORK}/{name}"
     if not os.path.isdir(folder):
         os.makedirs(folder)
-        for i in range(200):
-            sh(f'ffmpeg -y -f lavfi -i "sine=frequency={200 + 7 * i}:duration=0.4:sample_rate=44100" '
-               f'-f lavfi -i "anoisesrc=duration=0.4:sample_rate=44100:amplitude=0.05" '
-               f'-filter_complex "[0][1]amerge=inputs=2" -c:a pcm_s16le {folder}/sfx-{i:03d}.wav')
-    files = sorted(os.listdir(folder))
-    out = f"{WORK}/sfx-out"
-    rows = []
-    for quality in ("fast", "best"):
-        rows.append((quality, best(f"rm -rf {out} && {AFKIT} batch --preset sfx --quality {quality} --out {out} {folder} > /dev/null")))
-    sequential = best(f"rm -rf {out}-ff && mkdir -p {out}-ff && for f in {' '.join(files)}; do "
-                      f"ffmpeg -v error -y -i {folder}/$f -ac 1 -ar 22050 -c:a adpcm_ima_qt {out}-ff/${{f%.wav}}.caf; done")
+        for i in range(count):
+            sh(f'ffmpeg -y -f lavfi -i "sine=frequency={frequency(i)}:duration={seconds}:sample_rate=44100" '
+               f'-f lavfi -i "anoisesrc=duration={seconds}:sample_rate=44100:amplitude=0.05" '
+               f'-filter_complex "[0][1]amerge=inputs=2" -c:a pcm_s16le {folder}/{name}-{i:03d}.wav')
+    return folder
+
+def batch_table(title, folder, afkit_rows, ffmpeg_args, extension):
+    """afkit batch commands against FFmpeg run per file, sequentially and two at a time."""
+    count = len(os.listdir(folder))
+    out = f"{WORK}/{os.path.basename(folder)}-out"
+    rows = [(label, best(f"rm -rf {out} && {AFKIT} batch {args} --out {out} {folder} > /dev/null"))
+            for label, args in afkit_rows]
+    sequential = best(f"rm -rf {out}-ff && mkdir -p {out}-ff && for f in $(ls {folder}); do "
+                      f"ffmpeg -v error -y -i {folder}/$f {ffmpeg_args} {out}-ff/${{f%.wav}}.{extension}; done")
     parallel = best(f"rm -rf {out}-ff && mkdir -p {out}-ff && ls {folder} | xargs -P 2 -I F sh -c "
-                    f"'ffmpeg -v error -y -i {folder}/F -ac 1 -ar 22050 -c:a adpcm_ima_qt {out}-ff/F.caf'")
-    print("\n| batch: 200 effects to CAF IMA4 22.05 kHz mono | time | files/s | vs FFmpeg sequential | vs FFmpeg 2 at a time |")
+                    f"'ffmpeg -v error -y -i {folder}/F {ffmpeg_args} {out}-ff/F.{extension}'")
+    print(f"\n| batch: {title} | time | files/s | vs FFmpeg sequential | vs FFmpeg 2 at a time |")
     print("|---|---|---|---|---|")
-    for quality, seconds in rows:
-        print(f"| `afkit batch --preset sfx --quality {quality}` | {seconds*1000:.0f} ms | {200/seconds:.0f} | "
-              f"{sequential/seconds:.1f}x | {parallel/seconds:.1f}x |")
-    print(f"| `ffmpeg -ac 1 -ar 22050 -c:a adpcm_ima_qt` per file, sequential | {sequential*1000:.0f} ms | {200/sequential:.0f} | | |")
-    print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {200/parallel:.0f} | | |")
+    for label, seconds in rows:
+        print(f"| `{label}` | {seconds*1000:.0f} ms | {count/seconds:.0f} | {sequential/seconds:.1f}x | {parallel/seconds:.1f}x |")
+    print(f"| `ffmpeg {ffmpeg_args}` per file, sequential | {sequential*1000:.0f} ms | {count/sequential:.0f} | | |")
+    print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {count/parallel:.0f} | | |")
+
+def batch():
+    """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
+    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    batch_table("200 effects to CAF IMA4 22.05 kHz mono", folder,
+                [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
+                "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf")
 
 def conversions():
     """Whole-process conversions of the 10-minute stereo source: afkit convert against the reference
@@ -179,6 +188,17 @@ def conversions():
             ("ffmpeg aresample=soxr", f"ffmpeg -v error -y -i {src} -af aresample=48000:resampler=soxr {out}/fr48.wav")]),
         ("WAV 16-bit → CAF IMA4 (fast encoder)", f"{AFKIT} convert -d ima4 --quality fast {src} {out}/i.caf", [
             ("ffmpeg -c:a adpcm_ima_qt", f"ffmpeg -v error -y -i {src} -c:a adpcm_ima_qt {out}/fi.caf")]),
+        # FFmpeg cannot mux AAC into CAF: its M4A is the same job in the nearest container.
+        ("WAV 16-bit → AAC 128 kbit/s in CAF", f"{AFKIT} convert -d aac -b 128000 {src} {out}/aac.caf", [
+            ("ffmpeg -c:a aac -b:a 128k (M4A)", f"ffmpeg -v error -y -i {src} -c:a aac -b:a 128k {out}/faac.m4a")]),
+        ("WAV 16-bit → AAC 128 kbit/s in M4A", f"{AFKIT} convert -d aac -b 128000 {src} {out}/aac.m4a", [
+            ("ffmpeg -c:a aac -b:a 128k", f"ffmpeg -v error -y -i {src} -c:a aac -b:a 128k {out}/faac.m4a")]),
+        ("WAV 16-bit → ALAC in CAF", f"{AFKIT} convert -d alac {src} {out}/alac.caf", [
+            ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.caf")]),
+        ("WAV 16-bit → ALAC in M4A", f"{AFKIT} convert -d alac {src} {out}/alac.m4a", [
+            ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.m4a")]),
+        ("MP3 (LAME -V2) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/lame-v2.mp3 {out}/m.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/lame-v2.mp3 {out}/fm.wav")]),
     ]
     print(f"\n| conversion ({SECONDS} s stereo 44.1 kHz) | afkit convert | reference tool | reference | afkit speed-up |")
     print("|---|---|---|---|---|")
@@ -188,8 +208,44 @@ def conversions():
             theirs = best(command)
             print(f"| {task} | {mine*1000:.0f} ms | `{tool}` | {theirs*1000:.0f} ms | {theirs/mine:.1f}x |")
 
+def music_batch():
+    """50 short stereo clips to AAC 128 kbit/s: afkit batch --preset music (CAF) against FFmpeg per file (M4A)."""
+    folder = clips("music", 50, 3, lambda i: 220 + 11 * i)
+    batch_table("50 stereo 3 s clips to AAC 128 kbit/s", folder,
+                [("afkit batch --preset music (CAF)", "--preset music")], "-c:a aac -b:a 128k", "m4a")
+
+def decoders(inputs):
+    """In-process: afkit's former AAC and MP3 engines against libavcodec's on the 10-minute files,
+    and both over the fuzz corpus and hostile fixtures (files refused, packets refused)."""
+    lines = subprocess.run([CODEC_BENCH, "decoders", inputs["ADTS AAC-LC 128k"], inputs["MP3 VBR (LAME -V2)"],
+                            "--corpus", f"{ROOT}/Fuzz/corpus/file", f"{ROOT}/Fuzz/corpus/stream",
+                            f"{ROOT}/Tests/Fixtures/hostile", f"{ROOT}/Tests/Fixtures/adts", f"{ROOT}/Tests/Fixtures/mp3"],
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    print("\n| decoder (in-process) | 10 min stereo | M samples/s | corpus files | files failed | packets refused |")
+    print("|---|---|---|---|---|---|")
+    entries = [json.loads(line) for line in lines]
+    robustness = {e["name"].replace("robustness ", ""): e for e in entries if e["name"].startswith("robustness")}
+    for e in entries:
+        if e["name"].startswith("decode"):
+            engine = e["name"].split(" ", 2)[2].strip()
+            r = robustness.get(engine, {})
+            print(f"| {e['name']} | {e['seconds']*1000:.0f} ms | {e['samplesPerSecond']/1e6:.0f} | {r.get('files', '')} "
+                  f"| {r.get('failed', '')} | {r.get('refusedPackets', '')} |")
+
+SECTIONS = os.environ.get("BENCH_ONLY", "").split(",") if os.environ.get("BENCH_ONLY") else None
+
+def wanted(name):
+    return SECTIONS is None or name in SECTIONS
+
 def main():
     inputs = make_inputs()
+    if SECTIONS is not None:
+        print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; sections: {', '.join(SECTIONS)}.")
+        if wanted("conversions"): conversions()
+        if wanted("decoders"): decoders(inputs)
+        if wanted("music-batch"): music_batch()
+        if wanted("batch"): batch()
+        return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     print("| task | input | MB | afkit | reference | reference tool | afkit speed-up |")
     print("|---|---|---|---|---|---|---|")
@@ -208,5 +264,7 @@ def main():
     conversions()
     validation()
     batch()
+    music_batch()
+    decoders(inputs)
 
 main()

@@ -34,6 +34,108 @@ func report(_ name: String, samples: Int, seconds: Double, extra: String = "") {
 
 let arguments = CommandLine.arguments
 
+/// `decoders FILE...`: each compressed file's packets decoded by afkit's engine for the format and by
+/// libavcodec's, one JSON line per engine and file (speed), then both over every file in the folders
+/// given after `--corpus` (robustness: packets decoded, packets refused).
+if arguments.count >= 3 && arguments[1] == "decoders" {
+    let split = arguments.firstIndex(of: "--corpus") ?? arguments.count
+    func engines(_ file: AudioFile) throws -> [(String, () throws -> any AudioDecoder)] {
+        let format = file.dataFormat
+        let cookie = file.properties.magicCookie
+        switch format.formatID {
+        case .aac:
+            let config = cookie.flatMap { $0.first == 0x03 ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) : $0 }
+            return [("libfaad2", { try AACDecoder(format: format, magicCookie: cookie ?? []) }),
+                ("libavcodec aac", { try LibavcodecDecoder(codec: "aac", format: format, extradata: config,
+                    maximumFramesPerPacket: 2048) })]
+        case .mpegLayer3, .mpegLayer2, .mpegLayer1:
+            return [("libmp3lame hip", { try MP3Decoder(format: format) }),
+                ("libavcodec mp3float", { try LibavcodecDecoder(codec: format.formatID == .mpegLayer3 ? "mp3float" : "mp2float",
+                    format: format, extradata: nil, maximumFramesPerPacket: 1152) })]
+        default: return []
+        }
+    }
+    func decodeAll(_ file: AudioFile, _ make: () throws -> any AudioDecoder) throws -> (frames: Int, refused: Int) {
+        var decoder = try make()
+        var output: [Float] = []
+        var frames = 0
+        var refused = 0
+        var next: Int64 = 0
+        while next < file.packetCount {
+            let (bytes, descriptions) = try file.readPackets(from: next, count: 256)
+            if descriptions.isEmpty { break }
+            output.removeAll(keepingCapacity: true)
+            do {
+                frames += try bytes.withUnsafeBytes { raw in
+                    try descriptions.withUnsafeBufferPointer {
+                        try decoder.decode(raw, packetCount: descriptions.count, descriptions: $0, appendingTo: &output)
+                    }
+                }
+            } catch {
+                // Decode the run packet by packet to count the ones refused.
+                for (index, description) in descriptions.enumerated() {
+                    output.removeAll(keepingCapacity: true)
+                    var single = description
+                    do {
+                        frames += try bytes.withUnsafeBytes { raw in
+                            try withUnsafePointer(to: &single) {
+                                try decoder.decode(raw, packetCount: 1, descriptions: UnsafeBufferPointer(start: $0, count: 1),
+                                    appendingTo: &output)
+                            }
+                        }
+                    } catch { refused += 1 }
+                    _ = index
+                }
+            }
+            next += Int64(descriptions.count)
+        }
+        return (frames, refused)
+    }
+    if arguments[2] == "--compare" {
+        // The two engines' first frames of one file, as JSON arrays, to check their alignment.
+        let file = try AudioFile(path: arguments[3])
+        for (engine, make) in try engines(file) {
+            var decoder = try make()
+            var output: [Float] = []
+            let (bytes, descriptions) = try file.readPackets(from: 0, count: 8)
+            _ = try bytes.withUnsafeBytes { raw in
+                try descriptions.withUnsafeBufferPointer {
+                    try decoder.decode(raw, packetCount: descriptions.count, descriptions: $0, appendingTo: &output)
+                }
+            }
+            print("{\"engine\": \"\(engine)\", \"samples\": \(output)}")
+        }
+        exit(0)
+    }
+    for path in arguments[2..<split] {
+        let file = try AudioFile(path: path)
+        for (engine, make) in try engines(file) {
+            var result = (frames: 0, refused: 0)
+            let seconds = try measure { result = try decodeAll(file, make) }
+            report("decode \(file.dataFormat.formatID) \(engine)", samples: result.frames * Int(file.dataFormat.channelsPerFrame),
+                seconds: seconds, extra: ", \"refused\": \(result.refused)")
+        }
+    }
+    if split < arguments.count {
+        var tally: [String: (files: Int, failed: Int, refused: Int)] = [:]
+        for folder in arguments[(split + 1)...] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                guard let file = try? AudioFile(path: folder + "/" + name), let choices = try? engines(file) else { continue }
+                for (engine, make) in choices {
+                    var entry = tally[engine] ?? (0, 0, 0)
+                    entry.files += 1
+                    if let result = try? decodeAll(file, make) { entry.refused += result.refused } else { entry.failed += 1 }
+                    tally[engine] = entry
+                }
+            }
+        }
+        for (engine, entry) in tally.sorted(by: { $0.key < $1.key }) {
+            print("{\"name\": \"robustness \(engine)\", \"files\": \(entry.files), \"failed\": \(entry.failed), \"refusedPackets\": \(entry.refused)}")
+        }
+    }
+    exit(0)
+}
+
 /// `encode IN.wav OUT.caf [fast|search]`: IMA4 in CAF with the remainder in 'pakt' (for fixtures).
 if arguments.count >= 4 && arguments[1] == "encode" {
     let source = try AudioFile(path: arguments[2])

@@ -156,10 +156,9 @@ public final class AppleLosslessEncoder: AudioEncoder {
 
 /// Decodes ALAC packets with libavcodec to interleaved Float32.
 public final class AppleLosslessDecoder: AudioDecoder {
-    public let sourceFormat: StreamDescription
-    public let maximumFramesPerPacket: Int
-    private let engine: LibavcodecContext
-    private let config: [UInt8]
+    public var sourceFormat: StreamDescription { engine.sourceFormat }
+    public var maximumFramesPerPacket: Int { engine.maximumFramesPerPacket }
+    private let engine: LibavcodecDecoder
 
     /// `magicCookie`: the ALACSpecificConfig, bare or wrapped as Apple and MP4 wrap it.
     public init(format: StreamDescription, magicCookie: [UInt8]?) throws {
@@ -173,65 +172,16 @@ public final class AppleLosslessDecoder: AudioDecoder {
                 "alac: the ALACSpecificConfig says \(frameLength) frames and \(channels) channels; the stream has "
                     + "\(format.channelsPerFrame)", offset: nil)
         }
-        sourceFormat = format
-        maximumFramesPerPacket = frameLength
-        self.config = config
-        engine = try LibavcodecContext(name: "alac", encoder: false) { context in
-            try LibavcodecContext.setExtradata(AppleLossless.atom(config), of: context)
-        }
+        engine = try LibavcodecDecoder(codec: "alac", format: format, extradata: AppleLossless.atom(config),
+            maximumFramesPerPacket: frameLength)
     }
 
-    public func reset() { avcodec_flush_buffers(engine.context) }
+    public func reset() { engine.reset() }
 
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
-        guard let descriptions, let base = bytes.baseAddress else {
-            if packetCount == 0 { return 0 }
-            throw AudioFileError.invalidPacket("alac: packets vary in size; each needs a description", offset: nil)
-        }
-        let channels = Int(sourceFormat.channelsPerFrame)
-        var written = 0
-        for index in 0..<packetCount {
-            let start = Int(descriptions[index].startOffset)
-            let size = Int(descriptions[index].dataByteSize)
-            guard start >= 0, size > 0, start + size <= bytes.count else {
-                throw AudioFileError.invalidPacket("alac: packet \(index) lies outside the bytes given", offset: nil)
-            }
-            engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
-            engine.packet.pointee.size = Int32(size)
-            let sent = avcodec_send_packet(engine.context, engine.packet)
-            engine.packet.pointee.data = nil
-            engine.packet.pointee.size = 0
-            guard sent >= 0 else { throw engine.failure("could not decode packet \(index)", sent) }
-            while true {
-                let received = avcodec_receive_frame(engine.context, engine.frame)
-                if received == afkit_averror_again() || received == afkit_averror_eof() { break }
-                guard received >= 0 else { throw engine.failure("could not decode packet \(index)", received) }
-                defer { av_frame_unref(engine.frame) }
-                let frames = Int(engine.frame.pointee.nb_samples)
-                guard Int(engine.frame.pointee.ch_layout.nb_channels) == channels,
-                    (written + frames) * channels <= output.count
-                else {
-                    throw AudioFileError.invalidPacket("alac: packet \(index) decodes to more than its config allows",
-                        offset: nil)
-                }
-                let isShort = engine.frame.pointee.format == AV_SAMPLE_FMT_S16P.rawValue
-                for channel in 0..<channels {
-                    if isShort {
-                        let plane = engine.plane(channel, as: Int16.self)
-                        for frame in 0..<frames { output[(written + frame) * channels + channel] = Float(plane[frame]) / 32768 }
-                    } else {
-                        let plane = engine.plane(channel, as: Int32.self)
-                        for frame in 0..<frames {
-                            output[(written + frame) * channels + channel] = Float(Double(plane[frame]) / 2_147_483_648)
-                        }
-                    }
-                }
-                written += frames
-            }
-        }
-        return written
+        try engine.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
     }
 }

@@ -71,8 +71,8 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .music:
+            // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
             settings.dataFormat = DataFormatSpecifier("aac")
-            settings.bitRate = 128_000
             settings.maximumChannels = 2
             settings.copiesCompressedPackets = true
             settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]

@@ -124,3 +124,113 @@ final class LibavcodecContext {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+/// Any libavcodec audio decoder as an ``AudioDecoder``: packets in (each with its description),
+/// interleaved Float32 out, whatever sample format the codec gives.
+public final class LibavcodecDecoder: AudioDecoder {
+    public let sourceFormat: StreamDescription
+    public let maximumFramesPerPacket: Int
+    /// Whether a packet the codec refuses decodes to a packet of silence instead of an error (MPEG
+    /// audio: a damaged frame, or one whose bit reservoir lies before a cut, costs one frame, as
+    /// players and libmp3lame's decoder treat it).
+    public let concealsErrors: Bool
+    private let engine: LibavcodecContext
+
+    /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration.
+    public init(codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
+        concealsErrors: Bool = false) throws
+    {
+        sourceFormat = format
+        self.maximumFramesPerPacket = maximumFramesPerPacket
+        self.concealsErrors = concealsErrors
+        engine = try LibavcodecContext(name: codec, encoder: false) { context in
+            context.pointee.sample_rate = Int32(clamping: Int(format.sampleRate))
+            av_channel_layout_default(&context.pointee.ch_layout, Int32(format.channelsPerFrame))
+            if let extradata { try LibavcodecContext.setExtradata(extradata, of: context) }
+        }
+    }
+
+    public func reset() { avcodec_flush_buffers(engine.context) }
+
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) throws -> Int {
+        let name = engine.name
+        guard packetCount > 0 else { return 0 }
+        guard let descriptions, let base = bytes.baseAddress else {
+            throw AudioFileError.invalidPacket("\(name): packets vary in size; each needs a description", offset: nil)
+        }
+        let channels = Int(sourceFormat.channelsPerFrame)
+        var written = 0
+        for index in 0..<packetCount {
+            let start = Int(descriptions[index].startOffset)
+            let size = Int(descriptions[index].dataByteSize)
+            guard start >= 0, size > 0, start + size <= bytes.count else {
+                throw AudioFileError.invalidPacket("\(name): packet \(index) lies outside the bytes given", offset: nil)
+            }
+            engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
+            engine.packet.pointee.size = Int32(size)
+            let sent = avcodec_send_packet(engine.context, engine.packet)
+            engine.packet.pointee.data = nil
+            engine.packet.pointee.size = 0
+            func refuse(_ status: Int32) throws {
+                let frames = Int(sourceFormat.framesPerPacket)
+                guard concealsErrors, frames > 0, (written + frames) * channels <= output.count else {
+                    throw engine.failure("could not decode packet \(index)", status)
+                }
+                for sample in written * channels..<(written + frames) * channels { output[sample] = 0 }
+                written += frames
+            }
+            guard sent >= 0 else {
+                try refuse(sent)
+                continue
+            }
+            while true {
+                let received = avcodec_receive_frame(engine.context, engine.frame)
+                if received == afkit_averror_again() || received == afkit_averror_eof() { break }
+                guard received >= 0 else {
+                    try refuse(received)
+                    break
+                }
+                defer { av_frame_unref(engine.frame) }
+                let frames = Int(engine.frame.pointee.nb_samples)
+                guard Int(engine.frame.pointee.ch_layout.nb_channels) == channels,
+                    (written + frames) * channels <= output.count
+                else {
+                    throw AudioFileError.invalidPacket(
+                        "\(name): packet \(index) decodes to \(frames) frames of \(engine.frame.pointee.ch_layout.nb_channels) "
+                            + "channels; the stream has \(channels)", offset: nil)
+                }
+                try interleave(frames, into: UnsafeMutableBufferPointer(rebasing: output[(written * channels)...]))
+                written += frames
+            }
+        }
+        return written
+    }
+
+    /// Copies the decoded frame's planes (or its one interleaved plane) into `output` as Float32.
+    private func interleave(_ frames: Int, into output: UnsafeMutableBufferPointer<Float>) throws {
+        let channels = Int(sourceFormat.channelsPerFrame)
+        let format = AVSampleFormat(rawValue: engine.frame.pointee.format)
+        func copy<T>(_ type: T.Type, planar: Bool, _ convert: (T) -> Float) {
+            for channel in 0..<channels {
+                let plane = engine.plane(planar ? channel : 0, as: T.self)
+                for frame in 0..<frames {
+                    output[frame * channels + channel] = convert(plane[planar ? frame : frame * channels + channel])
+                }
+            }
+        }
+        switch format {
+        case AV_SAMPLE_FMT_FLTP: copy(Float.self, planar: true) { $0 }
+        case AV_SAMPLE_FMT_FLT: copy(Float.self, planar: false) { $0 }
+        case AV_SAMPLE_FMT_S16P: copy(Int16.self, planar: true) { Float($0) / 32768 }
+        case AV_SAMPLE_FMT_S16: copy(Int16.self, planar: false) { Float($0) / 32768 }
+        case AV_SAMPLE_FMT_S32P: copy(Int32.self, planar: true) { Float(Double($0) / 2_147_483_648) }
+        case AV_SAMPLE_FMT_S32: copy(Int32.self, planar: false) { Float(Double($0) / 2_147_483_648) }
+        default:
+            throw AudioFileError.unsupportedDataFormat("\(engine.name): sample format \(format.rawValue) is not handled",
+                offset: nil)
+        }
+    }
+}
