@@ -97,27 +97,6 @@ final class WritableFile {
 
 private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
-/// A file written front to back by others than the audio writers (an MP3 stream, say).
-public final class WritableFileHandle {
-    private let file: WritableFile
-    private var length: Int64 = 0
-
-    public init(path: String) throws { file = try WritableFile(path: path) }
-
-    /// Appends bytes at the end.
-    public func append(_ bytes: ArraySlice<UInt8>) throws {
-        try bytes.withUnsafeBytes { try file.write($0, at: length) }
-        length += Int64(bytes.count)
-    }
-
-    /// Overwrites bytes already written.
-    public func write(_ bytes: [UInt8], at offset: Int64) throws {
-        try bytes.withUnsafeBytes { try file.write($0, at: offset) }
-    }
-
-    public func close() throws { try file.close() }
-}
-
 /// Reads a file, or standard input when `path` is `nil`, front to back in pieces of exactly
 /// `chunkSize` bytes (the last may be shorter), as a network client would receive it.
 public func forEachChunk(

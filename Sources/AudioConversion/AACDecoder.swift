@@ -50,6 +50,20 @@ public final class AACDecoder: AudioDecoder {
 
     deinit { if let handle { NeAACDecClose(handle) } }
 
+    /// For each output channel in WAV order (front left, right, centre, LFE, back left, right, back
+    /// centre, side left, right), the decoded channel that feeds it, from libfaad2's channel positions.
+    private func waveOrder(_ info: NeAACDecFrameInfo, channels: Int) -> [Int] {
+        guard channels > 2 else { return Array(0..<channels) }
+        let rank: [UInt8: Int] = [
+            UInt8(FRONT_CHANNEL_LEFT): 0, UInt8(FRONT_CHANNEL_RIGHT): 1, UInt8(FRONT_CHANNEL_CENTER): 2,
+            UInt8(LFE_CHANNEL): 3, UInt8(BACK_CHANNEL_LEFT): 4, UInt8(BACK_CHANNEL_RIGHT): 5,
+            UInt8(BACK_CHANNEL_CENTER): 6, UInt8(SIDE_CHANNEL_LEFT): 7, UInt8(SIDE_CHANNEL_RIGHT): 8,
+        ]
+        let positions = withUnsafeBytes(of: info.channel_position) { Array($0.prefix(channels)) }
+        // A stable sort: positions libfaad2 does not name keep their place after the named ones.
+        return (0..<channels).sorted { (rank[positions[$0]] ?? 9 + $0, $0) < (rank[positions[$1]] ?? 9 + $1, $1) }
+    }
+
     public func reset() {
         if let handle { NeAACDecPostSeekReset(handle, 0) }
     }
@@ -86,7 +100,13 @@ public final class AACDecoder: AudioDecoder {
             }
             let floats = samples.assumingMemoryBound(to: Float.self)
             if decodedChannels == channels {
-                for index in 0..<count { output[written * channels + index] = floats[index] }
+                // libfaad2 delivers AAC's order (C L R Ls Rs LFE); afkit's decoders all deliver WAV's.
+                let order = waveOrder(info, channels: channels)
+                for frame in 0..<frames {
+                    for channel in 0..<channels {
+                        output[(written + frame) * channels + channel] = floats[frame * channels + order[channel]]
+                    }
+                }
             } else if channels == 1 && decodedChannels == 2 {
                 // libfaad2 built with parametric stereo turns every mono stream into two channels (the same
                 // twice, for AAC-LC); keep the first, as the stream's format has one.

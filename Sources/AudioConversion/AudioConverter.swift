@@ -156,6 +156,7 @@ public enum AudioConverter {
             }
         }
         options.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
+        options.channelLayout = channelLayout(for: format, source: source)
 
         let (frames, table) = try writeAtomically(output) { temporary in
             let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
@@ -283,6 +284,17 @@ public enum AudioConverter {
             notes.append("ALAC is written at 24 bits: libavcodec's encoder holds 16 and 24")
         }
         return try registry.encoder(encoderSettings)
+    }
+
+    /// The layout an output records: AAC and ALAC of 3 to 8 channels in their decoders' order (the
+    /// engine takes frames in WAV order and reorders them; copied packets are in it already); other
+    /// formats keep the source's layout (as afkit decodes it) when the channels are kept. Mono and
+    /// stereo need none.
+    private static func channelLayout(for format: StreamDescription, source: SourceReader) -> ChannelLayout? {
+        let channels = Int(format.channelsPerFrame)
+        guard channels > 2 else { return nil }
+        if format.formatID == .aac || format.formatID == .alac { return ChannelLayout.mpegOrder(channels: channels) }
+        return channels == source.channels ? source.channelLayout : nil
     }
 
     private static func frameLimit(_ source: SourceReader, input: String, settings: ConversionSettings) throws -> Int64? {

@@ -16,6 +16,8 @@ public final class SourceReader {
     public let markers: [Marker]
     /// The codec configuration (an AAC AudioSpecificConfig or ES descriptor, an ALACSpecificConfig).
     public private(set) var magicCookie: [UInt8]?
+    /// Which speaker each channel feeds, where the file says.
+    public private(set) var channelLayout: ChannelLayout?
     /// The parsed file, for sources afkit parses itself (its packets can be copied untouched).
     public private(set) var audioFile: AudioFile?
     /// The bits of the source's samples: its PCM depth, or 16 for lossy codecs (24 for ALAC of 20 or
@@ -70,6 +72,9 @@ public final class SourceReader {
         skip = summary.primingFrames
         remaining = summary.frameCount
         magicCookie = file.properties.magicCookie
+        // afkit's AAC and ALAC decoders deliver WAV's order, whatever order the file's layout names.
+        channelLayout = [.aac, .alac].contains(format.formatID) && channels > 2
+            ? ChannelLayout.waveOrder(channels: channels) : file.properties.channelLayout
         audioFile = file
         guard AudioCodecRegistry.standard.canDecode(format.formatID) else {
             // Formats afkit has no decoder for: libsndfile may decode them.

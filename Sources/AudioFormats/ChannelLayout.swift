@@ -26,6 +26,34 @@ public struct ChannelLayout: Hashable, Sendable {
         public static let useChannelBitmap: UInt32 = 0x1_0000
         public static let mono: UInt32 = 100 << 16 | 1
         public static let stereo: UInt32 = 101 << 16 | 2
+        /// C L R
+        public static let mpeg3_0_B: UInt32 = 114 << 16 | 3
+        /// C L R Cs
+        public static let mpeg4_0_B: UInt32 = 116 << 16 | 4
+        /// C L R Ls Rs
+        public static let mpeg5_0_D: UInt32 = 120 << 16 | 5
+        /// C L R Ls Rs LFE
+        public static let mpeg5_1_D: UInt32 = 124 << 16 | 6
+        /// C L R Ls Rs Cs LFE
+        public static let aac6_1: UInt32 = 142 << 16 | 7
+        /// C Lc Rc L R Ls Rs LFE
+        public static let mpeg7_1_B: UInt32 = 127 << 16 | 8
+    }
+
+    /// WAV's (and libavcodec's) default speakers for 3 to 8 channels, as a channel bitmap: the order
+    /// afkit's decoders deliver AAC and Apple Lossless in; `nil` for other counts.
+    public static func waveOrder(channels: Int) -> ChannelLayout? {
+        // FL FR FC | FL FR FC BC | FL FR FC BL BR | + LFE | FL FR FC LFE BC SL SR | FL FR FC LFE BL BR SL SR
+        let masks: [Int: UInt32] = [3: 0x7, 4: 0x107, 5: 0x37, 6: 0x3F, 7: 0x70F, 8: 0x63F]
+        return masks[channels].map { ChannelLayout(waveChannelMask: $0) }
+    }
+
+    /// The order AAC and Apple Lossless decoders deliver 3 to 8 channels in (AAC's channel
+    /// configurations, which ALAC shares), or `nil` for other counts.
+    public static func mpegOrder(channels: Int) -> ChannelLayout? {
+        let tags: [Int: UInt32] = [3: Tag.mpeg3_0_B, 4: Tag.mpeg4_0_B, 5: Tag.mpeg5_0_D, 6: Tag.mpeg5_1_D, 7: Tag.aac6_1,
+            8: Tag.mpeg7_1_B]
+        return tags[channels].map { ChannelLayout(tag: $0) }
     }
 
     /// Channels the layout describes, where it says: the bitmap's set bits, the description count,

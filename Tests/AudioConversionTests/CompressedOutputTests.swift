@@ -281,3 +281,53 @@ private let outputs = fixtures + "/afkit-outputs"
         return try #require(entry?["snr"] as? Double)
     }
 }
+
+/// Five-point-one through AAC and ALAC: the CAF's `chan` names the order Apple's decoders deliver
+/// (C L R Ls Rs LFE), and afkit, decoding, gives every channel back in WAV's order.
+@Suite struct MultichannelCompressedTests {
+    static let frequencies: [Double] = [300, 500, 700, 60, 1100, 1300]  // the LFE channel a low tone
+
+    static func source(_ folder: Folder) throws -> String {
+        var samples: [Float] = []
+        for index in 0..<44100 {
+            for frequency in frequencies {
+                samples.append(Float((sin(2 * Double.pi * frequency * Double(index) / 44100) * 0.4 * 32768).rounded() / 32768))
+            }
+        }
+        let path = folder.path + "/six.wav"
+        try writeFloatWAV(samples, rate: 44100, channels: 6, to: folder.path + "/float.wav")
+        try AudioConverter.convert(input: folder.path + "/float.wav", output: path, settings: settings("LEI16"))
+        return path
+    }
+
+    @Test(arguments: ["alac", "aac"])
+    func channelsKeepTheirPlace(_ spec: String) throws {
+        let folder = try Folder()
+        let wav = try Self.source(folder)
+        let caf = folder.path + "/six.caf"
+        try AudioConverter.convert(input: wav, output: caf, settings: settings(spec))
+        #expect(try AudioFile(path: caf).properties.channelLayout == ChannelLayout(tag: ChannelLayout.Tag.mpeg5_1_D))
+        let back = folder.path + "/back.wav"
+        try AudioConverter.convert(input: caf, output: back, settings: settings("LEI16"))
+        #expect(try AudioFile(path: back).properties.channelLayout == ChannelLayout(waveChannelMask: 0x3F))
+        let original = try decodedSamples(wav)
+        let decoded = try decodedSamples(back)
+        if spec == "alac" {
+            #expect(decoded == original)
+            return
+        }
+        // Each channel correlates with its own source channel and no other.
+        for channel in 0..<6 {
+            let mine = stride(from: channel, to: original.count, by: 6).map { Double(original[$0]) }
+            for other in 0..<6 {
+                let theirs = stride(from: other, to: decoded.count, by: 6).map { Double(decoded[$0]) }
+                let dot = zip(mine, theirs).reduce(0) { $0 + $1.0 * $1.1 }
+                let norm = (mine.reduce(0) { $0 + $1 * $1 } * theirs.reduce(0) { $0 + $1 * $1 }).squareRoot()
+                let correlation = dot / max(norm, 1e-12)
+                if other == channel { #expect(correlation > 0.9, "channel \(channel)") } else {
+                    #expect(abs(correlation) < 0.1, "channel \(channel) in \(other)")
+                }
+            }
+        }
+    }
+}
