@@ -307,6 +307,35 @@ struct Command {
         #expect(try Command.run(["convert", "-d", "BEI24", "aiff/sowt.aifc", folder + "/x.aif"]).status == 0)
     }
 
+    /// AAC and ALAC with afconvert's -b, -q and -s; a rate AAC cannot hold is resampled with a note.
+    @Test func compressedOutputs() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = "wav/pcm-s16-stereo.wav"
+        let aac = try Command.run(["convert", "-d", "aac", "-b", "96000", "-s", "1", "-q", "20", source, folder + "/a.caf"])
+        #expect(aac.status == 0)
+        #expect(aac.stdout.isEmpty)
+        let info = try #require((try Command.run(["info", "--json", folder + "/a.caf"]).json as? [[String: Any]])?.first)
+        #expect((info["format"] as? [String: Any])?["id"] as? String == "aac ")
+        #expect(info["primingFrames"] as? Int == 1024)
+        let source44 = try #require((try Command.run(["info", "--json", source]).json as? [[String: Any]])?.first)
+        #expect(info["frameCount"] as? Int == source44["frameCount"] as? Int)
+        let resampled = try Command.run(["convert", "-d", "aac@11000", source, folder + "/b.caf"])
+        #expect(resampled.status == 0)
+        #expect(resampled.stderr.contains("11025"))
+        for (arguments, name) in [(["-d", "alac"], "c.m4a"), (["--preset", "music"], "d.m4a"), (["--preset", "music"], "e.aac"),
+            (["--preset", "lossless"], "f.caf"), (["-f", "m4af", "-d", "aac"], "g.m4a"), (["-f", "adts"], "h.aac")]
+        {
+            #expect(try Command.run(["convert"] + arguments + [source, folder + "/" + name]).status == 0, "\(arguments) \(name)")
+        }
+        #expect(try Command.run(["convert", "-d", "aac", "-s", "4", source, folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "-d", "aac", "-q", "128", source, folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["convert", "-d", "alac", source, folder + "/x.aac"]).status == 2)
+        #expect(try Command.run(["convert", "--preset", "lossless", source, folder + "/x.mp3"]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/x.caf"))
+    }
+
     @Test func failuresAndUsage() throws {
         let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
