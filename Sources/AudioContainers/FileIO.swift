@@ -18,7 +18,8 @@ final class ReadableFile {
 
     init(path: String) throws {
         self.path = path
-        descriptor = open(path, O_RDONLY)
+        // Non-blocking, so a FIFO with no writer cannot hang the open; only regular files are read.
+        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -28,7 +29,14 @@ final class ReadableFile {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
-            throw AudioFileError.io("'\(path)' is not a regular file", errno: EISDIR)
+            let kind = switch info.st_mode & S_IFMT {
+            case S_IFDIR: "a folder"
+            case S_IFIFO: "a named pipe (afkit packets reads one as a stream)"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            throw AudioFileError.io("'\(path)' is \(kind), not a regular file", errno: EISDIR)
         }
         size = Int64(info.st_size)
     }
@@ -98,13 +106,21 @@ final class WritableFile {
 private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
 /// Reads a file, or standard input when `path` is `nil`, front to back in pieces of exactly
-/// `chunkSize` bytes (the last may be shorter), as a network client would receive it.
+/// `chunkSize` bytes (the last may be shorter), as a network client would receive it. A named pipe is
+/// a stream too: it is opened without waiting for a writer; a writer that is there (or on its way, in
+/// its own `open`) is waited for, a pipe with none ends at once, as an empty stream.
 public func forEachChunk(
     ofFileAt path: String?, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
 ) throws {
-    let fileDescriptor = path.map { open($0, O_RDONLY) } ?? 0
+    let fileDescriptor = path.map { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } ?? 0
     guard fileDescriptor >= 0 else { throw ioError("cannot open '\(path ?? "-")'") }
     defer { if path != nil { close(fileDescriptor) } }
+    if path != nil {
+        var info = stat()
+        if fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw AudioFileError.io("'\(path ?? "-")' is a folder, not a stream", errno: EISDIR)
+        }
+    }
     var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
     var filled = 0
     while true {
@@ -113,6 +129,12 @@ public func forEachChunk(
         }
         if count < 0 {
             if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                // A pipe whose writer has not written yet: wait for bytes (or its end).
+                var waiting = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&waiting, 1, -1)
+                continue
+            }
             throw ioError("cannot read '\(path ?? "-")'")
         }
         filled += count
@@ -130,17 +152,87 @@ public func renameFile(_ source: String, to destination: String) throws {
 }
 
 /// Writes the file at `path` so that it appears complete or not at all: `body` writes a hidden temporary
-/// file beside it (whose path it is given), which replaces `path` only when `body` returns; when `body`
-/// throws, the temporary is removed.
-public func writeAtomically<Result>(_ path: String, _ body: (_ temporaryPath: String) throws -> Result) throws -> Result {
+/// file beside it (whose path it is given); when `body` returns, the temporary is flushed to the disk
+/// (`fsync`), renamed over `path`, and the folder flushed too, so a machine that loses power never
+/// finds a renamed, empty file. When `body` throws, the temporary is removed; while it is being
+/// written, ``TemporaryFiles`` knows it, so an interrupted process can remove it too.
+/// A caller that writes many files into one folder can pass `synchronizingFolder: false` and call
+/// ``synchronize(_:)`` on the folder once, after the last.
+public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = true,
+    _ body: (_ temporaryPath: String) throws -> Result) throws -> Result
+{
     let temporary = temporaryPath(beside: path)
+    TemporaryFiles.register(temporary)
+    defer { TemporaryFiles.unregister(temporary) }
     do {
         let result = try body(temporary)
+        try synchronize(temporary)
         try renameFile(temporary, to: path)
+        if synchronizingFolder { try synchronize(parentFolder(of: path)) }
         return result
     } catch {
         removeFile(temporary)
         throw error
+    }
+}
+
+/// The folder a path lies in (`.` for a bare name).
+public func parentFolder(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// Flushes a file's data (or a folder's entries) to the disk.
+public func synchronize(_ path: String) throws {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw ioError("cannot open '\(path)' to flush it") }
+    defer { close(descriptor) }
+    // Some filesystems cannot flush a folder (EINVAL); the file itself is what must not be lost.
+    guard fdatasync(descriptor) == 0 || errno == EINVAL else { throw ioError("cannot flush '\(path)' to the disk") }
+}
+
+/// The temporary files this process is writing, so that an interrupted command (SIGINT, SIGTERM) can
+/// remove them before it exits.
+public enum TemporaryFiles {
+    private static let paths = LockedSet()
+
+    /// Notes a temporary file being written.
+    public static func register(_ path: String) { paths.insert(path) }
+
+    /// Forgets a temporary file (renamed into place, or removed).
+    public static func unregister(_ path: String) { paths.remove(path) }
+
+    /// Removes every temporary file being written; returns how many.
+    @discardableResult
+    public static func removeAll() -> Int {
+        let all = paths.drain()
+        for path in all { removeFile(path) }
+        return all.count
+    }
+
+    /// Removes afkit's temporaries in `folder` left by processes that no longer run (a kill -9, a
+    /// power cut): hidden files named `.NAME.afkit-PID-N.tmp` whose PID is gone. Returns their names.
+    @discardableResult
+    public static func removeStale(in folder: String) -> [String] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        var removed: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            // `.NAME.afkit-PID-N.tmp`: the last two dash-separated fields are the PID and a counter.
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { continue }
+            let pieces = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+            guard pieces.count >= 3, pieces[pieces.count - 3].hasSuffix(".afkit"), let pid = Int32(pieces[pieces.count - 2]),
+                !pieces[pieces.count - 1].isEmpty, pieces[pieces.count - 1].allSatisfy(\.isNumber), pid > 0, pid != getpid()
+            else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                removeFile(folder + "/" + name)
+                removed.append(name)
+            }
+        }
+        return removed
     }
 }
 
@@ -175,6 +267,35 @@ public func makeDirectories(_ path: String) throws {
 public var standardErrorIsTerminal: Bool { isatty(2) != 0 }
 
 private let temporaryCounter = LockedCounter()
+
+/// A set of strings that threads may share.
+private final class LockedSet: @unchecked Sendable {
+    private var values: Set<String> = []
+    private var mutex = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&mutex, nil) }
+
+    func insert(_ value: String) {
+        pthread_mutex_lock(&mutex)
+        values.insert(value)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func remove(_ value: String) {
+        pthread_mutex_lock(&mutex)
+        values.remove(value)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    /// Empties the set, returning what it held.
+    func drain() -> Set<String> {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        let all = values
+        values = []
+        return all
+    }
+}
 
 /// A counter that threads may share.
 private final class LockedCounter: @unchecked Sendable {

@@ -35,6 +35,8 @@ public struct ConversionSettings: Sendable {
     public var allowedFileTypes: [FileType]?
     /// What the settings are called in messages (`--preset music`).
     public var name: String?
+    /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
+    public var synchronizesFolder = true
 
     public init() {}
 }
@@ -158,7 +160,7 @@ public enum AudioConverter {
         options.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
         options.channelLayout = channelLayout(for: format, source: source)
 
-        let (frames, table) = try writeAtomically(output) { temporary in
+        let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) { temporary in
             let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
             do {
                 return try run(source, through: &encoder, to: writer, settings: settings, limit: limitFrames)

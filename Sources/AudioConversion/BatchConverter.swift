@@ -67,9 +67,12 @@ public struct BatchConverter: Sendable {
     public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
         var settings = preset.settings
         settings.encodingNote = note
+        settings.synchronizesFolder = false
         settings.imaQuality = imaQuality
         let results = Outcomes(count: jobs.count)
         let conversion = settings
+        // Temporaries that killed runs left in the folders this run writes.
+        for folder in Set(jobs.map { parentFolder(of: $0.output) }) { TemporaryFiles.removeStale(in: folder) }
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
             let outcome: Outcome
@@ -88,6 +91,8 @@ public struct BatchConverter: Sendable {
             let done = results.store(outcome, at: index)
             progress(job, outcome, done)
         }
+        // Each output was flushed before its rename; the folders' new entries are flushed once each here.
+        for folder in Set(jobs.map { parentFolder(of: $0.output) }) { try? synchronize(folder) }
         return results.values
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioContainers
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,11 @@ struct AFKit: ParsableCommand {
 
     /// Parses the arguments and runs the subcommand, mapping argument-parser's usage status (64) to 2.
     static func main() {
+        // A closed standard output is an error from write (handled in Output), not a SIGPIPE death; a
+        // file-size limit is an error from write, not a SIGXFSZ death.
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+        Interruption.install()
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -43,21 +49,65 @@ struct AFKit: ParsableCommand {
 /// Ends the process with a status.
 func terminate(_ status: Int32) -> Never { exit(status) }
 
-/// Writes straight to the standard streams (no buffering to flush before exiting).
-enum Output {
-    static func standardOutput(_ text: String) { writeAll(text, to: 1) }
-    static func standardError(_ text: String) { writeAll(text, to: 2) }
+/// SIGINT, SIGTERM and SIGHUP: the temporaries being written are removed, then the process exits as a
+/// shell expects (128 + the signal: 130, 143, 129). The signals are blocked in every thread and taken
+/// by one small thread of their own with `sigwait`, outside signal-handler context, so the removal may
+/// lock and allocate (and no thread pool is needed: it works under tight resource limits too).
+enum Interruption {
+    static func install() {
+        var signals = interruptions()
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 256 << 10)
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { _ in
+            var signals = Interruption.interruptions()
+            var number: Int32 = 0
+            while sigwait(&signals, &number) != 0 {}
+            TemporaryFiles.removeAll()
+            _exit(128 + number)
+        }, nil)
+        // Without the thread, the signals keep their default action (no cleanup, but no hang either).
+        if started != 0 { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
+    }
 
-    private static func writeAll(_ text: String, to descriptor: Int32) {
+    static func interruptions() -> sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, number) }
+        return signals
+    }
+}
+
+/// Writes straight to the standard streams (no buffering to flush before exiting). A report that cannot
+/// reach standard output (a full disk, a closed file) ends the command with status 1 and a message; a
+/// reader that closed the pipe (`afkit info *.caf | head -1`) ends it quietly with status 0.
+enum Output {
+    static func standardOutput(_ text: String) {
+        guard let failure = writeAll(text, to: 1) else { return }
+        if failure == EPIPE { _exit(0) }
+        let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
+        _ = writeAll("afkit: cannot write the report to standard output: \(reason)\n", to: 2)
+        _exit(AFKit.Status.problemFound)
+    }
+
+    static func standardError(_ text: String) { _ = writeAll(text, to: 2) }
+
+    /// Writes every byte; returns the errno of a failed write, or `nil`.
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
         var text = text
-        text.withUTF8 { bytes in
+        return text.withUTF8 { bytes -> Int32? in
             var offset = 0
             while offset < bytes.count, let base = bytes.baseAddress {
                 let count = write(descriptor, base + offset, bytes.count - offset)
                 if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
+                if count < 0 { return errno }
+                if count == 0 { return EIO }
                 offset += count
             }
+            return nil
         }
     }
 }

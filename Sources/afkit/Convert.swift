@@ -107,6 +107,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        TemporaryFiles.removeStale(in: parentFolder(of: output))
         do {
             let result = try AudioConverter.convert(input: input, output: output, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }

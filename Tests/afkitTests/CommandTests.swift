@@ -389,18 +389,8 @@ struct Command {
         let folder = NSTemporaryDirectory() + "afkit-kill-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // 60 s of stereo noise: long enough that the beam-search IMA4 encode is still running when killed.
-        var random = SystemRandomNumberGenerator()
-        var pcm = [UInt8](repeating: 0, count: 48000 * 60 * 4)
-        for index in stride(from: 0, to: pcm.count, by: 8) {
-            let word = random.next() & 0x0FFF_0FFF_0FFF_0FFF
-            withUnsafeBytes(of: word.littleEndian) { pcm.replaceSubrange(index..<index + 8, with: $0) }
-        }
         let input = folder + "/long.wav"
-        let writer = try AudioFileWriter(path: input, fileType: .wav,
-            format: .linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 16))
-        try writer.writePackets(pcm)
-        try writer.close()
+        try noiseWAV(input, seconds: 60)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Command.executable)
         process.arguments = ["convert", "-d", "ima4", input, folder + "/out.caf"]

@@ -1,0 +1,180 @@
+import AudioContainers
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes `seconds` of 48 kHz stereo noise as a 16-bit WAV: long enough that the beam-search IMA4
+/// encode of it is still running a second after it starts.
+func noiseWAV(_ path: String, seconds: Int) throws {
+    var random = SystemRandomNumberGenerator()
+    var pcm = [UInt8](repeating: 0, count: 48000 * seconds * 4)
+    for index in stride(from: 0, to: pcm.count, by: 8) {
+        let word = random.next() & 0x0FFF_0FFF_0FFF_0FFF
+        withUnsafeBytes(of: word.littleEndian) { pcm.replaceSubrange(index..<index + 8, with: $0) }
+    }
+    let writer = try AudioFileWriter(path: path, fileType: .wav,
+        format: .linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 16))
+    try writer.writePackets(pcm)
+    try writer.close()
+}
+
+/// A folder of its own for one test.
+final class ScratchFolder {
+    let path = NSTemporaryDirectory() + "afkit-build-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Every file below the folder, relative paths, sorted.
+    var files: [String] {
+        (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+            .filter { !isDirectory(path + "/" + $0) }.sorted()
+    }
+
+    var temporaries: [String] { files.filter { $0.hasSuffix(".tmp") } }
+}
+
+/// Runs a bash script with `$AFKIT` set to the binary, in the fixtures folder.
+private func bash(_ script: String) throws -> Command.Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+    process.environment = ProcessInfo.processInfo.environment.merging(["AFKIT": Command.executable]) { $1 }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Command.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// Starts the binary with `arguments`, waits (at most 10 s) until a temporary appears in `folder`.
+private func startWritingTemporary(_ arguments: [String], in folder: ScratchFolder) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Command.executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while folder.temporaries.isEmpty && Date() < deadline && process.isRunning { Thread.sleep(forTimeInterval: 0.02) }
+    return process
+}
+
+@Suite(.serialized) struct BuildGradeTests {
+    /// A report that cannot reach standard output is a failure with a message, not a silent success.
+    @Test func standardOutputToAFullDevice() throws {
+        for command in ["info --json wav/pcm-s16-stereo.wav", "packets --json mp3/ffmpeg-libmp3lame.mp3",
+            "validate --format junit wav/pcm-s16-stereo.wav"]
+        {
+            let result = try bash("\"$AFKIT\" \(command) > /dev/full")
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.contains("standard output"), "\(command)")
+        }
+    }
+
+    /// A reader that stops early ends the command quietly with status 0, never by SIGPIPE (141).
+    @Test func standardOutputClosedByItsReader() throws {
+        let files = String(repeating: "wav/pcm-s16-stereo.wav ", count: 3000)
+        let result = try bash("\"$AFKIT\" info --json \(files) | head -c 100 > /dev/null; echo \"${PIPESTATUS[0]}\"")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(result.stderr.isEmpty)
+    }
+
+    /// SIGINT and SIGTERM during a conversion: the temporary is removed and the status is 128 + the signal.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func interruptedConversionLeavesNothing(_ signal: Int32, _ status: Int32) throws {
+        let folder = try ScratchFolder()
+        try noiseWAV(folder.path + "/long.wav", seconds: 30)
+        let process = try startWritingTemporary(["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
+            in: folder)
+        #expect(!folder.temporaries.isEmpty)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == status)
+        #expect(folder.files == ["long.wav"])
+    }
+
+    /// An interrupted batch leaves no temporary; the next run finishes the job and every output is whole.
+    @Test func interruptedBatchThenRerun() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        for index in 0..<4 { try noiseWAV(folder.path + "/src/s\(index).wav", seconds: 8) }
+        let arguments = ["batch", "--preset", "sfx", "--out", folder.path + "/out", folder.path + "/src"]
+        let process = try startWritingTemporary(arguments, in: folder)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(folder.temporaries.isEmpty)
+        let rerun = try Command.run(arguments + ["--quality", "fast"])
+        #expect(rerun.status == 0)
+        for index in 0..<4 {
+            let file = try AudioFile(path: folder.path + "/out/s\(index).caf")
+            #expect(try AudioFileSummary(file.properties).frameCount == 22050 * 8)
+        }
+        #expect(folder.temporaries.isEmpty)
+    }
+
+    /// SIGKILL cannot be caught: its temporary stays, and the next conversion into that folder removes it
+    /// (its process is gone), leaving other processes' temporaries alone.
+    @Test func staleTemporariesOfDeadProcessesAreRemoved() throws {
+        let folder = try ScratchFolder()
+        try noiseWAV(folder.path + "/long.wav", seconds: 30)
+        let process = try startWritingTemporary(["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
+            in: folder)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let stale = folder.temporaries
+        #expect(stale.count == 1)
+        // A temporary of a live process (this one) is not touched.
+        let live = folder.path + "/.other.caf.afkit-\(getpid())-1.tmp"
+        FileManager.default.createFile(atPath: live, contents: Data([1, 2, 3]))
+        let again = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder.path + "/short.caf"])
+        #expect(again.status == 0)
+        #expect(folder.temporaries == [".other.caf.afkit-\(getpid())-1.tmp"])
+        #expect(!folder.files.contains("out.caf"))
+    }
+
+    /// Writes that fail (a file-size limit standing in for a full disk): at the header (the 0-byte
+    /// temporary of old) and in the middle of the audio. Status 1, a message, nothing left.
+    @Test(arguments: [0, 64])
+    func failedWritesLeaveNothing(_ kilobytes: Int) throws {
+        let folder = try ScratchFolder()
+        try noiseWAV(folder.path + "/long.wav", seconds: 2)
+        let result = try bash("ulimit -f \(kilobytes); exec \"$AFKIT\" convert -d LEI16 \(folder.path)/long.wav \(folder.path)/out.caf")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot write"))
+        #expect(folder.files == ["long.wav"])
+    }
+
+    /// A named pipe never blocks: `info` refuses it at once with a clear message; `packets` reads it as
+    /// a stream when a writer comes, and ends at once when none does.
+    @Test func namedPipes() throws {
+        let folder = try ScratchFolder()
+        let fifo = folder.path + "/pipe.wav"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let start = Date()
+        let info = try Command.run(["info", fifo])
+        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(info.status == 1)
+        #expect(info.stderr.contains("named pipe") || info.stdout.contains("named pipe"))
+        let convert = try Command.run(["convert", fifo, folder.path + "/x.caf"])
+        #expect(convert.status == 1)
+        let alone = try Command.run(["packets", fifo])
+        #expect(Date().timeIntervalSince(start) < 4)
+        #expect(alone.status != 0)
+        // The writer's shell waits in `open` for a reader; afkit's open lets it through.
+        let fed = try bash("(cat wav/pcm-s16-stereo.wav > \(fifo) &); sleep 0.3; \"$AFKIT\" packets --json \(fifo)")
+        #expect(fed.status == 0)
+        let whole = try Command.run(["packets", "--json", "wav/pcm-s16-stereo.wav"])
+        #expect(fed.stdout == whole.stdout.replacingOccurrences(of: "wav/pcm-s16-stereo.wav", with: fifo))
+    }
+}
