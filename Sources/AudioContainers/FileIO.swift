@@ -146,6 +146,21 @@ public func forEachChunk(
     }
 }
 
+/// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
+public func contentHash(ofFileAt path: String) throws -> ContentHash {
+    let file = try ReadableFile(path: path)
+    var hash = ContentHash()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: Int64 = 0
+    while true {
+        let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+        if count == 0 { break }
+        buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        offset += Int64(count)
+    }
+    return hash
+}
+
 /// Renames a file, replacing any file at the destination atomically.
 public func renameFile(_ source: String, to destination: String) throws {
     guard rename(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
@@ -352,22 +367,38 @@ public func pathExists(_ path: String) -> Bool {
     return stat(path, &info) == 0
 }
 
-/// The regular files below a directory, recursively (links to directories are not followed), with
-/// paths formed from `path`, sorted.
-public func filesBelow(_ path: String) throws -> [String] {
+/// The regular files below a directory, recursively, with paths formed from `path`, sorted. Symbolic
+/// links are followed, to files and to folders, but a folder already visited (a link loop) is not
+/// entered twice. macOS's AppleDouble files (`._name`) and `.DS_Store` are no sound files and are
+/// left out; so is every folder in `excluding` (an output tree inside the sources), compared by
+/// identity, not by spelling.
+public func filesBelow(_ path: String, excluding: [String] = []) throws -> [String] {
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+    func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+    let excluded = Set(excluding.compactMap(identity))
+    var visited: Set<Identity> = []
     var found: [String] = []
     var pending = [path]
     while let directory = pending.popLast() {
+        guard let id = identity(directory), !excluded.contains(id), visited.insert(id).inserted else { continue }
         guard let handle = opendir(directory) else { throw ioError("cannot read the directory '\(directory)'") }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name == "." || name == ".." { continue }
+            if name == "." || name == ".." || name == ".DS_Store" || name.hasPrefix("._") { continue }
             let child = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var info = stat()
-            guard lstat(child, &info) == 0 else { continue }
+            // stat, not lstat: a link counts as what it points to; a dangling link is skipped.
+            guard stat(child, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: pending.append(child)
             case S_IFREG: found.append(child)

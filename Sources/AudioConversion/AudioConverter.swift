@@ -35,6 +35,9 @@ public struct ConversionSettings: Sendable {
     public var allowedFileTypes: [FileType]?
     /// What the settings are called in messages (`--preset music`).
     public var name: String?
+    /// What the output is made from, recorded in its metadata (`afkit source`) with the frames it will
+    /// hold (`afkit frames`), so a batch can tell a current output from a stale or damaged one.
+    public var provenance: String?
     /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
     public var synchronizesFolder = true
 
@@ -86,6 +89,14 @@ public enum Preset: String, CaseIterable, Sendable {
     }
 }
 
+/// The metadata keys afkit records in what it makes.
+public enum MetadataKeys {
+    /// What the output was made from: afkit's version, the settings and the source's content hash.
+    public static let source = "afkit source"
+    /// The valid frames the output holds.
+    public static let frames = "afkit frames"
+}
+
 /// A combination of output name, container and data format that cannot be written: the command's
 /// usage error, with what would fit.
 public struct ConversionUsageError: Error, CustomStringConvertible, Sendable {
@@ -110,6 +121,9 @@ public struct ConversionResult: Sendable {
 /// codec registry. Copying packets untouched is one more encoder, and linear PCM that converts
 /// without loss is rewritten from the stored samples, never through Float32.
 public enum AudioConverter {
+    /// afkit's version, recorded in what it makes.
+    public static let version = "0.2.0"
+
     /// The codecs conversions use.
     public static let registry = AudioCodecRegistry.standard
 
@@ -142,6 +156,15 @@ public enum AudioConverter {
             ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key)
         }
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
+        if let provenance = settings.provenance {
+            options.metadata[MetadataKeys.source] = provenance
+            if let frames = source.frameCount {
+                // The pipeline's own count: the source's frames (or the trim) at the output's rate.
+                let input = limitFrames.map { min($0, frames) } ?? frames
+                let output = copying ? frames : Int64(saturating: Double(input) * format.sampleRate / source.sampleRate)
+                options.metadata[MetadataKeys.frames] = String(output)
+            }
+        }
         if fileType == .aiff || fileType == .aifc {
             options.markers = source.markers.map { marker in
                 var moved = marker

@@ -3,8 +3,15 @@ import AudioContainers
 import AudioFormats
 import Dispatch
 
-/// Converts a tree of sources with a preset, mirroring it under an output folder, in parallel on all
-/// cores, skipping outputs already made from the same source with the same preset.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Converts a tree of sources with a preset, mirroring it under an output folder, in parallel, and
+/// incrementally: an output is rebuilt unless it records the same source content, settings and afkit
+/// version, and reads back whole.
 public struct BatchConverter: Sendable {
     public struct Job: Sendable, Hashable {
         public var source: String
@@ -17,37 +24,75 @@ public struct BatchConverter: Sendable {
         case failed(String)
     }
 
+    /// Two sources that would write the same output (`a.wav` and `a.aif` both make `a.caf`).
+    public struct CollisionError: Error, CustomStringConvertible, Sendable {
+        public var output: String
+        public var sources: [String]
+        public var description: String {
+            "batch: \(sources.map { "'\($0)'" }.joined(separator: " and ")) would both be written to '\(output)'; "
+                + "rename one (nothing was converted)"
+        }
+    }
+
     public let preset: Preset
     public let outputFolder: String
     /// How IMA4 is encoded (the beam search by default).
     public let imaQuality: IMAEncodingQuality
-    /// Source extensions looked for in folders.
+    /// Sources converted at once (default: the cores).
+    public let parallelJobs: Int
+    /// Cut sources longer than the preset allows instead of failing them.
+    public let trimsToMaximum: Bool
+    /// Source extensions looked for in folders (files named on the command line are taken whatever
+    /// their name).
     public static let sourceExtensions: Set<String> = ["wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
         "ogg"]
 
-    public init(preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best) {
+    public init(preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best, parallelJobs: Int? = nil,
+        trimsToMaximum: Bool = false)
+    {
         self.preset = preset
         self.outputFolder = outputFolder
         self.imaQuality = imaQuality
+        self.parallelJobs = max(1, parallelJobs ?? activeProcessorCount())
+        self.trimsToMaximum = trimsToMaximum
     }
 
     /// The note an output carries to say which preset (and IMA quality) made it.
     public var note: String { "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : "") }
 
-    /// The jobs for files and folders: a folder's files keep their path below it.
+    /// What an output made from `source` now records: afkit's version, the settings and the source's
+    /// content hash. Moving, touching or restoring a source with an old time changes nothing; changing
+    /// one byte of it does.
+    public func provenance(of source: String) throws -> String {
+        let hash = try contentHash(ofFileAt: source)
+        return "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : ""); source xxh64 \(hash.hexDigits)"
+    }
+
+    /// The jobs for files and folders: a folder's files keep their path below it; the output folder is
+    /// never read as a source. Two sources that would write one output are a ``CollisionError``.
     public func jobs(for sources: [String]) throws -> [Job] {
         var jobs: [Job] = []
         for source in sources {
             if isDirectory(source) {
                 let root = source.hasSuffix("/") ? source : source + "/"
-                for file in try filesBelow(source) where BatchConverter.sourceExtensions.contains(fileExtension(file)) {
+                for file in try filesBelow(source, excluding: [outputFolder])
+                where BatchConverter.sourceExtensions.contains(fileExtension(file)) {
                     jobs.append(Job(source: file, output: outputPath(for: String(file.dropFirst(root.count)))))
                 }
             } else {
                 jobs.append(Job(source: source, output: outputPath(for: source.split(separator: "/").last.map(String.init) ?? source)))
             }
         }
-        return jobs
+        var seen: [String: String] = [:]
+        for job in jobs {
+            if let other = seen[job.output], other != job.source {
+                throw CollisionError(output: job.output, sources: [other, job.source])
+            }
+            seen[job.output] = job.source
+        }
+        // The same file named twice (a folder and a file in it) is one job.
+        var unique = Set<Job>()
+        return jobs.filter { unique.insert($0).inserted }
     }
 
     private func outputPath(for relative: String) -> String {
@@ -55,41 +100,53 @@ public struct BatchConverter: Sendable {
         return (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/") + base + ".caf"
     }
 
-    /// Whether an output was made from its source as it is now, with this preset.
+    /// Whether an output is current: it records the provenance the source has now, and it reads back
+    /// whole, to the frames it records.
     public func isUpToDate(_ job: Job) -> Bool {
-        guard let made = modificationTime(job.output), let changed = modificationTime(job.source), made >= changed,
-            let properties = try? AudioFile(path: job.output).properties
+        guard pathExists(job.output), let expected = try? provenance(of: job.source),
+            let file = try? AudioFile(path: job.output)
         else { return false }
-        return properties.infoDictionary["encoding application"] == note
+        let info = file.properties.infoDictionary
+        guard info[MetadataKeys.source] == expected, !file.properties.isTruncated,
+            let recorded = info[MetadataKeys.frames].flatMap(Int64.init),
+            let frames = try? AudioFileSummary(file.properties).frameCount
+        else { return false }
+        return frames == recorded
     }
 
-    /// Runs the jobs; `progress` is called (from any thread, one call at a time) after each.
+    /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread, one call at a
+    /// time) after each.
     public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
         var settings = preset.settings
         settings.encodingNote = note
-        settings.synchronizesFolder = false
         settings.imaQuality = imaQuality
+        settings.trimToMaximum = trimsToMaximum
+        settings.synchronizesFolder = false
         let results = Outcomes(count: jobs.count)
-        let conversion = settings
+        let base = settings
         // Temporaries that killed runs left in the folders this run writes.
         for folder in Set(jobs.map { parentFolder(of: $0.output) }) { TemporaryFiles.removeStale(in: folder) }
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let job = jobs[index]
-            let outcome: Outcome
-            if isUpToDate(job) {
-                outcome = .upToDate
-            } else {
+        let next = JobCounter()
+        DispatchQueue.concurrentPerform(iterations: min(parallelJobs, max(jobs.count, 1))) { _ in
+            while let index = next.take(below: jobs.count) {
+                let job = jobs[index]
+                let outcome: Outcome
                 do {
-                    let folder = job.output.lastIndex(of: "/").map { String(job.output[..<$0]) } ?? "."
-                    try makeDirectories(folder)
-                    try AudioConverter.convert(input: job.source, output: job.output, settings: conversion)
-                    outcome = .converted
+                    var conversion = base
+                    conversion.provenance = try provenance(of: job.source)
+                    if isUpToDate(job) {
+                        outcome = .upToDate
+                    } else {
+                        try makeDirectories(parentFolder(of: job.output))
+                        try AudioConverter.convert(input: job.source, output: job.output, settings: conversion)
+                        outcome = .converted
+                    }
                 } catch {
                     outcome = .failed("\(error)")
                 }
+                let done = results.store(outcome, at: index)
+                progress(job, outcome, done)
             }
-            let done = results.store(outcome, at: index)
-            progress(job, outcome, done)
         }
         // Each output was flushed before its rename; the folders' new entries are flushed once each here.
         for folder in Set(jobs.map { parentFolder(of: $0.output) }) { try? synchronize(folder) }
@@ -99,6 +156,25 @@ public struct BatchConverter: Sendable {
     private func fileExtension(_ path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? ""
+    }
+}
+
+/// The cores this process may use.
+func activeProcessorCount() -> Int {
+    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}
+
+/// Hands out job indices to workers, each once.
+private final class JobCounter: @unchecked Sendable {
+    private var next = 0
+    private let lock = DispatchSemaphore(value: 1)
+
+    func take(below count: Int) -> Int? {
+        lock.wait()
+        defer { lock.signal() }
+        guard next < count else { return nil }
+        next += 1
+        return next - 1
     }
 }
 

@@ -7,7 +7,13 @@ import AudioConversion
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert files and folders with a preset, mirroring the tree under --out, in parallel.",
-        discussion: "Outputs already made from an unchanged source with the same preset are skipped. Exit status 1 if any file failed."
+        discussion: """
+            Folders are searched for .wav .aif .aiff .aifc .caf .mp3 .mp2 .aac .adts .flac .ogg files (symbolic links \
+            followed, macOS's ._ files and .DS_Store skipped, the --out folder never read). An output is rebuilt \
+            unless it records the same source content, preset, settings and afkit version and reads back whole. \
+            Two sources that would write one output are an error before anything is converted. Exit status 1 if \
+            any file failed, 2 if the paths hold no source (unless --allow-empty).
+            """
     )
 
     @Option(help: "The preset: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -19,6 +25,15 @@ struct Batch: ParsableCommand {
     @Option(help: "IMA encoding: best (search) or fast.")
     var quality = "best"
 
+    @Option(help: "Sources converted at once (default: the cores).")
+    var jobs: Int?
+
+    @Flag(help: "Cut sources longer than the preset allows instead of failing them.")
+    var trim = false
+
+    @Flag(help: "Succeed when the paths hold no source file.")
+    var allowEmpty = false
+
     @Argument(help: "Source files and folders.")
     var sources: [String]
 
@@ -28,14 +43,26 @@ struct Batch: ParsableCommand {
         }
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
         guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
+        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs takes 1 to 256") }
         try checkPathsExist(sources)
     }
 
     func run() throws {
         guard let preset = Preset(rawValue: preset) else { return }
-        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: quality == "fast" ? .fast : .best)
-        let jobs = try batch.jobs(for: sources)
+        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: quality == "fast" ? .fast : .best,
+            parallelJobs: jobs, trimsToMaximum: trim)
+        let jobs: [BatchConverter.Job]
+        do {
+            jobs = try batch.jobs(for: sources)
+        } catch let error as BatchConverter.CollisionError {
+            Output.standardError("\(error)\n")
+            throw ExitCode(AFKit.Status.problemFound)
+        }
         let total = jobs.count
+        if total == 0 && !allowEmpty {
+            Output.standardError("batch: no source file in \(sources.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+            throw ExitCode(AFKit.Status.usage)
+        }
         let terminal = standardErrorIsTerminal
         let outcomes = batch.run(jobs) { job, outcome, done in
             switch outcome {
@@ -60,7 +87,8 @@ struct Batch: ParsableCommand {
             case .failed: failed += 1
             }
         }
-        Output.standardOutput("\(total) files: \(converted) converted, \(current) up to date, \(failed) failed\n")
+        Output.standardOutput("\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
+            + "\(failed) failed\n")
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
     }
 }

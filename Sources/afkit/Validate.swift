@@ -11,9 +11,10 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check sound files against a rule profile (default: Apple's system-sound rules).",
         discussion: """
-            Directories are searched recursively for .caf .aif .aiff .aifc .wav .mp3 .aac .adts files. \
-            Profiles: system-sound, simultaneous-sfx, music, or a JSON profile file. Exit status 0 when every \
-            file passes, 1 when any has an error.
+            Directories are searched recursively for .caf .aif .aiff .aifc .wav .mp3 .aac .adts files (symbolic \
+            links followed, macOS's ._ files and .DS_Store skipped). Profiles: system-sound, simultaneous-sfx, \
+            music, or a JSON profile file. Exit status 0 when every file passes, 1 when any has an error, 2 when \
+            the paths hold no sound file (unless --allow-empty).
             """
     )
 
@@ -26,6 +27,9 @@ struct Validate: ParsableCommand {
 
     @Option(help: "The report: text, json, junit or github.")
     var format: ReportFormat = .text
+
+    @Flag(help: "Succeed when the paths hold no sound file.")
+    var allowEmpty = false
 
     @Argument(help: "Sound files and directories.")
     var paths: [String]
@@ -62,6 +66,10 @@ struct Validate: ParsableCommand {
         } catch let error as AudioFileError {
             Output.standardError("validate: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
+        }
+        if report.files.isEmpty && !allowEmpty {
+            Output.standardError("validate: no sound file in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+            throw ExitCode(AFKit.Status.usage)
         }
         switch format {
         case .text: Output.standardOutput(report.text)

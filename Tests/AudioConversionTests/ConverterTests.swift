@@ -338,26 +338,112 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
             try writeFloatWAV((0..<800).map { Float(sin(Double($0 * (index + 1)) * 0.01)) * 0.3 }, rate: 22050, channels: 1,
                 to: sub + "/sound\(index).wav")
         }
-        let batch = BatchConverter(preset: .sfx, outputFolder: folder.path + "/out")
+        let batch = BatchConverter(preset: .sfx, outputFolder: folder.path + "/out", imaQuality: .fast)
         let jobs = try batch.jobs(for: [sources])
         #expect(jobs.count == 200)
         #expect(jobs.first { $0.source.hasSuffix("set1/sound1.wav") }?.output == folder.path + "/out/set1/sound1.caf")
-        func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
-            outcomes.filter { if case .converted = $0 { true } else { false } }.count
-        }
         #expect(converted(batch.run(jobs) { _, _, _ in }) == 200)
         let times = jobs.map { modificationTime($0.output) }
         #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
         #expect(jobs.map { modificationTime($0.output) } == times)
-        // Touch one source: only its output is made again.
-        let touched = jobs[17]
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: touched.source)
+        // A touched source whose bytes did not change is still up to date.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: jobs[3].source)
+        #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
+        // Change one source's content: only its output is made again.
+        let changed = jobs[17]
+        try writeFloatWAV((0..<800).map { Float($0 % 50) / 100 }, rate: 22050, channels: 1, to: changed.source)
         let outcomes = batch.run(jobs) { _, _, _ in }
         #expect(converted(outcomes) == 1)
-        if case .converted = outcomes[17] {} else { Issue.record("the touched file was not converted") }
-        // Another preset is not "up to date".
+        if case .converted = outcomes[17] {} else { Issue.record("the changed file was not converted") }
+        // Another preset, or another IMA quality, is not "up to date".
         #expect(!BatchConverter(preset: .pcm, outputFolder: folder.path + "/out").isUpToDate(jobs[0]))
+        #expect(!BatchConverter(preset: .sfx, outputFolder: folder.path + "/out").isUpToDate(jobs[0]))
+        #expect(batch.isUpToDate(jobs[0]))
     }
+
+    /// The ways an mtime check keeps a stale output, each rebuilt now: a source replaced by `mv` with an
+    /// older file, a source restored with an old time, an output cut short.
+    @Test func staleOutputsAreRebuilt() throws {
+        let folder = try Folder()
+        let sources = folder.path + "/src"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        for name in ["a", "b", "c"] {
+            try writeFloatWAV((0..<2000).map { Float(sin(Double($0) * 0.02)) * 0.3 }, rate: 22050, channels: 1,
+                to: "\(sources)/\(name).wav")
+        }
+        let batch = BatchConverter(preset: .pcm, outputFolder: folder.path + "/out")
+        let jobs = try batch.jobs(for: [sources])
+        #expect(converted(batch.run(jobs) { _, _, _ in }) == 3)
+        let old = Date().addingTimeInterval(-86400)
+        // a: replaced by mv with a file older than its output.
+        let replacement = folder.path + "/replacement.wav"
+        try writeFloatWAV((0..<3000).map { Float(sin(Double($0) * 0.05)) * 0.3 }, rate: 22050, channels: 1, to: replacement)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: replacement)
+        try FileManager.default.removeItem(atPath: jobs[0].source)
+        try FileManager.default.moveItem(atPath: replacement, toPath: jobs[0].source)
+        // b: new content, restored with an old time (cp -p, git checkout, touch -d).
+        try writeFloatWAV((0..<2000).map { Float(sin(Double($0) * 0.07)) * 0.3 }, rate: 22050, channels: 1, to: jobs[1].source)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: jobs[1].source)
+        // c: its output cut to 1,000 bytes.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: jobs[2].output))
+        try handle.truncate(atOffset: 1000)
+        try handle.close()
+        for job in jobs { #expect(!batch.isUpToDate(job), "\(job.source)") }
+        let outcomes = batch.run(jobs) { _, _, _ in }
+        #expect(converted(outcomes) == 3)
+        #expect(try AudioFile(path: jobs[0].output).properties.validFrameCount == 3000)
+        // What a fresh conversion of the new content makes, byte for byte.
+        var fresh = Preset.pcm.settings
+        fresh.encodingNote = batch.note
+        fresh.provenance = try batch.provenance(of: jobs[1].source)
+        try AudioConverter.convert(input: jobs[1].source, output: folder.path + "/fresh.caf", settings: fresh)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: jobs[1].output))
+            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/fresh.caf")))
+        #expect(try AudioFileSummary(try AudioFile(path: jobs[2].output).properties).frameCount == 2000)
+    }
+
+    /// `a.wav` and `a.aif` both map to `a.caf`: an error naming both, before anything is converted.
+    @Test func collidingSourcesAreAnError() throws {
+        let folder = try Folder()
+        let sources = folder.path + "/src"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        try writeFloatWAV([0, 0.1, 0.2], rate: 22050, channels: 1, to: sources + "/a.wav")
+        try FileManager.default.copyItem(atPath: fixtures + "/signals/speech.wav", toPath: sources + "/b.wav")
+        try AudioConverter.convert(input: sources + "/a.wav", output: sources + "/a.aif", settings: settings("BEI16"))
+        let batch = BatchConverter(preset: .pcm, outputFolder: folder.path + "/out")
+        #expect {
+            try batch.jobs(for: [sources])
+        } throws: { error in
+            let text = "\(error)"
+            return error is BatchConverter.CollisionError && text.contains("a.wav") && text.contains("a.aif")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/out"))
+    }
+
+    /// An output folder inside the sources is never read back as sources; links to files are followed,
+    /// link loops are not; macOS's AppleDouble files and .DS_Store are skipped.
+    @Test func whatAFolderHolds() throws {
+        let folder = try Folder()
+        let sources = folder.path + "/src"
+        try FileManager.default.createDirectory(atPath: sources + "/sub", withIntermediateDirectories: true)
+        try writeFloatWAV([0, 0.1, 0.2], rate: 22050, channels: 1, to: sources + "/a.wav")
+        try FileManager.default.copyItem(atPath: fixtures + "/signals/speech.wav", toPath: folder.path + "/elsewhere.wav")
+        try FileManager.default.createSymbolicLink(atPath: sources + "/linked.wav", withDestinationPath: folder.path + "/elsewhere.wav")
+        try FileManager.default.createSymbolicLink(atPath: sources + "/sub/loop", withDestinationPath: sources)
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: sources + "/._a.wav"))
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: sources + "/.DS_Store"))
+        let batch = BatchConverter(preset: .pcm, outputFolder: sources + "/out", imaQuality: .fast, parallelJobs: 3)
+        let first = try batch.jobs(for: [sources])
+        #expect(first.map { $0.source.split(separator: "/").last.map(String.init) ?? "" }.sorted() == ["a.wav", "linked.wav"])
+        #expect(converted(batch.run(first) { _, _, _ in }) == 2)
+        // The outputs (src/out/*.caf) are not sources on the next run.
+        let second = try batch.jobs(for: [sources])
+        #expect(second == first)
+    }
+}
+
+private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
+    outcomes.filter { if case .converted = $0 { true } else { false } }.count
 }
 
 @Suite struct MusicPresetTests {

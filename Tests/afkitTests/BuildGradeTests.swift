@@ -178,3 +178,32 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(fed.stdout == whole.stdout.replacingOccurrences(of: "wav/pcm-s16-stereo.wav", with: fifo))
     }
 }
+
+@Suite struct BatchCommandTests {
+    /// One file is "1 file"; paths with no source are a usage error unless --allow-empty; colliding
+    /// sources fail (status 1) naming both, with nothing converted; validate is as strict about empty paths.
+    @Test func summariesEmptinessAndCollisions() throws {
+        let folder = try ScratchFolder()
+        let one = try Command.run(["batch", "--preset", "pcm", "--jobs", "1", "--out", folder.path + "/out",
+            "wav/pcm-s16-stereo.wav"])
+        #expect(one.status == 0)
+        #expect(one.stdout == "1 file: 1 converted, 0 up to date, 0 failed\n")
+        try FileManager.default.createDirectory(atPath: folder.path + "/empty", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path + "/empty/notes.txt"))
+        let empty = try Command.run(["batch", "--preset", "pcm", "--out", folder.path + "/o2", folder.path + "/empty"])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("--allow-empty"))
+        #expect(try Command.run(["batch", "--preset", "pcm", "--allow-empty", "--out", folder.path + "/o2",
+            folder.path + "/empty"]).status == 0)
+        #expect(try Command.run(["validate", folder.path + "/empty"]).status == 2)
+        #expect(try Command.run(["validate", "--allow-empty", folder.path + "/empty"]).status == 0)
+        try FileManager.default.createDirectory(atPath: folder.path + "/clash", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: folder.path + "/clash/a.wav")
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/aiff/sowt.aifc", toPath: folder.path + "/clash/a.aifc")
+        let clash = try Command.run(["batch", "--preset", "pcm", "--out", folder.path + "/o3", folder.path + "/clash"])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("a.wav") && clash.stderr.contains("a.aifc"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/o3"))
+        #expect(try Command.run(["batch", "--preset", "pcm", "--jobs", "0", "--out", folder.path + "/o4", "wav"]).status == 2)
+    }
+}
