@@ -134,7 +134,9 @@ public enum AudioConverter {
         var fileType = try outputFileType(for: output, settings: settings)
         let source = try SourceReader(path: input)
         var notes: [String] = []
-        let specifier = try dataFormat(for: fileType, settings: settings)
+        var resolved = settings
+        if resolved.dataFormat == nil { resolved.dataFormat = keptSampleFormat(of: source, in: fileType) }
+        let specifier = try dataFormat(for: fileType, settings: resolved)
         let copying = settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac
             && source.audioFile != nil && settings.sampleRate == nil && settings.channels == nil
             && specifier.sampleRate == nil && settings.maximumSeconds == nil
@@ -257,6 +259,11 @@ public enum AudioConverter {
         case (.adts, .aac), (.mp3, .mp3): true
         default: false
         }
+        if case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned) = chosen.kind,
+            let advice = pcmAdvice(fileType, bits: bits, isFloat: isFloat, isBigEndian: isBigEndian, isSigned: isSigned)
+        {
+            throw ConversionUsageError(advice)
+        }
         guard holds else {
             let fits: String = switch fileType {
             case .aiff, .aifc: "linear PCM, ima4, ulaw or alaw"
@@ -272,13 +279,50 @@ public enum AudioConverter {
         return chosen
     }
 
+    /// With no `-d`, a linear PCM source keeps its sample format (24-bit stays 24-bit, float stays float,
+    /// as SoX does) in the container's byte order (CAF: the source's), instead of becoming 16-bit.
+    /// Other sources (compressed, or PCM the container cannot hold) get the container's default.
+    static func keptSampleFormat(of source: SourceReader, in fileType: FileType) -> DataFormatSpecifier? {
+        let format = source.format
+        guard format.isLinearPCM, [.caf, .wav, .rf64, .aiff, .aifc].contains(fileType) else { return nil }
+        let isFloat = format.formatFlags.contains(.isFloat)
+        let bits = isFloat ? (format.bitsPerChannel > 32 ? 64 : 32) : min(32, (format.bitsPerChannel + 7) / 8 * 8)
+        if bits == 8 { return DataFormatSpecifier(fileType == .wav || fileType == .rf64 ? "UI8" : "I8") }
+        let bigEndian = switch fileType {
+        case .aiff, .aifc: true
+        case .wav, .rf64: false
+        default: format.formatFlags.contains(.isBigEndian)
+        }
+        return DataFormatSpecifier("\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)")
+    }
+
+    /// Why a container cannot hold a linear PCM layout, with the spelling it can hold, or `nil`.
+    private static func pcmAdvice(_ fileType: FileType, bits: UInt32, isFloat: Bool, isBigEndian: Bool, isSigned: Bool)
+        -> String?
+    {
+        let kind = isFloat ? "F" : "I"
+        switch fileType {
+        case .wav, .rf64:
+            if isBigEndian && bits > 8 { return "WAV holds little-endian samples: use -d LE\(kind)\(bits)" }
+            if bits == 8 && isSigned { return "WAV holds 8-bit samples unsigned: use -d UI8" }
+        case .aiff, .aifc:
+            if isFloat && !isBigEndian { return "AIFF-C holds big-endian floats: use -d BEF\(bits)" }
+            if !isFloat && !isBigEndian && bits > 16 { return "AIFF holds big-endian \(bits)-bit samples: use -d BEI\(bits)" }
+            if bits == 8 && !isSigned { return "AIFF holds 8-bit samples signed: use -d I8" }
+        case .caf:
+            if bits == 8 && !isSigned { return "CAF holds 8-bit samples signed: use -d I8" }
+        default: break
+        }
+        return nil
+    }
+
     private static func makeEncoder(_ specifier: DataFormatSpecifier, fileType: FileType, source: SourceReader,
         settings: ConversionSettings, notes: inout [String]) throws -> any AudioEncoder
     {
         var rate = specifier.sampleRate ?? settings.sampleRate ?? source.sampleRate
         var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
         guard channels >= 1 && channels <= 64 else {
-            throw AudioFileError.unsupportedDataFormat("convert: \(channels) output channels", offset: nil)
+            throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)
         }
         switch specifier.kind {
         case .aac where !AACEncoder.sampleRates.contains(rate):
@@ -328,7 +372,7 @@ public enum AudioConverter {
         guard frames > allowed else { return nil }
         guard settings.trimToMaximum else {
             throw AudioFileError.limitExceeded(
-                "convert: '\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
+                "'\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
                     + "(trim it, or convert with --trim)", offset: nil)
         }
         return allowed

@@ -46,9 +46,15 @@ public final class SourceReader {
         let file: AudioFile
         do {
             file = try AudioFile(path: path)
-        } catch let error as AudioFileError where error.code == "typ?" {
-            // Not a container afkit parses (FLAC, Ogg, ...): libsndfile may read it.
-            let sound = try SoundFile(path: path)
+        } catch let parserError as AudioFileError where parserError.code == "typ?" {
+            // Not a container afkit parses (FLAC, Ogg, ...): libsndfile may read it. Where it cannot either,
+            // afkit's own words say why (one message for one problem, whichever command reads the file).
+            let sound: SoundFile
+            do {
+                sound = try SoundFile(path: path)
+            } catch {
+                throw parserError
+            }
             backend = .libsndfile(sound)
             sampleRate = Double(sound.info.sampleRate)
             channels = sound.info.channels

@@ -30,6 +30,17 @@ struct AFKit: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
         Interruption.install()
+        // No subcommand at all, or help for one that does not exist, is a usage error (status 2).
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty {
+            Output.standardError(helpMessage() + "\n")
+            terminate(Status.usage)
+        }
+        let names = configuration.subcommands.map { $0._commandName }
+        if arguments[0] == "help", arguments.count > 1, !names.contains(arguments[1]) {
+            Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
+            terminate(Status.usage)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -112,12 +123,20 @@ enum Output {
     }
 }
 
+/// A usage error found in `run()`, after argument-parser's own checks (so an unknown option is
+/// reported before a path): the message and the subcommand's usage on standard error, status 2.
+func usageError(_ message: String, in command: ParsableCommand.Type) -> ExitCode {
+    Output.standardError("Error: \(message)\nUsage: \(AFKit.usageString(for: command))\n"
+        + "  See 'afkit \(command._commandName) --help' for more information.\n")
+    return ExitCode(AFKit.Status.usage)
+}
+
 /// Fails with a usage error (status 2) for a path that does not exist.
-func checkPathsExist(_ paths: [String], allowStandardInput: Bool = false) throws {
+func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowStandardInput: Bool = false) throws {
     for path in paths where !(allowStandardInput && path == "-") {
         var info = stat()
         if stat(path, &info) != 0 {
-            throw ValidationError("no such file: '\(path)'")
+            throw usageError("no such file: '\(path)'", in: command)
         }
     }
 }

@@ -44,10 +44,11 @@ struct Batch: ParsableCommand {
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
         guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs takes 1 to 256") }
-        try checkPathsExist(sources)
     }
 
     func run() throws {
+        // Checked here, not in validate(): argument-parser reports an unknown option first.
+        try checkPathsExist(sources, in: Self.self)
         guard let preset = Preset(rawValue: preset) else { return }
         let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: quality == "fast" ? .fast : .best,
             parallelJobs: jobs, trimsToMaximum: trim)

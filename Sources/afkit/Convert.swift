@@ -62,7 +62,6 @@ struct Convert: ParsableCommand {
     var output: String
 
     func validate() throws {
-        try checkPathsExist([input])
         if let fileType, FileType(afconvertCode: fileType) == nil {
             throw ValidationError("-f '\(fileType)' is not caff, AIFF, AIFC, WAVE or RF64")
         }
@@ -107,6 +106,12 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        // Checked here, not in validate(): argument-parser reports an unknown option first.
+        try checkPathsExist([input], in: Self.self)
+        let folder = parentFolder(of: output)
+        guard isDirectory(folder) else {
+            throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)
+        }
         TemporaryFiles.removeStale(in: parentFolder(of: output))
         do {
             let result = try AudioConverter.convert(input: input, output: output, settings: settings)

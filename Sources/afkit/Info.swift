@@ -20,13 +20,16 @@ struct Info: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
-        try checkPathsExist(files)
     }
 
+    /// A file that does not exist is reported in its place, like any other that cannot be read, and the
+    /// others are still read (as `afinfo` and `ls` do); the status is then 2, a usage error.
     func run() throws {
         var failed = false
+        var missing = false
         var objects: [JSONValue] = []
         for path in files {
+            if !pathExists(path) { missing = true }
             do {
                 let file = try AudioFile(path: path)
                 if trace { Output.standardError(file.properties.trace.records.map { "\(path): \($0)\n" }.joined()) }
@@ -46,6 +49,7 @@ struct Info: ParsableCommand {
             }
         }
         if json { Output.standardOutput(JSONValue.array(objects).serialized(pretty: true) + "\n") }
+        if missing { throw ExitCode(AFKit.Status.usage) }
         if failed { throw ExitCode(AFKit.Status.problemFound) }
     }
 }

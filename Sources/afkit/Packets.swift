@@ -31,10 +31,11 @@ struct Packets: ParsableCommand {
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
         }
-        try checkPathsExist([file], allowStandardInput: true)
     }
 
     func run() throws {
+        // Checked here, not in validate(): argument-parser reports an unknown option first.
+        try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         var packets: [PacketDescription] = []

@@ -36,7 +36,6 @@ struct Validate: ParsableCommand {
 
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("give at least one PATH") }
-        try checkPathsExist(paths)
         _ = try loadProfile()
     }
 
@@ -56,6 +55,8 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
+        // Checked here, not in validate(): argument-parser reports an unknown option first.
+        try checkPathsExist(paths, in: Self.self)
         var validator = AssetValidator(profile: try loadProfile())
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)

@@ -207,3 +207,67 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(try Command.run(["batch", "--preset", "pcm", "--jobs", "0", "--out", folder.path + "/o4", "wav"]).status == 2)
     }
 }
+
+@Suite struct ArgumentsAndMessagesTests {
+    /// Options are checked before paths: an unknown option is named (with a suggestion), not taken for a
+    /// missing file.
+    @Test func unknownOptionsBeforePaths() throws {
+        let convert = try Command.run(["convert", "-x", "128000", "wav/pcm-s16-stereo.wav", "/tmp/x.caf"])
+        #expect(convert.status == 2)
+        #expect(convert.stderr.contains("Unknown option '-x'"))
+        let validate = try Command.run(["validate", "--fromat", "json", "wav"])
+        #expect(validate.status == 2)
+        #expect(validate.stderr.contains("Did you mean '--format'"))
+        let batch = try Command.run(["batch", "--preset", "pcm", "--out", "/tmp/o", "--jobz", "4", "wav"])
+        #expect(batch.status == 2)
+        #expect(batch.stderr.contains("--jobs"))
+    }
+
+    /// `info A B C` with B missing reports B in its place and goes on with C; the status is 2.
+    @Test func infoGoesOnPastAMissingFile() throws {
+        let result = try Command.run(["info", "--json", "wav/pcm-s16-stereo.wav", "nope.wav", "wav/pcm-u8-mono.wav"])
+        #expect(result.status == 2)
+        let objects = try #require(result.json as? [[String: Any]])
+        #expect(objects.map { $0["path"] as? String } == ["wav/pcm-s16-stereo.wav", "nope.wav", "wav/pcm-u8-mono.wav"])
+        #expect(objects[1]["error"] != nil && objects[2]["format"] != nil)
+    }
+
+    /// One message for one problem, in afkit's words; a missing output folder is a usage error that says
+    /// so; impossible combinations suggest what fits; `-d` is taken in any case.
+    @Test func messages() throws {
+        let folder = try ScratchFolder()
+        FileManager.default.createFile(atPath: folder.path + "/empty.wav", contents: Data())
+        let empty = try Command.run(["convert", folder.path + "/empty.wav", folder.path + "/x.caf"])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("0 bytes long"))
+        #expect(!empty.stderr.contains("libsndfile"))
+        #expect(!empty.stderr.contains("convert: convert:"))
+        let noFolder = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder.path + "/missing/x.caf"])
+        #expect(noFolder.status == 2)
+        #expect(noFolder.stderr.contains("no such folder"))
+        #expect(!noFolder.stderr.contains(".tmp"))
+        for (format, name, advice) in [("LEF32", "x.aif", "BEF32"), ("BEI16", "x.wav", "LEI16"), ("UI8", "x.caf", "I8")] {
+            let result = try Command.run(["convert", "-d", format, "wav/pcm-s16-stereo.wav", folder.path + "/" + name])
+            #expect(result.status == 2, "\(format) \(name)")
+            #expect(result.stderr.contains(advice), "\(format) \(name)")
+        }
+        #expect(try Command.run(["convert", "-d", "lei16", "wav/pcm-s16-stereo.wav", folder.path + "/ok.caf"]).status == 0)
+        #expect(try Command.run([]).status == 2)
+        #expect(try Command.run(["help", "nope"]).status == 2)
+        #expect(folder.files == ["empty.wav", "ok.caf"])
+    }
+
+    /// With no -d, linear PCM keeps its sample format where the container holds it.
+    @Test func sampleFormatIsKept() throws {
+        let folder = try ScratchFolder()
+        for (source, name, bits, float) in [("caf/pcm-s24le-stereo.caf", "a.wav", 24, false),
+            ("caf/float32-stereo.caf", "b.aif", 32, true), ("mp3/ffmpeg-libmp3lame.mp3", "c.caf", 16, false)]
+        {
+            #expect(try Command.run(["convert", source, folder.path + "/" + name]).status == 0)
+            let info = try #require((try Command.run(["info", "--json", folder.path + "/" + name]).json as? [[String: Any]])?.first)
+            let format = try #require(info["format"] as? [String: Any])
+            #expect(format["bitsPerChannel"] as? Int == bits, "\(name)")
+            #expect(((format["flags"] as? Int ?? 0) & 1 == 1) == float, "\(name)")
+        }
+    }
+}
