@@ -8,14 +8,14 @@ extension ValidationRule {
             sampleRate, hardwareCodec, clipping, silence].map { ($0.id, $0) })
 
     /// The file cannot be parsed.
-    public static let malformed = ValidationRule(id: "malformed") { facts, _ in
+    public static let malformed = ValidationRule(id: "malformed", parameters: []) { facts, _ in
         guard let error = facts.error else { return [] }
         let place = error.offset.map { " at byte \($0)" } ?? ""
         return [Finding("cannot be parsed: \(error.message) (code '\(error.code)'\(place))")]
     }
 
     /// The container must be one of `allowed`; those in `warn` pass with a warning.
-    public static let container = ValidationRule(id: "container") { facts, settings in
+    public static let container = ValidationRule(id: "container", parameters: ["allowed", "warn"]) { facts, settings in
         guard let summary = facts.summary else { return [] }
         let name = summary.container.rawValue
         if settings.strings("warn")?.contains(name) == true {
@@ -27,7 +27,7 @@ extension ValidationRule {
     }
 
     /// The data format must be one of `allowed`; those in `warn` pass with a warning.
-    public static let dataFormat = ValidationRule(id: "data-format") { facts, settings in
+    public static let dataFormat = ValidationRule(id: "data-format", parameters: ["allowed", "warn"]) { facts, settings in
         guard let format = facts.summary?.format else { return [] }
         let id = format.formatID.description
         if settings.strings("warn")?.contains(id) == true {
@@ -39,7 +39,7 @@ extension ValidationRule {
     }
 
     /// At most `maximumSeconds` of valid audio (exactly that many passes; one frame more fails).
-    public static let duration = ValidationRule(id: "duration") { facts, settings in
+    public static let duration = ValidationRule(id: "duration", parameters: ["maximumSeconds"]) { facts, settings in
         guard let summary = facts.summary, let limit = settings.number("maximumSeconds"), summary.format.sampleRate > 0 else {
             return []
         }
@@ -51,7 +51,7 @@ extension ValidationRule {
     }
 
     /// The extension must name the container found in the bytes.
-    public static let fileExtension = ValidationRule(id: "extension") { facts, _ in
+    public static let fileExtension = ValidationRule(id: "extension", parameters: []) { facts, _ in
         guard let summary = facts.summary else { return [] }
         let ext = facts.fileExtension
         let expected: Set<String> = switch summary.container {
@@ -68,20 +68,20 @@ extension ValidationRule {
     }
 
     /// The header must agree with the data: no audio cut short, no size beyond the file.
-    public static let truncated = ValidationRule(id: "truncated") { facts, _ in
+    public static let truncated = ValidationRule(id: "truncated", parameters: []) { facts, _ in
         guard let properties = facts.properties, properties.isTruncated else { return [] }
         let detail = properties.trace.records.last { $0.note.contains("short") || $0.note.contains("cut") }?.note
         return [Finding("the file is truncated: its audio ends before its header says" + (detail.map { " (\($0))" } ?? ""))]
     }
 
     /// There must be audio.
-    public static let empty = ValidationRule(id: "empty") { facts, _ in
+    public static let empty = ValidationRule(id: "empty", parameters: []) { facts, _ in
         guard let summary = facts.summary, summary.frameCount == 0 else { return [] }
         return [Finding("the file holds no audio frames")]
     }
 
     /// At most `maximum` channels.
-    public static let channels = ValidationRule(id: "channels") { facts, settings in
+    public static let channels = ValidationRule(id: "channels", parameters: ["maximum"]) { facts, settings in
         guard let format = facts.summary?.format, let maximum = settings.number("maximum"),
             Double(format.channelsPerFrame) > maximum
         else { return [] }
@@ -89,7 +89,7 @@ extension ValidationRule {
     }
 
     /// A rate iOS plays natively, at most `maximum`.
-    public static let sampleRate = ValidationRule(id: "sample-rate") { facts, settings in
+    public static let sampleRate = ValidationRule(id: "sample-rate", parameters: ["allowed", "maximum"]) { facts, settings in
         guard let format = facts.summary?.format else { return [] }
         let native = settings.numbers("allowed") ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
         if let maximum = settings.number("maximum"), format.sampleRate > maximum {
@@ -100,7 +100,7 @@ extension ValidationRule {
     }
 
     /// Compressed formats the hardware decodes one stream at a time.
-    public static let hardwareCodec = ValidationRule(id: "hardware-codec") { facts, _ in
+    public static let hardwareCodec = ValidationRule(id: "hardware-codec", parameters: []) { facts, _ in
         guard let id = facts.summary?.format.formatID,
             [FourCharCode.aac, .mpegLayer3, .mpegLayer2, .mpegLayer1, .alac].contains(id)
         else { return [] }
@@ -108,13 +108,13 @@ extension ValidationRule {
     }
 
     /// No clipping: no run of three or more full-scale samples.
-    public static let clipping = ValidationRule(id: "clipping", needsDecodedAudio: true) { facts, _ in
+    public static let clipping = ValidationRule(id: "clipping", needsDecodedAudio: true, parameters: []) { facts, _ in
         guard let audio = facts.audio, audio.clippedRuns > 0 else { return [] }
         return [Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")]
     }
 
     /// At most `maximumSeconds` of silence (below `thresholdDecibels`) at either end.
-    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true) { facts, settings in
+    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true, parameters: ["maximumSeconds"]) { facts, settings in
         guard let audio = facts.audio else { return [] }
         if audio.isSilent { return [Finding("the audio is silent throughout")] }
         let limit = settings.number("maximumSeconds") ?? 0.5

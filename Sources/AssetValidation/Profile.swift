@@ -121,10 +121,15 @@ public struct Profile: Sendable {
     ///   "overrides": [ { "paths": ["music/**"], "profile": "music" },
     ///                  { "paths": ["ui/*.caf"], "rules": { "channels": { "maximum": 1 } } } ] }
     /// ```
-    public init(json text: String, knownRules: Set<String> = Set(ValidationRule.builtIn.keys)) throws {
-        guard let root = JSONValue(parsing: text), root.objectValue != nil else {
-            throw ProfileError.invalid("the profile is not a JSON object")
+    /// `knownRules`: the rules a file may name, each with the settings it takes (`nil`: any).
+    public init(json text: String, knownRules: [String: Set<String>?] = ValidationRule.builtIn.mapValues(\.parameters)) throws {
+        let root: JSONValue
+        do {
+            root = try JSONValue(validating: text)
+        } catch let error as JSONSyntaxError {
+            throw ProfileError.invalid("the profile is not valid JSON: \(error)")
         }
+        guard root.objectValue != nil else { throw ProfileError.invalid("the profile is not a JSON object") }
         let base = root["extends"]?.stringValue ?? "system-sound"
         guard let parent = Profile.builtIn[base] else { throw ProfileError.invalid("'extends' names no profile: '\(base)'") }
         self = parent
@@ -146,10 +151,18 @@ public struct Profile: Sendable {
         }
     }
 
-    private static func check(_ rules: [(String, JSONValue)], _ known: Set<String>) throws {
+    private static func check(_ rules: [(String, JSONValue)], _ known: [String: Set<String>?]) throws {
         for (rule, change) in rules {
-            guard known.contains(rule) else { throw ProfileError.invalid("no rule is called '\(rule)'") }
-            guard change.objectValue != nil else { throw ProfileError.invalid("rule '\(rule)' needs an object of settings") }
+            guard let accepted = known[rule] else {
+                throw ProfileError.invalid("no rule is called '\(rule)'; the rules are \(known.keys.sorted().joined(separator: ", "))")
+            }
+            guard let settings = change.objectValue else { throw ProfileError.invalid("rule '\(rule)' needs an object of settings") }
+            if let accepted {
+                let names = accepted.union(["severity", "enabled"])
+                for (key, _) in settings where !names.contains(key) {
+                    throw ProfileError.invalid("rule '\(rule)' has no setting '\(key)'; it takes \(names.sorted().joined(separator: ", "))")
+                }
+            }
             if let severity = change["severity"], severity.stringValue.flatMap(Severity.init(rawValue:)) == nil {
                 throw ProfileError.invalid("rule '\(rule)': severity is 'error' or 'warning'")
             }

@@ -53,13 +53,16 @@ public struct ValidationRule: Sendable {
     public let id: String
     /// Whether the check needs the decoded audio (``AssetFacts/audio``).
     public let needsDecodedAudio: Bool
+    /// The settings a profile may give the rule besides `severity` and `enabled` (`nil`: any).
+    public let parameters: Set<String>?
     public let check: @Sendable (AssetFacts, RuleSettings) -> [Finding]
 
-    public init(id: String, needsDecodedAudio: Bool = false,
+    public init(id: String, needsDecodedAudio: Bool = false, parameters: Set<String>? = nil,
         check: @escaping @Sendable (AssetFacts, RuleSettings) -> [Finding])
     {
         self.id = id
         self.needsDecodedAudio = needsDecodedAudio
+        self.parameters = parameters
         self.check = check
     }
 }

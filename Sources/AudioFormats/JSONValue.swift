@@ -81,10 +81,22 @@ public indirect enum JSONValue: Hashable, Sendable {
 extension JSONValue {
     /// Parses JSON text (RFC 8259), or returns `nil` if it is not JSON. Nesting is limited to 64 levels.
     public init?(parsing text: String) {
+        guard let value = try? JSONValue(validating: text) else { return nil }
+        self = value
+    }
+
+    /// Parses JSON text, or throws where it stops being JSON (line and column, counted from 1).
+    public init(validating text: String) throws {
         var parser = JSONParser(bytes: Array(text.utf8))
-        guard let value = parser.value(depth: 0) else { return nil }
+        let value = parser.value(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { return nil }
+        guard let value, parser.index == parser.bytes.count else {
+            let before = parser.bytes[0..<min(parser.index, parser.bytes.count)]
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            throw JSONSyntaxError(line: line, column: column, reason: value == nil ? "a value is expected or malformed"
+                : "text follows the value")
+        }
         self = value
     }
 
@@ -232,4 +244,12 @@ private struct JSONParser {
         }
         return nil
     }
+}
+
+/// Where JSON text stops being JSON.
+public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
+    public var line: Int
+    public var column: Int
+    public var reason: String
+    public var description: String { "line \(line), column \(column): \(reason)" }
 }

@@ -153,6 +153,13 @@ final class Scratch {
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "extends": "podcast" }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "duration": { "severity": "fatal" } } }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: "not json") }
+        // A misspelt setting is named, with the ones the rule takes; broken JSON says where.
+        #expect {
+            try Profile(json: #"{ "rules": { "duration": { "maxSeconds": 5 } } }"#)
+        } throws: { "\($0)".contains("'maxSeconds'") && "\($0)".contains("maximumSeconds") }
+        #expect {
+            try Profile(json: "{ \"rules\": {\n  \"duration\": { \"maximumSeconds\": 5, }\n} }")
+        } throws: { "\($0)".contains("line 2, column 38") }
     }
 
     @Test func globs() {
