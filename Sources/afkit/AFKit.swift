@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioContainers
+import AudioConversion
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ struct AFKit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "afkit",
         abstract: "Inspect, stream-parse, validate and convert audio files (CAF, AIFF, WAV, MP3, ADTS).",
-        version: "0.1.0",
+        version: AudioConverter.version,
         subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self]
     )
 

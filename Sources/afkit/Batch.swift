@@ -16,20 +16,16 @@ struct Batch: ParsableCommand {
             """
     )
 
-    @Option(help: "The preset: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var preset: String
+    @Option(help: ArgumentHelp("The preset.", valueName: "name"))
+    var preset: Preset
 
-    @Option(help: "The output folder.")
+    @Option(help: ArgumentHelp("The output folder.", valueName: "folder"))
     var out: String
 
-    @Option(help: "IMA encoding: best (search) or fast.")
-    var quality = "best"
+    @OptionGroup var shared: SharedConversionOptions
 
-    @Option(help: "Sources converted at once (default: the cores).")
+    @Option(help: ArgumentHelp("Sources converted at once (default: the cores).", valueName: "count"))
     var jobs: Int?
-
-    @Flag(help: "Cut sources longer than the preset allows instead of failing them.")
-    var trim = false
 
     @Flag(help: "Succeed when the paths hold no source file.")
     var allowEmpty = false
@@ -38,20 +34,15 @@ struct Batch: ParsableCommand {
     var sources: [String]
 
     func validate() throws {
-        guard Preset(rawValue: preset) != nil else {
-            throw ValidationError("no preset '\(preset)': use \(Preset.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
-        guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs takes 1 to 256") }
     }
 
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
-        guard let preset = Preset(rawValue: preset) else { return }
-        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: quality == "fast" ? .fast : .best,
-            parallelJobs: jobs, trimsToMaximum: trim)
+        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
+            parallelJobs: jobs, trimsToMaximum: shared.trim)
         let jobs: [BatchConverter.Job]
         do {
             jobs = try batch.jobs(for: sources)

@@ -4,10 +4,6 @@ import AudioContainers
 import AudioConversion
 import AudioFormats
 
-extension DataFormatSpecifier: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-}
-
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,40 +16,45 @@ struct Convert: ParsableCommand {
             """
     )
 
-    @Option(name: .customShort("f"),
-        help: "Output file type: caff, AIFF, AIFC, WAVE, RF64, m4af, adts (default: from OUTPUT's extension).")
-    var fileType: String?
+    /// The resamplers afkit drives.
+    enum ResamplerName: String, ExpressibleByArgument, CaseIterable {
+        case soxr, libsamplerate
+    }
 
-    @Option(name: .customShort("d"), help: "Output data format, with an optional @RATE.")
+    @Option(name: .customShort("f"), help: ArgumentHelp(
+        "Output file type (default: from OUTPUT's extension).", valueName: "type"))
+    var fileType: FileType?
+
+    @Option(name: .customShort("d"), help: ArgumentHelp("Output data format, with an optional @RATE.", valueName: "format[@rate]"))
     var dataFormat: DataFormatSpecifier?
 
-    @Option(name: .customShort("c"), help: "Output channels (downmix or upmix).")
+    @Option(name: .customShort("c"), help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
     var channels: Int?
 
-    @Option(name: .customShort("b"), help: "Bit rate of AAC or MP3 output, in bits per second (as afconvert).")
+    @Option(name: .customShort("b"),
+        help: ArgumentHelp("Bit rate of AAC or MP3 output, in bits per second (as afconvert).", valueName: "bits-per-second"))
     var bitRate: Int?
 
-    @Option(name: .customShort("q"), help: "Codec quality, 0 to 127 (AAC: below 32 the fast search).")
+    @Option(name: .customShort("q"),
+        help: ArgumentHelp("Codec quality, 0 to 127 (AAC: below 32 the fast search).", valueName: "0-127"))
     var codecQuality: Int?
 
-    @Option(name: .customShort("s"), help: "AAC bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.")
+    @Option(name: .customShort("s"),
+        help: ArgumentHelp("AAC bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
     var strategy: Int?
 
-    @Option(help: "A preferred format: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var preset: String?
+    @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
+    var preset: Preset?
 
-    @Option(help: "The resampler: soxr (default) or libsamplerate.")
-    var resampler = "soxr"
+    @Option(help: ArgumentHelp("The resampler.", valueName: "name"))
+    var resampler: ResamplerName = .soxr
 
     @Option(name: .customLong("src-quality"),
-        help: "libsamplerate's converter: 0 best sinc, 1 medium sinc, 2 fastest sinc, 3 zero-order hold, 4 linear.")
+        help: ArgumentHelp("libsamplerate's converter: 0 best sinc, 1 medium sinc, 2 fastest sinc, 3 zero-order hold, 4 linear.",
+            valueName: "0-4"))
     var sourceQuality: Int32 = 0
 
-    @Option(help: "IMA encoding: best (search) or fast.")
-    var quality = "best"
-
-    @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
-    var trim = false
+    @OptionGroup var shared: SharedConversionOptions
 
     @Argument(help: "The input file.")
     var input: String
@@ -62,18 +63,10 @@ struct Convert: ParsableCommand {
     var output: String
 
     func validate() throws {
-        if let fileType, FileType(afconvertCode: fileType) == nil {
-            throw ValidationError("-f '\(fileType)' is not caff, AIFF, AIFC, WAVE or RF64")
-        }
-        if let preset, Preset(rawValue: preset) == nil {
-            throw ValidationError("no preset '\(preset)': use \(Preset.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
-        guard ["soxr", "libsamplerate"].contains(resampler) else { throw ValidationError("--resampler is soxr or libsamplerate") }
         guard ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) != nil else {
             throw ValidationError("--src-quality takes 0 to 4")
         }
-        guard ["best", "fast"].contains(quality) else { throw ValidationError("--quality is best or fast") }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
         if let bitRate, bitRate <= 0 { throw ValidationError("-b takes bits per second, such as 128000") }
@@ -87,8 +80,8 @@ struct Convert: ParsableCommand {
     }
 
     var settings: ConversionSettings {
-        var settings = preset.flatMap(Preset.init(rawValue:))?.settings ?? ConversionSettings()
-        if let fileType { settings.fileType = FileType(afconvertCode: fileType) }
+        var settings = preset?.settings ?? ConversionSettings()
+        if let fileType { settings.fileType = fileType }
         if let dataFormat {
             settings.dataFormat = dataFormat
             if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
@@ -97,11 +90,11 @@ struct Convert: ParsableCommand {
         if let bitRate { settings.bitRate = bitRate }
         if let codecQuality { settings.quality = codecQuality }
         if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }
-        if resampler == "libsamplerate", let converter = ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) {
+        if resampler == .libsamplerate, let converter = ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) {
             settings.resampler = .libsamplerate(converter)
         }
-        settings.imaQuality = quality == "fast" ? .fast : .best
-        settings.trimToMaximum = trim
+        settings.imaQuality = shared.quality.encoding
+        settings.trimToMaximum = shared.trim
         return settings
     }
 

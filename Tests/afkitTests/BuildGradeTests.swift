@@ -257,6 +257,21 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(folder.files == ["empty.wav", "ok.caf"])
     }
 
+    /// Typed options: real placeholders in --help, invalid values answered with the valid ones.
+    @Test func typedOptions() throws {
+        let help = try Command.run(["convert", "--help"]).stdout
+        for placeholder in ["-f <type>", "-d <format[@rate]>", "--preset <name>", "--quality <quality>", "-b <bits-per-second>"] {
+            #expect(help.contains(placeholder), "\(placeholder)")
+        }
+        let quality = try Command.run(["batch", "--preset", "sfx", "--quality", "good", "--out", "/tmp/o", "wav"])
+        #expect(quality.status == 2)
+        #expect(quality.stderr.contains("'best'") && quality.stderr.contains("'fast'"))
+        let type = try Command.run(["convert", "-f", "OGG", "wav/pcm-s16-stereo.wav", "/tmp/x.ogg"])
+        #expect(type.status == 2)
+        #expect(type.stderr.contains("- caff") && type.stderr.contains("- m4af"))
+        #expect(try Command.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.2.0")
+    }
+
     /// With no -d, linear PCM keeps its sample format where the container holds it.
     @Test func sampleFormatIsKept() throws {
         let folder = try ScratchFolder()
