@@ -98,29 +98,34 @@ enum Interruption {
 /// reader that closed the pipe (`afkit info *.caf | head -1`) ends it quietly with status 0.
 enum Output {
     static func standardOutput(_ text: String) {
-        guard let failure = writeAll(text, to: 1) else { return }
+        var text = text
+        text.withUTF8 { standardOutput(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    static func standardOutput(bytes: UnsafeRawBufferPointer) {
+        guard let failure = writeAll(bytes, to: 1) else { return }
         if failure == EPIPE { _exit(0) }
         let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
-        _ = writeAll("afkit: cannot write the report to standard output: \(reason)\n", to: 2)
+        standardError("afkit: cannot write the report to standard output: \(reason)\n")
         _exit(AFKit.Status.problemFound)
     }
 
-    static func standardError(_ text: String) { _ = writeAll(text, to: 2) }
+    static func standardError(_ text: String) {
+        var text = text
+        _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: 2) }
+    }
 
     /// Writes every byte; returns the errno of a failed write, or `nil`.
-    private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
-        var text = text
-        return text.withUTF8 { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let count = write(descriptor, base + offset, bytes.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { return errno }
-                if count == 0 { return EIO }
-                offset += count
-            }
-            return nil
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        var offset = 0
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let count = write(descriptor, base + offset, bytes.count - offset)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return errno }
+            if count == 0 { return EIO }
+            offset += count
         }
+        return nil
     }
 }
 

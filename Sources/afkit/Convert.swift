@@ -4,6 +4,12 @@ import AudioContainers
 import AudioConversion
 import AudioFormats
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,10 +62,10 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var shared: SharedConversionOptions
 
-    @Argument(help: "The input file.")
+    @Argument(help: "The input file, or - for standard input.")
     var input: String
 
-    @Argument(help: "The output file.")
+    @Argument(help: "The output file, or - for standard output (give -f or --preset).")
     var output: String
 
     func validate() throws {
@@ -100,15 +106,28 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
-        try checkPathsExist([input], in: Self.self)
+        try checkPathsExist([input], in: Self.self, allowStandardInput: true)
+        let toStandardOutput = output == "-"
         let folder = parentFolder(of: output)
-        guard isDirectory(folder) else {
+        guard toStandardOutput || isDirectory(folder) else {
             throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)
         }
-        TemporaryFiles.removeStale(in: parentFolder(of: output))
+        if !toStandardOutput { TemporaryFiles.removeStale(in: folder) }
+        // `-`: standard input is kept in a temporary file; standard output gets the finished file.
+        let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
+        defer { if input == "-" { StandardStreams.discard(source) } }
+        var settings = settings
+        var target = output
+        if toStandardOutput {
+            target = temporaryPath(beside: (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/stdout")
+            TemporaryFiles.register(target)
+            settings.fileType = try AudioConverter.outputFileType(for: output, settings: settings)
+        }
+        defer { if toStandardOutput { StandardStreams.discard(target) } }
         do {
-            let result = try AudioConverter.convert(input: input, output: output, settings: settings)
+            let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
+            if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

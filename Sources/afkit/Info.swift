@@ -15,7 +15,7 @@ struct Info: ParsableCommand {
     @Flag(help: "Also write the parser's chunk-by-chunk trace to standard error.")
     var trace = false
 
-    @Argument(help: "Audio files.")
+    @Argument(help: "Audio files (- for standard input).")
     var files: [String]
 
     func validate() throws {
@@ -29,9 +29,12 @@ struct Info: ParsableCommand {
         var missing = false
         var objects: [JSONValue] = []
         for path in files {
-            if !pathExists(path) { missing = true }
+            if path != "-" && !pathExists(path) { missing = true }
             do {
-                let file = try AudioFile(path: path)
+                // `-`: standard input, kept in a temporary file while it is read.
+                let spool = path == "-" ? try StandardStreams.spoolStandardInput() : nil
+                defer { if let spool { StandardStreams.discard(spool) } }
+                let file = try AudioFile(path: spool ?? path)
                 if trace { Output.standardError(file.properties.trace.records.map { "\(path): \($0)\n" }.joined()) }
                 let summary = try AudioFileSummary(file.properties)
                 if json {

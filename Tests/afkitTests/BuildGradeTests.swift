@@ -272,6 +272,28 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(try Command.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.2.0")
     }
 
+    /// `-` for standard input (info, convert) and standard output (convert, with -f or a preset): the
+    /// bytes on standard output are the file convert would write.
+    @Test func standardStreams() throws {
+        let folder = try ScratchFolder()
+        let wav = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/wav/pcm-s16-stereo.wav"))
+        let info = try Command.run(["info", "--json", "-"], stdin: wav)
+        #expect(info.status == 0)
+        #expect((info.json as? [[String: Any]])?.first?["container"] as? String == "wav")
+        #expect(try Command.run(["convert", "-", folder.path + "/in.caf"], stdin: wav).status == 0)
+        #expect(try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder.path + "/file.caf"]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/in.caf"))
+            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
+        let piped = try Command.run(["convert", "-f", "caff", "wav/pcm-s16-stereo.wav", "-"])
+        #expect(piped.status == 0)
+        #expect(Data(piped.stdout.utf8).count > 0)
+        let out = try bash("\"$AFKIT\" convert -f caff wav/pcm-s16-stereo.wav - > \(folder.path)/piped.caf")
+        #expect(out.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/piped.caf"))
+            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
+        #expect(try Command.run(["convert", "wav/pcm-s16-stereo.wav", "-"]).status == 2)
+    }
+
     /// With no -d, linear PCM keeps its sample format where the container holds it.
     @Test func sampleFormatIsKept() throws {
         let folder = try ScratchFolder()
