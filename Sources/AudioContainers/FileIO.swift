@@ -185,9 +185,30 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
         try renameFile(temporary, to: path)
         if synchronizingFolder { try synchronize(parentFolder(of: path)) }
         return result
+    } catch let error as AudioFileError {
+        removeFile(temporary)
+        // The temporary is afkit's business: a message names the file the caller asked for.
+        if case .io(let message, let code) = error, message.contains(temporary) {
+            throw AudioFileError.io(message.replacingAll(temporary, with: path), errno: code)
+        }
+        throw error
     } catch {
         removeFile(temporary)
         throw error
+    }
+}
+
+extension String {
+    /// The string with every occurrence of `target` replaced (no Foundation in this module).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }
 

@@ -151,7 +151,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         try noiseWAV(folder.path + "/long.wav", seconds: 2)
         let result = try bash("ulimit -f \(kilobytes); exec \"$AFKIT\" convert -d LEI16 \(folder.path)/long.wav \(folder.path)/out.caf")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("cannot write"))
+        #expect(result.stderr.contains("cannot write '\(folder.path)/out.caf'"))
+        #expect(!result.stderr.contains(".tmp"))
         #expect(folder.files == ["long.wav"])
     }
 
