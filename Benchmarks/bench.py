@@ -158,6 +158,24 @@ def batch():
     batch_table("200 effects to CAF IMA4 22.05 kHz mono", folder,
                 [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
                 "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf")
+    durability(folder)
+
+def durability(folder):
+    """What flushing each output to the disk costs: the same batch into the work folder (a disk) and
+    into /dev/shm (memory, where a flush costs nothing)."""
+    if not os.path.isdir("/dev/shm"):
+        return
+    disk, memory = f"{WORK}/durability-out", f"/dev/shm/afkit-durability-{os.getpid()}"
+    rows = []
+    for label, out in (("disk", disk), ("/dev/shm", memory)):
+        rows.append((label, best(f"rm -rf {out} && {AFKIT} batch --preset sfx --quality fast --out {out} {folder} > /dev/null")))
+    sh(f"rm -rf {memory}")
+    print("\n| durability: `afkit batch --preset sfx --quality fast`, 200 effects | time |")
+    print("|---|---|")
+    for label, seconds in rows:
+        print(f"| outputs on {label} | {seconds*1000:.0f} ms |")
+    print(f"| cost of the flushes (disk − memory) | {(rows[0][1] - rows[1][1])*1000:.0f} ms, "
+          f"{(rows[0][1] - rows[1][1])*1000/len(os.listdir(folder)):.2f} ms a file |")
 
 def conversions():
     """Whole-process conversions of the 10-minute stereo source: afkit convert against the reference
@@ -245,6 +263,7 @@ def main():
         if wanted("decoders"): decoders(inputs)
         if wanted("music-batch"): music_batch()
         if wanted("batch"): batch()
+        if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     print("| task | input | MB | afkit | reference | reference tool | afkit speed-up |")
