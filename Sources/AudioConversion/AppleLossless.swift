@@ -167,7 +167,8 @@ public final class AppleLosslessDecoder: AudioDecoder {
         }
         let frameLength = Int(UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3]))
         let channels = Int(config[9])
-        guard (1...65536).contains(frameLength), channels == Int(format.channelsPerFrame) else {
+        // ALAC holds 1 to 8 channels; Apple's encoders use 4096 frames a packet, and 16384 is far beyond any.
+        guard (1...16384).contains(frameLength), (1...8).contains(channels), channels == Int(format.channelsPerFrame) else {
             throw AudioFileError.unsupportedDataFormat(
                 "alac: the ALACSpecificConfig says \(frameLength) frames and \(channels) channels; the stream has "
                     + "\(format.channelsPerFrame)", offset: nil)
