@@ -64,14 +64,14 @@ FILES = {
     "caf-data-2e62-bytes.caf": caf_desc(b"lpcm", 4, 1, channels=2, bits=16, flags=2) + caf_chunk(b"data", 1 << 62, be32(0) + bytes(40)),
     # CAF: constant packets of 4 GiB each (an unknown format), 64 bytes of data.
     "caf-packet-4gib.caf": caf_desc(b"zzzz", 0xFFFFFFF0, 1) + caf_chunk(b"data", 4 + 64, be32(0) + bytes(64)),
-    # CAF: Apple Lossless of 8 channels whose config says 16,384 frames a packet, 256 one-byte packets:
-    # decoding them all at once would need 134 MB of samples for a 400-byte file.
+    # CAF: Apple Lossless of 8 channels whose config says 16,384 frames a packet, 128 one-byte packets:
+    # decoding them all at once would need 67 MB of samples for a 400-byte file.
     "caf-alac-8ch-16384.caf":
         caf_desc(b"alac", 0, 16384, channels=8, flags=1)
         + caf_chunk(b"kuki", 24, be32(16384) + bytes([0, 16, 40, 10, 14, 8]) + struct.pack(">H", 255) + be32(0) + be32(0)
                     + be32(44100))
-        + caf_chunk(b"pakt", 24 + 256, be64(256) + be64(256 * 16384) + be32(0) + be32(0) + bytes([1]) * 256)
-        + caf_chunk(b"data", 4 + 256, be32(0) + bytes(range(256))),
+        + caf_chunk(b"pakt", 24 + 128, be64(128) + be64(128 * 16384) + be32(0) + be32(0) + bytes([1]) * 128)
+        + caf_chunk(b"data", 4 + 128, be32(0) + bytes(range(128))),
     # WAV: a LIST chunk of 4 GiB in a 100-byte file.
     "wav-list-4gib.wav": (lambda body: b"RIFF" + le32(len(body) + 4) + b"WAVE" + body)(
         wav_fmt_pcm16() + b"LIST" + le32(0xFFFFFFF0) + b"INFO" + bytes(52)),
