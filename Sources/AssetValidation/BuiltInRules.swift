@@ -30,11 +30,15 @@ extension ValidationRule {
     public static let dataFormat = ValidationRule(id: "data-format", parameters: ["allowed", "warn"]) { facts, settings in
         guard let format = facts.summary?.format else { return [] }
         let id = format.formatID.description
-        if settings.strings("warn")?.contains(id) == true {
+        // A profile may spell a hex code in either case (`0x6d730011` or `0x6D730011`).
+        func names(_ list: [String]?) -> Bool? {
+            list.map { $0.contains { $0 == id || ($0.hasPrefix("0x") && $0.uppercased() == id.uppercased()) } }
+        }
+        if names(settings.strings("warn")) == true {
             return [Finding("'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
                 severity: .warning)]
         }
-        guard let allowed = settings.strings("allowed"), !allowed.contains(id) else { return [] }
+        guard let allowed = settings.strings("allowed"), names(allowed) == false else { return [] }
         return [Finding("the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map { "'\($0)'" }))")]
     }
 

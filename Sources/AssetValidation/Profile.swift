@@ -45,12 +45,13 @@ public struct Profile: Sendable {
     public static let systemSound = Profile(name: "system-sound", entries: [
         Entry("malformed", .error),
         Entry("container", .error, ["allowed": strings(["caf", "aiff", "aifc", "wav", "rf64"]), "warn": strings(["rf64"])]),
-        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "0x6d730011"]), "warn": strings(["0x6d730011"])]),
+        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "0x6D730011"]), "warn": strings(["0x6D730011"])]),
         Entry("duration", .error, ["maximumSeconds": .number(30)]),
-        Entry("extension", .error),
+        // Apple opens files by content and plays more than two channels: warnings, as the contract says.
+        Entry("extension", .warning),
         Entry("truncated", .error),
         Entry("empty", .error),
-        Entry("channels", .error, ["maximum": .number(2)]),
+        Entry("channels", .warning, ["maximum": .number(2)]),
         Entry("sample-rate", .warning, ["maximum": .number(48000)]),
         Entry("clipping", .warning),
         Entry("silence", .warning, ["maximumSeconds": .number(0.5)]),

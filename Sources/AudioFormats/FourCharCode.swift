@@ -39,10 +39,11 @@ public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, Cu
     /// Whether every byte is printable ASCII (0x20 through 0x7E).
     public var isPrintable: Bool { bytes.allSatisfy { (0x20...0x7E).contains($0) } }
 
-    /// The four characters, or `0x` and eight hex digits when any byte is unprintable.
+    /// The four characters, or `0x` and eight upper-case hex digits when any byte is unprintable
+    /// (`0x6D730011`), as the command-line contract spells them.
     public var description: String {
         if isPrintable { return String(decoding: bytes, as: UTF8.self) }
-        let hex = String(rawValue, radix: 16)
+        let hex = String(rawValue, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 

@@ -96,8 +96,8 @@ final class Scratch {
         let scratch = try Scratch()
         let cases: [(String, [String])] = [
             (try scratch.copy("mp3/lame-cbr128-stereo-44k.mp3", to: "renamed.wav"),
-                ["error:container", "error:data-format", "error:extension"]),
-            (try scratch.pcm("five-one.wav", type: .wav, channels: 6, frames: 800), ["error:channels"]),
+                ["error:container", "error:data-format", "warning:extension"]),
+            (try scratch.pcm("five-one.wav", type: .wav, channels: 6, frames: 800), ["warning:channels"]),
             (try scratch.pcm("hifi.caf", rate: 96000, frames: 9600), ["warning:sample-rate"]),
             (try scratch.pcm("odd-rate.caf", rate: 9000, frames: 900), ["warning:sample-rate"]),
             (try scratch.pcm("clipped.caf", frames: 4000, clip: true), ["warning:clipping"]),
@@ -105,7 +105,7 @@ final class Scratch {
             (try scratch.pcm("empty.caf", frames: 0), ["error:empty"]),
             (try scratch.copy("wav/ima-adpcm-mono-sox.wav", to: "ima.wav"), ["warning:data-format"]),
             (try scratch.copy("wav/rf64-s16-stereo.wav", to: "rf64.wav"), ["warning:container"]),
-            (try scratch.copy("aiff/pcm-s16-stereo.aiff", to: "wrong-name.caf"), ["error:extension"]),
+            (try scratch.copy("aiff/pcm-s16-stereo.aiff", to: "wrong-name.caf"), ["warning:extension"]),
             (try scratch.copy("mp3/hostile-truncated-last-frame.mp3", to: "cut.mp3"),
                 ["error:container", "error:data-format", "error:truncated"]),
         ]
@@ -118,6 +118,16 @@ final class Scratch {
         let malformed = validator.validate(path: junk)
         #expect(rules(malformed) == ["error:malformed"])
         #expect(malformed.violations.first?.message.contains("code") == true)
+    }
+
+    /// A profile file may spell a hex format ID in either case; reports spell it as the contract does.
+    @Test func hexFormatIDsInEitherCase() throws {
+        let scratch = try Scratch()
+        let ima = try scratch.copy("wav/ima-adpcm-mono-sox.wav", to: "ima.wav")
+        let lower = try Profile(json: #"{ "rules": { "data-format": { "allowed": ["0x6d730011"], "warn": [] } } }"#)
+        #expect(AssetValidator(profile: lower).validate(path: ima).violations.isEmpty)
+        let report = validator.validate(path: ima)
+        #expect(report.violations.first?.message.contains("0x6D730011") == true)
     }
 
     @Test func musicProfileAllowsCompressedLongAudio() throws {
@@ -172,7 +182,7 @@ final class Scratch {
     @Test func reportsParseBack() throws {
         let scratch = try Scratch()
         try scratch.pcm("good.caf", frames: 800)
-        try scratch.pcm("six & <seven>.wav", type: .wav, channels: 6, frames: 800)
+        try scratch.pcm("six & <seven>.wav", type: .wav, channels: 6, frames: 0)
         let report = try validator.validate(paths: [scratch.root])
         #expect(report.files.count == 2 && report.passed == 1 && report.failed == 1)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json.serialized().utf8)) as? [String: Any])
@@ -188,7 +198,8 @@ final class Scratch {
         #expect(parser.parse())
         #expect(delegate.testCases == 2 && delegate.failures == 1)
         #expect(delegate.names.contains { $0.hasSuffix("six & <seven>.wav") })
-        #expect(report.text.contains(": error: channels: 6 channels"))
+        #expect(report.text.contains(": error: empty"))
+        #expect(report.text.contains(": warning: channels: 6 channels"))
         #expect(report.github.contains("::error file="))
     }
 
@@ -196,7 +207,7 @@ final class Scratch {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/mp3/lame-vbr-v5.mp3")))
         let report = validator.validate(bytes: bytes, name: "sound.wav")
-        #expect(rules(report) == ["error:container", "error:data-format", "error:extension"])
+        #expect(rules(report) == ["error:container", "error:data-format", "warning:extension"])
     }
 
     @Test func projectsAddRules() throws {

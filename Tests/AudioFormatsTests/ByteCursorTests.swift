@@ -111,7 +111,7 @@ import Testing
     @Test func printableAndHexForms() {
         #expect(FourCharCode("lpcm").description == "lpcm")
         #expect(FourCharCode.aac.description == "aac ")
-        #expect(FourCharCode.imaADPCMWAVE.description == "0x6d730011")
+        #expect(FourCharCode.imaADPCMWAVE.description == "0x6D730011")
         #expect(FourCharCode(rawValue: 0x0000_0001).description == "0x00000001")
         #expect(FourCharCode("caff").rawValue == 0x6361_6666)
         #expect(FourCharCode(validating: "toolong") == nil)

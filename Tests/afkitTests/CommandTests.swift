@@ -98,7 +98,7 @@ struct Command {
         let result = try Command.run(["info", "--json", "wav/ima-adpcm-mono-sox.wav"])
         let object = try #require((result.json as? [[String: Any]])?.first)
         let format = try #require(object["format"] as? [String: Any])
-        #expect(format["id"] as? String == "0x6d730011")
+        #expect(format["id"] as? String == "0x6D730011")
         #expect(format["bytesPerPacket"] as? Int == 256)
         #expect(format["framesPerPacket"] as? Int == 505)
         #expect(object["frameCount"] as? Int == 1103)
