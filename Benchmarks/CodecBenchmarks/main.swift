@@ -44,7 +44,7 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         let cookie = file.properties.magicCookie
         switch format.formatID {
         case .aac:
-            let config = cookie.flatMap { $0.first == 0x03 ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) : $0 }
+            let config = cookie.flatMap(ADTS.audioSpecificConfig(inCookie:))
             return [("libfaad2", { try AACDecoder(format: format, magicCookie: cookie ?? []) }),
                 ("libavcodec aac", { try LibavcodecDecoder(codec: "aac", format: format, extradata: config,
                     maximumFramesPerPacket: 2048) })]

@@ -128,8 +128,7 @@ public struct AssetValidator: Sendable {
         let end = summary.primingFrames + summary.frameCount
         var samples: [Float] = []
         var start: Int64 = 0
-        // At most about a million samples decoded at once, whatever a header says a packet holds.
-        let packetsAtOnce = max(1, min(256, (1 << 20) / max(1, decoder.maximumFramesPerPacket * channels)))
+        let packetsAtOnce = decoder.packetsPerRun(atMost: 256)
         while start < file.packetCount {
             guard let (bytes, descriptions) = try? file.readPackets(from: start, count: packetsAtOnce) else { return nil }
             samples.removeAll(keepingCapacity: true)

@@ -130,6 +130,12 @@ extension ConstantPacketEncoder {
 
 extension AudioDecoder {
     public var framesDroppedAtStart: Int { 0 }
+
+    /// How many packets to decode at once (at most `limit`) so the output holds about a million samples
+    /// at most, whatever a header says a packet decodes to.
+    public func packetsPerRun(atMost limit: Int) -> Int {
+        max(1, min(limit, (1 << 20) / max(1, maximumFramesPerPacket * Int(sourceFormat.channelsPerFrame))))
+    }
 }
 
 /// Converts a sample in -1...1 to Int16 with rounding and clipping (no dither); NaN is silence.

@@ -87,6 +87,18 @@ public enum ADTS {
         return descriptor(0x03, body)
     }
 
+    /// The AudioSpecificConfig an AAC magic cookie holds: the cookie itself (ADTS, bare), or the one
+    /// inside its ES descriptor (CAF `kuki`, MP4 `esds`); `nil` for a descriptor without one.
+    public static func audioSpecificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
+        cookie.first == 0x03 ? audioSpecificConfig(inElementaryStreamDescriptor: cookie) : cookie
+    }
+
+    /// An AAC magic cookie as CAF and MP4 store it: an ES descriptor (a bare AudioSpecificConfig is
+    /// wrapped in one).
+    public static func elementaryStreamDescriptor(inCookie cookie: [UInt8]) -> [UInt8] {
+        cookie.first == 0x03 ? cookie : elementaryStreamDescriptor(audioSpecificConfig: cookie)
+    }
+
     /// The AudioSpecificConfig inside an ES descriptor, or `nil`.
     public static func audioSpecificConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> [UInt8]? {
         var index = 0

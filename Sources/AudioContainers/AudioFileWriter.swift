@@ -59,6 +59,8 @@ public final class AudioFileWriter {
     private let headerSize: Int
     private var closed = false
     private var framed: [UInt8] = []
+    /// ADTS: the AudioSpecificConfig every frame header is made from.
+    private let adtsConfig: [UInt8]
 
     /// Creates the file (replacing one at `path`) and writes a provisional header.
     public init(path: String, fileType: FileType, format: StreamDescription, options: AudioFileWriterOptions = .init())
@@ -71,6 +73,7 @@ public final class AudioFileWriter {
         // Check the format fits the container before creating anything.
         let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: nil)
         headerSize = layout.header.count
+        adtsConfig = fileType == .adts ? ADTS.audioSpecificConfig(inCookie: options.magicCookie ?? []) ?? [] : []
         file = try WritableFile(path: path)
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
     }
@@ -118,13 +121,11 @@ public final class AudioFileWriter {
 
     /// ADTS: each packet behind its own header, made from the AudioSpecificConfig in the cookie.
     private func writeADTSFrames(_ bytes: UnsafeRawBufferPointer, descriptions: [PacketDescription]) throws {
-        let cookie = options.magicCookie ?? []
-        let config = cookie.first == 0x03 ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: cookie) ?? [] : cookie
         framed.removeAll(keepingCapacity: true)
         for description in descriptions {
             let start = Int(description.startOffset)
             let size = Int(description.dataByteSize)
-            framed += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: config)
+            framed += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: adtsConfig)
             framed += UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
         }
         try framed.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }

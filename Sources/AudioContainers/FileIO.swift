@@ -185,30 +185,33 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
         try renameFile(temporary, to: path)
         if synchronizingFolder { try synchronize(parentFolder(of: path)) }
         return result
-    } catch let error as AudioFileError {
-        removeFile(temporary)
-        // The temporary is afkit's business: a message names the file the caller asked for.
-        if case .io(let message, let code) = error, message.contains(temporary) {
-            throw AudioFileError.io(message.replacingAll(temporary, with: path), errno: code)
-        }
-        throw error
     } catch {
         removeFile(temporary)
+        // The temporary is afkit's business: a message names the file the caller asked for.
+        if case .io(let message, let code)? = error as? AudioFileError {
+            throw AudioFileError.io(message.replacingAll(temporary, with: path), errno: code)
+        }
         throw error
     }
 }
 
 extension String {
-    /// The string with every occurrence of `target` replaced (no Foundation in this module).
+    /// The string with every occurrence of `target` replaced. Written with `hasPrefix` alone: the pure
+    /// modules use neither Foundation nor string-processing API that older macOS releases lack.
     func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
         var result = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(target) {
+                result += replacement
+                index = self.index(index, offsetBy: target.count)
+            } else {
+                result.append(self[index])
+                index = self.index(after: index)
+            }
         }
-        return result + rest
+        return result
     }
 }
 

@@ -74,7 +74,7 @@ extension MP4 {
         var padding = 0
         if provisional {
             padding = 256
-        } else if let reserved = reservedHeaderSize, reserved != natural, natural + 8 <= reserved {
+        } else if let reserved = reservedHeaderSize, natural + 8 <= reserved {
             padding = reserved - natural
         }
         let dataStart = Int64(natural + padding)
@@ -97,7 +97,7 @@ extension MP4 {
 
     private static func moov(format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
-        chunkOffsets: [Int64], wideOffsets: Bool = false) -> [UInt8]
+        chunkOffsets: [Int64], wideOffsets: Bool) -> [UInt8]
     {
         let timescale = UInt32(format.sampleRate)
         let packets = sizes.count
@@ -174,7 +174,7 @@ extension MP4 {
         var sampleEntry: [UInt8] = []
         if format.formatID == .aac {
             var esds = fullBoxHeader(version: 0, flags: 0)
-            esds += cookie.first == 0x03 ? cookie : ADTS.elementaryStreamDescriptor(audioSpecificConfig: cookie)
+            esds += ADTS.elementaryStreamDescriptor(inCookie: cookie)
             appendBox(&entry, BoxType.esds, esds)
             appendBox(&sampleEntry, BoxType.mp4a, entry)
         } else {

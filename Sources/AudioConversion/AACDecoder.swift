@@ -21,8 +21,7 @@ public final class AACDecoder: AudioDecoder {
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
-        let config = magicCookie.first == 0x03
-            ? ADTS.audioSpecificConfig(inElementaryStreamDescriptor: magicCookie) : magicCookie
+        let config = ADTS.audioSpecificConfig(inCookie: magicCookie)
         guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
             throw AudioFileError.unsupportedDataFormat("aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }

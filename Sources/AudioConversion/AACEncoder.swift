@@ -137,7 +137,7 @@ public final class AACEncoder: AudioEncoder {
     public func finish(into packets: inout EncodedPackets) throws -> Int {
         if filled > 0 { try flushFrame(into: &packets) }
         let before = packets.packetCount
-        try engine.encode(frames: nil, into: &packets) { _ in 0 }
+        try engine.encode(frames: nil, into: &packets)
         packetsMade += Int64(packets.packetCount - before)
         finished = true
         if packetsMade == 0 && sourceFrames == 0 { return 0 }
@@ -151,7 +151,7 @@ public final class AACEncoder: AudioEncoder {
 
     private func flushFrame(into packets: inout EncodedPackets) throws {
         let before = packets.packetCount
-        try engine.encode(frames: filled, into: &packets) { _ in 0 }
+        try engine.encode(frames: filled, into: &packets)
         packetsMade += Int64(packets.packetCount - before)
         sourceFrames += Int64(filled)
         filled = 0

@@ -136,12 +136,12 @@ public final class AppleLosslessEncoder: AudioEncoder {
 
     public func finish(into packets: inout EncodedPackets) throws -> Int {
         if filled > 0 { try flushFrame(into: &packets) }
-        try engine.encode(frames: nil, into: &packets) { _ in 0 }
+        try engine.encode(frames: nil, into: &packets)
         return lastPacketFrames == 0 ? 0 : AppleLossless.framesPerPacket - lastPacketFrames
     }
 
     private func flushFrame(into packets: inout EncodedPackets) throws {
-        try engine.encode(frames: filled, into: &packets) { _ in 0 }
+        try engine.encode(frames: filled, into: &packets)
         lastPacketFrames = filled
         filled = 0
     }

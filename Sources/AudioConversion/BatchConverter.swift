@@ -103,9 +103,13 @@ public struct BatchConverter: Sendable {
     /// Whether an output is current: it records the provenance the source has now, and it reads back
     /// whole, to the frames it records.
     public func isUpToDate(_ job: Job) -> Bool {
-        guard pathExists(job.output), let expected = try? provenance(of: job.source),
-            let file = try? AudioFile(path: job.output)
-        else { return false }
+        guard let expected = try? provenance(of: job.source) else { return false }
+        return isUpToDate(job, provenance: expected)
+    }
+
+    /// ``isUpToDate(_:)`` for a provenance already computed (the source read once per job).
+    private func isUpToDate(_ job: Job, provenance expected: String) -> Bool {
+        guard pathExists(job.output), let file = try? AudioFile(path: job.output) else { return false }
         let info = file.properties.infoDictionary
         guard info[MetadataKeys.source] == expected, !file.properties.isTruncated,
             let recorded = info[MetadataKeys.frames].flatMap(Int64.init),
@@ -125,7 +129,8 @@ public struct BatchConverter: Sendable {
         let results = Outcomes(count: jobs.count)
         let base = settings
         // Temporaries that killed runs left in the folders this run writes.
-        for folder in Set(jobs.map { parentFolder(of: $0.output) }) { TemporaryFiles.removeStale(in: folder) }
+        let folders = Set(jobs.map { parentFolder(of: $0.output) })
+        for folder in folders { TemporaryFiles.removeStale(in: folder) }
         let next = JobCounter()
         DispatchQueue.concurrentPerform(iterations: min(parallelJobs, max(jobs.count, 1))) { _ in
             while let index = next.take(below: jobs.count) {
@@ -133,8 +138,9 @@ public struct BatchConverter: Sendable {
                 let outcome: Outcome
                 do {
                     var conversion = base
-                    conversion.provenance = try provenance(of: job.source)
-                    if isUpToDate(job) {
+                    let provenance = try provenance(of: job.source)
+                    conversion.provenance = provenance
+                    if isUpToDate(job, provenance: provenance) {
                         outcome = .upToDate
                     } else {
                         try makeDirectories(parentFolder(of: job.output))
@@ -149,7 +155,7 @@ public struct BatchConverter: Sendable {
             }
         }
         // Each output was flushed before its rename; the folders' new entries are flushed once each here.
-        for folder in Set(jobs.map { parentFolder(of: $0.output) }) { try? synchronize(folder) }
+        for folder in folders { try? synchronize(folder) }
         return results.values
     }
 

@@ -34,13 +34,11 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
         // afconvert's spellings, or any case of them where that is unambiguous (`lei16`, `IMA4`, `AAC`).
         var name = parts.first ?? ""
-        if !["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3", "I8", "UI8"].contains(name) {
-            let lower = name.lowercased()
-            if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3"].contains(lower) {
-                name = lower
-            } else if lower.hasPrefix("le") || lower.hasPrefix("be") || lower == "i8" || lower == "ui8" {
-                name = name.uppercased()
-            }
+        let lower = name.lowercased()
+        if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3"].contains(lower) {
+            name = lower
+        } else if lower.hasPrefix("le") || lower.hasPrefix("be") || lower == "i8" || lower == "ui8" {
+            name = name.uppercased()
         }
         switch name {
         case "ima4": kind = .ima4

@@ -71,8 +71,9 @@ final class LibavcodecContext {
     }
 
     /// Gives the encoder `frames` planar frames already in `frame` (or `nil` frame to drain), then
-    /// appends every packet it has ready to `packets`, each with `variableFrames`.
-    func encode(frames: Int?, into packets: inout EncodedPackets, variableFrames: (Int) -> Int) throws {
+    /// appends every packet it has ready to `packets` (AAC and ALAC state a constant frame count per
+    /// packet, so descriptions carry sizes only).
+    func encode(frames: Int?, into packets: inout EncodedPackets) throws {
         let status: Int32
         if let frames {
             frame.pointee.nb_samples = Int32(frames)
@@ -88,8 +89,7 @@ final class LibavcodecContext {
             defer { av_packet_unref(packet) }
             let size = Int(packet.pointee.size)
             guard size > 0, let data = packet.pointee.data else { continue }
-            packets.append(packet: UnsafeRawBufferPointer(start: data, count: size),
-                variableFrames: variableFrames(Int(packet.pointee.duration)))
+            packets.append(packet: UnsafeRawBufferPointer(start: data, count: size))
         }
     }
 

@@ -22,8 +22,7 @@ public struct PacketCopier: AudioEncoder {
         self.file = file
         destinationFormat = file.dataFormat
         let cookie = file.properties.magicCookie ?? []
-        magicCookie = file.dataFormat.formatID == .aac && cookie.first != 0x03
-            ? ADTS.elementaryStreamDescriptor(audioSpecificConfig: cookie) : cookie
+        magicCookie = file.dataFormat.formatID == .aac ? ADTS.elementaryStreamDescriptor(inCookie: cookie) : cookie
         packetTableInfo = file.properties.packetTableInfo
         let summary = try AudioFileSummary(file.properties)
         validFrames = summary.frameCount

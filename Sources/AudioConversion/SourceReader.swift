@@ -164,9 +164,7 @@ public final class SourceReader {
                     try decoder.decode(raw, packetCount: read, descriptions: nil, appendingTo: &pending)
                 }
             } else {
-                // At most about a million samples decoded at once, whatever a header says a packet holds.
-                let run = max(1, min(64, (1 << 20) / max(1, decoder.maximumFramesPerPacket * channels)))
-                let (bytes, descriptions) = try file.readPackets(from: next, count: run)
+                let (bytes, descriptions) = try file.readPackets(from: next, count: decoder.packetsPerRun(atMost: 64))
                 read = descriptions.count
                 _ = try bytes.withUnsafeBytes { raw in
                     try descriptions.withUnsafeBufferPointer { descriptions in

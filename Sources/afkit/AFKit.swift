@@ -115,8 +115,8 @@ enum Output {
         _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: 2) }
     }
 
-    /// Writes every byte; returns the errno of a failed write, or `nil`.
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+    /// Writes every byte to a descriptor; returns the errno of a failed write, or `nil`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count, let base = bytes.baseAddress {
             let count = write(descriptor, base + offset, bytes.count - offset)

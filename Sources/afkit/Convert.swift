@@ -4,12 +4,6 @@ import AudioContainers
 import AudioConversion
 import AudioFormats
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -119,8 +113,7 @@ struct Convert: ParsableCommand {
         var settings = settings
         var target = output
         if toStandardOutput {
-            target = temporaryPath(beside: (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/stdout")
-            TemporaryFiles.register(target)
+            target = StandardStreams.temporaryFile(named: "stdout")
             settings.fileType = try AudioConverter.outputFileType(for: output, settings: settings)
         }
         defer { if toStandardOutput { StandardStreams.discard(target) } }

@@ -10,28 +10,29 @@ import Darwin
 /// `-` as a FILE: standard input is copied to a hidden temporary file (random access is what the
 /// file commands need; `packets -` streams instead), removed when the command ends or is interrupted.
 enum StandardStreams {
+    /// A hidden path in `$TMPDIR` (or /tmp) for a temporary file, known to ``TemporaryFiles`` until
+    /// ``discard(_:)``, so an interrupted command removes it.
+    static func temporaryFile(named name: String) -> String {
+        let path = temporaryPath(beside: (environmentValue("TMPDIR") ?? "/tmp") + "/" + name)
+        TemporaryFiles.register(path)
+        return path
+    }
+
     /// Copies standard input to a temporary file; returns its path. The caller removes it with
     /// ``discard(_:)``.
     static func spoolStandardInput() throws -> String {
-        let folder = environmentValue("TMPDIR") ?? "/tmp"
-        let path = temporaryPath(beside: folder + "/stdin")
-        TemporaryFiles.register(path)
+        let path = temporaryFile(named: "stdin")
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            TemporaryFiles.unregister(path)
-            throw AudioFileError.io("cannot create a temporary file in '\(folder)' for standard input", errno: errno)
+            let code = errno
+            discard(path)
+            throw AudioFileError.io("cannot create '\(path)' to keep standard input", errno: code)
         }
         defer { close(descriptor) }
         do {
             try forEachChunk(ofFileAt: nil, chunkSize: 1 << 20) { chunk in
-                var offset = 0
-                while offset < chunk.count, let base = chunk.baseAddress {
-                    let written = write(descriptor, base + offset, chunk.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else {
-                        throw AudioFileError.io("cannot keep standard input in '\(folder)': no space", errno: errno)
-                    }
-                    offset += written
+                if let failure = Output.writeAll(chunk, to: descriptor) {
+                    throw AudioFileError.io("cannot keep standard input in '\(path)'", errno: failure)
                 }
             }
         } catch {
