@@ -101,34 +101,10 @@ public enum ADTS {
 
     /// The AudioSpecificConfig inside an ES descriptor, or `nil`.
     public static func audioSpecificConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> [UInt8]? {
-        var index = 0
-        func length() -> Int? {
-            var value = 0
-            for _ in 0..<4 {
-                guard index < bytes.count else { return nil }
-                let byte = bytes[index]
-                index += 1
-                value = value << 7 | Int(byte & 0x7F)
-                if byte & 0x80 == 0 { return value }
-            }
-            return value
-        }
-        guard bytes.first == 0x03 else { return nil }
-        index = 1
-        guard length() != nil, index + 3 <= bytes.count else { return nil }
-        let flags = bytes[index + 2]
-        index += 3
-        if flags & 0x80 != 0 { index += 2 }
-        if flags & 0x40 != 0, index < bytes.count { index += 1 + Int(bytes[index]) }
-        if flags & 0x20 != 0 { index += 2 }
-        guard index < bytes.count, bytes[index] == 0x04 else { return nil }
-        index += 1
-        guard length() != nil else { return nil }
-        index += 13
-        guard index < bytes.count, bytes[index] == 0x05 else { return nil }
-        index += 1
-        guard let size = length(), index + size <= bytes.count else { return nil }
-        return Array(bytes[index..<index + size])
+        guard let info = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: bytes)?.specificInfo,
+            !info.isEmpty
+        else { return nil }
+        return info
     }
 }
 

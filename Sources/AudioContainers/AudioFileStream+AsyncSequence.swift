@@ -70,6 +70,8 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
                         events.append(.packets(AudioFileStream.OwnedPackets(
                             bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
                             count: run.count, descriptions: run.descriptions.map(Array.init))))
+                    case .seekRequested:
+                        break  // this parser is made without `requestsSeeks`: a byte sequence cannot seek
                     }
                 }
                 defer { stream = parser }

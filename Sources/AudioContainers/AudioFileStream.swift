@@ -34,6 +34,9 @@ public struct AudioFileStream {
         case propertyChanged(StreamPropertyID, StreamProperties)
         /// Whole packets, valid only during the call.
         case packets(Packets)
+        /// The parser needs the bytes from this absolute offset next (only when created with
+        /// `requestsSeeks`): parse them with `.discontinuity`; bytes given before that are ignored.
+        case seekRequested(Int64)
     }
 
     /// A run of consecutive whole packets, valid only during the handler call.
@@ -55,6 +58,9 @@ public struct AudioFileStream {
     public let fileTypeHint: FileType?
     public let mode: ParseMode
     public let limits: ParserLimits
+    /// Whether the parser may ask for bytes elsewhere in the stream (an MPEG-4 file whose `moov` follows
+    /// its audio) rather than hold the audio until they come.
+    public let requestsSeeks: Bool
 
     var parser: (any StreamParser)?
     private var tail: [UInt8] = []
@@ -65,16 +71,22 @@ public struct AudioFileStream {
     private var pendingSeek: Int64?
     private var failure: AudioFileError?
     private var finished = false
+    private var awaitingSeek = false
     /// Parser steps taken so far (a step yields a property, a run of packets, or a request for more
     /// bytes), and an optional ceiling on them: tests prove with it that every step advances.
     var steps = 0
     var stepBudget: Int?
 
-    /// Creates a parser; `mode` `.indexing` skips packet bytes instead of handing them out.
-    public init(fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits()) {
+    /// Creates a parser; `mode` `.indexing` skips packet bytes instead of handing them out. With
+    /// `requestsSeeks`, the client promises to answer ``Event/seekRequested(_:)`` (a seekable file, a
+    /// server that takes range requests).
+    public init(fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits(),
+        requestsSeeks: Bool = false)
+    {
         self.fileTypeHint = fileTypeHint
         self.mode = mode
         self.limits = limits
+        self.requestsSeeks = requestsSeeks
     }
 
     /// Everything learned so far.
@@ -111,8 +123,10 @@ public struct AudioFileStream {
     ) throws {
         if let failure { throw failure }
         guard !finished else { throw AudioFileError.illegalOperation("the stream has already finished") }
+        if awaitingSeek && !flags.contains(.discontinuity) { return }
         do {
             if flags.contains(.discontinuity) {
+                awaitingSeek = false
                 tailOffset = streamOffset ?? pendingSeek ?? streamPosition
                 tail.removeAll(keepingCapacity: true)
                 pendingSeek = nil
@@ -145,7 +159,8 @@ public struct AudioFileStream {
         do {
             if parser == nil {
                 try tail.withUnsafeBytes { bytes in
-                    parser = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode, limits: limits)
+                    parser = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode, limits: limits,
+                        requestsSeeks: requestsSeeks)
                 }
                 if !tail.isEmpty {
                     let bytes = tail
@@ -223,6 +238,10 @@ public struct AudioFileStream {
                 index += take
                 if tail.count < needed { return }
                 let consumed = try tail.withUnsafeBytes { try run($0, baseOffset: tailOffset, atEnd: false, handler) }
+                if awaitingSeek {
+                    tail.removeAll(keepingCapacity: true)
+                    return
+                }
                 guard consumed > 0 || needed > tail.count else {
                     throw AudioFileError.illegalOperation("parser made no progress at byte \(tailOffset)")
                 }
@@ -233,6 +252,7 @@ public struct AudioFileStream {
             }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[index...])
             let consumed = try run(rest, baseOffset: tailOffset, atEnd: false, handler)
+            if awaitingSeek { return }
             tailOffset += Int64(consumed)
             tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[consumed...]))
             return
@@ -245,7 +265,7 @@ public struct AudioFileStream {
     ) throws -> Int {
         if parser == nil {
             guard let detected = try detectContainer(bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode,
-                limits: limits)
+                limits: limits, requestsSeeks: requestsSeeks)
             else {
                 needed = 12
                 return 0
@@ -267,6 +287,12 @@ public struct AudioFileStream {
                 try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
                 try deliver(run, input: bytes, context: parser.context, handler)
+            case .seek(let offset):
+                pendingSeek = offset
+                awaitingSeek = true
+                needed = 1
+                try handler(.seekRequested(offset))
+                return bytes.count
             case .needMore(let count):
                 needed = count
                 if atEnd { return cursor.remaining == 0 ? cursor.position : cursor.position }

@@ -14,6 +14,8 @@ public enum StreamPropertyID: Hashable, Sendable {
     case channelLayout
     case infoDictionary
     case markers
+    /// Every layer of the format a decoder can output, richest first (HE-AAC: SBR+PS, SBR, core).
+    case formatList
     /// Average bits per second, once the packet count is known.
     case bitRate
 }
@@ -100,6 +102,9 @@ enum ParserStep {
     case packets(PacketRun)
     /// At least this many bytes from the cursor's position are needed to go on (more than it has).
     case needMore(Int)
+    /// The parser needs the bytes from this absolute offset next (a client that answers seek requests
+    /// feeds them with a discontinuity); bytes given until then are ignored.
+    case seek(Int64)
 }
 
 /// A run of whole, consecutive packets.

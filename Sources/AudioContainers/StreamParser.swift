@@ -68,11 +68,14 @@ extension ParseContext {
 
 /// Reads the container kind from a stream's first bytes; `nil` when more bytes are needed.
 func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
-    limits: ParserLimits) throws -> (any StreamParser)?
+    limits: ParserLimits, requestsSeeks: Bool) throws -> (any StreamParser)?
 {
     var cursor = ByteCursor(bytes)
     let first = cursor.readFourCharCode()
     if first == CAF.fileType { return ChunkWalker<CAF.Container>(mode: mode, limits: limits) }
+    if bytes.count >= 8, cursor.getInteger(at: 4, endianness: .big, as: UInt32.self) == FourCharCode("ftyp").rawValue {
+        return MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks)
+    }
     guard bytes.count >= 12 else {
         if atEnd {
             if bytes.count >= 4 { return ElementaryStreamParser(mode: mode, limits: limits, hint: hint) }

@@ -9,6 +9,15 @@ public struct StreamProperties: Sendable {
     public var fileType: FileType?
     /// The data format of the audio.
     public var dataFormat: StreamDescription?
+    /// Every layer of the format, richest first: for HE-AAC the SBR (and PS) layers and the AAC core,
+    /// so a player can pick the full rate; else the data format alone.
+    public var formatList: [StreamDescription] {
+        get { formatLayers.isEmpty ? dataFormat.map { [$0] } ?? [] : formatLayers }
+        set { formatLayers = newValue }
+    }
+    private var formatLayers: [StreamDescription] = []
+    /// For MPEG-4 files: whether `moov` comes before the audio (`mdat`), as a streaming player needs.
+    public var isOptimized: Bool?
     /// Codec-specific configuration (`kuki` in CAF, the AudioSpecificConfig for AAC, ...).
     public var magicCookie: [UInt8]?
     /// Absolute byte offset of the first audio byte.

@@ -9,25 +9,14 @@ public enum AppleLossless {
     /// Frames in every packet but the last.
     public static let framesPerPacket = 4096
 
-    /// The ALAC format flags Apple uses for the source's bit depth (1: 16, 2: 20, 3: 24, 4: 32 bits).
-    public static func formatFlags(bitDepth: Int) -> UInt32 {
-        switch bitDepth {
-        case 20: 2
-        case 24: 3
-        case 32: 4
-        default: 1
-        }
-    }
-
     /// The bit depth ALAC stores for a source of `bits`: libavcodec's encoder writes 16 and 24, so 20-bit
     /// sources are held exactly in 24 and wider ones (32-bit integer, float) are rounded to 24.
     public static func storedBitDepth(forSourceBits bits: Int) -> Int { bits <= 16 ? 16 : 24 }
 
     /// The stream description of ALAC packets.
     public static func format(sampleRate: Double, channels: UInt32, bitDepth: Int) -> StreamDescription {
-        StreamDescription(sampleRate: sampleRate, formatID: .alac,
-            formatFlags: .init(rawValue: formatFlags(bitDepth: bitDepth)), bytesPerPacket: 0,
-            framesPerPacket: UInt32(framesPerPacket), bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+        .appleLossless(sampleRate: sampleRate, channels: channels, bitDepth: bitDepth,
+            framesPerPacket: UInt32(framesPerPacket))
     }
 
     /// The 24-byte ALACSpecificConfig inside a cookie: bare, after an `alac` atom header (libavcodec's

@@ -19,6 +19,9 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case limitExceeded(String, offset: Int64?)
     /// A packet index or byte offset lies outside the stream. Code `pck?`.
     case invalidPacket(String, offset: Int64?)
+    /// A stream parser cannot go on without bytes it has passed: an MPEG-4 file whose `moov` follows
+    /// more `mdat` than the parser may hold. Code `optm` (Apple's kAudioFileStreamError_NotOptimized).
+    case notOptimized(String, offset: Int64?)
     /// The call is not valid in the object's current state. Code `nope`.
     case illegalOperation(String)
     /// The operating system refused a read, write, open or rename. Code `io!!`.
@@ -34,6 +37,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .truncated: "eof!"
         case .limitExceeded: "lim!"
         case .invalidPacket: "pck?"
+        case .notOptimized: "optm"
         case .illegalOperation: "nope"
         case .io: "io!!"
         }
@@ -44,7 +48,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFileType(_, let offset), .unsupportedDataFormat(_, let offset), .malformed(_, let offset),
             .invalidChunk(_, let offset), .truncated(_, let offset), .limitExceeded(_, let offset),
-            .invalidPacket(_, let offset):
+            .invalidPacket(_, let offset), .notOptimized(_, let offset):
             offset
         case .illegalOperation, .io: nil
         }
@@ -55,7 +59,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFileType(let message, _), .unsupportedDataFormat(let message, _), .malformed(let message, _),
             .invalidChunk(let message, _), .truncated(let message, _), .limitExceeded(let message, _),
-            .invalidPacket(let message, _), .illegalOperation(let message), .io(let message, _):
+            .invalidPacket(let message, _), .notOptimized(let message, _), .illegalOperation(let message), .io(let message, _):
             message
         }
     }

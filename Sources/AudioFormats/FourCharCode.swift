@@ -58,6 +58,13 @@ extension FourCharCode {
     public static let alaw: FourCharCode = "alaw"
     public static let aac: FourCharCode = "aac "
     public static let alac: FourCharCode = "alac"
+    /// HE-AAC (AAC with spectral band replication).
+    public static let aacSpectralBandReplication: FourCharCode = "aach"
+    /// HE-AAC v2 (SBR with parametric stereo).
+    public static let aacParametricStereo: FourCharCode = "aacp"
+    public static let opus: FourCharCode = "opus"
+    public static let ac3: FourCharCode = "ac-3"
+    public static let enhancedAC3: FourCharCode = "ec-3"
     public static let mpegLayer1: FourCharCode = ".mp1"
     public static let mpegLayer2: FourCharCode = ".mp2"
     public static let mpegLayer3: FourCharCode = ".mp3"

@@ -78,6 +78,22 @@ public struct StreamDescription: Hashable, Sendable {
             bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
     }
 
+    /// Apple Lossless: packets that vary in size; the flags say the source's bit depth (1: 16, 2: 20,
+    /// 3: 24, 4: 32 bits), as Apple's ALAC descriptions do.
+    public static func appleLossless(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
+        -> StreamDescription
+    {
+        let flags: UInt32 = switch bitDepth {
+        case 20: 2
+        case 24: 3
+        case 32: 4
+        default: 1
+        }
+        return StreamDescription(sampleRate: sampleRate, formatID: .alac, formatFlags: FormatFlags(rawValue: flags),
+            bytesPerPacket: 0, framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels,
+            bitsPerChannel: 0)
+    }
+
     /// G.711 u-law or A-law: one byte per sample.
     public static func g711(_ formatID: FourCharCode, sampleRate: Double, channels: UInt32) -> StreamDescription {
         StreamDescription(

@@ -36,11 +36,15 @@ struct Packets: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
-        var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         var packets: [PacketDescription] = []
         var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
+        // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
+        let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
+        var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
+        var seekTarget: Int64?
         let collect: (AudioFileStream.Event) -> Void = { event in
+            if case .seekRequested(let offset) = event { seekTarget = offset }
             guard case .packets(let run) = event else { return }
             if let descriptions = run.descriptions {
                 for description in descriptions {
@@ -58,11 +62,22 @@ struct Packets: ParsableCommand {
         var icy = icyMetaint.map(ICYMetadataDemuxer.init(metadataInterval:))
         var titles: [ICYMetadataDemuxer.TitleChange] = []
         do {
-            try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
-                if icy != nil {
-                    titles += try icy?.demux(chunk) { audio in try stream.parse(audio, collect) } ?? []
-                } else {
-                    try stream.parse(chunk, collect)
+            if seekable {
+                var resuming = false
+                try forEachChunk(ofSeekableFileAt: file, chunkSize: chunkSize) { chunk in
+                    try stream.parse(chunk, flags: resuming ? .discontinuity : [], collect)
+                    let target = seekTarget
+                    seekTarget = nil
+                    resuming = target != nil
+                    return target
+                }
+            } else {
+                try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
+                    if icy != nil {
+                        titles += try icy?.demux(chunk) { audio in try stream.parse(audio, collect) } ?? []
+                    } else {
+                        try stream.parse(chunk, collect)
+                    }
                 }
             }
             try stream.finish(collect)

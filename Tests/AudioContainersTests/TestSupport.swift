@@ -71,14 +71,18 @@ struct StreamRecording {
     var payload: [UInt8] = []
     var properties = StreamProperties()
     var error: AudioFileError?
+    var seekRequests: [Int64] = []
 }
 
-/// Feeds `bytes` to a fresh stream parser in chunks of the given sizes (cycled), then finishes.
-func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: ParserLimits = ParserLimits())
-    -> StreamRecording
+/// Feeds `bytes` to a fresh stream parser in chunks of the given sizes (cycled), then finishes. With
+/// `answeringSeeks`, the feeder honours the parser's seek requests as a client with range requests would
+/// (each one is recorded as a `seekRequests` entry).
+func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: ParserLimits = ParserLimits(),
+    answeringSeeks: Bool = false) -> StreamRecording
 {
     var recording = StreamRecording()
-    var stream = AudioFileStream(fileTypeHint: hint, limits: limits)
+    var stream = AudioFileStream(fileTypeHint: hint, limits: limits, requestsSeeks: answeringSeeks)
+    var seek: Int64?
     let handler: (AudioFileStream.Event) -> Void = { event in
         switch event {
         case .propertyChanged(let id, _):
@@ -99,16 +103,28 @@ func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: 
                         frames: 0))
                 }
             }
+        case .seekRequested(let offset):
+            recording.seekRequests.append(offset)
+            seek = offset
         }
     }
     do {
         var index = 0
         var turn = 0
+        var flags: AudioFileStream.ParseFlags = []
         while index < bytes.count {
             let size = min(chunkSizes[turn % chunkSizes.count], bytes.count - index)
             turn += 1
-            try bytes[index..<index + size].withUnsafeBytes { try stream.parse($0, handler) }
+            try bytes[index..<index + size].withUnsafeBytes { try stream.parse($0, flags: flags, handler) }
+            flags = []
             index += size
+            if let target = seek {
+                #expect(recording.seekRequests.count < 8, "the parser keeps asking for seeks")
+                guard recording.seekRequests.count < 8 else { break }
+                index = Int(target)
+                flags = .discontinuity
+                seek = nil
+            }
         }
         try stream.finish(handler)
     } catch let error as AudioFileError {

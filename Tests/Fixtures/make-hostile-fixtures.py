@@ -22,6 +22,36 @@ def caf_desc(fmt, bytes_per_packet, frames_per_packet, channels=2, bits=0, rate=
     body = struct.pack(">d", rate) + fmt + be32(flags) + be32(bytes_per_packet) + be32(frames_per_packet) + be32(channels) + be32(bits)
     return b"caff" + be32(0x00010000) + b"desc" + be64(len(body)) + body
 
+
+def box(kind, body): return be32(8 + len(body)) + kind + body
+def full(kind, body, version=0, flags=0): return box(kind, be32(version << 24 | flags) + body)
+
+def m4a(stbl_tables, mdat=None, extra_moov=b"", entry=None, mvex=b""):
+    """A minimal M4A: one AAC-LC track (44.1 kHz stereo) whose sample tables are `stbl_tables`."""
+    esds = full(b"esds", bytes.fromhex("0319000000041140150000000000fa000000fa0005021210060102"))
+    entry = entry or box(b"mp4a", bytes(6) + struct.pack(">H", 1) + bytes(8) + struct.pack(">HHHHI", 2, 16, 0, 0, 44100 << 16) + esds)
+    stbl = box(b"stbl", full(b"stsd", be32(1) + entry) + stbl_tables)
+    # Header boxes cut to the fields afkit reads (timescales, track ID, handler), to stay small.
+    mdia = box(b"mdia", full(b"mdhd", struct.pack(">IIII", 0, 0, 44100, 0))
+        + full(b"hdlr", bytes(4) + b"soun") + box(b"minf", stbl))
+    trak = box(b"trak", full(b"tkhd", struct.pack(">III", 0, 0, 1)) + mdia)
+    moov = box(b"moov", full(b"mvhd", struct.pack(">IIII", 0, 0, 1000, 0)) + trak + mvex + extra_moov)
+    ftyp = box(b"ftyp", b"M4A " + be32(0))
+    return ftyp + moov + (mdat if mdat is not None else box(b"mdat", bytes(range(64))))
+
+def tables(count=4, size=16, chunks=(None,), stsz=None, stts=None):
+    """stts, stsc (all samples in one chunk each offset), stsz, stco; offsets are absolute guesses."""
+    return ((stts if stts is not None else full(b"stts", be32(1) + be32(count) + be32(1024)))
+        + full(b"stsc", be32(1) + be32(1) + be32(count) + be32(1))
+        + (stsz if stsz is not None else full(b"stsz", be32(size) + be32(count)))
+        + full(b"stco", be32(len(chunks)) + b"".join(be32(c if c is not None else 0) for c in chunks)))
+
+def m4a_at(stbl_builder, **kw):
+    """Builds twice so the chunk offset can point at the real start of mdat's body."""
+    first = m4a(stbl_builder(0), **kw)
+    start = first.rfind(b"mdat") + 4
+    return m4a(stbl_builder(start), **kw)
+
 def caf_chunk(kind, size, body): return kind + be64(size) + body
 
 def wav_fmt_pcm16():
@@ -89,6 +119,37 @@ FILES = {
         aiff_comm() + b"MARK" + be32(10) + struct.pack(">H", 0xFFFF) + bytes(8) + b"SSND" + be32(0xFFFFFFF0) + bytes(8 + 40)),
     # MP3: an ID3v2.4 tag claiming 256 MB (the largest a synchsafe size can say), then real frames.
     "mp3-id3-256mb.mp3": b"ID3" + bytes([4, 0, 0]) + bytes([0x7F, 0x7F, 0x7F, 0x7F]) + b"TIT2" + bytes(20) + mp3_frames(4),
+    # MP4: stsz claiming 2^32 - 1 sizes in a few bytes.
+    "mp4-stsz-4g-entries.m4a": m4a_at(lambda at: tables(chunks=(at,), stsz=full(b"stsz", be32(0) + be32(0xFFFFFFFF) + be32(16)))),
+    # MP4: one constant size for 2^32 - 1 samples in one chunk, 64 bytes of audio present.
+    "mp4-stsz-constant-4g.m4a": m4a_at(lambda at: tables(count=0xFFFFFFFF, size=1, chunks=(at,))),
+    # MP4: stco and stts counts of 2^32 - 1.
+    "mp4-stco-4g-entries.m4a": m4a(full(b"stts", be32(0xFFFFFFFF)) + full(b"stco", be32(0xFFFFFFFF) + be32(100))),
+    # MP4: mdat with a 64-bit size of 2^63 - 1 (it cannot end inside any file).
+    "mp4-largesize-2e63.m4a": m4a_at(lambda at: tables(chunks=(at + 8,)), mdat=be32(1) + b"mdat" + be64((1 << 63) - 1) + bytes(64)),
+    # MP4: a box in moov of size 0 (only a last top-level box may run to the end).
+    "mp4-size0-in-moov.m4a": m4a(tables(), extra_moov=be32(0) + b"udta" + bytes(8)),
+    # MP4: a box larger than its parent.
+    "mp4-child-past-parent.m4a": m4a(tables(), extra_moov=be32(0x7FFFFFF0) + b"udta" + bytes(8)),
+    # MP4: chunks whose samples overlap (each chunk starts inside the one before).
+    "mp4-overlapping-chunks.m4a": m4a_at(lambda at: full(b"stts", be32(1) + be32(8) + be32(1024))
+        + full(b"stsc", be32(1) + be32(1) + be32(4) + be32(1)) + full(b"stsz", be32(16) + be32(8))
+        + full(b"stco", be32(2) + be32(at) + be32(at + 8))),
+    # MP4: chunk offsets past the end of the file, then one of 2^32 - 1.
+    "mp4-chunks-past-end.m4a": m4a_at(lambda at: full(b"stts", be32(1) + be32(8) + be32(1024))
+        + full(b"stsc", be32(1) + be32(1) + be32(2) + be32(1)) + full(b"stsz", be32(16) + be32(8))
+        + full(b"stco", be32(4) + be32(at) + be32(at + 32) + be32(100000) + be32(0xFFFFFFFF))),
+    # MP4: 'meta' in 'udta' in 'meta' ... 14 deep.
+    "mp4-nesting-bomb.m4a": m4a(tables(), mdat=box(b"mdat", bytes(8)), extra_moov=(lambda inner: [inner := box(b"udta", box(b"meta", bytes(4) + inner)) for _ in range(7)][-1])(b"")),
+    # MP4: 10 empty boxes inside moov, then 6 at the top.
+    "mp4-empty-boxes.m4a": m4a(tables(), mdat=box(b"mdat", bytes(8)), extra_moov=box(b"free", b"") * 10) + box(b"skip", b"") * 6,
+    # MP4: a fragment whose run counts 2^32 - 1 one-byte samples by default, 64 present.
+    "mp4-trun-4g-samples.mp4": (lambda head: head + box(b"moof", box(b"traf",
+        full(b"tfhd", be32(1) + be32(1), flags=0x020010) + full(b"trun", be32(0xFFFFFFFF) + be32(64), flags=0x1)))
+        + box(b"mdat", bytes(64)))(m4a(tables(count=0, chunks=()), mdat=b"", mvex=box(b"mvex", full(b"trex", be32(1) + be32(1) + be32(1024) + be32(1) + be32(0))))),
+    # MP4: the moov after the audio, cut short.
+    "mp4-moov-last-truncated.m4a": (lambda whole: whole[:16] + box(b"mdat", bytes(range(64))) + whole[16:whole.find(b"mdat") - 4][:100])(
+        m4a(tables(chunks=(24,)))),
     # ADTS: headers claiming 8191-byte frames, 100 bytes apart.
     "adts-frame-8191.aac": (bytes([0xFF, 0xF1, 0x50, 0x83, 0xFF, 0xE0, 0x00]) + bytes(93)) * 3,
 }

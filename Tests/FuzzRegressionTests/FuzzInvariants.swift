@@ -37,6 +37,7 @@ func recordStream(_ bytes: [UInt8], sizes: [Int], discontinuityAt: Int? = nil) -
                 recording.packets.append([offset, Int64(description?.dataByteSize ?? UInt32(size))])
                 recording.frames.append(description?.variableFramesInPacket ?? 0)
             }
+        case .seekRequested: break  // not made with requestsSeeks
         }
     }
     do {

@@ -1,0 +1,162 @@
+import AudioFormats
+
+/// An MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3, 1.6.2.1): the object type, rate and channels of
+/// an AAC stream, and whether it signals SBR (HE-AAC) or SBR with parametric stereo (HE-AAC v2).
+///
+/// Only explicit signalling is seen here (object type 5 or 29 up front, or the backward-compatible
+/// sync extension after the GASpecificConfig); implicit SBR shows only in the audio.
+public struct AudioSpecificConfig: Hashable, Sendable {
+    /// The core object type (2 for AAC-LC), after any SBR/PS wrapper.
+    public var objectType: Int
+    /// The core sampling rate.
+    public var sampleRate: Double
+    /// The channel configuration (1 to 7 standard layouts; 0 means a program config element says).
+    public var channelConfiguration: Int
+    /// Frames in a core packet: 1024, or 960 where the frame length flag says so.
+    public var coreFramesPerPacket: Int
+    /// The SBR output rate, where SBR is signalled.
+    public var extensionSampleRate: Double?
+    /// Whether parametric stereo is signalled (HE-AAC v2).
+    public var hasParametricStereo: Bool
+
+    /// The MPEG-4 audio sampling frequency table.
+    static let sampleRates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025,
+        8000, 7350]
+
+    /// Parses the config; `nil` where it is too short or names no rate.
+    public init?(_ bytes: [UInt8]) {
+        var reader = BitReader(bytes)
+        func readObjectType() -> Int? {
+            guard let type = reader.read(5) else { return nil }
+            return type == 31 ? reader.read(6).map { 32 + $0 } : type
+        }
+        func rate() -> Double? {
+            guard let index = reader.read(4) else { return nil }
+            if index == 0xF { return reader.read(24).map(Double.init) }
+            return index < Self.sampleRates.count ? Self.sampleRates[index] : nil
+        }
+        guard var type = readObjectType(), let coreRate = rate(), let channels = reader.read(4), coreRate > 0 else {
+            return nil
+        }
+        var extensionRate: Double?
+        var parametricStereo = false
+        if type == 5 || type == 29 {
+            parametricStereo = type == 29
+            guard let outputRate = rate(), let core = readObjectType() else { return nil }
+            extensionRate = outputRate
+            type = core
+            if type == 22, reader.read(4) == nil { return nil }  // ER BSAC's extension channel configuration
+        }
+        objectType = type
+        sampleRate = coreRate
+        channelConfiguration = channels
+        coreFramesPerPacket = 1024
+        extensionSampleRate = extensionRate
+        hasParametricStereo = parametricStereo
+        // GASpecificConfig, for the object types that have one: the frame length flag comes first.
+        guard [1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23].contains(type), let shortFrames = reader.read(1) else {
+            return
+        }
+        coreFramesPerPacket = shortFrames == 1 ? 960 : 1024
+        // Backward-compatible explicit signalling follows only a plain GASpecificConfig (no PCE).
+        guard extensionRate == nil, channels != 0, let dependsOnCore = reader.read(1) else { return }
+        if dependsOnCore == 1, reader.read(14) == nil { return }
+        guard let hasExtension = reader.read(1) else { return }
+        if type == 6 || type == 20, reader.read(3) == nil { return }
+        if hasExtension == 1 {
+            if type == 22, reader.read(16) == nil { return }
+            if [17, 19, 20, 23].contains(type), reader.read(3) == nil { return }
+            if reader.read(1) == nil { return }
+        }
+        if [17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 39].contains(type), reader.read(2) == nil { return }
+        guard reader.remaining >= 16, reader.read(11) == 0x2B7, readObjectType() == 5, reader.read(1) == 1,
+            let outputRate = rate()
+        else { return }
+        extensionSampleRate = outputRate
+        if reader.remaining >= 12, reader.read(11) == 0x548, reader.read(1) == 1 { hasParametricStereo = true }
+    }
+
+    /// Channels of the standard configurations (7 is 7.1: eight); 0 where a program config element says.
+    public var channelCount: Int { channelConfiguration == 7 ? 8 : channelConfiguration < 7 ? channelConfiguration : 0 }
+
+    /// Every layer a decoder can output, richest first: `aacp` for SBR+PS, `aach` for SBR, else the core
+    /// (`aac ` for AAC-LC and its kin), at the rate and frames per packet a decoder outputs.
+    public var formatList: [StreamDescription] {
+        let coreChannels = UInt32(channelCount)
+        func layer(_ id: FourCharCode, rate: Double, frames: Int, channels: UInt32) -> StreamDescription {
+            StreamDescription(sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: UInt32(frames), bytesPerFrame: 0, channelsPerFrame: channels,
+                bitsPerChannel: 0)
+        }
+        var layers: [StreamDescription] = []
+        let core = layer(.aac, rate: sampleRate, frames: coreFramesPerPacket, channels: coreChannels)
+        if let extensionSampleRate {
+            let frames = coreFramesPerPacket * Int((extensionSampleRate / sampleRate).rounded())
+            if hasParametricStereo {
+                layers.append(layer(.aacParametricStereo, rate: extensionSampleRate, frames: frames, channels: 2))
+            }
+            layers.append(layer(.aacSpectralBandReplication, rate: extensionSampleRate, frames: frames,
+                channels: coreChannels))
+        }
+        layers.append(core)
+        return layers
+    }
+}
+
+extension AudioSpecificConfig {
+    /// The object type and decoder-specific info of an MPEG-4 ES descriptor (a CAF `kuki`, an `esds`
+    /// body after its version and flags); `nil` where it has no decoder config.
+    static func decoderConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> (objectType: UInt8, specificInfo: [UInt8])? {
+        var index = 0
+        func length() -> Int? {
+            var value = 0
+            for _ in 0..<4 {
+                guard index < bytes.count else { return nil }
+                value = value << 7 | Int(bytes[index] & 0x7F)
+                index += 1
+                if bytes[index - 1] & 0x80 == 0 { return value }
+            }
+            return value
+        }
+        guard bytes.first == 0x03 else { return nil }
+        index = 1
+        guard length() != nil, index + 3 <= bytes.count else { return nil }
+        let flags = bytes[index + 2]
+        index += 3
+        if flags & 0x80 != 0 { index += 2 }
+        if flags & 0x40 != 0 {
+            guard index < bytes.count else { return nil }
+            index += 1 + Int(bytes[index])
+        }
+        if flags & 0x20 != 0 { index += 2 }
+        guard index < bytes.count, bytes[index] == 0x04 else { return nil }
+        index += 1
+        guard let configLength = length(), configLength >= 13, index + 13 <= bytes.count else { return nil }
+        let objectType = bytes[index]
+        index += 13
+        guard index < bytes.count, bytes[index] == 0x05 else { return (objectType, []) }
+        index += 1
+        guard let size = length(), size <= bytes.count - index else { return (objectType, []) }
+        return (objectType, Array(bytes[index..<index + size]))
+    }
+}
+
+/// Reads big-endian bit fields.
+struct BitReader {
+    private let bytes: [UInt8]
+    private var bit = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var remaining: Int { bytes.count * 8 - bit }
+
+    /// The next `count` bits (at most 32), or `nil` past the end.
+    mutating func read(_ count: Int) -> Int? {
+        guard count <= remaining else { return nil }
+        var value = 0
+        for _ in 0..<count {
+            value = value << 1 | Int(bytes[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
+            bit += 1
+        }
+        return value
+    }
+}

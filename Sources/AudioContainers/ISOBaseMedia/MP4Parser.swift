@@ -1,0 +1,1171 @@
+import AudioFormats
+
+/// The push parser for ISO base media files (`.m4a`, `.mp4`): boxes walked as they arrive, in any
+/// chunking, the first sound track's sample table turned into packets at absolute offsets.
+///
+/// - Containers (`moov`, `trak`, `mdia`, `minf`, `stbl`, `edts`, `udta`, `meta`, `ilst`, `mvex`,
+///   `moof`, `traf`) are descended with a stack, never recursion, bounded in depth and in boxes.
+/// - Leaf boxes the parser needs are read whole within the parser's limits; every other box, cover
+///   art among them, is stepped over by its size without being held.
+/// - A packet is one sample. Samples are cut from `mdat` as its bytes pass; where `mdat` comes
+///   before `moov`, the streaming parser holds it (up to the retained-audio limit, then `optm`) or,
+///   when its client answers seek requests, asks for the bytes after it and comes back.
+/// - Fragmented files (`mvex`, then `moof`/`mdat` pairs) add each fragment's samples as they come.
+/// - Gapless: the edit list (media time = priming, segment duration = valid frames), else
+///   `iTunSMPB`, else nothing.
+struct MP4Parser: StreamParser {
+    struct Box {
+        var type: FourCharCode
+        var offset: Int64
+        var headerSize: Int
+        /// Absolute end; `nil` for a last box that runs to the end of the stream (size 0).
+        var end: Int64?
+        var bodyOffset: Int64 { offset + Int64(headerSize) }
+        var bodySize: Int64? { end.map { $0 - bodyOffset } }
+    }
+
+    indirect enum State {
+        case boxHeader
+        /// After a `meta` header: a full box (version and flags) or QuickTime's plain one.
+        case metaHeader(Box)
+        case boxBody(Box)
+        /// Bytes to step over; `nil`: to the end of the stream.
+        case skip(remaining: Int64?)
+        /// Inside `mdat` with the sample table known: packets are cut as the bytes pass.
+        case media(Box)
+        /// Inside `mdat` before `moov`: the bytes are held until the table arrives.
+        case retaining(Box)
+        /// A seek was requested; bytes are ignored until the client's discontinuity.
+        case awaitingSeek(target: Int64, then: State)
+    }
+
+    /// What the parser keeps of one `trak` while it is read.
+    struct Track {
+        var id: UInt32 = 0
+        var handler: FourCharCode?
+        var timescale: UInt32 = 0
+        var edits: [(duration: Int64, mediaTime: Int64)] = []
+        var entry: SampleEntry?
+        var timeToSample: [(count: UInt32, delta: UInt32)] = []
+        var samplesPerChunk: [(firstChunk: UInt32, samples: UInt32)] = []
+        var constantSize: UInt32 = 0
+        var sampleCount: Int64 = 0
+        var sizes: [UInt32] = []
+        var chunkOffsets: [Int64] = []
+        var tableOffset: Int64 = 0
+    }
+
+    /// The first sample description of the sound track.
+    struct SampleEntry {
+        var format: StreamDescription
+        var formatList: [StreamDescription]
+        var cookie: [UInt8]?
+        /// Whether the codec fixes the frames per packet (else the time-to-sample table says).
+        var knowsFramesPerPacket: Bool
+    }
+
+    /// Running figures over the packets counted so far.
+    struct Tally {
+        var packets: Int64 = 0
+        var bytes: Int64 = 0
+        var largest: UInt32 = 0
+        var duration: Int64 = 0
+
+        mutating func add(size: UInt32, duration: UInt32) {
+            packets += 1
+            bytes += Int64(size)
+            largest = max(largest, size)
+            self.duration += Int64(duration)
+        }
+    }
+
+    /// Deepest nesting of boxes followed, and most boxes read inside one top-level box.
+    static let maximumDepth = 16
+    static let maximumBoxesPerHeader = 100_000
+    /// Most packets handed out in one run.
+    static let maximumPacketsPerRun = 4096
+
+    var context: ParseContext
+    var state = State.boxHeader
+    let requestsSeeks: Bool
+    private var open: [Box] = []
+    private var boxesInHeader = 0
+    private var sawFileType = false
+    private var movieTimescale: UInt32 = 0
+    private var track: Track?
+    private var audio: Track?
+    private var movieParsed = false
+    private var isFragmented = false
+    private var trackDefaults: (duration: UInt32, size: UInt32)?
+    private var table = MP4SampleTable()
+    private var sampleCursor = MP4SampleTable.Cursor()
+    private var tally = Tally()
+    private var itunesGapless: (priming: Int64, remainder: Int64, valid: Int64)?
+    private var framesPerDuration = 1.0
+    /// `mdat` boxes seen, so a seek can tell which one holds an offset.
+    private var mediaBoxes: [Box] = []
+    /// The first `mdat` met before `moov`.
+    private var earlyMedia: Box?
+    /// Held audio: runs of the stream (absolute start, index in `context.retained`, length).
+    private var retainedSegments: [(start: Int64, index: Int, count: Int)] = []
+    private var replaying = false
+    private var pendingSeekRequest: (target: Int64, then: State)?
+    private var resumed = false
+    // Fragments.
+    private var fragmentOffset: Int64 = 0
+    private var lastFragmentOffset: Int64?
+    private var previousFragmentDataEnd: Int64?
+    private var fragment: (trackID: UInt32, flags: UInt32, base: Int64, defaultDuration: UInt32, defaultSize: UInt32,
+        dataEnd: Int64?)?
+
+    init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
+        context = ParseContext(mode: mode, limits: limits)
+        self.requestsSeeks = requestsSeeks && mode == .streaming
+    }
+
+    var isEstimatingSeeks: Bool { false }
+
+    var skippableByteCount: Int64 {
+        if case .skip(let remaining) = state { return remaining ?? Int64.max }
+        return 0
+    }
+
+    mutating func skip(_ count: Int64) {
+        guard case .skip(let remaining?) = state else { return }
+        state = remaining - count > 0 ? .skip(remaining: remaining - count) : .boxHeader
+    }
+
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    mutating func discontinuity() {
+        if case .awaitingSeek(_, let then) = state {
+            state = then
+        } else if !resumed {
+            // Bytes from somewhere else with no seek to place them: take them as a box boundary.
+            open.removeAll()
+            state = .boxHeader
+        }
+        resumed = false
+    }
+
+    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+        guard movieParsed, let cursor = table.cursor(at: packet), let offset = table.sample(at: cursor)?.offset else {
+            throw AudioFileError.invalidPacket(
+                "mp4: packet \(packet) is not in the sample table read so far (\(table.sampleCount) packets)", offset: nil)
+        }
+        sampleCursor = cursor
+        tally.packets = packet
+        let box = mediaBoxes.last { $0.bodyOffset <= offset && offset < ($0.end ?? Int64.max) }
+        open.removeAll()
+        state = .media(box ?? Box(type: "mdat", offset: offset, headerSize: 0, end: nil))
+        replaying = false
+        context.retained = []
+        retainedSegments = []
+        resumed = true
+        return offset
+    }
+
+    // MARK: Walking the boxes
+
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+        while true {
+            if let id = context.nextAnnouncement() { return .property(id) }
+            if replaying, let run = try replayRetained(before: cursor.absoluteOffset) { return .packets(run) }
+            if let request = pendingSeekRequest {
+                pendingSeekRequest = nil
+                state = .awaitingSeek(target: request.target, then: request.then)
+                return .seek(request.target)
+            }
+            switch state {
+            case .boxHeader:
+                let position = cursor.absoluteOffset
+                if let parent = open.last, let end = parent.end, position >= end {
+                    try close()
+                    continue
+                }
+                if let parent = open.last, let end = parent.end, end - position < 8 {
+                    // QuickTime ends some lists with a 32-bit zero; anything shorter than a header is not a box.
+                    context.properties.trace.append(offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
+                    state = .skip(remaining: end - position)
+                    continue
+                }
+                guard cursor.remaining >= 8 else { return .needMore(8) }
+                if cursor.peekInteger(endianness: .big, as: UInt32.self) == 1 && cursor.remaining < 16 {
+                    return .needMore(16)
+                }
+                try readBoxHeader(&cursor)
+
+            case .metaHeader(let box):
+                // A full box has version and flags before its children; QuickTime's `meta` has a child first.
+                let body = box.bodySize ?? 0
+                if body < 8 {
+                    state = .skip(remaining: body)
+                    continue
+                }
+                guard cursor.remaining >= 8 else { return .needMore(8) }
+                let plain = cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
+                    == FourCharCode("hdlr").rawValue
+                if !plain { _ = cursor.skip(4) }
+                try descend(into: box)
+
+            case .boxBody(let box):
+                let size = Int(box.bodySize ?? 0)
+                guard cursor.remaining >= size, let bytes = cursor.readSlice(size) else { return .needMore(size) }
+                var body = ByteCursor(bytes, baseOffset: box.bodyOffset)
+                state = .boxHeader
+                try parseBox(box, &body)
+
+            case .skip(let remaining):
+                guard let remaining else {
+                    _ = cursor.skip(cursor.remaining)
+                    return .needMore(1)
+                }
+                let count = Int(min(Int64(cursor.remaining), remaining))
+                _ = cursor.skip(count)
+                if Int64(count) < remaining {
+                    state = .skip(remaining: remaining - Int64(count))
+                    return .needMore(1)
+                }
+                state = .boxHeader
+
+            case .media(let box):
+                if let step = try produceMedia(&cursor, in: box) { return step }
+
+            case .retaining(let box):
+                let position = cursor.absoluteOffset
+                let end = box.end ?? Int64.max
+                if position >= end {
+                    state = .boxHeader
+                    continue
+                }
+                let count = Int(min(Int64(cursor.remaining), end - position))
+                guard count > 0 else { return .needMore(1) }
+                guard context.retained.count + count <= context.limits.maximumRetainedAudioBytes else {
+                    throw AudioFileError.notOptimized(
+                        "mp4: 'moov' does not come before the audio; more than \(context.limits.maximumRetainedAudioBytes) "
+                            + "bytes of 'mdat' arrived without it, and a stream cannot wait longer",
+                        offset: (earlyMedia ?? box).offset)
+                }
+                if let last = retainedSegments.last, last.start + Int64(last.count) == position {
+                    retainedSegments[retainedSegments.count - 1].count += count
+                } else {
+                    retainedSegments.append((position, context.retained.count, count))
+                }
+                if let bytes = cursor.readSlice(count) { context.retained.append(contentsOf: bytes) }
+
+            case .awaitingSeek:
+                _ = cursor.skip(cursor.remaining)
+                return .needMore(1)
+            }
+        }
+    }
+
+    private mutating func readBoxHeader(_ cursor: inout ByteCursor) throws {
+        let offset = cursor.absoluteOffset
+        let size = cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
+        let parent = open.last
+        var headerSize = 8
+        var end: Int64?
+        switch size {
+        case 0:
+            guard parent == nil else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: box '\(type)' inside '\(parent?.type ?? type)' has size 0; only a last top-level box may run to the end",
+                    offset: offset)
+            }
+        case 1:
+            let large = cursor.readInteger(endianness: .big, as: UInt64.self) ?? 0
+            headerSize = 16
+            guard large >= 16, large <= UInt64(Int64.max - offset) else {
+                throw AudioFileError.invalidChunk("mp4: box '\(type)' has a 64-bit size of \(large) bytes, which cannot be",
+                    offset: offset + 8)
+            }
+            end = offset + Int64(large)
+        case 2..<8:
+            throw AudioFileError.invalidChunk("mp4: box '\(type)' of \(size) bytes is smaller than its header", offset: offset)
+        default:
+            end = offset + Int64(size)
+        }
+        if let parent, let parentEnd = parent.end, let end, end > parentEnd {
+            throw AudioFileError.invalidChunk(
+                "mp4: box '\(type)' of \(end - offset) bytes runs past the end of its parent '\(parent.type)' at byte \(parentEnd)",
+                offset: offset)
+        }
+        let box = Box(type: type, offset: offset, headerSize: headerSize, end: end)
+        if parent == nil {
+            boxesInHeader = 0
+        } else {
+            boxesInHeader += 1
+            guard boxesInHeader <= Self.maximumBoxesPerHeader else {
+                throw AudioFileError.limitExceeded(
+                    "mp4: more than \(Self.maximumBoxesPerHeader) boxes inside one top-level box", offset: offset)
+            }
+        }
+        if !sawFileType {
+            guard type == "ftyp" else {
+                throw AudioFileError.unsupportedFileType("mp4: the file does not start with an 'ftyp' box", offset: offset)
+            }
+        }
+        if parent == nil || parent?.type == "moov" {
+            context.properties.trace.append(offset: offset, chunk: type, size: end.map { $0 - offset })
+        }
+        try dispatch(box, parent: parent?.type)
+    }
+
+    /// What to do with a box, by its type and its parent's.
+    private mutating func dispatch(_ box: Box, parent: FourCharCode?) throws {
+        let limits = context.limits
+        switch (parent, box.type) {
+        case (nil, "ftyp"): try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case (nil, "moov"):
+            if movieParsed {
+                skip(box, note: "'moov' already read")
+            } else {
+                try descend(into: box)
+            }
+        case (nil, "moof"):
+            if let last = lastFragmentOffset, box.offset <= last {
+                skip(box, note: "movie fragment already read")
+            } else if movieParsed && isFragmented {
+                lastFragmentOffset = box.offset
+                fragmentOffset = box.offset
+                previousFragmentDataEnd = nil
+                try descend(into: box)
+            } else {
+                skip(box, note: movieParsed ? "a movie fragment in a file without 'mvex' ignored" : "a movie fragment before 'moov' ignored")
+            }
+        case (nil, "mdat"): beginMedia(box)
+        case ("moov", "mvhd"), ("trak", "tkhd"), ("mdia", "mdhd"), ("mdia", "hdlr"), ("edts", "elst"), ("mvex", "trex"),
+            ("traf", "tfhd"):
+            try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case ("moov", "trak"):
+            track = Track()
+            try descend(into: box)
+        case ("moov", "mvex"):
+            isFragmented = true
+            try descend(into: box)
+        case ("moov", "udta"), ("trak", "edts"), ("trak", "mdia"), ("udta", "ilst"), ("meta", "ilst"), ("moof", "traf"):
+            if box.type == "traf" { fragment = nil }
+            try descend(into: box)
+        case ("moov", "meta"), ("udta", "meta"):
+            guard open.count < Self.maximumDepth else { throw tooDeep(box) }
+            state = .metaHeader(box)
+        case ("mdia", "minf"), ("minf", "stbl"):
+            if let handler = track?.handler, handler != "soun" {
+                skip(box, note: "not a sound track")
+            } else {
+                try descend(into: box)
+            }
+        case ("stbl", "stsd"):
+            try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case ("stbl", "stts"), ("stbl", "stsc"), ("stbl", "stsz"), ("stbl", "stz2"), ("stbl", "stco"), ("stbl", "co64"),
+            ("traf", "trun"):
+            try read(box, limit: limits.maximumTableChunkBytes, essential: true)
+        case ("ilst", "covr"):
+            skip(box, note: "cover art")
+        case ("ilst", _):
+            try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
+        default:
+            skip(box, note: "")
+        }
+    }
+
+    private mutating func read(_ box: Box, limit: Int, essential: Bool) throws {
+        guard let size = box.bodySize else {
+            throw AudioFileError.invalidChunk("mp4: box '\(box.type)' has no size", offset: box.offset)
+        }
+        if size > Int64(limit) {
+            if essential {
+                throw AudioFileError.limitExceeded(
+                    "mp4: '\(box.type)' box of \(size) bytes is larger than the \(limit)-byte limit", offset: box.offset)
+            }
+            skip(box, note: "too large to read; skipped")
+            return
+        }
+        state = .boxBody(box)
+    }
+
+    private mutating func skip(_ box: Box, note: String) {
+        if !note.isEmpty { context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, note) }
+        state = .skip(remaining: box.bodySize)
+    }
+
+    private func tooDeep(_ box: Box) -> AudioFileError {
+        .limitExceeded("mp4: boxes nested more than \(Self.maximumDepth) deep", offset: box.offset)
+    }
+
+    private mutating func descend(into box: Box) throws {
+        guard open.count < Self.maximumDepth else { throw tooDeep(box) }
+        open.append(box)
+        state = .boxHeader
+    }
+
+    /// Leaves the innermost open box, finishing what it held.
+    private mutating func close() throws {
+        guard let box = open.popLast() else { return }
+        switch box.type {
+        case "trak":
+            if let track, audio == nil, track.handler == "soun", track.entry != nil { audio = track }
+            track = nil
+        case "moov":
+            try finishMovie(box)
+        case "moof":
+            if context.properties.dataOffset == nil, let first = table.runs.first {
+                context.properties.dataOffset = first.offset
+                context.announce(.dataOffset)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Reading the boxes
+
+    private mutating func parseBox(_ box: Box, _ body: inout ByteCursor) throws {
+        switch box.type {
+        case "ftyp": parseFileType(&body)
+        case "mvhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            movieTimescale = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "tkhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            track?.id = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "mdhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            track?.timescale = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "hdlr":
+            _ = body.skip(8)
+            track?.handler = body.readFourCharCode()
+        case "elst": try parseEditList(box, &body)
+        case "stsd":
+            if track?.handler == nil || track?.handler == "soun" {
+                let entry = try parseSampleDescription(box, &body)
+                track?.entry = entry
+            }
+        case "stts", "stsc", "stsz", "stz2", "stco", "co64": try parseSampleTable(box, &body)
+        case "trex":
+            _ = body.skip(4)
+            let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            _ = body.skip(4)
+            let duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            if trackID == audio?.id || audio == nil { trackDefaults = (duration, size) }
+        case "tfhd": try parseFragmentHeader(box, &body)
+        case "trun": try parseTrackRun(box, &body)
+        default:
+            if open.last?.type == "ilst" { parseMetadataItem(box, &body) }
+        }
+    }
+
+    private mutating func parseFileType(_ body: inout ByteCursor) {
+        sawFileType = true
+        var brands: [FourCharCode] = []
+        if let major = body.readFourCharCode() { brands.append(major) }
+        _ = body.skip(4)
+        while let brand = body.readFourCharCode() { brands.append(brand) }
+        context.properties.fileType = brands.contains("M4A ") || brands.contains("M4B ") ? .m4a : .mp4
+        context.announce(.fileFormat)
+    }
+
+    private mutating func parseEditList(_ box: Box, _ body: inout ByteCursor) throws {
+        let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+        _ = body.skip(3)
+        let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        let entrySize = version == 1 ? 20 : 12
+        guard count <= body.remaining / entrySize else {
+            throw AudioFileError.invalidChunk(
+                "mp4: 'elst' counts \(count) edits; its \(body.remaining) bytes hold \(body.remaining / entrySize)",
+                offset: box.offset)
+        }
+        for _ in 0..<count {
+            let duration: Int64
+            let mediaTime: Int64
+            if version == 1 {
+                duration = Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                mediaTime = body.readInteger(endianness: .big, as: Int64.self) ?? 0
+            } else {
+                duration = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                mediaTime = Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0)
+            }
+            _ = body.skip(4)
+            track?.edits.append((duration, mediaTime))
+        }
+    }
+
+    private mutating func parseSampleTable(_ box: Box, _ body: inout ByteCursor) throws {
+        guard track != nil else { return }
+        _ = body.skip(4)
+        func entries(_ size: Int, _ countOffset: Int = 0) throws -> Int {
+            _ = body.skip(countOffset)
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            guard count <= body.remaining / size else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: '\(box.type)' counts \(count) entries; its \(body.remaining) bytes hold \(body.remaining / size)",
+                    offset: box.offset)
+            }
+            return count
+        }
+        switch box.type {
+        case "stts":
+            let count = try entries(8)
+            track?.timeToSample.reserveCapacity(count)
+            for _ in 0..<count {
+                let samples = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let delta = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                track?.timeToSample.append((samples, delta))
+            }
+        case "stsc":
+            let count = try entries(12)
+            var previous: UInt32 = 0
+            for index in 0..<count {
+                let first = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let samples = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                _ = body.skip(4)
+                guard first > previous else {
+                    throw AudioFileError.malformed(
+                        "mp4: 'stsc' entry \(index) starts at chunk \(first), not after chunk \(previous)",
+                        offset: box.bodyOffset + 8 + Int64(index) * 12)
+                }
+                previous = first
+                track?.samplesPerChunk.append((first, samples))
+            }
+        case "stsz":
+            let constant = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            track?.constantSize = constant
+            if constant > 0 {
+                track?.sampleCount = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            } else {
+                let count = try entries(4)
+                track?.sampleCount = Int64(count)
+                track?.sizes.reserveCapacity(count)
+                for _ in 0..<count { track?.sizes.append(body.readInteger(endianness: .big, as: UInt32.self) ?? 0) }
+            }
+            track?.tableOffset = box.offset
+        case "stz2":
+            _ = body.skip(3)
+            let width = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
+            guard [4, 8, 16].contains(width) else {
+                throw AudioFileError.malformed("mp4: 'stz2' sizes of \(width) bits cannot be", offset: box.bodyOffset + 7)
+            }
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            guard count <= body.remaining * 8 / width else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: 'stz2' counts \(count) samples; its \(body.remaining) bytes hold \(body.remaining * 8 / width)",
+                    offset: box.offset)
+            }
+            track?.sampleCount = Int64(count)
+            var index = 0
+            while index < count {
+                switch width {
+                case 4:
+                    let byte = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+                    track?.sizes.append(UInt32(byte >> 4))
+                    if index + 1 < count { track?.sizes.append(UInt32(byte & 0xF)) }
+                    index += 2
+                case 8:
+                    track?.sizes.append(UInt32(body.readInteger(endianness: .big, as: UInt8.self) ?? 0))
+                    index += 1
+                default:
+                    track?.sizes.append(UInt32(body.readInteger(endianness: .big, as: UInt16.self) ?? 0))
+                    index += 1
+                }
+            }
+            track?.tableOffset = box.offset
+        case "stco", "co64":
+            let wide = box.type == "co64"
+            let count = try entries(wide ? 8 : 4)
+            track?.chunkOffsets.reserveCapacity(count)
+            for _ in 0..<count {
+                let offset = wide ? Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                    : Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                track?.chunkOffsets.append(offset)
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func parseMetadataItem(_ box: Box, _ body: inout ByteCursor) {
+        var name: String?
+        var values: [(type: UInt32, bytes: [UInt8])] = []
+        while body.remaining >= 8 {
+            let size = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            let type = body.readFourCharCode() ?? FourCharCode(rawValue: 0)
+            guard size >= 8, size - 8 <= body.remaining, let child = body.readBytes(size - 8) else { break }
+            switch type {
+            case "name" where child.count >= 4: name = String(decoding: child[4...], as: UTF8.self)
+            case "data" where child.count >= 8:
+                values.append((UInt32(child[1]) << 16 | UInt32(child[2]) << 8 | UInt32(child[3]), Array(child[8...])))
+            default: break
+            }
+        }
+        guard let value = values.first else { return }
+        let text = value.type == 1 ? String(decoding: value.bytes, as: UTF8.self) : nil
+        let key: String?
+        switch box.type.rawValue {
+        case 0xA96E_616D: key = "title"
+        case 0xA941_5254: key = "artist"
+        case 0xA961_6C62: key = "album"
+        case 0xA964_6179: key = "year"
+        case 0xA967_656E: key = "genre"
+        case 0xA963_6D74: key = "comment"
+        case 0xA977_7274: key = "composer"
+        case 0xA974_6F6F: key = "encoding application"
+        case FourCharCode("cprt").rawValue: key = "copyright"
+        case FourCharCode("aART").rawValue: key = "album artist"
+        case FourCharCode("trkn").rawValue:
+            guard value.bytes.count >= 6 else { return }
+            let number = Int(value.bytes[2]) << 8 | Int(value.bytes[3])
+            let total = Int(value.bytes[4]) << 8 | Int(value.bytes[5])
+            context.properties.infoDictionary["track"] = total > 0 ? "\(number)/\(total)" : "\(number)"
+            return
+        case FourCharCode("----").rawValue:
+            guard let name, let text else { return }
+            if name == "iTunSMPB" {
+                let fields = text.split(separator: " ").compactMap { Int64($0, radix: 16) }
+                if fields.count >= 4 { itunesGapless = (fields[1], fields[2], fields[3]) }
+                return
+            }
+            key = name.lowercased()
+        default: key = nil
+        }
+        if let key, let text { context.properties.infoDictionary[key] = text }
+    }
+
+    // MARK: The sample description
+
+    private func parseSampleDescription(_ box: Box, _ body: inout ByteCursor) throws -> SampleEntry? {
+        _ = body.skip(4)
+        guard (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) > 0, body.remaining >= 8 else { return nil }
+        let entryOffset = body.absoluteOffset
+        let size = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        let type = body.readFourCharCode() ?? FourCharCode(rawValue: 0)
+        guard size >= 36, size - 8 <= body.remaining, let bytes = body.readSlice(size - 8) else {
+            throw AudioFileError.invalidChunk(
+                "mp4: sample entry '\(type)' of \(size) bytes does not fit its 'stsd' or an audio sample entry",
+                offset: entryOffset)
+        }
+        var entry = ByteCursor(bytes, baseOffset: entryOffset + 8)
+        _ = entry.skip(8)  // reserved, data reference index
+        let version = entry.readInteger(endianness: .big, as: UInt16.self) ?? 0
+        _ = entry.skip(6)
+        var channels = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
+        let sampleSize = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
+        _ = entry.skip(4)
+        var rate = Double((entry.readInteger(endianness: .big, as: UInt32.self) ?? 0) >> 16)
+        switch version {
+        case 1: _ = entry.skip(16)
+        case 2:
+            _ = entry.skip(4)
+            rate = Double(bitPattern: entry.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+            channels = entry.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            _ = entry.skip(20)
+        default: break
+        }
+        if rate == 0, let timescale = track?.timescale { rate = Double(timescale) }
+        // The codec's configuration boxes, one level down (QuickTime puts them inside `wave`).
+        var children: [FourCharCode: [UInt8]] = [:]
+        func collect(_ cursor: inout ByteCursor) {
+            while cursor.remaining >= 8 {
+                let size = Int(cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
+                guard size >= 8, size - 8 <= cursor.remaining, let child = cursor.readSlice(size - 8) else { return }
+                if type == "wave" {
+                    var inner = ByteCursor(child)
+                    collect(&inner)
+                } else if children[type] == nil {
+                    children[type] = Array(child)
+                }
+            }
+        }
+        collect(&entry)
+
+        func plain(_ id: FourCharCode, frames: UInt32) -> SampleEntry {
+            let format = StreamDescription(sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
+                bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: frames > 0)
+        }
+        switch type {
+        case "mp4a":
+            guard let descriptor = children["esds"], descriptor.count > 4,
+                let config = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: Array(descriptor[4...]))
+            else { return plain(type, frames: 0) }
+            switch config.objectType {
+            case 0x40, 0x66, 0x67, 0x68:
+                guard let asc = AudioSpecificConfig(config.specificInfo) else {
+                    throw AudioFileError.malformed("mp4: the AudioSpecificConfig in 'esds' cannot be read",
+                        offset: entryOffset)
+                }
+                switch asc.objectType {
+                case 32: return plain(.mpegLayer1, frames: 384)
+                case 33: return plain(.mpegLayer2, frames: 1152)
+                case 34: return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+                default: break
+                }
+                var layers = asc.formatList
+                for index in layers.indices where layers[index].channelsPerFrame == 0 {
+                    layers[index].channelsPerFrame = channels
+                }
+                return SampleEntry(format: layers[0], formatList: layers, cookie: config.specificInfo,
+                    knowsFramesPerPacket: true)
+            case 0x69, 0x6B: return plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
+            case 0xA5: return plain(.ac3, frames: 1536)
+            case 0xA6: return plain(.enhancedAC3, frames: 1536)
+            case 0xAD: return plain(.opus, frames: 0)
+            default: return plain(type, frames: 0)
+            }
+        case ".mp3": return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+        case "alac":
+            guard let atom = children["alac"], atom.count >= 28 else {
+                throw AudioFileError.malformed("mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: entryOffset)
+            }
+            let config = Array(atom[4..<28])
+            func integer(_ at: Int) -> UInt32 {
+                UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8 | UInt32(config[at + 3])
+            }
+            let format = StreamDescription.appleLossless(sampleRate: Double(integer(20)), channels: UInt32(config[9]),
+                bitDepth: Int(config[5]), framesPerPacket: integer(0))
+            return SampleEntry(format: format, formatList: [format], cookie: config, knowsFramesPerPacket: true)
+        case "Opus":
+            var result = plain(.opus, frames: 0)
+            result.format.sampleRate = 48000
+            if let options = children["dOps"], options.count >= 11 {
+                result.format.channelsPerFrame = UInt32(options[1])
+                result.cookie = options
+            }
+            result.formatList = [result.format]
+            return result
+        case "ac-3":
+            // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
+            if let config = children["dac3"], config.count >= 2 {
+                let mode = Int(config[1] >> 3 & 7)
+                channels = UInt32([2, 1, 2, 3, 3, 4, 4, 5][mode]) + UInt32(config[1] >> 2 & 1)
+            }
+            return plain(.ac3, frames: 1536)
+        case "ec-3": return plain(.enhancedAC3, frames: 1536)
+        case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
+            var result = plain(type == "ulaw" || type == "alaw" ? type : .lpcm, frames: 1)
+            result.format = Self.uncompressedFormat(type, rate: rate, channels: channels, sampleSize: sampleSize)
+            result.formatList = [result.format]
+            return result
+        default:
+            return plain(type, frames: 0)
+        }
+    }
+
+    /// QuickTime's uncompressed sample entries as linear PCM (or G.711).
+    private static func uncompressedFormat(_ type: FourCharCode, rate: Double, channels: UInt32, sampleSize: UInt32)
+        -> StreamDescription
+    {
+        switch type {
+        case "ulaw", "alaw": return .g711(type, sampleRate: rate, channels: channels)
+        case "in24": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 24, isFloat: false,
+            isBigEndian: true, bytesPerSample: 3, signed8: true)
+        case "in32": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 32, isFloat: false,
+            isBigEndian: true, bytesPerSample: 4, signed8: true)
+        case "fl32", "fl64":
+            let bits: UInt32 = type == "fl32" ? 32 : 64
+            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: true,
+                isBigEndian: true, bytesPerSample: bits / 8, signed8: true)
+        default:
+            let bits = max(8, min(sampleSize, 32))
+            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: false,
+                isBigEndian: type != "sowt", bytesPerSample: (bits + 7) / 8, signed8: type != "raw ")
+        }
+    }
+
+    // MARK: The movie, then its packets
+
+    private mutating func finishMovie(_ box: Box) throws {
+        movieParsed = true
+        guard let audio, let entry = audio.entry else {
+            throw AudioFileError.unsupportedDataFormat("mp4: the movie has no sound track afkit can read", offset: box.offset)
+        }
+        for run in audio.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
+        try buildTable(audio)
+        sampleCursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
+        var format = entry.format
+        guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 100_000_000 else {
+            throw AudioFileError.malformed("mp4: sample rate \(format.sampleRate) cannot be", offset: box.offset)
+        }
+        guard format.channelsPerFrame > 0, format.channelsPerFrame <= 1024 else {
+            throw AudioFileError.malformed("mp4: \(format.channelsPerFrame) channels cannot be", offset: box.offset)
+        }
+        framesPerDuration = audio.timescale > 0 ? format.sampleRate / Double(audio.timescale) : 1
+        if !entry.knowsFramesPerPacket, let delta = table.uniformDelta, !isFragmented {
+            let frames = (Double(delta) * framesPerDuration).rounded()
+            if frames >= 1, frames <= Double(1 << 20) { format.framesPerPacket = UInt32(frames) }
+        }
+        context.properties.dataFormat = format
+        context.properties.formatList = entry.formatList.count > 1 ? entry.formatList : [format]
+        context.properties.magicCookie = entry.cookie
+        context.properties.isOptimized = earlyMedia == nil
+        context.announce(.fileFormat)
+        context.announce(.dataFormat)
+        context.announce(.formatList)
+        if entry.cookie != nil { context.announce(.magicCookie) }
+        if !context.properties.infoDictionary.isEmpty { context.announce(.infoDictionary) }
+        if let first = table.runs.first {
+            context.properties.dataOffset = first.offset
+            context.announce(.dataOffset)
+        }
+        if !isFragmented {
+            context.properties.audioDataPacketCount = table.sampleCount
+            context.properties.audioDataByteCount = table.byteCount
+            context.properties.packetTableInfo = gaplessInfo(decodedFrames: decodedFrames(packets: table.sampleCount,
+                duration: table.totalDuration), exactDuration: table.totalDuration)
+            context.announce(.audioDataPacketCount)
+            context.announce(.audioDataByteCount)
+            if context.properties.packetTableInfo != nil { context.announce(.packetTableInfo) }
+            context.announce(.bitRate)
+        }
+        context.properties.maximumPacketSize = table.maximumSize
+        context.announce(.maximumPacketSize)
+        context.announce(.readyToProducePackets)
+        context.announcedReady = true
+        self.audio?.sizes = []
+        self.audio?.chunkOffsets = []
+        // Audio that came before the table: replay what was held, or ask for it again.
+        if !retainedSegments.isEmpty { replaying = true }
+        if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor), first.offset < box.end ?? 0 {
+            let holder = mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
+            pendingSeekRequest = (first.offset, .media(holder))
+        }
+    }
+
+    /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`.
+    private mutating func buildTable(_ track: Track) throws {
+        let declared = track.sampleCount
+        var sample: Int64 = 0
+        var entry = 0
+        for (index, offset) in track.chunkOffsets.enumerated() {
+            let chunk = UInt32(truncatingIfNeeded: index + 1)
+            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= chunk { entry += 1 }
+            guard entry < track.samplesPerChunk.count, track.samplesPerChunk[entry].firstChunk <= chunk else { continue }
+            let count = min(Int64(track.samplesPerChunk[entry].samples), declared - sample)
+            guard count > 0 else { break }
+            let sizes = track.constantSize > 0 ? [] : track.sizes[Int(sample)..<Int(sample + count)]
+            try table.append(offset: offset, count: count, constantSize: track.constantSize, sampleSizes: sizes,
+                tableOffset: track.tableOffset)
+            sample += count
+        }
+        if sample < declared {
+            context.properties.trace.append(offset: track.tableOffset,
+                "'stsz' counts \(declared) samples; the chunks of 'stsc' and 'stco' hold \(sample)")
+        }
+        let timed = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        if timed != table.sampleCount {
+            context.properties.trace.append(offset: track.tableOffset,
+                "'stts' times \(timed) samples; the table holds \(table.sampleCount)")
+        }
+    }
+
+    private func decodedFrames(packets: Int64, duration: Int64) -> Int64 {
+        guard let format = context.properties.dataFormat else { return 0 }
+        if format.framesPerPacket > 0 { return packets.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? Int64.max }
+        return frames(duration, scale: framesPerDuration)
+    }
+
+    private func frames(_ time: Int64, scale: Double) -> Int64 { Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max) }
+
+    /// Priming, remainder and valid frames from the edit list, else from `iTunSMPB`, else `nil`.
+    /// `exactDuration` is the media's length in its timescale where the whole table is known: an edit
+    /// that ends at the media's end, within the rounding of the movie's coarser timescale, ends exactly there.
+    private func gaplessInfo(decodedFrames: Int64, exactDuration: Int64?) -> PacketTableInfo? {
+        guard let audio, let format = context.properties.dataFormat else { return nil }
+        var priming: Int64
+        var valid: Int64
+        if let edit = audio.edits.first(where: { $0.mediaTime >= 0 }) {
+            priming = frames(edit.mediaTime, scale: framesPerDuration)
+            if edit.duration == 0 || movieTimescale == 0 {
+                valid = decodedFrames - priming
+            } else {
+                valid = frames(edit.duration, scale: format.sampleRate / Double(movieTimescale))
+                if let exactDuration {
+                    let exact = frames(exactDuration, scale: framesPerDuration) - priming
+                    let inMovieTime = Double(exact) * Double(movieTimescale) / format.sampleRate
+                    if abs(inMovieTime - Double(edit.duration)) < 1 { valid = exact }
+                }
+            }
+        } else if let tag = itunesGapless {
+            priming = tag.priming
+            valid = tag.valid
+        } else {
+            return nil
+        }
+        priming = min(max(priming, 0), decodedFrames, Int64(Int32.max))
+        valid = min(max(valid, 0), decodedFrames - priming)
+        let remainder = min(decodedFrames - priming - valid, Int64(Int32.max))
+        return PacketTableInfo(validFrames: valid, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
+    }
+
+    private mutating func beginMedia(_ box: Box) {
+        if mediaBoxes.count < 4096 { mediaBoxes.append(box) }
+        context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, "audio data")
+        if context.mode == .indexing {
+            if !movieParsed && earlyMedia == nil { earlyMedia = box }
+            state = .skip(remaining: box.bodySize)
+        } else if movieParsed {
+            state = .media(box)
+        } else {
+            if earlyMedia == nil { earlyMedia = box }
+            if requestsSeeks, let end = box.end {
+                pendingSeekRequest = (end, .boxHeader)
+                state = .skip(remaining: 0)
+            } else {
+                state = .retaining(box)
+            }
+        }
+    }
+
+    /// Counts a packet the cursor passes, delivered or not.
+    private mutating func advance() {
+        if let sample = table.sample(at: sampleCursor) { tally.add(size: sample.size, duration: sample.duration) }
+        table.advance(&sampleCursor)
+    }
+
+    private func framesOf(_ duration: UInt32) -> UInt32 {
+        guard context.properties.dataFormat?.framesPerPacket == 0 else { return 0 }
+        return UInt32(clamping: frames(Int64(duration), scale: framesPerDuration))
+    }
+
+    /// One step inside `mdat`: a run of whole packets, or bytes stepped over or awaited.
+    private mutating func produceMedia(_ cursor: inout ByteCursor, in box: Box) throws -> ParserStep? {
+        let position = cursor.absoluteOffset
+        let end = box.end ?? Int64.max
+        if position >= end {
+            state = .boxHeader
+            return nil
+        }
+        let available = Int(min(Int64(cursor.remaining), end - position))
+        guard available > 0 else { return .needMore(1) }
+        guard let next = table.sample(at: sampleCursor), next.offset < end else {
+            _ = cursor.skip(available)
+            return nil
+        }
+        if next.offset < position {
+            try skipUnreachable(before: position)
+            return nil
+        }
+        if next.offset > position {
+            _ = cursor.skip(Int(min(Int64(available), next.offset - position)))
+            return nil
+        }
+        context.descriptions.removeAll(keepingCapacity: true)
+        let first = tally.packets
+        var span = 0
+        while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
+            let start = sample.offset - position
+            guard start >= Int64(span), start + Int64(sample.size) <= Int64(available) else { break }
+            context.descriptions.append(PacketDescription(startOffset: start, variableFramesInPacket: framesOf(sample.duration),
+                dataByteSize: sample.size))
+            span = Int(start) + Int(sample.size)
+            advance()
+        }
+        if context.descriptions.isEmpty {
+            if Int64(next.size) > end - position {
+                context.properties.trace.append(offset: position,
+                    "packet \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; skipped")
+                advance()
+                return nil
+            }
+            guard Int(next.size) <= context.limits.maximumRetainedAudioBytes else {
+                throw AudioFileError.limitExceeded(
+                    "mp4: packet \(sampleCursor.sample) of \(next.size) bytes is larger than the parser may hold", offset: position)
+            }
+            return .needMore(Int(next.size))
+        }
+        let run = PacketRun(source: .input(index: cursor.position), firstPacket: first,
+            packetCount: context.descriptions.count, absoluteOffset: position, byteCount: span, hasDescriptions: true)
+        _ = cursor.skip(span)
+        table.trim(&sampleCursor)
+        return .packets(run)
+    }
+
+    /// Passes over samples that lie before `position`, outside any `mdat` the stream passed through: a
+    /// stream cannot go back for them, and the file API does not count them either.
+    private mutating func skipUnreachable(before position: Int64) throws {
+        var skipped: Int64 = 0
+        let first = sampleCursor.sample
+        while let sample = table.sample(at: sampleCursor), sample.offset < position {
+            let run = table.runs[sampleCursor.run]
+            if run.end <= position, sampleCursor.runOffset == 0 {
+                skipped += run.count
+                sampleCursor.run += 1
+                sampleCursor.sample += run.count
+                if let cursor = table.cursor(at: sampleCursor.sample) { sampleCursor = cursor }
+                continue
+            }
+            table.advance(&sampleCursor)
+            skipped += 1
+        }
+        context.properties.trace.append(offset: position,
+            "\(skipped) samples from sample \(first) lie outside the media data the stream passed; they are not packets")
+    }
+
+    /// Packets whose bytes were held while `moov` was awaited.
+    private mutating func replayRetained(before position: Int64) throws -> PacketRun? {
+        guard let sample = table.sample(at: sampleCursor), sample.offset < position,
+            let segment = retainedSegments.first(where: {
+                $0.start <= sample.offset && sample.offset + Int64(sample.size) <= $0.start + Int64($0.count)
+            })
+        else {
+            replaying = false
+            context.retained = []
+            retainedSegments = []
+            return nil
+        }
+        let base = segment.index + Int(sample.offset - segment.start)
+        let first = tally.packets
+        context.descriptions.removeAll(keepingCapacity: true)
+        var span = 0
+        while context.descriptions.count < Self.maximumPacketsPerRun, let next = table.sample(at: sampleCursor) {
+            let start = next.offset - sample.offset
+            guard start >= Int64(span), next.offset + Int64(next.size) <= segment.start + Int64(segment.count) else { break }
+            context.descriptions.append(PacketDescription(startOffset: start, variableFramesInPacket: framesOf(next.duration),
+                dataByteSize: next.size))
+            span = Int(start) + Int(next.size)
+            advance()
+        }
+        return PacketRun(source: .retained(index: base), firstPacket: first, packetCount: context.descriptions.count,
+            absoluteOffset: sample.offset, byteCount: span, hasDescriptions: true)
+    }
+
+    // MARK: Fragments
+
+    private mutating func parseFragmentHeader(_ box: Box, _ body: inout ByteCursor) throws {
+        let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
+        let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        var base = flags & 0x02_0000 != 0 ? fragmentOffset : previousFragmentDataEnd ?? fragmentOffset
+        if flags & 0x1 != 0 { base = Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0) }
+        if flags & 0x2 != 0 { _ = body.skip(4) }
+        var duration = trackDefaults?.duration ?? 0
+        var size = trackDefaults?.size ?? 0
+        if flags & 0x8 != 0 { duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+        if flags & 0x10 != 0 { size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+        fragment = (trackID, flags, base, duration, size, nil)
+    }
+
+    private mutating func parseTrackRun(_ box: Box, _ body: inout ByteCursor) throws {
+        guard let header = fragment else {
+            throw AudioFileError.malformed("mp4: 'trun' before the 'tfhd' of its track fragment", offset: box.offset)
+        }
+        let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
+        let count = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        var start = header.dataEnd ?? header.base
+        if flags & 0x1 != 0 { start = header.base + Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0) }
+        if flags & 0x4 != 0 { _ = body.skip(4) }
+        let hasDuration = flags & 0x100 != 0
+        let hasSize = flags & 0x200 != 0
+        let entrySize = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
+        if entrySize > 0 {
+            guard count <= Int64(body.remaining / entrySize) else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: 'trun' counts \(count) samples; its \(body.remaining) bytes hold \(body.remaining / entrySize)",
+                    offset: box.offset)
+            }
+        }
+        guard header.trackID == audio?.id else { return }
+        guard hasSize || header.defaultSize > 0 || count == 0 else {
+            throw AudioFileError.malformed("mp4: 'trun' gives its samples no size", offset: box.offset)
+        }
+        var sizes: [UInt32] = []
+        if hasSize { sizes.reserveCapacity(Int(count)) }
+        if entrySize > 0 {
+            for _ in 0..<count {
+                var duration = header.defaultDuration
+                var size = header.defaultSize
+                if hasDuration { duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+                if hasSize { size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+                _ = body.skip(entrySize - (hasDuration ? 4 : 0) - (hasSize ? 4 : 0))
+                if hasSize { sizes.append(size) }
+                if hasDuration { table.appendDurations(count: 1, delta: duration) }
+            }
+        }
+        if !hasDuration { table.appendDurations(count: count, delta: header.defaultDuration) }
+        let before = table.byteCount
+        try table.append(offset: start, count: count, constantSize: hasSize ? 0 : header.defaultSize,
+            sampleSizes: sizes[...], tableOffset: box.offset)
+        let end = start.saturatingAdd(table.byteCount - before)
+        fragment?.dataEnd = end
+        previousFragmentDataEnd = end
+    }
+
+    // MARK: The end
+
+    mutating func finish(endOffset: Int64, unconsumed: Int) throws {
+        switch state {
+        case .boxBody(let box) where !movieParsed || open.contains(where: { $0.type == "moov" }):
+            throw AudioFileError.truncated(
+                "mp4: the stream ends inside the '\(box.type)' box (\(box.bodySize ?? 0) bytes declared, \(unconsumed) present)",
+                offset: box.offset)
+        case .boxHeader where unconsumed > 0 && !movieParsed, .metaHeader where !movieParsed:
+            throw AudioFileError.truncated("mp4: the stream ends inside a box header", offset: endOffset - Int64(unconsumed))
+        case .awaitingSeek(let target, _) where !movieParsed:
+            throw AudioFileError.notOptimized(
+                "mp4: 'moov' follows the audio; the parser asked for byte \(target) and the stream ended without it",
+                offset: earlyMedia?.offset)
+        default:
+            if unconsumed > 0 {
+                context.properties.trace.append(offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end not read")
+            }
+        }
+        guard movieParsed else {
+            if let early = earlyMedia {
+                throw AudioFileError.truncated(
+                    "mp4: the stream ends without a 'moov' box (its 'mdat' at byte \(early.offset) came first)",
+                    offset: endOffset)
+            }
+            throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
+        }
+        var reached = sampleCursor.sample
+        if context.mode == .indexing {
+            // Every packet whose bytes lie within the file, in order.
+            var index: [PacketDescription] = []
+            var cursor = MP4SampleTable.Cursor()
+            if let start = table.cursor(at: 0) { cursor = start }
+            tally = Tally()
+            var box = 0
+            var outside: Int64 = 0
+            while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
+                table.advance(&cursor)
+                while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
+                guard mediaBoxes.count >= 4096
+                    || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
+                        && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
+                else {
+                    outside += 1
+                    continue
+                }
+                index.append(PacketDescription(startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration),
+                    dataByteSize: sample.size))
+                tally.add(size: sample.size, duration: sample.duration)
+            }
+            reached = cursor.sample
+            if outside > 0 {
+                context.properties.trace.append(offset: endOffset,
+                    "\(outside) samples lie outside the media data ('mdat'); they are not packets")
+            }
+            context.packetIndex = index
+        }
+        let claimed = table.sampleCount
+        if reached < claimed {
+            context.properties.isTruncated = true
+            context.properties.trace.append(offset: endOffset,
+                "\(claimed - reached) of \(claimed) packets lie past the end of the stream")
+        }
+        context.properties.audioDataPacketCount = tally.packets
+        context.properties.audioDataByteCount = tally.bytes
+        context.properties.maximumPacketSize = tally.largest
+        if context.properties.dataOffset == nil { context.properties.dataOffset = table.runs.first?.offset ?? endOffset }
+        let complete = reached == claimed && !isFragmented
+        context.properties.packetTableInfo = gaplessInfo(
+            decodedFrames: decodedFrames(packets: tally.packets, duration: tally.duration),
+            exactDuration: complete ? table.totalDuration : nil)
+        context.announce(.packetTableInfo)
+    }
+}
