@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 out="${1:-.build-fuzz/afkit-fuzz}"
 work=.build-fuzz/sources
 rm -rf "$work" && mkdir -p "$work" "$(dirname "$out")"
-for file in Sources/{AudioFormats,AudioContainers,AudioCodecs,AssetValidation}/*.swift \
+for file in $(find Sources/{AudioFormats,AudioContainers,AudioCodecs,AssetValidation} -name '*.swift' | sort) \
     Tests/FuzzRegressionTests/FuzzInvariants.swift; do
     # One module: drop the imports of the others.
     sed -E '/^import (AudioFormats|AudioContainers|AudioCodecs|AssetValidation)$/d' "$file" \

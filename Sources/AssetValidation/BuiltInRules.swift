@@ -64,8 +64,8 @@ extension ValidationRule {
         case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
         case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
         case .adts: ["aac", "adts"]
-        case .m4a: ["m4a", "m4b", "mp4"]
-        case .mp4: ["mp4", "m4a"]
+        case .m4a: ["m4a", "m4b", "m4r", "mp4"]
+        case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
         }
         guard !expected.contains(ext) else { return [] }
         return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
@@ -106,7 +106,8 @@ extension ValidationRule {
     /// Compressed formats the hardware decodes one stream at a time.
     public static let hardwareCodec = ValidationRule(id: "hardware-codec", parameters: []) { facts, _ in
         guard let id = facts.summary?.format.formatID,
-            [FourCharCode.aac, .mpegLayer3, .mpegLayer2, .mpegLayer1, .alac].contains(id)
+            [FourCharCode.aac, .aacSpectralBandReplication, .aacParametricStereo, .mpegLayer3, .mpegLayer2, .mpegLayer1,
+                .alac].contains(id)
         else { return [] }
         return [Finding("'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4")]
     }
@@ -174,6 +175,11 @@ private func formatName(_ id: FourCharCode) -> String {
     case .mpegLayer2: "MPEG Layer II"
     case .mpegLayer1: "MPEG Layer I"
     case .alac: "Apple Lossless"
+    case .aacSpectralBandReplication: "HE-AAC"
+    case .aacParametricStereo: "HE-AAC v2"
+    case .opus: "Opus"
+    case .ac3: "AC-3"
+    case .enhancedAC3: "E-AC-3"
     default: "an unknown format"
     }
 }

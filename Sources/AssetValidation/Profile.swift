@@ -75,7 +75,7 @@ public struct Profile: Sendable {
     /// Music and long audio: compressed formats welcome, no duration limit.
     public static let music = Profile(name: "music", entries: [
         Entry("malformed", .error),
-        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "aac ", ".mp3", ".mp2", "alac"])]),
+        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "aac ", "aach", "aacp", ".mp3", ".mp2", "alac"])]),
         Entry("extension", .error),
         Entry("truncated", .error),
         Entry("empty", .error),

@@ -72,6 +72,8 @@ public struct AudioFileStream {
     private var failure: AudioFileError?
     private var finished = false
     private var awaitingSeek = false
+    private var deliveredPackets: Int64 = 0
+    private var deliveredBytes: Int64 = 0
     /// Parser steps taken so far (a step yields a property, a run of packets, or a request for more
     /// bytes), and an optional ceiling on them: tests prove with it that every step advances.
     var steps = 0
@@ -218,6 +220,32 @@ public struct AudioFileStream {
         return (frame / Int64(frames), frame % Int64(frames))
     }
 
+    /// Average bytes per packet (Apple's AverageBytesPerPacket): exact where the file states its packet
+    /// and byte counts (a header, a packet table, an MPEG-4 sample table; and at the end of any
+    /// stream), else a running average over the packets so far, flagged as an estimate.
+    public var averageBytesPerPacket: (value: Double, isEstimate: Bool)? {
+        let properties = properties
+        if finished || parser?.declaresPacketCounts == true, let packets = properties.audioDataPacketCount, packets > 0,
+            let bytes = properties.audioDataByteCount
+        {
+            return (Double(bytes) / Double(packets), false)
+        }
+        guard deliveredPackets > 0 else { return nil }
+        return (Double(deliveredBytes) / Double(deliveredPackets), true)
+    }
+
+    /// Apple's PacketToByte: the offset of a packet from the start of the audio data, exact from the
+    /// file's tables or constant packets, else estimated from the average packet size.
+    public func packetToByte(_ packet: Int64) -> (offset: Int64, isEstimate: Bool)? {
+        parser?.packetToByte(packet, averagePacketSize: averageBytesPerPacket?.value)
+    }
+
+    /// Apple's ByteToPacket: the packet holding a byte (an offset from the start of the audio data) and
+    /// the byte's offset inside it, exact or estimated as ``packetToByte(_:)`` is.
+    public func byteToPacket(_ byte: Int64) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+        parser?.byteToPacket(byte, averagePacketSize: averageBytesPerPacket?.value)
+    }
+
     /// The offset of a packet from the start of the audio data.
     public func byteOffset(ofPacket packet: Int64) throws -> Int64 {
         guard let context = parser?.context else {
@@ -301,9 +329,15 @@ public struct AudioFileStream {
         }
     }
 
-    private func deliver(
+    private mutating func deliver(
         _ run: PacketRun, input: UnsafeRawBufferPointer, context: ParseContext, _ handler: (Event) throws -> Void
     ) throws {
+        deliveredPackets += Int64(run.packetCount)
+        if run.hasDescriptions {
+            deliveredBytes += context.descriptions.prefix(run.packetCount).reduce(0) { $0 + Int64($1.dataByteSize) }
+        } else {
+            deliveredBytes += Int64(run.byteCount)
+        }
         func emit(_ bytes: UnsafeRawBufferPointer) throws {
             if run.hasDescriptions {
                 try context.descriptions.withUnsafeBufferPointer { descriptions in

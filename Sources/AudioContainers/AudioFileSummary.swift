@@ -4,6 +4,10 @@ import AudioFormats
 public struct AudioFileSummary: Sendable {
     public var container: FileType
     public var format: StreamDescription
+    /// Every layer, richest first (more than one for HE-AAC).
+    public var formatList: [StreamDescription]
+    /// For MPEG-4 files: whether `moov` precedes the audio.
+    public var isOptimized: Bool?
     public var packetCount: Int64
     public var primingFrames: Int64
     public var remainderFrames: Int64
@@ -25,6 +29,8 @@ public struct AudioFileSummary: Sendable {
         }
         self.container = container
         self.format = format
+        formatList = properties.formatList
+        isOptimized = properties.isOptimized
         packetCount = properties.audioDataPacketCount ?? 0
         primingFrames = Int64(properties.packetTableInfo?.primingFrames ?? 0)
         remainderFrames = Int64(properties.packetTableInfo?.remainderFrames ?? 0)
@@ -40,7 +46,10 @@ public struct AudioFileSummary: Sendable {
     }
 
     /// The `format` object of the contract.
-    public var formatJSON: JSONValue {
+    public var formatJSON: JSONValue { Self.formatJSON(format) }
+
+    /// A stream description as the contract's `format` object.
+    public static func formatJSON(_ format: StreamDescription) -> JSONValue {
         .object([
             ("id", .string(format.formatID.description)),
             ("sampleRate", .number(format.sampleRate)),
@@ -58,6 +67,9 @@ public struct AudioFileSummary: Sendable {
         var fields: [(String, JSONValue)] = [
             ("container", .string(container.rawValue)),
             ("format", formatJSON),
+        ]
+        if formatList.count > 1 { fields.append(("formatList", .array(formatList.map(Self.formatJSON)))) }
+        fields += [
             ("packetCount", .integer(packetCount)),
             ("primingFrames", .integer(primingFrames)),
             ("remainderFrames", .integer(remainderFrames)),

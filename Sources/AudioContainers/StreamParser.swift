@@ -16,10 +16,62 @@ protocol StreamParser {
     mutating func discontinuity()
     /// Whether ``resume(atPacket:)`` gives estimates rather than exact offsets.
     var isEstimatingSeeks: Bool { get }
+    /// The offset of a packet from the start of the audio data, exact from the file's tables or
+    /// constant packets, else estimated from `averagePacketSize`; `nil` where neither is known.
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)?
+    /// The packet holding a byte (an offset from the start of the audio data) and the byte's offset in it.
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)?
+    /// Whether the packet and byte counts come from the file's header or tables (not from packets seen).
+    var declaresPacketCounts: Bool { get }
+}
+
+extension StreamParser {
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard packet >= 0 else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
+            if packet < index.count { return (index[Int(packet)].startOffset - dataOffset, false) }
+        } else if context.hasUniformPackets || context.packetSizes != nil, let offset = try? context.byteOffset(ofPacket: packet) {
+            return (offset, false)
+        }
+        guard let average = averagePacketSize, average > 0 else { return nil }
+        return (Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? Int64.max), true)
+    }
+
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+        guard byte >= 0, let format = context.properties.dataFormat else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
+            // The last packet starting at or before the byte.
+            var low = 0
+            var high = index.count
+            while low < high {
+                let middle = (low + high) / 2
+                if index[middle].startOffset - dataOffset <= byte { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { return (Int64(low - 1), byte - (index[low - 1].startOffset - dataOffset), false) }
+        } else if context.hasUniformPackets {
+            let size = Int64(format.bytesPerPacket)
+            return (byte / size, byte % size, false)
+        } else if let sizes = context.packetSizes {
+            var start: Int64 = 0
+            for (packet, size) in sizes.enumerated() {
+                if byte < start + Int64(size) { return (Int64(packet), byte - start, false) }
+                start += Int64(size)
+            }
+        }
+        guard let average = averagePacketSize, average > 0 else { return nil }
+        let packet = Int64(clamping: Int64(exactly: (Double(byte) / average).rounded(.down)) ?? Int64.max)
+        return (packet, byte - Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? 0), true)
+    }
+
+    var declaresPacketCounts: Bool { false }
 }
 
 extension ChunkWalker: StreamParser {
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    var declaresPacketCounts: Bool {
+        context.properties.audioDataPacketCount != nil && context.declaredAudioBytes != nil && context.canProducePackets
+    }
 
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
 

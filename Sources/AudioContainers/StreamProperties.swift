@@ -69,6 +69,28 @@ public struct StreamProperties: Sendable {
         return Int64(saturating: Double(bytes) * 8 * format.sampleRate / Double(frames))
     }
 
+    /// The largest a packet of this format can be (Apple's PacketSizeUpperBound): the constant size, the
+    /// codec's ceiling (AAC: 6144 bits a channel; MPEG audio: its largest frame; ALAC: its config's
+    /// maximum frame bytes), never less than the largest packet seen.
+    public var packetSizeUpperBound: UInt32? {
+        guard let format = dataFormat else { return nil }
+        if format.bytesPerPacket > 0 { return format.bytesPerPacket }
+        let channels = max(format.channelsPerFrame, 1)
+        var bound: UInt32
+        switch format.formatID {
+        case .aac, .aacSpectralBandReplication, .aacParametricStereo: bound = 768 * channels
+        case .mpegLayer3: bound = 1441  // 320 kbit/s at 32 kHz, padded
+        case .mpegLayer2: bound = 1729  // 384 kbit/s at 32 kHz, padded
+        case .mpegLayer1: bound = 676  // 448 kbit/s at 32 kHz, padded
+        case .alac:
+            let cookie = magicCookie ?? []
+            let declared = cookie.count >= 16 ? cookie[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
+            bound = declared > 0 ? declared : format.framesPerPacket * channels * 4 + 64
+        default: bound = 0
+        }
+        return max(bound, maximumPacketSize ?? 0)
+    }
+
     /// Seconds of valid audio.
     public var duration: Double? {
         guard let frames = validFrameCount, let rate = dataFormat?.sampleRate, rate > 0 else { return nil }

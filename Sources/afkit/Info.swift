@@ -75,6 +75,11 @@ enum InfoText {
             "File type ID:           \(summary.container.fileTypeID) (\(summary.container.rawValue))",
             "Data format:            \(format.summary)",
         ]
+        if summary.formatList.count > 1 {
+            for (index, layer) in summary.formatList.enumerated() {
+                lines.append("Format list:            [\(index)] \(layer.summary)")
+            }
+        }
         if let layout = properties.channelLayout {
             lines.append("Channel layout:         tag 0x\(String(layout.tag, radix: 16)), bitmap 0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions")
         }
@@ -88,6 +93,11 @@ enum InfoText {
             "Bit rate:               \(summary.bitRate) bits per second",
             "Maximum packet size:    \(summary.maximumPacketSize)",
             "Audio data file offset: \(summary.dataOffset)",
+        ]
+        if let optimized = summary.isOptimized {
+            lines.append("Layout:                 " + (optimized ? "optimized" : "not optimized ('moov' follows the audio)"))
+        }
+        lines += [
             "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder",
         ]
         for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {

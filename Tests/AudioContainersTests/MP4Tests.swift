@@ -295,3 +295,61 @@ import Testing
         #expect(record(moovHolding(MP4Parser.maximumBoxesPerHeader + 1), chunkSizes: [1 << 16]).error?.code == "lim!")
     }
 }
+
+/// Audio File Stream Services' remaining properties: average bytes per packet, the packet size upper
+/// bound, and byte/packet translations, exact where the file's tables say, flagged where estimated.
+@Suite struct StreamTranslationTests {
+    static func streamed(_ relativePath: String, finishing: Bool = true) throws -> AudioFileStream {
+        var stream = AudioFileStream()
+        try stream.parse(Fixture.named(relativePath).bytes) { _ in }
+        if finishing { try stream.finish() }
+        return stream
+    }
+
+    /// From a sample table (MP4), a packet table (CAF `pakt`) or constant packets (IMA4), every packet's
+    /// offset and every byte's packet are exact, before the stream ends.
+    @Test(arguments: ["mp4/aac-faststart.m4a", "mp4/assembled-quicktime.m4a", "caf/alac-stereo.caf", "caf/ima4-stereo.caf"])
+    func exactTranslations(_ path: String) throws {
+        let file = try AudioFile(path: Fixture.named(path).path)
+        let stream = try Self.streamed(path, finishing: false)
+        let dataOffset = try #require(file.properties.dataOffset)
+        for packet in stride(from: Int64(0), to: file.packetCount, by: Int64.Stride(max(1, file.packetCount / 50))) {
+            let description = try file.packetDescription(packet)
+            let start = description.startOffset - dataOffset
+            let forward = try #require(stream.packetToByte(packet))
+            #expect(forward.offset == start && !forward.isEstimate, "packet \(packet)")
+            let back = try #require(stream.byteToPacket(start + Int64(description.dataByteSize) - 1))
+            #expect(back.packet == packet && back.offsetInPacket == Int64(description.dataByteSize) - 1 && !back.isEstimate)
+        }
+        let average = try #require(stream.averageBytesPerPacket)
+        #expect(!average.isEstimate)
+        #expect(average.value == Double(file.properties.audioDataByteCount ?? 0) / Double(file.packetCount))
+    }
+
+    /// An MP3 stream knows its counts only at the end: until then the average is the packets' so far,
+    /// and translations from it are estimates; an MP4 fragment's counts are not declared either.
+    @Test func estimatesAreFlagged() throws {
+        let path = "mp3/ffmpeg-libmp3lame.mp3"
+        let open = try Self.streamed(path, finishing: false)
+        let average = try #require(open.averageBytesPerPacket)
+        #expect(average.isEstimate)
+        #expect(open.packetToByte(10)?.isEstimate == true)
+        #expect(open.byteToPacket(5000)?.isEstimate == true)
+        let done = try Self.streamed(path)
+        #expect(done.averageBytesPerPacket?.isEstimate == false)
+        #expect(try Self.streamed("mp4/aac-fragmented.mp4", finishing: false).averageBytesPerPacket?.isEstimate == true)
+    }
+
+    @Test func packetSizeUpperBounds() throws {
+        let cases: [(String, UInt32)] = [
+            ("mp4/aac-faststart.m4a", 768 * 2), ("mp4/mp3.mp4", 1441), ("caf/ima4-stereo.caf", 68),
+            ("mp4/alac-mono-22k.m4a", 0),
+        ]
+        for (path, bound) in cases {
+            let properties = try AudioFile(path: Fixture.named(path).path).properties
+            let upper = try #require(properties.packetSizeUpperBound)
+            #expect(upper >= properties.maximumPacketSize ?? 0, "\(path)")
+            if bound > 0 { #expect(upper == bound, "\(path)") }
+        }
+    }
+}

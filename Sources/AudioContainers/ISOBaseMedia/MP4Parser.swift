@@ -125,6 +125,33 @@ struct MP4Parser: StreamParser {
 
     var isEstimatingSeeks: Bool { false }
 
+    var declaresPacketCounts: Bool { movieParsed && !isFragmented }
+
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard let cursor = table.cursor(at: packet), let sample = table.sample(at: cursor),
+            let dataOffset = context.properties.dataOffset
+        else { return nil }
+        return (sample.offset - dataOffset, false)
+    }
+
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+        guard let dataOffset = context.properties.dataOffset, byte >= 0 else { return nil }
+        let offset = dataOffset.saturatingAdd(byte)
+        // The run holding the offset, then the sample in it.
+        guard let run = table.runs.last(where: { $0.offset <= offset }), offset < run.end,
+            var cursor = table.cursor(at: run.firstSample)
+        else { return nil }
+        if run.sizeIndex < 0 && run.constantSize > 0 {
+            let index = (offset - run.offset) / Int64(run.constantSize)
+            return (run.firstSample + index, (offset - run.offset) % Int64(run.constantSize), false)
+        }
+        while let sample = table.sample(at: cursor), cursor.sample < run.firstSample + run.count {
+            if offset < sample.offset + Int64(sample.size) { return (cursor.sample, offset - sample.offset, false) }
+            table.advance(&cursor)
+        }
+        return nil
+    }
+
     var skippableByteCount: Int64 {
         if case .skip(let remaining) = state { return remaining ?? Int64.max }
         return 0
@@ -969,8 +996,8 @@ struct MP4Parser: StreamParser {
         if context.descriptions.isEmpty {
             if Int64(next.size) > end - position {
                 context.properties.trace.append(offset: position,
-                    "packet \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; skipped")
-                advance()
+                    "sample \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; it is not a packet")
+                table.advance(&sampleCursor)
                 return nil
             }
             guard Int(next.size) <= context.limits.maximumRetainedAudioBytes else {
@@ -1057,7 +1084,15 @@ struct MP4Parser: StreamParser {
         let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
         let count = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
         var start = header.dataEnd ?? header.base
-        if flags & 0x1 != 0 { start = header.base + Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0) }
+        if flags & 0x1 != 0 {
+            let (sum, overflow) = header.base.addingReportingOverflow(
+                Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0))
+            guard !overflow, sum >= 0 else {
+                throw AudioFileError.malformed("mp4: 'trun' places its samples before the start of any file",
+                    offset: box.offset)
+            }
+            start = sum
+        }
         if flags & 0x4 != 0 { _ = body.skip(4) }
         let hasDuration = flags & 0x100 != 0
         let hasSize = flags & 0x200 != 0
@@ -1122,6 +1157,10 @@ struct MP4Parser: StreamParser {
             }
             throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
         }
+        if let first = table.runs.first, first.offset >= endOffset {
+            throw AudioFileError.truncated(
+                "mp4: the stream ends before the audio begins at byte \(first.offset)", offset: endOffset)
+        }
         var reached = sampleCursor.sample
         if context.mode == .indexing {
             // Every packet whose bytes lie within the file, in order.
@@ -1161,7 +1200,9 @@ struct MP4Parser: StreamParser {
         context.properties.audioDataPacketCount = tally.packets
         context.properties.audioDataByteCount = tally.bytes
         context.properties.maximumPacketSize = tally.largest
-        if context.properties.dataOffset == nil { context.properties.dataOffset = table.runs.first?.offset ?? endOffset }
+        if context.properties.dataOffset == nil {
+            context.properties.dataOffset = min(table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
+        }
         let complete = reached == claimed && !isFragmented
         context.properties.packetTableInfo = gaplessInfo(
             decodedFrames: decodedFrames(packets: tally.packets, duration: tally.duration),
