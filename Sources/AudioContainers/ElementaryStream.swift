@@ -264,10 +264,38 @@ struct ElementaryStreamParser: StreamParser {
                 garbage(&cursor)
                 return nil
             }
+            // The type hint breaks ties: a first frame of the other kind than the hint names must be
+            // confirmed twice over (three frames in a row), so a short chance chain in the junk before
+            // the hinted stream does not decide the stream's kind.
+            if mpeg == nil && adts == nil, contradictsHint(header), let next = self.header(at: rest),
+                let nextLength = Self.fixedLength(of: next)
+            {
+                let after = length + nextLength
+                if bytes.count < after + nextHeaderBytes && !atEnd { return .needMore(after + nextHeaderBytes) }
+                if bytes.count > after, !confirms(UnsafeRawBufferPointer(rebasing: bytes[after...]), first: header) {
+                    garbage(&cursor)
+                    return nil
+                }
+            }
         } else if mpeg == nil && adts == nil && !atEnd {
             return .needMore(length + nextHeaderBytes)
         }
         return try accept(header, length: length, cursor: &cursor)
+    }
+
+    /// Whether a frame is of the other elementary kind than the type hint names.
+    private func contradictsHint(_ header: Header) -> Bool {
+        switch (header, hint) {
+        case (.mpeg, .adts?), (.adts, .mp3?): true
+        default: false
+        }
+    }
+
+    private static func fixedLength(of header: Header) -> Int? {
+        switch header {
+        case .adts(let adts): adts.frameLength
+        case .mpeg(let mpeg): mpeg.frameLength
+        }
     }
 
     private mutating func accept(_ header: Header, length: Int, cursor: inout ByteCursor) throws -> ParserStep? {

@@ -170,3 +170,38 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
         #expect(result.properties.trace.contains("too large"))
     }
 }
+
+/// The type hint breaks ties where the bytes allow two containers: a short chain of frames of the other
+/// kind in the junk before a stream (two MPEG frames before an ADTS stream, two ADTS frames before an
+/// MP3) decides the kind without a hint; with one, the hinted stream wins, and a hint never stops a
+/// stream of the other kind that really is one.
+@Suite struct TypeHintTests {
+    /// The first `count` whole frames of a fixture (ADTS headers included).
+    static func frames(_ path: String, count: Int) throws -> [UInt8] {
+        let fixture = Fixture.named(path)
+        let file = try AudioFile(path: fixture.path)
+        let bytes = fixture.bytes
+        let start = Int(file.properties.dataOffset ?? 0)
+        let last = try file.packetDescription(Int64(count - 1))
+        return Array(bytes[start..<Int(last.startOffset) + Int(last.dataByteSize)])
+    }
+
+    @Test func hintsBreakTies() throws {
+        let adts = Fixture.named("adts/aac-lc-44k-stereo.aac").bytes
+        let mp3 = Fixture.named("mp3/lame-no-tag.mp3").bytes
+        let mpegChain = try Self.frames("mp3/lame-no-tag.mp3", count: 2)
+        let adtsChain = try Self.frames("adts/aac-lc-44k-stereo.aac", count: 2)
+        let cases: [([UInt8], FileType?, FileType)] = [
+            (mpegChain + adts, nil, .mp3), (mpegChain + adts, .adts, .adts), (mpegChain + adts, .mp3, .mp3),
+            (adtsChain + mp3, nil, .adts), (adtsChain + mp3, .mp3, .mp3),
+            (mp3, .adts, .mp3), (adts, .mp3, .adts),  // a hint never stops a real stream of the other kind
+        ]
+        for (index, (bytes, hint, expected)) in cases.enumerated() {
+            for sizes in [[1], [7], [4096]] {
+                let recording = record(bytes, chunkSizes: sizes, hint: hint)
+                #expect(recording.error == nil, "case \(index)")
+                #expect(recording.properties.fileType == expected, "case \(index), chunks \(sizes)")
+            }
+        }
+    }
+}
