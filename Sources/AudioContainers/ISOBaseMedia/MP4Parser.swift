@@ -106,9 +106,6 @@ struct MP4Parser: StreamParser {
     private var mediaBoxes: [Box] = []
     /// The first `mdat` met before `moov`.
     private var earlyMedia: Box?
-    /// Held audio: runs of the stream (absolute start, index in `context.retained`, length).
-    private var retainedSegments: [(start: Int64, index: Int, count: Int)] = []
-    private var replaying = false
     private var pendingSeekRequest: (target: Int64, then: State)?
     private var resumed = false
     // Fragments.
@@ -185,9 +182,7 @@ struct MP4Parser: StreamParser {
         let box = mediaBoxes.last { $0.bodyOffset <= offset && offset < ($0.end ?? Int64.max) }
         open.removeAll()
         state = .media(box ?? Box(type: "mdat", offset: offset, headerSize: 0, end: nil))
-        replaying = false
-        context.retained = []
-        retainedSegments = []
+        context.retained.release()
         resumed = true
         return offset
     }
@@ -197,7 +192,7 @@ struct MP4Parser: StreamParser {
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
-            if replaying, let run = try replayRetained(before: cursor.absoluteOffset) { return .packets(run) }
+            if context.retained.isReplaying, let run = replayRetained(before: cursor.absoluteOffset) { return .packets(run) }
             if let request = pendingSeekRequest {
                 pendingSeekRequest = nil
                 state = .awaitingSeek(target: request.target, then: request.then)
@@ -267,18 +262,14 @@ struct MP4Parser: StreamParser {
                 }
                 let count = Int(min(Int64(cursor.remaining), end - position))
                 guard count > 0 else { return .needMore(1) }
-                guard context.retained.count + count <= context.limits.maximumRetainedAudioBytes else {
-                    throw AudioFileError.notOptimized(
-                        "mp4: 'moov' does not come before the audio; more than \(context.limits.maximumRetainedAudioBytes) "
-                            + "bytes of 'mdat' arrived without it, and a stream cannot wait longer",
-                        offset: (earlyMedia ?? box).offset)
+                let limit = context.limits.maximumRetainedAudioBytes
+                let media = earlyMedia ?? box
+                if let bytes = cursor.readSlice(count) {
+                    try context.retained.hold(bytes, at: position, limit: limit) {
+                        .notOptimized("mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
+                            + "arrived without it, and a stream cannot wait longer", offset: media.offset)
+                    }
                 }
-                if let last = retainedSegments.last, last.start + Int64(last.count) == position {
-                    retainedSegments[retainedSegments.count - 1].count += count
-                } else {
-                    retainedSegments.append((position, context.retained.count, count))
-                }
-                if let bytes = cursor.readSlice(count) { context.retained.append(contentsOf: bytes) }
 
             case .awaitingSeek:
                 _ = cursor.skip(cursor.remaining)
@@ -857,7 +848,7 @@ struct MP4Parser: StreamParser {
         self.audio?.sizes = []
         self.audio?.chunkOffsets = []
         // Audio that came before the table: replay what was held, or ask for it again.
-        if !retainedSegments.isEmpty { replaying = true }
+        if !context.retained.isEmpty { context.retained.isReplaying = true }
         if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor), first.offset < box.end ?? 0 {
             let holder = mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
             pendingSeekRequest = (first.offset, .media(holder))
@@ -982,17 +973,8 @@ struct MP4Parser: StreamParser {
             _ = cursor.skip(Int(min(Int64(available), next.offset - position)))
             return nil
         }
-        context.descriptions.removeAll(keepingCapacity: true)
         let first = tally.packets
-        var span = 0
-        while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
-            let start = sample.offset - position
-            guard start >= Int64(span), start + Int64(sample.size) <= Int64(available) else { break }
-            context.descriptions.append(PacketDescription(startOffset: start, variableFramesInPacket: framesOf(sample.duration),
-                dataByteSize: sample.size))
-            span = Int(start) + Int(sample.size)
-            advance()
-        }
+        let span = cutPackets(from: position, available: available)
         if context.descriptions.isEmpty {
             if Int64(next.size) > end - position {
                 context.properties.trace.append(offset: position,
@@ -1035,31 +1017,33 @@ struct MP4Parser: StreamParser {
     }
 
     /// Packets whose bytes were held while `moov` was awaited.
-    private mutating func replayRetained(before position: Int64) throws -> PacketRun? {
+    private mutating func replayRetained(before position: Int64) -> PacketRun? {
         guard let sample = table.sample(at: sampleCursor), sample.offset < position,
-            let segment = retainedSegments.first(where: {
-                $0.start <= sample.offset && sample.offset + Int64(sample.size) <= $0.start + Int64($0.count)
-            })
+            let index = context.retained.index(of: sample.offset, count: Int(sample.size))
         else {
-            replaying = false
-            context.retained = []
-            retainedSegments = []
+            context.retained.release()
             return nil
         }
-        let base = segment.index + Int(sample.offset - segment.start)
         let first = tally.packets
+        let span = cutPackets(from: sample.offset, available: context.retained.heldBytes(from: sample.offset))
+        return PacketRun(source: .retained(index: index), firstPacket: first, packetCount: context.descriptions.count,
+            absoluteOffset: sample.offset, byteCount: span, hasDescriptions: true)
+    }
+
+    /// Fills `context.descriptions` with the whole packets, from the next one on, that lie in the
+    /// `available` bytes from `start`; returns the bytes they span.
+    private mutating func cutPackets(from start: Int64, available: Int) -> Int {
         context.descriptions.removeAll(keepingCapacity: true)
         var span = 0
-        while context.descriptions.count < Self.maximumPacketsPerRun, let next = table.sample(at: sampleCursor) {
-            let start = next.offset - sample.offset
-            guard start >= Int64(span), next.offset + Int64(next.size) <= segment.start + Int64(segment.count) else { break }
-            context.descriptions.append(PacketDescription(startOffset: start, variableFramesInPacket: framesOf(next.duration),
-                dataByteSize: next.size))
-            span = Int(start) + Int(next.size)
+        while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
+            let offset = sample.offset - start
+            guard offset >= Int64(span), offset + Int64(sample.size) <= Int64(available) else { break }
+            context.descriptions.append(PacketDescription(startOffset: offset, variableFramesInPacket: framesOf(sample.duration),
+                dataByteSize: sample.size))
+            span = Int(offset) + Int(sample.size)
             advance()
         }
-        return PacketRun(source: .retained(index: base), firstPacket: first, packetCount: context.descriptions.count,
-            absoluteOffset: sample.offset, byteCount: span, hasDescriptions: true)
+        return span
     }
 
     // MARK: Fragments

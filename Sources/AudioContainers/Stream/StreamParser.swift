@@ -66,33 +66,6 @@ extension StreamParser {
     var declaresPacketCounts: Bool { false }
 }
 
-extension ChunkWalker: StreamParser {
-    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
-
-    var declaresPacketCounts: Bool {
-        context.properties.audioDataPacketCount != nil && context.declaredAudioBytes != nil && context.canProducePackets
-    }
-
-    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
-
-    mutating func discontinuity() {}
-
-    var isEstimatingSeeks: Bool { false }
-
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
-        guard context.announcedReady, let dataOffset = context.properties.dataOffset else {
-            throw AudioFileError.illegalOperation("\(Container.name): cannot seek before the audio data is found")
-        }
-        let byteOffset = try context.byteOffset(ofPacket: packet)
-        let remaining = context.declaredAudioBytes.map { $0 - byteOffset }
-        let padded = Container.layout.padsToEven && (context.declaredAudioBytes ?? 0) % 2 == 1
-        state = .audio(remaining: remaining, padded: padded)
-        context.nextPacket = packet
-        context.audioBytesSeen = byteOffset
-        return dataOffset + byteOffset
-    }
-}
-
 extension ParseContext {
     /// Offset of a packet from the start of the audio data.
     func byteOffset(ofPacket packet: Int64) throws -> Int64 {

@@ -1,254 +1,5 @@
 import AudioFormats
 
-/// Properties a stream parser announces as it learns them: Audio File Stream Services' property IDs.
-public enum StreamPropertyID: Hashable, Sendable {
-    case readyToProducePackets
-    case fileFormat
-    case dataFormat
-    case magicCookie
-    case dataOffset
-    case audioDataByteCount
-    case audioDataPacketCount
-    case maximumPacketSize
-    case packetTableInfo
-    case channelLayout
-    case infoDictionary
-    case markers
-    /// Every layer of the format a decoder can output, richest first (HE-AAC: SBR+PS, SBR, core).
-    case formatList
-    /// Average bits per second, once the packet count is known.
-    case bitRate
-}
-
-/// Whether a parser hands out packet bytes (a network client) or only learns where they are
-/// (the file API, which may seek over audio it does not need).
-public enum ParseMode: Sendable {
-    case streaming
-    case indexing
-}
-
-/// Bounds on what a parser will hold in memory for one file.
-public struct ParserLimits: Sendable {
-    /// Audio bytes held while the data format or packet table has not arrived yet.
-    public var maximumRetainedAudioBytes = 64 << 20
-    /// The largest packet table (`pakt`) or magic cookie read whole.
-    public var maximumTableChunkBytes = 64 << 20
-    /// The largest metadata chunk read whole; bigger ones are skipped and noted.
-    public var maximumMetadataChunkBytes = 1 << 20
-    /// The largest format chunk (`desc`, `fmt `, `COMM`); bigger ones are malformed.
-    public var maximumFormatChunkBytes = 1 << 16
-
-    public init() {}
-}
-
-/// How a container lays out its chunk headers.
-struct ChunkLayout {
-    var sizeEndianness: Endianness
-    /// 8 for CAF's 64-bit sizes, else 4.
-    var sizeWidth: Int
-    /// RIFF and IFF pad odd-sized chunks with one byte; CAF does not.
-    var padsToEven: Bool
-    var headerSize: Int { 4 + sizeWidth }
-}
-
-/// One chunk header as read from the stream.
-struct ChunkHeader {
-    var id: FourCharCode
-    /// Absolute offset of the header's first byte.
-    var offset: Int64
-    /// Body size; `nil` means "to the end of the stream" (CAF's -1, RIFF's 0xFFFFFFFF on `data`).
-    var size: Int64?
-    /// Absolute offset of the body's first byte.
-    var bodyOffset: Int64
-}
-
-/// What a container does with a chunk once its header is read.
-enum ChunkDisposition {
-    /// Read the whole body (at most `limit` bytes) and hand it to `parseChunk`.
-    case read
-    /// The chunk holds the audio; its first `prefix` bytes go to `parseAudioPrefix`.
-    case audioData(prefix: Int)
-    /// Step over it.
-    case skip(note: String)
-}
-
-/// The container-specific half of a chunked parser (CAF, AIFF, WAV): its file header and the
-/// meaning of its chunks. ``ChunkWalker`` does the rest.
-protocol ChunkedContainer {
-    static var name: String { get }
-    static var layout: ChunkLayout { get }
-    static var fileHeaderSize: Int { get }
-    init()
-    /// Absolute end of the outer chunk (RIFF, FORM), where it has one.
-    var outerEnd: Int64? { get }
-    /// Reads the file header, all `fileHeaderSize` bytes of which are in `cursor`.
-    mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws
-    /// Decides what to do with a chunk; may correct its size (RF64's `ds64`).
-    mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws -> ChunkDisposition
-    /// Interprets a whole chunk body.
-    mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
-    /// Reads the bytes before the audio in an audio chunk; returns how many more to skip before it.
-    mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
-        -> Int64
-    /// Container rules applied once the stream has ended (frame counts, required chunks).
-    mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws
-    /// Whether a chunk this big is read whole; the chunk's role decides.
-    func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool)
-}
-
-/// What one step of a parser produced.
-enum ParserStep {
-    case property(StreamPropertyID)
-    case packets(PacketRun)
-    /// At least this many bytes from the cursor's position are needed to go on (more than it has).
-    case needMore(Int)
-    /// The parser needs the bytes from this absolute offset next (a client that answers seek requests
-    /// feeds them with a discontinuity); bytes given until then are ignored.
-    case seek(Int64)
-}
-
-/// A run of whole, consecutive packets.
-struct PacketRun {
-    enum Source {
-        /// At `index` in the cursor the parser was given.
-        case input(index: Int)
-        /// At `index` in the parser's retained audio.
-        case retained(index: Int)
-    }
-    var source: Source
-    var firstPacket: Int64
-    var packetCount: Int
-    var absoluteOffset: Int64
-    var byteCount: Int
-    /// Whether `ParseContext.descriptions` holds one description per packet.
-    var hasDescriptions: Bool
-}
-
-/// State shared by the walker and the container half.
-struct ParseContext {
-    var properties = StreamProperties()
-    let mode: ParseMode
-    let limits: ParserLimits
-    private var queue: [StreamPropertyID] = []
-    private var queueHead = 0
-
-    /// Packet sizes and frame counts from a packet table (CAF `pakt`), where packets vary.
-    var packetSizes: [UInt32]?
-    var packetFrames: [UInt32]?
-    /// Reused output buffer for a run's descriptions (no per-packet allocation).
-    var descriptions: [PacketDescription] = []
-    /// The next packet the parser will deliver, and its offset from the data start.
-    var nextPacket: Int64 = 0
-    /// The packets the format chunk counts (AIFF's COMM), where audio bytes past them are not packets.
-    var packetLimit: Int64?
-    var notedSkippedTail = false
-    var nextPacketByteOffset: Int64 = 0
-    /// Audio bytes that have passed through the audio chunk so far.
-    var audioBytesSeen: Int64 = 0
-    /// Declared audio byte count of the audio chunk (nil: to end of stream).
-    var declaredAudioBytes: Int64?
-    var sawAudioChunk = false
-    var announcedReady = false
-    /// Audio held while waiting for a format or packet table (streaming mode).
-    var retained: [UInt8] = []
-    /// Every packet, with absolute offsets, where the parser keeps an index (elementary streams in
-    /// indexing mode).
-    var packetIndex: [PacketDescription]?
-    var replayRetained = false
-    var replayIndex = 0
-
-    /// Whether every packet has the same size and frame count (no descriptions needed).
-    var hasUniformPackets: Bool {
-        guard let format = properties.dataFormat else { return false }
-        return format.hasConstantPackets && packetFrames == nil
-    }
-
-    init(mode: ParseMode, limits: ParserLimits) {
-        self.mode = mode
-        self.limits = limits
-    }
-
-    mutating func announce(_ id: StreamPropertyID) { queue.append(id) }
-
-    mutating func nextAnnouncement() -> StreamPropertyID? {
-        guard queueHead < queue.count else { return nil }
-        defer {
-            queueHead += 1
-            if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                queueHead = 0
-            }
-        }
-        return queue[queueHead]
-    }
-
-    /// Whether packets can be cut out of the audio: the format is known and, where packets vary,
-    /// so is the table of their sizes.
-    var canProducePackets: Bool {
-        guard let format = properties.dataFormat else { return false }
-        return format.hasConstantPackets || packetSizes != nil
-    }
-
-    /// Bytes of the packet at `index`, or `nil` past the table's end.
-    func packetSize(_ index: Int64) -> Int? {
-        guard let format = properties.dataFormat else { return nil }
-        if format.bytesPerPacket > 0 {
-            if let sizes = packetFrames, index >= sizes.count { return nil }
-            return Int(format.bytesPerPacket)
-        }
-        guard let sizes = packetSizes, index < sizes.count else { return nil }
-        return Int(sizes[Int(index)])
-    }
-
-    func packetFrameCount(_ index: Int64) -> UInt32 {
-        if let frames = packetFrames, index < frames.count { return frames[Int(index)] }
-        return 0
-    }
-
-    /// Whole packets within the first `bytes` of audio, and the bytes they span.
-    func wholePackets(in bytes: Int64) -> (packets: Int64, bytes: Int64) {
-        guard let format = properties.dataFormat else { return (0, 0) }
-        let allowed = packetLimit ?? Int64.max
-        if hasUniformPackets {
-            let packets = min(bytes / Int64(format.bytesPerPacket), allowed)
-            return (packets, packets * Int64(format.bytesPerPacket))
-        }
-        var total: Int64 = 0
-        var count: Int64 = 0
-        while count < allowed, let size = packetSize(count), total + Int64(size) <= bytes {
-            total += Int64(size)
-            count += 1
-        }
-        return (count, total)
-    }
-
-    /// Cuts up to `maximum` whole packets from `available` bytes starting at the next packet,
-    /// filling `descriptions` where packets vary. Returns packets and bytes, or `nil` when not one
-    /// whole packet fits (with the size of the next packet, if there is one).
-    mutating func cutPackets(available: Int) -> (count: Int, bytes: Int, needed: Int?) {
-        guard let format = properties.dataFormat else { return (0, 0, nil) }
-        let allowed = packetLimit.map { max(0, $0 - nextPacket) } ?? Int64.max
-        if hasUniformPackets {
-            let size = Int(format.bytesPerPacket)
-            let count = Int(min(Int64(available / size), allowed))
-            return (count, count * size, Int64(count) < allowed ? size : nil)
-        }
-        descriptions.removeAll(keepingCapacity: true)
-        var used = 0
-        var index = nextPacket
-        while index - nextPacket < allowed, let size = packetSize(index) {
-            guard used + size <= available else { return (descriptions.count, used, size) }
-            descriptions.append(
-                PacketDescription(
-                    startOffset: Int64(used), variableFramesInPacket: packetFrameCount(index),
-                    dataByteSize: UInt32(size)))
-            used += size
-            index += 1
-        }
-        return (descriptions.count, used, nil)
-    }
-}
-
 /// The shared state machine of the chunked containers: RIFF (LE32, padded), IFF (BE32, padded),
 /// CAF (BE64, unpadded, -1 meaning "to the end"), RF64 (sizes from `ds64`).
 ///
@@ -312,7 +63,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
     mutating func next(_ cursor: inout ByteCursor) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
-            if context.replayRetained, let run = replayRetained() { return .packets(run) }
+            if context.retained.isReplaying, let run = replayRetained() { return .packets(run) }
             switch state {
             case .fileHeader:
                 guard cursor.remaining >= Container.fileHeaderSize else { return .needMore(Container.fileHeaderSize) }
@@ -478,30 +229,26 @@ struct ChunkWalker<Container: ChunkedContainer> {
     private mutating func resolveDeferredAudio() {
         guard context.sawAudioChunk, !context.announcedReady, context.canProducePackets else { return }
         announceReady()
-        if context.mode == .streaming && !context.retained.isEmpty { context.replayRetained = true }
+        if context.mode == .streaming && !context.retained.isEmpty { context.retained.isReplaying = true }
     }
 
+    /// The next run of packets from the audio held while the packet table was awaited.
     private mutating func replayRetained() -> PacketRun? {
-        let start = context.replayIndex
-        let available = context.retained.count - start
+        let start = (context.properties.dataOffset ?? 0) + context.replayedBytes
+        let available = context.retained.heldBytes(from: start)
         let cut = available > 0 ? context.cutPackets(available: available) : (count: 0, bytes: 0, needed: nil)
-        guard cut.count > 0 else {
+        guard cut.count > 0, let index = context.retained.index(of: start, count: cut.bytes) else {
             if available > 0 {
-                context.properties.trace.append(
-                    offset: (context.properties.dataOffset ?? 0) + Int64(start),
-                    "\(available) retained audio bytes do not make a whole packet")
+                context.properties.trace.append(offset: start, "\(available) retained audio bytes do not make a whole packet")
             }
-            context.retained = []
-            context.replayIndex = 0
-            context.replayRetained = false
+            context.retained.release()
             return nil
         }
-        context.replayIndex += cut.bytes
+        context.replayedBytes += Int64(cut.bytes)
         defer { context.nextPacket += Int64(cut.count) }
         return PacketRun(
-            source: .retained(index: start), firstPacket: context.nextPacket, packetCount: cut.count,
-            absoluteOffset: (context.properties.dataOffset ?? 0) + Int64(start), byteCount: cut.bytes,
-            hasDescriptions: !context.hasUniformPackets)
+            source: .retained(index: index), firstPacket: context.nextPacket, packetCount: cut.count,
+            absoluteOffset: start, byteCount: cut.bytes, hasDescriptions: !context.hasUniformPackets)
     }
 
     /// One step inside the audio: a run of whole packets, or bytes retained, skipped or awaited.
@@ -517,13 +264,14 @@ struct ChunkWalker<Container: ChunkedContainer> {
 
         if context.mode == .indexing || !context.canProducePackets {
             if context.mode == .streaming {
-                guard context.retained.count + available <= context.limits.maximumRetainedAudioBytes else {
-                    throw AudioFileError.limitExceeded(
-                        "\(Container.name): more than \(context.limits.maximumRetainedAudioBytes) bytes of audio "
-                            + "arrived before the chunk needed to read it; a stream cannot wait longer",
-                        offset: cursor.absoluteOffset)
+                let offset = cursor.absoluteOffset
+                let limit = context.limits.maximumRetainedAudioBytes
+                if let slice = cursor.readSlice(available) {
+                    try context.retained.hold(slice, at: offset, limit: limit) {
+                        .limitExceeded("\(Container.name): more than \(limit) bytes of audio arrived before the chunk "
+                            + "needed to read it; a stream cannot wait longer", offset: offset)
+                    }
                 }
-                if let slice = cursor.readSlice(available) { context.retained.append(contentsOf: slice) }
             } else {
                 _ = cursor.skip(available)
             }
@@ -638,5 +386,32 @@ struct ChunkWalker<Container: ChunkedContainer> {
             context.properties.maximumPacketSize = sizes.prefix(Int(whole.packets)).max() ?? 0
         }
         try container.finish(&context, endOffset: endOffset)
+    }
+}
+
+extension ChunkWalker: StreamParser {
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    var declaresPacketCounts: Bool {
+        context.properties.audioDataPacketCount != nil && context.declaredAudioBytes != nil && context.canProducePackets
+    }
+
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
+
+    mutating func discontinuity() {}
+
+    var isEstimatingSeeks: Bool { false }
+
+    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+        guard context.announcedReady, let dataOffset = context.properties.dataOffset else {
+            throw AudioFileError.illegalOperation("\(Container.name): cannot seek before the audio data is found")
+        }
+        let byteOffset = try context.byteOffset(ofPacket: packet)
+        let remaining = context.declaredAudioBytes.map { $0 - byteOffset }
+        let padded = Container.layout.padsToEven && (context.declaredAudioBytes ?? 0) % 2 == 1
+        state = .audio(remaining: remaining, padded: padded)
+        context.nextPacket = packet
+        context.audioBytesSeen = byteOffset
+        return dataOffset + byteOffset
     }
 }

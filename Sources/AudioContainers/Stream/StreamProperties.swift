@@ -156,3 +156,44 @@ extension Int64 {
         return overflow ? nil : product
     }
 }
+
+/// Properties a stream parser announces as it learns them: Audio File Stream Services' property IDs.
+public enum StreamPropertyID: Hashable, Sendable {
+    case readyToProducePackets
+    case fileFormat
+    case dataFormat
+    case magicCookie
+    case dataOffset
+    case audioDataByteCount
+    case audioDataPacketCount
+    case maximumPacketSize
+    case packetTableInfo
+    case channelLayout
+    case infoDictionary
+    case markers
+    /// Every layer of the format a decoder can output, richest first (HE-AAC: SBR+PS, SBR, core).
+    case formatList
+    /// Average bits per second, once the packet count is known.
+    case bitRate
+}
+
+/// Whether a parser hands out packet bytes (a network client) or only learns where they are
+/// (the file API, which may seek over audio it does not need).
+public enum ParseMode: Sendable {
+    case streaming
+    case indexing
+}
+
+/// Bounds on what a parser will hold in memory for one file.
+public struct ParserLimits: Sendable {
+    /// Audio bytes held while the data format or packet table has not arrived yet.
+    public var maximumRetainedAudioBytes = 64 << 20
+    /// The largest packet table (`pakt`) or magic cookie read whole.
+    public var maximumTableChunkBytes = 64 << 20
+    /// The largest metadata chunk read whole; bigger ones are skipped and noted.
+    public var maximumMetadataChunkBytes = 1 << 20
+    /// The largest format chunk (`desc`, `fmt `, `COMM`); bigger ones are malformed.
+    public var maximumFormatChunkBytes = 1 << 16
+
+    public init() {}
+}

@@ -353,7 +353,9 @@ public struct AudioFileStream {
         case .input(let index):
             try emit(UnsafeRawBufferPointer(rebasing: input[index..<index + run.byteCount]))
         case .retained(let index):
-            try context.retained.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[index..<index + run.byteCount])) }
+            try context.retained.bytes.withUnsafeBytes {
+                try emit(UnsafeRawBufferPointer(rebasing: $0[index..<index + run.byteCount]))
+            }
         }
     }
 }

@@ -1,0 +1,56 @@
+import AudioFormats
+
+/// How a container lays out its chunk headers.
+struct ChunkLayout {
+    var sizeEndianness: Endianness
+    /// 8 for CAF's 64-bit sizes, else 4.
+    var sizeWidth: Int
+    /// RIFF and IFF pad odd-sized chunks with one byte; CAF does not.
+    var padsToEven: Bool
+    var headerSize: Int { 4 + sizeWidth }
+}
+
+/// One chunk header as read from the stream.
+struct ChunkHeader {
+    var id: FourCharCode
+    /// Absolute offset of the header's first byte.
+    var offset: Int64
+    /// Body size; `nil` means "to the end of the stream" (CAF's -1, RIFF's 0xFFFFFFFF on `data`).
+    var size: Int64?
+    /// Absolute offset of the body's first byte.
+    var bodyOffset: Int64
+}
+
+/// What a container does with a chunk once its header is read.
+enum ChunkDisposition {
+    /// Read the whole body (at most `limit` bytes) and hand it to `parseChunk`.
+    case read
+    /// The chunk holds the audio; its first `prefix` bytes go to `parseAudioPrefix`.
+    case audioData(prefix: Int)
+    /// Step over it.
+    case skip(note: String)
+}
+
+/// The container-specific half of a chunked parser (CAF, AIFF, WAV): its file header and the
+/// meaning of its chunks. ``ChunkWalker`` does the rest.
+protocol ChunkedContainer {
+    static var name: String { get }
+    static var layout: ChunkLayout { get }
+    static var fileHeaderSize: Int { get }
+    init()
+    /// Absolute end of the outer chunk (RIFF, FORM), where it has one.
+    var outerEnd: Int64? { get }
+    /// Reads the file header, all `fileHeaderSize` bytes of which are in `cursor`.
+    mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws
+    /// Decides what to do with a chunk; may correct its size (RF64's `ds64`).
+    mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws -> ChunkDisposition
+    /// Interprets a whole chunk body.
+    mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
+    /// Reads the bytes before the audio in an audio chunk; returns how many more to skip before it.
+    mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
+        -> Int64
+    /// Container rules applied once the stream has ended (frame counts, required chunks).
+    mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws
+    /// Whether a chunk this big is read whole; the chunk's role decides.
+    func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool)
+}

@@ -1,0 +1,154 @@
+import AudioFormats
+
+/// What one step of a parser produced.
+enum ParserStep {
+    case property(StreamPropertyID)
+    case packets(PacketRun)
+    /// At least this many bytes from the cursor's position are needed to go on (more than it has).
+    case needMore(Int)
+    /// The parser needs the bytes from this absolute offset next (a client that answers seek requests
+    /// feeds them with a discontinuity); bytes given until then are ignored.
+    case seek(Int64)
+}
+
+/// A run of whole, consecutive packets.
+struct PacketRun {
+    enum Source {
+        /// At `index` in the cursor the parser was given.
+        case input(index: Int)
+        /// At `index` in the parser's retained audio.
+        case retained(index: Int)
+    }
+    var source: Source
+    var firstPacket: Int64
+    var packetCount: Int
+    var absoluteOffset: Int64
+    var byteCount: Int
+    /// Whether `ParseContext.descriptions` holds one description per packet.
+    var hasDescriptions: Bool
+}
+
+/// State shared by the walker and the container half.
+struct ParseContext {
+    var properties = StreamProperties()
+    let mode: ParseMode
+    let limits: ParserLimits
+    private var queue: [StreamPropertyID] = []
+    private var queueHead = 0
+
+    /// Packet sizes and frame counts from a packet table (CAF `pakt`), where packets vary.
+    var packetSizes: [UInt32]?
+    var packetFrames: [UInt32]?
+    /// Reused output buffer for a run's descriptions (no per-packet allocation).
+    var descriptions: [PacketDescription] = []
+    /// The next packet the parser will deliver, and its offset from the data start.
+    var nextPacket: Int64 = 0
+    /// The packets the format chunk counts (AIFF's COMM), where audio bytes past them are not packets.
+    var packetLimit: Int64?
+    var notedSkippedTail = false
+    var nextPacketByteOffset: Int64 = 0
+    /// Audio bytes that have passed through the audio chunk so far.
+    var audioBytesSeen: Int64 = 0
+    /// Declared audio byte count of the audio chunk (nil: to end of stream).
+    var declaredAudioBytes: Int64?
+    var sawAudioChunk = false
+    var announcedReady = false
+    /// Audio held while waiting for a format or packet table (streaming mode).
+    var retained = RetainedAudio()
+    /// Retained audio bytes already handed out again as packets.
+    var replayedBytes: Int64 = 0
+    /// Every packet, with absolute offsets, where the parser keeps an index (elementary streams in
+    /// indexing mode).
+    var packetIndex: [PacketDescription]?
+
+    /// Whether every packet has the same size and frame count (no descriptions needed).
+    var hasUniformPackets: Bool {
+        guard let format = properties.dataFormat else { return false }
+        return format.hasConstantPackets && packetFrames == nil
+    }
+
+    init(mode: ParseMode, limits: ParserLimits) {
+        self.mode = mode
+        self.limits = limits
+    }
+
+    mutating func announce(_ id: StreamPropertyID) { queue.append(id) }
+
+    mutating func nextAnnouncement() -> StreamPropertyID? {
+        guard queueHead < queue.count else { return nil }
+        defer {
+            queueHead += 1
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
+        }
+        return queue[queueHead]
+    }
+
+    /// Whether packets can be cut out of the audio: the format is known and, where packets vary,
+    /// so is the table of their sizes.
+    var canProducePackets: Bool {
+        guard let format = properties.dataFormat else { return false }
+        return format.hasConstantPackets || packetSizes != nil
+    }
+
+    /// Bytes of the packet at `index`, or `nil` past the table's end.
+    func packetSize(_ index: Int64) -> Int? {
+        guard let format = properties.dataFormat else { return nil }
+        if format.bytesPerPacket > 0 {
+            if let sizes = packetFrames, index >= sizes.count { return nil }
+            return Int(format.bytesPerPacket)
+        }
+        guard let sizes = packetSizes, index < sizes.count else { return nil }
+        return Int(sizes[Int(index)])
+    }
+
+    func packetFrameCount(_ index: Int64) -> UInt32 {
+        if let frames = packetFrames, index < frames.count { return frames[Int(index)] }
+        return 0
+    }
+
+    /// Whole packets within the first `bytes` of audio, and the bytes they span.
+    func wholePackets(in bytes: Int64) -> (packets: Int64, bytes: Int64) {
+        guard let format = properties.dataFormat else { return (0, 0) }
+        let allowed = packetLimit ?? Int64.max
+        if hasUniformPackets {
+            let packets = min(bytes / Int64(format.bytesPerPacket), allowed)
+            return (packets, packets * Int64(format.bytesPerPacket))
+        }
+        var total: Int64 = 0
+        var count: Int64 = 0
+        while count < allowed, let size = packetSize(count), total + Int64(size) <= bytes {
+            total += Int64(size)
+            count += 1
+        }
+        return (count, total)
+    }
+
+    /// Cuts up to `maximum` whole packets from `available` bytes starting at the next packet,
+    /// filling `descriptions` where packets vary. Returns packets and bytes, or `nil` when not one
+    /// whole packet fits (with the size of the next packet, if there is one).
+    mutating func cutPackets(available: Int) -> (count: Int, bytes: Int, needed: Int?) {
+        guard let format = properties.dataFormat else { return (0, 0, nil) }
+        let allowed = packetLimit.map { max(0, $0 - nextPacket) } ?? Int64.max
+        if hasUniformPackets {
+            let size = Int(format.bytesPerPacket)
+            let count = Int(min(Int64(available / size), allowed))
+            return (count, count * size, Int64(count) < allowed ? size : nil)
+        }
+        descriptions.removeAll(keepingCapacity: true)
+        var used = 0
+        var index = nextPacket
+        while index - nextPacket < allowed, let size = packetSize(index) {
+            guard used + size <= available else { return (descriptions.count, used, size) }
+            descriptions.append(
+                PacketDescription(
+                    startOffset: Int64(used), variableFramesInPacket: packetFrameCount(index),
+                    dataByteSize: UInt32(size)))
+            used += size
+            index += 1
+        }
+        return (descriptions.count, used, nil)
+    }
+}
