@@ -16,21 +16,42 @@ struct ElementaryStreamParser: StreamParser {
         case adts(ADTS.FrameHeader)
     }
 
+    /// Where the parser is: before the stream's first frame, or inside a stream whose kind and
+    /// parameters that frame fixed.
+    enum State {
+        case searching
+        case framing(Header)
+    }
+
+    /// What lies between frames: the rest of a tag being stepped over, or a run of junk being passed
+    /// a byte at a time (resync), noted once it ends.
+    struct Gap {
+        var tagRemaining: Int64 = 0
+        var junkStart: Int64?
+        var junkBytes: Int64 = 0
+    }
+
+    /// Figures over the audio frames so far.
+    struct FrameTally {
+        var firstOffset: Int64?
+        var lastEnd: Int64?
+        var largest = 0
+        /// Whether the first frame has been checked for a Xing/Info/VBRI header.
+        var checkedFirst = false
+    }
+
     var context: ParseContext
     private let hint: FileType?
-    private var mpeg: MPEGAudio.FrameHeader?
-    private var adts: ADTS.FrameHeader?
-    private var skipRemaining: Int64 = 0
-    private var checkedFirstFrame = false
+    private(set) var state = State.searching
+    private var gap = Gap()
+    private var tally = FrameTally()
     private(set) var encoderHeader: MPEGAudio.EncoderHeader?
-    private var firstAudioOffset: Int64?
-    private var lastFrameEnd: Int64?
-    private var largestPacket = 0
-    private var garbageStart: Int64?
-    private var garbageBytes: Int64 = 0
-    private var bytesSinceFrame: Int64 = 0
     /// After a discontinuity, the packet numbering resumes here.
     private(set) var resumedPacket: Int64?
+
+    private var isSearching: Bool { if case .searching = state { true } else { false } }
+    private var mpeg: MPEGAudio.FrameHeader? { if case .framing(.mpeg(let first)) = state { first } else { nil } }
+    private var adts: ADTS.FrameHeader? { if case .framing(.adts(let first)) = state { first } else { nil } }
 
     /// How far to look for the next header of a free-format frame.
     static let freeFormatWindow = 8192
@@ -43,14 +64,14 @@ struct ElementaryStreamParser: StreamParser {
         if mode == .indexing { context.packetIndex = [] }
     }
 
-    var skippableByteCount: Int64 { skipRemaining }
+    var skippableByteCount: Int64 { gap.tagRemaining }
 
-    mutating func skip(_ count: Int64) { skipRemaining = max(skipRemaining - count, 0) }
+    mutating func skip(_ count: Int64) { gap.tagRemaining = max(gap.tagRemaining - count, 0) }
 
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
 
     mutating func discontinuity() {
-        skipRemaining = 0
+        gap.tagRemaining = 0
         endGarbage(at: nil)
     }
 
@@ -61,14 +82,14 @@ struct ElementaryStreamParser: StreamParser {
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
-            if skipRemaining > 0 {
-                let count = Int(min(Int64(cursor.remaining), skipRemaining))
+            if gap.tagRemaining > 0 {
+                let count = Int(min(Int64(cursor.remaining), gap.tagRemaining))
                 _ = cursor.skip(count)
-                skipRemaining -= Int64(count)
-                if skipRemaining > 0 { return .needMore(cursor.remaining + 1) }
+                gap.tagRemaining -= Int64(count)
+                if gap.tagRemaining > 0 { return .needMore(cursor.remaining + 1) }
             }
             guard cursor.remaining > 0 else { return .needMore(1) }
-            if mpeg == nil && adts == nil && cursor.absoluteOffset >= Self.maximumLeadingBytes {
+            if isSearching && cursor.absoluteOffset >= Self.maximumLeadingBytes {
                 throw AudioFileError.unsupportedFileType(
                     "the first \(Self.maximumLeadingBytes) bytes hold no MPEG audio or ADTS frame and no known container",
                     offset: 0)
@@ -103,7 +124,7 @@ struct ElementaryStreamParser: StreamParser {
                     let total = isHeader ? 32 + size : 32
                     context.properties.trace.append(offset: offset, chunk: "APE ", size: total, "APEv2 tag skipped")
                     _ = cursor.skip(32)
-                    skipRemaining = total - 32
+                    gap.tagRemaining = total - 32
                     continue
                 }
             case 0xFF:
@@ -113,10 +134,10 @@ struct ElementaryStreamParser: StreamParser {
                 break
             }
             // Not a frame, not a tag: skip to the next byte that could start one.
-            if garbageStart == nil { garbageStart = offset }
+            if gap.junkStart == nil { gap.junkStart = offset }
             var skip = 1
             while skip < bytes.count, ![0xFF, 0x49, 0x54, 0x41].contains(bytes[skip]) { skip += 1 }
-            garbageBytes += Int64(skip)
+            gap.junkBytes += Int64(skip)
             _ = cursor.skip(skip)
         }
     }
@@ -147,7 +168,7 @@ struct ElementaryStreamParser: StreamParser {
             context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2 tag too large to read; skipped")
             _ = cursor.skip(ID3.headerSize)
-            skipRemaining = Int64(total - ID3.headerSize)
+            gap.tagRemaining = Int64(total - ID3.headerSize)
         }
         return nil
     }
@@ -161,17 +182,17 @@ struct ElementaryStreamParser: StreamParser {
     }
 
     private mutating func garbage(_ cursor: inout ByteCursor) {
-        if garbageStart == nil { garbageStart = cursor.absoluteOffset }
-        garbageBytes += 1
+        if gap.junkStart == nil { gap.junkStart = cursor.absoluteOffset }
+        gap.junkBytes += 1
         _ = cursor.skip(1)
     }
 
     private mutating func endGarbage(at offset: Int64?) {
-        guard let start = garbageStart else { return }
-        context.properties.trace.append(offset: start, size: garbageBytes,
-            "\(garbageBytes) bytes that are not frames skipped" + (mpeg != nil || adts != nil ? " (resync)" : ""))
-        garbageStart = nil
-        garbageBytes = 0
+        guard let start = gap.junkStart else { return }
+        context.properties.trace.append(offset: start, size: gap.junkBytes,
+            "\(gap.junkBytes) bytes that are not frames skipped" + (isSearching ? "" : " (resync)"))
+        gap.junkStart = nil
+        gap.junkBytes = 0
     }
 
     /// Parses a frame header at the cursor, if one is there, for the stream's kind.
@@ -248,7 +269,7 @@ struct ElementaryStreamParser: StreamParser {
         if bytes.count < length {
             // The end comes inside the frame. A confirmed stream's last frame is cut short; anything else
             // is not a frame.
-            if mpeg != nil || adts != nil {
+            if !isSearching {
                 context.properties.isTruncated = true
                 context.properties.trace.append(offset: cursor.absoluteOffset, size: Int64(length),
                     "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
@@ -267,7 +288,7 @@ struct ElementaryStreamParser: StreamParser {
             // The type hint breaks ties: a first frame of the other kind than the hint names must be
             // confirmed twice over (three frames in a row), so a short chance chain in the junk before
             // the hinted stream does not decide the stream's kind.
-            if mpeg == nil && adts == nil, contradictsHint(header), let next = self.header(at: rest),
+            if isSearching, contradictsHint(header), let next = self.header(at: rest),
                 let nextLength = Self.fixedLength(of: next)
             {
                 let after = length + nextLength
@@ -277,7 +298,7 @@ struct ElementaryStreamParser: StreamParser {
                     return nil
                 }
             }
-        } else if mpeg == nil && adts == nil && !atEnd {
+        } else if isSearching && !atEnd {
             return .needMore(length + nextHeaderBytes)
         }
         return try accept(header, length: length, cursor: &cursor)
@@ -301,10 +322,10 @@ struct ElementaryStreamParser: StreamParser {
     private mutating func accept(_ header: Header, length: Int, cursor: inout ByteCursor) throws -> ParserStep? {
         let offset = cursor.absoluteOffset
         endGarbage(at: offset)
-        if mpeg == nil && adts == nil { lock(header) }
+        if isSearching { lock(header) }
         let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
-        if !checkedFirstFrame {
-            checkedFirstFrame = true
+        if !tally.checkedFirst {
+            tally.checkedFirst = true
             if case .mpeg(let mpegHeader) = header, let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader) {
                 encoderHeader = encoder
                 context.properties.trace.append(offset: offset, size: Int64(length),
@@ -326,21 +347,20 @@ struct ElementaryStreamParser: StreamParser {
             if adts.rawDataBlocks > 1 { frames = UInt32(1024 * adts.rawDataBlocks) }
         case .mpeg: payloadOffset = 0
         }
-        if firstAudioOffset == nil {
-            firstAudioOffset = offset
+        if tally.firstOffset == nil {
+            tally.firstOffset = offset
             context.properties.dataOffset = offset
             context.announce(.dataOffset)
             context.announcedReady = true
             context.announce(.readyToProducePackets)
         }
         let size = length - payloadOffset
-        largestPacket = max(largestPacket, size)
-        lastFrameEnd = offset + Int64(length)
+        tally.largest = max(tally.largest, size)
+        tally.lastEnd = offset + Int64(length)
         let packet = context.nextPacket
         context.nextPacket += 1
-        context.descriptions.removeAll(keepingCapacity: true)
-        context.descriptions.append(PacketDescription(startOffset: 0, variableFramesInPacket: frames,
-            dataByteSize: UInt32(size)))
+        context.beginPacketRun()
+        _ = context.appendPacket(at: 0, size: UInt32(size), frames: frames)
         context.packetIndex?.append(PacketDescription(startOffset: offset + Int64(payloadOffset),
             variableFramesInPacket: frames, dataByteSize: UInt32(size)))
         let run = PacketRun(source: .input(index: cursor.position + payloadOffset), firstPacket: packet, packetCount: 1,
@@ -352,13 +372,12 @@ struct ElementaryStreamParser: StreamParser {
 
     /// Fixes the stream's kind and format from its first frame.
     private mutating func lock(_ header: Header) {
+        state = .framing(header)
         switch header {
         case .mpeg(let first):
-            mpeg = first
             context.properties.fileType = .mp3
             context.properties.dataFormat = first.streamDescription
         case .adts(let first):
-            adts = first
             context.properties.fileType = .adts
             context.properties.dataFormat = first.streamDescription
             context.properties.magicCookie = first.audioSpecificConfig
@@ -374,18 +393,18 @@ struct ElementaryStreamParser: StreamParser {
         endGarbage(at: endOffset)
         guard let format = context.properties.dataFormat else {
             // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
-            let cut = skipRemaining > 0 ? " (it ends \(skipRemaining) bytes before the end its ID3v2 tag claims)" : ""
+            let cut = gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
             throw AudioFileError.unsupportedFileType(
                 "the stream holds no MPEG audio or ADTS frame and is no known container\(cut)", offset: 0)
         }
-        if skipRemaining > 0 {
-            context.properties.trace.append(offset: endOffset, "the stream ends \(skipRemaining) bytes inside a tag")
+        if gap.tagRemaining > 0 {
+            context.properties.trace.append(offset: endOffset, "the stream ends \(gap.tagRemaining) bytes inside a tag")
         }
         let packets = context.nextPacket
         context.properties.audioDataPacketCount = packets
-        context.properties.audioDataByteCount = firstAudioOffset.flatMap { first in lastFrameEnd.map { $0 - first } } ?? 0
-        if context.properties.dataOffset == nil { context.properties.dataOffset = lastFrameEnd ?? endOffset }
-        context.properties.maximumPacketSize = UInt32(largestPacket)
+        context.properties.audioDataByteCount = tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
+        if context.properties.dataOffset == nil { context.properties.dataOffset = tally.lastEnd ?? endOffset }
+        context.properties.maximumPacketSize = UInt32(tally.largest)
         if let info = context.properties.packetTableInfo {
             let total = packets * Int64(format.framesPerPacket)
             context.properties.packetTableInfo = PacketTableInfo(
@@ -424,14 +443,14 @@ struct ElementaryStreamParser: StreamParser {
             }
         } else {
             let seen = max(context.nextPacket, 1)
-            let bytes = (lastFrameEnd ?? dataOffset + Int64(largestPacket)) - dataOffset
+            let bytes = (tally.lastEnd ?? dataOffset + Int64(tally.largest)) - dataOffset
             // A packet far past the stream's end estimates to its end's proportion, not an overflow.
             estimate = bytes.multipliedOrNil(by: packet).map { $0 / seen } ?? Int64.max - dataOffset
         }
         _ = format
         context.nextPacket = packet
         resumedPacket = packet
-        skipRemaining = 0
+        gap.tagRemaining = 0
         return dataOffset + max(estimate, 0)
     }
 

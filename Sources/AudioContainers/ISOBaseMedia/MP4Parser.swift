@@ -1033,14 +1033,12 @@ struct MP4Parser: StreamParser {
     /// Fills `context.descriptions` with the whole packets, from the next one on, that lie in the
     /// `available` bytes from `start`; returns the bytes they span.
     private mutating func cutPackets(from start: Int64, available: Int) -> Int {
-        context.descriptions.removeAll(keepingCapacity: true)
+        context.beginPacketRun()
         var span = 0
         while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
             let offset = sample.offset - start
             guard offset >= Int64(span), offset + Int64(sample.size) <= Int64(available) else { break }
-            context.descriptions.append(PacketDescription(startOffset: offset, variableFramesInPacket: framesOf(sample.duration),
-                dataByteSize: sample.size))
-            span = Int(offset) + Int(sample.size)
+            span = context.appendPacket(at: offset, size: sample.size, frames: framesOf(sample.duration))
             advance()
         }
         return span

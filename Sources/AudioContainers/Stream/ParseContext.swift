@@ -137,18 +137,23 @@ struct ParseContext {
             let count = Int(min(Int64(available / size), allowed))
             return (count, count * size, Int64(count) < allowed ? size : nil)
         }
-        descriptions.removeAll(keepingCapacity: true)
+        beginPacketRun()
         var used = 0
         var index = nextPacket
         while index - nextPacket < allowed, let size = packetSize(index) {
             guard used + size <= available else { return (descriptions.count, used, size) }
-            descriptions.append(
-                PacketDescription(
-                    startOffset: Int64(used), variableFramesInPacket: packetFrameCount(index),
-                    dataByteSize: UInt32(size)))
-            used += size
+            used = appendPacket(at: Int64(used), size: UInt32(size), frames: packetFrameCount(index))
             index += 1
         }
         return (descriptions.count, used, nil)
+    }
+
+    /// Starts describing a run of packets in ``descriptions`` (every parser delivers runs this way).
+    mutating func beginPacketRun() { descriptions.removeAll(keepingCapacity: true) }
+
+    /// Describes the run's next packet, `start` bytes into the run; returns the bytes the run spans.
+    mutating func appendPacket(at start: Int64, size: UInt32, frames: UInt32) -> Int {
+        descriptions.append(PacketDescription(startOffset: start, variableFramesInPacket: frames, dataByteSize: size))
+        return Int(start) + Int(size)
     }
 }
