@@ -11,6 +11,7 @@ let package = Package(
     name: "afkit",
     products: [
         .library(name: "AudioFormats", targets: ["AudioFormats"]),
+        .library(name: "FileAccess", targets: ["FileAccess"]),
         .library(name: "AudioContainers", targets: ["AudioContainers"]),
         .library(name: "AudioCodecs", targets: ["AudioCodecs"]),
         .library(name: "AssetValidation", targets: ["AssetValidation"]),
@@ -22,13 +23,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "AudioFormats"),
-        .target(name: "AudioContainers", dependencies: ["AudioFormats"]),
+        .target(name: "FileAccess", dependencies: ["AudioFormats"]),
+        .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess"]),
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
-        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs"]),
+        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "FileAccess"]),
         .target(
             name: "AudioConversion",
             dependencies: [
-                "AudioContainers", "AudioCodecs", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec",
+                "AudioContainers", "AudioCodecs", "FileAccess", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec",
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
@@ -40,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion",
+                "AudioContainers", "AssetValidation", "AudioConversion", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,12 +54,12 @@ let package = Package(
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "AudioConversion"]
+            dependencies: ["AudioContainers", "AudioConversion", "FileAccess"]
         ),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
         .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
-        .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs"]),
-        .testTarget(name: "afkitTests", dependencies: ["AudioContainers"]),
+        .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs", "FileAccess"]),
+        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "FileAccess"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

@@ -2,6 +2,7 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 import Dispatch
+import FileAccess
 
 /// Checks sound files against a profile's rules: the library behind `afkit validate`.
 ///

@@ -1,6 +1,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 /// How to convert: the output container and data format, rate, channels and engines.
 public struct ConversionSettings: Sendable {

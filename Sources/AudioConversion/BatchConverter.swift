@@ -2,6 +2,7 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 import Dispatch
+import FileAccess
 
 #if canImport(Glibc)
 import Glibc

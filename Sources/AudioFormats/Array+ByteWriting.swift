@@ -24,3 +24,15 @@ extension Array where Element == UInt8 {
         append(contentsOf: groups.reversed())
     }
 }
+
+/// Lower-case hex digits, two per byte.
+public func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef")
+    var text = ""
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0xF)])
+    }
+    return text
+}

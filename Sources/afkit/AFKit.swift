@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioConversion
+import FileAccess
 
 #if canImport(Glibc)
 import Glibc

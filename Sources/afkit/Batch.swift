@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import FileAccess
 
 /// `afkit batch`: a tree of sources to a preset, in parallel and incrementally.
 struct Batch: ParsableCommand {

@@ -3,6 +3,7 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioFormats
+import FileAccess
 
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {

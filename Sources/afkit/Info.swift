@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 /// `afkit info`: what a file holds, as afinfo says it.
 struct Info: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 /// `afkit packets`: the streaming parser over a file or standard input, as a network client runs it.
 struct Packets: ParsableCommand {

@@ -1,5 +1,6 @@
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 #if canImport(Glibc)
 import Glibc

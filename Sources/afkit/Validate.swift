@@ -4,6 +4,7 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioFormats
+import FileAccess
 import Foundation
 
 /// `afkit validate`: checks sound files against a rule profile, for build pipelines.

@@ -1,6 +1,7 @@
 @testable import AudioContainers
 import AudioConversion
 import AudioFormats
+import FileAccess
 import Testing
 
 /// Corners of the three containers that the tool-made fixtures do not reach.

@@ -1,6 +1,7 @@
 import AudioContainers
 import AudioConversion
 import AudioFormats
+import FileAccess
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioFormats
+import FileAccess
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AudioContainers
+import FileAccess
 import Foundation
 import Testing
 

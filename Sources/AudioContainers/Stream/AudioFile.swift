@@ -1,4 +1,5 @@
 import AudioFormats
+import FileAccess
 
 /// Random access to an audio file: the stream parser run over the file in indexing mode (seeking
 /// over audio it does not need to read), plus a packet index and packet reads.

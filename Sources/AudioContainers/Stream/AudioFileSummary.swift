@@ -1,7 +1,7 @@
 import AudioFormats
 
 /// The facts `afkit info` reports for a parsed file, computed as the command-line contract says.
-public struct AudioFileSummary: Sendable {
+public struct AudioFileSummary: Hashable, Sendable {
     public var container: FileType
     public var format: StreamDescription
     /// Every layer, richest first (more than one for HE-AAC).
@@ -44,59 +44,4 @@ public struct AudioFileSummary: Sendable {
         metadata = properties.infoDictionary
         isTruncated = properties.isTruncated
     }
-
-    /// The `format` object of the contract.
-    public var formatJSON: JSONValue { Self.formatJSON(format) }
-
-    /// A stream description as the contract's `format` object.
-    public static func formatJSON(_ format: StreamDescription) -> JSONValue {
-        .object([
-            ("id", .string(format.formatID.description)),
-            ("sampleRate", .number(format.sampleRate)),
-            ("channels", .integer(Int64(format.channelsPerFrame))),
-            ("bitsPerChannel", .integer(Int64(format.bitsPerChannel))),
-            ("framesPerPacket", .integer(Int64(format.framesPerPacket))),
-            ("bytesPerPacket", .integer(Int64(format.bytesPerPacket))),
-            ("bytesPerFrame", .integer(Int64(format.bytesPerFrame))),
-            ("flags", .integer(Int64(format.formatFlags.rawValue))),
-        ])
-    }
-
-    /// The contract's fields after `path`, in its order.
-    public var jsonFields: [(String, JSONValue)] {
-        var fields: [(String, JSONValue)] = [
-            ("container", .string(container.rawValue)),
-            ("format", formatJSON),
-        ]
-        if formatList.count > 1 { fields.append(("formatList", .array(formatList.map(Self.formatJSON)))) }
-        fields += [
-            ("packetCount", .integer(packetCount)),
-            ("primingFrames", .integer(primingFrames)),
-            ("remainderFrames", .integer(remainderFrames)),
-            ("frameCount", .integer(frameCount)),
-            ("durationSeconds", .number(durationSeconds)),
-            ("dataOffset", .integer(dataOffset)),
-            ("dataByteCount", .integer(dataByteCount)),
-            ("bitRate", .integer(bitRate)),
-            ("maximumPacketSize", .integer(maximumPacketSize)),
-        ]
-        if let cookie = magicCookie { fields.append(("magicCookie", .string(hexString(cookie)))) }
-        if !metadata.isEmpty {
-            fields.append(("metadata", .object(metadata.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
-        }
-        fields.append(("truncated", .bool(isTruncated)))
-        return fields
-    }
-}
-
-/// Lower-case hex digits, two per byte.
-public func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef")
-    var text = ""
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0xF)])
-    }
-    return text
 }

@@ -1,4 +1,5 @@
 import AudioFormats
+import FileAccess
 
 /// What a writer puts in the header besides the format.
 public struct AudioFileWriterOptions: Sendable {

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AudioFormats
+
+/// Reads a file, or standard input when `path` is `nil`, front to back in pieces of exactly
+/// `chunkSize` bytes (the last may be shorter), as a network client would receive it. A named pipe is
+/// a stream too: it is opened without waiting for a writer; a writer that is there (or on its way, in
+/// its own `open`) is waited for, a pipe with none ends at once, as an empty stream.
+public func forEachChunk(
+    ofFileAt path: String?, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
+) throws {
+    let fileDescriptor = path.map { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } ?? 0
+    guard fileDescriptor >= 0 else { throw ioError("cannot open '\(path ?? "-")'") }
+    defer { if path != nil { close(fileDescriptor) } }
+    if path != nil {
+        var info = stat()
+        if fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw AudioFileError.io("'\(path ?? "-")' is a folder, not a stream", errno: EISDIR)
+        }
+    }
+    var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
+    var filled = 0
+    while true {
+        let count = buffer.withUnsafeMutableBytes { raw in
+            raw.baseAddress.map { read(fileDescriptor, $0 + filled, raw.count - filled) } ?? 0
+        }
+        if count < 0 {
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                // A pipe whose writer has not written yet: wait for bytes (or its end).
+                var waiting = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&waiting, 1, -1)
+                continue
+            }
+            throw ioError("cannot read '\(path ?? "-")'")
+        }
+        filled += count
+        if count == 0 || filled == buffer.count {
+            if filled > 0 { try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<filled])) } }
+            filled = 0
+            if count == 0 { return }
+        }
+    }
+}
+
+/// Whether `path` names a regular file, which can be read at any offset.
+public func isSeekableFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+}
+
+/// Reads a regular file in chunks of `chunkSize` bytes, as ``forEachChunk(ofFileAt:chunkSize:_:)``
+/// does, but `body` may move the read position: the offset it returns is where the next chunk
+/// starts (a stream parser's seek request), `nil` reads on.
+public func forEachChunk(
+    ofSeekableFileAt path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Int64?
+) throws {
+    let file = try ReadableFile(path: path)
+    var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
+    var position: Int64 = 0
+    while position < file.size {
+        let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: position) }
+        if count == 0 { return }
+        let seek = try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        position = seek ?? position + Int64(count)
+    }
+}
+
+/// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
+public func contentHash(ofFileAt path: String) throws -> ContentHash {
+    let file = try ReadableFile(path: path)
+    var hash = ContentHash()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: Int64 = 0
+    while true {
+        let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+        if count == 0 { break }
+        buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        offset += Int64(count)
+    }
+    return hash
+}

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AudioFormats
+
+// afkit's operating-system I/O lives in this module: plain POSIX calls, no Foundation.
+
+/// A file opened for reading at any offset.
+package final class ReadableFile {
+    package let path: String
+    private let descriptor: Int32
+    /// Bytes in the file when it was opened.
+    package let size: Int64
+
+    package init(path: String) throws {
+        self.path = path
+        // Non-blocking, so a FIFO with no writer cannot hang the open; only regular files are read.
+        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let error = ioError("cannot stat '\(path)'")
+            close(descriptor)
+            throw error
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            let kind = switch info.st_mode & S_IFMT {
+            case S_IFDIR: "a folder"
+            case S_IFIFO: "a named pipe (afkit packets reads one as a stream)"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            throw AudioFileError.io("'\(path)' is \(kind), not a regular file", errno: EISDIR)
+        }
+        size = Int64(info.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at the end).
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        return try transferAll(buffer.count, failure: "cannot read '\(path)'") { done in
+            pread(descriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
+        }
+    }
+}
+
+/// A file written front to back, with in-place patches of headers written earlier.
+package final class WritableFile {
+    package let path: String
+    private var descriptor: Int32
+
+    /// Creates (or truncates) a file.
+    package init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+    }
+
+    /// Moves `count` bytes at `source` to `destination` (later in the file), last piece first so the
+    /// ranges may overlap.
+    package func move(from source: Int64, count: Int64, to destination: Int64) throws {
+        precondition(destination >= source, "moves bytes toward the end only")
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var end = count
+        while end > 0 {
+            let size = Int(min(Int64(buffer.count), end))
+            let start = end - Int64(size)
+            try buffer.withUnsafeMutableBytes { raw in
+                let piece = UnsafeMutableRawBufferPointer(rebasing: raw[0..<size])
+                let read = try transferAll(size, failure: "cannot read '\(path)'") { done in
+                    pread(descriptor, piece.baseAddress! + done, size - done, off_t(source + start) + off_t(done))
+                }
+                guard read == size else { throw AudioFileError.io("cannot read back '\(path)'", errno: EIO) }
+                try write(UnsafeRawBufferPointer(piece), at: destination + start)
+            }
+            end = start
+        }
+    }
+
+    deinit { if descriptor >= 0 { _ = closeDescriptor(descriptor) } }
+
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        guard let base = bytes.baseAddress else { return }
+        let written = try transferAll(bytes.count, failure: "cannot write '\(path)'") { done in
+            pwrite(descriptor, base + done, bytes.count - done, off_t(offset) + off_t(done))
+        }
+        guard written == bytes.count else { throw AudioFileError.io("cannot write '\(path)': no space", errno: ENOSPC) }
+    }
+
+    package func close() throws {
+        guard descriptor >= 0 else { return }
+        let result = closeDescriptor(descriptor)
+        descriptor = -1
+        if result != 0 { throw ioError("cannot close '\(path)'") }
+    }
+}
+
+private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// Repeats a partial `read`/`write`-style call until `count` bytes moved or it moves none (the end of
+/// a file), retrying interrupted calls; returns the bytes moved.
+func transferAll(_ count: Int, failure: @autoclosure () -> String, _ step: (Int) -> Int) throws -> Int {
+    var done = 0
+    while done < count {
+        let moved = step(done)
+        if moved < 0 {
+            if errno == EINTR { continue }
+            throw ioError(failure())
+        }
+        if moved == 0 { break }
+        done += moved
+    }
+    return done
+}
+
+func ioError(_ message: String) -> AudioFileError {
+    let code = errno
+    let reason = strerror(code).map { String(cString: $0) } ?? "error \(code)"
+    return .io("\(message): \(reason)", errno: code)
+}

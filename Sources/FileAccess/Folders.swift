@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AudioFormats
+
+/// The modification time of a file in nanoseconds since 1970, or `nil` if it does not exist.
+public func modificationTime(_ path: String) -> Int64? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+}
+
+/// Creates a directory and its parents.
+public func makeDirectories(_ path: String) throws {
+    var current = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+        current += component + "/"
+        if !isDirectory(current) && mkdir(current, 0o755) != 0 && errno != EEXIST {
+            throw ioError("cannot create the directory '\(current)'")
+        }
+    }
+}
+
+/// Whether standard error is a terminal (for progress bars).
+public var standardErrorIsTerminal: Bool { isatty(2) != 0 }
+
+/// Removes a file, ignoring a file that is not there.
+public func removeFile(_ path: String) {
+    _ = unlink(path)
+}
+
+/// Whether a path names a directory.
+public func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// Whether a path names anything at all.
+public func pathExists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
+}
+
+/// The regular files below a directory, recursively, with paths formed from `path`, sorted. Symbolic
+/// links are followed, to files and to folders, but a folder already visited (a link loop) is not
+/// entered twice. macOS's AppleDouble files (`._name`) and `.DS_Store` are no sound files and are
+/// left out; so is every folder in `excluding` (an output tree inside the sources), compared by
+/// identity, not by spelling.
+public func filesBelow(_ path: String, excluding: [String] = []) throws -> [String] {
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+    func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+    let excluded = Set(excluding.compactMap(identity))
+    var visited: Set<Identity> = []
+    var found: [String] = []
+    var pending = [path]
+    while let directory = pending.popLast() {
+        guard let id = identity(directory), !excluded.contains(id), visited.insert(id).inserted else { continue }
+        guard let handle = opendir(directory) else { throw ioError("cannot read the directory '\(directory)'") }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." || name == ".DS_Store" || name.hasPrefix("._") { continue }
+            let child = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            var info = stat()
+            // stat, not lstat: a link counts as what it points to; a dangling link is skipped.
+            guard stat(child, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: pending.append(child)
+            case S_IFREG: found.append(child)
+            default: break
+            }
+        }
+    }
+    return found.sorted()
+}
