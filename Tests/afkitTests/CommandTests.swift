@@ -404,3 +404,69 @@ struct Command {
         #expect(!FileManager.default.fileExists(atPath: folder + "/out.caf"))
     }
 }
+
+/// MPEG-4 files through the command, as the contract's additions say.
+@Suite struct MP4CommandTests {
+    static func ffprobePackets(_ path: String) throws -> [[Int]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/" + path + ".json"))
+        let sidecar = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(sidecar["ffprobePackets"] as? [[Int]])
+    }
+
+    @Test func infoReportsContainerLayersAndLayout() throws {
+        let result = try Command.run(["info", "--json", "mp4/aac-moov-last.m4a", "mp4/he-aac-v2-explicit.m4a",
+            "mp4/aac-fragmented.mp4"])
+        #expect(result.status == 0)
+        let files = try #require(result.json as? [[String: Any]])
+        #expect(files.map { $0["container"] as? String } == ["m4a", "m4a", "mp4"])
+        #expect(files[0]["formatList"] == nil)
+        let layers = try #require(files[1]["formatList"] as? [[String: Any]])
+        #expect(layers.map { $0["id"] as? String } == ["aacp", "aach", "aac "])
+        #expect((files[1]["format"] as? [String: Any])?["id"] as? String == "aacp")
+        let text = try Command.run(["info", "mp4/aac-moov-last.m4a", "mp4/aac-faststart.m4a"]).stdout
+        #expect(text.contains("not optimized"))
+        #expect(text.components(separatedBy: "Layout:").count == 3)
+    }
+
+    /// A FILE whose moov follows mdat: the command answers the parser's seek requests and lists every
+    /// packet; the same bytes on standard input are held (well under 64 MiB) and give the same packets.
+    @Test func packetsOfAFileWhoseMovieComesLast() throws {
+        let expected = try Self.ffprobePackets("mp4/aac-moov-last.m4a")
+        let file = try Command.run(["packets", "--json", "--chunk-size", "1000", "mp4/aac-moov-last.m4a"])
+        #expect(file.status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/mp4/aac-moov-last.m4a"))
+        let piped = try Command.run(["packets", "--json", "-"], stdin: bytes)
+        #expect(piped.status == 0)
+        for result in [file, piped] {
+            let packets = try #require((result.json as? [String: Any])?["packets"] as? [[String: Any]])
+            #expect(packets.map { [$0["offset"] as? Int ?? -1, $0["size"] as? Int ?? -1] } == expected)
+            #expect(packets.allSatisfy { $0["frames"] as? Int == 1024 })
+        }
+    }
+
+    /// On standard input, which cannot seek, more than 64 MiB of mdat before moov is `optm` at mdat.
+    @Test func standardInputGivesUpWithNotOptimized() throws {
+        var bytes: [UInt8] = [0, 0, 0, 16] + Array("ftypM4A ".utf8) + [0, 0, 0, 0]
+        let mdat = (64 << 20) + 4096
+        bytes += [UInt8(mdat >> 24), UInt8(mdat >> 16 & 0xFF), UInt8(mdat >> 8 & 0xFF), UInt8(mdat & 0xFF)]
+        bytes += Array("mdat".utf8) + [UInt8](repeating: 0, count: mdat - 8)
+        let result = try Command.run(["packets", "--json", "-"], stdin: Data(bytes))
+        #expect(result.status == 1)
+        let error = try #require((result.json as? [String: Any])?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "optm")
+        #expect(error["offset"] as? Int == 16)
+    }
+
+    @Test func validationProfiles() throws {
+        let files = ["mp4/aac-faststart.m4a", "mp4/alac-mono-22k.m4a"]
+        let systemSound = try Command.run(["validate", "--format", "json"] + files)
+        #expect(systemSound.status == 1)
+        let reports = try #require((systemSound.json as? [String: Any])?["files"] as? [[String: Any]])
+        for report in reports {
+            let violations = report["violations"] as? [[String: Any]] ?? []
+            #expect(violations.contains { $0["rule"] as? String == "container" && $0["severity"] as? String == "error" })
+        }
+        let music = try Command.run(["validate", "--profile", "music"] + files)
+        #expect(music.status == 0, "\(music.stdout)")
+    }
+}

@@ -1,0 +1,432 @@
+import AudioFormats
+
+/// The boxes `MP4Parser` reads whole: the file type, the movie and track headers, the edit list, the
+/// sample tables, the sample description (the codec and its configuration), `ilst` tags, and the
+/// track fragments' headers and runs.
+extension MP4Parser {
+    // MARK: Reading the boxes
+
+    mutating func parseBox(_ box: Box, _ body: inout ByteCursor) throws {
+        switch box.type {
+        case "ftyp": parseFileType(&body)
+        case "mvhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            movieTimescale = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "tkhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            track?.id = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "mdhd":
+            let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+            _ = body.skip(3 + (version == 1 ? 16 : 8))
+            track?.timescale = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        case "hdlr":
+            _ = body.skip(8)
+            track?.handler = body.readFourCharCode()
+        case "elst": try parseEditList(box, &body)
+        case "stsd":
+            if track?.handler == nil || track?.handler == "soun" {
+                let entry = try parseSampleDescription(box, &body)
+                track?.entry = entry
+            }
+        case "stts", "stsc", "stsz", "stz2", "stco", "co64": try parseSampleTable(box, &body)
+        case "trex":
+            _ = body.skip(4)
+            let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            _ = body.skip(4)
+            let duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            if trackID == audio?.id || audio == nil { trackDefaults = (duration, size) }
+        case "tfhd": try parseFragmentHeader(box, &body)
+        case "trun": try parseTrackRun(box, &body)
+        default:
+            if open.last?.type == "ilst" { parseMetadataItem(box, &body) }
+        }
+    }
+
+    mutating func parseFileType(_ body: inout ByteCursor) {
+        sawFileType = true
+        var brands: [FourCharCode] = []
+        if let major = body.readFourCharCode() { brands.append(major) }
+        _ = body.skip(4)
+        while let brand = body.readFourCharCode() { brands.append(brand) }
+        context.properties.fileType = brands.contains("M4A ") || brands.contains("M4B ") ? .m4a : .mp4
+        context.announce(.fileFormat)
+    }
+
+    mutating func parseEditList(_ box: Box, _ body: inout ByteCursor) throws {
+        let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+        _ = body.skip(3)
+        let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        let entrySize = version == 1 ? 20 : 12
+        guard count <= body.remaining / entrySize else {
+            throw AudioFileError.invalidChunk(
+                "mp4: 'elst' counts \(count) edits; its \(body.remaining) bytes hold \(body.remaining / entrySize)",
+                offset: box.offset)
+        }
+        for _ in 0..<count {
+            let duration: Int64
+            let mediaTime: Int64
+            if version == 1 {
+                duration = Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                mediaTime = body.readInteger(endianness: .big, as: Int64.self) ?? 0
+            } else {
+                duration = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                mediaTime = Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0)
+            }
+            _ = body.skip(4)
+            track?.edits.append((duration, mediaTime))
+        }
+    }
+
+    mutating func parseSampleTable(_ box: Box, _ body: inout ByteCursor) throws {
+        guard track != nil else { return }
+        _ = body.skip(4)
+        func entries(_ size: Int, _ countOffset: Int = 0) throws -> Int {
+            _ = body.skip(countOffset)
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            guard count <= body.remaining / size else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: '\(box.type)' counts \(count) entries; its \(body.remaining) bytes hold \(body.remaining / size)",
+                    offset: box.offset)
+            }
+            return count
+        }
+        switch box.type {
+        case "stts":
+            let count = try entries(8)
+            track?.timeToSample.reserveCapacity(count)
+            for _ in 0..<count {
+                let samples = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let delta = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                track?.timeToSample.append((samples, delta))
+            }
+        case "stsc":
+            let count = try entries(12)
+            var previous: UInt32 = 0
+            for index in 0..<count {
+                let first = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let samples = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                _ = body.skip(4)
+                guard first > previous else {
+                    throw AudioFileError.malformed(
+                        "mp4: 'stsc' entry \(index) starts at chunk \(first), not after chunk \(previous)",
+                        offset: box.bodyOffset + 8 + Int64(index) * 12)
+                }
+                previous = first
+                track?.samplesPerChunk.append((first, samples))
+            }
+        case "stsz":
+            let constant = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            track?.constantSize = constant
+            if constant > 0 {
+                track?.sampleCount = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            } else {
+                let count = try entries(4)
+                track?.sampleCount = Int64(count)
+                track?.sizes.reserveCapacity(count)
+                for _ in 0..<count { track?.sizes.append(body.readInteger(endianness: .big, as: UInt32.self) ?? 0) }
+            }
+            track?.tableOffset = box.offset
+        case "stz2":
+            _ = body.skip(3)
+            let width = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
+            guard [4, 8, 16].contains(width) else {
+                throw AudioFileError.malformed("mp4: 'stz2' sizes of \(width) bits cannot be", offset: box.bodyOffset + 7)
+            }
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            guard count <= body.remaining * 8 / width else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: 'stz2' counts \(count) samples; its \(body.remaining) bytes hold \(body.remaining * 8 / width)",
+                    offset: box.offset)
+            }
+            track?.sampleCount = Int64(count)
+            var index = 0
+            while index < count {
+                switch width {
+                case 4:
+                    let byte = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+                    track?.sizes.append(UInt32(byte >> 4))
+                    if index + 1 < count { track?.sizes.append(UInt32(byte & 0xF)) }
+                    index += 2
+                case 8:
+                    track?.sizes.append(UInt32(body.readInteger(endianness: .big, as: UInt8.self) ?? 0))
+                    index += 1
+                default:
+                    track?.sizes.append(UInt32(body.readInteger(endianness: .big, as: UInt16.self) ?? 0))
+                    index += 1
+                }
+            }
+            track?.tableOffset = box.offset
+        case "stco", "co64":
+            let wide = box.type == "co64"
+            let count = try entries(wide ? 8 : 4)
+            track?.chunkOffsets.reserveCapacity(count)
+            for _ in 0..<count {
+                let offset = wide ? Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                    : Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                track?.chunkOffsets.append(offset)
+            }
+        default:
+            break
+        }
+    }
+
+    mutating func parseMetadataItem(_ box: Box, _ body: inout ByteCursor) {
+        var name: String?
+        var values: [(type: UInt32, bytes: [UInt8])] = []
+        while body.remaining >= 8 {
+            let size = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            let type = body.readFourCharCode() ?? FourCharCode(rawValue: 0)
+            guard size >= 8, size - 8 <= body.remaining, let child = body.readBytes(size - 8) else { break }
+            switch type {
+            case "name" where child.count >= 4: name = String(decoding: child[4...], as: UTF8.self)
+            case "data" where child.count >= 8:
+                values.append((UInt32(child[1]) << 16 | UInt32(child[2]) << 8 | UInt32(child[3]), Array(child[8...])))
+            default: break
+            }
+        }
+        guard let value = values.first else { return }
+        let text = value.type == 1 ? String(decoding: value.bytes, as: UTF8.self) : nil
+        let key: String?
+        switch box.type.rawValue {
+        case 0xA96E_616D: key = "title"
+        case 0xA941_5254: key = "artist"
+        case 0xA961_6C62: key = "album"
+        case 0xA964_6179: key = "year"
+        case 0xA967_656E: key = "genre"
+        case 0xA963_6D74: key = "comment"
+        case 0xA977_7274: key = "composer"
+        case 0xA974_6F6F: key = "encoding application"
+        case FourCharCode("cprt").rawValue: key = "copyright"
+        case FourCharCode("aART").rawValue: key = "album artist"
+        case FourCharCode("trkn").rawValue:
+            guard value.bytes.count >= 6 else { return }
+            let number = Int(value.bytes[2]) << 8 | Int(value.bytes[3])
+            let total = Int(value.bytes[4]) << 8 | Int(value.bytes[5])
+            context.properties.infoDictionary["track"] = total > 0 ? "\(number)/\(total)" : "\(number)"
+            return
+        case FourCharCode("----").rawValue:
+            guard let name, let text else { return }
+            if name == "iTunSMPB" {
+                let fields = text.split(separator: " ").compactMap { Int64($0, radix: 16) }
+                if fields.count >= 4 { itunesGapless = (fields[1], fields[2], fields[3]) }
+                return
+            }
+            key = name.lowercased()
+        default: key = nil
+        }
+        if let key, let text { context.properties.infoDictionary[key] = text }
+    }
+
+    // MARK: The sample description
+
+    func parseSampleDescription(_ box: Box, _ body: inout ByteCursor) throws -> SampleEntry? {
+        _ = body.skip(4)
+        guard (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) > 0, body.remaining >= 8 else { return nil }
+        let entryOffset = body.absoluteOffset
+        let size = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        let type = body.readFourCharCode() ?? FourCharCode(rawValue: 0)
+        guard size >= 36, size - 8 <= body.remaining, let bytes = body.readSlice(size - 8) else {
+            throw AudioFileError.invalidChunk(
+                "mp4: sample entry '\(type)' of \(size) bytes does not fit its 'stsd' or an audio sample entry",
+                offset: entryOffset)
+        }
+        var entry = ByteCursor(bytes, baseOffset: entryOffset + 8)
+        _ = entry.skip(8)  // reserved, data reference index
+        let version = entry.readInteger(endianness: .big, as: UInt16.self) ?? 0
+        _ = entry.skip(6)
+        var channels = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
+        let sampleSize = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
+        _ = entry.skip(4)
+        var rate = Double((entry.readInteger(endianness: .big, as: UInt32.self) ?? 0) >> 16)
+        switch version {
+        case 1: _ = entry.skip(16)
+        case 2:
+            _ = entry.skip(4)
+            rate = Double(bitPattern: entry.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+            channels = entry.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            _ = entry.skip(20)
+        default: break
+        }
+        if rate == 0, let timescale = track?.timescale { rate = Double(timescale) }
+        // The codec's configuration boxes, one level down (QuickTime puts them inside `wave`).
+        var children: [FourCharCode: [UInt8]] = [:]
+        func collect(_ cursor: inout ByteCursor) {
+            while cursor.remaining >= 8 {
+                let size = Int(cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
+                guard size >= 8, size - 8 <= cursor.remaining, let child = cursor.readSlice(size - 8) else { return }
+                if type == "wave" {
+                    var inner = ByteCursor(child)
+                    collect(&inner)
+                } else if children[type] == nil {
+                    children[type] = Array(child)
+                }
+            }
+        }
+        collect(&entry)
+
+        func plain(_ id: FourCharCode, frames: UInt32) -> SampleEntry {
+            let format = StreamDescription(sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
+                bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: frames > 0)
+        }
+        switch type {
+        case "mp4a":
+            guard let descriptor = children["esds"], descriptor.count > 4,
+                let config = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: Array(descriptor[4...]))
+            else { return plain(type, frames: 0) }
+            switch config.objectType {
+            case 0x40, 0x66, 0x67, 0x68:
+                guard let asc = AudioSpecificConfig(config.specificInfo) else {
+                    throw AudioFileError.malformed("mp4: the AudioSpecificConfig in 'esds' cannot be read",
+                        offset: entryOffset)
+                }
+                switch asc.objectType {
+                case 32: return plain(.mpegLayer1, frames: 384)
+                case 33: return plain(.mpegLayer2, frames: 1152)
+                case 34: return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+                default: break
+                }
+                var layers = asc.formatList
+                for index in layers.indices where layers[index].channelsPerFrame == 0 {
+                    layers[index].channelsPerFrame = channels
+                }
+                return SampleEntry(format: layers[0], formatList: layers, cookie: config.specificInfo,
+                    knowsFramesPerPacket: true)
+            case 0x69, 0x6B: return plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
+            case 0xA5: return plain(.ac3, frames: 1536)
+            case 0xA6: return plain(.enhancedAC3, frames: 1536)
+            case 0xAD: return plain(.opus, frames: 0)
+            default: return plain(type, frames: 0)
+            }
+        case ".mp3": return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+        case "alac":
+            guard let atom = children["alac"], atom.count >= 28 else {
+                throw AudioFileError.malformed("mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: entryOffset)
+            }
+            let config = Array(atom[4..<28])
+            func integer(_ at: Int) -> UInt32 {
+                UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8 | UInt32(config[at + 3])
+            }
+            let format = StreamDescription.appleLossless(sampleRate: Double(integer(20)), channels: UInt32(config[9]),
+                bitDepth: Int(config[5]), framesPerPacket: integer(0))
+            return SampleEntry(format: format, formatList: [format], cookie: config, knowsFramesPerPacket: true)
+        case "Opus":
+            var result = plain(.opus, frames: 0)
+            result.format.sampleRate = 48000
+            if let options = children["dOps"], options.count >= 11 {
+                result.format.channelsPerFrame = UInt32(options[1])
+                result.cookie = options
+            }
+            result.formatList = [result.format]
+            return result
+        case "ac-3":
+            // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
+            if let config = children["dac3"], config.count >= 2 {
+                let mode = Int(config[1] >> 3 & 7)
+                channels = UInt32([2, 1, 2, 3, 3, 4, 4, 5][mode]) + UInt32(config[1] >> 2 & 1)
+            }
+            return plain(.ac3, frames: 1536)
+        case "ec-3": return plain(.enhancedAC3, frames: 1536)
+        case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
+            var result = plain(type == "ulaw" || type == "alaw" ? type : .lpcm, frames: 1)
+            result.format = Self.uncompressedFormat(type, rate: rate, channels: channels, sampleSize: sampleSize)
+            result.formatList = [result.format]
+            return result
+        default:
+            return plain(type, frames: 0)
+        }
+    }
+
+    /// QuickTime's uncompressed sample entries as linear PCM (or G.711).
+    static func uncompressedFormat(_ type: FourCharCode, rate: Double, channels: UInt32, sampleSize: UInt32)
+        -> StreamDescription
+    {
+        switch type {
+        case "ulaw", "alaw": return .g711(type, sampleRate: rate, channels: channels)
+        case "in24": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 24, isFloat: false,
+            isBigEndian: true, bytesPerSample: 3, signed8: true)
+        case "in32": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 32, isFloat: false,
+            isBigEndian: true, bytesPerSample: 4, signed8: true)
+        case "fl32", "fl64":
+            let bits: UInt32 = type == "fl32" ? 32 : 64
+            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: true,
+                isBigEndian: true, bytesPerSample: bits / 8, signed8: true)
+        default:
+            let bits = max(8, min(sampleSize, 32))
+            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: false,
+                isBigEndian: type != "sowt", bytesPerSample: (bits + 7) / 8, signed8: type != "raw ")
+        }
+    }
+
+    // MARK: Fragments
+
+    mutating func parseFragmentHeader(_ box: Box, _ body: inout ByteCursor) throws {
+        let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
+        let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        var base = flags & 0x02_0000 != 0 ? fragmentOffset : previousFragmentDataEnd ?? fragmentOffset
+        if flags & 0x1 != 0 { base = Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0) }
+        if flags & 0x2 != 0 { _ = body.skip(4) }
+        var duration = trackDefaults?.duration ?? 0
+        var size = trackDefaults?.size ?? 0
+        if flags & 0x8 != 0 { duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+        if flags & 0x10 != 0 { size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+        fragment = (trackID, flags, base, duration, size, nil)
+    }
+
+    mutating func parseTrackRun(_ box: Box, _ body: inout ByteCursor) throws {
+        guard let header = fragment else {
+            throw AudioFileError.malformed("mp4: 'trun' before the 'tfhd' of its track fragment", offset: box.offset)
+        }
+        let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
+        let count = Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+        var start = header.dataEnd ?? header.base
+        if flags & 0x1 != 0 {
+            let (sum, overflow) = header.base.addingReportingOverflow(
+                Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0))
+            guard !overflow, sum >= 0 else {
+                throw AudioFileError.malformed("mp4: 'trun' places its samples before the start of any file",
+                    offset: box.offset)
+            }
+            start = sum
+        }
+        if flags & 0x4 != 0 { _ = body.skip(4) }
+        let hasDuration = flags & 0x100 != 0
+        let hasSize = flags & 0x200 != 0
+        let entrySize = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
+        if entrySize > 0 {
+            guard count <= Int64(body.remaining / entrySize) else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: 'trun' counts \(count) samples; its \(body.remaining) bytes hold \(body.remaining / entrySize)",
+                    offset: box.offset)
+            }
+        }
+        guard header.trackID == audio?.id else { return }
+        guard hasSize || header.defaultSize > 0 || count == 0 else {
+            throw AudioFileError.malformed("mp4: 'trun' gives its samples no size", offset: box.offset)
+        }
+        var sizes: [UInt32] = []
+        if hasSize { sizes.reserveCapacity(Int(count)) }
+        if entrySize > 0 {
+            for _ in 0..<count {
+                var duration = header.defaultDuration
+                var size = header.defaultSize
+                if hasDuration { duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+                if hasSize { size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0 }
+                _ = body.skip(entrySize - (hasDuration ? 4 : 0) - (hasSize ? 4 : 0))
+                if hasSize { sizes.append(size) }
+                if hasDuration { table.appendDurations(count: 1, delta: duration) }
+            }
+        }
+        if !hasDuration { table.appendDurations(count: count, delta: header.defaultDuration) }
+        let before = table.byteCount
+        try table.append(offset: start, count: count, constantSize: hasSize ? 0 : header.defaultSize,
+            sampleSizes: sizes[...], tableOffset: box.offset)
+        let end = start.saturatingAdd(table.byteCount - before)
+        fragment?.dataEnd = end
+        previousFragmentDataEnd = end
+    }
+}
