@@ -40,6 +40,8 @@ def make_inputs():
     }
     inputs["MP3 VBR (LAME -V2)"] = ("lame-v2.mp3", None)
     inputs["ADTS AAC-LC 128k"] = ("aac.aac", "-c:a aac -b:a 128k -f adts")
+    inputs["M4A AAC-LC 128k (moov first)"] = ("aac-faststart.m4a", "-c:a aac -b:a 128k -movflags +faststart")
+    inputs["M4A AAC-LC 128k (moov last)"] = ("aac-moov-last.m4a", "-c:a aac -b:a 128k")
     for name, (file, codec) in inputs.items():
         path = f"{WORK}/{file}"
         if not os.path.exists(path):
@@ -259,6 +261,7 @@ def main():
     inputs = make_inputs()
     if SECTIONS is not None:
         print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; sections: {', '.join(SECTIONS)}.")
+        if wanted("parse"): parsing(inputs)
         if wanted("conversions"): conversions()
         if wanted("decoders"): decoders(inputs)
         if wanted("music-batch"): music_batch()
@@ -266,6 +269,17 @@ def main():
         if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
+    parsing(inputs)
+    codecs(inputs)
+    conversions()
+    validation()
+    batch()
+    music_batch()
+    decoders(inputs)
+
+def parsing(inputs):
+    """Every packet through the push parser (`afkit packets`, which answers an M4A's seek requests),
+    and the header (`afkit info`), beside FFmpeg's demuxer and ffprobe."""
     print("| task | input | MB | afkit | reference | reference tool | afkit speed-up |")
     print("|---|---|---|---|---|---|---|")
     for name, path in inputs.items():
@@ -279,11 +293,5 @@ def main():
         info = best(f"{AFKIT} info --json {path} > /dev/null")
         probe = best(f"ffprobe -v error -show_format -show_streams {path} > /dev/null")
         print(f"| header info | {name} | {mb:.1f} | {info*1000:.1f} ms | {probe*1000:.1f} ms | `ffprobe -show_format -show_streams F` | {probe/info:.1f}x |")
-    codecs(inputs)
-    conversions()
-    validation()
-    batch()
-    music_batch()
-    decoders(inputs)
 
 main()

@@ -240,7 +240,8 @@ extension PCM {
     }
 
     /// Rewrites `count` samples from one layout to another where ``transcodesExactly(from:to:)`` holds:
-    /// integers keep their significant bits (left-justified, bits below them zero), floats their values.
+    /// integers keep their words as stored (left-justified; the padding bits of a sample size that is not
+    /// a multiple of 8 are not masked, as Apple reads them), floats their values.
     public static func transcode(_ input: UnsafeRawBufferPointer, _ source: PCMLayout, count: Int,
         to destination: PCMLayout, into output: UnsafeMutableRawBufferPointer)
     {
@@ -270,14 +271,12 @@ extension PCM {
         }
         // Integers pass through 32-bit words holding the sample left-justified, a block at a time, so each
         // half is one simple loop per layout.
-        let mask = UInt32.max << (32 - source.bits)
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: min(count, 4096)) { words in
             var done = 0
             while done < count {
                 let run = min(count - done, words.count)
                 let part = UnsafeMutableBufferPointer(rebasing: words[0..<run])
                 loadLeftJustified(UnsafeRawBufferPointer(rebasing: input[(done * source.width)...]), source, into: part)
-                for index in part.indices { part[index] &= mask }
                 storeLeftJustified(UnsafeBufferPointer(part), destination,
                     into: UnsafeMutableRawBufferPointer(rebasing: output[(done * destination.width)...]))
                 done += run

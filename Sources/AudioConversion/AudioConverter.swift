@@ -180,7 +180,7 @@ public enum AudioConverter {
             options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
             if format.framesPerPacket > 0 {
                 options.estimatedPacketCount = Int64(saturating: outputFrames / Double(format.framesPerPacket))
-                    + 2 + Int64(encoder.primingFrames) / Int64(format.framesPerPacket)
+                    .saturatingAdd(2 + Int64(encoder.primingFrames) / Int64(format.framesPerPacket))
             }
         }
         options.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
@@ -341,7 +341,16 @@ public enum AudioConverter {
                 notes.append("MP3 holds 2 channels at most: mixed down from \(channels)")
                 channels = 2
             }
-        default: break
+        default:
+            // WAV, RF64 and MPEG-4 store whole rates: a rate with a fraction (8912.75 Hz) is resampled to
+            // the nearest whole one, which keeps the duration.
+            let wholeRatesOnly: Set<FileType> = [.wav, .rf64, .m4a, .mp4]
+            if wholeRatesOnly.contains(fileType), rate != rate.rounded(), rate.isFinite {
+                let nearest = max(1, min(rate.rounded(), Double(UInt32.max)))
+                notes.append("\(fileType.rawValue.uppercased()) holds whole sample rates: resampled from "
+                    + "\(formatRate(rate)) Hz to \(formatRate(nearest)) Hz")
+                rate = nearest
+            }
         }
         var encoderSettings = EncoderSettings(format: specifier.streamDescription(sampleRate: rate,
             channels: UInt32(channels)), sourceFormat: source.format)
@@ -482,9 +491,12 @@ public enum AudioConverter {
         return (outputFrames, table)
     }
 
-    private static func formatRate(_ rate: Double) -> String {
-        rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
-    }
+    private static func formatRate(_ rate: Double) -> String { hertz(rate) }
+}
+
+/// A rate as a person writes it: `22050`, `8912.75`.
+func hertz(_ rate: Double) -> String {
+    rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
 }
 
 extension FileType {

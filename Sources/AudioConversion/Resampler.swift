@@ -22,12 +22,22 @@ public enum ResamplerChoice: Hashable, Sendable {
         case sincBest = 0, sincMedium = 1, sincFastest = 2, zeroOrderHold = 3, linear = 4
     }
 
+    /// The largest factor between two rates afkit resamples across (a file may state any rate above 0,
+    /// 0.01 Hz included; making 22050 Hz of it would need two million output frames per input frame).
+    public static let maximumRatio = 65536.0
+
     /// An engine for a conversion.
     public func make(from inputRate: Double, to outputRate: Double, channels: Int) throws -> Resampler {
+        let ratio = max(outputRate / inputRate, inputRate / outputRate)
+        guard ratio.isFinite, ratio <= Self.maximumRatio else {
+            throw AudioFileError.unsupportedDataFormat(
+                "resampling from \(hertz(inputRate)) Hz to \(hertz(outputRate)) Hz is a factor of more than "
+                    + "\(Int(Self.maximumRatio)); convert to a rate nearer the source's", offset: nil)
+        }
         switch self {
-        case .soxr: try SoxrResampler(from: inputRate, to: outputRate, channels: channels)
+        case .soxr: return try SoxrResampler(from: inputRate, to: outputRate, channels: channels)
         case .libsamplerate(let converter):
-            try SampleRateResampler(from: inputRate, to: outputRate, channels: channels, converter: converter)
+            return try SampleRateResampler(from: inputRate, to: outputRate, channels: channels, converter: converter)
         }
     }
 }

@@ -104,6 +104,9 @@ enum InfoText {
         for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
             lines.append("Metadata:               \(key): \(value)")
         }
+        for warning in properties.warnings {
+            lines.append("Warning:                \(warning)")
+        }
         if summary.isTruncated {
             lines.append("Warning:                the file is truncated: its audio ends before its header says")
         }

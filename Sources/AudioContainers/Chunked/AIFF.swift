@@ -147,10 +147,9 @@ public enum AIFF {
             let format = try Container.description(
                 compression: compression, channels: UInt32(channels), sampleSize: Int(sampleSize), sampleRate: rate,
                 offset: chunk.bodyOffset)
+            // The audio is what SSND holds, as Apple reads it: COMM's count is compared at the end, never
+            // used to cut or stretch it.
             commonFrames = (Int64(frames), chunk.offset)
-            // Bytes past COMM's count are not audio, so no packet is cut from them. A count of 0 with
-            // audio behind it is a streaming writer's placeholder, not a limit.
-            if frames > 0 { context.packetLimit = Int64(frames) }
             context.properties.dataFormat = format
             context.announce(.dataFormat)
         }
@@ -179,7 +178,9 @@ public enum AIFF {
             case CompressionType.raw: return try pcm(8, signed8: false)
             case CompressionType.in24: return try pcm(24)
             case CompressionType.in32: return try pcm(32)
-            case "42ni": return try pcm(32, isBigEndian: false)
+            // Apple's little-endian integers: the big-endian codes spelled backwards.
+            case "42ni": return try pcm(24, isBigEndian: false)
+            case "23ni": return try pcm(32, isBigEndian: false)
             case CompressionType.fl32, "FL32": return try pcm(32, isFloat: true)
             case CompressionType.fl64, "FL64": return try pcm(64, isFloat: true)
             case CompressionType.ima4, "IMA4": return .appleIMA4(sampleRate: sampleRate, channels: channels)
@@ -238,31 +239,20 @@ public enum AIFF {
         }
 
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
-            guard let (frames, _) = commonFrames, let present = context.properties.audioDataPacketCount,
+            guard let (frames, offset) = commonFrames, let present = context.properties.audioDataPacketCount,
                 let format = context.properties.dataFormat
             else { return }
-            // COMM counts sample frames (packets of 64 frames for ima4); SSND may hold more or fewer.
-            // Packets past COMM's count were never cut (`packetLimit`), so `present` is at most `frames`.
-            let counted = frames * Int64(format.bytesPerPacket)
-            if frames > 0 && frames == present && context.audioBytesSeen > counted {
-                context.properties.trace.append(offset: endOffset,
-                    "'SSND' holds \(context.audioBytesSeen - counted) bytes past the \(frames) frames 'COMM' counts; "
-                        + "they are not audio")
-                context.properties.audioDataByteCount = counted
-            }
-            if frames > 0 && frames == present && context.properties.isTruncated {
-                // Every frame COMM counts arrived; only SSND's size overstated the audio.
-                context.properties.isTruncated = false
-                context.properties.trace.append(offset: endOffset,
-                    "'SSND' declares more bytes than the stream holds, but every frame 'COMM' counts is present")
-            } else if frames > present {
-                context.properties.trace.append(offset: endOffset,
-                    "'COMM' counts \(frames) packets; 'SSND' holds \(present)")
-                if !context.properties.isTruncated && context.declaredAudioBytes != nil {
-                    context.properties.isTruncated = true
-                }
-            }
+            // COMM counts sample frames (packets of 64 frames for ima4); a count of 0 with audio behind it is
+            // a streaming writer's placeholder. Where SSND holds another number, SSND's is the audio.
+            guard frames != present, frames > 0 || present == 0 else { return }
+            let unit = format.formatID == .ima4 ? "packets" : "frames"
+            let note = "'COMM' counts \(frames) \(unit); 'SSND' holds \(present), which are the audio"
+            context.properties.trace.append(offset: offset, chunk: ChunkType.COMM, note)
+            context.properties.warnings.append(note)
         }
+
+        /// A file with COMM and no SSND is an empty sound.
+        static let allowsMissingAudio = true
     }
 }
 

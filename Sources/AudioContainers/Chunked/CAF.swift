@@ -348,11 +348,9 @@ func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UIn
     guard channels <= 1024 else {
         throw AudioFileError.malformed("\(container): \(channels) channels is not a real stream", offset: offset)
     }
-    guard sampleRate.isFinite, sampleRate >= 1 else {
+    // Any finite rate above 0 is a rate (0.01 Hz included), as Apple reads them.
+    guard sampleRate.isFinite, sampleRate > 0 else {
         throw AudioFileError.malformed("\(container): sample rate \(sampleRate) cannot be", offset: offset)
-    }
-    guard sampleRate <= 100_000_000 else {
-        throw AudioFileError.malformed("\(container): sample rate \(sampleRate) Hz is not a real rate", offset: offset)
     }
 }
 

@@ -203,7 +203,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             context.announce(.audioDataByteCount)
             if let format = context.properties.dataFormat, format.hasConstantPackets, context.packetFrames == nil {
                 context.properties.audioDataPacketCount =
-                    min(declared / Int64(format.bytesPerPacket), context.packetLimit ?? Int64.max)
+                    declared / Int64(format.bytesPerPacket)
                 context.announce(.audioDataPacketCount)
                 context.announce(.bitRate)
             }
@@ -367,7 +367,15 @@ struct ChunkWalker<Container: ChunkedContainer> {
             throw AudioFileError.truncated("\(name): no format chunk before the end of the stream", offset: endOffset)
         }
         guard context.sawAudioChunk else {
-            throw AudioFileError.truncated("\(name): no audio data chunk before the end of the stream", offset: endOffset)
+            guard Container.allowsMissingAudio else {
+                throw AudioFileError.truncated("\(name): no audio data chunk before the end of the stream", offset: endOffset)
+            }
+            context.properties.trace.append(offset: endOffset, "no audio data chunk: an empty sound")
+            context.properties.dataOffset = endOffset
+            context.properties.audioDataPacketCount = 0
+            context.properties.audioDataByteCount = 0
+            try container.finish(&context, endOffset: endOffset)
+            return
         }
         guard context.canProducePackets else {
             throw AudioFileError.malformed(

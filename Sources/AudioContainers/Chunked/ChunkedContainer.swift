@@ -35,6 +35,8 @@ enum ChunkDisposition {
 /// meaning of its chunks. ``ChunkWalker`` does the rest.
 protocol ChunkedContainer {
     static var name: String { get }
+    /// Whether a file without an audio chunk is an empty sound rather than an error (AIFF).
+    static var allowsMissingAudio: Bool { get }
     static var layout: ChunkLayout { get }
     static var fileHeaderSize: Int { get }
     init()
@@ -53,4 +55,8 @@ protocol ChunkedContainer {
     mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws
     /// Whether a chunk this big is read whole; the chunk's role decides.
     func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool)
+}
+
+extension ChunkedContainer {
+    static var allowsMissingAudio: Bool { false }
 }

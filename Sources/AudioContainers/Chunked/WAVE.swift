@@ -259,15 +259,18 @@ public enum WAVE {
             guard let format = context.properties.dataFormat, format.formatID == .imaADPCMWAVE,
                 let packets = context.properties.audioDataPacketCount
             else { return }
-            // IMA ADPCM: `fact` states the valid frames where it is not more than the blocks hold.
+            // IMA ADPCM: `fact` states the valid frames only where it falls inside the last block (more than
+            // the other blocks hold, no more than all of them). libsndfile writes about half the real count
+            // for stereo: trusting any smaller count would drop audio.
             let blockFrames = packets * Int64(format.framesPerPacket)
             if let (frames, offset) = factFrames {
-                if frames <= blockFrames {
+                if frames <= blockFrames && frames > blockFrames - Int64(format.framesPerPacket) {
                     context.properties.packetTableInfo = PacketTableInfo(
                         validFrames: frames, primingFrames: 0, remainderFrames: Int32(clamping: blockFrames - frames))
                 } else {
                     context.properties.trace.append(offset: offset, chunk: ChunkType.fact,
-                        "states \(frames) frames; the blocks hold \(blockFrames), which are used")
+                        "states \(frames) frames, not within the last of the blocks, which hold \(blockFrames): "
+                            + "the blocks' frames are used")
                 }
             }
         }

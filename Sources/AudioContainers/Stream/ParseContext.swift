@@ -43,8 +43,6 @@ struct ParseContext {
     var descriptions: [PacketDescription] = []
     /// The next packet the parser will deliver, and its offset from the data start.
     var nextPacket: Int64 = 0
-    /// The packets the format chunk counts (AIFF's COMM), where audio bytes past them are not packets.
-    var packetLimit: Int64?
     var notedSkippedTail = false
     var nextPacketByteOffset: Int64 = 0
     /// Audio bytes that have passed through the audio chunk so far.
@@ -112,14 +110,13 @@ struct ParseContext {
     /// Whole packets within the first `bytes` of audio, and the bytes they span.
     func wholePackets(in bytes: Int64) -> (packets: Int64, bytes: Int64) {
         guard let format = properties.dataFormat else { return (0, 0) }
-        let allowed = packetLimit ?? Int64.max
         if hasUniformPackets {
-            let packets = min(bytes / Int64(format.bytesPerPacket), allowed)
+            let packets = bytes / Int64(format.bytesPerPacket)
             return (packets, packets * Int64(format.bytesPerPacket))
         }
         var total: Int64 = 0
         var count: Int64 = 0
-        while count < allowed, let size = packetSize(count), total + Int64(size) <= bytes {
+        while let size = packetSize(count), total + Int64(size) <= bytes {
             total += Int64(size)
             count += 1
         }
@@ -131,16 +128,15 @@ struct ParseContext {
     /// whole packet fits (with the size of the next packet, if there is one).
     mutating func cutPackets(available: Int) -> (count: Int, bytes: Int, needed: Int?) {
         guard let format = properties.dataFormat else { return (0, 0, nil) }
-        let allowed = packetLimit.map { max(0, $0 - nextPacket) } ?? Int64.max
         if hasUniformPackets {
             let size = Int(format.bytesPerPacket)
-            let count = Int(min(Int64(available / size), allowed))
-            return (count, count * size, Int64(count) < allowed ? size : nil)
+            let count = available / size
+            return (count, count * size, size)
         }
         beginPacketRun()
         var used = 0
         var index = nextPacket
-        while index - nextPacket < allowed, let size = packetSize(index) {
+        while let size = packetSize(index) {
             guard used + size <= available else { return (descriptions.count, used, size) }
             used = appendPacket(at: Int64(used), size: UInt32(size), frames: packetFrameCount(index))
             index += 1

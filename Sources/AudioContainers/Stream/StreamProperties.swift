@@ -38,6 +38,9 @@ public struct StreamProperties: Sendable {
     public var markers: [Marker] = []
     /// Whether the audio ends before its header says it should, or a packet is cut short.
     public var isTruncated = false
+    /// Disagreements in the header a person should know of (AIFF's COMM counting other frames than
+    /// SSND holds), shown by `afkit info` as warnings; the parse goes on with what the audio holds.
+    public var warnings: [String] = []
     /// What the parser saw, chunk by chunk.
     public var trace = ParseTrace()
 

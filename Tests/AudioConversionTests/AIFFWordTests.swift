@@ -1,0 +1,101 @@
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+/// AIFF and AIFF-C sample words read as Apple reads them, and sample rates with fractions converted:
+/// the contract's decisions, on files assembled here (the recipe is `aifc(...)` below).
+@Suite struct AIFFWordTests {
+    /// An AIFF-C file: FORM/AIFC, FVER, COMM with `compression`, SSND with `data`.
+    static func aifc(compression: String, channels: Int16 = 1, frames: UInt32, bits: Int16, rate: Double = 8000,
+        data: [UInt8]) -> [UInt8]
+    {
+        func be32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+        func be16(_ value: Int16) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+        // 80-bit extended: sign and exponent, then a 64-bit mantissa with its integer bit.
+        let exponent = Int(rate.exponent)
+        let mantissa = UInt64(rate.significand * Double(1 << 62)) << 1
+        let extended = withUnsafeBytes(of: UInt16(16383 + exponent).bigEndian, Array.init)
+            + withUnsafeBytes(of: mantissa.bigEndian, Array.init)
+        let comm = be16(channels) + be32(frames) + be16(bits) + extended + Array(compression.utf8) + [0, 0]
+        var body = Array("AIFC".utf8) + Array("FVER".utf8) + be32(4) + be32(0xA280_5140)
+        body += Array("COMM".utf8) + be32(UInt32(comm.count)) + comm
+        body += Array("SSND".utf8) + be32(UInt32(8 + data.count)) + be32(0) + be32(0) + data
+        if data.count % 2 == 1 { body.append(0) }
+        return Array("FORM".utf8) + be32(UInt32(body.count)) + body
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> (format: StreamDescription, samples: [Float]) {
+        let folder = try Folder()
+        let path = folder.path + "/words.aifc"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (try AudioFile(path: path).dataFormat, try decodedSamples(path))
+    }
+
+    /// `23ni` is little-endian 32-bit, `42ni` little-endian 24-bit, as Apple writes them.
+    @Test func littleEndianIntegers() throws {
+        let values: [Int32] = [1 << 16, -(1 << 30), 0x1234_5600, Int32.min]
+        let le32 = values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }
+        let (format32, samples32) = try Self.decode(Self.aifc(compression: "23ni", frames: 4, bits: 32, data: le32))
+        #expect(format32.bitsPerChannel == 32 && !format32.formatFlags.contains(.isBigEndian))
+        #expect(samples32 == values.map { Float($0) / 2_147_483_648 })
+        let le24 = values.flatMap { Array(withUnsafeBytes(of: ($0 >> 8).littleEndian, Array.init).prefix(3)) }
+        let (format24, samples24) = try Self.decode(Self.aifc(compression: "42ni", frames: 4, bits: 24, data: le24))
+        #expect(format24.bitsPerChannel == 24 && format24.bytesPerFrame == 3 && !format24.formatFlags.contains(.isBigEndian))
+        #expect(samples24 == values.map { Float($0 >> 8) / 8_388_608 })
+    }
+
+    /// 8-bit `raw ` is unsigned (offset binary).
+    @Test func rawIsUnsigned() throws {
+        let (format, samples) = try Self.decode(Self.aifc(compression: "raw ", frames: 3, bits: 8, data: [0, 128, 255]))
+        #expect(!format.formatFlags.contains(.isSignedInteger))
+        #expect(samples == [-1, 0, 127.0 / 128])
+    }
+
+    /// Sample sizes that are not a multiple of 8 keep their padding bits: the words are read as stored.
+    @Test func paddingBitsAreNotMasked() throws {
+        let words: [UInt16] = [0x1235, 0x8001, 0x7FFF]
+        let data = words.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) }
+        let bytes = Self.aifc(compression: "NONE", frames: 3, bits: 12, data: data)
+        let (format, samples) = try Self.decode(bytes)
+        #expect(format.bitsPerChannel == 12 && format.bytesPerFrame == 2)
+        #expect(samples == words.map { Float(Int16(bitPattern: $0)) / 32768 })
+        // The lossless path to 16-bit PCM keeps the words too.
+        let folder = try Folder()
+        try Data(bytes).write(to: URL(fileURLWithPath: folder.path + "/twelve.aifc"))
+        try AudioConverter.convert(input: folder.path + "/twelve.aifc", output: folder.path + "/sixteen.caf",
+            settings: settings("BEI16"))
+        let out = try AudioFile(path: folder.path + "/sixteen.caf").readAudioBytes()
+        #expect(out == data)
+    }
+
+    /// Rates with fractions: CAF and AIFF keep them; WAV stores whole rates, so the audio is resampled
+    /// to the nearest one, with a note, and lasts as long; a factor beyond 65536 is refused with a typed error.
+    @Test(arguments: [8912.75, 5298.25])
+    func ratesWithFractions(_ rate: Double) throws {
+        let frames = 600
+        let samples = (0..<frames).map { Int16(8000 * sin(Double($0) * 0.05)) }
+        let data = samples.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) }
+        let folder = try Folder()
+        let source = folder.path + "/odd.aifc"
+        try Data(Self.aifc(compression: "NONE", frames: UInt32(frames), bits: 16, rate: rate, data: data))
+            .write(to: URL(fileURLWithPath: source))
+        #expect(try AudioFile(path: source).dataFormat.sampleRate == rate)
+        let caf = try AudioConverter.convert(input: source, output: folder.path + "/odd.caf", settings: settings("LEI16"))
+        #expect(caf.format.sampleRate == rate && caf.frameCount == Int64(frames))
+        #expect(try decodedSamples(folder.path + "/odd.caf") == samples.map { Float($0) / 32768 })
+        let ima = try AudioConverter.convert(input: source, output: folder.path + "/odd-ima.caf", settings: settings("ima4"))
+        #expect(ima.format.sampleRate == rate && ima.frameCount == Int64(frames))
+        let wav = try AudioConverter.convert(input: source, output: folder.path + "/odd.wav", settings: settings("LEI16"))
+        #expect(wav.format.sampleRate == rate.rounded())
+        #expect(wav.frameCount == Int64((Double(frames) * rate.rounded() / rate).rounded()))
+        #expect(wav.notes.contains { $0.contains("whole sample rates") })
+        var far = settings("LEI16")
+        far.sampleRate = 1e9
+        #expect(throws: AudioFileError.self) {
+            try AudioConverter.convert(input: source, output: folder.path + "/far.caf", settings: far)
+        }
+    }
+}
