@@ -171,10 +171,10 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
     }
 }
 
-/// The type hint breaks ties where the bytes allow two containers: a short chain of frames of the other
-/// kind in the junk before a stream (two MPEG frames before an ADTS stream, two ADTS frames before an
-/// MP3) decides the kind without a hint; with one, the hinted stream wins, and a hint never stops a
-/// stream of the other kind that really is one.
+/// A stream starts only where a first frame is confirmed by the two after it (or the end), so two chained
+/// headers in junk make no stream; and the type hint breaks ties where the bytes allow two containers: a
+/// chain of three frames of the other kind before a stream decides its kind without a hint, and with one
+/// the hinted stream wins. A hint never stops a real stream of the other kind.
 @Suite struct TypeHintTests {
     /// The first `count` whole frames of a fixture (ADTS headers included).
     static func frames(_ path: String, count: Int) throws -> [UInt8] {
@@ -189,12 +189,14 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
     @Test func hintsBreakTies() throws {
         let adts = Fixture.named("adts/aac-lc-44k-stereo.aac").bytes
         let mp3 = Fixture.named("mp3/lame-no-tag.mp3").bytes
-        let mpegChain = try Self.frames("mp3/lame-no-tag.mp3", count: 2)
-        let adtsChain = try Self.frames("adts/aac-lc-44k-stereo.aac", count: 2)
+        let mpeg2 = try Self.frames("mp3/lame-no-tag.mp3", count: 2)
+        let mpeg3 = try Self.frames("mp3/lame-no-tag.mp3", count: 3)
+        let adts3 = try Self.frames("adts/aac-lc-44k-stereo.aac", count: 3)
         let cases: [([UInt8], FileType?, FileType)] = [
-            (mpegChain + adts, nil, .mp3), (mpegChain + adts, .adts, .adts), (mpegChain + adts, .mp3, .mp3),
-            (adtsChain + mp3, nil, .adts), (adtsChain + mp3, .mp3, .mp3),
-            (mp3, .adts, .mp3), (adts, .mp3, .adts),  // a hint never stops a real stream of the other kind
+            (mpeg2 + adts, nil, .adts),  // two chained MPEG headers are junk
+            (mpeg3 + adts, nil, .mp3), (mpeg3 + adts, .adts, .adts), (mpeg3 + adts, .mp3, .mp3),
+            (adts3 + mp3, nil, .adts), (adts3 + mp3, .mp3, .mp3),
+            (mp3, .adts, .mp3), (adts, .mp3, .adts),
         ]
         for (index, (bytes, hint, expected)) in cases.enumerated() {
             for sizes in [[1], [7], [4096]] {
@@ -203,5 +205,25 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
                 #expect(recording.properties.fileType == expected, "case \(index), chunks \(sizes)")
             }
         }
+        // Two chained headers inside junk, and nothing else: no stream at all.
+        let junk = [UInt8]((0..<3000).map { UInt8(($0 * 73 + 41) % 251) })
+        let lonely = record(junk + mpeg2 + junk, chunkSizes: [4096])
+        #expect(lonely.error?.code == "typ?")
+    }
+}
+
+/// ADTS headers whose sampling-frequency index is reserved (13, 14, 15) are not frames: a stream of them
+/// is no stream.
+@Suite struct ReservedADTSRateTests {
+    @Test(arguments: [UInt8(13), 14, 15])
+    func reservedRateIndexIsNoStream(_ index: UInt8) throws {
+        var bytes = Fixture.named("adts/aac-lc-44k-stereo.aac").bytes
+        let file = try AudioFile(path: Fixture.named("adts/aac-lc-44k-stereo.aac").path)
+        for packet in 0..<file.packetCount {
+            // The header precedes each payload: byte 2 holds the index in bits 5-2.
+            let header = Int(try file.packetDescription(packet).startOffset) - 7
+            bytes[header + 2] = bytes[header + 2] & 0xC3 | index << 2
+        }
+        #expect(record(bytes, chunkSizes: [4096]).error?.code == "typ?")
     }
 }

@@ -121,8 +121,9 @@ import Testing
     }
 
     /// libmp3lame and libfaad2, in-process, decode every packet afkit delivers without an error, to
-    /// the frames the packets promise.
-    @Test(arguments: fixtures.filter { !$0.relativePath.contains("hostile") })
+    /// the frames the packets promise. (A stream whose rate changes is counted whole, but a decoder set up
+    /// for its first rate gives up on the frames at the second.)
+    @Test(arguments: fixtures.filter { !$0.relativePath.contains("hostile") && !$0.relativePath.contains("rate-change") })
     func referenceDecodersAcceptOurPackets(_ fixture: Fixture) throws {
         let file = try AudioFile(path: fixture.path)
         let format = file.dataFormat

@@ -8,7 +8,7 @@ frame count, the LAME tag's delay and padding read by this script), and ffprobe'
 and size of every packet FFmpeg's demuxer returns). Run from this folder with lame, ffmpeg and sox
 installed. Tests read only the committed files.
 """
-import json, os, struct, subprocess, zlib
+import json, os, struct, subprocess, sys, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIG = os.path.join(HERE, "signals")
@@ -53,8 +53,10 @@ def lame_tag(path):
     return None
 
 manifest = []
+ONLY = sys.argv[1:]  # names to remake (plain `make` fixtures only); none: all
 
 def record(name, command, src, fmt=None, note="", expected=None):
+    if ONLY and name not in ONLY: return
     path = os.path.join(HERE, name)
     side = {"command": command, "note": note, "sourceFrames": frames_of(src) if src else None,
             "sourceRate": int(run(f"soxi -r '{src}'").decode().strip()) if src else None,
@@ -71,6 +73,7 @@ def record(name, command, src, fmt=None, note="", expected=None):
     print(name, os.path.getsize(path), len(side["ffprobePackets"]), tag)
 
 def make(name, command, src, **kw):
+    if ONLY and name not in ONLY: return
     out = os.path.join(HERE, name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     run(command.format(src=src, out=out).replace("ffmpeg ", "ffmpeg -hide_banner -loglevel error -y ", 1))
@@ -83,6 +86,15 @@ def main():
     make("mp3/lame-cbr32-mono-22k.mp3", "lame --quiet -b 32 --cbr -m m {src} {out}", source(22050, 1))
     for q in (0, 5, 9):
         make(f"mp3/lame-vbr-v{q}.mp3", f"lame --quiet -V {q} {{src}} {{out}}", s44)
+    make("mp3/lame-crc-protected.mp3", "lame --quiet -p -V 4 {src} {out}", s44,
+         note="-p: CRC-protected frames; LAME writes its Info header where an unprotected frame's would be")
+    if not ONLY or "mp3/rate-change-44k-48k.mp3" in ONLY:
+        # Two LAME streams end to end: the rate changes from 44.1 to 48 kHz (the second's Info frame is a
+        # frame of silence to a reader of the whole); FFmpeg counts every frame.
+        name = "mp3/rate-change-44k-48k.mp3"
+        run(f"cat {HERE}/mp3/lame-cbr128-stereo-44k.mp3 {HERE}/mp3/lame-cbr320-joint-48k.mp3 > {HERE}/{name}")
+        record(name, "cat lame-cbr128-stereo-44k.mp3 lame-cbr320-joint-48k.mp3 > rate-change-44k-48k.mp3", None,
+               note="the sample rate changes mid-stream: the first rate is reported, every frame counted")
     make("mp3/lame-no-tag.mp3", "lame --quiet -t -b 96 {src} {out}", s44,
          note="-t: no Xing/LAME frame, so no gapless information")
     make("mp3/lame-mpeg25-8k-mono.mp3", "lame --quiet -b 16 -m m {src} {out}", source(8000, 1))
@@ -99,7 +111,8 @@ def main():
             pos += length
         return frames
     out = os.path.join(HERE, "mp3/lame-freeformat.mp3")
-    run(f"lame --quiet --freeformat -b 400 -t {s44} {out}")
+    if not ONLY or "mp3/lame-freeformat.mp3" in ONLY:
+        run(f"lame --quiet --freeformat -b 400 -t {s44} {out}")
     record("mp3/lame-freeformat.mp3", f"lame --quiet --freeformat -b 400 -t {os.path.basename(s44)} lame-freeformat.mp3", s44,
            note="free format (bitrate index 0): FFmpeg does not split it into frames; the expected frames are walked "
                 "by this script from the 400 kbit/s the command asked for",

@@ -38,6 +38,7 @@ struct ElementaryStreamParser: StreamParser {
         var largest = 0
         /// Whether the first frame has been checked for a Xing/Info/VBRI header.
         var checkedFirst = false
+        var notedRateChange = false
     }
 
     var context: ParseContext
@@ -203,7 +204,9 @@ struct ElementaryStreamParser: StreamParser {
             return .adts(header)
         }
         guard adts == nil, let header = MPEGAudio.FrameHeader(bytes) else { return nil }
-        if let stream = mpeg, !stream.continues(header) { return nil }
+        // A stream keeps its version and layer; its rate may change (concatenated streams, conformance
+        // streams), where the next header confirms the new rate.
+        if let stream = mpeg, !stream.continuesAllowingRateChange(header) { return nil }
         return .mpeg(header)
     }
 
@@ -214,7 +217,7 @@ struct ElementaryStreamParser: StreamParser {
         if bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47 { return true }
         if bytes.count >= 8 && Array(bytes[0..<8]) == Array("APETAGEX".utf8) { return true }
         switch (first, header(at: bytes)) {
-        case (.mpeg(let a), .mpeg(let b)?): return a.continues(b)
+        case (.mpeg(let a), .mpeg(let b)?): return isSearching ? a.continues(b) : a.continuesAllowingRateChange(b)
         case (.adts(let a), .adts(let b)?): return a.continues(b)
         default: return false
         }
@@ -285,17 +288,24 @@ struct ElementaryStreamParser: StreamParser {
                 garbage(&cursor)
                 return nil
             }
-            // The type hint breaks ties: a first frame of the other kind than the hint names must be
-            // confirmed twice over (three frames in a row), so a short chance chain in the junk before
-            // the hinted stream does not decide the stream's kind.
-            if isSearching, contradictsHint(header), let next = self.header(at: rest),
-                let nextLength = Self.fixedLength(of: next)
-            {
-                let after = length + nextLength
-                if bytes.count < after + nextHeaderBytes && !atEnd { return .needMore(after + nextHeaderBytes) }
-                if bytes.count > after, !confirms(UnsafeRawBufferPointer(rebasing: bytes[after...]), first: header) {
-                    garbage(&cursor)
-                    return nil
+            // The first frame of a stream needs more: the frame after the next must confirm it too (two
+            // chained headers in junk make no stream), and where the type hint names the other kind, the
+            // one after that as well (a chance chain before the hinted stream does not decide its kind).
+            if isSearching {
+                var start = length
+                var next = self.header(at: rest)
+                for _ in 0..<(contradictsHint(header) ? 2 : 1) {
+                    guard let current = next, let currentLength = Self.fixedLength(of: current) else { break }
+                    let after = start + currentLength
+                    if bytes.count < after + nextHeaderBytes && !atEnd { return .needMore(after + nextHeaderBytes) }
+                    guard bytes.count > after else { break }  // the stream ends with that frame
+                    let following = UnsafeRawBufferPointer(rebasing: bytes[after...])
+                    if !confirms(following, first: header) && !(atEnd && following.count < 4) {
+                        garbage(&cursor)
+                        return nil
+                    }
+                    start = after
+                    next = self.header(at: following)
                 }
             }
         } else if isSearching && !atEnd {
@@ -353,6 +363,15 @@ struct ElementaryStreamParser: StreamParser {
             context.announce(.dataOffset)
             context.announcedReady = true
             context.announce(.readyToProducePackets)
+        }
+        if case .mpeg(let frame) = header, let first = mpeg, frame.sampleRate != first.sampleRate,
+            !tally.notedRateChange
+        {
+            tally.notedRateChange = true
+            let note = "the sample rate changes from \(first.sampleRate) Hz to \(frame.sampleRate) Hz at byte \(offset); "
+                + "every frame is counted, the first rate reported"
+            context.properties.trace.append(offset: offset, note)
+            context.properties.warnings.append(note)
         }
         let size = length - payloadOffset
         tally.largest = max(tally.largest, size)

@@ -80,6 +80,11 @@ public enum MPEGAudio {
                 && (bitrate == 0) == (other.bitrate == 0)
         }
 
+        /// Whether another header can belong to the same stream at another rate: same version and layer.
+        func continuesAllowingRateChange(_ other: FrameHeader) -> Bool {
+            version == other.version && layer == other.layer && (bitrate == 0) == (other.bitrate == 0)
+        }
+
         /// Apple's format ID for the layer.
         public var formatID: FourCharCode { layer == 1 ? .mpegLayer1 : layer == 2 ? .mpegLayer2 : .mpegLayer3 }
 
@@ -127,10 +132,16 @@ public enum MPEGAudio {
     /// Looks for a Xing/Info or VBRI header in a whole first frame.
     static func encoderHeader(in frame: UnsafeRawBufferPointer, header: FrameHeader) -> EncoderHeader? {
         var cursor = ByteCursor(frame)
-        let xingAt = header.xingOffset
-        if frame.count >= xingAt + 8, let tag = cursor.getInteger(at: xingAt, endianness: .big, as: UInt32.self),
-            tag == FourCharCode("Xing").rawValue || tag == FourCharCode("Info").rawValue
-        {
+        func isXing(at offset: Int) -> Bool {
+            guard frame.count >= offset + 8, let tag = cursor.getInteger(at: offset, endianness: .big, as: UInt32.self)
+            else { return false }
+            return tag == FourCharCode("Xing").rawValue || tag == FourCharCode("Info").rawValue
+        }
+        // In a CRC-protected frame the side information starts after the CRC; LAME (`-p`) still writes
+        // its header where an unprotected frame's would be, so both places are looked at.
+        let candidates = header.hasCRC ? [header.xingOffset, header.xingOffset - 2] : [header.xingOffset]
+        if let xingAt = candidates.first(where: isXing) {
+            let tag = cursor.getInteger(at: xingAt, endianness: .big, as: UInt32.self) ?? 0
             var result = EncoderHeader(kind: tag == FourCharCode("Xing").rawValue ? .xing : .info)
             cursor.position = xingAt + 4
             let flags = cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0
