@@ -68,6 +68,7 @@ extension ValidationRule {
         case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
         }
         guard !expected.contains(ext) else { return [] }
+        if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
         return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
     }
 
@@ -191,5 +192,5 @@ private func list(_ items: [String]) -> String {
 func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 
 private func rate(_ value: Double) -> String {
-    value == value.rounded() ? "\(Int64(value)) Hz" : "\(value) Hz"
+    value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value)) Hz" : "\(value) Hz"
 }

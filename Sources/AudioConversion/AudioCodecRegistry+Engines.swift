@@ -18,6 +18,16 @@ extension AudioCodecRegistry {
                     maximumFramesPerPacket: Int(max(format.framesPerPacket, 1152)), concealsErrors: true)
             }
         }
+        // AIFF-C's older codecs, by libavcodec: MACE 3:1 and 6:1 and G.722 take many of their tiny packets at
+        // once, GSM 6.10 and QUALCOMM PureVoice one packet (one 20 ms frame) at a time.
+        let older: [(FourCharCode, String, Int)] = [("MAC3", "mace3", 1024), ("MAC6", "mace6", 1024),
+            ("G722", "g722", 1024), ("GSM ", "gsm", 1), ("qclp", "qcelp", 1)]
+        for (id, codec, perCall) in older {
+            registry.registerDecoder(for: id) { format, _ in
+                try LibavcodecDecoder(codec: codec, format: format, extradata: nil,
+                    maximumFramesPerPacket: Int(format.framesPerPacket), packetsPerCall: perCall)
+            }
+        }
         registry.registerEncoder(for: .mpegLayer3) { settings in try MP3Encoder(settings) }
         registry.registerDecoder(for: .aac) { format, cookie in try AACDecoder(format: format, magicCookie: cookie ?? []) }
         registry.registerEncoder(for: .aac) { settings in try AACEncoder(settings) }

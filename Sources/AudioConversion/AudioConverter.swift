@@ -378,7 +378,7 @@ public enum AudioConverter {
 
     private static func frameLimit(_ source: SourceReader, input: String, settings: ConversionSettings) throws -> Int64? {
         guard let maximum = settings.maximumSeconds, let frames = source.frameCount else { return nil }
-        let allowed = Int64((maximum * source.sampleRate).rounded(.down))
+        let allowed = Int64(saturating: (maximum * source.sampleRate).rounded(.down))
         guard frames > allowed else { return nil }
         guard settings.trimToMaximum else {
             throw AudioFileError.limitExceeded(

@@ -136,15 +136,20 @@ public final class LibavcodecDecoder: AudioDecoder {
     public let concealsErrors: Bool
     private let engine: LibavcodecContext
 
+    /// Packets of a constant size given to the engine at once (codecs that take any whole number of
+    /// them, such as MACE and G.722, whose packets are a few bytes).
+    public let packetsPerCall: Int
+
     /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration.
     public init(codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
-        concealsErrors: Bool = false) throws
+        concealsErrors: Bool = false, packetsPerCall: Int = 1) throws
     {
         sourceFormat = format
         self.maximumFramesPerPacket = maximumFramesPerPacket
         self.concealsErrors = concealsErrors
+        self.packetsPerCall = max(packetsPerCall, 1)
         engine = try LibavcodecContext(name: codec, encoder: false) { context in
-            context.pointee.sample_rate = Int32(clamping: Int(format.sampleRate))
+            context.pointee.sample_rate = Int32(clamping: Int64(saturating: format.sampleRate))
             av_channel_layout_default(&context.pointee.ch_layout, Int32(format.channelsPerFrame))
             if let extradata { try LibavcodecContext.setExtradata(extradata, of: context) }
         }
@@ -158,14 +163,18 @@ public final class LibavcodecDecoder: AudioDecoder {
     ) throws -> Int {
         let name = engine.name
         guard packetCount > 0 else { return 0 }
-        guard let descriptions, let base = bytes.baseAddress else {
+        guard let base = bytes.baseAddress, descriptions != nil || sourceFormat.bytesPerPacket > 0 else {
             throw AudioFileError.invalidPacket("\(name): packets vary in size; each needs a description", offset: nil)
         }
+        // Packets of a constant size go to the engine `packetsPerCall` at a time.
+        let constant = Int(sourceFormat.bytesPerPacket)
+        let calls = descriptions == nil ? (packetCount + packetsPerCall - 1) / packetsPerCall : packetCount
         let channels = Int(sourceFormat.channelsPerFrame)
         var written = 0
-        for index in 0..<packetCount {
-            let start = Int(descriptions[index].startOffset)
-            let size = Int(descriptions[index].dataByteSize)
+        for index in 0..<calls {
+            let start = descriptions.map { Int($0[index].startOffset) } ?? index * packetsPerCall * constant
+            let size = descriptions.map { Int($0[index].dataByteSize) }
+                ?? min(packetsPerCall, packetCount - index * packetsPerCall) * constant
             guard start >= 0, size > 0, start + size <= bytes.count else {
                 throw AudioFileError.invalidPacket("\(name): packet \(index) lies outside the bytes given", offset: nil)
             }

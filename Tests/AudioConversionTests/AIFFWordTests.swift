@@ -99,3 +99,48 @@ import Testing
         }
     }
 }
+
+/// Every AIFF-C compression type in the wild (Tests/Fixtures/aifc-codecs, made by make-aifc-fixtures.py):
+/// the format each describes, and decoded samples equal to the reference decoder's (FFmpeg's, or
+/// libsndfile's for DWVW, which FFmpeg lacks) bit for bit.
+@Suite struct AIFFCodecTests {
+    static let folder = fixtures + "/aifc-codecs"
+    static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        .filter { $0.hasSuffix(".aifc") }.sorted()
+
+    static func sidecar(_ name: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name + ".json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func everyTypeIsThere() {
+        #expect(Self.names.count >= 9)
+    }
+
+    @Test(arguments: names)
+    func formatAndReferenceDecode(_ name: String) throws {
+        let side = try Self.sidecar(name)
+        let expected = try #require(side["expected"] as? [String: Any])
+        let path = Self.folder + "/" + name
+        let file = try AudioFile(path: path)
+        let format = file.dataFormat
+        #expect(format.formatID.description == expected["formatID"] as? String)
+        #expect(format.sampleRate == expected["sampleRate"] as? Double)
+        #expect(Int(format.channelsPerFrame) == expected["channels"] as? Int)
+        #expect(Int(format.framesPerPacket) == expected["framesPerPacket"] as? Int)
+        #expect(Int(format.bytesPerPacket) == expected["bytesPerPacket"] as? Int)
+        if let frames = expected["frameCount"] as? Int { #expect(file.properties.validFrameCount == Int64(frames)) }
+        guard let reference = side["reference"] as? [String: Any], let refName = reference["file"] as? String else {
+            return
+        }
+        let pcm = try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/" + refName))
+        let expectedSamples = pcm.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))) / 32768 }
+        }
+        let ours = try decodedSamples(path)
+        #expect(ours.count == expectedSamples.count)
+        let firstDifference = zip(ours, expectedSamples).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(firstDifference == nil, "\(name): sample \(firstDifference?.offset ?? -1) differs")
+        #expect(file.properties.validFrameCount == Int64(reference["frames"] as? Int ?? -1))
+    }
+}

@@ -48,6 +48,18 @@ public enum AIFF {
         var isAIFC = false
         /// COMM's frame count (packets for `ima4`) and where COMM sits.
         var commonFrames: (count: Int64, offset: Int64)?
+        /// Whether the codec's packets are not delimited in the file (DWVW, QDesign): SSND is one packet.
+        var isUndelimited = false
+
+        /// For a codec whose packets the file does not delimit, once COMM and SSND's size are known: one
+        /// packet of all of SSND, holding the frames COMM counts.
+        func describeUndelimitedAudio(_ context: inout ParseContext) {
+            guard isUndelimited, context.packetSizes == nil, let frames = commonFrames?.count,
+                let bytes = context.declaredAudioBytes, bytes > 0
+            else { return }
+            context.packetSizes = [UInt32(clamping: bytes)]
+            context.packetFrames = [UInt32(clamping: frames)]
+        }
 
         init() {}
 
@@ -150,8 +162,10 @@ public enum AIFF {
             // The audio is what SSND holds, as Apple reads it: COMM's count is compared at the end, never
             // used to cut or stretch it.
             commonFrames = (Int64(frames), chunk.offset)
+            isUndelimited = format.framesPerPacket == 0
             context.properties.dataFormat = format
             context.announce(.dataFormat)
+            describeUndelimitedAudio(&context)
         }
 
         /// The stream description for a COMM compression type.
@@ -186,6 +200,24 @@ public enum AIFF {
             case CompressionType.ima4, "IMA4": return .appleIMA4(sampleRate: sampleRate, channels: channels)
             case CompressionType.ulaw, "ULAW": return .g711(.ulaw, sampleRate: sampleRate, channels: channels)
             case CompressionType.alaw, "ALAW": return .g711(.alaw, sampleRate: sampleRate, channels: channels)
+            // Codecs of packets of a constant size (frames and bytes per channel): MACE 3:1 and 6:1, GSM 6.10,
+            // G.722 (two 4-bit codes to a byte), QUALCOMM PureVoice (full-rate frames).
+            case "MAC3", "MAC6", "GSM ", "agsm", "G722", "Qclp", "qclp":
+                let (id, frames, bytes): (FourCharCode, UInt32, UInt32) = switch compression.rawValue {
+                case FourCharCode("MAC3").rawValue: ("MAC3", 6, 2)
+                case FourCharCode("MAC6").rawValue: ("MAC6", 6, 1)
+                case FourCharCode("G722").rawValue: ("G722", 2, 1)
+                case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: ("qclp", 160, 35)
+                default: ("GSM ", 160, 33)
+                }
+                return StreamDescription(sampleRate: sampleRate, formatID: id, bytesPerPacket: bytes * channels,
+                    framesPerPacket: frames, bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+            // Codecs whose packets the file does not delimit (DWVW's variable-width words, QDesign's
+            // packets): SSND is one packet of the frames COMM counts.
+            case "DWVW", "QDM2", "QDMC":
+                return StreamDescription(sampleRate: sampleRate, formatID: compression, bytesPerPacket: 0,
+                    framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: channels,
+                    bitsPerChannel: compression == "DWVW" ? UInt32(max(sampleSize, 0)) : 0)
             default:
                 throw AudioFileError.unsupportedDataFormat(
                     "aiff: compression type '\(compression)' is not supported", offset: offset + 18)
@@ -235,6 +267,10 @@ public enum AIFF {
             if blockSize != 0 {
                 context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "block size \(blockSize)")
             }
+            if isUndelimited, let size = chunk.size {
+                context.declaredAudioBytes = size - 8 - Int64(offset)
+                describeUndelimitedAudio(&context)
+            }
             return Int64(offset)
         }
 
@@ -242,11 +278,19 @@ public enum AIFF {
             guard let (frames, offset) = commonFrames, let present = context.properties.audioDataPacketCount,
                 let format = context.properties.dataFormat
             else { return }
+            if isUndelimited {
+                // One packet of the frames COMM counts, where SSND arrived whole.
+                context.properties.packetTableInfo = PacketTableInfo(validFrames: present > 0 ? frames : 0,
+                    primingFrames: 0, remainderFrames: 0)
+                return
+            }
             // COMM counts sample frames (packets of 64 frames for ima4); a count of 0 with audio behind it is
             // a streaming writer's placeholder. Where SSND holds another number, SSND's is the audio.
-            guard frames != present, frames > 0 || present == 0 else { return }
+            // COMM counts packets for ima4 (as Apple writes it) and sample frames for everything else.
+            let held = format.formatID == .ima4 ? present : present.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? present
+            guard frames != held, frames > 0 || held == 0 else { return }
             let unit = format.formatID == .ima4 ? "packets" : "frames"
-            let note = "'COMM' counts \(frames) \(unit); 'SSND' holds \(present), which are the audio"
+            let note = "'COMM' counts \(frames) \(unit); 'SSND' holds \(held), which are the audio"
             context.properties.trace.append(offset: offset, chunk: ChunkType.COMM, note)
             context.properties.warnings.append(note)
         }

@@ -282,6 +282,11 @@ struct ChunkWalker<Container: ChunkedContainer> {
         let cut = context.cutPackets(available: available)
         if cut.count == 0 {
             if let needed = cut.needed, Int64(needed) <= (remaining ?? Int64.max) {
+                guard needed <= context.limits.maximumRetainedAudioBytes else {
+                    throw AudioFileError.limitExceeded(
+                        "\(Container.name): a packet of \(needed) bytes is more than a stream may hold",
+                        offset: cursor.absoluteOffset)
+                }
                 return .needMore(needed)
             }
             // No further packet fits in the chunk (or the format chunk counts no more): step over its tail.
