@@ -66,6 +66,60 @@ public final class SoundFile {
         handle = nil
     }
 
+    /// What libsndfile reads of a file's instrument (AIFF `INST` and its markers, WAV `smpl` and `inst`).
+    public struct InstrumentInfo: Equatable, Sendable {
+        public var gain: Int
+        public var baseNote: Int
+        public var detune: Int
+        public var velocityRange: ClosedRange<Int>
+        public var keyRange: ClosedRange<Int>
+        /// Each loop: libsndfile's mode (801 forward, 802 backward, 803 alternating), start and end frames.
+        public var loops: [[Int]]
+    }
+
+    /// libsndfile's reading of the instrument, or `nil` where it finds none.
+    public func instrument() -> InstrumentInfo? {
+        var raw = SF_INSTRUMENT()
+        let found = sf_command(handle, Int32(SFC_GET_INSTRUMENT), &raw, Int32(MemoryLayout<SF_INSTRUMENT>.size))
+        guard found == Int32(SF_TRUE) else { return nil }
+        let count = Int(min(max(raw.loop_count, 0), 16))
+        var loops: [[Int]] = []
+        // The loops follow `loop_count` (Swift does not import the array of anonymous structs).
+        let first = (MemoryLayout<SF_INSTRUMENT>.offset(of: \.loop_count) ?? 12) + 4
+        withUnsafeBytes(of: &raw) { bytes in
+            for index in 0..<count {
+                var loop: [Int] = []
+                for field in 0..<3 {
+                    let value: Int32 = bytes.loadUnaligned(fromByteOffset: first + index * 16 + field * 4, as: Int32.self)
+                    loop.append(Int(value))
+                }
+                loops.append(loop)
+            }
+        }
+        func lowHigh(_ low: CChar, _ high: CChar) -> ClosedRange<Int> { Int(low)...max(Int(low), Int(high)) }
+        return InstrumentInfo(gain: Int(raw.gain), baseNote: Int(raw.basenote), detune: Int(raw.detune),
+            velocityRange: lowHigh(raw.velocity_lo, raw.velocity_hi), keyRange: lowHigh(raw.key_lo, raw.key_hi),
+            loops: loops)
+    }
+
+    /// libsndfile's reading of the cue points (WAV `cue `, AIFF `MARK`): ID, sample offset, name.
+    public func cues() -> [(id: Int, position: Int64, name: String)] {
+        var raw = SF_CUES()
+        guard sf_command(handle, Int32(SFC_GET_CUE), &raw, Int32(MemoryLayout<SF_CUES>.size)) == Int32(SF_TRUE) else {
+            return []
+        }
+        let stride = MemoryLayout<SF_CUE_POINT>.stride
+        return withUnsafeBytes(of: &raw.cue_points) { bytes in
+            (0..<Int(min(raw.cue_count, 100))).map { index in
+                let base = index * stride
+                let id = Int(bytes.loadUnaligned(fromByteOffset: base, as: Int32.self))
+                let offset = Int64(bytes.loadUnaligned(fromByteOffset: base + 20, as: UInt32.self))
+                let name = bytes[(base + 24)..<(base + 24 + 256)].prefix { $0 != 0 }
+                return (id, offset, String(decoding: name, as: UTF8.self))
+            }
+        }
+    }
+
     /// Reads up to `frames` frames (all that remain by default), interleaved, as 32-bit integers
     /// scaled to the full Int32 range.
     public func readInt32(frames: Int64? = nil) throws -> [Int32] {

@@ -470,3 +470,37 @@ struct Command {
         #expect(music.status == 0, "\(music.stdout)")
     }
 }
+
+/// The contract's optional fields for markers, loops and annotations, spelled as it spells them.
+@Suite struct MarkerCommandTests {
+    @Test func aiffMarkersCommentsInstrumentLoopsAndAnnotations() throws {
+        let result = try Command.run(["info", "--json", "markers/sampler.aiff", "caf/alaw-stereo.caf"])
+        #expect(result.status == 0)
+        let files = try #require(result.json as? [[String: Any]])
+        let aiff = files[0]
+        let markers = try #require(aiff["markers"] as? [[String: Any]])
+        #expect(markers.map { Set($0.keys) } == Array(repeating: ["id", "position", "name"], count: 3))
+        #expect(markers.first?["position"] as? Int == 1000)
+        let comments = try #require(aiff["comments"] as? [[String: Any]])
+        #expect(comments.map { Set($0.keys) } == Array(repeating: ["timeStamp", "marker", "text"], count: 2))
+        #expect(comments.map { $0["marker"] as? Int } == [1, 0])
+        let instrument = try #require(aiff["instrument"] as? [String: Any])
+        #expect(Set(instrument.keys) == ["baseNote", "detune", "lowNote", "highNote", "lowVelocity", "highVelocity",
+            "gain", "sustainLoop", "releaseLoop"])
+        let sustain = try #require(instrument["sustainLoop"] as? [String: Any])
+        #expect(Set(sustain.keys) == ["playMode", "beginMarker", "endMarker"])
+        #expect(sustain["playMode"] as? String == "forward")
+        let loops = try #require(aiff["loops"] as? [[String: Any]])
+        #expect(loops.map { "\($0["start"] ?? "") \($0["end"] ?? "") \($0["playMode"] ?? "")" }
+            == ["1000 3000 forward", "3000 3600 pingpong"])
+        let metadata = try #require(aiff["metadata"] as? [String: Any])
+        #expect(metadata["title"] as? String == "Harp pluck")
+        #expect(metadata["artist"] as? String == "afkit tests")
+        #expect(metadata["copyright"] as? String == "2026 afkit")
+        #expect(metadata["annotations"] as? [String] == ["first note", "second note"])
+        // A CAF `chan`: tag, bitmap and descriptions.
+        let layout = try #require(files[1]["channelLayout"] as? [String: Any])
+        #expect(Set(layout.keys) == ["tag", "bitmap", "descriptions"])
+        #expect(layout["descriptions"] is [Any])
+    }
+}

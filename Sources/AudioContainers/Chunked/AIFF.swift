@@ -20,6 +20,9 @@ public enum AIFF {
         public static let ANNO: FourCharCode = "ANNO"
         public static let COMT: FourCharCode = "COMT"
         public static let MARK: FourCharCode = "MARK"
+        public static let INST: FourCharCode = "INST"
+        public static let APPL: FourCharCode = "APPL"
+        public static let ID3: FourCharCode = "ID3 "
     }
 
     /// AIFF-C compression types afkit reads.
@@ -97,8 +100,9 @@ public enum AIFF {
                 }
                 return .audioData(prefix: 8)
             case ChunkType.FVER, ChunkType.NAME, ChunkType.AUTH, ChunkType.copyright, ChunkType.ANNO,
-                ChunkType.COMT, ChunkType.MARK:
+                ChunkType.COMT, ChunkType.MARK, ChunkType.INST, ChunkType.ID3, "id3 ":
                 return .read
+            case ChunkType.APPL: return .skip(note: "application data skipped")
             default: return .skip(note: "unknown chunk skipped")
             }
         }
@@ -116,9 +120,20 @@ public enum AIFF {
             case ChunkType.NAME: setText("title", body, &context)
             case ChunkType.AUTH: setText("artist", body, &context)
             case ChunkType.copyright: setText("copyright", body, &context)
-            case ChunkType.ANNO: setText("comments", body, &context)
+            case ChunkType.ANNO:
+                // Every annotation, in order; the first also stays the `comments` text tag.
+                let text = decodeText(body.bytes)
+                context.properties.annotations.append(text)
+                if context.properties.infoDictionary["comments"] == nil { setText("comments", body, &context) }
+                context.announce(.infoDictionary)
             case ChunkType.COMT: parseComments(&body, &context)
             case ChunkType.MARK: parseMarkers(chunk, &body, &context)
+            case ChunkType.INST: parseInstrument(chunk, &body, &context)
+            case ChunkType.ID3, "id3 ":
+                for (key, value) in ID3.textFrames(body.bytes) where context.properties.infoDictionary[key] == nil {
+                    context.properties.infoDictionary[key] = value
+                }
+                context.announce(.infoDictionary)
             default: break
             }
         }
@@ -224,14 +239,18 @@ public enum AIFF {
             }
         }
 
+        /// COMT: comments, each with a time stamp and the marker it belongs to (0: none).
         private func parseComments(_ body: inout ByteCursor, _ context: inout ParseContext) {
             guard let count = body.readInteger(endianness: .big, as: UInt16.self) else { return }
             var texts: [String] = []
             for _ in 0..<count {
-                guard body.skip(6), let length = body.readInteger(endianness: .big, as: UInt16.self),
+                guard let time = body.readInteger(endianness: .big, as: UInt32.self),
+                    let marker = body.readInteger(endianness: .big, as: Int16.self),
+                    let length = body.readInteger(endianness: .big, as: UInt16.self),
                     let text = body.readSlice(Int(length))
                 else { break }
                 texts.append(decodeText(text))
+                context.properties.comments.append(Comment(timeStamp: time, marker: Int(marker), text: texts[texts.count - 1]))
                 if length % 2 == 1 { _ = body.skip(1) }
             }
             if !texts.isEmpty {
@@ -259,6 +278,31 @@ public enum AIFF {
             context.announce(.markers)
         }
 
+        /// INST: base note, detune, note and velocity ranges, gain, then the sustain and release loops
+        /// (a play mode between two markers' IDs).
+        private func parseInstrument(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard body.remaining >= 20 else {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "shorter than 20 bytes; ignored")
+                return
+            }
+            func byte() -> Int { Int(body.readInteger(endianness: .big, as: Int8.self) ?? 0) }
+            func word() -> Int { Int(body.readInteger(endianness: .big, as: Int16.self) ?? 0) }
+            func loop() -> InstrumentLoop {
+                let mode = word()
+                let begin = word()
+                let end = word()
+                let playMode: LoopPlayMode? = mode == 1 ? .forward : mode == 2 ? .pingpong : nil
+                return InstrumentLoop(playMode: playMode, beginMarker: begin, endMarker: end)
+            }
+            let baseNote = byte(), detune = byte(), lowNote = byte(), highNote = byte()
+            let lowVelocity = byte(), highVelocity = byte(), gain = word()
+            let sustain = loop()
+            let release = loop()
+            context.properties.instrument = Instrument(baseNote: baseNote, detune: detune, lowNote: lowNote,
+                highNote: highNote, lowVelocity: lowVelocity, highVelocity: highVelocity, gain: gain,
+                sustainLoop: sustain, releaseLoop: release)
+        }
+
         mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws -> Int64
         {
@@ -275,6 +319,7 @@ public enum AIFF {
         }
 
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
+            context.properties.loops = resolvedLoops(context)
             guard let (frames, offset) = commonFrames, let present = context.properties.audioDataPacketCount,
                 let format = context.properties.dataFormat
             else { return }
@@ -293,6 +338,19 @@ public enum AIFF {
             let note = "'COMM' counts \(frames) \(unit); 'SSND' holds \(held), which are the audio"
             context.properties.trace.append(offset: offset, chunk: ChunkType.COMM, note)
             context.properties.warnings.append(note)
+        }
+
+        /// The instrument's loops in frames, from the positions of the markers they name.
+        func resolvedLoops(_ context: ParseContext) -> [Loop] {
+            guard let instrument = context.properties.instrument else { return [] }
+            return [instrument.sustainLoop, instrument.releaseLoop].compactMap { loop in
+                guard let loop, let mode = loop.playMode,
+                    let start = context.properties.markers.first(where: { $0.id == loop.beginMarker })?.framePosition,
+                    let end = context.properties.markers.first(where: { $0.id == loop.endMarker })?.framePosition,
+                    end > start
+                else { return nil }
+                return Loop(start: start, end: end, playMode: mode)
+            }
         }
 
         /// A file with COMM and no SSND is an empty sound.

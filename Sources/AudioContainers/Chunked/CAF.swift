@@ -33,6 +33,10 @@ public enum CAF {
         var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?
         /// Bytes the packet table's packets add up to.
         var packetTableBytes: Int64 = 0
+        /// `strg` strings by ID (marker names), and `regn` regions by ID, resolved at the end.
+        var strings: [Int: String] = [:]
+        var regions: [Int: (flags: UInt32, markers: [Marker])] = [:]
+        var regionOrder: [Int] = []
 
         init() {}
 
@@ -77,7 +81,8 @@ public enum CAF {
                 }
                 return .read
             case ChunkType.data: return .audioData(prefix: 4)
-            case ChunkType.pakt, ChunkType.kuki, ChunkType.chan, ChunkType.info: return .read
+            case ChunkType.pakt, ChunkType.kuki, ChunkType.chan, ChunkType.info, "mark", "strg", "regn", "inst":
+                return .read
             case ChunkType.free: return .skip(note: "")
             default: return .skip(note: "unknown chunk skipped")
             }
@@ -97,6 +102,14 @@ public enum CAF {
                 context.announce(.channelLayout)
             case ChunkType.info:
                 parseInformation(chunk, &body, &context)
+            case "strg": parseStrings(&body)
+            case "mark":
+                _ = body.skip(4)  // SMPTE time type
+                let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                context.properties.markers += readMarkers(min(count, body.remaining / 28), &body)
+                context.announce(.markers)
+            case "regn": parseRegions(&body)
+            case "inst": parseInstrument(&body, &context)
             default: break
             }
         }
@@ -296,6 +309,102 @@ public enum CAF {
         }
 
         /// `info`: an entry count, then pairs of NUL-terminated UTF-8 strings.
+        /// Marker names from `strg`; loops from the looping regions (the instrument's sustain and release
+        /// regions take their play modes and first and last markers).
+        private func resolveMarkersAndRegions(_ context: inout ParseContext) {
+            for index in context.properties.markers.indices {
+                if let name = strings[context.properties.markers[index].id] { context.properties.markers[index].name = name }
+            }
+            for id in regionOrder {
+                guard let region = regions[id], let mode = Self.playMode(region.flags),
+                    let start = region.markers.map(\.framePosition).min(),
+                    let end = region.markers.map(\.framePosition).max(), end > start
+                else { continue }
+                context.properties.loops.append(Loop(start: start, end: end, playMode: mode))
+            }
+            guard var instrument = context.properties.instrument else { return }
+            func loop(_ named: InstrumentLoop?) -> InstrumentLoop? {
+                guard let named, let region = regions[named.beginMarker] else { return named }
+                return InstrumentLoop(playMode: Self.playMode(region.flags), beginMarker: region.markers.first?.id ?? 0,
+                    endMarker: region.markers.last?.id ?? 0)
+            }
+            instrument.sustainLoop = loop(instrument.sustainLoop)
+            instrument.releaseLoop = loop(instrument.releaseLoop)
+            context.properties.instrument = instrument
+        }
+
+        /// `strg`: a table of string IDs and offsets, then the NUL-terminated strings.
+        private mutating func parseStrings(_ body: inout ByteCursor) {
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            guard count <= body.remaining / 12 else { return }
+            var entries: [(id: Int, offset: Int64)] = []
+            for _ in 0..<count {
+                let id = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let offset = body.readInteger(endianness: .big, as: Int64.self) ?? -1
+                entries.append((id, offset))
+            }
+            let base = body.position
+            for entry in entries where entry.offset >= 0 && entry.offset < Int64(body.remaining) {
+                let text = UnsafeRawBufferPointer(rebasing: body.bytes[(base + Int(entry.offset))...])
+                strings[entry.id] = decodeText(text)
+            }
+        }
+
+        /// Markers of `mark` and `regn`: type, frame position (a double), ID, SMPTE time, channel.
+        private func readMarkers(_ count: Int, _ body: inout ByteCursor) -> [Marker] {
+            (0..<count).map { _ in
+                _ = body.skip(4)  // marker type
+                let position = Double(bitPattern: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                let id = Int(body.readInteger(endianness: .big, as: Int32.self) ?? 0)
+                _ = body.skip(12)  // SMPTE time, channel
+                return Marker(id: id, framePosition: Int64(saturating: position.isFinite ? position.rounded() : 0), name: "")
+            }
+        }
+
+        /// `regn`: regions, each an ID, flags (1 loop, 2 play forward, 4 play backward) and its markers.
+        private mutating func parseRegions(_ body: inout ByteCursor) {
+            _ = body.skip(4)  // SMPTE time type
+            let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            for _ in 0..<count {
+                guard body.remaining >= 12 else { break }
+                let id = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                let flags = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
+                let markers = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+                regions[id] = (flags, readMarkers(min(markers, body.remaining / 28), &body))
+                regionOrder.append(id)
+            }
+        }
+
+        /// The play mode of a region's flags, or `nil` where it does not loop.
+        static func playMode(_ flags: UInt32) -> LoopPlayMode? {
+            guard flags & 1 != 0 else { return nil }
+            switch (flags & 2 != 0, flags & 4 != 0) {
+            case (true, true): return .pingpong
+            case (false, true): return .backward
+            default: return .forward
+            }
+        }
+
+        /// `inst`: base note (a float), note and velocity ranges, gain (dB, a float), then the start, sustain
+        /// and release regions' IDs.
+        private mutating func parseInstrument(_ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard body.remaining >= 28 else { return }
+            let base = Float(bitPattern: body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            func byte() -> Int { Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0) }
+            let lowNote = byte(), highNote = byte(), lowVelocity = byte(), highVelocity = byte()
+            let gain = Float(bitPattern: body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            _ = body.skip(4)  // start region
+            let sustain = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            let release = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            let note = base.isFinite ? Double(base) : 60
+            context.properties.instrument = Instrument(baseNote: Int(min(max(note.rounded(.down), 0), 127)),
+                detune: Int(((note - note.rounded(.down)) * 100).rounded()), lowNote: lowNote, highNote: highNote,
+                lowVelocity: lowVelocity, highVelocity: highVelocity,
+                gain: gain.isFinite ? Int(max(min(gain, 1000), -1000).rounded()) : 0,
+                sustainLoop: sustain == 0 ? nil : InstrumentLoop(playMode: nil, beginMarker: sustain, endMarker: sustain),
+                releaseLoop: release == 0 ? nil : InstrumentLoop(playMode: nil, beginMarker: release, endMarker: release))
+        }
+
         private func parseInformation(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
             guard let count = body.readInteger(endianness: .big, as: UInt32.self) else { return }
             var strings: [String] = []
@@ -317,6 +426,7 @@ public enum CAF {
         }
 
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
+            resolveMarkersAndRegions(&context)
             guard let format = context.properties.dataFormat, let present = context.properties.audioDataPacketCount
             else { return }
             guard let table = packetTable else { return }

@@ -55,6 +55,10 @@ public enum WAVE {
         var ds64Sizes: [FourCharCode: Int64] = [:]
         var factFrames: (count: Int64, offset: Int64)?
         var samplesPerBlock: UInt32 = 0
+        /// `LIST/adtl` labels by cue ID (the cue list may come before or after them).
+        var labels: [Int: String] = [:]
+        /// `smpl`'s loops, by the cue they name, resolved at the end.
+        var sampleLoops: [(cue: Int, loop: Loop)] = []
 
         init() {}
 
@@ -102,7 +106,7 @@ public enum WAVE {
             case ChunkType.fmt:
                 return context.properties.dataFormat == nil ? .read : .skip(note: "a second 'fmt ' chunk ignored")
             case ChunkType.data: return .audioData(prefix: 0)
-            case ChunkType.fact, ChunkType.LIST: return .read
+            case ChunkType.fact, ChunkType.LIST, "cue ", "smpl", "inst", "bext": return .read
             case ChunkType.JUNK, "PAD ", "FLLR": return .skip(note: "")
             default: return .skip(note: "unknown chunk skipped")
             }
@@ -119,6 +123,10 @@ public enum WAVE {
                     factFrames = (Int64(frames), chunk.offset)
                 }
             case ChunkType.LIST: parseList(chunk, &body, &context)
+            case "cue ": parseCues(chunk, &body, &context)
+            case "smpl": parseSampler(chunk, &body, &context)
+            case "inst": parseInstrument(&body, &context)
+            case "bext": parseBroadcastExtension(&body, &context)
             default: break
             }
         }
@@ -239,9 +247,21 @@ public enum WAVE {
             context.announce(.dataFormat)
         }
 
-        /// `LIST` of type `INFO`: text subchunks, NUL-terminated, padded to even.
-        private func parseList(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
-            guard body.readFourCharCode() == ChunkType.INFO else { return }
+        /// `LIST` of type `INFO` (text subchunks, NUL-terminated, padded to even) or `adtl` (labels of cues).
+        private mutating func parseList(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            let type = body.readFourCharCode()
+            if type == "adtl" {
+                while let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt32.self),
+                    let content = body.readSlice(Int(min(size, UInt32(body.remaining))))
+                {
+                    if size % 2 == 1 { _ = body.skip(1) }
+                    guard id == "labl", content.count >= 4 else { continue }
+                    let cue = ByteCursor(content).getInteger(at: 0, endianness: .little, as: UInt32.self) ?? 0
+                    labels[Int(cue)] = decodeText(UnsafeRawBufferPointer(rebasing: content[4...]))
+                }
+                return
+            }
+            guard type == ChunkType.INFO else { return }
             while let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt32.self) {
                 guard let text = body.readSlice(Int(min(size, UInt32(body.remaining)))) else { break }
                 if size % 2 == 1 { _ = body.skip(1) }
@@ -251,11 +271,94 @@ public enum WAVE {
             context.announce(.infoDictionary)
         }
 
+        /// `cue `: points by ID, each at a sample offset in the data (the markers of WAV).
+        private func parseCues(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+            guard count <= body.remaining / 24 else {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    "counts \(count) cue points in \(body.remaining) bytes; those present are read")
+                return readCues(min(count, body.remaining / 24), &body, &context)
+            }
+            readCues(count, &body, &context)
+        }
+
+        private func readCues(_ count: Int, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            for _ in 0..<count {
+                let id = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+                _ = body.skip(16)  // play position, data chunk ID, chunk start, block start
+                let offset = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+                context.properties.markers.append(Marker(id: Int(id), framePosition: Int64(offset), name: ""))
+            }
+            context.announce(.markers)
+        }
+
+        /// `smpl`: the MIDI unity note and pitch fraction, then loops (type 0 forward, 1 alternating,
+        /// 2 backward) whose `end` is the loop's last sample.
+        private mutating func parseSampler(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard body.remaining >= 36 else { return }
+            _ = body.skip(12)  // manufacturer, product, sample period
+            let unityNote = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 60)
+            let pitchFraction = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+            _ = body.skip(8)  // SMPTE format and offset
+            let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+            _ = body.skip(4)  // sampler data
+            var instrument = context.properties.instrument ?? Instrument()
+            instrument.baseNote = min(max(unityNote, 0), 127)
+            instrument.detune = Int((Double(pitchFraction) / 4_294_967_296 * 100).rounded())
+            for index in 0..<min(count, body.remaining / 24) {
+                let cue = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+                let type = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+                let start = Int64(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+                let last = Int64(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+                _ = body.skip(8)  // fraction, play count
+                let mode: LoopPlayMode = type == 1 ? .pingpong : type == 2 ? .backward : .forward
+                sampleLoops.append((cue, Loop(start: start, end: last + 1, playMode: mode)))
+                let loop = InstrumentLoop(playMode: mode, beginMarker: cue, endMarker: cue)
+                if index == 0 { instrument.sustainLoop = loop } else if index == 1 { instrument.releaseLoop = loop }
+            }
+            context.properties.instrument = instrument
+        }
+
+        /// `inst`: unshifted note, fine tune (cents), gain (dB), note and velocity ranges.
+        private func parseInstrument(_ body: inout ByteCursor, _ context: inout ParseContext) {
+            guard body.remaining >= 7 else { return }
+            func byte(signed: Bool = false) -> Int {
+                signed ? Int(body.readInteger(endianness: .little, as: Int8.self) ?? 0)
+                    : Int(body.readInteger(endianness: .little, as: UInt8.self) ?? 0)
+            }
+            var instrument = context.properties.instrument ?? Instrument()
+            instrument.baseNote = byte()
+            instrument.detune = byte(signed: true)
+            instrument.gain = byte(signed: true)
+            instrument.lowNote = byte()
+            instrument.highNote = byte()
+            instrument.lowVelocity = byte()
+            instrument.highVelocity = byte()
+            context.properties.instrument = instrument
+        }
+
+        /// `bext` (Broadcast Wave): description, originator, its reference, origination date and time.
+        private func parseBroadcastExtension(_ body: inout ByteCursor, _ context: inout ParseContext) {
+            for (key, width) in [("description", 256), ("originator", 32), ("originator reference", 32),
+                ("origination date", 10), ("origination time", 8)]
+            {
+                guard let field = body.readSlice(width) else { break }
+                let text = decodeText(field)
+                if !text.isEmpty { context.properties.infoDictionary[key] = text }
+            }
+            context.announce(.infoDictionary)
+        }
+
         mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws -> Int64
         { 0 }
 
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
+            // Cue labels, whichever came first; loops as `smpl` gives them.
+            for index in context.properties.markers.indices {
+                if let label = labels[context.properties.markers[index].id] { context.properties.markers[index].name = label }
+            }
+            context.properties.loops = sampleLoops.map(\.loop)
             guard let format = context.properties.dataFormat, format.formatID == .imaADPCMWAVE,
                 let packets = context.properties.audioDataPacketCount
             else { return }

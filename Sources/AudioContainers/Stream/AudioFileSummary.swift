@@ -20,6 +20,14 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var maximumPacketSize: Int64
     public var magicCookie: [UInt8]?
     public var metadata: [String: String]
+    /// Markers, comments, annotations, the instrument and its loops, the channel layout, where the file
+    /// has them.
+    public var markers: [Marker]
+    public var comments: [Comment]
+    public var annotations: [String]
+    public var instrument: Instrument?
+    public var loops: [Loop]
+    public var channelLayout: ChannelLayout?
     public var isTruncated: Bool
 
     /// Summarizes settled stream properties (after `finish`).
@@ -42,6 +50,12 @@ public struct AudioFileSummary: Hashable, Sendable {
         maximumPacketSize = Int64(properties.maximumPacketSize ?? 0)
         magicCookie = properties.magicCookie
         metadata = properties.infoDictionary
+        markers = properties.markers
+        comments = properties.comments
+        annotations = properties.annotations
+        instrument = properties.instrument
+        loops = properties.loops
+        channelLayout = properties.channelLayout
         isTruncated = properties.isTruncated
     }
 }

@@ -34,8 +34,17 @@ public struct StreamProperties: Sendable {
     public var channelLayout: ChannelLayout?
     /// Text tags (title, artist, comment, ...), keyed by lower-case names.
     public var infoDictionary: [String: String] = [:]
-    /// Markers (AIFF `MARK`, ...), in file order.
+    /// Markers (AIFF `MARK`, WAV `cue ` with its `LIST/adtl` labels, CAF `mark`), in file order.
     public var markers: [Marker] = []
+    /// Comments tied to times and markers (AIFF `COMT`), in file order.
+    public var comments: [Comment] = []
+    /// Annotations (AIFF `ANNO`, every one, in order).
+    public var annotations: [String] = []
+    /// How a sampler plays the sound (AIFF `INST`, WAV `smpl` and `inst`, CAF `inst`).
+    public var instrument: Instrument?
+    /// The loops, resolved to frames whatever the container (from `INST`'s markers, `smpl`'s loops,
+    /// CAF's regions).
+    public var loops: [Loop] = []
     /// Whether the audio ends before its header says it should, or a packet is cut short.
     public var isTruncated = false
     /// Disagreements in the header a person should know of (AIFF's COMM counting other frames than
@@ -111,6 +120,82 @@ public struct Marker: Hashable, Sendable {
         self.id = id
         self.framePosition = framePosition
         self.name = name
+    }
+}
+
+/// A comment at a time, perhaps tied to a marker (AIFF `COMT`).
+public struct Comment: Hashable, Sendable {
+    /// Seconds since 1904-01-01, as AIFF counts them.
+    public var timeStamp: UInt32
+    /// The marker it belongs to; 0 when none.
+    public var marker: Int
+    public var text: String
+
+    public init(timeStamp: UInt32, marker: Int, text: String) {
+        self.timeStamp = timeStamp
+        self.marker = marker
+        self.text = text
+    }
+}
+
+/// How a loop plays.
+public enum LoopPlayMode: String, Hashable, Sendable {
+    case forward, pingpong, backward
+}
+
+/// A loop as an instrument names it: a play mode between two markers.
+public struct InstrumentLoop: Hashable, Sendable {
+    /// `nil`: the loop is off (AIFF's play mode 0).
+    public var playMode: LoopPlayMode?
+    public var beginMarker: Int
+    public var endMarker: Int
+
+    public init(playMode: LoopPlayMode?, beginMarker: Int, endMarker: Int) {
+        self.playMode = playMode
+        self.beginMarker = beginMarker
+        self.endMarker = endMarker
+    }
+}
+
+/// How a sampler plays a sound: its MIDI note and ranges, gain, and sustain and release loops.
+public struct Instrument: Hashable, Sendable {
+    public var baseNote: Int
+    /// Cents; AIFF stores -50...50.
+    public var detune: Int
+    public var lowNote: Int
+    public var highNote: Int
+    public var lowVelocity: Int
+    public var highVelocity: Int
+    /// Decibels.
+    public var gain: Int
+    public var sustainLoop: InstrumentLoop?
+    public var releaseLoop: InstrumentLoop?
+
+    public init(baseNote: Int = 60, detune: Int = 0, lowNote: Int = 0, highNote: Int = 127, lowVelocity: Int = 1,
+        highVelocity: Int = 127, gain: Int = 0, sustainLoop: InstrumentLoop? = nil, releaseLoop: InstrumentLoop? = nil)
+    {
+        self.baseNote = baseNote
+        self.detune = detune
+        self.lowNote = lowNote
+        self.highNote = highNote
+        self.lowVelocity = lowVelocity
+        self.highVelocity = highVelocity
+        self.gain = gain
+        self.sustainLoop = sustainLoop
+        self.releaseLoop = releaseLoop
+    }
+}
+
+/// A loop in frames: from `start` up to (not including) `end`.
+public struct Loop: Hashable, Sendable {
+    public var start: Int64
+    public var end: Int64
+    public var playMode: LoopPlayMode
+
+    public init(start: Int64, end: Int64, playMode: LoopPlayMode) {
+        self.start = start
+        self.end = end
+        self.playMode = playMode
     }
 }
 
