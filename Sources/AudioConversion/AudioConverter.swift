@@ -168,12 +168,24 @@ public enum AudioConverter {
                 options.metadata[MetadataKeys.frames] = String(output)
             }
         }
-        if fileType == .aiff || fileType == .aifc {
-            options.markers = source.markers.map { marker in
-                var moved = marker
-                moved.framePosition = Int64(saturating: Double(marker.framePosition) * format.sampleRate / source.sampleRate)
-                return moved
+        if [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType) {
+            // Markers, loops and the instrument go where the container holds them, moved to the output's rate
+            // and kept within its frames.
+            let scale = format.sampleRate / source.sampleRate
+            let end = limitFrames.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+            func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame) * scale).rounded()) }
+            options.markers = source.markers.compactMap { marker in
+                var marker = marker
+                marker.framePosition = moved(marker.framePosition)
+                return marker.framePosition <= end ? marker : nil
             }
+            options.loops = source.loops.compactMap { loop in
+                let scaled = Loop(start: moved(loop.start), end: min(moved(loop.end), end), playMode: loop.playMode)
+                return scaled.end > scaled.start ? scaled : nil
+            }
+            options.instrument = source.instrument
+            options.comments = source.comments
+            options.annotations = source.annotations
         }
         if let frames = source.frameCount {
             let outputFrames = Double(frames) * format.sampleRate / source.sampleRate

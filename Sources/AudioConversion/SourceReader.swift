@@ -14,6 +14,11 @@ public final class SourceReader {
     public let frameCount: Int64?
     public let metadata: [String: String]
     public let markers: [Marker]
+    /// Loops, the instrument, comments and annotations, where the file has them.
+    public private(set) var loops: [Loop] = []
+    public private(set) var instrument: Instrument?
+    public private(set) var comments: [Comment] = []
+    public private(set) var annotations: [String] = []
     /// The codec configuration (an AAC AudioSpecificConfig or ES descriptor, an ALACSpecificConfig).
     public private(set) var magicCookie: [UInt8]?
     /// Which speaker each channel feeds, where the file says.
@@ -75,6 +80,10 @@ public final class SourceReader {
         frameCount = summary.frameCount
         metadata = file.properties.infoDictionary
         markers = file.properties.markers
+        loops = file.properties.loops
+        instrument = file.properties.instrument
+        comments = file.properties.comments
+        annotations = file.properties.annotations
         skip = summary.primingFrames
         remaining = summary.frameCount
         magicCookie = file.properties.magicCookie

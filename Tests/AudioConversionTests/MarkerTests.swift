@@ -77,4 +77,45 @@ import Testing
         #expect(cues.map(\.position) == properties.markers.map(\.framePosition))
         #expect(cues.map(\.id) == properties.markers.map(\.id))
     }
+
+    /// AIFF `INST` -> CAF (at twice the rate) -> WAV -> AIFF (back at the first rate) keeps every marker,
+    /// loop and instrument setting, positions scaled on resampling; libsndfile reads the WAV's and the
+    /// final AIFF's loops the same; comments and annotations survive AIFF to AIFF.
+    @Test func loopsAndMarkersSurviveARoundTrip() throws {
+        let folder = try Folder()
+        let source = Self.folder + "/sampler.aiff"
+        let original = try AudioFile(path: source).properties
+        var steps: [(String, Double)] = [("caf", 44100), ("wav", 44100), ("aiff", 22050)]
+        var input = source
+        for (index, (ext, rate)) in steps.enumerated() {
+            let output = folder.path + "/step\(index).\(ext)"
+            try AudioConverter.convert(input: input, output: output,
+                settings: settings((ext == "aiff" ? "BEI16@" : "LEI16@") + "\(Int(rate))"))
+            let properties = try AudioFile(path: output).properties
+            let scale = Int64(rate / 22050)
+            #expect(properties.markers.map { [$0.id, Int($0.framePosition)] }
+                == original.markers.map { [$0.id, Int($0.framePosition * scale)] }, "\(ext)")
+            #expect(properties.markers.map(\.name) == original.markers.map(\.name), "\(ext)")
+            let scaledLoops: [Loop] = original.loops.map { Loop(start: $0.start * scale, end: $0.end * scale, playMode: $0.playMode) }
+            #expect(properties.loops == scaledLoops, "\(ext)")
+            // The notes, ranges and gain (each container names its loops its own way; `loops` compares them).
+            var ours = try #require(properties.instrument)
+            var theirs = try #require(original.instrument)
+            (ours.sustainLoop, ours.releaseLoop, theirs.sustainLoop, theirs.releaseLoop) = (nil, nil, nil, nil)
+            #expect(ours == theirs, "\(ext)")
+            if ext != "caf" {
+                let sound = try #require(try SoundFile(path: output).instrument())
+                #expect(sound.loops.map { [$0[1], $0[2]] } == properties.loops.map { [Int($0.start), Int($0.end)] }, "\(ext)")
+            }
+            input = output
+        }
+        steps.removeAll()
+        // CAF and WAV have no place for AIFF's comments and annotations; AIFF to AIFF keeps them.
+        let direct = folder.path + "/direct.aiff"
+        try AudioConverter.convert(input: source, output: direct, settings: settings("BEI16"))
+        let final = try AudioFile(path: direct).properties
+        #expect(final.comments == original.comments)
+        #expect(final.annotations == original.annotations)
+        #expect(final.loops == original.loops)
+    }
 }

@@ -444,14 +444,51 @@ extension AIFF {
             }
         }
         for (key, id) in [(MetadataKey.title, ChunkType.NAME), (MetadataKey.artist, ChunkType.AUTH),
-            (MetadataKey.copyright, ChunkType.copyright), (MetadataKey.comments, ChunkType.ANNO)]
+            (MetadataKey.copyright, ChunkType.copyright)]
         {
             if let text = options.metadata[key] { appendChunk(&header, id) { $0 += Array(text.utf8) } }
         }
-        if !options.markers.isEmpty {
+        // Every annotation, in order; without any, the `comments` text tag is the one.
+        let annotations = options.annotations.isEmpty ? options.metadata[MetadataKey.comments].map { [$0] } ?? []
+            : options.annotations
+        for annotation in annotations { appendChunk(&header, ChunkType.ANNO) { $0 += Array(annotation.utf8) } }
+        let (markers, loops) = options.markersWithLoopPoints()
+        if !options.comments.isEmpty {
+            appendChunk(&header, ChunkType.COMT) { body in
+                body.appendInteger(UInt16(clamping: options.comments.count), endianness: .big)
+                for comment in options.comments.prefix(Int(UInt16.max)) {
+                    let text = Array(comment.text.utf8.prefix(Int(UInt16.max)))
+                    body.appendInteger(comment.timeStamp, endianness: .big)
+                    body.appendInteger(Int16(clamping: comment.marker), endianness: .big)
+                    body.appendInteger(UInt16(text.count), endianness: .big)
+                    body += text
+                    if text.count % 2 == 1 { body.append(0) }
+                }
+            }
+        }
+        if options.instrument != nil || !loops.isEmpty {
+            let instrument = options.instrument ?? Instrument()
+            appendChunk(&header, ChunkType.INST) { body in
+                for value in [instrument.baseNote, instrument.detune, instrument.lowNote, instrument.highNote,
+                    instrument.lowVelocity, instrument.highVelocity]
+                {
+                    body.append(UInt8(bitPattern: Int8(clamping: value)))
+                }
+                body.appendInteger(Int16(clamping: instrument.gain), endianness: .big)
+                // AIFF loops play forward (1) or forward and backward (2); a backward loop plays forward here.
+                for index in 0..<2 {
+                    let loop = index < loops.count ? loops[index] : nil
+                    let mode: Int16 = loop.map { $0.loop.playMode == .pingpong ? 2 : 1 } ?? 0
+                    body.appendInteger(mode, endianness: .big)
+                    body.appendInteger(Int16(clamping: loop?.begin ?? 0), endianness: .big)
+                    body.appendInteger(Int16(clamping: loop?.end ?? 0), endianness: .big)
+                }
+            }
+        }
+        if !markers.isEmpty {
             appendChunk(&header, ChunkType.MARK) { body in
-                body.appendInteger(UInt16(clamping: options.markers.count), endianness: .big)
-                for marker in options.markers {
+                body.appendInteger(UInt16(clamping: markers.count), endianness: .big)
+                for marker in markers {
                     let name = Array(marker.name.utf8.prefix(255))
                     body.appendInteger(Int16(clamping: marker.id), endianness: .big)
                     body.appendInteger(UInt32(clamping: marker.framePosition), endianness: .big)

@@ -396,9 +396,10 @@ public enum CAF {
             _ = body.skip(4)  // start region
             let sustain = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
             let release = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
-            let note = base.isFinite ? Double(base) : 60
-            context.properties.instrument = Instrument(baseNote: Int(min(max(note.rounded(.down), 0), 127)),
-                detune: Int(((note - note.rounded(.down)) * 100).rounded()), lowNote: lowNote, highNote: highNote,
+            // The nearest note, and the cents (-50 to 50) from it.
+            let note = base.isFinite ? min(max(Double(base), 0), 127) : 60
+            context.properties.instrument = Instrument(baseNote: Int(note.rounded()),
+                detune: Int(((note - note.rounded()) * 100).rounded()), lowNote: lowNote, highNote: highNote,
                 lowVelocity: lowVelocity, highVelocity: highVelocity,
                 gain: gain.isFinite ? Int(max(min(gain, 1000), -1000).rounded()) : 0,
                 sustainLoop: sustain == 0 ? nil : InstrumentLoop(playMode: nil, beginMarker: sustain, endMarker: sustain),
@@ -471,6 +472,71 @@ extension CAF {
     /// constant packets of several frames (so IMA4 can state its remainder), then `data`; for
     /// variable packets the full `pakt` follows the audio. While the file is open `data` has size -1,
     /// so a file cut off mid-write still reads to its end.
+    /// Markers in `mark` named in `strg` (string ID = marker ID), loops as looping regions in `regn` (IDs
+    /// from 1), the instrument in `inst` with the first two loops as its sustain and release regions.
+    static func markerChunks(_ options: AudioFileWriterOptions) -> [(FourCharCode, [UInt8])] {
+        var chunks: [(FourCharCode, [UInt8])] = []
+        func appendMarker(_ body: inout [UInt8], type: FourCharCode, position: Int64, id: Int) {
+            body.appendFourCharCode(type)
+            body.appendInteger(Double(position).bitPattern, endianness: .big)
+            body.appendInteger(Int32(clamping: id), endianness: .big)
+            body.appendInteger(UInt32.max, endianness: .big)  // no SMPTE time
+            body.appendInteger(UInt32(0), endianness: .big)
+            body.appendInteger(UInt32(0), endianness: .big)  // all channels
+        }
+        if !options.markers.isEmpty {
+            var mark: [UInt8] = []
+            mark.appendInteger(UInt32(0), endianness: .big)  // SMPTE time type: none
+            mark.appendInteger(UInt32(options.markers.count), endianness: .big)
+            for marker in options.markers {
+                appendMarker(&mark, type: FourCharCode(rawValue: 0), position: marker.framePosition, id: marker.id)
+            }
+            chunks.append(("mark", mark))
+            let named = options.markers.filter { !$0.name.isEmpty }
+            if !named.isEmpty {
+                var table: [UInt8] = []
+                var strings: [UInt8] = []
+                for marker in named {
+                    table.appendInteger(UInt32(truncatingIfNeeded: marker.id), endianness: .big)
+                    table.appendInteger(Int64(strings.count), endianness: .big)
+                    strings += Array(marker.name.utf8) + [0]
+                }
+                var strg: [UInt8] = []
+                strg.appendInteger(UInt32(named.count), endianness: .big)
+                chunks.append(("strg", strg + table + strings))
+            }
+        }
+        if !options.loops.isEmpty {
+            var regn: [UInt8] = []
+            regn.appendInteger(UInt32(0), endianness: .big)
+            regn.appendInteger(UInt32(options.loops.count), endianness: .big)
+            for (index, loop) in options.loops.enumerated() {
+                let flags: UInt32 = 1 | (loop.playMode == .backward ? 0 : 2) | (loop.playMode == .forward ? 0 : 4)
+                regn.appendInteger(UInt32(index + 1), endianness: .big)
+                regn.appendInteger(flags, endianness: .big)
+                regn.appendInteger(UInt32(2), endianness: .big)
+                appendMarker(&regn, type: "rbeg", position: loop.start, id: 0)
+                appendMarker(&regn, type: "rend", position: loop.end, id: 0)
+            }
+            chunks.append(("regn", regn))
+        }
+        if options.instrument != nil || !options.loops.isEmpty {
+            let instrument = options.instrument ?? Instrument()
+            var inst: [UInt8] = []
+            inst.appendInteger(Float(Double(instrument.baseNote) + Double(instrument.detune) / 100).bitPattern, endianness: .big)
+            for value in [instrument.lowNote, instrument.highNote, instrument.lowVelocity, instrument.highVelocity] {
+                inst.append(UInt8(clamping: value))
+            }
+            inst.appendInteger(Float(instrument.gain).bitPattern, endianness: .big)
+            inst.appendInteger(UInt32(0), endianness: .big)  // start region
+            inst.appendInteger(UInt32(options.loops.count >= 1 ? 1 : 0), endianness: .big)
+            inst.appendInteger(UInt32(options.loops.count >= 2 ? 2 : 0), endianness: .big)
+            inst.appendInteger(UInt32(0), endianness: .big)  // instrument ID
+            chunks.append(("inst", inst))
+        }
+        return chunks
+    }
+
     static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts) throws
         -> ContainerLayout
     {
@@ -522,6 +588,11 @@ extension CAF {
                 body += Array(key.utf8) + [0] + Array(value.utf8) + [0]
             }
             appendChunkHeader(&header, ChunkType.info, size: Int64(body.count))
+            header += body
+        }
+
+        for (id, body) in markerChunks(options) {
+            appendChunkHeader(&header, id, size: Int64(body.count))
             header += body
         }
 

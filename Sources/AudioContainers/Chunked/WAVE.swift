@@ -303,8 +303,10 @@ public enum WAVE {
             let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
             _ = body.skip(4)  // sampler data
             var instrument = context.properties.instrument ?? Instrument()
-            instrument.baseNote = min(max(unityNote, 0), 127)
-            instrument.detune = Int((Double(pitchFraction) / 4_294_967_296 * 100).rounded())
+            // The unity note and the cents above it, as the nearest note and -50 to 50 cents from it.
+            let cents = Int((Double(pitchFraction) / 4_294_967_296 * 100).rounded())
+            instrument.baseNote = min(max(unityNote + (cents > 50 ? 1 : 0), 0), 127)
+            instrument.detune = cents > 50 ? cents - 100 : cents
             for index in 0..<min(count, body.remaining / 24) {
                 let cue = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
                 let type = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
@@ -438,6 +440,7 @@ extension WAVE {
             }
             if body.count > 4 { append(ChunkType.LIST, body) }
         }
+        appendSamplerChunks(options, sampleRate: format.sampleRate, append)
         let headerCount = 12 + (reserve ? 8 + dataSize64BodySize : 0) + chunks.count + 8
         let pad = counts.dataByteCount % 2
         let riffSize = Int64(headerCount) - 8 + counts.dataByteCount + pad
@@ -467,6 +470,67 @@ extension WAVE {
         header.appendFourCharCode(ChunkType.data)
         header.appendInteger(rf64 ? UInt32.max : UInt32(counts.dataByteCount), endianness: .little)
         return ContainerLayout(header: header, trailer: pad == 1 ? [0] : [])
+    }
+
+    /// Markers as `cue ` points named in `LIST/adtl`, loops in `smpl` (its `end` the loop's last frame),
+    /// the instrument's note, tuning, gain and ranges in `smpl` and `inst`.
+    static func appendSamplerChunks(_ options: AudioFileWriterOptions, sampleRate: Double,
+        _ append: (FourCharCode, [UInt8]) -> Void)
+    {
+        let markers = options.markers.filter { $0.id > 0 && $0.framePosition >= 0 && $0.framePosition <= Int64(UInt32.max) }
+        if !markers.isEmpty {
+            var cue: [UInt8] = []
+            cue.appendInteger(UInt32(markers.count), endianness: .little)
+            for marker in markers {
+                cue.appendInteger(UInt32(marker.id), endianness: .little)
+                cue.appendInteger(UInt32(marker.id), endianness: .little)  // play order position
+                cue.appendFourCharCode(ChunkType.data)
+                cue.appendInteger(UInt32(0), endianness: .little)  // chunk start
+                cue.appendInteger(UInt32(0), endianness: .little)  // block start
+                cue.appendInteger(UInt32(marker.framePosition), endianness: .little)
+            }
+            append("cue ", cue)
+            var adtl: [UInt8] = Array("adtl".utf8)
+            for marker in markers where !marker.name.isEmpty {
+                let body = withUnsafeBytes(of: UInt32(marker.id).littleEndian, Array.init) + Array(marker.name.utf8) + [0]
+                adtl.appendFourCharCode("labl")
+                adtl.appendInteger(UInt32(body.count), endianness: .little)
+                adtl += body
+                if body.count % 2 == 1 { adtl.append(0) }
+            }
+            if adtl.count > 4 { append(ChunkType.LIST, adtl) }
+        }
+        guard options.instrument != nil || !options.loops.isEmpty else { return }
+        let instrument = options.instrument ?? Instrument()
+        // MIDI unity note and pitch fraction: a negative detune is the note below, tuned up.
+        let note = instrument.detune < 0 ? instrument.baseNote - 1 : instrument.baseNote
+        let cents = instrument.detune < 0 ? 100 + instrument.detune : instrument.detune
+        var smpl: [UInt8] = []
+        for value in [UInt32(0), 0, UInt32(min(max(1e9 / max(sampleRate, 1e-9), 0), Double(UInt32.max)))] {
+            smpl.appendInteger(value, endianness: .little)
+        }
+        smpl.appendInteger(UInt32(min(max(note, 0), 127)), endianness: .little)
+        smpl.appendInteger(UInt32(Double(min(max(cents, 0), 99)) / 100 * 4_294_967_296), endianness: .little)
+        smpl.appendInteger(UInt64(0), endianness: .little)  // SMPTE format and offset
+        let loops = options.loops.filter { $0.start >= 0 && $0.end > $0.start && $0.end <= Int64(UInt32.max) }
+        smpl.appendInteger(UInt32(loops.count), endianness: .little)
+        smpl.appendInteger(UInt32(0), endianness: .little)  // sampler data
+        for (index, loop) in loops.enumerated() {
+            let cue = markers.first { $0.framePosition == loop.start }?.id ?? index + 1
+            smpl.appendInteger(UInt32(cue), endianness: .little)
+            smpl.appendInteger(UInt32(loop.playMode == .pingpong ? 1 : loop.playMode == .backward ? 2 : 0),
+                endianness: .little)
+            smpl.appendInteger(UInt32(loop.start), endianness: .little)
+            smpl.appendInteger(UInt32(loop.end - 1), endianness: .little)
+            smpl.appendInteger(UInt64(0), endianness: .little)  // fraction, play count (forever)
+        }
+        append("smpl", smpl)
+        var inst: [UInt8] = [UInt8(clamping: instrument.baseNote)]
+        for value in [instrument.detune, instrument.gain] { inst.append(UInt8(bitPattern: Int8(clamping: value))) }
+        for value in [instrument.lowNote, instrument.highNote, instrument.lowVelocity, instrument.highVelocity] {
+            inst.append(UInt8(clamping: value))
+        }
+        append("inst", inst)
     }
 
     /// The `fmt ` body: WAVEFORMATEX, or WAVE_FORMAT_EXTENSIBLE for more than two channels or

@@ -9,8 +9,16 @@ public struct AudioFileWriterOptions: Sendable {
     public var magicCookie: [UInt8]?
     /// Text tags by afkit's lower-case names: title, artist, album, comments, copyright, ...
     public var metadata: [String: String] = [:]
-    /// Markers (AIFF `MARK`).
+    /// Markers (AIFF `MARK`, WAV `cue ` and `LIST/adtl`, CAF `mark` and `strg`).
     public var markers: [Marker] = []
+    /// Loops in frames (AIFF `INST` between markers, WAV `smpl`, CAF `regn`), the first as the sustain
+    /// loop, the second as the release loop.
+    public var loops: [Loop] = []
+    /// The instrument's notes, ranges and gain (AIFF `INST`, WAV `smpl` and `inst`, CAF `inst`).
+    public var instrument: Instrument?
+    /// AIFF `COMT` comments and `ANNO` annotations.
+    public var comments: [Comment] = []
+    public var annotations: [String] = []
     /// For WAV: the expected audio size. Without it (or when it nears 4 GiB) a `JUNK` chunk is
     /// reserved so the file can become RF64 if it grows past what RIFF's 32-bit sizes hold.
     public var estimatedDataByteCount: Int64?
@@ -19,6 +27,25 @@ public struct AudioFileWriterOptions: Sendable {
     public var estimatedPacketCount: Int64?
 
     public init() {}
+}
+
+extension AudioFileWriterOptions {
+    /// The markers, plus one at each loop end that no marker stands at, and the marker IDs each loop
+    /// runs between: what a container that names loops by markers (AIFF) needs.
+    func markersWithLoopPoints() -> (markers: [Marker], loops: [(loop: Loop, begin: Int, end: Int)]) {
+        var all = markers
+        var nextID = (markers.map(\.id).max() ?? 0) + 1
+        func marker(at position: Int64, _ name: String) -> Int {
+            if let existing = all.first(where: { $0.framePosition == position }) { return existing.id }
+            all.append(Marker(id: nextID, framePosition: position, name: name))
+            nextID += 1
+            return nextID - 1
+        }
+        let named = loops.enumerated().map { index, loop in
+            (loop, marker(at: loop.start, "loop \(index + 1) start"), marker(at: loop.end, "loop \(index + 1) end"))
+        }
+        return (all, named)
+    }
 }
 
 /// The bytes a container puts before and after the audio, for given final counts.
