@@ -1,6 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import AudioContainers
 import AudioFormats
+import Foundation
 import FileAccess
 
 /// `afkit packets`: the streaming parser over a file or standard input, as a network client runs it.
@@ -38,7 +44,8 @@ struct Packets: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
-        var packets: [PacketDescription] = []
+        // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
+        let packets = try PacketSpool()
         var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
         // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
         let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
@@ -49,10 +56,8 @@ struct Packets: ParsableCommand {
             guard case .packets(let run) = event else { return }
             if let descriptions = run.descriptions {
                 for description in descriptions {
-                    packets.append(PacketDescription(
-                        startOffset: run.streamOffset + description.startOffset,
-                        variableFramesInPacket: description.variableFramesInPacket,
-                        dataByteSize: description.dataByteSize))
+                    packets.append(offset: run.streamOffset + description.startOffset, size: description.dataByteSize,
+                        frames: description.variableFramesInPacket)
                 }
             } else {
                 let size = run.count > 0 ? run.bytes.count / run.count : 0
@@ -94,34 +99,42 @@ struct Packets: ParsableCommand {
         let summary = try AudioFileSummary(stream.properties)
         let frames = Int64(summary.format.framesPerPacket)
         if json {
-            var fields: [(String, JSONValue)] = [("properties", .object(summary.jsonFields))]
-            if let constant = constantPackets, packets.isEmpty {
-                fields.append(("constantPacketSize", .integer(Int64(constant.size))))
-                fields.append(("packetCount", .integer(Int64(constant.count))))
+            // The object as `serialized(pretty:)` would write it, the packets streamed from the spool.
+            let indented = { (value: JSONValue) in value.serialized(pretty: true).replacingOccurrences(of: "\n", with: "\n  ") }
+            var text = "{\n  \"properties\": " + indented(.object(summary.jsonFields))
+            if let constant = constantPackets, packets.count == 0 {
+                text += ",\n  \"constantPacketSize\": \(constant.size),\n  \"packetCount\": \(constant.count)"
             } else {
-                fields.append(("packets", .array(packets.map { packet in
-                    .object([
-                        ("offset", .integer(packet.startOffset)),
-                        ("size", .integer(Int64(packet.dataByteSize))),
-                        ("frames", .integer(packet.variableFramesInPacket > 0 ? Int64(packet.variableFramesInPacket) : frames)),
-                    ])
-                })))
+                text += ",\n  \"packets\": ["
+                var first = true
+                try packets.forEach { offset, size, count in
+                    text += (first ? "\n" : ",\n") + "    {\n      \"offset\": \(offset),\n      \"size\": \(size),\n"
+                        + "      \"frames\": \(count > 0 ? Int64(count) : frames)\n    }"
+                    first = false
+                    if text.utf8.count > 1 << 16 {
+                        Output.standardOutput(text)
+                        text = ""
+                    }
+                }
+                text += first ? "]" : "\n  ]"
             }
             if icy != nil {
-                fields.append(("icyMetadata", .array(titles.map { change in
+                text += ",\n  \"icyMetadata\": " + indented(.array(titles.map { change in
                     .object([("offset", .integer(change.audioOffset)), ("title", .string(change.title))])
-                })))
+                }))
             }
-            Output.standardOutput(JSONValue.object(fields).serialized(pretty: true) + "\n")
+            Output.standardOutput(text + "\n}\n")
         } else {
             var text = InfoText.render(path: file, summary: summary, properties: stream.properties)
             if let constant = constantPackets {
                 text += "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "
                     + "from offset \(constant.firstOffset)\n"
             }
-            for (index, packet) in packets.enumerated() {
-                let count = packet.variableFramesInPacket > 0 ? Int64(packet.variableFramesInPacket) : frames
-                text += "packet \(index): offset \(packet.startOffset), \(packet.dataByteSize) bytes, \(count) frames\n"
+            var index = 0
+            try packets.forEach { offset, size, variableFrames in
+                let count = variableFrames > 0 ? Int64(variableFrames) : frames
+                text += "packet \(index): offset \(offset), \(size) bytes, \(count) frames\n"
+                index += 1
                 if text.utf8.count > 1 << 16 {
                     Output.standardOutput(text)
                     text = ""
@@ -129,6 +142,72 @@ struct Packets: ParsableCommand {
             }
             for change in titles { text += "stream title at audio byte \(change.audioOffset): \(change.title)\n" }
             Output.standardOutput(text)
+        }
+    }
+}
+
+/// Packet descriptions kept in a temporary file, 16 bytes each, while a stream is parsed: memory stays
+/// constant however many packets the stream holds. The file is removed when the spool goes (and by an
+/// interrupted command, like every temporary).
+final class PacketSpool {
+    private let path: String
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private(set) var count = 0
+
+    init() throws {
+        path = StandardStreams.temporaryFile(named: "packets")
+        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            StandardStreams.discard(path)
+            throw AudioFileError.io("cannot create '\(path)' to keep the packet list", errno: code)
+        }
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit {
+        close(descriptor)
+        StandardStreams.discard(path)
+    }
+
+    func append(offset: Int64, size: UInt32, frames: UInt32) {
+        buffer.appendInteger(offset, endianness: .little)
+        buffer.appendInteger(size, endianness: .little)
+        buffer.appendInteger(frames, endianness: .little)
+        count += 1
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    private func flush() {
+        guard !buffer.isEmpty else { return }
+        if let failure = buffer.withUnsafeBytes({ Output.writeAll($0, to: descriptor) }) {
+            let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
+            Output.standardError("afkit: cannot keep the packet list in '\(path)': \(reason)\n")
+            _exit(AFKit.Status.problemFound)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls `body` with each packet's offset, size and frames, in order.
+    func forEach(_ body: (Int64, UInt32, UInt32) throws -> Void) throws {
+        flush()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var position: off_t = 0
+        while true {
+            let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, position) }
+            if read < 0 && errno == EINTR { continue }
+            guard read >= 0 else { throw AudioFileError.io("cannot read back '\(path)'", errno: errno) }
+            let whole = read / 16 * 16
+            if whole == 0 { return }
+            try chunk.withUnsafeBytes { bytes in
+                for start in stride(from: 0, to: whole, by: 16) {
+                    try body(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: Int64.self)),
+                        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 8, as: UInt32.self)),
+                        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 12, as: UInt32.self)))
+                }
+            }
+            position += off_t(whole)
         }
     }
 }
