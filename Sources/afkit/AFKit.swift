@@ -105,6 +105,8 @@ enum Output {
 
     static func standardOutput(bytes: UnsafeRawBufferPointer) {
         guard let failure = writeAll(bytes, to: 1) else { return }
+        // The command ends here: its temporaries (a spooled input, a packet list) go first.
+        TemporaryFiles.removeAll()
         if failure == EPIPE { _exit(0) }
         let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
         standardError("afkit: cannot write the report to standard output: \(reason)\n")

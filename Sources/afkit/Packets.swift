@@ -184,6 +184,7 @@ final class PacketSpool {
         if let failure = buffer.withUnsafeBytes({ Output.writeAll($0, to: descriptor) }) {
             let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
             Output.standardError("afkit: cannot keep the packet list in '\(path)': \(reason)\n")
+            TemporaryFiles.removeAll()
             _exit(AFKit.Status.problemFound)
         }
         buffer.removeAll(keepingCapacity: true)

@@ -87,6 +87,15 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         let result = try bash("\"$AFKIT\" info --json \(files) | head -c 100 > /dev/null; echo \"${PIPESTATUS[0]}\"")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(result.stderr.isEmpty)
+        // `packets` keeps its list in a temporary file; a reader that goes away leaves none behind.
+        let folder = try ScratchFolder()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/mp3/lame-vbr-v0.mp3"))
+        try Data(repeating: 0, count: 0).write(to: URL(fileURLWithPath: folder.path + "/keep"))
+        try (0..<40).reduce(Data()) { data, _ in data + bytes }.write(to: URL(fileURLWithPath: folder.path + "/long.mp3"))
+        let packets = try bash("TMPDIR='\(folder.path)' \"$AFKIT\" packets --json '\(folder.path)/long.mp3' | head -c 100 > /dev/null; "
+            + "echo \"${PIPESTATUS[0]}\"")
+        #expect(packets.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(folder.files == ["keep", "long.mp3"])
     }
 
     /// SIGINT and SIGTERM during a conversion: the temporary is removed and the status is 128 + the signal.
