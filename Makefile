@@ -10,8 +10,8 @@
 
 SWIFT        ?= swift
 AFKIT        := .build/release/afkit
-PKG_MODULES  := sndfile lame faad2 samplerate soxr libavcodec
-DEB_PACKAGES := pkg-config libsndfile1-dev libmp3lame-dev libfaad-dev libsamplerate0-dev libsoxr-dev libavcodec-dev
+PKG_MODULES  := sndfile lame faad2 samplerate soxr libavcodec libebur128
+DEB_PACKAGES := pkg-config libsndfile1-dev libmp3lame-dev libfaad-dev libsamplerate0-dev libsoxr-dev libavcodec-dev libebur128-dev
 # make assets: one `afkit convert` per source (so make -j and make's own incremental logic work),
 # then the outputs are validated with Apple's system-sound rules.
 ASSET_PRESET ?= system-sound

@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "AudioConversion",
             dependencies: [
-                "AudioContainers", "AudioCodecs", "FileAccess", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec",
+                "AudioContainers", "AudioCodecs", "FileAccess", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec", "CEBUR128",
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
@@ -39,6 +39,7 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev"),
+        systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         .executableTarget(
             name: "afkit",
             dependencies: [

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioContainers
+import AudioConversion
 import AudioFormats
 import FileAccess
 
@@ -15,6 +16,9 @@ struct Info: ParsableCommand {
 
     @Flag(help: "Also write the parser's chunk-by-chunk trace to standard error.")
     var trace = false
+
+    @Flag(help: "Also measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, true peak, sample peak.")
+    var loudness = false
 
     @Argument(help: "Audio files (- for standard input).")
     var files: [String]
@@ -38,10 +42,17 @@ struct Info: ParsableCommand {
                 let file = try AudioFile(path: spool ?? path)
                 if trace { Output.standardError(file.properties.trace.records.map { "\(path): \($0)\n" }.joined()) }
                 let summary = try AudioFileSummary(file.properties)
+                let measured = loudness ? try LoudnessMeasurement.measure(path: spool ?? path) : nil
                 if json {
-                    objects.append(.object([("path", .string(path))] + summary.jsonFields))
+                    var fields: [(String, JSONValue)] = [("path", .string(path))] + summary.jsonFields
+                    if let measured { fields.append(("loudness", measured.json)) }
+                    objects.append(.object(fields))
                 } else {
-                    Output.standardOutput(InfoText.render(path: path, summary: summary, properties: file.properties))
+                    var text = InfoText.render(path: path, summary: summary, properties: file.properties)
+                    if let measured {
+                        text.insert(contentsOf: measured.text, at: text.index(text.endIndex, offsetBy: -5))
+                    }
+                    Output.standardOutput(text)
                 }
             } catch let error as AudioFileError {
                 failed = true
@@ -115,4 +126,22 @@ enum InfoText {
     }
 
     static func formatSeconds(_ seconds: Double) -> String { fixedPoint(seconds, places: 6) }
+}
+
+extension LoudnessMeasurement {
+    /// The contract's `loudness` object; `-inf` values are `null`.
+    var json: JSONValue {
+        func value(_ number: Double) -> JSONValue { number.isFinite ? .number((number * 100).rounded() / 100) : .null }
+        return .object([("integrated", value(integrated)), ("range", value(range)), ("truePeak", value(truePeak)),
+            ("samplePeak", value(samplePeak))])
+    }
+
+    /// A line for `info`'s text.
+    var text: String {
+        func value(_ number: Double, _ unit: String) -> String {
+            number.isFinite ? fixedPoint(number, places: 2) + " " + unit : "-inf " + unit
+        }
+        return "Loudness:               \(value(integrated, "LUFS")) integrated, range \(value(range, "LU")), "
+            + "true peak \(value(truePeak, "dBTP")), sample peak \(value(samplePeak, "dBFS"))\n"
+    }
 }

@@ -504,3 +504,19 @@ struct Command {
         #expect(layout["descriptions"] is [Any])
     }
 }
+
+@Suite struct LoudnessCommandTests {
+    /// `info --loudness --json` adds the contract's object; without the flag there is none.
+    @Test func loudnessObject() throws {
+        let result = try Command.run(["info", "--loudness", "--json", "loudness/steps-pink-8k.wav"])
+        #expect(result.status == 0)
+        let file = try #require((result.json as? [[String: Any]])?.first)
+        let loudness = try #require(file["loudness"] as? [String: Any])
+        #expect(Set(loudness.keys) == ["integrated", "range", "truePeak", "samplePeak"])
+        #expect(abs((loudness["integrated"] as? Double ?? 0) + 24.8) < 0.06)
+        let plain = try Command.run(["info", "--json", "loudness/steps-pink-8k.wav"])
+        #expect((plain.json as? [[String: Any]])?.first?["loudness"] == nil)
+        let text = try Command.run(["info", "--loudness", "loudness/steps-pink-8k.wav"])
+        #expect(text.stdout.contains("Loudness:") && text.stdout.contains("LUFS"))
+    }
+}

@@ -1,0 +1,88 @@
+import AudioFormats
+import CEBUR128
+
+/// Loudness per ITU-R BS.1770-4 / EBU R128, measured by libebur128 (the library loudness scanners and
+/// players use) over a sound's valid frames, as afkit decodes them.
+public struct LoudnessMeasurement: Hashable, Sendable {
+    /// Integrated loudness, LUFS; `-infinity` for silence.
+    public var integrated: Double
+    /// Loudness range, LU.
+    public var range: Double
+    /// The highest true peak (4x oversampled) of any channel, dBTP.
+    public var truePeak: Double
+    /// The highest sample peak of any channel, dBFS.
+    public var samplePeak: Double
+    /// The loudest 3-second (short-term) window, LUFS.
+    public var shortTermMaximum: Double
+
+    /// Measures the file at `path` (any format afkit or libsndfile reads).
+    public static func measure(path: String) throws -> LoudnessMeasurement {
+        let source = try SourceReader(path: path)
+        return try measure(source)
+    }
+
+    /// Measures what `source` delivers from where it stands to its end.
+    public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
+        let channels = source.channels
+        let rate = source.sampleRate.rounded()
+        guard channels > 0, rate >= 1, rate <= Double(UInt32.max) else {
+            throw AudioFileError.unsupportedDataFormat(
+                "loudness: \(channels) channels at \(source.sampleRate) Hz cannot be measured", offset: nil)
+        }
+        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+            | EBUR128_MODE_S.rawValue)
+        guard let state = ebur128_init(UInt32(channels), UInt(rate), mode) else {
+            throw AudioFileError.unsupportedDataFormat("loudness: libebur128 cannot measure \(channels) channels",
+                offset: nil)
+        }
+        var handle: UnsafeMutablePointer<ebur128_state>? = state
+        defer { ebur128_destroy(&handle) }
+        // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.
+        if channels >= 6 {
+            let map: [channel] = [EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_LEFT_SURROUND,
+                EBUR128_RIGHT_SURROUND]
+            for (index, role) in map.enumerated() { _ = ebur128_set_channel(state, UInt32(index), Int32(role.rawValue)) }
+        }
+        var block: [Float] = []
+        var shortTermMaximum = -Double.infinity
+        var sinceShortTerm = 0
+        while true {
+            block.removeAll(keepingCapacity: true)
+            let frames = try source.read(maximum: 4096, into: &block)
+            if frames == 0 { break }
+            let status = block.withUnsafeBufferPointer { ebur128_add_frames_float(state, $0.baseAddress, frames) }
+            guard status == Int32(EBUR128_SUCCESS.rawValue) else {
+                throw AudioFileError.unsupportedDataFormat("loudness: libebur128 refused the audio (\(status))", offset: nil)
+            }
+            // The short-term loudness every tenth of a second, as meters show it.
+            sinceShortTerm += frames
+            if Double(sinceShortTerm) >= rate / 10 {
+                sinceShortTerm = 0
+                var value = -Double.infinity
+                if ebur128_loudness_shortterm(state, &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                    shortTermMaximum = max(shortTermMaximum, value)
+                }
+            }
+        }
+        var integrated = -Double.infinity
+        var range = 0.0
+        _ = ebur128_loudness_global(state, &integrated)
+        _ = ebur128_loudness_range(state, &range)
+        var truePeak = 0.0
+        var samplePeak = 0.0
+        for channel in 0..<UInt32(channels) {
+            var value = 0.0
+            if ebur128_true_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) { truePeak = max(truePeak, value) }
+            if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) { samplePeak = max(samplePeak, value) }
+        }
+        func decibels(_ linear: Double) -> Double { linear > 0 ? 20 * log10(linear) : -Double.infinity }
+        return LoudnessMeasurement(integrated: integrated, range: range, truePeak: decibels(truePeak),
+            samplePeak: decibels(samplePeak), shortTermMaximum: shortTermMaximum)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

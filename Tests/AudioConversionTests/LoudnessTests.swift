@@ -1,0 +1,68 @@
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+/// Loudness by libebur128 against FFmpeg's own BS.1770-4 implementation (its `ebur128` filter, values
+/// as it prints them, to 0.1 dB; Tests/Fixtures/loudness/ffmpeg-ebur128.json, by
+/// make-loudness-fixtures.py) and against what the signals are by construction.
+@Suite struct LoudnessTests {
+    /// FFmpeg's figures by file: integrated, range, sample peak, true peak.
+    static let reference: [String: [String: Double]] = {
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: fixtures + "/loudness/ffmpeg-ebur128.json"))) ?? Data()
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let files = object?["files"] as? [String: [String: Any]] ?? [:]
+        return files.mapValues { $0.compactMapValues { $0 as? Double } }
+    }()
+
+    @Test func thereAreReferences() { #expect(Self.reference.count >= 6) }
+
+    /// Integrated loudness and sample peak within FFmpeg's rounding; true peak never below the sample peak
+    /// and within 0.15 dB of FFmpeg's (whose oversampling filter reads a little higher).
+    @Test(arguments: reference.keys.sorted())
+    func matchesFFmpeg(_ name: String) throws {
+        let expected = try #require(Self.reference[name])
+        let measured = try LoudnessMeasurement.measure(path: fixtures + "/" + name)
+        let integrated = try #require(expected["integrated"])
+        let samplePeak = try #require(expected["samplePeak"])
+        let truePeak = try #require(expected["truePeak"])
+        #expect(abs(measured.integrated - integrated) <= 0.06, "\(name): \(measured.integrated) vs \(integrated)")
+        #expect(abs(measured.samplePeak - samplePeak) <= 0.06, "\(name): \(measured.samplePeak) vs \(samplePeak)")
+        #expect(measured.truePeak >= measured.samplePeak)
+        #expect(measured.truePeak <= truePeak + 0.06, "\(name): \(measured.truePeak) vs \(truePeak)")
+        #expect(measured.truePeak >= truePeak - 0.6, "\(name): \(measured.truePeak) vs \(truePeak)")
+    }
+
+    /// What the signals are by construction: a 997 Hz sine at -20 dBFS in both channels is -20 LUFS
+    /// (BS.1770's calibration) with no range; a quarter-rate tone sampled between its peaks has a true peak
+    /// 3 dB over its samples (amplitude 0.7: -3.10 dBTP); three pink-noise steps span 14 LU.
+    @Test func signalsByConstruction() throws {
+        let sine = try LoudnessMeasurement.measure(path: fixtures + "/loudness/sine-997-minus20-stereo-16k.wav")
+        #expect(abs(sine.integrated + 20) < 0.1)
+        #expect(sine.range < 0.1)
+        let tone = try LoudnessMeasurement.measure(path: fixtures + "/loudness/tones-inter-sample-peak-44k.wav")
+        #expect(abs(tone.truePeak - 20 * log10(0.7)) < 0.2)
+        #expect(tone.truePeak - tone.samplePeak > 2.5)
+        let steps = try LoudnessMeasurement.measure(path: fixtures + "/loudness/steps-pink-8k.wav")
+        #expect(abs(steps.range - 14) < 0.15)
+        #expect(steps.shortTermMaximum > steps.integrated)
+    }
+
+    /// Silence measures -infinity (the command writes it as null); compressed sources are measured over
+    /// their valid frames, as afkit decodes them.
+    @Test func silenceAndCompressedSources() throws {
+        let folder = try Folder()
+        let silent = folder.path + "/silent.wav"
+        let sound = try SoundFile(path: silent, mode: .write,
+            info: SoundFile.Info(sampleRate: 8000, channels: 1, format: Int32(0x010000 | 0x0002)))
+        try sound.write(int32: [Int32](repeating: 0, count: 8000))
+        sound.close()
+        let measured = try LoudnessMeasurement.measure(path: silent)
+        #expect(measured.integrated == -Double.infinity)
+        #expect(measured.samplePeak == -Double.infinity)
+        let pcm = try LoudnessMeasurement.measure(path: fixtures + "/signals/speech.wav")
+        let aac = try LoudnessMeasurement.measure(path: fixtures + "/afkit-outputs/speech-aac.m4a")
+        #expect(abs(aac.integrated - pcm.integrated) < 0.5, "AAC at 64 kbit/s keeps the loudness")
+    }
+}
