@@ -24,6 +24,9 @@ public struct EncoderSettings: Sendable {
     public var strategy: BitRateStrategy?
     /// Bits of the source's samples, for lossless codecs that keep them (16, 20, 24 or 32).
     public var sourceBitDepth: Int?
+    /// The seed of PCM's TPDF dither: the converter takes it from the source's content, so an output
+    /// depends on the input's bytes alone, and two sources never share a dither sequence.
+    public var ditherSeed: UInt64 = 0x5EED
 
     public init(format: StreamDescription, sourceFormat: StreamDescription) {
         self.format = format
@@ -89,7 +92,8 @@ public struct AudioCodecRegistry: Sendable {
         registry.registerDecoder(for: .ulaw) { format, _ in G711Decoder(format: format) }
         registry.registerDecoder(for: .alaw) { format, _ in G711Decoder(format: format) }
         registry.registerEncoder(for: .lpcm) { settings in
-            try PCMEncoder(format: settings.format, convertingFrom: settings.sourceFormat)
+            try PCMEncoder(format: settings.format, dither: PCM.shouldDither(from: settings.sourceFormat, to: settings.format),
+                seed: settings.ditherSeed)
         }
         registry.registerEncoder(for: .ima4) { settings in
             AppleIMA4Encoder(format: settings.format, quality: settings.imaQuality)

@@ -367,6 +367,9 @@ public enum AudioConverter {
         var encoderSettings = EncoderSettings(format: specifier.streamDescription(sampleRate: rate,
             channels: UInt32(channels)), sourceFormat: source.format)
         encoderSettings.imaQuality = settings.imaQuality
+        if PCM.shouldDither(from: source.format, to: encoderSettings.format) {
+            encoderSettings.ditherSeed = (try? contentHash(ofFileAt: source.path).value) ?? encoderSettings.ditherSeed
+        }
         encoderSettings.bitRate = settings.bitRate
         encoderSettings.quality = settings.quality
         encoderSettings.strategy = settings.strategy

@@ -319,3 +319,65 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         }
     }
 }
+
+/// Output bytes depend on the input's bytes, the options and afkit's version only: not on paths and
+/// names, the working directory, the time zone, the locale, `--jobs`, or the order files are found in.
+@Suite(.serialized) struct DeterminismTests {
+    static let conversions: [([String], String)] = [
+        (["-d", "LEI16"], "caf"), (["-d", "LEI16@44100"], "wav"), (["-d", "BEI16"], "aif"), (["-d", "ima4"], "caf"),
+        (["-d", "ulaw"], "caf"), (["-d", "aac"], "m4a"), (["-d", "aac"], "caf"), (["-d", "alac"], "m4a"),
+        (["-d", "aac"], "aac"), (["--preset", "sfx"], "caf"), (["--preset", "pcm"], "caf"), (["--preset", "music"], "m4a"),
+        (["--preset", "lossless"], "caf"), (["--preset", "system-sound"], "caf"), (["-d", "LEF32"], "wav"),
+    ]
+
+    /// Every encoder and preset, twice: other folders and names, another working directory, time zone and
+    /// locale. A 24-bit source, so the 16-bit outputs are dithered (the dither is seeded from the content).
+    @Test func sameBytesWhateverTheEnvironment() throws {
+        let folder = try ScratchFolder()
+        for sub in ["a", "b", "elsewhere/deeper"] {
+            try FileManager.default.createDirectory(atPath: folder.path + "/" + sub, withIntermediateDirectories: true)
+        }
+        let made = try bash("\"$AFKIT\" convert -d LEI24@11025 signals/music.wav '\(folder.path)/a/source.wav' && "
+            + "cp '\(folder.path)/a/source.wav' '\(folder.path)/elsewhere/deeper/another name.wav'")
+        #expect(made.status == 0, "\(made.stderr)")
+        for (index, (options, ext)) in Self.conversions.enumerated() {
+            let arguments = options.map { "'\($0)'" }.joined(separator: " ")
+            let first = try bash("cd '\(folder.path)/a' && TZ=UTC LANG=C LC_ALL=C \"$AFKIT\" convert \(arguments) "
+                + "source.wav out\(index).\(ext)")
+            let second = try bash("cd / && TZ=Pacific/Chatham LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 \"$AFKIT\" convert "
+                + "\(arguments) '\(folder.path)/elsewhere/deeper/another name.wav' '\(folder.path)/b/other \(index).\(ext)'")
+            #expect(first.status == 0 && second.status == 0, "\(options): \(first.stderr) \(second.stderr)")
+            let a = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/a/out\(index).\(ext)"))
+            let b = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/b/other \(index).\(ext)"))
+            #expect(a == b, "\(options) .\(ext): the bytes differ")
+            #expect(a.count > 100)
+        }
+    }
+
+    /// `batch` on a tree and on a copy of it made in another order, `--jobs 1` against `--jobs 3`: every
+    /// output the same bytes.
+    @Test func batchOnAShuffledCopyWithAnyJobs() throws {
+        let folder = try ScratchFolder()
+        let names = ["kick.wav", "snare.wav", "ui/click.wav", "ui/tap.wav", "ambience/wind.wav", "ambience/deep/rain.wav"]
+        for root in ["one", "two"] {
+            for name in root == "one" ? names : names.reversed() {
+                let path = "\(folder.path)/\(root)/src/\(name)"
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
+                let source = Command.fixtures + "/signals/" + (name.contains("ui") ? "speech.wav" : "music.wav")
+                let made = try bash("\"$AFKIT\" convert -d LEI24@8000 '\(source)' '\(path)'")
+                #expect(made.status == 0)
+            }
+        }
+        let one = try bash("cd '\(folder.path)/one' && \"$AFKIT\" batch --preset sfx --jobs 1 --out out src")
+        let two = try bash("cd / && TZ=Asia/Kolkata \"$AFKIT\" batch --preset sfx --jobs 3 --out '\(folder.path)/two/out' "
+            + "'\(folder.path)/two/src'")
+        #expect(one.status == 0 && two.status == 0, "\(one.stderr) \(two.stderr)")
+        for name in names {
+            let output = (name as NSString).deletingPathExtension + ".caf"
+            let a = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/one/out/\(output)"))
+            let b = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/two/out/\(output)"))
+            #expect(a == b, "\(output)")
+        }
+    }
+}
