@@ -22,6 +22,9 @@ public struct AssetValidator: Sendable {
     public var decoderProvider: DecoderProvider = { format, cookie in
         try? AudioCodecRegistry.builtIn.decoder(for: format, magicCookie: cookie)
     }
+    /// Measures a file's loudness, for the rules that need it (`loudness`, `true-peak`); without one
+    /// those rules pass over the file. The command sets libebur128's, from AudioConversion.
+    public var loudnessMeter: (@Sendable (String) -> LoudnessFacts?)?
     /// Files with these extensions are checked when a directory is searched.
     public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
 
@@ -96,6 +99,9 @@ public struct AssetValidator: Sendable {
         var facts = facts
         if facts.error == nil, active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true }) {
             facts.audio = measure()
+        }
+        if facts.error == nil, let meter = loudnessMeter, active.contains(where: { rules[$0.rule]?.needsLoudness == true }) {
+            facts.loudness = meter(facts.path)
         }
         var violations: [Violation] = []
         for entry in active {

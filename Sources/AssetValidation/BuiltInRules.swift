@@ -5,7 +5,33 @@ extension ValidationRule {
     /// The rules afkit knows, by id.
     public static let builtIn: [String: ValidationRule] = Dictionary(
         uniqueKeysWithValues: [malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
-            sampleRate, hardwareCodec, clipping, silence].map { ($0.id, $0) })
+            sampleRate, hardwareCodec, clipping, silence, loudness, truePeak].map { ($0.id, $0) })
+
+    /// Integrated loudness within `target` ± `tolerance` LUFS (defaults -16 and 1: the common mobile and
+    /// streaming target).
+    public static let loudness = ValidationRule(id: "loudness", needsLoudness: true, parameters: ["target", "tolerance"]) {
+        facts, settings in
+        guard let loudness = facts.loudness else { return [] }  // no meter: the rule passes over the file
+        let target = settings.number("target") ?? -16
+        let tolerance = settings.number("tolerance") ?? 1
+        guard loudness.integrated.isFinite else {
+            return [Finding("no integrated loudness: the sound is silent or shorter than one 400 ms gating block",
+                severity: .warning)]
+        }
+        guard abs(loudness.integrated - target) > tolerance else { return [] }
+        return [Finding("integrated loudness \(fixedPoint(loudness.integrated, places: 1)) LUFS; this profile wants "
+            + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS")]
+    }
+
+    /// True peak (4x oversampled) at most `maximum` dBTP (default -1: room for a lossy encoder's overshoot).
+    public static let truePeak = ValidationRule(id: "true-peak", needsLoudness: true, parameters: ["maximum"]) {
+        facts, settings in
+        guard let loudness = facts.loudness else { return [] }
+        let maximum = settings.number("maximum") ?? -1
+        guard loudness.truePeak > maximum else { return [] }
+        return [Finding("true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
+            + "dBTP: encoding may clip between samples")]
+    }
 
     /// The file cannot be parsed.
     public static let malformed = ValidationRule(id: "malformed", parameters: []) { facts, _ in

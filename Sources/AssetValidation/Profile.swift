@@ -37,6 +37,7 @@ public struct Profile: Sendable {
     /// The profiles afkit ships.
     public static let builtIn: [String: Profile] = [
         systemSound.name: systemSound, simultaneousSoundEffects.name: simultaneousSoundEffects, music.name: music,
+        gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming,
     ]
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
@@ -70,6 +71,7 @@ public struct Profile: Sendable {
         Entry("sample-rate", .warning, ["maximum": .number(32000)]),
         Entry("clipping", .warning),
         Entry("silence", .warning, ["maximumSeconds": .number(0.25)]),
+        Entry("true-peak", .warning, ["maximum": .number(-1)]),
     ])
 
     /// Music and long audio: compressed formats welcome, no duration limit.
@@ -81,6 +83,26 @@ public struct Profile: Sendable {
         Entry("empty", .error),
         Entry("sample-rate", .warning, ["maximum": .number(48000)]),
         Entry("clipping", .warning),
+        Entry("loudness", .warning, ["target": .number(-16), "tolerance": .number(2)]),
+        Entry("true-peak", .warning, ["maximum": .number(-1)]),
+    ])
+
+    /// Game effects that must sit together: the simultaneous-sfx rules, with loudness and true peak as
+    /// errors (-18 ± 3 LUFS, at most -1 dBTP).
+    public static let gameSoundEffects = Profile(name: "game-sfx", entries: simultaneousSoundEffects.entries.filter {
+        !["loudness", "true-peak"].contains($0.rule)
+    } + [
+        Entry("loudness", .error, ["target": .number(-18), "tolerance": .number(3)]),
+        Entry("true-peak", .error, ["maximum": .number(-1)]),
+    ])
+
+    /// Music for streaming and mobile playback: the music rules, with -16 LUFS ± 1 and at most -1 dBTP
+    /// as errors.
+    public static let musicStreaming = Profile(name: "music-streaming", entries: music.entries.filter {
+        !["loudness", "true-peak"].contains($0.rule)
+    } + [
+        Entry("loudness", .error, ["target": .number(-16), "tolerance": .number(1)]),
+        Entry("true-peak", .error, ["maximum": .number(-1)]),
     ])
 
     /// The profile that applies to `path`: this one with the matching overrides applied.

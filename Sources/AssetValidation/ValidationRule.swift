@@ -53,15 +53,18 @@ public struct ValidationRule: Sendable {
     public let id: String
     /// Whether the check needs the decoded audio (``AssetFacts/audio``).
     public let needsDecodedAudio: Bool
+    /// Whether the check needs a loudness measurement (``AssetFacts/loudness``).
+    public let needsLoudness: Bool
     /// The settings a profile may give the rule besides `severity` and `enabled` (`nil`: any).
     public let parameters: Set<String>?
     public let check: @Sendable (AssetFacts, RuleSettings) -> [Finding]
 
-    public init(id: String, needsDecodedAudio: Bool = false, parameters: Set<String>? = nil,
+    public init(id: String, needsDecodedAudio: Bool = false, needsLoudness: Bool = false, parameters: Set<String>? = nil,
         check: @escaping @Sendable (AssetFacts, RuleSettings) -> [Finding])
     {
         self.id = id
         self.needsDecodedAudio = needsDecodedAudio
+        self.needsLoudness = needsLoudness
         self.parameters = parameters
         self.check = check
     }
@@ -76,12 +79,32 @@ public struct AssetFacts: Sendable {
     public var error: AudioFileError?
     /// Levels of the decoded audio, where a decoder exists for the format.
     public var audio: AudioStatistics?
+    /// Loudness per BS.1770-4, where the validator was given a meter (``AssetValidator/loudnessMeter``).
+    public var loudness: LoudnessFacts?
 
     /// The file name's extension, lower-cased, without the dot.
     public var fileExtension: String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return name[name.index(after: dot)...].lowercased()
+    }
+}
+
+/// Loudness of a sound per ITU-R BS.1770-4 / EBU R128: what a meter outside this module (libebur128,
+/// through AudioConversion) measured, so the validator itself stays free of C.
+public struct LoudnessFacts: Sendable, Hashable {
+    /// Integrated loudness, LUFS; `-infinity` for silence or a sound too short to gate.
+    public var integrated: Double
+    public var range: Double
+    /// dBTP and dBFS.
+    public var truePeak: Double
+    public var samplePeak: Double
+
+    public init(integrated: Double, range: Double, truePeak: Double, samplePeak: Double) {
+        self.integrated = integrated
+        self.range = range
+        self.truePeak = truePeak
+        self.samplePeak = samplePeak
     }
 }
 

@@ -59,6 +59,12 @@ struct Validate: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(paths, in: Self.self)
         var validator = AssetValidator(profile: try loadProfile())
+        // Loudness by libebur128, measured only for profiles whose rules ask for it.
+        validator.loudnessMeter = { path in
+            (try? LoudnessMeasurement.measure(path: path)).map {
+                LoudnessFacts(integrated: $0.integrated, range: $0.range, truePeak: $0.truePeak, samplePeak: $0.samplePeak)
+            }
+        }
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }

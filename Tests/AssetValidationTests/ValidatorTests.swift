@@ -159,7 +159,7 @@ final class Scratch {
         #expect(rules(try #require(byName["tap.caf"])) == ["error:duration"])
         #expect(rules(try #require(byName["intro.caf"])) == ["error:duration"])
         #expect(rules(try #require(byName["theme.caf"])).isEmpty)
-        #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "loudness": {} } }"#) }
+        #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "loudnes": {} } }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "extends": "podcast" }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "duration": { "severity": "fatal" } } }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: "not json") }
@@ -256,5 +256,51 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         }
         let failed = await AssetValidator().validate(chunks: broken, name: "cut.caf")
         #expect(failed.violations.map(\.rule) == ["malformed"])
+    }
+}
+
+/// The loudness rules over a meter given from outside (the command gives libebur128's; here a fixed
+/// one, so the rules are proven apart from the measurement).
+@Suite struct LoudnessRuleTests {
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/wav/pcm-s16-stereo.wav").path
+
+    func report(_ profile: Profile, _ loudness: LoudnessFacts?) -> [Violation] {
+        var validator = AssetValidator(profile: profile)
+        if let loudness { validator.loudnessMeter = { _ in loudness } }
+        return validator.validate(path: Self.file).violations.filter { ["loudness", "true-peak"].contains($0.rule) }
+    }
+
+    @Test func targetsAndCeilings() {
+        let onTarget = LoudnessFacts(integrated: -16.4, range: 3, truePeak: -1.2, samplePeak: -1.5)
+        #expect(report(.musicStreaming, onTarget).isEmpty)
+        let quiet = LoudnessFacts(integrated: -19.2, range: 3, truePeak: -0.3, samplePeak: -0.4)
+        let violations = report(.musicStreaming, quiet)
+        #expect(violations.map(\.rule) == ["loudness", "true-peak"])
+        #expect(violations.allSatisfy { $0.severity == .error })
+        #expect(violations.first?.message.contains("-19.2 LUFS") == true)
+        // The music profile says the same as warnings; its tolerance is 2 LU.
+        #expect(report(.music, quiet).map(\.severity) == [.warning, .warning])
+        #expect(report(.music, LoudnessFacts(integrated: -17.5, range: 3, truePeak: -2, samplePeak: -2)).isEmpty)
+        // game-sfx: -18 ± 3.
+        #expect(report(.gameSoundEffects, LoudnessFacts(integrated: -20.5, range: 1, truePeak: -3, samplePeak: -3)).isEmpty)
+        #expect(report(.gameSoundEffects, LoudnessFacts(integrated: -12, range: 1, truePeak: -3, samplePeak: -3)).count == 1)
+    }
+
+    @Test func silenceAndNoMeter() {
+        let silent = LoudnessFacts(integrated: -.infinity, range: 0, truePeak: -.infinity, samplePeak: -.infinity)
+        let violations = report(.musicStreaming, silent)
+        #expect(violations.map(\.rule) == ["loudness"])
+        #expect(violations.first?.severity == .warning)
+        // Without a meter the rules pass over the file, as the decoded-audio rules do without a decoder.
+        #expect(report(.musicStreaming, nil).isEmpty)
+        // The system-sound profile has no loudness rule: nothing is measured.
+        #expect(report(.systemSound, nil).isEmpty)
+    }
+
+    @Test func profileFilesSetTheTargets() throws {
+        let profile = try Profile(json: #"{"name": "quiet", "extends": "music", "rules": {"loudness": {"severity": "error", "target": -23, "tolerance": 0.5}}}"#)
+        #expect(report(profile, LoudnessFacts(integrated: -23.3, range: 1, truePeak: -6, samplePeak: -6)).isEmpty)
+        #expect(report(profile, LoudnessFacts(integrated: -22.2, range: 1, truePeak: -6, samplePeak: -6)).first?.severity == .error)
     }
 }

@@ -520,3 +520,19 @@ struct Command {
         #expect(text.stdout.contains("Loudness:") && text.stdout.contains("LUFS"))
     }
 }
+
+@Suite struct LoudnessProfileTests {
+    /// The music-streaming profile measures with libebur128: -16 LUFS ± 1 and -1 dBTP are errors.
+    @Test func musicStreamingMeasures() throws {
+        let result = try Command.run(["validate", "--profile", "music-streaming", "--format", "json",
+            "loudness/steps-pink-8k.wav", "loudness/sine-997-minus20-stereo-16k.wav"])
+        #expect(result.status == 1)
+        let files = try #require((result.json as? [String: Any])?["files"] as? [[String: Any]])
+        for file in files {
+            let violations = file["violations"] as? [[String: Any]] ?? []
+            #expect(violations.contains { $0["rule"] as? String == "loudness" && $0["severity"] as? String == "error" })
+        }
+        let steps = (files[0]["violations"] as? [[String: Any]])?.first { $0["rule"] as? String == "loudness" }
+        #expect((steps?["message"] as? String)?.contains("-24.8 LUFS") == true)
+    }
+}
