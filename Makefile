@@ -23,7 +23,7 @@ FUZZ_TARGETS := stream file codecs validator icy
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test assets bench clean deps fuzz fuzz-smoke fuzz-build
+.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build
 
 all: release
 
@@ -38,9 +38,21 @@ deps:
 release: deps
 	$(SWIFT) build -c release --product afkit
 
-test: deps
+# The tests need the libraries and Debian's bazel-bootstrap (the Bazel rules' proof): one update, one install.
+test-deps:
+	@missing=; \
+	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PKG_MODULES); then missing="$(DEB_PACKAGES)"; fi; \
+	command -v bazel >/dev/null 2>&1 || missing="$$missing bazel-bootstrap"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	bash Examples/bazel-assets/prove.sh .build/debug/afkit
 
 assets: $(ASSET_OUTPUTS)
 	$(AFKIT) validate --profile system-sound build/assets
