@@ -135,6 +135,10 @@ public struct AssetValidator: Sendable {
         let end = summary.primingFrames + summary.frameCount
         var samples: [Float] = []
         var start: Int64 = 0
+        var sums = [Double](repeating: 0, count: channels)
+        var squares = [Double](repeating: 0, count: channels)
+        var crossProducts = 0.0
+        var counted = 0.0
         let packetsAtOnce = decoder.packetsPerRun(atMost: 256)
         while start < file.packetCount {
             guard let (bytes, descriptions) = try? file.readPackets(from: start, count: packetsAtOnce) else { return nil }
@@ -150,7 +154,12 @@ public struct AssetValidator: Sendable {
                 defer { frame += 1 }
                 guard frame >= skip && frame < end else { continue }
                 var loud = false
+                counted += 1
+                if channels == 2 { crossProducts += Double(samples[index * 2]) * Double(samples[index * 2 + 1]) }
                 for channel in 0..<channels {
+                    let sample = Double(samples[index * channels + channel])
+                    sums[channel] += sample
+                    squares[channel] += sample * sample
                     let value = abs(samples[index * channels + channel])
                     peak = max(peak, value)
                     if value > threshold { loud = true }
@@ -170,11 +179,19 @@ public struct AssetValidator: Sendable {
         }
         let rate = format.sampleRate
         let valid = summary.frameCount
-        return AudioStatistics(
+        var statistics = AudioStatistics(
             peak: peak, clippedRuns: clippedRuns,
             leadingSilence: Double(firstLoud ?? valid) / rate,
             trailingSilence: Double(valid - 1 - lastLoud) / rate,
             isSilent: firstLoud == nil && valid > 0)
+        if counted > 0 {
+            statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0
+            if channels == 2, squares[0] > 0, squares[1] > 0 {
+                statistics.channelBalance = 10 * log10(squares[0] / squares[1])
+                statistics.correlation = crossProducts / (squares[0] * squares[1]).squareRoot()
+            }
+        }
+        return statistics
     }
 }
 
@@ -225,3 +242,9 @@ extension AssetValidator {
         return check(facts(name, outcome), measure: { nil })
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

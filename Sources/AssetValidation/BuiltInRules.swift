@@ -5,7 +5,42 @@ extension ValidationRule {
     /// The rules afkit knows, by id.
     public static let builtIn: [String: ValidationRule] = Dictionary(
         uniqueKeysWithValues: [malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
-            sampleRate, hardwareCodec, clipping, silence, loudness, truePeak].map { ($0.id, $0) })
+            sampleRate, hardwareCodec, clipping, silence, loudness, truePeak, dcOffset, monoCompatibility,
+            channelBalance].map { ($0.id, $0) })
+
+    /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
+    /// clicks where the sound starts and stops.
+    public static let dcOffset = ValidationRule(id: "dc-offset", needsDecodedAudio: true, parameters: ["maximumDecibels"]) {
+        facts, settings in
+        guard let audio = facts.audio, audio.dcOffset > 0 else { return [] }
+        let limit = settings.number("maximumDecibels") ?? -40
+        let level = 20 * log10(audio.dcOffset)
+        guard level > limit else { return [] }
+        return [Finding("a DC offset of \(fixedPoint(level, places: 1)) dBFS (more than \(fixedPoint(limit, places: 1)) dBFS)")]
+    }
+
+    /// Stereo channels correlated at least `minimumCorrelation` (default 0): below it they partly cancel
+    /// when a phone's single speaker plays them summed to mono.
+    public static let monoCompatibility = ValidationRule(id: "mono-compatibility", needsDecodedAudio: true,
+        parameters: ["minimumCorrelation"])
+    { facts, settings in
+        guard let correlation = facts.audio?.correlation else { return [] }
+        let minimum = settings.number("minimumCorrelation") ?? 0
+        guard correlation < minimum else { return [] }
+        return [Finding("the channels are out of phase (correlation \(fixedPoint(correlation, places: 2))): summed to "
+            + "mono, as one speaker plays them, they cancel")]
+    }
+
+    /// Stereo channels within `maximumDecibels` (default 3) of each other's level.
+    public static let channelBalance = ValidationRule(id: "channel-balance", needsDecodedAudio: true,
+        parameters: ["maximumDecibels"])
+    { facts, settings in
+        guard let balance = facts.audio?.channelBalance else { return [] }
+        let limit = settings.number("maximumDecibels") ?? 3
+        guard abs(balance) > limit else { return [] }
+        return [Finding("the \(balance > 0 ? "left" : "right") channel is \(fixedPoint(abs(balance), places: 1)) dB louder "
+            + "than the other (more than \(fixedPoint(limit, places: 1)) dB)")]
+    }
 
     /// Integrated loudness within `target` ± `tolerance` LUFS (defaults -16 and 1: the common mobile and
     /// streaming target).
@@ -220,3 +255,9 @@ func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 private func rate(_ value: Double) -> String {
     value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value)) Hz" : "\(value) Hz"
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

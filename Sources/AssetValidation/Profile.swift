@@ -94,6 +94,7 @@ public struct Profile: Sendable {
     } + [
         Entry("loudness", .error, ["target": .number(-18), "tolerance": .number(3)]),
         Entry("true-peak", .error, ["maximum": .number(-1)]),
+        Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
     ])
 
     /// Music for streaming and mobile playback: the music rules, with -16 LUFS ± 1 and at most -1 dBTP
@@ -103,6 +104,7 @@ public struct Profile: Sendable {
     } + [
         Entry("loudness", .error, ["target": .number(-16), "tolerance": .number(1)]),
         Entry("true-peak", .error, ["maximum": .number(-1)]),
+        Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
     ])
 
     /// The profile that applies to `path`: this one with the matching overrides applied.

@@ -119,4 +119,10 @@ public struct AudioStatistics: Sendable, Hashable {
     public var trailingSilence: Double
     /// Whether the whole file is below the silence threshold.
     public var isSilent: Bool
+    /// The largest DC offset of any channel: the mean sample, -1...1.
+    public var dcOffset: Double = 0
+    /// For stereo: the left channel's level over the right's (RMS), dB; `nil` where a channel is silent.
+    public var channelBalance: Double?
+    /// For stereo: the correlation of the two channels, -1 (one inverts the other) to 1 (the same).
+    public var correlation: Double?
 }

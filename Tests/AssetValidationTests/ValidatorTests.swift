@@ -1,4 +1,4 @@
-import AssetValidation
+@testable import AssetValidation
 import AudioCodecs
 import AudioContainers
 import AudioFormats
@@ -302,5 +302,43 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         let profile = try Profile(json: #"{"name": "quiet", "extends": "music", "rules": {"loudness": {"severity": "error", "target": -23, "tolerance": 0.5}}}"#)
         #expect(report(profile, LoudnessFacts(integrated: -23.3, range: 1, truePeak: -6, samplePeak: -6)).isEmpty)
         #expect(report(profile, LoudnessFacts(integrated: -22.2, range: 1, truePeak: -6, samplePeak: -6)).first?.severity == .error)
+    }
+}
+
+/// DC offset, mono compatibility and channel balance, from the validator's own decode of files made here.
+@Suite struct StereoRuleTests {
+    /// A stereo 16-bit CAF of a 440 Hz tone: `left` and `right` scale it, `offset` is added to both.
+    static func stereo(_ scratch: Scratch, _ name: String, left: Float, right: Float, offset: Float = 0) throws -> String {
+        let path = scratch.root + "/" + name
+        let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 16)
+        var samples: [Float] = []
+        for frame in 0..<8000 {
+            let tone = Float(0.4 * sin(2 * .pi * 440 * Double(frame) / 8000))
+            samples += [tone * left + offset, tone * right + offset]
+        }
+        var encoder = try PCMEncoder(format: format)
+        var bytes: [UInt8] = []
+        _ = try samples.withUnsafeBufferPointer { try encoder.encode($0, into: &bytes) }
+        let writer = try AudioFileWriter(path: path, fileType: .caf, format: format)
+        try writer.writePackets(bytes)
+        try writer.close()
+        return path
+    }
+
+    func rules(_ path: String) -> [String] {
+        AssetValidator(profile: .gameSoundEffects).validate(path: path).violations
+            .filter { ["dc-offset", "mono-compatibility", "channel-balance"].contains($0.rule) }.map(\.rule)
+    }
+
+    @Test func measuredFromTheDecode() throws {
+        let scratch = try Scratch()
+        #expect(rules(try Self.stereo(scratch, "clean.caf", left: 1, right: 1)).isEmpty)
+        #expect(rules(try Self.stereo(scratch, "inverted.caf", left: 1, right: -1)) == ["mono-compatibility"])
+        #expect(rules(try Self.stereo(scratch, "lopsided.caf", left: 1, right: 0.5)) == ["channel-balance"])
+        #expect(rules(try Self.stereo(scratch, "offset.caf", left: 1, right: 1, offset: 0.05)) == ["dc-offset"])
+        let statistics = try #require(AssetValidator(profile: .gameSoundEffects).measureAudio(
+            of: AudioFile(path: try Self.stereo(scratch, "half.caf", left: 1, right: 0.5))))
+        #expect(abs((statistics.channelBalance ?? 0) - 20 * log10(2.0)) < 0.05)
+        #expect(abs((statistics.correlation ?? 0) - 1) < 0.001)
     }
 }
