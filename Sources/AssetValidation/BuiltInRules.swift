@@ -252,9 +252,7 @@ private func list(_ items: [String]) -> String {
 
 func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 
-private func rate(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value)) Hz" : "\(value) Hz"
-}
+private func rate(_ value: Double) -> String { formatSampleRate(value) + " Hz" }
 
 #if canImport(Glibc)
 import Glibc

@@ -39,6 +39,9 @@ public struct ConversionSettings: Sendable {
     /// What the output is made from, recorded in its metadata (`afkit source`) with the frames it will
     /// hold (`afkit frames`), so a batch can tell a current output from a stale or damaged one.
     public var provenance: String?
+    /// The source's content hash, where the caller has read it (a batch, for the provenance); it seeds
+    /// PCM's dither, and the converter reads the source for it only when it is not given.
+    public var sourceContentHash: ContentHash?
     /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
     public var synchronizesFolder = true
 
@@ -340,13 +343,13 @@ public enum AudioConverter {
         switch specifier.kind {
         case .aac where !AACEncoder.sampleRates.contains(rate):
             let nearest = AACEncoder.nearestSampleRate(to: rate)
-            notes.append("AAC-LC cannot hold \(formatRate(rate)) Hz: resampled to \(formatRate(nearest)) Hz")
+            notes.append("AAC-LC cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz")
             rate = nearest
         case .mp3:
             let rates: [Double] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
             if !rates.contains(rate) {
                 let nearest = rates.min { abs($0 - rate) < abs($1 - rate) } ?? 44100
-                notes.append("MP3 cannot hold \(formatRate(rate)) Hz: resampled to \(formatRate(nearest)) Hz")
+                notes.append("MP3 cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz")
                 rate = nearest
             }
             if channels > 2 {
@@ -360,7 +363,7 @@ public enum AudioConverter {
             if wholeRatesOnly.contains(fileType), rate != rate.rounded(), rate.isFinite {
                 let nearest = max(1, min(rate.rounded(), Double(UInt32.max)))
                 notes.append("\(fileType.rawValue.uppercased()) holds whole sample rates: resampled from "
-                    + "\(formatRate(rate)) Hz to \(formatRate(nearest)) Hz")
+                    + "\(formatSampleRate(rate)) Hz to \(formatSampleRate(nearest)) Hz")
                 rate = nearest
             }
         }
@@ -368,7 +371,8 @@ public enum AudioConverter {
             channels: UInt32(channels)), sourceFormat: source.format)
         encoderSettings.imaQuality = settings.imaQuality
         if PCM.shouldDither(from: source.format, to: encoderSettings.format) {
-            encoderSettings.ditherSeed = (try? contentHash(ofFileAt: source.path).value) ?? encoderSettings.ditherSeed
+            encoderSettings.ditherSeed = (settings.sourceContentHash ?? (try? contentHash(ofFileAt: source.path)))?.value
+                ?? encoderSettings.ditherSeed
         }
         encoderSettings.bitRate = settings.bitRate
         encoderSettings.quality = settings.quality
@@ -506,12 +510,6 @@ public enum AudioConverter {
         return (outputFrames, table)
     }
 
-    private static func formatRate(_ rate: Double) -> String { hertz(rate) }
-}
-
-/// A rate as a person writes it: `22050`, `8912.75`.
-func hertz(_ rate: Double) -> String {
-    rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
 }
 
 extension FileType {

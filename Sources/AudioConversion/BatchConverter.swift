@@ -65,8 +65,12 @@ public struct BatchConverter: Sendable {
     /// content hash. Moving, touching or restoring a source with an old time changes nothing; changing
     /// one byte of it does.
     public func provenance(of source: String) throws -> String {
-        let hash = try contentHash(ofFileAt: source)
-        return "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : ""); source xxh64 \(hash.hexDigits)"
+        provenance(hash: try contentHash(ofFileAt: source))
+    }
+
+    /// The provenance for a source whose content hash is known.
+    func provenance(hash: ContentHash) -> String {
+        "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : ""); source xxh64 \(hash.hexDigits)"
     }
 
     /// The jobs for files and folders: a folder's files keep their path below it; the output folder is
@@ -139,8 +143,11 @@ public struct BatchConverter: Sendable {
                 let outcome: Outcome
                 do {
                     var conversion = base
-                    let provenance = try provenance(of: job.source)
+                    // The source is read once: its hash makes the provenance and seeds any dither.
+                    let hash = try contentHash(ofFileAt: job.source)
+                    let provenance = provenance(hash: hash)
                     conversion.provenance = provenance
+                    conversion.sourceContentHash = hash
                     if isUpToDate(job, provenance: provenance) {
                         outcome = .upToDate
                     } else {

@@ -31,7 +31,7 @@ public enum ResamplerChoice: Hashable, Sendable {
         let ratio = max(outputRate / inputRate, inputRate / outputRate)
         guard ratio.isFinite, ratio <= Self.maximumRatio else {
             throw AudioFileError.unsupportedDataFormat(
-                "resampling from \(hertz(inputRate)) Hz to \(hertz(outputRate)) Hz is a factor of more than "
+                "resampling from \(formatSampleRate(inputRate)) Hz to \(formatSampleRate(outputRate)) Hz is a factor of more than "
                     + "\(Int(Self.maximumRatio)); convert to a rate nearer the source's", offset: nil)
         }
         switch self {

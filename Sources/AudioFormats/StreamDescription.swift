@@ -128,9 +128,9 @@ public struct StreamDescription: Hashable, Sendable {
     }
 }
 
-/// Prints a rate without a fractional part when it is whole.
-@usableFromInline
-func formatSampleRate(_ rate: Double) -> String {
+/// Prints a rate without a fractional part when it is whole (`22050`, `8912.75`), and any rate too
+/// large for an integer as a double.
+public func formatSampleRate(_ rate: Double) -> String {
     if rate.isFinite, rate == rate.rounded(), abs(rate) < 1e15 { return String(Int64(rate)) }
     return String(rate)
 }

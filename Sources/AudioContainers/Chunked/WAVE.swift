@@ -274,16 +274,12 @@ public enum WAVE {
         /// `cue `: points by ID, each at a sample offset in the data (the markers of WAV).
         private func parseCues(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
             let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
-            guard count <= body.remaining / 24 else {
+            let present = min(count, body.remaining / 24)
+            if present < count {
                 context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
                     "counts \(count) cue points in \(body.remaining) bytes; those present are read")
-                return readCues(min(count, body.remaining / 24), &body, &context)
             }
-            readCues(count, &body, &context)
-        }
-
-        private func readCues(_ count: Int, _ body: inout ByteCursor, _ context: inout ParseContext) {
-            for _ in 0..<count {
+            for _ in 0..<present {
                 let id = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
                 _ = body.skip(16)  // play position, data chunk ID, chunk start, block start
                 let offset = body.readInteger(endianness: .little, as: UInt32.self) ?? 0

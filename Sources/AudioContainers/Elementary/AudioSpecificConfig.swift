@@ -19,10 +19,6 @@ public struct AudioSpecificConfig: Hashable, Sendable {
     /// Whether parametric stereo is signalled (HE-AAC v2).
     public var hasParametricStereo: Bool
 
-    /// The MPEG-4 audio sampling frequency table.
-    static let sampleRates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025,
-        8000, 7350]
-
     /// Parses the config; `nil` where it is too short or names no rate.
     public init?(_ bytes: [UInt8]) {
         var reader = BitReader(bytes)
@@ -33,7 +29,7 @@ public struct AudioSpecificConfig: Hashable, Sendable {
         func rate() -> Double? {
             guard let index = reader.read(4) else { return nil }
             if index == 0xF { return reader.read(24).map(Double.init) }
-            return index < Self.sampleRates.count ? Self.sampleRates[index] : nil
+            return index < ADTS.sampleRates.count ? Double(ADTS.sampleRates[index]) : nil
         }
         guard var type = readObjectType(), let coreRate = rate(), let channels = reader.read(4), coreRate > 0 else {
             return nil

@@ -332,33 +332,14 @@ extension MP4Parser {
             return plain(.ac3, frames: 1536)
         case "ec-3": return plain(.enhancedAC3, frames: 1536)
         case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
-            var result = plain(type == "ulaw" || type == "alaw" ? type : .lpcm, frames: 1)
-            result.format = Self.uncompressedFormat(type, rate: rate, channels: channels, sampleSize: sampleSize)
-            result.formatList = [result.format]
-            return result
+            // QuickTime's uncompressed entries name the same sample words as AIFF-C's compression types
+            // ('lpcm' as 'twos'); a sample size no word has leaves the entry undescribed.
+            guard let format = try? AIFF.Container.description(compression: type == "lpcm" ? "twos" : type,
+                channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
+            else { return plain(type, frames: 0) }
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
         default:
             return plain(type, frames: 0)
-        }
-    }
-
-    /// QuickTime's uncompressed sample entries as linear PCM (or G.711).
-    static func uncompressedFormat(_ type: FourCharCode, rate: Double, channels: UInt32, sampleSize: UInt32)
-        -> StreamDescription
-    {
-        switch type {
-        case "ulaw", "alaw": return .g711(type, sampleRate: rate, channels: channels)
-        case "in24": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 24, isFloat: false,
-            isBigEndian: true, bytesPerSample: 3, signed8: true)
-        case "in32": return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 32, isFloat: false,
-            isBigEndian: true, bytesPerSample: 4, signed8: true)
-        case "fl32", "fl64":
-            let bits: UInt32 = type == "fl32" ? 32 : 64
-            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: true,
-                isBigEndian: true, bytesPerSample: bits / 8, signed8: true)
-        default:
-            let bits = max(8, min(sampleSize, 32))
-            return .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: false,
-                isBigEndian: type != "sowt", bytesPerSample: (bits + 7) / 8, signed8: type != "raw ")
         }
     }
 

@@ -608,7 +608,7 @@ struct MP4Parser: StreamParser {
             return nil
         }
         if next.offset < position {
-            try skipUnreachable(before: position)
+            skipUnreachable(before: position)
             return nil
         }
         if next.offset > position {
@@ -639,7 +639,7 @@ struct MP4Parser: StreamParser {
 
     /// Passes over samples that lie before `position`, outside any `mdat` the stream passed through: a
     /// stream cannot go back for them, and the file API does not count them either.
-    mutating func skipUnreachable(before position: Int64) throws {
+    mutating func skipUnreachable(before position: Int64) {
         var skipped: Int64 = 0
         let first = sampleCursor.sample
         while let sample = table.sample(at: sampleCursor), sample.offset < position {
@@ -721,8 +721,7 @@ struct MP4Parser: StreamParser {
         if context.mode == .indexing {
             // Every packet whose bytes lie within the file, in order.
             var index: [PacketDescription] = []
-            var cursor = MP4SampleTable.Cursor()
-            if let start = table.cursor(at: 0) { cursor = start }
+            var cursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
             tally = Tally()
             var box = 0
             var outside: Int64 = 0
