@@ -44,6 +44,11 @@ public struct ConversionSettings: Sendable {
     public var sourceContentHash: ContentHash?
     /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
     public var synchronizesFolder = true
+    /// Normalize to an integrated loudness under a true-peak ceiling (`--loudness`, `--true-peak`).
+    public var loudness: LoudnessTarget?
+    /// Trim leading and trailing silence below this level, in dBFS, with short fades
+    /// (`--trim-silence`); markers and loops move with the cut.
+    public var silenceThreshold: Double?
 
     public init() {}
 }
@@ -119,6 +124,10 @@ public struct ConversionResult: Sendable {
     public var packetTableInfo: PacketTableInfo?
     /// What the conversion chose that the user did not ask for (a rate the codec cannot hold, ...).
     public var notes: [String] = []
+    /// The loudness normalization's measurements and gain, when one was asked for.
+    public var normalization: NormalizationOutcome?
+    /// Source frames cut as silence from the start and from the end (`--trim-silence`).
+    public var trimmedFrames: (leading: Int64, trailing: Int64)?
 }
 
 /// Decode → channel mix → resample → dither → encode → write, streaming in bounded memory, over the
@@ -141,9 +150,10 @@ public enum AudioConverter {
         var resolved = settings
         if resolved.dataFormat == nil { resolved.dataFormat = keptSampleFormat(of: source, in: fileType) }
         let specifier = try dataFormat(for: fileType, settings: resolved)
+        let processes = settings.loudness != nil || settings.silenceThreshold != nil
         let copying = settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac
             && source.audioFile != nil && settings.sampleRate == nil && settings.channels == nil
-            && specifier.sampleRate == nil && settings.maximumSeconds == nil
+            && specifier.sampleRate == nil && settings.maximumSeconds == nil && !processes
         var encoder: any AudioEncoder
         if copying, let file = source.audioFile {
             encoder = try PacketCopier(file)
@@ -156,7 +166,22 @@ public enum AudioConverter {
             fileType = .aifc
         }
 
-        let limitFrames = try frameLimit(source, input: input, settings: settings)
+        // The part of the source taken: silence cut at the ends, then the preset's duration limit.
+        var plan = RenderPlan()
+        var trimmed: (leading: Int64, trailing: Int64)?
+        if let threshold = settings.silenceThreshold {
+            let cut = try silenceCut(of: try SourceReader(path: input), threshold: threshold, input: input)
+            plan.start = cut.start
+            plan.count = cut.count
+            plan.fadeIn = cut.fadeIn
+            plan.fadeOut = cut.fadeOut
+            trimmed = (cut.start, cut.total - cut.start - cut.count)
+        }
+        let taken = plan.count ?? source.frameCount
+        if let allowed = try frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
+            plan.count = allowed
+            plan.fadeOut = 0
+        }
         var options = AudioFileWriterOptions()
         options.metadata = source.metadata.filter {
             ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key)
@@ -164,33 +189,32 @@ public enum AudioConverter {
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         if let provenance = settings.provenance {
             options.metadata[MetadataKeys.source] = provenance
-            if let frames = source.frameCount {
-                // The pipeline's own count: the source's frames (or the trim) at the output's rate.
-                let input = limitFrames.map { min($0, frames) } ?? frames
-                let output = copying ? frames : Int64(saturating: Double(input) * format.sampleRate / source.sampleRate)
+            if let frames = plan.count ?? source.frameCount {
+                // The pipeline's own count: the frames taken from the source, at the output's rate.
+                let output = copying ? frames : Int64(saturating: Double(frames) * format.sampleRate / source.sampleRate)
                 options.metadata[MetadataKeys.frames] = String(output)
             }
         }
         if [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType) {
-            // Markers, loops and the instrument go where the container holds them, moved to the output's rate
-            // and kept within its frames.
+            // Markers, loops and the instrument go where the container holds them, moved with any cut and to
+            // the output's rate, and kept within its frames.
             let scale = format.sampleRate / source.sampleRate
-            let end = limitFrames.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
-            func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame) * scale).rounded()) }
+            let end = plan.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+            func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - plan.start) * scale).rounded()) }
             options.markers = source.markers.compactMap { marker in
                 var marker = marker
                 marker.framePosition = moved(marker.framePosition)
-                return marker.framePosition <= end ? marker : nil
+                return (0...end).contains(marker.framePosition) ? marker : nil
             }
             options.loops = source.loops.compactMap { loop in
-                let scaled = Loop(start: moved(loop.start), end: min(moved(loop.end), end), playMode: loop.playMode)
+                let scaled = Loop(start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
                 return scaled.end > scaled.start ? scaled : nil
             }
             options.instrument = source.instrument
             options.comments = source.comments
             options.annotations = source.annotations
         }
-        if let frames = source.frameCount {
+        if let frames = plan.count ?? source.frameCount {
             let outputFrames = Double(frames) * format.sampleRate / source.sampleRate
             options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
             if format.framesPerPacket > 0 {
@@ -201,17 +225,35 @@ public enum AudioConverter {
         options.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
         options.channelLayout = channelLayout(for: format, source: source)
 
+        var normalizer: LoudnessNormalizer?
+        if let target = settings.loudness {
+            normalizer = try LoudnessNormalizer(target: target, input: input, format: format, resampler: settings.resampler,
+                plan: &plan)
+        }
         let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) { temporary in
-            let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
-            do {
-                return try run(source, through: &encoder, to: writer, settings: settings, limit: limitFrames)
-            } catch {
-                writer.cancel()
-                throw error
+            var reader = source
+            while true {
+                let writer = try AudioFileWriter(path: temporary, fileType: fileType, format: format, options: options)
+                let written: (Int64, PacketTableInfo?)
+                do {
+                    written = try run(reader, through: &encoder, to: writer, settings: settings, plan: plan,
+                        limiterReport: { normalizer?.limiterReduction = $0 })
+                } catch {
+                    writer.cancel()
+                    throw error
+                }
+                // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
+                // until it meets the target and the ceiling.
+                guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan) else { return written }
+                reader = try SourceReader(path: input)
+                encoder = try makeEncoder(specifier, fileType: fileType, source: reader, settings: settings, notes: &notes)
             }
         }
-        return ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames,
+        var result = ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames,
             packetTableInfo: table, notes: notes)
+        result.normalization = normalizer?.outcome
+        result.trimmedFrames = trimmed
+        return result
     }
 
     /// The container an output gets: `-f`, else the name's (within what a preset allows), else the
@@ -395,13 +437,16 @@ public enum AudioConverter {
         return channels == source.channels ? source.channelLayout : nil
     }
 
-    private static func frameLimit(_ source: SourceReader, input: String, settings: ConversionSettings) throws -> Int64? {
-        guard let maximum = settings.maximumSeconds, let frames = source.frameCount else { return nil }
-        let allowed = Int64(saturating: (maximum * source.sampleRate).rounded(.down))
+    /// The frames a duration limit allows of `frames`, where it cuts them (`nil`: no cut).
+    private static func frameLimit(frames: Int64?, rate: Double, input: String, settings: ConversionSettings) throws
+        -> Int64?
+    {
+        guard let maximum = settings.maximumSeconds, let frames else { return nil }
+        let allowed = Int64(saturating: (maximum * rate).rounded(.down))
         guard frames > allowed else { return nil }
         guard settings.trimToMaximum else {
             throw AudioFileError.limitExceeded(
-                "'\(input)' lasts \(Double(frames) / source.sampleRate) s; the limit is \(maximum) s "
+                "'\(input)' lasts \(Double(frames) / rate) s; the limit is \(maximum) s "
                     + "(trim it, or convert with --trim)", offset: nil)
         }
         return allowed
@@ -409,7 +454,8 @@ public enum AudioConverter {
 
     /// The pipeline; returns the valid frames written and the packet table recorded.
     private static func run(_ source: SourceReader, through encoder: inout any AudioEncoder, to writer: AudioFileWriter,
-        settings: ConversionSettings, limit: Int64?) throws -> (Int64, PacketTableInfo?)
+        settings: ConversionSettings, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil) throws
+        -> (Int64, PacketTableInfo?)
     {
         let format = encoder.destinationFormat
         var packets = EncodedPackets()
@@ -426,18 +472,17 @@ public enum AudioConverter {
         }
 
         let outChannels = Int(format.channelsPerFrame)
-        let mixer = ChannelMixer(from: source.channels, to: outChannels)
-        let resampler = format.sampleRate == source.sampleRate
-            ? nil : try settings.resampler.make(from: source.sampleRate, to: format.sampleRate, channels: outChannels)
         var outputFrames: Int64 = 0
-        if resampler == nil, mixer.isIdentity, let from = source.linearPCMLayout, format.isLinearPCM,
-            let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to)
+        if plan.keepsSamples, format.sampleRate == source.sampleRate, source.channels == outChannels,
+            let from = source.linearPCMLayout, format.isLinearPCM, let to = try? PCMLayout(format),
+            PCM.transcodesExactly(from: from, to: to)
         {
             // Stored samples rewritten directly: lossless, and the fastest path there is.
             var stored: [UInt8] = []
+            source.skipFrames(plan.start)
             while true {
                 var want = 16384
-                if let limit { want = Int(min(Int64(want), limit - outputFrames)) }
+                if let limit = plan.count { want = Int(min(Int64(want), limit - outputFrames)) }
                 let count = want > 0 ? try source.readLinearPCM(maximum: want, into: &stored) : 0
                 if count == 0 { break }
                 let samples = count * source.channels
@@ -450,54 +495,10 @@ public enum AudioConverter {
                 outputFrames += Int64(count)
             }
         } else {
-            var block: [Float] = []
-            var mixed: [Float] = []
-            var resampled: [Float] = []
-            var inputFrames: Int64 = 0
-            var expected: Int64 { Int64(saturating: Double(inputFrames) * format.sampleRate / source.sampleRate) }
-
-            func emit(_ samples: [Float], final: Bool) throws {
-                // Exactly the expected length: resamplers may give a frame or two more or less at the end.
-                var count = samples.count / outChannels
-                if final { count = Int(min(Int64(count), expected - outputFrames)) }
-                guard count > 0 else { return }
-                try samples.withUnsafeBufferPointer { buffer in
-                    try encoder.encode(UnsafeBufferPointer(rebasing: buffer[0..<count * outChannels]), into: &packets)
-                }
+            outputFrames = try render(source, sampleRate: format.sampleRate, channels: outChannels,
+                resampler: settings.resampler, plan: plan, limiterReport: limiterReport) { samples in
+                try encoder.encode(samples, into: &packets)
                 try write()
-                outputFrames += Int64(count)
-            }
-
-            while true {
-                block.removeAll(keepingCapacity: true)
-                var want = 8192
-                if let limit { want = Int(min(Int64(want), limit - inputFrames)) }
-                let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
-                if frames == 0 { break }
-                inputFrames += Int64(frames)
-                if !mixer.isIdentity {
-                    mixed.removeAll(keepingCapacity: true)
-                    block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
-                }
-                let channelled = mixer.isIdentity ? block : mixed
-                if let resampler {
-                    resampled.removeAll(keepingCapacity: true)
-                    try channelled.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
-                    let room = Int(expected - outputFrames)
-                    if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
-                    try emit(resampled, final: false)
-                } else {
-                    try emit(channelled, final: false)
-                }
-            }
-            if let resampler {
-                resampled.removeAll(keepingCapacity: true)
-                try resampler.finish(into: &resampled)
-                try emit(resampled, final: true)
-                if outputFrames < expected {
-                    // Pad the last frames the filter did not give back with silence.
-                    try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
-                }
             }
         }
         let remainder = try encoder.finish(into: &packets)
@@ -510,6 +511,89 @@ public enum AudioConverter {
         return (outputFrames, table)
     }
 
+    /// Decode → cut and fade → channel mix → resample → gain → limit: the plan's part of `source` as
+    /// interleaved Float32 frames of `channels` at `sampleRate`, handed to `deliver` a block at a time;
+    /// returns the frames delivered (exactly the taken frames at the new rate).
+    static func render(_ source: SourceReader, sampleRate: Double, channels outChannels: Int,
+        resampler choice: ResamplerChoice, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil,
+        _ deliver: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Int64
+    {
+        let mixer = ChannelMixer(from: source.channels, to: outChannels)
+        let resampler = sampleRate == source.sampleRate
+            ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
+        let gain = plan.linearGain
+        let limiter = plan.limiterCeiling.map {
+            TruePeakLimiter(channels: outChannels, sampleRate: sampleRate, ceilingDecibels: $0)
+        }
+        source.skipFrames(plan.start)
+        var block: [Float] = []
+        var mixed: [Float] = []
+        var resampled: [Float] = []
+        var scaled: [Float] = []
+        var limited: [Float] = []
+        var inputFrames: Int64 = 0
+        var outputFrames: Int64 = 0
+        var expected: Int64 { Int64(saturating: Double(inputFrames) * sampleRate / source.sampleRate) }
+
+        func emit(_ samples: [Float], final: Bool) throws {
+            // Exactly the expected length: resamplers may give a frame or two more or less at the end.
+            var count = samples.count / outChannels
+            if final { count = Int(min(Int64(count), expected - outputFrames)) }
+            guard count > 0 else { return }
+            outputFrames += Int64(count)
+            guard gain != 1 || limiter != nil else {
+                try samples.withUnsafeBufferPointer { try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels])) }
+                return
+            }
+            scaled.removeAll(keepingCapacity: true)
+            scaled.append(contentsOf: samples[0..<count * outChannels])
+            if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
+            guard let limiter else { return try scaled.withUnsafeBufferPointer(deliver) }
+            limited.removeAll(keepingCapacity: true)
+            scaled.withUnsafeBufferPointer { limiter.process($0, frames: count, into: &limited) }
+            if !limited.isEmpty { try limited.withUnsafeBufferPointer(deliver) }
+        }
+
+        while true {
+            block.removeAll(keepingCapacity: true)
+            var want = 8192
+            if let limit = plan.count { want = Int(min(Int64(want), limit - inputFrames)) }
+            let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
+            if frames == 0 { break }
+            plan.fade(&block, channels: source.channels, from: inputFrames, frames: frames)
+            inputFrames += Int64(frames)
+            if !mixer.isIdentity {
+                mixed.removeAll(keepingCapacity: true)
+                block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+            }
+            let channelled = mixer.isIdentity ? block : mixed
+            if let resampler {
+                resampled.removeAll(keepingCapacity: true)
+                try channelled.withUnsafeBufferPointer { try resampler.process($0, frames: frames, into: &resampled) }
+                let room = Int(expected - outputFrames)
+                if resampled.count / outChannels > room { resampled.removeLast(resampled.count - room * outChannels) }
+                try emit(resampled, final: false)
+            } else {
+                try emit(channelled, final: false)
+            }
+        }
+        if let resampler {
+            resampled.removeAll(keepingCapacity: true)
+            try resampler.finish(into: &resampled)
+            try emit(resampled, final: true)
+            if outputFrames < expected {
+                // Pad the last frames the filter did not give back with silence.
+                try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
+            }
+        }
+        if let limiter {
+            limited.removeAll(keepingCapacity: true)
+            limiter.finish(into: &limited)
+            if !limited.isEmpty { try limited.withUnsafeBufferPointer(deliver) }
+            limiterReport?(limiter.deepestReduction)
+        }
+        return outputFrames
+    }
 }
 
 extension FileType {

@@ -23,11 +23,32 @@ public struct LoudnessMeasurement: Hashable, Sendable {
 
     /// Measures what `source` delivers from where it stands to its end.
     public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
-        let channels = source.channels
-        let rate = source.sampleRate.rounded()
+        let meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate)
+        var block: [Float] = []
+        while true {
+            block.removeAll(keepingCapacity: true)
+            let frames = try source.read(maximum: 4096, into: &block)
+            if frames == 0 { break }
+            try block.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
+        }
+        return meter.measurement
+    }
+}
+
+/// A loudness meter fed interleaved Float32 frames a block at a time (libebur128's state): integrated
+/// loudness, range, short-term maximum, true and sample peak of everything added.
+public final class LoudnessMeter {
+    private var state: UnsafeMutablePointer<ebur128_state>?
+    private let rate: Double
+    private var shortTermMaximum = -Double.infinity
+    private var sinceShortTerm = 0
+    public let channels: Int
+
+    public init(channels: Int, sampleRate: Double) throws {
+        let rate = sampleRate.rounded()
         guard channels > 0, rate >= 1, rate <= Double(UInt32.max) else {
             throw AudioFileError.unsupportedDataFormat(
-                "loudness: \(channels) channels at \(source.sampleRate) Hz cannot be measured", offset: nil)
+                "loudness: \(channels) channels at \(sampleRate) Hz cannot be measured", offset: nil)
         }
         let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
             | EBUR128_MODE_S.rawValue)
@@ -35,28 +56,35 @@ public struct LoudnessMeasurement: Hashable, Sendable {
             throw AudioFileError.unsupportedDataFormat("loudness: libebur128 cannot measure \(channels) channels",
                 offset: nil)
         }
-        var handle: UnsafeMutablePointer<ebur128_state>? = state
-        defer { ebur128_destroy(&handle) }
+        self.state = state
+        self.rate = rate
+        self.channels = channels
         // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.
         if channels >= 6 {
             let map: [channel] = [EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_LEFT_SURROUND,
                 EBUR128_RIGHT_SURROUND]
             for (index, role) in map.enumerated() { _ = ebur128_set_channel(state, UInt32(index), Int32(role.rawValue)) }
         }
-        var block: [Float] = []
-        var shortTermMaximum = -Double.infinity
-        var sinceShortTerm = 0
-        while true {
-            block.removeAll(keepingCapacity: true)
-            let frames = try source.read(maximum: 4096, into: &block)
-            if frames == 0 { break }
-            let status = block.withUnsafeBufferPointer { ebur128_add_frames_float(state, $0.baseAddress, frames) }
+    }
+
+    deinit { ebur128_destroy(&state) }
+
+    /// Adds `frames` interleaved frames.
+    public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws {
+        guard frames > 0 else { return }
+        // libebur128 takes at most a second or so per call comfortably; the short-term loudness is read
+        // every tenth of a second, as meters show it.
+        let step = max(1, Int(rate / 10))
+        var done = 0
+        while done < frames {
+            let count = min(frames - done, step - sinceShortTerm)
+            let status = ebur128_add_frames_float(state, samples.baseAddress! + done * channels, count)
             guard status == Int32(EBUR128_SUCCESS.rawValue) else {
                 throw AudioFileError.unsupportedDataFormat("loudness: libebur128 refused the audio (\(status))", offset: nil)
             }
-            // The short-term loudness every tenth of a second, as meters show it.
-            sinceShortTerm += frames
-            if Double(sinceShortTerm) >= rate / 10 {
+            done += count
+            sinceShortTerm += count
+            if sinceShortTerm >= step {
                 sinceShortTerm = 0
                 var value = -Double.infinity
                 if ebur128_loudness_shortterm(state, &value) == Int32(EBUR128_SUCCESS.rawValue) {
@@ -64,6 +92,10 @@ public struct LoudnessMeasurement: Hashable, Sendable {
                 }
             }
         }
+    }
+
+    /// What has been added so far.
+    public var measurement: LoudnessMeasurement {
         var integrated = -Double.infinity
         var range = 0.0
         _ = ebur128_loudness_global(state, &integrated)

@@ -104,6 +104,13 @@ public final class SourceReader {
         backend = .afkit(file, decoder, nextPacket: 0)
     }
 
+    /// Passes over the next `count` valid frames (before any are read).
+    public func skipFrames(_ count: Int64) {
+        let passed = min(max(0, count), remaining)
+        skip += passed
+        remaining -= passed
+    }
+
     /// Appends up to `maximum` frames to `output`; returns how many (0 at the end).
     public func read(maximum: Int, into output: inout [Float]) throws -> Int {
         var delivered = 0

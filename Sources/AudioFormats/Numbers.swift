@@ -37,3 +37,14 @@ public func fixedPoint(_ value: Double, places: Int) -> String {
     return places == 0 ? "\(sign)\(magnitude)"
         : "\(sign)\(magnitude / UInt64(scale)).\(String(repeating: "0", count: places - fraction.count))\(fraction)"
 }
+
+/// `-16`, `-0.5`, `2.25`: at most two decimals, no trailing zeros (levels in messages); `-inf` and
+/// `inf` for infinities.
+public func shortDecimal(_ value: Double) -> String {
+    guard value.isFinite else { return value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf") }
+    var text = fixedPoint((value * 100).rounded() / 100, places: 2)
+    guard text.contains(".") else { return text }
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text == "-0" ? "0" : text
+}

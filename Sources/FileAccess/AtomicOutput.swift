@@ -41,6 +41,15 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
     }
 }
 
+/// Writes `bytes` as the whole of the file at `path`, atomically (a report, a list).
+public func writeFile(_ path: String, bytes: [UInt8]) throws {
+    try writeAtomically(path) { temporary in
+        let file = try WritableFile(path: temporary)
+        try bytes.withUnsafeBytes { try file.write($0, at: 0) }
+        try file.close()
+    }
+}
+
 extension String {
     /// The string with every occurrence of `target` replaced. Written with `hasPrefix` alone: the pure
     /// modules use neither Foundation nor string-processing API that older macOS releases lack.

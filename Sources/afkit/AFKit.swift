@@ -44,7 +44,7 @@ struct AFKit: ParsableCommand {
             terminate(Status.usage)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(SharedConversionOptions.supplyingOptionalValues(arguments))
             try command.run()
         } catch {
             let code = exitCode(for: error)

@@ -33,4 +33,64 @@ struct SharedConversionOptions: ParsableArguments {
 
     @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
     var trim = false
+
+    @Option(name: .customLong("loudness"), parsing: .unconditional, help: ArgumentHelp(
+        "Normalize to this integrated loudness (ITU-R BS.1770-4), limiting true peaks where gain alone would pass "
+            + "--true-peak.", valueName: "LUFS"))
+    var loudness: Double?
+
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: ArgumentHelp(
+        "The true-peak ceiling of a normalized output, measured as decoded (default -1).", valueName: "DBTP"))
+    var truePeak: Double?
+
+    @Flag(name: .customLong("no-limiter"), help: "Refuse a --loudness target that gain alone cannot reach under the ceiling.")
+    var noLimiter = false
+
+    @Option(name: .customLong("trim-silence"), help: ArgumentHelp(
+        "Trim leading and trailing silence below this level (the value is optional; -60 by default), fading across "
+            + "the cut; markers and loops move with it.", valueName: "DBFS"))
+    var trimSilence: Double?
+
+    /// The default `--trim-silence` level, dBFS.
+    static let defaultSilenceThreshold = -60.0
+
+    func validate() throws {
+        if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
+        if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
+        if loudness == nil && (truePeak != nil || noLimiter) {
+            throw ValidationError("--true-peak and --no-limiter go with --loudness")
+        }
+        if let trimSilence, !(-120...0).contains(trimSilence) { throw ValidationError("--trim-silence takes -120 to 0 dBFS") }
+    }
+
+    /// The normalization asked for.
+    var loudnessTarget: LoudnessTarget? {
+        loudness.map { LoudnessTarget(integrated: $0, truePeakCeiling: truePeak ?? -1, usesLimiter: !noLimiter) }
+    }
+
+    /// `--trim-silence` with no level, followed by anything but a number, takes the default level: the
+    /// arguments are rewritten so argument-parser sees a value (`--trim-silence=-60`).
+    static func supplyingOptionalValues(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                result += arguments[(index - 1)...]
+                break
+            }
+            guard argument == "--trim-silence" else {
+                result.append(argument)
+                continue
+            }
+            if index < arguments.count, Double(arguments[index]) != nil {
+                result.append("--trim-silence=\(arguments[index])")
+                index += 1
+            } else {
+                result.append("--trim-silence=\(Int(defaultSilenceThreshold))")
+            }
+        }
+        return result
+    }
 }

@@ -96,6 +96,8 @@ struct Convert: ParsableCommand {
         }
         settings.imaQuality = shared.quality.encoding
         settings.trimToMaximum = shared.trim
+        settings.loudness = shared.loudnessTarget
+        settings.silenceThreshold = shared.trimSilence
         return settings
     }
 
@@ -121,6 +123,12 @@ struct Convert: ParsableCommand {
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
+            if let outcome = result.normalization {
+                Output.standardError("convert: loudness \(shortDecimal(outcome.source.integrated)) LUFS -> "
+                    + "\(shortDecimal(outcome.output.integrated)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
+                    + (outcome.limiterReduction < 0 ? ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB" : "")
+                    + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
+            }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")

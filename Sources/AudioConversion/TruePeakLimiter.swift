@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A look-ahead limiter that keeps the true peak (the waveform between samples, found by 4x
+/// oversampling as BS.1770 measures it) at or below a ceiling, with no overshoot and no pumping:
+///
+/// - each frame's need is `ceiling / peak` of the 4x-oversampled interval that starts at it (1 where
+///   the peak is below the ceiling);
+/// - the gain at a frame is the least need over a window reaching `lookAhead` frames ahead and the
+///   interpolator's reach either side, recovering towards 1 with the release time constant;
+/// - that envelope is averaged over the look-ahead, so the gain glides down over the attack and is,
+///   at every frame, at most the need of every frame around it: the limiting is complete by the peak.
+///
+/// The output is the input delayed by ``latency`` frames inside the limiter and given back with the
+/// same frame count: ``process(_:frames:into:)`` then ``finish(into:)``.
+public final class TruePeakLimiter {
+    public let channels: Int
+    /// The ceiling, linear (1 is full scale).
+    public let ceiling: Float
+    /// Frames the gain starts falling ahead of a peak.
+    public let lookAhead: Int
+    /// Frames between a frame arriving and its limited self leaving.
+    public var latency: Int { lookAhead + 2 * Self.reach }
+    /// The least gain applied so far, in dB (0 when nothing was limited).
+    public var deepestReduction: Double { 20 * log10(Double(max(min(leastGain, 1), 1e-9))) }
+    private var leastGain: Float = 1
+
+    /// The interpolator's taps either side of the interval, per phase.
+    static let reach = 8
+    /// The 3 in-between phases' coefficients (1/4, 2/4, 3/4 of a frame on), each over frames
+    /// `-reach + 1 ... reach` from the interval's start.
+    private static let phases: [[Float]] = (1...3).map { phase in
+        let offset = Double(phase) / 4
+        return (-reach + 1...reach).map { tap in
+            let t = Double(tap) - offset
+            let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
+            let window = 0.5 * (1 + cos(Double.pi * t / Double(reach)))
+            return Float(sinc * window)
+        }
+    }
+
+    private let release: Float
+    /// Frames held, from absolute frame `base`; frames before 0 read as silence.
+    private var held: [Float] = []
+    private var base = 0
+    /// The next frame whose need is computed; the next frame given back.
+    private var nextNeed = 0
+    private var nextOut = 0
+    /// Sliding minimum of needs over the window: (frame, need), needs rising from front to back.
+    private var window: [(Int, Float)] = []
+    private var windowFront = 0
+    /// The released envelope, and the sum and ring of its last `lookAhead` values.
+    private var envelope: Float = 1
+    private var ring: [Float]
+    private var ringIndex = 0
+    private var ringSum: Double
+    private var finished = false
+    private var realEnd = Int.max
+
+    /// A limiter for interleaved frames of `channels` at `sampleRate`, holding true peaks to
+    /// `ceilingDecibels` dBTP; attack (look-ahead) and release in seconds.
+    public init(channels: Int, sampleRate: Double, ceilingDecibels: Double, attack: Double = 0.005,
+        release: Double = 0.1)
+    {
+        self.channels = channels
+        ceiling = Float(pow(10, ceilingDecibels / 20))
+        lookAhead = max(1, Int((attack * sampleRate).rounded()))
+        self.release = Float(1 - exp(-1 / max(1, release * sampleRate)))
+        ring = [Float](repeating: 1, count: lookAhead)
+        ringSum = Double(lookAhead)
+    }
+
+    /// Takes `frames` interleaved frames; appends to `output` the limited frames now ready.
+    public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) {
+        held.append(contentsOf: input.prefix(frames * channels))
+        advance(into: &output)
+    }
+
+    /// Gives back the frames still inside the limiter.
+    public func finish(into output: inout [Float]) {
+        guard !finished else { return }
+        finished = true
+        realEnd = base + held.count / channels
+        held.append(contentsOf: repeatElement(0, count: latency * channels))
+        advance(into: &output)
+    }
+
+    private func advance(into output: inout [Float]) {
+        let reach = Self.reach
+        let span = lookAhead + 2 * reach + 1
+        let end = base + held.count / channels
+        held.withUnsafeBufferPointer { samples in
+            func sample(_ frame: Int, _ channel: Int) -> Float {
+                frame < 0 ? 0 : samples[(frame - base) * channels + channel]
+            }
+            while nextNeed + reach < end {
+                // The true peak of the interval [nextNeed, nextNeed + 1).
+                let frame = nextNeed
+                var peak: Float = 0
+                for channel in 0..<channels {
+                    peak = max(peak, abs(sample(frame, channel)))
+                    for coefficients in Self.phases {
+                        var sum: Float = 0
+                        for tap in 0..<coefficients.count {
+                            sum += coefficients[tap] * sample(frame - reach + 1 + tap, channel)
+                        }
+                        peak = max(peak, abs(sum))
+                    }
+                }
+                let need = peak > ceiling ? ceiling / peak : 1
+                while window.count > windowFront, window[window.count - 1].1 >= need { window.removeLast() }
+                window.append((frame, need))
+                while window[windowFront].0 <= frame - span { windowFront += 1 }
+                if windowFront > 4096 {
+                    window.removeFirst(windowFront)
+                    windowFront = 0
+                }
+                nextNeed += 1
+                // The window now covers [frame - span + 1, frame]: the frame it serves is `reach + lookAhead` back.
+                // Frames before the first are silence whose envelope already sees the first frames' needs:
+                // it is run over the look-ahead before them, so the gain is down by the first frame.
+                let served = frame - lookAhead - reach
+                guard served >= -lookAhead else { continue }
+                let least = window[windowFront].1
+                envelope = min(least, envelope + (1 - envelope) * release)
+                ringSum += Double(envelope - ring[ringIndex])
+                ring[ringIndex] = envelope
+                ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
+                let gain = Float(ringSum / Double(lookAhead))
+                if served >= 0 && served < realEnd {
+                    leastGain = min(leastGain, gain)
+                    for channel in 0..<channels { output.append(sample(served, channel) * min(gain, 1)) }
+                }
+                nextOut = max(0, served + 1)
+            }
+        }
+        // Frames before what the interpolator and the output still need are let go.
+        let keep = min(nextOut, nextNeed - reach + 1)
+        if keep - base > 8192 {
+            held.removeFirst((keep - base) * channels)
+            base = keep
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+/// The true-peak limiter and loudness normalization, measured as the contract measures: libebur128 over
+/// the decoded output.
+@Suite struct NormalizationTests {
+    /// A 2-channel test signal: a 1 kHz sine at `amplitude` with a burst at twice that in the middle
+    /// second, at 48 kHz.
+    static func burst(seconds: Double = 3, amplitude: Float = 0.5, rate: Double = 48000) -> [Float] {
+        let frames = Int(seconds * rate)
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for frame in 0..<frames {
+            let loud = frame >= frames / 3 && frame < 2 * frames / 3
+            let value = (loud ? 2 * amplitude : amplitude) * Float(sin(2 * Double.pi * 1000 * Double(frame) / rate + 0.3))
+            samples[frame * 2] = value
+            samples[frame * 2 + 1] = value * 0.8
+        }
+        return samples
+    }
+
+    static func limited(_ input: [Float], ceiling: Double, rate: Double = 48000, block: Int = 1000)
+        -> (output: [Float], limiter: TruePeakLimiter)
+    {
+        let limiter = TruePeakLimiter(channels: 2, sampleRate: rate, ceilingDecibels: ceiling)
+        var output: [Float] = []
+        input.withUnsafeBufferPointer { all in
+            var start = 0
+            while start < all.count / 2 {
+                let count = min(block, all.count / 2 - start)
+                limiter.process(UnsafeBufferPointer(rebasing: all[start * 2..<(start + count) * 2]), frames: count, into: &output)
+                start += count
+            }
+        }
+        limiter.finish(into: &output)
+        return (output, limiter)
+    }
+
+    static func measure(_ samples: [Float], rate: Double = 48000) throws -> LoudnessMeasurement {
+        let meter = try LoudnessMeter(channels: 2, sampleRate: rate)
+        try samples.withUnsafeBufferPointer { try meter.add($0, frames: $0.count / 2) }
+        return meter.measurement
+    }
+
+    /// Over the ceiling by 6 dB and more: the output's true peak (libebur128's 4x measurement) stays
+    /// under the ceiling, no frame is lost or added, the quiet parts pass untouched, and the block size
+    /// changes nothing.
+    @Test func limiterHoldsTheCeiling() throws {
+        let input = Self.burst(amplitude: 0.9)
+        #expect(try Self.measure(input).truePeak > 4)
+        let (output, limiter) = Self.limited(input, ceiling: -1)
+        #expect(output.count == input.count)
+        let measured = try Self.measure(output)
+        // Every sample, and libebur128's 4x true peak to within 0.1 dB (its interpolation filter is not the
+        // limiter's; the converter keeps 0.1 dB of headroom and checks the decoded output besides).
+        #expect(measured.samplePeak <= -1, "sample peak \(measured.samplePeak)")
+        #expect(measured.truePeak <= -0.9, "true peak \(measured.truePeak)")
+        #expect(measured.truePeak > -1.5, "limited to the ceiling, not far below: \(measured.truePeak)")
+        #expect(limiter.deepestReduction < -6)
+        // The first quiet third, away from the burst's attack, passes at unity gain (0.9 is -0.9 dBFS: limited
+        // too); a quieter source's quiet part is untouched.
+        let quiet = Self.burst(amplitude: 0.4)
+        let (quietOutput, _) = Self.limited(quiet, ceiling: -1)
+        for index in 0..<20000 { #expect(abs(quietOutput[index] - quiet[index]) < 1e-6) }
+        let (reblocked, _) = Self.limited(input, ceiling: -1, block: 4096)
+        #expect(reblocked == output)
+    }
+
+    /// A signal under the ceiling is given back sample for sample.
+    @Test func limiterIsTransparentUnderTheCeiling() {
+        let input = Self.burst(amplitude: 0.2)
+        let (output, limiter) = Self.limited(input, ceiling: -1)
+        #expect(output == input)
+        #expect(limiter.deepestReduction == 0)
+    }
+
+    /// A peak in the very first frames is caught: the envelope runs over the look-ahead before the start.
+    @Test func limiterCatchesAPeakAtTheStart() throws {
+        var input = [Float](repeating: 0, count: 48000 * 2)
+        for frame in 0..<200 { input[frame * 2] = 1.5 * Float(sin(Double(frame) * 0.3)); input[frame * 2 + 1] = input[frame * 2] }
+        let (output, _) = Self.limited(input, ceiling: -3)
+        #expect(try Self.measure(output).truePeak <= -2.9)
+        #expect(output.count == input.count)
+    }
+
+    /// Normalized outputs measure within 0.1 LU of the target and no higher than the ceiling once
+    /// decoded, as 16-bit PCM and as IMA4: a quiet MP3 that needs 10 dB (the limiter engages), pink-noise
+    /// steps (the limiter engages), and a loud tone that only needs gain down.
+    @Test(arguments: [("Assets-theme-short.mp3", true), ("loudness/steps-pink-8k.wav", true),
+        ("loudness/tones-inter-sample-peak-44k.wav", false)])
+    func normalizesToTheTarget(_ name: String, limits: Bool) throws {
+        let path = name.hasPrefix("Assets-")
+            ? fixtures + "/../../Assets/" + name.dropFirst("Assets-".count) : fixtures + "/" + name
+        let folder = try Folder()
+        for (format, target, ceiling) in [("LEI16", -16.0, -1.0), ("ima4", -18.0, -2.0)] {
+            var conversion = settings(format)
+            conversion.loudness = LoudnessTarget(integrated: target, truePeakCeiling: ceiling)
+            let output = folder.path + "/out-\(format).caf"
+            let result = try AudioConverter.convert(input: path, output: output, settings: conversion)
+            let measured = try LoudnessMeasurement.measure(path: output)
+            #expect(abs(measured.integrated - target) <= 0.1, "\(name) \(format): \(measured.integrated)")
+            #expect(measured.truePeak <= ceiling, "\(name) \(format): \(measured.truePeak)")
+            let outcome = try #require(result.normalization)
+            #expect((outcome.limiterReduction < 0) == limits, "\(name) \(format): \(outcome.limiterReduction)")
+            #expect(abs(outcome.output.integrated - measured.integrated) < 0.001)
+        }
+    }
+
+    /// `--no-limiter`: a target gain alone cannot reach under the ceiling is refused, saying what would fit,
+    /// and nothing is written; one it can reach is met by gain alone.
+    @Test func noLimiterRefusesOrUsesGainAlone() throws {
+        let folder = try Folder()
+        var conversion = settings("LEI16")
+        conversion.loudness = LoudnessTarget(integrated: -14, truePeakCeiling: -1, usesLimiter: false)
+        let output = folder.path + "/out.caf"
+        #expect {
+            try AudioConverter.convert(input: fixtures + "/loudness/steps-pink-8k.wav", output: output, settings: conversion)
+        } throws: { error in
+            "\(error)".contains("over the -1 dBTP ceiling") && "\(error)".contains("--no-limiter")
+        }
+        #expect(folder.contents.isEmpty)
+        conversion.loudness = LoudnessTarget(integrated: -23, truePeakCeiling: -1, usesLimiter: false)
+        let result = try AudioConverter.convert(input: fixtures + "/loudness/sine-997-minus20-stereo-16k.wav",
+            output: output, settings: conversion)
+        #expect(abs(try LoudnessMeasurement.measure(path: output).integrated + 23) <= 0.1)
+        #expect(result.normalization?.limiterReduction == 0)
+        #expect(abs((result.normalization?.gain ?? 0) + 3) < 0.05)
+    }
+
+    /// `--trim-silence`: 0.5 s of silence before a tone and 0.3 s after are cut to the 5 ms fades, which
+    /// start and end at silence; the tone itself is untouched; markers and loops move with the cut and
+    /// those in the cut silence go.
+    @Test func trimsSilenceAndMovesMarkers() throws {
+        let folder = try Folder()
+        let rate = 8000.0
+        var samples = [Float](repeating: 0, count: Int(rate * 1.8))
+        for frame in 4000..<12000 { samples[frame] = 0.5 * Float(sin(Double(frame) * 0.7)) }
+        for frame in 3900..<4000 { samples[frame] = 0.0005 }  // under -60 dBFS: silence, but not zero
+        let format = StreamDescription.linearPCM(sampleRate: rate, channels: 1, bitsPerChannel: 32, isFloat: true)
+        var encoder = try PCMEncoder(format: format)
+        var bytes: [UInt8] = []
+        _ = try encoder.encode(samples, into: &bytes)
+        var options = AudioFileWriterOptions()
+        options.markers = [Marker(id: 1, framePosition: 100, name: "in the silence"), Marker(id: 2, framePosition: 6000, name: "mid")]
+        options.loops = [Loop(start: 5000, end: 9000, playMode: .forward)]
+        let source = folder.path + "/padded.caf"
+        let writer = try AudioFileWriter(path: source, fileType: .caf, format: format, options: options)
+        try writer.writePackets(bytes)
+        try writer.close()
+
+        var conversion = settings("LEF32")
+        conversion.silenceThreshold = -60
+        let output = folder.path + "/trimmed.caf"
+        let result = try AudioConverter.convert(input: source, output: output, settings: conversion)
+        let start = 4000 - 40  // 5 ms at 8 kHz kept before the first loud frame
+        #expect(result.trimmedFrames?.leading == Int64(start))
+        #expect(result.trimmedFrames?.trailing == Int64(samples.count - (12000 + 40)))
+        let trimmed = try decodedSamples(output)
+        #expect(trimmed.count == 12000 + 40 - start)
+        #expect(abs(trimmed[0]) < 0.0005 * 0.01, "the fade starts at silence")
+        #expect(trimmed[40..<8040].elementsEqual(samples[4000..<12000]), "the sound itself is untouched")
+        let file = try AudioFile(path: output)
+        #expect(file.properties.markers.map(\.framePosition) == [Int64(6000 - start)])
+        #expect(file.properties.loops == [Loop(start: Int64(5000 - start), end: Int64(9000 - start), playMode: .forward)])
+    }
+}
