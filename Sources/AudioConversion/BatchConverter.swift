@@ -43,6 +43,10 @@ public struct BatchConverter: Sendable {
     public let parallelJobs: Int
     /// Cut sources longer than the preset allows instead of failing them.
     public let trimsToMaximum: Bool
+    /// Normalize every output to this loudness (`--loudness`).
+    public var loudness: LoudnessTarget?
+    /// Trim silence below this level, dBFS, from every source (`--trim-silence`).
+    public var silenceThreshold: Double?
     /// Source extensions looked for in folders (files named on the command line are taken whatever
     /// their name).
     public static let sourceExtensions: Set<String> = ["wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
@@ -70,7 +74,10 @@ public struct BatchConverter: Sendable {
 
     /// The provenance for a source whose content hash is known.
     func provenance(hash: ContentHash) -> String {
-        "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : ""); source xxh64 \(hash.hexDigits)"
+        "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : "")"
+            + (loudness.map { "; loudness \($0.description)" } ?? "")
+            + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
+            + "; source xxh64 \(hash.hexDigits)"
     }
 
     /// The jobs for files and folders: a folder's files keep their path below it; the output folder is
@@ -130,6 +137,8 @@ public struct BatchConverter: Sendable {
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.trimToMaximum = trimsToMaximum
+        settings.loudness = loudness
+        settings.silenceThreshold = silenceThreshold
         settings.synchronizesFolder = false
         let results = Outcomes(count: jobs.count)
         let base = settings

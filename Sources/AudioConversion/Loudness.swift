@@ -14,6 +14,12 @@ public struct LoudnessMeasurement: Hashable, Sendable {
     public var samplePeak: Double
     /// The loudest 3-second (short-term) window, LUFS.
     public var shortTermMaximum: Double
+    /// For a sound shorter than one 400 ms gating block (a click, a tap), which has no integrated
+    /// loudness: its K-weighted loudness as one block, ungated, LUFS; `nil` for longer sounds.
+    public var shortSoundLoudness: Double? = nil
+
+    /// The loudness normalization aims at: the integrated loudness, or a short sound's own.
+    public var normalizable: Double { integrated.isFinite ? integrated : shortSoundLoudness ?? integrated }
 
     /// Measures the file at `path` (any format afkit or libsndfile reads).
     public static func measure(path: String) throws -> LoudnessMeasurement {
@@ -42,6 +48,7 @@ public final class LoudnessMeter {
     private let rate: Double
     private var shortTermMaximum = -Double.infinity
     private var sinceShortTerm = 0
+    private var framesAdded = 0
     public let channels: Int
 
     public init(channels: Int, sampleRate: Double) throws {
@@ -83,6 +90,7 @@ public final class LoudnessMeter {
                 throw AudioFileError.unsupportedDataFormat("loudness: libebur128 refused the audio (\(status))", offset: nil)
             }
             done += count
+            framesAdded += count
             sinceShortTerm += count
             if sinceShortTerm >= step {
                 sinceShortTerm = 0
@@ -108,8 +116,17 @@ public final class LoudnessMeter {
             if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) { samplePeak = max(samplePeak, value) }
         }
         func decibels(_ linear: Double) -> Double { linear > 0 ? 20 * log10(linear) : -Double.infinity }
-        return LoudnessMeasurement(integrated: integrated, range: range, truePeak: decibels(truePeak),
+        var result = LoudnessMeasurement(integrated: integrated, range: range, truePeak: decibels(truePeak),
             samplePeak: decibels(samplePeak), shortTermMaximum: shortTermMaximum)
+        let milliseconds = UInt(Double(framesAdded) * 1000 / rate)
+        if framesAdded > 0, milliseconds < 400 {
+            // The whole sound is within the meter's 400 ms window: measured as one block.
+            var value = -Double.infinity
+            if ebur128_loudness_window(state, max(1, milliseconds), &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                result.shortSoundLoudness = value
+            }
+        }
+        return result
     }
 }
 

@@ -154,9 +154,10 @@ final class LoudnessNormalizer {
     private let resampler: ResamplerChoice
     /// The limiter works this far under the ceiling: dither and the decoder's rounding need the room.
     static let headroom = 0.1
-    /// An output within this of the target is accepted (the contract allows 0.1 LU).
-    static let tolerance = 0.08
-    static let maximumRounds = 4
+    /// An output within this of the target is accepted at once; after a few rounds, one within the
+    /// contract's 0.1 LU.
+    static let tolerance = 0.05
+    static let maximumRounds = 6
 
     init(target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
         plan: inout RenderPlan) throws
@@ -171,12 +172,12 @@ final class LoudnessNormalizer {
         unprocessed.limiterCeiling = nil
         let source = try Self.measure(unprocessed, input: input, format: format, resampler: resampler).0
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
-        guard source.integrated.isFinite else {
+        guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
-                "'\(input)' has no integrated loudness (silent, or shorter than one 400 ms block): no gain reaches "
-                    + "\(shortDecimal(target.integrated)) LUFS", offset: nil)
+                "'\(input)' is silent (below BS.1770's -70 LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
+                offset: nil)
         }
-        plan.gain = target.integrated - source.integrated
+        plan.gain = target.integrated - source.normalizable
         let peak = source.truePeak + plan.gain
         if peak > target.truePeakCeiling - Self.headroom {
             guard target.usesLimiter else {
@@ -212,7 +213,7 @@ final class LoudnessNormalizer {
     private func converge(_ plan: inout RenderPlan) throws {
         var previous: (gain: Double, loudness: Double)?
         for _ in 0..<8 {
-            let loudness = try Self.measure(plan, input: input, format: format, resampler: resampler).0.integrated
+            let loudness = try Self.measure(plan, input: input, format: format, resampler: resampler).0.normalizable
             let miss = aim - loudness
             guard loudness.isFinite, abs(miss) > 0.01 else { return }
             var slope = 1.0
@@ -232,12 +233,12 @@ final class LoudnessNormalizer {
         outcome.output = output
         outcome.gain = plan.gain
         rounds += 1
-        let miss = target.integrated - output.integrated
+        let miss = target.integrated - output.normalizable
         let over = output.truePeak - target.truePeakCeiling
-        if abs(miss) <= Self.tolerance && over <= 0 { return true }
-        guard rounds < Self.maximumRounds, output.integrated.isFinite else {
+        if over <= 0 && abs(miss) <= (rounds < 3 ? Self.tolerance : 0.1) { return true }
+        guard rounds < Self.maximumRounds, output.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
-                "'\(input)': the output measures \(shortDecimal(output.integrated)) LUFS and "
+                "'\(input)': the output measures \(shortDecimal(output.normalizable)) LUFS and "
                     + "\(shortDecimal(output.truePeak)) dBTP after \(rounds) rounds; the aim was \(target.description)",
                 offset: nil)
         }

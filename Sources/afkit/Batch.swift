@@ -2,6 +2,8 @@ import ArgumentParser
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioFormats
+import Dispatch
 import FileAccess
 
 /// `afkit batch`: a tree of sources to a preset, in parallel and incrementally.
@@ -31,6 +33,11 @@ struct Batch: ParsableCommand {
     @Flag(help: "Succeed when the paths hold no source file.")
     var allowEmpty = false
 
+    @Option(help: ArgumentHelp(
+        "Write every file's loudness (source and output: integrated, range, true peak, sample peak, short-term "
+            + "maximum) to this JSON file.", valueName: "file"))
+    var report: String?
+
     @Argument(help: "Source files and folders.")
     var sources: [String]
 
@@ -42,8 +49,10 @@ struct Batch: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
-        let batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
+        var batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)
+        batch.loudness = shared.loudnessTarget
+        batch.silenceThreshold = shared.trimSilence
         let jobs: [BatchConverter.Job]
         do {
             jobs = try batch.jobs(for: sources)
@@ -80,8 +89,63 @@ struct Batch: ParsableCommand {
             case .failed: failed += 1
             }
         }
+        if let report {
+            do {
+                try writeFile(report, bytes: Array(Self.loudnessReport(jobs, outcomes)
+                    .serialized(pretty: true).utf8) + [10])
+            } catch {
+                Output.standardError("batch: cannot write the report: \(error)\n")
+                failed += 1
+            }
+        }
         Output.standardOutput("\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
             + "\(failed) failed\n")
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
     }
+
+    /// `--report`: each job's source and output measured (in parallel), in the jobs' order:
+    /// `{"files": [{"source", "output", "status", "error"?, "sourceLoudness"?, "outputLoudness"?}]}`.
+    static func loudnessReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome])
+        -> JSONValue
+    {
+        let entries = ReportSlots(count: jobs.count)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let job = jobs[index]
+            var fields: [(String, JSONValue)] = [("source", .string(job.source)), ("output", .string(job.output))]
+            func measured(_ path: String) -> JSONValue {
+                do {
+                    let loudness = try LoudnessMeasurement.measure(path: path)
+                    guard case .object(var members) = loudness.json else { return .null }
+                    members.append(("shortTermMaximum", loudness.shortTermMaximum.isFinite
+                        ? .number((loudness.shortTermMaximum * 100).rounded() / 100) : .null))
+                    return .object(members)
+                } catch {
+                    return .object([("error", .string("\(error)"))])
+                }
+            }
+            switch outcomes[index] {
+            case .failed(let message):
+                fields += [("status", .string("failed")), ("error", .string(message))]
+            case .converted, .upToDate:
+                let status = if case .converted = outcomes[index] { "converted" } else { "up to date" }
+                fields += [("status", .string(status)), ("sourceLoudness", measured(job.source)),
+                    ("outputLoudness", measured(job.output))]
+            }
+            entries.store(.object(fields), at: index)
+        }
+        return .object([("files", .array(entries.values))])
+    }
+}
+
+/// Report entries that parallel workers fill, each its own slot.
+private final class ReportSlots: @unchecked Sendable {
+    private var slots: [JSONValue]
+    private let lock = DispatchSemaphore(value: 1)
+    init(count: Int) { slots = Array(repeating: .null, count: count) }
+    func store(_ value: JSONValue, at index: Int) {
+        lock.wait()
+        slots[index] = value
+        lock.signal()
+    }
+    var values: [JSONValue] { slots }
 }

@@ -124,8 +124,8 @@ struct Convert: ParsableCommand {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
             if let outcome = result.normalization {
-                Output.standardError("convert: loudness \(shortDecimal(outcome.source.integrated)) LUFS -> "
-                    + "\(shortDecimal(outcome.output.integrated)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
+                Output.standardError("convert: loudness \(shortDecimal(outcome.source.normalizable)) LUFS -> "
+                    + "\(shortDecimal(outcome.output.normalizable)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
                     + (outcome.limiterReduction < 0 ? ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB" : "")
                     + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
             }

@@ -166,4 +166,20 @@ import Testing
         #expect(file.properties.markers.map(\.framePosition) == [Int64(6000 - start)])
         #expect(file.properties.loops == [Loop(start: Int64(5000 - start), end: Int64(9000 - start), playMode: .forward)])
     }
+
+    /// A 40 ms click has no integrated loudness (shorter than one gating block): it is measured as one
+    /// block, ungated, and normalized on that.
+    @Test func shortSoundsAreMeasuredAsOneBlock() throws {
+        let click = fixtures + "/../../Assets/click.wav"
+        let measured = try LoudnessMeasurement.measure(path: click)
+        #expect(measured.integrated == -Double.infinity)
+        let own = try #require(measured.shortSoundLoudness)
+        #expect(own > -20 && own < 0)
+        let folder = try Folder()
+        var conversion = settings("LEI16")
+        conversion.loudness = LoudnessTarget(integrated: -20)
+        try AudioConverter.convert(input: click, output: folder.path + "/click.caf", settings: conversion)
+        let output = try LoudnessMeasurement.measure(path: folder.path + "/click.caf")
+        #expect(abs(try #require(output.shortSoundLoudness) + 20) <= 0.1)
+    }
 }

@@ -536,3 +536,53 @@ struct Command {
         #expect((steps?["message"] as? String)?.contains("-24.8 LUFS") == true)
     }
 }
+
+@Suite struct NormalizationCommandTests {
+    /// `convert --loudness -16` (a negative value after the option), `--true-peak`, `--trim-silence` with
+    /// and without a level; `--true-peak` alone is a usage error.
+    @Test func convertOptions() throws {
+        let folder = NSTemporaryDirectory() + "afkit-norm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.caf"
+        let result = try Command.run(["convert", "--loudness", "-20", "--true-peak", "-3", "--trim-silence",
+            "loudness/steps-pink-8k.wav", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("-> -20"))
+        let info = try Command.run(["info", "--loudness", "--json", output])
+        let loudness = try #require(((info.json as? [[String: Any]])?.first)?["loudness"] as? [String: Any])
+        #expect(abs((loudness["integrated"] as? Double ?? 0) + 20) <= 0.1)
+        #expect((loudness["truePeak"] as? Double ?? 0) <= -3)
+        let level = try Command.run(["convert", "--trim-silence", "-40", "loudness/steps-pink-8k.wav", output])
+        #expect(level.status == 0, "\(level.stderr)")
+        let usage = try Command.run(["convert", "--true-peak", "-2", "loudness/steps-pink-8k.wav", output])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("--loudness"))
+    }
+
+    /// `batch --loudness --report`: every output normalized, the report lists each file's source and output
+    /// loudness; the settings are in the provenance, so changing the target rebuilds.
+    @Test func batchReport() throws {
+        let folder = NSTemporaryDirectory() + "afkit-norm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sources = ["loudness/steps-pink-8k.wav", "loudness/sine-997-minus20-stereo-16k.wav"]
+        let first = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-18",
+            "--report", folder + "/report.json"] + sources)
+        #expect(first.status == 0, "\(first.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json"))
+        let files = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [[String: Any]])
+        #expect(files.count == 2)
+        for file in files {
+            #expect(file["status"] as? String == "converted")
+            let output = try #require(file["outputLoudness"] as? [String: Any])
+            #expect(abs((output["integrated"] as? Double ?? 0) + 18) <= 0.1)
+            #expect((output["truePeak"] as? Double ?? 0) <= -1)
+            #expect(file["sourceLoudness"] as? [String: Any] != nil)
+        }
+        let again = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-18"] + sources)
+        #expect(again.stdout.contains("2 up to date"))
+        let changed = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-20"] + sources)
+        #expect(changed.stdout.contains("2 converted"))
+    }
+}
