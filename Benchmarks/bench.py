@@ -252,6 +252,31 @@ def decoders(inputs):
             print(f"| {e['name']} | {e['seconds']*1000:.0f} ms | {e['samplesPerSecond']/1e6:.0f} | {r.get('files', '')} "
                   f"| {r.get('failed', '')} | {r.get('refusedPackets', '')} |")
 
+def loudness():
+    """BS.1770 measurement: 200 effects and the 10-minute track, afkit (libebur128) against FFmpeg's
+    ebur128 filter per file; and normalizing the track against FFmpeg's loudnorm."""
+    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    files = " ".join(f"{folder}/{f}" for f in sorted(os.listdir(folder)))
+    ours = best(f"{AFKIT} info --loudness --json {files} > /dev/null")
+    ffmpeg_cmd = "ffmpeg -nostats -v info -i {} -af ebur128=peak=true -f null - 2> /dev/null"
+    sequential = best(f"for f in {files}; do " + ffmpeg_cmd.format("$f") + "; done")
+    parallel = best(f"ls {files} | xargs -P 2 -I F sh -c '" + ffmpeg_cmd.format("F") + "'")
+    source = f"{WORK}/source.wav"
+    track = best(f"{AFKIT} info --loudness {source} > /dev/null")
+    track_ff = best(ffmpeg_cmd.format(source))
+    normalize = best(f"{AFKIT} convert --loudness -16 {source} {WORK}/normalized.caf 2> /dev/null")
+    loudnorm = best(f"ffmpeg -v error -y -i {source} -af loudnorm=I=-16:TP=-1,aresample=44100 -c:a pcm_s16le "
+                    f"{WORK}/loudnorm.wav")
+    print("\n| loudness (BS.1770-4, true peak) | afkit | reference | reference tool | afkit vs reference |")
+    print("|---|---|---|---|---|")
+    print(f"| measure 200 effects (0.4 s) | {ours*1000:.0f} ms, one process | {sequential*1000:.0f} ms sequential, "
+          f"{parallel*1000:.0f} ms two at a time | `ffmpeg -af ebur128=peak=true` per file | "
+          f"{sequential/ours:.1f}x / {parallel/ours:.1f}x |")
+    print(f"| measure the {SECONDS // 60}-minute track | {track*1000:.0f} ms | {track_ff*1000:.0f} ms | "
+          f"`ffmpeg -af ebur128=peak=true` | {track_ff/track:.1f}x |")
+    print(f"| normalize it to -16 LUFS, -1 dBTP, 16-bit CAF | {normalize*1000:.0f} ms | {loudnorm*1000:.0f} ms | "
+          f"`ffmpeg -af loudnorm` (one pass, dynamic) | {loudnorm/normalize:.1f}x |")
+
 SECTIONS = os.environ.get("BENCH_ONLY", "").split(",") if os.environ.get("BENCH_ONLY") else None
 
 def wanted(name):
@@ -267,6 +292,7 @@ def main():
         if wanted("music-batch"): music_batch()
         if wanted("batch"): batch()
         if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
+        if wanted("loudness"): loudness()
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     parsing(inputs)
@@ -276,6 +302,7 @@ def main():
     batch()
     music_batch()
     decoders(inputs)
+    loudness()
 
 def parsing(inputs):
     """Every packet through the push parser (`afkit packets`, which answers an M4A's seek requests),

@@ -22,9 +22,10 @@ public struct AssetValidator: Sendable {
     public var decoderProvider: DecoderProvider = { format, cookie in
         try? AudioCodecRegistry.builtIn.decoder(for: format, magicCookie: cookie)
     }
-    /// Measures a file's loudness, for the rules that need it (`loudness`, `true-peak`); without one
-    /// those rules pass over the file. The command sets libebur128's, from AudioConversion.
-    public var loudnessMeter: (@Sendable (String) -> LoudnessFacts?)?
+    /// Makes a loudness meter for a file's channels and sample rate, fed by the same decode pass as the
+    /// other measurements, for the rules that need it (`loudness`, `true-peak`); without one those rules
+    /// pass over the file. The command sets libebur128's, from AudioConversion.
+    public var loudnessMeter: (@Sendable (_ channels: Int, _ sampleRate: Double) -> (any StreamingLoudnessMeter)?)?
     /// Files with these extensions are checked when a directory is searched.
     public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
 
@@ -46,7 +47,7 @@ public struct AssetValidator: Sendable {
         } catch {
             facts.error = .illegalOperation("\(error)")
         }
-        return check(facts, measure: { file.flatMap { measureAudio(of: $0) } })
+        return check(facts, measure: { request in file.flatMap { measureAudio(of: $0, request) } })
     }
 
     /// Checks bytes held in memory (the name decides the extension rule and the overrides).
@@ -57,7 +58,7 @@ public struct AssetValidator: Sendable {
             try stream.finish()
             return stream.properties
         }
-        return check(facts(name, result), measure: { nil })
+        return check(facts(name, result), measure: { _ in nil })
     }
 
     /// What is known of a file from the outcome of parsing it.
@@ -93,15 +94,30 @@ public struct AssetValidator: Sendable {
         return ValidationReport(profile: profile.name, files: results.values)
     }
 
+    /// What the decode pass measures beyond its fixed statistics, as the active rules ask.
+    struct MeasurementRequest {
+        /// Silence thresholds, dBFS.
+        var silenceThresholds: Set<Double> = [AudioStatistics.defaultSilenceThreshold]
+        /// Measure the whole file's wrap as a loop besides the file's own loops.
+        var wholeFileLoops = false
+        var loudness = false
+    }
+
     /// Runs the profile's rules over what is known.
-    func check(_ facts: AssetFacts, measure: () -> AudioStatistics?) -> FileReport {
+    func check(_ facts: AssetFacts, measure: (MeasurementRequest) -> AudioStatistics?) -> FileReport {
         let active = profile.resolved(for: facts.path).entries.filter { $0.enabled }
         var facts = facts
-        if facts.error == nil, active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true }) {
-            facts.audio = measure()
+        var request = MeasurementRequest()
+        request.loudness = loudnessMeter != nil && active.contains { rules[$0.rule]?.needsLoudness == true }
+        for entry in active {
+            if let threshold = entry.settings.number("thresholdDecibels") { request.silenceThresholds.insert(threshold) }
+            if entry.rule == ValidationRule.loopSeam.id, entry.settings.parameters["wholeFile"]?.boolValue == true {
+                request.wholeFileLoops = true
+            }
         }
-        if facts.error == nil, let meter = loudnessMeter, active.contains(where: { rules[$0.rule]?.needsLoudness == true }) {
-            facts.loudness = meter(facts.path)
+        if facts.error == nil, request.loudness || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true }) {
+            facts.audio = measure(request)
+            facts.loudness = facts.audio?.loudness
         }
         var violations: [Violation] = []
         for entry in active {
@@ -116,29 +132,44 @@ public struct AssetValidator: Sendable {
         return FileReport(path: facts.path, violations: violations)
     }
 
-    /// Decodes the valid frames and measures peak, clipping and silence at the ends.
-    func measureAudio(of file: AudioFile) -> AudioStatistics? {
+    /// Decodes the valid frames once and measures everything the rules look at: peak, clipping, silence
+    /// at the ends (per threshold), DC offset, stereo balance and correlation, loop seams, and loudness
+    /// (fed to the meter in the same pass).
+    func measureAudio(of file: AudioFile, _ request: MeasurementRequest = MeasurementRequest()) -> AudioStatistics? {
         let format = file.dataFormat
         guard var decoder = decoderProvider(format, file.properties.magicCookie),
             let summary = try? AudioFileSummary(file.properties)
         else { return nil }
         let channels = Int(format.channelsPerFrame)
-        let threshold: Float = 0.001  // -60 dBFS
+        let thresholds = request.silenceThresholds.sorted()
+        let levels = thresholds.map { Float(pow(10, $0 / 20)) }
+        var firstLoud = [Int64?](repeating: nil, count: levels.count)
+        var lastLoud = [Int64](repeating: -1, count: levels.count)
         let fullScale: Float = 32767 / 32768
         var peak: Float = 0
         var clippedRuns = 0
         var run = 0
-        var firstLoud: Int64?
-        var lastLoud: Int64 = -1
         var frame: Int64 = 0
         let skip = summary.primingFrames
-        let end = summary.primingFrames + summary.frameCount
+        let valid = summary.frameCount
+        let end = skip + valid
         var samples: [Float] = []
         var start: Int64 = 0
         var sums = [Double](repeating: 0, count: channels)
         var squares = [Double](repeating: 0, count: channels)
         var crossProducts = 0.0
         var counted = 0.0
+        let meter = request.loudness ? loudnessMeter?(channels, format.sampleRate) : nil
+        // The frames each side of every wrap, captured as the pass goes by.
+        var loops = file.properties.loops.map { ($0.start, $0.end) }
+        if request.wholeFileLoops { loops.append((0, valid)) }
+        loops = loops.filter { $0.0 >= 0 && $0.1 > $0.0 + 2 && $0.1 <= valid }
+        var windows: [(range: Range<Int64>, samples: [Float])] = loops.flatMap { loop in
+            let width = Int64(LoopSeam.window)
+            let before: (range: Range<Int64>, samples: [Float]) = (max(loop.0, loop.1 - width)..<loop.1, [])
+            let after: (range: Range<Int64>, samples: [Float]) = (loop.0..<min(loop.1, loop.0 + width), [])
+            return [before, after]
+        }
         let packetsAtOnce = decoder.packetsPerRun(atMost: 256)
         while start < file.packetCount {
             guard let (bytes, descriptions) = try? file.readPackets(from: start, count: packetsAtOnce) else { return nil }
@@ -150,10 +181,25 @@ public struct AssetValidator: Sendable {
                 }
             }
             guard let frames = decoded else { return nil }
-            for index in 0..<frames {
-                defer { frame += 1 }
-                guard frame >= skip && frame < end else { continue }
-                var loud = false
+            // The block's valid frames, as indices into `samples` and as positions in the sound.
+            let first = Int(max(0, min(Int64(frames), skip - frame)))
+            let last = Int(max(0, min(Int64(frames), end - frame)))
+            let position = frame + Int64(first) - skip
+            if first < last {
+                if let meter {
+                    samples.withUnsafeBufferPointer { buffer in
+                        meter.add(UnsafeBufferPointer(rebasing: buffer[first * channels..<last * channels]), frames: last - first)
+                    }
+                }
+                for index in windows.indices {
+                    let range = windows[index].range.clamped(to: position..<position + Int64(last - first))
+                    guard !range.isEmpty else { continue }
+                    let from = (Int(range.lowerBound - position) + first) * channels
+                    windows[index].samples += samples[from..<from + range.count * channels]
+                }
+            }
+            for index in first..<last {
+                var loudest: Float = 0
                 counted += 1
                 if channels == 2 { crossProducts += Double(samples[index * 2]) * Double(samples[index * 2 + 1]) }
                 for channel in 0..<channels {
@@ -161,8 +207,7 @@ public struct AssetValidator: Sendable {
                     sums[channel] += sample
                     squares[channel] += sample * sample
                     let value = abs(samples[index * channels + channel])
-                    peak = max(peak, value)
-                    if value > threshold { loud = true }
+                    loudest = max(loudest, value)
                     if value >= fullScale {
                         run += 1
                         if run == 3 { clippedRuns += 1 }
@@ -170,20 +215,26 @@ public struct AssetValidator: Sendable {
                         run = 0
                     }
                 }
-                if loud {
-                    if firstLoud == nil { firstLoud = frame - skip }
-                    lastLoud = frame - skip
+                peak = max(peak, loudest)
+                for (level, threshold) in levels.enumerated() where loudest > threshold {
+                    let at = position + Int64(index - first)
+                    if firstLoud[level] == nil { firstLoud[level] = at }
+                    lastLoud[level] = at
                 }
             }
+            frame += Int64(frames)
             start += Int64(descriptions.count)
         }
         let rate = format.sampleRate
-        let valid = summary.frameCount
+        func span(_ level: Int) -> SilenceSpan {
+            SilenceSpan(leading: Double(firstLoud[level] ?? valid) / rate, trailing: Double(valid - 1 - lastLoud[level]) / rate)
+        }
+        let standard = thresholds.firstIndex(of: AudioStatistics.defaultSilenceThreshold) ?? 0
         var statistics = AudioStatistics(
             peak: peak, clippedRuns: clippedRuns,
-            leadingSilence: Double(firstLoud ?? valid) / rate,
-            trailingSilence: Double(valid - 1 - lastLoud) / rate,
-            isSilent: firstLoud == nil && valid > 0)
+            leadingSilence: span(standard).leading, trailingSilence: span(standard).trailing,
+            isSilent: firstLoud[standard] == nil && valid > 0)
+        for (level, threshold) in thresholds.enumerated() { statistics.silence[threshold] = span(level) }
         if counted > 0 {
             statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0
             if channels == 2, squares[0] > 0, squares[1] > 0 {
@@ -191,6 +242,11 @@ public struct AssetValidator: Sendable {
                 statistics.correlation = crossProducts / (squares[0] * squares[1]).squareRoot()
             }
         }
+        statistics.loopSeams = loops.enumerated().map { index, loop in
+            LoopSeam(start: loop.0, end: loop.1, before: windows[index * 2].samples, after: windows[index * 2 + 1].samples,
+                channels: channels)
+        }
+        statistics.loudness = meter?.facts
         return statistics
     }
 }
@@ -239,7 +295,7 @@ extension AssetValidator {
         } catch {
             outcome = .failure(error)
         }
-        return check(facts(name, outcome), measure: { nil })
+        return check(facts(name, outcome), measure: { _ in nil })
     }
 }
 

@@ -6,7 +6,7 @@ extension ValidationRule {
     public static let builtIn: [String: ValidationRule] = Dictionary(
         uniqueKeysWithValues: [malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
             sampleRate, hardwareCodec, clipping, silence, loudness, truePeak, dcOffset, monoCompatibility,
-            channelBalance].map { ($0.id, $0) })
+            channelBalance, leadingSilence, trailingSilence, loopSeam].map { ($0.id, $0) })
 
     /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
     /// clicks where the sound starts and stops.
@@ -180,19 +180,62 @@ extension ValidationRule {
         return [Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")]
     }
 
-    /// At most `maximumSeconds` of silence (below `thresholdDecibels`) at either end.
-    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true, parameters: ["maximumSeconds"]) { facts, settings in
+    /// At most `maximumSeconds` (default 0.5) of silence below `thresholdDecibels` (default -60 dBFS) at
+    /// either end.
+    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+        silenceFindings(facts, settings, leading: true, trailing: true, defaultSeconds: 0.5)
+    }
+
+    /// At most `maximumSeconds` (default 0.05: a UI sound should sound when it is played) before the first
+    /// sample above `thresholdDecibels` (default -60 dBFS).
+    public static let leadingSilence = ValidationRule(id: "leading-silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+        silenceFindings(facts, settings, leading: true, trailing: false, defaultSeconds: 0.05)
+    }
+
+    /// At most `maximumSeconds` (default 0.5) after the last sample above `thresholdDecibels` (default
+    /// -60 dBFS).
+    public static let trailingSilence = ValidationRule(id: "trailing-silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+        silenceFindings(facts, settings, leading: false, trailing: true, defaultSeconds: 0.5)
+    }
+
+    private static func silenceFindings(_ facts: AssetFacts, _ settings: RuleSettings, leading: Bool, trailing: Bool,
+        defaultSeconds: Double) -> [Finding]
+    {
         guard let audio = facts.audio else { return [] }
-        if audio.isSilent { return [Finding("the audio is silent throughout")] }
-        let limit = settings.number("maximumSeconds") ?? 0.5
-        var findings: [Finding] = []
-        if audio.leadingSilence > limit {
-            findings.append(Finding("\(seconds(audio.leadingSilence)) s of silence before the sound starts (more than \(seconds(limit)) s)"))
+        let threshold = settings.number("thresholdDecibels") ?? AudioStatistics.defaultSilenceThreshold
+        guard let span = audio.silence[threshold] else { return [] }
+        let limit = settings.number("maximumSeconds") ?? defaultSeconds
+        let below = threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
+        if let duration = facts.summary?.durationSeconds, duration > 0, span.leading >= duration {
+            return [Finding("the audio is silent throughout\(below)")]
         }
-        if audio.trailingSilence > limit {
-            findings.append(Finding("\(seconds(audio.trailingSilence)) s of silence after it ends (more than \(seconds(limit)) s)"))
+        var findings: [Finding] = []
+        if leading && span.leading > limit {
+            findings.append(Finding("\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"))
+        }
+        if trailing && span.trailing > limit {
+            findings.append(Finding("\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)"))
         }
         return findings
+    }
+
+    /// Each loop wraps without a click: the step and the change of slope where the loop's end meets its
+    /// start at most `maximumDecibels` (default 12) over how the signal moves around it (see
+    /// ``LoopSeam``). The file's loops (CAF, AIFF, WAV); with `wholeFile`, the whole file as one loop too.
+    public static let loopSeam = ValidationRule(id: "loop-seam", needsDecodedAudio: true,
+        parameters: ["maximumDecibels", "wholeFile"]) { facts, settings in
+        guard let audio = facts.audio else { return [] }
+        let limit = settings.number("maximumDecibels") ?? 12
+        return audio.loopSeams.compactMap { seam in
+            let jump = max(seam.levelJump, seam.slopeJump)
+            guard jump > limit else { return nil }
+            let kind = seam.levelJump >= seam.slopeJump ? "a step" : "a bend"
+            return Finding("the loop \(seam.start)-\(seam.end) wraps with \(kind) \(fixedPoint(jump, places: 1)) dB over the "
+                + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click")
+        }
     }
 }
 

@@ -72,6 +72,7 @@ public struct Profile: Sendable {
         Entry("clipping", .warning),
         Entry("silence", .warning, ["maximumSeconds": .number(0.25)]),
         Entry("true-peak", .warning, ["maximum": .number(-1)]),
+        Entry("loop-seam", .warning),
     ])
 
     /// Music and long audio: compressed formats welcome, no duration limit.
@@ -85,26 +86,29 @@ public struct Profile: Sendable {
         Entry("clipping", .warning),
         Entry("loudness", .warning, ["target": .number(-16), "tolerance": .number(2)]),
         Entry("true-peak", .warning, ["maximum": .number(-1)]),
+        Entry("loop-seam", .warning),
     ])
 
     /// Game effects that must sit together: the simultaneous-sfx rules, with loudness and true peak as
     /// errors (-18 ± 3 LUFS, at most -1 dBTP).
     public static let gameSoundEffects = Profile(name: "game-sfx", entries: simultaneousSoundEffects.entries.filter {
-        !["loudness", "true-peak"].contains($0.rule)
+        !["loudness", "true-peak", "loop-seam"].contains($0.rule)
     } + [
         Entry("loudness", .error, ["target": .number(-18), "tolerance": .number(3)]),
         Entry("true-peak", .error, ["maximum": .number(-1)]),
         Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
+        Entry("leading-silence", .error, ["maximumSeconds": .number(0.05)]), Entry("loop-seam", .error),
     ])
 
     /// Music for streaming and mobile playback: the music rules, with -16 LUFS ± 1 and at most -1 dBTP
     /// as errors.
     public static let musicStreaming = Profile(name: "music-streaming", entries: music.entries.filter {
-        !["loudness", "true-peak"].contains($0.rule)
+        !["loudness", "true-peak", "loop-seam"].contains($0.rule)
     } + [
         Entry("loudness", .error, ["target": .number(-16), "tolerance": .number(1)]),
         Entry("true-peak", .error, ["maximum": .number(-1)]),
         Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
+        Entry("leading-silence", .warning, ["maximumSeconds": .number(2)]), Entry("loop-seam", .error),
     ])
 
     /// The profile that applies to `path`: this one with the matching overrides applied.

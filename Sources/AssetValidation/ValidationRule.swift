@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AudioContainers
 import AudioFormats
 
@@ -90,6 +95,15 @@ public struct AssetFacts: Sendable {
     }
 }
 
+/// A loudness meter the validator's decode pass feeds, frame block by frame block (libebur128's,
+/// from AudioConversion, in the command): the validator itself stays free of C.
+public protocol StreamingLoudnessMeter: AnyObject {
+    /// Adds `frames` interleaved frames.
+    func add(_ samples: UnsafeBufferPointer<Float>, frames: Int)
+    /// What was added, measured; `nil` where the meter failed.
+    var facts: LoudnessFacts? { get }
+}
+
 /// Loudness of a sound per ITU-R BS.1770-4 / EBU R128: what a meter outside this module (libebur128,
 /// through AudioConversion) measured, so the validator itself stays free of C.
 public struct LoudnessFacts: Sendable, Hashable {
@@ -125,4 +139,63 @@ public struct AudioStatistics: Sendable, Hashable {
     public var channelBalance: Double?
     /// For stereo: the correlation of the two channels, -1 (one inverts the other) to 1 (the same).
     public var correlation: Double?
+    /// Seconds of silence before the first sample above each threshold the rules asked for (dBFS), and
+    /// after the last; both the whole duration where nothing is above it.
+    public var silence: [Double: SilenceSpan] = [:]
+    /// Each loop's wrap: the file's loops, and the whole file where a rule treats it as one.
+    public var loopSeams: [LoopSeam] = []
+    /// Loudness, measured in the same pass where the validator has a meter.
+    public var loudness: LoudnessFacts?
+
+    /// The silence threshold the `silence` rule and the statistics above use, dBFS.
+    public static let defaultSilenceThreshold = -60.0
 }
+
+/// Silence at the ends of a sound, seconds.
+public struct SilenceSpan: Sendable, Hashable {
+    public var leading: Double
+    public var trailing: Double
+}
+
+/// How a loop's wrap (its last frame followed by its first) compares with how the signal moves around
+/// it: the step between the two frames over the local sample-to-sample movement (RMS, floored at
+/// -72 dBFS so that quiet noise is no reference), and the change of slope over the local change of
+/// slope, in dB, the larger of any channel. A seamless loop is near 0 dB; a click is 12 dB and more.
+public struct LoopSeam: Sendable, Hashable {
+    /// The loop's first frame and the frame after its last.
+    public var start: Int64
+    public var end: Int64
+    public var levelJump: Double
+    public var slopeJump: Double
+
+    /// Frames each side of the wrap the measurement reads.
+    public static let window = 64
+
+    /// The seam of `before` (frames up to the loop's end) followed by `after` (frames from its start),
+    /// interleaved in `channels`.
+    public init(start: Int64, end: Int64, before: [Float], after: [Float], channels: Int) {
+        self.start = start
+        self.end = end
+        levelJump = -Double.infinity
+        slopeJump = -Double.infinity
+        let count = min(before.count, after.count) / max(channels, 1)
+        guard count >= 3 else { return }
+        let floor = 0.001 / 4
+        for channel in 0..<channels {
+            let tail = (before.count / channels - count..<before.count / channels).map { Double(before[$0 * channels + channel]) }
+            let head = (0..<count).map { Double(after[$0 * channels + channel]) }
+            func differences(_ values: [Double]) -> [Double] { zip(values.dropFirst(), values).map { $0 - $1 } }
+            func rms(_ values: [Double]) -> Double {
+                values.isEmpty ? 0 : (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()
+            }
+            let moves = differences(tail) + differences(head)
+            let bends = differences(differences(tail)) + differences(differences(head))
+            let step = head[0] - tail[count - 1]
+            let bend = max(abs((head[1] - head[0]) - step), abs(step - (tail[count - 1] - tail[count - 2])))
+            levelJump = max(levelJump, decibels(abs(step) / max(rms(moves), floor)))
+            slopeJump = max(slopeJump, decibels(bend / max(rms(bends), floor)))
+        }
+    }
+}
+
+private func decibels(_ ratio: Double) -> Double { ratio > 0 ? 20 * log10(ratio) : -Double.infinity }

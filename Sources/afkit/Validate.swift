@@ -60,11 +60,7 @@ struct Validate: ParsableCommand {
         try checkPathsExist(paths, in: Self.self)
         var validator = AssetValidator(profile: try loadProfile())
         // Loudness by libebur128, measured only for profiles whose rules ask for it.
-        validator.loudnessMeter = { path in
-            (try? LoudnessMeasurement.measure(path: path)).map {
-                LoudnessFacts(integrated: $0.integrated, range: $0.range, truePeak: $0.truePeak, samplePeak: $0.samplePeak)
-            }
-        }
+        validator.loudnessMeter = { channels, rate in (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init) }
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
@@ -86,5 +82,25 @@ struct Validate: ParsableCommand {
         case .github: Output.standardOutput(report.github)
         }
         if !report.ok { throw ExitCode(AFKit.Status.problemFound) }
+    }
+}
+
+/// libebur128's meter as the validator's decode pass feeds it.
+final class ValidatorMeter: StreamingLoudnessMeter {
+    let meter: LoudnessMeter
+    private var failed = false
+
+    init(_ meter: LoudnessMeter) { self.meter = meter }
+
+    func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+        guard !failed else { return }
+        do { try meter.add(samples, frames: frames) } catch { failed = true }
+    }
+
+    var facts: LoudnessFacts? {
+        guard !failed else { return nil }
+        let measured = meter.measurement
+        return LoudnessFacts(integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
+            samplePeak: measured.samplePeak)
     }
 }

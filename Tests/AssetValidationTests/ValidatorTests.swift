@@ -267,7 +267,7 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
 
     func report(_ profile: Profile, _ loudness: LoudnessFacts?) -> [Violation] {
         var validator = AssetValidator(profile: profile)
-        if let loudness { validator.loudnessMeter = { _ in loudness } }
+        if let loudness { validator.loudnessMeter = { _, _ in FixedMeter(facts: loudness) } }
         return validator.validate(path: Self.file).violations.filter { ["loudness", "true-peak"].contains($0.rule) }
     }
 
@@ -340,5 +340,104 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
             of: AudioFile(path: try Self.stereo(scratch, "half.caf", left: 1, right: 0.5))))
         #expect(abs((statistics.channelBalance ?? 0) - 20 * log10(2.0)) < 0.05)
         #expect(abs((statistics.correlation ?? 0) - 1) < 0.001)
+    }
+}
+
+/// A meter that reports what it is told, counting the frames the decode pass gave it.
+final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
+    let facts: LoudnessFacts?
+    private(set) var frames = 0
+    init(facts: LoudnessFacts?) { self.facts = facts }
+    func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) { self.frames += frames }
+}
+
+/// Loop seams, silence at either end in dBFS terms, and the one decode pass that feeds the meter too.
+@Suite struct SeamAndSilenceRuleTests {
+    /// A mono 16-bit CAF with `loops`, a tone from `toneStart` at `amplitude`, made in the test.
+    static func file(_ folder: String, _ name: String, frames: Int, period: Double, toneStart: Int = 0,
+        amplitude: Double = 0.5, loops: [Loop]) throws -> String
+    {
+        let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isFloat: false)
+        var bytes: [UInt8] = []
+        for frame in 0..<frames {
+            let value = frame < toneStart ? 0 : amplitude * sin(2 * Double.pi * Double(frame) / period)
+            let sample = Int16(value * 32767)
+            bytes += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
+        }
+        var options = AudioFileWriterOptions()
+        options.loops = loops
+        let path = folder + "/" + name
+        let writer = try AudioFileWriter(path: path, fileType: .caf, format: format, options: options)
+        try writer.writePackets(bytes)
+        try writer.close()
+        return path
+    }
+
+    static func folder() throws -> String {
+        let path = NSTemporaryDirectory() + "afkit-seam-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A loop over whole periods of a sine (80 frames each) is seamless; one that ends half a period
+    /// early jumps, and is flagged; `wholeFile` checks a file with no loop metadata as one loop.
+    @Test func loopSeams() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let seamless = try Self.file(folder, "seamless.caf", frames: 8000, period: 80,
+            loops: [Loop(start: 800, end: 800 + 80 * 50, playMode: .forward)])
+        let clicking = try Self.file(folder, "clicking.caf", frames: 8000, period: 80,
+            loops: [Loop(start: 800, end: 800 + 80 * 50 - 37, playMode: .forward)])
+        let validator = AssetValidator(profile: .gameSoundEffects)
+        #expect(validator.validate(path: seamless).violations.filter { $0.rule == "loop-seam" }.isEmpty)
+        let flagged = validator.validate(path: clicking).violations.filter { $0.rule == "loop-seam" }
+        #expect(flagged.count == 1)
+        #expect(flagged.first?.severity == .error)
+        #expect(flagged.first?.message.contains("800-4763") == true)
+
+        let file = try AudioFile(path: clicking)
+        let statistics = try #require(validator.measureAudio(of: file))
+        let seam = try #require(statistics.loopSeams.first)
+        #expect(max(seam.levelJump, seam.slopeJump) > 12, "\(seam)")
+        let smooth = try #require(validator.measureAudio(of: try AudioFile(path: seamless))?.loopSeams.first)
+        #expect(max(smooth.levelJump, smooth.slopeJump) < 4)
+
+        // The whole file: 8000 frames are 100 periods (seamless); 7990 are not.
+        let whole = try Self.file(folder, "whole.caf", frames: 7990, period: 80, loops: [])
+        var profile = Profile.systemSound
+        profile.apply([("loop-seam", .object([("wholeFile", .bool(true))]))])
+        let wholeViolations = AssetValidator(profile: profile).validate(path: whole).violations.filter { $0.rule == "loop-seam" }
+        #expect(wholeViolations.count == 1)
+        let wholeSeamless = try Self.file(folder, "whole-ok.caf", frames: 8000, period: 80, loops: [])
+        #expect(AssetValidator(profile: profile).validate(path: wholeSeamless).violations.filter { $0.rule == "loop-seam" }.isEmpty)
+    }
+
+    /// leading-silence counts what is below its threshold: a tone at -40 dBFS after 0.1 s of silence
+    /// starts at 0.1 s at -60 dBFS, and never at -30 (the whole file is silence in those terms).
+    @Test func silenceThresholds() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try Self.file(folder, "late.caf", frames: 8000, period: 80, toneStart: 800, amplitude: 0.01, loops: [])
+        var profile = Profile.systemSound
+        profile.apply([("leading-silence", .object([("maximumSeconds", .number(0.05))]))])
+        let late = AssetValidator(profile: profile).validate(path: path).violations.filter { $0.rule == "leading-silence" }
+        #expect(late.count == 1)
+        #expect(late.first?.message.contains("0.100 s") == true)
+        profile.apply([("leading-silence", .object([("thresholdDecibels", .number(-30))]))])
+        let quiet = AssetValidator(profile: profile).validate(path: path).violations.filter { $0.rule == "leading-silence" }
+        #expect(quiet.first?.message.contains("silent throughout (below -30 dBFS)") == true)
+    }
+
+    /// The meter is fed by the validator's own decode pass: every valid frame, once.
+    @Test func oneDecodePass() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try Self.file(folder, "tone.caf", frames: 12345, period: 80, loops: [])
+        let meter = FixedMeter(facts: LoudnessFacts(integrated: -30, range: 0, truePeak: -6, samplePeak: -6))
+        var validator = AssetValidator(profile: .gameSoundEffects)
+        validator.loudnessMeter = { _, _ in meter }
+        let violations = validator.validate(path: path).violations
+        #expect(meter.frames == 12345)
+        #expect(violations.contains { $0.rule == "loudness" && $0.message.contains("-30") })
     }
 }
