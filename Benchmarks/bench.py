@@ -265,7 +265,7 @@ def loudness():
     track = best(f"{AFKIT} info --loudness {source} > /dev/null")
     track_ff = best(ffmpeg_cmd.format(source))
     normalize = best(f"{AFKIT} convert --loudness -16 {source} {WORK}/normalized.caf 2> /dev/null")
-    loudnorm = best(f"ffmpeg -v error -y -i {source} -af loudnorm=I=-16:TP=-1,aresample=44100 -c:a pcm_s16le "
+    loudnorm = best(f"ffmpeg -v error -y -i {source} -af loudnorm=I=-16:TP=-1 -ar 44100 -c:a pcm_s16le "
                     f"{WORK}/loudnorm.wav")
     print("\n| loudness (BS.1770-4, true peak) | afkit | reference | reference tool | afkit vs reference |")
     print("|---|---|---|---|---|")
