@@ -237,6 +237,8 @@ public struct AssetValidator: Sendable {
         for (level, threshold) in thresholds.enumerated() { statistics.silence[threshold] = span(level) }
         if counted > 0 {
             statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0
+            let power = squares.reduce(0, +) / (counted * Double(channels))
+            statistics.rmsDecibels = power > 0 ? 10 * log10(power) : -Double.infinity
             if channels == 2, squares[0] > 0, squares[1] > 0 {
                 statistics.channelBalance = 10 * log10(squares[0] / squares[1])
                 statistics.correlation = crossProducts / (squares[0] * squares[1]).squareRoot()

@@ -135,6 +135,8 @@ public struct AudioStatistics: Sendable, Hashable {
     public var isSilent: Bool
     /// The largest DC offset of any channel: the mean sample, -1...1.
     public var dcOffset: Double = 0
+    /// The RMS level of all channels together, dBFS (-infinity for digital silence).
+    public var rmsDecibels = -Double.infinity
     /// For stereo: the left channel's level over the right's (RMS), dB; `nil` where a channel is silent.
     public var channelBalance: Double?
     /// For stereo: the correlation of the two channels, -1 (one inverts the other) to 1 (the same).

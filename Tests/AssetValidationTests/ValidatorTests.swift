@@ -399,6 +399,8 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
         let statistics = try #require(validator.measureAudio(of: file))
         let seam = try #require(statistics.loopSeams.first)
         #expect(max(seam.levelJump, seam.slopeJump) > 12, "\(seam)")
+        // A sine at amplitude 0.5 (16-bit) is 0.5/√2 RMS: -9.03 dBFS.
+        #expect(abs(statistics.rmsDecibels - 20 * log10(0.5 / 2.0.squareRoot())) < 0.01)
         let smooth = try #require(validator.measureAudio(of: try AudioFile(path: seamless))?.loopSeams.first)
         #expect(max(smooth.levelJump, smooth.slopeJump) < 4)
 

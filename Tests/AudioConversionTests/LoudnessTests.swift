@@ -65,4 +65,60 @@ import Testing
         let aac = try LoudnessMeasurement.measure(path: fixtures + "/afkit-outputs/speech-aac.m4a")
         #expect(abs(aac.integrated - pcm.integrated) < 0.5, "AAC at 64 kbit/s keeps the loudness")
     }
+
+    /// A stereo 1 kHz sine at 48 kHz through segments of (dBFS, seconds), as EBU Tech 3341 and 3342
+    /// define their test signals, measured by the meter.
+    static func ebuSignal(_ segments: [(Double, Double)]) throws -> LoudnessMeasurement {
+        let meter = try LoudnessMeter(channels: 2, sampleRate: 48000)
+        let period = (0..<48).map { sin(2 * Double.pi * Double($0) / 48) }  // 1 kHz at 48 kHz: 48 frames
+        var block: [Float] = []
+        var phase = 0
+        for (level, seconds) in segments {
+            let amplitude = pow(10, level / 20)
+            var remaining = Int((seconds * 48000).rounded())
+            while remaining > 0 {
+                let count = min(remaining, 4800)
+                block.removeAll(keepingCapacity: true)
+                for _ in 0..<count {
+                    let value = Float(amplitude * period[phase])
+                    block.append(value)
+                    block.append(value)
+                    phase = phase == 47 ? 0 : phase + 1
+                }
+                try block.withUnsafeBufferPointer { try meter.add($0, frames: count) }
+                remaining -= count
+            }
+        }
+        return meter.measurement
+    }
+
+    /// EBU Tech 3341's integrated-loudness cases 1 to 5 (stereo): -23.0 LUFS, or -33.0 for case 2,
+    /// within the ±0.1 LU EBU specifies.
+    @Test func ebuTech3341() throws {
+        let cases: [([(Double, Double)], Double)] = [
+            ([(-23, 20)], -23),
+            ([(-33, 20)], -33),
+            ([(-36, 10), (-23, 60), (-36, 10)], -23),
+            ([(-72, 10), (-36, 10), (-23, 60), (-36, 10), (-72, 10)], -23),
+            ([(-26, 20), (-20, 20.1), (-26, 20)], -23),
+        ]
+        for (index, (segments, expected)) in cases.enumerated() {
+            let measured = try Self.ebuSignal(segments)
+            #expect(abs(measured.integrated - expected) <= 0.1, "case \(index + 1): \(measured.integrated)")
+        }
+    }
+
+    /// EBU Tech 3342's loudness-range cases 1 to 4: 10, 5, 20 and 15 LU within ±1 LU.
+    @Test func ebuTech3342() throws {
+        let cases: [([(Double, Double)], Double)] = [
+            ([(-20, 20), (-30, 20)], 10),
+            ([(-20, 20), (-15, 20)], 5),
+            ([(-40, 20), (-20, 20)], 20),
+            ([(-50, 20), (-35, 20), (-20, 20), (-35, 20), (-50, 20)], 15),
+        ]
+        for (index, (segments, expected)) in cases.enumerated() {
+            let measured = try Self.ebuSignal(segments)
+            #expect(abs(measured.range - expected) <= 1, "case \(index + 1): \(measured.range)")
+        }
+    }
 }

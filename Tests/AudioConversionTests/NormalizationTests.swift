@@ -67,6 +67,15 @@ import Testing
         for index in 0..<20000 { #expect(abs(quietOutput[index] - quiet[index]) < 1e-6) }
         let (reblocked, _) = Self.limited(input, ceiling: -1, block: 4096)
         #expect(reblocked == output)
+        // No pumping or clicks: the gain (output over input, frame by frame where the input is not near a
+        // zero crossing) glides, never moving more than 0.1 dB from one frame to the next.
+        var steepest = 0.0
+        for frame in 1..<input.count / 2 where abs(input[frame * 2]) > 0.2 && abs(input[frame * 2 - 2]) > 0.2 {
+            let gain = 20 * log10(Double(output[frame * 2] / input[frame * 2]))
+            let previous = 20 * log10(Double(output[frame * 2 - 2] / input[frame * 2 - 2]))
+            steepest = max(steepest, abs(gain - previous))
+        }
+        #expect(steepest < 0.1, "the gain moved \(steepest) dB between neighbouring frames")
     }
 
     /// A signal under the ceiling is given back sample for sample.
