@@ -49,12 +49,14 @@ extension ValidationRule {
         guard let loudness = facts.loudness else { return [] }  // no meter: the rule passes over the file
         let target = settings.number("target") ?? -16
         let tolerance = settings.number("tolerance") ?? 1
-        guard loudness.integrated.isFinite else {
-            return [Finding("no integrated loudness: the sound is silent or shorter than one 400 ms gating block",
-                severity: .warning)]
+        // A sound shorter than one gating block is judged on its loudness as one block.
+        let (level, kind) = loudness.integrated.isFinite ? (loudness.integrated, "integrated loudness")
+            : (loudness.shortSoundLoudness ?? loudness.integrated, "loudness (one block: shorter than 400 ms)")
+        guard level.isFinite else {
+            return [Finding("no loudness: the sound is silent (below the -70 LUFS gate)", severity: .warning)]
         }
-        guard abs(loudness.integrated - target) > tolerance else { return [] }
-        return [Finding("integrated loudness \(fixedPoint(loudness.integrated, places: 1)) LUFS; this profile wants "
+        guard abs(level - target) > tolerance else { return [] }
+        return [Finding("\(kind) \(fixedPoint(level, places: 1)) LUFS; this profile wants "
             + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS")]
     }
 

@@ -113,12 +113,16 @@ public struct LoudnessFacts: Sendable, Hashable {
     /// dBTP and dBFS.
     public var truePeak: Double
     public var samplePeak: Double
+    /// For a sound shorter than one 400 ms gating block: its loudness as one block, ungated, LUFS (what
+    /// `convert --loudness` normalizes such a sound on).
+    public var shortSoundLoudness: Double?
 
-    public init(integrated: Double, range: Double, truePeak: Double, samplePeak: Double) {
+    public init(integrated: Double, range: Double, truePeak: Double, samplePeak: Double, shortSoundLoudness: Double? = nil) {
         self.integrated = integrated
         self.range = range
         self.truePeak = truePeak
         self.samplePeak = samplePeak
+        self.shortSoundLoudness = shortSoundLoudness
     }
 }
 

@@ -101,6 +101,6 @@ final class ValidatorMeter: StreamingLoudnessMeter {
         guard !failed else { return nil }
         let measured = meter.measurement
         return LoudnessFacts(integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
-            samplePeak: measured.samplePeak)
+            samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
     }
 }

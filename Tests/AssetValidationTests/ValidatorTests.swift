@@ -287,6 +287,19 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         #expect(report(.gameSoundEffects, LoudnessFacts(integrated: -12, range: 1, truePeak: -3, samplePeak: -3)).count == 1)
     }
 
+    /// A sound shorter than one gating block is judged on its loudness as one block, as `convert
+    /// --loudness` normalizes it.
+    @Test func shortSounds() {
+        let click = LoudnessFacts(integrated: -.infinity, range: 0, truePeak: -6, samplePeak: -6, shortSoundLoudness: -18.2)
+        #expect(report(.gameSoundEffects, click).isEmpty)
+        var quiet = click
+        quiet.shortSoundLoudness = -30
+        let violations = report(.gameSoundEffects, quiet)
+        #expect(violations.map(\.rule) == ["loudness"])
+        #expect(violations.first?.message.contains("one block") == true)
+        #expect(violations.first?.severity == .error)
+    }
+
     @Test func silenceAndNoMeter() {
         let silent = LoudnessFacts(integrated: -.infinity, range: 0, truePeak: -.infinity, samplePeak: -.infinity)
         let violations = report(.musicStreaming, silent)

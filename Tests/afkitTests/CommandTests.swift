@@ -585,4 +585,23 @@ struct Command {
         let changed = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-20"] + sources)
         #expect(changed.stdout.contains("2 converted"))
     }
+
+    /// What `batch --loudness` makes passes `validate` on the same target: a 40 ms click (one gating
+    /// block) and a speech file, as game-sfx effects at -18 LUFS.
+    @Test func normalizedOutputsValidate() throws {
+        let folder = NSTemporaryDirectory() + "afkit-norm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let batch = try Command.run(["batch", "--preset", "sfx", "--out", folder, "--loudness", "-18", "--trim-silence",
+            "../../Assets/click.wav", "../../Assets/whoosh.wav"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let validate = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", folder])
+        let files = try #require((validate.json as? [String: Any])?["files"] as? [[String: Any]])
+        #expect(files.count == 2)
+        for file in files {
+            let rules = (file["violations"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+            #expect(!rules.contains("loudness") && !rules.contains("true-peak") && !rules.contains("leading-silence"),
+                "\(file)")
+        }
+    }
 }
