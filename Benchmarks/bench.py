@@ -252,6 +252,17 @@ def decoders(inputs):
             print(f"| {e['name']} | {e['seconds']*1000:.0f} ms | {e['samplesPerSecond']/1e6:.0f} | {r.get('files', '')} "
                   f"| {r.get('failed', '')} | {r.get('refusedPackets', '')} |")
 
+def parse_in_process(inputs):
+    """AudioFileStream in process, 4 KiB chunks from memory, every packet handed out, beside a memchr
+    scan of the same bytes (the ceiling)."""
+    out = subprocess.run([CODEC_BENCH, "parse"] + list(inputs.values()), check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    print("\n| AudioFileStream, 4 KiB chunks, in memory | MB | packets | parse | memchr ceiling | share of ceiling |")
+    print("|---|---|---|---|---|---|")
+    for (name, _), row in zip(inputs.items(), rows):
+        parse, ceiling = row["parseBytesPerSecond"] / 1e9, row["memchrBytesPerSecond"] / 1e9
+        print(f"| {name} | {row['bytes']/1e6:.1f} | {row['packets']} | {parse:.2f} GB/s | {ceiling:.1f} GB/s | {100*parse/ceiling:.0f} % |")
+
 def loudness():
     """BS.1770 measurement: 200 effects and the 10-minute track, afkit (libebur128) against FFmpeg's
     ebur128 filter per file; and normalizing the track against FFmpeg's loudnorm."""
@@ -293,6 +304,7 @@ def main():
         if wanted("batch"): batch()
         if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
         if wanted("loudness"): loudness()
+        if wanted("parse-in-process"): parse_in_process(inputs)
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     parsing(inputs)
@@ -303,6 +315,7 @@ def main():
     music_batch()
     decoders(inputs)
     loudness()
+    parse_in_process(inputs)
 
 def parsing(inputs):
     """Every packet through the push parser (`afkit packets`, which answers an M4A's seek requests),

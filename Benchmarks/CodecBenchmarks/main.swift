@@ -137,6 +137,62 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
 }
 
 /// `encode IN.wav OUT.caf [fast|search]`: IMA4 in CAF with the remainder in 'pakt' (for fixtures).
+/// `parse FILE...`: each file, held in memory, through `AudioFileStream` in 4 KiB chunks (every packet
+/// handed out, moov-last MP4 answered by its seek request), beside a `memchr` scan of the same bytes for a
+/// byte they do not hold: the memory-speed ceiling. One JSON line per file, bytes per second.
+if arguments.count >= 3 && arguments[1] == "parse" {
+    for path in arguments.dropFirst(2) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var packets: Int64 = 0
+        let parse = try measure(runs: 5) {
+            var stream = AudioFileStream(requestsSeeks: true)
+            packets = 0
+            try bytes.withUnsafeBytes { all in
+                var offset = 0
+                var jumped = false
+                while offset < all.count {
+                    let end = min(offset + 4096, all.count)
+                    var seek: Int64?
+                    try stream.parse(UnsafeRawBufferPointer(rebasing: all[offset..<end]), flags: jumped ? .discontinuity : [],
+                        streamOffset: jumped ? Int64(offset) : nil) { event in
+                        switch event {
+                        case .packets(let run): packets += Int64(run.count)
+                        case .seekRequested(let target): seek = target
+                        default: break
+                        }
+                    }
+                    // A moov-last MP4 asks for the bytes after mdat, then for the first packet again.
+                    jumped = seek != nil
+                    offset = seek.map { Int($0) } ?? end
+                }
+            }
+            try stream.finish()
+        }
+        // The ceiling: memchr through every byte for the file's rarest byte value, counting each.
+        var histogram = [Int](repeating: 0, count: 256)
+        for byte in bytes { histogram[Int(byte)] += 1 }
+        let rarest = Int32(histogram.indices.min { histogram[$0] < histogram[$1] } ?? 0)
+        var found = 0
+        let scan = measure(runs: 5) {
+            bytes.withUnsafeBytes { all in
+                found = 0
+                var cursor = all.baseAddress!
+                var left = all.count
+                while left > 0, let hit = memchr(cursor, rarest, left) {
+                    found += 1
+                    let passed = cursor.distance(to: UnsafeRawPointer(hit)) + 1
+                    cursor += passed
+                    left -= passed
+                }
+            }
+        }
+        print("{\"name\": \"parse\", \"file\": \"\(path)\", \"bytes\": \(bytes.count), \"packets\": \(packets), "
+            + "\"parseBytesPerSecond\": \(Double(bytes.count) / parse), \"memchrBytesPerSecond\": \(Double(bytes.count) / scan), "
+            + "\"memchrFound\": \(found)}")
+    }
+    exit(0)
+}
+
 if arguments.count >= 4 && arguments[1] == "encode" {
     let source = try AudioFile(path: arguments[2])
     let pcm = try source.readAudioBytes()
