@@ -144,9 +144,11 @@ if arguments.count >= 3 && arguments[1] == "parse" {
     for path in arguments.dropFirst(2) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var packets: Int64 = 0
+        var runs = 0
         let parse = try measure(runs: 5) {
             var stream = AudioFileStream(requestsSeeks: true)
             packets = 0
+            runs = 0
             try bytes.withUnsafeBytes { all in
                 var offset = 0
                 var jumped = false
@@ -156,7 +158,9 @@ if arguments.count >= 3 && arguments[1] == "parse" {
                     try stream.parse(UnsafeRawBufferPointer(rebasing: all[offset..<end]), flags: jumped ? .discontinuity : [],
                         streamOffset: jumped ? Int64(offset) : nil) { event in
                         switch event {
-                        case .packets(let run): packets += Int64(run.count)
+                        case .packets(let run):
+                            packets += Int64(run.count)
+                            runs += 1
                         case .seekRequested(let target): seek = target
                         default: break
                         }
@@ -186,7 +190,7 @@ if arguments.count >= 3 && arguments[1] == "parse" {
                 }
             }
         }
-        print("{\"name\": \"parse\", \"file\": \"\(path)\", \"bytes\": \(bytes.count), \"packets\": \(packets), "
+        print("{\"name\": \"parse\", \"file\": \"\(path)\", \"bytes\": \(bytes.count), \"packets\": \(packets), \"runs\": \(runs), "
             + "\"parseBytesPerSecond\": \(Double(bytes.count) / parse), \"memchrBytesPerSecond\": \(Double(bytes.count) / scan), "
             + "\"memchrFound\": \(found)}")
     }

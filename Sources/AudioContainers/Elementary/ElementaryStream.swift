@@ -49,6 +49,10 @@ struct ElementaryStreamParser: StreamParser {
     private(set) var encoderHeader: MPEGAudio.EncoderHeader?
     /// After a discontinuity, the packet numbering resumes here.
     private(set) var resumedPacket: Int64?
+    /// The run of frames being gathered from the current input, which accepted frames extend.
+    private var openRun: PacketRun?
+    /// The most frames one run gathers.
+    static let maximumRunPackets = 256
 
     private var isSearching: Bool { if case .searching = state { true } else { false } }
     private var mpeg: MPEGAudio.FrameHeader? { if case .framing(.mpeg(let first)) = state { first } else { nil } }
@@ -129,8 +133,21 @@ struct ElementaryStreamParser: StreamParser {
                     continue
                 }
             case 0xFF:
-                if let step = try frame(&cursor, atEnd: atEnd) { return step }
-                continue
+                guard let step = try frame(&cursor, atEnd: atEnd) else { continue }
+                guard case .packets(let first) = step else { return step }
+                // The whole MPEG frames that follow in this input join the run: one event for many frames.
+                // (ADTS payloads are separated by their headers: a run's bytes stay contiguous, one frame each.)
+                openRun = first
+                defer { openRun = nil }
+                while let run = openRun, run.packetCount < Self.maximumRunPackets, !isSearching, adts == nil,
+                    !context.hasAnnouncements, cursor.remaining > 0, cursor.bytes[cursor.position] == 0xFF
+                {
+                    let before = run.packetCount
+                    guard case .packets? = try frame(&cursor, atEnd: atEnd), let extended = openRun,
+                        extended.packetCount > before
+                    else { break }
+                }
+                return .packets(openRun ?? first)
             default:
                 break
             }
@@ -378,15 +395,22 @@ struct ElementaryStreamParser: StreamParser {
         tally.lastEnd = offset + Int64(length)
         let packet = context.nextPacket
         context.nextPacket += 1
-        context.beginPacketRun()
-        _ = context.appendPacket(at: 0, size: UInt32(size), frames: frames)
-        context.packetIndex?.append(PacketDescription(startOffset: offset + Int64(payloadOffset),
-            variableFramesInPacket: frames, dataByteSize: UInt32(size)))
-        let run = PacketRun(source: .input(index: cursor.position + payloadOffset), firstPacket: packet, packetCount: 1,
-            absoluteOffset: offset + Int64(payloadOffset), byteCount: size, hasDescriptions: true)
+        let start = offset + Int64(payloadOffset)
+        context.packetIndex?.append(PacketDescription(startOffset: start, variableFramesInPacket: frames,
+            dataByteSize: UInt32(size)))
         _ = cursor.skip(length)
         if context.mode == .indexing { return nil }
-        return .packets(run)
+        if var run = openRun {
+            // The next frame of the run being gathered (the bytes between are the frames' headers).
+            run.byteCount = context.appendPacket(at: start - run.absoluteOffset, size: UInt32(size), frames: frames)
+            run.packetCount += 1
+            openRun = run
+            return .packets(run)
+        }
+        context.beginPacketRun()
+        _ = context.appendPacket(at: 0, size: UInt32(size), frames: frames)
+        return .packets(PacketRun(source: .input(index: cursor.position - length + payloadOffset), firstPacket: packet,
+            packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
     }
 
     /// Fixes the stream's kind and format from its first frame.

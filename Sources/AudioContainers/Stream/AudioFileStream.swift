@@ -258,12 +258,16 @@ public struct AudioFileStream {
 
     private mutating func feed(_ bytes: UnsafeRawBufferPointer, _ handler: (Event) throws -> Void) throws {
         var index = 0
+        // Bytes of this call copied into the tail: while the tail holds no more than those, they are
+        // still in `bytes`, and parsing goes back to reading `bytes` in place.
+        var copied = 0
         while true {
             if !tail.isEmpty || parser == nil && bytes.count - index < needed {
                 // Complete the unit that straddles the last call's end, copying only what it needs.
                 let take = min(max(needed - tail.count, 0), bytes.count - index)
                 tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
                 index += take
+                copied += take
                 if tail.count < needed { return }
                 let consumed = try tail.withUnsafeBytes { try run($0, baseOffset: tailOffset, atEnd: false, handler) }
                 if awaitingSeek {
@@ -275,6 +279,11 @@ public struct AudioFileStream {
                 }
                 tail.removeFirst(consumed)
                 tailOffset += Int64(consumed)
+                if !tail.isEmpty && tail.count <= copied && parser != nil {
+                    // What is left came from this call's bytes: read them in place from here on.
+                    index -= tail.count
+                    tail.removeAll(keepingCapacity: true)
+                }
                 if !tail.isEmpty { continue }
                 if index == bytes.count { return }
             }

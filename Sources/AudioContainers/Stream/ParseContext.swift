@@ -72,6 +72,9 @@ struct ParseContext {
 
     mutating func announce(_ id: StreamPropertyID) { queue.append(id) }
 
+    /// Whether announcements wait to be handed out.
+    var hasAnnouncements: Bool { queueHead < queue.count }
+
     mutating func nextAnnouncement() -> StreamPropertyID? {
         guard queueHead < queue.count else { return nil }
         defer {
