@@ -323,7 +323,8 @@ public struct AudioFileStream {
             case .property(let id):
                 try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
-                try deliver(run, input: bytes, context: parser.context, handler)
+                try deliver(run, input: bytes, descriptions: run.hasDescriptions ? parser.runDescriptions : [],
+                    retained: { parser.retainedBytes }, handler)
             case .seek(let offset):
                 pendingSeek = offset
                 awaitingSeek = true
@@ -339,17 +340,18 @@ public struct AudioFileStream {
     }
 
     private mutating func deliver(
-        _ run: PacketRun, input: UnsafeRawBufferPointer, context: ParseContext, _ handler: (Event) throws -> Void
+        _ run: PacketRun, input: UnsafeRawBufferPointer, descriptions: [PacketDescription], retained: () -> [UInt8],
+        _ handler: (Event) throws -> Void
     ) throws {
         deliveredPackets += Int64(run.packetCount)
         if run.hasDescriptions {
-            deliveredBytes += context.descriptions.prefix(run.packetCount).reduce(0) { $0 + Int64($1.dataByteSize) }
+            deliveredBytes += descriptions.prefix(run.packetCount).reduce(0) { $0 + Int64($1.dataByteSize) }
         } else {
             deliveredBytes += Int64(run.byteCount)
         }
         func emit(_ bytes: UnsafeRawBufferPointer) throws {
             if run.hasDescriptions {
-                try context.descriptions.withUnsafeBufferPointer { descriptions in
+                try descriptions.withUnsafeBufferPointer { descriptions in
                     try handler(.packets(Packets(bytes: bytes, streamOffset: run.absoluteOffset,
                         firstPacket: run.firstPacket, count: run.packetCount, descriptions: descriptions)))
                 }
@@ -362,7 +364,7 @@ public struct AudioFileStream {
         case .input(let index):
             try emit(UnsafeRawBufferPointer(rebasing: input[index..<index + run.byteCount]))
         case .retained(let index):
-            try context.retained.bytes.withUnsafeBytes {
+            try retained().withUnsafeBytes {
                 try emit(UnsafeRawBufferPointer(rebasing: $0[index..<index + run.byteCount]))
             }
         }

@@ -3,6 +3,10 @@ import AudioFormats
 /// What ``AudioFileStream`` needs from one container's incremental parser.
 protocol StreamParser {
     var context: ParseContext { get }
+    /// The descriptions of the run just returned (the context's, read without copying the context).
+    var runDescriptions: [PacketDescription] { get }
+    /// The audio the parser retains (read without copying the context).
+    var retainedBytes: [UInt8] { get }
     /// One step; `atEnd` says no bytes will follow those in `cursor` (the stream's last call).
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep
     mutating func finish(endOffset: Int64, unconsumed: Int) throws
@@ -125,4 +129,9 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
         // MPEG audio or ADTS, perhaps behind tags or junk: the frames themselves decide.
         return ElementaryStreamParser(mode: mode, limits: limits, hint: hint)
     }
+}
+
+extension StreamParser {
+    var runDescriptions: [PacketDescription] { context.descriptions }
+    var retainedBytes: [UInt8] { context.retained.bytes }
 }
