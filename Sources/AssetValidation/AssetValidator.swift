@@ -87,7 +87,7 @@ public struct AssetValidator: Sendable {
             }
         }
         let targets = files
-        let results = ResultSlots(count: targets.count)
+        let results = ResultSlots<FileReport>(count: targets.count)
         DispatchQueue.concurrentPerform(iterations: targets.count) { index in
             results.store(validate(path: targets[index]), at: index)
         }
@@ -226,15 +226,11 @@ public struct AssetValidator: Sendable {
             start += Int64(descriptions.count)
         }
         let rate = format.sampleRate
-        func span(_ level: Int) -> SilenceSpan {
-            SilenceSpan(leading: Double(firstLoud[level] ?? valid) / rate, trailing: Double(valid - 1 - lastLoud[level]) / rate)
+        var statistics = AudioStatistics(peak: peak, clippedRuns: clippedRuns)
+        for (level, threshold) in thresholds.enumerated() {
+            statistics.silence[threshold] = SilenceSpan(leading: Double(firstLoud[level] ?? valid) / rate,
+                trailing: Double(valid - 1 - lastLoud[level]) / rate, isSilent: firstLoud[level] == nil && valid > 0)
         }
-        let standard = thresholds.firstIndex(of: AudioStatistics.defaultSilenceThreshold) ?? 0
-        var statistics = AudioStatistics(
-            peak: peak, clippedRuns: clippedRuns,
-            leadingSilence: span(standard).leading, trailingSilence: span(standard).trailing,
-            isSilent: firstLoud[standard] == nil && valid > 0)
-        for (level, threshold) in thresholds.enumerated() { statistics.silence[threshold] = span(level) }
         if counted > 0 {
             statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0
             let power = squares.reduce(0, +) / (counted * Double(channels))
@@ -250,30 +246,6 @@ public struct AssetValidator: Sendable {
         }
         statistics.loudness = meter?.facts
         return statistics
-    }
-}
-
-/// Slots that parallel workers fill, each its own.
-private final class ResultSlots: @unchecked Sendable {
-    private var slots: [FileReport?]
-    private let lock = SlotLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func store(_ report: FileReport, at index: Int) {
-        lock.withLock { slots[index] = report }
-    }
-
-    var values: [FileReport] { slots.compactMap { $0 } }
-}
-
-/// A mutex from Dispatch (no Foundation here).
-private final class SlotLock: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 1)
-    func withLock<T>(_ body: () -> T) -> T {
-        semaphore.wait()
-        defer { semaphore.signal() }
-        return body()
     }
 }
 

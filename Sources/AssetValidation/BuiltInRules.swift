@@ -211,9 +211,7 @@ extension ValidationRule {
         guard let span = audio.silence[threshold] else { return [] }
         let limit = settings.number("maximumSeconds") ?? defaultSeconds
         let below = threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
-        if let duration = facts.summary?.durationSeconds, duration > 0, span.leading >= duration {
-            return [Finding("the audio is silent throughout\(below)")]
-        }
+        if span.isSilent { return [Finding("the audio is silent throughout\(below)")] }
         var findings: [Finding] = []
         if leading && span.leading > limit {
             findings.append(Finding("\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"))

@@ -132,11 +132,6 @@ public struct AudioStatistics: Sendable, Hashable {
     public var peak: Float
     /// Runs of three or more consecutive samples at full scale.
     public var clippedRuns: Int
-    /// Seconds before the first sample above the silence threshold, and after the last.
-    public var leadingSilence: Double
-    public var trailingSilence: Double
-    /// Whether the whole file is below the silence threshold.
-    public var isSilent: Bool
     /// The largest DC offset of any channel: the mean sample, -1...1.
     public var dcOffset: Double = 0
     /// The RMS level of all channels together, dBFS (-infinity for digital silence).
@@ -145,9 +140,14 @@ public struct AudioStatistics: Sendable, Hashable {
     public var channelBalance: Double?
     /// For stereo: the correlation of the two channels, -1 (one inverts the other) to 1 (the same).
     public var correlation: Double?
-    /// Seconds of silence before the first sample above each threshold the rules asked for (dBFS), and
-    /// after the last; both the whole duration where nothing is above it.
+    /// Silence at the ends below each threshold the rules asked for (dBFS); the default threshold's
+    /// always.
     public var silence: [Double: SilenceSpan] = [:]
+    /// Seconds before the first sample above the default silence threshold, and after the last.
+    public var leadingSilence: Double { silence[Self.defaultSilenceThreshold]?.leading ?? 0 }
+    public var trailingSilence: Double { silence[Self.defaultSilenceThreshold]?.trailing ?? 0 }
+    /// Whether the whole file is below the default silence threshold.
+    public var isSilent: Bool { silence[Self.defaultSilenceThreshold]?.isSilent ?? false }
     /// Each loop's wrap: the file's loops, and the whole file where a rule treats it as one.
     public var loopSeams: [LoopSeam] = []
     /// Loudness, measured in the same pass where the validator has a meter.
@@ -157,10 +157,12 @@ public struct AudioStatistics: Sendable, Hashable {
     public static let defaultSilenceThreshold = -60.0
 }
 
-/// Silence at the ends of a sound, seconds.
+/// Silence at the ends of a sound, seconds; both the whole duration where nothing is above the threshold.
 public struct SilenceSpan: Sendable, Hashable {
     public var leading: Double
     public var trailing: Double
+    /// Nothing in a sound of at least one frame is above the threshold.
+    public var isSilent: Bool
 }
 
 /// How a loop's wrap (its last frame followed by its first) compares with how the signal moves around

@@ -245,8 +245,10 @@ public enum AudioConverter {
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
                 // until it meets the target and the ceiling.
                 guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan) else { return written }
+                // Another round with a fresh reader and encoder; their notes were made by the first.
                 reader = try SourceReader(path: input)
-                encoder = try makeEncoder(specifier, fileType: fileType, source: reader, settings: settings, notes: &notes)
+                var again: [String] = []
+                encoder = try makeEncoder(specifier, fileType: fileType, source: reader, settings: settings, notes: &again)
             }
         }
         var result = ConversionResult(outputPath: output, format: format, fileType: fileType, frameCount: frames,

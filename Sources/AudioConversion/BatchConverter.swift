@@ -140,7 +140,7 @@ public struct BatchConverter: Sendable {
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
         settings.synchronizesFolder = false
-        let results = Outcomes(count: jobs.count)
+        let results = ResultSlots<Outcome>(count: jobs.count)
         let base = settings
         // Temporaries that killed runs left in the folders this run writes.
         let folders = Set(jobs.map { parentFolder(of: $0.output) })
@@ -199,24 +199,4 @@ private final class JobCounter: @unchecked Sendable {
         next += 1
         return next - 1
     }
-}
-
-/// Results that parallel workers fill, each its own slot, under a lock.
-private final class Outcomes: @unchecked Sendable {
-    private var slots: [BatchConverter.Outcome?]
-    private var finished = 0
-    private let lock = DispatchSemaphore(value: 1)
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    /// Stores an outcome; returns how many are done.
-    func store(_ outcome: BatchConverter.Outcome, at index: Int) -> Int {
-        lock.wait()
-        defer { lock.signal() }
-        slots[index] = outcome
-        finished += 1
-        return finished
-    }
-
-    var values: [BatchConverter.Outcome] { slots.compactMap { $0 } }
 }

@@ -170,7 +170,7 @@ final class LoudnessNormalizer {
         var unprocessed = plan
         unprocessed.gain = 0
         unprocessed.limiterCeiling = nil
-        let source = try Self.measure(unprocessed, input: input, format: format, resampler: resampler).0
+        let source = try Self.measure(unprocessed, input: input, format: format, resampler: resampler)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
@@ -194,18 +194,17 @@ final class LoudnessNormalizer {
         outcome.gain = plan.gain
     }
 
-    /// The plan's signal measured, with the limiter's deepest reduction.
+    /// The plan's signal measured (a pass that decodes the source again).
     private static func measure(_ plan: RenderPlan, input: String, format: StreamDescription,
-        resampler: ResamplerChoice) throws -> (LoudnessMeasurement, Double)
+        resampler: ResamplerChoice) throws -> LoudnessMeasurement
     {
         let channels = Int(format.channelsPerFrame)
         let meter = try LoudnessMeter(channels: channels, sampleRate: format.sampleRate)
-        var reduction = 0.0
         _ = try AudioConverter.render(try SourceReader(path: input), sampleRate: format.sampleRate, channels: channels,
-            resampler: resampler, plan: plan, limiterReport: { reduction = $0 }) { samples in
+            resampler: resampler, plan: plan) { samples in
             try meter.add(samples, frames: samples.count / channels)
         }
-        return (meter.measurement, reduction)
+        return meter.measurement
     }
 
     /// Finds the gain that brings the limited signal to the aim, by secant steps (the limiter makes
@@ -213,7 +212,7 @@ final class LoudnessNormalizer {
     private func converge(_ plan: inout RenderPlan) throws {
         var previous: (gain: Double, loudness: Double)?
         for _ in 0..<8 {
-            let loudness = try Self.measure(plan, input: input, format: format, resampler: resampler).0.normalizable
+            let loudness = try Self.measure(plan, input: input, format: format, resampler: resampler).normalizable
             let miss = aim - loudness
             guard loudness.isFinite, abs(miss) > 0.01 else { return }
             var slope = 1.0

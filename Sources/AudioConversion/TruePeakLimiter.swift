@@ -57,7 +57,7 @@ public final class TruePeakLimiter {
     private var ring: [Float]
     private var ringIndex = 0
     private var ringSum: Double
-    private var finished = false
+    /// The frame after the last given, once ``finish(into:)`` has padded the input with silence.
     private var realEnd = Int.max
 
     /// A limiter for interleaved frames of `channels` at `sampleRate`, holding true peaks to
@@ -81,8 +81,7 @@ public final class TruePeakLimiter {
 
     /// Gives back the frames still inside the limiter.
     public func finish(into output: inout [Float]) {
-        guard !finished else { return }
-        finished = true
+        guard realEnd == Int.max else { return }
         realEnd = base + held.count / channels
         held.append(contentsOf: repeatElement(0, count: latency * channels))
         advance(into: &output)
@@ -92,6 +91,7 @@ public final class TruePeakLimiter {
         let reach = Self.reach
         let span = lookAhead + 2 * reach + 1
         let end = base + held.count / channels
+        let phases = Self.phases
         held.withUnsafeBufferPointer { samples in
             func sample(_ frame: Int, _ channel: Int) -> Float {
                 frame < 0 ? 0 : samples[(frame - base) * channels + channel]
@@ -102,7 +102,7 @@ public final class TruePeakLimiter {
                 var peak: Float = 0
                 for channel in 0..<channels {
                     peak = max(peak, abs(sample(frame, channel)))
-                    for coefficients in Self.phases {
+                    for coefficients in phases {
                         var sum: Float = 0
                         for tap in 0..<coefficients.count {
                             sum += coefficients[tap] * sample(frame - reach + 1 + tap, channel)

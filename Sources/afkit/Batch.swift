@@ -108,17 +108,13 @@ struct Batch: ParsableCommand {
     static func loudnessReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome])
         -> JSONValue
     {
-        let entries = ReportSlots(count: jobs.count)
+        let entries = ResultSlots<JSONValue>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
             var fields: [(String, JSONValue)] = [("source", .string(job.source)), ("output", .string(job.output))]
             func measured(_ path: String) -> JSONValue {
                 do {
-                    let loudness = try LoudnessMeasurement.measure(path: path)
-                    guard case .object(var members) = loudness.json else { return .null }
-                    members.append(("shortTermMaximum", loudness.shortTermMaximum.isFinite
-                        ? .number((loudness.shortTermMaximum * 100).rounded() / 100) : .null))
-                    return .object(members)
+                    return try LoudnessMeasurement.measure(path: path).reportJSON
                 } catch {
                     return .object([("error", .string("\(error)"))])
                 }
@@ -135,17 +131,4 @@ struct Batch: ParsableCommand {
         }
         return .object([("files", .array(entries.values))])
     }
-}
-
-/// Report entries that parallel workers fill, each its own slot.
-private final class ReportSlots: @unchecked Sendable {
-    private var slots: [JSONValue]
-    private let lock = DispatchSemaphore(value: 1)
-    init(count: Int) { slots = Array(repeating: .null, count: count) }
-    func store(_ value: JSONValue, at index: Int) {
-        lock.wait()
-        slots[index] = value
-        lock.signal()
-    }
-    var values: [JSONValue] { slots }
 }

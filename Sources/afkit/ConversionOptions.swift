@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssetValidation
 import AudioCodecs
 import AudioContainers
 import AudioConversion
@@ -51,9 +52,6 @@ struct SharedConversionOptions: ParsableArguments {
             + "the cut; markers and loops move with it.", valueName: "DBFS"))
     var trimSilence: Double?
 
-    /// The default `--trim-silence` level, dBFS.
-    static let defaultSilenceThreshold = -60.0
-
     func validate() throws {
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
@@ -65,11 +63,16 @@ struct SharedConversionOptions: ParsableArguments {
 
     /// The normalization asked for.
     var loudnessTarget: LoudnessTarget? {
-        loudness.map { LoudnessTarget(integrated: $0, truePeakCeiling: truePeak ?? -1, usesLimiter: !noLimiter) }
+        loudness.map { loudness in
+            var target = LoudnessTarget(integrated: loudness, usesLimiter: !noLimiter)
+            if let truePeak { target.truePeakCeiling = truePeak }
+            return target
+        }
     }
 
-    /// `--trim-silence` with no level, followed by anything but a number, takes the default level: the
-    /// arguments are rewritten so argument-parser sees a value (`--trim-silence=-60`).
+    /// `--trim-silence` with no level, followed by anything but a number, takes the validator's silence
+    /// level (so what is trimmed passes `leading-silence`): the arguments are rewritten so argument-parser
+    /// sees a value (`--trim-silence=-60`).
     static func supplyingOptionalValues(_ arguments: [String]) -> [String] {
         var result: [String] = []
         var index = 0
@@ -88,7 +91,7 @@ struct SharedConversionOptions: ParsableArguments {
                 result.append("--trim-silence=\(arguments[index])")
                 index += 1
             } else {
-                result.append("--trim-silence=\(Int(defaultSilenceThreshold))")
+                result.append("--trim-silence=\(shortDecimal(AudioStatistics.defaultSilenceThreshold))")
             }
         }
         return result

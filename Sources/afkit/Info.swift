@@ -130,10 +130,19 @@ enum InfoText {
 
 extension LoudnessMeasurement {
     /// The contract's `loudness` object; `-inf` values are `null`.
-    var json: JSONValue {
-        func value(_ number: Double) -> JSONValue { number.isFinite ? .number((number * 100).rounded() / 100) : .null }
-        return .object([("integrated", value(integrated)), ("range", value(range)), ("truePeak", value(truePeak)),
-            ("samplePeak", value(samplePeak))])
+    var json: JSONValue { .object(contractMembers) }
+
+    /// The contract's members and the short-term maximum (`batch --report`).
+    var reportJSON: JSONValue { .object(contractMembers + [("shortTermMaximum", Self.value(shortTermMaximum))]) }
+
+    private var contractMembers: [(String, JSONValue)] {
+        [("integrated", Self.value(integrated)), ("range", Self.value(range)), ("truePeak", Self.value(truePeak)),
+            ("samplePeak", Self.value(samplePeak))]
+    }
+
+    /// A level to two decimals; `-inf` is `null`.
+    private static func value(_ number: Double) -> JSONValue {
+        number.isFinite ? .number((number * 100).rounded() / 100) : .null
     }
 
     /// A line for `info`'s text.

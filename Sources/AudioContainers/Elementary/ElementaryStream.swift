@@ -49,8 +49,6 @@ struct ElementaryStreamParser: StreamParser {
     private(set) var encoderHeader: MPEGAudio.EncoderHeader?
     /// After a discontinuity, the packet numbering resumes here.
     private(set) var resumedPacket: Int64?
-    /// The run of frames being gathered from the current input, which accepted frames extend.
-    private var openRun: PacketRun?
     /// The most frames one run gathers.
     static let maximumRunPackets = 256
 
@@ -137,17 +135,14 @@ struct ElementaryStreamParser: StreamParser {
                 guard case .packets(let first) = step else { return step }
                 // The whole MPEG frames that follow in this input join the run: one event for many frames.
                 // (ADTS payloads are separated by their headers: a run's bytes stay contiguous, one frame each.)
-                openRun = first
-                defer { openRun = nil }
-                while let run = openRun, run.packetCount < Self.maximumRunPackets, !isSearching, adts == nil,
-                    !context.hasAnnouncements, cursor.remaining > 0, cursor.bytes[cursor.position] == 0xFF
+                var run = first
+                while run.packetCount < Self.maximumRunPackets, !isSearching, adts == nil, !context.hasAnnouncements,
+                    cursor.remaining > 0, cursor.bytes[cursor.position] == 0xFF,
+                    case .packets(let extended)? = try frame(&cursor, atEnd: atEnd, extending: run)
                 {
-                    let before = run.packetCount
-                    guard case .packets? = try frame(&cursor, atEnd: atEnd), let extended = openRun,
-                        extended.packetCount > before
-                    else { break }
+                    run = extended
                 }
-                return .packets(openRun ?? first)
+                return .packets(run)
             default:
                 break
             }
@@ -240,7 +235,10 @@ struct ElementaryStreamParser: StreamParser {
         }
     }
 
-    private mutating func frame(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+    /// One frame at the cursor: a run of it alone, or `run` extended by it.
+    private mutating func frame(_ cursor: inout ByteCursor, atEnd: Bool, extending run: PacketRun? = nil) throws
+        -> ParserStep?
+    {
         let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
         let headerBytes = bytes.count >= 2 && bytes[1] & 0xF6 == 0xF0 ? 7 : 4
         if bytes.count < headerBytes {
@@ -328,7 +326,7 @@ struct ElementaryStreamParser: StreamParser {
         } else if isSearching && !atEnd {
             return .needMore(length + nextHeaderBytes)
         }
-        return try accept(header, length: length, cursor: &cursor)
+        return try accept(header, length: length, cursor: &cursor, extending: run)
     }
 
     /// Whether a frame is of the other elementary kind than the type hint names.
@@ -346,7 +344,9 @@ struct ElementaryStreamParser: StreamParser {
         }
     }
 
-    private mutating func accept(_ header: Header, length: Int, cursor: inout ByteCursor) throws -> ParserStep? {
+    private mutating func accept(_ header: Header, length: Int, cursor: inout ByteCursor, extending open: PacketRun?)
+        throws -> ParserStep?
+    {
         let offset = cursor.absoluteOffset
         endGarbage(at: offset)
         if isSearching { lock(header) }
@@ -400,11 +400,10 @@ struct ElementaryStreamParser: StreamParser {
             dataByteSize: UInt32(size)))
         _ = cursor.skip(length)
         if context.mode == .indexing { return nil }
-        if var run = openRun {
-            // The next frame of the run being gathered (the bytes between are the frames' headers).
+        if var run = open {
+            // The next frame of the run being gathered, right after its last.
             run.byteCount = context.appendPacket(at: start - run.absoluteOffset, size: UInt32(size), frames: frames)
             run.packetCount += 1
-            openRun = run
             return .packets(run)
         }
         context.beginPacketRun()
