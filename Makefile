@@ -38,11 +38,14 @@ deps:
 release: deps
 	$(SWIFT) build -c release --product afkit
 
-# The tests need the libraries and Debian's bazel-bootstrap (the Bazel rules' proof): one update, one install.
+# The tests need the libraries, Debian's bazel-bootstrap (the Bazel rules' proof) and the servers the
+# network tests start on loopback (Icecast with the ezstream source client, nginx): one update, one install.
+TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light
 test-deps:
 	@missing=; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PKG_MODULES); then missing="$(DEB_PACKAGES)"; fi; \
-	command -v bazel >/dev/null 2>&1 || missing="$$missing bazel-bootstrap"; \
+	for tool in $(TEST_TOOLS); do \
+		PATH="$$PATH:/usr/sbin" command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -16,10 +16,13 @@ let package = Package(
         .library(name: "AudioCodecs", targets: ["AudioCodecs"]),
         .library(name: "AssetValidation", targets: ["AssetValidation"]),
         .library(name: "AudioConversion", targets: ["AudioConversion"]),
+        .library(name: "AudioStreaming", targets: ["AudioStreaming"]),
         .executable(name: "afkit", targets: ["afkit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // AudioStreaming's HTTP client: response bodies streamed with back-pressure, on Linux too.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(name: "AudioFormats"),
@@ -33,6 +36,13 @@ let package = Package(
                 "AudioContainers", "AudioCodecs", "FileAccess", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec", "CEBUR128",
             ]
         ),
+        .target(
+            name: "AudioStreaming",
+            dependencies: [
+                "AudioContainers", "AudioFormats",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
         systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
@@ -43,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion", "FileAccess",
+                "AudioContainers", "AssetValidation", "AudioConversion", "AudioStreaming", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,7 +70,10 @@ let package = Package(
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
         .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
         .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs", "FileAccess"]),
-        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "FileAccess"]),
+        // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
+        .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
+        .testTarget(name: "AudioStreamingTests", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
+        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "FileAccess", "LoopbackServers"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

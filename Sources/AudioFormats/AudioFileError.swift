@@ -26,6 +26,9 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case illegalOperation(String)
     /// The operating system refused a read, write, open or rename. Code `io!!`.
     case io(String, errno: Int32)
+    /// A server or the connection to it failed: refused, reset, stalled past the read timeout, or an
+    /// HTTP status that is not the audio. The offset is the stream position reached. Code `net!`.
+    case network(String, offset: Int64?)
 
     /// The OSStatus-style four-character code of the error's kind.
     public var code: FourCharCode {
@@ -40,6 +43,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notOptimized: "optm"
         case .illegalOperation: "nope"
         case .io: "io!!"
+        case .network: "net!"
         }
     }
 
@@ -48,7 +52,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFileType(_, let offset), .unsupportedDataFormat(_, let offset), .malformed(_, let offset),
             .invalidChunk(_, let offset), .truncated(_, let offset), .limitExceeded(_, let offset),
-            .invalidPacket(_, let offset), .notOptimized(_, let offset):
+            .invalidPacket(_, let offset), .notOptimized(_, let offset), .network(_, let offset):
             offset
         case .illegalOperation, .io: nil
         }
@@ -59,7 +63,8 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFileType(let message, _), .unsupportedDataFormat(let message, _), .malformed(let message, _),
             .invalidChunk(let message, _), .truncated(let message, _), .limitExceeded(let message, _),
-            .invalidPacket(let message, _), .notOptimized(let message, _), .illegalOperation(let message), .io(let message, _):
+            .invalidPacket(let message, _), .notOptimized(let message, _), .illegalOperation(let message), .io(let message, _),
+            .network(let message, _):
             message
         }
     }

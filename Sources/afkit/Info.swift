@@ -20,11 +20,14 @@ struct Info: ParsableCommand {
     @Flag(help: "Also measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, true peak, sample peak.")
     var loudness = false
 
-    @Argument(help: "Audio files (- for standard input).")
+    @Argument(help: "Audio files (- for standard input, or http:// and https:// URLs: the header is read and the rest left).")
     var files: [String]
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
+        if loudness, let url = files.first(where: isStreamURL) {
+            throw ValidationError("--loudness measures files, not streams: \(url)")
+        }
     }
 
     /// A file that does not exist is reported in its place, like any other that cannot be read, and the
@@ -34,8 +37,20 @@ struct Info: ParsableCommand {
         var missing = false
         var objects: [JSONValue] = []
         for path in files {
-            if path != "-" && !pathExists(path) { missing = true }
+            if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
             do {
+                if isStreamURL(path) {
+                    let (properties, response) = try readStreamHeader(path)
+                    let summary = try AudioFileSummary(properties)
+                    if json {
+                        objects.append(.object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))
+                    } else {
+                        var text = InfoText.render(path: path, summary: summary, properties: properties)
+                        text.insert(contentsOf: response.text, at: text.index(text.endIndex, offsetBy: -5))
+                        Output.standardOutput(text)
+                    }
+                    continue
+                }
                 // `-`: standard input, kept in a temporary file while it is read.
                 let spool = path == "-" ? try StandardStreams.spoolStandardInput() : nil
                 defer { if let spool { StandardStreams.discard(spool) } }

@@ -29,24 +29,49 @@ struct Packets: ParsableCommand {
         help: "Remove SHOUTcast/Icecast metadata sent every N audio bytes, and list the stream titles.")
     var icyMetaint: Int?
 
-    @Argument(help: "An audio file, or - for standard input.")
+    @Flag(name: .customLong("json-lines"),
+        help: "Over HTTP: print one JSON object per event as it arrives (connection, properties, packets, titles).")
+    var jsonLines = false
+
+    @Option(help: "Over HTTP: stop after this many seconds of audio (a live stream has no end).")
+    var duration: Double?
+
+    @Option(name: .customLong("read-timeout"), help: "Over HTTP: seconds without a byte before the connection counts as dropped.")
+    var readTimeout: Double = 15
+
+    @Option(name: .customLong("reconnect-attempts"), help: "Over HTTP: attempts to rejoin a dropped live stream or resume a file.")
+    var reconnectAttempts = 5
+
+    @Argument(help: "An audio file, - for standard input, or an http:// or https:// URL.")
     var file: String
 
     func validate() throws {
         guard chunkSize > 0 else { throw ValidationError("--chunk-size must be at least 1") }
         if let icyMetaint, icyMetaint <= 0 { throw ValidationError("--icy-metaint must be at least 1") }
+        if json && jsonLines { throw ValidationError("--json and --json-lines are alternatives: give one") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        guard readTimeout > 0 else { throw ValidationError("--read-timeout must be a positive number of seconds") }
+        guard reconnectAttempts >= 0 else { throw ValidationError("--reconnect-attempts must be 0 or more") }
+        if isStreamURL(file) {
+            if icyMetaint != nil { throw ValidationError("--icy-metaint is read from the server's response for a URL") }
+        } else if jsonLines || duration != nil {
+            throw ValidationError("--json-lines and --duration follow a stream over HTTP: give an http:// or https:// URL")
+        }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
         }
     }
 
     func run() throws {
+        if isStreamURL(file) {
+            try runOverHTTP()
+            return
+        }
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
         let packets = try PacketSpool()
-        var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
         // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
         let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
@@ -54,16 +79,7 @@ struct Packets: ParsableCommand {
         let collect: (AudioFileStream.Event) -> Void = { event in
             if case .seekRequested(let offset) = event { seekTarget = offset }
             guard case .packets(let run) = event else { return }
-            if let descriptions = run.descriptions {
-                for description in descriptions {
-                    packets.append(offset: run.streamOffset + description.startOffset, size: description.dataByteSize,
-                        frames: description.variableFramesInPacket)
-                }
-            } else {
-                let size = run.count > 0 ? run.bytes.count / run.count : 0
-                let first = constantPackets?.firstOffset ?? run.streamOffset
-                constantPackets = (first, size, (constantPackets?.count ?? 0) + run.count)
-            }
+            packets.append(run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
         }
         var icy = icyMetaint.map(ICYMetadataDemuxer.init(metadataInterval:))
         var titles: [ICYMetadataDemuxer.TitleChange] = []
@@ -96,7 +112,23 @@ struct Packets: ParsableCommand {
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
-        let summary = try AudioFileSummary(stream.properties)
+        try printListing(summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets,
+            titles: icy == nil ? nil : titles.map { ListedTitle(audioOffset: $0.audioOffset, title: $0.title, packet: nil) })
+    }
+
+    /// A stream title as listed: where in the audio it took effect, and from which packet when known.
+    struct ListedTitle {
+        var audioOffset: Int64
+        var title: String
+        var packet: Int64?
+    }
+
+    /// Prints the properties and packets as text or as one JSON object; `titles`, where the stream had
+    /// ICY metadata.
+    func printListing(
+        summary: AudioFileSummary, properties: StreamProperties, packets: PacketSpool, titles: [ListedTitle]?
+    ) throws {
+        let constantPackets = packets.constantPackets
         let frames = Int64(summary.format.framesPerPacket)
         if json {
             // The object as `serialized(pretty:)` would write it, the packets streamed from the spool.
@@ -118,14 +150,16 @@ struct Packets: ParsableCommand {
                 }
                 text += first ? "]" : "\n  ]"
             }
-            if icy != nil {
+            if let titles {
                 text += ",\n  \"icyMetadata\": " + indented(.array(titles.map { change in
-                    .object([("offset", .integer(change.audioOffset)), ("title", .string(change.title))])
+                    var fields: [(String, JSONValue)] = [("offset", .integer(change.audioOffset)), ("title", .string(change.title))]
+                    if let packet = change.packet { fields.append(("packet", .integer(packet))) }
+                    return .object(fields)
                 }))
             }
             Output.standardOutput(text + "\n}\n")
         } else {
-            var text = InfoText.render(path: file, summary: summary, properties: stream.properties)
+            var text = InfoText.render(path: file, summary: summary, properties: properties)
             if let constant = constantPackets {
                 text += "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "
                     + "from offset \(constant.firstOffset)\n"
@@ -140,7 +174,10 @@ struct Packets: ParsableCommand {
                     text = ""
                 }
             }
-            for change in titles { text += "stream title at audio byte \(change.audioOffset): \(change.title)\n" }
+            for change in titles ?? [] {
+                text += "stream title at audio byte \(change.audioOffset)"
+                    + (change.packet.map { " (packet \($0))" } ?? "") + ": \(change.title)\n"
+            }
             Output.standardOutput(text)
         }
     }
@@ -169,6 +206,23 @@ final class PacketSpool {
     deinit {
         close(descriptor)
         StandardStreams.discard(path)
+    }
+
+    /// Constant-size packets are only counted (a PCM stream has a packet per frame): the first's offset,
+    /// their size and count.
+    private(set) var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
+
+    /// Keeps a run of packets: each one where they vary, a count where they have a constant size.
+    func append(run streamOffset: Int64, byteCount: Int, count: Int, descriptions: UnsafeBufferPointer<PacketDescription>?) {
+        if let descriptions {
+            for description in descriptions {
+                append(offset: streamOffset + description.startOffset, size: description.dataByteSize,
+                    frames: description.variableFramesInPacket)
+            }
+        } else {
+            let size = count > 0 ? byteCount / count : 0
+            constantPackets = (constantPackets?.firstOffset ?? streamOffset, size, (constantPackets?.count ?? 0) + count)
+        }
     }
 
     func append(offset: Int64, size: UInt32, frames: UInt32) {

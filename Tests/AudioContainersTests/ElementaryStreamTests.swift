@@ -36,7 +36,7 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
             var index = 0
             while index < stream.count {
                 let end = min(index + chunk, stream.count)
-                changes += stream[index..<end].withUnsafeBytes { raw in demuxer.demux(raw) { passed += $0 } }
+                changes += try stream[index..<end].withUnsafeBytes { raw in try demuxer.demux(raw) { passed += $0 } }
                 index = end
             }
             #expect(passed == audio, "chunk \(chunk)")
@@ -45,6 +45,40 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
             // What the parser sees is the plain stream.
             #expect(record(passed, chunkSizes: [chunk]).events == reference.events)
         }
+    }
+
+    /// A lying `icy-metaint` (half the real one) reads audio as a metadata block: a typed error at that
+    /// block's length byte, for every chunking, not audio with holes cut in it.
+    @Test func aWrongIntervalIsAnErrorAtTheBlockItMisreads() throws {
+        let stream = icyStream(Fixture.named("mp3/lame-vbr-v5.mp3").bytes, interval: 2000, titles: ["Intro", "Outro"])
+        var offsets: Set<Int64> = []
+        for chunk in [1, 13, 4096] {
+            var demuxer = ICYMetadataDemuxer(metadataInterval: 1000)
+            var index = 0
+            do {
+                while index < stream.count {
+                    let end = min(index + chunk, stream.count)
+                    _ = try stream[index..<end].withUnsafeBytes { raw in try demuxer.demux(raw) { _ in } }
+                    index = end
+                }
+                Issue.record("no error with chunk \(chunk)")
+            } catch let error as AudioFileError {
+                #expect(error.code == "dta?")
+                let offset = try #require(error.offset)
+                // The misread length byte sits where the wrong interval puts one.
+                #expect(offset < Int64(stream.count) && stream[Int(offset)] != 0)
+                offsets.insert(offset)
+            }
+        }
+        #expect(offsets.count == 1, "the same block for every chunking: \(offsets)")
+    }
+
+    @Test func metadataTextIsRecognized() {
+        #expect(ICYMetadataDemuxer.isMetadataText(Array("StreamTitle='A';".utf8) + [0, 0, 0]))
+        #expect(ICYMetadataDemuxer.isMetadataText([0, 0, 0, 0]))
+        #expect(ICYMetadataDemuxer.isMetadataText(Array("StreamTitle='Caf\u{e9}';StreamUrl='';".utf8)))
+        #expect(!ICYMetadataDemuxer.isMetadataText([0xFF, 0xFB, 0x90, 0x64, 0x00]))
+        #expect(!ICYMetadataDemuxer.isMetadataText(Array("no fields here".utf8)))
     }
 }
 

@@ -202,7 +202,19 @@ func checkICY(_ bytes: [UInt8]) -> String? {
     var audio = 0
     var changes: [ICYMetadataDemuxer.TitleChange] = []
     for start in stride(from: 2, to: bytes.count, by: 13) {
-        changes += bytes[start..<min(start + 13, bytes.count)].withUnsafeBytes { raw in demuxer.demux(raw) { audio += $0.count } }
+        do {
+            changes += try bytes[start..<min(start + 13, bytes.count)].withUnsafeBytes { raw in
+                try demuxer.demux(raw) { audio += $0.count }
+            }
+        } catch let error as AudioFileError {
+            // A block that is not metadata: a typed error at a byte that was given.
+            guard let offset = error.offset, offset >= 0, offset < Int64(bytes.count - 2) else {
+                return "error \(error) at a byte not given"
+            }
+            break
+        } catch {
+            return "an untyped error: \(error)"
+        }
     }
     if audio > bytes.count - 2 { return "\(audio) audio bytes out of \(bytes.count - 2) in" }
     if Int64(audio) != demuxer.audioByteCount { return "audio count \(demuxer.audioByteCount) but \(audio) bytes handed out" }

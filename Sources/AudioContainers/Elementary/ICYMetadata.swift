@@ -16,6 +16,8 @@ public struct ICYMetadataDemuxer: Sendable {
     public let metadataInterval: Int
     /// Audio bytes passed on so far.
     public private(set) var audioByteCount: Int64 = 0
+    /// Bytes taken so far, metadata included.
+    public private(set) var streamByteCount: Int64 = 0
     public private(set) var title: String?
     private var untilMetadata: Int
     private var metadataRemaining: Int?
@@ -30,11 +32,25 @@ public struct ICYMetadataDemuxer: Sendable {
 
     /// Splits `bytes` into audio (handed to `audio` in runs, without copying) and metadata; returns the
     /// title changes completed in these bytes.
-    public mutating func demux(_ bytes: UnsafeRawBufferPointer, audio: (UnsafeRawBufferPointer) throws -> Void) rethrows
+    public mutating func demux(_ bytes: UnsafeRawBufferPointer, audio: (UnsafeRawBufferPointer) throws -> Void) throws
         -> [TitleChange]
     {
         var changes: [TitleChange] = []
+        try demux(bytes, audio: audio) { changes.append($0) }
+        return changes
+    }
+
+    /// Splits `bytes` into audio and metadata, in the order they arrive: `audio` gets each run of audio
+    /// (without copying), `titleChanged` each new title as soon as its metadata block is complete.
+    ///
+    /// A block that is not metadata text (control bytes, no `key='value'`) means the interval is not
+    /// the one the stream uses (a lying `icy-metaint`): that is an error, not audio quietly corrupted.
+    public mutating func demux(
+        _ bytes: UnsafeRawBufferPointer, audio: (UnsafeRawBufferPointer) throws -> Void,
+        titleChanged: (TitleChange) throws -> Void
+    ) throws {
         var index = 0
+        defer { streamByteCount += Int64(index) }
         while index < bytes.count {
             if let remaining = metadataRemaining {
                 let take = min(remaining, bytes.count - index)
@@ -46,7 +62,13 @@ public struct ICYMetadataDemuxer: Sendable {
                 }
                 metadataRemaining = nil
                 untilMetadata = metadataInterval
-                if let change = finishBlock() { changes.append(change) }
+                guard ICYMetadataDemuxer.isMetadataText(metadata) else {
+                    throw AudioFileError.malformed(
+                        "icy: the \(metadata.count)-byte metadata block after audio byte \(audioByteCount) is not "
+                            + "metadata text: the stream does not use icy-metaint \(metadataInterval)",
+                        offset: streamByteCount + Int64(index - metadata.count - 1))
+                }
+                if let change = finishBlock() { try titleChanged(change) }
             } else if untilMetadata == 0 {
                 let length = Int(bytes[index]) * 16
                 index += 1
@@ -64,7 +86,25 @@ public struct ICYMetadataDemuxer: Sendable {
                 index += take
             }
         }
-        return changes
+    }
+
+    /// Whether the bytes so far end inside a metadata block (its length byte given, its text not all
+    /// here): a stream that ends now was cut inside it.
+    public var isInsideMetadata: Bool { metadataRemaining != nil }
+
+    /// Whether a block reads as ICY metadata: text (tabs and line ends allowed, bytes from 0x80 taken
+    /// as UTF-8 or Latin-1) in `key='value'` fields, padded with NULs.
+    public static func isMetadataText(_ block: [UInt8]) -> Bool {
+        var end = block.count
+        while end > 0 && block[end - 1] == 0 { end -= 1 }
+        if end == 0 { return true }
+        var sawField = false
+        for index in 0..<end {
+            let byte = block[index]
+            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { return false }
+            if byte == UInt8(ascii: "=") && index + 1 < end && block[index + 1] == UInt8(ascii: "'") { sawField = true }
+        }
+        return sawField
     }
 
     private mutating func finishBlock() -> TitleChange? {

@@ -18,6 +18,14 @@ extension AudioFileStream {
         public var count: Int
         /// Offsets relative to `bytes`; `nil` where every packet has the format's constant size.
         public var descriptions: [PacketDescription]?
+
+        public init(bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, count: Int, descriptions: [PacketDescription]?) {
+            self.bytes = bytes
+            self.streamOffset = streamOffset
+            self.firstPacket = firstPacket
+            self.count = count
+            self.descriptions = descriptions
+        }
     }
 
     /// The events of a stream of byte chunks (a network response body, a file read in pieces), as an

@@ -1,0 +1,147 @@
+import AudioContainers
+import AudioFormats
+
+/// The packets of an audio stream or file served over HTTP: ``AudioFileStream`` fed from the network,
+/// as an asynchronous sequence of events.
+///
+/// It asks for ICY metadata (`Icy-MetaData: 1`), removes it from the audio and reports each new
+/// title with the packet it starts at; reconnects a live stream that drops, with backoff, and tells
+/// the parser of the gap; resumes a file with a `Range` request where the connection broke, so no
+/// packet is lost or repeated; and answers the parser's seek requests (an MPEG-4 file whose `moov`
+/// follows its audio, a CAF whose packet table follows its data) with range requests.
+///
+/// ```swift
+/// for try await event in HTTPAudioStream(url: "http://radio.example/live") {
+///     switch event {
+///     case .packets(let packets): decode(packets)
+///     case .titleChanged(let title): show(title.title)
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// Response bodies arrive through AsyncHTTPClient with back-pressure: the server is read only as
+/// fast as the events are taken. Leaving the loop (or cancelling its task) closes the connection.
+public struct HTTPAudioStream: AsyncSequence, Sendable {
+    public typealias Element = Event
+
+    /// What the stream reports, in the order of the audio.
+    public enum Event: Sendable {
+        /// A response began: the first, and each after a reconnection or a range request.
+        case connected(Response)
+        /// A parser property has a value now; `properties` is everything known at that moment.
+        case propertyChanged(StreamPropertyID, properties: StreamProperties)
+        /// Consecutive whole packets.
+        case packets(AudioFileStream.OwnedPackets)
+        /// The ICY stream title changed, from the packet given.
+        case titleChanged(StreamTitle)
+        /// A live stream dropped and was joined again: the audio before and after does not join up.
+        case discontinuity(Discontinuity)
+    }
+
+    /// The facts of one HTTP response.
+    public struct Response: Sendable, Hashable {
+        /// The address the audio came from (after redirects).
+        public var url: String
+        public var status: Int
+        /// `Content-Type`, which also hints the container.
+        public var contentType: String?
+        /// The bytes the response carries (`Content-Length`), if it said.
+        public var contentLength: Int64?
+        /// Where in the resource the response starts (a `Range` request's start; 0 otherwise).
+        public var startOffset: Int64
+        /// Whether the server takes range requests (`Accept-Ranges: bytes`, or a 206 answer).
+        public var acceptsRanges: Bool
+        /// A live stream: an ICY server, or no length given. It is joined again when it drops rather
+        /// than resumed.
+        public var isLive: Bool
+        /// `icy-metaint`: audio bytes between metadata blocks.
+        public var metadataInterval: Int?
+        /// `icy-name`, `icy-genre`, `icy-description`, `icy-url`.
+        public var name: String?
+        public var genre: String?
+        public var description: String?
+        public var homepage: String?
+        /// `icy-br`: the station's stated bit rate in kbit/s.
+        public var statedBitRate: Int?
+        /// 0 for the first connection; the attempt that made this one after a drop.
+        public var attempt: Int
+    }
+
+    /// A new ICY stream title.
+    public struct StreamTitle: Sendable, Hashable {
+        public var title: String
+        /// Offset in the audio (metadata removed, counted across reconnections) where it took effect.
+        public var audioOffset: Int64
+        /// The first packet at or after that offset.
+        public var packet: Int64
+    }
+
+    /// A gap in a live stream.
+    public struct Discontinuity: Sendable, Hashable {
+        /// Why the connection ended.
+        public var reason: String
+        /// The reconnection attempt that succeeded (1 for the first retry).
+        public var attempt: Int
+        /// The index the next packet will have; packets already delivered are never delivered again.
+        public var nextPacket: Int64
+    }
+
+    /// How the stream connects, waits and retries.
+    public struct Options: Sendable {
+        /// The container expected; without one, `Content-Type` hints it, and the bytes decide.
+        public var fileTypeHint: FileType?
+        public var limits = ParserLimits()
+        /// Ask for ICY metadata (`Icy-MetaData: 1`).
+        public var requestsMetadata = true
+        /// A connection that delivers no byte for this long has stalled: it is dropped (and joined
+        /// again, or resumed, as a broken connection is).
+        public var readTimeout: Duration = .seconds(15)
+        public var connectTimeout: Duration = .seconds(10)
+        /// Attempts to reconnect after a drop before the stream fails; 0 never retries.
+        public var maximumReconnectAttempts = 5
+        /// The wait before the first retry, doubled for each further one up to `maximumReconnectDelay`.
+        public var reconnectDelay: Duration = .milliseconds(250)
+        public var maximumReconnectDelay: Duration = .seconds(8)
+        /// Sent as `User-Agent`.
+        public var userAgent = "afkit"
+
+        public init(fileTypeHint: FileType? = nil) { self.fileTypeHint = fileTypeHint }
+    }
+
+    public let url: String
+    public let options: Options
+
+    /// A stream of the audio at `url` (http or https).
+    public init(url: String, options: Options = Options()) {
+        self.url = url
+        self.options = options
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(session: HTTPStreamSession(url: url, options: options)) }
+
+    /// Takes the events one at a time; also seeks, for a file served with range support.
+    public struct Iterator: AsyncIteratorProtocol {
+        let session: HTTPStreamSession
+
+        /// The next event, or `nil` after the last. Errors are ``AudioFileError``s (`net!` for the
+        /// server and connection) or `CancellationError`.
+        public mutating func next() async throws -> Event? { try await session.next() }
+
+        /// Continues from a packet: the rest of the current response is dropped and the packet's
+        /// bytes are asked for with a range request. Returns the byte offset asked for.
+        @discardableResult
+        public mutating func seek(toPacket packet: Int64) async throws -> Int64 {
+            try await session.seek(toPacket: packet)
+        }
+
+        /// Everything the parser knows so far.
+        public var properties: StreamProperties { session.stream?.properties ?? StreamProperties() }
+
+        /// Bytes received from the server so far, metadata included, over every connection.
+        public var receivedByteCount: Int64 { session.receivedByteCount }
+
+        /// Closes the connection; `next()` returns `nil` from then on.
+        public mutating func close() async { await session.close() }
+    }
+}

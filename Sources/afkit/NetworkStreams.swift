@@ -1,0 +1,222 @@
+import ArgumentParser
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import AudioStreaming
+import Dispatch
+
+/// Whether a FILE argument is an address to stream from rather than a path.
+func isStreamURL(_ argument: String) -> Bool {
+    let lowered = argument.lowercased()
+    return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+}
+
+/// Runs asynchronous work from the synchronous command and waits for it on the calling thread (the
+/// main thread, never one of the concurrency pool's).
+func blockingAwait<T>(_ body: @escaping () async throws -> T) throws -> T {
+    let box = UncheckedBox<(body: () async throws -> T, result: Result<T, any Error>?)>((body, nil))
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            box.value.result = .success(try await box.value.body())
+        } catch {
+            box.value.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    // The task has finished (it signalled last), so its result is set.
+    return try box.value.result!.get()
+}
+
+/// A value handed between the command's thread and the task it waits for, one after the other.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension HTTPAudioStream.Options {
+    /// The command's settings for a stream.
+    init(typeHint: String?, readTimeout: Double, reconnectAttempts: Int) {
+        self.init(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        self.readTimeout = .milliseconds(Int64((readTimeout * 1000).rounded()))
+        maximumReconnectAttempts = reconnectAttempts
+        userAgent = "afkit/\(AudioConverter.version)"
+    }
+}
+
+extension HTTPAudioStream.Response {
+    /// The response's facts for the JSON outputs.
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("url", .string(url)), ("status", .integer(Int64(status))), ("live", .bool(isLive)),
+            ("acceptsRanges", .bool(acceptsRanges)), ("startOffset", .integer(startOffset)),
+            ("attempt", .integer(Int64(attempt))),
+        ]
+        let optional: [(String, JSONValue?)] = [
+            ("contentType", contentType.map(JSONValue.string)), ("contentLength", contentLength.map(JSONValue.integer)),
+            ("icyMetaint", metadataInterval.map { .integer(Int64($0)) }), ("icyName", name.map(JSONValue.string)),
+            ("icyGenre", genre.map(JSONValue.string)), ("icyDescription", description.map(JSONValue.string)),
+            ("icyUrl", homepage.map(JSONValue.string)), ("icyBitRate", statedBitRate.map { .integer(Int64($0)) }),
+        ]
+        for case (let key, let value?) in optional { fields.append((key, value)) }
+        return .object(fields)
+    }
+}
+
+extension HTTPAudioStream.Response {
+    /// A line for `info`'s text.
+    var text: String {
+        var facts = [contentType ?? "no Content-Type", isLive ? "live" : contentLength.map { "\($0) bytes" } ?? "no length",
+            acceptsRanges ? "takes range requests" : "no range requests"]
+        if let metadataInterval { facts.append("icy-metaint \(metadataInterval)") }
+        if let name { facts.append("icy-name '\(name)'") }
+        return "Served as:              \(facts.joined(separator: ", "))\n"
+    }
+}
+
+/// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
+/// end, for a stream that ends first), and the first response's facts; the rest is not read.
+func readStreamHeader(_ url: String) throws -> (StreamProperties, HTTPAudioStream.Response) {
+    try blockingAwait {
+        var iterator = HTTPAudioStream(url: url).makeAsyncIterator()
+        var response: HTTPAudioStream.Response?
+        var properties = StreamProperties()
+        while let event = try await iterator.next() {
+            switch event {
+            case .connected(let facts): response = response ?? facts
+            case .propertyChanged(let id, let known):
+                properties = known
+                if id == .readyToProducePackets {
+                    await iterator.close()
+                    return (properties, response!)
+                }
+            default: break
+            }
+        }
+        guard let response else { throw AudioFileError.network("http: \(url) sent no response", offset: nil) }
+        return (properties, response)
+    }
+}
+
+extension Packets {
+    /// `afkit packets URL`: the stream's events as they arrive (`--json-lines`), or the same listing as
+    /// for a file once the stream ends (or `--duration` of audio has come).
+    func runOverHTTP() throws {
+        let options = HTTPAudioStream.Options(typeHint: typeHint, readTimeout: readTimeout,
+            reconnectAttempts: reconnectAttempts)
+        let packets = try PacketSpool()
+        let outcome = try blockingAwait { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
+            var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()
+            var titles: [ListedTitle] = []
+            var hadMetadata = false
+            var deliveredPackets: Int64 = 0
+            var deliveredFrames: Int64 = 0
+            do {
+                while let event = try await iterator.next() {
+                    switch event {
+                    case .connected(let response):
+                        hadMetadata = hadMetadata || response.metadataInterval != nil
+                        emit([("event", .string("connected")), ("response", response.json)])
+                    case .propertyChanged(let id, let properties):
+                        if id == .readyToProducePackets, jsonLines, let summary = try? AudioFileSummary(properties) {
+                            emit([("event", .string("ready")), ("properties", .object(summary.jsonFields))])
+                        }
+                    case .packets(let run):
+                        let framesPerPacket = Int64(iterator.properties.dataFormat?.framesPerPacket ?? 0)
+                        run.descriptions.withOptionalBuffer { descriptions in
+                            packets.append(run: run.streamOffset, byteCount: run.bytes.count, count: run.count,
+                                descriptions: descriptions)
+                        }
+                        deliveredPackets += Int64(run.count)
+                        if let descriptions = run.descriptions {
+                            var lines = ""
+                            for (index, description) in descriptions.enumerated() {
+                                let frames = description.variableFramesInPacket > 0
+                                    ? Int64(description.variableFramesInPacket) : framesPerPacket
+                                deliveredFrames += frames
+                                if jsonLines {
+                                    lines += JSONValue.object([
+                                        ("event", .string("packet")), ("packet", .integer(run.firstPacket + Int64(index))),
+                                        ("offset", .integer(run.streamOffset + description.startOffset)),
+                                        ("size", .integer(Int64(description.dataByteSize))), ("frames", .integer(frames)),
+                                    ]).serialized() + "\n"
+                                }
+                            }
+                            if jsonLines { Output.standardOutput(lines) }
+                        } else {
+                            deliveredFrames += Int64(run.count) * framesPerPacket
+                            emit([
+                                ("event", .string("packets")), ("packet", .integer(run.firstPacket)),
+                                ("count", .integer(Int64(run.count))), ("offset", .integer(run.streamOffset)),
+                                ("size", .integer(Int64(run.count > 0 ? run.bytes.count / run.count : 0))),
+                            ])
+                        }
+                    case .titleChanged(let change):
+                        titles.append(ListedTitle(audioOffset: change.audioOffset, title: change.title, packet: change.packet))
+                        emit([
+                            ("event", .string("title")), ("title", .string(change.title)),
+                            ("packet", .integer(change.packet)), ("offset", .integer(change.audioOffset)),
+                        ])
+                    case .discontinuity(let gap):
+                        emit([
+                            ("event", .string("discontinuity")), ("reason", .string(gap.reason)),
+                            ("attempt", .integer(Int64(gap.attempt))), ("nextPacket", .integer(gap.nextPacket)),
+                        ])
+                    }
+                    if let duration, let rate = iterator.properties.dataFormat?.sampleRate, rate > 0,
+                        Double(deliveredFrames) >= duration * rate
+                    {
+                        await iterator.close()
+                        return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
+                    }
+                }
+            } catch let error as AudioFileError {
+                if jsonLines {
+                    emit([("event", .string("error")), ("error", errorJSON(error))])
+                } else if json {
+                    Output.standardOutput(JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                        .serialized(pretty: true) + "\n")
+                } else {
+                    Output.standardError("\(file): error: \(error)\n")
+                }
+                return nil
+            }
+            return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
+        }
+        guard let (properties, titles, hadMetadata, deliveredPackets, deliveredFrames) = outcome else {
+            throw ExitCode(AFKit.Status.problemFound)
+        }
+        guard var summary = try? AudioFileSummary(properties) else {
+            let error = AudioFileError.truncated("http: the stream ended before its format was known", offset: nil)
+            if jsonLines { emit([("event", .string("error")), ("error", errorJSON(error))]) }
+            else { Output.standardError("\(file): error: \(error)\n") }
+            throw ExitCode(AFKit.Status.problemFound)
+        }
+        // A live stream (or one stopped by --duration) states no counts: give what arrived.
+        if properties.audioDataPacketCount == nil || summary.packetCount < deliveredPackets {
+            summary.packetCount = deliveredPackets
+            summary.frameCount = deliveredFrames
+            summary.durationSeconds = summary.format.sampleRate > 0 ? Double(deliveredFrames) / summary.format.sampleRate : 0
+        }
+        if jsonLines {
+            emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])
+            return
+        }
+        try printListing(summary: summary, properties: properties, packets: packets, titles: hadMetadata ? titles : nil)
+    }
+
+    /// One `--json-lines` object.
+    private func emit(_ fields: [(String, JSONValue)]) {
+        guard jsonLines else { return }
+        Output.standardOutput(JSONValue.object(fields).serialized() + "\n")
+    }
+}
+
+extension Optional where Wrapped == [PacketDescription] {
+    /// Calls `body` with the descriptions' buffer, or `nil`.
+    func withOptionalBuffer<R>(_ body: (UnsafeBufferPointer<PacketDescription>?) throws -> R) rethrows -> R {
+        guard let self else { return try body(nil) }
+        return try self.withUnsafeBufferPointer { try body($0) }
+    }
+}

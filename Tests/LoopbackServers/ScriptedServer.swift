@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small HTTP server on a loopback port whose every answer is scripted by the test: a lying header,
+/// a stall, a connection closed early. Each connection's request head is kept for the test to read.
+public final class ScriptedServer: @unchecked Sendable {
+    public typealias Script = @Sendable (_ connection: Int, _ request: String, _ socket: Int32) -> Void
+
+    public let port: Int
+    private let listener: Int32
+    private let script: Script
+    private let lock = NSLock()
+    private var requestHeads: [String] = []
+    private var thread: Thread?
+    private var connectionThreads: [Thread] = []
+
+    public init(_ script: @escaping Script) throws {
+        self.script = script
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = Loopback.loopbackAddress(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw LoopbackError("cannot listen on loopback")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        self.thread = thread
+        thread.start()
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)/stream" }
+
+    public var requests: [String] { lock.withLock { requestHeads } }
+
+    private func acceptLoop() {
+        var index = 0
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            let number = index
+            index += 1
+            let worker = Thread { [self] in
+                let head = Self.readHead(connection)
+                lock.withLock { requestHeads.append(head) }
+                script(number, head, connection)
+                close(connection)
+            }
+            worker.start()
+        }
+    }
+
+    private static func readHead(_ socket: Int32) -> String {
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while head.count < 16_384, recv(socket, &byte, 1, 0) == 1 {
+            head.append(byte)
+            if head.suffix(4) == [13, 10, 13, 10] { break }
+        }
+        return String(decoding: head, as: UTF8.self)
+    }
+
+    /// Sends bytes whole (or until the peer has gone).
+    public static func send(_ socket: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    public static func send(_ socket: Int32, _ text: String) { send(socket, Array(text.utf8)) }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
