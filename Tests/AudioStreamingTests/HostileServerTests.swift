@@ -139,6 +139,64 @@ struct HostileServerTests {
         #expect(usage.ru_maxrss - before < 64 * 1024)
     }
 
+    @Test func cancellingTheReadingTaskClosesTheConnection() async throws {
+        // A live stream that never ends: the server writes until the write fails.
+        let closed = ServerProcess.Flag()
+        let server = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-name: endless\r\n\r\n")
+            var offset = 0
+            let mp3 = HostileServerTests.mp3
+            while true {
+                let piece = Array(mp3[offset..<min(offset + 1024, mp3.count)])
+                offset = offset + 1024 < mp3.count ? offset + 1024 : 0
+                let sent = piece.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent <= 0 { break }
+                usleep(20_000)
+            }
+            closed.set()
+        }
+        let firstPackets = ServerProcess.Flag()
+        let reader = Task {
+            var packets = 0
+            for try await event in HTTPAudioStream(url: server.url, options: Self.options(readTimeout: .seconds(10))) {
+                if case .packets(let run) = event {
+                    packets += run.count
+                    firstPackets.set()
+                }
+            }
+            return packets
+        }
+        #expect(await firstPackets.wait(timeout: 5))
+        reader.cancel()
+        let result = await reader.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        // The server's next writes fail: the connection is closed, not left open behind the task.
+        #expect(await closed.wait(timeout: 3))
+    }
+
+    @Test func aServerWithoutRangesGetsTheHoldThenOptmFallback() async throws {
+        // The M4A whose moov follows 48 KB of audio, from a server that takes no range requests.
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/tone-moov-last.m4a")))
+        let server = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mp4\r\nContent-Length: \(file.count)\r\n"
+                + "Connection: close\r\n\r\n")
+            ScriptedServer.send(socket, file)
+        }
+        // Held whole while moov comes: the packets are the file's.
+        var runs: [AudioFileStream.OwnedPackets] = []
+        for try await event in HTTPAudioStream(url: server.url, options: Self.options()) {
+            if case .packets(let run) = event { runs.append(run) }
+        }
+        #expect(packetBytes(runs) == (try filePacketBytes(networkFixtures + "/network/tone-moov-last.m4a")))
+        #expect(server.requests.allSatisfy { !$0.lowercased().contains("range:") })
+        // Past the limit: optm, at mdat.
+        var limited = Self.options()
+        limited.limits.maximumRetainedAudioBytes = 16_384
+        let outcome = await Self.drain(server.url, limited)
+        let error = try #require(outcome.error)
+        #expect(error.code == "optm", "\(error)")
+    }
+
     @Test func aResumableFileThatBreaksIsResumedWhereItBroke() async throws {
         // A file server that cuts every response after 6000 bytes but honours Range.
         let file = HostileServerTests.mp3

@@ -27,10 +27,11 @@ struct IcecastTests {
 
     /// The stream's iterator once its first response has come (the mount appears when the source has
     /// connected: until then the server answers 404).
-    static func join(_ url: String, _ options: HTTPAudioStream.Options) async throws
+    static func join(_ url: String, _ options: HTTPAudioStream.Options, on icecast: IcecastServer) async throws
         -> (HTTPAudioStream.Iterator, HTTPAudioStream.Response)
     {
-        for _ in 0..<100 {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
             var iterator = HTTPAudioStream(url: url, options: options).makeAsyncIterator()
             do {
                 if case .connected(let response) = try await iterator.next() { return (iterator, response) }
@@ -38,18 +39,37 @@ struct IcecastTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
-        throw LoopbackError("the mount \(url) never appeared")
+        throw LoopbackError("the mount \(url) never appeared; the server's logs:\n\(icecast.logs)")
     }
 
-    @Test func everyPacketAndTitleOfAPlaylistArrivesInOrder() async throws {
+    @Test func everyPacketAndTitleOfAnMP3PlaylistArrivesInOrder() async throws {
         let icecast = try IcecastServer()
         let source = try icecast.ezstream(playing: Self.tracks, to: "/live.mp3")
-        var (iterator, response) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 0))
-        #expect(response.isLive)
-        #expect(response.metadataInterval != nil)
+        let (iterator, response) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.name == "afkit test")
         #expect(response.genre == "Test")
+        try await Self.checkPlaylist(iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"])
+        #expect(await source.waitForExit(timeout: 5))
+    }
 
+    @Test func everyPacketAndTitleOfAnADTSPlaylistArrivesInOrder() async throws {
+        let icecast = try IcecastServer()
+        let files = (1...3).map { networkFixtures + "/network/track-\($0).aac" }
+        let titles = ["First AAC", "Second AAC", "Third AAC"]
+        let source = try icecast.putSource(files, titles: titles, to: "/live.aac", contentType: "audio/aac")
+        let (iterator, response) = try await Self.join(icecast.url("/live.aac"), Self.options(reconnecting: 0), on: icecast)
+        #expect(response.contentType == "audio/aac")
+        try await Self.checkPlaylist(iterator, response, files: files, titles: titles)
+        #expect(await source.wait(timeout: 5))
+    }
+
+    /// Reads a live stream to its end and checks it carried the files' packets and the titles.
+    static func checkPlaylist(
+        _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String], titles expected: [String]
+    ) async throws {
+        var iterator = iterator
+        #expect(response.isLive)
+        let interval = Int64(try #require(response.metadataInterval))
         var runs: [AudioFileStream.OwnedPackets] = []
         var titles: [HTTPAudioStream.StreamTitle] = []
         do {
@@ -66,9 +86,8 @@ struct IcecastTests {
             #expect(error.code == "net!")
             #expect(error.message.contains("ended the stream"))
         }
-        #expect(source.waitForExit(timeout: 5))
 
-        let sent = try Self.tracks.map(filePacketBytes)
+        let sent = try files.map(filePacketBytes)
         let received = packetBytes(runs)
         let playlist = Array(sent.joined())
         // Every packet from the first, in order, once. Icecast forwards a source's bytes in blocks and
@@ -79,9 +98,8 @@ struct IcecastTests {
         #expect(received.count <= playlist.count)
         let unsent = playlist.dropFirst(received.count).reduce(0) { $0 + $1.count }
         #expect(unsent < 2048, "\(playlist.count - received.count) packets (\(unsent) bytes) missing at the end")
-        #expect(titles.map(\.title) == ["track-1", "track-2", "track-3"])
+        #expect(titles.map(\.title) == expected)
         // A title rides on the next metadata block after the track began: within one interval's audio.
-        let interval = Int64(try #require(response.metadataInterval))
         var trackStart: Int64 = 0
         var trackStartOffset: Int64 = 0
         for (title, track) in zip(titles, sent) {
@@ -95,7 +113,7 @@ struct IcecastTests {
     @Test func aSourceCutMidTrackAndRestartedIsJoinedAgainWithAGap() async throws {
         let icecast = try IcecastServer()
         let first = try icecast.ezstream(playing: Self.tracks, to: "/live.mp3")
-        var (iterator, _) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 12))
+        var (iterator, _) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 12), on: icecast)
 
         let sent = try Self.tracks.map(filePacketBytes)
         var before: [AudioFileStream.OwnedPackets] = []

@@ -6,7 +6,7 @@ import Glibc
 
 /// Debian's Icecast 2.4 on a loopback port with a generated configuration. New listeners get the
 /// mount's whole queue (a 4 MiB burst), so one that joins a moment after the source hears it all.
-public final class IcecastServer {
+public final class IcecastServer: @unchecked Sendable {
     public let port: Int
     public let folder: String
     public static let sourcePassword = "afkit-source"
@@ -40,6 +40,14 @@ public final class IcecastServer {
         try Loopback.waitUntilListening(port: port)
     }
 
+    /// Every log in the server's folder (Icecast's, each source's), for a failure message.
+    public var logs: String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".log") }.sorted().map { name in
+            "== \(name)\n" + ((try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? "")
+        }.joined(separator: "\n")
+    }
+
     public func url(_ mount: String) -> String { "http://127.0.0.1:\(port)\(mount)" }
 
     /// ezstream playing files once to a mount, as MP3, the title of each being its file name.
@@ -69,3 +77,51 @@ public final class IcecastServer {
     }
 }
 
+
+extension IcecastServer {
+    /// A source client of the test's own (Icecast 2.4 takes a source by HTTP `PUT`): sends each
+    /// file's bytes after setting the mount's title to its name through the admin interface, then
+    /// leaves. For formats ezstream does not stream (ADTS AAC). Runs on a thread of its own; returns
+    /// the thread's end as a flag to wait for.
+    public func putSource(_ files: [String], titles: [String], to mount: String, contentType: String) throws
+        -> ServerProcess.Flag
+    {
+        let bytes = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let port = port
+        let done = ServerProcess.Flag()
+        let thread = Thread {
+            defer { done.set() }
+            guard let socket = Loopback.connect(port: port) else { return }
+            defer { close(socket) }
+            let credentials = Data("source:\(Self.sourcePassword)".utf8).base64EncodedString()
+            Loopback.send(socket, Array(("PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                + "Authorization: Basic \(credentials)\r\nContent-Type: \(contentType)\r\nIce-Public: 0\r\n"
+                + "Ice-Name: afkit test\r\n\r\n").utf8))
+            // Icecast answers once the mount is set up.
+            var answer: [UInt8] = []
+            var byte: UInt8 = 0
+            while answer.suffix(4) != [13, 10, 13, 10], recv(socket, &byte, 1, 0) == 1 { answer.append(byte) }
+            guard String(decoding: answer, as: UTF8.self).contains(" 200 ") else { return }
+            for (file, title) in zip(bytes, titles) {
+                self.setTitle(title, of: mount)
+                usleep(200_000)
+                Loopback.send(socket, Array(file))
+                usleep(300_000)
+            }
+        }
+        thread.start()
+        return done
+    }
+
+    /// The mount's title, through the admin interface (`/admin/metadata?mode=updinfo`).
+    public func setTitle(_ title: String, of mount: String) {
+        guard let socket = Loopback.connect(port: port) else { return }
+        defer { close(socket) }
+        let credentials = Data("admin:afkit-admin".utf8).base64EncodedString()
+        let query = "mount=\(mount)&mode=updinfo&song=\(title)"
+            .addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
+        Loopback.send(socket, Array(("GET /admin/metadata?\(query) HTTP/1.0\r\nAuthorization: Basic \(credentials)\r\n\r\n").utf8))
+        var byte: UInt8 = 0
+        while recv(socket, &byte, 1, 0) == 1 {}
+    }
+}

@@ -39,18 +39,37 @@ public enum Loopback {
     public static func waitUntilListening(port: Int, timeout: Double = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = loopbackAddress(port: port)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
+            if let socket = connect(port: port) {
+                close(socket)
+                return
             }
-            close(socket)
-            if connected == 0 { return }
             usleep(50_000)
         }
         throw LoopbackError("nothing listens on 127.0.0.1:\(port) after \(timeout) s")
+    }
+
+    /// A connected socket to 127.0.0.1:port, or nil.
+    public static func connect(port: Int) -> Int32? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopbackAddress(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if connected == 0 { return socket }
+        close(socket)
+        return nil
+    }
+
+    /// Sends bytes whole (or until the peer has gone).
+    public static func send(_ socket: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
     }
 
     /// A program from Debian's packages (`make test` installs them), searched in PATH and the sbin folders.
@@ -104,10 +123,26 @@ public final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// A flag a thread sets and a test awaits (without holding one of the concurrency pool's threads).
+    public final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var isSet = false
+        public init() {}
+
+        public func set() { lock.withLock { isSet = true } }
+
+        /// Whether it was set within `timeout` seconds.
+        public func wait(timeout: Double) async -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !lock.withLock({ isSet }) && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            return lock.withLock { isSet }
+        }
+    }
+
     /// Waits for the program to end by itself, up to `timeout` seconds; whether it did.
-    public func waitForExit(timeout: Double) -> Bool {
+    public func waitForExit(timeout: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return !process.isRunning
     }
 

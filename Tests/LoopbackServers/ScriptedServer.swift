@@ -72,17 +72,9 @@ public final class ScriptedServer: @unchecked Sendable {
         return String(decoding: head, as: UTF8.self)
     }
 
-    /// Sends bytes whole (or until the peer has gone).
-    public static func send(_ socket: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { return }
-            offset += sent
-        }
-    }
+    public static func send(_ socket: Int32, _ bytes: [UInt8]) { Loopback.send(socket, bytes) }
 
-    public static func send(_ socket: Int32, _ text: String) { send(socket, Array(text.utf8)) }
+    public static func send(_ socket: Int32, _ text: String) { Loopback.send(socket, Array(text.utf8)) }
 
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))
