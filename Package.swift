@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "AudioConversion", "FileAccess"]
+            dependencies: ["AudioContainers", "AudioConversion", "FileAccess", "LoopbackServers"]
         ),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
         .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),

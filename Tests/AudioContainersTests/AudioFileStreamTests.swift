@@ -1,5 +1,6 @@
 import AudioContainers
 import AudioFormats
+import LoopbackServers
 import Testing
 
 /// Seeking, discontinuities, translations and the asynchronous face of the push parser.
@@ -140,5 +141,42 @@ import Testing
             if case .packets(let run) = event { payload += run.bytes }
         }
         #expect(Int64(crc32(payload)) == fixture.ffprobe.int("payloadCRC32"))
+    }
+}
+
+/// A CAF whose `pakt` follows `data`: held and replayed when the audio fits the retention limit; read
+/// around the table by two seek requests when it does not and the client answers seeks; refused past
+/// the limit when it does not.
+@Suite struct PacketTableAfterAudioTests {
+    static let original = Fixture.named("adts/aac-lc-in-caf.caf").bytes
+
+    @Test func theAudioIsReadAfterItsTableForEveryChunking() throws {
+        let bytes = try cafWithPacketTableLast(Self.original)
+        let reference = record(Self.original, chunkSizes: [4096])
+        #expect(reference.error == nil)
+        var small = ParserLimits()
+        small.maximumRetainedAudioBytes = 1024
+        // The reordered file held whole: its packets (the original's, at the new offsets) and data offset.
+        let held = record(bytes, chunkSizes: [bytes.count])
+        let dataOffset = try #require(held.properties.dataOffset)
+        #expect(held.payload == reference.payload)
+        for sizes in [[1], [7, 333], [4096], [bytes.count]] {
+            let held = record(bytes, chunkSizes: sizes)
+            #expect(held.seekRequests.isEmpty)
+            #expect(held.payload == reference.payload, "held, chunks \(sizes)")
+
+            let sought = record(bytes, chunkSizes: sizes, limits: small, answeringSeeks: true)
+            #expect(sought.error == nil, "\(sizes): \(String(describing: sought.error))")
+            #expect(sought.payload == reference.payload, "sought, chunks \(sizes)")
+            #expect(sought.events.filter { if case .packet = $0 { true } else { false } }
+                == held.events.filter { if case .packet = $0 { true } else { false } })
+            #expect(sought.properties.packetTableInfo == reference.properties.packetTableInfo)
+            // Past the audio to the table, then back to the audio's first byte.
+            #expect(sought.seekRequests.count == 2)
+            #expect(sought.seekRequests.last == dataOffset)
+
+            let refused = record(bytes, chunkSizes: sizes, limits: small)
+            #expect(refused.error?.code == "lim!", "\(sizes)")
+        }
     }
 }

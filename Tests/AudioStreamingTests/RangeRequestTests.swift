@@ -101,6 +101,26 @@ struct RangeRequestTests {
         #expect(reading.receivedBytes == Int64(reordered.count))
     }
 
+    @Test func aCAFWhoseAudioIsMoreThanMayBeHeldIsReadAroundItsPacketTable() async throws {
+        let path = networkFixtures + "/adts/aac-lc-in-caf.caf"
+        let reordered = try cafWithPacketTableLast(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let folder = try Loopback.temporaryFolder("caf")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(reordered).write(to: URL(fileURLWithPath: folder + "/pakt-last.caf"))
+        let server = try NginxServer(serving: folder)
+
+        var options = HTTPAudioStream.Options()
+        options.limits.maximumRetainedAudioBytes = 4096
+        let reading = try await Self.read(server.url("pakt-last.caf"), options: options)
+        #expect(packetBytes(reading.packets) == (try filePacketBytes(path)))
+        // The start, the table after the audio, then the audio: no byte held past the limit.
+        #expect(reading.connections.map(\.status) == [200, 206, 206])
+        let dataOffset = try #require(reading.properties.dataOffset)
+        #expect(reading.connections.last?.startOffset == dataOffset)
+        #expect(reading.connections[1].startOffset == dataOffset + (reading.properties.audioDataByteCount ?? 0))
+        #expect(reading.receivedBytes < Int64(reordered.count) + 16_384)
+    }
+
     @Test func aMissingFileIsANetworkErrorNamingTheStatus() async throws {
         let server = try NginxServer(serving: networkFixtures + "/network")
         await #expect {
@@ -112,19 +132,3 @@ struct RangeRequestTests {
     }
 }
 
-/// A CAF with its `pakt` chunk moved after `data` (which keeps its stated size).
-func cafWithPacketTableLast(_ bytes: [UInt8]) throws -> [UInt8] {
-    var chunks: [(type: String, bytes: ArraySlice<UInt8>)] = []
-    var offset = 8
-    while offset + 12 <= bytes.count {
-        let type = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-        var size: Int64 = 0
-        for byte in bytes[offset + 4..<offset + 12] { size = size << 8 | Int64(byte) }
-        let end = size < 0 ? bytes.count : offset + 12 + Int(size)
-        chunks.append((type, bytes[offset..<end]))
-        offset = end
-    }
-    guard let table = chunks.firstIndex(where: { $0.type == "pakt" }) else { throw LoopbackError("no pakt chunk") }
-    let pakt = chunks.remove(at: table)
-    return Array(bytes[0..<8]) + chunks.flatMap(\.bytes) + pakt.bytes
-}

@@ -17,14 +17,26 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case audio(remaining: Int64?, padded: Bool)
         case skip(remaining: Int64)
         case trailing
+        /// A seek was requested; the bytes from its target continue in `then`.
+        indirect case awaitingSeek(then: State)
     }
 
     var container = Container()
     var state = State.fileHeader
     var context: ParseContext
+    /// Whether the client answers seek requests: audio that needs a table which follows it (a CAF's
+    /// `pakt` after `data`) and is more than a stream may hold is then read after the table, by seeking
+    /// past it and back, rather than held.
+    let requestsSeeks: Bool
+    /// The audio stepped over to read the chunks after it: where it starts, and its size.
+    private var deferredAudio: (offset: Int64, remaining: Int64, padded: Bool)?
+    /// Chunks before this offset were read while looking past the audio; the second pass skips them.
+    private var readThrough: Int64?
+    private var seekRequest: Int64?
 
-    init(mode: ParseMode, limits: ParserLimits) {
+    init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool = false) {
         context = ParseContext(mode: mode, limits: limits)
+        self.requestsSeeks = requestsSeeks && mode == .streaming
     }
 
     /// Whether everything needed to describe the audio has been read.
@@ -64,7 +76,15 @@ struct ChunkWalker<Container: ChunkedContainer> {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
             if context.retained.isReplaying, let run = replayRetained() { return .packets(run) }
+            if let target = seekRequest {
+                seekRequest = nil
+                return .seek(target)
+            }
             switch state {
+            case .awaitingSeek:
+                _ = cursor.skip(cursor.remaining)
+                return .needMore(1)
+
             case .fileHeader:
                 guard cursor.remaining >= Container.fileHeaderSize else { return .needMore(Container.fileHeaderSize) }
                 try container.parseFileHeader(&cursor, &context)
@@ -89,7 +109,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 try container.parseChunk(chunk, &bodyCursor, &context)
                 let pad: Int64 = Container.layout.padsToEven && size % 2 == 1 ? 1 : 0
                 state = pad > 0 ? .skip(remaining: pad) : .chunkHeader
-                resolveDeferredAudio()
+                resolveDeferredAudio(chunkEnd: chunk.bodyOffset + Int64(size) + pad)
 
             case .audioPrefix(let chunk, let prefix):
                 guard cursor.remaining >= prefix else { return .needMore(prefix) }
@@ -145,6 +165,11 @@ struct ChunkWalker<Container: ChunkedContainer> {
             size = Int64(cursor.readInteger(endianness: layout.sizeEndianness, as: UInt32.self) ?? 0)
         }
         var chunk = ChunkHeader(id: id, offset: offset, size: size, bodyOffset: offset + Int64(layout.headerSize))
+        if let readThrough, offset < readThrough {
+            // Read already, while looking past the audio.
+            state = .skip(remaining: min(size ?? Int64.max, readThrough - chunk.bodyOffset))
+            return
+        }
         let disposition = try container.disposition(of: &chunk, &context)
         let padded = layout.padsToEven && (chunk.size ?? 0) % 2 == 1
         switch disposition {
@@ -226,9 +251,17 @@ struct ChunkWalker<Container: ChunkedContainer> {
 
     /// Called after each chunk: if the audio came before what was needed to cut it into packets,
     /// and that has now arrived, announce readiness and replay what was retained.
-    private mutating func resolveDeferredAudio() {
+    private mutating func resolveDeferredAudio(chunkEnd: Int64) {
         guard context.sawAudioChunk, !context.announcedReady, context.canProducePackets else { return }
         announceReady()
+        if let audio = deferredAudio {
+            // The table has come: back to the audio, then on past the chunks read already.
+            deferredAudio = nil
+            readThrough = chunkEnd
+            seekRequest = audio.offset
+            state = .awaitingSeek(then: .audio(remaining: audio.remaining, padded: audio.padded))
+            return
+        }
         if context.mode == .streaming && !context.retained.isEmpty { context.retained.isReplaying = true }
     }
 
@@ -263,6 +296,18 @@ struct ChunkWalker<Container: ChunkedContainer> {
         if available == 0 { return .needMore(cursor.remaining + 1) }
 
         if context.mode == .indexing || !context.canProducePackets {
+            if requestsSeeks, context.mode == .streaming, context.retained.isEmpty, deferredAudio == nil,
+                let remaining, remaining > Int64(context.limits.maximumRetainedAudioBytes)
+            {
+                // More than may be held: read what follows the audio first, then come back for it.
+                let start = cursor.absoluteOffset
+                deferredAudio = (start, remaining, padded)
+                let end = start + remaining + (padded ? 1 : 0)
+                context.properties.trace.append(offset: start, "audio before its packet table: reading on from \(end) first")
+                seekRequest = end
+                state = .awaitingSeek(then: .chunkHeader)
+                return nil
+            }
             if context.mode == .streaming {
                 let offset = cursor.absoluteOffset
                 let limit = context.limits.maximumRetainedAudioBytes
@@ -344,6 +389,9 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case .audioPrefix(let chunk, _):
             throw AudioFileError.truncated(
                 "\(name): the stream ends inside the header of the '\(chunk.id)' chunk", offset: chunk.offset)
+        case .awaitingSeek:
+            throw AudioFileError.truncated(
+                "\(name): the stream ended before the bytes the parser asked to seek to arrived", offset: endOffset)
         case .audioLead(let skip, _, _):
             if skip > 0 {
                 // The audio chunk's own header puts its first byte past the end: nothing of it arrived.
@@ -411,7 +459,9 @@ extension ChunkWalker: StreamParser {
 
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
 
-    mutating func discontinuity() {}
+    mutating func discontinuity() {
+        if case .awaitingSeek(let then) = state { state = then }
+    }
 
     var isEstimatingSeeks: Bool { false }
 

@@ -101,7 +101,7 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
 {
     var cursor = ByteCursor(bytes)
     let first = cursor.readFourCharCode()
-    if first == CAF.fileType { return ChunkWalker<CAF.Container>(mode: mode, limits: limits) }
+    if first == CAF.fileType { return ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks) }
     if bytes.count >= 8, cursor.getInteger(at: 4, endianness: .big, as: UInt32.self) == FourCharCode("ftyp").rawValue {
         return MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks)
     }
