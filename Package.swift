@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // AudioStreaming's HTTP client: response bodies streamed with back-pressure, on Linux too.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Its TLS (for a private root certificate beside the system's).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         .target(name: "AudioFormats"),
@@ -41,6 +43,7 @@ let package = Package(
             dependencies: [
                 "AudioContainers", "AudioFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),

@@ -105,6 +105,9 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var maximumReconnectDelay: Duration = .seconds(8)
         /// Sent as `User-Agent`.
         public var userAgent = "afkit"
+        /// PEM files of root certificates trusted for https beside the system's (a private CA, a
+        /// self-signed server).
+        public var additionalTrustRoots: [String] = []
 
         public init(fileTypeHint: FileType? = nil) { self.fileTypeHint = fileTypeHint }
     }

@@ -4,6 +4,7 @@ import AudioFormats
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// One ``HTTPAudioStream`` being read: the HTTP connection (and its successors after drops, seeks
 /// and reconnections), the ICY demuxer and the parser, driven from `next()` one response chunk at a
@@ -334,6 +335,11 @@ final class HTTPStreamSession {
         configuration.timeout = .init(connect: TimeAmount(options.connectTimeout), read: TimeAmount(options.readTimeout))
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         configuration.decompression = .disabled
+        if !options.additionalTrustRoots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = options.additionalTrustRoots.map { .file($0) }
+            configuration.tlsConfiguration = tls
+        }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.client = client
         return client

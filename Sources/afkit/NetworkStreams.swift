@@ -37,8 +37,9 @@ final class UncheckedBox<Value>: @unchecked Sendable {
 
 extension HTTPAudioStream.Options {
     /// The command's settings for a stream.
-    init(typeHint: String?, readTimeout: Double, reconnectAttempts: Int) {
+    init(typeHint: String?, readTimeout: Double = 15, reconnectAttempts: Int = 5, caFiles: [String]) {
         self.init(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        additionalTrustRoots = caFiles
         self.readTimeout = .milliseconds(Int64((readTimeout * 1000).rounded()))
         maximumReconnectAttempts = reconnectAttempts
         userAgent = "afkit/\(AudioConverter.version)"
@@ -77,9 +78,9 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
-func readStreamHeader(_ url: String) throws -> (StreamProperties, HTTPAudioStream.Response) {
+func readStreamHeader(_ url: String, caFiles: [String]) throws -> (StreamProperties, HTTPAudioStream.Response) {
     try blockingAwait {
-        var iterator = HTTPAudioStream(url: url).makeAsyncIterator()
+        var iterator = HTTPAudioStream(url: url, options: .init(typeHint: nil, caFiles: caFiles)).makeAsyncIterator()
         var response: HTTPAudioStream.Response?
         var properties = StreamProperties()
         while let event = try await iterator.next() {
@@ -104,7 +105,7 @@ extension Packets {
     /// for a file once the stream ends (or `--duration` of audio has come).
     func runOverHTTP() throws {
         let options = HTTPAudioStream.Options(typeHint: typeHint, readTimeout: readTimeout,
-            reconnectAttempts: reconnectAttempts)
+            reconnectAttempts: reconnectAttempts, caFiles: caFiles)
         let packets = try PacketSpool()
         let outcome = try blockingAwait { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()

@@ -42,6 +42,9 @@ struct Packets: ParsableCommand {
     @Option(name: .customLong("reconnect-attempts"), help: "Over HTTP: attempts to rejoin a dropped live stream or resume a file.")
     var reconnectAttempts = 5
 
+    @Option(name: .customLong("ca-file"), help: "Over HTTPS: also trust the root certificate in this PEM file (repeatable).")
+    var caFiles: [String] = []
+
     @Argument(help: "An audio file, - for standard input, or an http:// or https:// URL.")
     var file: String
 
@@ -54,8 +57,8 @@ struct Packets: ParsableCommand {
         guard reconnectAttempts >= 0 else { throw ValidationError("--reconnect-attempts must be 0 or more") }
         if isStreamURL(file) {
             if icyMetaint != nil { throw ValidationError("--icy-metaint is read from the server's response for a URL") }
-        } else if jsonLines || duration != nil {
-            throw ValidationError("--json-lines and --duration follow a stream over HTTP: give an http:// or https:// URL")
+        } else if jsonLines || duration != nil || !caFiles.isEmpty {
+            throw ValidationError("--json-lines, --duration and --ca-file follow a stream over HTTP: give an http:// or https:// URL")
         }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")

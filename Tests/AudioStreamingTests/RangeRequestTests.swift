@@ -121,6 +121,27 @@ struct RangeRequestTests {
         #expect(reading.receivedBytes < Int64(reordered.count) + 16_384)
     }
 
+    @Test func httpsWorksWithATrustedRootAndRefusesAnUntrustedServer() async throws {
+        let tls = networkFixtures + "/network/tls/loopback"
+        let server = try NginxServer(serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key")
+        #expect(server.url("x").hasPrefix("https://"))
+        var options = HTTPAudioStream.Options()
+        options.additionalTrustRoots = [tls + ".pem"]
+        let reading = try await Self.read(server.url("tone-moov-last.m4a"), options: options)
+        #expect(packetBytes(reading.packets) == (try filePacketBytes(networkFixtures + "/network/tone-moov-last.m4a")))
+        #expect(reading.connections.map(\.status) == [200, 206, 206])
+        // The same server, its certificate not trusted: a typed error naming the failed handshake, no
+        // audio. (AsyncHTTPClient retries a connection that failed until the connect timeout.)
+        var untrusted = HTTPAudioStream.Options()
+        untrusted.connectTimeout = .seconds(1)
+        await #expect {
+            _ = try await Self.read(server.url("tone-moov-last.m4a"), options: untrusted)
+        } throws: { error in
+            guard let error = error as? AudioFileError else { return false }
+            return error.code == "net!" && error.message.lowercased().contains("certificate")
+        }
+    }
+
     @Test func aMissingFileIsANetworkErrorNamingTheStatus() async throws {
         let server = try NginxServer(serving: networkFixtures + "/network")
         await #expect {

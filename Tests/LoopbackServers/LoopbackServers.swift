@@ -153,11 +153,14 @@ public final class ServerProcess: @unchecked Sendable {
 public final class NginxServer {
     public let port: Int
     public let folder: String
+    private let scheme: String
     private let server: ServerProcess
 
-    public init(serving root: String) throws {
+    /// Serves `root`; with `certificate` and `key` (PEM files), over HTTPS.
+    public init(serving root: String, certificate: String? = nil, key: String? = nil) throws {
         folder = try Loopback.temporaryFolder("nginx")
         port = try Loopback.freePort()
+        scheme = certificate == nil ? "http" : "https"
         let config = """
             daemon off;
             master_process off;
@@ -172,7 +175,11 @@ public final class NginxServer {
                 uwsgi_temp_path \(folder)/uwsgi;
                 scgi_temp_path \(folder)/scgi;
                 types { audio/mp4 m4a; audio/x-caf caf; audio/mpeg mp3; audio/aac aac; }
-                server { listen 127.0.0.1:\(port); root \(root); }
+                server {
+                    listen 127.0.0.1:\(port)\(certificate == nil ? "" : " ssl");
+                    \(certificate.map { "ssl_certificate \($0); ssl_certificate_key \(key ?? "");" } ?? "")
+                    root \(root);
+                }
             }
             """
         try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
@@ -181,7 +188,7 @@ public final class NginxServer {
         try Loopback.waitUntilListening(port: port)
     }
 
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    public func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)/\(path)" }
 
     /// The access log's lines: method, path, status and bytes sent, one request each.
     public var accessLog: [String] {

@@ -56,6 +56,17 @@ struct NetworkCommandTests {
         #expect((error["message"] as? String)?.contains("404") == true)
     }
 
+    @Test func httpsWithAPrivateRoot() throws {
+        let tls = Command.fixtures + "/network/tls/loopback"
+        let server = try NginxServer(serving: Command.fixtures, certificate: tls + ".pem", key: tls + ".key")
+        let result = try Command.run(["packets", "--json", "--ca-file", tls + ".pem", server.url("network/track-3.mp3")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == (try Command.run(["packets", "--json", "network/track-3.mp3"])).stdout)
+        let info = try Command.run(["info", "--ca-file", tls + ".pem", server.url("network/track-3.mp3")])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("Served as:              audio/mpeg, 18576 bytes, takes range requests"))
+    }
+
     @Test func streamOnlyOptionsNeedAURL() throws {
         let result = try Command.run(["packets", "--json-lines", "network/track-1.mp3"])
         #expect(result.status == 2)

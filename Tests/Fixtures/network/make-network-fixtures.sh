@@ -17,3 +17,8 @@ done
 sox -n -r 44100 -c 1 -b 16 tone.wav synth 12 sine 440 vol 0.4
 ffmpeg -v error -y -i tone.wav -c:a aac -b:a 32k -map_metadata -1 -fflags +bitexact -f mp4 tone-moov-last.m4a
 rm tone.wav
+# tls/loopback.{pem,key}: a self-signed certificate for 127.0.0.1 (a test-only key, valid 100 years) that
+# nginx serves in the HTTPS test; the client trusts it as an additional root.
+mkdir -p tls
+openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+    -keyout tls/loopback.key -out tls/loopback.pem
