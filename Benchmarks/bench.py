@@ -5,7 +5,7 @@ Inputs are generated into build/bench (10 minutes of stereo 44.1 kHz audio in se
 Each command runs several times; the best wall-clock time counts. Prints a Markdown table that
 BENCHMARKS.md records with the command that made it.
 """
-import json, os, subprocess, sys, time
+import glob, json, os, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AFKIT = os.path.join(ROOT, ".build/release/afkit")
@@ -288,6 +288,38 @@ def loudness():
     print(f"| normalize it to -16 LUFS, -1 dBTP, 16-bit CAF | {normalize*1000:.0f} ms | {loudnorm*1000:.0f} ms | "
           f"`ffmpeg -af loudnorm` (one pass, dynamic) | {loudnorm/normalize:.1f}x |")
 
+ALLOCATIONS = os.path.join(ROOT, "Benchmarks/Allocations")
+
+def allocations():
+    """The allocation gate (STYLE.md's rule 15): package-benchmark's malloc interposer counts every
+    allocation while the push parser takes 20 MB and 200 MB of MP3 and ADTS in 4 KiB chunks and the
+    IMA4 decoder fills a caller's buffer from 100,000 and 1,000,000 packets. The count must not grow
+    with the input: no allocation per packet, per chunk or per block. `make bench` fails when it does."""
+    out = f"{WORK}/allocations"
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    subprocess.run(["swift", "package", "--package-path", ALLOCATIONS, "--allow-writing-to-directory", out,
+                    "benchmark", "--format", "metricP90AbsoluteThresholds", "--path", out],
+                   check=True, stdout=subprocess.DEVNULL)
+    counts = {}
+    for path in glob.glob(f"{out}/*.p90.json"):
+        name = os.path.basename(path).split(".", 1)[1].rsplit(".p90.json", 1)[0].replace("_", " ")
+        counts[name] = json.load(open(path))["mallocCountTotal"]
+    print("| work | smaller input | allocations | larger input | allocations | constant |")
+    print("|---|---|---|---|---|---|")
+    failed = []
+    for task in ["parse MP3", "parse ADTS", "decode IMA4"]:
+        sizes = sorted((name for name in counts if name.startswith(task)),
+                       key=lambda name: int(name.split()[2]))
+        small, large = sizes[0], sizes[-1]
+        constant = counts[large] <= counts[small]
+        if not constant: failed.append(task)
+        print(f"| {task} | {small[len(task) + 1:]} | {counts[small]} | {large[len(task) + 1:]} | {counts[large]} | "
+              f"{'yes' if constant else 'NO'} |")
+    if failed:
+        print(f"allocation gate: the count grows with the input for {', '.join(failed)}", file=sys.stderr)
+        sys.exit(1)
+
 SECTIONS = os.environ.get("BENCH_ONLY", "").split(",") if os.environ.get("BENCH_ONLY") else None
 
 def wanted(name):
@@ -305,6 +337,7 @@ def main():
         if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
         if wanted("loudness"): loudness()
         if wanted("parse-in-process"): parse_in_process(inputs)
+        if wanted("allocations"): allocations()
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     parsing(inputs)
@@ -316,6 +349,7 @@ def main():
     decoders(inputs)
     loudness()
     parse_in_process(inputs)
+    allocations()
 
 def parsing(inputs):
     """Every packet through the push parser (`afkit packets`, which answers an M4A's seek requests),

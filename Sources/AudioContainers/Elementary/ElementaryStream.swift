@@ -118,7 +118,7 @@ struct ElementaryStreamParser: StreamParser {
                 }
             case 0x41:  // "APETAGEX"
                 if bytes.count < 32 && !atEnd { return .needMore(32) }
-                if bytes.count >= 32, Array(bytes[0..<8]) == Array("APETAGEX".utf8) {
+                if bytes.count >= 32, bytes[0..<8].elementsEqual("APETAGEX".utf8) {
                     endGarbage(at: offset)
                     let reader = ByteCursor(bytes)
                     let size = Int64(reader.getInteger(at: 12, endianness: .little, as: UInt32.self) ?? 0)
@@ -227,7 +227,7 @@ struct ElementaryStreamParser: StreamParser {
         guard bytes.count >= 3 else { return false }
         if bytes[0] == 0x49 && bytes[1] == 0x44 && bytes[2] == 0x33 { return true }
         if bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47 { return true }
-        if bytes.count >= 8 && Array(bytes[0..<8]) == Array("APETAGEX".utf8) { return true }
+        if bytes.count >= 8 && bytes[0..<8].elementsEqual("APETAGEX".utf8) { return true }
         switch (first, header(at: bytes)) {
         case (.mpeg(let a), .mpeg(let b)?): return isSearching ? a.continues(b) : a.continuesAllowingRateChange(b)
         case (.adts(let a), .adts(let b)?): return a.continues(b)

@@ -1,0 +1,77 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+import Benchmark
+import Foundation
+
+/// The committed fixtures, three folders up from here.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Tests/Fixtures").path
+
+/// A stream of `megabytes`: a file's packets repeated (MPEG frames carry their headers, so they stand
+/// alone; the file's Info frame and tags are left out), or, for ADTS, whose packets are the payloads
+/// without their headers, the whole file repeated.
+func repeatedStream(_ path: String, megabytes: Int, wholeFile: Bool) throws -> [UInt8] {
+    let bytes: [UInt8]
+    if wholeFile {
+        bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    } else {
+        let file = try AudioFile(path: path)
+        bytes = try file.readPackets(from: 0, count: Int(file.packetCount)).bytes
+    }
+    var stream: [UInt8] = []
+    stream.reserveCapacity(megabytes << 20 + bytes.count)
+    while stream.count < megabytes << 20 { stream += bytes }
+    return stream
+}
+
+/// The push parser over `bytes` in 4 KiB chunks, as a network client feeds it; returns the packets.
+func parse(_ bytes: [UInt8]) throws -> Int {
+    var stream = AudioFileStream()
+    var packets = 0
+    try bytes.withUnsafeBytes { all in
+        var offset = 0
+        while offset < all.count {
+            let end = min(offset + 4096, all.count)
+            try stream.parse(UnsafeRawBufferPointer(rebasing: all[offset..<end])) { event in
+                if case .packets(let run) = event { packets += run.count }
+            }
+            offset = end
+        }
+    }
+    try stream.finish()
+    return packets
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.mallocCountTotal, .wallClock], warmupIterations: 0, maxDuration: .seconds(30), maxIterations: 1)
+
+    // Parsing: the count must not grow with the stream (no allocation per packet).
+    for (name, path, wholeFile) in [("MP3", "mp3/lame-cbr128-stereo-44k.mp3", false), ("ADTS", "adts/aac-lc-44k-stereo.aac", true)] {
+        for megabytes in [20, 200] {
+            let bytes = try! repeatedStream(fixtures + "/" + path, megabytes: megabytes, wholeFile: wholeFile)
+            Benchmark("parse \(name) \(megabytes) MB") { benchmark in
+                blackHole(try parse(bytes))
+            }
+        }
+    }
+
+    // IMA4 decoding into a buffer the caller owns: no allocation per block.
+    let ima4 = try! AudioFile(path: fixtures + "/caf/ima4-stereo.caf")
+    let (block, _) = try! ima4.readPackets(from: 0, count: Int(ima4.packetCount))
+    for packetCount in [100_000, 1_000_000] {
+        var packets: [UInt8] = []
+        while packets.count < packetCount * block.count / Int(ima4.packetCount) { packets += block }
+        let count = packets.count / Int(ima4.dataFormat.bytesPerPacket)
+        var output = [Int16](repeating: 0, count: count * 64 * Int(ima4.dataFormat.channelsPerFrame))
+        Benchmark("decode IMA4 \(count) packets") { benchmark in
+            var decoder = AppleIMA4Decoder(format: ima4.dataFormat)
+            try packets.withUnsafeBytes { raw in
+                try output.withUnsafeMutableBufferPointer { _ = try decoder.decode(raw, packetCount: count, into: $0) }
+            }
+            blackHole(output[0])
+        }
+    }
+}
