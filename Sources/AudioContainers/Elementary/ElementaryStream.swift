@@ -74,6 +74,7 @@ struct ElementaryStreamParser: StreamParser {
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
 
     mutating func discontinuity() {
+        confirmedHeader = nil
         gap.tagRemaining = 0
         endGarbage(at: nil)
     }
@@ -223,16 +224,28 @@ struct ElementaryStreamParser: StreamParser {
     }
 
     /// Whether the bytes at `next` confirm a frame ending there: a header of the same stream, or a tag.
-    private func confirms(_ bytes: UnsafeRawBufferPointer, first: Header) -> Bool {
-        guard bytes.count >= 3 else { return false }
-        if bytes[0] == 0x49 && bytes[1] == 0x44 && bytes[2] == 0x33 { return true }
-        if bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47 { return true }
-        if bytes.count >= 8 && bytes[0..<8].elementsEqual("APETAGEX".utf8) { return true }
-        switch (first, header(at: bytes)) {
-        case (.mpeg(let a), .mpeg(let b)?): return isSearching ? a.continues(b) : a.continuesAllowingRateChange(b)
-        case (.adts(let a), .adts(let b)?): return a.continues(b)
-        default: return false
+    /// The header that confirmed the last frame (a stream's next frame): not parsed a second time.
+    private var confirmedHeader: (offset: Int64, header: Header)?
+
+    private func confirms(_ bytes: UnsafeRawBufferPointer, first: Header) -> Bool { confirmation(bytes, first: first).confirms }
+
+    /// Whether `bytes` confirm a frame ending there, and the header that did (none for a tag).
+    private func confirmation(_ bytes: UnsafeRawBufferPointer, first: Header) -> (confirms: Bool, header: Header?) {
+        guard bytes.count >= 3 else { return (false, nil) }
+        if let next = header(at: bytes) {
+            switch (first, next) {
+            case (.mpeg(let a), .mpeg(let b)):
+                if isSearching ? a.continues(b) : a.continuesAllowingRateChange(b) { return (true, next) }
+            case (.adts(let a), .adts(let b)):
+                if a.continues(b) { return (true, next) }
+            default: break
+            }
+            return (false, nil)
         }
+        // A tag after the last frame ("ID3", "TAG", "APETAGEX").
+        if bytes[0] == 0x49 && bytes[1] == 0x44 && bytes[2] == 0x33 { return (true, nil) }
+        if bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47 { return (true, nil) }
+        return (bytes.count >= 8 && bytes[0..<8].elementsEqual("APETAGEX".utf8), nil)
     }
 
     /// One frame at the cursor: a run of it alone, or `run` extended by it.
@@ -246,7 +259,9 @@ struct ElementaryStreamParser: StreamParser {
             garbage(&cursor)
             return nil
         }
-        guard let header = header(at: bytes) else {
+        let cached = confirmedHeader
+        confirmedHeader = nil
+        guard let header = cached?.offset == cursor.absoluteOffset ? cached?.header : header(at: bytes) else {
             garbage(&cursor)
             return nil
         }
@@ -299,9 +314,13 @@ struct ElementaryStreamParser: StreamParser {
         }
         if bytes.count > length {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
-            if !confirms(rest, first: header) && !(atEnd && rest.count < 4) {
+            let confirmation = confirmation(rest, first: header)
+            if !confirmation.confirms && !(atEnd && rest.count < 4) {
                 garbage(&cursor)
                 return nil
+            }
+            if !isSearching, let next = confirmation.header {
+                confirmedHeader = (cursor.absoluteOffset + Int64(length), next)
             }
             // The first frame of a stream needs more: the frame after the next must confirm it too (two
             // chained headers in junk make no stream), and where the type hint names the other kind, the
@@ -462,6 +481,7 @@ struct ElementaryStreamParser: StreamParser {
     /// The offset of a packet, estimated from the Xing table of contents, the VBRI table, or the
     /// average size of the frames so far.
     mutating func resume(atPacket packet: Int64) throws -> Int64 {
+        confirmedHeader = nil
         guard let format = context.properties.dataFormat, let dataOffset = context.properties.dataOffset, packet >= 0 else {
             throw AudioFileError.illegalOperation("\(containerName): cannot seek before the first frame")
         }

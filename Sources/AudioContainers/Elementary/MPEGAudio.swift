@@ -14,9 +14,6 @@ public enum MPEGAudio {
     //   E bitrate index (0 free, 15 bad)   F sample rate index (3 reserved)   G padding   H private
     //   I channel mode (11 mono)   J mode extension   K copyright   L original   M emphasis (10 reserved)
 
-    /// MPEG-1's sample rates by index (MPEG-2 halves them, MPEG-2.5 quarters them).
-    static let mpeg1SampleRates = [44100, 48000, 32000]
-
     /// Bitrates in kbit/s by [table][index]: MPEG-1 Layer I, II, III; MPEG-2/2.5 Layer I; Layer II and III.
     static let bitrates: [[Int]] = [
         [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],
@@ -55,7 +52,7 @@ public enum MPEGAudio {
             self.bitrateIndex = bitrateIndex
             let table = version == .mpeg1 ? layer - 1 : (layer == 1 ? 3 : 4)
             bitrate = MPEGAudio.bitrates[table][bitrateIndex] * 1000
-            let base = MPEGAudio.mpeg1SampleRates[rateIndex]
+            let base = rateIndex == 0 ? 44100 : rateIndex == 1 ? 48000 : 32000
             sampleRate = version == .mpeg1 ? base : version == .mpeg2 ? base / 2 : base / 4
             padding = (bytes[2] >> 1) & 1 == 1
             channelMode = Int(bytes[3] >> 6)
