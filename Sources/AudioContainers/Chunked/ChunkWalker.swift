@@ -25,14 +25,18 @@ struct ChunkWalker<Container: ChunkedContainer> {
     var state = State.fileHeader
     var context: ParseContext
     /// Whether the client answers seek requests: audio that needs a table which follows it (a CAF's
-    /// `pakt` after `data`) and is more than a stream may hold is then read after the table, by seeking
-    /// past it and back, rather than held.
+    /// `pakt` after `data`, as FFmpeg writes ALAC) and is more than a megabyte (or than the stream may
+    /// hold) is then read after the table, by seeking past it and back, rather than held.
     let requestsSeeks: Bool
     /// The audio stepped over to read the chunks after it: where it starts, and its size.
     private var deferredAudio: (offset: Int64, remaining: Int64, padded: Bool)?
     /// Chunks before this offset were read while looking past the audio; the second pass skips them.
     private var readThrough: Int64?
     private var seekRequest: Int64?
+
+    /// Audio before its table that is held rather than sought around, where the client answers seeks:
+    /// below this, a second request costs more than the memory (and more than a round trip on a network).
+    static var heldAudioBeforeSeeking: Int { 1 << 20 }
 
     init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool = false) {
         context = ParseContext(mode: mode, limits: limits)
@@ -297,9 +301,9 @@ struct ChunkWalker<Container: ChunkedContainer> {
 
         if context.mode == .indexing || !context.canProducePackets {
             if requestsSeeks, context.mode == .streaming, context.retained.isEmpty, deferredAudio == nil,
-                let remaining, remaining > Int64(context.limits.maximumRetainedAudioBytes)
+                let remaining, remaining > Int64(min(context.limits.maximumRetainedAudioBytes, Self.heldAudioBeforeSeeking))
             {
-                // More than may be held: read what follows the audio first, then come back for it.
+                // More than is worth holding: read what follows the audio first, then come back for it.
                 let start = cursor.absoluteOffset
                 deferredAudio = (start, remaining, padded)
                 let end = start + remaining + (padded ? 1 : 0)
