@@ -217,6 +217,8 @@ def conversions():
             ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.caf")]),
         ("WAV 16-bit → ALAC in M4A", f"{AFKIT} convert -d alac {src} {out}/alac.m4a", [
             ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.m4a")]),
+        ("CAF IMA4 → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/ima4.caf {out}/ima4.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/ima4.caf {out}/fima4.wav")]),
         ("MP3 (LAME -V2) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/lame-v2.mp3 {out}/m.wav", [
             ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/lame-v2.mp3 {out}/fm.wav")]),
     ]

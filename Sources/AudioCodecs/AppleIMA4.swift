@@ -240,3 +240,5 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         seedCount += 1
     }
 }
+
+extension AppleIMA4Decoder: Int16AudioDecoder {}

@@ -21,6 +21,15 @@ public protocol AudioDecoder {
     var framesDroppedAtStart: Int { get }
 }
 
+/// A decoder whose samples are 16-bit integers by nature (Apple IMA4): it writes them as such, so a
+/// 16-bit (or wider) integer destination takes them exactly, without a round trip through Float.
+public protocol Int16AudioDecoder: AudioDecoder {
+    /// Decodes `packetCount` whole packets of the format's constant size to interleaved Int16 frames;
+    /// `output` holds `packetCount × maximumFramesPerPacket` frames. Returns the frames written.
+    mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
+        throws -> Int
+}
+
 extension AudioDecoder {
     /// Decodes packets, appending the frames to `output` (whose capacity grows geometrically, so a
     /// caller that reuses the array does no allocation per packet).

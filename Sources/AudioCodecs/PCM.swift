@@ -247,6 +247,13 @@ extension PCM {
     {
         precondition(transcodesExactly(from: source, to: destination) && input.count >= count * source.width
             && output.count >= count * destination.width)
+        if source.width == destination.width && source.isFloat == destination.isFloat
+            && source.isBigEndian == destination.isBigEndian && source.isSigned == destination.isSigned
+        {
+            // The same words in the same order: the bytes as they are.
+            if let from = input.baseAddress, let to = output.baseAddress { to.copyMemory(from: from, byteCount: count * source.width) }
+            return
+        }
         if source.isFloat {
             for index in 0..<count {
                 let value: Double

@@ -475,17 +475,26 @@ public enum AudioConverter {
 
         let outChannels = Int(format.channelsPerFrame)
         var outputFrames: Int64 = 0
+        // Integer samples rewritten directly: the stored ones (lossless), or an ADPCM decoder's 16-bit
+        // output; exact, and the fastest path there is.
+        let exactSource: (layout: PCMLayout, read: (Int, inout [UInt8]) throws -> Int)? =
+            if let stored = source.linearPCMLayout {
+                (stored, source.readLinearPCM)
+            } else if let decoded = source.decodedInt16Layout {
+                (decoded, source.readDecodedInt16)
+            } else {
+                nil
+            }
         if plan.keepsSamples, format.sampleRate == source.sampleRate, source.channels == outChannels,
-            let from = source.linearPCMLayout, format.isLinearPCM, let to = try? PCMLayout(format),
+            let (from, read) = exactSource, format.isLinearPCM, let to = try? PCMLayout(format),
             PCM.transcodesExactly(from: from, to: to)
         {
-            // Stored samples rewritten directly: lossless, and the fastest path there is.
             var stored: [UInt8] = []
             source.skipFrames(plan.start)
             while true {
                 var want = 16384
                 if let limit = plan.count { want = Int(min(Int64(want), limit - outputFrames)) }
-                let count = want > 0 ? try source.readLinearPCM(maximum: want, into: &stored) : 0
+                let count = want > 0 ? try read(want, &stored) : 0
                 if count == 0 { break }
                 let samples = count * source.channels
                 packets.bytes.append(contentsOf: repeatElement(0, count: samples * to.width))

@@ -45,6 +45,9 @@ public final class SourceReader {
     private var pending: [Float] = []
     private var pendingStart = 0
     private var packetBytes: [UInt8] = []
+    /// Decoded 16-bit frames not yet delivered (``readDecodedInt16(maximum:into:)``), as bytes.
+    private var int16Pending: [UInt8] = []
+    private var int16Start = 0
 
     public init(path: String) throws {
         self.path = path
@@ -163,6 +166,61 @@ public final class SourceReader {
         remaining -= Int64(read)
         backend = .afkit(file, decoder, nextPacket: next + Int64(read))
         return read
+    }
+
+    /// The layout ``readDecodedInt16(maximum:into:)`` delivers (native 16-bit integers) where the
+    /// source's decoder yields 16-bit integers by nature (IMA4), else `nil`.
+    public var decodedInt16Layout: PCMLayout? {
+        guard case .afkit(let file, let decoder, _) = backend, decoder is any Int16AudioDecoder,
+            file.dataFormat.hasConstantPackets, pending.isEmpty
+        else { return nil }
+        return try? PCMLayout(.linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 16))
+    }
+
+    /// Replaces `bytes` with up to `maximum` of the source's valid frames decoded to native 16-bit
+    /// integers (``decodedInt16Layout``); returns how many frames (0 at the end). Use it or
+    /// ``read(maximum:into:)`` on one reader, not both.
+    public func readDecodedInt16(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
+        guard case .afkit(let file, let anyDecoder, var next) = backend, var decoder = anyDecoder as? any Int16AudioDecoder
+        else {
+            throw AudioFileError.illegalOperation("\(path): its decoder does not give 16-bit integers")
+        }
+        let frameBytes = channels * 2
+        bytes.removeAll(keepingCapacity: true)
+        var delivered = 0
+        while delivered < maximum && remaining > 0 {
+            if int16Start == int16Pending.count {
+                // About 64 KiB of packets per read, decoded straight to integers.
+                guard next < file.packetCount else { break }
+                let read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
+                    into: &packetBytes)
+                next += Int64(read)
+                int16Pending.removeAll(keepingCapacity: true)
+                int16Pending.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
+                let frames = try packetBytes.withUnsafeBytes { raw in
+                    try int16Pending.withUnsafeMutableBytes { output in
+                        try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
+                    }
+                }
+                int16Pending.removeLast(int16Pending.count - frames * frameBytes)
+                int16Start = 0
+                backend = .afkit(file, decoder, nextPacket: next)
+                continue
+            }
+            let available = (int16Pending.count - int16Start) / frameBytes
+            if skip > 0 {
+                let dropped = Int(min(Int64(available), skip))
+                int16Start += dropped * frameBytes
+                skip -= Int64(dropped)
+                continue
+            }
+            let take = Int(min(Int64(min(available, maximum - delivered)), remaining))
+            bytes.append(contentsOf: int16Pending[int16Start..<int16Start + take * frameBytes])
+            int16Start += take * frameBytes
+            delivered += take
+            remaining -= Int64(take)
+        }
+        return delivered
     }
 
     /// Decodes the next block into `pending`; `false` at the end of the input.

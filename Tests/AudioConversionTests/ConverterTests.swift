@@ -539,3 +539,32 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         #expect(converted > 100)
     }
 }
+
+/// IMA4 to integer PCM takes the decoder's 16-bit samples as they are (no round trip through Float):
+/// what is written equals FFmpeg's adpcm_ima_qt decode bit for bit, in every integer layout wide enough,
+/// and equals the Float samples the rest of the pipeline takes (a resampled or mixed conversion).
+@Suite struct IMA4ToIntegerPCMTests {
+    @Test(arguments: ["music-ima4.caf", "noise-loud-ima4.caf", "speech-ima4-stereo.aifc",
+        "afkit-speech-ima4-search.caf"])
+    func integersAreFFmpegsDecode(_ name: String) throws {
+        let source = fixtures + "/codecs/" + name
+        let ffmpeg = Array(try Data(contentsOf: URL(fileURLWithPath: source + ".s16le")))
+        let folder = try Folder()
+        let frames = try #require(try SourceReader(path: source).frameCount)
+        let channels = Int(try AudioFile(path: source).dataFormat.channelsPerFrame)
+        let wav = try AudioConverter.convert(input: source, output: folder.path + "/out.wav", settings: settings("LEI16"))
+        #expect(wav.frameCount == frames)
+        let written = try AudioFile(path: folder.path + "/out.wav").readAudioBytes()
+        #expect(written == Array(ffmpeg.prefix(Int(frames) * channels * 2)))
+        // Big-endian 24-bit: the same samples, shifted into the wider word.
+        _ = try AudioConverter.convert(input: source, output: folder.path + "/out.aif", settings: settings("BEI24"))
+        let wide = try AudioFile(path: folder.path + "/out.aif").readAudioBytes()
+        let expected: [UInt8] = stride(from: 0, to: written.count, by: 2).flatMap { [written[$0 + 1], written[$0], UInt8(0)] }
+        #expect(wide == expected)
+        // The Float pipeline's samples: the same values.
+        let floats = try decodedSamples(source)
+        #expect(floats.count == Int(frames) * channels)
+        let fromFloats = floats.flatMap { withUnsafeBytes(of: Int16(($0 * 32768).rounded()).littleEndian, Array.init) }
+        #expect(fromFloats == written)
+    }
+}
