@@ -116,24 +116,36 @@ public final class SourceReader {
 
     /// Appends up to `maximum` frames to `output`; returns how many (0 at the end).
     public func read(maximum: Int, into output: inout [Float]) throws -> Int {
+        try deliver(maximum: maximum, from: &pending, start: &pendingStart, elementsPerFrame: channels, into: &output) {
+            try refill(into: &$0)
+        }
+    }
+
+    /// Up to `maximum` valid frames from a buffer of decoded frames (`elementsPerFrame` elements each),
+    /// read from `start` and refilled by `refill` when spent (`false` at the end): the frames still to be
+    /// skipped are dropped, the rest appended to `output`. Returns the frames appended.
+    private func deliver<Element>(
+        maximum: Int, from buffer: inout [Element], start: inout Int, elementsPerFrame: Int, into output: inout [Element],
+        refill: (inout [Element]) throws -> Bool
+    ) throws -> Int {
         var delivered = 0
         while delivered < maximum && remaining > 0 {
-            if pendingStart == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                pendingStart = 0
-                guard try refill() else { break }
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+                guard try refill(&buffer) else { break }
                 continue
             }
-            let available = (pending.count - pendingStart) / channels
+            let available = (buffer.count - start) / elementsPerFrame
             if skip > 0 {
                 let dropped = Int(min(Int64(available), skip))
-                pendingStart += dropped * channels
+                start += dropped * elementsPerFrame
                 skip -= Int64(dropped)
                 continue
             }
             let take = Int(min(Int64(min(available, maximum - delivered)), remaining))
-            output.append(contentsOf: pending[pendingStart..<pendingStart + take * channels])
-            pendingStart += take * channels
+            output.append(contentsOf: buffer[start..<start + take * elementsPerFrame])
+            start += take * elementsPerFrame
             delivered += take
             remaining -= Int64(take)
         }
@@ -187,44 +199,27 @@ public final class SourceReader {
         }
         let frameBytes = channels * 2
         bytes.removeAll(keepingCapacity: true)
-        var delivered = 0
-        while delivered < maximum && remaining > 0 {
-            if int16Start == int16Pending.count {
-                // About 64 KiB of packets per read, decoded straight to integers.
-                guard next < file.packetCount else { break }
-                let read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
-                    into: &packetBytes)
-                next += Int64(read)
-                int16Pending.removeAll(keepingCapacity: true)
-                int16Pending.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
-                let frames = try packetBytes.withUnsafeBytes { raw in
-                    try int16Pending.withUnsafeMutableBytes { output in
-                        try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
-                    }
+        return try deliver(maximum: maximum, from: &int16Pending, start: &int16Start, elementsPerFrame: frameBytes,
+            into: &bytes) { buffer in
+            // About 64 KiB of packets per read, decoded straight to integers.
+            guard next < file.packetCount else { return false }
+            let read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
+                into: &packetBytes)
+            next += Int64(read)
+            buffer.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
+            let frames = try packetBytes.withUnsafeBytes { raw in
+                try buffer.withUnsafeMutableBytes { output in
+                    try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
                 }
-                int16Pending.removeLast(int16Pending.count - frames * frameBytes)
-                int16Start = 0
-                backend = .afkit(file, decoder, nextPacket: next)
-                continue
             }
-            let available = (int16Pending.count - int16Start) / frameBytes
-            if skip > 0 {
-                let dropped = Int(min(Int64(available), skip))
-                int16Start += dropped * frameBytes
-                skip -= Int64(dropped)
-                continue
-            }
-            let take = Int(min(Int64(min(available, maximum - delivered)), remaining))
-            bytes.append(contentsOf: int16Pending[int16Start..<int16Start + take * frameBytes])
-            int16Start += take * frameBytes
-            delivered += take
-            remaining -= Int64(take)
+            buffer.removeLast(buffer.count - frames * frameBytes)
+            backend = .afkit(file, decoder, nextPacket: next)
+            return true
         }
-        return delivered
     }
 
     /// Decodes the next block into `pending`; `false` at the end of the input.
-    private func refill() throws -> Bool {
+    private func refill(into pending: inout [Float]) throws -> Bool {
         switch backend {
         case .afkit(let file, var decoder, let next):
             guard next < file.packetCount else { return false }
