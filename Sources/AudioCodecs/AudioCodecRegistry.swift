@@ -83,7 +83,8 @@ public struct AudioCodecRegistry: Sendable {
         return try factory(settings)
     }
 
-    /// afkit's own codecs, pure Swift: linear PCM, Apple IMA4, WAV IMA ADPCM, u-law and A-law.
+    /// afkit's own codecs, pure Swift: linear PCM, Apple IMA4, WAV IMA ADPCM, u-law and A-law, and the
+    /// Apple Lossless encoder.
     public static let builtIn: AudioCodecRegistry = {
         var registry = AudioCodecRegistry()
         registry.registerDecoder(for: .lpcm) { format, _ in try PCMDecoder(format: format) }
@@ -101,6 +102,7 @@ public struct AudioCodecRegistry: Sendable {
         registry.registerEncoder(for: .imaADPCMWAVE) { settings in
             try IMAADPCMWAVEEncoder(format: settings.format, quality: settings.imaQuality)
         }
+        registry.registerEncoder(for: .alac) { settings in try AppleLosslessEncoder(settings) }
         registry.registerEncoder(for: .ulaw) { settings in G711Encoder(format: settings.format) }
         registry.registerEncoder(for: .alaw) { settings in G711Encoder(format: settings.format) }
         return registry

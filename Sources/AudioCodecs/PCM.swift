@@ -292,7 +292,7 @@ extension PCM {
     }
 
     /// Integer samples as 32-bit words, left-justified (8-bit unsigned samples made signed).
-    static func loadLeftJustified(_ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout,
+    public static func loadLeftJustified(_ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout,
         into words: UnsafeMutableBufferPointer<UInt32>)
     {
         switch (layout.width, layout.isBigEndian) {

@@ -4,7 +4,7 @@ import AudioFormats
 extension AudioCodecRegistry {
     /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
     /// libmp3lame's decoder, in float; BENCHMARKS.md) and MP3 encoded by LAME, AAC decoded by
-    /// libfaad2 and encoded by libavcodec, Apple Lossless both ways by libavcodec. Every conversion,
+    /// libfaad2 and encoded by libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion,
     /// the validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
@@ -32,7 +32,6 @@ extension AudioCodecRegistry {
         registry.registerDecoder(for: .aac) { format, cookie in try AACDecoder(format: format, magicCookie: cookie ?? []) }
         registry.registerEncoder(for: .aac) { settings in try AACEncoder(settings) }
         registry.registerDecoder(for: .alac) { format, cookie in try AppleLosslessDecoder(format: format, magicCookie: cookie) }
-        registry.registerEncoder(for: .alac) { settings in try AppleLosslessEncoder(settings) }
         return registry
     }()
 }

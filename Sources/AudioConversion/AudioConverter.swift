@@ -422,8 +422,8 @@ public enum AudioConverter {
         encoderSettings.quality = settings.quality
         encoderSettings.strategy = settings.strategy
         encoderSettings.sourceBitDepth = source.bitDepth
-        if specifier.kind == .alac, source.bitDepth > 24 {
-            notes.append("ALAC is written at 24 bits: libavcodec's encoder holds 16 and 24")
+        if specifier.kind == .alac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
+            notes.append("ALAC holds integers: the floating-point source is written at 24 bits")
         }
         return try registry.encoder(encoderSettings)
     }
@@ -485,9 +485,9 @@ public enum AudioConverter {
             } else {
                 nil
             }
-        if plan.keepsSamples, format.sampleRate == source.sampleRate, source.channels == outChannels,
-            let (from, read) = exactSource, format.isLinearPCM, let to = try? PCMLayout(format),
-            PCM.transcodesExactly(from: from, to: to)
+        // Reads the plan's frames as stored, a block at a time, handing each to `take`.
+        func readExactly(_ read: (Int, inout [UInt8]) throws -> Int, _ take: (UnsafeRawBufferPointer, Int) throws -> Void)
+            throws
         {
             var stored: [UInt8] = []
             source.skipFrames(plan.start)
@@ -496,15 +496,39 @@ public enum AudioConverter {
                 if let limit = plan.count { want = Int(min(Int64(want), limit - outputFrames)) }
                 let count = want > 0 ? try read(want, &stored) : 0
                 if count == 0 { break }
-                let samples = count * source.channels
-                packets.bytes.append(contentsOf: repeatElement(0, count: samples * to.width))
-                stored.withUnsafeBytes { input in
-                    packets.bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: to, into: $0) }
-                }
-                packets.packetCount = count
-                try write()
+                try stored.withUnsafeBytes { try take($0, count) }
                 outputFrames += Int64(count)
             }
+        }
+        let keepsFrames = plan.keepsSamples && format.sampleRate == source.sampleRate && source.channels == outChannels
+        if keepsFrames, let (from, read) = exactSource, format.isLinearPCM, let to = try? PCMLayout(format),
+            PCM.transcodesExactly(from: from, to: to)
+        {
+            try readExactly(read) { input, count in
+                let samples = count * source.channels
+                packets.bytes.append(contentsOf: repeatElement(0, count: samples * to.width))
+                packets.bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: to, into: $0) }
+                packets.packetCount = count
+                try write()
+            }
+        } else if keepsFrames, var integer = encoder as? any IntegerSampleEncoder, let (from, read) = exactSource,
+            !from.isFloat, from.bits <= integer.integerBitDepth
+        {
+            // Stored integers into an integer encoder (ALAC): every bit kept, whatever the depth.
+            var words: [UInt32] = []
+            try readExactly(read) { input, count in
+                let samples = count * source.channels
+                if words.count < samples { words = Array(repeating: 0, count: samples) }
+                try words.withUnsafeMutableBufferPointer { buffer in
+                    let part = UnsafeMutableBufferPointer(rebasing: buffer[0..<samples])
+                    PCM.loadLeftJustified(input, from, into: part)
+                    try part.withMemoryRebound(to: Int32.self) {
+                        try integer.encode(leftJustified: UnsafeBufferPointer($0), into: &packets)
+                    }
+                }
+                try write()
+            }
+            encoder = integer
         } else {
             outputFrames = try render(source, sampleRate: format.sampleRate, channels: outChannels,
                 resampler: settings.resampler, plan: plan, limiterReport: limiterReport) { samples in

@@ -44,6 +44,13 @@ private func readS16(_ path: String) throws -> [Float] {
     }
 }
 
+private func readS32(_ path: String) throws -> [Int32] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    return data.withUnsafeBytes { raw in
+        (0..<raw.count / 4).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
+    }
+}
+
 /// Signal-to-noise ratio of `decoded` against `source`, in dB, over the source's length.
 private func snr(_ source: [Float], _ decoded: [Float]) -> Double {
     let count = min(source.count, decoded.count)
@@ -92,7 +99,7 @@ private let outputs = fixtures + "/afkit-outputs"
         if ext == "caf" { #expect(try SoundFile(path: output).readInt32() == source) }
     }
 
-    /// 24-bit sources stay 24-bit and exact; 32-bit integers are rounded to the 24 bits ALAC is written at.
+    /// 24-bit sources stay 24-bit and exact.
     @Test func appleLosslessKeepsTwentyFourBits() throws {
         let folder = try Folder()
         let source = folder.path + "/deep.wav"
@@ -112,6 +119,45 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(result.format.formatFlags.rawValue == 3)  // 24-bit source data
         #expect(try SoundFile(path: output).readInt32() == SoundFile(path: source).readInt32())
         #expect(try decodedSamples(output) == decodedSamples(source))
+    }
+
+    /// ALAC at 20 and 32 bits keeps every bit (afkit's own encoder; libavcodec's writes 16 and 24 only):
+    /// libsndfile, in-process (Apple's ALAC decoder inside), and FFmpeg (its decode committed, made when
+    /// the files were) give back the source's integers, and afkit still makes the committed files byte for
+    /// byte. The sources: SoX's 32-bit tone over brown noise, and its top 20 bits in a 20-bit AIFF.
+    @Test(arguments: [("deep20.aiff", "deep20-alac.caf", 20), ("deep32.wav", "deep32-alac.caf", 32),
+        ("deep32.wav", "deep32-alac.m4a", 32)])
+    func appleLosslessKeepsEveryBit(_ source: String, _ name: String, _ depth: Int) throws {
+        let folder = try Folder()
+        let output = folder.path + "/" + name
+        let result = try AudioConverter.convert(input: outputs + "/" + source, output: output, settings: settings("alac"))
+        #expect(result.format.formatFlags.rawValue == (depth == 20 ? 2 : 4))
+        #expect(result.frameCount == 4410)
+        #expect(result.notes.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name)))
+        let expected = try SoundFile(path: outputs + "/" + source).readInt32()
+        #expect(expected.count == 4410 * 2)
+        // 20-bit samples have their low 12 bits clear; 32-bit ones use them.
+        #expect(expected.allSatisfy { $0 & 0xFFF == 0 } == (depth == 20))
+        #expect(try readS32(outputs + "/" + name + ".ffmpeg.s32le") == expected)
+        if name.hasSuffix(".caf") { #expect(try SoundFile(path: output).readInt32() == expected) }
+        let file = try AudioFile(path: output)
+        #expect(file.properties.validFrameCount == 4410)
+        #expect(file.properties.magicCookie.flatMap(AppleLossless.specificConfig(inCookie:))?[5] == UInt8(depth))
+    }
+
+    /// A float source is written at 24 bits, with a note; a 16-bit one at 16.
+    @Test func appleLosslessDepthFollowsTheSource() throws {
+        let folder = try Folder()
+        var samples: [Float] = []
+        for index in 0..<5000 { samples.append(Float(sin(Double(index) * 0.05) * 0.5)) }
+        try writeFloatWAV(samples, rate: 44100, channels: 1, to: folder.path + "/float.wav")
+        let fromFloat = try AudioConverter.convert(input: folder.path + "/float.wav", output: folder.path + "/f.caf",
+            settings: settings("alac"))
+        #expect(fromFloat.format.formatFlags.rawValue == 3)
+        #expect(fromFloat.notes.contains { $0.contains("24 bits") })
+        let fromSpeech = try AudioConverter.convert(input: speech, output: folder.path + "/s.caf", settings: settings("alac"))
+        #expect(fromSpeech.format.formatFlags.rawValue == 1)
     }
 
     /// AAC in CAF: 1024 priming frames (the encoder's real delay), the remainder recorded, the valid

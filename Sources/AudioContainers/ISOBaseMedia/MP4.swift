@@ -168,7 +168,9 @@ extension MP4 {
         entry.appendInteger(UInt16(1), endianness: .big)  // data reference index
         entry += [UInt8](repeating: 0, count: 8)
         entry.appendInteger(UInt16(clamping: format.channelsPerFrame), endianness: .big)
-        entry.appendInteger(UInt16(16), endianness: .big)
+        // Sample size: 16 for AAC; for ALAC the bit depth its config names, as Apple writes it.
+        let sampleSize = format.formatID == .alac && cookie.count >= 6 ? UInt16(cookie[5]) : 16
+        entry.appendInteger(sampleSize, endianness: .big)
         entry += [UInt8](repeating: 0, count: 4)
         entry.appendInteger(timescale <= 0xFFFF ? timescale << 16 : 0, endianness: .big)
         var sampleEntry: [UInt8] = []
