@@ -245,12 +245,15 @@ if arguments.count >= 3 && arguments[1] == "snr" {
         for (label, quality) in [("fast", IMAEncodingQuality.fast), ("search", .best)] {
             var encoder = AppleIMA4Encoder(format: format, quality: quality)
             var packets: [UInt8] = []
+            let clock = ContinuousClock.now
             _ = input.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
             _ = try encoder.finish(into: &packets)
+            let elapsed = ContinuousClock.now - clock
+            let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
             var decoder = AppleIMA4Decoder(format: encoder.destinationFormat)
             var decoded: [Int16] = []
             _ = try decoder.decode(packets, packetCount: packets.count / 34, appendingTo: &decoded)
-            print("{\"name\": \"ima4 \(label)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decoded, frame: nil)), \"segmentalSNR\": \(snr(input, decoded, frame: Int(format.sampleRate) / 50))}")
+            print("{\"encodeMilliseconds\": \(milliseconds), \"name\": \"ima4 \(label)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decoded, frame: nil)), \"segmentalSNR\": \(snr(input, decoded, frame: Int(format.sampleRate) / 50))}")
 
             let wav = IMAADPCMWAVE.format(sampleRate: format.sampleRate, channels: 1)
             var wavEncoder = try IMAADPCMWAVEEncoder(format: wav, quality: quality)

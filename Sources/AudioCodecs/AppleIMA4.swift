@@ -195,7 +195,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             block.withUnsafeBufferPointer { block in AppleIMA4.estimatedStepIndex({ block[$0] }, count: count) }
         }
         let continuing = AppleIMA4.header(predictor: running.predictor, stepIndex: running.stepIndex)
-        guard var beam = search else {
+        guard let beam = search else {
             // Fast: decode on from the running state; a fresh decoder starts at the first sample.
             let header = running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
             var state = AppleIMA4.decoderState(after: header, from: running)
@@ -216,8 +216,6 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             addSeed(AppleIMA4.header(predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
                 from: running)
         }
-        search = nil  // moved out while it runs, so its buffers are not copied
-        defer { search = beam }
         let seeds = seedCount
         let result = block.withUnsafeBufferPointer { block in
             codes.withUnsafeMutableBufferPointer { codes in

@@ -198,7 +198,7 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
         let first = channelSamples[0]
         let previous = started ? stepIndices[channel] : estimate
         if channel == stepIndices.count - 1 { started = true }
-        guard var beam = search else {
+        guard let beam = search else {
             var state = IMAChannelState(predictor: first, stepIndex: previous)
             channelSamples.withUnsafeBufferPointer { samples in
                 codes.withUnsafeMutableBufferPointer { codes in
@@ -220,8 +220,6 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
                 seedCount += 1
             }
         }
-        search = nil
-        defer { search = beam }
         let result = channelSamples.withUnsafeBufferPointer { samples in
             codes.withUnsafeMutableBufferPointer { codes in
                 seeds.withUnsafeBufferPointer { seeds in

@@ -3,12 +3,12 @@ public enum IMAEncodingQuality: Hashable, Sendable {
     /// Per sample, the code whose reconstruction is nearest (the decoder runs in the loop).
     case fast
     /// A beam search keeping the `width` best decoder states (by squared error so far) at each
-    /// sample, modelling the decoder exactly; at each IMA4 packet start it also considers restarting
-    /// the decoder through the header.
+    /// sample, and the best of each step index reached, modelling the decoder exactly; at each IMA4
+    /// packet start it also considers restarting the decoder through the header.
     case search(width: Int)
 
     /// The search afkit uses by default for its best quality.
-    public static let best = IMAEncodingQuality.search(width: 64)
+    public static let best = IMAEncodingQuality.search(width: 32)
 }
 
 /// The encoder side of the IMA tables: for each step index, twice the midpoints between
@@ -93,152 +93,249 @@ struct IMACoder {
     }
 }
 
-/// A beam search over IMA decoder states. Buffers are allocated once, for runs of up to
-/// `maximumLength` samples, so searching does no allocation per packet.
+/// A beam search over IMA decoder states that keeps step indices apart. At each sample every kept
+/// state is expanded by the codes whose levels lie next to the sample (the nearest magnitude and its
+/// neighbours, and the other sign near zero); candidates that reach the same decoder state are merged
+/// (the cheaper stays); then the `width` cheapest by squared error so far are kept, and with them the
+/// cheapest state of every step index reached. A state's future depends on its step index far more
+/// than on its exact predictor, so those few extra states buy what a beam twice as wide would
+/// (BENCHMARKS.md, 2026-11-25).
 ///
-/// Each step expands every kept state by the codes whose levels lie next to the sample (the nearest
-/// magnitude and its neighbours, and the other sign near zero), merges candidates that reach the same
-/// decoder state (keeping the cheaper), and keeps the `width` cheapest by quickselect.
+/// Buffers are allocated once, for runs of up to `maximumLength` samples: searching allocates nothing.
+/// The buffers are shared by copies of the search, so a search (and the encoder holding it) is used
+/// by one thread at a time.
 struct IMABeamSearch {
-    struct Node {
-        var state: IMAChannelState
-        var cost: Int64
-        var parent: Int32
-        var code: UInt8
-        var seed: UInt8
-    }
-
     let width: Int
     let maximumLength: Int
-    private var current: [Node]
-    private var candidates: [Node]
-    /// Per sample, per kept node: the node it came from and its code.
-    private var parents: [Int32]
-    private var codes: [UInt8]
-    /// Open-addressing table from decoder state to candidate, valid where `stamps` holds the current stamp.
-    private var slots: [Int32]
-    private var stamps: [UInt32]
-    private var stamp: UInt32 = 0
-    private static let tableBits = 11
+    private let buffers: Buffers
+
+    /// The merge table's size (slots), well above the candidates of one step.
+    fileprivate static let tableBits = 11
+
+    /// States kept at most: the width, and the cheapest of each of the 89 step indices.
+    private var capacity: Int { width + 89 }
 
     init(width: Int, maximumLength: Int) {
         self.width = max(width, 1)
         self.maximumLength = maximumLength
-        let empty = Node(state: IMAChannelState(), cost: 0, parent: 0, code: 0, seed: 0)
-        current = Array(repeating: empty, count: self.width)
-        candidates = Array(repeating: empty, count: self.width * 5 + 64)
-        parents = Array(repeating: 0, count: self.width * maximumLength)
-        codes = Array(repeating: 0, count: self.width * maximumLength)
-        slots = Array(repeating: 0, count: 1 << Self.tableBits)
-        stamps = Array(repeating: 0, count: 1 << Self.tableBits)
+        buffers = Buffers(capacity: self.width + 89, length: maximumLength)
     }
 
     /// Searches codes for `count` samples from any of `seeds` (at most 64); returns the seed the best
     /// path starts from, its final state and squared error, writing its codes.
-    mutating func search(
+    func search(
         _ samples: (Int) -> Int32, count: Int, seeds: UnsafeBufferPointer<IMAChannelState>, coder: IMACoder,
         codes output: (Int, UInt8) -> Void
     ) -> (seed: Int, state: IMAChannelState, cost: Int64) {
+        precondition(count <= maximumLength && seeds.count <= capacity)
+        // The buffers' pointers as locals: a class's stored properties are checked for exclusive access
+        // on every use.
+        let b = buffers
+        var predictors = b.predictors, stepIndices = b.stepIndices, seedsOf = b.seeds, costs = b.costs
+        var nextPredictors = b.nextPredictors, nextStepIndices = b.nextStepIndices, nextSeeds = b.nextSeeds
+        var nextCosts = b.nextCosts
+        let candidatePredictors = b.candidatePredictors, candidateStepIndices = b.candidateStepIndices
+        let candidateParents = b.candidateParents, candidateCosts = b.candidateCosts
+        let scratch = b.scratch, candidateCodes = b.candidateCodes, bests = b.bests
+        let headStamps = b.headStamps, parents = b.parents, codes = b.codes
+        let slots = b.slots, slotStamps = b.slotStamps
+        let tableMask = (1 << Self.tableBits) - 1
+        var stamp = b.stamp
+        defer { b.stamp = stamp }
+        let capacity = self.capacity
         let width = self.width
-        let mask = (1 << Self.tableBits) - 1
-        return current.withUnsafeMutableBufferPointer { current in
-            candidates.withUnsafeMutableBufferPointer { candidates in
-                parents.withUnsafeMutableBufferPointer { parents in
-                    codes.withUnsafeMutableBufferPointer { codes in
-                        slots.withUnsafeMutableBufferPointer { slots in
-                            stamps.withUnsafeMutableBufferPointer { stamps in
-                                var kept = 0
-                                for (index, seed) in seeds.enumerated() where kept < width {
-                                    current[kept] = Node(state: seed, cost: 0, parent: 0, code: 0, seed: UInt8(index))
-                                    kept += 1
-                                }
-                                for position in 0..<count {
-                                    let sample = samples(position)
-                                    stamp &+= 1
-                                    if stamp == 0 {
-                                        for index in stamps.indices { stamps[index] = 0 }
-                                        stamp = 1
-                                    }
-                                    var made = 0
-                                    @inline(__always) func add(_ node: Node, _ parent: Int, _ code: Int32) {
-                                        var state = node.state
-                                        coder.apply(code, to: &state)
-                                        let miss = Int64(sample - state.predictor)
-                                        let cost = node.cost + miss * miss
-                                        let key = UInt32(bitPattern: (state.predictor + 32768) << 7 | state.stepIndex)
-                                        var slot = Int((key &* 2_654_435_761) >> UInt32(32 - Self.tableBits))
-                                        while stamps[slot] == stamp {
-                                            let other = Int(slots[slot])
-                                            if candidates[other].state == state {
-                                                if cost < candidates[other].cost {
-                                                    candidates[other] = Node(state: state, cost: cost, parent: Int32(parent),
-                                                        code: UInt8(code), seed: node.seed)
-                                                }
-                                                return
-                                            }
-                                            slot = (slot + 1) & mask
-                                        }
-                                        stamps[slot] = stamp
-                                        slots[slot] = Int32(made)
-                                        candidates[made] = Node(state: state, cost: cost, parent: Int32(parent),
-                                            code: UInt8(code), seed: node.seed)
-                                        made += 1
-                                    }
-                                    for parent in 0..<kept {
-                                        let node = current[parent]
-                                        let delta = sample - node.state.predictor
-                                        let sign: Int32 = delta < 0 ? 8 : 0
-                                        let nearest = coder.nearestMagnitude(abs(delta), index: Int(node.state.stepIndex))
-                                        var magnitude = max(nearest - 1, 0)
-                                        while magnitude <= min(nearest + 1, 7) {
-                                            add(node, parent, sign | magnitude)
-                                            magnitude += 1
-                                        }
-                                        if nearest <= 1 { add(node, parent, sign ^ 8) }
-                                    }
-                                    if made > width { Self.selectCheapest(width, of: candidates, count: made) }
-                                    kept = min(made, width)
-                                    for slot in 0..<kept {
-                                        current[slot] = candidates[slot]
-                                        parents[position * width + slot] = candidates[slot].parent
-                                        codes[position * width + slot] = candidates[slot].code
-                                    }
-                                }
-                                var best = 0
-                                for slot in 1..<max(kept, 1) where current[slot].cost < current[best].cost { best = slot }
-                                let winner = current[best]
-                                var slot = best
-                                for position in stride(from: count - 1, through: 0, by: -1) {
-                                    output(position, codes[position * width + slot])
-                                    slot = Int(parents[position * width + slot])
-                                }
-                                return (Int(winner.seed), winner.state, winner.cost)
-                            }
-                        }
-                    }
-                }
-            }
+        var kept = 0
+        for (index, seed) in seeds.enumerated() {
+            predictors[kept] = seed.predictor
+            stepIndices[kept] = seed.stepIndex
+            costs[kept] = 0
+            seedsOf[kept] = Int32(index)
+            kept += 1
         }
+        for position in 0..<count {
+            let sample = samples(position)
+            stamp &+= 1
+            if stamp == 0 {
+                for index in 0..<89 { headStamps[index] = 0 }
+                for index in 0...tableMask { slotStamps[index] = 0 }
+                stamp = 1
+            }
+            var made = 0
+            for state in 0..<kept {
+                let predictor = predictors[state]
+                let stepIndex = Int(stepIndices[state])
+                let cost = costs[state]
+                let delta = sample - predictor
+                let sign: Int32 = delta < 0 ? 8 : 0
+                let nearest = coder.nearestMagnitude(abs(delta), index: stepIndex)
+                @inline(__always) func add(_ code: Int32) {
+                    let difference = coder.differences[stepIndex << 3 | Int(code & 7)]
+                    let next = min(max(code & 8 != 0 ? predictor &- difference : predictor &+ difference, -32768), 32767)
+                    let nextIndex = Int(coder.nextIndex[stepIndex << 4 | Int(code)])
+                    let miss = Int64(sample &- next)
+                    // Costs stay far below 2^63: a block's samples times 2^32.
+                    let total = cost &+ miss &* miss
+                    // Merge with a candidate in the same decoder state (open addressing on predictor and step index).
+                    let key = UInt32(bitPattern: (next + 32768) << 7 | Int32(nextIndex))
+                    var hash = Int((key &* 2_654_435_761) >> UInt32(32 - Self.tableBits))
+                    while slotStamps[hash] == stamp {
+                        let slot = Int(slots[hash])
+                        if candidatePredictors[slot] == next && candidateStepIndices[slot] == Int32(nextIndex) {
+                            if total < candidateCosts[slot] {
+                                candidateCosts[slot] = total
+                                candidateParents[slot] = Int32(state)
+                                candidateCodes[slot] = UInt8(code)
+                                if total < candidateCosts[Int(bests[nextIndex])] { bests[nextIndex] = Int32(slot) }
+                            }
+                            return
+                        }
+                        hash = (hash &+ 1) & tableMask
+                    }
+                    slotStamps[hash] = stamp
+                    slots[hash] = Int32(made)
+                    if headStamps[nextIndex] != stamp || total < candidateCosts[Int(bests[nextIndex])] {
+                        headStamps[nextIndex] = stamp
+                        bests[nextIndex] = Int32(made)
+                    }
+                    candidatePredictors[made] = next
+                    candidateStepIndices[made] = Int32(nextIndex)
+                    candidateCosts[made] = total
+                    candidateParents[made] = Int32(state)
+                    candidateCodes[made] = UInt8(code)
+                    made &+= 1
+                }
+                var magnitude = max(nearest - 1, 0)
+                while magnitude <= min(nearest + 1, 7) {
+                    add(sign | magnitude)
+                    magnitude += 1
+                }
+                if nearest <= 1 { add(sign ^ 8) }
+            }
+            // Keep the `width` cheapest (ties while places last) and each step index's cheapest.
+            var threshold = Int64.max
+            var ties = made
+            if made > width {
+                for slot in 0..<made { scratch[slot] = candidateCosts[slot] }
+                threshold = Self.nthSmallest(width, of: scratch, count: made)
+                var below = 0
+                for slot in 0..<made where candidateCosts[slot] < threshold { below &+= 1 }
+                ties = width - below
+            }
+            let history = position * capacity
+            kept = 0
+            for slot in 0..<made {
+                let cost = candidateCosts[slot]
+                var keep = cost < threshold || Int(bests[Int(candidateStepIndices[slot])]) == slot
+                if !keep && cost == threshold && ties > 0 {
+                    keep = true
+                    ties -= 1
+                }
+                guard keep else { continue }
+                let parent = Int(candidateParents[slot])
+                nextPredictors[kept] = candidatePredictors[slot]
+                nextStepIndices[kept] = candidateStepIndices[slot]
+                nextCosts[kept] = cost
+                nextSeeds[kept] = seedsOf[parent]
+                parents[history + kept] = Int32(parent)
+                codes[history + kept] = candidateCodes[slot]
+                kept += 1
+            }
+            swap(&predictors, &nextPredictors)
+            swap(&stepIndices, &nextStepIndices)
+            swap(&seedsOf, &nextSeeds)
+            swap(&costs, &nextCosts)
+        }
+        var best = 0
+        for state in 1..<max(kept, 1) where costs[state] < costs[best] { best = state }
+        let winner = (seed: Int(seedsOf[best]), state: IMAChannelState(predictor: predictors[best], stepIndex: stepIndices[best]),
+            cost: costs[best])
+        var state = best
+        for position in stride(from: count - 1, through: 0, by: -1) {
+            output(position, codes[position * capacity + state])
+            state = Int(parents[position * capacity + state])
+        }
+        return winner
     }
 
-    /// Moves the `k` cheapest of the first `count` nodes to the front (in no order): quickselect.
-    private static func selectCheapest(_ k: Int, of nodes: UnsafeMutableBufferPointer<Node>, count: Int) {
+    /// The `n`-th smallest (1-based) of the first `count` values, which it reorders: quickselect.
+    private static func nthSmallest(_ n: Int, of values: UnsafeMutablePointer<Int64>, count: Int) -> Int64 {
         var low = 0
         var high = count - 1
+        let k = n - 1
         while low < high {
-            let pivot = nodes[(low + high) / 2].cost
+            let pivot = values[(low + high) / 2]
             var i = low
             var j = high
             while i <= j {
-                while nodes[i].cost < pivot { i += 1 }
-                while nodes[j].cost > pivot { j -= 1 }
+                while values[i] < pivot { i &+= 1 }
+                while values[j] > pivot { j &-= 1 }
                 if i <= j {
-                    nodes.swapAt(i, j)
-                    i += 1
-                    j -= 1
+                    (values[i], values[j]) = (values[j], values[i])
+                    i &+= 1
+                    j &-= 1
                 }
             }
-            if k - 1 <= j { high = j } else if k - 1 >= i { low = i } else { return }
+            if k <= j { high = j } else if k >= i { low = i } else { break }
         }
+        return values[k]
+    }
+
+    /// The search's memory: two layers of states, the candidates of one step, the merge table, each
+    /// step index's cheapest candidate, and each step's parents and codes for the way back.
+    private final class Buffers: @unchecked Sendable {
+        let predictors, stepIndices, seeds: UnsafeMutablePointer<Int32>
+        let costs: UnsafeMutablePointer<Int64>
+        let nextPredictors, nextStepIndices, nextSeeds: UnsafeMutablePointer<Int32>
+        let nextCosts: UnsafeMutablePointer<Int64>
+        let candidatePredictors, candidateStepIndices, candidateParents: UnsafeMutablePointer<Int32>
+        let candidateCosts, scratch: UnsafeMutablePointer<Int64>
+        let candidateCodes: UnsafeMutablePointer<UInt8>
+        /// Per step index, the cheapest candidate (valid where `headStamps` holds the step's stamp).
+        let bests: UnsafeMutablePointer<Int32>
+        let headStamps: UnsafeMutablePointer<UInt32>
+        /// The merge table: candidate per slot, valid where `slotStamps` holds the step's stamp.
+        let slots: UnsafeMutablePointer<Int32>
+        let slotStamps: UnsafeMutablePointer<UInt32>
+        var stamp: UInt32 = 0
+        let parents: UnsafeMutablePointer<Int32>
+        let codes: UnsafeMutablePointer<UInt8>
+        private let allocations: [UnsafeMutableRawPointer]
+
+        init(capacity: Int, length: Int) {
+            // Each state makes at most four candidates.
+            let candidates = capacity * 4
+            var allocations: [UnsafeMutableRawPointer] = []
+            func make<T>(_ type: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
+                let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(count, 1))
+                allocations.append(UnsafeMutableRawPointer(pointer))
+                return pointer
+            }
+            predictors = make(Int32.self, capacity)
+            stepIndices = make(Int32.self, capacity)
+            seeds = make(Int32.self, capacity)
+            costs = make(Int64.self, capacity)
+            nextPredictors = make(Int32.self, capacity)
+            nextStepIndices = make(Int32.self, capacity)
+            nextSeeds = make(Int32.self, capacity)
+            nextCosts = make(Int64.self, capacity)
+            candidatePredictors = make(Int32.self, candidates)
+            candidateStepIndices = make(Int32.self, candidates)
+            candidateParents = make(Int32.self, candidates)
+            candidateCosts = make(Int64.self, candidates)
+            scratch = make(Int64.self, candidates)
+            candidateCodes = make(UInt8.self, candidates)
+            bests = make(Int32.self, 89)
+            headStamps = make(UInt32.self, 89)
+            headStamps.initialize(repeating: 0, count: 89)
+            slots = make(Int32.self, 1 << IMABeamSearch.tableBits)
+            slotStamps = make(UInt32.self, 1 << IMABeamSearch.tableBits)
+            slotStamps.initialize(repeating: 0, count: 1 << IMABeamSearch.tableBits)
+            parents = make(Int32.self, capacity * length)
+            codes = make(UInt8.self, capacity * length)
+            self.allocations = allocations
+        }
+
+        deinit { for pointer in allocations { pointer.deallocate() } }
+
     }
 }
