@@ -1,4 +1,5 @@
 import AudioFormats
+import Dispatch
 
 /// Apple IMA4 (`ima4`): packets of 64 frames per channel, each channel's 34 bytes in turn. A
 /// channel's block is a big-endian 16-bit header (the top 9 bits of the predictor, then a 7-bit
@@ -134,26 +135,21 @@ extension AppleIMA4 {
 /// decoder's running state (so it decodes on exactly), unless restarting through the header wins.
 ///
 /// A final partial packet is padded by holding the last sample; ``finish(into:)`` returns the padding
-/// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's.
+/// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's. With the search,
+/// the channels of a long run of packets are searched at once, one thread each (a channel's blocks
+/// depend only on its own earlier blocks).
 public struct AppleIMA4Encoder: Int16BlockEncoder {
     public let destinationFormat: StreamDescription
     public let quality: IMAEncodingQuality
-    private var decoders: [IMAChannelState]
+    private var coders: [ChannelCoder]
     private var blocks: BlockAccumulator
-    private var search: IMABeamSearch?
-    private var block: [Int32] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
-    private var codes: [UInt8] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
-    private var seedStates = [IMAChannelState](repeating: IMAChannelState(), count: 16)
-    private var seedHeaders = [UInt16](repeating: 0, count: 16)
-    private var seedCount = 0
+    /// Whole packets a call must hold before its channels are searched in parallel.
+    private static let parallelPackets = 32
 
     public init(format: StreamDescription, quality: IMAEncodingQuality = .best) {
         destinationFormat = StreamDescription.appleIMA4(sampleRate: format.sampleRate, channels: format.channelsPerFrame)
         self.quality = quality
-        decoders = Array(repeating: IMAChannelState(), count: Int(format.channelsPerFrame))
-        if case .search(let width) = quality {
-            search = IMABeamSearch(width: width, maximumLength: AppleIMA4.framesPerPacket)
-        }
+        coders = (0..<Int(format.channelsPerFrame)).map { _ in ChannelCoder(quality: quality) }
         blocks = BlockAccumulator(framesPerBlock: AppleIMA4.framesPerPacket, channels: Int(format.channelsPerFrame))
     }
 
@@ -162,7 +158,36 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         var accumulator = blocks  // moved out while packets are encoded, so its buffer is not copied
         blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
         defer { blocks = accumulator }
-        return accumulator.add(frames) { encodePacket($0, into: &output) }
+        let channels = coders.count
+        let packetSamples = AppleIMA4.framesPerPacket * channels
+        // A packet begun by an earlier call is completed first; whole packets after it go to the channels at once.
+        let completing = accumulator.pendingFrames > 0
+            ? min(frames.count, (AppleIMA4.framesPerPacket - accumulator.pendingFrames) * channels) : 0
+        let whole = (frames.count - completing) / packetSamples
+        guard case .search = quality, channels > 1, whole >= Self.parallelPackets else {
+            return accumulator.add(frames) { encodePacket($0, into: &output) }
+        }
+        var packets = accumulator.add(UnsafeBufferPointer(rebasing: frames[0..<completing])) { encodePacket($0, into: &output) }
+        let start = output.count
+        let packetSize = AppleIMA4.bytesPerChannelBlock * channels
+        output.append(contentsOf: repeatElement(0, count: whole * packetSize))
+        output.withUnsafeMutableBytes { bytes in
+            coders.withUnsafeMutableBufferPointer { coders in
+                nonisolated(unsafe) let (bytes, coders, frames) = (bytes, coders, frames)
+                DispatchQueue.concurrentPerform(iterations: channels) { channel in
+                    for packet in 0..<whole {
+                        let samples = UnsafeBufferPointer(rebasing: frames[(completing + packet * packetSamples)...])
+                        coders[channel].encode(samples, channel: channel, channels: channels,
+                            into: bytes.baseAddress! + start + packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock)
+                    }
+                }
+            }
+        }
+        packets += whole
+        packets += accumulator.add(UnsafeBufferPointer(rebasing: frames[(completing + whole * packetSamples)...])) {
+            encodePacket($0, into: &output)
+        }
+        return packets
     }
 
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
@@ -175,67 +200,101 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
 
     /// Encodes one packet of 64 interleaved frames.
     private mutating func encodePacket(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
-        let channels = decoders.count
-        for channel in 0..<channels {
+        let channels = coders.count
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: AppleIMA4.bytesPerChannelBlock * channels))
+        output.withUnsafeMutableBytes { bytes in
+            for channel in 0..<channels {
+                coders[channel].encode(frames, channel: channel, channels: channels,
+                    into: bytes.baseAddress! + start + channel * AppleIMA4.bytesPerChannelBlock)
+            }
+        }
+    }
+
+    /// One channel's encoder: its decoder's running state, its search, and room for one block.
+    struct ChannelCoder {
+        private var running = IMAChannelState()
+        private let search: IMABeamSearch?
+        private var block: [Int32] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
+        private var codes: [UInt8] = Array(repeating: 0, count: AppleIMA4.framesPerPacket)
+        private var seedStates = [IMAChannelState](repeating: IMAChannelState(), count: 16)
+        private var seedHeaders = [UInt16](repeating: 0, count: 16)
+        private var seedCount = 0
+
+        init(quality: IMAEncodingQuality) {
+            if case .search(let width) = quality {
+                search = IMABeamSearch(width: width, maximumLength: AppleIMA4.framesPerPacket)
+            } else {
+                search = nil
+            }
+        }
+
+        /// Encodes this channel's block of the packet whose interleaved frames start `frames`, writing its
+        /// 34 bytes (header, then codes low nibble first) at `output`.
+        mutating func encode(_ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int,
+            into output: UnsafeMutableRawPointer)
+        {
             for position in 0..<AppleIMA4.framesPerPacket { block[position] = Int32(frames[position * channels + channel]) }
-            let (header, state) = encodeBlock(channel: channel)
-            decoders[channel] = state
-            output.append(UInt8(header >> 8))
-            output.append(UInt8(header & 0xFF))
-            for pair in 0..<AppleIMA4.framesPerPacket / 2 { output.append(codes[2 * pair] | codes[2 * pair + 1] << 4) }
+            let (header, state) = encodeBlock()
+            running = state
+            output.storeBytes(of: UInt8(header >> 8), as: UInt8.self)
+            output.storeBytes(of: UInt8(header & 0xFF), toByteOffset: 1, as: UInt8.self)
+            for pair in 0..<AppleIMA4.framesPerPacket / 2 {
+                output.storeBytes(of: codes[2 * pair] | codes[2 * pair + 1] << 4, toByteOffset: 2 + pair, as: UInt8.self)
+            }
         }
-    }
 
-    /// Chooses the header and codes for one channel's block in `block`, leaving codes in `codes`.
-    private mutating func encodeBlock(channel: Int) -> (header: UInt16, state: IMAChannelState) {
-        let running = decoders[channel]
-        let count = AppleIMA4.framesPerPacket
-        let first = block[0]
-        var estimate: Int32 {
-            block.withUnsafeBufferPointer { block in AppleIMA4.estimatedStepIndex({ block[$0] }, count: count) }
-        }
-        let continuing = AppleIMA4.header(predictor: running.predictor, stepIndex: running.stepIndex)
-        guard let beam = search else {
-            // Fast: decode on from the running state; a fresh decoder starts at the first sample.
-            let header = running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
-            var state = AppleIMA4.decoderState(after: header, from: running)
-            block.withUnsafeBufferPointer { block in
+        /// Chooses the header and codes for the block in `block`, leaving codes in `codes`.
+        private mutating func encodeBlock() -> (header: UInt16, state: IMAChannelState) {
+            let running = self.running
+            let count = AppleIMA4.framesPerPacket
+            let first = block[0]
+            var estimate: Int32 {
+                block.withUnsafeBufferPointer { block in AppleIMA4.estimatedStepIndex({ block[$0] }, count: count) }
+            }
+            let continuing = AppleIMA4.header(predictor: running.predictor, stepIndex: running.stepIndex)
+            guard let beam = search else {
+                // Fast: decode on from the running state; a fresh decoder starts at the first sample.
+                let header = running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
+                var state = AppleIMA4.decoderState(after: header, from: running)
+                block.withUnsafeBufferPointer { block in
+                    codes.withUnsafeMutableBufferPointer { codes in
+                        IMACoder.with(.shiftAndAdd) { coder in
+                            _ = coder.encodeGreedy({ block[$0] }, count: count, state: &state) { codes[$0] = $1 }
+                        }
+                    }
+                }
+                return (header, state)
+            }
+            // Search: from the running state, or restarted by the header at step indices around an estimate.
+            seedCount = 0
+            addSeed(continuing, from: running)
+            let center = estimate
+            for offset in stride(from: -12, through: 12, by: 3) {
+                addSeed(AppleIMA4.header(predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
+                    from: running)
+            }
+            let seeds = seedCount
+            let result = block.withUnsafeBufferPointer { block in
                 codes.withUnsafeMutableBufferPointer { codes in
-                    IMACoder.with(.shiftAndAdd) { coder in
-                        _ = coder.encodeGreedy({ block[$0] }, count: count, state: &state) { codes[$0] = $1 }
+                    seedStates.withUnsafeBufferPointer { states in
+                        IMACoder.with(.shiftAndAdd) { coder in
+                            beam.search({ block[$0] }, count: count, seeds: UnsafeBufferPointer(rebasing: states[0..<seeds]),
+                                coder: coder) { codes[$0] = $1 }
+                        }
                     }
                 }
             }
-            return (header, state)
+            return (seedHeaders[result.seed], result.state)
         }
-        // Search: from the running state, or restarted by the header at step indices around an estimate.
-        seedCount = 0
-        addSeed(continuing, from: running)
-        let center = estimate
-        for offset in stride(from: -12, through: 12, by: 3) {
-            addSeed(AppleIMA4.header(predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
-                from: running)
-        }
-        let seeds = seedCount
-        let result = block.withUnsafeBufferPointer { block in
-            codes.withUnsafeMutableBufferPointer { codes in
-                seedStates.withUnsafeBufferPointer { states in
-                    IMACoder.with(.shiftAndAdd) { coder in
-                        beam.search({ block[$0] }, count: count, seeds: UnsafeBufferPointer(rebasing: states[0..<seeds]),
-                            coder: coder) { codes[$0] = $1 }
-                    }
-                }
-            }
-        }
-        return (seedHeaders[result.seed], result.state)
-    }
 
-    private mutating func addSeed(_ header: UInt16, from running: IMAChannelState) {
-        let state = AppleIMA4.decoderState(after: header, from: running)
-        for index in 0..<seedCount where seedStates[index] == state { return }
-        seedStates[seedCount] = state
-        seedHeaders[seedCount] = header
-        seedCount += 1
+        private mutating func addSeed(_ header: UInt16, from running: IMAChannelState) {
+            let state = AppleIMA4.decoderState(after: header, from: running)
+            for index in 0..<seedCount where seedStates[index] == state { return }
+            seedStates[seedCount] = state
+            seedHeaders[seedCount] = header
+            seedCount += 1
+        }
     }
 }
 

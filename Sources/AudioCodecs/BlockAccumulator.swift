@@ -11,6 +11,9 @@ struct BlockAccumulator {
         pending.reserveCapacity(framesPerBlock * channels)
     }
 
+    /// Frames held for a block not yet whole.
+    var pendingFrames: Int { pending.count / channels }
+
     /// Calls `encode` for each whole block of `frames` (with what was pending); returns the blocks.
     mutating func add(_ frames: UnsafeBufferPointer<Int16>, _ encode: (UnsafeBufferPointer<Int16>) -> Void) -> Int {
         let blockSamples = framesPerBlock * channels

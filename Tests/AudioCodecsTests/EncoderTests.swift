@@ -30,6 +30,26 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
 @Suite struct AppleIMA4EncoderTests {
     static let signals = ["speech", "music", "noise"]
 
+    /// The search runs the channels of a long call on threads of their own; the packets are the same
+    /// bytes as when every packet is encoded in turn (pieces too short to go parallel), and a call that
+    /// first completes a packet begun earlier keeps them so too.
+    @Test func parallelChannelsMakeTheSameBytes() throws {
+        let (speech, _) = try CodecFixtures.signal("speech")
+        let (music, _) = try CodecFixtures.signal("music")
+        var stereo: [Int16] = []
+        for index in 0..<min(speech.count, music.count) { stereo += [speech[index], music[index]] }
+        let (_, serial, _) = try ima4RoundTrip(stereo, channels: 2, quality: .best)
+        var encoder = AppleIMA4Encoder(format: .appleIMA4(sampleRate: 22050, channels: 2), quality: .best)
+        var parallel: [UInt8] = []
+        // 17 frames first, so the long call begins by completing a packet; then everything else at once.
+        _ = stereo[0..<34].withUnsafeBufferPointer { encoder.encode(int16: $0, into: &parallel) }
+        let packets = stereo[34...].withUnsafeBufferPointer { encoder.encode(int16: $0, into: &parallel) }
+        _ = try encoder.finish(into: &parallel)
+        #expect(packets == (stereo.count / 2) / 64)
+        #expect(parallel.count == serial.count)
+        #expect(parallel == serial)
+    }
+
     @Test(arguments: signals)
     func searchBeatsFFmpegTrellisAndSoX(_ name: String) throws {
         let (samples, _) = try CodecFixtures.signal(name)
