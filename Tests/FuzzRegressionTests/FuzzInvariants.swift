@@ -135,7 +135,8 @@ func checkFile(_ bytes: [UInt8]) -> String? {
 
 /// The IMA4, IMA ADPCM (WAV), G.711 and PCM decoders: the first byte picks format and channel count;
 /// decoded frames equal packets × frames per packet; samples of the ADPCM and G.711 codecs stay in
-/// [-1, 1); every encoder turns the result, non-finite samples included, back into whole packets.
+/// [-1, 1); every encoder turns the result, non-finite samples included, back into whole packets
+/// (Apple Lossless into one packet per 4096 frames begun, within its stated bound).
 func checkCodecs(_ bytes: [UInt8]) -> String? {
     guard let selector = bytes.first else { return nil }
     let channels = UInt32(selector % 3) + 1
@@ -179,6 +180,26 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
         if encoded.count % Int(format.bytesPerPacket) != 0 {
             return "the \(format.formatID) encoder wrote \(encoded.count) bytes: not whole packets"
         }
+    }
+    // Apple Lossless varies its packets: one per 4096 frames begun, none larger than it says, the padding
+    // of the last one returned as the remainder.
+    var settings = EncoderSettings(format: AppleLossless.format(sampleRate: 8000, channels: channels, bitDepth: 16),
+        sourceFormat: s16)
+    settings.sourceBitDepth = [16, 20, 24, 32][Int(selector >> 4) % 4]
+    guard var alac = try? AppleLosslessEncoder(settings) else { return "no ALAC encoder for \(channels) channels" }
+    var alacPackets = EncodedPackets()
+    guard (try? output.withUnsafeBufferPointer({ try alac.encode($0, into: &alacPackets) })) != nil,
+        let remainder = try? alac.finish(into: &alacPackets)
+    else { return "the ALAC encoder refused \(frames) decoded frames" }
+    let expected = (frames + AppleLossless.framesPerPacket - 1) / AppleLossless.framesPerPacket
+    if alacPackets.packetCount != expected || alacPackets.descriptions.count != expected {
+        return "ALAC: \(alacPackets.packetCount) packets for \(frames) frames"
+    }
+    if let large = alacPackets.descriptions.first(where: { Int($0.dataByteSize) > alac.maximumPacketSize }) {
+        return "ALAC: a \(large.dataByteSize)-byte packet; the encoder's bound is \(alac.maximumPacketSize)"
+    }
+    if frames > 0 && remainder != expected * AppleLossless.framesPerPacket - frames {
+        return "ALAC: remainder \(remainder) for \(frames) frames"
     }
     return nil
 }
