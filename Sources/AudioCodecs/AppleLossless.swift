@@ -150,8 +150,11 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         destinationFormat = AppleLossless.format(sampleRate: format.sampleRate, channels: format.channelsPerFrame,
             bitDepth: bitDepth)
         planes = Array(repeating: Array(repeating: 0, count: frames * Self.batch), count: channels)
-        let capacity = maximumPacketSize
-        works = (0..<Self.batch).map { _ in ElementWork(frames: frames, capacity: capacity + 64) }
+        // A compressed try is abandoned for verbatim only after a channel is written, so a packet's buffer
+        // holds the worst try: per sample the low bits, an escaped residual (9 + 32 bits) and a zero-run
+        // code (9 + 16), and per element its header and two predictor tables.
+        let capacity = (frames * channels * (shift + 66) + elements.count * 2 * (16 + 32 * 16 + 71)) / 8 + 64
+        works = (0..<Self.batch).map { _ in ElementWork(frames: frames, capacity: capacity) }
     }
 
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {

@@ -146,6 +146,35 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(file.properties.magicCookie.flatMap(AppleLossless.specificConfig(inCookie:))?[5] == UInt8(depth))
     }
 
+    /// The encoder's worst case: full-scale 20-bit white noise (its residuals escape the Rice code, so a
+    /// compressed try outgrows the verbatim packet before it is abandoned) comes back exactly through
+    /// libavcodec's decoder, in packets no larger than the cookie says.
+    @Test func appleLosslessNoiseAtTwentyBits() throws {
+        var settings = EncoderSettings(format: AppleLossless.format(sampleRate: 44100, channels: 1, bitDepth: 20),
+            sourceFormat: .linearPCM(sampleRate: 44100, channels: 1, bitsPerChannel: 24))
+        settings.sourceBitDepth = 20
+        var encoder = try AppleLosslessEncoder(settings)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let samples: [Int32] = (0..<3 * 4096 + 100).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int32(truncatingIfNeeded: state >> 32) & ~0xFFF  // 20 bits, left-justified
+        }
+        var packets = EncodedPackets()
+        try samples.withUnsafeBufferPointer { try encoder.encode(leftJustified: $0, into: &packets) }
+        #expect(try encoder.finish(into: &packets) == 4096 - 100)
+        #expect(packets.packetCount == 4)
+        #expect(packets.descriptions.allSatisfy { Int($0.dataByteSize) <= encoder.maximumPacketSize })
+        var decoder = try AppleLosslessDecoder(format: encoder.destinationFormat, magicCookie: encoder.magicCookie)
+        var decoded: [Float] = []
+        try packets.bytes.withUnsafeBytes { bytes in
+            try packets.descriptions.withUnsafeBufferPointer { descriptions in
+                _ = try decoder.decode(bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
+            }
+        }
+        #expect(decoded.count == samples.count)
+        #expect(decoded == samples.map { Float($0) / 2_147_483_648 })
+    }
+
     /// A float source is written at 24 bits, with a note; a 16-bit one at 16.
     @Test func appleLosslessDepthFollowsTheSource() throws {
         let folder = try Folder()
