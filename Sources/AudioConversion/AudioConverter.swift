@@ -151,8 +151,11 @@ public enum AudioConverter {
         if resolved.dataFormat == nil { resolved.dataFormat = keptSampleFormat(of: source, in: fileType) }
         let specifier = try dataFormat(for: fileType, settings: resolved)
         let processes = settings.loudness != nil || settings.silenceThreshold != nil
-        let copying = settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac
-            && source.audioFile != nil && settings.sampleRate == nil && settings.channels == nil
+        // AAC is copied where a preset asks (re-encoding loses quality); Apple Lossless always (re-encoding
+        // gains nothing, and decoding a 32-bit stream to Float would lose its lowest bits).
+        let copiesCodec = (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
+            || (specifier.kind == .alac && source.format.formatID == .alac)
+        let copying = copiesCodec && source.audioFile != nil && settings.sampleRate == nil && settings.channels == nil
             && specifier.sampleRate == nil && settings.maximumSeconds == nil && !processes
         var encoder: any AudioEncoder
         if copying, let file = source.audioFile {

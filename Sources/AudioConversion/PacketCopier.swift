@@ -3,7 +3,8 @@ import AudioContainers
 import AudioFormats
 
 /// The encoder that re-encodes nothing: it copies a file's packets untouched (AAC from ADTS, CAF or
-/// M4A into another container), with their cookie and gapless numbers. It takes packets, not frames:
+/// M4A, and Apple Lossless from CAF or M4A, into another container), with their cookie (an ALAC
+/// cookie as its bare ALACSpecificConfig) and gapless numbers. It takes packets, not frames:
 /// the pipeline asks it for the source's packets in runs.
 public struct PacketCopier: AudioEncoder {
     public let destinationFormat: StreamDescription
@@ -22,7 +23,11 @@ public struct PacketCopier: AudioEncoder {
         self.file = file
         destinationFormat = file.dataFormat
         let cookie = file.properties.magicCookie ?? []
-        magicCookie = file.dataFormat.formatID == .aac ? ADTS.elementaryStreamDescriptor(inCookie: cookie) : cookie
+        magicCookie = switch file.dataFormat.formatID {
+        case .aac: ADTS.elementaryStreamDescriptor(inCookie: cookie)
+        case .alac: AppleLossless.specificConfig(inCookie: cookie) ?? cookie
+        default: cookie
+        }
         packetTableInfo = file.properties.packetTableInfo
         let summary = try AudioFileSummary(file.properties)
         validFrames = summary.frameCount

@@ -175,6 +175,24 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(decoded == samples.map { Float($0) / 2_147_483_648 })
     }
 
+    /// ALAC to ALAC copies the packets (a 32-bit stream would lose bits through Float): CAF to M4A and back
+    /// keep the packets byte for byte, and libsndfile reads the result to the 32-bit source exactly.
+    @Test func appleLosslessIsCopiedNotReencoded() throws {
+        let folder = try Folder()
+        let m4a = try AudioConverter.convert(input: outputs + "/deep32-alac.caf", output: folder.path + "/a.m4a",
+            settings: settings("alac"))
+        #expect(m4a.frameCount == 4410)
+        let caf = try AudioConverter.convert(input: folder.path + "/a.m4a", output: folder.path + "/b.caf",
+            settings: settings("alac"))
+        #expect(caf.format.formatFlags.rawValue == 4)
+        let original = try AudioFile(path: outputs + "/deep32-alac.caf")
+        let copy = try AudioFile(path: folder.path + "/b.caf")
+        #expect(copy.packetCount == original.packetCount)
+        #expect(try copy.readPackets(from: 0, count: 2).bytes == original.readPackets(from: 0, count: 2).bytes)
+        #expect(copy.properties.magicCookie == original.properties.magicCookie)
+        #expect(try SoundFile(path: folder.path + "/b.caf").readInt32() == SoundFile(path: outputs + "/deep32.wav").readInt32())
+    }
+
     /// A float source is written at 24 bits, with a note; a 16-bit one at 16.
     @Test func appleLosslessDepthFollowsTheSource() throws {
         let folder = try Folder()
