@@ -175,6 +175,35 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(decoded == samples.map { Float($0) / 2_147_483_648 })
     }
 
+    /// Every channel count ALAC holds: each channel (a tone of its own) comes back exactly and in its
+    /// place through libavcodec's decoder, which reads ALAC's element order (C, L R, …) back to WAV's.
+    @Test(arguments: 1...8)
+    func appleLosslessChannelCounts(_ channels: Int) throws {
+        let format = AppleLossless.format(sampleRate: 48000, channels: UInt32(channels), bitDepth: 16)
+        var settings = EncoderSettings(format: format, sourceFormat: .linearPCM(sampleRate: 48000,
+            channels: UInt32(channels), bitsPerChannel: 16))
+        settings.sourceBitDepth = 16
+        var encoder = try AppleLosslessEncoder(settings)
+        var samples: [Int32] = []
+        for frame in 0..<5000 {
+            for channel in 0..<channels {
+                let tone = sin(Double(frame) * 0.01 * Double(channel + 1)) * 12000 * Double(channel + 1) / Double(channels)
+                samples.append(Int32(tone.rounded()) << 16)
+            }
+        }
+        var packets = EncodedPackets()
+        try samples.withUnsafeBufferPointer { try encoder.encode(leftJustified: $0, into: &packets) }
+        _ = try encoder.finish(into: &packets)
+        var decoder = try AppleLosslessDecoder(format: encoder.destinationFormat, magicCookie: encoder.magicCookie)
+        var decoded: [Float] = []
+        try packets.bytes.withUnsafeBytes { bytes in
+            try packets.descriptions.withUnsafeBufferPointer { descriptions in
+                _ = try decoder.decode(bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
+            }
+        }
+        #expect(decoded == samples.map { Float($0) / 2_147_483_648 })
+    }
+
     /// ALAC to ALAC copies the packets (a 32-bit stream would lose bits through Float): CAF to M4A and back
     /// keep the packets byte for byte, and libsndfile reads the result to the 32-bit source exactly.
     @Test func appleLosslessIsCopiedNotReencoded() throws {
