@@ -1,4 +1,5 @@
 import AudioFormats
+import Dispatch
 
 /// IMA ADPCM as WAV stores it (format tag 0x0011): blocks of `nBlockAlign` bytes holding, per
 /// channel, a 4-byte header (a little-endian 16-bit first sample and a step index, as a 16-bit word
@@ -121,19 +122,17 @@ extension IMAADPCMWAVE {
 /// Encodes WAV IMA ADPCM blocks. Each block's header holds its first sample exactly; the codes are
 /// chosen for the IMA reference decoder (shift-and-add, as Windows, Apple and libsndfile decode),
 /// greedily or by beam search. A final partial block is padded by holding the last sample; the
-/// padding is returned as remainder frames so the `fact` chunk can state the true length.
+/// padding is returned as remainder frames so the `fact` chunk can state the true length. With the
+/// search, a block's channels are searched at once, one thread each (a channel's block depends only on
+/// its own samples and its own last step index).
 public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
     public let destinationFormat: StreamDescription
     public let quality: IMAEncodingQuality
     public let reconstruction: IMA.Reconstruction
     private let framesPerBlock: Int
-    private var stepIndices: [Int32]
+    private var coders: [ChannelCoder]
     private var started = false
     private var blocks: BlockAccumulator
-    private var search: IMABeamSearch?
-    private var channelSamples: [Int32]
-    private var codes: [UInt8]
-    private var seeds = [IMAChannelState](repeating: IMAChannelState(), count: 16)
 
     /// `format` gives the rate, channels and block size (see ``IMAADPCMWAVE/format(sampleRate:channels:blockAlign:)``).
     public init(format: StreamDescription, quality: IMAEncodingQuality = .best,
@@ -144,11 +143,11 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
         self.quality = quality
         self.reconstruction = reconstruction
         framesPerBlock = Int(format.framesPerPacket)
-        stepIndices = Array(repeating: 0, count: Int(format.channelsPerFrame))
-        channelSamples = Array(repeating: 0, count: framesPerBlock)
+        let framesPerBlock = framesPerBlock
+        coders = (0..<Int(format.channelsPerFrame)).map { _ in
+            ChannelCoder(framesPerBlock: framesPerBlock, quality: quality)
+        }
         blocks = BlockAccumulator(framesPerBlock: framesPerBlock, channels: Int(format.channelsPerFrame))
-        codes = Array(repeating: 0, count: framesPerBlock)
-        if case .search(let width) = quality { search = IMABeamSearch(width: width, maximumLength: framesPerBlock) }
     }
 
     /// Encodes interleaved 16-bit frames; returns the blocks appended.
@@ -168,69 +167,113 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
     }
 
     private mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
-        let channels = stepIndices.count
+        let channels = coders.count
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: Int(destinationFormat.bytesPerPacket)))
-        let groups = (framesPerBlock - 1) / 8
-        for channel in 0..<channels {
-            for position in 0..<framesPerBlock { channelSamples[position] = Int32(frames[position * channels + channel]) }
-            let stepIndex = encodeChannel(channel)
-            let first = UInt16(bitPattern: Int16(truncatingIfNeeded: channelSamples[0]))
-            output[start + 4 * channel] = UInt8(first & 0xFF)
-            output[start + 4 * channel + 1] = UInt8(first >> 8)
-            output[start + 4 * channel + 2] = UInt8(stepIndex)
-            output[start + 4 * channel + 3] = 0
-            for group in 0..<groups {
-                let base = start + 4 * channels + (group * channels + channel) * 4
-                for byte in 0..<4 {
-                    output[base + byte] = codes[group * 8 + 2 * byte] | codes[group * 8 + 2 * byte + 1] << 4
+        let (started, reconstruction) = (started, reconstruction)
+        output.withUnsafeMutableBytes { bytes in
+            coders.withUnsafeMutableBufferPointer { coders in
+                guard case .search = quality, channels > 1 else {
+                    for channel in 0..<channels {
+                        coders[channel].encode(frames, channel: channel, channels: channels, started: started,
+                            reconstruction: reconstruction, into: bytes.baseAddress! + start)
+                    }
+                    return
+                }
+                nonisolated(unsafe) let (bytes, coders, frames) = (bytes, coders, frames)
+                DispatchQueue.concurrentPerform(iterations: channels) { channel in
+                    coders[channel].encode(frames, channel: channel, channels: channels, started: started,
+                        reconstruction: reconstruction, into: bytes.baseAddress! + start)
                 }
             }
         }
+        self.started = true
     }
 
-    /// Chooses a channel's header step index and codes (for samples 1...) in `codes`; returns the index.
-    private mutating func encodeChannel(_ channel: Int) -> Int32 {
-        let count = framesPerBlock - 1
-        let estimate = channelSamples.withUnsafeBufferPointer { samples in
-            AppleIMA4.estimatedStepIndex({ samples[$0] }, count: min(framesPerBlock, 64))
+    /// One channel's encoder: its last step index, its search, and room for one block.
+    struct ChannelCoder {
+        private let framesPerBlock: Int
+        private var stepIndex: Int32 = 0
+        private let search: IMABeamSearch?
+        private var samples: [Int32]
+        private var codes: [UInt8]
+        private var seeds = [IMAChannelState](repeating: IMAChannelState(), count: 16)
+
+        init(framesPerBlock: Int, quality: IMAEncodingQuality) {
+            self.framesPerBlock = framesPerBlock
+            samples = Array(repeating: 0, count: framesPerBlock)
+            codes = Array(repeating: 0, count: framesPerBlock)
+            if case .search(let width) = quality {
+                search = IMABeamSearch(width: width, maximumLength: framesPerBlock)
+            } else {
+                search = nil
+            }
         }
-        let first = channelSamples[0]
-        let previous = started ? stepIndices[channel] : estimate
-        if channel == stepIndices.count - 1 { started = true }
-        guard let beam = search else {
-            var state = IMAChannelState(predictor: first, stepIndex: previous)
-            channelSamples.withUnsafeBufferPointer { samples in
+
+        /// Encodes this channel of the block whose interleaved frames are `frames`, writing its 4-byte
+        /// header and its 4-byte groups of codes into the block at `block`.
+        mutating func encode(_ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int, started: Bool,
+            reconstruction: IMA.Reconstruction, into block: UnsafeMutableRawPointer)
+        {
+            for position in 0..<framesPerBlock { samples[position] = Int32(frames[position * channels + channel]) }
+            let headerIndex = encodeSamples(started: started, reconstruction: reconstruction)
+            let first = UInt16(bitPattern: Int16(truncatingIfNeeded: samples[0]))
+            block.storeBytes(of: UInt8(first & 0xFF), toByteOffset: 4 * channel, as: UInt8.self)
+            block.storeBytes(of: UInt8(first >> 8), toByteOffset: 4 * channel + 1, as: UInt8.self)
+            block.storeBytes(of: UInt8(headerIndex), toByteOffset: 4 * channel + 2, as: UInt8.self)
+            block.storeBytes(of: 0, toByteOffset: 4 * channel + 3, as: UInt8.self)
+            for group in 0..<(framesPerBlock - 1) / 8 {
+                let base = 4 * channels + (group * channels + channel) * 4
+                for byte in 0..<4 {
+                    block.storeBytes(of: codes[group * 8 + 2 * byte] | codes[group * 8 + 2 * byte + 1] << 4,
+                        toByteOffset: base + byte, as: UInt8.self)
+                }
+            }
+        }
+
+        /// Chooses the header step index and codes (for samples 1...) in `codes`; returns the index.
+        private mutating func encodeSamples(started: Bool, reconstruction: IMA.Reconstruction) -> Int32 {
+            let count = framesPerBlock - 1
+            let framesPerBlock = framesPerBlock
+            let estimate = samples.withUnsafeBufferPointer { samples in
+                AppleIMA4.estimatedStepIndex({ samples[$0] }, count: min(framesPerBlock, 64))
+            }
+            let first = samples[0]
+            let previous = started ? stepIndex : estimate
+            guard let beam = search else {
+                var state = IMAChannelState(predictor: first, stepIndex: previous)
+                samples.withUnsafeBufferPointer { samples in
+                    codes.withUnsafeMutableBufferPointer { codes in
+                        IMACoder.with(reconstruction) { coder in
+                            _ = coder.encodeGreedy({ samples[$0 + 1] }, count: count, state: &state) { codes[$0] = $1 }
+                        }
+                    }
+                }
+                stepIndex = state.stepIndex
+                return previous
+            }
+            var seedCount = 0
+            for offset in stride(from: -15, through: 12, by: 3) {
+                // The first candidate goes on from the previous block's step index; the rest bracket an estimate.
+                let candidate = offset == -15 ? previous : estimate + Int32(offset)
+                let state = IMAChannelState(predictor: first, stepIndex: min(max(candidate, 0), IMA.maximumStepIndex))
+                if !seeds[0..<seedCount].contains(state) {
+                    seeds[seedCount] = state
+                    seedCount += 1
+                }
+            }
+            let result = samples.withUnsafeBufferPointer { samples in
                 codes.withUnsafeMutableBufferPointer { codes in
-                    IMACoder.with(reconstruction) { coder in
-                        _ = coder.encodeGreedy({ samples[$0 + 1] }, count: count, state: &state) { codes[$0] = $1 }
+                    seeds.withUnsafeBufferPointer { seeds in
+                        IMACoder.with(reconstruction) { coder in
+                            beam.search({ samples[$0 + 1] }, count: count,
+                                seeds: UnsafeBufferPointer(rebasing: seeds[0..<seedCount]), coder: coder) { codes[$0] = $1 }
+                        }
                     }
                 }
             }
-            stepIndices[channel] = state.stepIndex
-            return previous
+            stepIndex = result.state.stepIndex
+            return seeds[result.seed].stepIndex
         }
-        var seedCount = 0
-        for offset in stride(from: -15, through: 12, by: 3) {
-            // The first candidate goes on from the previous block's step index; the rest bracket an estimate.
-            let candidate = offset == -15 ? previous : estimate + Int32(offset)
-            let state = IMAChannelState(predictor: first, stepIndex: min(max(candidate, 0), IMA.maximumStepIndex))
-            if !seeds[0..<seedCount].contains(state) {
-                seeds[seedCount] = state
-                seedCount += 1
-            }
-        }
-        let result = channelSamples.withUnsafeBufferPointer { samples in
-            codes.withUnsafeMutableBufferPointer { codes in
-                seeds.withUnsafeBufferPointer { seeds in
-                    IMACoder.with(reconstruction) { coder in
-                        beam.search({ samples[$0 + 1] }, count: count, seeds: UnsafeBufferPointer(rebasing: seeds[0..<seedCount]),
-                            coder: coder) { codes[$0] = $1 }
-                    }
-                }
-            }
-        }
-        stepIndices[channel] = result.state.stepIndex
-        return seeds[result.seed].stepIndex
     }
 }

@@ -97,6 +97,39 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         return (path, remainder)
     }
 
+    /// A block's channels are searched at once, on threads of their own: each channel of a stereo encode
+    /// holds exactly the header and codes that channel gets encoded alone, as mono.
+    @Test func stereoChannelsEncodeAsTheirMono() throws {
+        let (speech, _) = try CodecFixtures.signal("speech")
+        let (music, _) = try CodecFixtures.signal("music")
+        let count = min(speech.count, music.count)
+        var stereo: [Int16] = []
+        for index in 0..<count { stereo += [speech[index], music[index]] }
+        func encode(_ samples: [Int16], channels: UInt32) throws -> (blocks: [UInt8], format: StreamDescription) {
+            let format = IMAADPCMWAVE.format(sampleRate: 22050, channels: channels)
+            var encoder = try IMAADPCMWAVEEncoder(format: format, quality: .best)
+            var blocks: [UInt8] = []
+            _ = samples.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &blocks) }
+            _ = try encoder.finish(into: &blocks)
+            return (blocks, format)
+        }
+        let (both, stereoFormat) = try encode(stereo, channels: 2)
+        let (left, monoFormat) = try encode(Array(speech[0..<count]), channels: 1)
+        let (right, _) = try encode(Array(music[0..<count]), channels: 1)
+        // Mono and stereo blocks hold the same frames at 22.05 kHz; each stereo block interleaves 4-byte words.
+        try #require(stereoFormat.framesPerPacket == monoFormat.framesPerPacket)
+        let monoBlock = Int(monoFormat.bytesPerPacket)
+        #expect(both.count == 2 * left.count && right.count == left.count)
+        for block in 0..<left.count / monoBlock {
+            for word in 0..<monoBlock / 4 {
+                let mono = block * monoBlock + word * 4
+                let pair = 2 * block * monoBlock + word * 8
+                #expect(Array(both[pair..<pair + 4]) == Array(left[mono..<mono + 4]))
+                #expect(Array(both[pair + 4..<pair + 8]) == Array(right[mono..<mono + 4]))
+            }
+        }
+    }
+
     @Test(arguments: ["speech", "music", "noise"])
     func libsndfileDecodesOurBlocksBetterThanFFmpegAndSoXEncode(_ name: String) throws {
         let (samples, _) = try CodecFixtures.signal(name)
