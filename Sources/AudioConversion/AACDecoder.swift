@@ -3,23 +3,102 @@ import AudioContainers
 import AudioFormats
 import CFAAD
 
-/// Decodes AAC packets (raw access units, as afkit's ADTS and CAF parsers deliver them) with
-/// libfaad2, configured from the stream's AudioSpecificConfig.
+/// Decodes AAC packets (raw access units, as afkit's ADTS, CAF and MPEG-4 parsers deliver them),
+/// configured from the stream's AudioSpecificConfig: AAC-LC at 32 kHz and above by libavcodec (2.9
+/// times as fast), everything else, and any stream libavcodec decodes to other than 1024 frames of the
+/// stream's rate and channels (implicit SBR or parametric stereo), by libfaad2, which can hold such a
+/// stream at its core rate as Apple reports it. Both deliver the same alignment: the first packet's
+/// 1024 frames are not output.
 public final class AACDecoder: AudioDecoder {
     public let sourceFormat: StreamDescription
-    /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
+    /// Frames a packet decodes to.
     public var maximumFramesPerPacket: Int { 1024 }
-    /// libfaad2 gives nothing for the first packet: its output starts one packet (1024 frames) later
-    /// than a decoder that outputs the first frame's ramp, so that much of the priming is already gone.
+    /// The first packet decodes to nothing (libfaad2 gives nothing for it; libavcodec's ramp is dropped):
+    /// the output starts one packet (1024 frames) into the stream, so that much of the priming is already gone.
     public static let outputDelay = 1024
     public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
-    /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
-    public private(set) var outputSampleRate: Int = 0
-    public private(set) var outputChannels: Int = 0
-    private let handle: NeAACDecHandle?
+    private var fast: LibavcodecDecoder?
+    private var reference: FAADDecoder?
+    private let magicCookie: [UInt8]
+    /// Frames of libavcodec's output still to drop (the first packet's).
+    private var toDrop = AACDecoder.outputDelay
+    private var checked = false
 
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
+        sourceFormat = format
+        self.magicCookie = magicCookie
+        guard let config = ADTS.audioSpecificConfig(inCookie: magicCookie), !config.isEmpty else {
+            throw AudioFileError.unsupportedDataFormat("aac: no AudioSpecificConfig to configure the decoder", offset: nil)
+        }
+        // AAC-LC (object type 2) at 32 kHz or more: implicit SBR there would mean 64 kHz output, which no
+        // encoder makes.
+        let objectType = config[0] >> 3
+        if objectType == 2, format.sampleRate >= 32000, format.framesPerPacket == 1024, format.channelsPerFrame <= 8,
+            let engine = try? LibavcodecDecoder(codec: "aac", format: format, extradata: config, maximumFramesPerPacket: 1024)
+        {
+            fast = engine
+        } else {
+            reference = try FAADDecoder(format: format, magicCookie: magicCookie)
+        }
+    }
+
+    public func reset() {
+        fast?.reset()
+        reference?.reset()
+    }
+
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) throws -> Int {
+        guard let engine = fast else {
+            return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
+        }
+        let channels = Int(sourceFormat.channelsPerFrame)
+        var first = 0
+        var written = 0
+        if !checked, packetCount > 0 {
+            // The first packet alone: 1024 frames of the stream's channels, or libfaad2 takes over from here.
+            let frames = try? engine.decode(bytes, packetCount: 1, descriptions: descriptions, into: output)
+            checked = true
+            guard frames == 1024 else {
+                fast = nil
+                reference = try FAADDecoder(format: sourceFormat, magicCookie: magicCookie)
+                return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
+            }
+            toDrop -= 1024
+            first = 1
+        }
+        if packetCount > first {
+            let rest = descriptions.map { UnsafeBufferPointer(rebasing: $0[first...]) }
+            written = try engine.decode(bytes, packetCount: packetCount - first, descriptions: rest, into: output)
+        }
+        if toDrop > 0 {
+            let dropped = min(toDrop, written)
+            if let base = output.baseAddress, dropped > 0 {
+                base.update(from: base + dropped * channels, count: (written - dropped) * channels)
+            }
+            written -= dropped
+            toDrop -= dropped
+        }
+        return written
+    }
+}
+
+/// Decodes AAC packets with libfaad2, configured from the stream's AudioSpecificConfig.
+final class FAADDecoder: AudioDecoder {
+    let sourceFormat: StreamDescription
+    /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
+    var maximumFramesPerPacket: Int { 1024 }
+    var framesDroppedAtStart: Int { AACDecoder.outputDelay }
+    /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
+    private(set) var outputSampleRate: Int = 0
+    private(set) var outputChannels: Int = 0
+    private let handle: NeAACDecHandle?
+
+    /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
+    init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
         let config = ADTS.audioSpecificConfig(inCookie: magicCookie)
         guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
@@ -63,11 +142,11 @@ public final class AACDecoder: AudioDecoder {
         return (0..<channels).sorted { (rank[positions[$0]] ?? 9 + $0, $0) < (rank[positions[$1]] ?? 9 + $1, $1) }
     }
 
-    public func reset() {
+    func reset() {
         if let handle { NeAACDecPostSeekReset(handle, 0) }
     }
 
-    public func decode(
+    func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
