@@ -45,7 +45,7 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         switch format.formatID {
         case .aac:
             let config = cookie.flatMap(ADTS.audioSpecificConfig(inCookie:))
-            return [("libfaad2", { try AACDecoder(format: format, magicCookie: cookie ?? []) }),
+            return [("libfaad2", { try FAADDecoder(format: format, magicCookie: cookie ?? []) }),
                 ("libavcodec aac", { try LibavcodecDecoder(codec: "aac", format: format, extradata: config,
                     maximumFramesPerPacket: 2048) })]
         case .mpegLayer3, .mpegLayer2, .mpegLayer1:

@@ -86,19 +86,20 @@ public final class AACDecoder: AudioDecoder {
     }
 }
 
-/// Decodes AAC packets with libfaad2, configured from the stream's AudioSpecificConfig.
-final class FAADDecoder: AudioDecoder {
-    let sourceFormat: StreamDescription
+/// Decodes AAC packets with libfaad2 alone, configured from the stream's AudioSpecificConfig (what
+/// ``AACDecoder`` uses for every stream but AAC-LC at 32 kHz and above; public for the benchmarks).
+public final class FAADDecoder: AudioDecoder {
+    public let sourceFormat: StreamDescription
     /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
-    var maximumFramesPerPacket: Int { 1024 }
-    var framesDroppedAtStart: Int { AACDecoder.outputDelay }
+    public var maximumFramesPerPacket: Int { 1024 }
+    public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
     /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
-    private(set) var outputSampleRate: Int = 0
-    private(set) var outputChannels: Int = 0
+    public private(set) var outputSampleRate: Int = 0
+    public private(set) var outputChannels: Int = 0
     private let handle: NeAACDecHandle?
 
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
-    init(format: StreamDescription, magicCookie: [UInt8]) throws {
+    public init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
         let config = ADTS.audioSpecificConfig(inCookie: magicCookie)
         guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
@@ -142,11 +143,11 @@ final class FAADDecoder: AudioDecoder {
         return (0..<channels).sorted { (rank[positions[$0]] ?? 9 + $0, $0) < (rank[positions[$1]] ?? 9 + $1, $1) }
     }
 
-    func reset() {
+    public func reset() {
         if let handle { NeAACDecPostSeekReset(handle, 0) }
     }
 
-    func decode(
+    public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {

@@ -128,7 +128,7 @@ import Testing
         let file = try AudioFile(path: fixture.path)
         let format = file.dataFormat
         let decoder: any AudioDecoder = format.formatID == .aac
-            ? try AACDecoder(format: format, magicCookie: file.properties.magicCookie ?? [])
+            ? try FAADDecoder(format: format, magicCookie: file.properties.magicCookie ?? [])
             : try MP3Decoder(format: format)
         var decoderCopy = decoder
         var output: [Float] = []
