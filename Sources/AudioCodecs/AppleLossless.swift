@@ -16,6 +16,8 @@ public enum AppleLossless {
     public static let framesPerPacket = 4096
     /// The Rice coder's parameters every encoder writes (ALACSpecificConfig's `pb`, `mb`, `kb`).
     static let historyMultiplier = 40
+    /// Each channel's factor on `pb` (the history multiplier used is factor × pb / 4).
+    static let historyFactor = 4
     static let initialHistory = 10
     static let riceLimit = 14
     /// The longest run of zeros one code may fold (ALACSpecificConfig's `maxRun`).
@@ -307,7 +309,6 @@ struct ElementWork {
     /// The chosen predictor's residuals for each channel of the element, `frameCapacity` each.
     private var residuals: [Int32]
     private var trial: [Int32]
-    private var coefficients = [Int16](repeating: 0, count: 32)
 
     init(frames: Int, capacity: Int) {
         writer = BitWriter(capacity: capacity)
@@ -321,7 +322,7 @@ struct ElementWork {
     /// The stereo weighting's fraction bits: a pair is coded as r + w·(l − r)/4 and l − r for w in 1...4
     /// (2: their mean; 4: the left), or as l and r (w = 0).
     private static let mixBits = 2
-    /// Predictor orders tried, and the coefficients' fraction bits (`denShift`).
+    /// Predictor orders tried.
     private static let orders = Array(1...8)
     /// The frames at a packet's start each order is tried on.
     private static let probeFrames = 1024
@@ -378,14 +379,12 @@ struct ElementWork {
         header(verbatim: false)
         writer.write(UInt32(Self.mixBits), bits: 8)
         writer.write(UInt32(weight), bits: 8)
-        // Choose each channel's predictor, write the table, and keep the residuals for after the low bits.
-        var chosen: [Predictor] = []
+        // Choose each channel's predictor (its residuals kept for after the low bits) and write its table.
         for slot in 0..<count {
             let choice = choosePredictor(slot: slot, frames: frames, bits: bits)
-            chosen.append(choice)
             writer.write(0, bits: 4)  // prediction mode: the adaptive FIR
             writer.write(UInt32(choice.quantization), bits: 4)
-            writer.write(4, bits: 3)  // Rice history multiplier factor (× pb / 4)
+            writer.write(UInt32(AppleLossless.historyFactor), bits: 3)
             writer.write(UInt32(choice.order), bits: 5)
             // The newest sample's coefficient first.
             for coefficient in choice.coefficients.reversed() { writer.write(UInt32(UInt16(bitPattern: coefficient)), bits: 16) }
@@ -512,7 +511,7 @@ struct ElementWork {
         return best.predictor
     }
 
-    /// The residuals the decoder's adaptive FIR turns back into `mixed[slot]`: the filter and its
+    /// The residuals the decoder's adaptive FIR turns back into the slot's channel: the filter and its
     /// coefficient updates mirror the decoder's arithmetic exactly (32-bit wrapping, results sign-extended to
     /// `bits`).
     private func predict(slot: Int, frames: Int, bits: Int, _ predictor: Predictor, into output: inout [Int32]) {
@@ -576,7 +575,7 @@ struct ElementWork {
     /// low the count of zeros that follow is written once for all of them.
     private static func code<Sink: BitSink>(_ residual: UnsafeBufferPointer<Int32>, bits: Int, into sink: inout Sink) {
         let frames = residual.count
-        let multiplier = UInt32(4 * AppleLossless.historyMultiplier / 4)
+        let multiplier = UInt32(AppleLossless.historyFactor * AppleLossless.historyMultiplier / 4)
         let limit = AppleLossless.riceLimit
         var history = UInt32(AppleLossless.initialHistory)
         var signModifier: UInt32 = 0

@@ -137,7 +137,7 @@ struct IMABeamSearch {
         let candidatePredictors = b.candidatePredictors, candidateStepIndices = b.candidateStepIndices
         let candidateParents = b.candidateParents, candidateCosts = b.candidateCosts
         let scratch = b.scratch, candidateCodes = b.candidateCodes, bests = b.bests
-        let headStamps = b.headStamps, parents = b.parents, codes = b.codes
+        let bestStamps = b.bestStamps, parents = b.parents, codes = b.codes
         let slots = b.slots, slotStamps = b.slotStamps
         let tableMask = (1 << Self.tableBits) - 1
         var stamp = b.stamp
@@ -156,7 +156,7 @@ struct IMABeamSearch {
             let sample = samples(position)
             stamp &+= 1
             if stamp == 0 {
-                for index in 0..<89 { headStamps[index] = 0 }
+                for index in 0..<89 { bestStamps[index] = 0 }
                 for index in 0...tableMask { slotStamps[index] = 0 }
                 stamp = 1
             }
@@ -193,8 +193,8 @@ struct IMABeamSearch {
                     }
                     slotStamps[hash] = stamp
                     slots[hash] = Int32(made)
-                    if headStamps[nextIndex] != stamp || total < candidateCosts[Int(bests[nextIndex])] {
-                        headStamps[nextIndex] = stamp
+                    if bestStamps[nextIndex] != stamp || total < candidateCosts[Int(bests[nextIndex])] {
+                        bestStamps[nextIndex] = stamp
                         bests[nextIndex] = Int32(made)
                     }
                     candidatePredictors[made] = next
@@ -290,9 +290,9 @@ struct IMABeamSearch {
         let candidatePredictors, candidateStepIndices, candidateParents: UnsafeMutablePointer<Int32>
         let candidateCosts, scratch: UnsafeMutablePointer<Int64>
         let candidateCodes: UnsafeMutablePointer<UInt8>
-        /// Per step index, the cheapest candidate (valid where `headStamps` holds the step's stamp).
+        /// Per step index, the cheapest candidate (valid where `bestStamps` holds the step's stamp).
         let bests: UnsafeMutablePointer<Int32>
-        let headStamps: UnsafeMutablePointer<UInt32>
+        let bestStamps: UnsafeMutablePointer<UInt32>
         /// The merge table: candidate per slot, valid where `slotStamps` holds the step's stamp.
         let slots: UnsafeMutablePointer<Int32>
         let slotStamps: UnsafeMutablePointer<UInt32>
@@ -325,8 +325,8 @@ struct IMABeamSearch {
             scratch = make(Int64.self, candidates)
             candidateCodes = make(UInt8.self, candidates)
             bests = make(Int32.self, 89)
-            headStamps = make(UInt32.self, 89)
-            headStamps.initialize(repeating: 0, count: 89)
+            bestStamps = make(UInt32.self, 89)
+            bestStamps.initialize(repeating: 0, count: 89)
             slots = make(Int32.self, 1 << IMABeamSearch.tableBits)
             slotStamps = make(UInt32.self, 1 << IMABeamSearch.tableBits)
             slotStamps.initialize(repeating: 0, count: 1 << IMABeamSearch.tableBits)

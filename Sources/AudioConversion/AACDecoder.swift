@@ -20,8 +20,7 @@ public final class AACDecoder: AudioDecoder {
     private var fast: LibavcodecDecoder?
     private var reference: FAADDecoder?
     private let magicCookie: [UInt8]
-    /// Frames of libavcodec's output still to drop (the first packet's).
-    private var toDrop = AACDecoder.outputDelay
+    /// Whether libavcodec's first packet has been decoded (and checked).
     private var checked = false
 
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
@@ -55,11 +54,11 @@ public final class AACDecoder: AudioDecoder {
         guard let engine = fast else {
             return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
         }
-        let channels = Int(sourceFormat.channelsPerFrame)
         var first = 0
         var written = 0
         if !checked, packetCount > 0 {
             // The first packet alone: 1024 frames of the stream's channels, or libfaad2 takes over from here.
+            // Those frames are the ramp libfaad2 never outputs: what follows is written over them.
             let frames = try? engine.decode(bytes, packetCount: 1, descriptions: descriptions, into: output)
             checked = true
             guard frames == 1024 else {
@@ -67,20 +66,11 @@ public final class AACDecoder: AudioDecoder {
                 reference = try FAADDecoder(format: sourceFormat, magicCookie: magicCookie)
                 return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
             }
-            toDrop -= 1024
             first = 1
         }
         if packetCount > first {
             let rest = descriptions.map { UnsafeBufferPointer(rebasing: $0[first...]) }
             written = try engine.decode(bytes, packetCount: packetCount - first, descriptions: rest, into: output)
-        }
-        if toDrop > 0 {
-            let dropped = min(toDrop, written)
-            if let base = output.baseAddress, dropped > 0 {
-                base.update(from: base + dropped * channels, count: (written - dropped) * channels)
-            }
-            written -= dropped
-            toDrop -= dropped
         }
         return written
     }
