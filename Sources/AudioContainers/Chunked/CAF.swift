@@ -81,6 +81,9 @@ public enum CAF {
                 }
                 return .read
             case ChunkType.data: return .audioData(prefix: 4)
+            case ChunkType.pakt where packetTable != nil:
+                // The first table found the packets already delivered; another would contradict them.
+                return .skip(note: "a second 'pakt' chunk ignored")
             case ChunkType.pakt, ChunkType.kuki, ChunkType.chan, ChunkType.info, "mark", "strg", "regn", "inst":
                 return .read
             case ChunkType.free: return .skip(note: "")
