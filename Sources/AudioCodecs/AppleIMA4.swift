@@ -36,14 +36,14 @@ public struct AppleIMA4Decoder: AudioDecoder {
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
         throws -> Int
     {
-        try decodePackets(bytes, packetCount: packetCount) { sample, index in output[index] = sample }
+        try decodePackets(bytes, packetCount: packetCount, into: output)
     }
 
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
-        try decodePackets(bytes, packetCount: packetCount) { sample, index in output[index] = Float(sample) * (1 / 32768) }
+        try decodePackets(bytes, packetCount: packetCount, into: output)
     }
 
     /// Decodes packets, appending Int16 frames to an array.
@@ -58,10 +58,12 @@ public struct AppleIMA4Decoder: AudioDecoder {
         }
     }
 
-    @inline(__always)
-    private mutating func decodePackets(
-        _ bytes: UnsafeRawBufferPointer, packetCount: Int, _ store: (Int16, Int) -> Void
+    /// Decodes into Int16 or Float samples (generic rather than a closure, so each is specialized
+    /// and the store inlined into the decode loop).
+    private mutating func decodePackets<Sample: DecodedSample>(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Sample>
     ) throws -> Int {
+        @inline(__always) func store(_ sample: Int16, _ index: Int) { output[index] = Sample(decoded: sample) }
         let channels = states.count
         let packetSize = AppleIMA4.bytesPerChannelBlock * channels
         guard packetCount >= 0, bytes.count >= packetCount * packetSize else {
@@ -71,20 +73,48 @@ public struct AppleIMA4Decoder: AudioDecoder {
         var clamped = 0
         states.withUnsafeMutableBufferPointer { states in
             IMATables.with(.shiftAndAdd) { tables in
+                /// The state a channel's block starts from: the running one, or its header's (whose step
+                /// index, when out of range, is clamped and counted).
+                @inline(__always) func start(_ block: Int, channel: Int, clamped: inout Int) -> IMAChannelState {
+                    let header = Int32(Int16(bitPattern: UInt16(bytes[block]) << 8 | UInt16(bytes[block + 1])))
+                    let stepIndex = header & 0x7F
+                    let predictor = header & ~0x7F
+                    let state = states[channel]
+                    if stepIndex > IMA.maximumStepIndex {
+                        clamped &+= 1
+                        return IMAChannelState(predictor: predictor, stepIndex: IMA.maximumStepIndex)
+                    }
+                    if state.stepIndex != stepIndex || abs(predictor - state.predictor) > 0x7F {
+                        return IMAChannelState(predictor: predictor, stepIndex: stepIndex)
+                    }
+                    return state
+                }
                 for packet in 0..<packetCount {
-                    for channel in 0..<channels {
+                    // Channels two at a time: each channel's decoder is a chain of dependent table
+                    // lookups, and two chains in one loop run side by side.
+                    var channel = 0
+                    while channel + 1 < channels {
                         let block = packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock
-                        let header = Int32(Int16(bitPattern: UInt16(bytes[block]) << 8 | UInt16(bytes[block + 1])))
-                        var stepIndex = header & 0x7F
-                        let predictor = header & ~0x7F
-                        var state = states[channel]
-                        if stepIndex > IMA.maximumStepIndex {
-                            stepIndex = IMA.maximumStepIndex
-                            clamped += 1
-                            state = IMAChannelState(predictor: predictor, stepIndex: stepIndex)
-                        } else if state.stepIndex != stepIndex || abs(predictor - state.predictor) > 0x7F {
-                            state = IMAChannelState(predictor: predictor, stepIndex: stepIndex)
+                        let other = block + AppleIMA4.bytesPerChannelBlock
+                        var state = start(block, channel: channel, clamped: &clamped)
+                        var otherState = start(other, channel: channel + 1, clamped: &clamped)
+                        var out = packet * 64 * channels + channel
+                        for byte in 2..<AppleIMA4.bytesPerChannelBlock {
+                            let value = bytes[block + byte], otherValue = bytes[other + byte]
+                            store(tables.expand(&state, value & 0x0F), out)
+                            store(tables.expand(&otherState, otherValue & 0x0F), out + 1)
+                            out += channels
+                            store(tables.expand(&state, value >> 4), out)
+                            store(tables.expand(&otherState, otherValue >> 4), out + 1)
+                            out += channels
                         }
+                        states[channel] = state
+                        states[channel + 1] = otherState
+                        channel += 2
+                    }
+                    if channel < channels {
+                        let block = packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock
+                        var state = start(block, channel: channel, clamped: &clamped)
                         var out = packet * 64 * channels + channel
                         for byte in 2..<AppleIMA4.bytesPerChannelBlock {
                             let value = bytes[block + byte]

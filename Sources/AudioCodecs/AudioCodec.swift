@@ -164,3 +164,17 @@ func quantizedSample(_ value: Double, low: Double, high: Double) -> Int64 {
     let sum = (clipped.isNaN ? 0 : clipped) + 0x1.8p52
     return Int64(bitPattern: sum.bitPattern) &- Int64(bitPattern: (0x1.8p52 as Double).bitPattern)
 }
+
+/// A sample type the 16-bit decoders (IMA4, WAV IMA ADPCM) write: their loops are generic over it
+/// rather than taking a store closure, so each is specialized with the store inlined.
+protocol DecodedSample {
+    init(decoded sample: Int16)
+}
+
+extension Int16: DecodedSample {
+    @inline(__always) init(decoded sample: Int16) { self = sample }
+}
+
+extension Float: DecodedSample {
+    @inline(__always) init(decoded sample: Int16) { self = Float(sample) * (1 / 32768) }
+}

@@ -55,15 +55,16 @@ public enum IMA {
         (0..<89 * 8).map { difference(step: stepTable[$0 >> 3], magnitude: Int32($0 & 7), reconstruction) }
     }
 
-    /// Per (step index, code): the signed difference in the high bits and the next step index in the
-    /// low 8, so a decoder does one lookup per code: `table[index << 4 | code]`.
+    /// Per (step index, code): the signed difference in the high 20 bits and the next step index times
+    /// 16 in the low 12, so a decoder does one lookup per code, `table[index << 4 | code]`, and the
+    /// next lookup's row is a mask away (no shift on the chain of dependent lookups).
     static func transitionTable(_ reconstruction: Reconstruction) -> [Int32] {
         (0..<89 * 16).map { entry in
             let index = entry >> 4
             let code = Int32(entry & 15)
             let difference = difference(step: stepTable[index], magnitude: code & 7, reconstruction)
             let next = min(max(Int32(index) + indexTable[Int(code)], 0), maximumStepIndex)
-            return (code & 8 != 0 ? -difference : difference) << 8 | next
+            return (code & 8 != 0 ? -difference : difference) << 12 | next << 4
         }
     }
 
@@ -106,9 +107,9 @@ struct IMATables {
     @inlinable @inline(__always)
     func expand(_ state: inout IMAChannelState, _ code: UInt8) -> Int16 {
         let transition = transitions[Int(state.stepIndex) << 4 | Int(code)]
-        let predictor = min(max(state.predictor + (transition >> 8), -32768), 32767)
+        let predictor = min(max(state.predictor + (transition >> 12), -32768), 32767)
         state.predictor = predictor
-        state.stepIndex = transition & 0xFF
+        state.stepIndex = (transition & 0xFF0) >> 4
         return Int16(truncatingIfNeeded: predictor)
     }
 }

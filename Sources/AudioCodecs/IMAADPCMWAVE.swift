@@ -43,20 +43,21 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
-        try decodeBlocks(bytes, packetCount: packetCount) { sample, index in output[index] = Float(sample) * (1 / 32768) }
+        try decodeBlocks(bytes, packetCount: packetCount, into: output)
     }
 
     /// Decodes blocks to interleaved Int16 frames.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
         throws -> Int
     {
-        try decodeBlocks(bytes, packetCount: packetCount) { sample, index in output[index] = sample }
+        try decodeBlocks(bytes, packetCount: packetCount, into: output)
     }
 
-    @inline(__always)
-    private mutating func decodeBlocks(_ bytes: UnsafeRawBufferPointer, packetCount: Int, _ store: (Int16, Int) -> Void)
-        throws -> Int
+    /// Decodes into Int16 or Float samples (specialized for each, the store inlined).
+    private mutating func decodeBlocks<Sample: DecodedSample>(_ bytes: UnsafeRawBufferPointer, packetCount: Int,
+        into output: UnsafeMutableBufferPointer<Sample>) throws -> Int
     {
+        @inline(__always) func store(_ sample: Int16, _ index: Int) { output[index] = Sample(decoded: sample) }
         let channels = states.count
         let frames = maximumFramesPerPacket
         guard packetCount >= 0, bytes.count >= packetCount * blockAlign else {

@@ -174,6 +174,10 @@ public enum PCM {
             return
         default: break
         }
+        if dither == nil && layout.width == 2 && layout.bits == 16 {
+            quantize16(samples, bigEndian: big, into: bytes)
+            return
+        }
         // Quantize to the significant bits, then place them at the top of the container.
         let shift = Int64(layout.width * 8 - layout.bits)
         switch layout.width {
@@ -205,6 +209,33 @@ public enum PCM {
                 let packed = UInt32(truncatingIfNeeded: value &<< shift)
                 bytes.storeBytes(of: big ? packed.bigEndian : packed.littleEndian, toByteOffset: index * 4,
                     as: UInt32.self)
+            }
+        }
+    }
+
+    /// 16-bit samples without dither, the commonest case, in Float arithmetic so the loop vectorizes
+    /// four samples wide: scaling by 32768 is exact in Float, so rounding (to nearest, ties to even)
+    /// and clipping give exactly what the Double path gives, NaN included (0).
+    private static func quantize16(_ samples: UnsafeBufferPointer<Float>, bigEndian: Bool,
+        into bytes: UnsafeMutableRawBufferPointer)
+    {
+        guard let output = bytes.baseAddress, let input = samples.baseAddress else { return }
+        @inline(__always) func quantized(_ sample: Float) -> UInt16 {
+            var value = sample * 32768
+            value = value < -32768 ? -32768 : value
+            value = value > 32767 ? 32767 : value
+            value = value == value ? value : 0
+            // Adding 1.5 × 2^23 rounds to an integer (ties to even) held in the low bits of the sum's
+            // bit pattern: no conversion instruction, so the loop vectorizes.
+            return UInt16(truncatingIfNeeded: (value + 0x1.8p23).bitPattern)
+        }
+        if bigEndian {
+            for index in 0..<samples.count {
+                output.storeBytes(of: quantized(input[index]).bigEndian, toByteOffset: index * 2, as: UInt16.self)
+            }
+        } else {
+            for index in 0..<samples.count {
+                output.storeBytes(of: quantized(input[index]).littleEndian, toByteOffset: index * 2, as: UInt16.self)
             }
         }
     }

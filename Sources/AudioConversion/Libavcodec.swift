@@ -222,12 +222,24 @@ public final class LibavcodecDecoder: AudioDecoder {
     private func interleave(_ frames: Int, into output: UnsafeMutableBufferPointer<Float>) throws {
         let channels = Int(sourceFormat.channelsPerFrame)
         let format = AVSampleFormat(rawValue: engine.frame.pointee.format)
-        func copy<T>(_ type: T.Type, planar: Bool, _ convert: (T) -> Float) {
-            for channel in 0..<channels {
-                let plane = engine.plane(planar ? channel : 0, as: T.self)
+        @inline(__always) func copy<T>(_ type: T.Type, planar: Bool, _ convert: (T) -> Float) {
+            guard planar else {
+                let samples = engine.plane(0, as: T.self)
+                for index in 0..<frames * channels { output[index] = convert(samples[index]) }
+                return
+            }
+            if channels == 2 {
+                // Stereo, the common case: both planes in one pass, the output written in order.
+                let (left, right) = (engine.plane(0, as: T.self), engine.plane(1, as: T.self))
                 for frame in 0..<frames {
-                    output[frame * channels + channel] = convert(plane[planar ? frame : frame * channels + channel])
+                    output[2 * frame] = convert(left[frame])
+                    output[2 * frame + 1] = convert(right[frame])
                 }
+                return
+            }
+            for channel in 0..<channels {
+                let plane = engine.plane(channel, as: T.self)
+                for frame in 0..<frames { output[frame * channels + channel] = convert(plane[frame]) }
             }
         }
         switch format {

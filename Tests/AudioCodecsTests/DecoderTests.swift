@@ -2,6 +2,7 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioFormats
+import Foundation
 import Testing
 
 @Suite struct IMATableTests {
@@ -108,6 +109,51 @@ import Testing
             // A header whose reserved byte is set is refused, as FFmpeg refuses it.
             blocks[3] = 1
             #expect(throws: AudioFileError.self) { try decoder.decode(blocks, packetCount: 1, appendingTo: &output) }
+        }
+    }
+
+    /// IMA4 channels are independent: decoding 2 to 5 channels (decoded two at a time, an odd one
+    /// alone) gives each channel exactly what decoding its blocks as a mono stream gives, with headers
+    /// that continue, restart, and carry a step index past 88.
+    @Test func ima4ChannelsDecodeAsTheirOwnMonoStreams() throws {
+        var random = SystemRandomNumberGenerator()
+        for channels in 2...5 {
+            let packets = 40
+            // afkit's encoder writes headers that continue the running state; every seventh block's
+            // header is then replaced by a random one (a restart, or a step index past 88).
+            let signal: [Int16] = (0..<packets * 64 * channels).map { index in
+                let (frame, channel) = index.quotientAndRemainder(dividingBy: channels)
+                let tone = 12000 * sin(Double(frame) * 0.01 * Double(channel + 1))
+                return Int16(tone + Double(Int.random(in: -2000...2000, using: &random)))
+            }
+            var encoder = AppleIMA4Encoder(format: .linearPCM(sampleRate: 8000, channels: UInt32(channels), bitsPerChannel: 16),
+                quality: .fast)
+            var bytes: [UInt8] = []
+            _ = signal.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &bytes) }
+            for block in stride(from: 3, to: packets * channels, by: 7) {
+                bytes[block * 34] = UInt8.random(in: 0...255, using: &random)
+                bytes[block * 34 + 1] = UInt8.random(in: 0...255, using: &random)
+            }
+            var decoder = AppleIMA4Decoder(format: .appleIMA4(sampleRate: 8000, channels: UInt32(channels)))
+            var together: [Int16] = []
+            #expect(try decoder.decode(bytes, packetCount: packets, appendingTo: &together) == packets * 64)
+            var clamped = 0
+            for channel in 0..<channels {
+                var mono: [UInt8] = []
+                for packet in 0..<packets {
+                    let block = (packet * channels + channel) * 34
+                    mono += bytes[block..<block + 34]
+                }
+                var alone = AppleIMA4Decoder(format: .appleIMA4(sampleRate: 8000, channels: 1))
+                var samples: [Int16] = []
+                _ = try alone.decode(mono, packetCount: packets, appendingTo: &samples)
+                clamped += alone.clampedHeaderCount
+                let extracted: [Int16] = stride(from: channel, to: together.count, by: channels).map { together[$0] }
+                let firstDifference = zip(samples, extracted).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                #expect(samples.count == extracted.count && firstDifference == nil,
+                    "channel \(channel) of \(channels): first difference at frame \(firstDifference ?? -1)")
+            }
+            #expect(decoder.clampedHeaderCount == clamped)
         }
     }
 

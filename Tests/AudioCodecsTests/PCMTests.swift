@@ -114,6 +114,35 @@ import Testing
         #expect(bytes == [0, 128, 255, 255, 0])
     }
 
+    /// 16-bit output without dither takes a Float path of its own; it must round (to nearest, ties
+    /// to even), clip and map NaN exactly as the Double path does, in both byte orders.
+    @Test func sixteenBitsWithoutDitherRoundTiesToEvenAndClip() throws {
+        let lsb = Float(1) / 32768
+        var inputs: [Float] = [.nan, -.nan, .infinity, -.infinity, 0, -0.0, 1, -1, 2, -2, .greatestFiniteMagnitude,
+            32767.5 * lsb, 32766.5 * lsb, -32767.5 * lsb, -32768.5 * lsb, 1 - lsb / 4, .leastNonzeroMagnitude]
+        // Every half-LSB point from -8 to 8 LSB (ties), and a spread of values across the range.
+        inputs += (-16...16).map { Float($0) * 0.5 * lsb }
+        var random = SystemRandomNumberGenerator()
+        inputs += (0..<4000).map { _ in Float.random(in: -1.2...1.2, using: &random) }
+        func expected(_ value: Float) -> Int16 {
+            guard !value.isNaN else { return 0 }
+            let scaled = min(max(Double(value) * 32768, -32768), 32767)
+            return Int16(scaled.rounded(.toNearestOrEven))
+        }
+        for bigEndian in [false, true] {
+            let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: bigEndian)
+            var encoder = try PCMEncoder(format: format)
+            var bytes: [UInt8] = []
+            _ = try encoder.encode(inputs, into: &bytes)
+            let values = stride(from: 0, to: bytes.count, by: 2).map {
+                let (high, low) = bigEndian ? (bytes[$0], bytes[$0 + 1]) : (bytes[$0 + 1], bytes[$0])
+                return Int16(bitPattern: UInt16(high) << 8 | UInt16(low))
+            }
+            let wrong = zip(inputs, values).filter { expected($0.0) != $0.1 }
+            #expect(values.count == inputs.count && wrong.isEmpty, "\(wrong.prefix(5))")
+        }
+    }
+
     @Test func ditherDecorrelatesQuietSignalsAndStaysWithinOneLSB() throws {
         let s16 = StreamDescription.linearPCM(sampleRate: 48000, channels: 1, bitsPerChannel: 16)
         let lsb = Float(1) / 32768
