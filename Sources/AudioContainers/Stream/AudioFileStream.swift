@@ -31,7 +31,9 @@ public struct AudioFileStream {
     /// What the parser reports.
     public enum Event {
         /// A property has a value now (or a new one); the properties as known at that moment come with it.
-        case propertyChanged(StreamPropertyID, StreamProperties)
+        /// (Boxed: the properties are a few hundred bytes, and every packets event would otherwise be
+        /// that large and copied so.)
+        indirect case propertyChanged(StreamPropertyID, StreamProperties)
         /// Whole packets, valid only during the call.
         case packets(Packets)
         /// The parser needs the bytes from this absolute offset next (only when created with
