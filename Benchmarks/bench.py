@@ -221,6 +221,10 @@ def conversions():
             ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/ima4.caf {out}/fima4.wav")]),
         ("MP3 (LAME -V2) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/lame-v2.mp3 {out}/m.wav", [
             ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/lame-v2.mp3 {out}/fm.wav")]),
+        ("ADTS AAC-LC 128k → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/aac.aac {out}/adts.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/aac.aac {out}/fadts.wav")]),
+        ("M4A AAC-LC 128k → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/aac-faststart.m4a {out}/m4a.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/aac-faststart.m4a {out}/fm4a.wav")]),
     ]
     print(f"\n| conversion ({SECONDS} s stereo 44.1 kHz) | afkit convert | reference tool | reference | afkit speed-up |")
     print("|---|---|---|---|---|")
