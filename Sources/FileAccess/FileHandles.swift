@@ -56,6 +56,11 @@ package final class ReadableFile {
 package final class WritableFile {
     package let path: String
     private var descriptor: Int32
+    /// The end of the bytes written front to back from the start, and how far writeback was started.
+    private var appendedThrough: Int64 = 0
+    private var writebackStarted: Int64 = 0
+    /// Writeback is started for each run of this many bytes written front to back.
+    private static let writebackRun: Int64 = 4 << 20
 
     /// Creates (or truncates) a file.
     package init(path: String) throws {
@@ -93,24 +98,22 @@ package final class WritableFile {
             pwrite(descriptor, base + done, bytes.count - done, off_t(offset) + off_t(done))
         }
         guard written == bytes.count else { throw AudioFileError.io("cannot write '\(path)': no space", errno: ENOSPC) }
-        startWriteback(through: offset + Int64(bytes.count))
+        startWriteback(after: offset, count: bytes.count)
     }
 
-    /// Bytes before this offset have been handed to the kernel's writeback.
-    private var writebackStarted: Int64 = 0
-    /// Writeback is started for each run of this many bytes written front to back.
-    private static let writebackRun: Int64 = 4 << 20
-
-    /// Asks the kernel to start writing out each 4 MiB as soon as it is written, so the `fdatasync`
-    /// that ends an atomic output waits for the last few megabytes only, and the disk works while the
-    /// audio is decoded (10-minute decodes to WAV: 30–40 ms less, BENCHMARKS.md 2026-11-25). On
-    /// Linux, `POSIX_FADV_DONTNEED` starts asynchronous writeback of a range's dirty pages and drops
-    /// only clean ones, and these were all written just now; elsewhere nothing is done.
-    private func startWriteback(through end: Int64) {
+    /// Asks the kernel to start writing out each 4 MiB written front to back as soon as it is written,
+    /// so the `fdatasync` that ends an atomic output waits for the last few megabytes only, and the disk
+    /// works while the audio is decoded (10-minute decodes to WAV: 30–40 ms less, BENCHMARKS.md
+    /// 2026-11-25). On Linux, `POSIX_FADV_DONTNEED` starts asynchronous writeback of a range's dirty
+    /// pages and drops only clean ones, and these were all written just now; writes elsewhere in the
+    /// file (a header patched, bytes moved) are left to the final flush. Elsewhere nothing is done.
+    private func startWriteback(after offset: Int64, count: Int) {
         #if os(Linux)
-        guard end - writebackStarted >= Self.writebackRun else { return }
-        _ = posix_fadvise(descriptor, off_t(writebackStarted), off_t(end - writebackStarted), POSIX_FADV_DONTNEED)
-        writebackStarted = end
+        guard offset == appendedThrough else { return }
+        appendedThrough += Int64(count)
+        guard appendedThrough - writebackStarted >= Self.writebackRun else { return }
+        _ = posix_fadvise(descriptor, off_t(writebackStarted), off_t(appendedThrough - writebackStarted), POSIX_FADV_DONTNEED)
+        writebackStarted = appendedThrough
         #endif
     }
 
