@@ -48,8 +48,10 @@ struct IcecastTests {
         let (iterator, response) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.name == "afkit test")
         #expect(response.genre == "Test")
-        try await Self.checkPlaylist(iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"])
-        #expect(await source.waitForExit(timeout: 5))
+        try await Self.checkPlaylist(iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"],
+            logs: { icecast.logs })
+        let exited = await source.waitForExit(timeout: 5)
+        #expect(exited, "ezstream did not exit; the logs (Icecast's and ezstream's):\n\(icecast.logs)")
     }
 
     @Test func everyPacketAndTitleOfAnADTSPlaylistArrivesInOrder() async throws {
@@ -59,13 +61,15 @@ struct IcecastTests {
         let source = try icecast.putSource(files, titles: titles, to: "/live.aac", contentType: "audio/aac")
         let (iterator, response) = try await Self.join(icecast.url("/live.aac"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.contentType == "audio/aac")
-        try await Self.checkPlaylist(iterator, response, files: files, titles: titles)
+        try await Self.checkPlaylist(iterator, response, files: files, titles: titles, logs: { icecast.logs })
         #expect(await source.wait(timeout: 5))
     }
 
-    /// Reads a live stream to its end and checks it carried the files' packets and the titles.
+    /// Reads a live stream to its end and checks it carried the files' packets and the titles; a
+    /// stream that ends otherwise than by the source leaving reports the servers' `logs`.
     static func checkPlaylist(
-        _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String], titles expected: [String]
+        _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String], titles expected: [String],
+        logs: () -> String
     ) async throws {
         var iterator = iterator
         #expect(response.isLive)
@@ -83,8 +87,8 @@ struct IcecastTests {
             }
         } catch let error as AudioFileError {
             // The playlist played once: the server ends the stream, and no reconnection is allowed.
-            #expect(error.code == "net!")
-            #expect(error.message.contains("ended the stream"))
+            let endedBySource = error.code == "net!" && error.message.contains("ended the stream")
+            #expect(endedBySource, "the stream ended with \(error); the logs:\n\(logs())")
         }
 
         let sent = try files.map(filePacketBytes)
