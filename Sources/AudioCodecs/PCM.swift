@@ -249,8 +249,15 @@ public enum PCM {
         let scale = Double(Int64(1) << (bits - 1))
         let (low, high) = (-scale, scale - 1)
         if var noise = dither {
-            for index in samples.indices {
-                store(index, quantizedSample(Double(samples[index]) * scale + noise.next(), low: low, high: high))
+            var index = 0
+            while index + 1 < samples.count {
+                let (first, second) = noise.nextPair()
+                store(index, quantizedSample(Double(samples[index]) * scale + first, low: low, high: high))
+                store(index + 1, quantizedSample(Double(samples[index + 1]) * scale + second, low: low, high: high))
+                index += 2
+            }
+            if index < samples.count {
+                store(index, quantizedSample(Double(samples[index]) * scale + noise.nextPair().0, low: low, high: high))
             }
             dither = noise
         } else {
@@ -398,17 +405,20 @@ extension PCM {
 public struct TPDFDither: Sendable {
     @usableFromInline var state: UInt64
 
-    public init(seed: UInt64) { state = seed | 1 }
+    public init(seed: UInt64) { state = seed }
 
-    /// The next dither value in LSBs.
+    /// The next two dither values in LSBs.
     @inlinable
-    public mutating func next() -> Double {
-        // xorshift64*, one step per sample: its top 48 bits are two independent 24-bit uniforms.
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        let bits = state &* 0x2545_F491_4F6C_DD1D
-        let sum = Int64(truncatingIfNeeded: bits >> 40) + Int64(truncatingIfNeeded: bits >> 16 & 0xFF_FFFF)
-        return Double(sum) * (1 / 16_777_216) - 1
+    public mutating func nextPair() -> (Double, Double) {
+        // SplitMix64: the state only counts, so one value does not wait for the last (a shift-register
+        // generator's chain held a whole conversion back); its 64 output bits are four independent
+        // 16-bit uniforms, two per value.
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var bits = (state ^ state >> 30) &* 0xBF58_476D_1CE4_E5B9
+        bits = (bits ^ bits >> 27) &* 0x94D0_49BB_1331_11EB
+        bits ^= bits >> 31
+        let first = Int64(truncatingIfNeeded: bits >> 48) + Int64(truncatingIfNeeded: bits >> 32 & 0xFFFF) + 1
+        let second = Int64(truncatingIfNeeded: bits >> 16 & 0xFFFF) + Int64(truncatingIfNeeded: bits & 0xFFFF) + 1
+        return (Double(first) * (1 / 65536) - 1, Double(second) * (1 / 65536) - 1)
     }
 }

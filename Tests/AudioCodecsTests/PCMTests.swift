@@ -173,6 +173,33 @@ import Testing
         #expect(againBytes == ditheredBytes)
     }
 
+    /// The generator's values are triangular on (-1, 1) LSB: mean 0, variance 1/6 (two independent
+    /// uniforms of 1/12 each), and the two values of a pair, and consecutive pairs, uncorrelated.
+    @Test func ditherValuesAreTriangularAndIndependent() {
+        var dither = TPDFDither(seed: 0x5EED)
+        let count = 200_000
+        var firsts: [Double] = [], seconds: [Double] = []
+        for _ in 0..<count {
+            let (first, second) = dither.nextPair()
+            firsts.append(first)
+            seconds.append(second)
+        }
+        let all = firsts + seconds
+        #expect(all.allSatisfy { $0 > -1 && $0 < 1 })
+        let mean = all.reduce(0, +) / Double(all.count)
+        let variance = all.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(all.count)
+        #expect(abs(mean) < 0.005)
+        #expect(abs(variance - 1.0 / 6) < 0.005)
+        // Triangular, not uniform: 5/9 of the values lie within ±1/3 (a uniform spread puts 1/3 there).
+        let central = Double(all.filter { abs($0) < 1.0 / 3 }.count) / Double(all.count)
+        #expect(abs(central - 5.0 / 9) < 0.01)
+        func correlation(_ a: ArraySlice<Double>, _ b: ArraySlice<Double>) -> Double {
+            zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / Double(a.count) / variance
+        }
+        #expect(abs(correlation(firsts[...], seconds[...])) < 0.01)
+        #expect(abs(correlation(seconds.dropLast(), firsts.dropFirst())) < 0.01)
+    }
+
     @Test func ditherPolicy() throws {
         let f32 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 32, isFloat: true)
         let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16)
