@@ -136,7 +136,7 @@ struct IMABeamSearch {
         var nextCosts = b.nextCosts
         let candidatePredictors = b.candidatePredictors, candidateStepIndices = b.candidateStepIndices
         let candidateParents = b.candidateParents, candidateCosts = b.candidateCosts
-        let scratch = b.scratch, candidateCodes = b.candidateCodes, bests = b.bests
+        let scratch = b.scratch, histogram = b.histogram, candidateCodes = b.candidateCodes, bests = b.bests
         let bestStamps = b.bestStamps, parents = b.parents, codes = b.codes
         let slots = b.slots, slotStamps = b.slotStamps
         let tableMask = (1 << Self.tableBits) - 1
@@ -193,10 +193,12 @@ struct IMABeamSearch {
                     }
                     slotStamps[hash] = stamp
                     slots[hash] = Int32(made)
-                    if bestStamps[nextIndex] != stamp || total < candidateCosts[Int(bests[nextIndex])] {
-                        bestStamps[nextIndex] = stamp
-                        bests[nextIndex] = Int32(made)
-                    }
+                    // Without a branch: a stale entry (another step's) always gives way.
+                    let current = bests[nextIndex]
+                    let stale = bestStamps[nextIndex] != stamp
+                    let cheaper = total < candidateCosts[Int(current)]
+                    bestStamps[nextIndex] = stamp
+                    bests[nextIndex] = stale || cheaper ? Int32(made) : current
                     candidatePredictors[made] = next
                     candidateStepIndices[made] = Int32(nextIndex)
                     candidateCosts[made] = total
@@ -204,21 +206,20 @@ struct IMABeamSearch {
                     candidateCodes[made] = UInt8(code)
                     made &+= 1
                 }
-                var magnitude = max(nearest - 1, 0)
-                while magnitude <= min(nearest + 1, 7) {
-                    add(sign | magnitude)
-                    magnitude += 1
-                }
+                // The nearest magnitude and its neighbours, a fixed three (at 0 or 7 one repeats, and
+                // merges with itself), then the other sign near zero.
+                add(sign | max(nearest - 1, 0))
+                add(sign | nearest)
+                add(sign | min(nearest + 1, 7))
                 if nearest <= 1 { add(sign ^ 8) }
             }
             // Keep the `width` cheapest (ties while places last) and each step index's cheapest.
             var threshold = Int64.max
             var ties = made
             if made > width {
-                for slot in 0..<made { scratch[slot] = candidateCosts[slot] }
-                threshold = Self.nthSmallest(width, of: scratch, count: made)
+                threshold = Self.nthSmallest(width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
                 var below = 0
-                for slot in 0..<made where candidateCosts[slot] < threshold { below &+= 1 }
+                for slot in 0..<made { below &+= candidateCosts[slot] < threshold ? 1 : 0 }
                 ties = width - below
             }
             let history = position * capacity
@@ -257,8 +258,41 @@ struct IMABeamSearch {
         return winner
     }
 
-    /// The `n`-th smallest (1-based) of the first `count` values, which it reorders: quickselect.
-    private static func nthSmallest(_ n: Int, of values: UnsafeMutablePointer<Int64>, count: Int) -> Int64 {
+    /// The `n`-th smallest (1-based) of the first `count` values, exactly, with few unpredictable
+    /// branches: a histogram of each value's top 8 bits above the smallest finds the bucket holding it,
+    /// and only that bucket's values (usually a handful) are selected among.
+    private static func nthSmallest(_ n: Int, of values: UnsafePointer<Int64>, count: Int,
+        histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>) -> Int64
+    {
+        var low = values[0]
+        var high = values[0]
+        for index in 1..<count {
+            low = min(low, values[index])
+            high = max(high, values[index])
+        }
+        let span = UInt64(bitPattern: high &- low)
+        if span == 0 { return low }
+        let shift = UInt64(max(64 - span.leadingZeroBitCount - 8, 0))
+        let buckets = Int(span >> shift) + 1
+        for bucket in 0..<buckets { histogram[bucket] = 0 }
+        for index in 0..<count { histogram[Int(UInt64(bitPattern: values[index] &- low) >> shift)] &+= 1 }
+        var below = 0
+        var bucket = 0
+        while below + Int(histogram[bucket]) < n {
+            below += Int(histogram[bucket])
+            bucket += 1
+        }
+        var gathered = 0
+        for index in 0..<count {
+            let value = values[index]
+            scratch[gathered] = value
+            gathered &+= Int(UInt64(bitPattern: value &- low) >> shift) == bucket ? 1 : 0
+        }
+        return quickselect(n - below, of: scratch, count: gathered)
+    }
+
+    /// The `n`-th smallest (1-based) of the first `count` values, which it reorders.
+    private static func quickselect(_ n: Int, of values: UnsafeMutablePointer<Int64>, count: Int) -> Int64 {
         var low = 0
         var high = count - 1
         let k = n - 1
@@ -289,6 +323,8 @@ struct IMABeamSearch {
         let nextCosts: UnsafeMutablePointer<Int64>
         let candidatePredictors, candidateStepIndices, candidateParents: UnsafeMutablePointer<Int32>
         let candidateCosts, scratch: UnsafeMutablePointer<Int64>
+        /// Bucket counts for the selection of the cheapest.
+        let histogram: UnsafeMutablePointer<Int32>
         let candidateCodes: UnsafeMutablePointer<UInt8>
         /// Per step index, the cheapest candidate (valid where `bestStamps` holds the step's stamp).
         let bests: UnsafeMutablePointer<Int32>
@@ -323,8 +359,10 @@ struct IMABeamSearch {
             candidateParents = make(Int32.self, candidates)
             candidateCosts = make(Int64.self, candidates)
             scratch = make(Int64.self, candidates)
+            histogram = make(Int32.self, 256)
             candidateCodes = make(UInt8.self, candidates)
             bests = make(Int32.self, 89)
+            bests.initialize(repeating: 0, count: 89)
             bestStamps = make(UInt32.self, 89)
             bestStamps.initialize(repeating: 0, count: 89)
             slots = make(Int32.self, 1 << IMABeamSearch.tableBits)
