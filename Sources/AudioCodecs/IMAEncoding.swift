@@ -217,10 +217,9 @@ struct IMABeamSearch {
             var threshold = Int64.max
             var ties = made
             if made > width {
-                threshold = Self.nthSmallest(width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
-                var below = 0
-                for slot in 0..<made { below &+= candidateCosts[slot] < threshold ? 1 : 0 }
-                ties = width - below
+                let selected = Self.nthSmallest(width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
+                threshold = selected.value
+                ties = width - selected.below
             }
             let history = position * capacity
             kept = 0
@@ -258,11 +257,12 @@ struct IMABeamSearch {
         return winner
     }
 
-    /// The `n`-th smallest (1-based) of the first `count` values, exactly, with few unpredictable
-    /// branches: a histogram of each value's top 8 bits above the smallest finds the bucket holding it,
-    /// and only that bucket's values (usually a handful) are selected among.
+    /// The `n`-th smallest (1-based) of the first `count` values, exactly, and how many values are
+    /// smaller, with few unpredictable branches: a histogram of each value's top 8 bits above the
+    /// smallest finds the bucket holding it, and only that bucket's values (usually a handful) are
+    /// selected among.
     private static func nthSmallest(_ n: Int, of values: UnsafePointer<Int64>, count: Int,
-        histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>) -> Int64
+        histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>) -> (value: Int64, below: Int)
     {
         var low = values[0]
         var high = values[0]
@@ -271,7 +271,7 @@ struct IMABeamSearch {
             high = max(high, values[index])
         }
         let span = UInt64(bitPattern: high &- low)
-        if span == 0 { return low }
+        if span == 0 { return (low, 0) }
         let shift = UInt64(max(64 - span.leadingZeroBitCount - 8, 0))
         let buckets = Int(span >> shift) + 1
         for bucket in 0..<buckets { histogram[bucket] = 0 }
@@ -288,7 +288,10 @@ struct IMABeamSearch {
             scratch[gathered] = value
             gathered &+= Int(UInt64(bitPattern: value &- low) >> shift) == bucket ? 1 : 0
         }
-        return quickselect(n - below, of: scratch, count: gathered)
+        let value = quickselect(n - below, of: scratch, count: gathered)
+        // The bucket's values below the chosen one join those of the buckets before it.
+        for index in 0..<gathered { below &+= scratch[index] < value ? 1 : 0 }
+        return (value, below)
     }
 
     /// The `n`-th smallest (1-based) of the first `count` values, which it reorders.
