@@ -7,6 +7,15 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+/// libavcodec is loaded when a codec first needs it (Sources/CAVCodec/shim.h): on Linux its headers
+/// come from the default include path, so pkg-config's `-lavcodec` does not make every process load it
+/// and the hundred libraries behind it. Elsewhere pkg-config finds the headers, and it is linked.
+#if os(Linux)
+let avcodec = Target.systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", providers: [.apt(["libavcodec-dev"])])
+#else
+let avcodec = systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev")
+#endif
+
 let package = Package(
     name: "afkit",
     products: [
@@ -51,7 +60,7 @@ let package = Package(
         systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
-        systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev"),
+        avcodec,
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         .executableTarget(
             name: "afkit",

@@ -326,6 +326,30 @@ def allocations():
         print(f"allocation gate: the count grows with the input for {', '.join(failed)}", file=sys.stderr)
         sys.exit(1)
 
+def startup():
+    """One short file per process, as a Makefile rule or a Bazel action runs afkit: what starting the
+    process costs beside the work, against the reference tools doing the same job."""
+    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    effect = f"{folder}/sfx-000.wav"
+    out = f"{WORK}/startup"
+    os.makedirs(out, exist_ok=True)
+    loops = 20
+    jobs = [
+        ("start and exit", f"{AFKIT} --version", [("sox --version", "sox --version"), ("ffmpeg -version", "ffmpeg -version")]),
+        ("read one 0.4 s WAV's format", f"{AFKIT} info {effect}", [("soxi", f"soxi {effect}"),
+            ("ffprobe -show_format", f"ffprobe -v error -show_format {effect}")]),
+        ("one effect to IMA4 22.05 kHz mono, --quality fast", f"{AFKIT} convert --preset sfx --quality fast {effect} {out}/a.caf",
+            [("sox -e ima-adpcm", f"sox {effect} -r 22050 -c 1 -e ima-adpcm {out}/s.wav"),
+             ("ffmpeg adpcm_ima_qt", f"ffmpeg -v error -y -i {effect} -ac 1 -ar 22050 -c:a adpcm_ima_qt {out}/f.caf")]),
+    ]
+    print(f"\n| process start: one command, mean of {loops} in a row | afkit | reference | time | afkit vs reference |")
+    print("|---|---|---|---|---|")
+    for title, command, references in jobs:
+        ours = best(f"for i in $(seq {loops}); do {command} > /dev/null; done") / loops
+        for label, reference in references:
+            theirs = best(f"for i in $(seq {loops}); do {reference} > /dev/null; done") / loops
+            print(f"| {title} | {ours*1000:.1f} ms | `{label}` | {theirs*1000:.1f} ms | {theirs/ours:.2f}x |")
+
 SECTIONS = os.environ.get("BENCH_ONLY", "").split(",") if os.environ.get("BENCH_ONLY") else None
 
 def wanted(name):
@@ -340,6 +364,7 @@ def main():
         if wanted("decoders"): decoders(inputs)
         if wanted("music-batch"): music_batch()
         if wanted("batch"): batch()
+        if wanted("startup"): startup()
         if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
         if wanted("loudness"): loudness()
         if wanted("parse-in-process"): parse_in_process(inputs)
@@ -351,6 +376,7 @@ def main():
     conversions()
     validation()
     batch()
+    startup()
     music_batch()
     decoders(inputs)
     loudness()

@@ -74,11 +74,11 @@ public final class AACEncoder: AudioEncoder {
         let channelCount = channels
         engine = try LibavcodecContext(name: "aac", encoder: true,
             options: ["aac_coder": quality < 32 ? "fast" : "twoloop"]
-        ) { context in
+        ) { context, av in
             context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
             context.pointee.sample_rate = Int32(format.sampleRate)
             context.pointee.time_base = AVRational(num: 1, den: Int32(format.sampleRate))
-            av_channel_layout_default(&context.pointee.ch_layout, Int32(channelCount))
+            av.av_channel_layout_default(&context.pointee.ch_layout, Int32(channelCount))
             context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
             if strategy == .variable {
                 context.pointee.flags |= AV_CODEC_FLAG_QSCALE

@@ -2,6 +2,22 @@ import AudioCodecs
 import AudioFormats
 import CAVCodec
 
+/// libavcodec's functions, loaded when a codec first needs them (the CAVCodec shim says why): a
+/// conversion that uses no libavcodec codec never loads it, and afkit runs where it is not installed.
+enum LibAV {
+    private static let loaded: Result<afkit_av, AudioFileError> = {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let functions = afkit_av_load(&message, message.count) else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.unsupportedDataFormat("libavcodec: \(text)", offset: nil))
+        }
+        return .success(functions.pointee)
+    }()
+
+    /// The functions, or why libavcodec cannot be used.
+    static func functions() throws -> afkit_av { try loaded.get() }
+}
+
 /// One opened libavcodec codec context with its reusable frame and packet: the engine under afkit's
 /// AAC and ALAC codecs. Frames go in planar, packets come out whole; the context is freed with the
 /// object. libavcodec's own log is silenced: afkit's errors say what went wrong.
@@ -10,45 +26,48 @@ final class LibavcodecContext {
     let frame: UnsafeMutablePointer<AVFrame>
     let packet: UnsafeMutablePointer<AVPacket>
     let name: String
+    let av: afkit_av
 
     /// Opens the encoder or decoder called `name` after `configure` has set the context's fields;
     /// `options` are the codec's private AVOptions (`aac_coder`, ...).
     init(name: String, encoder: Bool, options: [String: String] = [:],
-        configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void) throws
+        configure: (UnsafeMutablePointer<AVCodecContext>, afkit_av) throws -> Void) throws
     {
         self.name = name
-        av_log_set_level(AV_LOG_QUIET)
-        let codec = encoder ? avcodec_find_encoder_by_name(name) : avcodec_find_decoder_by_name(name)
-        guard let codec, let context = avcodec_alloc_context3(codec) else {
+        let av = try LibAV.functions()
+        self.av = av
+        av.av_log_set_level(AV_LOG_QUIET)
+        let codec = encoder ? av.avcodec_find_encoder_by_name(name) : av.avcodec_find_decoder_by_name(name)
+        guard let codec, let context = av.avcodec_alloc_context3(codec) else {
             throw AudioFileError.unsupportedDataFormat("\(name): this libavcodec has no \(name) \(encoder ? "encoder" : "decoder")",
                 offset: nil)
         }
-        guard let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
+        guard let frame = av.av_frame_alloc(), let packet = av.av_packet_alloc() else {
             var context: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&context)
+            av.avcodec_free_context(&context)
             throw AudioFileError.limitExceeded("\(name): out of memory", offset: nil)
         }
         self.context = context
         self.frame = frame
         self.packet = packet
-        try configure(context)
+        try configure(context, av)
         var dictionary: OpaquePointer? = nil
-        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
-        let status = avcodec_open2(context, codec, &dictionary)
-        av_dict_free(&dictionary)
+        for (key, value) in options { _ = av.av_dict_set(&dictionary, key, value, 0) }
+        let status = av.avcodec_open2(context, codec, &dictionary)
+        av.av_dict_free(&dictionary)
         guard status >= 0 else {
             throw AudioFileError.unsupportedDataFormat("\(name): libavcodec cannot open the codec with these settings "
-                + "(\(Self.describe(status)))", offset: nil)
+                + "(\(Self.describe(status, av: av)))", offset: nil)
         }
     }
 
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&context)
+        av.avcodec_free_context(&context)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
+        av.av_frame_free(&frame)
         var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
+        av.av_packet_free(&packet)
     }
 
     /// The codec's extradata (an AudioSpecificConfig for AAC, the `alac` atom for ALAC).
@@ -58,14 +77,14 @@ final class LibavcodecContext {
     }
 
     /// Sets a context's extradata (a copy, padded as libavcodec requires), before it is opened.
-    static func setExtradata(_ bytes: [UInt8], of context: UnsafeMutablePointer<AVCodecContext>) throws {
-        guard let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+    static func setExtradata(_ bytes: [UInt8], of context: UnsafeMutablePointer<AVCodecContext>, av: afkit_av) throws {
+        guard let buffer = av.av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
             throw AudioFileError.limitExceeded("libavcodec: out of memory", offset: nil)
         }
         bytes.withUnsafeBytes { raw in
             if let source = raw.baseAddress { buffer.copyMemory(from: source, byteCount: raw.count) }
         }
-        av_free(context.pointee.extradata)
+        av.av_free(context.pointee.extradata)
         context.pointee.extradata = buffer.assumingMemoryBound(to: UInt8.self)
         context.pointee.extradata_size = Int32(bytes.count)
     }
@@ -77,16 +96,16 @@ final class LibavcodecContext {
         let status: Int32
         if let frames {
             frame.pointee.nb_samples = Int32(frames)
-            status = avcodec_send_frame(context, frame)
+            status = av.avcodec_send_frame(context, frame)
         } else {
-            status = avcodec_send_frame(context, nil)
+            status = av.avcodec_send_frame(context, nil)
         }
         guard status >= 0 else { throw failure("could not encode", status) }
         while true {
-            let received = avcodec_receive_packet(context, packet)
+            let received = av.avcodec_receive_packet(context, packet)
             if received == afkit_averror_again() || received == afkit_averror_eof() { return }
             guard received >= 0 else { throw failure("could not encode", received) }
-            defer { av_packet_unref(packet) }
+            defer { av.av_packet_unref(packet) }
             let size = Int(packet.pointee.size)
             guard size > 0, let data = packet.pointee.data else { continue }
             packets.append(packet: UnsafeRawBufferPointer(start: data, count: size))
@@ -96,15 +115,15 @@ final class LibavcodecContext {
     /// Makes `frame` hold `count` frames of the context's sample format and channels, writable.
     func prepareFrame(count: Int) throws {
         if frame.pointee.nb_samples != Int32(count) || frame.pointee.data.0 == nil {
-            av_frame_unref(frame)
+            av.av_frame_unref(frame)
             frame.pointee.format = context.pointee.sample_fmt.rawValue
             frame.pointee.nb_samples = Int32(count)
             frame.pointee.sample_rate = context.pointee.sample_rate
-            guard av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout) >= 0,
-                av_frame_get_buffer(frame, 0) >= 0
+            guard av.av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout) >= 0,
+                av.av_frame_get_buffer(frame, 0) >= 0
             else { throw AudioFileError.limitExceeded("\(name): out of memory for a frame", offset: nil) }
         }
-        guard av_frame_make_writable(frame) >= 0 else {
+        guard av.av_frame_make_writable(frame) >= 0 else {
             throw AudioFileError.limitExceeded("\(name): out of memory for a frame", offset: nil)
         }
     }
@@ -115,12 +134,12 @@ final class LibavcodecContext {
     }
 
     func failure(_ what: String, _ status: Int32) -> AudioFileError {
-        .malformed("\(name): libavcodec \(what) (\(Self.describe(status)))", offset: nil)
+        .malformed("\(name): libavcodec \(what) (\(Self.describe(status, av: av)))", offset: nil)
     }
 
-    static func describe(_ status: Int32) -> String {
+    static func describe(_ status: Int32, av: afkit_av) -> String {
         var text = [CChar](repeating: 0, count: 128)
-        av_strerror(status, &text, text.count)
+        _ = av.av_strerror(status, &text, text.count)
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
@@ -148,14 +167,14 @@ public final class LibavcodecDecoder: AudioDecoder {
         self.maximumFramesPerPacket = maximumFramesPerPacket
         self.concealsErrors = concealsErrors
         self.packetsPerCall = max(packetsPerCall, 1)
-        engine = try LibavcodecContext(name: codec, encoder: false) { context in
+        engine = try LibavcodecContext(name: codec, encoder: false) { context, av in
             context.pointee.sample_rate = Int32(clamping: Int64(saturating: format.sampleRate))
-            av_channel_layout_default(&context.pointee.ch_layout, Int32(format.channelsPerFrame))
-            if let extradata { try LibavcodecContext.setExtradata(extradata, of: context) }
+            av.av_channel_layout_default(&context.pointee.ch_layout, Int32(format.channelsPerFrame))
+            if let extradata { try LibavcodecContext.setExtradata(extradata, of: context, av: av) }
         }
     }
 
-    public func reset() { avcodec_flush_buffers(engine.context) }
+    public func reset() { engine.av.avcodec_flush_buffers(engine.context) }
 
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
@@ -180,7 +199,7 @@ public final class LibavcodecDecoder: AudioDecoder {
             }
             engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
             engine.packet.pointee.size = Int32(size)
-            let sent = avcodec_send_packet(engine.context, engine.packet)
+            let sent = engine.av.avcodec_send_packet(engine.context, engine.packet)
             engine.packet.pointee.data = nil
             engine.packet.pointee.size = 0
             func refuse(_ status: Int32) throws {
@@ -196,13 +215,13 @@ public final class LibavcodecDecoder: AudioDecoder {
                 continue
             }
             while true {
-                let received = avcodec_receive_frame(engine.context, engine.frame)
+                let received = engine.av.avcodec_receive_frame(engine.context, engine.frame)
                 if received == afkit_averror_again() || received == afkit_averror_eof() { break }
                 guard received >= 0 else {
                     try refuse(received)
                     break
                 }
-                defer { av_frame_unref(engine.frame) }
+                defer { engine.av.av_frame_unref(engine.frame) }
                 let frames = Int(engine.frame.pointee.nb_samples)
                 guard Int(engine.frame.pointee.ch_layout.nb_channels) == channels,
                     (written + frames) * channels <= output.count

@@ -2,9 +2,70 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 #include <libavutil/opt.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 // AVERROR() and AVERROR_EOF are function-like macros, which Swift does not import.
 static inline int afkit_averror_again(void) { return AVERROR(EAGAIN); }
 static inline int afkit_averror_eof(void) { return AVERROR_EOF; }
 static inline int afkit_qp2lambda(void) { return FF_QP2LAMBDA; }
+
+// libavcodec is not linked: it is loaded when a codec first needs it. Linked, it and the hundred
+// libraries it pulls in (video codecs, image formats) cost every afkit process about 20 ms at start.
+#define AFKIT_AV_FUNCTIONS(X) \
+    X(av_log_set_level) X(avcodec_find_encoder_by_name) X(avcodec_find_decoder_by_name) \
+    X(avcodec_alloc_context3) X(avcodec_free_context) X(avcodec_open2) X(avcodec_flush_buffers) \
+    X(avcodec_send_frame) X(avcodec_receive_packet) X(avcodec_send_packet) X(avcodec_receive_frame) \
+    X(av_frame_alloc) X(av_frame_free) X(av_frame_unref) X(av_frame_get_buffer) X(av_frame_make_writable) \
+    X(av_packet_alloc) X(av_packet_free) X(av_packet_unref) X(av_dict_set) X(av_dict_free) \
+    X(av_mallocz) X(av_free) X(av_strerror) X(av_channel_layout_copy) X(av_channel_layout_default)
+
+/// The libavcodec and libavutil functions afkit calls, resolved from the libraries afkit was built against.
+struct afkit_av {
+#define AFKIT_AV_FIELD(name) __typeof__(&name) _Nonnull name;
+    AFKIT_AV_FUNCTIONS(AFKIT_AV_FIELD)
+#undef AFKIT_AV_FIELD
+};
+
+#define AFKIT_AV_STRING(x) AFKIT_AV_STRING_(x)
+#define AFKIT_AV_STRING_(x) #x
+
+/// Loads libavcodec (the major version of the headers) and resolves every function; returns NULL
+/// and a message in `error` when the library or a function is missing. Call it once.
+static inline const struct afkit_av *_Nullable afkit_av_load(char *_Nonnull error, size_t size) {
+#if defined(__APPLE__)
+    static const char *const names[] = {
+        "libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
+        "/opt/homebrew/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
+        "/usr/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
+        "/opt/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
+    };
+#else
+    static const char *const names[] = {"libavcodec.so." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR)};
+#endif
+    void *library = NULL;
+    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
+        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        snprintf(error, size, "%s is not installed (%s)", names[0], dlerror());
+        return NULL;
+    }
+    struct afkit_av *functions = malloc(sizeof *functions);
+    if (functions == NULL) {
+        snprintf(error, size, "out of memory");
+        return NULL;
+    }
+    // A handle's lookups reach the libraries it depends on: libavutil's functions resolve through it.
+#define AFKIT_AV_RESOLVE(name) \
+    if ((*(void **)&functions->name = dlsym(library, #name)) == NULL) { \
+        snprintf(error, size, "%s lacks %s", names[0], #name); \
+        free(functions); \
+        return NULL; \
+    }
+    AFKIT_AV_FUNCTIONS(AFKIT_AV_RESOLVE)
+#undef AFKIT_AV_RESOLVE
+    return functions;
+}

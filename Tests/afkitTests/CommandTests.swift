@@ -26,10 +26,13 @@ struct Command {
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: fixtures)
         let out = Pipe()
         let err = Pipe()
@@ -40,8 +43,15 @@ struct Command {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
+        // Standard error is drained on its own thread, so a long one cannot fill its pipe and stall the child.
+        nonisolated(unsafe) var errData = Data()
+        let drained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "afkit must never die by a signal")
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
@@ -306,6 +316,24 @@ struct Command {
         #expect(try Command.run(["convert", "--preset", "pcm", "mp3/lame-vbr-v5.mp3", folder + "/song.caf"]).status == 0)
         #expect(try Command.run(["convert", "-d", "BEI24", "aiff/sowt.aifc", folder + "/x.aif"]).status == 0)
     }
+
+    #if os(Linux)
+    /// libavcodec (and the hundred libraries behind it) is loaded only by a conversion that uses one of its
+    /// codecs: the dynamic loader's log (glibc's LD_DEBUG) names it for an AAC output and not for IMA4.
+    @Test func libavcodecLoadsOnlyWhenUsed() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = ["LD_DEBUG": "files"]
+        let ima4 = try Command.run(["convert", "--preset", "sfx", "wav/pcm-s16-stereo.wav", folder + "/a.caf"], environment: log)
+        #expect(ima4.status == 0)
+        #expect(ima4.stderr.contains("file=libsndfile"), "the loader's log is there")
+        #expect(!ima4.stderr.contains("libavcodec"))
+        let aac = try Command.run(["convert", "-d", "aac", "wav/pcm-s16-stereo.wav", folder + "/b.m4a"], environment: log)
+        #expect(aac.status == 0)
+        #expect(aac.stderr.contains("file=libavcodec.so") && aac.stderr.contains("dynamically loaded"))
+    }
+    #endif
 
     /// AAC and ALAC with afconvert's -b, -q and -s; a rate AAC cannot hold is resampled with a note.
     @Test func compressedOutputs() throws {
