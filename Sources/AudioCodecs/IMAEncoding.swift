@@ -131,9 +131,7 @@ struct IMABeamSearch {
         // The buffers' pointers as locals: a class's stored properties are checked for exclusive access
         // on every use.
         let b = buffers
-        var predictors = b.predictors, stepIndices = b.stepIndices, seedsOf = b.seeds, costs = b.costs
-        var nextPredictors = b.nextPredictors, nextStepIndices = b.nextStepIndices, nextSeeds = b.nextSeeds
-        var nextCosts = b.nextCosts
+        var states = b.states, next = b.nextStates
         let candidatePredictors = b.candidatePredictors, candidateStepIndices = b.candidateStepIndices
         let candidateParents = b.candidateParents, candidateCosts = b.candidateCosts
         let scratch = b.scratch, histogram = b.histogram, candidateCodes = b.candidateCodes, bests = b.bests
@@ -146,10 +144,10 @@ struct IMABeamSearch {
         let width = self.width
         var kept = 0
         for (index, seed) in seeds.enumerated() {
-            predictors[kept] = seed.predictor
-            stepIndices[kept] = seed.stepIndex
-            costs[kept] = 0
-            seedsOf[kept] = Int32(index)
+            states.predictors[kept] = seed.predictor
+            states.stepIndices[kept] = seed.stepIndex
+            states.costs[kept] = 0
+            states.seeds[kept] = Int32(index)
             kept += 1
         }
         for position in 0..<count {
@@ -162,9 +160,9 @@ struct IMABeamSearch {
             }
             var made = 0
             for state in 0..<kept {
-                let predictor = predictors[state]
-                let stepIndex = Int(stepIndices[state])
-                let cost = costs[state]
+                let predictor = states.predictors[state]
+                let stepIndex = Int(states.stepIndices[state])
+                let cost = states.costs[state]
                 let delta = sample - predictor
                 let sign: Int32 = delta < 0 ? 8 : 0
                 let nearest = coder.nearestMagnitude(abs(delta), index: stepIndex)
@@ -232,23 +230,20 @@ struct IMABeamSearch {
                 }
                 guard keep else { continue }
                 let parent = Int(candidateParents[slot])
-                nextPredictors[kept] = candidatePredictors[slot]
-                nextStepIndices[kept] = candidateStepIndices[slot]
-                nextCosts[kept] = cost
-                nextSeeds[kept] = seedsOf[parent]
+                next.predictors[kept] = candidatePredictors[slot]
+                next.stepIndices[kept] = candidateStepIndices[slot]
+                next.costs[kept] = cost
+                next.seeds[kept] = states.seeds[parent]
                 parents[history + kept] = Int32(parent)
                 codes[history + kept] = candidateCodes[slot]
                 kept += 1
             }
-            swap(&predictors, &nextPredictors)
-            swap(&stepIndices, &nextStepIndices)
-            swap(&seedsOf, &nextSeeds)
-            swap(&costs, &nextCosts)
+            swap(&states, &next)
         }
         var best = 0
-        for state in 1..<max(kept, 1) where costs[state] < costs[best] { best = state }
-        let winner = (seed: Int(seedsOf[best]), state: IMAChannelState(predictor: predictors[best], stepIndex: stepIndices[best]),
-            cost: costs[best])
+        for state in 1..<max(kept, 1) where states.costs[state] < states.costs[best] { best = state }
+        let winner = (seed: Int(states.seeds[best]),
+            state: IMAChannelState(predictor: states.predictors[best], stepIndex: states.stepIndices[best]), cost: states.costs[best])
         var state = best
         for position in stride(from: count - 1, through: 0, by: -1) {
             output(position, codes[position * capacity + state])
@@ -317,13 +312,17 @@ struct IMABeamSearch {
         return values[k]
     }
 
+    /// One sample's decoder states: predictor, step index, the seed its path starts from, and its cost.
+    private struct Layer {
+        let predictors, stepIndices, seeds: UnsafeMutablePointer<Int32>
+        let costs: UnsafeMutablePointer<Int64>
+    }
+
     /// The search's memory: two layers of states, the candidates of one step, the merge table, each
     /// step index's cheapest candidate, and each step's parents and codes for the way back.
     private final class Buffers: @unchecked Sendable {
-        let predictors, stepIndices, seeds: UnsafeMutablePointer<Int32>
-        let costs: UnsafeMutablePointer<Int64>
-        let nextPredictors, nextStepIndices, nextSeeds: UnsafeMutablePointer<Int32>
-        let nextCosts: UnsafeMutablePointer<Int64>
+        /// The states of the sample being searched, and of the next: each layer's arrays in one struct.
+        let states, nextStates: Layer
         let candidatePredictors, candidateStepIndices, candidateParents: UnsafeMutablePointer<Int32>
         let candidateCosts, scratch: UnsafeMutablePointer<Int64>
         /// Bucket counts for the selection of the cheapest.
@@ -349,14 +348,12 @@ struct IMABeamSearch {
                 allocations.append(UnsafeMutableRawPointer(pointer))
                 return pointer
             }
-            predictors = make(Int32.self, capacity)
-            stepIndices = make(Int32.self, capacity)
-            seeds = make(Int32.self, capacity)
-            costs = make(Int64.self, capacity)
-            nextPredictors = make(Int32.self, capacity)
-            nextStepIndices = make(Int32.self, capacity)
-            nextSeeds = make(Int32.self, capacity)
-            nextCosts = make(Int64.self, capacity)
+            func layer() -> Layer {
+                Layer(predictors: make(Int32.self, capacity), stepIndices: make(Int32.self, capacity),
+                    seeds: make(Int32.self, capacity), costs: make(Int64.self, capacity))
+            }
+            states = layer()
+            nextStates = layer()
             candidatePredictors = make(Int32.self, candidates)
             candidateStepIndices = make(Int32.self, candidates)
             candidateParents = make(Int32.self, candidates)
