@@ -3,8 +3,8 @@ import AudioFormats
 
 extension AudioCodecRegistry {
     /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
-    /// libmp3lame's decoder, in float; BENCHMARKS.md) and MP3 encoded by LAME, AAC decoded by
-    /// libfaad2 and encoded by libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion,
+    /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
+    /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion,
     /// the validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
@@ -14,6 +14,8 @@ extension AudioCodecRegistry {
                     throw AudioFileError.unsupportedDataFormat("mp3: MPEG audio has 1 or 2 channels, not \(format.channelsPerFrame)",
                         offset: nil)
                 }
+                // Where libavcodec is not installed, libmp3lame's decoder (16-bit, slower) stands in.
+                guard LibAV.isAvailable else { return try MP3Decoder(format: format) }
                 return try LibavcodecDecoder(codec: codec, format: format, extradata: nil,
                     maximumFramesPerPacket: Int(max(format.framesPerPacket, 1152)), concealsErrors: true)
             }

@@ -16,6 +16,9 @@ enum LibAV {
 
     /// The functions, or why libavcodec cannot be used.
     static func functions() throws -> afkit_av { try loaded.get() }
+
+    /// Whether libavcodec could be loaded (a decoder with another engine can stand in where not).
+    static var isAvailable: Bool { (try? loaded.get()) != nil }
 }
 
 /// One opened libavcodec codec context with its reusable frame and packet: the engine under afkit's

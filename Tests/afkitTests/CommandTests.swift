@@ -333,6 +333,53 @@ struct Command {
         #expect(aac.status == 0)
         #expect(aac.stderr.contains("file=libavcodec.so") && aac.stderr.contains("dynamically loaded"))
     }
+
+    /// Whether this process may hide a file in a mount namespace of its own (root, with the capability).
+    static let canHideLibraries: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "/bin/sh", "-c", "mount --bind /dev/null /dev/null"]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// With libavcodec hidden (a private mount namespace puts an empty file over it), MP3 and AAC still
+    /// decode, by libmp3lame and libfaad2, to as many frames as libavcodec gives, and an AAC output fails
+    /// with a message naming the missing library.
+    @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibavcodec() throws {
+        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+        process.arguments = ["-m", "/bin/sh", "-c", """
+            library=$(ldconfig -p | awk '/libavcodec[.]so[.][0-9]+ /{print $NF; exit}')
+            [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
+            "$0" convert mp3/lame-vbr-v5.mp3 "$1/a.wav" || exit 91
+            "$0" convert adts/aac-lc-44k-stereo.aac "$1/b.wav" || exit 92
+            "$0" convert -d aac wav/pcm-s16-stereo.wav "$1/c.m4a" 2> "$1/error" && exit 93
+            exit 0
+            """, Command.executable, folder]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
+        #expect(error.contains("libavcodec") && error.contains("not installed"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c.m4a"))
+        // The same frames as libavcodec's decode of each.
+        for (source, output) in [("mp3/lame-vbr-v5.mp3", "a.wav"), ("adts/aac-lc-44k-stereo.aac", "b.wav")] {
+            let frames = { (path: String) throws -> Int? in
+                ((try Command.run(["info", "--json", path]).json as? [[String: Any]])?.first?["frameCount"] as? Int)
+            }
+            #expect(try Command.run(["convert", source, folder + "/with-" + output]).status == 0)
+            let expected = try #require(try frames(folder + "/with-" + output))
+            #expect(expected > 60000)
+            #expect(try frames(folder + "/" + output) == expected, "\(source)")
+        }
+    }
     #endif
 
     /// AAC and ALAC with afconvert's -b, -q and -s; a rate AAC cannot hold is resampled with a note.
