@@ -4,8 +4,9 @@ import AudioFormats
 extension AudioCodecRegistry {
     /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
     /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
-    /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion,
-    /// the validator and the command ask this registry.
+    /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by
+    /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion, the
+    /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
         for (id, codec) in [(FourCharCode.mpegLayer1, "mp1float"), (.mpegLayer2, "mp2float"), (.mpegLayer3, "mp3float")] {

@@ -50,11 +50,12 @@ static inline const struct afkit_av *_Nullable afkit_av_load(char *_Nonnull erro
         library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
     }
     if (library == NULL) {
-        snprintf(error, size, "%s is not installed (%s)", names[0], dlerror());
+        snprintf(error, size, "%s cannot be loaded (%s)", names[0], dlerror());
         return NULL;
     }
     struct afkit_av *functions = malloc(sizeof *functions);
     if (functions == NULL) {
+        dlclose(library);
         snprintf(error, size, "out of memory");
         return NULL;
     }
@@ -63,6 +64,7 @@ static inline const struct afkit_av *_Nullable afkit_av_load(char *_Nonnull erro
     if ((*(void **)&functions->name = dlsym(library, #name)) == NULL) { \
         snprintf(error, size, "%s lacks %s", names[0], #name); \
         free(functions); \
+        dlclose(library); \
         return NULL; \
     }
     AFKIT_AV_FUNCTIONS(AFKIT_AV_RESOLVE)
