@@ -356,6 +356,7 @@ struct Command {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
         process.arguments = ["-m", "/bin/sh", "-c", """
+            PATH="$PATH:/usr/sbin:/sbin"
             library=$(ldconfig -p | awk '/libavcodec[.]so[.][0-9]+ /{print $NF; exit}')
             [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
             "$0" convert mp3/lame-vbr-v5.mp3 "$1/a.wav" || exit 91
