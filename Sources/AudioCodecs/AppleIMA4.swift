@@ -73,21 +73,11 @@ public struct AppleIMA4Decoder: AudioDecoder {
         var clamped = 0
         states.withUnsafeMutableBufferPointer { states in
             IMATables.with(.shiftAndAdd) { tables in
-                /// The state a channel's block starts from: the running one, or its header's (whose step
-                /// index, when out of range, is clamped and counted).
+                /// The state a channel's block starts from (a step index out of range is counted).
                 @inline(__always) func start(_ block: Int, channel: Int, clamped: inout Int) -> IMAChannelState {
-                    let header = Int32(Int16(bitPattern: UInt16(bytes[block]) << 8 | UInt16(bytes[block + 1])))
-                    let stepIndex = header & 0x7F
-                    let predictor = header & ~0x7F
-                    let state = states[channel]
-                    if stepIndex > IMA.maximumStepIndex {
-                        clamped &+= 1
-                        return IMAChannelState(predictor: predictor, stepIndex: IMA.maximumStepIndex)
-                    }
-                    if state.stepIndex != stepIndex || abs(predictor - state.predictor) > 0x7F {
-                        return IMAChannelState(predictor: predictor, stepIndex: stepIndex)
-                    }
-                    return state
+                    let header = UInt16(bytes[block]) << 8 | UInt16(bytes[block + 1])
+                    clamped &+= Int32(header & 0x7F) > IMA.maximumStepIndex ? 1 : 0
+                    return AppleIMA4.decoderState(after: header, from: states[channel])
                 }
                 for packet in 0..<packetCount {
                     // Channels two at a time: each channel's decoder is a chain of dependent table
@@ -135,12 +125,14 @@ public struct AppleIMA4Decoder: AudioDecoder {
 
 extension AppleIMA4 {
     /// The state a decoder in `state` is in after reading block header `header`: its own when the
-    /// header agrees (same step index, predictor within 0x7F), else the header's.
+    /// header agrees (same step index, predictor within 0x7F), else the header's (a step index past 88,
+    /// which never agrees, clamped to 88).
+    @inline(__always)
     static func decoderState(after header: UInt16, from state: IMAChannelState) -> IMAChannelState {
         let predictor = Int32(Int16(bitPattern: header)) & ~0x7F
-        let stepIndex = min(Int32(header & 0x7F), IMA.maximumStepIndex)
+        let stepIndex = Int32(header & 0x7F)
         if stepIndex == state.stepIndex && abs(predictor - state.predictor) <= 0x7F { return state }
-        return IMAChannelState(predictor: predictor, stepIndex: stepIndex)
+        return IMAChannelState(predictor: predictor, stepIndex: min(stepIndex, IMA.maximumStepIndex))
     }
 
     /// The header that starts a decoder at (`predictor` rounded to its top 9 bits, `stepIndex`).

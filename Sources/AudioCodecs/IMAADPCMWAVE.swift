@@ -174,17 +174,16 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
         let (started, reconstruction) = (started, reconstruction)
         output.withUnsafeMutableBytes { bytes in
             coders.withUnsafeMutableBufferPointer { coders in
-                guard case .search = quality, channels > 1 else {
-                    for channel in 0..<channels {
-                        coders[channel].encode(frames, channel: channel, channels: channels, started: started,
-                            reconstruction: reconstruction, into: bytes.baseAddress! + start)
-                    }
-                    return
-                }
                 nonisolated(unsafe) let (bytes, coders, frames) = (bytes, coders, frames)
-                DispatchQueue.concurrentPerform(iterations: channels) { channel in
+                let encode: @Sendable (Int) -> Void = { channel in
                     coders[channel].encode(frames, channel: channel, channels: channels, started: started,
                         reconstruction: reconstruction, into: bytes.baseAddress! + start)
+                }
+                // A search's channels are independent of each other: each on a thread of its own.
+                if case .search = quality, channels > 1 {
+                    DispatchQueue.concurrentPerform(iterations: channels, execute: encode)
+                } else {
+                    for channel in 0..<channels { encode(channel) }
                 }
             }
         }
