@@ -1,5 +1,6 @@
 import AudioContainers
 import Foundation
+import LoopbackServers
 import Testing
 
 /// Runs the built `afkit` binary and checks what the contract promises: stdout, exit status, JSON.
@@ -299,8 +300,7 @@ struct Command {
 
 @Suite struct ConvertCommandTests {
     @Test func afconvertSpelling() throws {
-        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try Command.run(["convert", "-f", "caff", "-d", "ima4@22050", "-c", "1", "wav/pcm-s16-stereo.wav",
             folder + "/out.sound"])
@@ -321,8 +321,7 @@ struct Command {
     /// libavcodec (and the hundred libraries behind it) is loaded only by a conversion that uses one of its
     /// codecs: the dynamic loader's log (glibc's LD_DEBUG) names it for an AAC output and not for IMA4.
     @Test func libavcodecLoadsOnlyWhenUsed() throws {
-        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let log = ["LD_DEBUG": "files"]
         let ima4 = try Command.run(["convert", "--preset", "sfx", "wav/pcm-s16-stereo.wav", folder + "/a.caf"], environment: log)
@@ -349,8 +348,7 @@ struct Command {
     /// decode, by libmp3lame and libfaad2, to as many frames as libavcodec gives, and an AAC output fails
     /// with a message naming the missing library.
     @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibavcodec() throws {
-        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
@@ -385,8 +383,7 @@ struct Command {
 
     /// AAC and ALAC with afconvert's -b, -q and -s; a rate AAC cannot hold is resampled with a note.
     @Test func compressedOutputs() throws {
-        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = "wav/pcm-s16-stereo.wav"
         let aac = try Command.run(["convert", "-d", "aac", "-b", "96000", "-s", "1", "-q", "20", source, folder + "/a.caf"])
@@ -413,8 +410,7 @@ struct Command {
     }
 
     @Test func failuresAndUsage() throws {
-        let folder = NSTemporaryDirectory() + "afkit-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(try Command.run(["convert", "no-such.wav", folder + "/x.caf"]).status == 2)
         #expect(try Command.run(["convert", "-d", "LEI17", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
