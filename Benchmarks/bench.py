@@ -154,9 +154,13 @@ def batch_table(title, folder, afkit_rows, ffmpeg_args, extension):
     print(f"| `ffmpeg {ffmpeg_args}` per file, sequential | {sequential*1000:.0f} ms | {count/sequential:.0f} | | |")
     print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {count/parallel:.0f} | | |")
 
+def effects():
+    """The 200 short stereo effects the batch, durability and start-up rows share."""
+    return clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+
 def batch():
     """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
-    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    folder = effects()
     batch_table("200 effects to CAF IMA4 22.05 kHz mono", folder,
                 [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
                 "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf")
@@ -272,7 +276,7 @@ def parse_in_process(inputs):
 def loudness():
     """BS.1770 measurement: 200 effects and the 10-minute track, afkit (libebur128) against FFmpeg's
     ebur128 filter per file; and normalizing the track against FFmpeg's loudnorm."""
-    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    folder = effects()
     files = " ".join(f"{folder}/{f}" for f in sorted(os.listdir(folder)))
     ours = best(f"{AFKIT} info --loudness --json {files} > /dev/null")
     ffmpeg_cmd = "ffmpeg -nostats -v info -i {} -af ebur128=peak=true -f null - 2> /dev/null"
@@ -329,7 +333,7 @@ def allocations():
 def startup():
     """One short file per process, as a Makefile rule or a Bazel action runs afkit: what starting the
     process costs beside the work, against the reference tools doing the same job."""
-    folder = clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
+    folder = effects()
     effect = f"{folder}/sfx-000.wav"
     out = f"{WORK}/startup"
     os.makedirs(out, exist_ok=True)
@@ -365,7 +369,7 @@ def main():
         if wanted("music-batch"): music_batch()
         if wanted("batch"): batch()
         if wanted("startup"): startup()
-        if wanted("durability"): durability(clips("sfx", 200, 0.4, lambda i: 200 + 7 * i))
+        if wanted("durability"): durability(effects())
         if wanted("loudness"): loudness()
         if wanted("parse-in-process"): parse_in_process(inputs)
         if wanted("allocations"): allocations()
