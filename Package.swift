@@ -85,7 +85,7 @@ let package = Package(
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         .testTarget(name: "AudioStreamingTests", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
-        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "FileAccess", "LoopbackServers"]),
+        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "AudioFormats", "FileAccess", "LoopbackServers"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

@@ -35,6 +35,16 @@ public struct BatchConverter: Sendable {
         }
     }
 
+    /// A job whose output is its own source: converting would re-encode the file in place.
+    public struct OutputIsInputError: Error, CustomStringConvertible, Sendable {
+        public var source: String
+        public var output: String
+        public var description: String {
+            "batch: the output is the input: '\(source)' would be written to itself ('\(output)'); give --out another "
+                + "folder (nothing was converted)"
+        }
+    }
+
     public let preset: Preset
     public let outputFolder: String
     /// How IMA4 is encoded (the beam search by default).
@@ -97,6 +107,10 @@ public struct BatchConverter: Sendable {
         }
         var seen: [String: String] = [:]
         for job in jobs {
+            // An output that already is its source (`batch --out . y.caf`): never converted in place.
+            if let output = FileIdentity(path: job.output), FileIdentity(path: job.source) == output {
+                throw OutputIsInputError(source: job.source, output: job.output)
+            }
             if let other = seen[job.output], other != job.source {
                 throw CollisionError(output: job.output, sources: [other, job.source])
             }

@@ -2,11 +2,11 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 
-/// Reads any input afkit or libsndfile can read as interleaved Float32 frames, a block at a time,
+/// Reads any input afkit parses as interleaved Float32 frames, a block at a time,
 /// with priming and remainder frames trimmed: exactly the source's valid frames.
 public final class SourceReader {
     public let path: String
-    /// The source's data format (libsndfile sources: linear PCM of its sample rate and channels).
+    /// The source's data format, as the parser reports it.
     public let format: StreamDescription
     public let sampleRate: Double
     public let channels: Int
@@ -51,31 +51,9 @@ public final class SourceReader {
 
     public init(path: String) throws {
         self.path = path
-        let file: AudioFile
-        do {
-            file = try AudioFile(path: path)
-        } catch let parserError as AudioFileError where parserError.code == "typ?" {
-            // Not a container afkit parses (FLAC, Ogg, ...): libsndfile may read it. Where it cannot either,
-            // afkit's own words say why (one message for one problem, whichever command reads the file).
-            let sound: SoundFile
-            do {
-                sound = try SoundFile(path: path)
-            } catch {
-                throw parserError
-            }
-            backend = .libsndfile(sound)
-            sampleRate = Double(sound.info.sampleRate)
-            channels = sound.info.channels
-            // Its real depth (16 for most FLAC) decides whether converting it needs dither.
-            format = .linearPCM(sampleRate: sampleRate, channels: UInt32(channels),
-                bitsPerChannel: sound.info.integerBits ?? 32, isFloat: sound.info.integerBits == nil)
-            frameCount = sound.info.frames
-            metadata = [:]
-            markers = []
-            skip = 0
-            remaining = sound.info.frames
-            return
-        }
+        // afkit's own parser decides what the file is, for every command alike: what it refuses is
+        // refused here with the same words.
+        let file = try AudioFile(path: path)
         let summary = try AudioFileSummary(file.properties)
         format = file.dataFormat
         sampleRate = format.sampleRate
@@ -95,8 +73,14 @@ public final class SourceReader {
             ? ChannelLayout.waveOrder(channels: channels) : file.properties.channelLayout
         audioFile = file
         guard AudioCodecRegistry.standard.canDecode(format.formatID) else {
-            // Formats afkit has no decoder for: libsndfile may decode them.
-            let sound = try SoundFile(path: path)
+            // Codecs afkit has no decoder for: libsndfile is the engine for some of them (DWVW in AIFF-C),
+            // reading the file afkit has parsed. Where it has none either, the codec is named.
+            guard let sound = try? SoundFile(path: path) else {
+                let container = file.properties.fileType?.rawValue ?? "the file"
+                throw AudioFileError.unsupportedDataFormat(
+                    "\(container): the audio is \(Self.codecName(format.formatID)), which afkit does not decode; "
+                        + "convert it to WAV, AIFF or CAF first (for example `ffmpeg -i FILE out.wav`)", offset: file.properties.dataOffset)
+            }
             backend = .libsndfile(sound)
             remaining = sound.info.frames
             skip = 0
@@ -105,6 +89,14 @@ public final class SourceReader {
         let decoder = try AudioCodecRegistry.standard.decoder(for: format, magicCookie: magicCookie)
         skip = max(0, skip - Int64(decoder.framesDroppedAtStart))
         backend = .afkit(file, decoder, nextPacket: 0)
+    }
+
+    /// A codec's name for a person: Apple's four-character code with the codec's usual name.
+    static func codecName(_ formatID: FourCharCode) -> String {
+        let names: [FourCharCode: String] = ["flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
+            "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music", "Qclp": "Qualcomm PureVoice",
+            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1"]
+        return names[formatID].map { "\($0) ('\(formatID)')" } ?? "'\(formatID)'"
     }
 
     /// Passes over the next `count` valid frames (before any are read).

@@ -17,27 +17,76 @@ public func renameFile(_ source: String, to destination: String) throws {
 /// (`fsync`), renamed over `path`, and the folder flushed too, so a machine that loses power never
 /// finds a renamed, empty file. When `body` throws, the temporary is removed; while it is being
 /// written, ``TemporaryFiles`` knows it, so an interrupted process can remove it too.
-/// A caller that writes many files into one folder can pass `synchronizingFolder: false` and call
-/// ``synchronize(_:)`` on the folder once, after the last.
+///
+/// The temporary has a random name and is created exclusively, never through a symbolic link
+/// (``createTemporaryFile(beside:permissions:)``); before the rename afkit checks the name still holds
+/// the file it wrote, so a link planted in a shared folder is neither written through nor renamed over
+/// the output. A caller that writes many files into one folder can pass `synchronizingFolder: false`
+/// and call ``synchronize(_:)`` on the folder once, after the last.
 public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = true,
     _ body: (_ temporaryPath: String) throws -> Result) throws -> Result
 {
-    let temporary = temporaryPath(beside: path)
-    TemporaryFiles.register(temporary)
+    let temporary = try createTemporaryFile(beside: path)
     defer { TemporaryFiles.unregister(temporary) }
     do {
         let result = try body(temporary)
         try synchronize(temporary)
+        guard TemporaryFiles.holdsOwnFile(temporary) else {
+            throw AudioFileError.io("the temporary file for '\(path)' was replaced while it was written", errno: EEXIST)
+        }
         try renameFile(temporary, to: path)
         if synchronizingFolder { try synchronize(parentFolder(of: path)) }
         return result
     } catch {
-        removeFile(temporary)
+        if TemporaryFiles.holdsOwnFile(temporary) { removeFile(temporary) }
         // The temporary is afkit's business: a message names the file the caller asked for.
         if case .io(let message, let code)? = error as? AudioFileError {
             throw AudioFileError.io(message.replacingAll(temporary, with: path), errno: code)
         }
         throw error
+    }
+}
+
+/// Creates an empty temporary file beside `path` (a hidden, random name in the same folder) and returns
+/// its path. It is created with `O_CREAT|O_EXCL|O_NOFOLLOW`: never an existing file, never through a
+/// link. ``TemporaryFiles`` keeps it open and locked (`flock`) until ``TemporaryFiles/unregister(_:)``,
+/// which is how another afkit process, in any PID namespace, tells a live temporary from a stale one.
+public func createTemporaryFile(beside path: String, permissions: mode_t = 0o644) throws -> String {
+    for _ in 0..<16 {
+        let candidate = temporaryPath(beside: path)
+        switch TemporaryFiles.create(candidate, permissions: permissions) {
+        case .created: return candidate
+        case .retry: continue
+        case .failed(let code):
+            throw AudioFileError.io("cannot create a temporary file beside '\(path)' (\(String(cString: strerror(code))))",
+                errno: code)
+        }
+    }
+    throw AudioFileError.io("cannot create a temporary file beside '\(path)': every name tried was taken", errno: EEXIST)
+}
+
+/// A file's identity: its device and inode, whatever it is called.
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The identity of the file at `path` (following links), or `nil` where there is none.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The identity of an open file.
+    public init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
     }
 }
 
@@ -86,26 +135,42 @@ public func synchronize(_ path: String) throws {
 }
 
 /// The temporary files this process is writing, so that an interrupted command (SIGINT, SIGTERM) can
-/// remove them before it exits.
+/// remove them before it exits, and another process can tell them from stale ones.
 public enum TemporaryFiles {
-    private static let paths = LockedSet()
-
-    /// Notes a temporary file being written.
-    public static func register(_ path: String) { paths.insert(path) }
-
-    /// Forgets a temporary file (renamed into place, or removed).
-    public static func unregister(_ path: String) { paths.remove(path) }
-
-    /// Removes every temporary file being written; returns how many.
-    @discardableResult
-    public static func removeAll() -> Int {
-        let all = paths.drain()
-        for path in all { removeFile(path) }
-        return all.count
+    /// How a creation went.
+    enum Creation {
+        case created
+        /// The name was taken (or the file was taken away before it was locked): try another.
+        case retry
+        case failed(Int32)
     }
 
-    /// Removes afkit's temporaries in `folder` left by processes that no longer run (a kill -9, a
-    /// power cut): hidden files named `.NAME.afkit-PID-N.tmp` whose PID is gone. Returns their names.
+    private static let files = LockedFiles()
+
+    /// Creates the file at `path` exclusively, without following a link, opens it locked, and keeps it.
+    /// Once ``removeAll()`` has run (the command is being interrupted), nothing more is created.
+    static func create(_ path: String, permissions: mode_t) -> Creation { files.create(path, permissions: permissions) }
+
+    /// Notes a path the command will write (a destination in `$TMPDIR`) so an interruption removes it.
+    public static func register(_ path: String) { files.note(path) }
+
+    /// Forgets a temporary file (renamed into place, or removed), releasing its lock.
+    public static func unregister(_ path: String) { files.forget(path) }
+
+    /// Whether `path` still names the file this process created there (not a link or file put in its place).
+    public static func holdsOwnFile(_ path: String) -> Bool { files.holdsOwnFile(path) }
+
+    /// The identity of a temporary this process created, where `path` is one.
+    public static func identity(of path: String) -> FileIdentity? { files.identity(of: path) }
+
+    /// Removes every temporary file being written, and refuses to create more; returns how many.
+    @discardableResult
+    public static func removeAll() -> Int { files.removeAll() }
+
+    /// Removes afkit's temporaries in `folder` that no process is writing (left by a kill -9 or a power
+    /// cut): hidden files named `.NAME.afkit-....tmp` that nobody holds locked. The lock is the kernel's,
+    /// so a live conversion in another PID namespace (a container sharing the folder) keeps its file.
+    /// Returns their names.
     @discardableResult
     public static func removeStale(in folder: String) -> [String] {
         guard let handle = opendir(folder) else { return [] }
@@ -115,14 +180,20 @@ public enum TemporaryFiles {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            // `.NAME.afkit-PID-N.tmp`: the last two dash-separated fields are the PID and a counter.
-            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { continue }
-            let pieces = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
-            guard pieces.count >= 3, pieces[pieces.count - 3].hasSuffix(".afkit"), let pid = Int32(pieces[pieces.count - 2]),
-                !pieces[pieces.count - 1].isEmpty, pieces[pieces.count - 1].allSatisfy(\.isNumber), pid > 0, pid != getpid()
+            guard name.hasPrefix("."), name.hasSuffix(".tmp"), name.contains(".afkit-") else { continue }
+            let path = folder + "/" + name
+            guard identity(of: path) == nil else { continue }
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                flock(descriptor, LOCK_EX | LOCK_NB) == 0
             else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
-                removeFile(folder + "/" + name)
+            // Unlocked: nobody writes it. Remove it only if the name still holds the file checked.
+            var current = stat()
+            if lstat(path, &current) == 0, current.st_dev == info.st_dev, current.st_ino == info.st_ino {
+                removeFile(path)
                 removed.append(name)
             }
         }
@@ -130,58 +201,100 @@ public enum TemporaryFiles {
     }
 }
 
-/// A hidden path in the same folder as `path`, unique to this process and call, for writing a file
-/// that is renamed into place when complete.
+/// A hidden path in the same folder as `path`, for writing a file that is renamed into place when
+/// complete: `.NAME.afkit-RANDOM.tmp`, with 60 random bits (no PID: names do not repeat across PID
+/// namespaces, and nobody can guess the next). NAME is shortened so the name fits in NAME_MAX bytes.
 public func temporaryPath(beside path: String) -> String {
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[...$0]) } ?? ""
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    return "\(folder).\(name).afkit-\(getpid())-\(temporaryCounter.next()).tmp"
+    var name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let suffixBytes = ".afkit-".utf8.count + 12 + ".tmp".utf8.count + 1
+    while name.utf8.count > 255 - suffixBytes { name.removeLast() }
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+    var generator = SystemRandomNumberGenerator()
+    var random: UInt64 = generator.next()
+    var tag: [UInt8] = []
+    for _ in 0..<12 {
+        tag.append(alphabet[Int(random & 31)])
+        random >>= 5
+    }
+    return folder + "." + name + ".afkit-" + String(decoding: tag, as: UTF8.self) + ".tmp"
 }
 
-private let temporaryCounter = LockedCounter()
-
-/// A set of strings that threads may share.
-private final class LockedSet: @unchecked Sendable {
-    private var values: Set<String> = []
+/// The temporaries of this process: their open, locked descriptors and identities, behind one lock, so
+/// that a file is either created before an interruption removes everything or not created at all.
+private final class LockedFiles: @unchecked Sendable {
+    private struct Held {
+        var descriptor: Int32
+        var identity: FileIdentity?
+    }
+    private var held: [String: Held] = [:]
+    private var closed = false
     private var mutex = pthread_mutex_t()
 
     init() { pthread_mutex_init(&mutex, nil) }
 
-    func insert(_ value: String) {
-        pthread_mutex_lock(&mutex)
-        values.insert(value)
-        pthread_mutex_unlock(&mutex)
-    }
-
-    func remove(_ value: String) {
-        pthread_mutex_lock(&mutex)
-        values.remove(value)
-        pthread_mutex_unlock(&mutex)
-    }
-
-    /// Empties the set, returning what it held.
-    func drain() -> Set<String> {
+    func create(_ path: String, permissions: mode_t) -> TemporaryFiles.Creation {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        let all = values
-        values = []
-        return all
+        guard !closed else { return .failed(EINTR) }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        guard descriptor >= 0 else { return errno == EEXIST || errno == ELOOP ? .retry : .failed(errno) }
+        // Locked, then checked: a stale-file sweep may have taken the name away between the two.
+        guard flock(descriptor, LOCK_EX) == 0, let identity = FileIdentity(descriptor: descriptor),
+            FileIdentity(linkAt: path) == identity
+        else {
+            close(descriptor)
+            return .retry
+        }
+        held[path] = Held(descriptor: descriptor, identity: identity)
+        return .created
+    }
+
+    func note(_ path: String) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if held[path] == nil { held[path] = Held(descriptor: -1, identity: nil) }
+    }
+
+    func forget(_ path: String) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if let file = held.removeValue(forKey: path), file.descriptor >= 0 { close(file.descriptor) }
+    }
+
+    func identity(of path: String) -> FileIdentity? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return held[path]?.identity
+    }
+
+    func holdsOwnFile(_ path: String) -> Bool {
+        guard let identity = identity(of: path) else { return false }
+        return FileIdentity(linkAt: path) == identity
+    }
+
+    func removeAll() -> Int {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        closed = true
+        let all = held
+        held = [:]
+        for (path, file) in all {
+            // Only what is still ours: a name another user took over is left alone.
+            if file.identity == nil || FileIdentity(linkAt: path) == file.identity { removeFile(path) }
+            if file.descriptor >= 0 { close(file.descriptor) }
+        }
+        return all.count
     }
 }
 
-/// A counter that threads may share.
-private final class LockedCounter: @unchecked Sendable {
-    private var value = 0
-    private var mutex = pthread_mutex_t()
-
-    init() { pthread_mutex_init(&mutex, nil) }
-
-    /// Increments and returns the new value, atomically.
-    func next() -> Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        value += 1
-        return value
+extension FileIdentity {
+    /// The identity of what `path` names itself (a link's own, not its target's).
+    init?(linkAt path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        self.init(info)
     }
 }
+

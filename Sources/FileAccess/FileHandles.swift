@@ -62,11 +62,22 @@ package final class WritableFile {
     /// Writeback is started for each run of this many bytes written front to back.
     private static let writebackRun: Int64 = 4 << 20
 
-    /// Creates (or truncates) a file.
+    /// Creates (or truncates) a file. A temporary made by ``createTemporaryFile(beside:permissions:)`` is
+    /// opened only as the file created there: never through a link, never another file put in its place.
     package init(path: String) throws {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+        if let identity = TemporaryFiles.identity(of: path) {
+            descriptor = open(path, O_RDWR | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ioError("cannot open the temporary file '\(path)'") }
+            guard FileIdentity(descriptor: descriptor) == identity else {
+                _ = closeDescriptor(descriptor)
+                descriptor = -1
+                throw AudioFileError.io("the temporary file '\(path)' was replaced while it was written", errno: EEXIST)
+            }
+        } else {
+            descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+        }
     }
 
     /// Moves `count` bytes at `source` to `destination` (later in the file), last piece first so the

@@ -59,6 +59,9 @@ struct Batch: ParsableCommand {
         } catch let error as BatchConverter.CollisionError {
             Output.standardError("\(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
+        } catch let error as BatchConverter.OutputIsInputError {
+            Output.standardError("\(error)\n")
+            throw ExitCode(AFKit.Status.usage)
         }
         let total = jobs.count
         if total == 0 && !allowEmpty {

@@ -5,6 +5,12 @@ import AudioConversion
 import AudioFormats
 import FileAccess
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -109,17 +115,35 @@ struct Convert: ParsableCommand {
         guard toStandardOutput || isDirectory(folder) else {
             throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)
         }
-        if !toStandardOutput { TemporaryFiles.removeStale(in: folder) }
+        // An existing output that is not a regular file is written into (a device, a FIFO: the finished
+        // file streamed as `-` streams it) or refused; it is never renamed over. The input is never the output.
+        var device: Int32?
+        if !toStandardOutput, let existing = OutputTarget(path: output) {
+            if input != "-", let source = FileIdentity(path: input), source == existing.identity {
+                throw usageError("the output is the input: '\(output)' is '\(input)' (write the output elsewhere)", in: Self.self)
+            }
+            switch existing.kind {
+            case .regularFile: break
+            case .stream:
+                device = try existing.openForWriting(output)
+            case .other(let what):
+                throw usageError("'\(output)' is \(what): afkit writes a file there only where none is, or a regular file, "
+                    + "a device or a FIFO is", in: Self.self)
+            }
+        }
+        defer { if let device { close(device) } }
+        let streamed = toStandardOutput || device != nil
+        if !streamed { TemporaryFiles.removeStale(in: folder) }
         // `-`: standard input is kept in a temporary file; standard output gets the finished file.
         let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
         defer { if input == "-" { StandardStreams.discard(source) } }
         var settings = settings
         var target = output
-        if toStandardOutput {
+        if streamed {
             target = StandardStreams.temporaryFile(named: "stdout")
-            settings.fileType = try AudioConverter.outputFileType(for: output, settings: settings)
+            settings.fileType = try AudioConverter.outputFileType(for: toStandardOutput ? "-" : output, settings: settings)
         }
-        defer { if toStandardOutput { StandardStreams.discard(target) } }
+        defer { if streamed { StandardStreams.discard(target) } }
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
@@ -130,6 +154,7 @@ struct Convert: ParsableCommand {
                     + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
+            if let device { try StandardStreams.copy(target, to: device, named: output) }
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

@@ -196,12 +196,13 @@ final class PacketSpool {
     private(set) var count = 0
 
     init() throws {
-        path = StandardStreams.temporaryFile(named: "packets")
-        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        path = try StandardStreams.createSpool(named: "packets")
+        descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0, FileIdentity(descriptor: descriptor) == TemporaryFiles.identity(of: path) else {
             let code = errno
+            if descriptor >= 0 { close(descriptor) }
             StandardStreams.discard(path)
-            throw AudioFileError.io("cannot create '\(path)' to keep the packet list", errno: code)
+            throw AudioFileError.io("cannot open '\(path)' to keep the packet list", errno: code)
         }
         buffer.reserveCapacity(1 << 20)
     }

@@ -22,12 +22,13 @@ enum StandardStreams {
     /// Copies standard input to a temporary file; returns its path. The caller removes it with
     /// ``discard(_:)``.
     static func spoolStandardInput() throws -> String {
-        let path = temporaryFile(named: "stdin")
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        let path = try createSpool(named: "stdin")
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0, FileIdentity(descriptor: descriptor) == TemporaryFiles.identity(of: path) else {
             let code = errno
+            if descriptor >= 0 { close(descriptor) }
             discard(path)
-            throw AudioFileError.io("cannot create '\(path)' to keep standard input", errno: code)
+            throw AudioFileError.io("cannot open '\(path)' to keep standard input", errno: code)
         }
         defer { close(descriptor) }
         do {
@@ -43,9 +44,15 @@ enum StandardStreams {
         return path
     }
 
-    /// Removes a temporary file made here.
+    /// Creates a private temporary file (mode 0600) in `$TMPDIR` (or /tmp): a random name, created
+    /// exclusively and never through a link; known to ``TemporaryFiles`` until ``discard(_:)``.
+    static func createSpool(named name: String) throws -> String {
+        try createTemporaryFile(beside: (environmentValue("TMPDIR") ?? "/tmp") + "/" + name, permissions: 0o600)
+    }
+
+    /// Removes a temporary file made here (only while the name still holds the file made).
     static func discard(_ path: String) {
-        removeFile(path)
+        if TemporaryFiles.identity(of: path) == nil || TemporaryFiles.holdsOwnFile(path) { removeFile(path) }
         TemporaryFiles.unregister(path)
     }
 
@@ -57,7 +64,59 @@ enum StandardStreams {
         }
     }
 
+    /// Copies a finished file into an output that is a device or a FIFO.
+    static func copy(_ path: String, to descriptor: Int32, named name: String) throws {
+        try forEachChunk(ofFileAt: path, chunkSize: 1 << 20) { chunk in
+            if let failure = Output.writeAll(chunk, to: descriptor) {
+                throw AudioFileError.io("cannot write '\(name)' (\(String(cString: strerror(failure))))", errno: failure)
+            }
+        }
+    }
+
     private static func environmentValue(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// What an existing output path names.
+struct OutputTarget {
+    enum Kind {
+        case regularFile
+        /// A character device or a FIFO: written into, front to back.
+        case stream
+        /// Anything else (a directory, a socket, a block device), named for the message.
+        case other(String)
+    }
+
+    var identity: FileIdentity
+    var kind: Kind
+
+    /// The output at `path` (following links), or `nil` where nothing is there.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, let identity = FileIdentity(path: path) else { return nil }
+        self.identity = identity
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regularFile
+        case S_IFCHR, S_IFIFO: kind = .stream
+        case S_IFDIR: kind = .other("a directory")
+        case S_IFSOCK: kind = .other("a socket")
+        case S_IFBLK: kind = .other("a block device")
+        default: kind = .other("not a regular file")
+        }
+    }
+
+    /// Opens a device or FIFO for writing without waiting (a FIFO with no reader is an error, not a hang).
+    func openForWriting(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = code == ENXIO ? "a FIFO with no reader" : String(cString: strerror(code))
+            throw AudioFileError.io("cannot write '\(path)': \(reason)", errno: code)
+        }
+        // Writes then wait for the reader, as they would on standard output.
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
+        return descriptor
     }
 }

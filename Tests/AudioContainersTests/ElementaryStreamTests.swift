@@ -205,10 +205,11 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
     }
 }
 
-/// A stream starts only where a first frame is confirmed by the two after it (or the end), so two chained
-/// headers in junk make no stream; and the type hint breaks ties where the bytes allow two containers: a
-/// chain of three frames of the other kind before a stream decides its kind without a hint, and with one
-/// the hinted stream wins. A hint never stops a real stream of the other kind.
+/// A stream starts only on strong evidence (README, "Recognising files"): from a clean start, four
+/// consistent frames in a row (or frames to the end), so three frames of one kind before a stream of the
+/// other are junk; and the type hint breaks ties where the bytes allow two containers: four frames of the
+/// other kind decide without a hint, and with one the hinted stream wins (the other kind needs two more).
+/// A hint never stops a real stream of the other kind.
 @Suite struct TypeHintTests {
     /// The first `count` whole frames of a fixture (ADTS headers included).
     static func frames(_ path: String, count: Int) throws -> [UInt8] {
@@ -225,11 +226,13 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
         let mp3 = Fixture.named("mp3/lame-no-tag.mp3").bytes
         let mpeg2 = try Self.frames("mp3/lame-no-tag.mp3", count: 2)
         let mpeg3 = try Self.frames("mp3/lame-no-tag.mp3", count: 3)
+        let mpeg4 = try Self.frames("mp3/lame-no-tag.mp3", count: 4)
         let adts3 = try Self.frames("adts/aac-lc-44k-stereo.aac", count: 3)
+        let adts4 = try Self.frames("adts/aac-lc-44k-stereo.aac", count: 4)
         let cases: [([UInt8], FileType?, FileType)] = [
-            (mpeg2 + adts, nil, .adts),  // two chained MPEG headers are junk
-            (mpeg3 + adts, nil, .mp3), (mpeg3 + adts, .adts, .adts), (mpeg3 + adts, .mp3, .mp3),
-            (adts3 + mp3, nil, .adts), (adts3 + mp3, .mp3, .mp3),
+            (mpeg2 + adts, nil, .adts), (mpeg3 + adts, nil, .adts),  // fewer than four MPEG frames are junk
+            (mpeg4 + adts, nil, .mp3), (mpeg4 + adts, .adts, .adts), (mpeg4 + adts, .mp3, .mp3),
+            (adts3 + mp3, nil, .mp3), (adts4 + mp3, nil, .adts), (adts4 + mp3, .mp3, .mp3),
             (mp3, .adts, .mp3), (adts, .mp3, .adts),
         ]
         for (index, (bytes, hint, expected)) in cases.enumerated() {

@@ -134,7 +134,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     }
 
     /// SIGKILL cannot be caught: its temporary stays, and the next conversion into that folder removes it
-    /// (its process is gone), leaving other processes' temporaries alone.
+    /// (nobody holds its lock any more), leaving other processes' temporaries alone: one held locked by a
+    /// live process is kept, whatever its name says (a PID from another namespace means nothing here).
     @Test func staleTemporariesOfDeadProcessesAreRemoved() throws {
         let folder = try ScratchFolder()
         try noiseWAV(folder.path + "/long.wav", seconds: 30)
@@ -144,12 +145,16 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         process.waitUntilExit()
         let stale = folder.temporaries
         #expect(stale.count == 1)
-        // A temporary of a live process (this one) is not touched.
-        let live = folder.path + "/.other.caf.afkit-\(getpid())-1.tmp"
+        // A temporary of a live process (this one, holding its lock) is not touched, even named with a PID
+        // that does not exist here.
+        let live = folder.path + "/.other.caf.afkit-999999-1.tmp"
         FileManager.default.createFile(atPath: live, contents: Data([1, 2, 3]))
+        let descriptor = open(live, O_RDONLY)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX) == 0)
         let again = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder.path + "/short.caf"])
         #expect(again.status == 0)
-        #expect(folder.temporaries == [".other.caf.afkit-\(getpid())-1.tmp"])
+        #expect(folder.temporaries == [".other.caf.afkit-999999-1.tmp"])
         #expect(!folder.files.contains("out.caf"))
     }
 

@@ -3,9 +3,12 @@ import AudioFormats
 /// The push parser for streams of self-synchronizing frames: MPEG audio and ADTS. Like the shared
 /// chunk walker of the chunked containers, it holds what both have in common:
 ///
-/// - ID3v2 tags anywhere, ID3v1 and APEv2 tags are skipped (their text is reported as metadata);
-/// - a frame is accepted only when the header right after it parses and belongs to the same stream
-///   (same version, layer and rate; same profile, rate and channels), or a tag or the end follows;
+/// - ID3v2 tags anywhere, ID3v1 and APEv2 tags are skipped (their text is reported as metadata); a
+///   signature right after a leading tag (FLAC, Ogg, ...) is refused by name, as at the start;
+/// - a stream starts only on strong evidence (``evidence(_:first:atEnd:)``): a run of consistent frames
+///   from a clean start, a longer one that also outweighs the junk before it otherwise;
+/// - inside a stream, a frame is accepted only when the header right after it parses and belongs to the
+///   same stream (same version, layer and rate; same profile, rate and channels), or a tag or the end follows;
 /// - anything else is skipped a byte at a time (resync), and noted;
 /// - the stream's parameters are fixed by its first frame: a header that changes them is not a frame;
 /// - a free-format MPEG frame's length is measured to the next matching header;
@@ -29,6 +32,12 @@ struct ElementaryStreamParser: StreamParser {
         var tagRemaining: Int64 = 0
         var junkStart: Int64?
         var junkBytes: Int64 = 0
+        /// Bytes skipped before the first frame, tags and the zero padding right after a tag not counted.
+        var leadingJunk: Int64 = 0
+        /// Whether the bytes skipped since the last tag are all zero.
+        var isPaddingAfterTag = false
+        /// Where the last leading tag ended: the signature table is asked about the bytes there.
+        var checkSignatureAt: Int64?
     }
 
     /// Figures over the audio frames so far.
@@ -60,6 +69,18 @@ struct ElementaryStreamParser: StreamParser {
     static let freeFormatWindow = 8192
     /// How far into a stream to look for a first frame before giving up on it.
     static let maximumLeadingBytes: Int64 = 1 << 20
+
+    // The rule for a stream's start (README, "Recognising files"). A first frame at a clean start (the
+    // stream's first byte, or right after ID3v2/APE tags and zero padding) needs this many consistent
+    // frames in a row, the first included; or frames that run consistently to the end of the input or
+    // to a tag (a stream of one to three frames).
+    static let framesAtCleanStart = 4
+    /// After junk, more frames, which must also cover at least as many bytes as the junk before them.
+    static let framesAfterJunk = 8
+    /// Junk (bytes other than tags and zero padding) allowed before a first frame.
+    static let maximumLeadingJunk: Int64 = 64 << 10
+    /// Frames of the other kind than the type hint names need this many more.
+    static let framesAgainstHint = 2
 
     init(mode: ParseMode, limits: ParserLimits, hint: FileType?) {
         context = ParseContext(mode: mode, limits: limits)
@@ -94,12 +115,21 @@ struct ElementaryStreamParser: StreamParser {
             }
             guard cursor.remaining > 0 else { return .needMore(1) }
             if isSearching && cursor.absoluteOffset >= Self.maximumLeadingBytes {
-                throw AudioFileError.unsupportedFileType(
-                    "the first \(Self.maximumLeadingBytes) bytes hold no MPEG audio or ADTS frame and no known container",
-                    offset: 0)
+                throw Self.unrecognised("its first \(Self.maximumLeadingBytes) bytes")
             }
             let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
             let offset = cursor.absoluteOffset
+            if isSearching, gap.checkSignatureAt == offset {
+                // Right after a leading tag: a file with a signature behind an ID3 tag is what it says.
+                switch FileSignature.identify(bytes, atEnd: atEnd) {
+                case .needMore(let count): return .needMore(count)
+                case .container(let container):
+                    throw AudioFileError.unsupportedFileType(
+                        "a \(container) file behind an ID3 tag: afkit reads it only without the tag", offset: offset)
+                case .refused(let refusal): throw refusal.error(at: offset)
+                case .unknown: gap.checkSignatureAt = nil
+                }
+            }
             switch bytes[0] {
             case 0x49:  // "ID3"
                 if let step = try skipID3(&cursor, atEnd: atEnd) { return step }
@@ -152,6 +182,7 @@ struct ElementaryStreamParser: StreamParser {
             var skip = 1
             while skip < bytes.count, ![0xFF, 0x49, 0x54, 0x41].contains(bytes[skip]) { skip += 1 }
             gap.junkBytes += Int64(skip)
+            if isSearching { try countLeadingJunk(UnsafeRawBufferPointer(rebasing: bytes[0..<skip]), at: offset) }
             _ = cursor.skip(skip)
         }
     }
@@ -161,7 +192,7 @@ struct ElementaryStreamParser: StreamParser {
         let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
         if bytes.count < ID3.headerSize && !atEnd { return .needMore(ID3.headerSize) }
         guard let header = ID3.header(bytes) else {
-            garbage(&cursor)
+            try garbage(&cursor)
             return nil
         }
         let offset = cursor.absoluteOffset
@@ -178,11 +209,15 @@ struct ElementaryStreamParser: StreamParser {
             context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2.\(header.majorVersion) tag")
             _ = cursor.skip(total)
+            if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = cursor.absoluteOffset }
+            gap.isPaddingAfterTag = true
         } else {
             context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2 tag too large to read; skipped")
             _ = cursor.skip(ID3.headerSize)
             gap.tagRemaining = Int64(total - ID3.headerSize)
+            if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = offset + Int64(total) }
+            gap.isPaddingAfterTag = true
         }
         return nil
     }
@@ -195,10 +230,35 @@ struct ElementaryStreamParser: StreamParser {
         context.announce(.infoDictionary)
     }
 
-    private mutating func garbage(_ cursor: inout ByteCursor) {
+    private mutating func garbage(_ cursor: inout ByteCursor) throws {
         if gap.junkStart == nil { gap.junkStart = cursor.absoluteOffset }
         gap.junkBytes += 1
+        if isSearching {
+            try countLeadingJunk(UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 1]),
+                at: cursor.absoluteOffset)
+        }
         _ = cursor.skip(1)
+    }
+
+    /// Counts skipped bytes before the first frame (zero padding is free); past the limit the input is
+    /// no stream.
+    private mutating func countLeadingJunk(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var count = 0
+        for byte in bytes {
+            if byte == 0 && gap.isPaddingAfterTag { continue }
+            gap.isPaddingAfterTag = false
+            count += 1
+        }
+        gap.leadingJunk += Int64(count)
+        if gap.leadingJunk > Self.maximumLeadingJunk {
+            throw Self.unrecognised("more than \(Self.maximumLeadingJunk) bytes before any run of MPEG audio or ADTS frames")
+        }
+    }
+
+    /// The refusal of bytes that are no format afkit knows.
+    static func unrecognised(_ detail: String) -> AudioFileError {
+        .unsupportedFileType("not an audio file afkit recognises: no signature of a known format, and no MPEG audio or "
+            + "ADTS stream in \(detail)", offset: 0)
     }
 
     private mutating func endGarbage(at offset: Int64?) {
@@ -256,96 +316,152 @@ struct ElementaryStreamParser: StreamParser {
         let headerBytes = bytes.count >= 2 && bytes[1] & 0xF6 == 0xF0 ? 7 : 4
         if bytes.count < headerBytes {
             if !atEnd { return .needMore(headerBytes) }
-            garbage(&cursor)
+            try garbage(&cursor)
             return nil
         }
         let cached = confirmedHeader
         confirmedHeader = nil
         guard let header = cached?.offset == cursor.absoluteOffset ? cached?.header : header(at: bytes) else {
-            garbage(&cursor)
+            try garbage(&cursor)
             return nil
         }
-        // The frame's length: from the header, or measured to the next matching header (free format).
-        var length: Int
-        switch header {
-        case .adts(let adts): length = adts.frameLength
-        case .mpeg(let mpeg):
-            if let fixed = mpeg.frameLength {
-                length = fixed
-            } else {
-                let minimum = mpeg.xingOffset
-                var found: Int?
-                var probe = minimum
-                while probe + 4 <= min(bytes.count, Self.freeFormatWindow) {
-                    if bytes[probe] == 0xFF, let next = MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: bytes[probe...])),
-                        mpeg.continues(next), next.channelMode == mpeg.channelMode
-                    {
-                        found = probe
-                        break
-                    }
-                    probe += 1
-                }
-                if let found {
-                    length = found
-                } else if bytes.count < Self.freeFormatWindow && !atEnd {
-                    return .needMore(min(bytes.count * 2 + 64, Self.freeFormatWindow))
-                } else if atEnd && bytes.count > minimum {
-                    length = bytes.count
-                } else {
-                    garbage(&cursor)
-                    return nil
-                }
+        if isSearching {
+            // A stream's first frame: the frames after it decide.
+            switch evidence(bytes, first: header, atEnd: atEnd) {
+            case .needMore(let count): return .needMore(count)
+            case .rejected:
+                try garbage(&cursor)
+                return nil
+            case .confirmed: break
             }
         }
-        let nextHeaderBytes = 8
+        // The frame's length: from the header, or measured to the next matching header (free format).
+        let length: Int
+        switch frameLength(of: header, in: bytes, atEnd: atEnd) {
+        case .length(let measured): length = measured
+        case .needMore(let count): return .needMore(count)
+        case .none:
+            try garbage(&cursor)
+            return nil
+        }
+        let nextHeaderBytes = 9
         if bytes.count < length + nextHeaderBytes && !atEnd { return .needMore(length + nextHeaderBytes) }
         if bytes.count < length {
-            // The end comes inside the frame. A confirmed stream's last frame is cut short; anything else
-            // is not a frame.
-            if !isSearching {
-                context.properties.isTruncated = true
-                context.properties.trace.append(offset: cursor.absoluteOffset, size: Int64(length),
-                    "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
-                _ = cursor.skip(bytes.count)
-                return nil
-            }
-            garbage(&cursor)
+            // The end comes inside the frame: a confirmed stream's last frame is cut short.
+            context.properties.isTruncated = true
+            context.properties.trace.append(offset: cursor.absoluteOffset, size: Int64(length),
+                "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
+            _ = cursor.skip(bytes.count)
             return nil
         }
         if bytes.count > length {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
             let confirmation = confirmation(rest, first: header)
-            if !confirmation.confirms && !(atEnd && rest.count < 4) {
-                garbage(&cursor)
+            if !confirmation.confirms && !(atEnd && isHeaderCutShort(rest, first: header)) {
+                try garbage(&cursor)
                 return nil
             }
-            if !isSearching, let next = confirmation.header {
-                confirmedHeader = (cursor.absoluteOffset + Int64(length), next)
-            }
-            // The first frame of a stream needs more: the frame after the next must confirm it too (two
-            // chained headers in junk make no stream), and where the type hint names the other kind, the
-            // one after that as well (a chance chain before the hinted stream does not decide its kind).
-            if isSearching {
-                var start = length
-                var next = self.header(at: rest)
-                for _ in 0..<(contradictsHint(header) ? 2 : 1) {
-                    guard let current = next, let currentLength = Self.fixedLength(of: current) else { break }
-                    let after = start + currentLength
-                    if bytes.count < after + nextHeaderBytes && !atEnd { return .needMore(after + nextHeaderBytes) }
-                    guard bytes.count > after else { break }  // the stream ends with that frame
-                    let following = UnsafeRawBufferPointer(rebasing: bytes[after...])
-                    if !confirms(following, first: header) && !(atEnd && following.count < 4) {
-                        garbage(&cursor)
-                        return nil
-                    }
-                    start = after
-                    next = self.header(at: following)
-                }
-            }
-        } else if isSearching && !atEnd {
-            return .needMore(length + nextHeaderBytes)
+            if let next = confirmation.header { confirmedHeader = (cursor.absoluteOffset + Int64(length), next) }
         }
         return try accept(header, length: length, cursor: &cursor, extending: run)
+    }
+
+    /// A frame's length in bytes.
+    enum FrameLength {
+        case length(Int)
+        case needMore(Int)
+        /// A free-format frame whose end cannot be found.
+        case none
+    }
+
+    /// The length of the frame at the start of `bytes`: its header's, or for a free-format MPEG frame
+    /// the distance to the next header of the same stream (or the end of the input).
+    private func frameLength(of header: Header, in bytes: UnsafeRawBufferPointer, atEnd: Bool) -> FrameLength {
+        switch header {
+        case .adts(let adts): return .length(adts.frameLength)
+        case .mpeg(let mpeg):
+            if let fixed = mpeg.frameLength { return .length(fixed) }
+            let minimum = mpeg.xingOffset
+            let window = min(Self.freeFormatWindow, mpeg.maximumFreeFormatLength + 4)
+            var probe = minimum
+            while probe + 4 <= min(bytes.count, window) {
+                if bytes[probe] == 0xFF, let next = MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: bytes[probe...])),
+                    mpeg.continues(next), next.channelMode == mpeg.channelMode
+                {
+                    return .length(probe)
+                }
+                probe += 1
+            }
+            if bytes.count < window && !atEnd { return .needMore(min(bytes.count * 2 + 64, window)) }
+            if atEnd && bytes.count > minimum && bytes.count <= window { return .length(bytes.count) }
+            return .none
+        }
+    }
+
+    /// What the frames from a stream's first one say about it.
+    enum Evidence {
+        case confirmed
+        case rejected
+        case needMore(Int)
+    }
+
+    /// Whether the frame at the start of `bytes` starts a stream: the rule in the README ("Recognising
+    /// files"). From a clean start (nothing but tags and zero padding before it), ``framesAtCleanStart``
+    /// consistent frames in a row, or consistent frames up to the end of the input or a tag; after junk,
+    /// ``framesAfterJunk`` in a row that also cover at least as many bytes as the junk, and a free-format
+    /// frame never. Frames of the other kind than the type hint names need ``framesAgainstHint`` more.
+    private func evidence(_ bytes: UnsafeRawBufferPointer, first: Header, atEnd: Bool) -> Evidence {
+        let clean = gap.leadingJunk == 0
+        if !clean && Self.fixedLength(of: first) == nil { return .rejected }
+        let required = (clean ? Self.framesAtCleanStart : Self.framesAfterJunk)
+            + (contradictsHint(first) ? Self.framesAgainstHint : 0)
+        var frames = 0
+        var position = 0
+        var current = first
+        var firstLength = 0
+        while true {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[position...])
+            let length: Int
+            switch frameLength(of: current, in: rest, atEnd: atEnd) {
+            case .length(let measured): length = measured
+            case .needMore(let count): return .needMore(position + count)
+            case .none: return .rejected
+            }
+            // Free format keeps one bit rate: every frame is as long as the first, but for its padding slot.
+            if frames == 0 { firstLength = length }
+            if case .mpeg(let mpeg) = current, mpeg.frameLength == nil, case .mpeg(let firstMPEG) = first,
+                length - mpeg.paddingBytes != firstLength - firstMPEG.paddingBytes, position + length < bytes.count
+            {
+                return .rejected
+            }
+            frames += 1
+            position += length
+            if frames >= required && Int64(position) >= gap.leadingJunk { return .confirmed }
+            // The next header: 9 bytes cover every kind's header and a tag's first bytes.
+            if bytes.count < position + 9 && !atEnd { return .needMore(position + 9) }
+            if position >= bytes.count {
+                // The input ends at or inside this frame: a short stream, from a clean start only (a lone
+                // frame cut short is none).
+                return clean && (frames > 1 || position == bytes.count) ? .confirmed : .rejected
+            }
+            let following = UnsafeRawBufferPointer(rebasing: bytes[position...])
+            let confirmation = confirmation(following, first: first)
+            if let next = confirmation.header {
+                current = next
+                continue
+            }
+            // A tag after the frames, or a header cut short by the end, ends a short stream.
+            if clean && (confirmation.confirms || atEnd && isHeaderCutShort(following, first: first)) { return .confirmed }
+            return .rejected
+        }
+    }
+
+    /// Whether `bytes`, the last of the input, are the start of a header of the stream cut short.
+    private func isHeaderCutShort(_ bytes: UnsafeRawBufferPointer, first: Header) -> Bool {
+        switch first {
+        case .mpeg: return bytes.count < 4 && (bytes.isEmpty || bytes[0] == 0xFF)
+        case .adts(let adts): return bytes.count < adts.headerLength && (bytes.isEmpty || bytes[0] == 0xFF)
+        }
     }
 
     /// Whether a frame is of the other elementary kind than the type hint names.
@@ -455,8 +571,7 @@ struct ElementaryStreamParser: StreamParser {
         guard let format = context.properties.dataFormat else {
             // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
             let cut = gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
-            throw AudioFileError.unsupportedFileType(
-                "the stream holds no MPEG audio or ADTS frame and is no known container\(cut)", offset: 0)
+            throw Self.unrecognised("its \(endOffset) bytes\(cut)")
         }
         if gap.tagRemaining > 0 {
             context.properties.trace.append(offset: endOffset, "the stream ends \(gap.tagRemaining) bytes inside a tag")

@@ -43,7 +43,8 @@ public enum MPEGAudio {
             let layerBits = (bytes[1] >> 1) & 3
             let bitrateIndex = Int(bytes[2] >> 4)
             let rateIndex = Int((bytes[2] >> 2) & 3)
-            guard versionBits != 1, layerBits != 0, bitrateIndex != 15, rateIndex != 3, bytes[3] & 3 != 2 else {
+            // The emphasis bits do not decide sync: decoders accept the reserved value 2.
+            guard versionBits != 1, layerBits != 0, bitrateIndex != 15, rateIndex != 3 else {
                 return nil
             }
             version = versionBits == 3 ? .mpeg1 : versionBits == 2 ? .mpeg2 : .mpeg25
@@ -95,6 +96,13 @@ public enum MPEGAudio {
         }
 
         /// Where a Xing/Info header would start: after the header, the CRC and the side information.
+        /// The longest a free-format frame may be: the length at 640 kbit/s (LAME's free-format ceiling,
+        /// above every layer's table; 896 kbit/s for Layer I), padding included.
+        var maximumFreeFormatLength: Int { length(forBitrate: layer == 1 ? 896_000 : 640_000) + (layer == 1 ? 4 : 1) }
+
+        /// Bytes of a padding slot: 4 in Layer I, 1 otherwise.
+        var paddingBytes: Int { padding ? (layer == 1 ? 4 : 1) : 0 }
+
         var xingOffset: Int {
             let sideInformation = version == .mpeg1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17)
             return 4 + (hasCRC ? 2 : 0) + sideInformation

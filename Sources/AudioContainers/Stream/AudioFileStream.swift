@@ -163,8 +163,11 @@ public struct AudioFileStream {
         do {
             if parser == nil {
                 try tail.withUnsafeBytes { bytes in
-                    parser = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode, limits: limits,
-                        requestsSeeks: requestsSeeks)
+                    if case .parser(let detected) = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode,
+                        limits: limits, requestsSeeks: requestsSeeks)
+                    {
+                        parser = detected
+                    }
                 }
                 if !tail.isEmpty {
                     let bytes = tail
@@ -303,13 +306,14 @@ public struct AudioFileStream {
         _ bytes: UnsafeRawBufferPointer, baseOffset: Int64, atEnd: Bool, _ handler: (Event) throws -> Void
     ) throws -> Int {
         if parser == nil {
-            guard let detected = try detectContainer(bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode,
-                limits: limits, requestsSeeks: requestsSeeks)
-            else {
-                needed = 12
+            switch try detectContainer(bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode, limits: limits,
+                requestsSeeks: requestsSeeks)
+            {
+            case .parser(let detected): parser = detected
+            case .needMore(let count):
+                needed = count
                 return 0
             }
-            parser = detected
         }
         guard var parser = self.parser else { return 0 }
         self.parser = nil

@@ -95,39 +95,33 @@ extension ParseContext {
     }
 }
 
-/// Reads the container kind from a stream's first bytes; `nil` when more bytes are needed.
+/// What detection decided from a stream's first bytes.
+enum Detection {
+    case parser(any StreamParser)
+    /// Bytes from the start needed to decide.
+    case needMore(Int)
+}
+
+/// Reads the container kind from a stream's first bytes: the signature table first; only bytes that
+/// match no signature are left to the MPEG audio and ADTS frame scanner.
 func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
-    limits: ParserLimits, requestsSeeks: Bool) throws -> (any StreamParser)?
+    limits: ParserLimits, requestsSeeks: Bool) throws -> Detection
 {
-    var cursor = ByteCursor(bytes)
-    let first = cursor.readFourCharCode()
-    if first == CAF.fileType { return ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks) }
-    if bytes.count >= 8, cursor.getInteger(at: 4, endianness: .big, as: UInt32.self) == FourCharCode("ftyp").rawValue {
-        return MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks)
-    }
-    guard bytes.count >= 12 else {
-        if atEnd {
-            if bytes.count >= 4 { return ElementaryStreamParser(mode: mode, limits: limits, hint: hint) }
+    switch FileSignature.identify(bytes, atEnd: atEnd) {
+    case .needMore(let count): return .needMore(count)
+    case .container(.caf): return .parser(ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
+    case .container(.mp4): return .parser(MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
+    case .container(.aiff): return .parser(ChunkWalker<AIFF.Container>(mode: mode, limits: limits))
+    case .container(.wave): return .parser(ChunkWalker<WAVE.Container>(mode: mode, limits: limits))
+    case .refused(let refusal): throw refusal.error(at: 0)
+    case .unknown:
+        if atEnd && bytes.count < 4 {
             throw AudioFileError.unsupportedFileType(
-                "the stream is \(bytes.count) bytes long: too short for any audio file", offset: 0)
+                "the stream is \(bytes.count) bytes long: too short for any audio file",
+                offset: 0)
         }
-        return nil
-    }
-    _ = cursor.skip(4)
-    let form = cursor.readFourCharCode()
-    switch first {
-    case AIFF.ChunkType.FORM? where form == AIFF.ChunkType.AIFF || form == AIFF.ChunkType.AIFC:
-        return ChunkWalker<AIFF.Container>(mode: mode, limits: limits)
-    case let riff? where [WAVE.ChunkType.RIFF, WAVE.ChunkType.RF64, WAVE.ChunkType.BW64].contains(riff)
-        && form == WAVE.ChunkType.WAVE:
-        return ChunkWalker<WAVE.Container>(mode: mode, limits: limits)
-    case AIFF.ChunkType.FORM?, WAVE.ChunkType.RIFF?, WAVE.ChunkType.RF64?, WAVE.ChunkType.BW64?:
-        throw AudioFileError.unsupportedFileType(
-            "the stream is a '\(first.map { "\($0)" } ?? "")' file of form '\(form.map { "\($0)" } ?? "")', not audio afkit reads",
-            offset: 0)
-    default:
-        // MPEG audio or ADTS, perhaps behind tags or junk: the frames themselves decide.
-        return ElementaryStreamParser(mode: mode, limits: limits, hint: hint)
+        // Bare MPEG audio or ADTS, perhaps behind tags: frames decide, on strong evidence only.
+        return .parser(ElementaryStreamParser(mode: mode, limits: limits, hint: hint))
     }
 }
 

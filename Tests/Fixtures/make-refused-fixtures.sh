@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Files in formats afkit recognises by their signature but does not read, made by the tools that make
+# them in the field (FFmpeg 5.1 and SoX 14.4 from Debian 12), from half a second of the committed speech
+# signal. Tests read the committed files (refused/); run from this folder to remake them:
+#   bash make-refused-fixtures.sh
+# The recipe of each file is the line that makes it.
+set -euo pipefail
+cd "$(dirname "$0")"
+OUT=refused
+SRC=$(mktemp --suffix=.wav)
+trap 'rm -f "$SRC"' EXIT
+FF="ffmpeg -hide_banner -loglevel error -y -bitexact"
+$FF -i signals/speech.wav -t 0.5 -ac 1 -ar 16000 "$SRC"
+
+$FF -i "$SRC" -c:a flac $OUT/flac.flac
+$FF -i "$SRC" -c:a libopus -b:a 24k $OUT/ogg-opus.opus
+$FF -i "$SRC" -c:a flac -f ogg $OUT/ogg-flac.oga
+$FF -i "$SRC" -c:a libspeex -f ogg $OUT/ogg-speex.spx
+sox "$SRC" -C 0 $OUT/ogg-vorbis.ogg
+$FF -i "$SRC" -f w64 $OUT/wave64.w64
+$FF -i "$SRC" -ar 48000 -c:a ac3 -b:a 64k $OUT/ac3.ac3
+$FF -i "$SRC" -ar 48000 -c:a eac3 -b:a 64k $OUT/eac3.eac3
+$FF -i "$SRC" -c:a aac -b:a 32k -f latm $OUT/loas.latm
+$FF -i "$SRC" -c:a aac -b:a 32k $OUT/matroska-aac.mka
+$FF -i "$SRC" -c:a libopus -b:a 24k $OUT/webm-opus.webm
+$FF -i "$SRC" -c:a wmav2 -b:a 32k $OUT/wma.wma
+$FF -i "$SRC" -c:a tta $OUT/tta.tta
+$FF -i "$SRC" -c:a wavpack $OUT/wavpack.wv
+$FF -i "$SRC" -c:a mp2 -b:a 64k -f mpeg $OUT/mpeg-ps-mp2.mpg
+$FF -i "$SRC" -c:a mp2 -b:a 64k -f mpegts $OUT/mpeg-ts-mp2.ts
+$FF -i "$SRC" -c:a aac -b:a 32k -f mpegts $OUT/mpeg-ts-aac.ts
+sox "$SRC" $OUT/sun.au
+sox "$SRC" $OUT/creative.voc
+sox "$SRC" $OUT/nist.sph
+sox "$SRC" -t ircam $OUT/ircam.sf
+sox "$SRC" -t paf $OUT/ensoniq.paf
+sox "$SRC" -t xi $OUT/fasttracker.xi
+sox "$SRC" -t htk $OUT/htk.htk
+sox "$SRC" $OUT/amiga.8svx
+sox "$SRC" -t amr-nb $OUT/amr.amr
+# Opus in CAF (Apple's own container for it), and text that claims to be an MP3.
+$FF -i "$SRC" -c:a libopus -b:a 24k -f caf $OUT/caf-opus.caf
+printf 'This is a text file named like an MP3.\nIt holds no audio at all.\n' > $OUT/text.mp3
