@@ -217,6 +217,10 @@ public enum AudioConverter {
             options.comments = source.comments
             options.annotations = source.annotations
         }
+        if format.sampleRate != source.sampleRate {
+            // A ratio no resampler takes is refused before anything is sized by it.
+            try ResamplerChoice.checkRatio(from: source.sampleRate, to: format.sampleRate)
+        }
         if let frames = plan.count ?? source.frameCount {
             let outputFrames = Double(frames) * format.sampleRate / source.sampleRate
             options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
@@ -572,6 +576,7 @@ public enum AudioConverter {
         var inputFrames: Int64 = 0
         var outputFrames: Int64 = 0
         var expected: Int64 { Int64(saturating: Double(inputFrames) * sampleRate / source.sampleRate) }
+        let upsampling = sampleRate / source.sampleRate
 
         func emit(_ samples: [Float], final: Bool) throws {
             // Exactly the expected length: resamplers may give a frame or two more or less at the end.
@@ -594,7 +599,9 @@ public enum AudioConverter {
 
         while true {
             block.removeAll(keepingCapacity: true)
-            var want = 8192
+            // Upsampling reads fewer frames at a time, so no block's output passes ~64 Ki frames whatever
+            // the ratio (a 1 Hz source made 48 kHz): memory never grows with the output's length.
+            var want = upsampling > 8 ? max(1, Int(65536 / upsampling)) : 8192
             if let limit = plan.count { want = Int(min(Int64(want), limit - inputFrames)) }
             let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
             if frames == 0 { break }
@@ -619,9 +626,9 @@ public enum AudioConverter {
             resampled.removeAll(keepingCapacity: true)
             try resampler.finish(into: &resampled)
             try emit(resampled, final: true)
-            if outputFrames < expected {
-                // Pad the last frames the filter did not give back with silence.
-                try emit([Float](repeating: 0, count: Int(expected - outputFrames) * outChannels), final: true)
+            // Pad the last frames the filter did not give back with silence, a bounded block at a time.
+            while outputFrames < expected {
+                try emit([Float](repeating: 0, count: Int(min(expected - outputFrames, 65536)) * outChannels), final: true)
             }
         }
         if let limiter {

@@ -26,14 +26,19 @@ public enum ResamplerChoice: Hashable, Sendable {
     /// 0.01 Hz included; making 22050 Hz of it would need two million output frames per input frame).
     public static let maximumRatio = 65536.0
 
-    /// An engine for a conversion.
-    public func make(from inputRate: Double, to outputRate: Double, channels: Int) throws -> Resampler {
+    /// Throws where the rates are further apart than ``maximumRatio`` (or one is not a finite rate).
+    public static func checkRatio(from inputRate: Double, to outputRate: Double) throws {
         let ratio = max(outputRate / inputRate, inputRate / outputRate)
         guard ratio.isFinite, ratio <= Self.maximumRatio else {
             throw AudioFileError.unsupportedDataFormat(
                 "resampling from \(formatSampleRate(inputRate)) Hz to \(formatSampleRate(outputRate)) Hz is a factor of more than "
                     + "\(Int(Self.maximumRatio)); convert to a rate nearer the source's", offset: nil)
         }
+    }
+
+    /// An engine for a conversion.
+    public func make(from inputRate: Double, to outputRate: Double, channels: Int) throws -> Resampler {
+        try Self.checkRatio(from: inputRate, to: outputRate)
         switch self {
         case .soxr: return try SoxrResampler(from: inputRate, to: outputRate, channels: channels)
         case .libsamplerate(let converter):

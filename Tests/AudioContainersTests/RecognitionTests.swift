@@ -134,6 +134,21 @@ import Testing
         #expect(checked >= 20)
     }
 
+    /// A whole ADTS frame followed by a header cut short at the end of the input is a packet (the contract):
+    /// an FFmpeg stream cut 1 to 8 bytes into its last header keeps every frame before it.
+    @Test func adtsCutInsideTheLastHeaderKeepsTheFrameBefore() throws {
+        let fixture = Fixture.named("adts/aac-lc-44k-stereo.aac")
+        let file = try AudioFile(path: fixture.path)
+        let lastHeader = Int(try file.packetDescription(file.packetCount - 1).startOffset) - 7
+        for cut in 1...8 {
+            for sizes in [[1], [4096]] {
+                let recording = record(Array(fixture.bytes[0..<lastHeader + cut]), chunkSizes: sizes)
+                #expect(recording.error == nil)
+                #expect(recording.properties.audioDataPacketCount == file.packetCount - 1, "cut \(cut), chunks \(sizes)")
+            }
+        }
+    }
+
     /// The converter's reader and the parser agree on every fixture in the tree: the same format and frame
     /// count where both read it, the same refusal where the parser refuses it.
     @Test func converterAndInfoAgreeOnEveryFixture() throws {

@@ -150,6 +150,14 @@ FILES = {
     # MP4: the moov after the audio, cut short.
     "mp4-moov-last-truncated.m4a": (lambda whole: whole[:16] + box(b"mdat", bytes(range(64))) + whole[16:whole.find(b"mdat") - 4][:100])(
         m4a(tables(chunks=(24,)))),
+    # CAF: 16-bit stereo PCM at 1e-300 Hz (a rate any finite value above 0 may take): an output's size
+    # estimate from it saturates.
+    "caf-rate-1e-300.caf": caf_desc(b"lpcm", 4, 1, channels=2, bits=16, rate=1e-300, flags=12)
+        + b"data" + be64(4 + 400) + be32(0) + bytes((i * 37) & 0xFF for i in range(400)),
+    # WAV: 16-bit mono PCM at 1 Hz, 64 frames: any common output rate is a ratio of tens of thousands.
+    "wav-rate-1hz.wav": b"RIFF" + le32(36 + 128) + b"WAVE" + b"fmt " + le32(16)
+        + le16(1) + le16(1) + le32(1) + le32(2) + le16(2) + le16(16) + b"data" + le32(128)
+        + b"".join(le16((i * 997) & 0x7FFF) for i in range(64)),
     # ADTS: headers claiming 8191-byte frames, 100 bytes apart.
     "adts-frame-8191.aac": (bytes([0xFF, 0xF1, 0x50, 0x83, 0xFF, 0xE0, 0x00]) + bytes(93)) * 3,
 }

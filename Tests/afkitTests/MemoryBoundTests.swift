@@ -55,6 +55,30 @@ import Testing
         }
     }
 
+    /// A sample-rate field sizes nothing: a CAF at 1e-300 Hz and a WAV at 1 Hz converted to formats and
+    /// rates that would multiply their length astronomically end with a status (converted within bounded
+    /// memory, or refused for a resampling ratio past the stated limit), never by a signal, under 2 GiB.
+    @Test func sampleRateFieldsSizeNoAllocation() throws {
+        let folder = NSTemporaryDirectory() + "afkit-rates-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cases: [[String]] = [
+            ["convert", "--preset", "music", "hostile/caf-rate-1e-300.caf", folder + "/a.m4a"],
+            ["convert", "-d", "alac", "hostile/caf-rate-1e-300.caf", folder + "/b.m4a"],
+            ["convert", "--preset", "sfx", "hostile/caf-rate-1e-300.caf", folder + "/c.caf"],
+            ["convert", "-d", "LEI16@48000", "hostile/wav-rate-1hz.wav", folder + "/d.aif"],
+            ["convert", "hostile/wav-rate-1hz.wav", folder + "/e.mp3"],
+            ["convert", "--preset", "sfx", "hostile/wav-rate-1hz.wav", folder + "/f.caf"],
+        ]
+        for arguments in cases {
+            let (status, stderr) = try Self.run(arguments, limitKiB: 2 << 20)
+            #expect(status == 0 || status == 1, "\(arguments): \(stderr)")
+            if status == 1 { #expect(stderr.contains("code '"), "\(arguments): \(stderr)") }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(!left.contains { $0.hasSuffix(".tmp") }, "\(left)")
+    }
+
     @Test func theLimitCatchesARealFortyEightMegabyteAllocation() throws {
         // A valid CAF whose magic cookie really holds 48 MiB: reading it needs that much memory.
         let folder = NSTemporaryDirectory() + "afkit-memory-\(getpid())"

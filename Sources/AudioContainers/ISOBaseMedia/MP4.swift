@@ -5,6 +5,10 @@ import AudioFormats
 /// `moov` comes last with `optm`), with an edit list that skips the encoder's priming and ends at the
 /// last valid frame, and the same numbers in an `iTunSMPB` tag for players that read only that.
 public enum MP4 {
+    /// The most packets an open file's provisional sample table is sized for, whatever a header's estimate
+    /// says (4 Mi packets: over 24 hours of AAC at 48 kHz); a longer output's table is placed when it closes.
+    static let maximumEstimatedPackets: Int64 = 1 << 22
+
     /// Box types, spelled as in the specification.
     public enum BoxType {
         public static let ftyp: FourCharCode = "ftyp"
@@ -50,7 +54,8 @@ extension MP4 {
         // While the file is open the tables are sized for the estimate, so the final ones usually fit.
         let provisional = counts.isProvisional
         let sizes = provisional
-            ? [UInt32](repeating: 0, count: Int(options.estimatedPacketCount ?? 0)) : counts.packetSizes
+            ? [UInt32](repeating: 0, count: Int(min(max(options.estimatedPacketCount ?? 0, 0), MP4.maximumEstimatedPackets)))
+            : counts.packetSizes
         let packets = sizes.count
         let framesPerPacket = Int64(format.framesPerPacket)
         let table = counts.packetTableInfo
