@@ -79,7 +79,7 @@ public final class SourceReader {
                 let container = file.properties.fileType?.rawValue ?? "the file"
                 throw AudioFileError.unsupportedDataFormat(
                     "\(container): the audio is \(Self.codecName(format.formatID)), which afkit does not decode; "
-                        + "convert it to WAV, AIFF or CAF first (for example `ffmpeg -i FILE out.wav`)", offset: file.properties.dataOffset)
+                        + AudioFileError.convertFirstAdvice, offset: file.properties.dataOffset)
             }
             backend = .libsndfile(sound)
             remaining = sound.info.frames

@@ -70,7 +70,8 @@ public struct FileIdentity: Hashable, Sendable {
     public var device: UInt64
     public var inode: UInt64
 
-    init(_ info: stat) {
+    /// The identity of a file described by `stat`.
+    public init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }
@@ -160,6 +161,21 @@ public enum TemporaryFiles {
     /// Whether `path` still names the file this process created there (not a link or file put in its place).
     public static func holdsOwnFile(_ path: String) -> Bool { files.holdsOwnFile(path) }
 
+    /// Opens a temporary this process created, with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added), only as
+    /// that same file: a link or another file put under its name is an error, never opened.
+    public static func openOwnFile(_ path: String, flags: Int32) throws -> Int32 {
+        guard let identity = identity(of: path) else {
+            throw AudioFileError.io("'\(path)' is not a temporary file afkit made", errno: ENOENT)
+        }
+        let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("cannot open the temporary file '\(path)'") }
+        guard FileIdentity(descriptor: descriptor) == identity else {
+            close(descriptor)
+            throw AudioFileError.io("the temporary file '\(path)' was replaced while it was written", errno: EEXIST)
+        }
+        return descriptor
+    }
+
     /// The identity of a temporary this process created, where `path` is one.
     public static func identity(of path: String) -> FileIdentity? { files.identity(of: path) }
 
@@ -191,8 +207,7 @@ public enum TemporaryFiles {
                 flock(descriptor, LOCK_EX | LOCK_NB) == 0
             else { continue }
             // Unlocked: nobody writes it. Remove it only if the name still holds the file checked.
-            var current = stat()
-            if lstat(path, &current) == 0, current.st_dev == info.st_dev, current.st_ino == info.st_ino {
+            if FileIdentity(linkAt: path) == FileIdentity(info) {
                 removeFile(path)
                 removed.append(name)
             }

@@ -66,14 +66,8 @@ package final class WritableFile {
     /// opened only as the file created there: never through a link, never another file put in its place.
     package init(path: String) throws {
         self.path = path
-        if let identity = TemporaryFiles.identity(of: path) {
-            descriptor = open(path, O_RDWR | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ioError("cannot open the temporary file '\(path)'") }
-            guard FileIdentity(descriptor: descriptor) == identity else {
-                _ = closeDescriptor(descriptor)
-                descriptor = -1
-                throw AudioFileError.io("the temporary file '\(path)' was replaced while it was written", errno: EEXIST)
-            }
+        if TemporaryFiles.identity(of: path) != nil {
+            descriptor = try TemporaryFiles.openOwnFile(path, flags: O_RDWR | O_TRUNC)
         } else {
             descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }

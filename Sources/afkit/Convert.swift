@@ -127,8 +127,8 @@ struct Convert: ParsableCommand {
             case .stream:
                 device = try existing.openForWriting(output)
             case .other(let what):
-                throw usageError("'\(output)' is \(what): afkit writes a file there only where none is, or a regular file, "
-                    + "a device or a FIFO is", in: Self.self)
+                throw usageError("'\(output)' is \(what): the output must be a new name, a regular file, a device or a FIFO",
+                    in: Self.self)
             }
         }
         defer { if let device { close(device) } }

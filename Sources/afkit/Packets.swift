@@ -196,13 +196,13 @@ final class PacketSpool {
     private(set) var count = 0
 
     init() throws {
-        path = try StandardStreams.createSpool(named: "packets")
-        descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0, FileIdentity(descriptor: descriptor) == TemporaryFiles.identity(of: path) else {
-            let code = errno
-            if descriptor >= 0 { close(descriptor) }
+        let path = try StandardStreams.createSpool(named: "packets")
+        self.path = path
+        do {
+            descriptor = try TemporaryFiles.openOwnFile(path, flags: O_RDWR)
+        } catch {
             StandardStreams.discard(path)
-            throw AudioFileError.io("cannot open '\(path)' to keep the packet list", errno: code)
+            throw error
         }
         buffer.reserveCapacity(1 << 20)
     }

@@ -23,12 +23,12 @@ enum StandardStreams {
     /// ``discard(_:)``.
     static func spoolStandardInput() throws -> String {
         let path = try createSpool(named: "stdin")
-        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0, FileIdentity(descriptor: descriptor) == TemporaryFiles.identity(of: path) else {
-            let code = errno
-            if descriptor >= 0 { close(descriptor) }
+        let descriptor: Int32
+        do {
+            descriptor = try TemporaryFiles.openOwnFile(path, flags: O_WRONLY)
+        } catch {
             discard(path)
-            throw AudioFileError.io("cannot open '\(path)' to keep standard input", errno: code)
+            throw error
         }
         defer { close(descriptor) }
         do {
@@ -94,8 +94,8 @@ struct OutputTarget {
     /// The output at `path` (following links), or `nil` where nothing is there.
     init?(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0, let identity = FileIdentity(path: path) else { return nil }
-        self.identity = identity
+        guard stat(path, &info) == 0 else { return nil }
+        identity = FileIdentity(info)
         switch info.st_mode & S_IFMT {
         case S_IFREG: kind = .regularFile
         case S_IFCHR, S_IFIFO: kind = .stream

@@ -283,11 +283,8 @@ struct ElementaryStreamParser: StreamParser {
         return .mpeg(header)
     }
 
-    /// Whether the bytes at `next` confirm a frame ending there: a header of the same stream, or a tag.
     /// The header that confirmed the last frame (a stream's next frame): not parsed a second time.
     private var confirmedHeader: (offset: Int64, header: Header)?
-
-    private func confirms(_ bytes: UnsafeRawBufferPointer, first: Header) -> Bool { confirmation(bytes, first: first).confirms }
 
     /// Whether `bytes` confirm a frame ending there, and the header that did (none for a tag).
     private func confirmation(_ bytes: UnsafeRawBufferPointer, first: Header) -> (confirms: Bool, header: Header?) {

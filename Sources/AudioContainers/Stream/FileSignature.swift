@@ -56,7 +56,7 @@ enum FileSignature {
 
     // MARK: What to do instead
 
-    static let convertFirst = "convert it to WAV, AIFF or CAF first (for example `ffmpeg -i FILE out.wav`)"
+    static let convertFirst = AudioFileError.convertFirstAdvice
     static func notDecoded(_ codec: String) -> String { "afkit does not decode \(codec); " + convertFirst }
     static func notRead(_ container: String) -> String { "afkit does not read \(container) files; " + convertFirst }
     static let extractFirst = "afkit does not read it; extract its audio first (for example `ffmpeg -i FILE -vn out.wav`)"
@@ -214,7 +214,9 @@ enum FileSignature {
     }
 
     /// Every verdict matches (the first named wins); undecided while none is `no` and one is undecided.
-    static func all(_ verdicts: Verdict...) -> Verdict {
+    static func all(_ verdicts: Verdict...) -> Verdict { all(verdicts) }
+
+    static func all(_ verdicts: [Verdict]) -> Verdict {
         var needed = 0
         var name: String?
         for verdict in verdicts {
@@ -383,18 +385,6 @@ enum FileSignature {
         return any(packets(size: 188, start: 0), packets(size: 192, start: 4))
     }
 
-    static func all(_ verdicts: [Verdict]) -> Verdict {
-        var needed = 0
-        for verdict in verdicts {
-            switch verdict {
-            case .no: return .no
-            case .undecided(let count): needed = max(needed, count)
-            case .yes: continue
-            }
-        }
-        return needed > 0 ? .undecided(needed) : .yes()
-    }
-
     /// Text: the first bytes (up to 512) are UTF-8 with no control character but tab, line feed, form
     /// feed and carriage return.
     static func text(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) -> Verdict {
@@ -424,4 +414,9 @@ enum FileSignature {
 
 extension FileSignature.Verdict {
     var isYes: Bool { if case .yes = self { true } else { false } }
+}
+
+extension AudioFileError {
+    /// What to do with audio afkit does not read, the end of every refusal that names a format or codec.
+    public static let convertFirstAdvice = "convert it to WAV, AIFF or CAF first (for example `ffmpeg -i FILE out.wav`)"
 }

@@ -117,8 +117,7 @@ func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileTyp
     case .unknown:
         if atEnd && bytes.count < 4 {
             throw AudioFileError.unsupportedFileType(
-                "the stream is \(bytes.count) bytes long: too short for any audio file",
-                offset: 0)
+                "the stream is \(bytes.count) bytes long: too short for any audio file", offset: 0)
         }
         // Bare MPEG audio or ADTS, perhaps behind tags: frames decide, on strong evidence only.
         return .parser(ElementaryStreamParser(mode: mode, limits: limits, hint: hint))
