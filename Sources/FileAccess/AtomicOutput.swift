@@ -21,11 +21,14 @@ public func renameFile(_ source: String, to destination: String) throws {
 /// The temporary has a random name and is created exclusively, never through a symbolic link
 /// (``createTemporaryFile(beside:permissions:)``); before the rename afkit checks the name still holds
 /// the file it wrote, so a link planted in a shared folder is neither written through nor renamed over
-/// the output. A caller that writes many files into one folder can pass `synchronizingFolder: false`
-/// and call ``synchronize(_:)`` on the folder once, after the last.
+/// the output. An existing `path` that is not a regular file (a device, a FIFO, a directory, ...) is
+/// never renamed over: that is an error, before anything is written and again before the rename. A
+/// caller that writes many files into one folder can pass `synchronizingFolder: false` and call
+/// ``synchronize(_:)`` on the folder once, after the last.
 public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = true,
     _ body: (_ temporaryPath: String) throws -> Result) throws -> Result
 {
+    try checkReplaceable(path)
     let temporary = try createTemporaryFile(beside: path)
     defer { TemporaryFiles.unregister(temporary) }
     do {
@@ -34,6 +37,7 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
         guard TemporaryFiles.holdsOwnFile(temporary) else {
             throw AudioFileError.io("the temporary file for '\(path)' was replaced while it was written", errno: EEXIST)
         }
+        try checkReplaceable(path)
         try renameFile(temporary, to: path)
         if synchronizingFolder { try synchronize(parentFolder(of: path)) }
         return result
@@ -45,6 +49,14 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
         }
         throw error
     }
+}
+
+/// Throws where `path` names something other than a regular file (following links): a finished file
+/// is never renamed over a device, a FIFO, a socket or a directory.
+func checkReplaceable(_ path: String) throws {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
+    throw AudioFileError.io("'\(path)' exists and is not a regular file: afkit does not replace it", errno: EEXIST)
 }
 
 /// Creates an empty temporary file beside `path` (a hidden, random name in the same folder) and returns

@@ -125,6 +125,20 @@ import Glibc
         #expect(lonely.status == 1)
         #expect(lonely.stderr.contains("no reader"))
 
+        // A batch never renames its output over a FIFO standing where the output goes: the job fails (exit 1)
+        // and the FIFO stays.
+        let sources = folder + "/sources"
+        let outputs = folder + "/outputs"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: sources + "/a.wav")
+        #expect(mkfifo(outputs + "/a.caf", 0o644) == 0)
+        let batch = try Command.run(["batch", "--preset", "system-sound", "--out", outputs, sources])
+        #expect(batch.status == 1)
+        #expect(batch.stderr.contains("not a regular file"), "\(batch.stderr)")
+        #expect(lstat(outputs + "/a.caf", &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outputs) == ["a.caf"])
+
         // A directory is no output.
         try FileManager.default.createDirectory(atPath: folder + "/dir.caf", withIntermediateDirectories: false)
         let directory = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder + "/dir.caf"])
