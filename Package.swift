@@ -30,10 +30,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // AudioStreaming's HTTP client: response bodies streamed with back-pressure, on Linux too.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // Its TLS (for a private root certificate beside the system's).
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         .target(name: "AudioFormats"),
@@ -50,9 +46,7 @@ let package = Package(
         .target(
             name: "AudioStreaming",
             dependencies: [
-                "AudioContainers", "AudioFormats",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "AudioContainers", "AudioFormats", "CCurl",
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
@@ -62,6 +56,8 @@ let package = Package(
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         avcodec,
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
+        // AudioStreaming's HTTP client (prebuilt: seconds of build, not BoringSSL's minutes).
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         .executableTarget(
             name: "afkit",
             dependencies: [

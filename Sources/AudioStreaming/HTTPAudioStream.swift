@@ -20,8 +20,10 @@ import AudioFormats
 /// }
 /// ```
 ///
-/// Response bodies arrive through AsyncHTTPClient with back-pressure: the server is read only as
-/// fast as the events are taken. Leaving the loop (or cancelling its task) closes the connection.
+/// Responses arrive through libcurl (HTTP/1.1 and HTTP/2, TLS with the system's roots, the proxy
+/// variables `http_proxy`, `https_proxy` and `no_proxy`, SHOUTcast's `ICY 200 OK`), with
+/// back-pressure: the server is read only as fast as the events are taken. Leaving the loop (or
+/// cancelling its task) closes the connection.
 public struct HTTPAudioStream: AsyncSequence, Sendable {
     public typealias Element = Event
 
@@ -50,10 +52,18 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var contentLength: Int64?
         /// Where in the resource the response starts (a `Range` request's start; 0 otherwise).
         public var startOffset: Int64
+        /// The whole resource's length: a full response's `Content-Length`, a partial one's
+        /// `Content-Range` total.
+        public var totalLength: Int64?
+        /// `ETag` and `Last-Modified`: a resume asks for the rest of this version only (`If-Range`),
+        /// and a response of another version ends the stream with an error.
+        public var entityTag: String?
+        public var lastModified: String?
         /// Whether the server takes range requests (`Accept-Ranges: bytes`, or a 206 answer).
         public var acceptsRanges: Bool
-        /// A live stream: an ICY server, or no length given. It is joined again when it drops rather
-        /// than resumed.
+        /// A live stream: an ICY server's (`icy-` or `ice-` headers, or an `ICY 200 OK` status line). It
+        /// is joined again when it drops or ends rather than resumed; any other response is a file, which
+        /// ends where the response ends cleanly (chunked or not, with a length or without).
         public var isLive: Bool
         /// `icy-metaint`: audio bytes between metadata blocks.
         public var metadataInterval: Int?
@@ -98,7 +108,9 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         /// again, or resumed, as a broken connection is).
         public var readTimeout: Duration = .seconds(15)
         public var connectTimeout: Duration = .seconds(10)
-        /// Attempts to reconnect after a drop before the stream fails; 0 never retries.
+        /// Attempts to reconnect after a drop before the stream fails; 0 never retries. An attempt
+        /// counts until the stream makes progress again: bytes of a file past the furthest offset
+        /// reached before, a packet of a live stream.
         public var maximumReconnectAttempts = 5
         /// The wait before the first retry, doubled for each further one up to `maximumReconnectDelay`.
         public var reconnectDelay: Duration = .milliseconds(250)
@@ -106,10 +118,30 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         /// Sent as `User-Agent`.
         public var userAgent = "afkit"
         /// PEM files of root certificates trusted for https beside the system's (a private CA, a
-        /// self-signed server).
+        /// self-signed server). Each is read before the first connection; a missing one is an error
+        /// naming it.
         public var additionalTrustRoots: [String] = []
+        /// The whole stream (every connection and wait) must be over within this, as curl's
+        /// `--max-time`; `nil` has no limit.
+        public var maximumTime: Duration?
+        /// A connection slower than this (curl's `--speed-limit` and `--speed-time`) is dropped as a
+        /// stalled one is.
+        public var speedLimit: SpeedLimit?
+        /// Follow a redirect from https to plain http (refused by default).
+        public var followsRedirectsToHTTP = false
 
         public init(fileTypeHint: FileType? = nil) { self.fileTypeHint = fileTypeHint }
+    }
+
+    /// At least `bytesPerSecond`, averaged over each `period` the reader is keeping up.
+    public struct SpeedLimit: Sendable, Hashable {
+        public var bytesPerSecond: Int
+        public var period: Duration
+
+        public init(bytesPerSecond: Int, period: Duration) {
+            self.bytesPerSecond = bytesPerSecond
+            self.period = period
+        }
     }
 
     public let url: String

@@ -1,10 +1,6 @@
-import AsyncHTTPClient
 import AudioContainers
 import AudioFormats
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// One ``HTTPAudioStream`` being read: the HTTP connection (and its successors after drops, seeks
 /// and reconnections), the ICY demuxer and the parser, driven from `next()` one response chunk at a
@@ -14,8 +10,8 @@ final class HTTPStreamSession {
 
     let url: String
     let options: HTTPAudioStream.Options
-    private var client: HTTPClient?
-    private var body: HTTPClientResponse.Body.AsyncIterator?
+    /// The response being read.
+    private var transfer: HTTPTransfer?
     private(set) var stream: AudioFileStream?
     private var demuxer: ICYMetadataDemuxer?
     /// The first response's facts: whether the stream is live and takes ranges.
@@ -38,8 +34,18 @@ final class HTTPStreamSession {
     private var bytesToSkip: Int64 = 0
     private var seekTarget: Int64?
     private var nextPacket: Int64 = 0
-    /// Reconnection attempts since bytes last arrived.
+    /// Reconnection attempts since the stream last made progress: for a file, bytes past the furthest
+    /// offset reached before; for a live stream, a packet.
     private var failedAttempts = 0
+    /// The furthest offset in the file that bytes have reached.
+    private var furthestPosition: Int64 = 0
+    /// `nextPacket` when the current connection of a live stream was made.
+    private var packetAtConnection: Int64 = 0
+    /// When the whole stream must be over (`Options.maximumTime`), from the first request.
+    private var deadline: ContinuousClock.Instant?
+    /// The PEM text trusted for https (the system's roots and `additionalTrustRoots`), read once; `nil`
+    /// leaves libcurl's default.
+    private var trustedRoots: [UInt8]??
     private(set) var receivedByteCount: Int64 = 0
     private var finished = false
     /// An error that ended the stream, thrown once the events before it have been taken.
@@ -51,8 +57,7 @@ final class HTTPStreamSession {
     }
 
     deinit {
-        // The client finishes shutting down on its own event loop; it keeps itself alive until then.
-        client?.shutdown().whenComplete { _ in }
+        transfer?.cancel()
     }
 
     // MARK: - Events
@@ -70,8 +75,8 @@ final class HTTPStreamSession {
                 try await step()
             } catch {
                 await close()
-                let failure = error is AudioFileError || error is CancellationError
-                    ? error : AudioFileError.network(describe(error), offset: resourcePosition)
+                let failure = error is AudioFileError || error is CancellationError ? error
+                    : (error as? Unrecoverable)?.error ?? AudioFileError.network("http: \(describe(error))", offset: resourcePosition)
                 // The events that came before the failure go out first.
                 if pending.isEmpty { throw failure }
                 self.failure = failure
@@ -89,7 +94,7 @@ final class HTTPStreamSession {
         self.stream = nil
         defer { self.stream = stream }
         let offset = try stream.seek(toPacket: packet).byteOffset
-        body = nil
+        dropTransfer()
         pending.removeAll()
         index = 0
         waitingTitles.removeAll()
@@ -100,43 +105,52 @@ final class HTTPStreamSession {
     }
 
     func close() async {
-        body = nil
+        dropTransfer()
         finished = true
-        if let client {
-            self.client = nil
-            try? await client.shutdown()
-        }
+    }
+
+    private func dropTransfer() {
+        transfer?.cancel()
+        transfer = nil
     }
 
     // MARK: - Reading
 
     private func step() async throws {
-        guard var iterator = body else {
+        guard let transfer else {
             try await open(from: 0, attempt: 0)
             return
         }
-        body = nil
-        let chunk: ByteBuffer?
+        let chunk: [UInt8]?
         do {
-            chunk = try await iterator.next()
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            try await recover(from: describe(error))
+            chunk = try await transfer.nextChunk()
+        } catch let failure as HTTPTransfer.Failure {
+            switch failure {
+            case .cancelled: throw CancellationError()
+            case .deadlinePassed: throw deadlineError()
+            default: try await recover(from: describe(failure))
+            }
             return
         }
         guard let chunk else {
+            dropTransfer()
             try await endOfResponse()
             return
         }
-        body = iterator
-        receivedByteCount += Int64(chunk.readableBytes)
-        if chunk.readableBytes > 0 { failedAttempts = 0 }
-        try chunk.withUnsafeReadableBytes { try consume($0) }
+        receivedByteCount += Int64(chunk.count)
+        try chunk.withUnsafeBytes { try consume($0) }
+        if let first {
+            // Progress, which ends a run of failed attempts: bytes past the furthest point reached
+            // (not bytes sent again after a resume the server answered from the start), or a packet
+            // of a live stream.
+            if first.isLive ? nextPacket > packetAtConnection : resourcePosition > furthestPosition {
+                failedAttempts = 0
+            }
+        }
+        furthestPosition = max(furthestPosition, resourcePosition)
         if let target = seekTarget {
             seekTarget = nil
-            body = nil
+            dropTransfer()
             try await open(from: target, attempt: 0)
             resumeFlags = (.discontinuity, target)
         }
@@ -240,7 +254,7 @@ final class HTTPStreamSession {
     /// Joins a live stream again, or resumes a file where it broke, with backoff; throws when every
     /// attempt fails or the file cannot be resumed.
     private func recover(from reason: String) async throws {
-        body = nil
+        dropTransfer()
         guard let first else { throw AudioFileError.network("http: \(reason)", offset: resourcePosition) }
         if !first.isLive && !first.acceptsRanges {
             throw AudioFileError.network(
@@ -253,6 +267,9 @@ final class HTTPStreamSession {
             failedAttempts += 1
             var delay = options.reconnectDelay
             for _ in 1..<failedAttempts { delay = min(delay * 2, options.maximumReconnectDelay) }
+            if let deadline {
+                guard ContinuousClock.now + delay < deadline else { throw deadlineError() }
+            }
             try await Task.sleep(for: delay)
             do {
                 if first.isLive {
@@ -284,39 +301,70 @@ final class HTTPStreamSession {
 
     /// Sends a request for the resource from `offset` and reads the response's head.
     private func open(from offset: Int64, attempt: Int) async throws {
-        let client = makeClient()
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: options.userAgent)
+        if deadline == nil, let limit = options.maximumTime { deadline = .now + limit }
+        if trustedRoots == nil {
+            trustedRoots = .some(try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots))
+        }
+        var request = HTTPTransfer.Request(url: url)
+        request.userAgent = options.userAgent
+        request.connectTimeout = options.connectTimeout
+        request.stallTimeout = options.readTimeout
+        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
+        request.deadline = deadline
+        request.trustedRoots = trustedRoots ?? nil
+        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
         let wantsMetadata = options.requestsMetadata && (first?.isLive ?? true)
-        if wantsMetadata { request.headers.add(name: "Icy-MetaData", value: "1") }
-        if offset > 0 { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
-        let response: HTTPClientResponse
+        if wantsMetadata { request.headers.append("Icy-MetaData: 1") }
+        if offset > 0 {
+            request.rangeStart = offset
+            // The same version of the file or all of it: never bytes of another spliced on.
+            if let validator = first?.rangeValidator { request.headers.append("If-Range: \(validator)") }
+        }
+        let transfer = HTTPTransfer(request)
+        let head: HTTPTransfer.Head
         do {
-            response = try await client.execute(request, deadline: .distantFuture)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw AudioFileError.network("http: cannot get \(url): \(describe(error))", offset: offset)
+            head = try await transfer.responseHead()
+        } catch let failure as HTTPTransfer.Failure {
+            transfer.cancel()
+            switch failure {
+            case .cancelled: throw CancellationError()
+            case .deadlinePassed: throw deadlineError()
+            default: throw AudioFileError.network("http: cannot get \(url): \(describe(failure))", offset: offset)
+            }
         }
-        let status = Int(response.status.code)
+        let status = head.status
         guard (200..<300).contains(status) else {
-            throw AudioFileError.network(
-                "http: \(url) answered \(status) \(response.status.reasonPhrase)", offset: offset)
+            transfer.cancel()
+            throw AudioFileError.network("http: \(url) answered \(status) \(head.reason)", offset: offset)
         }
-        var facts = try HTTPAudioStream.Response(url: url, head: response, wantsMetadata: wantsMetadata, attempt: attempt)
+        var facts: HTTPAudioStream.Response
+        do {
+            facts = try HTTPAudioStream.Response(head: head, wantsMetadata: wantsMetadata, attempt: attempt)
+            if let first, !first.isLive, let change = first.change(to: facts) {
+                throw Unrecoverable(error: AudioFileError.network(
+                    "http: the file changed on the server before the rest could be read (\(change)); "
+                        + "the packets before byte \(offset) came from the earlier version", offset: offset))
+            }
+        } catch {
+            transfer.cancel()
+            throw error
+        }
         if offset > 0 {
             if status == 206 {
                 guard facts.startOffset == offset else {
+                    transfer.cancel()
                     throw AudioFileError.network(
                         "http: asked for bytes from \(offset), the server sent them from \(facts.startOffset)", offset: offset)
                 }
             } else {
-                // The whole resource again: read up to where it is needed.
+                // The whole resource again (the same version, by its validators): read up to where it is needed.
                 facts.acceptsRanges = false
                 bytesToSkip = offset
             }
         }
+        self.transfer = transfer
         resourcePosition = offset
+        packetAtConnection = nextPacket
         responseEnd = facts.contentLength.map { facts.startOffset + $0 }
         if first == nil {
             first = facts
@@ -325,62 +373,46 @@ final class HTTPStreamSession {
                 limits: options.limits, requestsSeeks: !facts.isLive && facts.acceptsRanges)
         }
         demuxer = wantsMetadata ? facts.metadataInterval.map(ICYMetadataDemuxer.init(metadataInterval:)) : nil
-        body = response.body.makeAsyncIterator()
         pending.append(.connected(facts))
     }
 
-    private func makeClient() -> HTTPClient {
-        if let client { return client }
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: TimeAmount(options.connectTimeout), read: TimeAmount(options.readTimeout))
-        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        configuration.decompression = .disabled
-        if !options.additionalTrustRoots.isEmpty {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = options.additionalTrustRoots.map { .file($0) }
-            configuration.tlsConfiguration = tls
-        }
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        self.client = client
-        return client
+    /// An error no further attempt can mend (the file changed on the server): it ends the stream at once.
+    private struct Unrecoverable: Error {
+        var error: AudioFileError
+    }
+
+    private func deadlineError() -> AudioFileError {
+        let limit = options.maximumTime.map { " of \($0)" } ?? ""
+        return AudioFileError.network("http: the time limit\(limit) passed before the stream ended",
+            offset: first?.isLive == true ? audioPosition : resourcePosition)
     }
 
     private func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .readTimeout: return "no byte arrived for \(options.readTimeout) (the read timeout)"
-            case .connectTimeout: return "the connection was not made within \(options.connectTimeout)"
-            case .remoteConnectionClosed: return "the server closed the connection"
-            default: break
-            }
+        guard let failure = error as? HTTPTransfer.Failure else { return String(describing: error) }
+        switch failure {
+        case .transfer(let message, _): return message
+        case .stalled(let timeout): return "no byte arrived for \(timeout) (the read timeout)"
+        case .tooSlow(let bytes, let period): return "fewer than \(bytes) bytes a second arrived over \(period) (the speed limit)"
+        case .deadlinePassed: return "the time limit passed"
+        case .cancelled: return "cancelled"
         }
-        return String(describing: error)
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 
 extension HTTPAudioStream.Response {
     /// The facts of a response head; a malformed `icy-metaint` or `Content-Range` is an error.
-    init(url: String, head: HTTPClientResponse, wantsMetadata: Bool, attempt: Int) throws {
-        let headers = head.headers
-        func value(_ name: String) -> String? {
-            headers.first(name: name)?.trimmingCharacters(in: .whitespaces).nilIfEmpty
-        }
-        self.url = head.url?.absoluteString ?? url
-        status = Int(head.status.code)
-        contentType = value("Content-Type")
-        contentLength = value("Content-Length").flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    init(head: HTTPTransfer.Head, wantsMetadata: Bool, attempt: Int) throws {
+        let value = head.value
+        url = head.url
+        status = head.status
+        contentType = value("content-type")
+        contentLength = value("content-length").flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
         startOffset = 0
-        acceptsRanges = value("Accept-Ranges")?.lowercased().contains("bytes") == true
+        totalLength = status == 200 ? contentLength : nil
+        acceptsRanges = value("accept-ranges")?.lowercased().contains("bytes") == true
         if status == 206 {
-            // `bytes FIRST-LAST/TOTAL`
-            guard let range = value("Content-Range"), range.lowercased().hasPrefix("bytes "),
+            // `bytes FIRST-LAST/TOTAL`, TOTAL perhaps `*`
+            guard let range = value("content-range"), range.lowercased().hasPrefix("bytes "),
                 let dash = range.firstIndex(of: "-"),
                 let start = Int64(range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces)),
                 start >= 0
@@ -389,7 +421,13 @@ extension HTTPAudioStream.Response {
             }
             startOffset = start
             acceptsRanges = true
+            if let slash = range.firstIndex(of: "/") {
+                totalLength = Int64(range[range.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+            }
         }
+        let tag = value("etag")
+        entityTag = tag
+        lastModified = value("last-modified")
         metadataInterval = nil
         if wantsMetadata, let text = value("icy-metaint") {
             guard let interval = Int(text), (1...Self.maximumMetadataInterval).contains(interval) else {
@@ -403,12 +441,77 @@ extension HTTPAudioStream.Response {
         description = value("icy-description")
         homepage = value("icy-url")
         statedBitRate = value("icy-br").flatMap { Int($0.split(separator: ",").first ?? "") }
-        isLive = metadataInterval != nil || name != nil || statedBitRate != nil || (status == 200 && contentLength == nil)
+        // A live stream is an ICY server's (Icecast, SHOUTcast): a response without a length from any
+        // other server is a file whose end is the response's clean end.
+        isLive = metadataInterval != nil || head.isICYStatusLine
+            || head.fields.contains { $0.name.hasPrefix("icy-") || $0.name.hasPrefix("ice-") }
         self.attempt = attempt
     }
 
     /// The largest ICY metadata interval taken (servers use 8 to 64 KiB).
     static let maximumMetadataInterval = 1 << 20
+
+    /// What `If-Range` carries on a resume: a strong entity tag, else the modification date.
+    var rangeValidator: String? {
+        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        return lastModified
+    }
+
+    /// How a later response shows a different version of the file than this one, if it does.
+    func change(to later: Self) -> String? {
+        if let before = entityTag, let after = later.entityTag, before != after {
+            return "ETag \(before), then \(after)"
+        }
+        if let before = lastModified, let after = later.lastModified, before != after {
+            return "Last-Modified \(before), then \(after)"
+        }
+        if let before = totalLength, let after = later.totalLength, before != after {
+            return "\(before) bytes, then \(after)"
+        }
+        return nil
+    }
+}
+
+extension HTTPAudioStream.Options {
+    /// Why a trust root cannot be used.
+    public struct TrustRootProblem: Error {
+        public var reason: String
+    }
+
+    /// The PEM text of a root certificate file, or why it cannot be used (missing, unreadable, no PEM
+    /// certificate in it).
+    public static func trustRoot(_ path: String) -> Result<[UInt8], TrustRootProblem> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "there is no such file"
+            return .failure(.init(reason: reason))
+        }
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            return .failure(.init(reason: "it holds no PEM certificate"))
+        }
+        return .success(Array(data))
+    }
+
+    /// The PEM text to trust for https: the system's bundle (`CURL_CA_BUNDLE` or `SSL_CERT_FILE` where
+    /// set, as curl(1) reads them; else libcurl's own default) followed by each of `paths`, every one of
+    /// which must hold a PEM certificate.
+    static func trustedRoots(adding paths: [String]) throws -> [UInt8]? {
+        var text: [UInt8] = []
+        for path in paths {
+            switch trustRoot(path) {
+            case .success(let pem): text += pem + [10]
+            case .failure(let problem):
+                throw AudioFileError.network("http: the trust root '\(path)': \(problem.reason)", offset: nil)
+            }
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let chosen = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
+        // libcurl reads its default bundle itself when nothing is added to it.
+        if paths.isEmpty && chosen == nil { return nil }
+        if let system = chosen ?? HTTPTransfer.defaultTrustBundle, let data = FileManager.default.contents(atPath: system) {
+            text = Array(data) + [10] + text
+        }
+        return text
+    }
 }
 
 extension String {

@@ -20,8 +20,8 @@ struct Info: ParsableCommand {
     @Flag(help: "Also measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, true peak, sample peak.")
     var loudness = false
 
-    @Option(name: .customLong("ca-file"), help: "For https:// URLs: also trust the root certificate in this PEM file (repeatable).")
-    var caFiles: [String] = []
+    @OptionGroup(title: "For http:// and https:// URLs")
+    var network: NetworkOptions
 
     @Argument(help: "Audio files (- for standard input, or http:// and https:// URLs: the header is read and the rest left).")
     var files: [String]
@@ -43,7 +43,7 @@ struct Info: ParsableCommand {
             if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
             do {
                 if isStreamURL(path) {
-                    let (properties, response) = try readStreamHeader(path, caFiles: caFiles)
+                    let (properties, response) = try readStreamHeader(path, network: network)
                     let summary = try AudioFileSummary(properties)
                     if json {
                         objects.append(.object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))

@@ -35,15 +35,69 @@ final class UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-extension HTTPAudioStream.Options {
-    /// The command's settings for a stream.
-    init(typeHint: String?, readTimeout: Double = 15, reconnectAttempts: Int = 5, caFiles: [String]) {
-        self.init(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
-        additionalTrustRoots = caFiles
-        self.readTimeout = .milliseconds(Int64((readTimeout * 1000).rounded()))
-        maximumReconnectAttempts = reconnectAttempts
-        userAgent = "afkit/\(AudioConverter.version)"
+/// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
+/// where curl has one.
+struct NetworkOptions: ParsableArguments {
+    @Option(name: .customLong("read-timeout"), help: "Over HTTP: seconds without a byte before the connection counts as dropped.")
+    var readTimeout: Double = 15
+
+    @Option(name: .customLong("reconnect-attempts"),
+        help: "Over HTTP: attempts to rejoin a dropped live stream or resume a file, counted until it makes progress again.")
+    var reconnectAttempts = 5
+
+    @Option(name: .customLong("max-time"), help: "Over HTTP: seconds the whole stream may take, reconnections included.")
+    var maxTime: Double?
+
+    @Option(name: .customLong("speed-limit"),
+        help: "Over HTTP: bytes a second below which a connection counts as dropped (over --speed-time seconds).")
+    var speedLimit: Int?
+
+    @Option(name: .customLong("speed-time"), help: "Over HTTP: the seconds --speed-limit is averaged over (30).")
+    var speedTime: Double?
+
+    @Option(name: .customLong("ca-file"), help: "Over HTTPS: also trust the root certificate in this PEM file (repeatable).")
+    var caFiles: [String] = []
+
+    @Flag(name: .customLong("allow-http-redirect"), help: "Over HTTPS: follow a redirect to plain http (refused otherwise).")
+    var allowHTTPRedirect = false
+
+    /// Whether any option was given that only a URL uses.
+    var isGiven: Bool {
+        readTimeout != 15 || reconnectAttempts != 5 || maxTime != nil || speedLimit != nil || speedTime != nil
+            || !caFiles.isEmpty || allowHTTPRedirect
     }
+
+    func validate() throws {
+        guard readTimeout > 0 else { throw ValidationError("--read-timeout must be a positive number of seconds") }
+        guard reconnectAttempts >= 0 else { throw ValidationError("--reconnect-attempts must be 0 or more") }
+        if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
+        if let speedLimit, speedLimit <= 0 { throw ValidationError("--speed-limit must be a positive number of bytes a second") }
+        if let speedTime {
+            guard speedTime > 0 else { throw ValidationError("--speed-time must be a positive number of seconds") }
+            guard speedLimit != nil else { throw ValidationError("--speed-time goes with --speed-limit") }
+        }
+        // A trust root is read before any connection: a wrong path is a usage error, named.
+        for path in caFiles {
+            if case .failure(let problem) = HTTPAudioStream.Options.trustRoot(path) {
+                throw ValidationError("--ca-file \(path): \(problem.reason)")
+            }
+        }
+    }
+
+    /// The stream's settings.
+    func options(typeHint: String?) -> HTTPAudioStream.Options {
+        var options = HTTPAudioStream.Options(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        options.additionalTrustRoots = caFiles
+        options.readTimeout = Self.duration(readTimeout)
+        options.maximumReconnectAttempts = reconnectAttempts
+        options.maximumTime = maxTime.map(Self.duration)
+        options.speedLimit = speedLimit.map { .init(bytesPerSecond: $0, period: Self.duration(speedTime ?? 30)) }
+        options.followsRedirectsToHTTP = allowHTTPRedirect
+        options.userAgent = "afkit/\(AudioConverter.version)"
+        return options
+    }
+
+    private static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 }
 
 extension HTTPAudioStream.Response {
@@ -78,9 +132,10 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
-func readStreamHeader(_ url: String, caFiles: [String]) throws -> (StreamProperties, HTTPAudioStream.Response) {
-    try blockingAwait {
-        var iterator = HTTPAudioStream(url: url, options: .init(typeHint: nil, caFiles: caFiles)).makeAsyncIterator()
+func readStreamHeader(_ url: String, network: NetworkOptions) throws -> (StreamProperties, HTTPAudioStream.Response) {
+    let options = network.options(typeHint: nil)
+    return try blockingAwait {
+        var iterator = HTTPAudioStream(url: url, options: options).makeAsyncIterator()
         var response: HTTPAudioStream.Response?
         var properties = StreamProperties()
         while let event = try await iterator.next() {
@@ -104,8 +159,7 @@ extension Packets {
     /// `afkit packets URL`: the stream's events as they arrive (`--json-lines`), or the same listing as
     /// for a file once the stream ends (or `--duration` of audio has come).
     func runOverHTTP() throws {
-        let options = HTTPAudioStream.Options(typeHint: typeHint, readTimeout: readTimeout,
-            reconnectAttempts: reconnectAttempts, caFiles: caFiles)
+        let options = network.options(typeHint: typeHint)
         let packets = try PacketSpool()
         let outcome = try blockingAwait { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()

@@ -36,14 +36,8 @@ struct Packets: ParsableCommand {
     @Option(help: "Over HTTP: stop after this many seconds of audio (a live stream has no end).")
     var duration: Double?
 
-    @Option(name: .customLong("read-timeout"), help: "Over HTTP: seconds without a byte before the connection counts as dropped.")
-    var readTimeout: Double = 15
-
-    @Option(name: .customLong("reconnect-attempts"), help: "Over HTTP: attempts to rejoin a dropped live stream or resume a file.")
-    var reconnectAttempts = 5
-
-    @Option(name: .customLong("ca-file"), help: "Over HTTPS: also trust the root certificate in this PEM file (repeatable).")
-    var caFiles: [String] = []
+    @OptionGroup(title: "Over HTTP")
+    var network: NetworkOptions
 
     @Argument(help: "An audio file, - for standard input, or an http:// or https:// URL.")
     var file: String
@@ -53,12 +47,11 @@ struct Packets: ParsableCommand {
         if let icyMetaint, icyMetaint <= 0 { throw ValidationError("--icy-metaint must be at least 1") }
         if json && jsonLines { throw ValidationError("--json and --json-lines are alternatives: give one") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
-        guard readTimeout > 0 else { throw ValidationError("--read-timeout must be a positive number of seconds") }
-        guard reconnectAttempts >= 0 else { throw ValidationError("--reconnect-attempts must be 0 or more") }
         if isStreamURL(file) {
             if icyMetaint != nil { throw ValidationError("--icy-metaint is read from the server's response for a URL") }
-        } else if jsonLines || duration != nil || !caFiles.isEmpty {
-            throw ValidationError("--json-lines, --duration and --ca-file follow a stream over HTTP: give an http:// or https:// URL")
+        } else if jsonLines || duration != nil || network.isGiven {
+            throw ValidationError(
+                "--json-lines, --duration and the network options follow a stream over HTTP: give an http:// or https:// URL")
         }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")

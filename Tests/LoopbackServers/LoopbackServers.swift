@@ -156,8 +156,9 @@ public final class NginxServer {
     private let scheme: String
     private let server: ServerProcess
 
-    /// Serves `root`; with `certificate` and `key` (PEM files), over HTTPS.
-    public init(serving root: String, certificate: String? = nil, key: String? = nil) throws {
+    /// Serves `root`; with `certificate` and `key` (PEM files), over HTTPS; `locations` go into the
+    /// server block as they are (a redirect, say).
+    public init(serving root: String, certificate: String? = nil, key: String? = nil, locations: String = "") throws {
         folder = try Loopback.temporaryFolder("nginx")
         port = try Loopback.freePort()
         scheme = certificate == nil ? "http" : "https"
@@ -179,6 +180,7 @@ public final class NginxServer {
                     listen 127.0.0.1:\(port)\(certificate == nil ? "" : " ssl");
                     \(certificate.map { "ssl_certificate \($0); ssl_certificate_key \(key ?? "");" } ?? "")
                     root \(root);
+                    \(locations)
                 }
             }
             """

@@ -2,6 +2,10 @@ import Foundation
 import LoopbackServers
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `afkit packets URL` and `afkit info URL` against nginx on a loopback port.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct NetworkCommandTests {
@@ -65,6 +69,61 @@ struct NetworkCommandTests {
         let info = try Command.run(["info", "--ca-file", tls + ".pem", server.url("network/track-3.mp3")])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdout.contains("Served as:              audio/mpeg, 18576 bytes, takes range requests"))
+    }
+
+    /// Build farms reach the world through a proxy: `http_proxy` is honoured (the proxy gets the
+    /// absolute address), and `no_proxy` exempts a host from it.
+    @Test func theProxyVariablesAreHonoured() throws {
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/network/track-1.mp3")))
+        let proxy = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+            ScriptedServer.send(socket, file)
+        }
+        let listing = try Command.run(["packets", "--json", "network/track-1.mp3"]).stdout
+        let viaProxy = try Command.run(["packets", "--json", "http://audio.invalid/sounds/track-1.mp3"],
+            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        #expect(viaProxy.status == 0, "\(viaProxy.stderr)")
+        #expect(viaProxy.stdout == listing)
+        #expect(proxy.requests.first?.hasPrefix("GET http://audio.invalid/sounds/track-1.mp3 HTTP/1.1") == true,
+            "\(proxy.requests)")
+        let server = try NginxServer(serving: Command.fixtures)
+        let direct = try Command.run(["packets", "--json", server.url("network/track-1.mp3")],
+            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1"])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(direct.stdout == listing)
+        #expect(proxy.requests.count == 1, "no_proxy kept the loopback request away from the proxy")
+    }
+
+    @Test func aMissingCAFileIsAUsageErrorNamingIt() throws {
+        let started = Date()
+        for command in ["packets", "info"] {
+            let result = try Command.run([command, "--ca-file", "tls/absent-root.pem", "https://127.0.0.1:1/x.mp3"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("--ca-file tls/absent-root.pem: there is no such file"), "\(result.stderr)")
+        }
+        let notPEM = try Command.run(["info", "--ca-file", "network/track-1.mp3", "https://127.0.0.1:1/x.mp3"])
+        #expect(notPEM.status == 2)
+        #expect(notPEM.stderr.contains("holds no PEM certificate"), "\(notPEM.stderr)")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test func maxTimeEndsATrickle() throws {
+        let server = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: 100000\r\n\r\n")
+            for _ in 0..<40 {
+                let sent = withUnsafeBytes(of: UInt8(0)) { send(socket, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+                if sent <= 0 { return }
+                usleep(250_000)
+            }
+        }
+        let started = Date()
+        let result = try Command.run(["packets", "--json-lines", "--max-time", "1", server.url])
+        #expect(result.status == 1)
+        #expect(Date().timeIntervalSince(started) < 4)
+        let events = Self.lines(result.stdout)
+        let error = try #require(events.last?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "net!")
+        #expect((error["message"] as? String)?.contains("time limit") == true, "\(error)")
     }
 
     @Test func streamOnlyOptionsNeedAURL() throws {

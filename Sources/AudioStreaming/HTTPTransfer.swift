@@ -1,0 +1,401 @@
+import CCurl
+import Foundation
+
+/// One HTTP request, run by libcurl on a thread of its own, its response body handed to the reader a
+/// chunk at a time with back-pressure: while `bufferLimit` bytes wait unread the transfer is paused,
+/// so the server is read only as fast as the reader reads (and a paused transfer is never counted as
+/// stalled or slow).
+///
+/// libcurl brings the HTTP a build farm expects: HTTP/1.1 and HTTP/2, TLS with the system's roots,
+/// the proxy variables (`http_proxy`, `https_proxy`, `no_proxy`, `all_proxy`), redirects.
+final class HTTPTransfer: @unchecked Sendable {
+    struct Request {
+        var url: String
+        /// Extra request header lines (`Name: value`).
+        var headers: [String] = []
+        /// Ask for the resource from this byte (`Range: bytes=N-`); 0 asks for all of it.
+        var rangeStart: Int64 = 0
+        var userAgent = "afkit"
+        var connectTimeout: Duration = .seconds(10)
+        /// No byte (header or body) for this long while the reader waits: the transfer has stalled.
+        var stallTimeout: Duration = .seconds(15)
+        /// Fewer than `bytes` a second over each `period` of unpaused transfer: too slow.
+        var speedLimit: (bytes: Int, period: Duration)?
+        /// When the whole stream must be done by.
+        var deadline: ContinuousClock.Instant?
+        /// PEM text trusted for https instead of libcurl's default file (the system's bundle and the
+        /// caller's roots, joined).
+        var trustedRoots: [UInt8]?
+        /// Follow a redirect from https to plain http.
+        var followsRedirectsToHTTP = false
+    }
+
+    /// The final response's head (after redirects).
+    struct Head {
+        var status: Int
+        var reason: String
+        /// Whether the status line was SHOUTcast's `ICY 200 OK`.
+        var isICYStatusLine: Bool
+        /// Header fields in order, names lower-cased.
+        var fields: [(name: String, value: String)]
+        /// The address that answered, after redirects.
+        var url: String
+
+        func value(_ name: String) -> String? {
+            fields.last { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespaces) }.flatMap {
+                $0.isEmpty ? nil : $0
+            }
+        }
+    }
+
+    /// Why a transfer ended without its whole response.
+    enum Failure: Error {
+        /// libcurl's error: refused, reset, cut short, TLS, a redirect refused, ...
+        case transfer(String, code: Int)
+        case stalled(Duration)
+        case tooSlow(bytes: Int, period: Duration)
+        case deadlinePassed
+        case cancelled
+    }
+
+    /// Bytes waiting unread before the transfer pauses.
+    static let bufferLimit = 256 * 1024
+
+    private let request: Request
+    private let lock = NSLock()
+    // State shared between libcurl's thread and the reader, under `lock`.
+    private var chunks: [[UInt8]] = []
+    private var chunkIndex = 0
+    private var queuedBytes = 0
+    private var head: Head?
+    private var outcome: Result<Void, Failure>?
+    private var cancelled = false
+    private var paused = false
+    private var resumeRequested = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var multi: UnsafeMutableRawPointer?
+    // libcurl's thread only.
+    private var statusLine = ""
+    private var fields: [(name: String, value: String)] = []
+    private var lastActivity = ContinuousClock.now
+    private var windowStart = ContinuousClock.now
+    private var windowBytes = 0
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var easyHandle: UnsafeMutableRawPointer?
+    private var headPublished = false
+
+    /// Starts the request on a thread of its own.
+    init(_ request: Request) {
+        self.request = request
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        _ = Self.globalInitialization
+        let thread = Thread { [self] in run() }
+        thread.name = "afkit http"
+        thread.start()
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    private static let globalInitialization: Void = {
+        curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    /// libcurl's own CA bundle (the system's, on Debian `/etc/ssl/certs/ca-certificates.crt`).
+    static var defaultTrustBundle: String? {
+        _ = globalInitialization
+        guard let info = curl_version_info(CURLVERSION_NINTH), let path = info.pointee.cainfo else { return nil }
+        return String(cString: path)
+    }
+
+    // MARK: - The reader's side
+
+    /// The final response's head, once the body starts (or the response ends).
+    func responseHead() async throws -> Head {
+        try await waitUntil { $0.head != nil || $0.outcome != nil }
+        return try lock.withLock {
+            // A redirect's head with a failure is a redirect that could not be followed.
+            if case .failure(let failure) = outcome, head.map({ (300..<400).contains($0.status) }) ?? true { throw failure }
+            if let head { return head }
+            throw Failure.transfer("the server sent no response", code: Int(CURLE_GOT_NOTHING.rawValue))
+        }
+    }
+
+    /// The next piece of the body, or `nil` at its clean end.
+    func nextChunk() async throws -> [UInt8]? {
+        try await waitUntil { $0.chunkIndex < $0.chunks.count || $0.outcome != nil }
+        var wake = false
+        let chunk: [UInt8]? = try lock.withLock {
+            if chunkIndex < chunks.count {
+                let chunk = chunks[chunkIndex]
+                chunkIndex += 1
+                queuedBytes -= chunk.count
+                if chunkIndex == chunks.count {
+                    chunks.removeAll(keepingCapacity: true)
+                    chunkIndex = 0
+                }
+                if paused, !resumeRequested, queuedBytes <= Self.bufferLimit / 2 {
+                    resumeRequested = true
+                    wake = true
+                }
+                return chunk
+            }
+            switch outcome {
+            case .failure(let failure): throw failure
+            default: return nil
+            }
+        }
+        if wake { wakeLibcurl() }
+        return chunk
+    }
+
+    /// Ends the transfer: the connection is closed, a reader waiting is woken with `cancelled`.
+    func cancel() {
+        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+            cancelled = true
+            if let multi { curl_multi_wakeup(multi) }
+            if outcome == nil { outcome = .failure(.cancelled) }
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    private func waitUntil(_ ready: @escaping (HTTPTransfer) -> Bool) async throws {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if ready(self) {
+                    lock.unlock()
+                    continuation.resume()
+                    return
+                }
+                waiter = continuation
+                lock.unlock()
+            }
+        } onCancel: {
+            cancel()
+        }
+        if Task.isCancelled { throw CancellationError() }
+    }
+
+    private func wakeLibcurl() {
+        lock.withLock {
+            if let multi { curl_multi_wakeup(multi) }
+        }
+    }
+
+    /// Changes the shared state and wakes the reader.
+    private func signal(_ change: () -> Void) {
+        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+            change()
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    // MARK: - libcurl's thread
+
+    private func run() {
+        guard let easy = curl_easy_init(), let multi = curl_multi_init() else {
+            signal { outcome = outcome ?? .failure(.transfer("libcurl cannot start a transfer", code: -1)) }
+            return
+        }
+        easyHandle = easy
+        var lists: [UnsafeMutablePointer<curl_slist>?] = []
+        defer {
+            lock.withLock { self.multi = nil }
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+            curl_multi_cleanup(multi)
+            for list in lists { curl_slist_free_all(list) }
+        }
+        let result = configure(easy, lists: &lists).flatMap { () -> Result<Void, Failure> in
+            lock.withLock { self.multi = multi }
+            curl_multi_add_handle(multi, easy)
+            return drive(easy, multi)
+        }
+        let head = headPublished ? nil : currentHead(easy)
+        signal {
+            if self.head == nil { self.head = head }
+            if outcome == nil { outcome = result }
+        }
+    }
+
+    private func drive(_ easy: UnsafeMutableRawPointer, _ multi: UnsafeMutableRawPointer) -> Result<Void, Failure> {
+        let clock = ContinuousClock()
+        lastActivity = clock.now
+        windowStart = clock.now
+        var running: Int32 = 1
+        while true {
+            let (stop, resume) = lock.withLock { () -> (Bool, Bool) in
+                defer { resumeRequested = false }
+                let resume = resumeRequested && paused
+                if resume { paused = false }
+                return (cancelled, resume)
+            }
+            if stop { return .failure(.cancelled) }
+            if resume {
+                lastActivity = clock.now
+                windowStart = clock.now
+                windowBytes = 0
+                curl_easy_pause(easy, 0 /* CURLPAUSE_CONT */)
+            }
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE else { continue }
+                let code = afkit_curl_message_result(message)
+                if code == CURLE_OK { return .success(()) }
+                return .failure(failure(code, easy))
+            }
+            let now = clock.now
+            let isPaused = lock.withLock { paused }
+            if let deadline = request.deadline, now >= deadline { return .failure(.deadlinePassed) }
+            if !isPaused {
+                if now - lastActivity >= request.stallTimeout { return .failure(.stalled(request.stallTimeout)) }
+                if let limit = request.speedLimit, now - windowStart >= limit.period {
+                    let seconds = Double((now - windowStart).components.seconds)
+                        + Double((now - windowStart).components.attoseconds) / 1e18
+                    if Double(windowBytes) < Double(limit.bytes) * seconds {
+                        return .failure(.tooSlow(bytes: limit.bytes, period: limit.period))
+                    }
+                    windowStart = now
+                    windowBytes = 0
+                }
+            }
+            curl_multi_poll(multi, nil, 0, 100, nil)
+        }
+    }
+
+    private func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
+        let detail = String(cString: errorBuffer)
+        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if code == CURLE_UNSUPPORTED_PROTOCOL, !request.followsRedirectsToHTTP {
+            let location = fields.last { $0.name == "location" }?.value.trimmingCharacters(in: .whitespaces)
+            if let location, location.lowercased().hasPrefix("http://") {
+                message = "refused a redirect from https to plain http (\(location))"
+            }
+        }
+        if code == CURLE_OPERATION_TIMEDOUT, !headPublished, statusLine.isEmpty {
+            message = "the connection was not made within \(request.connectTimeout)"
+        }
+        return .transfer(message, code: Int(code.rawValue))
+    }
+
+    private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<Void, Failure> {
+        let this = Unmanaged.passUnretained(self).toOpaque()
+        var codes: [CURLcode] = []
+        func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(easy, option, value)) }
+        func set(_ option: CURLoption, _ value: String) {
+            codes.append(value.withCString { afkit_curl_set_pointer(easy, option, $0) })
+        }
+        set(CURLOPT_URL, request.url)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_USERAGENT, request.userAgent)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        let fromHTTPS = request.url.lowercased().hasPrefix("https:")
+        set(CURLOPT_REDIR_PROTOCOLS_STR, fromHTTPS && !request.followsRedirectsToHTTP ? "https" : "http,https")
+        set(CURLOPT_FOLLOWLOCATION, 1)
+        set(CURLOPT_MAXREDIRS, 5)
+        set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
+        // SHOUTcast 1 answers `ICY 200 OK`: read as HTTP/1.0's 200, its header block as headers.
+        let aliases = curl_slist_append(nil, "ICY 200 OK")
+        lists.append(aliases)
+        codes.append(afkit_curl_set_pointer(easy, CURLOPT_HTTP200ALIASES, aliases))
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for line in request.headers { headers = curl_slist_append(headers, line) }
+        lists.append(headers)
+        if let headers { codes.append(afkit_curl_set_pointer(easy, CURLOPT_HTTPHEADER, headers)) }
+        if request.rangeStart > 0 { set(CURLOPT_RANGE, "\(request.rangeStart)-") }
+        if let roots = request.trustedRoots {
+            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+        }
+        codes.append(afkit_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        codes.append(afkit_curl_set_write_function(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+                .received(UnsafeRawBufferPointer(start: data, count: size * count))
+        })
+        codes.append(afkit_curl_set_pointer(easy, CURLOPT_WRITEDATA, this))
+        codes.append(afkit_curl_set_write_function(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+                .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
+        })
+        codes.append(afkit_curl_set_pointer(easy, CURLOPT_HEADERDATA, this))
+        if let bad = codes.first(where: { $0 != CURLE_OK }) {
+            return .failure(.transfer("libcurl refused an option: \(String(cString: curl_easy_strerror(bad)))",
+                code: Int(bad.rawValue)))
+        }
+        return .success(())
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// One header line of any response on the way (redirects' too): the last block is the final head.
+    private func headerLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let upper = line.uppercased()
+        if upper.hasPrefix("HTTP/") || upper.hasPrefix("ICY ") {
+            statusLine = line
+            fields.removeAll()
+        } else if let colon = line.firstIndex(of: ":") {
+            fields.append((line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
+                String(line[line.index(after: colon)...])))
+        }
+        return bytes.count
+    }
+
+    /// The head as libcurl knows it now (from within a callback, or once the transfer is over).
+    private func currentHead(_ easy: UnsafeMutableRawPointer?) -> Head? {
+        guard !statusLine.isEmpty else { return nil }
+        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        var status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        var url = request.url
+        if let easy {
+            var code = 0
+            if afkit_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
+            var effective: UnsafePointer<CChar>?
+            if afkit_curl_get_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
+                url = String(cString: effective)
+            }
+        }
+        return Head(status: status, reason: parts.count > 2 ? String(parts[2]) : "",
+            isICYStatusLine: statusLine.uppercased().hasPrefix("ICY "), fields: fields, url: url)
+    }
+
+    /// Body bytes from libcurl: queued, or the transfer paused while the reader is behind.
+    private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        let newHead = headPublished ? nil : currentHead(easyHandle)
+        headPublished = true
+        enum Verdict { case abort, pause, taken }
+        let (verdict, waiter) = lock.withLock { () -> (Verdict, CheckedContinuation<Void, Never>?) in
+            if cancelled { return (.abort, nil) }
+            if head == nil { head = newHead }
+            defer { self.waiter = nil }
+            if queuedBytes >= Self.bufferLimit {
+                paused = true
+                return (.pause, self.waiter)
+            }
+            if !bytes.isEmpty {
+                chunks.append(Array(bytes))
+                queuedBytes += bytes.count
+            }
+            return (.taken, self.waiter)
+        }
+        waiter?.resume()
+        switch verdict {
+        case .abort: return 0
+        case .pause: return Int(CURL_WRITEFUNC_PAUSE)
+        case .taken:
+            windowBytes += bytes.count
+            return bytes.count
+        }
+    }
+}
