@@ -25,8 +25,9 @@ public enum G711 {
 
     /// For every 16-bit sample, the code whose value is nearest (ties to the smaller magnitude).
     static func encodingTable(_ decode: [Int16]) -> [UInt8] {
-        let sorted = (0..<256).map { (value: Int32(decode[$0]), code: UInt8($0)) }.sorted {
-            $0.value != $1.value ? $0.value < $1.value : abs($0.value) < abs($1.value)
+        let pairs: [(value: Int32, code: UInt8)] = (0..<256).map { (Int32(decode[$0]), UInt8($0)) }
+        let sorted = pairs.sorted { (a: (value: Int32, code: UInt8), b: (value: Int32, code: UInt8)) -> Bool in
+            a.value != b.value ? a.value < b.value : abs(a.value) < abs(b.value)
         }
         var table = [UInt8](repeating: 0, count: 65536)
         var upper = 0

@@ -63,8 +63,9 @@ public enum IMA {
             let index = entry >> 4
             let code = Int32(entry & 15)
             let difference = difference(step: stepTable[index], magnitude: code & 7, reconstruction)
-            let next = min(max(Int32(index) + indexTable[Int(code)], 0), maximumStepIndex)
-            return (code & 8 != 0 ? -difference : difference) << 12 | next << 4
+            let next: Int32 = min(max(Int32(index) + indexTable[Int(code)], 0), maximumStepIndex)
+            let signed: Int32 = code & 8 != 0 ? -difference : difference
+            return signed << 12 | next << 4
         }
     }
 

@@ -35,7 +35,10 @@ public final class MP3Encoder: AudioEncoder {
         lame_set_num_channels(flags, Int32(channels))
         lame_set_brate(flags, Int32(bitRate))
         lame_set_bWriteVbrTag(flags, 1)
-        if let quality = settings.quality { lame_set_quality(flags, Int32(9 - min(127, max(0, quality)) * 9 / 127)) }
+        if let quality = settings.quality {
+            let level: Int = 9 - min(127, max(0, quality)) * 9 / 127
+            lame_set_quality(flags, Int32(level))
+        }
         guard lame_init_params(flags) >= 0 else {
             lame_close(flags)
             throw AudioFileError.unsupportedDataFormat(
