@@ -63,6 +63,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
 	bash Examples/bazel-assets/prove.sh .build/debug/afkit
+	bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
 
 assets: $(ASSET_OUTPUTS)
 	$(AFKIT) validate --profile system-sound build/assets

@@ -16,6 +16,14 @@ let avcodec = Target.systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", p
 let avcodec = systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev")
 #endif
 
+/// AudioStreaming's HTTP client, libcurl (prebuilt: seconds of build, not BoringSSL's minutes), is
+/// loaded likewise when a URL is first opened (Sources/CCurl/shim.h), so it costs nothing at start.
+#if os(Linux)
+let curl = Target.systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])])
+#else
+let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev")
+#endif
+
 let package = Package(
     name: "afkit",
     products: [
@@ -56,8 +64,7 @@ let package = Package(
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         avcodec,
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
-        // AudioStreaming's HTTP client (prebuilt: seconds of build, not BoringSSL's minutes).
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        curl,
         .executableTarget(
             name: "afkit",
             dependencies: [

@@ -3,12 +3,15 @@
 # `make bench` and a synthetic set of COUNT (10,000) short sounds, each converted by
 # `bazel build` (one sandboxed `afkit convert --preset sfx` action per sound) and, beside it, by
 # `afkit batch --preset sfx` (one process, every core). Needs bazel (Debian's bazel-bootstrap) and a
-# release build. Usage: Benchmarks/bazel-scale.sh [COUNT]
+# release build. Then the 200-effects set through a shared HTTP remote cache (nginx with WebDAV on
+# loopback): filled from one output base, then built from a fresh one, as a second machine would
+# (needs nginx-light). Usage: Benchmarks/bazel-scale.sh [COUNT]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 count=${1:-10000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/afkit-bazel-scale-XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+source "$root/Examples/bazel-assets/remote-cache.sh"
+trap 'stop_remote_cache; chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 python3 - "$work" "$count" <<'PY'
 import math, os, struct, sys
 work, count = sys.argv[1], int(sys.argv[2])
@@ -40,3 +43,14 @@ for n in 200 "$count"; do
     printf '| %s sounds | bazel build, 2 jobs: %.1f s (%.1f ms an action a core) | afkit batch --jobs 2: %.1f s (%.1f ms a file a core) |\n' \
         "$n" "$bazel_s" "$(echo "$bazel_s * 2000 / $n" | bc -l)" "$batch_s" "$(echo "$batch_s * 2000 / $n" | bc -l)"
 done
+
+start_remote_cache "$work/remote"
+cd "$work/set200"
+bazel --batch --output_user_root="$work/remote-a" build --jobs=2 --remote_cache="$remote_cache_url" //:sfx >/dev/null 2>&1
+bazel --batch --output_user_root="$work/remote-b" build --nobuild //:sfx >/dev/null 2>&1  # analysis and startup, untimed
+start=$(date +%s.%N)
+hits=$(bazel --batch --output_user_root="$work/remote-b" build --jobs=8 --remote_cache="$remote_cache_url" //:sfx 2>&1 \
+    | grep -oE "[0-9]+ remote cache hit" || echo "0 remote cache hit")
+remote_s=$(echo "$(date +%s.%N) - $start" | bc)
+printf '| 200 sounds, a second machine on a warm shared cache (%s) | bazel build, 8 jobs (downloads, not conversions): %.1f s (%.0f actions a second) |\n' \
+    "$hits" "$remote_s" "$(echo "200 / $remote_s" | bc -l)"

@@ -147,6 +147,9 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
     public let url: String
     public let options: Options
 
+    /// libcurl's version (with its TLS library's) as loaded, or `nil` where it cannot be loaded.
+    public static var engineVersion: String? { HTTPTransfer.engineVersion }
+
     /// A stream of the audio at `url` (http or https).
     public init(url: String, options: Options = Options()) {
         self.url = url

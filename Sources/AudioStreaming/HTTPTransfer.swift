@@ -62,6 +62,9 @@ final class HTTPTransfer: @unchecked Sendable {
     static let bufferLimit = 256 * 1024
 
     private let request: Request
+    /// libcurl; `nil` when it could not be loaded (the transfer then fails at once, saying why).
+    private let library: Library?
+    private var curl: afkit_curl { library!.functions }
     private let lock = NSLock()
     // State shared between libcurl's thread and the reader, under `lock`.
     private var chunks: [[UInt8]] = []
@@ -88,7 +91,13 @@ final class HTTPTransfer: @unchecked Sendable {
     init(_ request: Request) {
         self.request = request
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        _ = Self.globalInitialization
+        switch Self.loaded {
+        case .success(let library): self.library = library
+        case .failure(let failure):
+            library = nil
+            outcome = .failure(failure)
+            return
+        }
         let thread = Thread { [self] in run() }
         thread.name = "afkit http"
         thread.start()
@@ -98,14 +107,37 @@ final class HTTPTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    private static let globalInitialization: Void = {
-        curl_global_init(Int(CURL_GLOBAL_ALL))
+    /// libcurl, loaded when the first transfer starts.
+    private static let loaded: Result<Library, Failure> = {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let api = afkit_curl_load(&message, message.count) else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.transfer(text, code: -1))
+        }
+        _ = api.pointee.curl_global_init(Int(CURL_GLOBAL_ALL))
+        return .success(Library(api: api))
     }()
+
+    /// libcurl's functions, resolved once.
+    private struct Library: @unchecked Sendable {
+        let api: UnsafePointer<afkit_curl>
+        var functions: afkit_curl { api.pointee }
+    }
+
+    /// libcurl's version and its TLS library's, or `nil` where libcurl cannot be loaded.
+    static var engineVersion: String? {
+        guard case .success(let curl) = loaded, let info = curl.functions.curl_version_info(CURLVERSION_NINTH) else {
+            return nil
+        }
+        let version = info.pointee.version.map { String(cString: $0) } ?? "?"
+        return info.pointee.ssl_version.map { "\(version) (\(String(cString: $0)))" } ?? version
+    }
 
     /// libcurl's own CA bundle (the system's, on Debian `/etc/ssl/certs/ca-certificates.crt`).
     static var defaultTrustBundle: String? {
-        _ = globalInitialization
-        guard let info = curl_version_info(CURLVERSION_NINTH), let path = info.pointee.cainfo else { return nil }
+        guard case .success(let curl) = loaded, let info = curl.functions.curl_version_info(CURLVERSION_NINTH),
+            let path = info.pointee.cainfo
+        else { return nil }
         return String(cString: path)
     }
 
@@ -154,7 +186,7 @@ final class HTTPTransfer: @unchecked Sendable {
     func cancel() {
         let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
             cancelled = true
-            if let multi { curl_multi_wakeup(multi) }
+            if let multi { _ = curl.curl_multi_wakeup(multi) }
             if outcome == nil { outcome = .failure(.cancelled) }
             defer { self.waiter = nil }
             return self.waiter
@@ -182,7 +214,7 @@ final class HTTPTransfer: @unchecked Sendable {
 
     private func wakeLibcurl() {
         lock.withLock {
-            if let multi { curl_multi_wakeup(multi) }
+            if let multi { _ = curl.curl_multi_wakeup(multi) }
         }
     }
 
@@ -199,7 +231,7 @@ final class HTTPTransfer: @unchecked Sendable {
     // MARK: - libcurl's thread
 
     private func run() {
-        guard let easy = curl_easy_init(), let multi = curl_multi_init() else {
+        guard let easy = curl.curl_easy_init(), let multi = curl.curl_multi_init() else {
             signal { outcome = outcome ?? .failure(.transfer("libcurl cannot start a transfer", code: -1)) }
             return
         }
@@ -207,14 +239,14 @@ final class HTTPTransfer: @unchecked Sendable {
         var lists: [UnsafeMutablePointer<curl_slist>?] = []
         defer {
             lock.withLock { self.multi = nil }
-            curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
-            curl_multi_cleanup(multi)
-            for list in lists { curl_slist_free_all(list) }
+            _ = curl.curl_multi_remove_handle(multi, easy)
+            curl.curl_easy_cleanup(easy)
+            _ = curl.curl_multi_cleanup(multi)
+            for list in lists { curl.curl_slist_free_all(list) }
         }
         let result = configure(easy, lists: &lists).flatMap { () -> Result<Void, Failure> in
             lock.withLock { self.multi = multi }
-            curl_multi_add_handle(multi, easy)
+            _ = curl.curl_multi_add_handle(multi, easy)
             return drive(easy, multi)
         }
         let head = headPublished ? nil : currentHead(easy)
@@ -241,11 +273,11 @@ final class HTTPTransfer: @unchecked Sendable {
                 lastActivity = clock.now
                 windowStart = clock.now
                 windowBytes = 0
-                curl_easy_pause(easy, 0 /* CURLPAUSE_CONT */)
+                _ = curl.curl_easy_pause(easy, 0 /* CURLPAUSE_CONT */)
             }
-            curl_multi_perform(multi, &running)
+            _ = curl.curl_multi_perform(multi, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = curl.curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE else { continue }
                 let code = afkit_curl_message_result(message)
                 if code == CURLE_OK { return .success(()) }
@@ -266,13 +298,13 @@ final class HTTPTransfer: @unchecked Sendable {
                     windowBytes = 0
                 }
             }
-            curl_multi_poll(multi, nil, 0, 100, nil)
+            _ = curl.curl_multi_poll(multi, nil, 0, 100, nil)
         }
     }
 
     private func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
         let detail = String(cString: errorBuffer)
-        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        var message = detail.isEmpty ? describe(code) : detail
         if code == CURLE_UNSUPPORTED_PROTOCOL, !request.followsRedirectsToHTTP {
             let location = fields.last { $0.name == "location" }?.value.trimmingCharacters(in: .whitespaces)
             if let location, location.lowercased().hasPrefix("http://") {
@@ -285,12 +317,16 @@ final class HTTPTransfer: @unchecked Sendable {
         return .transfer(message, code: Int(code.rawValue))
     }
 
+    private func describe(_ code: CURLcode) -> String {
+        curl.curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+    }
+
     private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<Void, Failure> {
         let this = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = []
-        func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(easy, option, value)) }
+        func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(library!.api, easy, option, value)) }
         func set(_ option: CURLoption, _ value: String) {
-            codes.append(value.withCString { afkit_curl_set_pointer(easy, option, $0) })
+            codes.append(value.withCString { afkit_curl_set_pointer(library!.api, easy, option, $0) })
         }
         set(CURLOPT_URL, request.url)
         set(CURLOPT_NOSIGNAL, 1)
@@ -302,30 +338,30 @@ final class HTTPTransfer: @unchecked Sendable {
         set(CURLOPT_MAXREDIRS, 5)
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         // SHOUTcast 1 answers `ICY 200 OK`: read as HTTP/1.0's 200, its header block as headers.
-        let aliases = curl_slist_append(nil, "ICY 200 OK")
+        let aliases = curl.curl_slist_append(nil, "ICY 200 OK")
         lists.append(aliases)
-        codes.append(afkit_curl_set_pointer(easy, CURLOPT_HTTP200ALIASES, aliases))
+        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HTTP200ALIASES, aliases))
         var headers: UnsafeMutablePointer<curl_slist>?
-        for line in request.headers { headers = curl_slist_append(headers, line) }
+        for line in request.headers { headers = curl.curl_slist_append(headers, line) }
         lists.append(headers)
-        if let headers { codes.append(afkit_curl_set_pointer(easy, CURLOPT_HTTPHEADER, headers)) }
+        if let headers { codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HTTPHEADER, headers)) }
         if request.rangeStart > 0 { set(CURLOPT_RANGE, "\(request.rangeStart)-") }
         if let roots = request.trustedRoots {
-            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(library!.api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
         }
-        codes.append(afkit_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        codes.append(afkit_curl_set_write_function(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        codes.append(afkit_curl_set_write_function(library!.api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
                 .received(UnsafeRawBufferPointer(start: data, count: size * count))
         })
-        codes.append(afkit_curl_set_pointer(easy, CURLOPT_WRITEDATA, this))
-        codes.append(afkit_curl_set_write_function(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_WRITEDATA, this))
+        codes.append(afkit_curl_set_write_function(library!.api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
                 .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
         })
-        codes.append(afkit_curl_set_pointer(easy, CURLOPT_HEADERDATA, this))
+        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HEADERDATA, this))
         if let bad = codes.first(where: { $0 != CURLE_OK }) {
-            return .failure(.transfer("libcurl refused an option: \(String(cString: curl_easy_strerror(bad)))",
+            return .failure(.transfer("libcurl refused an option: \(describe(bad))",
                 code: Int(bad.rawValue)))
         }
         return .success(())
@@ -359,9 +395,9 @@ final class HTTPTransfer: @unchecked Sendable {
         var url = request.url
         if let easy {
             var code = 0
-            if afkit_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
+            if afkit_curl_get_long(library!.api, easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
             var effective: UnsafePointer<CChar>?
-            if afkit_curl_get_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
+            if afkit_curl_get_string(library!.api, easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
                 url = String(cString: effective)
             }
         }

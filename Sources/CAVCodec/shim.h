@@ -20,7 +20,8 @@ static inline int afkit_qp2lambda(void) { return FF_QP2LAMBDA; }
     X(avcodec_send_frame) X(avcodec_receive_packet) X(avcodec_send_packet) X(avcodec_receive_frame) \
     X(av_frame_alloc) X(av_frame_free) X(av_frame_unref) X(av_frame_get_buffer) X(av_frame_make_writable) \
     X(av_packet_alloc) X(av_packet_free) X(av_packet_unref) X(av_dict_set) X(av_dict_free) \
-    X(av_mallocz) X(av_free) X(av_strerror) X(av_channel_layout_copy) X(av_channel_layout_default)
+    X(av_mallocz) X(av_free) X(av_strerror) X(av_channel_layout_copy) X(av_channel_layout_default) \
+    X(avcodec_version)
 
 /// The libavcodec and libavutil functions afkit calls, resolved from the libraries afkit was built against.
 struct afkit_av {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioConversion
+import AudioStreaming
 import FileAccess
 
 #if canImport(Glibc)
@@ -38,6 +39,10 @@ struct AFKit: ParsableCommand {
             Output.standardError(helpMessage() + "\n")
             terminate(Status.usage)
         }
+        if Set(arguments) == ["--version", "--verbose"] {
+            Output.standardOutput(verboseVersion())
+            terminate(0)
+        }
         let names = configuration.subcommands.map { $0._commandName }
         if arguments[0] == "help", arguments.count > 1, !names.contains(arguments[1]) {
             Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
@@ -57,6 +62,18 @@ struct AFKit: ParsableCommand {
             terminate(code == .validationFailure ? Status.usage : code.rawValue)
         }
     }
+}
+
+/// `afkit --version --verbose`: afkit's version, then each engine's as this process loads it (those
+/// loaded on use are loaded now), or "not installed".
+func verboseVersion() -> String {
+    let engines = EngineVersions.conversion + [("libcurl", HTTPAudioStream.engineVersion.map { "\($0) (loaded on use)" })]
+    let width = engines.map(\.engine.count).max() ?? 0
+    var text = "afkit \(AudioConverter.version)\n"
+    for (engine, version) in engines {
+        text += engine + String(repeating: " ", count: width - engine.count + 2) + (version ?? "not installed") + "\n"
+    }
+    return text
 }
 
 /// Ends the process with a status.

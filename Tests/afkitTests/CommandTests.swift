@@ -131,6 +131,23 @@ struct Command {
         #expect(array[1]["path"] as? String == junk)
     }
 
+    /// What a worker image must provide: every engine named with the version this process loads,
+    /// those loaded on use (libavcodec, libcurl) loaded now to say it.
+    @Test func versionVerboseNamesEachEngineAsLoaded() throws {
+        let short = try Command.run(["--version"])
+        let result = try Command.run(["--version", "--verbose"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "afkit " + short.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let engines = ["libsndfile", "libmp3lame", "libfaad2", "libsoxr", "libsamplerate", "libebur128", "libavcodec", "libcurl"]
+        #expect(lines.dropFirst().map { String($0.prefix { $0 != " " }) } == engines)
+        for line in lines.dropFirst() {
+            #expect(!line.contains("not installed") && line.contains { $0.isNumber }, "\(line)")
+        }
+        #expect(lines.last?.hasSuffix("(loaded on use)") == true)
+        #expect(lines.first { $0.hasPrefix("libavcodec") }?.hasSuffix("(loaded on use)") == true)
+    }
+
     @Test func usageErrorsExit2() throws {
         #expect(try Command.run(["info", "no-such-file.wav"]).status == 2)
         #expect(try Command.run(["info", "--bogus", "wav/pcm-u8-mono.wav"]).status == 2)

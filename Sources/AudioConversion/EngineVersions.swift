@@ -1,0 +1,33 @@
+import CAVCodec
+import CEBUR128
+import CFAAD
+import CLame
+import CSampleRate
+import CSndFile
+import CSoxr
+
+/// The C engines afkit converts with, and the version of each as this process has it (what a worker
+/// image must provide; `afkit --version --verbose`).
+public enum EngineVersions {
+    /// Name and version of every engine; `nil` for one loaded on use that cannot be loaded here.
+    public static var conversion: [(engine: String, version: String?)] {
+        var faadID: UnsafeMutablePointer<CChar>?
+        var faadCopyright: UnsafeMutablePointer<CChar>?
+        _ = NeAACDecGetVersion(&faadID, &faadCopyright)
+        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        ebur128_get_version(&major, &minor, &patch)
+        let avcodec = (try? LibAV.functions()).map { av -> String in
+            let packed = av.avcodec_version()
+            return "\(packed >> 16).\(packed >> 8 & 0xFF).\(packed & 0xFF) (loaded on use)"
+        }
+        return [
+            ("libsndfile", sf_version_string().map { String(cString: $0) }),
+            ("libmp3lame", get_lame_version().map { String(cString: $0) }),
+            ("libfaad2", faadID.map { String(cString: $0) }),
+            ("libsoxr", soxr_version().map { String(cString: $0) }),
+            ("libsamplerate", src_get_version().map { String(cString: $0) }),
+            ("libebur128", "\(major).\(minor).\(patch)"),
+            ("libavcodec", avcodec),
+        ]
+    }
+}
