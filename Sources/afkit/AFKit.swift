@@ -32,6 +32,7 @@ struct AFKit: ParsableCommand {
         // file-size limit is an error from write, not a SIGXFSZ death.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
+        holdClosedStandardDescriptors()
         Interruption.install()
         // No subcommand at all, or help for one that does not exist, is a usage error (status 2).
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -74,6 +75,20 @@ func verboseVersion() -> String {
         text += engine + String(repeating: " ", count: width - engine.count + 2) + (version ?? "not installed") + "\n"
     }
     return text
+}
+
+/// A standard descriptor the caller closed (`afkit packets --json a.caf >&-`) is held by `/dev/null`
+/// opened read-only: no file afkit opens takes its number (a listing would go into a spool that got
+/// descriptor 1), and a write to it fails with EBADF as one to the closed descriptor does, so the
+/// report that cannot be written is an error (status 1), never silently lost.
+func holdClosedStandardDescriptors() {
+    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+        let held = open("/dev/null", O_RDONLY)
+        if held >= 0 && held != descriptor {
+            dup2(held, descriptor)
+            close(held)
+        }
+    }
 }
 
 /// Ends the process with a status.

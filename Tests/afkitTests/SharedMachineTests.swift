@@ -189,4 +189,22 @@ import Glibc
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(names == [".b.caf.afkit-\(getpid())-1.tmp", "out.caf"])
     }
+
+    /// `afkit packets --json a.caf >&-`: the listing cannot be written, which is an error (status 1),
+    /// and it goes into no file (before, the packet spool took descriptor 1 and swallowed it).
+    @Test func aClosedStandardOutputIsAnError() throws {
+        for arguments in [["packets", "--json", "network/track-1.mp3"], ["info", "caf/ima4-stereo.caf"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$0\" \"$@\" >&-", Command.executable] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1, "\(arguments): \(message)")
+            #expect(message.contains("cannot write the report to standard output"), "\(message)")
+        }
+    }
 }
