@@ -49,7 +49,7 @@ public final class SoundFile {
             raw.channels = Int32(info.channels)
             raw.format = info.format
         }
-        handle = sf_open(path, mode == .read ? Int32(SFM_READ) : Int32(SFM_WRITE), &raw)
+        handle = PathEscaping.withCString(path) { sf_open($0, mode == .read ? Int32(SFM_READ) : Int32(SFM_WRITE), &raw) }
         guard handle != nil else {
             let reason = String(cString: sf_strerror(nil))
             throw AudioFileError.unsupportedFileType("libsndfile: cannot open '\(path)': \(reason)", offset: nil)

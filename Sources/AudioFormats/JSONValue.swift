@@ -71,6 +71,9 @@ public indirect enum JSONValue: Hashable, Sendable {
             case let c where c.value < 0x20:
                 let hex = String(c.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case let c where PathEscaping.isEscape(c):
+                // A byte of a file name that is not UTF-8: JSON has no bytes, so it reads `\xFF`.
+                out += "\\" + PathEscaping.displayed(String(c))
             default: out.unicodeScalars.append(scalar)
             }
         }

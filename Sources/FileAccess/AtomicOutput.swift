@@ -9,7 +9,7 @@ import AudioFormats
 
 /// Renames a file, replacing any file at the destination atomically.
 public func renameFile(_ source: String, to destination: String) throws {
-    guard rename(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
+    guard renamePath(source, destination) == 0 else { throw ioError("cannot rename '\(source)' to '\(destination)'") }
 }
 
 /// Writes the file at `path` so that it appears complete or not at all: `body` writes a hidden temporary
@@ -55,7 +55,7 @@ public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = 
 /// is never renamed over a device, a FIFO, a socket or a directory.
 func checkReplaceable(_ path: String) throws {
     var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
+    guard statPath(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
     throw AudioFileError.io("'\(path)' exists and is not a regular file: afkit does not replace it", errno: EEXIST)
 }
 
@@ -91,7 +91,7 @@ public struct FileIdentity: Hashable, Sendable {
     /// The identity of the file at `path` (following links), or `nil` where there is none.
     public init?(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard statPath(path, &info) == 0 else { return nil }
         self.init(info)
     }
 
@@ -140,7 +140,7 @@ public func parentFolder(of path: String) -> String {
 
 /// Flushes a file's data (or a folder's entries) to the disk.
 public func synchronize(_ path: String) throws {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    let descriptor = openPath(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw ioError("cannot open '\(path)' to flush it") }
     defer { close(descriptor) }
     // Some filesystems cannot flush a folder (EINVAL); the file itself is what must not be lost.
@@ -179,7 +179,7 @@ public enum TemporaryFiles {
         guard let identity = identity(of: path) else {
             throw AudioFileError.io("'\(path)' is not a temporary file afkit made", errno: ENOENT)
         }
-        let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = openPath(path, flags | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw ioError("cannot open the temporary file '\(path)'") }
         guard FileIdentity(descriptor: descriptor) == identity else {
             close(descriptor)
@@ -201,17 +201,15 @@ public enum TemporaryFiles {
     /// Returns their names.
     @discardableResult
     public static func removeStale(in folder: String) -> [String] {
-        guard let handle = opendir(folder) else { return [] }
+        guard let handle = opendirPath(folder) else { return [] }
         defer { closedir(handle) }
         var removed: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = entryName(entry)
             guard name.hasPrefix("."), name.hasSuffix(".tmp"), name.contains(".afkit-") else { continue }
             let path = folder + "/" + name
             guard identity(of: path) == nil else { continue }
-            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            let descriptor = openPath(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
             var info = stat()
@@ -265,7 +263,7 @@ private final class LockedFiles: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         guard !closed else { return .failed(EINTR) }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        let descriptor = openPath(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard descriptor >= 0 else { return errno == EEXIST || errno == ELOOP ? .retry : .failed(errno) }
         // Locked, then checked: a stale-file sweep may have taken the name away between the two.
         guard flock(descriptor, LOCK_EX) == 0, let identity = FileIdentity(descriptor: descriptor),
@@ -320,7 +318,7 @@ extension FileIdentity {
     /// The identity of what `path` names itself (a link's own, not its target's).
     init?(linkAt path: String) {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard lstatPath(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         self.init(info)
     }
 }

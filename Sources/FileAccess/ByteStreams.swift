@@ -14,7 +14,7 @@ import AudioFormats
 public func forEachChunk(
     ofFileAt path: String?, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
 ) throws {
-    let fileDescriptor = path.map { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } ?? 0
+    let fileDescriptor = path.map { openPath($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } ?? 0
     guard fileDescriptor >= 0 else { throw ioError("cannot open '\(path ?? "-")'") }
     defer { if path != nil { close(fileDescriptor) } }
     if path != nil {
@@ -51,7 +51,7 @@ public func forEachChunk(
 /// Whether `path` names a regular file, which can be read at any offset.
 public func isSeekableFile(_ path: String) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    return statPath(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
 }
 
 /// Reads a regular file in chunks of `chunkSize` bytes, as ``forEachChunk(ofFileAt:chunkSize:_:)``

@@ -19,7 +19,7 @@ package final class ReadableFile {
     package init(path: String) throws {
         self.path = path
         // Non-blocking, so a FIFO with no writer cannot hang the open; only regular files are read.
-        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        descriptor = openPath(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -69,7 +69,7 @@ package final class WritableFile {
         if TemporaryFiles.identity(of: path) != nil {
             descriptor = try TemporaryFiles.openOwnFile(path, flags: O_RDWR | O_TRUNC)
         } else {
-            descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            descriptor = openPath(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
         }
     }

@@ -10,7 +10,7 @@ import AudioFormats
 /// The modification time of a file in nanoseconds since 1970, or `nil` if it does not exist.
 public func modificationTime(_ path: String) -> Int64? {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    guard statPath(path, &info) == 0 else { return nil }
     return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
 }
 
@@ -19,7 +19,7 @@ public func makeDirectories(_ path: String) throws {
     var current = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
         current += component + "/"
-        if !isDirectory(current) && mkdir(current, 0o755) != 0 && errno != EEXIST {
+        if !isDirectory(current) && mkdirPath(current, 0o755) != 0 && errno != EEXIST {
             throw ioError("cannot create the directory '\(current)'")
         }
     }
@@ -30,19 +30,19 @@ public var standardErrorIsTerminal: Bool { isatty(2) != 0 }
 
 /// Removes a file, ignoring a file that is not there.
 public func removeFile(_ path: String) {
-    _ = unlink(path)
+    _ = unlinkPath(path)
 }
 
 /// Whether a path names a directory.
 public func isDirectory(_ path: String) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    return statPath(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
 }
 
 /// Whether a path names anything at all.
 public func pathExists(_ path: String) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0
+    return statPath(path, &info) == 0
 }
 
 /// The regular files below a directory, recursively, with paths formed from `path`, sorted. Symbolic
@@ -57,7 +57,7 @@ public func filesBelow(_ path: String, excluding: [String] = []) throws -> [Stri
     }
     func identity(_ path: String) -> Identity? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard statPath(path, &info) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
     let excluded = Set(excluding.compactMap(identity))
@@ -66,17 +66,15 @@ public func filesBelow(_ path: String, excluding: [String] = []) throws -> [Stri
     var pending = [path]
     while let directory = pending.popLast() {
         guard let id = identity(directory), !excluded.contains(id), visited.insert(id).inserted else { continue }
-        guard let handle = opendir(directory) else { throw ioError("cannot read the directory '\(directory)'") }
+        guard let handle = opendirPath(directory) else { throw ioError("cannot read the directory '\(directory)'") }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = entryName(entry)
             if name == "." || name == ".." || name == ".DS_Store" || name.hasPrefix("._") { continue }
             let child = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var info = stat()
             // stat, not lstat: a link counts as what it points to; a dangling link is skipped.
-            guard stat(child, &info) == 0 else { continue }
+            guard statPath(child, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: pending.append(child)
             case S_IFREG: found.append(child)

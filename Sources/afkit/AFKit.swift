@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioConversion
+import AudioFormats
 import AudioStreaming
 import FileAccess
 
@@ -35,7 +36,11 @@ struct AFKit: ParsableCommand {
         holdClosedStandardDescriptors()
         Interruption.install()
         // No subcommand at all, or help for one that does not exist, is a usage error (status 2).
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        // Arguments as bytes: a name that is not UTF-8 keeps every byte (PathEscaping).
+        let arguments = (1..<Int(CommandLine.argc)).map { index in
+            PathEscaping.string(fromBytes: UnsafeRawBufferPointer(
+                start: CommandLine.unsafeArgv[index], count: strlen(CommandLine.unsafeArgv[index]!)))
+        }
         if arguments.isEmpty {
             Output.standardError(helpMessage() + "\n")
             terminate(Status.usage)
@@ -131,7 +136,7 @@ enum Interruption {
 /// reader that closed the pipe (`afkit info *.caf | head -1`) ends it quietly with status 0.
 enum Output {
     static func standardOutput(_ text: String) {
-        var text = text
+        var text = PathEscaping.displayed(text)
         text.withUTF8 { standardOutput(bytes: UnsafeRawBufferPointer($0)) }
     }
 
@@ -146,7 +151,7 @@ enum Output {
     }
 
     static func standardError(_ text: String) {
-        var text = text
+        var text = PathEscaping.displayed(text)
         _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: 2) }
     }
 
@@ -176,7 +181,7 @@ func usageError(_ message: String, in command: ParsableCommand.Type) -> ExitCode
 func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowStandardInput: Bool = false) throws {
     for path in paths where !(allowStandardInput && path == "-") {
         var info = stat()
-        if stat(path, &info) != 0 {
+        if statPath(path, &info) != 0 {
             throw usageError("no such file: '\(path)'", in: command)
         }
     }

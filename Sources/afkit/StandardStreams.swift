@@ -94,7 +94,7 @@ struct OutputTarget {
     /// The output at `path` (following links), or `nil` where nothing is there.
     init?(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard statPath(path, &info) == 0 else { return nil }
         identity = FileIdentity(info)
         switch info.st_mode & S_IFMT {
         case S_IFREG: kind = .regularFile
@@ -108,7 +108,7 @@ struct OutputTarget {
 
     /// Opens a device or FIFO for writing without waiting (a FIFO with no reader is an error, not a hang).
     func openForWriting(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = openPath(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             let reason = code == ENXIO ? "a FIFO with no reader" : String(cString: strerror(code))

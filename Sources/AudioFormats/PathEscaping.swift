@@ -1,0 +1,90 @@
+/// File names are bytes on Linux, and not every byte string is UTF-8 (`bad-\xff.wav`, made on a
+/// Latin-1 system or by a zip archive). afkit keeps such a name in a `String` without losing a byte:
+/// each byte that is not part of valid UTF-8 becomes one scalar of Unicode's last private-use block,
+/// U+10FF80 + (byte − 0x80), and turns back into that byte wherever the name goes to the system. A
+/// real name's own U+10FF80...U+10FFFF (never seen in practice) is escaped byte by byte, so the mapping
+/// is exact both ways. Printed, an escaped byte reads `\xFF`.
+public enum PathEscaping {
+    static let firstEscape: UInt32 = 0x10FF80
+
+    /// The name for a path's bytes (from `readdir`, `argv`, `readlink`).
+    public static func string<Bytes: Collection>(fromBytes bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let bytes = Array(bytes)
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        var index = 0
+        while index < bytes.count {
+            if let (scalar, length) = decode(bytes, at: index) {
+                scalars.append(scalar)
+                index += length
+            } else {
+                scalars.append(Unicode.Scalar(firstEscape + UInt32(bytes[index]) - 0x80)!)
+                index += 1
+            }
+        }
+        return String(scalars)
+    }
+
+    /// The bytes a name stands for.
+    public static func bytes(of string: String) -> [UInt8] {
+        guard string.utf8.contains(0xF4) else { return Array(string.utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count)
+        for scalar in string.unicodeScalars {
+            if isEscape(scalar) {
+                bytes.append(UInt8(scalar.value - firstEscape + 0x80))
+            } else {
+                bytes += Array(String(scalar).utf8)
+            }
+        }
+        return bytes
+    }
+
+    /// Calls `body` with the name's bytes as a C string, for a system call.
+    public static func withCString<Result>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        guard string.utf8.contains(0xF4) else { return try string.withCString(body) }
+        let bytes = bytes(of: string).map { CChar(bitPattern: $0) } + [0]
+        return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+
+    /// The name as a person reads it: each escaped byte as `\xFF`.
+    public static func displayed(_ string: String) -> String {
+        guard string.utf8.contains(0xF4) else { return string }
+        var text = ""
+        for scalar in string.unicodeScalars {
+            if isEscape(scalar) {
+                let byte = scalar.value - firstEscape + 0x80
+                text += "\\x" + String(byte, radix: 16, uppercase: true)
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    @inlinable
+    static func isEscape(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x10FF80 }
+
+    /// One valid UTF-8 sequence at `index` (not an escape scalar's own encoding), or `nil`.
+    private static func decode(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
+        let lead = bytes[index]
+        let length: Int
+        var value: UInt32
+        switch lead {
+        case 0x00..<0x80: return (Unicode.Scalar(lead), 1)
+        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F)
+        case 0xE0...0xEF: length = 3; value = UInt32(lead & 0x0F)
+        case 0xF0...0xF4: length = 4; value = UInt32(lead & 0x07)
+        default: return nil
+        }
+        guard index + length <= bytes.count else { return nil }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        let smallest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+        guard value >= smallest, value < firstEscape, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, length)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File names are bytes: a name that is not UTF-8 (`bad-\xff.wav`, from a Latin-1 system or an old
+/// archive) is walked, opened and written as the bytes it is, and printed escaped (`\xFF`). Before,
+/// batch and validate skipped it silently ("1 file: 1 converted") and info said "No such file".
+@Suite struct FileNameTests {
+    static let bad: [UInt8] = Array("bad-".utf8) + [0xFF] + Array(".wav".utf8)
+
+    /// The raw names in a folder.
+    static func names(in folder: String) -> [[UInt8]] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// A folder holding `good.wav` and `bad-\xff.wav` (the same sound).
+    static func folder() throws -> ScratchFolder {
+        let scratch = try ScratchFolder()
+        let wav = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/wav/pcm-s16-stereo.wav"))
+        try FileManager.default.createDirectory(atPath: scratch.path + "/src", withIntermediateDirectories: true)
+        try wav.write(to: URL(fileURLWithPath: scratch.path + "/src/good.wav"))
+        let path = Array((scratch.path + "/src/").utf8) + bad + [0]
+        let descriptor = path.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        _ = wav.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        return scratch
+    }
+
+    @Test func batchAndValidateWalkEveryName() throws {
+        let scratch = try Self.folder()
+        let validated = try Command.run(["validate", "--format", "json", scratch.path + "/src"])
+        #expect(validated.status == 0, "\(validated.stderr)")
+        let reports = try #require((validated.json as? [String: Any])?["files"] as? [[String: Any]])
+        #expect(reports.compactMap { $0["path"] as? String }.sorted()
+            == [scratch.path + "/src/bad-\\xFF.wav", scratch.path + "/src/good.wav"])
+
+        let batch = try Command.run(["batch", "--preset", "system-sound", "--out", scratch.path + "/out", scratch.path + "/src"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stdout.contains("2 files: 2 converted"), "\(batch.stdout)")
+        #expect(batch.stderr.contains("bad-\\xFF.wav"), "printed escaped: \(batch.stderr)")
+        let outputs = Self.names(in: scratch.path + "/out")
+        #expect(outputs == [Array("bad-".utf8) + [0xFF] + Array(".caf".utf8), Array("good.caf".utf8)])
+        // The two outputs are the same sound, converted alike.
+        let good = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/out/good.caf"))
+        let badPath = Array((scratch.path + "/out/bad-").utf8) + [0xFF] + Array(".caf".utf8) + [0]
+        let descriptor = badPath.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) } }
+        #expect(descriptor >= 0)
+        var bytes = [UInt8](repeating: 0, count: good.count + 1)
+        let count = read(descriptor, &bytes, bytes.count)
+        close(descriptor)
+        #expect(Array(bytes.prefix(count)) == Array(good))
+    }
+
+    /// A name given on the command line as bytes (the shell passes them as they are).
+    @Test func infoAndConvertOpenANameAsItsBytes() throws {
+        let scratch = try Self.folder()
+        for arguments in [["info"], ["convert", "-d", "LEI16"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            let output = arguments[0] == "convert" ? " \"$(printf 'out-\\377.caf')\"" : ""
+            process.arguments = ["-c", "cd \"$1\" && exec \"$0\" \(arguments.joined(separator: " ")) \"$(printf 'bad-\\377.wav')\"\(output)",
+                Command.executable, scratch.path + "/src"]
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(arguments): \(errors)")
+            if arguments[0] == "info" { #expect(text.hasPrefix("File:                   bad-\\xFF.wav"), "\(text)") }
+        }
+        #expect(Self.names(in: scratch.path + "/src").contains(Array("out-".utf8) + [0xFF] + Array(".caf".utf8)))
+    }
+}
