@@ -31,6 +31,18 @@ extension AudioCodecRegistry {
                     maximumFramesPerPacket: Int(format.framesPerPacket), packetsPerCall: perCall)
             }
         }
+        // QDesign Music 1 and 2, configured by the `wave` chunk's atoms (the magic cookie, whole, as
+        // FFmpeg's AIFF demuxer hands it over); each packet decodes to the frames the configuration says.
+        for (id, codec) in [(FourCharCode("QDM2"), "qdm2"), (FourCharCode("QDMC"), "qdmc")] {
+            registry.registerDecoder(for: id) { format, cookie in
+                guard let cookie, !cookie.isEmpty, format.framesPerPacket > 0, format.bytesPerPacket > 0 else {
+                    throw AudioFileError.unsupportedDataFormat(
+                        "\(codec): the file carries no QDesign configuration (a 'wave' chunk before the audio)", offset: nil)
+                }
+                return try LibavcodecDecoder(codec: codec, format: format, extradata: cookie,
+                    maximumFramesPerPacket: Int(format.framesPerPacket), setsBlockAlign: true)
+            }
+        }
         registry.registerEncoder(for: .mpegLayer3) { settings in try MP3Encoder(settings) }
         registry.registerDecoder(for: .aac) { format, cookie in try AACDecoder(format: format, magicCookie: cookie ?? []) }
         registry.registerEncoder(for: .aac) { settings in try AACEncoder(settings) }

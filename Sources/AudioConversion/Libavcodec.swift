@@ -162,9 +162,10 @@ public final class LibavcodecDecoder: AudioDecoder {
     /// them, such as MACE and G.722, whose packets are a few bytes).
     public let packetsPerCall: Int
 
-    /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration.
+    /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration;
+    /// `setsBlockAlign` gives the engine the constant packet size too (as FFmpeg's demuxers do for QDesign).
     public init(codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
-        concealsErrors: Bool = false, packetsPerCall: Int = 1) throws
+        concealsErrors: Bool = false, packetsPerCall: Int = 1, setsBlockAlign: Bool = false) throws
     {
         sourceFormat = format
         self.maximumFramesPerPacket = maximumFramesPerPacket
@@ -173,6 +174,7 @@ public final class LibavcodecDecoder: AudioDecoder {
         engine = try LibavcodecContext(name: codec, encoder: false) { context, av in
             context.pointee.sample_rate = Int32(clamping: Int64(saturating: format.sampleRate))
             av.av_channel_layout_default(&context.pointee.ch_layout, Int32(format.channelsPerFrame))
+            if setsBlockAlign { context.pointee.block_align = Int32(clamping: format.bytesPerPacket) }
             if let extradata { try LibavcodecContext.setExtradata(extradata, of: context, av: av) }
         }
     }

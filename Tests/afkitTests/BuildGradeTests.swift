@@ -113,6 +113,32 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(folder.files == ["long.wav"])
     }
 
+    /// SIGTERM at random moments of a `batch --jobs 2` over many short sounds, 60 times: the kill lands
+    /// while jobs are creating, writing and renaming their temporaries, and none is ever left (before,
+    /// 3 of 60 left one: a job could create its file after the signal thread had swept).
+    @Test func killsAtRandomMomentsOfABatchLeaveNoTemporary() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        for index in 0..<24 { try noiseWAV(folder.path + "/src/s\(index).wav", seconds: 1) }
+        var random = SystemRandomNumberGenerator()
+        var statuses: [Int32: Int] = [:]
+        for round in 0..<60 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Command.executable)
+            process.arguments = ["batch", "--preset", "sfx", "--jobs", "2", "--out", folder.path + "/out\(round)", folder.path + "/src"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 5_000...250_000, using: &random))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            statuses[process.terminationStatus, default: 0] += 1
+            #expect(process.terminationReason == .exit, "round \(round): killed by the signal itself")
+            #expect(folder.temporaries.isEmpty, "round \(round): \(folder.temporaries)")
+        }
+        #expect(Set(statuses.keys).isSubset(of: [0, 143]), "\(statuses)")
+    }
+
     /// An interrupted batch leaves no temporary; the next run finishes the job and every output is whole.
     @Test func interruptedBatchThenRerun() throws {
         let folder = try ScratchFolder()

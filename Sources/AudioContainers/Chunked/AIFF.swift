@@ -23,6 +23,8 @@ public enum AIFF {
         public static let INST: FourCharCode = "INST"
         public static let APPL: FourCharCode = "APPL"
         public static let ID3: FourCharCode = "ID3 "
+        /// QuickTime's codec configuration atoms, as QDesign files carry them.
+        public static let wave: FourCharCode = "wave"
     }
 
     /// AIFF-C compression types afkit reads.
@@ -51,8 +53,11 @@ public enum AIFF {
         var isAIFC = false
         /// COMM's frame count (packets for `ima4`) and where COMM sits.
         var commonFrames: (count: Int64, offset: Int64)?
-        /// Whether the codec's packets are not delimited in the file (DWVW, QDesign): SSND is one packet.
+        /// Whether the codec's packets are not delimited in the file (DWVW, QDesign without its
+        /// configuration): SSND is one packet.
         var isUndelimited = false
+        /// Whether COMM counts packets rather than frames (`ima4` as Apple writes it; QDesign).
+        var countsPackets = false
 
         /// For a codec whose packets the file does not delimit, once COMM and SSND's size are known: one
         /// packet of all of SSND, holding the frames COMM counts.
@@ -102,6 +107,8 @@ public enum AIFF {
             case ChunkType.FVER, ChunkType.NAME, ChunkType.AUTH, ChunkType.copyright, ChunkType.ANNO,
                 ChunkType.COMT, ChunkType.MARK, ChunkType.INST, ChunkType.ID3, "id3 ":
                 return .read
+            case ChunkType.wave:
+                return isQDesign(context) ? .read : .skip(note: "a codec configuration for no QDesign stream skipped")
             case ChunkType.APPL: return .skip(note: "application data skipped")
             default: return .skip(note: "unknown chunk skipped")
             }
@@ -127,6 +134,7 @@ public enum AIFF {
                 if context.properties.infoDictionary["comments"] == nil { setText("comments", body, &context) }
                 context.announce(.infoDictionary)
             case ChunkType.COMT: parseComments(&body, &context)
+            case ChunkType.wave: parseQDesignConfiguration(chunk, body, &context)
             case ChunkType.MARK: parseMarkers(chunk, &body, &context)
             case ChunkType.INST: parseInstrument(chunk, &body, &context)
             case ChunkType.ID3, "id3 ":
@@ -178,6 +186,7 @@ public enum AIFF {
             // used to cut or stretch it.
             commonFrames = (Int64(frames), chunk.offset)
             isUndelimited = format.framesPerPacket == 0
+            countsPackets = format.formatID == .ima4
             context.properties.dataFormat = format
             context.announce(.dataFormat)
             describeUndelimitedAudio(&context)
@@ -237,6 +246,41 @@ public enum AIFF {
                 throw AudioFileError.unsupportedDataFormat(
                     "aiff: compression type '\(compression)' is not supported", offset: offset + 18)
             }
+        }
+
+        func isQDesign(_ context: ParseContext) -> Bool {
+            guard let id = context.properties.dataFormat?.formatID else { return false }
+            return id == "QDM2" || id == "QDMC"
+        }
+
+        /// `wave`: QDesign's configuration, as QuickTime stores it (`frma`, then the `QDCA` atom whose
+        /// words say the frames and bytes of every packet). It is the decoder's magic cookie, whole, and
+        /// it makes SSND a run of constant packets, which COMM counts (as it counts `ima4`'s).
+        private mutating func parseQDesignConfiguration(_ chunk: ChunkHeader, _ body: ByteCursor, _ context: inout ParseContext) {
+            let words = body.bytes
+            guard var format = context.properties.dataFormat, isQDesign(context), isUndelimited, words.count >= 48 else {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "no QDesign configuration in it")
+                return
+            }
+            func word(_ index: Int) -> UInt32 {
+                words[words.startIndex + 4 * index..<words.startIndex + 4 * index + 4].reduce(0) { $0 << 8 | UInt32($1) }
+            }
+            // QDCA: (size, 'QDCA', 1, channels, rate, bit rate, frames a packet, frame size, bytes a packet, ...)
+            let frames = word(9)
+            let bytes = word(11)
+            guard word(4) == FourCharCode("QDCA").rawValue, (1...65536).contains(frames), (1...65536).contains(bytes) else {
+                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    "a QDesign configuration without a usable 'QDCA' atom: the audio stays one packet")
+                return
+            }
+            format.framesPerPacket = frames
+            format.bytesPerPacket = bytes
+            isUndelimited = false
+            countsPackets = true
+            context.properties.dataFormat = format
+            context.properties.magicCookie = Array(words)
+            context.announce(.dataFormat)
+            context.announce(.magicCookie)
         }
 
         /// COMT: comments, each with a time stamp and the marker it belongs to (0: none).
@@ -331,10 +375,10 @@ public enum AIFF {
             }
             // COMM counts sample frames (packets of 64 frames for ima4); a count of 0 with audio behind it is
             // a streaming writer's placeholder. Where SSND holds another number, SSND's is the audio.
-            // COMM counts packets for ima4 (as Apple writes it) and sample frames for everything else.
-            let held = format.formatID == .ima4 ? present : present.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? present
+            // COMM counts packets for ima4 (as Apple writes it) and QDesign, sample frames for everything else.
+            let held = countsPackets ? present : present.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? present
             guard frames != held, frames > 0 || held == 0 else { return }
-            let unit = format.formatID == .ima4 ? "packets" : "frames"
+            let unit = countsPackets ? "packets" : "frames"
             let note = "'COMM' counts \(frames) \(unit); 'SSND' holds \(held), which are the audio"
             context.properties.trace.append(offset: offset, chunk: ChunkType.COMM, note)
             context.properties.warnings.append(note)
