@@ -106,6 +106,46 @@ import Testing
         #expect(summary.frameCount == summary.packetCount * 1024)
     }
 
+    /// The contract's MPEG-4 details: an edit shorter than the sample table is taken as it is (FFmpeg's
+    /// AC-3 of 10,464 frames after 256 of priming, in a table of 7 x 1536: not stretched to 10,496).
+    @Test func anEditShorterThanTheTableIsTakenAsItIs() throws {
+        let fixture = Fixture.named("mp4/ac3-edit-shorter.mp4")
+        let expected = fixture.expected
+        let summary = try AudioFileSummary(AudioFile(path: fixture.path).properties)
+        #expect(summary.format.formatID == FourCharCode(validating: expected.string("formatID") ?? ""))
+        #expect(summary.frameCount == expected.int("frameCount"))
+        #expect(summary.primingFrames == expected.int("primingFrames"))
+        #expect(summary.remainderFrames == expected.int("remainderFrames"))
+        // The push parser says the same at any chunking.
+        for size in [1, 7, 4096] {
+            let recording = record(fixture.bytes, chunkSizes: [size])
+            #expect(recording.error == nil)
+            #expect(recording.properties.packetTableInfo?.validFrames == Int64(expected.int("frameCount") ?? -1))
+        }
+    }
+
+    /// A file whose `moov` is whole but whose `mdat` is cut before its first sample (inside its header, or
+    /// right after it) is read: 0 packets, truncated (before: `eof!`).
+    @Test func aWholeMoovWithNoAudioIsZeroPacketsTruncated() throws {
+        let bytes = Fixture.named("mp4/aac-faststart.m4a").bytes
+        let mdat = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual(Array("mdat".utf8)) })
+        for cut in [mdat - 2, mdat + 4, mdat + 9] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-cut-\(getpid())-\(cut).m4a").path
+            try Data(bytes[..<cut]).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let file = try AudioFile(path: path)
+            #expect(file.packetCount == 0, "cut at \(cut)")
+            #expect(file.properties.isTruncated, "cut at \(cut)")
+            #expect(try AudioFileSummary(file.properties).frameCount == 0)
+            for size in [1, 13, 4096] {
+                let recording = record(Array(bytes[..<cut]), chunkSizes: [size])
+                #expect(recording.error == nil, "cut at \(cut), chunks of \(size): \(String(describing: recording.error))")
+                #expect(recording.properties.isTruncated)
+                #expect(!recording.events.contains { if case .packet = $0 { true } else { false } })
+            }
+        }
+    }
+
     @Test func assembledLayoutsCarryWhatTheirMakerPutIn() throws {
         for name in ["assembled-quicktime.m4a", "assembled-itunsmpb.mp4"] {
             let fixture = Fixture.named("mp4/" + name)

@@ -153,3 +153,33 @@ import Testing
         #expect(file.properties.validFrameCount == Int64(reference["frames"] as? Int ?? -1))
     }
 }
+
+/// QuickTime sound descriptions of PCM as FFmpeg writes them (Tests/Fixtures/quicktime, made by
+/// make-quicktime-fixtures.sh): version 1 `in24`, `in32` and `fl32` with `enda` 1 are little-endian,
+/// version 2 `lpcm` follows its bits and flags, and a QuickTime-classic `stsz` of 1 means frames of the
+/// description's bytes. Each decodes to FFmpeg's decode, every float of it, with its frame count.
+@Suite struct QuickTimePCMTests {
+    static let folder = fixtures + "/quicktime"
+    static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        .filter { $0.hasSuffix(".mov") }.sorted()
+
+    @Test func everyDescriptionIsThere() {
+        #expect(Self.names.count == 6)
+    }
+
+    @Test(arguments: names)
+    func decodesAsFFmpegDoes(_ name: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/" + name + ".json"))
+        let side = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let reference = try #require(side["reference"] as? [String: Any])
+        let path = Self.folder + "/" + name
+        let file = try AudioFile(path: path)
+        #expect(file.dataFormat.formatID == .lpcm)
+        #expect(file.properties.validFrameCount == Int64(reference["frames"] as? Int ?? -1))
+        #expect(file.packetCount == Int64(reference["frames"] as? Int ?? -1), "one packet a frame")
+        let ours = try decodedSamples(path)
+        var hash = ContentHash()
+        ours.withUnsafeBytes { hash.update($0) }
+        #expect(hash.hexDigits == reference["f32leXXH64"] as? String, "\(name): \(file.dataFormat)")
+    }
+}

@@ -241,13 +241,19 @@ extension MP4Parser {
         let sampleSize = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
         _ = entry.skip(4)
         var rate = Double((entry.readInteger(endianness: .big, as: UInt32.self) ?? 0) >> 16)
+        // Version 2's own fields: the bits and CoreAudio format flags of its `lpcm`.
+        var lpcm: (bits: UInt32, flags: UInt32)?
         switch version {
         case 1: _ = entry.skip(16)
         case 2:
             _ = entry.skip(4)
             rate = Double(bitPattern: entry.readInteger(endianness: .big, as: UInt64.self) ?? 0)
             channels = entry.readInteger(endianness: .big, as: UInt32.self) ?? 0
-            _ = entry.skip(20)
+            _ = entry.skip(4)  // always 0x7F000000
+            let bits = entry.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            let flags = entry.readInteger(endianness: .big, as: UInt32.self) ?? 0
+            _ = entry.skip(8)  // constant bytes and frames a packet
+            lpcm = (bits, flags)
         default: break
         }
         if rate == 0, let timescale = track?.timescale { rate = Double(timescale) }
@@ -331,12 +337,35 @@ extension MP4Parser {
             }
             return plain(.ac3, frames: 1536)
         case "ec-3": return plain(.enhancedAC3, frames: 1536)
+        case "lpcm" where version == 2 && lpcm != nil:
+            // Version 2's `lpcm`: the bits and flags say it all (kAudioFormatFlagIsFloat 1, IsBigEndian 2).
+            let (bits, flags) = lpcm!
+            let isFloat = flags & 1 != 0
+            guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0) else {
+                return plain(type, frames: 0)
+            }
+            let format = StreamDescription.linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits,
+                isFloat: isFloat, isBigEndian: flags & 2 != 0, signed8: flags & 4 != 0)
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
         case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
             // QuickTime's uncompressed entries name the same sample words as AIFF-C's compression types
-            // ('lpcm' as 'twos'); a sample size no word has leaves the entry undescribed.
-            guard let format = try? AIFF.Container.description(compression: type == "lpcm" ? "twos" : type,
+            // ('lpcm' as 'twos'); a sample size no word has leaves the entry undescribed. The 24- and
+            // 32-bit words and the floats are little-endian where `wave` holds `enda` with 1, as FFmpeg
+            // writes them from little-endian sources.
+            let littleEndian = children["enda"].map { $0.count >= 2 && ($0[$0.startIndex] != 0 || $0[$0.startIndex + 1] != 0) } ?? false
+            var word = type == "lpcm" ? "twos" : type
+            if littleEndian {
+                switch type {
+                case "in24": word = "42ni"
+                case "in32": word = "23ni"
+                case "twos": word = "sowt"
+                default: break
+                }
+            }
+            guard var format = try? AIFF.Container.description(compression: word,
                 channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
             else { return plain(type, frames: 0) }
+            if littleEndian && (type == "fl32" || type == "fl64") { format.formatFlags.remove(.isBigEndian) }
             return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
         default:
             return plain(type, frames: 0)

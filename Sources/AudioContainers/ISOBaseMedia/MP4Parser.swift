@@ -497,6 +497,14 @@ struct MP4Parser: StreamParser {
         }
     }
 
+    /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
+    /// there a sample is a frame of the sound description's bytes (as QuickTime reads it).
+    func constantSize(_ track: Track) -> UInt32 {
+        guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm, format.bytesPerFrame > 1
+        else { return track.constantSize }
+        return format.bytesPerFrame
+    }
+
     /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`.
     mutating func buildTable(_ track: Track) throws {
         let declared = track.sampleCount
@@ -509,7 +517,7 @@ struct MP4Parser: StreamParser {
             let count = min(Int64(track.samplesPerChunk[entry].samples), declared - sample)
             guard count > 0 else { break }
             let sizes = track.constantSize > 0 ? [] : track.sizes[Int(sample)..<Int(sample + count)]
-            try table.append(offset: offset, count: count, constantSize: track.constantSize, sampleSizes: sizes,
+            try table.append(offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
                 tableOffset: track.tableOffset)
             sample += count
         }
@@ -533,8 +541,8 @@ struct MP4Parser: StreamParser {
     func frames(_ time: Int64, scale: Double) -> Int64 { Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max) }
 
     /// Priming, remainder and valid frames from the edit list, else from `iTunSMPB`, else `nil`.
-    /// `exactDuration` is the media's length in its timescale where the whole table is known: an edit
-    /// that ends at the media's end, within the rounding of the movie's coarser timescale, ends exactly there.
+    /// `exactDuration` is the media's length in its timescale where the whole table is known: no edit
+    /// runs past it.
     func gaplessInfo(decodedFrames: Int64, exactDuration: Int64?) -> PacketTableInfo? {
         guard let audio, let format = context.properties.dataFormat else { return nil }
         var priming: Int64
@@ -544,12 +552,10 @@ struct MP4Parser: StreamParser {
             if edit.duration == 0 || movieTimescale == 0 {
                 valid = decodedFrames - priming
             } else {
+                // The edit's own duration, never past the media's end (a coarse movie timescale's rounding
+                // up); an edit that ends before the media's end is taken as it is.
                 valid = frames(edit.duration, scale: format.sampleRate / Double(movieTimescale))
-                if let exactDuration {
-                    let exact = frames(exactDuration, scale: framesPerDuration) - priming
-                    let inMovieTime = Double(exact) * Double(movieTimescale) / format.sampleRate
-                    if abs(inMovieTime - Double(edit.duration)) < 1 { valid = exact }
-                }
+                if let exactDuration { valid = min(valid, frames(exactDuration, scale: framesPerDuration) - priming) }
             }
         } else if let tag = itunesGapless {
             priming = tag.priming
@@ -714,8 +720,8 @@ struct MP4Parser: StreamParser {
             throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
         }
         if let first = table.runs.first, first.offset >= endOffset {
-            throw AudioFileError.truncated(
-                "mp4: the stream ends before the audio begins at byte \(first.offset)", offset: endOffset)
+            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is).
+            context.properties.trace.append(offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
         }
         var reached = sampleCursor.sample
         if context.mode == .indexing {
