@@ -6,6 +6,7 @@
 #   make bench    run the benchmarks beside the reference tools
 #   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
+#   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -26,7 +27,7 @@ FUZZ_TARGETS := stream file codecs validator icy
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build
+.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build dist
 
 all: release
 
@@ -92,6 +93,9 @@ bench: release
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	python3 Benchmarks/bench.py
 
+dist: release
+	bash Packaging/dist.sh $(AFKIT) dist
+
 fuzz-build:
 	bash Fuzz/build.sh .build-fuzz/afkit-fuzz
 
@@ -102,4 +106,4 @@ fuzz-smoke: fuzz-build
 	AFKIT_FUZZ_JOBS=2 AFKIT_FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 20 $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build .build-fuzz build
+	rm -rf .build .build-fuzz build dist

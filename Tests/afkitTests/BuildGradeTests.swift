@@ -38,7 +38,7 @@ final class ScratchFolder {
 }
 
 /// Runs a bash script with `$AFKIT` set to the binary, in the fixtures folder.
-private func bash(_ script: String) throws -> Command.Result {
+func bash(_ script: String) throws -> Command.Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = ["-c", script]

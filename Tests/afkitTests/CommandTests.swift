@@ -694,3 +694,36 @@ struct Command {
         }
     }
 }
+
+/// `make dist`'s packaging (Packaging/dist.sh), run on the test build: the tarball holds the binary,
+/// the README and NEEDS, and NEEDS names the Debian packages of every engine, those loaded on use too.
+@Suite struct DistTests {
+    @Test func theTarballListsWhatAWorkerMustInstall() throws {
+        let folder = try ScratchFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let script = URL(fileURLWithPath: Command.fixtures).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Packaging/dist.sh").path
+        process.arguments = [script, Command.executable, folder.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let tarball = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let version = try Command.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(tarball.hasSuffix("/afkit-\(version)-linux-x86_64.tar.gz") || tarball.hasSuffix("/afkit-\(version)-linux-aarch64.tar.gz"))
+        let list = try bash("tar -tzf '\(tarball)'").stdout.split(separator: "\n").map(String.init)
+        let top = "afkit-\(version)-linux-"
+        #expect(list.contains { $0.hasPrefix(top) && $0.hasSuffix("/afkit") })
+        #expect(list.contains { $0.hasSuffix("/README.md") })
+        let needs = try bash("tar -xzOf '\(tarball)' --wildcards '*/NEEDS'").stdout.split(separator: "\n").map(String.init)
+        for package in ["libsndfile1", "libmp3lame0", "libfaad2", "libsoxr0", "libsamplerate0", "libebur128-1", "libcurl4"] {
+            #expect(needs.contains(package), "\(package) in \(needs)")
+        }
+        #expect(needs.contains { $0.hasPrefix("libavcodec") }, "libavcodec, loaded on use, is listed too: \(needs)")
+        #expect(needs == needs.sorted() && Set(needs).count == needs.count)
+    }
+}

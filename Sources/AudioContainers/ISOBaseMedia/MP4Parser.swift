@@ -720,8 +720,10 @@ struct MP4Parser: StreamParser {
             throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
         }
         if let first = table.runs.first, first.offset >= endOffset {
-            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is).
+            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is); the
+            // audio would have begun where the stream ends.
             context.properties.trace.append(offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
+            context.properties.dataOffset = endOffset
         }
         var reached = sampleCursor.sample
         if context.mode == .indexing {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make dist: writes dist/afkit-VERSION-linux-ARCH.tar.gz with the binary, README.md, LICENSE where the
+# project has one, and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
+# and those it loads on use (libavcodec, libcurl), one name a line, so a worker image or a CI cache
+# installs exactly those: `xargs apt-get install -y < NEEDS`.
+# Usage: Packaging/dist.sh [BINARY [OUTPUT_DIR]]   (default: .build/release/afkit, dist)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+binary=${1:-$root/.build/release/afkit}
+out=${2:-$root/dist}
+version=$("$binary" --version)
+name="afkit-$version-linux-$(uname -m)"
+stage=$(mktemp -d "${TMPDIR:-/tmp}/afkit-dist-XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/$name" "$out"
+cp "$binary" "$stage/$name/afkit"
+cp "$root/README.md" "$stage/$name/"
+[ -f "$root/LICENSE" ] && cp "$root/LICENSE" "$stage/$name/"
+
+# The package that owns a library file (usr-merged systems record /lib or /usr/lib paths).
+owner() {
+    local path=$1
+    for candidate in "$path" "$(realpath "$path")" "/usr$path" "${path#/usr}"; do
+        dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1 && return 0
+    done
+    return 1
+}
+libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
+# Loaded on use: the sonames afkit's shims open (libavcodec's major version is the one it was built with).
+avcodec=$("$binary" --version --verbose | awk '$1 == "libavcodec" && $2 ~ /^[0-9]/ { split($2, v, "."); print "libavcodec.so." v[1] }')
+for soname in $avcodec libcurl.so.4; do
+    path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+    [ -n "$path" ] && libraries="$libraries $path" || echo "dist: $soname is not installed here; NEEDS lacks it" >&2
+done
+: > "$stage/needs"
+for library in $libraries; do
+    if package=$(owner "$library"); then
+        echo "$package" >> "$stage/needs"
+    else
+        echo "dist: $library belongs to no Debian package (not listed in NEEDS)" >&2
+    fi
+done
+sort -u "$stage/needs" > "$stage/$name/NEEDS"
+tar -C "$stage" -czf "$out/$name.tar.gz" "$name"
+echo "$out/$name.tar.gz"
