@@ -150,7 +150,9 @@ public struct AssetValidator: Sendable {
         var clippedRuns = 0
         var run = 0
         var frame: Int64 = 0
-        let skip = summary.primingFrames
+        // The priming still to drop from what the decoder outputs: an AAC decoder never outputs its first
+        // packet's 1024 frames, so that much of the priming is gone already (as SourceReader counts it).
+        let skip = max(0, summary.primingFrames - Int64(decoder.framesDroppedAtStart))
         let valid = summary.frameCount
         let end = skip + valid
         var samples: [Float] = []

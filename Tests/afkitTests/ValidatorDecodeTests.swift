@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// The validator decodes as the converter does: an AAC decoder never outputs its first packet, so the
+/// priming left to skip is 1024 frames less (before, `validate` skipped the whole priming again, saw the
+/// audio 1024 frames late and never the last 1024: a sound silent but for a tone in its last 10 ms was
+/// "silent", its leading silence 25 ms short).
+@Suite struct ValidatorDecodeTests {
+    /// 2 s at 48 kHz, silent but for a loud 1 kHz tone in the last 10 ms.
+    static func toneAtTheEnd(_ path: String) throws {
+        let rate = 48_000, count = 2 * rate
+        var samples = [Int16](repeating: 0, count: count)
+        for index in count - 480..<count {
+            samples[index] = Int16(0.9 * 32767 * sin(2 * Double.pi * 1000 * Double(index) / Double(rate)))
+        }
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        var wav = Array("RIFF".utf8) + le32(36 + count * 2) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0]
+        wav += le32(rate) + le32(rate * 2) + [2, 0, 16, 0] + Array("data".utf8) + le32(count * 2)
+        for sample in samples { wav += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)] }
+        try Data(wav).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// "N s of silence before the sound starts" from validate's text.
+    static func leadingSilence(_ report: String) -> Double? {
+        guard let line = report.split(separator: "\n").first(where: { $0.contains("leading-silence:") }),
+            let range = line.range(of: "leading-silence: ")
+        else { return nil }
+        return Double(line[range.upperBound...].prefix { $0 != " " })
+    }
+
+    @Test(arguments: ["m4a", "caf", "aac"])
+    func theEndOfAnAACFileIsMeasured(_ container: String) throws {
+        let folder = try ScratchFolder()
+        try Self.toneAtTheEnd(folder.path + "/tail.wav")
+        let made = try Command.run(["convert", "-d", "aac", folder.path + "/tail.wav", folder.path + "/tail.\(container)"])
+        #expect(made.status == 0, "\(made.stderr)")
+        // A loudness target nothing meets, so the rule states the level it measured.
+        let profile = folder.path + "/profile.json"
+        try #"{"name": "probe", "rules": {"loudness": {"target": -40, "tolerance": 0.5}, "leading-silence": {"maximumSeconds": 0.01}}}"#
+            .write(toFile: profile, atomically: true, encoding: .utf8)
+        let original = try Command.run(["validate", "--profile", profile, folder.path + "/tail.wav"]).stdout
+        let encoded = try Command.run(["validate", "--profile", profile, folder.path + "/tail.\(container)"]).stdout
+        #expect(!encoded.contains("silent"), "\(encoded)")
+        // The tone is found where it is (AAC's pre-echo may start it a few milliseconds early), not 21 ms early.
+        let before = try #require(Self.leadingSilence(original))
+        let after = try #require(Self.leadingSilence(encoded), "\(encoded)")
+        #expect(abs(after - before) < 0.006, "leading silence \(after) s against the source's \(before) s")
+        // The validator's loudness is the one info measures over the same frames.
+        let info = try Command.run(["info", "--loudness", "--json", folder.path + "/tail.\(container)"])
+        let loudness = try #require(((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])?["integrated"] as? Double)
+        #expect(encoded.contains(String(format: "%.1f LUFS", loudness)), "info says \(loudness): \(encoded)")
+    }
+}
