@@ -63,8 +63,8 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
-	bash Examples/bazel-assets/prove.sh .build/debug/afkit
-	bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
+	timeout 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
+	timeout 900 bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
 
 assets: $(ASSET_OUTPUTS)
 	$(AFKIT) validate --profile system-sound build/assets

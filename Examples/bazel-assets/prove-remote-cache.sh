@@ -16,6 +16,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # a timeout's SIGTERM still stops nginx, through the EXIT trap
 start_remote_cache "$work"
 cache=$remote_cache_url
 
