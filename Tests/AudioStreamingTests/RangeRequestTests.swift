@@ -131,8 +131,8 @@ struct RangeRequestTests {
         let reading = try await Self.read(server.url("tone-moov-last.m4a"), options: options)
         #expect(packetBytes(reading.packets) == (try filePacketBytes(networkFixtures + "/network/tone-moov-last.m4a")))
         #expect(reading.connections.map(\.status) == [200, 206, 206])
-        // The same server, its certificate not trusted: a typed error naming the failed handshake, no
-        // audio. (AsyncHTTPClient retries a connection that failed until the connect timeout.)
+        // The same server, its certificate not trusted (the system's roots only): a typed error naming
+        // the failed verification, no audio.
         var untrusted = HTTPAudioStream.Options()
         untrusted.connectTimeout = .seconds(1)
         await #expect {
