@@ -1,8 +1,9 @@
-/// Maps frames from one channel count to another with a gain matrix: stereo to mono at -3 dB
-/// each, 5.1 to stereo per ITU-R BS.775 (centre and surrounds at -3 dB, LFE dropped), mono to every
-/// output channel, otherwise channel to channel (extra outputs silent, extra inputs folded in at -3 dB).
-/// The coefficients are the standard's, not normalized: loud sources can clip, which the validator's
-/// `clipping` rule reports.
+/// Maps frames from one channel count to another with a gain matrix that cannot exceed full scale:
+/// every output's gains sum to at most 1, as FFmpeg's and SoX's downmixes do. Any channels to mono are
+/// their mean (5.1: BS.775's weights, LFE dropped, normalised); 5.1 to stereo takes ITU-R BS.775's
+/// coefficients (centre and surrounds at -3 dB, LFE dropped) normalised so each side's sum is 1; mono
+/// goes to every output channel; otherwise channel to channel (extra outputs silent, extra inputs
+/// folded in at -3 dB, the row normalised). A source peaking below full scale never clips in a downmix.
 public struct ChannelMixer: Sendable {
     public let inputChannels: Int
     public let outputChannels: Int
@@ -22,8 +23,8 @@ public struct ChannelMixer: Sendable {
             for c in 0..<i { matrix[c][c] = 1 }
         case (1, _):
             for c in 0..<output { matrix[c][0] = 1 }
-        case (2, 1):
-            matrix[0] = [half, half]
+        case (let i, 1) where i != 6:
+            matrix[0] = Array(repeating: 1 / Float(i), count: i)
         case (6, 2):
             // L R C LFE Ls Rs (WAVE order).
             matrix[0] = [1, 0, half, 0, half, 0]
@@ -33,6 +34,11 @@ public struct ChannelMixer: Sendable {
         default:
             for c in 0..<min(input, output) { matrix[c][c] = 1 }
             for extra in output..<max(input, output) where extra < input { matrix[extra % output][extra] = half }
+        }
+        // No output's gains may sum past 1: a full-scale source stays within full scale.
+        for row in matrix.indices {
+            let sum = matrix[row].reduce(0) { $0 + abs($1) }
+            if sum > 1 { matrix[row] = matrix[row].map { $0 / sum } }
         }
         gains = matrix
         taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }

@@ -234,11 +234,18 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
     @Test func mixing() {
         let down = ChannelMixer(from: 2, to: 1)
         var out: [Float] = []
-        [Float(1), 1].withUnsafeBufferPointer { down.mix($0, frames: 1, into: &out) }
-        #expect(abs(out[0] - 1.414_213_5) < 1e-5)  // each at -3 dB
+        [Float(1), 1, 0.5, -0.25].withUnsafeBufferPointer { down.mix($0, frames: 2, into: &out) }
+        #expect(out == [1, 0.125])  // the mean, as SoX and FFmpeg mix to mono
+        // BS.775's coefficients, normalised so each side sums to 1.
         let surround = ChannelMixer(from: 6, to: 2)
-        #expect(surround.gains[0] == [1, 0, 0.707_106_78, 0, 0.707_106_78, 0])
-        #expect(surround.gains[1] == [0, 1, 0.707_106_78, 0, 0, 0.707_106_78])
+        let side: Float = 1 + 2 * 0.707_106_78
+        #expect(surround.gains[0].map { ($0 * side * 1e5).rounded() / 1e5 } == [1, 0, 0.70711, 0, 0.70711, 0])
+        #expect(surround.gains[1].map { ($0 * side * 1e5).rounded() / 1e5 } == [0, 1, 0.70711, 0, 0, 0.70711])
+        // No downmix can exceed full scale: every row sums to at most 1.
+        for (from, to) in [(2, 1), (3, 1), (6, 1), (6, 2), (8, 2), (4, 2), (3, 2)] {
+            let mixer = ChannelMixer(from: from, to: to)
+            #expect(mixer.gains.allSatisfy { $0.reduce(0) { $0 + abs($1) } <= 1.000_001 }, "\(from) to \(to)")
+        }
         let up = ChannelMixer(from: 1, to: 2)
         out = []
         [Float(0.25)].withUnsafeBufferPointer { up.mix($0, frames: 1, into: &out) }
