@@ -311,6 +311,14 @@ final class HTTPTransfer: @unchecked Sendable {
                 message = "refused a redirect from https to plain http (\(location))"
             }
         }
+        if code == CURLE_COULDNT_CONNECT {
+            // Which host and port, and why, in the words a person checks first.
+            var systemError = 0
+            _ = afkit_curl_get_long(library!.api, easy, CURLINFO_OS_ERRNO, &systemError)
+            let address = Self.hostAndPort(request.url)
+            message = systemError == Int(ECONNREFUSED) ? "connection refused: \(address)"
+                : "cannot connect to \(address)" + (systemError != 0 ? ": \(String(cString: strerror(Int32(systemError))))" : "")
+        }
         if code == CURLE_OPERATION_TIMEDOUT, !headPublished, statusLine.isEmpty {
             message = "the connection was not made within \(request.connectTimeout)"
         }
@@ -365,6 +373,13 @@ final class HTTPTransfer: @unchecked Sendable {
                 code: Int(bad.rawValue)))
         }
         return .success(())
+    }
+
+    /// `host:port` of a URL, the scheme's port where it names none.
+    static func hostAndPort(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return url }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -111,6 +111,10 @@ struct Convert: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([input], in: Self.self, allowStandardInput: true)
         let toStandardOutput = output == "-"
+        if toStandardOutput && isatty(1) != 0 {
+            throw usageError("will not write binary audio to a terminal: redirect standard output to a file or a "
+                + "pipe (afkit convert IN - > out.caf), or give an OUTPUT file", in: Self.self)
+        }
         let folder = parentFolder(of: output)
         guard toStandardOutput || isDirectory(folder) else {
             throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)

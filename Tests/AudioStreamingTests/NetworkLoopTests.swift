@@ -237,6 +237,15 @@ struct NetworkLoopTests {
         #expect(server.requests.isEmpty)
     }
 
+    /// A port nobody listens on: the message names the address and the refusal.
+    @Test func aRefusedConnectionSaysSo() async throws {
+        let port = try Loopback.freePort()
+        let reading = await Self.read("http://127.0.0.1:\(port)/x.mp3", Self.options(attempts: 0))
+        let error = try #require(reading.error)
+        #expect(error.code == "net!")
+        #expect(error.message.contains("connection refused: 127.0.0.1:\(port)"), "\(error.message)")
+    }
+
     // MARK: - Redirects
 
     /// An https server that redirects to plain http: refused unless asked for.

@@ -148,6 +148,27 @@ struct Command {
         #expect(lines.first { $0.hasPrefix("libavcodec") }?.hasSuffix("(loaded on use)") == true)
     }
 
+    /// `convert IN -` with a terminal as standard output is refused with a hint (exit 2), never a
+    /// screenful of binary; through a pipe it writes the file as always.
+    @Test func binaryOutputToATerminalIsRefused() throws {
+        let source = Command.fixtures + "/wav/pcm-s16-stereo.wav"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(Command.executable)' convert -f caff '\(source)' -", "/dev/null"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2, "\(text)")
+        #expect(text.contains("will not write binary audio to a terminal"), "\(text)")
+        #expect(!text.contains("caff"), "no audio reached the terminal")
+        let piped = try Command.run(["convert", "-f", "caff", "wav/pcm-s16-stereo.wav", "-"])
+        #expect(piped.status == 0 && piped.stdout.utf8.starts(with: Array("caff".utf8)))
+    }
+
     @Test func usageErrorsExit2() throws {
         #expect(try Command.run(["info", "no-such-file.wav"]).status == 2)
         #expect(try Command.run(["info", "--bogus", "wav/pcm-u8-mono.wav"]).status == 2)
