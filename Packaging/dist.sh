@@ -21,7 +21,10 @@ cp "$root/README.md" "$stage/$name/"
 owner() {
     local path=$1
     for candidate in "$path" "$(realpath "$path")" "/usr$path" "${path#/usr}"; do
-        dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1 && return 0
+        # awk reads to the end (no early exit): under pipefail a writer cut off by SIGPIPE fails the script.
+        local found
+        found=$(dpkg -S "$candidate" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') || true
+        [ -n "$found" ] && echo "$found" && return 0
     done
     return 1
 }
@@ -29,7 +32,7 @@ libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
 # Loaded on use: the sonames afkit's shims open (libavcodec's major version is the one it was built with).
 avcodec=$("$binary" --version --verbose | awk '$1 == "libavcodec" && $2 ~ /^[0-9]/ { split($2, v, "."); print "libavcodec.so." v[1] }')
 for soname in $avcodec libcurl.so.4; do
-    path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !found { print $NF; found = 1 }')
     [ -n "$path" ] && libraries="$libraries $path" || echo "dist: $soname is not installed here; NEEDS lacks it" >&2
 done
 : > "$stage/needs"

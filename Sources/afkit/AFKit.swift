@@ -54,8 +54,14 @@ struct AFKit: ParsableCommand {
             Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
             terminate(Status.usage)
         }
+        let named = namingDashFiles(arguments)
+        if let stray = named.stray {
+            Output.standardError("Error: '\(stray)' is no option and no file here: use -- before file names that start "
+                + "with - (afkit info -- \(stray))\n")
+            terminate(Status.usage)
+        }
         do {
-            var command = try parseAsRoot(SharedConversionOptions.supplyingOptionalValues(arguments))
+            var command = try parseAsRoot(SharedConversionOptions.supplyingOptionalValues(named.arguments))
             try command.run()
         } catch {
             let code = exitCode(for: error)
@@ -80,6 +86,32 @@ func verboseVersion() -> String {
         text += engine + String(repeating: " ", count: width - engine.count + 2) + (version ?? "not installed") + "\n"
     }
     return text
+}
+
+/// File names that start with a dash (`afkit info -dash.wav`), which argument-parser would take for
+/// short options (`-h` among them: help, status 0): one that names an existing file is read as that file
+/// (`./-dash.wav`); one that looks like a file name (a dot or a slash in it) but names nothing is
+/// returned as `stray`, a usage error. Arguments after `--` are left as they are.
+func namingDashFiles(_ arguments: [String]) -> (arguments: [String], stray: String?) {
+    var result: [String] = []
+    var afterTerminator = false
+    for argument in arguments {
+        defer { if argument == "--" { afterTerminator = true } }
+        // Negative numbers are values (`--loudness -16.5`), not names.
+        guard !afterTerminator, argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"), Double(argument) == nil
+        else {
+            result.append(argument)
+            continue
+        }
+        if pathExists(argument) {
+            result.append("./" + argument)
+        } else if argument.contains(".") || argument.contains("/") {
+            return (arguments, argument)
+        } else {
+            result.append(argument)
+        }
+    }
+    return (result, nil)
 }
 
 /// A standard descriptor the caller closed (`afkit packets --json a.caf >&-`) is held by `/dev/null`

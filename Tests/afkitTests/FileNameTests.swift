@@ -86,4 +86,24 @@ import Glibc
         }
         #expect(Self.names(in: scratch.path + "/src").contains(Array("out-".utf8) + [0xFF] + Array(".caf".utf8)))
     }
+
+    /// A name that starts with a dash is read as the file it names, never taken for options (`-dash.wav`
+    /// held `-h`: help and status 0); one that names nothing is a usage error that says to use `--`.
+    @Test func aNameStartingWithADashIsAFile() throws {
+        let scratch = try ScratchFolder()
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: scratch.path + "/-dash.wav")
+        let read = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -dash.wav")
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("-dash.wav") && read.stdout.contains("Data format:"), "\(read.stdout)")
+        let converted = try bash("cd '\(scratch.path)' && \"$AFKIT\" convert -d LEI16 -dash.wav out.caf && test -s out.caf")
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let missing = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -missing.wav")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("use -- before file names that start with -"), "\(missing.stderr)")
+        let terminated = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -- -dash.wav")
+        #expect(terminated.status == 0, "\(terminated.stderr)")
+        // Negative values stay values.
+        let valued = try bash("cd '\(scratch.path)' && \"$AFKIT\" convert --loudness -20.5 -dash.wav loud.caf")
+        #expect(valued.status == 0, "\(valued.stderr)")
+    }
 }
