@@ -40,6 +40,9 @@ public struct Profile: Sendable {
         gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming,
     ]
 
+    /// The built-in profiles' names, in the README's order.
+    public static let builtInNames = [systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming].map(\.name)
+
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 
     /// Apple's rules for System Sound Services: 30 s or less, linear PCM or IMA4, in CAF, AIFF or WAV.

@@ -13,8 +13,8 @@ struct Validate: ParsableCommand {
         abstract: "Check sound files against a rule profile (default: Apple's system-sound rules).",
         discussion: """
             Directories are searched recursively for .caf .aif .aiff .aifc .wav .mp3 .aac .adts files (symbolic \
-            links followed, macOS's ._ files and .DS_Store skipped). Profiles: system-sound, simultaneous-sfx, \
-            music, or a JSON profile file. Exit status 0 when every file passes, 1 when any has an error, 2 when \
+            links followed, macOS's ._ files and .DS_Store skipped). Profiles: \(Profile.builtInNames.joined(separator: ", ")), \
+            or a JSON profile file. Exit status 0 when every file passes, 1 when any has an error, 2 when \
             the paths hold no sound file (unless --allow-empty).
             """
     )
@@ -23,7 +23,7 @@ struct Validate: ParsableCommand {
         case text, json, junit, github
     }
 
-    @Option(help: "A profile name (system-sound, simultaneous-sfx, music) or a JSON profile file.")
+    @Option(help: "A profile name (\(Profile.builtInNames.joined(separator: ", "))) or a JSON profile file.")
     var profile = "system-sound"
 
     @Option(help: "The report: text, json, junit or github.")
@@ -43,7 +43,7 @@ struct Validate: ParsableCommand {
     func loadProfile() throws -> Profile {
         if let builtIn = Profile.builtIn[profile] { return builtIn }
         guard profile.hasSuffix(".json") || pathExists(profile) else {
-            throw ValidationError("no profile '\(profile)': use system-sound, simultaneous-sfx, music or a JSON file")
+            throw ValidationError("no profile '\(profile)': use \(Profile.builtInNames.joined(separator: ", ")) or a JSON file")
         }
         guard let text = try? String(contentsOfFile: profile, encoding: .utf8) else {
             throw ValidationError("cannot read the profile file '\(profile)'")

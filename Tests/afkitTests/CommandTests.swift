@@ -169,6 +169,17 @@ struct Command {
         #expect(piped.status == 0 && piped.stdout.utf8.starts(with: Array("caff".utf8)))
     }
 
+    /// `validate --help` and the unknown-profile error name every built-in profile (they named three of five).
+    @Test func everyProfileIsListed() throws {
+        let help = try Command.run(["validate", "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+        let unknown = try Command.run(["validate", "--profile", "nope", "wav/pcm-s16-stereo.wav"])
+        #expect(unknown.status == 2)
+        for name in ["system-sound", "simultaneous-sfx", "music", "game-sfx", "music-streaming"] {
+            #expect(help.contains(name), "help lacks \(name)")
+            #expect(unknown.stderr.contains(name), "the error lacks \(name): \(unknown.stderr)")
+        }
+    }
+
     @Test func usageErrorsExit2() throws {
         #expect(try Command.run(["info", "no-such-file.wav"]).status == 2)
         #expect(try Command.run(["info", "--bogus", "wav/pcm-u8-mono.wav"]).status == 2)
