@@ -43,9 +43,9 @@ final class HTTPStreamSession {
     private var packetAtConnection: Int64 = 0
     /// When the whole stream must be over (`Options.maximumTime`), from the first request.
     private var deadline: ContinuousClock.Instant?
-    /// The PEM text trusted for https (the system's roots and `additionalTrustRoots`), read once; `nil`
-    /// leaves libcurl's default.
-    private var trustedRoots: [UInt8]??
+    /// The PEM text trusted for https (the system's roots and `additionalTrustRoots`), read once, at the
+    /// first request; `nil` leaves libcurl's default.
+    private lazy var trustedRoots = Result { try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots) }
     private(set) var receivedByteCount: Int64 = 0
     private var finished = false
     /// An error that ended the stream, thrown once the events before it have been taken.
@@ -302,16 +302,13 @@ final class HTTPStreamSession {
     /// Sends a request for the resource from `offset` and reads the response's head.
     private func open(from offset: Int64, attempt: Int) async throws {
         if deadline == nil, let limit = options.maximumTime { deadline = .now + limit }
-        if trustedRoots == nil {
-            trustedRoots = .some(try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots))
-        }
         var request = HTTPTransfer.Request(url: url)
         request.userAgent = options.userAgent
         request.connectTimeout = options.connectTimeout
         request.stallTimeout = options.readTimeout
         request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
         request.deadline = deadline
-        request.trustedRoots = trustedRoots ?? nil
+        request.trustedRoots = try trustedRoots.get()
         request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
         let wantsMetadata = options.requestsMetadata && (first?.isLive ?? true)
         if wantsMetadata { request.headers.append("Icy-MetaData: 1") }

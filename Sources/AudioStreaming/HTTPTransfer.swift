@@ -65,6 +65,7 @@ final class HTTPTransfer: @unchecked Sendable {
     /// libcurl; `nil` when it could not be loaded (the transfer then fails at once, saying why).
     private let library: Library?
     private var curl: afkit_curl { library!.functions }
+    private var api: UnsafePointer<afkit_curl> { library!.api }
     private let lock = NSLock()
     // State shared between libcurl's thread and the reader, under `lock`.
     private var chunks: [[UInt8]] = []
@@ -314,7 +315,7 @@ final class HTTPTransfer: @unchecked Sendable {
         if code == CURLE_COULDNT_CONNECT {
             // Which host and port, and why, in the words a person checks first.
             var systemError = 0
-            _ = afkit_curl_get_long(library!.api, easy, CURLINFO_OS_ERRNO, &systemError)
+            _ = afkit_curl_get_long(api, easy, CURLINFO_OS_ERRNO, &systemError)
             let address = Self.hostAndPort(request.url)
             message = systemError == Int(ECONNREFUSED) ? "connection refused: \(address)"
                 : "cannot connect to \(address)" + (systemError != 0 ? ": \(String(cString: strerror(Int32(systemError))))" : "")
@@ -332,9 +333,9 @@ final class HTTPTransfer: @unchecked Sendable {
     private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<Void, Failure> {
         let this = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = []
-        func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(library!.api, easy, option, value)) }
+        func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(api, easy, option, value)) }
         func set(_ option: CURLoption, _ value: String) {
-            codes.append(value.withCString { afkit_curl_set_pointer(library!.api, easy, option, $0) })
+            codes.append(value.withCString { afkit_curl_set_pointer(api, easy, option, $0) })
         }
         set(CURLOPT_URL, request.url)
         set(CURLOPT_NOSIGNAL, 1)
@@ -348,26 +349,26 @@ final class HTTPTransfer: @unchecked Sendable {
         // SHOUTcast 1 answers `ICY 200 OK`: read as HTTP/1.0's 200, its header block as headers.
         let aliases = curl.curl_slist_append(nil, "ICY 200 OK")
         lists.append(aliases)
-        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HTTP200ALIASES, aliases))
+        codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HTTP200ALIASES, aliases))
         var headers: UnsafeMutablePointer<curl_slist>?
         for line in request.headers { headers = curl.curl_slist_append(headers, line) }
         lists.append(headers)
-        if let headers { codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HTTPHEADER, headers)) }
+        if let headers { codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HTTPHEADER, headers)) }
         if request.rangeStart > 0 { set(CURLOPT_RANGE, "\(request.rangeStart)-") }
         if let roots = request.trustedRoots {
-            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(library!.api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
         }
-        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        codes.append(afkit_curl_set_write_function(library!.api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+        codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
                 .received(UnsafeRawBufferPointer(start: data, count: size * count))
         })
-        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_WRITEDATA, this))
-        codes.append(afkit_curl_set_write_function(library!.api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+        codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_WRITEDATA, this))
+        codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
                 .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
         })
-        codes.append(afkit_curl_set_pointer(library!.api, easy, CURLOPT_HEADERDATA, this))
+        codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HEADERDATA, this))
         if let bad = codes.first(where: { $0 != CURLE_OK }) {
             return .failure(.transfer("libcurl refused an option: \(describe(bad))",
                 code: Int(bad.rawValue)))
@@ -410,9 +411,9 @@ final class HTTPTransfer: @unchecked Sendable {
         var url = request.url
         if let easy {
             var code = 0
-            if afkit_curl_get_long(library!.api, easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
+            if afkit_curl_get_long(api, easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
             var effective: UnsafePointer<CChar>?
-            if afkit_curl_get_string(library!.api, easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
+            if afkit_curl_get_string(api, easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
                 url = String(cString: effective)
             }
         }

@@ -16,9 +16,19 @@ func noiseWAV(_ path: String, seconds: Int) throws {
         let word = random.next() & 0x0FFF_0FFF_0FFF_0FFF
         withUnsafeBytes(of: word.littleEndian) { pcm.replaceSubrange(index..<index + 8, with: $0) }
     }
+    try pcmWAV(path, rate: 48000, channels: 2, bytes: pcm)
+}
+
+/// Writes interleaved 16-bit samples as a WAV, through afkit's own writer.
+func pcmWAV(_ path: String, rate: Double, channels: UInt32, samples: [Int16]) throws {
+    try pcmWAV(path, rate: rate, channels: channels,
+        bytes: samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+}
+
+private func pcmWAV(_ path: String, rate: Double, channels: UInt32, bytes: [UInt8]) throws {
     let writer = try AudioFileWriter(path: path, fileType: .wav,
-        format: .linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 16))
-    try writer.writePackets(pcm)
+        format: .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 16))
+    try writer.writePackets(bytes)
     try writer.close()
 }
 

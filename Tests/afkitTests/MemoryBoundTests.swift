@@ -50,16 +50,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for seconds in [1, 30] {
-            let frames = 48_000 * seconds
-            var wav = Array("RIFF".utf8) + le32(36 + frames * 16) + Array("WAVEfmt ".utf8) + le32(16)
-            wav += [1, 0, 8, 0] + le32(48_000) + le32(48_000 * 16) + [16, 0, 16, 0] + Array("data".utf8) + le32(frames * 16)
-            wav.reserveCapacity(wav.count + frames * 16)
-            for _ in 0..<frames * 8 {
+            var samples: [Int16] = []
+            samples.reserveCapacity(48_000 * seconds * 8)
+            for _ in 0..<48_000 * seconds * 8 {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                let sample = Int16(truncatingIfNeeded: Int64(state >> 48) - 32768) / 4
-                wav += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
+                samples.append(Int16(truncatingIfNeeded: Int64(state >> 48) - 32768) / 4)
             }
-            try Data(wav).write(to: URL(fileURLWithPath: "\(folder)/n\(seconds).wav"))
+            try pcmWAV("\(folder)/n\(seconds).wav", rate: 48_000, channels: 8, samples: samples)
             let made = try Command.run(["convert", "-d", "aac", "\(folder)/n\(seconds).wav", "\(folder)/n\(seconds).aac"])
             #expect(made.status == 0, "\(made.stderr)")
         }
@@ -68,8 +65,6 @@ import Testing
         let (status, stderr) = try Self.run(["validate", "--profile", "game-sfx", "\(folder)/n30.aac"], limitKiB: short + (8 << 10))
         #expect(status == 1, "30 s of 7.1 under the 1 s stream's limit plus 8 MiB (\(short) KiB): \(stderr)")
     }
-
-    private func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
 
     /// A million and a half empty top-level MPEG-4 boxes (12 MB) are walked at a few hundred
     /// nanoseconds each (before: 3.4 µs, 7 to 9 s for `info`) and end in the typed error for a file

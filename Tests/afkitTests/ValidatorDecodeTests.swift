@@ -13,11 +13,7 @@ import Testing
         for index in count - 480..<count {
             samples[index] = Int16(0.9 * 32767 * sin(2 * Double.pi * 1000 * Double(index) / Double(rate)))
         }
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        var wav = Array("RIFF".utf8) + le32(36 + count * 2) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0]
-        wav += le32(rate) + le32(rate * 2) + [2, 0, 16, 0] + Array("data".utf8) + le32(count * 2)
-        for sample in samples { wav += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)] }
-        try Data(wav).write(to: URL(fileURLWithPath: path))
+        try pcmWAV(path, rate: Double(rate), channels: 1, samples: samples)
     }
 
     /// "N s of silence before the sound starts" from validate's text.
@@ -59,17 +55,13 @@ import Testing
     static func wav(_ path: String, channels: Int, seconds: Double = 0.5) throws {
         let rate = 44_100, frames = Int(Double(rate) * seconds)
         let amplitude = 32767 * pow(10, -0.5 / 20)
-        func le(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        var data: [UInt8] = []
-        data.reserveCapacity(frames * channels * 2)
+        var samples: [Int16] = []
+        samples.reserveCapacity(frames * channels)
         for frame in 0..<frames {
-            let sample = Int(amplitude * sin(2 * Double.pi * 997 * Double(frame) / Double(rate)))
-            for _ in 0..<channels { data += le(sample, 2) }
+            let sample = Int16(amplitude * sin(2 * Double.pi * 997 * Double(frame) / Double(rate)))
+            for _ in 0..<channels { samples.append(sample) }
         }
-        let header = Array("RIFF".utf8) + le(36 + data.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2)
-            + le(channels, 2) + le(rate, 4) + le(rate * channels * 2, 4) + le(channels * 2, 2) + le(16, 2)
-            + Array("data".utf8) + le(data.count, 4)
-        try Data(header + data).write(to: URL(fileURLWithPath: path))
+        try pcmWAV(path, rate: Double(rate), channels: UInt32(channels), samples: samples)
     }
 
     static func samplePeak(_ path: String) throws -> Double {

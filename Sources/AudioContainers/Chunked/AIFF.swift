@@ -257,14 +257,11 @@ public enum AIFF {
         /// words say the frames and bytes of every packet). It is the decoder's magic cookie, whole, and
         /// it makes SSND a run of constant packets, which COMM counts (as it counts `ima4`'s).
         private mutating func parseQDesignConfiguration(_ chunk: ChunkHeader, _ body: ByteCursor, _ context: inout ParseContext) {
-            let words = body.bytes
-            guard var format = context.properties.dataFormat, isQDesign(context), isUndelimited, words.count >= 48 else {
+            guard var format = context.properties.dataFormat, isQDesign(context), isUndelimited, body.bytes.count >= 48 else {
                 context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "no QDesign configuration in it")
                 return
             }
-            func word(_ index: Int) -> UInt32 {
-                words[words.startIndex + 4 * index..<words.startIndex + 4 * index + 4].reduce(0) { $0 << 8 | UInt32($1) }
-            }
+            func word(_ index: Int) -> UInt32 { body.getInteger(at: 4 * index, endianness: .big, as: UInt32.self) ?? 0 }
             // QDCA: (size, 'QDCA', 1, channels, rate, bit rate, frames a packet, frame size, bytes a packet, ...)
             let frames = word(9)
             let bytes = word(11)
@@ -278,7 +275,7 @@ public enum AIFF {
             isUndelimited = false
             countsPackets = true
             context.properties.dataFormat = format
-            context.properties.magicCookie = Array(words)
+            context.properties.magicCookie = Array(body.bytes)
             context.announce(.dataFormat)
             context.announce(.magicCookie)
         }
