@@ -31,7 +31,9 @@ let package = Package(
         .library(name: "FileAccess", targets: ["FileAccess"]),
         .library(name: "AudioContainers", targets: ["AudioContainers"]),
         .library(name: "AudioCodecs", targets: ["AudioCodecs"]),
+        .library(name: "AudioDecoding", targets: ["AudioDecoding"]),
         .library(name: "AssetValidation", targets: ["AssetValidation"]),
+        .library(name: "AudioEngines", targets: ["AudioEngines"]),
         .library(name: "AudioConversion", targets: ["AudioConversion"]),
         .library(name: "AudioStreaming", targets: ["AudioStreaming"]),
         .executable(name: "afkit", targets: ["afkit"]),
@@ -44,12 +46,21 @@ let package = Package(
         .target(name: "FileAccess", dependencies: ["AudioFormats"]),
         .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess"]),
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
-        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "FileAccess"]),
+        // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
+        .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
+        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"]),
+        // The field's C libraries, one wrapper a file, registered into AudioCodecRegistry.standard.
+        .target(
+            name: "AudioEngines",
+            dependencies: [
+                "AudioCodecs", "AudioContainers", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
+                "CAVCodec", "CEBUR128",
+            ]
+        ),
+        // The pipeline: plan, render, normalization, batch (no C library of its own).
         .target(
             name: "AudioConversion",
-            dependencies: [
-                "AudioContainers", "AudioCodecs", "FileAccess", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile", "CAVCodec", "CEBUR128",
-            ]
+            dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess"]
         ),
         .target(
             name: "AudioStreaming",
@@ -68,23 +79,27 @@ let package = Package(
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion", "AudioStreaming", "FileAccess",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines", "AudioStreaming",
+                "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "afkit-codec-benchmarks",
-            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "CSoxr"],
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "CSoxr"],
             path: "Benchmarks/CodecBenchmarks"
         ),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "AudioConversion", "FileAccess", "LoopbackServers"]
+            dependencies: ["AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "FileAccess", "LoopbackServers"]
         ),
-        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion"]),
-        .testTarget(name: "AssetValidationTests", dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs"]),
-        .testTarget(name: "AudioConversionTests", dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs", "FileAccess"]),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"]),
+        .testTarget(
+            name: "AssetValidationTests",
+            dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioEngines"]),
+        .testTarget(
+            name: "AudioConversionTests",
+            dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess"]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         .testTarget(name: "AudioStreamingTests", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),

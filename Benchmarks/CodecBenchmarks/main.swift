@@ -3,6 +3,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import CSoxr
 import Foundation

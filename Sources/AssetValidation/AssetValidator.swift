@@ -1,5 +1,6 @@
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
 import AudioFormats
 import Dispatch
 import FileAccess
@@ -129,7 +130,9 @@ public struct AssetValidator: Sendable {
                 violations.append(Violation(rule: rule.id, severity: severity, message: finding.message))
             }
         }
-        return FileReport(path: facts.path, violations: violations)
+        var report = FileReport(path: facts.path, violations: violations)
+        report.audio = facts.audio
+        return report
     }
 
     /// Decodes the valid frames once and measures everything the rules look at: peak, clipping, silence
@@ -137,8 +140,8 @@ public struct AssetValidator: Sendable {
     /// (fed to the meter in the same pass).
     func measureAudio(of file: AudioFile, _ request: MeasurementRequest = MeasurementRequest()) -> AudioStatistics? {
         let format = file.dataFormat
-        guard var decoder = decoderProvider(format, file.properties.magicCookie),
-            let summary = try? AudioFileSummary(file.properties)
+        guard let decoder = decoderProvider(format, file.properties.magicCookie),
+            let reader = try? SourceReader(file: file, decoder: decoder)
         else { return nil }
         let channels = Int(format.channelsPerFrame)
         let thresholds = request.silenceThresholds.sorted()
@@ -149,18 +152,13 @@ public struct AssetValidator: Sendable {
         var peak: Float = 0
         var clippedRuns = 0
         var run = 0
-        var frame: Int64 = 0
-        // The priming still to drop from what the decoder outputs: an AAC decoder never outputs its first
-        // packet's 1024 frames, so that much of the priming is gone already (as SourceReader counts it).
-        let skip = max(0, summary.primingFrames - Int64(decoder.framesDroppedAtStart))
-        let valid = summary.frameCount
-        let end = skip + valid
+        // The valid frames, as the converter and the loudness meter read them (one reader for all).
+        let valid = reader.frameCount ?? 0
+        var position: Int64 = 0
         var samples: [Float] = []
-        var start: Int64 = 0
         var sums = [Double](repeating: 0, count: channels)
         var squares = [Double](repeating: 0, count: channels)
         var crossProducts = 0.0
-        var counted = 0.0
         let meter = request.loudness ? loudnessMeter?(channels, format.sampleRate) : nil
         // The frames each side of every wrap, captured as the pass goes by.
         var loops = file.properties.loops.map { ($0.start, $0.end) }
@@ -172,37 +170,21 @@ public struct AssetValidator: Sendable {
             let after: (range: Range<Int64>, samples: [Float]) = (loop.0..<min(loop.1, loop.0 + width), [])
             return [before, after]
         }
-        let packetsAtOnce = decoder.packetsPerRun(atMost: 256)
-        while start < file.packetCount {
-            guard let (bytes, descriptions) = try? file.readPackets(from: start, count: packetsAtOnce) else { return nil }
+        while true {
             samples.removeAll(keepingCapacity: true)
-            let decoded = bytes.withUnsafeBytes { raw in
-                descriptions.withUnsafeBufferPointer { descriptions in
-                    try? decoder.decode(raw, packetCount: descriptions.count,
-                        descriptions: format.hasConstantPackets ? nil : descriptions, appendingTo: &samples)
-                }
+            guard let frames = try? reader.read(maximum: 16384, into: &samples) else { return nil }
+            if frames == 0 { break }
+            if let meter {
+                samples.withUnsafeBufferPointer { meter.add($0, frames: frames) }
             }
-            guard let frames = decoded else { return nil }
-            // The block's valid frames, as indices into `samples` and as positions in the sound.
-            let first = Int(max(0, min(Int64(frames), skip - frame)))
-            let last = Int(max(0, min(Int64(frames), end - frame)))
-            let position = frame + Int64(first) - skip
-            if first < last {
-                if let meter {
-                    samples.withUnsafeBufferPointer { buffer in
-                        meter.add(UnsafeBufferPointer(rebasing: buffer[first * channels..<last * channels]), frames: last - first)
-                    }
-                }
-                for index in windows.indices {
-                    let range = windows[index].range.clamped(to: position..<position + Int64(last - first))
-                    guard !range.isEmpty else { continue }
-                    let from = (Int(range.lowerBound - position) + first) * channels
-                    windows[index].samples += samples[from..<from + range.count * channels]
-                }
+            for index in windows.indices {
+                let range = windows[index].range.clamped(to: position..<position + Int64(frames))
+                guard !range.isEmpty else { continue }
+                let from = Int(range.lowerBound - position) * channels
+                windows[index].samples += samples[from..<from + range.count * channels]
             }
-            for index in first..<last {
+            for index in 0..<frames {
                 var loudest: Float = 0
-                counted += 1
                 if channels == 2 { crossProducts += Double(samples[index * 2]) * Double(samples[index * 2 + 1]) }
                 for channel in 0..<channels {
                     let sample = Double(samples[index * channels + channel])
@@ -219,19 +201,22 @@ public struct AssetValidator: Sendable {
                 }
                 peak = max(peak, loudest)
                 for (level, threshold) in levels.enumerated() where loudest > threshold {
-                    let at = position + Int64(index - first)
+                    let at = position + Int64(index)
                     if firstLoud[level] == nil { firstLoud[level] = at }
                     lastLoud[level] = at
                 }
             }
-            frame += Int64(frames)
-            start += Int64(descriptions.count)
+            position += Int64(frames)
         }
+        // What was measured: the valid frames the file holds (fewer where it is cut short).
+        let measured = position
+        let counted = Double(measured)
         let rate = format.sampleRate
         var statistics = AudioStatistics(peak: peak, clippedRuns: clippedRuns)
+        statistics.frameCount = measured
         for (level, threshold) in thresholds.enumerated() {
-            statistics.silence[threshold] = SilenceSpan(leading: Double(firstLoud[level] ?? valid) / rate,
-                trailing: Double(valid - 1 - lastLoud[level]) / rate, isSilent: firstLoud[level] == nil && valid > 0)
+            statistics.silence[threshold] = SilenceSpan(leading: Double(firstLoud[level] ?? measured) / rate,
+                trailing: Double(measured - 1 - lastLoud[level]) / rate, isSilent: firstLoud[level] == nil && measured > 0)
         }
         if counted > 0 {
             statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0

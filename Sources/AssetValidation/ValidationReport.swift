@@ -4,6 +4,8 @@ import AudioFormats
 public struct FileReport: Sendable {
     public var path: String
     public var violations: [Violation]
+    /// What the decode pass measured, where a rule asked for decoded audio.
+    public var audio: AudioStatistics?
 
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }
@@ -43,19 +45,22 @@ public struct ValidationReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message"}]}], "summary": {"files", "passed", "failed"}}`.
+    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message"}]}], "summary": {"files", "passed", "failed"}}`,
+    /// and for each file whose audio was decoded, `"audio"`: its measurements.
     public var json: JSONValue {
         .object([
             ("profile", .string(profile)),
             ("files", .array(files.map { file in
-                .object([
+                var members: [(String, JSONValue)] = [
                     ("path", .string(file.path)),
                     ("ok", .bool(file.ok)),
                     ("violations", .array(file.violations.map { violation in
                         .object([("rule", .string(violation.rule)), ("severity", .string(violation.severity.rawValue)),
                             ("message", .string(violation.message))])
                     })),
-                ])
+                ]
+                if let audio = file.audio { members.append(("audio", audio.json)) }
+                return .object(members)
             })),
             ("summary", .object([("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
                 ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings)))])),

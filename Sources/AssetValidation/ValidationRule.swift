@@ -130,6 +130,8 @@ public struct LoudnessFacts: Sendable, Hashable {
 public struct AudioStatistics: Sendable, Hashable {
     /// The largest absolute sample, 0...1.
     public var peak: Float
+    /// The valid frames measured (the decoded sound's length, priming and remainder left out).
+    public var frameCount: Int64 = 0
     /// Runs of three or more consecutive samples at full scale.
     public var clippedRuns: Int
     /// The largest DC offset of any channel: the mean sample, -1...1.
@@ -155,6 +157,28 @@ public struct AudioStatistics: Sendable, Hashable {
 
     /// The silence threshold the `silence` rule and the statistics above use, dBFS.
     public static let defaultSilenceThreshold = -60.0
+
+    /// `{"frames", "peak" (dBFS), "leadingSilence", "trailingSilence" (seconds, below -60 dBFS), "rms" (dBFS),
+    /// "loudness": {"integrated", "range", "truePeak", "samplePeak", "shortSound"}}`: levels to two
+    /// decimals, seconds to six; `-inf` is `null`.
+    public var json: JSONValue {
+        func level(_ value: Double) -> JSONValue { value.isFinite ? .number((value * 100).rounded() / 100) : .null }
+        func seconds(_ value: Double) -> JSONValue { .number((value * 1e6).rounded() / 1e6) }
+        var members: [(String, JSONValue)] = [
+            ("frames", .integer(frameCount)),
+            ("peak", level(peak > 0 ? 20 * log10(Double(peak)) : -.infinity)),
+            ("leadingSilence", seconds(leadingSilence)),
+            ("trailingSilence", seconds(trailingSilence)),
+            ("rms", level(rmsDecibels)),
+        ]
+        if let loudness {
+            var facts: [(String, JSONValue)] = [("integrated", level(loudness.integrated)), ("range", level(loudness.range)),
+                ("truePeak", level(loudness.truePeak)), ("samplePeak", level(loudness.samplePeak))]
+            if let short = loudness.shortSoundLoudness { facts.append(("shortSound", level(short))) }
+            members.append(("loudness", .object(facts)))
+        }
+        return .object(members)
+    }
 }
 
 /// Silence at the ends of a sound, seconds; both the whole duration where nothing is above the threshold.

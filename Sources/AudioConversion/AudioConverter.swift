@@ -1,5 +1,7 @@
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 import FileAccess
 

@@ -1,5 +1,7 @@
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 
 /// An output data format in afconvert's spelling: `LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`, `ima4`,

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 
 /// Loudness normalization's aim (`--loudness LUFS --true-peak DBTP`).

@@ -1,5 +1,7 @@
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 
 /// The encoder that re-encodes nothing: it copies a file's packets untouched (AAC from ADTS, CAF or

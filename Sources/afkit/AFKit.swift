@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import AudioStreaming
 import FileAccess

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import Dispatch
 import FileAccess

@@ -3,6 +3,7 @@ import AssetValidation
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import FileAccess
 import Foundation

@@ -1,5 +1,6 @@
 @testable import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import FileAccess
 import Testing

@@ -1,5 +1,7 @@
 import AudioContainers
 import AudioConversion
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import Foundation
 import Testing

@@ -1,6 +1,8 @@
 import AudioCodecs
 import AudioContainers
 import AudioConversion
+import AudioDecoding
+import AudioEngines
 import AudioFormats
 import FileAccess
 import Foundation

@@ -1,5 +1,6 @@
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import Foundation
 import Testing

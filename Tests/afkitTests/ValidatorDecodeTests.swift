@@ -1,3 +1,4 @@
+import AudioContainers
 import Foundation
 import Testing
 
@@ -81,5 +82,57 @@ import Testing
         // IMA4 (sfx) may overshoot its source by its quantisation step: a few tenths of a dB, never full scale.
         #expect(mixed <= source + (options.contains("sfx") ? 0.4 : 0.01), "peak \(mixed) dBFS from a source at \(source)")
         #expect(mixed < 0, "full scale reached: clipped")
+    }
+}
+
+/// One reader for every command (issue 32): `convert`, `validate`'s measurements and `info --loudness`
+/// see the same valid frames of AAC (M4A, CAF, ADTS), MP3, ALAC, IMA4 and PCM files made by FFmpeg
+/// and LAME, silent but for a 10 ms tone at their very end (Tests/Fixtures/end-burst).
+@Suite struct OneReaderTests {
+    /// The frames `convert` decodes, as 32-bit floats.
+    static func convertedFrames(_ path: String, in folder: ScratchFolder) throws -> [Float] {
+        let output = folder.path + "/decoded.wav"
+        let made = try Command.run(["convert", "-d", "LEF32", path, output])
+        #expect(made.status == 0, "\(made.stderr)")
+        let file = try AudioFile(path: output)
+        var bytes: [UInt8] = []
+        _ = try file.readPacketData(from: 0, count: Int(file.packetCount), into: &bytes)
+        return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test(arguments: ["end-burst.m4a", "end-burst.caf", "end-burst.aac", "end-burst.mp3", "end-burst-alac.m4a",
+        "end-burst-ima4.caf", "end-burst.wav"])
+    func everyCommandReadsTheSameFrames(_ name: String) throws {
+        let folder = try ScratchFolder()
+        var path = Command.fixtures + "/end-burst/" + name
+        if name == "end-burst.caf" {
+            // AAC in CAF: FFmpeg's packets copied with their priming (FFmpeg cannot write AAC into CAF).
+            path = folder.path + "/" + name
+            let copied = try Command.run(["convert", "--preset", "music", Command.fixtures + "/end-burst/end-burst.m4a", path])
+            #expect(copied.status == 0, "\(copied.stderr)")
+        }
+        let samples = try Self.convertedFrames(path, in: folder)
+        let validate = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", path])
+        let report = try #require((validate.json as? [String: Any])?["files"] as? [[String: Any]])
+        let audio = try #require(report.first?["audio"] as? [String: Any], "\(validate.stdout)")
+        let info = try Command.run(["info", "--loudness", "--json", path])
+        let loudness = try #require((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])
+
+        // The same frames: as many, and the same peak and silence at both ends.
+        #expect(audio["frames"] as? Int == samples.count, "validate measured \(audio["frames"] ?? "?") frames, convert wrote \(samples.count)")
+        let peak = samples.map(abs).max() ?? 0
+        #expect(abs((audio["peak"] as? Double ?? 0) - 20 * log10(Double(peak))) < 0.006)
+        let threshold = Float(pow(10, -60.0 / 20))
+        let first = try #require(samples.firstIndex { abs($0) > threshold })
+        let last = try #require(samples.lastIndex { abs($0) > threshold })
+        #expect(abs((audio["leadingSilence"] as? Double ?? -1) - Double(first) / 44100) < 1e-6)
+        #expect(abs((audio["trailingSilence"] as? Double ?? -1) - Double(samples.count - 1 - last) / 44100) < 1e-6)
+        // The tone is where the source has it (AAC's pre-echo may start it a few milliseconds early).
+        #expect(Double(first) / 44100 > 1.98 && Double(first) / 44100 <= 1.991, "the tone starts at \(Double(first) / 44100) s")
+        // The same loudness: validate's meter ran over the frames info's did.
+        let measured = try #require(audio["loudness"] as? [String: Any])
+        for key in ["integrated", "truePeak", "samplePeak"] {
+            #expect(measured[key] as? Double == loudness[key] as? Double, "\(key): validate \(measured[key] ?? "?"), info \(loudness[key] ?? "?")")
+        }
     }
 }

@@ -20,25 +20,6 @@ public struct LoudnessMeasurement: Hashable, Sendable {
 
     /// The loudness normalization aims at: the integrated loudness, or a short sound's own.
     public var normalizable: Double { integrated.isFinite ? integrated : shortSoundLoudness ?? integrated }
-
-    /// Measures the file at `path` (any format afkit or libsndfile reads).
-    public static func measure(path: String) throws -> LoudnessMeasurement {
-        let source = try SourceReader(path: path)
-        return try measure(source)
-    }
-
-    /// Measures what `source` delivers from where it stands to its end.
-    public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
-        let meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate)
-        var block: [Float] = []
-        while true {
-            block.removeAll(keepingCapacity: true)
-            let frames = try source.read(maximum: 4096, into: &block)
-            if frames == 0 { break }
-            try block.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
-        }
-        return meter.measurement
-    }
 }
 
 /// A loudness meter fed interleaved Float32 frames a block at a time (libebur128's state): integrated

@@ -37,7 +37,7 @@ public final class SourceReader {
 
     private enum Backend {
         case afkit(AudioFile, any AudioDecoder, nextPacket: Int64)
-        case libsndfile(SoundFile)
+        case external(ExternalDecoder)
     }
     private var backend: Backend
     private var skip: Int64
@@ -49,12 +49,36 @@ public final class SourceReader {
     private var int16Pending: [UInt8] = []
     private var int16Start = 0
 
-    public init(path: String) throws {
-        self.path = path
+    /// Opens `path` with afkit's own parser and decodes it with `registry`'s decoder for its format.
+    /// Where the registry has none, `fallback` (an engine that reads whole files, such as libsndfile for
+    /// DWVW) is asked to decode the file afkit has parsed; where it has none either, the codec is named.
+    public convenience init(path: String, registry: AudioCodecRegistry,
+        fallback: ((String) throws -> ExternalDecoder)? = nil) throws
+    {
         // afkit's own parser decides what the file is, for every command alike: what it refuses is
         // refused here with the same words.
         let file = try AudioFile(path: path)
+        let format = file.dataFormat
+        if registry.canDecode(format.formatID) {
+            try self.init(file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))
+        } else if let fallback, let external = try? fallback(path) {
+            try self.init(file: file, backend: .external(external))
+        } else {
+            let container = file.properties.fileType?.rawValue ?? "the file"
+            throw AudioFileError.unsupportedDataFormat(
+                "\(container): the audio is \(Self.codecName(format.formatID)), which afkit does not decode; "
+                    + AudioFileError.convertFirstAdvice, offset: file.properties.dataOffset)
+        }
+    }
+
+    /// Reads the valid frames of a parsed `file` through `decoder` (made for the file's format and cookie).
+    public convenience init(file: AudioFile, decoder: any AudioDecoder) throws {
+        try self.init(file: file, backend: .afkit(file, decoder, nextPacket: 0))
+    }
+
+    private init(file: AudioFile, backend: Backend) throws {
         let summary = try AudioFileSummary(file.properties)
+        path = file.path
         format = file.dataFormat
         sampleRate = format.sampleRate
         channels = Int(format.channelsPerFrame)
@@ -65,34 +89,26 @@ public final class SourceReader {
         instrument = file.properties.instrument
         comments = file.properties.comments
         annotations = file.properties.annotations
-        skip = summary.primingFrames
-        remaining = summary.frameCount
         magicCookie = file.properties.magicCookie
         // afkit's AAC and ALAC decoders deliver WAV's order, whatever order the file's layout names.
         channelLayout = [.aac, .alac].contains(format.formatID) && channels > 2
             ? ChannelLayout.waveOrder(channels: channels) : file.properties.channelLayout
         audioFile = file
-        guard AudioCodecRegistry.standard.canDecode(format.formatID) else {
-            // Codecs afkit has no decoder for: libsndfile is the engine for some of them (DWVW in AIFF-C),
-            // reading the file afkit has parsed. Where it has none either, the codec is named.
-            guard let sound = try? SoundFile(path: path) else {
-                let container = file.properties.fileType?.rawValue ?? "the file"
-                throw AudioFileError.unsupportedDataFormat(
-                    "\(container): the audio is \(Self.codecName(format.formatID)), which afkit does not decode; "
-                        + AudioFileError.convertFirstAdvice, offset: file.properties.dataOffset)
-            }
-            backend = .libsndfile(sound)
-            remaining = sound.info.frames
+        self.backend = backend
+        switch backend {
+        case .afkit(_, let decoder, _):
+            // The priming still to drop from what the decoder outputs: an AAC decoder never outputs its
+            // first packet's frames, so that much of the priming is gone already.
+            skip = max(0, summary.primingFrames - Int64(decoder.framesDroppedAtStart))
+            remaining = summary.frameCount
+        case .external(let external):
             skip = 0
-            return
+            remaining = external.frameCount
         }
-        let decoder = try AudioCodecRegistry.standard.decoder(for: format, magicCookie: magicCookie)
-        skip = max(0, skip - Int64(decoder.framesDroppedAtStart))
-        backend = .afkit(file, decoder, nextPacket: 0)
     }
 
     /// A codec's name for a person: Apple's four-character code with the codec's usual name.
-    static func codecName(_ formatID: FourCharCode) -> String {
+    public static func codecName(_ formatID: FourCharCode) -> String {
         let names: [FourCharCode: String] = ["flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
             "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music", "Qclp": "Qualcomm PureVoice",
             "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1"]
@@ -236,10 +252,25 @@ public final class SourceReader {
             }
             backend = .afkit(file, decoder, nextPacket: next + Int64(read))
             return true
-        case .libsndfile(let sound):
-            let block = try sound.readFloat(frames: 8192)
+        case .external(let external):
+            let block = try external.readFloat(8192)
             pending.append(contentsOf: block)
             return !block.isEmpty
         }
+    }
+}
+
+/// An engine that decodes a whole file afkit parses but has no packet decoder for (libsndfile for
+/// DWVW in AIFF-C): its frame count, and interleaved Float32 frames a block at a time.
+public struct ExternalDecoder {
+    /// The frames the engine will deliver.
+    public var frameCount: Int64
+    /// Up to the given number of frames, interleaved; empty at the end.
+    public var readFloat: (Int) throws -> [Float]
+
+    /// An engine's frame count and reading function.
+    public init(frameCount: Int64, readFloat: @escaping (Int) throws -> [Float]) {
+        self.frameCount = frameCount
+        self.readFloat = readFloat
     }
 }

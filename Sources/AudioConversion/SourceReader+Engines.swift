@@ -1,0 +1,36 @@
+import AudioCodecs
+import AudioDecoding
+import AudioEngines
+import AudioFormats
+
+extension SourceReader {
+    /// Opens `path` for the pipeline: afkit's parser, the standard registry's decoders, and libsndfile
+    /// for the codecs the registry lacks (DWVW in AIFF-C).
+    public convenience init(path: String) throws {
+        try self.init(path: path, registry: AudioConverter.registry) { path in
+            let sound = try SoundFile(path: path)
+            return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
+        }
+    }
+}
+
+extension LoudnessMeasurement {
+    /// Measures the file at `path` (any format afkit or libsndfile reads).
+    public static func measure(path: String) throws -> LoudnessMeasurement {
+        let source = try SourceReader(path: path)
+        return try measure(source)
+    }
+
+    /// Measures what `source` delivers from where it stands to its end.
+    public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
+        let meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate)
+        var block: [Float] = []
+        while true {
+            block.removeAll(keepingCapacity: true)
+            let frames = try source.read(maximum: 4096, into: &block)
+            if frames == 0 { break }
+            try block.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
+        }
+        return meter.measurement
+    }
+}
