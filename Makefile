@@ -7,6 +7,8 @@
 #   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
+#   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
+#   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -27,7 +29,7 @@ FUZZ_TARGETS := stream file codecs validator icy
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build dist
+.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs
 
 all: release
 
@@ -96,6 +98,18 @@ bench: release
 dist: release
 	bash Packaging/dist.sh $(AFKIT) dist
 
+# Lint fails on any finding: formatting (what `swift format format -i` would change) and the rules
+# .swift-format turns on (no force unwrap, no force try).
+LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
+
+DOC_TARGETS := AudioContainers AudioConversion
+docs:
+	for target in $(DOC_TARGETS); do \
+		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
+			--disable-indexing --output-path docs/$$target || exit 1; done
+
 fuzz-build:
 	bash Fuzz/build.sh .build-fuzz/afkit-fuzz
 
@@ -106,4 +120,4 @@ fuzz-smoke: fuzz-build
 	AFKIT_FUZZ_JOBS=2 AFKIT_FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 20 $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build .build-fuzz build dist
+	rm -rf .build .build-fuzz build dist docs

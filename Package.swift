@@ -26,6 +26,8 @@ let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-d
 
 let package = Package(
     name: "afkit",
+    // Where Synchronization's Mutex and Atomic exist (Linux: every Swift 6 toolchain).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "AudioFormats", targets: ["AudioFormats"]),
         .library(name: "FileAccess", targets: ["FileAccess"]),

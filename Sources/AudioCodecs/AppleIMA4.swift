@@ -194,13 +194,15 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         let packetSize = AppleIMA4.bytesPerChannelBlock * channels
         output.append(contentsOf: repeatElement(0, count: whole * packetSize))
         output.withUnsafeMutableBytes { bytes in
+            // Never empty: whole packets were appended above.
+            guard let base = bytes.baseAddress else { return }
             coders.withUnsafeMutableBufferPointer { coders in
-                nonisolated(unsafe) let (bytes, coders, frames) = (bytes, coders, frames)
+                nonisolated(unsafe) let (base, coders, frames) = (base, coders, frames)
                 DispatchQueue.concurrentPerform(iterations: channels) { channel in
                     for packet in 0..<whole {
                         let samples = UnsafeBufferPointer(rebasing: frames[(completing + packet * packetSamples)...])
                         coders[channel].encode(samples, channel: channel, channels: channels,
-                            into: bytes.baseAddress! + start + packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock)
+                            into: base + start + packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock)
                     }
                 }
             }
@@ -226,9 +228,10 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: AppleIMA4.bytesPerChannelBlock * channels))
         output.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
             for channel in 0..<channels {
                 coders[channel].encode(frames, channel: channel, channels: channels,
-                    into: bytes.baseAddress! + start + channel * AppleIMA4.bytesPerChannelBlock)
+                    into: base + start + channel * AppleIMA4.bytesPerChannelBlock)
             }
         }
     }

@@ -279,7 +279,7 @@ final class BitWriter: BitSink {
             pending -= 32
             let word = UInt32(truncatingIfNeeded: accumulator >> UInt64(pending))
             precondition(byteCount + 4 <= storage.count, "alac: a packet past its bound")
-            UnsafeMutableRawPointer(storage.baseAddress! + byteCount).storeBytes(of: word.bigEndian, as: UInt32.self)
+            UnsafeMutableRawBufferPointer(storage).storeBytes(of: word.bigEndian, toByteOffset: byteCount, as: UInt32.self)
             byteCount += 4
         }
     }
@@ -465,7 +465,7 @@ struct ElementWork {
     /// The predictor order (and its quantized coefficients, oldest sample's first) whose residuals are
     /// smallest, from the linear prediction of the channel's windowed autocorrelation.
     private mutating func choosePredictor(slot: Int, frames: Int, bits: Int) -> Predictor {
-        let maximumOrder = Self.orders.last!
+        let maximumOrder = Self.orders[Self.orders.count - 1]
         let offset = slot * frameCapacity
         // Too short to analyse, or silent: the samples themselves are the residuals.
         func unpredicted() -> Predictor {

@@ -2,6 +2,9 @@ import AudioFormats
 
 /// Turns packets of one format into interleaved Float32 frames in -1...1, keeping its state
 /// from call to call (a stream is decoded packet run by packet run).
+///
+/// An error about one packet carries, as its offset, where that packet starts in the bytes the decoder
+/// was given; the reader (`SourceReader`) turns it into the packet's number and its offset in the file.
 public protocol AudioDecoder {
     /// The format of the packets.
     var sourceFormat: StreamDescription { get }

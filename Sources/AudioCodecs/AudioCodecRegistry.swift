@@ -34,6 +34,30 @@ public struct EncoderSettings: Sendable {
     }
 }
 
+/// What an encoder can take, so a converter fits a request to it before making one (and says so in
+/// a note): the rates the codec signals and its most channels. Registered beside the encoder.
+public struct EncoderLimits: Sendable {
+    /// The codec's name in messages ("AAC-LC", "MP3").
+    public var name: String
+    /// The rates the codec holds; `nil`: any.
+    public var sampleRates: [Double]?
+    /// The most channels the encoder takes.
+    public var maximumChannels: Int
+
+    /// Limits named `name`: `sampleRates` (`nil`: any) and at most `maximumChannels` channels.
+    public init(name: String, sampleRates: [Double]? = nil, maximumChannels: Int = 64) {
+        self.name = name
+        self.sampleRates = sampleRates
+        self.maximumChannels = maximumChannels
+    }
+
+    /// The held rate nearest `rate` (`rate` itself where any is held or it is one of them).
+    public func sampleRate(nearest rate: Double) -> Double {
+        guard let sampleRates, !sampleRates.contains(rate) else { return rate }
+        return sampleRates.min { abs($0 - rate) < abs($1 - rate) } ?? rate
+    }
+}
+
 /// Format ID to decoder and encoder factories: the one place a conversion, the validator or a test
 /// asks for a codec. ``builtIn`` holds afkit's pure-Swift codecs; AudioConversion's `standard` adds
 /// the C-backed ones (MP3, AAC, ALAC). A registry is a value: extending one never changes another.
@@ -46,6 +70,7 @@ public struct AudioCodecRegistry: Sendable {
 
     private var decoders: [FourCharCode: DecoderFactory] = [:]
     private var encoders: [FourCharCode: EncoderFactory] = [:]
+    private var limits: [FourCharCode: EncoderLimits] = [:]
 
     /// An empty registry.
     public init() {}
@@ -55,10 +80,17 @@ public struct AudioCodecRegistry: Sendable {
         decoders[formatID] = factory
     }
 
-    /// Registers (or replaces) the encoder for `formatID`.
-    public mutating func registerEncoder(for formatID: FourCharCode, _ factory: @escaping EncoderFactory) {
+    /// Registers (or replaces) the encoder for `formatID`, with what it can take where that is less
+    /// than any rate and 64 channels.
+    public mutating func registerEncoder(for formatID: FourCharCode, limits: EncoderLimits? = nil,
+        _ factory: @escaping EncoderFactory)
+    {
         encoders[formatID] = factory
+        self.limits[formatID] = limits
     }
+
+    /// What the encoder for `formatID` can take; `nil` where it registered no limits.
+    public func encoderLimits(for formatID: FourCharCode) -> EncoderLimits? { limits[formatID] }
 
     /// Whether a decoder is registered for the format.
     public func canDecode(_ formatID: FourCharCode) -> Bool { decoders[formatID] != nil }

@@ -173,11 +173,13 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
         output.append(contentsOf: repeatElement(0, count: Int(destinationFormat.bytesPerPacket)))
         let (started, reconstruction) = (started, reconstruction)
         output.withUnsafeMutableBytes { bytes in
+            // Never empty: a block was appended above.
+            guard let base = bytes.baseAddress else { return }
             coders.withUnsafeMutableBufferPointer { coders in
-                nonisolated(unsafe) let (bytes, coders, frames) = (bytes, coders, frames)
+                nonisolated(unsafe) let (base, coders, frames) = (base, coders, frames)
                 let encode: @Sendable (Int) -> Void = { channel in
                     coders[channel].encode(frames, channel: channel, channels: channels, started: started,
-                        reconstruction: reconstruction, into: bytes.baseAddress! + start)
+                        reconstruction: reconstruction, into: base + start)
                 }
                 // A search's channels are independent of each other: each on a thread of its own.
                 if case .search = quality, channels > 1 {

@@ -5,6 +5,7 @@ import AudioEngines
 import AudioFormats
 import Dispatch
 import FileAccess
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -204,15 +205,11 @@ func activeProcessorCount() -> Int {
 }
 
 /// Hands out job indices to workers, each once.
-private final class JobCounter: @unchecked Sendable {
-    private var next = 0
-    private let lock = DispatchSemaphore(value: 1)
+private final class JobCounter: Sendable {
+    private let next = Atomic<Int>(0)
 
     func take(below count: Int) -> Int? {
-        lock.wait()
-        defer { lock.signal() }
-        guard next < count else { return nil }
-        next += 1
-        return next - 1
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
     }
 }

@@ -4,15 +4,17 @@ import AudioDecoding
 import AudioEngines
 import AudioFormats
 
-/// The encoder that re-encodes nothing: it copies a file's packets untouched (AAC from ADTS, CAF or
-/// M4A, and Apple Lossless from CAF or M4A, into another container), with their cookie (an ALAC
-/// cookie as its bare ALACSpecificConfig) and gapless numbers. It takes packets, not frames:
-/// the pipeline asks it for the source's packets in runs.
-public struct PacketCopier: AudioEncoder {
+/// The route that re-encodes nothing (``ConversionPlan/Route/copyPackets``): a file's packets copied
+/// untouched (AAC from ADTS, CAF or M4A, and Apple Lossless from CAF or M4A, into another container),
+/// with their cookie (an ALAC cookie as its bare ALACSpecificConfig) and gapless numbers, in runs.
+public struct PacketCopier {
+    /// The packets' format: the source's.
     public let destinationFormat: StreamDescription
+    /// The source's priming frames, kept.
     public var primingFrames: Int { Int(packetTableInfo?.primingFrames ?? 0) }
     /// The cookie as containers store it (an ES descriptor for AAC).
     public let magicCookie: [UInt8]?
+    /// The largest packet, where the source says.
     public let maximumPacketSize: Int
     /// The source's priming, remainder and valid frames.
     public let packetTableInfo: PacketTableInfo?
@@ -21,6 +23,7 @@ public struct PacketCopier: AudioEncoder {
     private let file: AudioFile
     private var nextPacket: Int64 = 0
 
+    /// Copies `file`'s packets.
     public init(_ file: AudioFile) throws {
         self.file = file
         destinationFormat = file.dataFormat
@@ -56,10 +59,4 @@ public struct PacketCopier: AudioEncoder {
         nextPacket += Int64(descriptions.count)
         return true
     }
-
-    public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
-        throw AudioFileError.illegalOperation("copy: the packet copier takes packets, not frames")
-    }
-
-    public func finish(into packets: inout EncodedPackets) throws -> Int { Int(packetTableInfo?.remainderFrames ?? 0) }
 }

@@ -5,12 +5,13 @@ import AudioFormats
 
 extension SourceReader {
     /// Opens `path` for the pipeline: afkit's parser, the standard registry's decoders, and libsndfile
-    /// for the codecs the registry lacks (DWVW in AIFF-C).
-    public convenience init(path: String) throws {
-        try self.init(path: path, registry: AudioConverter.registry) { path in
+    /// for the codecs the registry lacks (DWVW in AIFF-C); with `hashingContent`, the file's content hash
+    /// is taken in the same read.
+    public convenience init(path: String, hashingContent: Bool = false) throws {
+        try self.init(path: path, registry: AudioConverter.registry, fallback: { path in
             let sound = try SoundFile(path: path)
             return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
-        }
+        }, hashingContent: hashingContent)
     }
 }
 

@@ -2,8 +2,14 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 
-/// Reads any input afkit parses as interleaved Float32 frames, a block at a time,
-/// with priming and remainder frames trimmed: exactly the source's valid frames.
+/// The one reader of decoded audio: any input afkit parses, as interleaved Float32 frames a block at a
+/// time, with the priming, the decoder's own drop at the start and the remainder applied once: exactly
+/// the source's valid frames. The converter, the validator and the loudness meter all read through it,
+/// so they see the same frames; a change to how frames are counted starts here (the others are the
+/// plan, `ConversionPlan`, and the feeder, ``AudioFileStream/feed(size:chunkSize:passingOverUnneededBytes:read:observe:_:)``).
+///
+/// Linear PCM and IMA4 can also be read exactly as stored integers (``readLinearPCM(maximum:into:)``,
+/// ``readDecodedInt16(maximum:into:)``), which the converter's exact routes use.
 public final class SourceReader {
     public let path: String
     /// The source's data format, as the parser reports it.
@@ -52,12 +58,14 @@ public final class SourceReader {
     /// Opens `path` with afkit's own parser and decodes it with `registry`'s decoder for its format.
     /// Where the registry has none, `fallback` (an engine that reads whole files, such as libsndfile for
     /// DWVW) is asked to decode the file afkit has parsed; where it has none either, the codec is named.
+    /// With `hashingContent`, the file's content hash is taken in the same read that parses it
+    /// (``AudioFile/contentHash``).
     public convenience init(path: String, registry: AudioCodecRegistry,
-        fallback: ((String) throws -> ExternalDecoder)? = nil) throws
+        fallback: ((String) throws -> ExternalDecoder)? = nil, hashingContent: Bool = false) throws
     {
         // afkit's own parser decides what the file is, for every command alike: what it refuses is
         // refused here with the same words.
-        let file = try AudioFile(path: path)
+        let file = try AudioFile(path: path, hashingContent: hashingContent)
         let format = file.dataFormat
         if registry.canDecode(format.formatID) {
             try self.init(file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))
@@ -215,15 +223,38 @@ public final class SourceReader {
                 into: &packetBytes)
             next += Int64(read)
             buffer.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
-            let frames = try packetBytes.withUnsafeBytes { raw in
-                try buffer.withUnsafeMutableBytes { output in
-                    try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
+            let frames: Int
+            do {
+                frames = try packetBytes.withUnsafeBytes { raw in
+                    try buffer.withUnsafeMutableBytes { output in
+                        try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
+                    }
                 }
+            } catch let error as AudioFileError {
+                throw self.located(error, packets: next - Int64(read), count: read, in: file)
             }
             buffer.removeLast(buffer.count - frames * frameBytes)
             backend = .afkit(file, decoder, nextPacket: next)
             return true
         }
+    }
+
+    /// A decoder's error placed in the file: decoders give, as the offset, where the failing packet starts in
+    /// the bytes they were given (a run from packet `first`, described by `descriptions`, or of constant
+    /// packets); it becomes the packet's number and its offset in the file. Without one, the run is named.
+    private func located(_ error: AudioFileError, packets first: Int64, count: Int, in file: AudioFile,
+        descriptions: [PacketDescription]? = nil) -> AudioFileError
+    {
+        let base = try? file.packetDescription(first).startOffset
+        if let relative = error.offset, let base {
+            let bytesPerPacket = Int64(file.dataFormat.bytesPerPacket)
+            let index = descriptions.map { $0.firstIndex { $0.startOffset == relative }.map(Int64.init) }
+                ?? (bytesPerPacket > 0 ? relative / bytesPerPacket : nil)
+            let name = index.map { "packet \(first + $0)" } ?? "packets from \(first)"
+            return error.located(at: base + relative, context: "\(path): \(name)")
+        }
+        let range = count > 1 ? "packets \(first)-\(first + Int64(count) - 1)" : "packet \(first)"
+        return error.located(at: base, context: "\(path): \(range)")
     }
 
     /// Decodes the next block into `pending`; `false` at the end of the input.
@@ -237,17 +268,25 @@ public final class SourceReader {
                 // About 64 KiB per read (the decoded block stays in cache): linear PCM has one frame per packet.
                 read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)),
                     into: &packetBytes)
-                _ = try packetBytes.withUnsafeBytes { raw in
-                    try decoder.decode(raw, packetCount: read, descriptions: nil, appendingTo: &pending)
+                do {
+                    _ = try packetBytes.withUnsafeBytes { raw in
+                        try decoder.decode(raw, packetCount: read, descriptions: nil, appendingTo: &pending)
+                    }
+                } catch let error as AudioFileError {
+                    throw located(error, packets: next, count: read, in: file)
                 }
             } else {
                 let (bytes, descriptions) = try file.readPackets(from: next, count: decoder.packetsPerRun(atMost: 64))
                 read = descriptions.count
-                _ = try bytes.withUnsafeBytes { raw in
-                    try descriptions.withUnsafeBufferPointer { descriptions in
-                        try decoder.decode(raw, packetCount: descriptions.count, descriptions: descriptions,
-                            appendingTo: &pending)
+                do {
+                    _ = try bytes.withUnsafeBytes { raw in
+                        try descriptions.withUnsafeBufferPointer { descriptions in
+                            try decoder.decode(raw, packetCount: descriptions.count, descriptions: descriptions,
+                                appendingTo: &pending)
+                        }
                     }
+                } catch let error as AudioFileError {
+                    throw located(error, packets: next, count: read, in: file, descriptions: descriptions)
                 }
             }
             backend = .afkit(file, decoder, nextPacket: next + Int64(read))

@@ -52,7 +52,8 @@ public final class AACDecoder: AudioDecoder {
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
         guard let engine = fast else {
-            return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
+            guard let reference else { throw AudioFileError.illegalOperation("aac: the decoder has no engine") }
+            return try reference.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
         }
         var first = 0
         var written = 0
@@ -63,8 +64,9 @@ public final class AACDecoder: AudioDecoder {
             checked = true
             guard frames == 1024 else {
                 fast = nil
-                reference = try FAADDecoder(format: sourceFormat, magicCookie: magicCookie)
-                return try reference!.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
+                let faad = try FAADDecoder(format: sourceFormat, magicCookie: magicCookie)
+                reference = faad
+                return try faad.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
             }
             first = 1
         }
@@ -149,14 +151,14 @@ public final class FAADDecoder: AudioDecoder {
             let start = Int(descriptions[packet].startOffset)
             let size = Int(descriptions[packet].dataByteSize)
             guard start >= 0, start + size <= bytes.count, let base = bytes.baseAddress else {
-                throw AudioFileError.invalidPacket("aac: packet \(packet) lies outside the bytes given", offset: nil)
+                throw AudioFileError.invalidPacket("aac: a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             var info = NeAACDecFrameInfo()
             let samples = NeAACDecDecode(handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
                 UInt(size))
             if info.error != 0 {
                 let message = NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
-                throw AudioFileError.malformed("aac: libfaad2 could not decode packet \(packet): \(message)", offset: nil)
+                throw AudioFileError.malformed("aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
             }
             let count = Int(info.samples)
             guard count > 0, let samples else { continue }

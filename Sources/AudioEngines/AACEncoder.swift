@@ -35,6 +35,9 @@ public final class AACEncoder: AudioEncoder {
     private var finished = false
     private let delay: Int
 
+    /// What the encoder takes: AAC-LC's rates, up to 8 channels.
+    public static let limits = EncoderLimits(name: "AAC-LC", sampleRates: sampleRates, maximumChannels: 8)
+
     /// The rate AAC-LC can hold nearest to `rate`.
     public static func nearestSampleRate(to rate: Double) -> Double {
         sampleRates.min { abs($0 - rate) < abs($1 - rate) } ?? 44100

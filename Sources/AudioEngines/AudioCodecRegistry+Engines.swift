@@ -43,9 +43,9 @@ extension AudioCodecRegistry {
                     maximumFramesPerPacket: Int(format.framesPerPacket), setsBlockAlign: true)
             }
         }
-        registry.registerEncoder(for: .mpegLayer3) { settings in try MP3Encoder(settings) }
+        registry.registerEncoder(for: .mpegLayer3, limits: MP3Encoder.limits) { settings in try MP3Encoder(settings) }
         registry.registerDecoder(for: .aac) { format, cookie in try AACDecoder(format: format, magicCookie: cookie ?? []) }
-        registry.registerEncoder(for: .aac) { settings in try AACEncoder(settings) }
+        registry.registerEncoder(for: .aac, limits: AACEncoder.limits) { settings in try AACEncoder(settings) }
         registry.registerDecoder(for: .alac) { format, cookie in try AppleLosslessDecoder(format: format, magicCookie: cookie) }
         return registry
     }()

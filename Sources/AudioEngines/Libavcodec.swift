@@ -133,11 +133,15 @@ final class LibavcodecContext {
 
     /// Channel `channel`'s plane of `frame`.
     func plane<T>(_ channel: Int, as type: T.Type) -> UnsafeMutablePointer<T> {
-        frame.pointee.extended_data[channel]!.withMemoryRebound(to: T.self, capacity: 1) { $0 }
+        guard let plane = frame.pointee.extended_data[channel] else {
+            preconditionFailure("libavcodec: a frame allocated for \(channel + 1) channels or more has no plane \(channel)")
+        }
+        return plane.withMemoryRebound(to: T.self, capacity: 1) { $0 }
     }
 
-    func failure(_ what: String, _ status: Int32) -> AudioFileError {
-        .malformed("\(name): libavcodec \(what) (\(Self.describe(status, av: av)))", offset: nil)
+    /// libavcodec's refusal, worded; `offset`: where the packet starts in the bytes the decoder was given.
+    func failure(_ what: String, _ status: Int32, offset: Int? = nil) -> AudioFileError {
+        .malformed("\(name): libavcodec \(what) (\(Self.describe(status, av: av)))", offset: offset.map(Int64.init))
     }
 
     static func describe(_ status: Int32, av: afkit_av) -> String {
@@ -200,7 +204,7 @@ public final class LibavcodecDecoder: AudioDecoder {
             let size = descriptions.map { Int($0[index].dataByteSize) }
                 ?? min(packetsPerCall, packetCount - index * packetsPerCall) * constant
             guard start >= 0, size > 0, start + size <= bytes.count else {
-                throw AudioFileError.invalidPacket("\(name): packet \(index) lies outside the bytes given", offset: nil)
+                throw AudioFileError.invalidPacket("\(name): a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
             engine.packet.pointee.size = Int32(size)
@@ -210,7 +214,7 @@ public final class LibavcodecDecoder: AudioDecoder {
             func refuse(_ status: Int32) throws {
                 let frames = Int(sourceFormat.framesPerPacket)
                 guard concealsErrors, frames > 0, (written + frames) * channels <= output.count else {
-                    throw engine.failure("could not decode packet \(index)", status)
+                    throw engine.failure("could not decode the packet", status, offset: start)
                 }
                 for sample in written * channels..<(written + frames) * channels { output[sample] = 0 }
                 written += frames
@@ -232,8 +236,8 @@ public final class LibavcodecDecoder: AudioDecoder {
                     (written + frames) * channels <= output.count
                 else {
                     throw AudioFileError.invalidPacket(
-                        "\(name): packet \(index) decodes to \(frames) frames of \(engine.frame.pointee.ch_layout.nb_channels) "
-                            + "channels; the stream has \(channels)", offset: nil)
+                        "\(name): a packet decodes to \(frames) frames of \(engine.frame.pointee.ch_layout.nb_channels) "
+                            + "channels; the stream has \(channels)", offset: Int64(start))
                 }
                 try interleave(frames, into: UnsafeMutableBufferPointer(rebasing: output[(written * channels)...]))
                 written += frames

@@ -59,14 +59,14 @@ public final class LoudnessMeter {
 
     /// Adds `frames` interleaved frames.
     public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws {
-        guard frames > 0 else { return }
+        guard frames > 0, let base = samples.baseAddress else { return }
         // libebur128 takes at most a second or so per call comfortably; the short-term loudness is read
         // every tenth of a second, as meters show it.
         let step = max(1, Int(rate / 10))
         var done = 0
         while done < frames {
             let count = min(frames - done, step - sinceShortTerm)
-            let status = ebur128_add_frames_float(state, samples.baseAddress! + done * channels, count)
+            let status = ebur128_add_frames_float(state, base + done * channels, count)
             guard status == Int32(EBUR128_SUCCESS.rawValue) else {
                 throw AudioFileError.unsupportedDataFormat("loudness: libebur128 refused the audio (\(status))", offset: nil)
             }

@@ -49,7 +49,7 @@ public final class MP3Decoder: AudioDecoder {
             let (start, size) = descriptions.map { (Int($0[packet].startOffset), Int($0[packet].dataByteSize)) }
                 ?? (packet * bytes.count / max(packetCount, 1), bytes.count / max(packetCount, 1))
             guard start >= 0, size >= 0, start + size <= bytes.count, let base = bytes.baseAddress else {
-                throw AudioFileError.invalidPacket("mp3: packet \(packet) lies outside the bytes given", offset: nil)
+                throw AudioFileError.invalidPacket("mp3: a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             var input = UnsafeMutableRawPointer(mutating: base + start).assumingMemoryBound(to: UInt8.self)
             var length = size
@@ -60,7 +60,7 @@ public final class MP3Decoder: AudioDecoder {
                         hip_decode1(handle, input, length, l.baseAddress, r.baseAddress)
                     }
                 }
-                if count < 0 { throw AudioFileError.malformed("mp3: libmp3lame could not decode packet \(packet)", offset: nil) }
+                if count < 0 { throw AudioFileError.malformed("mp3: libmp3lame could not decode the packet", offset: Int64(start)) }
                 if count == 0 { break }
                 guard written + Int(count) <= output.count / channels else {
                     throw AudioFileError.limitExceeded("mp3: more frames than the output holds", offset: nil)

@@ -22,6 +22,10 @@ public final class MP3Encoder: AudioEncoder {
     private var sawTagFrame = false
 
     /// `settings.bitRate` in bits per second (default 192 kbit/s); 1 or 2 channels.
+    /// What LAME takes: MPEG-1, 2 and 2.5's rates, 1 or 2 channels.
+    public static let limits = EncoderLimits(name: "MP3",
+        sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2)
+
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)

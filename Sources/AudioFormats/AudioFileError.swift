@@ -69,6 +69,25 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same error placed where it was seen: at `offset` (`nil`: where it says already), with `context`
+    /// (what was being read, such as "packet 4812") before its message.
+    public func located(at offset: Int64?, context: String) -> AudioFileError {
+        let message = context + ": " + self.message
+        switch self {
+        case .unsupportedFileType(_, let known): return .unsupportedFileType(message, offset: offset ?? known)
+        case .unsupportedDataFormat(_, let known): return .unsupportedDataFormat(message, offset: offset ?? known)
+        case .malformed(_, let known): return .malformed(message, offset: offset ?? known)
+        case .invalidChunk(_, let known): return .invalidChunk(message, offset: offset ?? known)
+        case .truncated(_, let known): return .truncated(message, offset: offset ?? known)
+        case .limitExceeded(_, let known): return .limitExceeded(message, offset: offset ?? known)
+        case .invalidPacket(_, let known): return .invalidPacket(message, offset: offset ?? known)
+        case .notOptimized(_, let known): return .notOptimized(message, offset: offset ?? known)
+        case .network(_, let known): return .network(message, offset: offset ?? known)
+        case .illegalOperation: return .illegalOperation(message)
+        case .io(_, let number): return .io(message, errno: number)
+        }
+    }
+
     public var description: String {
         if let offset { return "\(message) (at byte \(offset), code '\(code)')" }
         return "\(message) (code '\(code)')"

@@ -18,7 +18,8 @@ public enum PathEscaping {
                 scalars.append(scalar)
                 index += length
             } else {
-                scalars.append(Unicode.Scalar(firstEscape + UInt32(bytes[index]) - 0x80)!)
+                // A private-use scalar (U+10FF80...U+10FFFF): always valid.
+                scalars.append(Unicode.Scalar(firstEscape + UInt32(bytes[index]) - 0x80) ?? "\u{FFFD}")
                 index += 1
             }
         }
@@ -44,7 +45,11 @@ public enum PathEscaping {
     public static func withCString<Result>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
         guard string.utf8.contains(0xF4) else { return try string.withCString(body) }
         let bytes = bytes(of: string).map { CChar(bitPattern: $0) } + [0]
-        return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
+        return try bytes.withUnsafeBufferPointer { buffer in
+            // Never empty: it ends in the terminating zero.
+            guard let start = buffer.baseAddress else { return try string.withCString(body) }
+            return try body(start)
+        }
     }
 
     /// The name as a person reads it: each escaped byte as `\xFF`.

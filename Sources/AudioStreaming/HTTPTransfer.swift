@@ -64,8 +64,13 @@ final class HTTPTransfer: @unchecked Sendable {
     private let request: Request
     /// libcurl; `nil` when it could not be loaded (the transfer then fails at once, saying why).
     private let library: Library?
-    private var curl: afkit_curl { library!.functions }
-    private var api: UnsafePointer<afkit_curl> { library!.api }
+    private var curl: afkit_curl { loadedLibrary.functions }
+    private var api: UnsafePointer<afkit_curl> { loadedLibrary.api }
+    /// libcurl, whenever a transfer calls it: one without it fails at once and never starts its thread.
+    private var loadedLibrary: Library {
+        guard let library else { preconditionFailure("http: libcurl called where it could not be loaded") }
+        return library
+    }
     private let lock = NSLock()
     // State shared between libcurl's thread and the reader, under `lock`.
     private var chunks: [[UInt8]] = []
@@ -360,12 +365,14 @@ final class HTTPTransfer: @unchecked Sendable {
         }
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
         codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            guard let context else { return 0 }
+            return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
                 .received(UnsafeRawBufferPointer(start: data, count: size * count))
         })
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_WRITEDATA, this))
         codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            guard let context else { return 0 }
+            return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
                 .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
         })
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HEADERDATA, this))

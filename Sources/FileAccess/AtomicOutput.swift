@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -248,50 +249,48 @@ public func temporaryPath(beside path: String) -> String {
 
 /// The temporaries of this process: their open, locked descriptors and identities, behind one lock, so
 /// that a file is either created before an interruption removes everything or not created at all.
-private final class LockedFiles: @unchecked Sendable {
+private final class LockedFiles: Sendable {
     private struct Held {
         var descriptor: Int32
         var identity: FileIdentity?
     }
-    private var held: [String: Held] = [:]
-    private var closed = false
-    private var mutex = pthread_mutex_t()
-
-    init() { pthread_mutex_init(&mutex, nil) }
+    private struct State {
+        var held: [String: Held] = [:]
+        var closed = false
+    }
+    private let state = Mutex(State())
 
     func create(_ path: String, permissions: mode_t) -> TemporaryFiles.Creation {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        guard !closed else { return .failed(EINTR) }
-        let descriptor = openPath(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
-        guard descriptor >= 0 else { return errno == EEXIST || errno == ELOOP ? .retry : .failed(errno) }
-        // Locked, then checked: a stale-file sweep may have taken the name away between the two.
-        guard flock(descriptor, LOCK_EX) == 0, let identity = FileIdentity(descriptor: descriptor),
-            FileIdentity(linkAt: path) == identity
-        else {
-            close(descriptor)
-            return .retry
+        state.withLock { state in
+            guard !state.closed else { return .failed(EINTR) }
+            let descriptor = openPath(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+            guard descriptor >= 0 else { return errno == EEXIST || errno == ELOOP ? .retry : .failed(errno) }
+            // Locked, then checked: a stale-file sweep may have taken the name away between the two.
+            guard flock(descriptor, LOCK_EX) == 0, let identity = FileIdentity(descriptor: descriptor),
+                FileIdentity(linkAt: path) == identity
+            else {
+                close(descriptor)
+                return .retry
+            }
+            state.held[path] = Held(descriptor: descriptor, identity: identity)
+            return .created
         }
-        held[path] = Held(descriptor: descriptor, identity: identity)
-        return .created
     }
 
     func note(_ path: String) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        if held[path] == nil { held[path] = Held(descriptor: -1, identity: nil) }
+        state.withLock { state in
+            if state.held[path] == nil { state.held[path] = Held(descriptor: -1, identity: nil) }
+        }
     }
 
     func forget(_ path: String) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        if let file = held.removeValue(forKey: path), file.descriptor >= 0 { close(file.descriptor) }
+        state.withLock { state in
+            if let file = state.held.removeValue(forKey: path), file.descriptor >= 0 { close(file.descriptor) }
+        }
     }
 
     func identity(of path: String) -> FileIdentity? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return held[path]?.identity
+        state.withLock { $0.held[path]?.identity }
     }
 
     func holdsOwnFile(_ path: String) -> Bool {
@@ -300,17 +299,17 @@ private final class LockedFiles: @unchecked Sendable {
     }
 
     func removeAll() -> Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        closed = true
-        let all = held
-        held = [:]
-        for (path, file) in all {
-            // Only what is still ours: a name another user took over is left alone.
-            if file.identity == nil || FileIdentity(linkAt: path) == file.identity { removeFile(path) }
-            if file.descriptor >= 0 { close(file.descriptor) }
+        state.withLock { state in
+            state.closed = true
+            let all = state.held
+            state.held = [:]
+            for (path, file) in all {
+                // Only what is still ours: a name another user took over is left alone.
+                if file.identity == nil || FileIdentity(linkAt: path) == file.identity { removeFile(path) }
+                if file.descriptor >= 0 { close(file.descriptor) }
+            }
+            return all.count
         }
-        return all.count
     }
 }
 

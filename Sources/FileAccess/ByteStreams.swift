@@ -54,23 +54,6 @@ public func isSeekableFile(_ path: String) -> Bool {
     return statPath(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
 }
 
-/// Reads a regular file in chunks of `chunkSize` bytes, as ``forEachChunk(ofFileAt:chunkSize:_:)``
-/// does, but `body` may move the read position: the offset it returns is where the next chunk
-/// starts (a stream parser's seek request), `nil` reads on.
-public func forEachChunk(
-    ofSeekableFileAt path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Int64?
-) throws {
-    let file = try ReadableFile(path: path)
-    var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
-    var position: Int64 = 0
-    while position < file.size {
-        let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: position) }
-        if count == 0 { return }
-        let seek = try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        position = seek ?? position + Int64(count)
-    }
-}
-
 /// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
 public func contentHash(ofFileAt path: String) throws -> ContentHash {
     let file = try ReadableFile(path: path)

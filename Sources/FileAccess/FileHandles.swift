@@ -86,7 +86,7 @@ package final class WritableFile {
             try buffer.withUnsafeMutableBytes { raw in
                 let piece = UnsafeMutableRawBufferPointer(rebasing: raw[0..<size])
                 let read = try transferAll(size, failure: "cannot read '\(path)'") { done in
-                    pread(descriptor, piece.baseAddress! + done, size - done, off_t(source + start) + off_t(done))
+                    pread(descriptor, piece.baseAddress.map { $0 + done }, size - done, off_t(source + start) + off_t(done))
                 }
                 guard read == size else { throw AudioFileError.io("cannot read back '\(path)'", errno: EIO) }
                 try write(UnsafeRawBufferPointer(piece), at: destination + start)

@@ -4,6 +4,7 @@ import AudioConversion
 import AudioEngines
 import AudioFormats
 import AudioStreaming
+import Dispatch
 import FileAccess
 
 #if canImport(Glibc)
@@ -39,8 +40,8 @@ struct AFKit: ParsableCommand {
         // No subcommand at all, or help for one that does not exist, is a usage error (status 2).
         // Arguments as bytes: a name that is not UTF-8 keeps every byte (PathEscaping).
         let arguments = (1..<Int(CommandLine.argc)).map { index in
-            PathEscaping.string(fromBytes: UnsafeRawBufferPointer(
-                start: CommandLine.unsafeArgv[index], count: strlen(CommandLine.unsafeArgv[index]!)))
+            CommandLine.unsafeArgv[index].map { PathEscaping.string(fromBytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+                ?? ""
         }
         if arguments.isEmpty {
             Output.standardError(helpMessage() + "\n")
@@ -63,18 +64,49 @@ struct AFKit: ParsableCommand {
         }
         do {
             var command = try parseAsRoot(SharedConversionOptions.supplyingOptionalValues(named.arguments))
+            if let networked = command as? any NetworkCommand, networked.readsNetwork { runOverNetwork(networked) }
             try command.run()
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { Output.standardOutput(message + "\n") }
-                terminate(0)
-            }
-            if !message.isEmpty { Output.standardError(message + "\n") }
-            terminate(code == .validationFailure ? Status.usage : code.rawValue)
+            exit(for: error)
         }
     }
+
+    /// Runs a command's network part, which awaits, as a task while the main thread
+    /// serves the main queue; ends the process. (Everything else runs synchronously on the main thread,
+    /// needing no worker thread: under a tight address-space limit a command then fails instead of
+    /// waiting for a thread that cannot be made.)
+    static func runOverNetwork(_ command: sending any NetworkCommand) -> Never {
+        Task {
+            do {
+                try await command.runOverNetwork()
+                terminate(0)
+            } catch {
+                exit(for: error)
+            }
+        }
+        dispatchMain()
+    }
+
+    /// Reports `error` as argument-parser words it and ends with the contract's status (usage: 2).
+    static func exit(for error: any Error) -> Never {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success {
+            if !message.isEmpty { Output.standardOutput(message + "\n") }
+            terminate(0)
+        }
+        if !message.isEmpty { Output.standardError(message + "\n") }
+        terminate(code == .validationFailure ? Status.usage : code.rawValue)
+    }
+}
+
+/// A command that reads the network when it is given a URL. Its network part awaits (HTTP over
+/// libcurl); the command runs it only when ``readsNetwork``.
+protocol NetworkCommand: ParsableCommand {
+    /// Whether the arguments name a stream URL.
+    var readsNetwork: Bool { get }
+    /// The run when ``readsNetwork``.
+    func runOverNetwork() async throws
 }
 
 /// `afkit --version --verbose`: afkit's version, then each engine's as this process loads it (those

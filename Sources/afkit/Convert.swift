@@ -79,9 +79,8 @@ struct Convert: ParsableCommand {
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
         if let bitRate, bitRate <= 0 { throw ValidationError("-b takes bits per second, such as 128000") }
         do {
-            let settings = settings
-            _ = try AudioConverter.dataFormat(for: try AudioConverter.outputFileType(for: output, settings: settings),
-                settings: settings)
+            // The plan's destination: the container and data format, checked before any work.
+            _ = try ConversionPlan.Destination(output: output, settings: settings)
         } catch let error as ConversionUsageError {
             throw ValidationError(error.description)
         }
@@ -146,7 +145,8 @@ struct Convert: ParsableCommand {
         var target = output
         if streamed {
             target = StandardStreams.temporaryFile(named: "stdout")
-            settings.fileType = try AudioConverter.outputFileType(for: toStandardOutput ? "-" : output, settings: settings)
+            settings.fileType = try ConversionPlan.Destination(output: toStandardOutput ? "-" : output, settings: settings)
+                .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
         do {

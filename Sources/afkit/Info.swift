@@ -3,10 +3,11 @@ import AudioContainers
 import AudioConversion
 import AudioEngines
 import AudioFormats
+import AudioStreaming
 import FileAccess
 
 /// `afkit info`: what a file holds, as afinfo says it.
-struct Info: ParsableCommand {
+struct Info: NetworkCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the format, counts and layout of audio files.",
         discussion: "The container is detected from the bytes, never from the file name."
@@ -36,7 +37,25 @@ struct Info: ParsableCommand {
 
     /// A file that does not exist is reported in its place, like any other that cannot be read, and the
     /// others are still read (as `afinfo` and `ls` do); the status is then 2, a usage error.
-    func run() throws {
+    var readsNetwork: Bool { files.contains(where: isStreamURL) }
+
+    func run() throws { try report(streams: [:]) }
+
+    /// With URLs: each stream's header is read first (what awaits), then every path is reported in order.
+    func runOverNetwork() async throws {
+        var streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>] = [:]
+        for url in files where isStreamURL(url) && streams[url] == nil {
+            do {
+                streams[url] = .success(try await readStreamHeader(url, network: network))
+            } catch let error as AudioFileError {
+                streams[url] = .failure(error)
+            }
+        }
+        try report(streams: streams)
+    }
+
+    /// Reports every path in order, streams from the headers read (`streams`).
+    private func report(streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>]) throws {
         var failed = false
         var missing = false
         var objects: [JSONValue] = []
@@ -44,7 +63,8 @@ struct Info: ParsableCommand {
             if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
             do {
                 if isStreamURL(path) {
-                    let (properties, response) = try readStreamHeader(path, network: network)
+                    let (properties, response) = try (streams[path]
+                        ?? .failure(.illegalOperation("\(path): the stream's header was not read"))).get()
                     let summary = try AudioFileSummary(properties)
                     if json {
                         objects.append(.object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))

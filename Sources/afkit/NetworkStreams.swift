@@ -12,30 +12,6 @@ func isStreamURL(_ argument: String) -> Bool {
     return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
 }
 
-/// Runs asynchronous work from the synchronous command and waits for it on the calling thread (the
-/// main thread, never one of the concurrency pool's).
-func blockingAwait<T>(_ body: @escaping () async throws -> T) throws -> T {
-    let box = UncheckedBox<(body: () async throws -> T, result: Result<T, any Error>?)>((body, nil))
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do {
-            box.value.result = .success(try await box.value.body())
-        } catch {
-            box.value.result = .failure(error)
-        }
-        done.signal()
-    }
-    done.wait()
-    // The task has finished (it signalled last), so its result is set.
-    return try box.value.result!.get()
-}
-
-/// A value handed between the command's thread and the task it waits for, one after the other.
-final class UncheckedBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 /// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
 /// where curl has one.
 struct NetworkOptions: ParsableArguments {
@@ -133,36 +109,34 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
-func readStreamHeader(_ url: String, network: NetworkOptions) throws -> (StreamProperties, HTTPAudioStream.Response) {
-    let options = network.options(typeHint: nil)
-    return try blockingAwait {
-        var iterator = HTTPAudioStream(url: url, options: options).makeAsyncIterator()
-        var response: HTTPAudioStream.Response?
-        var properties = StreamProperties()
-        while let event = try await iterator.next() {
-            switch event {
-            case .connected(let facts): response = response ?? facts
-            case .propertyChanged(let id, let known):
-                properties = known
-                if id == .readyToProducePackets {
-                    await iterator.close()
-                    return (properties, response!)
-                }
-            default: break
+func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (StreamProperties, HTTPAudioStream.Response) {
+    var iterator = HTTPAudioStream(url: url, options: network.options(typeHint: nil)).makeAsyncIterator()
+    var response: HTTPAudioStream.Response?
+    var properties = StreamProperties()
+    while let event = try await iterator.next() {
+        switch event {
+        case .connected(let facts): response = response ?? facts
+        case .propertyChanged(let id, let known):
+            properties = known
+            if id == .readyToProducePackets {
+                await iterator.close()
+                guard let response else { break }
+                return (properties, response)
             }
+        default: break
         }
-        guard let response else { throw AudioFileError.network("http: \(url) sent no response", offset: nil) }
-        return (properties, response)
     }
+    guard let response else { throw AudioFileError.network("http: \(url) sent no response", offset: nil) }
+    return (properties, response)
 }
 
 extension Packets {
     /// `afkit packets URL`: the stream's events as they arrive (`--json-lines`), or the same listing as
     /// for a file once the stream ends (or `--duration` of audio has come).
-    func runOverHTTP() throws {
+    func runOverHTTP() async throws {
         let options = network.options(typeHint: typeHint)
         let packets = try PacketSpool()
-        let outcome = try blockingAwait { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
+        let outcome = try await { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()
             var titles: [ListedTitle] = []
             var hadMetadata = false
@@ -239,7 +213,7 @@ extension Packets {
                 return nil
             }
             return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
-        }
+        }()
         guard let (properties, titles, hadMetadata, deliveredPackets, deliveredFrames) = outcome else {
             throw ExitCode(AFKit.Status.problemFound)
         }

@@ -10,7 +10,7 @@ import Foundation
 import FileAccess
 
 /// `afkit packets`: the streaming parser over a file or standard input, as a network client runs it.
-struct Packets: ParsableCommand {
+struct Packets: NetworkCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the push parser over a file or standard input and list its packets.",
         discussion: "The input is fed N bytes at a time; the result does not depend on N."
@@ -58,11 +58,11 @@ struct Packets: ParsableCommand {
         }
     }
 
+    var readsNetwork: Bool { isStreamURL(file) }
+
+    func runOverNetwork() async throws { try await runOverHTTP() }
+
     func run() throws {
-        if isStreamURL(file) {
-            try runOverHTTP()
-            return
-        }
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
@@ -71,9 +71,7 @@ struct Packets: ParsableCommand {
         // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
         let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
-        var seekTarget: Int64?
         let collect: (AudioFileStream.Event) -> Void = { event in
-            if case .seekRequested(let offset) = event { seekTarget = offset }
             guard case .packets(let run) = event else { return }
             packets.append(run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
         }
@@ -81,14 +79,9 @@ struct Packets: ParsableCommand {
         var titles: [ICYMetadataDemuxer.TitleChange] = []
         do {
             if seekable {
-                var resuming = false
-                try forEachChunk(ofSeekableFileAt: file, chunkSize: chunkSize) { chunk in
-                    try stream.parse(chunk, flags: resuming ? .discontinuity : [], collect)
-                    let target = seekTarget
-                    seekTarget = nil
-                    resuming = target != nil
-                    return target
-                }
+                // The feeder answers the parser's seek requests by reading from where it asks.
+                let source = try ReadableFile(path: file)
+                try stream.feed(size: source.size, chunkSize: chunkSize, read: { try source.read(into: $0, at: $1) }, collect)
             } else {
                 try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
                     if icy != nil {
@@ -97,8 +90,8 @@ struct Packets: ParsableCommand {
                         try stream.parse(chunk, collect)
                     }
                 }
+                try stream.finish(collect)
             }
-            try stream.finish(collect)
         } catch let error as AudioFileError {
             if json {
                 Output.standardOutput(JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])

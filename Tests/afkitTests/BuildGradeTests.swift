@@ -184,7 +184,7 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         // A temporary of a live process (this one, holding its lock) is not touched, even named with a PID
         // that does not exist here.
         let live = folder.path + "/.other.caf.afkit-999999-1.tmp"
-        FileManager.default.createFile(atPath: live, contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: live, contents: Data([1, 2, 3]))
         let descriptor = open(live, O_RDONLY)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
@@ -288,7 +288,7 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     /// so; impossible combinations suggest what fits; `-d` is taken in any case.
     @Test func messages() throws {
         let folder = try ScratchFolder()
-        FileManager.default.createFile(atPath: folder.path + "/empty.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: folder.path + "/empty.wav", contents: Data())
         let empty = try Command.run(["convert", folder.path + "/empty.wav", folder.path + "/x.caf"])
         #expect(empty.status == 1)
         #expect(empty.stderr.contains("0 bytes long"))

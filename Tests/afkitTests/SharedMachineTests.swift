@@ -177,7 +177,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let left = folder + "/.a.caf.afkit-abcdefghijkl.tmp"
         let held = folder + "/.b.caf.afkit-\(getpid())-1.tmp"
-        for path in [left, held] { FileManager.default.createFile(atPath: path, contents: Data([1])) }
+        for path in [left, held] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         holder.arguments = [held, "sleep", "20"]

@@ -136,3 +136,20 @@ import Testing
         }
     }
 }
+
+/// A decoder's failure names the packet and its byte offset in the file (issue 32: the codecs passed no
+/// offset): the ALAC end-burst file with its last packet scribbled over, by convert and by info --loudness.
+@Suite struct DecoderErrorLocationTests {
+    @Test func aDamagedPacketIsNamedWithItsOffset() throws {
+        let folder = try ScratchFolder()
+        let source = Command.fixtures + "/end-burst/end-burst-alac-damaged.m4a"
+        let converted = try Command.run(["convert", "-d", "LEI16", source, folder.path + "/out.wav"])
+        #expect(converted.status == 1)
+        #expect(converted.stderr.contains("packet 21:") && converted.stderr.contains("at byte 443"), "\(converted.stderr)")
+        let measured = try Command.run(["info", "--loudness", "--json", source])
+        #expect(measured.status == 1)
+        let error = try #require((measured.json as? [[String: Any]])?.first?["error"] as? [String: Any], "\(measured.stdout)")
+        #expect(error["offset"] as? Int == 443)
+        #expect((error["message"] as? String)?.contains("packet 21") == true)
+    }
+}

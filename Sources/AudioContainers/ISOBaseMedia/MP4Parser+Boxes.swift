@@ -339,7 +339,7 @@ extension MP4Parser {
         case "ec-3": return plain(.enhancedAC3, frames: 1536)
         case "lpcm" where version == 2 && lpcm != nil:
             // Version 2's `lpcm`: the bits and flags say it all (kAudioFormatFlagIsFloat 1, IsBigEndian 2).
-            let (bits, flags) = lpcm!
+            let (bits, flags) = lpcm ?? (0, 0)
             let isFloat = flags & 1 != 0
             guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0) else {
                 return plain(type, frames: 0)

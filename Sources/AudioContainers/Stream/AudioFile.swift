@@ -12,25 +12,49 @@ public final class AudioFile {
     /// Every packet with its absolute offset, where packets vary (CAF `pakt`, MPEG and ADTS frames).
     private let packetTable: [PacketDescription]?
 
-    /// Opens and parses a file.
-    public init(path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()) throws {
+    /// The whole file's content hash, where it was asked for when the file was opened.
+    public let contentHash: ContentHash?
+
+    /// Opens and parses a file. With `hashingContent`, the same read also hashes every byte of the file
+    /// (``contentHash``): the audio the parser passes over is read for the hash alone, in order, so no
+    /// second pass over the file is needed for it.
+    public init(path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits(),
+        hashingContent: Bool = false) throws
+    {
         self.path = path
         let file = try ReadableFile(path: path)
         self.file = file
         var stream = AudioFileStream(fileTypeHint: fileTypeHint, mode: .indexing, limits: limits)
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while stream.streamPosition < file.size {
-            let skippable = stream.skippableByteCount
-            if skippable > 0 {
-                stream.skip(min(skippable, file.size - stream.streamPosition))
-                continue
+        var hash = hashingContent ? ContentHash() : nil
+        var hashed: Int64 = 0
+        /// Hashes the file's bytes from where the hash stands up to `end`: those of `piece` (read at `start`)
+        /// from it, the ones the parser passed over read for the hash alone; bytes hashed already (a seek
+        /// back) are not hashed again.
+        func hashBytes(upTo end: Int64, piece: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+            at start: Int64 = 0) throws
+        {
+            guard hash != nil else { return }
+            var gap: [UInt8] = []
+            while hashed < end {
+                if hashed >= start, hashed < start + Int64(piece.count) {
+                    let to = Int(min(end, start + Int64(piece.count)) - start)
+                    hash?.update(UnsafeRawBufferPointer(rebasing: piece[Int(hashed - start)..<to]))
+                    hashed = start + Int64(to)
+                    continue
+                }
+                let want = Int(min((hashed < start ? start : end) - hashed, 1 << 20))
+                if gap.count < want { gap = [UInt8](repeating: 0, count: want) }
+                let count = try gap.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: hashed) }
+                if count == 0 { break }
+                gap.withUnsafeBytes { hash?.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                hashed += Int64(count)
             }
-            let position = stream.streamPosition
-            let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: position) }
-            if count == 0 { break }
-            try buffer.withUnsafeBytes { try stream.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) { _ in } }
         }
-        try stream.finish()
+        try stream.feed(size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) },
+            observe: hashingContent ? { bytes, start in try hashBytes(upTo: start + Int64(bytes.count), piece: bytes, at: start) } : nil
+        ) { _ in }
+        try hashBytes(upTo: file.size)
+        contentHash = hash
         let properties = stream.properties
         self.properties = properties
         let count = Int(properties.audioDataPacketCount ?? 0)

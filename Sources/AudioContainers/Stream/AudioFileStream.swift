@@ -70,7 +70,7 @@ public struct AudioFileStream {
     private var tailOffset: Int64 = 0
     /// Bytes needed from `tail[0]` before the parser can go on.
     private var needed = 1
-    private var pendingSeek: Int64?
+    private(set) var pendingSeek: Int64?
     private var failure: AudioFileError?
     private var finished = false
     private var awaitingSeek = false

@@ -197,6 +197,18 @@ public final class AudioFileWriter {
         removeFile(path)
     }
 
+    /// Whether a `fileType` file can hold `format`: the writer's own header made as a dry run; throws
+    /// the error writing would (`fmt?`), nothing when it can.
+    public static func check(_ format: StreamDescription, in fileType: FileType) throws {
+        var options = AudioFileWriterOptions()
+        // The codecs whose sample entry needs a cookie get a stand-in (AAC-LC, 44.1 kHz stereo; an ALAC config).
+        if format.formatID == .aac { options.magicCookie = [0x12, 0x10] }
+        if format.formatID == .alac { options.magicCookie = [UInt8](repeating: 0, count: 24) }
+        let counts = WrittenCounts(dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [], packetTableInfo: nil,
+            isProvisional: true)
+        _ = try layout(fileType, format, options, counts, reservedHeaderSize: nil)
+    }
+
     static func layout(_ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
         _ counts: WrittenCounts, reservedHeaderSize: Int?) throws -> ContainerLayout
     {

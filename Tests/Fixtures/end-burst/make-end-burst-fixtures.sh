@@ -11,3 +11,9 @@ ffmpeg -v error -y -i end-burst.wav -c:a aac -b:a 64k -f adts end-burst.aac
 ffmpeg -v error -y -i end-burst.wav -c:a alac end-burst-alac.m4a
 ffmpeg -v error -y -i end-burst.wav -c:a adpcm_ima_qt -f caf end-burst-ima4.caf
 lame --quiet -b 128 end-burst.wav end-burst.mp3
+# The ALAC file with its last packet (22nd, at byte 443, 486 bytes) scribbled over with 0xFF after its
+# first 4 bytes: libavcodec refuses it, and the error must name packet 21 and byte 443.
+python3 -c "
+b = bytearray(open('end-burst-alac.m4a', 'rb').read())
+b[447:643] = b'\xff' * 196
+open('end-burst-alac-damaged.m4a', 'wb').write(b)"

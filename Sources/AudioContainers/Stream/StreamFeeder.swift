@@ -1,0 +1,41 @@
+import AudioFormats
+
+extension AudioFileStream {
+    /// Where the next bytes must come from: the offset of a seek the parser asked for (to be parsed with
+    /// `.discontinuity`), else the end of what it has. A client of any byte source answers the parser by
+    /// reading from here: a file reads there, the HTTP face makes a range request.
+    public var nextByteOffset: Int64 { pendingSeek ?? streamPosition }
+
+    /// Feeds the stream from a source of `size` bytes with random access, to its end, and finishes it:
+    /// the one loop that answers the parser over a file (``AudioFile``, `afkit packets`).
+    ///
+    /// - `read(buffer, offset)` fills `buffer` from `offset` and returns the bytes read (0 at the end).
+    /// - Each seek the parser requests is answered by reading from its offset, parsed as a discontinuity.
+    /// - With `passingOverUnneededBytes`, the bytes the parser would only step over
+    ///   (``skippableByteCount``: chunks it does not read; the audio, when indexing) are passed over unread.
+    /// - `observe(bytes, offset)` sees every piece read, in the order read.
+    public mutating func feed(
+        size: Int64, chunkSize: Int = 64 << 10, passingOverUnneededBytes: Bool = false,
+        read: (UnsafeMutableRawBufferPointer, Int64) throws -> Int,
+        observe: ((UnsafeRawBufferPointer, Int64) throws -> Void)? = nil,
+        _ handler: (Event) throws -> Void
+    ) throws {
+        var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
+        while nextByteOffset < size {
+            let resuming = pendingSeek != nil
+            let position = nextByteOffset
+            if passingOverUnneededBytes, !resuming, skippableByteCount > 0 {
+                skip(min(skippableByteCount, size - position))
+                continue
+            }
+            let count = try buffer.withUnsafeMutableBytes { try read($0, position) }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes { raw in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                try observe?(bytes, position)
+                try parse(bytes, flags: resuming ? .discontinuity : [], handler)
+            }
+        }
+        try finish(handler)
+    }
+}

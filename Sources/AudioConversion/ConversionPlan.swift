@@ -1,0 +1,399 @@
+import AudioCodecs
+import AudioContainers
+import AudioDecoding
+import AudioEngines
+import AudioFormats
+import FileAccess
+
+/// Every decision of one conversion, worked out once from the source's description and the settings:
+/// the output's container and data format, the route the frames take, what the float pipeline does to
+/// them (cut, fades, gain, limiter), the encoder's settings, what the writer records, and the notes
+/// on what was chosen that the user did not ask for. ``AudioConverter`` only carries it out.
+///
+/// The writers answer which formats their containers hold (``AudioFileWriter/check(_:in:)``) and the
+/// encoders which rates and channels they take (``AudioCodecRegistry/encoderLimits(for:)``); the plan
+/// composes their answers.
+public struct ConversionPlan {
+    /// How the frames travel from the source to the writer.
+    public enum Route: Sendable, Equatable {
+        /// The source's packets, untouched (AAC or Apple Lossless into another container).
+        case copyPackets
+        /// Linear PCM rewritten from the stored samples (or an ADPCM decoder's 16-bit ones), exactly.
+        case exactPCM
+        /// Stored integers into an integer encoder (Apple Lossless): every bit kept, whatever the depth.
+        case integers
+        /// Decoded to Float32, then cut and faded, mixed, resampled, gained and limited, and encoded.
+        case float
+    }
+
+    /// Where the output goes and in what, as far as the settings decide before the source is opened.
+    /// The command works it out while it checks its options, so a usage error comes before any work.
+    public struct Destination: Sendable {
+        /// The output's container (AIFF may still become AIFF-C for data plain AIFF cannot hold).
+        public var fileType: FileType
+        /// The data format asked for; `nil`: the source's sample format where the container holds it,
+        /// else the container's default.
+        public var dataFormat: DataFormatSpecifier?
+        /// Whether the container was named by `-f` (an `.aif` name alone may become AIFF-C).
+        public var fileTypeIsExplicit: Bool
+
+        /// Whether integer PCM is asked for, which a source of more bits (or of floats, or compressed) is
+        /// dithered to.
+        public var mayDither: Bool {
+            if case .linearPCM(_, false, _, _) = dataFormat?.kind { return true }
+            return false
+        }
+
+        /// The destination of `output` under `settings`; throws ``ConversionUsageError`` for a name,
+        /// container and data format that do not go together, saying what would fit.
+        public init(output: String, settings: ConversionSettings) throws {
+            fileType = try Self.fileType(for: output, settings: settings)
+            fileTypeIsExplicit = settings.fileType != nil
+            var specifier = settings.dataFormat
+            // A preset's codec gives way to the one an `.mp3` name needs.
+            if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
+                specifier = DataFormatSpecifier(".mp3")
+            }
+            if let specifier { try Self.check(specifier, in: fileType) }
+            dataFormat = specifier
+        }
+
+        /// The container an output gets: `-f`, else the name's (within what a preset allows), else the
+        /// preset's first.
+        static func fileType(for output: String, settings: ConversionSettings) throws -> FileType {
+            let named = FileType(outputPath: output)
+            func same(_ a: FileType, _ b: FileType) -> Bool {
+                a == b || (a.isAIFF && b.isAIFF) || ([.wav, .rf64].contains(a) && [.wav, .rf64].contains(b))
+            }
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            if let explicit = settings.fileType {
+                if let named, !same(named, explicit) {
+                    throw ConversionUsageError("-f \(explicit.afconvertCode) writes \(explicit.fileNameExtensions[0]) files, "
+                        + "but the output is named '\(name)': name it \(explicit.fileNameExtensions.joined(separator: " or "))")
+                }
+                if let allowed = settings.allowedFileTypes, !allowed.contains(where: { same($0, explicit) }) {
+                    throw ConversionUsageError("\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
+                        + "it writes " + allowed.map(\.afconvertCode).joined(separator: ", "))
+                }
+                return explicit
+            }
+            if let allowed = settings.allowedFileTypes {
+                guard let named else { return allowed[0] }
+                guard allowed.contains(where: { same($0, named) }) else {
+                    throw ConversionUsageError("\(settings.name ?? "these settings") cannot write '\(name)': name the output "
+                        + allowed.map { $0.fileNameExtensions[0] }.joined(separator: ", "))
+                }
+                return named
+            }
+            guard let named else {
+                throw ConversionUsageError("cannot tell the output type from '\(name)'; give -f or name it "
+                    + ".caf, .aif, .aifc, .wav, .m4a, .aac or .mp3")
+            }
+            return named
+        }
+
+        /// Whether `fileType`'s writer holds `specifier`'s data (AIFF as AIFF-C, which an `.aif` name may
+        /// become); a usage error in afconvert's spelling where it does not.
+        static func check(_ specifier: DataFormatSpecifier, in fileType: FileType) throws {
+            if case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned) = specifier.kind,
+                let advice = pcmAdvice(fileType, bits: bits, isFloat: isFloat, isBigEndian: isBigEndian, isSigned: isSigned)
+            {
+                throw ConversionUsageError(advice)
+            }
+            guard !holds(specifier, in: fileType) else { return }
+            // What fits, as the writer answers for each of afconvert's formats.
+            var fits = ["LEI16", "ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3"].compactMap(DataFormatSpecifier.init)
+                .filter { holds($0, in: fileType) }.map { $0.kind == .linearPCM16 ? "linear PCM" : $0.description }
+            if fits.isEmpty { fits = ["any format"] }
+            let list = fits.count > 1 ? fits.dropLast().joined(separator: ", ") + " or " + (fits.last ?? "") : fits[0]
+            throw ConversionUsageError("\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(list), "
+                + "or a .caf output")
+        }
+
+        private static func holds(_ specifier: DataFormatSpecifier, in fileType: FileType) -> Bool {
+            let format = specifier.streamDescription(sampleRate: 44100, channels: 2)
+            return (try? AudioFileWriter.check(format, in: fileType == .aiff ? .aifc : fileType)) != nil
+        }
+
+        /// How to spell the linear PCM a container holds, where it cannot hold the layout asked for
+        /// (`nil`: it can).
+        private static func pcmAdvice(_ fileType: FileType, bits: UInt32, isFloat: Bool, isBigEndian: Bool,
+            isSigned: Bool) -> String?
+        {
+            let kind = isFloat ? "F" : "I"
+            switch fileType {
+            case .wav, .rf64:
+                if isBigEndian && bits > 8 { return "WAV holds little-endian samples: use -d LE\(kind)\(bits)" }
+                if bits == 8 && isSigned { return "WAV holds 8-bit samples unsigned: use -d UI8" }
+            case .aiff, .aifc:
+                if isFloat && !isBigEndian { return "AIFF-C holds big-endian floats: use -d BEF\(bits)" }
+                if !isFloat && !isBigEndian && bits > 16 { return "AIFF holds big-endian \(bits)-bit samples: use -d BEI\(bits)" }
+                if bits == 8 && !isSigned { return "AIFF holds 8-bit samples signed: use -d I8" }
+            case .caf:
+                if bits == 8 && !isSigned { return "CAF holds 8-bit samples signed: use -d I8" }
+            default: break
+            }
+            return nil
+        }
+    }
+
+    /// The settings the plan was made from.
+    public let settings: ConversionSettings
+    /// The output's container.
+    public private(set) var fileType: FileType
+    /// The output's data format in afconvert's spelling.
+    public let dataFormat: DataFormatSpecifier
+    /// The format of the packets written.
+    public let format: StreamDescription
+    /// What the writer records besides the packets: metadata, provenance, markers and loops moved with
+    /// the cut and the rate, the cookie, the channel layout and size estimates.
+    public private(set) var writerOptions = AudioFileWriterOptions()
+    /// What was chosen that the user did not ask for (a rate the codec cannot hold, ...).
+    public private(set) var notes: [String] = []
+    /// Source frames cut as silence from the start and from the end (`--trim-silence`).
+    public private(set) var trimmedFrames: (leading: Int64, trailing: Int64)?
+    /// The part of the source taken and what the float pipeline does to it; normalization sets its gain.
+    var render = RenderPlan()
+    /// The source's packets, when they are copied untouched.
+    let copier: PacketCopier?
+    /// What each round's encoder is made from (`nil` when packets are copied).
+    let encoderSettings: EncoderSettings?
+    /// The frames the output will hold, where the source's length is known.
+    public private(set) var expectedFrameCount: Int64?
+    /// The encoder's delay (or the copied packets' priming), for the packet-count estimate.
+    private let primingFrames: Int
+
+    /// Plans the conversion of `source` to `destination` under `settings`.
+    public init(source: SourceReader, destination: Destination, settings: ConversionSettings) throws {
+        self.settings = settings
+        fileType = destination.fileType
+        guard let specifier = destination.dataFormat ?? Self.keptSampleFormat(of: source, in: fileType)
+            ?? Self.containerDefault(fileType)
+        else { throw ConversionUsageError("no data format for \(fileType.afconvertCode) files") }
+        dataFormat = specifier
+        let processes = settings.loudness != nil || settings.silenceThreshold != nil
+        // AAC is copied where a preset asks (re-encoding loses quality); Apple Lossless always (re-encoding
+        // gains nothing, and decoding a 32-bit stream to Float would lose its lowest bits).
+        let copiesCodec = (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
+            || (specifier.kind == .alac && source.format.formatID == .alac)
+        if copiesCodec, let file = source.audioFile, settings.sampleRate == nil, settings.channels == nil,
+            specifier.sampleRate == nil, settings.maximumSeconds == nil, !processes
+        {
+            let copier = try PacketCopier(file)
+            self.copier = copier
+            encoderSettings = nil
+            format = copier.destinationFormat
+            writerOptions.magicCookie = copier.magicCookie
+            primingFrames = copier.primingFrames
+        } else {
+            copier = nil
+            let (settings, notes) = try Self.encoderSettings(specifier, fileType: fileType, source: source, settings: settings)
+            self.notes = notes
+            encoderSettings = settings
+            // The encoder made once here says what it makes (ALAC's depth, AAC's packets) and its cookie.
+            let encoder = try AudioConverter.registry.encoder(settings)
+            format = encoder.destinationFormat
+            writerOptions.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
+            primingFrames = encoder.primingFrames
+        }
+        if fileType == .aiff && !destination.fileTypeIsExplicit && !AIFF.plainAIFFHolds(format) {
+            // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
+            fileType = .aifc
+        }
+        if format.sampleRate != source.sampleRate {
+            // A ratio no resampler takes is refused before anything is sized by it.
+            try ResamplerChoice.checkRatio(from: source.sampleRate, to: format.sampleRate)
+        }
+        writerOptions.channelLayout = Self.channelLayout(for: format, source: source)
+    }
+
+    /// The route the frames take: decided by what the source stores, what is asked of the samples and
+    /// what the output holds.
+    public func route(for source: SourceReader) -> Route {
+        if copier != nil { return .copyPackets }
+        let keepsFrames = render.keepsSamples && format.sampleRate == source.sampleRate
+            && source.channels == Int(format.channelsPerFrame)
+        guard keepsFrames, let from = source.linearPCMLayout ?? source.decodedInt16Layout else { return .float }
+        if format.isLinearPCM, let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to) { return .exactPCM }
+        if dataFormat.kind == .alac, !from.isFloat { return .integers }
+        return .float
+    }
+
+    /// An encoder for a round of writing (`nil` when packets are copied).
+    func makeEncoder() throws -> (any AudioEncoder)? {
+        try encoderSettings.map { try AudioConverter.registry.encoder($0) }
+    }
+
+    /// Sets what is taken of the source (a silence cut found by `cut`, the duration limit) and what the
+    /// writer records, from the source's description.
+    mutating func take(from source: SourceReader, input: String, cut: SilenceCut?) throws {
+        if let cut {
+            render.start = cut.start
+            render.count = cut.count
+            render.fadeIn = cut.fadeIn
+            render.fadeOut = cut.fadeOut
+            trimmedFrames = (cut.start, cut.total - cut.start - cut.count)
+        }
+        let taken = render.count ?? source.frameCount
+        if let allowed = try Self.frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
+            render.count = allowed
+            render.fadeOut = 0
+        }
+        var options = writerOptions
+        options.metadata = source.metadata.filter {
+            ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key)
+        }
+        if let note = settings.encodingNote { options.metadata["encoding application"] = note }
+        let scale = format.sampleRate / source.sampleRate
+        if let frames = render.count ?? source.frameCount {
+            // The pipeline's own count: the frames taken from the source, at the output's rate.
+            expectedFrameCount = copier != nil ? frames : Int64(saturating: Double(frames) * scale)
+        }
+        if let provenance = settings.provenance {
+            options.metadata[MetadataKeys.source] = provenance
+            if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
+        }
+        if [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType) {
+            // Markers, loops and the instrument go where the container holds them, moved with any cut and to
+            // the output's rate, and kept within its frames.
+            let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+            let start = render.start
+            func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
+            options.markers = source.markers.compactMap { marker in
+                var marker = marker
+                marker.framePosition = moved(marker.framePosition)
+                return (0...end).contains(marker.framePosition) ? marker : nil
+            }
+            options.loops = source.loops.compactMap { loop in
+                let scaled = Loop(start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
+                return scaled.end > scaled.start ? scaled : nil
+            }
+            options.instrument = source.instrument
+            options.comments = source.comments
+            options.annotations = source.annotations
+        }
+        let priming = Int64(primingFrames)
+        if let frames = render.count ?? source.frameCount {
+            let outputFrames = Double(frames) * scale
+            options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
+            if format.framesPerPacket > 0 {
+                options.estimatedPacketCount = Int64(saturating: outputFrames / Double(format.framesPerPacket))
+                    .saturatingAdd(2 + priming / Int64(format.framesPerPacket))
+            }
+        }
+        writerOptions = options
+    }
+
+    // MARK: - Decisions
+
+    /// With no `-d`, a linear PCM source keeps its sample format (24-bit stays 24-bit, float stays float,
+    /// as SoX does) in the container's byte order (CAF: the source's), instead of becoming 16-bit.
+    /// Other sources (compressed, or PCM the container cannot hold) get the container's default.
+    static func keptSampleFormat(of source: SourceReader, in fileType: FileType) -> DataFormatSpecifier? {
+        let format = source.format
+        guard format.isLinearPCM, [.caf, .wav, .rf64, .aiff, .aifc].contains(fileType) else { return nil }
+        let isFloat = format.formatFlags.contains(.isFloat)
+        let bits = isFloat ? (format.bitsPerChannel > 32 ? 64 : 32) : min(32, (format.bitsPerChannel + 7) / 8 * 8)
+        if bits == 8 { return DataFormatSpecifier(fileType == .wav || fileType == .rf64 ? "UI8" : "I8") }
+        let bigEndian = switch fileType {
+        case .aiff, .aifc: true
+        case .wav, .rf64: false
+        default: format.formatFlags.contains(.isBigEndian)
+        }
+        return DataFormatSpecifier("\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)")
+    }
+
+    /// What a container gets when neither the settings nor the source decide: AAC for MPEG-4 and ADTS,
+    /// MP3 for `.mp3`, 16-bit PCM in the container's byte order otherwise.
+    static func containerDefault(_ fileType: FileType) -> DataFormatSpecifier? {
+        switch fileType {
+        case .m4a, .mp4, .adts: DataFormatSpecifier("aac")
+        case .mp3: DataFormatSpecifier(".mp3")
+        case .aiff, .aifc: DataFormatSpecifier("BEI16")
+        default: DataFormatSpecifier("LEI16")
+        }
+    }
+
+    /// The encoder's settings: the rate and channels fitted to what the encoder and the container take
+    /// (with a note for each change), the dither seed, the codec options.
+    private static func encoderSettings(_ specifier: DataFormatSpecifier, fileType: FileType, source: SourceReader,
+        settings: ConversionSettings) throws -> (EncoderSettings, [String])
+    {
+        var notes: [String] = []
+        var rate = specifier.sampleRate ?? settings.sampleRate ?? source.sampleRate
+        var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
+        guard channels >= 1 && channels <= 64 else {
+            throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)
+        }
+        let formatID = specifier.streamDescription(sampleRate: 44100, channels: 1).formatID
+        if let limits = AudioConverter.registry.encoderLimits(for: formatID) {
+            let nearest = limits.sampleRate(nearest: rate)
+            if nearest != rate {
+                notes.append("\(limits.name) cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz")
+                rate = nearest
+            }
+            if channels > limits.maximumChannels, settings.channels == nil || formatID == .mpegLayer3 {
+                notes.append("\(limits.name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
+                channels = limits.maximumChannels
+            }
+        } else {
+            // WAV, RF64 and MPEG-4 store whole rates: a rate with a fraction (8912.75 Hz) is resampled to
+            // the nearest whole one, which keeps the duration.
+            let wholeRatesOnly: Set<FileType> = [.wav, .rf64, .m4a, .mp4]
+            if wholeRatesOnly.contains(fileType), rate != rate.rounded(), rate.isFinite {
+                let nearest = max(1, min(rate.rounded(), Double(UInt32.max)))
+                notes.append("\(fileType.rawValue.uppercased()) holds whole sample rates: resampled from "
+                    + "\(formatSampleRate(rate)) Hz to \(formatSampleRate(nearest)) Hz")
+                rate = nearest
+            }
+        }
+        var encoderSettings = EncoderSettings(format: specifier.streamDescription(sampleRate: rate,
+            channels: UInt32(channels)), sourceFormat: source.format)
+        encoderSettings.imaQuality = settings.imaQuality
+        if PCM.shouldDither(from: source.format, to: encoderSettings.format) {
+            // Seeded from the source's content, so an output depends on the input's bytes alone: the hash a
+            // batch took for the provenance, or the one taken as the source was opened.
+            encoderSettings.ditherSeed = (settings.sourceContentHash ?? source.audioFile?.contentHash
+                ?? (try? contentHash(ofFileAt: source.path)))?.value ?? encoderSettings.ditherSeed
+        }
+        encoderSettings.bitRate = settings.bitRate
+        encoderSettings.quality = settings.quality
+        encoderSettings.strategy = settings.strategy
+        encoderSettings.sourceBitDepth = source.bitDepth
+        if specifier.kind == .alac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
+            notes.append("ALAC holds integers: the floating-point source is written at 24 bits")
+        }
+        return (encoderSettings, notes)
+    }
+
+    /// The layout an output records: AAC and ALAC of 3 to 8 channels in their decoders' order (the
+    /// engine takes frames in WAV order and reorders them; copied packets are in it already); other
+    /// formats keep the source's layout (as afkit decodes it) when the channels are kept. Mono and
+    /// stereo need none.
+    private static func channelLayout(for format: StreamDescription, source: SourceReader) -> ChannelLayout? {
+        let channels = Int(format.channelsPerFrame)
+        guard channels > 2 else { return nil }
+        if format.formatID == .aac || format.formatID == .alac { return ChannelLayout.mpegOrder(channels: channels) }
+        return channels == source.channels ? source.channelLayout : nil
+    }
+
+    /// The frames a duration limit allows of `frames`, where it cuts them (`nil`: no cut).
+    private static func frameLimit(frames: Int64?, rate: Double, input: String, settings: ConversionSettings) throws
+        -> Int64?
+    {
+        guard let maximum = settings.maximumSeconds, let frames else { return nil }
+        let allowed = Int64(saturating: (maximum * rate).rounded(.down))
+        guard frames > allowed else { return nil }
+        guard settings.trimToMaximum else {
+            throw AudioFileError.limitExceeded(
+                "'\(input)' lasts \(Double(frames) / rate) s; the limit is \(maximum) s "
+                    + "(trim it, or convert with --trim)", offset: nil)
+        }
+        return allowed
+    }
+}
+
+extension DataFormatSpecifier.Kind {
+    /// 16-bit little-endian signed PCM: the stand-in for "linear PCM" in a list of what fits.
+    static let linearPCM16 = Self.linearPCM(bits: 16, isFloat: false, isBigEndian: false, isSigned: true)
+}

@@ -1,0 +1,133 @@
+import AudioCodecs
+import AudioContainers
+import AudioDecoding
+import AudioEngines
+import AudioFormats
+import FileAccess
+
+/// How to convert: the output container and data format, rate, channels and engines.
+public struct ConversionSettings: Sendable {
+    /// The output container; `nil`: from the output file's name (or the preset's default).
+    public var fileType: FileType?
+    /// The output data format; `nil`: 16-bit PCM in the container's byte order (AAC for `.m4a` and
+    /// `.aac` names, MP3 for `.mp3`).
+    public var dataFormat: DataFormatSpecifier?
+    /// The output rate (`-d FORMAT@RATE`); `nil`: the source's.
+    public var sampleRate: Double?
+    /// The output channels (`-c N`); `nil`: the source's.
+    public var channels: Int?
+    /// At most this many output channels when `channels` is not given (a preset's limit).
+    public var maximumChannels: Int?
+    public var resampler: ResamplerChoice = .soxr
+    public var imaQuality: IMAEncodingQuality = .best
+    /// Bits per second for AAC and MP3 (`-b`).
+    public var bitRate: Int?
+    /// Codec quality, 0 to 127 (`-q`).
+    public var quality: Int?
+    /// Bit-rate control (`-s`).
+    public var strategy: BitRateStrategy?
+    /// Refuse (or, with `trimToMaximum`, cut) sources longer than this many seconds.
+    public var maximumSeconds: Double?
+    public var trimToMaximum = false
+    /// A note written into the output's metadata (the batch runner records its preset there).
+    public var encodingNote: String?
+    /// Copy an AAC source's packets untouched (never re-encode) when the output is AAC and neither the
+    /// rate, the channels nor the bit rate is asked to change.
+    public var copiesCompressedPackets = false
+    /// The containers the settings may write (a preset's); `nil`: any.
+    public var allowedFileTypes: [FileType]?
+    /// What the settings are called in messages (`--preset music`).
+    public var name: String?
+    /// What the output is made from, recorded in its metadata (`afkit source`) with the frames it will
+    /// hold (`afkit frames`), so a batch can tell a current output from a stale or damaged one.
+    public var provenance: String?
+    /// The source's content hash, where the caller has read it (a batch, for the provenance); it seeds
+    /// PCM's dither, and the converter reads the source for it only when it is not given.
+    public var sourceContentHash: ContentHash?
+    /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
+    public var synchronizesFolder = true
+    /// Normalize to an integrated loudness under a true-peak ceiling (`--loudness`, `--true-peak`).
+    public var loudness: LoudnessTarget?
+    /// Trim leading and trailing silence below this level, in dBFS, with short fades
+    /// (`--trim-silence`); markers and loops move with the cut.
+    public var silenceThreshold: Double?
+
+    public init() {}
+}
+
+/// Apple's preferred formats, by name.
+public enum Preset: String, CaseIterable, Sendable {
+    /// A system sound: CAF, 16-bit PCM, 30 s or less.
+    case systemSound = "system-sound"
+    /// A game sound effect played with many others: CAF, IMA4, mono, 22.05 kHz.
+    case sfx
+    /// CAF with 16-bit little-endian PCM.
+    case pcm
+    /// Music played one sound at a time: AAC at 128 kbit/s stereo in CAF (or M4A, or ADTS, as the name
+    /// asks); an AAC source's packets copied untouched; an `.mp3` name gets MP3 through LAME.
+    case music
+    /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost.
+    case lossless
+
+    public var settings: ConversionSettings {
+        var settings = ConversionSettings()
+        settings.fileType = nil
+        settings.name = "--preset \(rawValue)"
+        switch self {
+        case .systemSound:
+            settings.dataFormat = DataFormatSpecifier("LEI16")
+            settings.maximumSeconds = 30
+            settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
+        case .sfx:
+            settings.dataFormat = DataFormatSpecifier("ima4")
+            settings.sampleRate = 22050
+            settings.channels = 1
+            settings.allowedFileTypes = [.caf, .aifc]
+        case .pcm:
+            settings.dataFormat = DataFormatSpecifier("LEI16")
+            settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
+        case .music:
+            // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
+            settings.dataFormat = DataFormatSpecifier("aac")
+            settings.maximumChannels = 2
+            settings.copiesCompressedPackets = true
+            settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
+        case .lossless:
+            settings.dataFormat = DataFormatSpecifier("alac")
+            settings.allowedFileTypes = [.caf, .m4a]
+        }
+        return settings
+    }
+}
+
+/// The metadata keys afkit records in what it makes.
+public enum MetadataKeys {
+    /// What the output was made from: afkit's version, the settings and the source's content hash.
+    public static let source = "afkit source"
+    /// The valid frames the output holds.
+    public static let frames = "afkit frames"
+}
+
+/// A combination of output name, container and data format that cannot be written: the command's
+/// usage error, with what would fit.
+public struct ConversionUsageError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What a conversion wrote.
+public struct ConversionResult: Sendable {
+    public var outputPath: String
+    public var format: StreamDescription
+    public var fileType: FileType
+    /// Valid frames written (the decoded length equals it exactly, priming and remainder recorded).
+    public var frameCount: Int64
+    /// Priming and remainder frames recorded.
+    public var packetTableInfo: PacketTableInfo?
+    /// What the conversion chose that the user did not ask for (a rate the codec cannot hold, ...).
+    public var notes: [String] = []
+    /// The loudness normalization's measurements and gain, when one was asked for.
+    public var normalization: NormalizationOutcome?
+    /// Source frames cut as silence from the start and from the end (`--trim-silence`).
+    public var trimmedFrames: (leading: Int64, trailing: Int64)?
+}
