@@ -106,6 +106,7 @@ lint:
 
 DOC_TARGETS := AudioContainers AudioConversion
 docs:
+	mkdir -p docs
 	for target in $(DOC_TARGETS); do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
 			--disable-indexing --output-path docs/$$target || exit 1; done

@@ -10,8 +10,8 @@ import FileAccess
 /// them (cut, fades, gain, limiter), the encoder's settings, what the writer records, and the notes
 /// on what was chosen that the user did not ask for. ``AudioConverter`` only carries it out.
 ///
-/// The writers answer which formats their containers hold (``AudioFileWriter/check(_:in:)``) and the
-/// encoders which rates and channels they take (``AudioCodecRegistry/encoderLimits(for:)``); the plan
+/// The writers answer which formats their containers hold (`AudioFileWriter.check(_:in:)`) and the
+/// encoders which rates and channels they take (`AudioCodecRegistry.encoderLimits(for:)`); the plan
 /// composes their answers.
 public struct ConversionPlan {
     /// How the frames travel from the source to the writer.

@@ -2,7 +2,7 @@ import AudioFormats
 
 /// AAC in ADTS (Audio Data Transport Stream) framing: frame headers, the AudioSpecificConfig that
 /// describes the stream, and the ES descriptor form that CAF (`kuki`) and MP4 (`esds`) carry.
-/// The stream machinery is ``ElementaryStreamParser``, shared with MPEG audio.
+/// The stream machinery is `ElementaryStreamParser`, shared with MPEG audio.
 public enum ADTS {
     // Fixed and variable header, 56 bits (72 with CRC), most significant first:
     //

@@ -2,7 +2,7 @@ import AudioFormats
 
 /// MPEG-1, MPEG-2 and MPEG-2.5 audio, Layers I, II and III: frame headers, their tables, and the
 /// Xing/Info, LAME and VBRI headers an encoder puts in the first frame. The stream machinery
-/// (sync, resync, tags) is ``ElementaryStreamParser``, shared with ADTS.
+/// (sync, resync, tags) is `ElementaryStreamParser`, shared with ADTS.
 public enum MPEGAudio {
     public enum Version: Sendable, Hashable { case mpeg1, mpeg2, mpeg25 }
 

@@ -2,7 +2,7 @@ import AudioFormats
 
 /// A push parser for audio files arriving in pieces, in the manner of Audio File Stream Services.
 ///
-/// Give it bytes in chunks of any size with ``parse(_:flags:_:)``; it detects the container from the
+/// Give it bytes in chunks of any size with `parse(_:flags:streamOffset:_:)`; it detects the container from the
 /// first bytes, then reports properties as it learns them and packets as they become whole.
 /// Packet bytes are handed out without copying when they lie inside the chunk given. The result
 /// does not depend on how the input is cut.
@@ -19,7 +19,7 @@ import AudioFormats
 /// try stream.finish { _ in }
 /// ```
 public struct AudioFileStream {
-    /// Flags for ``parse(_:flags:_:)``.
+    /// Flags for `parse(_:flags:streamOffset:_:)`.
     public struct ParseFlags: OptionSet, Sendable {
         public var rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
