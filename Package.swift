@@ -11,17 +11,18 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// come from the default include path, so pkg-config's `-lavcodec` does not make every process load it
 /// and the hundred libraries behind it. Elsewhere pkg-config finds the headers, and it is linked.
 #if os(Linux)
-let avcodec = Target.systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", providers: [.apt(["libavcodec-dev"])])
+    let avcodec = Target.systemLibrary(
+        name: "CAVCodec", path: "Sources/CAVCodec", providers: [.apt(["libavcodec-dev"])])
 #else
-let avcodec = systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev")
+    let avcodec = systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev")
 #endif
 
 /// AudioStreaming's HTTP client, libcurl (prebuilt: seconds of build, not BoringSSL's minutes), is
 /// loaded likewise when a URL is first opened (Sources/CCurl/shim.h), so it costs nothing at start.
 #if os(Linux)
-let curl = Target.systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])])
+    let curl = Target.systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])])
 #else
-let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev")
+    let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev")
 #endif
 
 let package = Package(
@@ -52,7 +53,8 @@ let package = Package(
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
-        .target(name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"]),
+        .target(
+            name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"]),
         // The field's C libraries, one wrapper a file, registered into AudioCodecRegistry.standard.
         .target(
             name: "AudioEngines",
@@ -83,31 +85,43 @@ let package = Package(
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines", "AudioStreaming",
+                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines",
+                "AudioStreaming",
                 "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "afkit-codec-benchmarks",
-            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "CSoxr"],
+            dependencies: [
+                "AudioCodecs", "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "CSoxr",
+            ],
             path: "Benchmarks/CodecBenchmarks"
         ),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "FileAccess", "LoopbackServers"]
+            dependencies: [
+                "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "FileAccess", "LoopbackServers",
+            ]
         ),
-        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"]),
+        .testTarget(
+            name: "AudioCodecsTests",
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"]),
         .testTarget(
             name: "AssetValidationTests",
             dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioEngines"]),
         .testTarget(
             name: "AudioConversionTests",
-            dependencies: ["AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess"]),
+            dependencies: [
+                "AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess",
+            ]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
-        .testTarget(name: "AudioStreamingTests", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
-        .testTarget(name: "afkitTests", dependencies: ["AudioContainers", "AudioFormats", "FileAccess", "LoopbackServers"]),
+        .testTarget(
+            name: "AudioStreamingTests",
+            dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
+        .testTarget(
+            name: "afkitTests", dependencies: ["AudioContainers", "AudioFormats", "FileAccess", "LoopbackServers"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

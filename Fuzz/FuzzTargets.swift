@@ -2,7 +2,7 @@
 // Tests/FuzzRegressionTests/FuzzInvariants.swift as one module, so the sanitizers and coverage reach
 // the parsers. AFKIT_FUZZ_TARGET picks the target: stream, file, codecs, validator or icy.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let check: @Sendable ([UInt8]) -> String? = {

@@ -9,7 +9,7 @@ import CSoxr
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func now() -> Double {
@@ -30,7 +30,9 @@ func measure(runs: Int = 3, _ body: () throws -> Void) rethrows -> Double {
 }
 
 func report(_ name: String, samples: Int, seconds: Double, extra: String = "") {
-    print("{\"name\": \"\(name)\", \"samples\": \(samples), \"seconds\": \(seconds), \"samplesPerSecond\": \(Double(samples) / seconds)\(extra)}")
+    print(
+        "{\"name\": \"\(name)\", \"samples\": \(samples), \"seconds\": \(seconds), \"samplesPerSecond\": \(Double(samples) / seconds)\(extra)}"
+    )
 }
 
 let arguments = CommandLine.arguments
@@ -46,13 +48,29 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         switch format.formatID {
         case .aac:
             let config = cookie.flatMap(ADTS.audioSpecificConfig(inCookie:))
-            return [("libfaad2", { try FAADDecoder(format: format, magicCookie: cookie ?? []) }),
-                ("libavcodec aac", { try LibavcodecDecoder(codec: "aac", format: format, extradata: config,
-                    maximumFramesPerPacket: 2048) })]
+            return [
+                ("libfaad2", { try FAADDecoder(format: format, magicCookie: cookie ?? []) }),
+                (
+                    "libavcodec aac",
+                    {
+                        try LibavcodecDecoder(
+                            codec: "aac", format: format, extradata: config,
+                            maximumFramesPerPacket: 2048)
+                    }
+                ),
+            ]
         case .mpegLayer3, .mpegLayer2, .mpegLayer1:
-            return [("libmp3lame hip", { try MP3Decoder(format: format) }),
-                ("libavcodec mp3float", { try LibavcodecDecoder(codec: format.formatID == .mpegLayer3 ? "mp3float" : "mp2float",
-                    format: format, extradata: nil, maximumFramesPerPacket: 1152) })]
+            return [
+                ("libmp3lame hip", { try MP3Decoder(format: format) }),
+                (
+                    "libavcodec mp3float",
+                    {
+                        try LibavcodecDecoder(
+                            codec: format.formatID == .mpegLayer3 ? "mp3float" : "mp2float",
+                            format: format, extradata: nil, maximumFramesPerPacket: 1152)
+                    }
+                ),
+            ]
         default: return []
         }
     }
@@ -80,7 +98,8 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
                     do {
                         frames += try bytes.withUnsafeBytes { raw in
                             try withUnsafePointer(to: &single) {
-                                try decoder.decode(raw, packetCount: 1, descriptions: UnsafeBufferPointer(start: $0, count: 1),
+                                try decoder.decode(
+                                    raw, packetCount: 1, descriptions: UnsafeBufferPointer(start: $0, count: 1),
                                     appendingTo: &output)
                             }
                         }
@@ -113,7 +132,9 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         for (engine, make) in try engines(file) {
             var result = (frames: 0, refused: 0)
             let seconds = try measure { result = try decodeAll(file, make) }
-            report("decode \(file.dataFormat.formatID) \(engine)", samples: result.frames * Int(file.dataFormat.channelsPerFrame),
+            report(
+                "decode \(file.dataFormat.formatID) \(engine)",
+                samples: result.frames * Int(file.dataFormat.channelsPerFrame),
                 seconds: seconds, extra: ", \"refused\": \(result.refused)")
         }
     }
@@ -121,17 +142,25 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         var tally: [String: (files: Int, failed: Int, refused: Int)] = [:]
         for folder in arguments[(split + 1)...] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                guard let file = try? AudioFile(path: folder + "/" + name), let choices = try? engines(file) else { continue }
+                guard let file = try? AudioFile(path: folder + "/" + name), let choices = try? engines(file) else {
+                    continue
+                }
                 for (engine, make) in choices {
                     var entry = tally[engine] ?? (0, 0, 0)
                     entry.files += 1
-                    if let result = try? decodeAll(file, make) { entry.refused += result.refused } else { entry.failed += 1 }
+                    if let result = try? decodeAll(file, make) {
+                        entry.refused += result.refused
+                    } else {
+                        entry.failed += 1
+                    }
                     tally[engine] = entry
                 }
             }
         }
         for (engine, entry) in tally.sorted(by: { $0.key < $1.key }) {
-            print("{\"name\": \"robustness \(engine)\", \"files\": \(entry.files), \"failed\": \(entry.failed), \"refusedPackets\": \(entry.refused)}")
+            print(
+                "{\"name\": \"robustness \(engine)\", \"files\": \(entry.files), \"failed\": \(entry.failed), \"refusedPackets\": \(entry.refused)}"
+            )
         }
     }
     exit(0)
@@ -156,8 +185,10 @@ if arguments.count >= 3 && arguments[1] == "parse" {
                 while offset < all.count {
                     let end = min(offset + 4096, all.count)
                     var seek: Int64?
-                    try stream.parse(UnsafeRawBufferPointer(rebasing: all[offset..<end]), flags: jumped ? .discontinuity : [],
-                        streamOffset: jumped ? Int64(offset) : nil) { event in
+                    try stream.parse(
+                        UnsafeRawBufferPointer(rebasing: all[offset..<end]), flags: jumped ? .discontinuity : [],
+                        streamOffset: jumped ? Int64(offset) : nil
+                    ) { event in
                         switch event {
                         case .packets(let run):
                             packets += Int64(run.count)
@@ -181,7 +212,7 @@ if arguments.count >= 3 && arguments[1] == "parse" {
         let scan = measure(runs: 5) {
             bytes.withUnsafeBytes { all in
                 found = 0
-                var cursor = all.baseAddress!
+                guard var cursor = all.baseAddress else { return }
                 var left = all.count
                 while left > 0, let hit = memchr(cursor, rarest, left) {
                     found += 1
@@ -191,9 +222,10 @@ if arguments.count >= 3 && arguments[1] == "parse" {
                 }
             }
         }
-        print("{\"name\": \"parse\", \"file\": \"\(path)\", \"bytes\": \(bytes.count), \"packets\": \(packets), \"runs\": \(runs), "
-            + "\"parseBytesPerSecond\": \(Double(bytes.count) / parse), \"memchrBytesPerSecond\": \(Double(bytes.count) / scan), "
-            + "\"memchrFound\": \(found)}")
+        print(
+            "{\"name\": \"parse\", \"file\": \"\(path)\", \"bytes\": \(bytes.count), \"packets\": \(packets), \"runs\": \(runs), "
+                + "\"parseBytesPerSecond\": \(Double(bytes.count) / parse), \"memchrBytesPerSecond\": \(Double(bytes.count) / scan), "
+                + "\"memchrFound\": \(found)}")
     }
     exit(0)
 }
@@ -204,15 +236,18 @@ if arguments.count >= 4 && arguments[1] == "encode" {
     let samples: [Int16] = pcm.withUnsafeBytes { raw in
         (0..<pcm.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
     }
-    var encoder = AppleIMA4Encoder(format: source.dataFormat, quality: arguments.count > 4 && arguments[4] == "fast" ? .fast : .best)
+    var encoder = AppleIMA4Encoder(
+        format: source.dataFormat, quality: arguments.count > 4 && arguments[4] == "fast" ? .fast : .best)
     var packets: [UInt8] = []
     _ = samples.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
     let (_, remainder) = try encoder.finish(into: &packets)
     let writer = try AudioFileWriter(path: arguments[3], fileType: .caf, format: encoder.destinationFormat)
     try writer.writePackets(packets)
     let frames = Int64(packets.count / Int(encoder.destinationFormat.bytesPerPacket)) * 64
-    try writer.close(packetTableInfo: PacketTableInfo(validFrames: frames - Int64(remainder), primingFrames: 0,
-        remainderFrames: Int32(remainder)))
+    try writer.close(
+        packetTableInfo: PacketTableInfo(
+            validFrames: frames - Int64(remainder), primingFrames: 0,
+            remainderFrames: Int32(remainder)))
     exit(0)
 }
 
@@ -221,9 +256,13 @@ if arguments.count >= 3 && arguments[1] == "snr" {
     func samples(_ path: String) throws -> ([Int16], StreamDescription) {
         let file = try AudioFile(path: path)
         let bytes = try file.readAudioBytes()
-        return (bytes.withUnsafeBytes { raw in
-            (0..<bytes.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
-        }, file.dataFormat)
+        return (
+            bytes.withUnsafeBytes { raw in
+                (0..<bytes.count / 2).map {
+                    Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))
+                }
+            }, file.dataFormat
+        )
     }
     func snr(_ reference: [Int16], _ decoded: [Int16], frame: Int?) -> Double {
         var values: [Double] = []
@@ -236,7 +275,9 @@ if arguments.count >= 3 && arguments[1] == "snr" {
                 signal += r * r
                 noise += e * e
             }
-            if signal > 0 { values.append(frame == nil ? 10 * log10(signal / noise) : min(max(10 * log10(signal / noise), -10), 60)) }
+            if signal > 0 {
+                values.append(frame == nil ? 10 * log10(signal / noise) : min(max(10 * log10(signal / noise), -10), 60))
+            }
             start += length
         }
         return values.reduce(0, +) / Double(max(values.count, 1))
@@ -254,19 +295,26 @@ if arguments.count >= 3 && arguments[1] == "snr" {
             var decoder = AppleIMA4Decoder(format: encoder.destinationFormat)
             var decoded: [Int16] = []
             _ = try decoder.decode(packets, packetCount: packets.count / 34, appendingTo: &decoded)
-            print("{\"encodeMilliseconds\": \(milliseconds), \"name\": \"ima4 \(label)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decoded, frame: nil)), \"segmentalSNR\": \(snr(input, decoded, frame: Int(format.sampleRate) / 50))}")
+            print(
+                "{\"encodeMilliseconds\": \(milliseconds), \"name\": \"ima4 \(label)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decoded, frame: nil)), \"segmentalSNR\": \(snr(input, decoded, frame: Int(format.sampleRate) / 50))}"
+            )
 
             let wav = IMAADPCMWAVE.format(sampleRate: format.sampleRate, channels: 1)
             var wavEncoder = try IMAADPCMWAVEEncoder(format: wav, quality: quality)
             var blocks: [UInt8] = []
             _ = input.withUnsafeBufferPointer { wavEncoder.encode(int16: $0, into: &blocks) }
             _ = try wavEncoder.finish(into: &blocks)
-            for (decoderName, reconstruction) in [("reference decoder", IMA.Reconstruction.shiftAndAdd), ("FFmpeg's decoder", .multiply)] {
+            for (decoderName, reconstruction) in [
+                ("reference decoder", IMA.Reconstruction.shiftAndAdd), ("FFmpeg's decoder", .multiply),
+            ] {
                 var wavDecoder = try IMAADPCMWAVEDecoder(format: wav, reconstruction: reconstruction)
                 var output = [Float]()
-                _ = try wavDecoder.decode(blocks, packetCount: blocks.count / Int(wav.bytesPerPacket), appendingTo: &output)
+                _ = try wavDecoder.decode(
+                    blocks, packetCount: blocks.count / Int(wav.bytesPerPacket), appendingTo: &output)
                 let decodedWAV = output.map { Int16(($0 * 32768).rounded()) }
-                print("{\"name\": \"wav ima-adpcm \(label), \(decoderName)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decodedWAV, frame: nil)), \"segmentalSNR\": \(snr(input, decodedWAV, frame: Int(format.sampleRate) / 50))}")
+                print(
+                    "{\"name\": \"wav ima-adpcm \(label), \(decoderName)\", \"signal\": \"\(name)\", \"snr\": \(snr(input, decodedWAV, frame: nil)), \"segmentalSNR\": \(snr(input, decodedWAV, frame: Int(format.sampleRate) / 50))}"
+                )
             }
         }
     }
@@ -286,7 +334,9 @@ var decoded = [Int16](repeating: 0, count: Int(ima4.packetCount) * 64 * channels
 let decodeTime = try measure {
     var decoder = AppleIMA4Decoder(format: ima4.dataFormat)
     _ = try packets.withUnsafeBytes { raw in
-        try decoded.withUnsafeMutableBufferPointer { try decoder.decode(raw, packetCount: Int(ima4.packetCount), into: $0) }
+        try decoded.withUnsafeMutableBufferPointer {
+            try decoder.decode(raw, packetCount: Int(ima4.packetCount), into: $0)
+        }
     }
 }
 report("ima4 decode", samples: decoded.count, seconds: decodeTime)
@@ -298,13 +348,18 @@ let samples: [Int16] = pcm.withUnsafeBytes { raw in
     (0..<pcm.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
 }
 let sourceChannels = source.dataFormat.channelsPerFrame
-for (label, quality, seconds) in [("ima4 encode fast", IMAEncodingQuality.fast, 0.0), ("ima4 encode search", .best, searchSeconds)] {
-    let count = seconds > 0 ? min(samples.count, Int(seconds * source.dataFormat.sampleRate) * Int(sourceChannels)) : samples.count
+for (label, quality, seconds) in [
+    ("ima4 encode fast", IMAEncodingQuality.fast, 0.0), ("ima4 encode search", .best, searchSeconds),
+] {
+    let count =
+        seconds > 0
+        ? min(samples.count, Int(seconds * source.dataFormat.sampleRate) * Int(sourceChannels)) : samples.count
     var output: [UInt8] = []
     output.reserveCapacity(count)
     let time = measure(runs: seconds > 0 ? 1 : 3) {
         output.removeAll(keepingCapacity: true)
-        var encoder = AppleIMA4Encoder(format: .appleIMA4(sampleRate: source.dataFormat.sampleRate, channels: sourceChannels),
+        var encoder = AppleIMA4Encoder(
+            format: .appleIMA4(sampleRate: source.dataFormat.sampleRate, channels: sourceChannels),
             quality: quality)
         _ = samples[0..<count].withUnsafeBufferPointer { encoder.encode(int16: $0, into: &output) }
     }
@@ -325,7 +380,8 @@ let stageTime = try measure {
         var start = 0
         while start < resampleFrames {
             let count = min(8192, resampleFrames - start)
-            try resampler.process(UnsafeBufferPointer(rebasing: buffer[start * 2..<(start + count) * 2]), frames: count, into: &resampled)
+            try resampler.process(
+                UnsafeBufferPointer(rebasing: buffer[start * 2..<(start + count) * 2]), frames: count, into: &resampled)
             start += count
         }
     }
@@ -346,7 +402,8 @@ let directTime = measure {
                 let count = min(8192, resampleFrames - start)
                 var used = 0
                 var produced = 0
-                _ = soxr_process(handle, inBase + start * 2, count, &used, outBase + made * 2, output.count / 2 - made, &produced)
+                _ = soxr_process(
+                    handle, inBase + start * 2, count, &used, outBase + made * 2, output.count / 2 - made, &produced)
                 made += produced
                 start += used
             }

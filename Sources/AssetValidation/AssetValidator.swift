@@ -82,7 +82,9 @@ public struct AssetValidator: Sendable {
         var files: [String] = []
         for path in paths {
             if isDirectory(path) {
-                files += try filesBelow(path).filter { AssetValidator.soundExtensions.contains(AssetFacts(path: $0).fileExtension) }
+                files += try filesBelow(path).filter {
+                    AssetValidator.soundExtensions.contains(AssetFacts(path: $0).fileExtension)
+                }
             } else {
                 files.append(path)
             }
@@ -111,12 +113,15 @@ public struct AssetValidator: Sendable {
         var request = MeasurementRequest()
         request.loudness = loudnessMeter != nil && active.contains { rules[$0.rule]?.needsLoudness == true }
         for entry in active {
-            if let threshold = entry.settings.number("thresholdDecibels") { request.silenceThresholds.insert(threshold) }
+            if let threshold = entry.settings.number("thresholdDecibels") {
+                request.silenceThresholds.insert(threshold)
+            }
             if entry.rule == ValidationRule.loopSeam.id, entry.settings.parameters["wholeFile"]?.boolValue == true {
                 request.wholeFileLoops = true
             }
         }
-        if facts.error == nil, request.loudness || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true }) {
+        if facts.error == nil, request.loudness || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true })
+        {
             facts.audio = measure(request)
             facts.loudness = facts.audio?.loudness
         }
@@ -215,8 +220,10 @@ public struct AssetValidator: Sendable {
         var statistics = AudioStatistics(peak: peak, clippedRuns: clippedRuns)
         statistics.frameCount = measured
         for (level, threshold) in thresholds.enumerated() {
-            statistics.silence[threshold] = SilenceSpan(leading: Double(firstLoud[level] ?? measured) / rate,
-                trailing: Double(measured - 1 - lastLoud[level]) / rate, isSilent: firstLoud[level] == nil && measured > 0)
+            statistics.silence[threshold] = SilenceSpan(
+                leading: Double(firstLoud[level] ?? measured) / rate,
+                trailing: Double(measured - 1 - lastLoud[level]) / rate,
+                isSilent: firstLoud[level] == nil && measured > 0)
         }
         if counted > 0 {
             statistics.dcOffset = sums.map { abs($0 / counted) }.max() ?? 0
@@ -228,7 +235,8 @@ public struct AssetValidator: Sendable {
             }
         }
         statistics.loopSeams = loops.enumerated().map { index, loop in
-            LoopSeam(start: loop.0, end: loop.1, before: windows[index * 2].samples, after: windows[index * 2 + 1].samples,
+            LoopSeam(
+                start: loop.0, end: loop.1, before: windows[index * 2].samples, after: windows[index * 2 + 1].samples,
                 channels: channels)
         }
         statistics.loudness = meter?.facts
@@ -261,7 +269,7 @@ extension AssetValidator {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

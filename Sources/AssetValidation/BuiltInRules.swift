@@ -4,60 +4,82 @@ import AudioFormats
 extension ValidationRule {
     /// The rules afkit knows, by id.
     public static let builtIn: [String: ValidationRule] = Dictionary(
-        uniqueKeysWithValues: [malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
+        uniqueKeysWithValues: [
+            malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
             sampleRate, hardwareCodec, clipping, silence, loudness, truePeak, dcOffset, monoCompatibility,
-            channelBalance, leadingSilence, trailingSilence, loopSeam].map { ($0.id, $0) })
+            channelBalance, leadingSilence, trailingSilence, loopSeam,
+        ].map { ($0.id, $0) })
 
     /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
     /// clicks where the sound starts and stops.
-    public static let dcOffset = ValidationRule(id: "dc-offset", needsDecodedAudio: true, parameters: ["maximumDecibels"]) {
+    public static let dcOffset = ValidationRule(
+        id: "dc-offset", needsDecodedAudio: true, parameters: ["maximumDecibels"]
+    ) {
         facts, settings in
         guard let audio = facts.audio, audio.dcOffset > 0 else { return [] }
         let limit = settings.number("maximumDecibels") ?? -40
         let level = 20 * log10(audio.dcOffset)
         guard level > limit else { return [] }
-        return [Finding("a DC offset of \(fixedPoint(level, places: 1)) dBFS (more than \(fixedPoint(limit, places: 1)) dBFS)")]
+        return [
+            Finding(
+                "a DC offset of \(fixedPoint(level, places: 1)) dBFS (more than \(fixedPoint(limit, places: 1)) dBFS)")
+        ]
     }
 
     /// Stereo channels correlated at least `minimumCorrelation` (default 0): below it they partly cancel
     /// when a phone's single speaker plays them summed to mono.
-    public static let monoCompatibility = ValidationRule(id: "mono-compatibility", needsDecodedAudio: true,
-        parameters: ["minimumCorrelation"])
-    { facts, settings in
+    public static let monoCompatibility = ValidationRule(
+        id: "mono-compatibility", needsDecodedAudio: true,
+        parameters: ["minimumCorrelation"]
+    ) { facts, settings in
         guard let correlation = facts.audio?.correlation else { return [] }
         let minimum = settings.number("minimumCorrelation") ?? 0
         guard correlation < minimum else { return [] }
-        return [Finding("the channels are out of phase (correlation \(fixedPoint(correlation, places: 2))): summed to "
-            + "mono, as one speaker plays them, they cancel")]
+        return [
+            Finding(
+                "the channels are out of phase (correlation \(fixedPoint(correlation, places: 2))): summed to "
+                    + "mono, as one speaker plays them, they cancel")
+        ]
     }
 
     /// Stereo channels within `maximumDecibels` (default 3) of each other's level.
-    public static let channelBalance = ValidationRule(id: "channel-balance", needsDecodedAudio: true,
-        parameters: ["maximumDecibels"])
-    { facts, settings in
+    public static let channelBalance = ValidationRule(
+        id: "channel-balance", needsDecodedAudio: true,
+        parameters: ["maximumDecibels"]
+    ) { facts, settings in
         guard let balance = facts.audio?.channelBalance else { return [] }
         let limit = settings.number("maximumDecibels") ?? 3
         guard abs(balance) > limit else { return [] }
-        return [Finding("the \(balance > 0 ? "left" : "right") channel is \(fixedPoint(abs(balance), places: 1)) dB louder "
-            + "than the other (more than \(fixedPoint(limit, places: 1)) dB)")]
+        return [
+            Finding(
+                "the \(balance > 0 ? "left" : "right") channel is \(fixedPoint(abs(balance), places: 1)) dB louder "
+                    + "than the other (more than \(fixedPoint(limit, places: 1)) dB)")
+        ]
     }
 
     /// Integrated loudness within `target` ± `tolerance` LUFS (defaults -16 and 1: the common mobile and
     /// streaming target).
-    public static let loudness = ValidationRule(id: "loudness", needsLoudness: true, parameters: ["target", "tolerance"]) {
+    public static let loudness = ValidationRule(
+        id: "loudness", needsLoudness: true, parameters: ["target", "tolerance"]
+    ) {
         facts, settings in
         guard let loudness = facts.loudness else { return [] }  // no meter: the rule passes over the file
         let target = settings.number("target") ?? -16
         let tolerance = settings.number("tolerance") ?? 1
         // A sound shorter than one gating block is judged on its loudness as one block.
-        let (level, kind) = loudness.integrated.isFinite ? (loudness.integrated, "integrated loudness")
+        let (level, kind) =
+            loudness.integrated.isFinite
+            ? (loudness.integrated, "integrated loudness")
             : (loudness.shortSoundLoudness ?? loudness.integrated, "loudness (one block: shorter than 400 ms)")
         guard level.isFinite else {
             return [Finding("no loudness: the sound is silent (below the -70 LUFS gate)", severity: .warning)]
         }
         guard abs(level - target) > tolerance else { return [] }
-        return [Finding("\(kind) \(fixedPoint(level, places: 1)) LUFS; this profile wants "
-            + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS")]
+        return [
+            Finding(
+                "\(kind) \(fixedPoint(level, places: 1)) LUFS; this profile wants "
+                    + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS")
+        ]
     }
 
     /// True peak (4x oversampled) at most `maximum` dBTP (default -1: room for a lossy encoder's overshoot).
@@ -66,8 +88,11 @@ extension ValidationRule {
         guard let loudness = facts.loudness else { return [] }
         let maximum = settings.number("maximum") ?? -1
         guard loudness.truePeak > maximum else { return [] }
-        return [Finding("true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
-            + "dBTP: encoding may clip between samples")]
+        return [
+            Finding(
+                "true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
+                    + "dBTP: encoding may clip between samples")
+        ]
     }
 
     /// The file cannot be parsed.
@@ -82,15 +107,23 @@ extension ValidationRule {
         guard let summary = facts.summary else { return [] }
         let name = summary.container.rawValue
         if settings.strings("warn")?.contains(name) == true {
-            return [Finding("\(name.uppercased()) files are not read by every player; CAF, WAV or AIFF is safer",
-                severity: .warning)]
+            return [
+                Finding(
+                    "\(name.uppercased()) files are not read by every player; CAF, WAV or AIFF is safer",
+                    severity: .warning)
+            ]
         }
         guard let allowed = settings.strings("allowed"), !allowed.contains(name) else { return [] }
-        return [Finding("the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file")]
+        return [
+            Finding(
+                "the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file"
+            )
+        ]
     }
 
     /// The data format must be one of `allowed`; those in `warn` pass with a warning.
-    public static let dataFormat = ValidationRule(id: "data-format", parameters: ["allowed", "warn"]) { facts, settings in
+    public static let dataFormat = ValidationRule(id: "data-format", parameters: ["allowed", "warn"]) {
+        facts, settings in
         guard let format = facts.summary?.format else { return [] }
         let id = format.formatID.description
         // A profile may spell a hex code in either case (`0x6d730011` or `0x6D730011`).
@@ -98,38 +131,50 @@ extension ValidationRule {
             list.map { $0.contains { $0 == id || ($0.hasPrefix("0x") && $0.uppercased() == id.uppercased()) } }
         }
         if names(settings.strings("warn")) == true {
-            return [Finding("'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
-                severity: .warning)]
+            return [
+                Finding(
+                    "'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
+                    severity: .warning)
+            ]
         }
         guard let allowed = settings.strings("allowed"), names(allowed) == false else { return [] }
-        return [Finding("the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map { "'\($0)'" }))")]
+        return [
+            Finding(
+                "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map { "'\($0)'" }))"
+            )
+        ]
     }
 
     /// At most `maximumSeconds` of valid audio (exactly that many passes; one frame more fails).
     public static let duration = ValidationRule(id: "duration", parameters: ["maximumSeconds"]) { facts, settings in
-        guard let summary = facts.summary, let limit = settings.number("maximumSeconds"), summary.format.sampleRate > 0 else {
+        guard let summary = facts.summary, let limit = settings.number("maximumSeconds"), summary.format.sampleRate > 0
+        else {
             return []
         }
         // Compare in frames: frames ≤ limit × rate, exactly for whole rates.
         let allowed = (limit * summary.format.sampleRate).rounded(.down)
         guard Double(summary.frameCount) > allowed else { return [] }
-        return [Finding("lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
-            + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)")]
+        return [
+            Finding(
+                "lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
+                    + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)")
+        ]
     }
 
     /// The extension must name the container found in the bytes.
     public static let fileExtension = ValidationRule(id: "extension", parameters: []) { facts, _ in
         guard let summary = facts.summary else { return [] }
         let ext = facts.fileExtension
-        let expected: Set<String> = switch summary.container {
-        case .caf: ["caf", "caff"]
-        case .aiff, .aifc: ["aif", "aiff", "aifc"]
-        case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
-        case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
-        case .adts: ["aac", "adts"]
-        case .m4a: ["m4a", "m4b", "m4r", "mp4"]
-        case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
-        }
+        let expected: Set<String> =
+            switch summary.container {
+            case .caf: ["caf", "caff"]
+            case .aiff, .aifc: ["aif", "aiff", "aifc"]
+            case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
+            case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
+            case .adts: ["aac", "adts"]
+            case .m4a: ["m4a", "m4b", "m4r", "mp4"]
+            case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
+            }
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
         return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
@@ -139,7 +184,9 @@ extension ValidationRule {
     public static let truncated = ValidationRule(id: "truncated", parameters: []) { facts, _ in
         guard let properties = facts.properties, properties.isTruncated else { return [] }
         let detail = properties.trace.records.last { $0.note.contains("short") || $0.note.contains("cut") }?.note
-        return [Finding("the file is truncated: its audio ends before its header says" + (detail.map { " (\($0))" } ?? ""))]
+        return [
+            Finding("the file is truncated: its audio ends before its header says" + (detail.map { " (\($0))" } ?? ""))
+        ]
     }
 
     /// There must be audio.
@@ -157,67 +204,91 @@ extension ValidationRule {
     }
 
     /// A rate iOS plays natively, at most `maximum`.
-    public static let sampleRate = ValidationRule(id: "sample-rate", parameters: ["allowed", "maximum"]) { facts, settings in
+    public static let sampleRate = ValidationRule(id: "sample-rate", parameters: ["allowed", "maximum"]) {
+        facts, settings in
         guard let format = facts.summary?.format else { return [] }
         let native = settings.numbers("allowed") ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
         if let maximum = settings.number("maximum"), format.sampleRate > maximum {
             return [Finding("\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work")]
         }
         guard !native.contains(format.sampleRate) else { return [] }
-        return [Finding("\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))")]
+        return [
+            Finding(
+                "\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))"
+            )
+        ]
     }
 
     /// Compressed formats the hardware decodes one stream at a time.
     public static let hardwareCodec = ValidationRule(id: "hardware-codec", parameters: []) { facts, _ in
         guard let id = facts.summary?.format.formatID,
-            [FourCharCode.aac, .aacSpectralBandReplication, .aacParametricStereo, .mpegLayer3, .mpegLayer2, .mpegLayer1,
-                .alac].contains(id)
+            [
+                FourCharCode.aac, .aacSpectralBandReplication, .aacParametricStereo, .mpegLayer3, .mpegLayer2,
+                .mpegLayer1,
+                .alac,
+            ].contains(id)
         else { return [] }
-        return [Finding("'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4")]
+        return [
+            Finding("'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4")
+        ]
     }
 
     /// No clipping: no run of three or more full-scale samples.
     public static let clipping = ValidationRule(id: "clipping", needsDecodedAudio: true, parameters: []) { facts, _ in
         guard let audio = facts.audio, audio.clippedRuns > 0 else { return [] }
-        return [Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")]
+        return [
+            Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")
+        ]
     }
 
     /// At most `maximumSeconds` (default 0.5) of silence below `thresholdDecibels` (default -60 dBFS) at
     /// either end.
-    public static let silence = ValidationRule(id: "silence", needsDecodedAudio: true,
-        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+    public static let silence = ValidationRule(
+        id: "silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]
+    ) { facts, settings in
         silenceFindings(facts, settings, leading: true, trailing: true, defaultSeconds: 0.5)
     }
 
     /// At most `maximumSeconds` (default 0.05: a UI sound should sound when it is played) before the first
     /// sample above `thresholdDecibels` (default -60 dBFS).
-    public static let leadingSilence = ValidationRule(id: "leading-silence", needsDecodedAudio: true,
-        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+    public static let leadingSilence = ValidationRule(
+        id: "leading-silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]
+    ) { facts, settings in
         silenceFindings(facts, settings, leading: true, trailing: false, defaultSeconds: 0.05)
     }
 
     /// At most `maximumSeconds` (default 0.5) after the last sample above `thresholdDecibels` (default
     /// -60 dBFS).
-    public static let trailingSilence = ValidationRule(id: "trailing-silence", needsDecodedAudio: true,
-        parameters: ["maximumSeconds", "thresholdDecibels"]) { facts, settings in
+    public static let trailingSilence = ValidationRule(
+        id: "trailing-silence", needsDecodedAudio: true,
+        parameters: ["maximumSeconds", "thresholdDecibels"]
+    ) { facts, settings in
         silenceFindings(facts, settings, leading: false, trailing: true, defaultSeconds: 0.5)
     }
 
-    private static func silenceFindings(_ facts: AssetFacts, _ settings: RuleSettings, leading: Bool, trailing: Bool,
-        defaultSeconds: Double) -> [Finding]
-    {
+    private static func silenceFindings(
+        _ facts: AssetFacts, _ settings: RuleSettings, leading: Bool, trailing: Bool,
+        defaultSeconds: Double
+    ) -> [Finding] {
         guard let audio = facts.audio else { return [] }
         let threshold = settings.number("thresholdDecibels") ?? AudioStatistics.defaultSilenceThreshold
         guard let span = audio.silence[threshold] else { return [] }
         let limit = settings.number("maximumSeconds") ?? defaultSeconds
-        let below = threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
+        let below =
+            threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
         if span.isSilent { return [Finding("the audio is silent throughout\(below)")] }
         var findings: [Finding] = []
         if leading && span.leading > limit {
-            findings.append(Finding("\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"))
+            findings.append(
+                Finding(
+                    "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"
+                ))
         }
         if trailing && span.trailing > limit {
-            findings.append(Finding("\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)"))
+            findings.append(
+                Finding("\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)"))
         }
         return findings
     }
@@ -225,16 +296,19 @@ extension ValidationRule {
     /// Each loop wraps without a click: the step and the change of slope where the loop's end meets its
     /// start at most `maximumDecibels` (default 12) over how the signal moves around it (see
     /// ``LoopSeam``). The file's loops (CAF, AIFF, WAV); with `wholeFile`, the whole file as one loop too.
-    public static let loopSeam = ValidationRule(id: "loop-seam", needsDecodedAudio: true,
-        parameters: ["maximumDecibels", "wholeFile"]) { facts, settings in
+    public static let loopSeam = ValidationRule(
+        id: "loop-seam", needsDecodedAudio: true,
+        parameters: ["maximumDecibels", "wholeFile"]
+    ) { facts, settings in
         guard let audio = facts.audio else { return [] }
         let limit = settings.number("maximumDecibels") ?? 12
         return audio.loopSeams.compactMap { seam in
             let jump = max(seam.levelJump, seam.slopeJump)
             guard jump > limit else { return nil }
             let kind = seam.levelJump >= seam.slopeJump ? "a step" : "a bend"
-            return Finding("the loop \(seam.start)-\(seam.end) wraps with \(kind) \(fixedPoint(jump, places: 1)) dB over the "
-                + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click")
+            return Finding(
+                "the loop \(seam.start)-\(seam.end) wraps with \(kind) \(fixedPoint(jump, places: 1)) dB over the "
+                    + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click")
         }
     }
 }
@@ -298,7 +372,7 @@ func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 private func rate(_ value: Double) -> String { formatSampleRate(value) + " Hz" }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

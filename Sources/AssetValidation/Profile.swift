@@ -8,7 +8,8 @@ public struct Profile: Sendable {
         public var settings: RuleSettings
         public var enabled: Bool
 
-        public init(_ rule: String, _ severity: Severity, _ parameters: [String: JSONValue] = [:], enabled: Bool = true) {
+        public init(_ rule: String, _ severity: Severity, _ parameters: [String: JSONValue] = [:], enabled: Bool = true)
+        {
             self.rule = rule
             settings = RuleSettings(severity: severity, parameters: parameters)
             self.enabled = enabled
@@ -41,78 +42,95 @@ public struct Profile: Sendable {
     ]
 
     /// The built-in profiles' names, in the README's order.
-    public static let builtInNames = [systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming].map(\.name)
+    public static let builtInNames = [systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming]
+        .map(\.name)
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 
     /// Apple's rules for System Sound Services: 30 s or less, linear PCM or IMA4, in CAF, AIFF or WAV.
-    public static let systemSound = Profile(name: "system-sound", entries: [
-        Entry("malformed", .error),
-        Entry("container", .error, ["allowed": strings(["caf", "aiff", "aifc", "wav", "rf64"]), "warn": strings(["rf64"])]),
-        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "0x6D730011"]), "warn": strings(["0x6D730011"])]),
-        Entry("duration", .error, ["maximumSeconds": .number(30)]),
-        // Apple opens files by content and plays more than two channels: warnings, as the contract says.
-        Entry("extension", .warning),
-        Entry("truncated", .error),
-        Entry("empty", .error),
-        Entry("channels", .warning, ["maximum": .number(2)]),
-        Entry("sample-rate", .warning, ["maximum": .number(48000)]),
-        Entry("clipping", .warning),
-        Entry("silence", .warning, ["maximumSeconds": .number(0.5)]),
-    ])
+    public static let systemSound = Profile(
+        name: "system-sound",
+        entries: [
+            Entry("malformed", .error),
+            Entry(
+                "container", .error,
+                ["allowed": strings(["caf", "aiff", "aifc", "wav", "rf64"]), "warn": strings(["rf64"])]),
+            Entry(
+                "data-format", .error,
+                ["allowed": strings(["lpcm", "ima4", "0x6D730011"]), "warn": strings(["0x6D730011"])]),
+            Entry("duration", .error, ["maximumSeconds": .number(30)]),
+            // Apple opens files by content and plays more than two channels: warnings, as the contract says.
+            Entry("extension", .warning),
+            Entry("truncated", .error),
+            Entry("empty", .error),
+            Entry("channels", .warning, ["maximum": .number(2)]),
+            Entry("sample-rate", .warning, ["maximum": .number(48000)]),
+            Entry("clipping", .warning),
+            Entry("silence", .warning, ["maximumSeconds": .number(0.5)]),
+        ])
 
     /// Many sounds at once (games): PCM or IMA4 in CAF, mono, 32 kHz or less recommended.
-    public static let simultaneousSoundEffects = Profile(name: "simultaneous-sfx", entries: [
-        Entry("malformed", .error),
-        Entry("container", .error, ["allowed": strings(["caf"])]),
-        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4"])]),
-        Entry("hardware-codec", .warning),
-        Entry("extension", .error),
-        Entry("truncated", .error),
-        Entry("empty", .error),
-        Entry("channels", .warning, ["maximum": .number(1)]),
-        Entry("sample-rate", .warning, ["maximum": .number(32000)]),
-        Entry("clipping", .warning),
-        Entry("silence", .warning, ["maximumSeconds": .number(0.25)]),
-        Entry("true-peak", .warning, ["maximum": .number(-1)]),
-        Entry("loop-seam", .warning),
-    ])
+    public static let simultaneousSoundEffects = Profile(
+        name: "simultaneous-sfx",
+        entries: [
+            Entry("malformed", .error),
+            Entry("container", .error, ["allowed": strings(["caf"])]),
+            Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4"])]),
+            Entry("hardware-codec", .warning),
+            Entry("extension", .error),
+            Entry("truncated", .error),
+            Entry("empty", .error),
+            Entry("channels", .warning, ["maximum": .number(1)]),
+            Entry("sample-rate", .warning, ["maximum": .number(32000)]),
+            Entry("clipping", .warning),
+            Entry("silence", .warning, ["maximumSeconds": .number(0.25)]),
+            Entry("true-peak", .warning, ["maximum": .number(-1)]),
+            Entry("loop-seam", .warning),
+        ])
 
     /// Music and long audio: compressed formats welcome, no duration limit.
-    public static let music = Profile(name: "music", entries: [
-        Entry("malformed", .error),
-        Entry("data-format", .error, ["allowed": strings(["lpcm", "ima4", "aac ", "aach", "aacp", ".mp3", ".mp2", "alac"])]),
-        Entry("extension", .error),
-        Entry("truncated", .error),
-        Entry("empty", .error),
-        Entry("sample-rate", .warning, ["maximum": .number(48000)]),
-        Entry("clipping", .warning),
-        Entry("loudness", .warning, ["target": .number(-16), "tolerance": .number(2)]),
-        Entry("true-peak", .warning, ["maximum": .number(-1)]),
-        Entry("loop-seam", .warning),
-    ])
+    public static let music = Profile(
+        name: "music",
+        entries: [
+            Entry("malformed", .error),
+            Entry(
+                "data-format", .error,
+                ["allowed": strings(["lpcm", "ima4", "aac ", "aach", "aacp", ".mp3", ".mp2", "alac"])]),
+            Entry("extension", .error),
+            Entry("truncated", .error),
+            Entry("empty", .error),
+            Entry("sample-rate", .warning, ["maximum": .number(48000)]),
+            Entry("clipping", .warning),
+            Entry("loudness", .warning, ["target": .number(-16), "tolerance": .number(2)]),
+            Entry("true-peak", .warning, ["maximum": .number(-1)]),
+            Entry("loop-seam", .warning),
+        ])
 
     /// Game effects that must sit together: the simultaneous-sfx rules, with loudness and true peak as
     /// errors (-18 ± 3 LUFS, at most -1 dBTP).
-    public static let gameSoundEffects = Profile(name: "game-sfx", entries: simultaneousSoundEffects.entries.filter {
-        !["loudness", "true-peak", "loop-seam"].contains($0.rule)
-    } + [
-        Entry("loudness", .error, ["target": .number(-18), "tolerance": .number(3)]),
-        Entry("true-peak", .error, ["maximum": .number(-1)]),
-        Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
-        Entry("leading-silence", .error, ["maximumSeconds": .number(0.05)]), Entry("loop-seam", .error),
-    ])
+    public static let gameSoundEffects = Profile(
+        name: "game-sfx",
+        entries: simultaneousSoundEffects.entries.filter {
+            !["loudness", "true-peak", "loop-seam"].contains($0.rule)
+        } + [
+            Entry("loudness", .error, ["target": .number(-18), "tolerance": .number(3)]),
+            Entry("true-peak", .error, ["maximum": .number(-1)]),
+            Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
+            Entry("leading-silence", .error, ["maximumSeconds": .number(0.05)]), Entry("loop-seam", .error),
+        ])
 
     /// Music for streaming and mobile playback: the music rules, with -16 LUFS ± 1 and at most -1 dBTP
     /// as errors.
-    public static let musicStreaming = Profile(name: "music-streaming", entries: music.entries.filter {
-        !["loudness", "true-peak", "loop-seam"].contains($0.rule)
-    } + [
-        Entry("loudness", .error, ["target": .number(-16), "tolerance": .number(1)]),
-        Entry("true-peak", .error, ["maximum": .number(-1)]),
-        Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
-        Entry("leading-silence", .warning, ["maximumSeconds": .number(2)]), Entry("loop-seam", .error),
-    ])
+    public static let musicStreaming = Profile(
+        name: "music-streaming",
+        entries: music.entries.filter {
+            !["loudness", "true-peak", "loop-seam"].contains($0.rule)
+        } + [
+            Entry("loudness", .error, ["target": .number(-16), "tolerance": .number(1)]),
+            Entry("true-peak", .error, ["maximum": .number(-1)]),
+            Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
+            Entry("leading-silence", .warning, ["maximumSeconds": .number(2)]), Entry("loop-seam", .error),
+        ])
 
     /// The profile that applies to `path`: this one with the matching overrides applied.
     public func resolved(for path: String) -> Profile {
@@ -132,7 +150,9 @@ public struct Profile: Sendable {
             var entry = entries.first { $0.rule == rule } ?? Entry(rule, .error)
             for (key, value) in change.objectValue ?? [] {
                 switch key {
-                case "severity": entry.settings.severity = value.stringValue.flatMap(Severity.init(rawValue:)) ?? entry.settings.severity
+                case "severity":
+                    entry.settings.severity =
+                        value.stringValue.flatMap(Severity.init(rawValue:)) ?? entry.settings.severity
                 case "enabled": entry.enabled = value.boolValue ?? entry.enabled
                 default: entry.settings.parameters[key] = value
                 }
@@ -154,7 +174,9 @@ public struct Profile: Sendable {
     ///                  { "paths": ["ui/*.caf"], "rules": { "channels": { "maximum": 1 } } } ] }
     /// ```
     /// `knownRules`: the rules a file may name, each with the settings it takes (`nil`: any).
-    public init(json text: String, knownRules: [String: Set<String>?] = ValidationRule.builtIn.mapValues(\.parameters)) throws {
+    public init(json text: String, knownRules: [String: Set<String>?] = ValidationRule.builtIn.mapValues(\.parameters))
+        throws
+    {
         let root: JSONValue
         do {
             root = try JSONValue(validating: text)
@@ -163,7 +185,9 @@ public struct Profile: Sendable {
         }
         guard root.objectValue != nil else { throw ProfileError.invalid("the profile is not a JSON object") }
         let base = root["extends"]?.stringValue ?? "system-sound"
-        guard let parent = Profile.builtIn[base] else { throw ProfileError.invalid("'extends' names no profile: '\(base)'") }
+        guard let parent = Profile.builtIn[base] else {
+            throw ProfileError.invalid("'extends' names no profile: '\(base)'")
+        }
         self = parent
         name = root["name"]?.stringValue ?? base
         let rules = root["rules"]?.objectValue ?? []
@@ -174,7 +198,9 @@ public struct Profile: Sendable {
             guard !paths.isEmpty else { throw ProfileError.invalid("an override needs 'paths'") }
             var other: Profile?
             if let named = item["profile"]?.stringValue {
-                guard let profile = Profile.builtIn[named] else { throw ProfileError.invalid("an override names no profile: '\(named)'") }
+                guard let profile = Profile.builtIn[named] else {
+                    throw ProfileError.invalid("an override names no profile: '\(named)'")
+                }
                 other = profile
             }
             let changes = item["rules"]?.objectValue ?? []
@@ -186,13 +212,17 @@ public struct Profile: Sendable {
     private static func check(_ rules: [(String, JSONValue)], _ known: [String: Set<String>?]) throws {
         for (rule, change) in rules {
             guard let accepted = known[rule] else {
-                throw ProfileError.invalid("no rule is called '\(rule)'; the rules are \(known.keys.sorted().joined(separator: ", "))")
+                throw ProfileError.invalid(
+                    "no rule is called '\(rule)'; the rules are \(known.keys.sorted().joined(separator: ", "))")
             }
-            guard let settings = change.objectValue else { throw ProfileError.invalid("rule '\(rule)' needs an object of settings") }
+            guard let settings = change.objectValue else {
+                throw ProfileError.invalid("rule '\(rule)' needs an object of settings")
+            }
             if let accepted {
                 let names = accepted.union(["severity", "enabled"])
                 for (key, _) in settings where !names.contains(key) {
-                    throw ProfileError.invalid("rule '\(rule)' has no setting '\(key)'; it takes \(names.sorted().joined(separator: ", "))")
+                    throw ProfileError.invalid(
+                        "rule '\(rule)' has no setting '\(key)'; it takes \(names.sorted().joined(separator: ", "))")
                 }
             }
             if let severity = change["severity"], severity.stringValue.flatMap(Severity.init(rawValue:)) == nil {
@@ -206,6 +236,8 @@ public struct Profile: Sendable {
 public enum ProfileError: Error, CustomStringConvertible, Sendable {
     case invalid(String)
     public var description: String {
-        switch self { case .invalid(let message): "profile: \(message)" }
+        switch self {
+        case .invalid(let message): "profile: \(message)"
+        }
     }
 }

@@ -40,8 +40,9 @@ public struct ValidationReport: Sendable {
                 lines.append("\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.message)")
             }
         }
-        lines.append("\(files.count) file\(files.count == 1 ? "" : "s") checked with profile '\(profile)': \(passed) passed, "
-            + "\(failed) failed, \(warnings) warning\(warnings == 1 ? "" : "s")")
+        lines.append(
+            "\(files.count) file\(files.count == 1 ? "" : "s") checked with profile '\(profile)': \(passed) passed, "
+                + "\(failed) failed, \(warnings) warning\(warnings == 1 ? "" : "s")")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -50,20 +51,36 @@ public struct ValidationReport: Sendable {
     public var json: JSONValue {
         .object([
             ("profile", .string(profile)),
-            ("files", .array(files.map { file in
-                var members: [(String, JSONValue)] = [
-                    ("path", .string(file.path)),
-                    ("ok", .bool(file.ok)),
-                    ("violations", .array(file.violations.map { violation in
-                        .object([("rule", .string(violation.rule)), ("severity", .string(violation.severity.rawValue)),
-                            ("message", .string(violation.message))])
-                    })),
-                ]
-                if let audio = file.audio { members.append(("audio", audio.json)) }
-                return .object(members)
-            })),
-            ("summary", .object([("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
-                ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings)))])),
+            (
+                "files",
+                .array(
+                    files.map { file in
+                        var members: [(String, JSONValue)] = [
+                            ("path", .string(file.path)),
+                            ("ok", .bool(file.ok)),
+                            (
+                                "violations",
+                                .array(
+                                    file.violations.map { violation in
+                                        .object([
+                                            ("rule", .string(violation.rule)),
+                                            ("severity", .string(violation.severity.rawValue)),
+                                            ("message", .string(violation.message)),
+                                        ])
+                                    })
+                            ),
+                        ]
+                        if let audio = file.audio { members.append(("audio", audio.json)) }
+                        return .object(members)
+                    })
+            ),
+            (
+                "summary",
+                .object([
+                    ("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
+                    ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings))),
+                ])
+            ),
         ])
     }
 
@@ -71,7 +88,8 @@ public struct ValidationReport: Sendable {
     public var junit: String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"afkit validate\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\">\n"
-        xml += "  <testsuite name=\"\(escape(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
+        xml +=
+            "  <testsuite name=\"\(escape(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
         for file in files {
             xml += "    <testcase classname=\"afkit.validate.\(escape(profile))\" name=\"\(escape(file.path))\""
             let errors = file.violations.filter { $0.severity == .error }
@@ -83,7 +101,8 @@ public struct ValidationReport: Sendable {
             xml += ">\n"
             if let first = errors.first {
                 let details = errors.map { "\($0.rule): \($0.message)" }.joined(separator: "\n")
-                xml += "      <failure type=\"\(escape(first.rule))\" message=\"\(escape(first.message))\">\(escape(details))</failure>\n"
+                xml +=
+                    "      <failure type=\"\(escape(first.rule))\" message=\"\(escape(first.message))\">\(escape(details))</failure>\n"
             }
             if !warnings.isEmpty {
                 let details = warnings.map { "warning: \($0.rule): \($0.message)" }.joined(separator: "\n")
@@ -101,7 +120,9 @@ public struct ValidationReport: Sendable {
         for file in files {
             for violation in file.violations {
                 let command = violation.severity == .error ? "error" : "warning"
-                lines.append("::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.message))")
+                lines.append(
+                    "::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.message))"
+                )
             }
         }
         lines.append(text.split(separator: "\n").last.map(String.init) ?? "")

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import AudioContainers
 import AudioFormats
@@ -64,9 +64,10 @@ public struct ValidationRule: Sendable {
     public let parameters: Set<String>?
     public let check: @Sendable (AssetFacts, RuleSettings) -> [Finding]
 
-    public init(id: String, needsDecodedAudio: Bool = false, needsLoudness: Bool = false, parameters: Set<String>? = nil,
-        check: @escaping @Sendable (AssetFacts, RuleSettings) -> [Finding])
-    {
+    public init(
+        id: String, needsDecodedAudio: Bool = false, needsLoudness: Bool = false, parameters: Set<String>? = nil,
+        check: @escaping @Sendable (AssetFacts, RuleSettings) -> [Finding]
+    ) {
         self.id = id
         self.needsDecodedAudio = needsDecodedAudio
         self.needsLoudness = needsLoudness
@@ -117,7 +118,9 @@ public struct LoudnessFacts: Sendable, Hashable {
     /// `convert --loudness` normalizes such a sound on).
     public var shortSoundLoudness: Double?
 
-    public init(integrated: Double, range: Double, truePeak: Double, samplePeak: Double, shortSoundLoudness: Double? = nil) {
+    public init(
+        integrated: Double, range: Double, truePeak: Double, samplePeak: Double, shortSoundLoudness: Double? = nil
+    ) {
         self.integrated = integrated
         self.range = range
         self.truePeak = truePeak
@@ -172,8 +175,10 @@ public struct AudioStatistics: Sendable, Hashable {
             ("rms", level(rmsDecibels)),
         ]
         if let loudness {
-            var facts: [(String, JSONValue)] = [("integrated", level(loudness.integrated)), ("range", level(loudness.range)),
-                ("truePeak", level(loudness.truePeak)), ("samplePeak", level(loudness.samplePeak))]
+            var facts: [(String, JSONValue)] = [
+                ("integrated", level(loudness.integrated)), ("range", level(loudness.range)),
+                ("truePeak", level(loudness.truePeak)), ("samplePeak", level(loudness.samplePeak)),
+            ]
             if let short = loudness.shortSoundLoudness { facts.append(("shortSound", level(short))) }
             members.append(("loudness", .object(facts)))
         }
@@ -214,7 +219,9 @@ public struct LoopSeam: Sendable, Hashable {
         guard count >= 3 else { return }
         let floor = 0.001 / 4
         for channel in 0..<channels {
-            let tail = (before.count / channels - count..<before.count / channels).map { Double(before[$0 * channels + channel]) }
+            let tail = (before.count / channels - count..<before.count / channels).map {
+                Double(before[$0 * channels + channel])
+            }
             let head = (0..<count).map { Double(after[$0 * channels + channel]) }
             func differences(_ values: [Double]) -> [Double] { zip(values.dropFirst(), values).map { $0 - $1 } }
             func rms(_ values: [Double]) -> Double {

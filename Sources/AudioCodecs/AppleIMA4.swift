@@ -33,7 +33,9 @@ public struct AppleIMA4Decoder: AudioDecoder {
     }
 
     /// Decodes packets to interleaved Int16 frames; `output` holds `packetCount × 64` frames.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>
+    )
         throws -> Int
     {
         try decodePackets(bytes, packetCount: packetCount, into: output)
@@ -68,7 +70,8 @@ public struct AppleIMA4Decoder: AudioDecoder {
         let packetSize = AppleIMA4.bytesPerChannelBlock * channels
         guard packetCount >= 0, bytes.count >= packetCount * packetSize else {
             throw AudioFileError.invalidPacket(
-                "ima4: \(packetCount) packets need \(packetCount * packetSize) bytes; \(bytes.count) given", offset: nil)
+                "ima4: \(packetCount) packets need \(packetCount * packetSize) bytes; \(bytes.count) given", offset: nil
+            )
         }
         var clamped = 0
         states.withUnsafeMutableBufferPointer { states in
@@ -146,7 +149,8 @@ extension AppleIMA4 {
         for position in 1..<max(count, 2) { total += Int64(abs(samples(position) - samples(position - 1))) }
         let mean = Int32(clamping: total / Int64(max(count - 1, 1)))
         var best: Int32 = 0
-        for index in 0..<IMA.stepTable.count where abs(IMA.stepTable[index] - mean) < abs(IMA.stepTable[Int(best)] - mean) {
+        for index in 0..<IMA.stepTable.count
+        where abs(IMA.stepTable[index] - mean) < abs(IMA.stepTable[Int(best)] - mean) {
             best = Int32(index)
         }
         return best
@@ -169,7 +173,8 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
     private static let parallelPackets = 32
 
     public init(format: StreamDescription, quality: IMAEncodingQuality = .best) {
-        destinationFormat = StreamDescription.appleIMA4(sampleRate: format.sampleRate, channels: format.channelsPerFrame)
+        destinationFormat = StreamDescription.appleIMA4(
+            sampleRate: format.sampleRate, channels: format.channelsPerFrame)
         self.quality = quality
         coders = (0..<Int(format.channelsPerFrame)).map { _ in ChannelCoder(quality: quality) }
         blocks = BlockAccumulator(framesPerBlock: AppleIMA4.framesPerPacket, channels: Int(format.channelsPerFrame))
@@ -183,13 +188,16 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         let channels = coders.count
         let packetSamples = AppleIMA4.framesPerPacket * channels
         // A packet begun by an earlier call is completed first; whole packets after it go to the channels at once.
-        let completing = accumulator.pendingFrames > 0
+        let completing =
+            accumulator.pendingFrames > 0
             ? min(frames.count, (AppleIMA4.framesPerPacket - accumulator.pendingFrames) * channels) : 0
         let whole = (frames.count - completing) / packetSamples
         guard case .search = quality, channels > 1, whole >= Self.parallelPackets else {
             return accumulator.add(frames) { encodePacket($0, into: &output) }
         }
-        var packets = accumulator.add(UnsafeBufferPointer(rebasing: frames[0..<completing])) { encodePacket($0, into: &output) }
+        var packets = accumulator.add(UnsafeBufferPointer(rebasing: frames[0..<completing])) {
+            encodePacket($0, into: &output)
+        }
         let start = output.count
         let packetSize = AppleIMA4.bytesPerChannelBlock * channels
         output.append(contentsOf: repeatElement(0, count: whole * packetSize))
@@ -201,7 +209,8 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
                 DispatchQueue.concurrentPerform(iterations: channels) { channel in
                     for packet in 0..<whole {
                         let samples = UnsafeBufferPointer(rebasing: frames[(completing + packet * packetSamples)...])
-                        coders[channel].encode(samples, channel: channel, channels: channels,
+                        coders[channel].encode(
+                            samples, channel: channel, channels: channels,
                             into: base + start + packet * packetSize + channel * AppleIMA4.bytesPerChannelBlock)
                     }
                 }
@@ -230,7 +239,8 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         output.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             for channel in 0..<channels {
-                coders[channel].encode(frames, channel: channel, channels: channels,
+                coders[channel].encode(
+                    frames, channel: channel, channels: channels,
                     into: base + start + channel * AppleIMA4.bytesPerChannelBlock)
             }
         }
@@ -256,16 +266,20 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
 
         /// Encodes this channel's block of the packet whose interleaved frames start `frames`, writing its
         /// 34 bytes (header, then codes low nibble first) at `output`.
-        mutating func encode(_ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int,
-            into output: UnsafeMutableRawPointer)
-        {
-            for position in 0..<AppleIMA4.framesPerPacket { block[position] = Int32(frames[position * channels + channel]) }
+        mutating func encode(
+            _ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int,
+            into output: UnsafeMutableRawPointer
+        ) {
+            for position in 0..<AppleIMA4.framesPerPacket {
+                block[position] = Int32(frames[position * channels + channel])
+            }
             let (header, state) = encodeBlock()
             running = state
             output.storeBytes(of: UInt8(header >> 8), as: UInt8.self)
             output.storeBytes(of: UInt8(header & 0xFF), toByteOffset: 1, as: UInt8.self)
             for pair in 0..<AppleIMA4.framesPerPacket / 2 {
-                output.storeBytes(of: codes[2 * pair] | codes[2 * pair + 1] << 4, toByteOffset: 2 + pair, as: UInt8.self)
+                output.storeBytes(
+                    of: codes[2 * pair] | codes[2 * pair + 1] << 4, toByteOffset: 2 + pair, as: UInt8.self)
             }
         }
 
@@ -280,7 +294,8 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             let continuing = AppleIMA4.header(predictor: running.predictor, stepIndex: running.stepIndex)
             guard let beam = search else {
                 // Fast: decode on from the running state; a fresh decoder starts at the first sample.
-                let header = running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
+                let header =
+                    running == IMAChannelState() ? AppleIMA4.header(predictor: first, stepIndex: estimate) : continuing
                 var state = AppleIMA4.decoderState(after: header, from: running)
                 block.withUnsafeBufferPointer { block in
                     codes.withUnsafeMutableBufferPointer { codes in
@@ -296,7 +311,9 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             addSeed(continuing, from: running)
             let center = estimate
             for offset in stride(from: -12, through: 12, by: 3) {
-                addSeed(AppleIMA4.header(predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
+                addSeed(
+                    AppleIMA4.header(
+                        predictor: first, stepIndex: min(max(center + Int32(offset), 0), IMA.maximumStepIndex)),
                     from: running)
             }
             let seeds = seedCount
@@ -304,8 +321,10 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
                 codes.withUnsafeMutableBufferPointer { codes in
                     seedStates.withUnsafeBufferPointer { states in
                         IMACoder.with(.shiftAndAdd) { coder in
-                            beam.search({ block[$0] }, count: count, seeds: UnsafeBufferPointer(rebasing: states[0..<seeds]),
-                                coder: coder) { codes[$0] = $1 }
+                            beam.search(
+                                { block[$0] }, count: count, seeds: UnsafeBufferPointer(rebasing: states[0..<seeds]),
+                                coder: coder
+                            ) { codes[$0] = $1 }
                         }
                     }
                 }

@@ -32,7 +32,8 @@ public enum AppleLossless {
 
     /// The stream description of ALAC packets.
     public static func format(sampleRate: Double, channels: UInt32, bitDepth: Int) -> StreamDescription {
-        .appleLossless(sampleRate: sampleRate, channels: channels, bitDepth: bitDepth,
+        .appleLossless(
+            sampleRate: sampleRate, channels: channels, bitDepth: bitDepth,
             framesPerPacket: UInt32(framesPerPacket))
     }
 
@@ -71,7 +72,9 @@ public enum AppleLossless {
     static func specificConfig(bitDepth: Int, channels: Int, maximumPacketSize: Int, sampleRate: Double) -> [UInt8] {
         var config: [UInt8] = []
         config.appendInteger(UInt32(framesPerPacket), endianness: .big)
-        config += [0, UInt8(bitDepth), UInt8(historyMultiplier), UInt8(initialHistory), UInt8(riceLimit), UInt8(channels)]
+        config += [
+            0, UInt8(bitDepth), UInt8(historyMultiplier), UInt8(initialHistory), UInt8(riceLimit), UInt8(channels),
+        ]
         config.appendInteger(UInt16(maximumRun), endianness: .big)
         config.appendInteger(UInt32(maximumPacketSize), endianness: .big)
         config.appendInteger(UInt32(0), endianness: .big)
@@ -135,9 +138,11 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         guard (1...8).contains(channels) else {
             throw AudioFileError.unsupportedDataFormat("alac: ALAC holds 1 to 8 channels, not \(channels)", offset: nil)
         }
-        guard format.sampleRate >= 1, format.sampleRate <= Double(UInt32.max), format.sampleRate == format.sampleRate.rounded()
+        guard format.sampleRate >= 1, format.sampleRate <= Double(UInt32.max),
+            format.sampleRate == format.sampleRate.rounded()
         else {
-            throw AudioFileError.unsupportedDataFormat("alac: ALAC holds whole sample rates, not \(format.sampleRate) Hz",
+            throw AudioFileError.unsupportedDataFormat(
+                "alac: ALAC holds whole sample rates, not \(format.sampleRate) Hz",
                 offset: nil)
         }
         let isFloat = settings.sourceFormat.isLinearPCM && settings.sourceFormat.formatFlags.contains(.isFloat)
@@ -147,9 +152,11 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         let frames = AppleLossless.framesPerPacket
         // The largest packet: every element verbatim (a 55-bit header and the samples), the end tag, a byte's padding.
         maximumPacketSize = (elements.count * 55 + frames * channels * bitDepth + 3 + 7) / 8
-        magicCookie = AppleLossless.specificConfig(bitDepth: bitDepth, channels: channels,
+        magicCookie = AppleLossless.specificConfig(
+            bitDepth: bitDepth, channels: channels,
             maximumPacketSize: maximumPacketSize, sampleRate: format.sampleRate)
-        destinationFormat = AppleLossless.format(sampleRate: format.sampleRate, channels: format.channelsPerFrame,
+        destinationFormat = AppleLossless.format(
+            sampleRate: format.sampleRate, channels: format.channelsPerFrame,
             bitDepth: bitDepth)
         planes = Array(repeating: Array(repeating: 0, count: frames * Self.batch), count: channels)
         // A compressed try is abandoned for verbatim only after a channel is written, so a packet's buffer
@@ -163,8 +170,10 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         let scale = Double(Int64(1) << (bitDepth - 1))
         let channels = channels
         try fill(count: frames.count / channels, into: &packets) { frame, channel in
-            Int32(truncatingIfNeeded: quantizedSample(Double(frames[frame * channels + channel]) * scale,
-                low: -scale, high: scale - 1))
+            Int32(
+                truncatingIfNeeded: quantizedSample(
+                    Double(frames[frame * channels + channel]) * scale,
+                    low: -scale, high: scale - 1))
         }
     }
 
@@ -173,7 +182,9 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
     {
         let drop = Int32(32 - bitDepth)
         let channels = channels
-        try fill(count: frames.count / channels, into: &packets) { frame, channel in frames[frame * channels + channel] >> drop }
+        try fill(count: frames.count / channels, into: &packets) { frame, channel in
+            frames[frame * channels + channel] >> drop
+        }
     }
 
     public mutating func finish(into packets: inout EncodedPackets) throws -> Int {
@@ -210,7 +221,8 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
                 let frames = min(size, filled - start)
                 works[packet].writer.reset()
                 for element in elements {
-                    works[packet].write(element: element, planes: planes, start: start, frames: frames, bitDepth: bitDepth,
+                    works[packet].write(
+                        element: element, planes: planes, start: start, frames: frames, bitDepth: bitDepth,
                         shift: shift)
                 }
                 works[packet].writer.write(7, bits: 3)  // the end tag
@@ -219,7 +231,8 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         }
         for packet in 0..<count {
             let work = works[packet]
-            packets.append(packet: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(work.writer.storage)[0..<work.size]))
+            packets.append(
+                packet: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(work.writer.storage)[0..<work.size]))
         }
         lastPacketFrames = filled - (count - 1) * size
         self.filled = 0
@@ -279,7 +292,8 @@ final class BitWriter: BitSink {
             pending -= 32
             let word = UInt32(truncatingIfNeeded: accumulator >> UInt64(pending))
             precondition(byteCount + 4 <= storage.count, "alac: a packet past its bound")
-            UnsafeMutableRawBufferPointer(storage).storeBytes(of: word.bigEndian, toByteOffset: byteCount, as: UInt32.self)
+            UnsafeMutableRawBufferPointer(storage).storeBytes(
+                of: word.bigEndian, toByteOffset: byteCount, as: UInt32.self)
             byteCount += 4
         }
     }
@@ -341,7 +355,9 @@ struct ElementWork {
     }
 
     /// Writes one element (one channel or a pair, by index into `planes`) of `frames` frames.
-    mutating func write(element: [Int], planes: [[Int32]], start frameOffset: Int, frames: Int, bitDepth: Int, shift: Int) {
+    mutating func write(
+        element: [Int], planes: [[Int32]], start frameOffset: Int, frames: Int, bitDepth: Int, shift: Int
+    ) {
         let count = element.count
         let start = writer.bitCount
         let startMark = writer.mark
@@ -387,7 +403,9 @@ struct ElementWork {
             writer.write(UInt32(AppleLossless.historyFactor), bits: 3)
             writer.write(UInt32(choice.order), bits: 5)
             // The newest sample's coefficient first.
-            for coefficient in choice.coefficients.reversed() { writer.write(UInt32(UInt16(bitPattern: coefficient)), bits: 16) }
+            for coefficient in choice.coefficients.reversed() {
+                writer.write(UInt32(UInt16(bitPattern: coefficient)), bits: 16)
+            }
         }
         if shift > 0 {
             for index in 0..<frames {
@@ -397,7 +415,8 @@ struct ElementWork {
         for slot in 0..<count {
             residuals.withUnsafeBufferPointer { all in
                 var sink = writer
-                Self.code(UnsafeBufferPointer(rebasing: all[slot * capacity..<slot * capacity + frames]), bits: bits,
+                Self.code(
+                    UnsafeBufferPointer(rebasing: all[slot * capacity..<slot * capacity + frames]), bits: bits,
                     into: &sink)
             }
             if writer.bitCount - start >= verbatimBits { break }
@@ -499,7 +518,9 @@ struct ElementWork {
             let predictor = Predictor(order: order, quantization: quantization, coefficients: coefficients)
             predict(slot: slot, frames: probe, bits: bits, predictor, into: &trial)
             var counter = BitCounter(count: 16 * order)
-            trial.withUnsafeBufferPointer { Self.code(UnsafeBufferPointer(rebasing: $0[0..<probe]), bits: bits, into: &counter) }
+            trial.withUnsafeBufferPointer {
+                Self.code(UnsafeBufferPointer(rebasing: $0[0..<probe]), bits: bits, into: &counter)
+            }
             if counter.count < best.bits { best = (predictor, counter.count) }
         }
         predict(slot: slot, frames: frames, bits: bits, best.predictor, into: &trial)
@@ -543,9 +564,11 @@ struct ElementWork {
                         let d = x[base - 1]
                         var sum: UInt32 = 0
                         for j in 0..<order {
-                            sum = sum &+ UInt32(bitPattern: x[base + j] &- d) &* UInt32(bitPattern: Int32(coefficient[j]))
+                            sum =
+                                sum &+ UInt32(bitPattern: x[base + j] &- d) &* UInt32(bitPattern: Int32(coefficient[j]))
                         }
-                        let predicted = Int32(truncatingIfNeeded: (Int64(Int32(bitPattern: sum)) + round) >> Int64(quantization))
+                        let predicted = Int32(
+                            truncatingIfNeeded: (Int64(Int32(bitPattern: sum)) + round) >> Int64(quantization))
                         let error = signExtended(x[index] &- predicted &- d)
                         residual[index] = error
                         if error != 0 {
@@ -559,7 +582,8 @@ struct ElementWork {
                                 let sign = (value > 0 ? 1 : value < 0 ? -1 : 0) * errorSign
                                 coefficient[j] = coefficient[j] &- Int16(truncatingIfNeeded: sign)
                                 value = value &* sign
-                                remaining = remaining &- UInt32(bitPattern: value >> Int32(quantization)) &* UInt32(j + 1)
+                                remaining =
+                                    remaining &- UInt32(bitPattern: value >> Int32(quantization)) &* UInt32(j + 1)
                                 j += 1
                             }
                         }
@@ -639,7 +663,8 @@ struct ElementWork {
                 var sums = SIMD4<Double>()
                 var index = lag
                 while index + 4 <= frames {
-                    sums += raw.loadUnaligned(fromByteOffset: index * 8, as: SIMD4<Double>.self)
+                    sums +=
+                        raw.loadUnaligned(fromByteOffset: index * 8, as: SIMD4<Double>.self)
                         * raw.loadUnaligned(fromByteOffset: (index - lag) * 8, as: SIMD4<Double>.self)
                     index += 4
                 }
@@ -676,4 +701,3 @@ struct ElementWork {
         return predictors
     }
 }
-

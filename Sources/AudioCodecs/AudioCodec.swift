@@ -29,7 +29,9 @@ public protocol AudioDecoder {
 public protocol Int16AudioDecoder: AudioDecoder {
     /// Decodes `packetCount` whole packets of the format's constant size to interleaved Int16 frames;
     /// `output` holds `packetCount × maximumFramesPerPacket` frames. Returns the frames written.
-    mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
+    mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>
+    )
         throws -> Int
 }
 
@@ -45,7 +47,8 @@ extension AudioDecoder {
         let room = packetCount * maximumFramesPerPacket * channels
         output.append(contentsOf: repeatElement(0, count: room))
         let frames = try output.withUnsafeMutableBufferPointer { buffer in
-            try decode(bytes, packetCount: packetCount, descriptions: descriptions,
+            try decode(
+                bytes, packetCount: packetCount, descriptions: descriptions,
                 into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
         output.removeLast(room - frames * channels)
@@ -80,8 +83,10 @@ public struct EncodedPackets: Sendable {
     /// Appends one packet of a variable format; `variableFrames` is its frame count where the
     /// format's packets vary in frames (else 0).
     public mutating func append(packet: UnsafeRawBufferPointer, variableFrames: Int = 0) {
-        descriptions.append(PacketDescription(startOffset: Int64(bytes.count), variableFramesInPacket: UInt32(variableFrames),
-            dataByteSize: UInt32(packet.count)))
+        descriptions.append(
+            PacketDescription(
+                startOffset: Int64(bytes.count), variableFramesInPacket: UInt32(variableFrames),
+                dataByteSize: UInt32(packet.count)))
         bytes.append(contentsOf: packet)
         packetCount += 1
     }

@@ -63,7 +63,8 @@ public struct EncoderLimits: Sendable {
 /// the C-backed ones (MP3, AAC, ALAC). A registry is a value: extending one never changes another.
 public struct AudioCodecRegistry: Sendable {
     /// Makes a decoder for a format and its magic cookie.
-    public typealias DecoderFactory = @Sendable (_ format: StreamDescription, _ magicCookie: [UInt8]?) throws
+    public typealias DecoderFactory =
+        @Sendable (_ format: StreamDescription, _ magicCookie: [UInt8]?) throws
         -> any AudioDecoder
     /// Makes an encoder for settings whose format has the registered ID.
     public typealias EncoderFactory = @Sendable (_ settings: EncoderSettings) throws -> any AudioEncoder
@@ -82,9 +83,10 @@ public struct AudioCodecRegistry: Sendable {
 
     /// Registers (or replaces) the encoder for `formatID`, with what it can take where that is less
     /// than any rate and 64 channels.
-    public mutating func registerEncoder(for formatID: FourCharCode, limits: EncoderLimits? = nil,
-        _ factory: @escaping EncoderFactory)
-    {
+    public mutating func registerEncoder(
+        for formatID: FourCharCode, limits: EncoderLimits? = nil,
+        _ factory: @escaping EncoderFactory
+    ) {
         encoders[formatID] = factory
         self.limits[formatID] = limits
     }
@@ -101,7 +103,8 @@ public struct AudioCodecRegistry: Sendable {
     /// A decoder for `format`; throws `fmt?` where none is registered.
     public func decoder(for format: StreamDescription, magicCookie: [UInt8]? = nil) throws -> any AudioDecoder {
         guard let factory = decoders[format.formatID] else {
-            throw AudioFileError.unsupportedDataFormat("codecs: afkit has no decoder for '\(format.formatID)'", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "codecs: afkit has no decoder for '\(format.formatID)'", offset: nil)
         }
         return try factory(format, magicCookie)
     }
@@ -125,7 +128,8 @@ public struct AudioCodecRegistry: Sendable {
         registry.registerDecoder(for: .ulaw) { format, _ in G711Decoder(format: format) }
         registry.registerDecoder(for: .alaw) { format, _ in G711Decoder(format: format) }
         registry.registerEncoder(for: .lpcm) { settings in
-            try PCMEncoder(format: settings.format, dither: PCM.shouldDither(from: settings.sourceFormat, to: settings.format),
+            try PCMEncoder(
+                format: settings.format, dither: PCM.shouldDither(from: settings.sourceFormat, to: settings.format),
                 seed: settings.ditherSeed)
         }
         registry.registerEncoder(for: .ima4) { settings in

@@ -38,7 +38,9 @@ public enum G711 {
                 let below = sorted[upper - 1]
                 let distanceBelow = sample - below.value
                 let distanceAbove = abs(best.value - sample)
-                if distanceBelow < distanceAbove || (distanceBelow == distanceAbove && abs(below.value) < abs(best.value)) {
+                if distanceBelow < distanceAbove
+                    || (distanceBelow == distanceAbove && abs(below.value) < abs(best.value))
+                {
                     best = below
                 }
             }
@@ -81,7 +83,9 @@ public struct G711Decoder: AudioDecoder {
     }
 
     /// Decodes to 16-bit samples.
-    public func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>
+    )
         throws -> Int
     {
         let count = try sampleCount(bytes, packetCount)

@@ -25,7 +25,8 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
     public init(format: StreamDescription, reconstruction: IMA.Reconstruction = .multiply) throws {
         self.reconstruction = reconstruction
         let channels = Int(format.channelsPerFrame)
-        guard channels > 0, format.bytesPerPacket > UInt32(4 * channels), Int(format.bytesPerPacket) % (4 * channels) == 0
+        guard channels > 0, format.bytesPerPacket > UInt32(4 * channels),
+            Int(format.bytesPerPacket) % (4 * channels) == 0
         else {
             throw AudioFileError.unsupportedDataFormat(
                 "ima-adpcm: block align \(format.bytesPerPacket) is not a whole number of 4-byte groups for "
@@ -47,22 +48,26 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
     }
 
     /// Decodes blocks to interleaved Int16 frames.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>)
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>
+    )
         throws -> Int
     {
         try decodeBlocks(bytes, packetCount: packetCount, into: output)
     }
 
     /// Decodes into Int16 or Float samples (specialized for each, the store inlined).
-    private mutating func decodeBlocks<Sample: DecodedSample>(_ bytes: UnsafeRawBufferPointer, packetCount: Int,
-        into output: UnsafeMutableBufferPointer<Sample>) throws -> Int
-    {
+    private mutating func decodeBlocks<Sample: DecodedSample>(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int,
+        into output: UnsafeMutableBufferPointer<Sample>
+    ) throws -> Int {
         @inline(__always) func store(_ sample: Int16, _ index: Int) { output[index] = Sample(decoded: sample) }
         let channels = states.count
         let frames = maximumFramesPerPacket
         guard packetCount >= 0, bytes.count >= packetCount * blockAlign else {
             throw AudioFileError.invalidPacket(
-                "ima-adpcm: \(packetCount) blocks need \(packetCount * blockAlign) bytes; \(bytes.count) given", offset: nil)
+                "ima-adpcm: \(packetCount) blocks need \(packetCount * blockAlign) bytes; \(bytes.count) given",
+                offset: nil)
         }
         for block in 0..<packetCount {
             let base = block * blockAlign
@@ -136,9 +141,10 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
     private var blocks: BlockAccumulator
 
     /// `format` gives the rate, channels and block size (see ``IMAADPCMWAVE/format(sampleRate:channels:blockAlign:)``).
-    public init(format: StreamDescription, quality: IMAEncodingQuality = .best,
-        reconstruction: IMA.Reconstruction = .shiftAndAdd) throws
-    {
+    public init(
+        format: StreamDescription, quality: IMAEncodingQuality = .best,
+        reconstruction: IMA.Reconstruction = .shiftAndAdd
+    ) throws {
         _ = try IMAADPCMWAVEDecoder(format: format)  // validates the block layout
         destinationFormat = format
         self.quality = quality
@@ -178,7 +184,8 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
             coders.withUnsafeMutableBufferPointer { coders in
                 nonisolated(unsafe) let (base, coders, frames) = (base, coders, frames)
                 let encode: @Sendable (Int) -> Void = { channel in
-                    coders[channel].encode(frames, channel: channel, channels: channels, started: started,
+                    coders[channel].encode(
+                        frames, channel: channel, channels: channels, started: started,
                         reconstruction: reconstruction, into: base + start)
                 }
                 // A search's channels are independent of each other: each on a thread of its own.
@@ -214,9 +221,10 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
 
         /// Encodes this channel of the block whose interleaved frames are `frames`, writing its 4-byte
         /// header and its 4-byte groups of codes into the block at `block`.
-        mutating func encode(_ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int, started: Bool,
-            reconstruction: IMA.Reconstruction, into block: UnsafeMutableRawPointer)
-        {
+        mutating func encode(
+            _ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int, started: Bool,
+            reconstruction: IMA.Reconstruction, into block: UnsafeMutableRawPointer
+        ) {
             for position in 0..<framesPerBlock { samples[position] = Int32(frames[position * channels + channel]) }
             let headerIndex = encodeSamples(started: started, reconstruction: reconstruction)
             let first = UInt16(bitPattern: Int16(truncatingIfNeeded: samples[0]))
@@ -227,7 +235,8 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
             for group in 0..<(framesPerBlock - 1) / 8 {
                 let base = 4 * channels + (group * channels + channel) * 4
                 for byte in 0..<4 {
-                    block.storeBytes(of: codes[group * 8 + 2 * byte] | codes[group * 8 + 2 * byte + 1] << 4,
+                    block.storeBytes(
+                        of: codes[group * 8 + 2 * byte] | codes[group * 8 + 2 * byte + 1] << 4,
                         toByteOffset: base + byte, as: UInt8.self)
                 }
             }
@@ -268,8 +277,10 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
                 codes.withUnsafeMutableBufferPointer { codes in
                     seeds.withUnsafeBufferPointer { seeds in
                         IMACoder.with(reconstruction) { coder in
-                            beam.search({ samples[$0 + 1] }, count: count,
-                                seeds: UnsafeBufferPointer(rebasing: seeds[0..<seedCount]), coder: coder) { codes[$0] = $1 }
+                            beam.search(
+                                { samples[$0 + 1] }, count: count,
+                                seeds: UnsafeBufferPointer(rebasing: seeds[0..<seedCount]), coder: coder
+                            ) { codes[$0] = $1 }
                         }
                     }
                 }

@@ -168,7 +168,8 @@ struct IMABeamSearch {
                 let nearest = coder.nearestMagnitude(abs(delta), index: stepIndex)
                 @inline(__always) func add(_ code: Int32) {
                     let difference = coder.differences[stepIndex << 3 | Int(code & 7)]
-                    let next = min(max(code & 8 != 0 ? predictor &- difference : predictor &+ difference, -32768), 32767)
+                    let next = min(
+                        max(code & 8 != 0 ? predictor &- difference : predictor &+ difference, -32768), 32767)
                     let nextIndex = Int(coder.nextIndex[stepIndex << 4 | Int(code)])
                     let miss = Int64(sample &- next)
                     // Costs stay far below 2^63: a block's samples times 2^32.
@@ -215,7 +216,8 @@ struct IMABeamSearch {
             var threshold = Int64.max
             var ties = made
             if made > width {
-                let selected = Self.nthSmallest(width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
+                let selected = Self.nthSmallest(
+                    width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
                 threshold = selected.value
                 ties = width - selected.below
             }
@@ -242,8 +244,11 @@ struct IMABeamSearch {
         }
         var best = 0
         for state in 1..<max(kept, 1) where states.costs[state] < states.costs[best] { best = state }
-        let winner = (seed: Int(states.seeds[best]),
-            state: IMAChannelState(predictor: states.predictors[best], stepIndex: states.stepIndices[best]), cost: states.costs[best])
+        let winner = (
+            seed: Int(states.seeds[best]),
+            state: IMAChannelState(predictor: states.predictors[best], stepIndex: states.stepIndices[best]),
+            cost: states.costs[best]
+        )
         var state = best
         for position in stride(from: count - 1, through: 0, by: -1) {
             output(position, codes[position * capacity + state])
@@ -256,9 +261,10 @@ struct IMABeamSearch {
     /// smaller, with few unpredictable branches: a histogram of each value's top 8 bits above the
     /// smallest finds the bucket holding it, and only that bucket's values (usually a handful) are
     /// selected among.
-    private static func nthSmallest(_ n: Int, of values: UnsafePointer<Int64>, count: Int,
-        histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>) -> (value: Int64, below: Int)
-    {
+    private static func nthSmallest(
+        _ n: Int, of values: UnsafePointer<Int64>, count: Int,
+        histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>
+    ) -> (value: Int64, below: Int) {
         var low = values[0]
         var high = values[0]
         for index in 1..<count {
@@ -349,7 +355,8 @@ struct IMABeamSearch {
                 return pointer
             }
             func layer() -> Layer {
-                Layer(predictors: make(Int32.self, capacity), stepIndices: make(Int32.self, capacity),
+                Layer(
+                    predictors: make(Int32.self, capacity), stepIndices: make(Int32.self, capacity),
                     seeds: make(Int32.self, capacity), costs: make(Int64.self, capacity))
             }
             states = layer()

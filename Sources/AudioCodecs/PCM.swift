@@ -15,7 +15,8 @@ public struct PCMLayout: Hashable, Sendable {
     public init(_ format: StreamDescription) throws {
         guard format.isLinearPCM, format.channelsPerFrame > 0, format.bytesPerFrame % format.channelsPerFrame == 0
         else {
-            throw AudioFileError.unsupportedDataFormat("pcm: \(format.summary) is not interleaved linear PCM", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "pcm: \(format.summary) is not interleaved linear PCM", offset: nil)
         }
         width = Int(format.bytesPerFrame / format.channelsPerFrame)
         isFloat = format.formatFlags.contains(.isFloat)
@@ -23,7 +24,8 @@ public struct PCMLayout: Hashable, Sendable {
         isSigned = isFloat || format.formatFlags.contains(.isSignedInteger)
         bits = Int(format.bitsPerChannel)
         guard isFloat ? (width == 4 || width == 8) : (1...4).contains(width), bits >= 1, bits <= width * 8 else {
-            throw AudioFileError.unsupportedDataFormat("pcm: \(bits)-bit samples in \(width) bytes are not supported",
+            throw AudioFileError.unsupportedDataFormat(
+                "pcm: \(bits)-bit samples in \(width) bytes are not supported",
                 offset: nil)
         }
     }
@@ -49,7 +51,8 @@ public struct PCMDecoder: AudioDecoder {
     ) throws -> Int {
         let count = packetCount * Int(sourceFormat.channelsPerFrame)
         guard packetCount >= 0, bytes.count >= count * layout.width else {
-            throw AudioFileError.invalidPacket("pcm: \(packetCount) frames need \(count * layout.width) bytes", offset: nil)
+            throw AudioFileError.invalidPacket(
+                "pcm: \(packetCount) frames need \(count * layout.width) bytes", offset: nil)
         }
         PCM.decode(bytes, layout, count: count, into: output)
         return packetCount
@@ -86,7 +89,8 @@ public struct PCMEncoder: ConstantPacketEncoder {
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: count * layout.width))
         output.withUnsafeMutableBytes { raw in
-            PCM.encode(UnsafeBufferPointer(rebasing: frames[0..<count]), layout,
+            PCM.encode(
+                UnsafeBufferPointer(rebasing: frames[0..<count]), layout,
                 into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]), dither: &dither)
         }
         return count / channels
@@ -101,15 +105,17 @@ public enum PCM {
     /// wider integer source going to an integer destination of fewer bits.
     public static func shouldDither(from source: StreamDescription, to destination: StreamDescription) -> Bool {
         guard destination.isLinearPCM, !destination.formatFlags.contains(.isFloat) else { return false }
-        let sourceBits = source.isLinearPCM
+        let sourceBits =
+            source.isLinearPCM
             ? (source.formatFlags.contains(.isFloat) ? 25 : Int(source.bitsPerChannel)) : 16
         return sourceBits > Int(destination.bitsPerChannel)
     }
 
     /// Decodes `count` samples.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout, count: Int,
-        into output: UnsafeMutableBufferPointer<Float>)
-    {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout, count: Int,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) {
         let big = layout.isBigEndian
         switch (layout.isFloat, layout.width) {
         case (true, 4):
@@ -147,16 +153,18 @@ public enum PCM {
         default:
             for index in 0..<count {
                 let raw = bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
-                output[index] = Float(Double(Int32(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
-                    * (1 / 2_147_483_648))
+                output[index] = Float(
+                    Double(Int32(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
+                        * (1 / 2_147_483_648))
             }
         }
     }
 
     /// Encodes samples; `dither` (if any) adds ±1 LSB TPDF noise before rounding.
-    public static func encode(_ samples: UnsafeBufferPointer<Float>, _ layout: PCMLayout,
-        into bytes: UnsafeMutableRawBufferPointer, dither: inout TPDFDither?)
-    {
+    public static func encode(
+        _ samples: UnsafeBufferPointer<Float>, _ layout: PCMLayout,
+        into bytes: UnsafeMutableRawBufferPointer, dither: inout TPDFDither?
+    ) {
         let big = layout.isBigEndian
         // One loop per layout, so the per-sample work has no branches on the layout.
         switch (layout.isFloat, layout.width) {
@@ -188,12 +196,14 @@ public enum PCM {
             }
         case 2 where big:
             quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
-                bytes.storeBytes(of: UInt16(truncatingIfNeeded: value &<< shift).bigEndian, toByteOffset: index * 2,
+                bytes.storeBytes(
+                    of: UInt16(truncatingIfNeeded: value &<< shift).bigEndian, toByteOffset: index * 2,
                     as: UInt16.self)
             }
         case 2:
             quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
-                bytes.storeBytes(of: UInt16(truncatingIfNeeded: value &<< shift).littleEndian, toByteOffset: index * 2,
+                bytes.storeBytes(
+                    of: UInt16(truncatingIfNeeded: value &<< shift).littleEndian, toByteOffset: index * 2,
                     as: UInt16.self)
             }
         case 3:
@@ -207,7 +217,8 @@ public enum PCM {
         default:
             quantizeEach(samples, bits: layout.bits, dither: &dither) { index, value in
                 let packed = UInt32(truncatingIfNeeded: value &<< shift)
-                bytes.storeBytes(of: big ? packed.bigEndian : packed.littleEndian, toByteOffset: index * 4,
+                bytes.storeBytes(
+                    of: big ? packed.bigEndian : packed.littleEndian, toByteOffset: index * 4,
                     as: UInt32.self)
             }
         }
@@ -216,9 +227,10 @@ public enum PCM {
     /// 16-bit samples without dither, the commonest case, in Float arithmetic so the loop vectorizes
     /// four samples wide: scaling by 32768 is exact in Float, so rounding (to nearest, ties to even)
     /// and clipping give exactly what the Double path gives, NaN included (0).
-    private static func quantize16(_ samples: UnsafeBufferPointer<Float>, bigEndian: Bool,
-        into bytes: UnsafeMutableRawBufferPointer)
-    {
+    private static func quantize16(
+        _ samples: UnsafeBufferPointer<Float>, bigEndian: Bool,
+        into bytes: UnsafeMutableRawBufferPointer
+    ) {
         guard let output = bytes.baseAddress, let input = samples.baseAddress else { return }
         @inline(__always) func quantized(_ sample: Float) -> UInt16 {
             var value = sample * 32768
@@ -243,9 +255,10 @@ public enum PCM {
     /// Scales each sample to `bits` signed bits, adds dither if any, rounds and clips, and hands the
     /// integer to `store`.
     @inline(__always)
-    private static func quantizeEach(_ samples: UnsafeBufferPointer<Float>, bits: Int, dither: inout TPDFDither?,
-        _ store: (Int, Int64) -> Void)
-    {
+    private static func quantizeEach(
+        _ samples: UnsafeBufferPointer<Float>, bits: Int, dither: inout TPDFDither?,
+        _ store: (Int, Int64) -> Void
+    ) {
         let scale = Double(Int64(1) << (bits - 1))
         let (low, high) = (-scale, scale - 1)
         if var noise = dither {
@@ -280,16 +293,20 @@ extension PCM {
     /// Rewrites `count` samples from one layout to another where ``transcodesExactly(from:to:)`` holds:
     /// integers keep their words as stored (left-justified; the padding bits of a sample size that is not
     /// a multiple of 8 are not masked, as Apple reads them), floats their values.
-    public static func transcode(_ input: UnsafeRawBufferPointer, _ source: PCMLayout, count: Int,
-        to destination: PCMLayout, into output: UnsafeMutableRawBufferPointer)
-    {
-        precondition(transcodesExactly(from: source, to: destination) && input.count >= count * source.width
-            && output.count >= count * destination.width)
+    public static func transcode(
+        _ input: UnsafeRawBufferPointer, _ source: PCMLayout, count: Int,
+        to destination: PCMLayout, into output: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(
+            transcodesExactly(from: source, to: destination) && input.count >= count * source.width
+                && output.count >= count * destination.width)
         if source.width == destination.width && source.isFloat == destination.isFloat
             && source.isBigEndian == destination.isBigEndian && source.isSigned == destination.isSigned
         {
             // The same words in the same order: the bytes as they are.
-            if let from = input.baseAddress, let to = output.baseAddress { to.copyMemory(from: from, byteCount: count * source.width) }
+            if let from = input.baseAddress, let to = output.baseAddress {
+                to.copyMemory(from: from, byteCount: count * source.width)
+            }
             return
         }
         if source.isFloat {
@@ -297,18 +314,21 @@ extension PCM {
                 let value: Double
                 if source.width == 4 {
                     let raw = input.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
-                    value = Double(Float(bitPattern: source.isBigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
+                    value = Double(
+                        Float(bitPattern: source.isBigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
                 } else {
                     let raw = input.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
                     value = Double(bitPattern: source.isBigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw))
                 }
                 if destination.width == 4 {
                     let bits = Float(value).bitPattern
-                    output.storeBytes(of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
+                    output.storeBytes(
+                        of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
                         toByteOffset: index * 4, as: UInt32.self)
                 } else {
                     let bits = value.bitPattern
-                    output.storeBytes(of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
+                    output.storeBytes(
+                        of: destination.isBigEndian ? bits.bigEndian : bits.littleEndian,
                         toByteOffset: index * 8, as: UInt64.self)
                 }
             }
@@ -322,7 +342,8 @@ extension PCM {
                 let run = min(count - done, words.count)
                 let part = UnsafeMutableBufferPointer(rebasing: words[0..<run])
                 loadLeftJustified(UnsafeRawBufferPointer(rebasing: input[(done * source.width)...]), source, into: part)
-                storeLeftJustified(UnsafeBufferPointer(part), destination,
+                storeLeftJustified(
+                    UnsafeBufferPointer(part), destination,
                     into: UnsafeMutableRawBufferPointer(rebasing: output[(done * destination.width)...]))
                 done += run
             }
@@ -330,25 +351,29 @@ extension PCM {
     }
 
     /// Integer samples as 32-bit words, left-justified (8-bit unsigned samples made signed).
-    public static func loadLeftJustified(_ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout,
-        into words: UnsafeMutableBufferPointer<UInt32>)
-    {
+    public static func loadLeftJustified(
+        _ bytes: UnsafeRawBufferPointer, _ layout: PCMLayout,
+        into words: UnsafeMutableBufferPointer<UInt32>
+    ) {
         switch (layout.width, layout.isBigEndian) {
         case (1, _):
             let flip: UInt32 = layout.isSigned ? 0 : 0x80
             for index in words.indices { words[index] = (UInt32(bytes[index]) ^ flip) << 24 }
         case (2, true):
             for index in words.indices {
-                words[index] = UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
+                words[index] =
+                    UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
             }
         case (2, false):
             for index in words.indices {
-                words[index] = UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
+                words[index] =
+                    UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self))) << 16
             }
         case (3, let big):
             let (first, last) = big ? (24, 8) : (8, 24)
             for index in words.indices {
-                words[index] = UInt32(bytes[index * 3]) << first | UInt32(bytes[index * 3 + 1]) << 16
+                words[index] =
+                    UInt32(bytes[index * 3]) << first | UInt32(bytes[index * 3 + 1]) << 16
                     | UInt32(bytes[index * 3 + 2]) << last
             }
         case (_, true):
@@ -363,21 +388,24 @@ extension PCM {
     }
 
     /// Left-justified 32-bit words as integer samples of a layout (its top bits of each word).
-    static func storeLeftJustified(_ words: UnsafeBufferPointer<UInt32>, _ layout: PCMLayout,
-        into bytes: UnsafeMutableRawBufferPointer)
-    {
+    static func storeLeftJustified(
+        _ words: UnsafeBufferPointer<UInt32>, _ layout: PCMLayout,
+        into bytes: UnsafeMutableRawBufferPointer
+    ) {
         switch (layout.width, layout.isBigEndian) {
         case (1, _):
             let flip: UInt8 = layout.isSigned ? 0 : 0x80
             for index in words.indices { bytes[index] = UInt8(truncatingIfNeeded: words[index] >> 24) ^ flip }
         case (2, true):
             for index in words.indices {
-                bytes.storeBytes(of: UInt16(truncatingIfNeeded: words[index] >> 16).bigEndian, toByteOffset: index * 2,
+                bytes.storeBytes(
+                    of: UInt16(truncatingIfNeeded: words[index] >> 16).bigEndian, toByteOffset: index * 2,
                     as: UInt16.self)
             }
         case (2, false):
             for index in words.indices {
-                bytes.storeBytes(of: UInt16(truncatingIfNeeded: words[index] >> 16).littleEndian, toByteOffset: index * 2,
+                bytes.storeBytes(
+                    of: UInt16(truncatingIfNeeded: words[index] >> 16).littleEndian, toByteOffset: index * 2,
                     as: UInt16.self)
             }
         case (3, let big):

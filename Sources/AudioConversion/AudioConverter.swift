@@ -22,7 +22,8 @@ public enum AudioConverter {
         let destination = try ConversionPlan.Destination(output: output, settings: settings)
         // The source's content hash seeds PCM's dither. A batch has it; where integer PCM is asked for, it is
         // taken in the read that opens the source (elsewhere, the plan reads it only if it dithers after all).
-        let source = try SourceReader(path: input,
+        let source = try SourceReader(
+            path: input,
             hashingContent: settings.sourceContentHash == nil && destination.mayDither)
         var plan = try ConversionPlan(source: source, destination: destination, settings: settings)
         // The part of the source taken: silence cut at the ends (a pass of its own: where the sound
@@ -33,28 +34,35 @@ public enum AudioConverter {
         try plan.take(from: source, input: input, cut: cut)
         var normalizer: LoudnessNormalizer?
         if let target = settings.loudness {
-            normalizer = try LoudnessNormalizer(target: target, input: input, format: plan.format,
+            normalizer = try LoudnessNormalizer(
+                target: target, input: input, format: plan.format,
                 resampler: settings.resampler, plan: &plan.render)
         }
-        let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) { temporary in
+        let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) {
+            temporary in
             var reader = source
             while true {
-                let writer = try AudioFileWriter(path: temporary, fileType: plan.fileType, format: plan.format,
+                let writer = try AudioFileWriter(
+                    path: temporary, fileType: plan.fileType, format: plan.format,
                     options: plan.writerOptions)
                 let written: (Int64, PacketTableInfo?)
                 do {
-                    written = try run(plan, from: reader, to: writer, limiterReport: { normalizer?.limiterReduction = $0 })
+                    written = try run(
+                        plan, from: reader, to: writer, limiterReport: { normalizer?.limiterReduction = $0 })
                 } catch {
                     writer.cancel()
                     throw error
                 }
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
                 // until it meets the target and the ceiling, and the source is read again for another round.
-                guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan.render) else { return written }
+                guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan.render) else {
+                    return written
+                }
                 reader = try SourceReader(path: input)
             }
         }
-        var result = ConversionResult(outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
+        var result = ConversionResult(
+            outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
             packetTableInfo: table, notes: plan.notes)
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
@@ -63,9 +71,10 @@ public enum AudioConverter {
 
     /// Writes the plan's frames of `source` by the plan's route; returns the valid frames written and the
     /// packet table recorded.
-    private static func run(_ plan: ConversionPlan, from source: SourceReader, to writer: AudioFileWriter,
-        limiterReport: ((Double) -> Void)? = nil) throws -> (Int64, PacketTableInfo?)
-    {
+    private static func run(
+        _ plan: ConversionPlan, from source: SourceReader, to writer: AudioFileWriter,
+        limiterReport: ((Double) -> Void)? = nil
+    ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
         func write() throws {
@@ -74,7 +83,9 @@ public enum AudioConverter {
             packets.removeAll()
         }
         guard var encoder = try plan.makeEncoder() else {
-            guard var copier = plan.copier else { throw AudioFileError.illegalOperation("convert: a plan with no encoder") }
+            guard var copier = plan.copier else {
+                throw AudioFileError.illegalOperation("convert: a plan with no encoder")
+            }
             while try copier.copyPackets(maximum: 256, into: &packets) { try write() }
             try writer.close(packetTableInfo: copier.packetTableInfo)
             return (copier.validFrames, copier.packetTableInfo)
@@ -92,7 +103,9 @@ public enum AudioConverter {
                 nil
             }
         // Reads the plan's frames as stored, a block at a time, handing each to `take`.
-        func readExactly(_ read: (Int, inout [UInt8]) throws -> Int, _ take: (UnsafeRawBufferPointer, Int) throws -> Void)
+        func readExactly(
+            _ read: (Int, inout [UInt8]) throws -> Int, _ take: (UnsafeRawBufferPointer, Int) throws -> Void
+        )
             throws
         {
             var stored: [UInt8] = []
@@ -107,8 +120,9 @@ public enum AudioConverter {
             }
         }
         var route = plan.route(for: source)
-        if route == .integers, let exact, !((encoder as? any IntegerSampleEncoder).map { exact.layout.bits <= $0.integerBitDepth }
-            ?? false)
+        if route == .integers, let exact,
+            !((encoder as? any IntegerSampleEncoder).map { exact.layout.bits <= $0.integerBitDepth }
+                ?? false)
         {
             route = .float
         }
@@ -140,8 +154,10 @@ public enum AudioConverter {
             }
             encoder = integer
         default:
-            outputFrames = try render(source, sampleRate: format.sampleRate, channels: outChannels,
-                resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport) { samples in
+            outputFrames = try render(
+                source, sampleRate: format.sampleRate, channels: outChannels,
+                resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport
+            ) { samples in
                 try encoder.encode(samples, into: &packets)
                 try write()
             }
@@ -149,8 +165,10 @@ public enum AudioConverter {
         let remainder = try encoder.finish(into: &packets)
         try write()
         let priming = encoder.primingFrames
-        let table: PacketTableInfo? = priming > 0 || remainder > 0 || format.framesPerPacket != 1
-            ? PacketTableInfo(validFrames: outputFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
+        let table: PacketTableInfo? =
+            priming > 0 || remainder > 0 || format.framesPerPacket != 1
+            ? PacketTableInfo(
+                validFrames: outputFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
             : nil
         try writer.close(packetTableInfo: table, magicCookie: writer.fileType == .mp3 ? encoder.magicCookie : nil)
         return (outputFrames, table)
@@ -159,12 +177,14 @@ public enum AudioConverter {
     /// Decode → cut and fade → channel mix → resample → gain → limit: the plan's part of `source` as
     /// interleaved Float32 frames of `channels` at `sampleRate`, handed to `deliver` a block at a time;
     /// returns the frames delivered (exactly the taken frames at the new rate).
-    static func render(_ source: SourceReader, sampleRate: Double, channels outChannels: Int,
+    static func render(
+        _ source: SourceReader, sampleRate: Double, channels outChannels: Int,
         resampler choice: ResamplerChoice, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil,
-        _ deliver: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Int64
-    {
+        _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws -> Int64 {
         let mixer = ChannelMixer(from: source.channels, to: outChannels)
-        let resampler = sampleRate == source.sampleRate
+        let resampler =
+            sampleRate == source.sampleRate
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
         let gain = plan.linearGain
         let limiter = plan.limiterCeiling.map {
@@ -188,7 +208,9 @@ public enum AudioConverter {
             guard count > 0 else { return }
             outputFrames += Int64(count)
             guard gain != 1 || limiter != nil else {
-                try samples.withUnsafeBufferPointer { try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels])) }
+                try samples.withUnsafeBufferPointer {
+                    try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels]))
+                }
                 return
             }
             scaled.removeAll(keepingCapacity: true)
@@ -231,7 +253,8 @@ public enum AudioConverter {
             try emit(resampled, final: true)
             // Pad the last frames the filter did not give back with silence, a bounded block at a time.
             while outputFrames < expected {
-                try emit([Float](repeating: 0, count: Int(min(expected - outputFrames, 65536)) * outChannels), final: true)
+                try emit(
+                    [Float](repeating: 0, count: Int(min(expected - outputFrames, 65536)) * outChannels), final: true)
             }
         }
         if let limiter {

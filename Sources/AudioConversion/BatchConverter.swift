@@ -8,9 +8,9 @@ import FileAccess
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Converts a tree of sources with a preset, mirroring it under an output folder, in parallel, and
@@ -62,12 +62,15 @@ public struct BatchConverter: Sendable {
     public var silenceThreshold: Double?
     /// Source extensions looked for in folders (files named on the command line are taken whatever
     /// their name).
-    public static let sourceExtensions: Set<String> = ["wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
-        "ogg"]
+    public static let sourceExtensions: Set<String> = [
+        "wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
+        "ogg",
+    ]
 
-    public init(preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best, parallelJobs: Int? = nil,
-        trimsToMaximum: Bool = false)
-    {
+    public init(
+        preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best, parallelJobs: Int? = nil,
+        trimsToMaximum: Bool = false
+    ) {
         self.preset = preset
         self.outputFolder = outputFolder
         self.imaQuality = imaQuality
@@ -105,7 +108,10 @@ public struct BatchConverter: Sendable {
                     jobs.append(Job(source: file, output: outputPath(for: String(file.dropFirst(root.count)))))
                 }
             } else {
-                jobs.append(Job(source: source, output: outputPath(for: source.split(separator: "/").last.map(String.init) ?? source)))
+                jobs.append(
+                    Job(
+                        source: source,
+                        output: outputPath(for: source.split(separator: "/").last.map(String.init) ?? source)))
             }
         }
         var seen: [String: String] = [:]

@@ -68,26 +68,31 @@ public struct ConversionPlan {
             let name = output.split(separator: "/").last.map(String.init) ?? output
             if let explicit = settings.fileType {
                 if let named, !same(named, explicit) {
-                    throw ConversionUsageError("-f \(explicit.afconvertCode) writes \(explicit.fileNameExtensions[0]) files, "
-                        + "but the output is named '\(name)': name it \(explicit.fileNameExtensions.joined(separator: " or "))")
+                    throw ConversionUsageError(
+                        "-f \(explicit.afconvertCode) writes \(explicit.fileNameExtensions[0]) files, "
+                            + "but the output is named '\(name)': name it \(explicit.fileNameExtensions.joined(separator: " or "))"
+                    )
                 }
                 if let allowed = settings.allowedFileTypes, !allowed.contains(where: { same($0, explicit) }) {
-                    throw ConversionUsageError("\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
-                        + "it writes " + allowed.map(\.afconvertCode).joined(separator: ", "))
+                    throw ConversionUsageError(
+                        "\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
+                            + "it writes " + allowed.map(\.afconvertCode).joined(separator: ", "))
                 }
                 return explicit
             }
             if let allowed = settings.allowedFileTypes {
                 guard let named else { return allowed[0] }
                 guard allowed.contains(where: { same($0, named) }) else {
-                    throw ConversionUsageError("\(settings.name ?? "these settings") cannot write '\(name)': name the output "
-                        + allowed.map { $0.fileNameExtensions[0] }.joined(separator: ", "))
+                    throw ConversionUsageError(
+                        "\(settings.name ?? "these settings") cannot write '\(name)': name the output "
+                            + allowed.map { $0.fileNameExtensions[0] }.joined(separator: ", "))
                 }
                 return named
             }
             guard let named else {
-                throw ConversionUsageError("cannot tell the output type from '\(name)'; give -f or name it "
-                    + ".caf, .aif, .aifc, .wav, .m4a, .aac or .mp3")
+                throw ConversionUsageError(
+                    "cannot tell the output type from '\(name)'; give -f or name it "
+                        + ".caf, .aif, .aifc, .wav, .m4a, .aac or .mp3")
             }
             return named
         }
@@ -96,18 +101,22 @@ public struct ConversionPlan {
         /// become); a usage error in afconvert's spelling where it does not.
         static func check(_ specifier: DataFormatSpecifier, in fileType: FileType) throws {
             if case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned) = specifier.kind,
-                let advice = pcmAdvice(fileType, bits: bits, isFloat: isFloat, isBigEndian: isBigEndian, isSigned: isSigned)
+                let advice = pcmAdvice(
+                    fileType, bits: bits, isFloat: isFloat, isBigEndian: isBigEndian, isSigned: isSigned)
             {
                 throw ConversionUsageError(advice)
             }
             guard !holds(specifier, in: fileType) else { return }
             // What fits, as the writer answers for each of afconvert's formats.
-            var fits = ["LEI16", "ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3"].compactMap(DataFormatSpecifier.init)
-                .filter { holds($0, in: fileType) }.map { $0.kind == .linearPCM16 ? "linear PCM" : $0.description }
+            var fits = ["LEI16", "ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3"].compactMap(
+                DataFormatSpecifier.init
+            )
+            .filter { holds($0, in: fileType) }.map { $0.kind == .linearPCM16 ? "linear PCM" : $0.description }
             if fits.isEmpty { fits = ["any format"] }
             let list = fits.count > 1 ? fits.dropLast().joined(separator: ", ") + " or " + (fits.last ?? "") : fits[0]
-            throw ConversionUsageError("\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(list), "
-                + "or a .caf output")
+            throw ConversionUsageError(
+                "\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(list), "
+                    + "or a .caf output")
         }
 
         private static func holds(_ specifier: DataFormatSpecifier, in fileType: FileType) -> Bool {
@@ -117,9 +126,10 @@ public struct ConversionPlan {
 
         /// How to spell the linear PCM a container holds, where it cannot hold the layout asked for
         /// (`nil`: it can).
-        private static func pcmAdvice(_ fileType: FileType, bits: UInt32, isFloat: Bool, isBigEndian: Bool,
-            isSigned: Bool) -> String?
-        {
+        private static func pcmAdvice(
+            _ fileType: FileType, bits: UInt32, isFloat: Bool, isBigEndian: Bool,
+            isSigned: Bool
+        ) -> String? {
             let kind = isFloat ? "F" : "I"
             switch fileType {
             case .wav, .rf64:
@@ -127,7 +137,9 @@ public struct ConversionPlan {
                 if bits == 8 && isSigned { return "WAV holds 8-bit samples unsigned: use -d UI8" }
             case .aiff, .aifc:
                 if isFloat && !isBigEndian { return "AIFF-C holds big-endian floats: use -d BEF\(bits)" }
-                if !isFloat && !isBigEndian && bits > 16 { return "AIFF holds big-endian \(bits)-bit samples: use -d BEI\(bits)" }
+                if !isFloat && !isBigEndian && bits > 16 {
+                    return "AIFF holds big-endian \(bits)-bit samples: use -d BEI\(bits)"
+                }
                 if bits == 8 && !isSigned { return "AIFF holds 8-bit samples signed: use -d I8" }
             case .caf:
                 if bits == 8 && !isSigned { return "CAF holds 8-bit samples signed: use -d I8" }
@@ -167,14 +179,16 @@ public struct ConversionPlan {
     public init(source: SourceReader, destination: Destination, settings: ConversionSettings) throws {
         self.settings = settings
         fileType = destination.fileType
-        guard let specifier = destination.dataFormat ?? Self.keptSampleFormat(of: source, in: fileType)
-            ?? Self.containerDefault(fileType)
+        guard
+            let specifier = destination.dataFormat ?? Self.keptSampleFormat(of: source, in: fileType)
+                ?? Self.containerDefault(fileType)
         else { throw ConversionUsageError("no data format for \(fileType.afconvertCode) files") }
         dataFormat = specifier
         let processes = settings.loudness != nil || settings.silenceThreshold != nil
         // AAC is copied where a preset asks (re-encoding loses quality); Apple Lossless always (re-encoding
         // gains nothing, and decoding a 32-bit stream to Float would lose its lowest bits).
-        let copiesCodec = (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
+        let copiesCodec =
+            (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
             || (specifier.kind == .alac && source.format.formatID == .alac)
         if copiesCodec, let file = source.audioFile, settings.sampleRate == nil, settings.channels == nil,
             specifier.sampleRate == nil, settings.maximumSeconds == nil, !processes
@@ -187,7 +201,8 @@ public struct ConversionPlan {
             primingFrames = copier.primingFrames
         } else {
             copier = nil
-            let (settings, notes) = try Self.encoderSettings(specifier, fileType: fileType, source: source, settings: settings)
+            let (settings, notes) = try Self.encoderSettings(
+                specifier, fileType: fileType, source: source, settings: settings)
             self.notes = notes
             encoderSettings = settings
             // The encoder made once here says what it makes (ALAC's depth, AAC's packets) and its cookie.
@@ -211,10 +226,13 @@ public struct ConversionPlan {
     /// what the output holds.
     public func route(for source: SourceReader) -> Route {
         if copier != nil { return .copyPackets }
-        let keepsFrames = render.keepsSamples && format.sampleRate == source.sampleRate
+        let keepsFrames =
+            render.keepsSamples && format.sampleRate == source.sampleRate
             && source.channels == Int(format.channelsPerFrame)
         guard keepsFrames, let from = source.linearPCMLayout ?? source.decodedInt16Layout else { return .float }
-        if format.isLinearPCM, let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to) { return .exactPCM }
+        if format.isLinearPCM, let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to) {
+            return .exactPCM
+        }
         if dataFormat.kind == .alac, !from.isFloat { return .integers }
         return .float
     }
@@ -265,7 +283,8 @@ public struct ConversionPlan {
                 return (0...end).contains(marker.framePosition) ? marker : nil
             }
             options.loops = source.loops.compactMap { loop in
-                let scaled = Loop(start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
+                let scaled = Loop(
+                    start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
                 return scaled.end > scaled.start ? scaled : nil
             }
             options.instrument = source.instrument
@@ -295,11 +314,12 @@ public struct ConversionPlan {
         let isFloat = format.formatFlags.contains(.isFloat)
         let bits = isFloat ? (format.bitsPerChannel > 32 ? 64 : 32) : min(32, (format.bitsPerChannel + 7) / 8 * 8)
         if bits == 8 { return DataFormatSpecifier(fileType == .wav || fileType == .rf64 ? "UI8" : "I8") }
-        let bigEndian = switch fileType {
-        case .aiff, .aifc: true
-        case .wav, .rf64: false
-        default: format.formatFlags.contains(.isBigEndian)
-        }
+        let bigEndian =
+            switch fileType {
+            case .aiff, .aifc: true
+            case .wav, .rf64: false
+            default: format.formatFlags.contains(.isBigEndian)
+            }
         return DataFormatSpecifier("\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)")
     }
 
@@ -316,9 +336,10 @@ public struct ConversionPlan {
 
     /// The encoder's settings: the rate and channels fitted to what the encoder and the container take
     /// (with a note for each change), the dither seed, the codec options.
-    private static func encoderSettings(_ specifier: DataFormatSpecifier, fileType: FileType, source: SourceReader,
-        settings: ConversionSettings) throws -> (EncoderSettings, [String])
-    {
+    private static func encoderSettings(
+        _ specifier: DataFormatSpecifier, fileType: FileType, source: SourceReader,
+        settings: ConversionSettings
+    ) throws -> (EncoderSettings, [String]) {
         var notes: [String] = []
         var rate = specifier.sampleRate ?? settings.sampleRate ?? source.sampleRate
         var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
@@ -329,11 +350,14 @@ public struct ConversionPlan {
         if let limits = AudioConverter.registry.encoderLimits(for: formatID) {
             let nearest = limits.sampleRate(nearest: rate)
             if nearest != rate {
-                notes.append("\(limits.name) cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz")
+                notes.append(
+                    "\(limits.name) cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz"
+                )
                 rate = nearest
             }
             if channels > limits.maximumChannels, settings.channels == nil || formatID == .mpegLayer3 {
-                notes.append("\(limits.name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
+                notes.append(
+                    "\(limits.name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
                 channels = limits.maximumChannels
             }
         } else {
@@ -342,18 +366,22 @@ public struct ConversionPlan {
             let wholeRatesOnly: Set<FileType> = [.wav, .rf64, .m4a, .mp4]
             if wholeRatesOnly.contains(fileType), rate != rate.rounded(), rate.isFinite {
                 let nearest = max(1, min(rate.rounded(), Double(UInt32.max)))
-                notes.append("\(fileType.rawValue.uppercased()) holds whole sample rates: resampled from "
-                    + "\(formatSampleRate(rate)) Hz to \(formatSampleRate(nearest)) Hz")
+                notes.append(
+                    "\(fileType.rawValue.uppercased()) holds whole sample rates: resampled from "
+                        + "\(formatSampleRate(rate)) Hz to \(formatSampleRate(nearest)) Hz")
                 rate = nearest
             }
         }
-        var encoderSettings = EncoderSettings(format: specifier.streamDescription(sampleRate: rate,
-            channels: UInt32(channels)), sourceFormat: source.format)
+        var encoderSettings = EncoderSettings(
+            format: specifier.streamDescription(
+                sampleRate: rate,
+                channels: UInt32(channels)), sourceFormat: source.format)
         encoderSettings.imaQuality = settings.imaQuality
         if PCM.shouldDither(from: source.format, to: encoderSettings.format) {
             // Seeded from the source's content, so an output depends on the input's bytes alone: the hash a
             // batch took for the provenance, or the one taken as the source was opened.
-            encoderSettings.ditherSeed = (settings.sourceContentHash ?? source.audioFile?.contentHash
+            encoderSettings.ditherSeed =
+                (settings.sourceContentHash ?? source.audioFile?.contentHash
                 ?? (try? contentHash(ofFileAt: source.path)))?.value ?? encoderSettings.ditherSeed
         }
         encoderSettings.bitRate = settings.bitRate

@@ -71,18 +71,21 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     public func streamDescription(sampleRate: Double, channels: UInt32) -> StreamDescription {
         switch kind {
         case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned):
-            .linearPCM(sampleRate: sampleRate, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
+            .linearPCM(
+                sampleRate: sampleRate, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
                 isBigEndian: isBigEndian, signed8: isSigned)
         case .ima4: .appleIMA4(sampleRate: sampleRate, channels: channels)
         case .imaADPCM: IMAADPCMWAVE.format(sampleRate: sampleRate, channels: channels)
         case .ulaw: .g711(.ulaw, sampleRate: sampleRate, channels: channels)
         case .alaw: .g711(.alaw, sampleRate: sampleRate, channels: channels)
         case .aac:
-            StreamDescription(sampleRate: sampleRate, formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
+            StreamDescription(
+                sampleRate: sampleRate, formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
                 bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
         case .alac: AppleLossless.format(sampleRate: sampleRate, channels: channels, bitDepth: 16)
         case .mp3:
-            StreamDescription(sampleRate: sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
+            StreamDescription(
+                sampleRate: sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
                 framesPerPacket: sampleRate >= 32000 ? 1152 : 576, bytesPerFrame: 0, channelsPerFrame: channels,
                 bitsPerChannel: 0)
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import AudioDecoding
 import AudioEngines
@@ -129,7 +129,8 @@ extension AudioConverter {
         let pad = Int64((silenceFadeSeconds * source.sampleRate).rounded())
         let start = max(0, first - pad)
         let end = min(frame, last + 1 + pad)
-        return SilenceCut(start: start, count: end - start, fadeIn: start > 0 ? Int(first - start) : 0,
+        return SilenceCut(
+            start: start, count: end - start, fadeIn: start > 0 ? Int(first - start) : 0,
             fadeOut: end < frame ? Int(end - last - 1) : 0, total: frame)
     }
 }
@@ -161,9 +162,10 @@ final class LoudnessNormalizer {
     static let tolerance = 0.05
     static let maximumRounds = 6
 
-    init(target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
-        plan: inout RenderPlan) throws
-    {
+    init(
+        target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
+        plan: inout RenderPlan
+    ) throws {
         self.target = target
         self.input = input
         self.format = format
@@ -197,13 +199,16 @@ final class LoudnessNormalizer {
     }
 
     /// The plan's signal measured (a pass that decodes the source again).
-    private static func measure(_ plan: RenderPlan, input: String, format: StreamDescription,
-        resampler: ResamplerChoice) throws -> LoudnessMeasurement
-    {
+    private static func measure(
+        _ plan: RenderPlan, input: String, format: StreamDescription,
+        resampler: ResamplerChoice
+    ) throws -> LoudnessMeasurement {
         let channels = Int(format.channelsPerFrame)
         let meter = try LoudnessMeter(channels: channels, sampleRate: format.sampleRate)
-        _ = try AudioConverter.render(try SourceReader(path: input), sampleRate: format.sampleRate, channels: channels,
-            resampler: resampler, plan: plan) { samples in
+        _ = try AudioConverter.render(
+            try SourceReader(path: input), sampleRate: format.sampleRate, channels: channels,
+            resampler: resampler, plan: plan
+        ) { samples in
             try meter.add(samples, frames: samples.count / channels)
         }
         return meter.measurement
@@ -251,7 +256,8 @@ final class LoudnessNormalizer {
                         + "\(signed(output.truePeak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter)", offset: nil)
             }
-            plan.limiterCeiling = (plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
+            plan.limiterCeiling =
+                (plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
         }
         // What the encoder added or took moves the float signal's aim.
         aim += miss

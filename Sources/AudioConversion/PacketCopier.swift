@@ -28,11 +28,12 @@ public struct PacketCopier {
         self.file = file
         destinationFormat = file.dataFormat
         let cookie = file.properties.magicCookie ?? []
-        magicCookie = switch file.dataFormat.formatID {
-        case .aac: ADTS.elementaryStreamDescriptor(inCookie: cookie)
-        case .alac: AppleLossless.specificConfig(inCookie: cookie) ?? cookie
-        default: cookie
-        }
+        magicCookie =
+            switch file.dataFormat.formatID {
+            case .aac: ADTS.elementaryStreamDescriptor(inCookie: cookie)
+            case .alac: AppleLossless.specificConfig(inCookie: cookie) ?? cookie
+            default: cookie
+            }
         packetTableInfo = file.properties.packetTableInfo
         let summary = try AudioFileSummary(file.properties)
         validFrames = summary.frameCount
@@ -52,7 +53,8 @@ public struct PacketCopier {
                 guard start >= 0, end <= raw.count else {
                     throw AudioFileError.invalidPacket("copy: packet lies outside the bytes read", offset: nil)
                 }
-                packets.append(packet: UnsafeRawBufferPointer(rebasing: raw[start..<end]),
+                packets.append(
+                    packet: UnsafeRawBufferPointer(rebasing: raw[start..<end]),
                     variableFrames: Int(description.variableFramesInPacket))
             }
         }

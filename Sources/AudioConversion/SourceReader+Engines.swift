@@ -8,10 +8,12 @@ extension SourceReader {
     /// for the codecs the registry lacks (DWVW in AIFF-C); with `hashingContent`, the file's content hash
     /// is taken in the same read.
     public convenience init(path: String, hashingContent: Bool = false) throws {
-        try self.init(path: path, registry: AudioConverter.registry, fallback: { path in
-            let sound = try SoundFile(path: path)
-            return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
-        }, hashingContent: hashingContent)
+        try self.init(
+            path: path, registry: AudioConverter.registry,
+            fallback: { path in
+                let sound = try SoundFile(path: path)
+                return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
+            }, hashingContent: hashingContent)
     }
 }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A look-ahead limiter that keeps the true peak (the waveform between samples, found by 4x
@@ -62,9 +62,10 @@ public final class TruePeakLimiter {
 
     /// A limiter for interleaved frames of `channels` at `sampleRate`, holding true peaks to
     /// `ceilingDecibels` dBTP; attack (look-ahead) and release in seconds.
-    public init(channels: Int, sampleRate: Double, ceilingDecibels: Double, attack: Double = 0.005,
-        release: Double = 0.1)
-    {
+    public init(
+        channels: Int, sampleRate: Double, ceilingDecibels: Double, attack: Double = 0.005,
+        release: Double = 0.1
+    ) {
         self.channels = channels
         ceiling = Float(pow(10, ceilingDecibels / 20))
         lookAhead = max(1, Int((attack * sampleRate).rounded()))

@@ -60,15 +60,17 @@ public final class SourceReader {
     /// DWVW) is asked to decode the file afkit has parsed; where it has none either, the codec is named.
     /// With `hashingContent`, the file's content hash is taken in the same read that parses it
     /// (``AudioFile/contentHash``).
-    public convenience init(path: String, registry: AudioCodecRegistry,
-        fallback: ((String) throws -> ExternalDecoder)? = nil, hashingContent: Bool = false) throws
-    {
+    public convenience init(
+        path: String, registry: AudioCodecRegistry,
+        fallback: ((String) throws -> ExternalDecoder)? = nil, hashingContent: Bool = false
+    ) throws {
         // afkit's own parser decides what the file is, for every command alike: what it refuses is
         // refused here with the same words.
         let file = try AudioFile(path: path, hashingContent: hashingContent)
         let format = file.dataFormat
         if registry.canDecode(format.formatID) {
-            try self.init(file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))
+            try self.init(
+                file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))
         } else if let fallback, let external = try? fallback(path) {
             try self.init(file: file, backend: .external(external))
         } else {
@@ -99,7 +101,8 @@ public final class SourceReader {
         annotations = file.properties.annotations
         magicCookie = file.properties.magicCookie
         // afkit's AAC and ALAC decoders deliver WAV's order, whatever order the file's layout names.
-        channelLayout = [.aac, .alac].contains(format.formatID) && channels > 2
+        channelLayout =
+            [.aac, .alac].contains(format.formatID) && channels > 2
             ? ChannelLayout.waveOrder(channels: channels) : file.properties.channelLayout
         audioFile = file
         self.backend = backend
@@ -117,9 +120,12 @@ public final class SourceReader {
 
     /// A codec's name for a person: Apple's four-character code with the codec's usual name.
     public static func codecName(_ formatID: FourCharCode) -> String {
-        let names: [FourCharCode: String] = ["flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
-            "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music", "Qclp": "Qualcomm PureVoice",
-            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1"]
+        let names: [FourCharCode: String] = [
+            "flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
+            "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music",
+            "Qclp": "Qualcomm PureVoice",
+            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1",
+        ]
         return names[formatID].map { "\($0) ('\(formatID)')" } ?? "'\(formatID)'"
     }
 
@@ -141,7 +147,8 @@ public final class SourceReader {
     /// read from `start` and refilled by `refill` when spent (`false` at the end): the frames still to be
     /// skipped are dropped, the rest appended to `output`. Returns the frames appended.
     private func deliver<Element>(
-        maximum: Int, from buffer: inout [Element], start: inout Int, elementsPerFrame: Int, into output: inout [Element],
+        maximum: Int, from buffer: inout [Element], start: inout Int, elementsPerFrame: Int,
+        into output: inout [Element],
         refill: (inout [Element]) throws -> Bool
     ) throws -> Int {
         var delivered = 0
@@ -209,17 +216,21 @@ public final class SourceReader {
     /// integers (``decodedInt16Layout``); returns how many frames (0 at the end). Use it or
     /// ``read(maximum:into:)`` on one reader, not both.
     public func readDecodedInt16(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
-        guard case .afkit(let file, let anyDecoder, var next) = backend, var decoder = anyDecoder as? any Int16AudioDecoder
+        guard case .afkit(let file, let anyDecoder, var next) = backend,
+            var decoder = anyDecoder as? any Int16AudioDecoder
         else {
             throw AudioFileError.illegalOperation("\(path): its decoder does not give 16-bit integers")
         }
         let frameBytes = channels * 2
         bytes.removeAll(keepingCapacity: true)
-        return try deliver(maximum: maximum, from: &int16Pending, start: &int16Start, elementsPerFrame: frameBytes,
-            into: &bytes) { buffer in
+        return try deliver(
+            maximum: maximum, from: &int16Pending, start: &int16Start, elementsPerFrame: frameBytes,
+            into: &bytes
+        ) { buffer in
             // About 64 KiB of packets per read, decoded straight to integers.
             guard next < file.packetCount else { return false }
-            let read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
+            let read = try file.readPacketData(
+                from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
                 into: &packetBytes)
             next += Int64(read)
             buffer.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
@@ -242,13 +253,15 @@ public final class SourceReader {
     /// A decoder's error placed in the file: decoders give, as the offset, where the failing packet starts in
     /// the bytes they were given (a run from packet `first`, described by `descriptions`, or of constant
     /// packets); it becomes the packet's number and its offset in the file. Without one, the run is named.
-    private func located(_ error: AudioFileError, packets first: Int64, count: Int, in file: AudioFile,
-        descriptions: [PacketDescription]? = nil) -> AudioFileError
-    {
+    private func located(
+        _ error: AudioFileError, packets first: Int64, count: Int, in file: AudioFile,
+        descriptions: [PacketDescription]? = nil
+    ) -> AudioFileError {
         let base = try? file.packetDescription(first).startOffset
         if let relative = error.offset, let base {
             let bytesPerPacket = Int64(file.dataFormat.bytesPerPacket)
-            let index = descriptions.map { $0.firstIndex { $0.startOffset == relative }.map(Int64.init) }
+            let index =
+                descriptions.map { $0.firstIndex { $0.startOffset == relative }.map(Int64.init) }
                 ?? (bytesPerPacket > 0 ? relative / bytesPerPacket : nil)
             let name = index.map { "packet \(first + $0)" } ?? "packets from \(first)"
             return error.located(at: base + relative, context: "\(path): \(name)")
@@ -266,7 +279,8 @@ public final class SourceReader {
             let read: Int
             if format.hasConstantPackets {
                 // About 64 KiB per read (the decoded block stays in cache): linear PCM has one frame per packet.
-                read = try file.readPacketData(from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)),
+                read = try file.readPacketData(
+                    from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)),
                     into: &packetBytes)
                 do {
                     _ = try packetBytes.withUnsafeBytes { raw in
@@ -281,7 +295,8 @@ public final class SourceReader {
                 do {
                     _ = try bytes.withUnsafeBytes { raw in
                         try descriptions.withUnsafeBufferPointer { descriptions in
-                            try decoder.decode(raw, packetCount: descriptions.count, descriptions: descriptions,
+                            try decoder.decode(
+                                raw, packetCount: descriptions.count, descriptions: descriptions,
                                 appendingTo: &pending)
                         }
                     }

@@ -28,13 +28,15 @@ public final class AACDecoder: AudioDecoder {
         sourceFormat = format
         self.magicCookie = magicCookie
         guard let config = ADTS.audioSpecificConfig(inCookie: magicCookie), !config.isEmpty else {
-            throw AudioFileError.unsupportedDataFormat("aac: no AudioSpecificConfig to configure the decoder", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }
         // AAC-LC (object type 2) at 32 kHz or more: implicit SBR there would mean 64 kHz output, which no
         // encoder makes.
         let objectType = config[0] >> 3
         if objectType == 2, format.sampleRate >= 32000, format.framesPerPacket == 1024, format.channelsPerFrame <= 8,
-            let engine = try? LibavcodecDecoder(codec: "aac", format: format, extradata: config, maximumFramesPerPacket: 1024)
+            let engine = try? LibavcodecDecoder(
+                codec: "aac", format: format, extradata: config, maximumFramesPerPacket: 1024)
         {
             fast = engine
         } else {
@@ -95,7 +97,8 @@ public final class FAADDecoder: AudioDecoder {
         sourceFormat = format
         let config = ADTS.audioSpecificConfig(inCookie: magicCookie)
         guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
-            throw AudioFileError.unsupportedDataFormat("aac: no AudioSpecificConfig to configure the decoder", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }
         self.handle = handle
         if let settings = NeAACDecGetCurrentConfiguration(handle) {
@@ -109,10 +112,13 @@ public final class FAADDecoder: AudioDecoder {
         var rate: UInt = 0
         var channels: UInt8 = 0
         var bytes = config
-        let result = bytes.withUnsafeMutableBufferPointer { NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &channels) }
+        let result = bytes.withUnsafeMutableBufferPointer {
+            NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &channels)
+        }
         guard result >= 0 else {
             NeAACDecClose(handle)
-            throw AudioFileError.unsupportedDataFormat("aac: libfaad2 refuses the AudioSpecificConfig \(hexString(config))",
+            throw AudioFileError.unsupportedDataFormat(
+                "aac: libfaad2 refuses the AudioSpecificConfig \(hexString(config))",
                 offset: nil)
         }
         outputSampleRate = Int(rate)
@@ -151,14 +157,17 @@ public final class FAADDecoder: AudioDecoder {
             let start = Int(descriptions[packet].startOffset)
             let size = Int(descriptions[packet].dataByteSize)
             guard start >= 0, start + size <= bytes.count, let base = bytes.baseAddress else {
-                throw AudioFileError.invalidPacket("aac: a packet lies outside the bytes given", offset: Int64(max(0, start)))
+                throw AudioFileError.invalidPacket(
+                    "aac: a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             var info = NeAACDecFrameInfo()
-            let samples = NeAACDecDecode(handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
+            let samples = NeAACDecDecode(
+                handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
                 UInt(size))
             if info.error != 0 {
                 let message = NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
-                throw AudioFileError.malformed("aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
+                throw AudioFileError.malformed(
+                    "aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
             }
             let count = Int(info.samples)
             guard count > 0, let samples else { continue }

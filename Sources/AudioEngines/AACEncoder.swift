@@ -16,8 +16,10 @@ import CAVCodec
 /// - `-q 0..127`: the quantizer search: below 32 the fast search, else the two-loop search.
 public final class AACEncoder: AudioEncoder {
     /// The rates AAC-LC can signal (the sampling frequency index table).
-    public static let sampleRates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000,
-        11025, 8000, 7350]
+    public static let sampleRates: [Double] = [
+        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000,
+        11025, 8000, 7350,
+    ]
 
     public let destinationFormat: StreamDescription
     /// The engine's delay; 0 for a stream that ended before any packet (there is nothing to trim).
@@ -59,7 +61,8 @@ public final class AACEncoder: AudioEncoder {
                     + AACEncoder.sampleRates.map { String(Int($0)) }.joined(separator: ", "), offset: nil)
         }
         guard (1...8).contains(channels), channels != 7 else {
-            throw AudioFileError.unsupportedDataFormat("aac: the encoder takes 1 to 6 or 8 channels, not \(channels)",
+            throw AudioFileError.unsupportedDataFormat(
+                "aac: the encoder takes 1 to 6 or 8 channels, not \(channels)",
                 offset: nil)
         }
         let strategy = settings.strategy ?? .longTermAverage
@@ -75,7 +78,8 @@ public final class AACEncoder: AudioEncoder {
         }
         bitRate = strategy == .variable ? nil : target
         let channelCount = channels
-        engine = try LibavcodecContext(name: "aac", encoder: true,
+        engine = try LibavcodecContext(
+            name: "aac", encoder: true,
             options: ["aac_coder": quality < 32 ? "fast" : "twoloop"]
         ) { context, av in
             context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
@@ -97,14 +101,18 @@ public final class AACEncoder: AudioEncoder {
         // AAC-LC configs are the two core bytes, and a reader that sees the extension may take the
         // stream for HE-AAC. Keep the core.
         var config = engine.extradata
-        if config.count > 2, config[0] >> 3 == 2, (config[0] & 7) << 1 | config[1] >> 7 != 15 { config = Array(config[0..<2]) }
+        if config.count > 2, config[0] >> 3 == 2, (config[0] & 7) << 1 | config[1] >> 7 != 15 {
+            config = Array(config[0..<2])
+        }
         guard !config.isEmpty, Int(engine.context.pointee.frame_size) == framesPerPacket else {
             throw AudioFileError.unsupportedDataFormat("aac: the engine gave no AudioSpecificConfig", offset: nil)
         }
         maximumPacketSize = 768 * channels
-        magicCookie = ADTS.elementaryStreamDescriptor(audioSpecificConfig: config, maximumBitrate: 0,
+        magicCookie = ADTS.elementaryStreamDescriptor(
+            audioSpecificConfig: config, maximumBitrate: 0,
             averageBitrate: bitRate ?? 0, bufferSize: maximumPacketSize)
-        destinationFormat = StreamDescription(sampleRate: format.sampleRate, formatID: .aac, bytesPerPacket: 0,
+        destinationFormat = StreamDescription(
+            sampleRate: format.sampleRate, formatID: .aac, bytesPerPacket: 0,
             framesPerPacket: UInt32(framesPerPacket), bytesPerFrame: 0, channelsPerFrame: format.channelsPerFrame,
             bitsPerChannel: 0)
     }
@@ -115,7 +123,6 @@ public final class AACEncoder: AudioEncoder {
     static func variableQuality(forBitRate bitRate: Int, channels: Int) -> Double {
         min(2, max(0.1, Double(bitRate) / Double(channels) / 64000))
     }
-
 
     public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         let count = frames.count / channels
@@ -146,7 +153,8 @@ public final class AACEncoder: AudioEncoder {
         if packetsMade == 0 && sourceFrames == 0 { return 0 }
         let remainder = packetsMade * Int64(framesPerPacket) - Int64(primingFrames) - sourceFrames
         guard remainder >= 0 else {
-            throw AudioFileError.malformed("aac: the engine made \(packetsMade) packets for \(sourceFrames) frames",
+            throw AudioFileError.malformed(
+                "aac: the engine made \(packetsMade) packets for \(sourceFrames) frames",
                 offset: nil)
         }
         return Int(remainder)

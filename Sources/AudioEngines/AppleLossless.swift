@@ -11,17 +11,21 @@ public final class AppleLosslessDecoder: AudioDecoder {
     /// `magicCookie`: the ALACSpecificConfig, bare or wrapped as Apple and MP4 wrap it.
     public init(format: StreamDescription, magicCookie: [UInt8]?) throws {
         guard let cookie = magicCookie, let config = AppleLossless.specificConfig(inCookie: cookie) else {
-            throw AudioFileError.unsupportedDataFormat("alac: no ALACSpecificConfig to configure the decoder", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "alac: no ALACSpecificConfig to configure the decoder", offset: nil)
         }
-        let frameLength = Int(UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3]))
+        let frameLength = Int(
+            UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3]))
         let channels = Int(config[9])
         // ALAC holds 1 to 8 channels; Apple's encoders use 4096 frames a packet, and 16384 is far beyond any.
-        guard (1...16384).contains(frameLength), (1...8).contains(channels), channels == Int(format.channelsPerFrame) else {
+        guard (1...16384).contains(frameLength), (1...8).contains(channels), channels == Int(format.channelsPerFrame)
+        else {
             throw AudioFileError.unsupportedDataFormat(
                 "alac: the ALACSpecificConfig says \(frameLength) frames and \(channels) channels; the stream has "
                     + "\(format.channelsPerFrame)", offset: nil)
         }
-        engine = try LibavcodecDecoder(codec: "alac", format: format, extradata: AppleLossless.atom(config),
+        engine = try LibavcodecDecoder(
+            codec: "alac", format: format, extradata: AppleLossless.atom(config),
             maximumFramesPerPacket: frameLength)
     }
 

@@ -9,25 +9,32 @@ extension AudioCodecRegistry {
     /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
-        for (id, codec) in [(FourCharCode.mpegLayer1, "mp1float"), (.mpegLayer2, "mp2float"), (.mpegLayer3, "mp3float")] {
+        for (id, codec) in [
+            (FourCharCode.mpegLayer1, "mp1float"), (.mpegLayer2, "mp2float"), (.mpegLayer3, "mp3float"),
+        ] {
             registry.registerDecoder(for: id) { format, _ in
                 guard format.channelsPerFrame <= 2 else {
-                    throw AudioFileError.unsupportedDataFormat("mp3: MPEG audio has 1 or 2 channels, not \(format.channelsPerFrame)",
+                    throw AudioFileError.unsupportedDataFormat(
+                        "mp3: MPEG audio has 1 or 2 channels, not \(format.channelsPerFrame)",
                         offset: nil)
                 }
                 // Where libavcodec is not installed, libmp3lame's decoder (16-bit, slower) stands in.
                 guard LibAV.isAvailable else { return try MP3Decoder(format: format) }
-                return try LibavcodecDecoder(codec: codec, format: format, extradata: nil,
+                return try LibavcodecDecoder(
+                    codec: codec, format: format, extradata: nil,
                     maximumFramesPerPacket: Int(max(format.framesPerPacket, 1152)), concealsErrors: true)
             }
         }
         // AIFF-C's older codecs, by libavcodec: MACE 3:1 and 6:1 and G.722 take many of their tiny packets at
         // once, GSM 6.10 and QUALCOMM PureVoice one packet (one 20 ms frame) at a time.
-        let older: [(FourCharCode, String, Int)] = [("MAC3", "mace3", 1024), ("MAC6", "mace6", 1024),
-            ("G722", "g722", 1024), ("GSM ", "gsm", 1), ("qclp", "qcelp", 1)]
+        let older: [(FourCharCode, String, Int)] = [
+            ("MAC3", "mace3", 1024), ("MAC6", "mace6", 1024),
+            ("G722", "g722", 1024), ("GSM ", "gsm", 1), ("qclp", "qcelp", 1),
+        ]
         for (id, codec, perCall) in older {
             registry.registerDecoder(for: id) { format, _ in
-                try LibavcodecDecoder(codec: codec, format: format, extradata: nil,
+                try LibavcodecDecoder(
+                    codec: codec, format: format, extradata: nil,
                     maximumFramesPerPacket: Int(format.framesPerPacket), packetsPerCall: perCall)
             }
         }
@@ -37,16 +44,22 @@ extension AudioCodecRegistry {
             registry.registerDecoder(for: id) { format, cookie in
                 guard let cookie, !cookie.isEmpty, format.framesPerPacket > 0, format.bytesPerPacket > 0 else {
                     throw AudioFileError.unsupportedDataFormat(
-                        "\(codec): the file carries no QDesign configuration (a 'wave' chunk before the audio)", offset: nil)
+                        "\(codec): the file carries no QDesign configuration (a 'wave' chunk before the audio)",
+                        offset: nil)
                 }
-                return try LibavcodecDecoder(codec: codec, format: format, extradata: cookie,
+                return try LibavcodecDecoder(
+                    codec: codec, format: format, extradata: cookie,
                     maximumFramesPerPacket: Int(format.framesPerPacket), setsBlockAlign: true)
             }
         }
         registry.registerEncoder(for: .mpegLayer3, limits: MP3Encoder.limits) { settings in try MP3Encoder(settings) }
-        registry.registerDecoder(for: .aac) { format, cookie in try AACDecoder(format: format, magicCookie: cookie ?? []) }
+        registry.registerDecoder(for: .aac) { format, cookie in
+            try AACDecoder(format: format, magicCookie: cookie ?? [])
+        }
         registry.registerEncoder(for: .aac, limits: AACEncoder.limits) { settings in try AACEncoder(settings) }
-        registry.registerDecoder(for: .alac) { format, cookie in try AppleLosslessDecoder(format: format, magicCookie: cookie) }
+        registry.registerDecoder(for: .alac) { format, cookie in
+            try AppleLosslessDecoder(format: format, magicCookie: cookie)
+        }
         return registry
     }()
 }

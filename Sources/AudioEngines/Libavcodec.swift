@@ -33,16 +33,18 @@ final class LibavcodecContext {
 
     /// Opens the encoder or decoder called `name` after `configure` has set the context's fields;
     /// `options` are the codec's private AVOptions (`aac_coder`, ...).
-    init(name: String, encoder: Bool, options: [String: String] = [:],
-        configure: (UnsafeMutablePointer<AVCodecContext>, afkit_av) throws -> Void) throws
-    {
+    init(
+        name: String, encoder: Bool, options: [String: String] = [:],
+        configure: (UnsafeMutablePointer<AVCodecContext>, afkit_av) throws -> Void
+    ) throws {
         self.name = name
         let av = try LibAV.functions()
         self.av = av
         av.av_log_set_level(AV_LOG_QUIET)
         let codec = encoder ? av.avcodec_find_encoder_by_name(name) : av.avcodec_find_decoder_by_name(name)
         guard let codec, let context = av.avcodec_alloc_context3(codec) else {
-            throw AudioFileError.unsupportedDataFormat("\(name): this libavcodec has no \(name) \(encoder ? "encoder" : "decoder")",
+            throw AudioFileError.unsupportedDataFormat(
+                "\(name): this libavcodec has no \(name) \(encoder ? "encoder" : "decoder")",
                 offset: nil)
         }
         guard let frame = av.av_frame_alloc(), let packet = av.av_packet_alloc() else {
@@ -59,8 +61,9 @@ final class LibavcodecContext {
         let status = av.avcodec_open2(context, codec, &dictionary)
         av.av_dict_free(&dictionary)
         guard status >= 0 else {
-            throw AudioFileError.unsupportedDataFormat("\(name): libavcodec cannot open the codec with these settings "
-                + "(\(Self.describe(status, av: av)))", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "\(name): libavcodec cannot open the codec with these settings "
+                    + "(\(Self.describe(status, av: av)))", offset: nil)
         }
     }
 
@@ -134,7 +137,8 @@ final class LibavcodecContext {
     /// Channel `channel`'s plane of `frame`.
     func plane<T>(_ channel: Int, as type: T.Type) -> UnsafeMutablePointer<T> {
         guard let plane = frame.pointee.extended_data[channel] else {
-            preconditionFailure("libavcodec: a frame allocated for \(channel + 1) channels or more has no plane \(channel)")
+            preconditionFailure(
+                "libavcodec: a frame allocated for \(channel + 1) channels or more has no plane \(channel)")
         }
         return plane.withMemoryRebound(to: T.self, capacity: 1) { $0 }
     }
@@ -168,9 +172,10 @@ public final class LibavcodecDecoder: AudioDecoder {
 
     /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration;
     /// `setsBlockAlign` gives the engine the constant packet size too (as FFmpeg's demuxers do for QDesign).
-    public init(codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
-        concealsErrors: Bool = false, packetsPerCall: Int = 1, setsBlockAlign: Bool = false) throws
-    {
+    public init(
+        codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
+        concealsErrors: Bool = false, packetsPerCall: Int = 1, setsBlockAlign: Bool = false
+    ) throws {
         sourceFormat = format
         self.maximumFramesPerPacket = maximumFramesPerPacket
         self.concealsErrors = concealsErrors
@@ -201,12 +206,15 @@ public final class LibavcodecDecoder: AudioDecoder {
         var written = 0
         for index in 0..<calls {
             let start = descriptions.map { Int($0[index].startOffset) } ?? index * packetsPerCall * constant
-            let size = descriptions.map { Int($0[index].dataByteSize) }
+            let size =
+                descriptions.map { Int($0[index].dataByteSize) }
                 ?? min(packetsPerCall, packetCount - index * packetsPerCall) * constant
             guard start >= 0, size > 0, start + size <= bytes.count else {
-                throw AudioFileError.invalidPacket("\(name): a packet lies outside the bytes given", offset: Int64(max(0, start)))
+                throw AudioFileError.invalidPacket(
+                    "\(name): a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
-            engine.packet.pointee.data = UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self))
+            engine.packet.pointee.data = UnsafeMutablePointer(
+                mutating: (base + start).assumingMemoryBound(to: UInt8.self))
             engine.packet.pointee.size = Int32(size)
             let sent = engine.av.avcodec_send_packet(engine.context, engine.packet)
             engine.packet.pointee.data = nil
@@ -278,7 +286,8 @@ public final class LibavcodecDecoder: AudioDecoder {
         case AV_SAMPLE_FMT_S32P: copy(Int32.self, planar: true) { Float(Double($0) / 2_147_483_648) }
         case AV_SAMPLE_FMT_S32: copy(Int32.self, planar: false) { Float(Double($0) / 2_147_483_648) }
         default:
-            throw AudioFileError.unsupportedDataFormat("\(engine.name): sample format \(format.rawValue) is not handled",
+            throw AudioFileError.unsupportedDataFormat(
+                "\(engine.name): sample format \(format.rawValue) is not handled",
                 offset: nil)
         }
     }

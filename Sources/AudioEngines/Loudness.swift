@@ -38,10 +38,12 @@ public final class LoudnessMeter {
             throw AudioFileError.unsupportedDataFormat(
                 "loudness: \(channels) channels at \(sampleRate) Hz cannot be measured", offset: nil)
         }
-        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
-            | EBUR128_MODE_S.rawValue)
+        let mode = Int32(
+            EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+                | EBUR128_MODE_S.rawValue)
         guard let state = ebur128_init(UInt32(channels), UInt(rate), mode) else {
-            throw AudioFileError.unsupportedDataFormat("loudness: libebur128 cannot measure \(channels) channels",
+            throw AudioFileError.unsupportedDataFormat(
+                "loudness: libebur128 cannot measure \(channels) channels",
                 offset: nil)
         }
         self.state = state
@@ -49,9 +51,13 @@ public final class LoudnessMeter {
         self.channels = channels
         // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.
         if channels >= 6 {
-            let map: [channel] = [EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_LEFT_SURROUND,
-                EBUR128_RIGHT_SURROUND]
-            for (index, role) in map.enumerated() { _ = ebur128_set_channel(state, UInt32(index), Int32(role.rawValue)) }
+            let map: [channel] = [
+                EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_LEFT_SURROUND,
+                EBUR128_RIGHT_SURROUND,
+            ]
+            for (index, role) in map.enumerated() {
+                _ = ebur128_set_channel(state, UInt32(index), Int32(role.rawValue))
+            }
         }
     }
 
@@ -68,7 +74,8 @@ public final class LoudnessMeter {
             let count = min(frames - done, step - sinceShortTerm)
             let status = ebur128_add_frames_float(state, base + done * channels, count)
             guard status == Int32(EBUR128_SUCCESS.rawValue) else {
-                throw AudioFileError.unsupportedDataFormat("loudness: libebur128 refused the audio (\(status))", offset: nil)
+                throw AudioFileError.unsupportedDataFormat(
+                    "loudness: libebur128 refused the audio (\(status))", offset: nil)
             }
             done += count
             framesAdded += count
@@ -93,11 +100,16 @@ public final class LoudnessMeter {
         var samplePeak = 0.0
         for channel in 0..<UInt32(channels) {
             var value = 0.0
-            if ebur128_true_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) { truePeak = max(truePeak, value) }
-            if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) { samplePeak = max(samplePeak, value) }
+            if ebur128_true_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                truePeak = max(truePeak, value)
+            }
+            if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                samplePeak = max(samplePeak, value)
+            }
         }
         func decibels(_ linear: Double) -> Double { linear > 0 ? 20 * log10(linear) : -Double.infinity }
-        var result = LoudnessMeasurement(integrated: integrated, range: range, truePeak: decibels(truePeak),
+        var result = LoudnessMeasurement(
+            integrated: integrated, range: range, truePeak: decibels(truePeak),
             samplePeak: decibels(samplePeak), shortTermMaximum: shortTermMaximum)
         let milliseconds = UInt(Double(framesAdded) * 1000 / rate)
         if framesAdded > 0, milliseconds < 400 {
@@ -112,7 +124,7 @@ public final class LoudnessMeter {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

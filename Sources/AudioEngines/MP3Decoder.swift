@@ -12,8 +12,11 @@ public final class MP3Decoder: AudioDecoder {
     private var right = [Int16](repeating: 0, count: 1152 * 2)
 
     public init(format: StreamDescription) throws {
-        guard [FourCharCode.mpegLayer1, .mpegLayer2, .mpegLayer3].contains(format.formatID), format.channelsPerFrame <= 2 else {
-            throw AudioFileError.unsupportedDataFormat("mp3: libmp3lame decodes MPEG audio of 1 or 2 channels, not \(format.summary)",
+        guard [FourCharCode.mpegLayer1, .mpegLayer2, .mpegLayer3].contains(format.formatID),
+            format.channelsPerFrame <= 2
+        else {
+            throw AudioFileError.unsupportedDataFormat(
+                "mp3: libmp3lame decodes MPEG audio of 1 or 2 channels, not \(format.summary)",
                 offset: nil)
         }
         sourceFormat = format
@@ -46,10 +49,12 @@ public final class MP3Decoder: AudioDecoder {
         let channels = Int(sourceFormat.channelsPerFrame)
         var written = 0
         for packet in 0..<packetCount {
-            let (start, size) = descriptions.map { (Int($0[packet].startOffset), Int($0[packet].dataByteSize)) }
+            let (start, size) =
+                descriptions.map { (Int($0[packet].startOffset), Int($0[packet].dataByteSize)) }
                 ?? (packet * bytes.count / max(packetCount, 1), bytes.count / max(packetCount, 1))
             guard start >= 0, size >= 0, start + size <= bytes.count, let base = bytes.baseAddress else {
-                throw AudioFileError.invalidPacket("mp3: a packet lies outside the bytes given", offset: Int64(max(0, start)))
+                throw AudioFileError.invalidPacket(
+                    "mp3: a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             var input = UnsafeMutableRawPointer(mutating: base + start).assumingMemoryBound(to: UInt8.self)
             var length = size
@@ -60,7 +65,9 @@ public final class MP3Decoder: AudioDecoder {
                         hip_decode1(handle, input, length, l.baseAddress, r.baseAddress)
                     }
                 }
-                if count < 0 { throw AudioFileError.malformed("mp3: libmp3lame could not decode the packet", offset: Int64(start)) }
+                if count < 0 {
+                    throw AudioFileError.malformed("mp3: libmp3lame could not decode the packet", offset: Int64(start))
+                }
                 if count == 0 { break }
                 guard written + Int(count) <= output.count / channels else {
                     throw AudioFileError.limitExceeded("mp3: more frames than the output holds", offset: nil)

@@ -23,7 +23,8 @@ public final class MP3Encoder: AudioEncoder {
 
     /// `settings.bitRate` in bits per second (default 192 kbit/s); 1 or 2 channels.
     /// What LAME takes: MPEG-1, 2 and 2.5's rates, 1 or 2 channels.
-    public static let limits = EncoderLimits(name: "MP3",
+    public static let limits = EncoderLimits(
+        name: "MP3",
         sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2)
 
     public init(_ settings: EncoderSettings) throws {
@@ -31,7 +32,8 @@ public final class MP3Encoder: AudioEncoder {
         channels = Int(format.channelsPerFrame)
         let bitRate = (settings.bitRate ?? 192_000) / 1000
         guard (1...2).contains(channels), let flags = lame_init() else {
-            throw AudioFileError.unsupportedDataFormat("mp3: LAME encodes 1 or 2 channels, not \(channels)", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "mp3: LAME encodes 1 or 2 channels, not \(channels)", offset: nil)
         }
         self.flags = flags
         lame_set_in_samplerate(flags, Int32(format.sampleRate))
@@ -51,7 +53,8 @@ public final class MP3Encoder: AudioEncoder {
         // Apple's priming for LAME files: the encoder delay plus the decoder's 529 frames.
         primingFrames = Int(lame_get_encoder_delay(flags)) + 529
         let framesPerPacket = UInt32(lame_get_framesize(flags))
-        destinationFormat = StreamDescription(sampleRate: format.sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
+        destinationFormat = StreamDescription(
+            sampleRate: format.sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
             framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
     }
 
@@ -69,22 +72,30 @@ public final class MP3Encoder: AudioEncoder {
         let written = clipped.withUnsafeBufferPointer { input in
             buffer.withUnsafeMutableBufferPointer { out -> Int32 in
                 if channels == 2 {
-                    return lame_encode_buffer_interleaved_ieee_float(flags, input.baseAddress, Int32(count), out.baseAddress,
+                    return lame_encode_buffer_interleaved_ieee_float(
+                        flags, input.baseAddress, Int32(count), out.baseAddress,
                         Int32(room))
                 }
-                return lame_encode_buffer_ieee_float(flags, input.baseAddress, input.baseAddress, Int32(count),
+                return lame_encode_buffer_ieee_float(
+                    flags, input.baseAddress, input.baseAddress, Int32(count),
                     out.baseAddress, Int32(room))
             }
         }
-        guard written >= 0 else { throw AudioFileError.malformed("mp3: LAME failed to encode (\(written))", offset: nil) }
+        guard written >= 0 else {
+            throw AudioFileError.malformed("mp3: LAME failed to encode (\(written))", offset: nil)
+        }
         pending += buffer[0..<Int(written)]
         try splitFrames(into: &packets)
     }
 
     public func finish(into packets: inout EncodedPackets) throws -> Int {
         if buffer.count < 7200 { buffer = [UInt8](repeating: 0, count: 7200) }
-        let written = buffer.withUnsafeMutableBufferPointer { lame_encode_flush(flags, $0.baseAddress, Int32($0.count)) }
-        guard written >= 0 else { throw AudioFileError.malformed("mp3: LAME failed to flush (\(written))", offset: nil) }
+        let written = buffer.withUnsafeMutableBufferPointer {
+            lame_encode_flush(flags, $0.baseAddress, Int32($0.count))
+        }
+        guard written >= 0 else {
+            throw AudioFileError.malformed("mp3: LAME failed to flush (\(written))", offset: nil)
+        }
         pending += buffer[0..<Int(written)]
         try splitFrames(into: &packets)
         guard pending.isEmpty else {
@@ -108,7 +119,9 @@ public final class MP3Encoder: AudioEncoder {
                 throw AudioFileError.malformed("mp3: LAME's output has no frame header where one belongs", offset: nil)
             }
             guard pending.count - start >= length else { break }
-            pending.withUnsafeBytes { packets.append(packet: UnsafeRawBufferPointer(rebasing: $0[start..<start + length])) }
+            pending.withUnsafeBytes {
+                packets.append(packet: UnsafeRawBufferPointer(rebasing: $0[start..<start + length]))
+            }
             if sawTagFrame { audioPackets += 1 } else { sawTagFrame = true }
             start += length
         }

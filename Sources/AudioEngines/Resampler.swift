@@ -57,7 +57,9 @@ public final class SoxrResampler: Resampler {
         var error: soxr_error_t?
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var quality = soxr_quality_spec(UInt(SOXR_28_BITQ), 0)
-        guard let handle = soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &quality, nil), error == nil else {
+        guard let handle = soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &quality, nil),
+            error == nil
+        else {
             throw AudioFileError.unsupportedDataFormat(
                 "soxr: cannot resample \(inputRate) Hz to \(outputRate) Hz: \(error.map { String(cString: $0) } ?? "unknown")",
                 offset: nil)
@@ -78,7 +80,8 @@ public final class SoxrResampler: Resampler {
             var inputDone = 0
             var outputDone = 0
             let error = output.withUnsafeMutableBufferPointer { out in
-                soxr_process(handle, input.baseAddress.map { $0 + used * channels }, frames - used, &inputDone,
+                soxr_process(
+                    handle, input.baseAddress.map { $0 + used * channels }, frames - used, &inputDone,
                     out.baseAddress.map { $0 + start }, room, &outputDone)
             }
             if let error { throw AudioFileError.malformed("soxr: \(String(cString: error))", offset: nil) }
@@ -111,12 +114,14 @@ public final class SampleRateResampler: Resampler {
     private let channels: Int
     private let ratio: Double
 
-    public init(from inputRate: Double, to outputRate: Double, channels: Int,
-        converter: ResamplerChoice.SampleRateConverter = .sincBest) throws
-    {
+    public init(
+        from inputRate: Double, to outputRate: Double, channels: Int,
+        converter: ResamplerChoice.SampleRateConverter = .sincBest
+    ) throws {
         var error: Int32 = 0
         guard let state = src_new(converter.rawValue, Int32(channels), &error), error == 0 else {
-            throw AudioFileError.unsupportedDataFormat("libsamplerate: \(String(cString: src_strerror(error)))", offset: nil)
+            throw AudioFileError.unsupportedDataFormat(
+                "libsamplerate: \(String(cString: src_strerror(error)))", offset: nil)
         }
         self.state = state
         self.channels = channels
@@ -153,7 +158,9 @@ public final class SampleRateResampler: Resampler {
                 data.data_out = out.baseAddress.map { $0 + start }
                 return src_process(state, &data)
             }
-            if error != 0 { throw AudioFileError.malformed("libsamplerate: \(String(cString: src_strerror(error)))", offset: nil) }
+            if error != 0 {
+                throw AudioFileError.malformed("libsamplerate: \(String(cString: src_strerror(error)))", offset: nil)
+            }
             output.removeLast((room - data.output_frames_gen) * channels)
             used += data.input_frames_used
             if data.input_frames_used == 0 && data.output_frames_gen == 0 { return }

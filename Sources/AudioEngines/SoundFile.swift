@@ -49,12 +49,15 @@ public final class SoundFile {
             raw.channels = Int32(info.channels)
             raw.format = info.format
         }
-        handle = PathEscaping.withCString(path) { sf_open($0, mode == .read ? Int32(SFM_READ) : Int32(SFM_WRITE), &raw) }
+        handle = PathEscaping.withCString(path) {
+            sf_open($0, mode == .read ? Int32(SFM_READ) : Int32(SFM_WRITE), &raw)
+        }
         guard handle != nil else {
             let reason = String(cString: sf_strerror(nil))
             throw AudioFileError.unsupportedFileType("libsndfile: cannot open '\(path)': \(reason)", offset: nil)
         }
-        self.info = Info(frames: Int64(raw.frames), sampleRate: Int(raw.samplerate), channels: Int(raw.channels),
+        self.info = Info(
+            frames: Int64(raw.frames), sampleRate: Int(raw.samplerate), channels: Int(raw.channels),
             format: raw.format)
     }
 
@@ -90,14 +93,16 @@ public final class SoundFile {
             for index in 0..<count {
                 var loop: [Int] = []
                 for field in 0..<3 {
-                    let value: Int32 = bytes.loadUnaligned(fromByteOffset: first + index * 16 + field * 4, as: Int32.self)
+                    let value: Int32 = bytes.loadUnaligned(
+                        fromByteOffset: first + index * 16 + field * 4, as: Int32.self)
                     loop.append(Int(value))
                 }
                 loops.append(loop)
             }
         }
         func lowHigh(_ low: CChar, _ high: CChar) -> ClosedRange<Int> { Int(low)...max(Int(low), Int(high)) }
-        return InstrumentInfo(gain: Int(raw.gain), baseNote: Int(raw.basenote), detune: Int(raw.detune),
+        return InstrumentInfo(
+            gain: Int(raw.gain), baseNote: Int(raw.basenote), detune: Int(raw.detune),
             velocityRange: lowHigh(raw.velocity_lo, raw.velocity_hi), keyRange: lowHigh(raw.key_lo, raw.key_hi),
             loops: loops)
     }
@@ -142,7 +147,8 @@ public final class SoundFile {
         let frames = sf_count_t(samples.count / max(info.channels, 1))
         let written = samples.withUnsafeBufferPointer { sf_writef_int(handle, $0.baseAddress, frames) }
         guard written == frames else {
-            throw AudioFileError.io("libsndfile: cannot write '\(path)': \(String(cString: sf_strerror(handle)))",
+            throw AudioFileError.io(
+                "libsndfile: cannot write '\(path)': \(String(cString: sf_strerror(handle)))",
                 errno: 0)
         }
     }

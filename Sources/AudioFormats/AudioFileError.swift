@@ -63,7 +63,8 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFileType(let message, _), .unsupportedDataFormat(let message, _), .malformed(let message, _),
             .invalidChunk(let message, _), .truncated(let message, _), .limitExceeded(let message, _),
-            .invalidPacket(let message, _), .notOptimized(let message, _), .illegalOperation(let message), .io(let message, _),
+            .invalidPacket(let message, _), .notOptimized(let message, _), .illegalOperation(let message),
+            .io(let message, _),
             .network(let message, _):
             message
         }

@@ -51,8 +51,10 @@ public struct ChannelLayout: Hashable, Sendable {
     /// The order AAC and Apple Lossless decoders deliver 3 to 8 channels in (AAC's channel
     /// configurations, which ALAC shares), or `nil` for other counts.
     public static func mpegOrder(channels: Int) -> ChannelLayout? {
-        let tags: [Int: UInt32] = [3: Tag.mpeg3_0_B, 4: Tag.mpeg4_0_B, 5: Tag.mpeg5_0_D, 6: Tag.mpeg5_1_D, 7: Tag.aac6_1,
-            8: Tag.mpeg7_1_B]
+        let tags: [Int: UInt32] = [
+            3: Tag.mpeg3_0_B, 4: Tag.mpeg4_0_B, 5: Tag.mpeg5_0_D, 6: Tag.mpeg5_1_D, 7: Tag.aac6_1,
+            8: Tag.mpeg7_1_B,
+        ]
         return tags[channels].map { ChannelLayout(tag: $0) }
     }
 

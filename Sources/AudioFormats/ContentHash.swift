@@ -28,7 +28,9 @@ public struct ContentHash: Sendable {
     }
 
     @inline(__always)
-    private static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 { (value << count) | (value >> (64 - count)) }
+    private static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+        (value << count) | (value >> (64 - count))
+    }
 
     /// Feeds bytes.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
@@ -82,7 +84,9 @@ public struct ContentHash: Sendable {
                 offset += 8
             }
             if offset + 4 <= tail.count {
-                hash ^= UInt64(UInt32(littleEndian: tail.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) &* Self.prime1
+                hash ^=
+                    UInt64(UInt32(littleEndian: tail.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    &* Self.prime1
                 hash = Self.rotate(hash, 23) &* Self.prime2 &+ Self.prime3
                 offset += 4
             }

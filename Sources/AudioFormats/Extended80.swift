@@ -47,7 +47,9 @@ public struct Extended80: Hashable, Sendable {
     /// The ten bytes, big-endian, as AIFF stores them.
     public var bytes: [UInt8] {
         var out: [UInt8] = [UInt8(signAndExponent >> 8), UInt8(signAndExponent & 0xFF)]
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: mantissa >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: mantissa >> UInt64(shift)))
+        }
         return out
     }
 }
@@ -58,5 +60,6 @@ func pow2(_ exponent: Int) -> Double {
     if exponent > 1023 { return .infinity }
     if exponent < -1074 { return 0 }
     if exponent >= -1022 { return Double(sign: .plus, exponent: exponent, significand: 1) }
-    return Double(sign: .plus, exponent: -1022, significand: 1) * Double(sign: .plus, exponent: exponent + 1022, significand: 1)
+    return Double(sign: .plus, exponent: -1022, significand: 1)
+        * Double(sign: .plus, exponent: exponent + 1022, significand: 1)
 }

@@ -19,7 +19,8 @@ public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public init(_ string: StaticString) {
         precondition(string.hasPointerRepresentation && string.utf8CodeUnitCount == 4, "not a four-character code")
         let bytes = string.utf8Start
-        precondition(bytes[0] < 0x80 && bytes[1] < 0x80 && bytes[2] < 0x80 && bytes[3] < 0x80, "not a four-character code")
+        precondition(
+            bytes[0] < 0x80 && bytes[1] < 0x80 && bytes[2] < 0x80 && bytes[3] < 0x80, "not a four-character code")
         rawValue = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
     }
 
@@ -36,8 +37,10 @@ public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, Cu
     /// The four bytes, first character first.
     @inlinable
     public var bytes: [UInt8] {
-        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
-         UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+        [
+            UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
+            UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue),
+        ]
     }
 
     /// Whether every byte is printable ASCII (0x20 through 0x7E).

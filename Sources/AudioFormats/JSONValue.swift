@@ -97,8 +97,11 @@ extension JSONValue {
             let before = parser.bytes[0..<min(parser.index, parser.bytes.count)]
             let line = before.filter { $0 == 0x0A }.count + 1
             let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
-            throw JSONSyntaxError(line: line, column: column, reason: value == nil ? "a value is expected or malformed"
-                : "text follows the value")
+            throw JSONSyntaxError(
+                line: line, column: column,
+                reason: value == nil
+                    ? "a value is expected or malformed"
+                    : "text follows the value")
         }
         self = value
     }
@@ -186,7 +189,9 @@ private struct JSONParser {
 
     mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
         let expected = Array(word.utf8)
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else { return nil }
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+            return nil
+        }
         index += expected.count
         return value
     }

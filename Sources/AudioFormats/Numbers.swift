@@ -34,7 +34,8 @@ public func fixedPoint(_ value: Double, places: Int) -> String {
     let sign = scaled < 0 ? "-" : ""
     let magnitude = scaled.magnitude
     let fraction = String(magnitude % UInt64(scale))
-    return places == 0 ? "\(sign)\(magnitude)"
+    return places == 0
+        ? "\(sign)\(magnitude)"
         : "\(sign)\(magnitude / UInt64(scale)).\(String(repeating: "0", count: places - fraction.count))\(fraction)"
 }
 

@@ -42,7 +42,9 @@ public enum PathEscaping {
     }
 
     /// Calls `body` with the name's bytes as a C string, for a system call.
-    public static func withCString<Result>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    public static func withCString<Result>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+        -> Result
+    {
         guard string.utf8.contains(0xF4) else { return try string.withCString(body) }
         let bytes = bytes(of: string).map { CChar(bitPattern: $0) } + [0]
         return try bytes.withUnsafeBufferPointer { buffer in

@@ -83,13 +83,15 @@ public struct StreamDescription: Hashable, Sendable {
     public static func appleLossless(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
         -> StreamDescription
     {
-        let flags: UInt32 = switch bitDepth {
-        case 20: 2
-        case 24: 3
-        case 32: 4
-        default: 1
-        }
-        return StreamDescription(sampleRate: sampleRate, formatID: .alac, formatFlags: FormatFlags(rawValue: flags),
+        let flags: UInt32 =
+            switch bitDepth {
+            case 20: 2
+            case 24: 3
+            case 32: 4
+            default: 1
+            }
+        return StreamDescription(
+            sampleRate: sampleRate, formatID: .alac, formatFlags: FormatFlags(rawValue: flags),
             bytesPerPacket: 0, framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels,
             bitsPerChannel: 0)
     }
@@ -116,9 +118,11 @@ public struct StreamDescription: Hashable, Sendable {
             let kind =
                 formatFlags.contains(.isFloat)
                 ? "float" : formatFlags.contains(.isSignedInteger) ? "signed integer" : "unsigned integer"
-            let order = bytesPerFrame / max(channelsPerFrame, 1) > 1
+            let order =
+                bytesPerFrame / max(channelsPerFrame, 1) > 1
                 ? (formatFlags.contains(.isBigEndian) ? " big-endian" : " little-endian") : ""
-            parts.append("(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true))) \(bitsPerChannel)-bit\(order) \(kind)")
+            parts.append(
+                "(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true))) \(bitsPerChannel)-bit\(order) \(kind)")
         } else {
             parts.append("(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true)))")
             parts.append(bytesPerPacket == 0 ? "variable bytes/packet" : "\(bytesPerPacket) bytes/packet")

@@ -45,7 +45,9 @@ final class HTTPStreamSession {
     private var deadline: ContinuousClock.Instant?
     /// The PEM text trusted for https (the system's roots and `additionalTrustRoots`), read once, at the
     /// first request; `nil` leaves libcurl's default.
-    private lazy var trustedRoots = Result { try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots) }
+    private lazy var trustedRoots = Result {
+        try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+    }
     private(set) var receivedByteCount: Int64 = 0
     private var finished = false
     /// An error that ended the stream, thrown once the events before it have been taken.
@@ -75,8 +77,11 @@ final class HTTPStreamSession {
                 try await step()
             } catch {
                 await close()
-                let failure = error is AudioFileError || error is CancellationError ? error
-                    : (error as? Unrecoverable)?.error ?? AudioFileError.network("http: \(describe(error))", offset: resourcePosition)
+                let failure =
+                    error is AudioFileError || error is CancellationError
+                    ? error
+                    : (error as? Unrecoverable)?.error
+                        ?? AudioFileError.network("http: \(describe(error))", offset: resourcePosition)
                 // The events that came before the failure go out first.
                 if pending.isEmpty { throw failure }
                 self.failure = failure
@@ -192,9 +197,10 @@ final class HTTPStreamSession {
         case .propertyChanged(let id, let properties):
             pending.append(.propertyChanged(id, properties: properties))
         case .packets(let run):
-            deliver(AudioFileStream.OwnedPackets(
-                bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
-                count: run.count, descriptions: run.descriptions.map(Array.init)))
+            deliver(
+                AudioFileStream.OwnedPackets(
+                    bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
+                    count: run.count, descriptions: run.descriptions.map(Array.init)))
         case .seekRequested(let offset):
             seekTarget = offset
         }
@@ -211,7 +217,8 @@ final class HTTPStreamSession {
                 pending.append(.packets(head))
                 run = rest
             }
-            pending.append(.titleChanged(.init(title: title.title, audioOffset: title.audioOffset, packet: run.firstPacket)))
+            pending.append(
+                .titleChanged(.init(title: title.title, audioOffset: title.audioOffset, packet: run.firstPacket)))
             waitingTitles.removeFirst()
         }
         nextPacket = run.firstPacket + Int64(run.count)
@@ -275,7 +282,8 @@ final class HTTPStreamSession {
                 if first.isLive {
                     try await open(from: 0, attempt: failedAttempts)
                     flushTitles()
-                    pending.append(.discontinuity(.init(reason: reason, attempt: failedAttempts, nextPacket: nextPacket)))
+                    pending.append(
+                        .discontinuity(.init(reason: reason, attempt: failedAttempts, nextPacket: nextPacket)))
                     resumeFlags = (.discontinuity, audioPosition)
                 } else {
                     try await open(from: resourcePosition, attempt: failedAttempts)
@@ -295,7 +303,9 @@ final class HTTPStreamSession {
         }
         let tries = options.maximumReconnectAttempts
         throw AudioFileError.network(
-            tries == 0 ? "http: \(reason)" : "http: \(reason); \(tries) reconnection attempts failed, the last: \(lastFailure)",
+            tries == 0
+                ? "http: \(reason)"
+                : "http: \(reason); \(tries) reconnection attempts failed, the last: \(lastFailure)",
             offset: first.isLive ? audioPosition : resourcePosition)
     }
 
@@ -338,9 +348,10 @@ final class HTTPStreamSession {
         do {
             facts = try HTTPAudioStream.Response(head: head, wantsMetadata: wantsMetadata, attempt: attempt)
             if let first, !first.isLive, let change = first.change(to: facts) {
-                throw Unrecoverable(error: AudioFileError.network(
-                    "http: the file changed on the server before the rest could be read (\(change)); "
-                        + "the packets before byte \(offset) came from the earlier version", offset: offset))
+                throw Unrecoverable(
+                    error: AudioFileError.network(
+                        "http: the file changed on the server before the rest could be read (\(change)); "
+                            + "the packets before byte \(offset) came from the earlier version", offset: offset))
             }
         } catch {
             transfer.cancel()
@@ -351,7 +362,8 @@ final class HTTPStreamSession {
                 guard facts.startOffset == offset else {
                     transfer.cancel()
                     throw AudioFileError.network(
-                        "http: asked for bytes from \(offset), the server sent them from \(facts.startOffset)", offset: offset)
+                        "http: asked for bytes from \(offset), the server sent them from \(facts.startOffset)",
+                        offset: offset)
                 }
             } else {
                 // The whole resource again (the same version, by its validators): read up to where it is needed.
@@ -380,7 +392,8 @@ final class HTTPStreamSession {
 
     private func deadlineError() -> AudioFileError {
         let limit = options.maximumTime.map { " of \($0)" } ?? ""
-        return AudioFileError.network("http: the time limit\(limit) passed before the stream ended",
+        return AudioFileError.network(
+            "http: the time limit\(limit) passed before the stream ended",
             offset: first?.isLive == true ? audioPosition : resourcePosition)
     }
 
@@ -389,7 +402,8 @@ final class HTTPStreamSession {
         switch failure {
         case .transfer(let message, _): return message
         case .stalled(let timeout): return "no byte arrived for \(timeout) (the read timeout)"
-        case .tooSlow(let bytes, let period): return "fewer than \(bytes) bytes a second arrived over \(period) (the speed limit)"
+        case .tooSlow(let bytes, let period):
+            return "fewer than \(bytes) bytes a second arrived over \(period) (the speed limit)"
         case .deadlinePassed: return "the time limit passed"
         case .cancelled: return "cancelled"
         }
@@ -411,7 +425,8 @@ extension HTTPAudioStream.Response {
             // `bytes FIRST-LAST/TOTAL`, TOTAL perhaps `*`
             guard let range = value("content-range"), range.lowercased().hasPrefix("bytes "),
                 let dash = range.firstIndex(of: "-"),
-                let start = Int64(range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces)),
+                let start = Int64(
+                    range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces)),
                 start >= 0
             else {
                 throw AudioFileError.network("http: a partial response without a readable Content-Range", offset: nil)
@@ -429,7 +444,8 @@ extension HTTPAudioStream.Response {
         if wantsMetadata, let text = value("icy-metaint") {
             guard let interval = Int(text), (1...Self.maximumMetadataInterval).contains(interval) else {
                 throw AudioFileError.malformed(
-                    "http: icy-metaint '\(text)' is not a byte count from 1 to \(Self.maximumMetadataInterval)", offset: 0)
+                    "http: icy-metaint '\(text)' is not a byte count from 1 to \(Self.maximumMetadataInterval)",
+                    offset: 0)
             }
             metadataInterval = interval
         }
@@ -440,7 +456,8 @@ extension HTTPAudioStream.Response {
         statedBitRate = value("icy-br").flatMap { Int($0.split(separator: ",").first ?? "") }
         // A live stream is an ICY server's (Icecast, SHOUTcast): a response without a length from any
         // other server is a file whose end is the response's clean end.
-        isLive = metadataInterval != nil || head.isICYStatusLine
+        isLive =
+            metadataInterval != nil || head.isICYStatusLine
             || head.fields.contains { $0.name.hasPrefix("icy-") || $0.name.hasPrefix("ice-") }
         self.attempt = attempt
     }
@@ -504,7 +521,9 @@ extension HTTPAudioStream.Options {
         let chosen = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
         // libcurl reads its default bundle itself when nothing is added to it.
         if paths.isEmpty && chosen == nil { return nil }
-        if let system = chosen ?? HTTPTransfer.defaultTrustBundle, let data = FileManager.default.contents(atPath: system) {
+        if let system = chosen ?? HTTPTransfer.defaultTrustBundle,
+            let data = FileManager.default.contents(atPath: system)
+        {
             text = Array(data) + [10] + text
         }
         return text
@@ -518,7 +537,8 @@ extension String {
 extension FileType {
     /// The container a `Content-Type` names, if it names one.
     init?(mediaType: String) {
-        let type = mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type =
+            mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         switch type {
         case "audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg": self = .mp3
         case "audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts": self = .adts
@@ -562,9 +582,11 @@ extension AudioFileStream.OwnedPackets {
         } else {
             cut = bytes.count / count * index
         }
-        let head = Self(bytes: Array(bytes[..<cut]), streamOffset: streamOffset, firstPacket: firstPacket, count: index,
+        let head = Self(
+            bytes: Array(bytes[..<cut]), streamOffset: streamOffset, firstPacket: firstPacket, count: index,
             descriptions: headDescriptions)
-        let rest = Self(bytes: Array(bytes[cut...]), streamOffset: streamOffset + Int64(cut),
+        let rest = Self(
+            bytes: Array(bytes[cut...]), streamOffset: streamOffset + Int64(cut),
             firstPacket: firstPacket + Int64(index), count: count - index, descriptions: restDescriptions)
         return (head, rest)
     }

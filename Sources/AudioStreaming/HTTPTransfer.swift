@@ -154,7 +154,9 @@ final class HTTPTransfer: @unchecked Sendable {
         try await waitUntil { $0.head != nil || $0.outcome != nil }
         return try lock.withLock {
             // A redirect's head with a failure is a redirect that could not be followed.
-            if case .failure(let failure) = outcome, head.map({ (300..<400).contains($0.status) }) ?? true { throw failure }
+            if case .failure(let failure) = outcome, head.map({ (300..<400).contains($0.status) }) ?? true {
+                throw failure
+            }
             if let head { return head }
             throw Failure.transfer("the server sent no response", code: Int(CURLE_GOT_NOTHING.rawValue))
         }
@@ -295,7 +297,8 @@ final class HTTPTransfer: @unchecked Sendable {
             if !isPaused {
                 if now - lastActivity >= request.stallTimeout { return .failure(.stalled(request.stallTimeout)) }
                 if let limit = request.speedLimit, now - windowStart >= limit.period {
-                    let seconds = Double((now - windowStart).components.seconds)
+                    let seconds =
+                        Double((now - windowStart).components.seconds)
                         + Double((now - windowStart).components.attoseconds) / 1e18
                     if Double(windowBytes) < Double(limit.bytes) * seconds {
                         return .failure(.tooSlow(bytes: limit.bytes, period: limit.period))
@@ -322,8 +325,11 @@ final class HTTPTransfer: @unchecked Sendable {
             var systemError = 0
             _ = afkit_curl_get_long(api, easy, CURLINFO_OS_ERRNO, &systemError)
             let address = Self.hostAndPort(request.url)
-            message = systemError == Int(ECONNREFUSED) ? "connection refused: \(address)"
-                : "cannot connect to \(address)" + (systemError != 0 ? ": \(String(cString: strerror(Int32(systemError))))" : "")
+            message =
+                systemError == Int(ECONNREFUSED)
+                ? "connection refused: \(address)"
+                : "cannot connect to \(address)"
+                    + (systemError != 0 ? ": \(String(cString: strerror(Int32(systemError))))" : "")
         }
         if code == CURLE_OPERATION_TIMEDOUT, !headPublished, statusLine.isEmpty {
             message = "the connection was not made within \(request.connectTimeout)"
@@ -335,7 +341,9 @@ final class HTTPTransfer: @unchecked Sendable {
         curl.curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 
-    private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<Void, Failure> {
+    private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<
+        Void, Failure
+    > {
         let this = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = []
         func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(api, easy, option, value)) }
@@ -361,24 +369,29 @@ final class HTTPTransfer: @unchecked Sendable {
         if let headers { codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HTTPHEADER, headers)) }
         if request.rangeStart > 0 { set(CURLOPT_RANGE, "\(request.rangeStart)-") }
         if let roots = request.trustedRoots {
-            codes.append(roots.withUnsafeBytes { afkit_curl_set_blob(api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+            codes.append(
+                roots.withUnsafeBytes { afkit_curl_set_blob(api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
         }
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
-                .received(UnsafeRawBufferPointer(start: data, count: size * count))
-        })
+        codes.append(
+            afkit_curl_set_write_function(api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
+                    .received(UnsafeRawBufferPointer(start: data, count: size * count))
+            })
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_WRITEDATA, this))
-        codes.append(afkit_curl_set_write_function(api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
-                .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
-        })
+        codes.append(
+            afkit_curl_set_write_function(api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                return Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
+                    .headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
+            })
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HEADERDATA, this))
         if let bad = codes.first(where: { $0 != CURLE_OK }) {
-            return .failure(.transfer("libcurl refused an option: \(describe(bad))",
-                code: Int(bad.rawValue)))
+            return .failure(
+                .transfer(
+                    "libcurl refused an option: \(describe(bad))",
+                    code: Int(bad.rawValue)))
         }
         return .success(())
     }
@@ -404,8 +417,11 @@ final class HTTPTransfer: @unchecked Sendable {
             statusLine = line
             fields.removeAll()
         } else if let colon = line.firstIndex(of: ":") {
-            fields.append((line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
-                String(line[line.index(after: colon)...])))
+            fields.append(
+                (
+                    line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
+                    String(line[line.index(after: colon)...])
+                ))
         }
         return bytes.count
     }
@@ -424,7 +440,8 @@ final class HTTPTransfer: @unchecked Sendable {
                 url = String(cString: effective)
             }
         }
-        return Head(status: status, reason: parts.count > 2 ? String(parts[2]) : "",
+        return Head(
+            status: status, reason: parts.count > 2 ? String(parts[2]) : "",
             isICYStatusLine: statusLine.uppercased().hasPrefix("ICY "), fields: fields, url: url)
     }
 

@@ -1,10 +1,10 @@
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import AudioFormats
 
@@ -26,9 +26,10 @@ public func renameFile(_ source: String, to destination: String) throws {
 /// never renamed over: that is an error, before anything is written and again before the rename. A
 /// caller that writes many files into one folder can pass `synchronizingFolder: false` and call
 /// ``synchronize(_:)`` on the folder once, after the last.
-public func writeAtomically<Result>(_ path: String, synchronizingFolder: Bool = true,
-    _ body: (_ temporaryPath: String) throws -> Result) throws -> Result
-{
+public func writeAtomically<Result>(
+    _ path: String, synchronizingFolder: Bool = true,
+    _ body: (_ temporaryPath: String) throws -> Result
+) throws -> Result {
     try checkReplaceable(path)
     let temporary = try createTemporaryFile(beside: path)
     defer { TemporaryFiles.unregister(temporary) }
@@ -71,11 +72,13 @@ public func createTemporaryFile(beside path: String, permissions: mode_t = 0o644
         case .created: return candidate
         case .retry: continue
         case .failed(let code):
-            throw AudioFileError.io("cannot create a temporary file beside '\(path)' (\(String(cString: strerror(code))))",
+            throw AudioFileError.io(
+                "cannot create a temporary file beside '\(path)' (\(String(cString: strerror(code))))",
                 errno: code)
         }
     }
-    throw AudioFileError.io("cannot create a temporary file beside '\(path)': every name tried was taken", errno: EEXIST)
+    throw AudioFileError.io(
+        "cannot create a temporary file beside '\(path)': every name tried was taken", errno: EEXIST)
 }
 
 /// A file's identity: its device and inode, whatever it is called.
@@ -321,4 +324,3 @@ extension FileIdentity {
         self.init(info)
     }
 }
-

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import AudioFormats
 
@@ -29,13 +29,14 @@ package final class ReadableFile {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
-            let kind = switch info.st_mode & S_IFMT {
-            case S_IFDIR: "a folder"
-            case S_IFIFO: "a named pipe (afkit packets reads one as a stream)"
-            case S_IFCHR, S_IFBLK: "a device"
-            case S_IFSOCK: "a socket"
-            default: "not a regular file"
-            }
+            let kind =
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: "a folder"
+                case S_IFIFO: "a named pipe (afkit packets reads one as a stream)"
+                case S_IFCHR, S_IFBLK: "a device"
+                case S_IFSOCK: "a socket"
+                default: "not a regular file"
+                }
             throw AudioFileError.io("'\(path)' is \(kind), not a regular file", errno: EISDIR)
         }
         size = Int64(info.st_size)
@@ -86,7 +87,9 @@ package final class WritableFile {
             try buffer.withUnsafeMutableBytes { raw in
                 let piece = UnsafeMutableRawBufferPointer(rebasing: raw[0..<size])
                 let read = try transferAll(size, failure: "cannot read '\(path)'") { done in
-                    pread(descriptor, piece.baseAddress.map { $0 + done }, size - done, off_t(source + start) + off_t(done))
+                    pread(
+                        descriptor, piece.baseAddress.map { $0 + done }, size - done,
+                        off_t(source + start) + off_t(done))
                 }
                 guard read == size else { throw AudioFileError.io("cannot read back '\(path)'", errno: EIO) }
                 try write(UnsafeRawBufferPointer(piece), at: destination + start)
@@ -114,11 +117,12 @@ package final class WritableFile {
     /// file (a header patched, bytes moved) are left to the final flush. Elsewhere nothing is done.
     private func startWriteback(after offset: Int64, count: Int) {
         #if os(Linux)
-        guard offset == appendedThrough else { return }
-        appendedThrough += Int64(count)
-        guard appendedThrough - writebackStarted >= Self.writebackRun else { return }
-        _ = posix_fadvise(descriptor, off_t(writebackStarted), off_t(appendedThrough - writebackStarted), POSIX_FADV_DONTNEED)
-        writebackStarted = appendedThrough
+            guard offset == appendedThrough else { return }
+            appendedThrough += Int64(count)
+            guard appendedThrough - writebackStarted >= Self.writebackRun else { return }
+            _ = posix_fadvise(
+                descriptor, off_t(writebackStarted), off_t(appendedThrough - writebackStarted), POSIX_FADV_DONTNEED)
+            writebackStarted = appendedThrough
         #endif
     }
 

@@ -8,9 +8,9 @@ import Dispatch
 import FileAccess
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `afkit` command: AudioToolbox's file tools for build servers.
@@ -40,7 +40,9 @@ struct AFKit: ParsableCommand {
         // No subcommand at all, or help for one that does not exist, is a usage error (status 2).
         // Arguments as bytes: a name that is not UTF-8 keeps every byte (PathEscaping).
         let arguments = (1..<Int(CommandLine.argc)).map { index in
-            CommandLine.unsafeArgv[index].map { PathEscaping.string(fromBytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+            CommandLine.unsafeArgv[index].map {
+                PathEscaping.string(fromBytes: UnsafeRawBufferPointer(start: $0, count: strlen($0)))
+            }
                 ?? ""
         }
         if arguments.isEmpty {
@@ -58,8 +60,9 @@ struct AFKit: ParsableCommand {
         }
         let named = namingDashFiles(arguments)
         if let stray = named.stray {
-            Output.standardError("Error: '\(stray)' is no option and no file here: use -- before file names that start "
-                + "with - (afkit info -- \(stray))\n")
+            Output.standardError(
+                "Error: '\(stray)' is no option and no file here: use -- before file names that start "
+                    + "with - (afkit info -- \(stray))\n")
             terminate(Status.usage)
         }
         do {
@@ -112,7 +115,8 @@ protocol NetworkCommand: ParsableCommand {
 /// `afkit --version --verbose`: afkit's version, then each engine's as this process loads it (those
 /// loaded on use are loaded now), or "not installed".
 func verboseVersion() -> String {
-    let engines = EngineVersions.conversion + [("libcurl", HTTPAudioStream.engineVersion.map { "\($0) (loaded on use)" })]
+    let engines =
+        EngineVersions.conversion + [("libcurl", HTTPAudioStream.engineVersion.map { "\($0) (loaded on use)" })]
     let width = engines.map(\.engine.count).max() ?? 0
     var text = "afkit \(AudioConverter.version)\n"
     for (engine, version) in engines {
@@ -131,7 +135,8 @@ func namingDashFiles(_ arguments: [String]) -> (arguments: [String], stray: Stri
     for argument in arguments {
         defer { if argument == "--" { afterTerminator = true } }
         // Negative numbers are values (`--loudness -16.5`), not names.
-        guard !afterTerminator, argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"), Double(argument) == nil
+        guard !afterTerminator, argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"),
+            Double(argument) == nil
         else {
             result.append(argument)
             continue
@@ -177,13 +182,15 @@ enum Interruption {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, 256 << 10)
         var thread = pthread_t()
-        let started = pthread_create(&thread, &attributes, { _ in
-            var signals = Interruption.interruptions()
-            var number: Int32 = 0
-            while sigwait(&signals, &number) != 0 {}
-            TemporaryFiles.removeAll()
-            _exit(128 + number)
-        }, nil)
+        let started = pthread_create(
+            &thread, &attributes,
+            { _ in
+                var signals = Interruption.interruptions()
+                var number: Int32 = 0
+                while sigwait(&signals, &number) != 0 {}
+                TemporaryFiles.removeAll()
+                _exit(128 + number)
+            }, nil)
         // Without the thread, the signals keep their default action (no cleanup, but no hang either).
         if started != 0 { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
     }
@@ -237,8 +244,9 @@ enum Output {
 /// A usage error found in `run()`, after argument-parser's own checks (so an unknown option is
 /// reported before a path): the message and the subcommand's usage on standard error, status 2.
 func usageError(_ message: String, in command: ParsableCommand.Type) -> ExitCode {
-    Output.standardError("Error: \(message)\nUsage: \(AFKit.usageString(for: command))\n"
-        + "  See 'afkit \(command._commandName) --help' for more information.\n")
+    Output.standardError(
+        "Error: \(message)\nUsage: \(AFKit.usageString(for: command))\n"
+            + "  See 'afkit \(command._commandName) --help' for more information.\n")
     return ExitCode(AFKit.Status.usage)
 }
 

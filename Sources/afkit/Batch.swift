@@ -34,9 +34,10 @@ struct Batch: ParsableCommand {
     @Flag(help: "Succeed when the paths hold no source file.")
     var allowEmpty = false
 
-    @Option(help: ArgumentHelp(
-        "Write every file's loudness (source and output: integrated, range, true peak, sample peak, short-term "
-            + "maximum) to this JSON file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write every file's loudness (source and output: integrated, range, true peak, sample peak, short-term "
+                + "maximum) to this JSON file.", valueName: "file"))
     var report: String?
 
     @Argument(help: "Source files and folders.")
@@ -50,7 +51,8 @@ struct Batch: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
-        var batch = BatchConverter(preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
+        var batch = BatchConverter(
+            preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)
         batch.loudness = shared.loudnessTarget
         batch.silenceThreshold = shared.trimSilence
@@ -66,20 +68,24 @@ struct Batch: ParsableCommand {
         }
         let total = jobs.count
         if total == 0 && !allowEmpty {
-            Output.standardError("batch: no source file in \(sources.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+            Output.standardError(
+                "batch: no source file in \(sources.joined(separator: ", ")) (give --allow-empty to accept that)\n")
             throw ExitCode(AFKit.Status.usage)
         }
         let terminal = standardErrorIsTerminal
         let outcomes = batch.run(jobs) { job, outcome, done in
             switch outcome {
-            case .failed(let message): Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
+            case .failed(let message):
+                Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
             case .converted where !terminal: Output.standardError("converted \(job.source) -> \(job.output)\n")
             default: break
             }
             if terminal {
                 let width = 30
                 let filled = total == 0 ? width : done * width / total
-                Output.standardError("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)")
+                Output.standardError(
+                    "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)"
+                )
                 if done == total { Output.standardError("\n") }
             }
         }
@@ -95,15 +101,19 @@ struct Batch: ParsableCommand {
         }
         if let report {
             do {
-                try writeFile(report, bytes: Array(Self.loudnessReport(jobs, outcomes)
-                    .serialized(pretty: true).utf8) + [10])
+                try writeFile(
+                    report,
+                    bytes: Array(
+                        Self.loudnessReport(jobs, outcomes)
+                            .serialized(pretty: true).utf8) + [10])
             } catch {
                 Output.standardError("batch: cannot write the report: \(error)\n")
                 failed += 1
             }
         }
-        Output.standardOutput("\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
-            + "\(failed) failed\n")
+        Output.standardOutput(
+            "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
+                + "\(failed) failed\n")
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
     }
 
@@ -128,8 +138,10 @@ struct Batch: ParsableCommand {
                 fields += [("status", .string("failed")), ("error", .string(message))]
             case .converted, .upToDate:
                 let status = if case .converted = outcomes[index] { "converted" } else { "up to date" }
-                fields += [("status", .string(status)), ("sourceLoudness", measured(job.source)),
-                    ("outputLoudness", measured(job.output))]
+                fields += [
+                    ("status", .string(status)), ("sourceLoudness", measured(job.source)),
+                    ("outputLoudness", measured(job.output)),
+                ]
             }
             entries.store(.object(fields), at: index)
         }

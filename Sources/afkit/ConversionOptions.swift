@@ -35,21 +35,29 @@ struct SharedConversionOptions: ParsableArguments {
     @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
     var trim = false
 
-    @Option(name: .customLong("loudness"), parsing: .unconditional, help: ArgumentHelp(
-        "Normalize to this integrated loudness (ITU-R BS.1770-4), limiting true peaks where gain alone would pass "
-            + "--true-peak.", valueName: "LUFS"))
+    @Option(
+        name: .customLong("loudness"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Normalize to this integrated loudness (ITU-R BS.1770-4), limiting true peaks where gain alone would pass "
+                + "--true-peak.", valueName: "LUFS"))
     var loudness: Double?
 
-    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: ArgumentHelp(
-        "The true-peak ceiling of a normalized output, measured as decoded (default -1).", valueName: "DBTP"))
+    @Option(
+        name: .customLong("true-peak"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The true-peak ceiling of a normalized output, measured as decoded (default -1).", valueName: "DBTP"))
     var truePeak: Double?
 
-    @Flag(name: .customLong("no-limiter"), help: "Refuse a --loudness target that gain alone cannot reach under the ceiling.")
+    @Flag(
+        name: .customLong("no-limiter"),
+        help: "Refuse a --loudness target that gain alone cannot reach under the ceiling.")
     var noLimiter = false
 
-    @Option(name: .customLong("trim-silence"), help: ArgumentHelp(
-        "Trim leading and trailing silence below this level (the value is optional; -60 by default), fading across "
-            + "the cut; markers and loops move with it.", valueName: "DBFS"))
+    @Option(
+        name: .customLong("trim-silence"),
+        help: ArgumentHelp(
+            "Trim leading and trailing silence below this level (the value is optional; -60 by default), fading across "
+                + "the cut; markers and loops move with it.", valueName: "DBFS"))
     var trimSilence: Double?
 
     func validate() throws {
@@ -58,7 +66,9 @@ struct SharedConversionOptions: ParsableArguments {
         if loudness == nil && (truePeak != nil || noLimiter) {
             throw ValidationError("--true-peak and --no-limiter go with --loudness")
         }
-        if let trimSilence, !(-120...0).contains(trimSilence) { throw ValidationError("--trim-silence takes -120 to 0 dBFS") }
+        if let trimSilence, !(-120...0).contains(trimSilence) {
+            throw ValidationError("--trim-silence takes -120 to 0 dBFS")
+        }
     }
 
     /// The normalization asked for.

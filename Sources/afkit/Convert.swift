@@ -7,9 +7,9 @@ import AudioFormats
 import FileAccess
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `afkit convert`: afconvert's job, with its option spelling.
@@ -29,25 +29,33 @@ struct Convert: ParsableCommand {
         case soxr, libsamplerate
     }
 
-    @Option(name: .customShort("f"), help: ArgumentHelp(
-        "Output file type (default: from OUTPUT's extension).", valueName: "type"))
+    @Option(
+        name: .customShort("f"),
+        help: ArgumentHelp(
+            "Output file type (default: from OUTPUT's extension).", valueName: "type"))
     var fileType: FileType?
 
-    @Option(name: .customShort("d"), help: ArgumentHelp("Output data format, with an optional @RATE.", valueName: "format[@rate]"))
+    @Option(
+        name: .customShort("d"),
+        help: ArgumentHelp("Output data format, with an optional @RATE.", valueName: "format[@rate]"))
     var dataFormat: DataFormatSpecifier?
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
     var channels: Int?
 
-    @Option(name: .customShort("b"),
-        help: ArgumentHelp("Bit rate of AAC or MP3 output, in bits per second (as afconvert).", valueName: "bits-per-second"))
+    @Option(
+        name: .customShort("b"),
+        help: ArgumentHelp(
+            "Bit rate of AAC or MP3 output, in bits per second (as afconvert).", valueName: "bits-per-second"))
     var bitRate: Int?
 
-    @Option(name: .customShort("q"),
+    @Option(
+        name: .customShort("q"),
         help: ArgumentHelp("Codec quality, 0 to 127 (AAC: below 32 the fast search).", valueName: "0-127"))
     var codecQuality: Int?
 
-    @Option(name: .customShort("s"),
+    @Option(
+        name: .customShort("s"),
         help: ArgumentHelp("AAC bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
     var strategy: Int?
 
@@ -57,8 +65,10 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("The resampler.", valueName: "name"))
     var resampler: ResamplerName = .soxr
 
-    @Option(name: .customLong("src-quality"),
-        help: ArgumentHelp("libsamplerate's converter: 0 best sinc, 1 medium sinc, 2 fastest sinc, 3 zero-order hold, 4 linear.",
+    @Option(
+        name: .customLong("src-quality"),
+        help: ArgumentHelp(
+            "libsamplerate's converter: 0 best sinc, 1 medium sinc, 2 fastest sinc, 3 zero-order hold, 4 linear.",
             valueName: "0-4"))
     var sourceQuality: Int32 = 0
 
@@ -112,8 +122,9 @@ struct Convert: ParsableCommand {
         try checkPathsExist([input], in: Self.self, allowStandardInput: true)
         let toStandardOutput = output == "-"
         if toStandardOutput && isatty(1) != 0 {
-            throw usageError("will not write binary audio to a terminal: redirect standard output to a file or a "
-                + "pipe (afkit convert IN - > out.caf), or give an OUTPUT file", in: Self.self)
+            throw usageError(
+                "will not write binary audio to a terminal: redirect standard output to a file or a "
+                    + "pipe (afkit convert IN - > out.caf), or give an OUTPUT file", in: Self.self)
         }
         let folder = parentFolder(of: output)
         guard toStandardOutput || isDirectory(folder) else {
@@ -124,14 +135,16 @@ struct Convert: ParsableCommand {
         var device: Int32?
         if !toStandardOutput, let existing = OutputTarget(path: output) {
             if input != "-", let source = FileIdentity(path: input), source == existing.identity {
-                throw usageError("the output is the input: '\(output)' is '\(input)' (write the output elsewhere)", in: Self.self)
+                throw usageError(
+                    "the output is the input: '\(output)' is '\(input)' (write the output elsewhere)", in: Self.self)
             }
             switch existing.kind {
             case .regularFile: break
             case .stream:
                 device = try existing.openForWriting(output)
             case .other(let what):
-                throw usageError("'\(output)' is \(what): the output must be a new name, a regular file, a device or a FIFO",
+                throw usageError(
+                    "'\(output)' is \(what): the output must be a new name, a regular file, a device or a FIFO",
                     in: Self.self)
             }
         }
@@ -145,18 +158,22 @@ struct Convert: ParsableCommand {
         var target = output
         if streamed {
             target = StandardStreams.temporaryFile(named: "stdout")
-            settings.fileType = try ConversionPlan.Destination(output: toStandardOutput ? "-" : output, settings: settings)
-                .fileType
+            settings.fileType = try ConversionPlan.Destination(
+                output: toStandardOutput ? "-" : output, settings: settings
+            )
+            .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
             if let outcome = result.normalization {
-                Output.standardError("convert: loudness \(shortDecimal(outcome.source.normalizable)) LUFS -> "
-                    + "\(shortDecimal(outcome.output.normalizable)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
-                    + (outcome.limiterReduction < 0 ? ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB" : "")
-                    + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
+                Output.standardError(
+                    "convert: loudness \(shortDecimal(outcome.source.normalizable)) LUFS -> "
+                        + "\(shortDecimal(outcome.output.normalizable)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
+                        + (outcome.limiterReduction < 0
+                            ? ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB" : "")
+                        + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
             if let device { try StandardStreams.copy(target, to: device, named: output) }

@@ -25,7 +25,8 @@ struct Info: NetworkCommand {
     @OptionGroup(title: "For http:// and https:// URLs")
     var network: NetworkOptions
 
-    @Argument(help: "Audio files (- for standard input, or http:// and https:// URLs: the header is read and the rest left).")
+    @Argument(
+        help: "Audio files (- for standard input, or http:// and https:// URLs: the header is read and the rest left).")
     var files: [String]
 
     func validate() throws {
@@ -55,7 +56,8 @@ struct Info: NetworkCommand {
     }
 
     /// Reports every path in order, streams from the headers read (`streams`).
-    private func report(streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>]) throws {
+    private func report(streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>]) throws
+    {
         var failed = false
         var missing = false
         var objects: [JSONValue] = []
@@ -63,11 +65,13 @@ struct Info: NetworkCommand {
             if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
             do {
                 if isStreamURL(path) {
-                    let (properties, response) = try (streams[path]
+                    let (properties, response) = try
+                        (streams[path]
                         ?? .failure(.illegalOperation("\(path): the stream's header was not read"))).get()
                     let summary = try AudioFileSummary(properties)
                     if json {
-                        objects.append(.object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))
+                        objects.append(
+                            .object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))
                     } else {
                         var text = InfoText.render(path: path, summary: summary, properties: properties)
                         text.insert(contentsOf: response.text, at: text.index(text.endIndex, offsetBy: -5))
@@ -132,10 +136,14 @@ enum InfoText {
             }
         }
         if let layout = properties.channelLayout {
-            lines.append("Channel layout:         tag 0x\(String(layout.tag, radix: 16)), bitmap 0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions")
+            lines.append(
+                "Channel layout:         tag 0x\(String(layout.tag, radix: 16)), bitmap 0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions"
+            )
         }
         if let cookie = summary.magicCookie {
-            lines.append("Magic cookie:           \(cookie.count) bytes (\(hexString(Array(cookie.prefix(32))))\(cookie.count > 32 ? "..." : ""))")
+            lines.append(
+                "Magic cookie:           \(cookie.count) bytes (\(hexString(Array(cookie.prefix(32))))\(cookie.count > 32 ? "..." : ""))"
+            )
         }
         lines += [
             "Duration:               \(formatSeconds(summary.durationSeconds)) sec",
@@ -146,10 +154,11 @@ enum InfoText {
             "Audio data file offset: \(summary.dataOffset)",
         ]
         if let optimized = summary.isOptimized {
-            lines.append("Layout:                 " + (optimized ? "optimized" : "not optimized ('moov' follows the audio)"))
+            lines.append(
+                "Layout:                 " + (optimized ? "optimized" : "not optimized ('moov' follows the audio)"))
         }
         lines += [
-            "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder",
+            "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder"
         ]
         for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
             lines.append("Metadata:               \(key): \(value)")
@@ -175,8 +184,10 @@ extension LoudnessMeasurement {
     var reportJSON: JSONValue { .object(contractMembers + [("shortTermMaximum", Self.value(shortTermMaximum))]) }
 
     private var contractMembers: [(String, JSONValue)] {
-        [("integrated", Self.value(integrated)), ("range", Self.value(range)), ("truePeak", Self.value(truePeak)),
-            ("samplePeak", Self.value(samplePeak))]
+        [
+            ("integrated", Self.value(integrated)), ("range", Self.value(range)), ("truePeak", Self.value(truePeak)),
+            ("samplePeak", Self.value(samplePeak)),
+        ]
     }
 
     /// A level to two decimals; `-inf` is `null`.

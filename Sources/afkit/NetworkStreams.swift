@@ -15,27 +15,38 @@ func isStreamURL(_ argument: String) -> Bool {
 /// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
 /// where curl has one.
 struct NetworkOptions: ParsableArguments {
-    @Option(name: .customLong("read-timeout"), help: "Over HTTP: seconds without a byte before the connection counts as dropped.")
+    @Option(
+        name: .customLong("read-timeout"),
+        help: "Over HTTP: seconds without a byte before the connection counts as dropped.")
     var readTimeout: Double = 15
 
-    @Option(name: .customLong("reconnect-attempts"),
-        help: "Over HTTP: attempts to rejoin a dropped live stream or resume a file, counted until it makes progress again.")
+    @Option(
+        name: .customLong("reconnect-attempts"),
+        help:
+            "Over HTTP: attempts to rejoin a dropped live stream or resume a file, counted until it makes progress again."
+    )
     var reconnectAttempts = 5
 
-    @Option(name: .customLong("max-time"), help: "Over HTTP: seconds the whole stream may take, reconnections included.")
+    @Option(
+        name: .customLong("max-time"), help: "Over HTTP: seconds the whole stream may take, reconnections included.")
     var maxTime: Double?
 
-    @Option(name: .customLong("speed-limit"),
+    @Option(
+        name: .customLong("speed-limit"),
         help: "Over HTTP: bytes a second below which a connection counts as dropped (over --speed-time seconds).")
     var speedLimit: Int?
 
     @Option(name: .customLong("speed-time"), help: "Over HTTP: the seconds --speed-limit is averaged over (30).")
     var speedTime: Double?
 
-    @Option(name: .customLong("ca-file"), help: "Over HTTPS: also trust the root certificate in this PEM file (repeatable).")
+    @Option(
+        name: .customLong("ca-file"), help: "Over HTTPS: also trust the root certificate in this PEM file (repeatable)."
+    )
     var caFiles: [String] = []
 
-    @Flag(name: .customLong("allow-http-redirect"), help: "Over HTTPS: follow a redirect to plain http (refused otherwise).")
+    @Flag(
+        name: .customLong("allow-http-redirect"),
+        help: "Over HTTPS: follow a redirect to plain http (refused otherwise).")
     var allowHTTPRedirect = false
 
     /// Whether any option was given that only a URL uses.
@@ -48,7 +59,9 @@ struct NetworkOptions: ParsableArguments {
         guard readTimeout > 0 else { throw ValidationError("--read-timeout must be a positive number of seconds") }
         guard reconnectAttempts >= 0 else { throw ValidationError("--reconnect-attempts must be 0 or more") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
-        if let speedLimit, speedLimit <= 0 { throw ValidationError("--speed-limit must be a positive number of bytes a second") }
+        if let speedLimit, speedLimit <= 0 {
+            throw ValidationError("--speed-limit must be a positive number of bytes a second")
+        }
         if let speedTime {
             guard speedTime > 0 else { throw ValidationError("--speed-time must be a positive number of seconds") }
             guard speedLimit != nil else { throw ValidationError("--speed-time goes with --speed-limit") }
@@ -99,8 +112,10 @@ extension HTTPAudioStream.Response {
 extension HTTPAudioStream.Response {
     /// A line for `info`'s text.
     var text: String {
-        var facts = [contentType ?? "no Content-Type", isLive ? "live" : contentLength.map { "\($0) bytes" } ?? "no length",
-            acceptsRanges ? "takes range requests" : "no range requests"]
+        var facts = [
+            contentType ?? "no Content-Type", isLive ? "live" : contentLength.map { "\($0) bytes" } ?? "no length",
+            acceptsRanges ? "takes range requests" : "no range requests",
+        ]
         if let metadataInterval { facts.append("icy-metaint \(metadataInterval)") }
         if let name { facts.append("icy-name '\(name)'") }
         return "Served as:              \(facts.joined(separator: ", "))\n"
@@ -109,7 +124,9 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
-func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (StreamProperties, HTTPAudioStream.Response) {
+func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
+    StreamProperties, HTTPAudioStream.Response
+) {
     var iterator = HTTPAudioStream(url: url, options: network.options(typeHint: nil)).makeAsyncIterator()
     var response: HTTPAudioStream.Response?
     var properties = StreamProperties()
@@ -155,22 +172,27 @@ extension Packets {
                     case .packets(let run):
                         let framesPerPacket = Int64(iterator.properties.dataFormat?.framesPerPacket ?? 0)
                         run.descriptions.withOptionalBuffer { descriptions in
-                            packets.append(run: run.streamOffset, byteCount: run.bytes.count, count: run.count,
+                            packets.append(
+                                run: run.streamOffset, byteCount: run.bytes.count, count: run.count,
                                 descriptions: descriptions)
                         }
                         deliveredPackets += Int64(run.count)
                         if let descriptions = run.descriptions {
                             var lines = ""
                             for (index, description) in descriptions.enumerated() {
-                                let frames = description.variableFramesInPacket > 0
+                                let frames =
+                                    description.variableFramesInPacket > 0
                                     ? Int64(description.variableFramesInPacket) : framesPerPacket
                                 deliveredFrames += frames
                                 if jsonLines {
-                                    lines += JSONValue.object([
-                                        ("event", .string("packet")), ("packet", .integer(run.firstPacket + Int64(index))),
-                                        ("offset", .integer(run.streamOffset + description.startOffset)),
-                                        ("size", .integer(Int64(description.dataByteSize))), ("frames", .integer(frames)),
-                                    ]).serialized() + "\n"
+                                    lines +=
+                                        JSONValue.object([
+                                            ("event", .string("packet")),
+                                            ("packet", .integer(run.firstPacket + Int64(index))),
+                                            ("offset", .integer(run.streamOffset + description.startOffset)),
+                                            ("size", .integer(Int64(description.dataByteSize))),
+                                            ("frames", .integer(frames)),
+                                        ]).serialized() + "\n"
                                 }
                             }
                             if jsonLines { Output.standardOutput(lines) }
@@ -183,7 +205,8 @@ extension Packets {
                             ])
                         }
                     case .titleChanged(let change):
-                        titles.append(ListedTitle(audioOffset: change.audioOffset, title: change.title, packet: change.packet))
+                        titles.append(
+                            ListedTitle(audioOffset: change.audioOffset, title: change.title, packet: change.packet))
                         emit([
                             ("event", .string("title")), ("title", .string(change.title)),
                             ("packet", .integer(change.packet)), ("offset", .integer(change.audioOffset)),
@@ -205,8 +228,9 @@ extension Packets {
                 if jsonLines {
                     emit([("event", .string("error")), ("error", errorJSON(error))])
                 } else if json {
-                    Output.standardOutput(JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
-                        .serialized(pretty: true) + "\n")
+                    Output.standardOutput(
+                        JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                            .serialized(pretty: true) + "\n")
                 } else {
                     Output.standardError("\(file): error: \(error)\n")
                 }
@@ -219,15 +243,19 @@ extension Packets {
         }
         guard var summary = try? AudioFileSummary(properties) else {
             let error = AudioFileError.truncated("http: the stream ended before its format was known", offset: nil)
-            if jsonLines { emit([("event", .string("error")), ("error", errorJSON(error))]) }
-            else { Output.standardError("\(file): error: \(error)\n") }
+            if jsonLines {
+                emit([("event", .string("error")), ("error", errorJSON(error))])
+            } else {
+                Output.standardError("\(file): error: \(error)\n")
+            }
             throw ExitCode(AFKit.Status.problemFound)
         }
         // A live stream (or one stopped by --duration) states no counts: give what arrived.
         if properties.audioDataPacketCount == nil || summary.packetCount < deliveredPackets {
             summary.packetCount = deliveredPackets
             summary.frameCount = deliveredFrames
-            summary.durationSeconds = summary.format.sampleRate > 0 ? Double(deliveredFrames) / summary.format.sampleRate : 0
+            summary.durationSeconds =
+                summary.format.sampleRate > 0 ? Double(deliveredFrames) / summary.format.sampleRate : 0
         }
         if jsonLines {
             emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])

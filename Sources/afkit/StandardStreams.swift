@@ -3,9 +3,9 @@ import AudioFormats
 import FileAccess
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `-` as a FILE: standard input is copied to a hidden temporary file (random access is what the
@@ -68,7 +68,8 @@ enum StandardStreams {
     static func copy(_ path: String, to descriptor: Int32, named name: String) throws {
         try forEachChunk(ofFileAt: path, chunkSize: 1 << 20) { chunk in
             if let failure = Output.writeAll(chunk, to: descriptor) {
-                throw AudioFileError.io("cannot write '\(name)' (\(String(cString: strerror(failure))))", errno: failure)
+                throw AudioFileError.io(
+                    "cannot write '\(name)' (\(String(cString: strerror(failure))))", errno: failure)
             }
         }
     }

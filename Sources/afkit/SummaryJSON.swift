@@ -45,46 +45,94 @@ extension AudioFileSummary {
             fields.append(("metadata", .object(entries)))
         }
         if !markers.isEmpty {
-            fields.append(("markers", .array(markers.map { marker in
-                .object([("id", .integer(Int64(marker.id))), ("position", .integer(marker.framePosition)),
-                    ("name", .string(marker.name))])
-            })))
+            fields.append(
+                (
+                    "markers",
+                    .array(
+                        markers.map { marker in
+                            .object([
+                                ("id", .integer(Int64(marker.id))), ("position", .integer(marker.framePosition)),
+                                ("name", .string(marker.name)),
+                            ])
+                        })
+                ))
         }
         if !comments.isEmpty {
-            fields.append(("comments", .array(comments.map { comment in
-                .object([("timeStamp", .integer(Int64(comment.timeStamp))), ("marker", .integer(Int64(comment.marker))),
-                    ("text", .string(comment.text))])
-            })))
+            fields.append(
+                (
+                    "comments",
+                    .array(
+                        comments.map { comment in
+                            .object([
+                                ("timeStamp", .integer(Int64(comment.timeStamp))),
+                                ("marker", .integer(Int64(comment.marker))),
+                                ("text", .string(comment.text)),
+                            ])
+                        })
+                ))
         }
         if let instrument {
             func loop(_ loop: InstrumentLoop?) -> JSONValue {
                 guard let loop else { return .null }
-                return .object([("playMode", loop.playMode.map { .string($0.rawValue) } ?? .null),
-                    ("beginMarker", .integer(Int64(loop.beginMarker))), ("endMarker", .integer(Int64(loop.endMarker)))])
+                return .object([
+                    ("playMode", loop.playMode.map { .string($0.rawValue) } ?? .null),
+                    ("beginMarker", .integer(Int64(loop.beginMarker))), ("endMarker", .integer(Int64(loop.endMarker))),
+                ])
             }
-            fields.append(("instrument", .object([
-                ("baseNote", .integer(Int64(instrument.baseNote))), ("detune", .integer(Int64(instrument.detune))),
-                ("lowNote", .integer(Int64(instrument.lowNote))), ("highNote", .integer(Int64(instrument.highNote))),
-                ("lowVelocity", .integer(Int64(instrument.lowVelocity))),
-                ("highVelocity", .integer(Int64(instrument.highVelocity))), ("gain", .integer(Int64(instrument.gain))),
-                ("sustainLoop", loop(instrument.sustainLoop)), ("releaseLoop", loop(instrument.releaseLoop)),
-            ])))
+            fields.append(
+                (
+                    "instrument",
+                    .object([
+                        ("baseNote", .integer(Int64(instrument.baseNote))),
+                        ("detune", .integer(Int64(instrument.detune))),
+                        ("lowNote", .integer(Int64(instrument.lowNote))),
+                        ("highNote", .integer(Int64(instrument.highNote))),
+                        ("lowVelocity", .integer(Int64(instrument.lowVelocity))),
+                        ("highVelocity", .integer(Int64(instrument.highVelocity))),
+                        ("gain", .integer(Int64(instrument.gain))),
+                        ("sustainLoop", loop(instrument.sustainLoop)), ("releaseLoop", loop(instrument.releaseLoop)),
+                    ])
+                ))
         }
         if !loops.isEmpty {
-            fields.append(("loops", .array(loops.map { loop in
-                .object([("start", .integer(loop.start)), ("end", .integer(loop.end)),
-                    ("playMode", .string(loop.playMode.rawValue))])
-            })))
+            fields.append(
+                (
+                    "loops",
+                    .array(
+                        loops.map { loop in
+                            .object([
+                                ("start", .integer(loop.start)), ("end", .integer(loop.end)),
+                                ("playMode", .string(loop.playMode.rawValue)),
+                            ])
+                        })
+                ))
         }
         if let layout = channelLayout {
-            fields.append(("channelLayout", .object([
-                ("tag", .integer(Int64(layout.tag))), ("bitmap", .integer(Int64(layout.bitmap))),
-                ("descriptions", .array(layout.descriptions.map { description in
-                    .object([("label", .integer(Int64(description.label))), ("flags", .integer(Int64(description.flags))),
-                        ("coordinates", .array([description.coordinates.0, description.coordinates.1,
-                            description.coordinates.2].map { .number(Double($0)) }))])
-                })),
-            ])))
+            fields.append(
+                (
+                    "channelLayout",
+                    .object([
+                        ("tag", .integer(Int64(layout.tag))), ("bitmap", .integer(Int64(layout.bitmap))),
+                        (
+                            "descriptions",
+                            .array(
+                                layout.descriptions.map { description in
+                                    .object([
+                                        ("label", .integer(Int64(description.label))),
+                                        ("flags", .integer(Int64(description.flags))),
+                                        (
+                                            "coordinates",
+                                            .array(
+                                                [
+                                                    description.coordinates.0, description.coordinates.1,
+                                                    description.coordinates.2,
+                                                ].map { .number(Double($0)) })
+                                        ),
+                                    ])
+                                })
+                        ),
+                    ])
+                ))
         }
         fields.append(("truncated", .bool(isTruncated)))
         return fields

@@ -44,7 +44,8 @@ struct Validate: ParsableCommand {
     func loadProfile() throws -> Profile {
         if let builtIn = Profile.builtIn[profile] { return builtIn }
         guard profile.hasSuffix(".json") || pathExists(profile) else {
-            throw ValidationError("no profile '\(profile)': use \(Profile.builtInNames.joined(separator: ", ")) or a JSON file")
+            throw ValidationError(
+                "no profile '\(profile)': use \(Profile.builtInNames.joined(separator: ", ")) or a JSON file")
         }
         guard let text = try? String(contentsOfFile: profile, encoding: .utf8) else {
             throw ValidationError("cannot read the profile file '\(profile)'")
@@ -61,7 +62,9 @@ struct Validate: ParsableCommand {
         try checkPathsExist(paths, in: Self.self)
         var validator = AssetValidator(profile: try loadProfile())
         // Loudness by libebur128, measured only for profiles whose rules ask for it.
-        validator.loudnessMeter = { channels, rate in (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init) }
+        validator.loudnessMeter = { channels, rate in
+            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init)
+        }
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
@@ -73,7 +76,8 @@ struct Validate: ParsableCommand {
             throw ExitCode(AFKit.Status.problemFound)
         }
         if report.files.isEmpty && !allowEmpty {
-            Output.standardError("validate: no sound file in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+            Output.standardError(
+                "validate: no sound file in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
             throw ExitCode(AFKit.Status.usage)
         }
         switch format {
@@ -101,7 +105,8 @@ final class ValidatorMeter: StreamingLoudnessMeter {
     var facts: LoudnessFacts? {
         guard !failed else { return nil }
         let measured = meter.measurement
-        return LoudnessFacts(integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
+        return LoudnessFacts(
+            integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
             samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
     }
 }

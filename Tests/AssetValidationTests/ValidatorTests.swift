@@ -4,7 +4,7 @@ import AudioContainers
 import AudioFormats
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import Testing
 
@@ -16,13 +16,16 @@ final class Scratch {
 
     /// A file of `frames` frames of a 440 Hz tone at half scale (after `silence` seconds of silence).
     @discardableResult
-    func pcm(_ name: String, type: FileType = .caf, rate: Double = 8000, channels: UInt32 = 1, frames: Int,
-        silence: Double = 0, clip: Bool = false) throws -> String
-    {
+    func pcm(
+        _ name: String, type: FileType = .caf, rate: Double = 8000, channels: UInt32 = 1, frames: Int,
+        silence: Double = 0, clip: Bool = false
+    ) throws -> String {
         let path = root + "/" + name
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true)
-        let format = StreamDescription.linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 16,
+        let format = StreamDescription.linearPCM(
+            sampleRate: rate, channels: channels, bitsPerChannel: 16,
             isBigEndian: type == .aiff)
         var samples: [Float] = []
         for frame in 0..<frames {
@@ -85,8 +88,10 @@ final class Scratch {
             let silence = [Int16](repeating: 1000, count: 3751 * 64)
             _ = silence.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
             try writer.writePackets(packets)
-            try writer.close(packetTableInfo: PacketTableInfo(validFrames: 3751 * 64 - Int64(remainder), primingFrames: 0,
-                remainderFrames: Int32(remainder)))
+            try writer.close(
+                packetTableInfo: PacketTableInfo(
+                    validFrames: 3751 * 64 - Int64(remainder), primingFrames: 0,
+                    remainderFrames: Int32(remainder)))
             let report = validator.validate(path: path)
             #expect(report.ok == passes, "remainder \(remainder): \(report.violations)")
         }
@@ -95,8 +100,10 @@ final class Scratch {
     @Test func eachRuleOnItsOwn() throws {
         let scratch = try Scratch()
         let cases: [(String, [String])] = [
-            (try scratch.copy("mp3/lame-cbr128-stereo-44k.mp3", to: "renamed.wav"),
-                ["error:container", "error:data-format", "warning:extension"]),
+            (
+                try scratch.copy("mp3/lame-cbr128-stereo-44k.mp3", to: "renamed.wav"),
+                ["error:container", "error:data-format", "warning:extension"]
+            ),
             (try scratch.pcm("five-one.wav", type: .wav, channels: 6, frames: 800), ["warning:channels"]),
             (try scratch.pcm("hifi.caf", rate: 96000, frames: 9600), ["warning:sample-rate"]),
             (try scratch.pcm("odd-rate.caf", rate: 9000, frames: 900), ["warning:sample-rate"]),
@@ -106,8 +113,10 @@ final class Scratch {
             (try scratch.copy("wav/ima-adpcm-mono-sox.wav", to: "ima.wav"), ["warning:data-format"]),
             (try scratch.copy("wav/rf64-s16-stereo.wav", to: "rf64.wav"), ["warning:container"]),
             (try scratch.copy("aiff/pcm-s16-stereo.aiff", to: "wrong-name.caf"), ["warning:extension"]),
-            (try scratch.copy("mp3/hostile-truncated-last-frame.mp3", to: "cut.mp3"),
-                ["error:container", "error:data-format", "error:truncated"]),
+            (
+                try scratch.copy("mp3/hostile-truncated-last-frame.mp3", to: "cut.mp3"),
+                ["error:container", "error:data-format", "error:truncated"]
+            ),
         ]
         for (path, expected) in cases {
             let report = validator.validate(path: path)
@@ -138,7 +147,8 @@ final class Scratch {
         #expect(AssetValidator(profile: .music).validate(path: long).ok)
         let sfx = AssetValidator(profile: .simultaneousSoundEffects)
         #expect(rules(sfx.validate(path: mp3)).contains("warning:hardware-codec"))
-        #expect(rules(sfx.validate(path: try scratch.pcm("stereo.caf", channels: 2, frames: 800))) == ["warning:channels"])
+        #expect(
+            rules(sfx.validate(path: try scratch.pcm("stereo.caf", channels: 2, frames: 800))) == ["warning:channels"])
         #expect(rules(sfx.validate(path: try scratch.pcm("loud.wav", type: .wav, frames: 800))) == ["error:container"])
     }
 
@@ -147,21 +157,25 @@ final class Scratch {
         try scratch.pcm("ui/tap.caf", frames: 16000)  // 2 s
         try scratch.pcm("ui/intro.caf", frames: 16000, silence: 1)
         try scratch.pcm("music/theme.caf", frames: 40 * 8000)
-        let profile = try Profile(json: """
-            { "name": "game", "extends": "system-sound",
-              "rules": { "duration": { "maximumSeconds": 1.5 }, "silence": { "severity": "error" } },
-              "overrides": [ { "paths": ["**/music/**"], "profile": "music" },
-                             { "paths": ["**/ui/intro.caf"], "rules": { "silence": { "enabled": false } } } ] }
-            """)
+        let profile = try Profile(
+            json: """
+                { "name": "game", "extends": "system-sound",
+                  "rules": { "duration": { "maximumSeconds": 1.5 }, "silence": { "severity": "error" } },
+                  "overrides": [ { "paths": ["**/music/**"], "profile": "music" },
+                                 { "paths": ["**/ui/intro.caf"], "rules": { "silence": { "enabled": false } } } ] }
+                """)
         let report = try AssetValidator(profile: profile).validate(paths: [scratch.root])
         #expect(report.profile == "game")
-        let byName = Dictionary(uniqueKeysWithValues: report.files.map { (($0.path as NSString).lastPathComponent, $0) })
+        let byName = Dictionary(
+            uniqueKeysWithValues: report.files.map { (($0.path as NSString).lastPathComponent, $0) })
         #expect(rules(try #require(byName["tap.caf"])) == ["error:duration"])
         #expect(rules(try #require(byName["intro.caf"])) == ["error:duration"])
         #expect(rules(try #require(byName["theme.caf"])).isEmpty)
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "loudnes": {} } }"#) }
         #expect(throws: ProfileError.self) { try Profile(json: #"{ "extends": "podcast" }"#) }
-        #expect(throws: ProfileError.self) { try Profile(json: #"{ "rules": { "duration": { "severity": "fatal" } } }"#) }
+        #expect(throws: ProfileError.self) {
+            try Profile(json: #"{ "rules": { "duration": { "severity": "fatal" } } }"#)
+        }
         #expect(throws: ProfileError.self) { try Profile(json: "not json") }
         // A misspelt setting is named, with the ones the rule takes; broken JSON says where.
         #expect {
@@ -185,7 +199,8 @@ final class Scratch {
         try scratch.pcm("six & <seven>.wav", type: .wav, channels: 6, frames: 0)
         let report = try validator.validate(paths: [scratch.root])
         #expect(report.files.count == 2 && report.passed == 1 && report.failed == 1)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json.serialized().utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.json.serialized().utf8)) as? [String: Any])
         #expect(json["profile"] as? String == "system-sound")
         let summary = try #require(json["summary"] as? [String: Int])
         #expect(summary["files"] == 2 && summary["passed"] == 1 && summary["failed"] == 1)
@@ -204,8 +219,10 @@ final class Scratch {
     }
 
     @Test func bytesInMemory() throws {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/mp3/lame-vbr-v5.mp3")))
+        let bytes = [UInt8](
+            try Data(
+                contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Fixtures/mp3/lame-vbr-v5.mp3")))
         let report = validator.validate(bytes: bytes, name: "sound.wav")
         #expect(rules(report) == ["error:container", "error:data-format", "warning:extension"])
     }
@@ -215,7 +232,8 @@ final class Scratch {
         let path = try scratch.pcm("named.caf", frames: 800)
         var validator = AssetValidator(profile: Profile(name: "naming", entries: [.init("lower-case-name", .error)]))
         validator.rules["lower-case-name"] = ValidationRule(id: "lower-case-name") { facts, _ in
-            facts.path.split(separator: "/").last.map { $0 == $0.lowercased() } == true ? [] : [Finding("use lower case")]
+            facts.path.split(separator: "/").last.map { $0 == $0.lowercased() } == true
+                ? [] : [Finding("use lower case")]
         }
         #expect(validator.validate(path: path).ok)
         let upper = try scratch.pcm("Named.caf", frames: 800)
@@ -227,9 +245,10 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
     var testCases = 0
     var failures = 0
     var names: [String] = []
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:])
-    {
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if element == "testcase" {
             testCases += 1
             names.append(attributes["name"] ?? "")
@@ -240,8 +259,10 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
 
 @Suite struct StreamValidationTests {
     @Test func validatesAnAsyncStreamOfChunks() async throws {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/caf/ima4-stereo.caf")))
+        let bytes = [UInt8](
+            try Data(
+                contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Fixtures/caf/ima4-stereo.caf")))
         let chunks = AsyncStream<[UInt8]> { continuation in
             for start in stride(from: 0, to: bytes.count, by: 100) {
                 continuation.yield(Array(bytes[start..<min(start + 100, bytes.count)]))
@@ -283,14 +304,18 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         #expect(report(.music, quiet).map(\.severity) == [.warning, .warning])
         #expect(report(.music, LoudnessFacts(integrated: -17.5, range: 3, truePeak: -2, samplePeak: -2)).isEmpty)
         // game-sfx: -18 ± 3.
-        #expect(report(.gameSoundEffects, LoudnessFacts(integrated: -20.5, range: 1, truePeak: -3, samplePeak: -3)).isEmpty)
-        #expect(report(.gameSoundEffects, LoudnessFacts(integrated: -12, range: 1, truePeak: -3, samplePeak: -3)).count == 1)
+        #expect(
+            report(.gameSoundEffects, LoudnessFacts(integrated: -20.5, range: 1, truePeak: -3, samplePeak: -3)).isEmpty)
+        #expect(
+            report(.gameSoundEffects, LoudnessFacts(integrated: -12, range: 1, truePeak: -3, samplePeak: -3)).count == 1
+        )
     }
 
     /// A sound shorter than one gating block is judged on its loudness as one block, as `convert
     /// --loudness` normalizes it.
     @Test func shortSounds() {
-        let click = LoudnessFacts(integrated: -.infinity, range: 0, truePeak: -6, samplePeak: -6, shortSoundLoudness: -18.2)
+        let click = LoudnessFacts(
+            integrated: -.infinity, range: 0, truePeak: -6, samplePeak: -6, shortSoundLoudness: -18.2)
         #expect(report(.gameSoundEffects, click).isEmpty)
         var quiet = click
         quiet.shortSoundLoudness = -30
@@ -312,16 +337,23 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
     }
 
     @Test func profileFilesSetTheTargets() throws {
-        let profile = try Profile(json: #"{"name": "quiet", "extends": "music", "rules": {"loudness": {"severity": "error", "target": -23, "tolerance": 0.5}}}"#)
+        let profile = try Profile(
+            json:
+                #"{"name": "quiet", "extends": "music", "rules": {"loudness": {"severity": "error", "target": -23, "tolerance": 0.5}}}"#
+        )
         #expect(report(profile, LoudnessFacts(integrated: -23.3, range: 1, truePeak: -6, samplePeak: -6)).isEmpty)
-        #expect(report(profile, LoudnessFacts(integrated: -22.2, range: 1, truePeak: -6, samplePeak: -6)).first?.severity == .error)
+        #expect(
+            report(profile, LoudnessFacts(integrated: -22.2, range: 1, truePeak: -6, samplePeak: -6)).first?.severity
+                == .error)
     }
 }
 
 /// DC offset, mono compatibility and channel balance, from the validator's own decode of files made here.
 @Suite struct StereoRuleTests {
     /// A stereo 16-bit CAF of a 440 Hz tone: `left` and `right` scale it, `offset` is added to both.
-    static func stereo(_ scratch: Scratch, _ name: String, left: Float, right: Float, offset: Float = 0) throws -> String {
+    static func stereo(_ scratch: Scratch, _ name: String, left: Float, right: Float, offset: Float = 0) throws
+        -> String
+    {
         let path = scratch.root + "/" + name
         let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 16)
         var samples: [Float] = []
@@ -349,8 +381,9 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
         #expect(rules(try Self.stereo(scratch, "inverted.caf", left: 1, right: -1)) == ["mono-compatibility"])
         #expect(rules(try Self.stereo(scratch, "lopsided.caf", left: 1, right: 0.5)) == ["channel-balance"])
         #expect(rules(try Self.stereo(scratch, "offset.caf", left: 1, right: 1, offset: 0.05)) == ["dc-offset"])
-        let statistics = try #require(AssetValidator(profile: .gameSoundEffects).measureAudio(
-            of: AudioFile(path: try Self.stereo(scratch, "half.caf", left: 1, right: 0.5))))
+        let statistics = try #require(
+            AssetValidator(profile: .gameSoundEffects).measureAudio(
+                of: AudioFile(path: try Self.stereo(scratch, "half.caf", left: 1, right: 0.5))))
         #expect(abs((statistics.channelBalance ?? 0) - 20 * log10(2.0)) < 0.05)
         #expect(abs((statistics.correlation ?? 0) - 1) < 0.001)
     }
@@ -367,9 +400,10 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
 /// Loop seams, silence at either end in dBFS terms, and the one decode pass that feeds the meter too.
 @Suite struct SeamAndSilenceRuleTests {
     /// A mono 16-bit CAF with `loops`, a tone from `toneStart` at `amplitude`, made in the test.
-    static func file(_ folder: String, _ name: String, frames: Int, period: Double, toneStart: Int = 0,
-        amplitude: Double = 0.5, loops: [Loop]) throws -> String
-    {
+    static func file(
+        _ folder: String, _ name: String, frames: Int, period: Double, toneStart: Int = 0,
+        amplitude: Double = 0.5, loops: [Loop]
+    ) throws -> String {
         let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isFloat: false)
         var bytes: [UInt8] = []
         for frame in 0..<frames {
@@ -397,9 +431,11 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
     @Test func loopSeams() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let seamless = try Self.file(folder, "seamless.caf", frames: 8000, period: 80,
+        let seamless = try Self.file(
+            folder, "seamless.caf", frames: 8000, period: 80,
             loops: [Loop(start: 800, end: 800 + 80 * 50, playMode: .forward)])
-        let clicking = try Self.file(folder, "clicking.caf", frames: 8000, period: 80,
+        let clicking = try Self.file(
+            folder, "clicking.caf", frames: 8000, period: 80,
             loops: [Loop(start: 800, end: 800 + 80 * 50 - 37, playMode: .forward)])
         let validator = AssetValidator(profile: .gameSoundEffects)
         #expect(validator.validate(path: seamless).violations.filter { $0.rule == "loop-seam" }.isEmpty)
@@ -421,10 +457,14 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
         let whole = try Self.file(folder, "whole.caf", frames: 7990, period: 80, loops: [])
         var profile = Profile.systemSound
         profile.apply([("loop-seam", .object([("wholeFile", .bool(true))]))])
-        let wholeViolations = AssetValidator(profile: profile).validate(path: whole).violations.filter { $0.rule == "loop-seam" }
+        let wholeViolations = AssetValidator(profile: profile).validate(path: whole).violations.filter {
+            $0.rule == "loop-seam"
+        }
         #expect(wholeViolations.count == 1)
         let wholeSeamless = try Self.file(folder, "whole-ok.caf", frames: 8000, period: 80, loops: [])
-        #expect(AssetValidator(profile: profile).validate(path: wholeSeamless).violations.filter { $0.rule == "loop-seam" }.isEmpty)
+        #expect(
+            AssetValidator(profile: profile).validate(path: wholeSeamless).violations.filter { $0.rule == "loop-seam" }
+                .isEmpty)
     }
 
     /// leading-silence counts what is below its threshold: a tone at -40 dBFS after 0.1 s of silence
@@ -432,14 +472,19 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
     @Test func silenceThresholds() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try Self.file(folder, "late.caf", frames: 8000, period: 80, toneStart: 800, amplitude: 0.01, loops: [])
+        let path = try Self.file(
+            folder, "late.caf", frames: 8000, period: 80, toneStart: 800, amplitude: 0.01, loops: [])
         var profile = Profile.systemSound
         profile.apply([("leading-silence", .object([("maximumSeconds", .number(0.05))]))])
-        let late = AssetValidator(profile: profile).validate(path: path).violations.filter { $0.rule == "leading-silence" }
+        let late = AssetValidator(profile: profile).validate(path: path).violations.filter {
+            $0.rule == "leading-silence"
+        }
         #expect(late.count == 1)
         #expect(late.first?.message.contains("0.100 s") == true)
         profile.apply([("leading-silence", .object([("thresholdDecibels", .number(-30))]))])
-        let quiet = AssetValidator(profile: profile).validate(path: path).violations.filter { $0.rule == "leading-silence" }
+        let quiet = AssetValidator(profile: profile).validate(path: path).violations.filter {
+            $0.rule == "leading-silence"
+        }
         #expect(quiet.first?.message.contains("silent throughout (below -30 dBFS)") == true)
     }
 

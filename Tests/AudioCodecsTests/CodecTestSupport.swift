@@ -49,7 +49,8 @@ func decodeToInt16(_ path: String) throws -> [Int16] {
     let file = try AudioFile(path: path)
     let (bytes, _) = try file.readPackets(from: 0, count: Int(file.packetCount))
     let channels = Int(file.dataFormat.channelsPerFrame)
-    var output = [Int16](repeating: 0, count: Int(file.packetCount) * Int(max(file.dataFormat.framesPerPacket, 1)) * channels)
+    var output = [Int16](
+        repeating: 0, count: Int(file.packetCount) * Int(max(file.dataFormat.framesPerPacket, 1)) * channels)
     let frames = try bytes.withUnsafeBytes { raw in
         try output.withUnsafeMutableBufferPointer { buffer -> Int in
             switch file.dataFormat.formatID {
@@ -60,7 +61,8 @@ func decodeToInt16(_ path: String) throws -> [Int16] {
                 var decoder = try IMAADPCMWAVEDecoder(format: file.dataFormat)
                 return try decoder.decode(raw, packetCount: Int(file.packetCount), into: buffer)
             default:
-                return try G711Decoder(format: file.dataFormat).decode(raw, packetCount: Int(file.packetCount), into: buffer)
+                return try G711Decoder(format: file.dataFormat).decode(
+                    raw, packetCount: Int(file.packetCount), into: buffer)
             }
         }
     }

@@ -91,8 +91,10 @@ import Testing
             var output: [Float] = []
             #expect(try ima4.decode(bytes, packetCount: 50, appendingTo: &output) == 50 * 64)
             #expect(output.allSatisfy { $0 >= -1 && $0 < 1 })
-            let wav = StreamDescription(sampleRate: 8000, formatID: .imaADPCMWAVE, bytesPerPacket: 256 * channels,
-                framesPerPacket: UInt32(IMAADPCMWAVE.framesPerBlock(blockAlign: 256 * Int(channels), channels: Int(channels))),
+            let wav = StreamDescription(
+                sampleRate: 8000, formatID: .imaADPCMWAVE, bytesPerPacket: 256 * channels,
+                framesPerPacket: UInt32(
+                    IMAADPCMWAVE.framesPerBlock(blockAlign: 256 * Int(channels), channels: Int(channels))),
                 bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
             var decoder = try IMAADPCMWAVEDecoder(format: wav)
             var blocks = bytes
@@ -105,7 +107,9 @@ import Testing
             }
             output = []
             let count = bytes.count / (256 * Int(channels))
-            #expect(try decoder.decode(blocks, packetCount: count, appendingTo: &output) == count * Int(wav.framesPerPacket))
+            #expect(
+                try decoder.decode(blocks, packetCount: count, appendingTo: &output) == count * Int(wav.framesPerPacket)
+            )
             #expect(output.allSatisfy { $0 >= -1 && $0 < 1 })
             // A header whose reserved byte is set is refused, as FFmpeg refuses it.
             blocks[3] = 1
@@ -127,7 +131,8 @@ import Testing
                 let tone = 12000 * sin(Double(frame) * 0.01 * Double(channel + 1))
                 return Int16(tone + Double(Int.random(in: -2000...2000, using: &random)))
             }
-            var encoder = AppleIMA4Encoder(format: .linearPCM(sampleRate: 8000, channels: UInt32(channels), bitsPerChannel: 16),
+            var encoder = AppleIMA4Encoder(
+                format: .linearPCM(sampleRate: 8000, channels: UInt32(channels), bitsPerChannel: 16),
                 quality: .fast)
             var bytes: [UInt8] = []
             _ = signal.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &bytes) }
@@ -150,8 +155,10 @@ import Testing
                 _ = try alone.decode(mono, packetCount: packets, appendingTo: &samples)
                 clamped += alone.clampedHeaderCount
                 let extracted: [Int16] = stride(from: channel, to: together.count, by: channels).map { together[$0] }
-                let firstDifference = zip(samples, extracted).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                #expect(samples.count == extracted.count && firstDifference == nil,
+                let firstDifference = zip(samples, extracted).enumerated().first { $0.element.0 != $0.element.1 }?
+                    .offset
+                #expect(
+                    samples.count == extracted.count && firstDifference == nil,
                     "channel \(channel) of \(channels): first difference at frame \(firstDifference ?? -1)")
             }
             #expect(decoder.clampedHeaderCount == clamped)
@@ -161,6 +168,8 @@ import Testing
     @Test func shortInputIsAnErrorNotATrap() {
         var decoder = AppleIMA4Decoder(format: .appleIMA4(sampleRate: 8000, channels: 2))
         var output: [Float] = []
-        #expect(throws: AudioFileError.self) { try decoder.decode([UInt8](repeating: 0, count: 67), packetCount: 1, appendingTo: &output) }
+        #expect(throws: AudioFileError.self) {
+            try decoder.decode([UInt8](repeating: 0, count: 67), packetCount: 1, appendingTo: &output)
+        }
     }
 }

@@ -62,7 +62,9 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         let trellis = CodecFixtures.referenceSNR(name, "ffmpeg adpcm_ima_qt -trellis 8")
         let sox = CodecFixtures.referenceSNR(name, "sox ima-adpcm")
         let plain = CodecFixtures.referenceSNR(name, "ffmpeg adpcm_ima_qt")
-        print("ima4 search \(name): SNR \(snr) dB, segmental \(segmental) dB (FFmpeg trellis \(trellis.snr), SoX \(sox.snr), FFmpeg \(plain.snr))")
+        print(
+            "ima4 search \(name): SNR \(snr) dB, segmental \(segmental) dB (FFmpeg trellis \(trellis.snr), SoX \(sox.snr), FFmpeg \(plain.snr))"
+        )
         #expect(snr > trellis.snr)
         #expect(snr > sox.snr)
         #expect(snr > plain.snr)
@@ -93,8 +95,10 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         let writer = try AudioFileWriter(path: path, fileType: .wav, format: format)
         try writer.writePackets(blocks)
         let total = Int64(blocks.count / Int(format.bytesPerPacket)) * Int64(format.framesPerPacket)
-        try writer.close(packetTableInfo: PacketTableInfo(validFrames: total - Int64(remainder), primingFrames: 0,
-            remainderFrames: Int32(remainder)))
+        try writer.close(
+            packetTableInfo: PacketTableInfo(
+                validFrames: total - Int64(remainder), primingFrames: 0,
+                remainderFrames: Int32(remainder)))
         return (path, remainder)
     }
 
@@ -151,8 +155,9 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
             #expect(file.properties.validFrameCount == Int64(samples.count))
             // afkit's own decoder is FFmpeg's (multiply reconstruction): a slightly different decoder.
             let ffmpegStyle = signalToNoise(samples, try decodeToInt16(path))
-            print("wav ima \(quality) \(name): libsndfile SNR \(snr) dB, FFmpeg-style decoder \(ffmpegStyle) dB "
-                + "(FFmpeg's encoder \(ffmpegWAV), SoX \(sox))")
+            print(
+                "wav ima \(quality) \(name): libsndfile SNR \(snr) dB, FFmpeg-style decoder \(ffmpegStyle) dB "
+                    + "(FFmpeg's encoder \(ffmpegWAV), SoX \(sox))")
             if quality == .best {
                 #expect(snr > ffmpegWAV)
                 #expect(snr > sox)
@@ -223,7 +228,8 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
 
 @Suite struct RecordedSNRTests {
     static var floors: [String: [String: [String: Double]]] {
-        let data = (try? Data(contentsOf: CodecFixtures.root.appendingPathComponent("signals/afkit-snr-floor.json"))) ?? Data()
+        let data =
+            (try? Data(contentsOf: CodecFixtures.root.appendingPathComponent("signals/afkit-snr-floor.json"))) ?? Data()
         let all = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
         return all["floors"] as? [String: [String: [String: Double]]] ?? [:]
     }
@@ -238,11 +244,13 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
             let (decoded, _, _) = try ima4RoundTrip(samples, channels: 1, quality: quality)
             let floor = try #require(floors[name]?[signal])
             #expect(signalToNoise(samples, decoded) >= floor["snr"] ?? .infinity, "\(name)")
-            #expect(segmentalSignalToNoise(samples, decoded, frame: 441) >= floor["segmentalSNR"] ?? .infinity, "\(name)")
+            #expect(
+                segmentalSignalToNoise(samples, decoded, frame: 441) >= floor["segmentalSNR"] ?? .infinity, "\(name)")
         }
-        for (name, quality) in [("wav ima-adpcm fast, reference decoder", IMAEncodingQuality.fast),
-            ("wav ima-adpcm search, reference decoder", .best)]
-        {
+        for (name, quality) in [
+            ("wav ima-adpcm fast, reference decoder", IMAEncodingQuality.fast),
+            ("wav ima-adpcm search, reference decoder", .best),
+        ] {
             let format = IMAADPCMWAVE.format(sampleRate: 22050, channels: 1)
             var encoder = try IMAADPCMWAVEEncoder(format: format, quality: quality)
             var blocks: [UInt8] = []
@@ -273,7 +281,8 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
 
     @Test(arguments: [8, 16, 24, 32], [false, true])
     func linearPCM(bits: Int, dither: Bool) throws {
-        let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: UInt32(bits),
+        let format = StreamDescription.linearPCM(
+            sampleRate: 8000, channels: 1, bitsPerChannel: UInt32(bits),
             signed8: true)
         var encoder = try PCMEncoder(format: format, dither: dither)
         var bytes: [UInt8] = []

@@ -26,7 +26,9 @@ import Testing
     /// Bytes in a layout whose values survive Float32 (integers of at most 24 significant bits).
     func representableBytes(_ format: StreamDescription, frames: Int) -> [UInt8] {
         var random = SystemRandomNumberGenerator()
-        var floats: [Float] = (0..<frames * 2).map { _ in Float(Int32.random(in: -(1 << 23)..<(1 << 23), using: &random)) / Float(1 << 23) }
+        var floats: [Float] = (0..<frames * 2).map { _ in
+            Float(Int32.random(in: -(1 << 23)..<(1 << 23), using: &random)) / Float(1 << 23)
+        }
         floats += [-1, 0, Float(32767) / 32768, Float(127) / 128]
         let bits = min(Int(format.bitsPerChannel), 24)
         if !format.formatFlags.contains(.isFloat) {
@@ -47,7 +49,8 @@ import Testing
         #expect(!bytes.isEmpty)
         var decoder = try PCMDecoder(format: format)
         var floats: [Float] = []
-        let frames = try decoder.decode(bytes, packetCount: bytes.count / Int(format.bytesPerFrame), appendingTo: &floats)
+        let frames = try decoder.decode(
+            bytes, packetCount: bytes.count / Int(format.bytesPerFrame), appendingTo: &floats)
         #expect(frames * Int(format.bytesPerFrame) == bytes.count)
         var encoder = try PCMEncoder(format: format)
         var again: [UInt8] = []
@@ -70,7 +73,8 @@ import Testing
         for (other, destination) in Self.layouts {
             let to = try PCMLayout(destination)
             let exact = PCM.transcodesExactly(from: from, to: to)
-            #expect(exact == (from.isFloat == to.isFloat && (from.isFloat ? to.width >= from.width : to.bits >= from.bits)))
+            #expect(
+                exact == (from.isFloat == to.isFloat && (from.isFloat ? to.width >= from.width : to.bits >= from.bits)))
             guard exact else { continue }
             qualified += 1
             var transcoded = [UInt8](repeating: 0, count: samples * to.width)
@@ -95,7 +99,8 @@ import Testing
         let u8 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 8)
         #expect(try decode([0, 128, 255], u8) == [-1, 0, Float(127) / 128])
         let s16 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: true)
-        #expect(try decode([0x80, 0x00, 0x7F, 0xFF, 0xFF, 0xFF], s16) == [-1, Float(32767) / 32768, -Float(1) / 32768])
+        #expect(
+            try decode([0x80, 0x00, 0x7F, 0xFF, 0xFF, 0xFF], s16) == [-1, Float(32767) / 32768, -Float(1) / 32768])
         let s24 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 24)
         #expect(try decode([0x00, 0x00, 0x80, 0xFF, 0xFF, 0x7F], s24) == [-1, Float(8_388_607) / 8_388_608])
     }
@@ -105,8 +110,11 @@ import Testing
         var encoder = try PCMEncoder(format: s16)
         var bytes: [UInt8] = []
         let lsb = Float(1) / 32768
-        _ = try encoder.encode([1.5, -2, 1, 0.5 * lsb, 1.5 * lsb, -0.5 * lsb, 0.49 * lsb, .infinity, -.infinity], into: &bytes)
-        let values = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        _ = try encoder.encode(
+            [1.5, -2, 1, 0.5 * lsb, 1.5 * lsb, -0.5 * lsb, 0.49 * lsb, .infinity, -.infinity], into: &bytes)
+        let values = stride(from: 0, to: bytes.count, by: 2).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
         #expect(values == [32767, -32768, 32767, 0, 2, 0, 0, 32767, -32768])
         let u8 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 8)
         var encoder8 = try PCMEncoder(format: u8)
@@ -119,8 +127,10 @@ import Testing
     /// to even), clip and map NaN exactly as the Double path does, in both byte orders.
     @Test func sixteenBitsWithoutDitherRoundTiesToEvenAndClip() throws {
         let lsb = Float(1) / 32768
-        var inputs: [Float] = [.nan, -.nan, .infinity, -.infinity, 0, -0.0, 1, -1, 2, -2, .greatestFiniteMagnitude,
-            32767.5 * lsb, 32766.5 * lsb, -32767.5 * lsb, -32768.5 * lsb, 1 - lsb / 4, .leastNonzeroMagnitude]
+        var inputs: [Float] = [
+            .nan, -.nan, .infinity, -.infinity, 0, -0.0, 1, -1, 2, -2, .greatestFiniteMagnitude,
+            32767.5 * lsb, 32766.5 * lsb, -32767.5 * lsb, -32768.5 * lsb, 1 - lsb / 4, .leastNonzeroMagnitude,
+        ]
         // Every half-LSB point from -8 to 8 LSB (ties), and a spread of values across the range.
         inputs += (-16...16).map { Float($0) * 0.5 * lsb }
         var random = SystemRandomNumberGenerator()
@@ -131,7 +141,8 @@ import Testing
             return Int16(scaled.rounded(.toNearestOrEven))
         }
         for bigEndian in [false, true] {
-            let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: bigEndian)
+            let format = StreamDescription.linearPCM(
+                sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: bigEndian)
             var encoder = try PCMEncoder(format: format)
             var bytes: [UInt8] = []
             _ = try encoder.encode(inputs, into: &bytes)
@@ -156,7 +167,9 @@ import Testing
         _ = try plain.encode(sine, into: &plainBytes)
         _ = try dithered.encode(sine, into: &ditheredBytes)
         func samples(_ bytes: [UInt8]) -> [Double] {
-            stride(from: 0, to: bytes.count, by: 2).map { Double(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+            stride(from: 0, to: bytes.count, by: 2).map {
+                Double(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8))
+            }
         }
         #expect(samples(plainBytes).allSatisfy { $0 == 0 })
         let output = samples(ditheredBytes)
@@ -216,9 +229,12 @@ import Testing
     }
 
     /// afkit's PCM decoder and libsndfile's float reader agree on every PCM fixture.
-    @Test(arguments: ["wav/pcm-u8-mono.wav", "wav/pcm-s16-stereo.wav", "wav/pcm-s24-stereo.wav", "wav/pcm-s32-mono.wav",
+    @Test(arguments: [
+        "wav/pcm-u8-mono.wav", "wav/pcm-s16-stereo.wav", "wav/pcm-s24-stereo.wav", "wav/pcm-s32-mono.wav",
         "wav/float32-stereo.wav", "wav/float64-mono.wav", "aiff/pcm-s8-mono.aiff", "aiff/pcm-s24-mono.aiff",
-        "aiff/sowt.aifc", "aiff/fl64.aifc", "caf/pcm-s16be-mono.caf", "caf/pcm-s24le-stereo.caf", "caf/float32-stereo.caf"])
+        "aiff/sowt.aifc", "aiff/fl64.aifc", "caf/pcm-s16be-mono.caf", "caf/pcm-s24le-stereo.caf",
+        "caf/float32-stereo.caf",
+    ])
     func agreesWithLibsndfile(_ name: String) throws {
         let path = CodecFixtures.path(name)
         let file = try AudioFile(path: path)

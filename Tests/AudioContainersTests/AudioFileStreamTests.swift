@@ -6,7 +6,9 @@ import Testing
 /// Seeking, discontinuities, translations and the asynchronous face of the push parser.
 @Suite struct AudioFileStreamTests {
     /// Streams the header and some audio, seeks, and resumes from the packet's offset.
-    func seekAndResume(_ name: String, toPacket packet: Int64) throws -> (first: RecordedEvent?, reference: [RecordedEvent]) {
+    func seekAndResume(_ name: String, toPacket packet: Int64) throws -> (
+        first: RecordedEvent?, reference: [RecordedEvent]
+    ) {
         let bytes = Fixture.named(name).bytes
         let reference = record(bytes, chunkSizes: [bytes.count]).events.filter {
             if case .packet = $0 { true } else { false }
@@ -35,7 +37,8 @@ import Testing
                 guard first == nil, case .packets(let packets) = event else { return }
                 #expect(packets.firstPacket == packet)
                 let size = packets.descriptions.map { Int($0[0].dataByteSize) } ?? packets.bytes.count / packets.count
-                first = .packet(offset: packets.streamOffset + (packets.descriptions?[0].startOffset ?? 0), size: size,
+                first = .packet(
+                    offset: packets.streamOffset + (packets.descriptions?[0].startOffset ?? 0), size: size,
                     frames: packets.descriptions?[0].variableFramesInPacket ?? 0)
             }
         }
@@ -176,8 +179,9 @@ import Testing
             let sought = record(bytes, chunkSizes: sizes, limits: small, answeringSeeks: true)
             #expect(sought.error == nil, "\(sizes): \(String(describing: sought.error))")
             #expect(sought.payload == reference.payload, "sought, chunks \(sizes)")
-            #expect(sought.events.filter { if case .packet = $0 { true } else { false } }
-                == held.events.filter { if case .packet = $0 { true } else { false } })
+            #expect(
+                sought.events.filter { if case .packet = $0 { true } else { false } }
+                    == held.events.filter { if case .packet = $0 { true } else { false } })
             #expect(sought.properties.packetTableInfo == reference.properties.packetTableInfo)
             // Past the audio to the table, then back to the audio's first byte.
             #expect(sought.seekRequests.count == 2)

@@ -38,8 +38,11 @@ import Testing
     }
 
     /// Cut short anywhere: whole or byte by byte, the same properties or the same error and offset.
-    @Test(arguments: ["wav/list-info.wav", "aiff/sox-s16-comment.aiff", "caf/sndfile-alac16.caf", "wav/rf64-s16-stereo.wav",
-        "mp3/lame-vbr-v9.mp3", "mp3/hostile-garbage-between-frames.mp3", "adts/aac-lc-id3v2.aac", "mp3/lame-freeformat.mp3"])
+    @Test(arguments: [
+        "wav/list-info.wav", "aiff/sox-s16-comment.aiff", "caf/sndfile-alac16.caf", "wav/rf64-s16-stereo.wav",
+        "mp3/lame-vbr-v9.mp3", "mp3/hostile-garbage-between-frames.mp3", "adts/aac-lc-id3v2.aac",
+        "mp3/lame-freeformat.mp3",
+    ])
     func truncationIsChunkingInvariant(_ name: String) {
         let bytes = Fixture.named(name).bytes
         for length in stride(from: 0, through: bytes.count, by: max(1, bytes.count / 300)) {

@@ -9,8 +9,11 @@ import Testing
 @Suite struct ContainerDetailTests {
     @Test(arguments: [("ULAW", "ulaw"), ("ALAW", "alaw"), ("FL32", "lpcm"), ("none", "lpcm"), ("twos", "lpcm")])
     func aifcCompressionSpellings(_ spelling: String, _ formatID: String) throws {
-        let name = spelling == "FL32" ? "aiff/fl32.aifc" : spelling.hasPrefix("A") || spelling == "ULAW"
-            ? "aiff/\(spelling.lowercased()).aifc" : "aiff/sowt.aifc"
+        let name =
+            spelling == "FL32"
+            ? "aiff/fl32.aifc"
+            : spelling.hasPrefix("A") || spelling == "ULAW"
+                ? "aiff/\(spelling.lowercased()).aifc" : "aiff/sowt.aifc"
         var bytes = Fixture.named(name).bytes
         let comm = try #require(findChunk(bytes, "COMM", big: true, start: 12))
         bytes.replaceSubrange(comm + 26..<comm + 30, with: Array(spelling.utf8))
@@ -35,7 +38,9 @@ import Testing
         let path = temporaryPath("markers.aiff")
         defer { removeTestFile(path) }
         var options = AudioFileWriterOptions()
-        options.markers = [Marker(id: 1, framePosition: 0, name: "start"), Marker(id: 2, framePosition: 441, name: "loop")]
+        options.markers = [
+            Marker(id: 1, framePosition: 0, name: "start"), Marker(id: 2, framePosition: 441, name: "loop"),
+        ]
         options.metadata = ["title": "Chime", "artist": "afkit", "copyright": "(c) 2026", "comments": "a note"]
         let format = StreamDescription.linearPCM(sampleRate: 44100, channels: 1, bitsPerChannel: 16, isBigEndian: true)
         let writer = try AudioFileWriter(path: path, fileType: .aiff, format: format, options: options)
@@ -89,10 +94,13 @@ import Testing
     @Test func wavBecomesRF64PastFourGiB() throws {
         let format = StreamDescription.linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 24)
         let size: Int64 = 5 << 30 + 6
-        let counts = WrittenCounts(dataByteCount: size, packetCount: size / 6, packetSizes: [], packetFrames: [],
+        let counts = WrittenCounts(
+            dataByteCount: size, packetCount: size / 6, packetSizes: [], packetFrames: [],
             packetTableInfo: nil, isProvisional: false)
-        let small = try WAVE.layout(format: format, options: AudioFileWriterOptions(),
-            counts: WrittenCounts(dataByteCount: 600, packetCount: 100, packetSizes: [], packetFrames: [],
+        let small = try WAVE.layout(
+            format: format, options: AudioFileWriterOptions(),
+            counts: WrittenCounts(
+                dataByteCount: 600, packetCount: 100, packetSizes: [], packetFrames: [],
                 packetTableInfo: nil, isProvisional: false), forceRF64: false)
         let large = try WAVE.layout(format: format, options: AudioFileWriterOptions(), counts: counts, forceRF64: false)
         // Same header length: the reserved JUNK chunk became ds64 in place.
@@ -109,7 +117,9 @@ import Testing
         var stream = AudioFileStream()
         var declared: Int64?
         try stream.parse(large.header) { event in
-            if case .propertyChanged(.audioDataByteCount, let properties) = event { declared = properties.audioDataByteCount }
+            if case .propertyChanged(.audioDataByteCount, let properties) = event {
+                declared = properties.audioDataByteCount
+            }
         }
         #expect(declared == size)
         #expect(stream.properties.audioDataByteCount == size)
@@ -120,8 +130,10 @@ import Testing
         #expect(throws: AudioFileError.self) {
             try WAVE.layout(format: format, options: options, counts: counts, forceRF64: false)
         }
-        let compact = try WAVE.layout(format: format, options: options,
-            counts: WrittenCounts(dataByteCount: 600, packetCount: 100, packetSizes: [], packetFrames: [],
+        let compact = try WAVE.layout(
+            format: format, options: options,
+            counts: WrittenCounts(
+                dataByteCount: 600, packetCount: 100, packetSizes: [], packetFrames: [],
                 packetTableInfo: nil, isProvisional: false), forceRF64: false)
         #expect(compact.header.count == small.header.count - 36)
     }

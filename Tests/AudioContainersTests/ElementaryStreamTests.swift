@@ -40,7 +40,9 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
                 index = end
             }
             #expect(passed == audio, "chunk \(chunk)")
-            #expect(changes.map(\.title) == ["Intro", "Song with 'quotes'; and semicolons", "Outro", "Intro"], "chunk \(chunk)")
+            #expect(
+                changes.map(\.title) == ["Intro", "Song with 'quotes'; and semicolons", "Outro", "Intro"],
+                "chunk \(chunk)")
             #expect(changes.map(\.audioOffset) == [2000, 8000, 14000, 20000], "chunk \(chunk)")
             // What the parser sees is the plain stream.
             #expect(record(passed, chunkSizes: [chunk]).events == reference.events)
@@ -200,7 +202,8 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
         let result = record(bytes, chunkSizes: [100])
         #expect(result.error?.code == "typ?")
         // 0x5F7F7F7F synchsafe is 201,326,591 bytes after the 10-byte header.
-        #expect("\(result.error.map { "\($0)" } ?? "")".contains("ends \(201_326_601 - bytes.count) bytes before the end"))
+        #expect(
+            "\(result.error.map { "\($0)" } ?? "")".contains("ends \(201_326_601 - bytes.count) bytes before the end"))
         #expect(result.properties.trace.contains("too large"))
     }
 }

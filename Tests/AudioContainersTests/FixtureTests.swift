@@ -73,7 +73,8 @@ import Testing
     }
 
     @Test func extensibleChannelMask() throws {
-        let layout = try #require(try AudioFile(path: Fixture.named("wav/extensible-5.1.wav").path).properties.channelLayout)
+        let layout = try #require(
+            try AudioFile(path: Fixture.named("wav/extensible-5.1.wav").path).properties.channelLayout)
         #expect(layout.tag == ChannelLayout.Tag.useChannelBitmap)
         #expect(layout.bitmap == 0x3F)
         #expect(layout.channelCount == 6)

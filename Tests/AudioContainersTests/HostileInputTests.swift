@@ -35,7 +35,8 @@ import Testing
         let dataBytes = Int(fixture.ffprobe.int("packetBytes") ?? 0)
         let full = try #require(record(bytes, chunkSizes: [4096]).properties.audioDataPacketCount)
         let data = findChunk(bytes, "data", big: true, sizeWidth: 8, start: 8, pad: false) ?? 0
-        let tableAfterData = fixture.relativePath.hasPrefix("caf/")
+        let tableAfterData =
+            fixture.relativePath.hasPrefix("caf/")
             && (findChunk(bytes, "pakt", big: true, sizeWidth: 8, start: 8, pad: false) ?? 0) > data
         for cut in [1, dataBytes / 3, dataBytes - 1] where cut > 0 && cut < dataBytes {
             let result = parse(Array(bytes[0..<dataOffset + cut]))
@@ -124,7 +125,8 @@ import Testing
         bytes += Array("zzzz".utf8) + [3, 0, 0, 0, 1, 2, 3, 0]
         bytes += Array("fmt ".utf8) + [16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1F, 0, 0, 0x40, 0x1F, 0, 0, 1, 0, 8, 0]
         bytes += Array("data".utf8) + [5, 0, 0, 0, 10, 20, 30, 40, 50, 0]
-        bytes += Array("LIST".utf8) + [16, 0, 0, 0] + Array("INFO".utf8) + Array("INAM".utf8) + [4, 0, 0, 0]
+        bytes +=
+            Array("LIST".utf8) + [16, 0, 0, 0] + Array("INFO".utf8) + Array("INAM".utf8) + [4, 0, 0, 0]
             + Array("Hey".utf8) + [0]
         bytes.put(UInt32(bytes.count - 8), at: 4, big: false)
         for chunk in [1, 5, bytes.count] {
@@ -176,8 +178,10 @@ import Testing
         #expect(error?.message.contains("0-bit") == true)
     }
 
-    @Test(arguments: [(UInt16(0x7FFF), UInt64(0)), (0x7FFF, 0xC000_0000_0000_0000), (0xC00E, 0xAC44_0000_0000_0000),
-        (0, 0)])
+    @Test(arguments: [
+        (UInt16(0x7FFF), UInt64(0)), (0x7FFF, 0xC000_0000_0000_0000), (0xC00E, 0xAC44_0000_0000_0000),
+        (0, 0),
+    ])
     func aiffImpossibleRates(_ exponent: UInt16, _ mantissa: UInt64) {
         var bytes = aiff
         bytes.put(exponent, at: commBody + 8, big: true)
@@ -354,9 +358,9 @@ import Testing
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension HostileInputTests {

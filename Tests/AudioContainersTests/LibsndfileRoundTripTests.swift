@@ -18,7 +18,8 @@ struct PCMCase: CustomStringConvertible, Sendable {
     }
 
     var format: StreamDescription {
-        .linearPCM(sampleRate: 44100, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
+        .linearPCM(
+            sampleRate: 44100, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
             isBigEndian: isBigEndian, signed8: fileType != .wav)
     }
 }
@@ -50,7 +51,10 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         case 8: bytes.append(pcm.fileType == .wav ? UInt8(truncatingIfNeeded: top + 128) : UInt8(bitPattern: Int8(top)))
         case 16: bytes.appendInteger(Int16(top), endianness: endianness)
         case 24:
-            let three = [UInt8(truncatingIfNeeded: top), UInt8(truncatingIfNeeded: top >> 8), UInt8(truncatingIfNeeded: top >> 16)]
+            let three = [
+                UInt8(truncatingIfNeeded: top), UInt8(truncatingIfNeeded: top >> 8),
+                UInt8(truncatingIfNeeded: top >> 16),
+            ]
             bytes += pcm.isBigEndian ? three.reversed() : three
         default: bytes.appendInteger(top, endianness: endianness)
         }
@@ -64,7 +68,8 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         PCMCase(fileType: .wav, bits: 32), PCMCase(fileType: .wav, bits: 32, isFloat: true),
         PCMCase(fileType: .wav, bits: 64, isFloat: true, channels: 1), PCMCase(fileType: .wav, bits: 16, channels: 6),
         PCMCase(fileType: .wav, bits: 24, channels: 1), PCMCase(fileType: .rf64, bits: 16),
-        PCMCase(fileType: .aiff, bits: 8, isBigEndian: true, channels: 1), PCMCase(fileType: .aiff, bits: 16, isBigEndian: true),
+        PCMCase(fileType: .aiff, bits: 8, isBigEndian: true, channels: 1),
+        PCMCase(fileType: .aiff, bits: 16, isBigEndian: true),
         PCMCase(fileType: .aiff, bits: 24, isBigEndian: true), PCMCase(fileType: .aiff, bits: 32, isBigEndian: true),
         PCMCase(fileType: .aifc, bits: 16), PCMCase(fileType: .aifc, bits: 16, isBigEndian: true),
         PCMCase(fileType: .aifc, bits: 32, isFloat: true, isBigEndian: true),
@@ -72,7 +77,8 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         PCMCase(fileType: .caf, bits: 8, channels: 1), PCMCase(fileType: .caf, bits: 16),
         PCMCase(fileType: .caf, bits: 16, isBigEndian: true), PCMCase(fileType: .caf, bits: 24),
         PCMCase(fileType: .caf, bits: 24, isBigEndian: true), PCMCase(fileType: .caf, bits: 32),
-        PCMCase(fileType: .caf, bits: 32, isFloat: true), PCMCase(fileType: .caf, bits: 64, isFloat: true, isBigEndian: true),
+        PCMCase(fileType: .caf, bits: 32, isFloat: true),
+        PCMCase(fileType: .caf, bits: 64, isFloat: true, isBigEndian: true),
         PCMCase(fileType: .caf, bits: 16, channels: 5),
     ]
 
@@ -99,7 +105,9 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         #expect(file.info.sampleRate == 44100)
         if pcm.isFloat {
             let read = try file.readDouble()
-            let want = samples.map { pcm.bits == 32 ? Double(Float(Double($0) / 2_147_483_648)) : Double($0) / 2_147_483_648 }
+            let want = samples.map {
+                pcm.bits == 32 ? Double(Float(Double($0) / 2_147_483_648)) : Double($0) / 2_147_483_648
+            }
             #expect(read == want)
         } else {
             let read = try file.readInt32()
@@ -135,7 +143,8 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         defer { removeTestFile(path) }
         let frames = 777
         let samples = testSamples(count: frames * 2, seed: UInt64(format))
-        let writer = try SoundFile(path: path, mode: .write,
+        let writer = try SoundFile(
+            path: path, mode: .write,
             info: SoundFile.Info(sampleRate: 22050, channels: 2, format: format))
         try writer.write(int32: samples)
         writer.close()
@@ -202,9 +211,12 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
         let (bytes, _) = try source.readPackets(from: 0, count: Int(source.packetCount))
         try writer.writePackets(bytes)
         let frames = source.packetCount * 64
-        try writer.close(packetTableInfo: PacketTableInfo(validFrames: frames - 35, primingFrames: 0, remainderFrames: 35))
+        try writer.close(
+            packetTableInfo: PacketTableInfo(validFrames: frames - 35, primingFrames: 0, remainderFrames: 35))
         let reread = try AudioFile(path: path)
-        #expect(reread.properties.packetTableInfo == PacketTableInfo(validFrames: frames - 35, primingFrames: 0, remainderFrames: 35))
+        #expect(
+            reread.properties.packetTableInfo
+                == PacketTableInfo(validFrames: frames - 35, primingFrames: 0, remainderFrames: 35))
         #expect(try AudioFileSummary(reread.properties).frameCount == frames - 35)
         #expect(try reread.readAudioBytes() == bytes)
     }
@@ -228,7 +240,8 @@ func pack(_ samples: [Int32], _ pcm: PCMCase) -> [UInt8] {
 
     @Test func formatsAContainerCannotHoldAreRefusedBeforeCreatingTheFile() {
         let path = temporaryPath("refused.wav")
-        let bigEndian = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: true)
+        let bigEndian = StreamDescription.linearPCM(
+            sampleRate: 8000, channels: 1, bitsPerChannel: 16, isBigEndian: true)
         #expect(throws: AudioFileError.self) { try AudioFileWriter(path: path, fileType: .wav, format: bigEndian) }
         #expect(access(path, F_OK) != 0)
         let ima4 = StreamDescription.appleIMA4(sampleRate: 8000, channels: 1)

@@ -36,7 +36,9 @@ import Testing
         let mismatch = zip(ours, expected).enumerated().first {
             $0.element.0.startOffset != $0.element.1.offset || Int64($0.element.0.dataByteSize) != $0.element.1.size
         }
-        #expect(mismatch == nil, "first different packet: \(mismatch.map { "\($0.offset): \($0.element.0) vs \($0.element.1)" } ?? "")")
+        #expect(
+            mismatch == nil,
+            "first different packet: \(mismatch.map { "\($0.offset): \($0.element.0) vs \($0.element.1)" } ?? "")")
         let properties = file.properties
         #expect(properties.dataOffset == expected.first?.offset)
         #expect(properties.audioDataByteCount == expected.reduce(0) { $0 + $1.size })
@@ -50,14 +52,18 @@ import Testing
     @Test(arguments: fixtures)
     func streamingInAnyChunking(_ fixture: Fixture) throws {
         let bytes = fixture.bytes
-        let expected = Self.expectedPackets(fixture).map { RecordedEvent.packet(offset: $0.offset, size: Int($0.size), frames: 0) }
+        let expected = Self.expectedPackets(fixture).map {
+            RecordedEvent.packet(offset: $0.offset, size: Int($0.size), frames: 0)
+        }
         var random = SplitMix64(seed: 0x4D50_34)
         let randomSizes = (0..<64).map { _ in Int.random(in: 1...900, using: &random) }
         let moovLast = Self.offset(of: "moov", in: bytes) > Self.offset(of: "mdat", in: bytes)
         for sizes in [[1], [2], [3], [7], [64], [4096], randomSizes] {
             for answeringSeeks in [false, true] {
                 let recording = record(bytes, chunkSizes: sizes, answeringSeeks: answeringSeeks)
-                #expect(recording.error == nil, "\(sizes.prefix(2)) \(answeringSeeks): \(String(describing: recording.error))")
+                #expect(
+                    recording.error == nil,
+                    "\(sizes.prefix(2)) \(answeringSeeks): \(String(describing: recording.error))")
                 let packets = recording.events.filter {
                     if case .packet = $0 { return true } else { return false }
                 }.map { event -> RecordedEvent in
@@ -85,9 +91,11 @@ import Testing
     /// their media times and the sample table's exact end say the rest).
     /// (FFmpeg's AC-3 encoder does not mark its last packet's padding, so its file says more; fragmented
     /// files carry no gapless information.)
-    @Test(arguments: fixtures.filter {
-        $0.sidecar["sourceFrames"] != nil && !$0.relativePath.contains("fragmented") && !$0.relativePath.contains("ac3")
-    })
+    @Test(
+        arguments: fixtures.filter {
+            $0.sidecar["sourceFrames"] != nil && !$0.relativePath.contains("fragmented")
+                && !$0.relativePath.contains("ac3")
+        })
     func validFramesAreTheSource(_ fixture: Fixture) throws {
         let summary = try AudioFileSummary(AudioFile(path: fixture.path).properties)
         let source = try #require(fixture.sidecar.int("sourceFrames"))
@@ -96,8 +104,9 @@ import Testing
         let scaled = Double(source) * summary.format.sampleRate / Double(sourceRate)
         #expect(abs(Double(summary.frameCount) - scaled) <= 1, "\(summary.frameCount) frames for a source of \(source)")
         #expect(summary.primingFrames > 0 || summary.format.formatID == .alac)
-        #expect(summary.frameCount + summary.primingFrames + summary.remainderFrames
-            == summary.packetCount * Int64(summary.format.framesPerPacket))
+        #expect(
+            summary.frameCount + summary.primingFrames + summary.remainderFrames
+                == summary.packetCount * Int64(summary.format.framesPerPacket))
     }
 
     @Test func fragmentedFilesHaveNoGaplessInformation() throws {
@@ -130,7 +139,8 @@ import Testing
         let bytes = Fixture.named("mp4/aac-faststart.m4a").bytes
         let mdat = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual(Array("mdat".utf8)) })
         for cut in [mdat - 2, mdat + 4, mdat + 9] {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-cut-\(getpid())-\(cut).m4a").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-cut-\(getpid())-\(cut).m4a")
+                .path
             try Data(bytes[..<cut]).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }
             let file = try AudioFile(path: path)
@@ -139,7 +149,8 @@ import Testing
             #expect(try AudioFileSummary(file.properties).frameCount == 0)
             for size in [1, 13, 4096] {
                 let recording = record(Array(bytes[..<cut]), chunkSizes: [size])
-                #expect(recording.error == nil, "cut at \(cut), chunks of \(size): \(String(describing: recording.error))")
+                #expect(
+                    recording.error == nil, "cut at \(cut), chunks of \(size): \(String(describing: recording.error))")
                 #expect(recording.properties.isTruncated)
                 #expect(!recording.events.contains { if case .packet = $0 { true } else { false } })
             }
@@ -202,9 +213,10 @@ import Testing
         let layers = (expected["formatList"] as? [[Any]] ?? []).map { layer in
             "\(layer[0]) \(layer[1]) \(layer[2]) \(layer[3])"
         }
-        #expect(properties.formatList.map {
-            "\($0.formatID) \(Int($0.sampleRate)) \($0.channelsPerFrame) \($0.framesPerPacket)"
-        } == layers)
+        #expect(
+            properties.formatList.map {
+                "\($0.formatID) \(Int($0.sampleRate)) \($0.channelsPerFrame) \($0.framesPerPacket)"
+            } == layers)
     }
 
     @Test func tagsFromAtomicParsleyAndCoverArtSkipped() throws {
@@ -313,7 +325,9 @@ import Testing
             return copy
         }
         // A child larger than its parent; a box smaller than its header; size 0 inside moov.
-        let lies: [([UInt8], String)] = [([0x7F, 0xFF, 0xFF, 0x00], "chk?"), ([0, 0, 0, 5], "chk?"), ([0, 0, 0, 0], "chk?")]
+        let lies: [([UInt8], String)] = [
+            ([0x7F, 0xFF, 0xFF, 0x00], "chk?"), ([0, 0, 0, 5], "chk?"), ([0, 0, 0, 0], "chk?"),
+        ]
         for (value, code) in lies {
             let recording = record(patched(trak, value), chunkSizes: [4096])
             #expect(recording.error?.code == FourCharCode(validating: code), "\(value)")
@@ -324,8 +338,10 @@ import Testing
         let many = Array(bytes[..<moov]) + Array(repeating: free, count: 10_000).flatMap { $0 } + Array(bytes[moov...])
         #expect(record(many, chunkSizes: [4096]).error == nil)
         func moovHolding(_ count: Int) -> [UInt8] {
-            let size = UInt32(Int(bytes[moov]) << 24 | Int(bytes[moov + 1]) << 16 | Int(bytes[moov + 2]) << 8
-                | Int(bytes[moov + 3])) + UInt32(count * 8)
+            let size =
+                UInt32(
+                    Int(bytes[moov]) << 24 | Int(bytes[moov + 1]) << 16 | Int(bytes[moov + 2]) << 8
+                        | Int(bytes[moov + 3])) + UInt32(count * 8)
             let header = [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
             // The moov grows: chunk offsets move by the same amount, which does not matter to the error.
             return Array(bytes[..<moov]) + header + Array(bytes[moov + 4..<moov + 8])
@@ -348,7 +364,9 @@ import Testing
 
     /// From a sample table (MP4), a packet table (CAF `pakt`) or constant packets (IMA4), every packet's
     /// offset and every byte's packet are exact, before the stream ends.
-    @Test(arguments: ["mp4/aac-faststart.m4a", "mp4/assembled-quicktime.m4a", "caf/alac-stereo.caf", "caf/ima4-stereo.caf"])
+    @Test(arguments: [
+        "mp4/aac-faststart.m4a", "mp4/assembled-quicktime.m4a", "caf/alac-stereo.caf", "caf/ima4-stereo.caf",
+    ])
     func exactTranslations(_ path: String) throws {
         let file = try AudioFile(path: Fixture.named(path).path)
         let stream = try Self.streamed(path, finishing: false)
@@ -359,7 +377,8 @@ import Testing
             let forward = try #require(stream.packetToByte(packet))
             #expect(forward.offset == start && !forward.isEstimate, "packet \(packet)")
             let back = try #require(stream.byteToPacket(start + Int64(description.dataByteSize) - 1))
-            #expect(back.packet == packet && back.offsetInPacket == Int64(description.dataByteSize) - 1 && !back.isEstimate)
+            #expect(
+                back.packet == packet && back.offsetInPacket == Int64(description.dataByteSize) - 1 && !back.isEstimate)
         }
         let average = try #require(stream.averageBytesPerPacket)
         #expect(!average.isEstimate)

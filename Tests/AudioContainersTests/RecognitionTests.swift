@@ -14,14 +14,17 @@ import Testing
     /// refused by.
     static let refused: [(file: String, name: String)] = [
         ("flac.flac", "a FLAC file"), ("ogg-vorbis.ogg", "an Ogg Vorbis file"), ("ogg-opus.opus", "an Ogg Opus file"),
-        ("ogg-flac.oga", "an Ogg FLAC file"), ("ogg-speex.spx", "an Ogg Speex file"), ("wave64.w64", "a Sony Wave64 file"),
+        ("ogg-flac.oga", "an Ogg FLAC file"), ("ogg-speex.spx", "an Ogg Speex file"),
+        ("wave64.w64", "a Sony Wave64 file"),
         ("sun.au", "a Sun/NeXT AU file"), ("ac3.ac3", "an AC-3 stream"), ("eac3.eac3", "an E-AC-3 stream"),
         ("loas.latm", "a LOAS/LATM stream"), ("matroska-aac.mka", "a Matroska file"), ("webm-opus.webm", "a WebM file"),
         ("wma.wma", "an ASF file (WMA or WMV)"), ("tta.tta", "a TTA file"), ("wavpack.wv", "a WavPack file"),
         ("mpeg-ps-mp2.mpg", "an MPEG program stream"), ("mpeg-ts-mp2.ts", "an MPEG transport stream"),
         ("mpeg-ts-aac.ts", "an MPEG transport stream"), ("creative.voc", "a Creative VOC file"),
-        ("nist.sph", "a NIST SPHERE file"), ("ircam.sf", "an IRCAM file"), ("ensoniq.paf", "an Ensoniq PARIS (PAF) file"),
-        ("fasttracker.xi", "a FastTracker 2 instrument (XI)"), ("htk.htk", "an HTK file"), ("amiga.8svx", "an IFF 8SVX file"),
+        ("nist.sph", "a NIST SPHERE file"), ("ircam.sf", "an IRCAM file"),
+        ("ensoniq.paf", "an Ensoniq PARIS (PAF) file"),
+        ("fasttracker.xi", "a FastTracker 2 instrument (XI)"), ("htk.htk", "an HTK file"),
+        ("amiga.8svx", "an IFF 8SVX file"),
         ("amr.amr", "an AMR file"), ("text.mp3", "a text file"),
     ]
 
@@ -33,14 +36,17 @@ import Testing
         for sizes in [[1], [7, 3], [4096]] {
             let recording = record(bytes, chunkSizes: sizes)
             #expect(recording.error?.code == "typ?", "\(file), chunks \(sizes)")
-            #expect(recording.error?.message.hasPrefix(name + ":") == true, "\(file): \(recording.error?.message ?? "no error")")
+            #expect(
+                recording.error?.message.hasPrefix(name + ":") == true,
+                "\(file): \(recording.error?.message ?? "no error")")
             #expect(recording.events.filter { if case .packet = $0 { true } else { false } }.isEmpty)
         }
         // The same behind an ID3v2 tag (taggers put them before anything).
         let tagged = record(Self.id3Tag + bytes, chunkSizes: [5])
         #expect(tagged.error?.code == "typ?")
         if !file.hasPrefix("text") && !file.hasPrefix("htk") {
-            #expect(tagged.error?.message.hasPrefix(name + ":") == true, "\(file) tagged: \(tagged.error?.message ?? "-")")
+            #expect(
+                tagged.error?.message.hasPrefix(name + ":") == true, "\(file) tagged: \(tagged.error?.message ?? "-")")
         }
     }
 
@@ -86,7 +92,8 @@ import Testing
                 let sample = Int16(clamping: Int((value * 32767).rounded()))
                 switch kind {
                 case 2: bytes.append(UInt8(truncatingIfNeeded: Int(value * 127) + 128))  // 8-bit unsigned
-                case 3: bytes += [UInt8(truncatingIfNeeded: sample >> 8), UInt8(truncatingIfNeeded: sample)]  // big-endian
+                // Big-endian.
+                case 3: bytes += [UInt8(truncatingIfNeeded: sample >> 8), UInt8(truncatingIfNeeded: sample)]
                 default: bytes += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
                 }
             }
@@ -127,7 +134,8 @@ import Testing
                 #expect(file.packetCount > 0, "\(name)")
                 for sizes in [[1], [13, 400], [65536]] {
                     let recording = record(fixture.bytes, chunkSizes: sizes)
-                    #expect(recording.error == nil, "\(name), chunks \(sizes): \(recording.error.map { "\($0)" } ?? "")")
+                    #expect(
+                        recording.error == nil, "\(name), chunks \(sizes): \(recording.error.map { "\($0)" } ?? "")")
                     #expect(recording.properties.audioDataPacketCount == file.packetCount, "\(name), chunks \(sizes)")
                 }
                 checked += 1
@@ -146,7 +154,8 @@ import Testing
             for sizes in [[1], [4096]] {
                 let recording = record(Array(fixture.bytes[0..<lastHeader + cut]), chunkSizes: sizes)
                 #expect(recording.error == nil)
-                #expect(recording.properties.audioDataPacketCount == file.packetCount - 1, "cut \(cut), chunks \(sizes)")
+                #expect(
+                    recording.properties.audioDataPacketCount == file.packetCount - 1, "cut \(cut), chunks \(sizes)")
             }
         }
     }

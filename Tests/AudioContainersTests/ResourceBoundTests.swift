@@ -20,7 +20,8 @@ struct ResourceBoundTests {
         return names.filter { keep($0) && !$0.hasSuffix(".json") }.sorted().map { Input(path: "\(directory)/\($0)") }
     }
 
-    static let hostile = files(in: "hostile")
+    static let hostile =
+        files(in: "hostile")
         + files(in: "mp3") { $0.hasPrefix("hostile-") } + files(in: "adts") { $0.hasPrefix("hostile-") }
         + ["stream", "file", "validator"].flatMap { files(in: "fuzz-regressions/\($0)") }
 
@@ -62,7 +63,9 @@ struct ResourceBoundTests {
         var stream = AudioFileStream()
         var packets = 0
         let result = Result {
-            try bytes.withUnsafeBytes { try stream.parse($0) { if case .packets(let run) = $0 { packets += run.count } } }
+            try bytes.withUnsafeBytes {
+                try stream.parse($0) { if case .packets(let run) = $0 { packets += run.count } }
+            }
             #expect(stream.bufferedByteCount <= bytes.count)
             try stream.finish()
         }

@@ -38,7 +38,9 @@ import Testing
         let mismatch = zip(ours, expected).enumerated().first {
             $0.element.0.startOffset != $0.element.1.offset || Int64($0.element.0.dataByteSize) != $0.element.1.size
         }
-        #expect(mismatch == nil, "first different packet: \(mismatch.map { "\($0.offset): \($0.element.0) vs \($0.element.1)" } ?? "")")
+        #expect(
+            mismatch == nil,
+            "first different packet: \(mismatch.map { "\($0.offset): \($0.element.0) vs \($0.element.1)" } ?? "")")
         guard let first = expected.first, let last = expected.last else { return }
         let properties = file.properties
         let isRawADTS = fixture.relativePath.hasSuffix(".aac")
@@ -90,17 +92,26 @@ import Testing
         ]
         for (name, id, rate, channels, frames) in cases {
             let format = try AudioFile(path: Fixture.named(name).path).dataFormat
-            #expect(format.formatID == id && format.sampleRate == rate && format.channelsPerFrame == channels
-                && format.framesPerPacket == frames && format.bytesPerPacket == 0 && format.bitsPerChannel == 0, "\(name)")
+            #expect(
+                format.formatID == id && format.sampleRate == rate && format.channelsPerFrame == channels
+                    && format.framesPerPacket == frames && format.bytesPerPacket == 0 && format.bitsPerChannel == 0,
+                "\(name)")
         }
         let adts = try AudioFile(path: Fixture.named("adts/aac-lc-44k-stereo.aac").path)
         #expect(adts.properties.fileType == .adts)
         #expect(adts.properties.magicCookie == [0x12, 0x10])
         let caf = try AudioFile(path: Fixture.named("adts/aac-lc-in-caf.caf").path)
         let expected = Fixture.named("adts/aac-lc-in-caf.caf").sidecar["expected"] as? [String: Any] ?? [:]
-        #expect(caf.properties.packetTableInfo == PacketTableInfo(validFrames: Int64(expected["validFrames"] as? Int ?? -1),
-            primingFrames: Int32(expected["priming"] as? Int ?? -1), remainderFrames: Int32(expected["remainder"] as? Int ?? -1)))
-        #expect(caf.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [0x12, 0x10])
+        #expect(
+            caf.properties.packetTableInfo
+                == PacketTableInfo(
+                    validFrames: Int64(expected["validFrames"] as? Int ?? -1),
+                    primingFrames: Int32(expected["priming"] as? Int ?? -1),
+                    remainderFrames: Int32(expected["remainder"] as? Int ?? -1)))
+        #expect(
+            caf.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [
+                0x12, 0x10,
+            ])
     }
 
     @Test func metadataFromTags() throws {
@@ -109,8 +120,12 @@ import Testing
         #expect(lame["artist"] == "afkit")
         #expect(lame["album"] == "Fixtures")
         #expect(lame["year"] == "2026")
-        #expect(try AudioFile(path: Fixture.named("mp3/ffmpeg-libmp3lame.mp3").path).properties.infoDictionary["title"] == "Chime")
-        #expect(try AudioFile(path: Fixture.named("adts/aac-lc-id3v2.aac").path).properties.infoDictionary["title"] == "Chime")
+        #expect(
+            try AudioFile(path: Fixture.named("mp3/ffmpeg-libmp3lame.mp3").path).properties.infoDictionary["title"]
+                == "Chime")
+        #expect(
+            try AudioFile(path: Fixture.named("adts/aac-lc-id3v2.aac").path).properties.infoDictionary["title"]
+                == "Chime")
         let hostile = try AudioFile(path: Fixture.named("mp3/hostile-false-sync-in-id3.mp3").path).properties
         #expect(hostile.infoDictionary["title"]?.contains("false sync") == true)
     }
@@ -124,11 +139,13 @@ import Testing
     /// libmp3lame and libfaad2, in-process, decode every packet afkit delivers without an error, to
     /// the frames the packets promise. (A stream whose rate changes is counted whole, but a decoder set up
     /// for its first rate gives up on the frames at the second.)
-    @Test(arguments: fixtures.filter { !$0.relativePath.contains("hostile") && !$0.relativePath.contains("rate-change") })
+    @Test(
+        arguments: fixtures.filter { !$0.relativePath.contains("hostile") && !$0.relativePath.contains("rate-change") })
     func referenceDecodersAcceptOurPackets(_ fixture: Fixture) throws {
         let file = try AudioFile(path: fixture.path)
         let format = file.dataFormat
-        let decoder: any AudioDecoder = format.formatID == .aac
+        let decoder: any AudioDecoder =
+            format.formatID == .aac
             ? try FAADDecoder(format: format, magicCookie: file.properties.magicCookie ?? [])
             : try MP3Decoder(format: format)
         var decoderCopy = decoder
@@ -138,7 +155,8 @@ import Testing
             let (bytes, descriptions) = try file.readPackets(from: start, count: 16)
             frames += try bytes.withUnsafeBytes { raw in
                 try descriptions.withUnsafeBufferPointer { descriptions in
-                    try decoderCopy.decode(raw, packetCount: descriptions.count, descriptions: descriptions, appendingTo: &output)
+                    try decoderCopy.decode(
+                        raw, packetCount: descriptions.count, descriptions: descriptions, appendingTo: &output)
                 }
             }
         }

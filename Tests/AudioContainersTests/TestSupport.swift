@@ -77,9 +77,10 @@ struct StreamRecording {
 /// Feeds `bytes` to a fresh stream parser in chunks of the given sizes (cycled), then finishes. With
 /// `answeringSeeks`, the feeder honours the parser's seek requests as a client with range requests would
 /// (each one is recorded as a `seekRequests` entry).
-func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: ParserLimits = ParserLimits(),
-    answeringSeeks: Bool = false) -> StreamRecording
-{
+func record(
+    _ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: ParserLimits = ParserLimits(),
+    answeringSeeks: Bool = false
+) -> StreamRecording {
     var recording = StreamRecording()
     var stream = AudioFileStream(fileTypeHint: hint, limits: limits, requestsSeeks: answeringSeeks)
     var seek: Int64?
@@ -92,15 +93,19 @@ func record(_ bytes: [UInt8], chunkSizes: [Int], hint: FileType? = nil, limits: 
             if let descriptions = packets.descriptions {
                 #expect(descriptions.count == packets.count)
                 for description in descriptions {
-                    recording.events.append(.packet(offset: packets.streamOffset + description.startOffset,
-                        size: Int(description.dataByteSize), frames: description.variableFramesInPacket))
+                    recording.events.append(
+                        .packet(
+                            offset: packets.streamOffset + description.startOffset,
+                            size: Int(description.dataByteSize), frames: description.variableFramesInPacket))
                 }
             } else {
                 let size = packets.bytes.count / max(packets.count, 1)
                 #expect(size * packets.count == packets.bytes.count)
                 for index in 0..<packets.count {
-                    recording.events.append(.packet(offset: packets.streamOffset + Int64(index * size), size: size,
-                        frames: 0))
+                    recording.events.append(
+                        .packet(
+                            offset: packets.streamOffset + Int64(index * size), size: size,
+                            frames: 0))
                 }
             }
         case .seekRequested(let offset):

@@ -10,15 +10,17 @@ import Testing
 /// the contract's decisions, on files assembled here (the recipe is `aifc(...)` below).
 @Suite struct AIFFWordTests {
     /// An AIFF-C file: FORM/AIFC, FVER, COMM with `compression`, SSND with `data`.
-    static func aifc(compression: String, channels: Int16 = 1, frames: UInt32, bits: Int16, rate: Double = 8000,
-        data: [UInt8]) -> [UInt8]
-    {
+    static func aifc(
+        compression: String, channels: Int16 = 1, frames: UInt32, bits: Int16, rate: Double = 8000,
+        data: [UInt8]
+    ) -> [UInt8] {
         func be32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
         func be16(_ value: Int16) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
         // 80-bit extended: sign and exponent, then a 64-bit mantissa with its integer bit.
         let exponent = Int(rate.exponent)
         let mantissa = UInt64(rate.significand * Double(1 << 62)) << 1
-        let extended = withUnsafeBytes(of: UInt16(16383 + exponent).bigEndian, Array.init)
+        let extended =
+            withUnsafeBytes(of: UInt16(16383 + exponent).bigEndian, Array.init)
             + withUnsafeBytes(of: mantissa.bigEndian, Array.init)
         let comm = be16(channels) + be32(frames) + be16(bits) + extended + Array(compression.utf8) + [0, 0]
         var body = Array("AIFC".utf8) + Array("FVER".utf8) + be32(4) + be32(0xA280_5140)
@@ -44,13 +46,16 @@ import Testing
         #expect(samples32 == values.map { Float($0) / 2_147_483_648 })
         let le24 = values.flatMap { Array(withUnsafeBytes(of: ($0 >> 8).littleEndian, Array.init).prefix(3)) }
         let (format24, samples24) = try Self.decode(Self.aifc(compression: "42ni", frames: 4, bits: 24, data: le24))
-        #expect(format24.bitsPerChannel == 24 && format24.bytesPerFrame == 3 && !format24.formatFlags.contains(.isBigEndian))
+        #expect(
+            format24.bitsPerChannel == 24 && format24.bytesPerFrame == 3 && !format24.formatFlags.contains(.isBigEndian)
+        )
         #expect(samples24 == values.map { Float($0 >> 8) / 8_388_608 })
     }
 
     /// 8-bit `raw ` is unsigned (offset binary).
     @Test func rawIsUnsigned() throws {
-        let (format, samples) = try Self.decode(Self.aifc(compression: "raw ", frames: 3, bits: 8, data: [0, 128, 255]))
+        let (format, samples) = try Self.decode(
+            Self.aifc(compression: "raw ", frames: 3, bits: 8, data: [0, 128, 255]))
         #expect(!format.formatFlags.contains(.isSignedInteger))
         #expect(samples == [-1, 0, 127.0 / 128])
     }
@@ -66,7 +71,8 @@ import Testing
         // The lossless path to 16-bit PCM keeps the words too.
         let folder = try Folder()
         try Data(bytes).write(to: URL(fileURLWithPath: folder.path + "/twelve.aifc"))
-        try AudioConverter.convert(input: folder.path + "/twelve.aifc", output: folder.path + "/sixteen.caf",
+        try AudioConverter.convert(
+            input: folder.path + "/twelve.aifc", output: folder.path + "/sixteen.caf",
             settings: settings("BEI16"))
         let out = try AudioFile(path: folder.path + "/sixteen.caf").readAudioBytes()
         #expect(out == data)
@@ -84,12 +90,15 @@ import Testing
         try Data(Self.aifc(compression: "NONE", frames: UInt32(frames), bits: 16, rate: rate, data: data))
             .write(to: URL(fileURLWithPath: source))
         #expect(try AudioFile(path: source).dataFormat.sampleRate == rate)
-        let caf = try AudioConverter.convert(input: source, output: folder.path + "/odd.caf", settings: settings("LEI16"))
+        let caf = try AudioConverter.convert(
+            input: source, output: folder.path + "/odd.caf", settings: settings("LEI16"))
         #expect(caf.format.sampleRate == rate && caf.frameCount == Int64(frames))
         #expect(try decodedSamples(folder.path + "/odd.caf") == samples.map { Float($0) / 32768 })
-        let ima = try AudioConverter.convert(input: source, output: folder.path + "/odd-ima.caf", settings: settings("ima4"))
+        let ima = try AudioConverter.convert(
+            input: source, output: folder.path + "/odd-ima.caf", settings: settings("ima4"))
         #expect(ima.format.sampleRate == rate && ima.frameCount == Int64(frames))
-        let wav = try AudioConverter.convert(input: source, output: folder.path + "/odd.wav", settings: settings("LEI16"))
+        let wav = try AudioConverter.convert(
+            input: source, output: folder.path + "/odd.wav", settings: settings("LEI16"))
         #expect(wav.format.sampleRate == rate.rounded())
         #expect(wav.frameCount == Int64((Double(frames) * rate.rounded() / rate).rounded()))
         #expect(wav.notes.contains { $0.contains("whole sample rates") })
@@ -145,7 +154,9 @@ import Testing
         guard let refName = reference["file"] as? String else { return }
         let pcm = try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/" + refName))
         let expectedSamples = pcm.withUnsafeBytes { raw in
-            (0..<raw.count / 2).map { Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))) / 32768 }
+            (0..<raw.count / 2).map {
+                Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))) / 32768
+            }
         }
         let ours = try decodedSamples(path)
         #expect(ours.count == expectedSamples.count)

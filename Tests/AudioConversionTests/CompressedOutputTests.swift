@@ -13,7 +13,9 @@ private func boxes(_ bytes: [UInt8]) -> [(path: String, offset: Int, body: Array
     func walk(_ start: Int, _ end: Int, _ prefix: String) {
         var offset = start
         while offset + 8 <= end {
-            var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            var size =
+                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
             // Latin-1, so iTunes' '\u{A9}nam' reads as it is spelled.
             let type = String(bytes[offset + 4..<offset + 8].map { Character(Unicode.Scalar($0)) })
             var header = 8
@@ -41,7 +43,9 @@ private func integer(_ bytes: ArraySlice<UInt8>, at offset: Int, width: Int) -> 
 private func readS16(_ path: String) throws -> [Float] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     return data.withUnsafeBytes { raw in
-        (0..<raw.count / 2).map { Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))) / 32768 }
+        (0..<raw.count / 2).map {
+            Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))) / 32768
+        }
     }
 }
 
@@ -126,16 +130,21 @@ private let outputs = fixtures + "/afkit-outputs"
     /// libsndfile, in-process (Apple's ALAC decoder inside), and FFmpeg (its decode committed, made when
     /// the files were) give back the source's integers, and afkit still makes the committed files byte for
     /// byte. The sources: SoX's 32-bit tone over brown noise, and its top 20 bits in a 20-bit AIFF.
-    @Test(arguments: [("deep20.aiff", "deep20-alac.caf", 20), ("deep32.wav", "deep32-alac.caf", 32),
-        ("deep32.wav", "deep32-alac.m4a", 32)])
+    @Test(arguments: [
+        ("deep20.aiff", "deep20-alac.caf", 20), ("deep32.wav", "deep32-alac.caf", 32),
+        ("deep32.wav", "deep32-alac.m4a", 32),
+    ])
     func appleLosslessKeepsEveryBit(_ source: String, _ name: String, _ depth: Int) throws {
         let folder = try Folder()
         let output = folder.path + "/" + name
-        let result = try AudioConverter.convert(input: outputs + "/" + source, output: output, settings: settings("alac"))
+        let result = try AudioConverter.convert(
+            input: outputs + "/" + source, output: output, settings: settings("alac"))
         #expect(result.format.formatFlags.rawValue == (depth == 20 ? 2 : 4))
         #expect(result.frameCount == 4410)
         #expect(result.notes.isEmpty)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name)))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: output))
+                == Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name)))
         let expected = try SoundFile(path: outputs + "/" + source).readInt32()
         #expect(expected.count == 4410 * 2)
         // 20-bit samples have their low 12 bits clear; 32-bit ones use them.
@@ -151,7 +160,8 @@ private let outputs = fixtures + "/afkit-outputs"
     /// compressed try outgrows the verbatim packet before it is abandoned) comes back exactly through
     /// libavcodec's decoder, in packets no larger than the cookie says.
     @Test func appleLosslessNoiseAtTwentyBits() throws {
-        var settings = EncoderSettings(format: AppleLossless.format(sampleRate: 44100, channels: 1, bitDepth: 20),
+        var settings = EncoderSettings(
+            format: AppleLossless.format(sampleRate: 44100, channels: 1, bitDepth: 20),
             sourceFormat: .linearPCM(sampleRate: 44100, channels: 1, bitsPerChannel: 24))
         settings.sourceBitDepth = 20
         var encoder = try AppleLosslessEncoder(settings)
@@ -169,7 +179,8 @@ private let outputs = fixtures + "/afkit-outputs"
         var decoded: [Float] = []
         try packets.bytes.withUnsafeBytes { bytes in
             try packets.descriptions.withUnsafeBufferPointer { descriptions in
-                _ = try decoder.decode(bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
+                _ = try decoder.decode(
+                    bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
             }
         }
         #expect(decoded.count == samples.count)
@@ -181,14 +192,18 @@ private let outputs = fixtures + "/afkit-outputs"
     @Test(arguments: 1...8)
     func appleLosslessChannelCounts(_ channels: Int) throws {
         let format = AppleLossless.format(sampleRate: 48000, channels: UInt32(channels), bitDepth: 16)
-        var settings = EncoderSettings(format: format, sourceFormat: .linearPCM(sampleRate: 48000,
-            channels: UInt32(channels), bitsPerChannel: 16))
+        var settings = EncoderSettings(
+            format: format,
+            sourceFormat: .linearPCM(
+                sampleRate: 48000,
+                channels: UInt32(channels), bitsPerChannel: 16))
         settings.sourceBitDepth = 16
         var encoder = try AppleLosslessEncoder(settings)
         var samples: [Int32] = []
         for frame in 0..<5000 {
             for channel in 0..<channels {
-                let tone = sin(Double(frame) * 0.01 * Double(channel + 1)) * 12000 * Double(channel + 1) / Double(channels)
+                let tone =
+                    sin(Double(frame) * 0.01 * Double(channel + 1)) * 12000 * Double(channel + 1) / Double(channels)
                 samples.append(Int32(tone.rounded()) << 16)
             }
         }
@@ -199,7 +214,8 @@ private let outputs = fixtures + "/afkit-outputs"
         var decoded: [Float] = []
         try packets.bytes.withUnsafeBytes { bytes in
             try packets.descriptions.withUnsafeBufferPointer { descriptions in
-                _ = try decoder.decode(bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
+                _ = try decoder.decode(
+                    bytes, packetCount: packets.packetCount, descriptions: descriptions, appendingTo: &decoded)
             }
         }
         #expect(decoded == samples.map { Float($0) / 2_147_483_648 })
@@ -209,10 +225,12 @@ private let outputs = fixtures + "/afkit-outputs"
     /// keep the packets byte for byte, and libsndfile reads the result to the 32-bit source exactly.
     @Test func appleLosslessIsCopiedNotReencoded() throws {
         let folder = try Folder()
-        let m4a = try AudioConverter.convert(input: outputs + "/deep32-alac.caf", output: folder.path + "/a.m4a",
+        let m4a = try AudioConverter.convert(
+            input: outputs + "/deep32-alac.caf", output: folder.path + "/a.m4a",
             settings: settings("alac"))
         #expect(m4a.frameCount == 4410)
-        let caf = try AudioConverter.convert(input: folder.path + "/a.m4a", output: folder.path + "/b.caf",
+        let caf = try AudioConverter.convert(
+            input: folder.path + "/a.m4a", output: folder.path + "/b.caf",
             settings: settings("alac"))
         #expect(caf.format.formatFlags.rawValue == 4)
         let original = try AudioFile(path: outputs + "/deep32-alac.caf")
@@ -220,7 +238,9 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(copy.packetCount == original.packetCount)
         #expect(try copy.readPackets(from: 0, count: 2).bytes == original.readPackets(from: 0, count: 2).bytes)
         #expect(copy.properties.magicCookie == original.properties.magicCookie)
-        #expect(try SoundFile(path: folder.path + "/b.caf").readInt32() == SoundFile(path: outputs + "/deep32.wav").readInt32())
+        #expect(
+            try SoundFile(path: folder.path + "/b.caf").readInt32()
+                == SoundFile(path: outputs + "/deep32.wav").readInt32())
     }
 
     /// A float source is written at 24 bits, with a note; a 16-bit one at 16.
@@ -229,11 +249,13 @@ private let outputs = fixtures + "/afkit-outputs"
         var samples: [Float] = []
         for index in 0..<5000 { samples.append(Float(sin(Double(index) * 0.05) * 0.5)) }
         try writeFloatWAV(samples, rate: 44100, channels: 1, to: folder.path + "/float.wav")
-        let fromFloat = try AudioConverter.convert(input: folder.path + "/float.wav", output: folder.path + "/f.caf",
+        let fromFloat = try AudioConverter.convert(
+            input: folder.path + "/float.wav", output: folder.path + "/f.caf",
             settings: settings("alac"))
         #expect(fromFloat.format.formatFlags.rawValue == 3)
         #expect(fromFloat.notes.contains { $0.contains("24 bits") })
-        let fromSpeech = try AudioConverter.convert(input: speech, output: folder.path + "/s.caf", settings: settings("alac"))
+        let fromSpeech = try AudioConverter.convert(
+            input: speech, output: folder.path + "/s.caf", settings: settings("alac"))
         #expect(fromSpeech.format.formatFlags.rawValue == 1)
     }
 
@@ -250,10 +272,12 @@ private let outputs = fixtures + "/afkit-outputs"
         let table = try #require(file.properties.packetTableInfo)
         #expect(table.primingFrames == 1024)
         #expect(table.validFrames == Int64(source.count))
-        #expect(Int64(table.primingFrames) + table.validFrames + Int64(table.remainderFrames) == file.packetCount * 1024)
+        #expect(
+            Int64(table.primingFrames) + table.validFrames + Int64(table.remainderFrames) == file.packetCount * 1024)
         #expect(result.frameCount == Int64(source.count))
         let cookie = try #require(file.properties.magicCookie)
-        #expect(ADTS.audioSpecificConfig(inElementaryStreamDescriptor: cookie) == [0x13, 0x88])  // AAC-LC, 22.05 kHz, mono
+        // AAC-LC, 22.05 kHz, mono.
+        #expect(ADTS.audioSpecificConfig(inElementaryStreamDescriptor: cookie) == [0x13, 0x88])
         let decoded = try decodedSamples(output)
         #expect(decoded.count == source.count)
         #expect(bestLag(source, decoded) == 0)
@@ -267,7 +291,8 @@ private let outputs = fixtures + "/afkit-outputs"
         let folder = try Folder()
         var aac = settings("aac")
         aac.bitRate = 128_000
-        try AudioConverter.convert(input: fixtures + "/signals/music.wav", output: folder.path + "/m.caf", settings: aac)
+        try AudioConverter.convert(
+            input: fixtures + "/signals/music.wav", output: folder.path + "/m.caf", settings: aac)
         let source = try decodedSamples(fixtures + "/signals/music.wav")
         let decoded = try decodedSamples(folder.path + "/m.caf")
         #expect(bestLag(source, decoded) == 0)
@@ -282,7 +307,8 @@ private let outputs = fixtures + "/afkit-outputs"
         var options = AudioFileWriterOptions()
         options.metadata = ["title": "Fox", "artist": "espeak-ng"]
         let pcm = try AudioFile(path: speech)
-        let writer = try AudioFileWriter(path: titled, fileType: .aiff,
+        let writer = try AudioFileWriter(
+            path: titled, fileType: .aiff,
             format: .linearPCM(sampleRate: 22050, channels: 1, bitsPerChannel: 16, isBigEndian: true), options: options)
         var encoder = try PCMEncoder(format: writer.format)
         var bytes: [UInt8] = []
@@ -321,7 +347,9 @@ private let outputs = fixtures + "/afkit-outputs"
             if packet % 64 == 0 { offset = integer(stco, at: 8 + packet / 64 * 4, width: 4) }
             let size = integer(stsz, at: 12 + packet * 4, width: 4)
             let (bytes, descriptions) = try cafFile.readPackets(from: Int64(packet), count: 1)
-            #expect(Array(file[offset..<offset + size]) == Array(bytes[Int(descriptions[0].startOffset)...]), "packet \(packet)")
+            #expect(
+                Array(file[offset..<offset + size]) == Array(bytes[Int(descriptions[0].startOffset)...]),
+                "packet \(packet)")
             offset += size
         }
     }
@@ -339,8 +367,9 @@ private let outputs = fixtures + "/afkit-outputs"
         let a = try adts.readPackets(from: 0, count: Int(adts.packetCount))
         let b = try caf.readPackets(from: 0, count: Int(caf.packetCount))
         for (x, y) in zip(a.descriptions, b.descriptions) {
-            #expect(a.bytes[Int(x.startOffset)..<Int(x.startOffset) + Int(x.dataByteSize)]
-                == b.bytes[Int(y.startOffset)..<Int(y.startOffset) + Int(y.dataByteSize)])
+            #expect(
+                a.bytes[Int(x.startOffset)..<Int(x.startOffset) + Int(x.dataByteSize)]
+                    == b.bytes[Int(y.startOffset)..<Int(y.startOffset) + Int(y.dataByteSize)])
         }
     }
 
@@ -352,10 +381,15 @@ private let outputs = fixtures + "/afkit-outputs"
         let folder = try Folder()
         let spec = name.contains("alac") ? "alac" : "aac"
         try AudioConverter.convert(input: speech, output: folder.path + "/" + name, settings: settings(spec))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + name))
-            == Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name)))
-        let probe = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name
-            + ".ffprobe.json"))) as? [String: Any]
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + name))
+                == Data(contentsOf: URL(fileURLWithPath: outputs + "/" + name)))
+        let probe =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: URL(
+                        fileURLWithPath: outputs + "/" + name
+                            + ".ffprobe.json"))) as? [String: Any]
         let source = try decodedSamples(speech)
         #expect(probe?["codec_name"] as? String == spec)
         #expect(probe?["sample_rate"] as? String == "22050")
@@ -384,14 +418,17 @@ private let outputs = fixtures + "/afkit-outputs"
     /// The music preset copies an AAC source's packets into M4A untouched, and makes AAC from PCM.
     @Test func musicPresetMakesAAC() throws {
         let folder = try Folder()
-        let made = try AudioConverter.convert(input: speech, output: folder.path + "/a.caf", settings: Preset.music.settings)
+        let made = try AudioConverter.convert(
+            input: speech, output: folder.path + "/a.caf", settings: Preset.music.settings)
         #expect(made.format.formatID == .aac)
-        let m4a = try AudioConverter.convert(input: folder.path + "/a.caf", output: folder.path + "/b.m4a",
+        let m4a = try AudioConverter.convert(
+            input: folder.path + "/a.caf", output: folder.path + "/b.m4a",
             settings: Preset.music.settings)
         #expect(m4a.fileType == .m4a)
         #expect(m4a.frameCount == made.frameCount)
         #expect(m4a.packetTableInfo == made.packetTableInfo)
-        let lossless = try AudioConverter.convert(input: speech, output: folder.path + "/c.caf",
+        let lossless = try AudioConverter.convert(
+            input: speech, output: folder.path + "/c.caf",
             settings: Preset.lossless.settings)
         #expect(lossless.format.formatID == .alac)
         // A preset never writes its container under another's name.
@@ -402,8 +439,12 @@ private let outputs = fixtures + "/afkit-outputs"
     }
 
     private func referenceSNR(_ signal: String) throws -> Double {
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: outputs
-            + "/manifest.json"))) as? [String: Any]
+        let manifest =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: URL(
+                        fileURLWithPath: outputs
+                            + "/manifest.json"))) as? [String: Any]
         let entry = (manifest?["referenceSNR"] as? [String: Any])?[signal] as? [String: Any]
         return try #require(entry?["snr"] as? Double)
     }
@@ -418,7 +459,8 @@ private let outputs = fixtures + "/afkit-outputs"
         var samples: [Float] = []
         for index in 0..<44100 {
             for frequency in frequencies {
-                samples.append(Float((sin(2 * Double.pi * frequency * Double(index) / 44100) * 0.4 * 32768).rounded() / 32768))
+                samples.append(
+                    Float((sin(2 * Double.pi * frequency * Double(index) / 44100) * 0.4 * 32768).rounded() / 32768))
             }
         }
         let path = folder.path + "/six.wav"
@@ -451,7 +493,9 @@ private let outputs = fixtures + "/afkit-outputs"
                 let dot = zip(mine, theirs).reduce(0) { $0 + $1.0 * $1.1 }
                 let norm = (mine.reduce(0) { $0 + $1 * $1 } * theirs.reduce(0) { $0 + $1 * $1 }).squareRoot()
                 let correlation = dot / max(norm, 1e-12)
-                if other == channel { #expect(correlation > 0.9, "channel \(channel)") } else {
+                if other == channel {
+                    #expect(correlation > 0.9, "channel \(channel)")
+                } else {
                     #expect(abs(correlation) < 0.1, "channel \(channel) in \(other)")
                 }
             }

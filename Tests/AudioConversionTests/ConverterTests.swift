@@ -47,8 +47,10 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
 
 @Suite struct ConverterTests {
     /// 16-bit stereo PCM into every lossless layout and container: libsndfile reads back the same samples.
-    @Test(arguments: [("LEI16", "caf"), ("BEI16", "aif"), ("LEI24", "wav"), ("BEI24", "caf"), ("LEI32", "wav"),
-        ("LEF32", "wav"), ("BEF32", "aifc"), ("LEF64", "caf"), ("BEI16", "aifc"), ("LEI16", "aifc")])
+    @Test(arguments: [
+        ("LEI16", "caf"), ("BEI16", "aif"), ("LEI24", "wav"), ("BEI24", "caf"), ("LEI32", "wav"),
+        ("LEF32", "wav"), ("BEF32", "aifc"), ("LEF64", "caf"), ("BEI16", "aifc"), ("LEI16", "aifc"),
+    ])
     func losslessRoundTrips(_ spec: String, _ ext: String) throws {
         let folder = try Folder()
         let source = fixtures + "/wav/pcm-s16-stereo.wav"
@@ -64,8 +66,10 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
 
     /// Full-resolution 32-bit integers and doubles, which Float32 cannot hold, convert bit-exact between
     /// containers and byte orders (and 24-bit samples widen to 32 exactly); libsndfile reads both files.
-    @Test(arguments: [("LEI32", "BEI32", "caf"), ("LEI32", "BEI32", "aif"), ("LEI24", "LEI32", "wav"),
-        ("LEF64", "LEF64", "caf"), ("LEF32", "LEF64", "wav")])
+    @Test(arguments: [
+        ("LEI32", "BEI32", "caf"), ("LEI32", "BEI32", "aif"), ("LEI24", "LEI32", "wav"),
+        ("LEF64", "LEF64", "caf"), ("LEF32", "LEF64", "wav"),
+    ])
     func fullResolutionIsKept(_ from: String, _ to: String, _ ext: String) throws {
         let folder = try Folder()
         let specifier = try #require(DataFormatSpecifier(from))
@@ -103,9 +107,10 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         let folder = try Folder()
         let source = fixtures + "/signals/speech.wav"
         let reference = try SoundFile(path: source).readDouble()
-        for (spec, ext, minimum) in [("ulaw", "wav", 30.0), ("alaw", "caf", 30.0), ("ima4", "caf", 25.0), ("UI8", "wav", 25.0),
-            ("I8", "aif", 25.0), ("ima-adpcm", "wav", 25.0)]
-        {
+        for (spec, ext, minimum) in [
+            ("ulaw", "wav", 30.0), ("alaw", "caf", 30.0), ("ima4", "caf", 25.0), ("UI8", "wav", 25.0),
+            ("I8", "aif", 25.0), ("ima-adpcm", "wav", 25.0),
+        ] {
             let output = folder.path + "/\(spec).\(ext)"
             try AudioConverter.convert(input: source, output: output, settings: settings(spec))
             // afkit's decoders (bit-exact with FFmpeg's) read them back.
@@ -141,7 +146,9 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         // Level in the middle (away from the filter's edges): RMS of 0.5/√2.
         let middle = samples[4410..<39690]
         let rms = sqrt(middle.map { $0 * $0 }.reduce(0, +) / Double(middle.count))
-        #expect(abs(20 * log10(rms / (0.5 / 2.0.squareRoot()))) < 0.05, "level off by \(20 * log10(rms / (0.5 / 2.0.squareRoot()))) dB")
+        #expect(
+            abs(20 * log10(rms / (0.5 / 2.0.squareRoot()))) < 0.05,
+            "level off by \(20 * log10(rms / (0.5 / 2.0.squareRoot()))) dB")
         // Frequency: 1 kHz dominates its neighbours by far.
         func power(_ frequency: Double) -> Double {
             var re = 0.0
@@ -227,7 +234,9 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(decoded.count == 44100)
         #expect(decoded.allSatisfy { $0.isFinite })
         // The middle of the NaN run is quiet, of the infinite run loud (MP3 smears edges by a frame or so).
-        let rms = { (range: Range<Int>) in (decoded[range].map { Double($0 * $0) }.reduce(0, +) / Double(range.count)).squareRoot() }
+        let rms = { (range: Range<Int>) in
+            (decoded[range].map { Double($0 * $0) }.reduce(0, +) / Double(range.count)).squareRoot()
+        }
         #expect(rms(10600..<11400) < 0.05)
         #expect(rms(20600..<21400) > 0.5)
         #expect(rms(30600..<31400) > 0.5)
@@ -257,15 +266,18 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
     @Test func mp3AndAACDecodeToTheSourcesValidFrames() throws {
         let folder = try Folder()
         for name in ["mp3/lame-vbr-v5.mp3", "mp3/lame-cbr128-stereo-44k.mp3", "mp3/ffmpeg-libmp3lame.mp3"] {
-            let result = try AudioConverter.convert(input: fixtures + "/" + name, output: folder.path + "/x.wav",
+            let result = try AudioConverter.convert(
+                input: fixtures + "/" + name, output: folder.path + "/x.wav",
                 settings: settings("LEI16"))
             #expect(result.frameCount == 66150, "\(name)")
             #expect(try SoundFile(path: folder.path + "/x.wav").info.frames == 66150)
         }
         // AAC in CAF with its packet table: priming and remainder trimmed.
-        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/adts/aac-lc-in-caf.caf.json")))
+        let sidecar = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/adts/aac-lc-in-caf.caf.json")))
         let valid = ((sidecar as? [String: Any])?["expected"] as? [String: Any])?["validFrames"] as? Int
-        let aac = try AudioConverter.convert(input: fixtures + "/adts/aac-lc-in-caf.caf", output: folder.path + "/aac.wav",
+        let aac = try AudioConverter.convert(
+            input: fixtures + "/adts/aac-lc-in-caf.caf", output: folder.path + "/aac.wav",
             settings: settings("LEI16"))
         #expect(aac.frameCount == Int64(valid ?? -1))
     }
@@ -282,18 +294,22 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         try Data(bytes).write(to: URL(fileURLWithPath: broken))
         let output = folder.path + "/out/broken.caf"
         try FileManager.default.createDirectory(atPath: folder.path + "/out", withIntermediateDirectories: true)
-        #expect(throws: AudioFileError.self) { try AudioConverter.convert(input: broken, output: output, settings: settings("LEI16")) }
+        #expect(throws: AudioFileError.self) {
+            try AudioConverter.convert(input: broken, output: output, settings: settings("LEI16"))
+        }
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/out")) ?? ["?"]).isEmpty)
         // A folder nobody may write in (root included: /proc).
         #expect(throws: AudioFileError.self) {
-            try AudioConverter.convert(input: fixtures + "/wav/pcm-u8-mono.wav", output: "/proc/afkit-output.caf",
+            try AudioConverter.convert(
+                input: fixtures + "/wav/pcm-u8-mono.wav", output: "/proc/afkit-output.caf",
                 settings: settings("LEI16"))
         }
         // Longer than a preset allows, and no --trim.
         let long = folder.path + "/long.wav"
         try writeFloatWAV([Float](repeating: 0.1, count: 8000 * 31), rate: 8000, channels: 1, to: long)
         #expect(throws: AudioFileError.self) {
-            try AudioConverter.convert(input: long, output: folder.path + "/out/long.caf", settings: Preset.systemSound.settings)
+            try AudioConverter.convert(
+                input: long, output: folder.path + "/out/long.caf", settings: Preset.systemSound.settings)
         }
         var trimming = Preset.systemSound.settings
         trimming.trimToMaximum = true
@@ -303,23 +319,27 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
 
     @Test func aifNamesBecomeAIFFCWhenTheDataNeedsIt() throws {
         let folder = try Folder()
-        let ima = try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/x.aif",
+        let ima = try AudioConverter.convert(
+            input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/x.aif",
             settings: settings("ima4"))
         #expect(ima.fileType == .aifc)
         #expect(try AudioFile(path: folder.path + "/x.aif").properties.fileType == .aifc)
-        let big = try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/y.aif",
+        let big = try AudioConverter.convert(
+            input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/y.aif",
             settings: settings("BEI16"))
         #expect(big.fileType == .aiff)
         // An explicit plain AIFF cannot hold IMA4: refused.
         #expect(throws: AudioFileError.self) {
-            try AudioConverter.convert(input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/z.aif",
+            try AudioConverter.convert(
+                input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/z.aif",
                 settings: settings("ima4", type: .aiff))
         }
     }
 
     @Test func metadataIsCarriedOver() throws {
         let folder = try Folder()
-        try AudioConverter.convert(input: fixtures + "/wav/list-info.wav", output: folder.path + "/tagged.caf",
+        try AudioConverter.convert(
+            input: fixtures + "/wav/list-info.wav", output: folder.path + "/tagged.caf",
             settings: settings("LEI16"))
         let info = try AudioFile(path: folder.path + "/tagged.caf").properties.infoDictionary
         #expect(info["title"] == "Chime" && info["artist"] == "afkit")
@@ -328,9 +348,11 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
     @Test func presetsMakeApplesFormats() throws {
         let folder = try Folder()
         let source = fixtures + "/signals/music.wav"
-        let sfx = try AudioConverter.convert(input: source, output: folder.path + "/sfx.caf", settings: Preset.sfx.settings)
+        let sfx = try AudioConverter.convert(
+            input: source, output: folder.path + "/sfx.caf", settings: Preset.sfx.settings)
         #expect(sfx.format == .appleIMA4(sampleRate: 22050, channels: 1) && sfx.fileType == .caf)
-        let pcm = try AudioConverter.convert(input: source, output: folder.path + "/pcm.caf", settings: Preset.pcm.settings)
+        let pcm = try AudioConverter.convert(
+            input: source, output: folder.path + "/pcm.caf", settings: Preset.pcm.settings)
         #expect(pcm.format == .linearPCM(sampleRate: 22050, channels: 1, bitsPerChannel: 16))
         // The IMA4 file's packet table makes its decoded length the source's exactly.
         let file = try AudioFile(path: folder.path + "/sfx.caf")
@@ -345,7 +367,8 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         for index in 0..<200 {
             let sub = sources + "/set\(index % 4)"
             try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
-            try writeFloatWAV((0..<800).map { Float(sin(Double($0 * (index + 1)) * 0.01)) * 0.3 }, rate: 22050, channels: 1,
+            try writeFloatWAV(
+                (0..<800).map { Float(sin(Double($0 * (index + 1)) * 0.01)) * 0.3 }, rate: 22050, channels: 1,
                 to: sub + "/sound\(index).wav")
         }
         let batch = BatchConverter(preset: .sfx, outputFolder: folder.path + "/out", imaQuality: .fast)
@@ -357,7 +380,8 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
         #expect(jobs.map { modificationTime($0.output) } == times)
         // A touched source whose bytes did not change is still up to date.
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: jobs[3].source)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: jobs[3].source)
         #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
         // Change one source's content: only its output is made again.
         let changed = jobs[17]
@@ -378,7 +402,8 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         let sources = folder.path + "/src"
         try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
         for name in ["a", "b", "c"] {
-            try writeFloatWAV((0..<2000).map { Float(sin(Double($0) * 0.02)) * 0.3 }, rate: 22050, channels: 1,
+            try writeFloatWAV(
+                (0..<2000).map { Float(sin(Double($0) * 0.02)) * 0.3 }, rate: 22050, channels: 1,
                 to: "\(sources)/\(name).wav")
         }
         let batch = BatchConverter(preset: .pcm, outputFolder: folder.path + "/out")
@@ -387,12 +412,14 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         let old = Date().addingTimeInterval(-86400)
         // a: replaced by mv with a file older than its output.
         let replacement = folder.path + "/replacement.wav"
-        try writeFloatWAV((0..<3000).map { Float(sin(Double($0) * 0.05)) * 0.3 }, rate: 22050, channels: 1, to: replacement)
+        try writeFloatWAV(
+            (0..<3000).map { Float(sin(Double($0) * 0.05)) * 0.3 }, rate: 22050, channels: 1, to: replacement)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: replacement)
         try FileManager.default.removeItem(atPath: jobs[0].source)
         try FileManager.default.moveItem(atPath: replacement, toPath: jobs[0].source)
         // b: new content, restored with an old time (cp -p, git checkout, touch -d).
-        try writeFloatWAV((0..<2000).map { Float(sin(Double($0) * 0.07)) * 0.3 }, rate: 22050, channels: 1, to: jobs[1].source)
+        try writeFloatWAV(
+            (0..<2000).map { Float(sin(Double($0) * 0.07)) * 0.3 }, rate: 22050, channels: 1, to: jobs[1].source)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: jobs[1].source)
         // c: its output cut to 1,000 bytes.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: jobs[2].output))
@@ -407,8 +434,9 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         fresh.encodingNote = batch.note
         fresh.provenance = try batch.provenance(of: jobs[1].source)
         try AudioConverter.convert(input: jobs[1].source, output: folder.path + "/fresh.caf", settings: fresh)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: jobs[1].output))
-            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/fresh.caf")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: jobs[1].output))
+                == Data(contentsOf: URL(fileURLWithPath: folder.path + "/fresh.caf")))
         #expect(try AudioFileSummary(try AudioFile(path: jobs[2].output).properties).frameCount == 2000)
     }
 
@@ -437,14 +465,19 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         let sources = folder.path + "/src"
         try FileManager.default.createDirectory(atPath: sources + "/sub", withIntermediateDirectories: true)
         try writeFloatWAV([0, 0.1, 0.2], rate: 22050, channels: 1, to: sources + "/a.wav")
-        try FileManager.default.copyItem(atPath: fixtures + "/signals/speech.wav", toPath: folder.path + "/elsewhere.wav")
-        try FileManager.default.createSymbolicLink(atPath: sources + "/linked.wav", withDestinationPath: folder.path + "/elsewhere.wav")
+        try FileManager.default.copyItem(
+            atPath: fixtures + "/signals/speech.wav", toPath: folder.path + "/elsewhere.wav")
+        try FileManager.default.createSymbolicLink(
+            atPath: sources + "/linked.wav", withDestinationPath: folder.path + "/elsewhere.wav")
         try FileManager.default.createSymbolicLink(atPath: sources + "/sub/loop", withDestinationPath: sources)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: sources + "/._a.wav"))
         try Data("junk".utf8).write(to: URL(fileURLWithPath: sources + "/.DS_Store"))
         let batch = BatchConverter(preset: .pcm, outputFolder: sources + "/out", imaQuality: .fast, parallelJobs: 3)
         let first = try batch.jobs(for: [sources])
-        #expect(first.map { $0.source.split(separator: "/").last.map(String.init) ?? "" }.sorted() == ["a.wav", "linked.wav"])
+        #expect(
+            first.map { $0.source.split(separator: "/").last.map(String.init) ?? "" }.sorted() == [
+                "a.wav", "linked.wav",
+            ])
         #expect(converted(batch.run(first) { _, _, _ in }) == 2)
         // The outputs (src/out/*.caf) are not sources on the next run.
         let second = try batch.jobs(for: [sources])
@@ -460,7 +493,8 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
     @Test func mp3ThroughLAMEIsGapless() throws {
         let folder = try Folder()
         let output = folder.path + "/theme.mp3"
-        let result = try AudioConverter.convert(input: fixtures + "/signals/music.wav", output: output,
+        let result = try AudioConverter.convert(
+            input: fixtures + "/signals/music.wav", output: output,
             settings: Preset.music.settings)
         #expect(result.frameCount == 55125)
         // afkit's own parser reads LAME's tag: the valid frames are the source's exactly.
@@ -480,7 +514,10 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         let copy = try AudioFile(path: output)
         #expect(copy.properties.fileType == .caf)
         #expect(copy.packetCount == original.packetCount)
-        #expect(copy.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [0x12, 0x10])
+        #expect(
+            copy.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [
+                0x12, 0x10,
+            ])
         for packet in stride(from: Int64(0), to: original.packetCount, by: 7) {
             let a = try original.readPackets(from: packet, count: 1)
             let b = try copy.readPackets(from: packet, count: 1)
@@ -496,7 +533,8 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         let folder = try Folder()
         for (source, name) in [("other/speech.flac", "a FLAC file"), ("other/speech.ogg", "an Ogg Vorbis file")] {
             do {
-                _ = try AudioConverter.convert(input: fixtures + "/" + source, output: folder.path + "/a.wav",
+                _ = try AudioConverter.convert(
+                    input: fixtures + "/" + source, output: folder.path + "/a.wav",
                     settings: settings("LEI16"))
                 Issue.record("\(source) was converted")
             } catch let error as AudioFileError {
@@ -516,7 +554,8 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
     static let root = URL(fileURLWithPath: fixtures).deletingLastPathComponent().deletingLastPathComponent()
 
     static var inputs: [String] {
-        let folders = ["Fuzz/corpus/file", "Tests/Fixtures/hostile"]
+        let folders =
+            ["Fuzz/corpus/file", "Tests/Fixtures/hostile"]
             + ["stream", "file", "validator"].map { "Tests/Fixtures/fuzz-regressions/\($0)" }
         return folders.flatMap { folder -> [String] in
             let path = root.appendingPathComponent(folder).path
@@ -557,22 +596,27 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
 /// what is written equals FFmpeg's adpcm_ima_qt decode bit for bit, in every integer layout wide enough,
 /// and equals the Float samples the rest of the pipeline takes (a resampled or mixed conversion).
 @Suite struct IMA4ToIntegerPCMTests {
-    @Test(arguments: ["music-ima4.caf", "noise-loud-ima4.caf", "speech-ima4-stereo.aifc",
-        "afkit-speech-ima4-search.caf"])
+    @Test(arguments: [
+        "music-ima4.caf", "noise-loud-ima4.caf", "speech-ima4-stereo.aifc",
+        "afkit-speech-ima4-search.caf",
+    ])
     func integersAreFFmpegsDecode(_ name: String) throws {
         let source = fixtures + "/codecs/" + name
         let ffmpeg = Array(try Data(contentsOf: URL(fileURLWithPath: source + ".s16le")))
         let folder = try Folder()
         let frames = try #require(try SourceReader(path: source).frameCount)
         let channels = Int(try AudioFile(path: source).dataFormat.channelsPerFrame)
-        let wav = try AudioConverter.convert(input: source, output: folder.path + "/out.wav", settings: settings("LEI16"))
+        let wav = try AudioConverter.convert(
+            input: source, output: folder.path + "/out.wav", settings: settings("LEI16"))
         #expect(wav.frameCount == frames)
         let written = try AudioFile(path: folder.path + "/out.wav").readAudioBytes()
         #expect(written == Array(ffmpeg.prefix(Int(frames) * channels * 2)))
         // Big-endian 24-bit: the same samples, shifted into the wider word.
         _ = try AudioConverter.convert(input: source, output: folder.path + "/out.aif", settings: settings("BEI24"))
         let wide = try AudioFile(path: folder.path + "/out.aif").readAudioBytes()
-        let expected: [UInt8] = stride(from: 0, to: written.count, by: 2).flatMap { [written[$0 + 1], written[$0], UInt8(0)] }
+        let expected: [UInt8] = stride(from: 0, to: written.count, by: 2).flatMap {
+            [written[$0 + 1], written[$0], UInt8(0)]
+        }
         #expect(wide == expected)
         // The Float pipeline's samples: the same values.
         let floats = try decodedSamples(source)

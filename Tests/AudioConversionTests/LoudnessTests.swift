@@ -55,7 +55,8 @@ import Testing
     @Test func silenceAndCompressedSources() throws {
         let folder = try Folder()
         let silent = folder.path + "/silent.wav"
-        let sound = try SoundFile(path: silent, mode: .write,
+        let sound = try SoundFile(
+            path: silent, mode: .write,
             info: SoundFile.Info(sampleRate: 8000, channels: 1, format: Int32(0x010000 | 0x0002)))
         try sound.write(int32: [Int32](repeating: 0, count: 8000))
         sound.close()

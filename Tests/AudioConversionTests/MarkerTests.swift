@@ -18,7 +18,9 @@ import Testing
     }
 
     static func loopJSON(_ loop: InstrumentLoop?) -> [String: Any]? {
-        loop.map { ["playMode": $0.playMode?.rawValue as Any, "beginMarker": $0.beginMarker, "endMarker": $0.endMarker] }
+        loop.map {
+            ["playMode": $0.playMode?.rawValue as Any, "beginMarker": $0.beginMarker, "endMarker": $0.endMarker]
+        }
     }
 
     @Test(arguments: ["sampler.aiff", "sampler.wav", "sampler.caf"])
@@ -26,15 +28,21 @@ import Testing
         let expected = try Self.expected(name)
         let properties = try AudioFile(path: Self.folder + "/" + name).properties
         let markers = expected["markers"] as? [[String: Any]] ?? []
-        #expect(properties.markers.map { [$0.id, Int($0.framePosition)] } == markers.map { [$0["id"] as? Int ?? -1, $0["position"] as? Int ?? -1] })
+        #expect(
+            properties.markers.map { [$0.id, Int($0.framePosition)] }
+                == markers.map { [$0["id"] as? Int ?? -1, $0["position"] as? Int ?? -1] })
         #expect(properties.markers.map(\.name) == markers.map { $0["name"] as? String ?? "" })
         let comments = expected["comments"] as? [[String: Any]] ?? []
-        #expect(properties.comments.map { "\($0.timeStamp) \($0.marker) \($0.text)" }
-            == comments.map { "\($0["timeStamp"] ?? "") \($0["marker"] ?? "") \($0["text"] ?? "")" })
+        #expect(
+            properties.comments.map { "\($0.timeStamp) \($0.marker) \($0.text)" }
+                == comments.map { "\($0["timeStamp"] ?? "") \($0["marker"] ?? "") \($0["text"] ?? "")" })
         let instrument = try #require(expected["instrument"] as? [String: Any])
         let ours = try #require(properties.instrument)
-        #expect([ours.baseNote, ours.detune, ours.lowNote, ours.highNote, ours.lowVelocity, ours.highVelocity, ours.gain]
-            == ["baseNote", "detune", "lowNote", "highNote", "lowVelocity", "highVelocity", "gain"].map { instrument[$0] as? Int ?? -999 })
+        #expect(
+            [ours.baseNote, ours.detune, ours.lowNote, ours.highNote, ours.lowVelocity, ours.highVelocity, ours.gain]
+                == ["baseNote", "detune", "lowNote", "highNote", "lowVelocity", "highVelocity", "gain"].map {
+                    instrument[$0] as? Int ?? -999
+                })
         for (key, loop) in [("sustainLoop", ours.sustainLoop), ("releaseLoop", ours.releaseLoop)] {
             let want = instrument[key] as? [String: Any]
             let got = Self.loopJSON(loop)
@@ -43,8 +51,9 @@ import Testing
             #expect(got?["endMarker"] as? Int == want?["endMarker"] as? Int, "\(name) \(key)")
         }
         let loops = expected["loops"] as? [[String: Any]] ?? []
-        #expect(properties.loops.map { "\($0.start)-\($0.end) \($0.playMode.rawValue)" }
-            == loops.map { "\($0["start"] ?? "")-\($0["end"] ?? "") \($0["playMode"] ?? "")" })
+        #expect(
+            properties.loops.map { "\($0.start)-\($0.end) \($0.playMode.rawValue)" }
+                == loops.map { "\($0["start"] ?? "")-\($0["end"] ?? "") \($0["playMode"] ?? "")" })
         for (key, value) in expected["metadata"] as? [String: Any] ?? [:] {
             if key == "annotations" {
                 #expect(properties.annotations == value as? [String])
@@ -67,9 +76,11 @@ import Testing
         #expect(instrument.baseNote == properties.instrument?.baseNote)
         #expect(instrument.loops.map { [$0[1], $0[2]] } == properties.loops.map { [Int($0.start), Int($0.end)] })
         guard name.hasSuffix(".wav") else {
-            #expect(instrument.keyRange == (properties.instrument?.lowNote ?? 0)...(properties.instrument?.highNote ?? 0))
-            #expect(instrument.velocityRange
-                == (properties.instrument?.lowVelocity ?? 0)...(properties.instrument?.highVelocity ?? 0))
+            #expect(
+                instrument.keyRange == (properties.instrument?.lowNote ?? 0)...(properties.instrument?.highNote ?? 0))
+            #expect(
+                instrument.velocityRange
+                    == (properties.instrument?.lowVelocity ?? 0)...(properties.instrument?.highVelocity ?? 0))
             return
         }
         let modes: [Int: LoopPlayMode] = [801: .forward, 802: .backward, 803: .pingpong]
@@ -90,14 +101,18 @@ import Testing
         var input = source
         for (index, (ext, rate)) in steps.enumerated() {
             let output = folder.path + "/step\(index).\(ext)"
-            try AudioConverter.convert(input: input, output: output,
+            try AudioConverter.convert(
+                input: input, output: output,
                 settings: settings((ext == "aiff" ? "BEI16@" : "LEI16@") + "\(Int(rate))"))
             let properties = try AudioFile(path: output).properties
             let scale = Int64(rate / 22050)
-            #expect(properties.markers.map { [$0.id, Int($0.framePosition)] }
-                == original.markers.map { [$0.id, Int($0.framePosition * scale)] }, "\(ext)")
+            #expect(
+                properties.markers.map { [$0.id, Int($0.framePosition)] }
+                    == original.markers.map { [$0.id, Int($0.framePosition * scale)] }, "\(ext)")
             #expect(properties.markers.map(\.name) == original.markers.map(\.name), "\(ext)")
-            let scaledLoops: [Loop] = original.loops.map { Loop(start: $0.start * scale, end: $0.end * scale, playMode: $0.playMode) }
+            let scaledLoops: [Loop] = original.loops.map {
+                Loop(start: $0.start * scale, end: $0.end * scale, playMode: $0.playMode)
+            }
             #expect(properties.loops == scaledLoops, "\(ext)")
             // The notes, ranges and gain (each container names its loops its own way; `loops` compares them).
             var ours = try #require(properties.instrument)
@@ -106,7 +121,9 @@ import Testing
             #expect(ours == theirs, "\(ext)")
             if ext != "caf" {
                 let sound = try #require(try SoundFile(path: output).instrument())
-                #expect(sound.loops.map { [$0[1], $0[2]] } == properties.loops.map { [Int($0.start), Int($0.end)] }, "\(ext)")
+                #expect(
+                    sound.loops.map { [$0[1], $0[2]] } == properties.loops.map { [Int($0.start), Int($0.end)] },
+                    "\(ext)")
             }
             input = output
         }

@@ -16,7 +16,8 @@ import Testing
         var samples = [Float](repeating: 0, count: frames * 2)
         for frame in 0..<frames {
             let loud = frame >= frames / 3 && frame < 2 * frames / 3
-            let value = (loud ? 2 * amplitude : amplitude) * Float(sin(2 * Double.pi * 1000 * Double(frame) / rate + 0.3))
+            let value =
+                (loud ? 2 * amplitude : amplitude) * Float(sin(2 * Double.pi * 1000 * Double(frame) / rate + 0.3))
             samples[frame * 2] = value
             samples[frame * 2 + 1] = value * 0.8
         }
@@ -32,7 +33,8 @@ import Testing
             var start = 0
             while start < all.count / 2 {
                 let count = min(block, all.count / 2 - start)
-                limiter.process(UnsafeBufferPointer(rebasing: all[start * 2..<(start + count) * 2]), frames: count, into: &output)
+                limiter.process(
+                    UnsafeBufferPointer(rebasing: all[start * 2..<(start + count) * 2]), frames: count, into: &output)
                 start += count
             }
         }
@@ -90,7 +92,9 @@ import Testing
     /// A peak in the very first frames is caught: the envelope runs over the look-ahead before the start.
     @Test func limiterCatchesAPeakAtTheStart() throws {
         var input = [Float](repeating: 0, count: 48000 * 2)
-        for frame in 0..<200 { input[frame * 2] = 1.5 * Float(sin(Double(frame) * 0.3)); input[frame * 2 + 1] = input[frame * 2] }
+        for frame in 0..<200 {
+            input[frame * 2] = 1.5 * Float(sin(Double(frame) * 0.3)); input[frame * 2 + 1] = input[frame * 2]
+        }
         let (output, _) = Self.limited(input, ceiling: -3)
         #expect(try Self.measure(output).truePeak <= -2.9)
         #expect(output.count == input.count)
@@ -99,10 +103,13 @@ import Testing
     /// Normalized outputs measure within 0.1 LU of the target and no higher than the ceiling once
     /// decoded, as 16-bit PCM and as IMA4: a quiet MP3 that needs 10 dB (the limiter engages), pink-noise
     /// steps (the limiter engages), and a loud tone that only needs gain down.
-    @Test(arguments: [("Assets-theme-short.mp3", true), ("loudness/steps-pink-8k.wav", true),
-        ("loudness/tones-inter-sample-peak-44k.wav", false)])
+    @Test(arguments: [
+        ("Assets-theme-short.mp3", true), ("loudness/steps-pink-8k.wav", true),
+        ("loudness/tones-inter-sample-peak-44k.wav", false),
+    ])
     func normalizesToTheTarget(_ name: String, limits: Bool) throws {
-        let path = name.hasPrefix("Assets-")
+        let path =
+            name.hasPrefix("Assets-")
             ? fixtures + "/../../Assets/" + name.dropFirst("Assets-".count) : fixtures + "/" + name
         let folder = try Folder()
         for (format, target, ceiling) in [("LEI16", -16.0, -1.0), ("ima4", -18.0, -2.0)] {
@@ -127,13 +134,15 @@ import Testing
         conversion.loudness = LoudnessTarget(integrated: -14, truePeakCeiling: -1, usesLimiter: false)
         let output = folder.path + "/out.caf"
         #expect {
-            try AudioConverter.convert(input: fixtures + "/loudness/steps-pink-8k.wav", output: output, settings: conversion)
+            try AudioConverter.convert(
+                input: fixtures + "/loudness/steps-pink-8k.wav", output: output, settings: conversion)
         } throws: { error in
             "\(error)".contains("over the -1 dBTP ceiling") && "\(error)".contains("--no-limiter")
         }
         #expect(folder.contents.isEmpty)
         conversion.loudness = LoudnessTarget(integrated: -23, truePeakCeiling: -1, usesLimiter: false)
-        let result = try AudioConverter.convert(input: fixtures + "/loudness/sine-997-minus20-stereo-16k.wav",
+        let result = try AudioConverter.convert(
+            input: fixtures + "/loudness/sine-997-minus20-stereo-16k.wav",
             output: output, settings: conversion)
         #expect(abs(try LoudnessMeasurement.measure(path: output).integrated + 23) <= 0.1)
         #expect(result.normalization?.limiterReduction == 0)
@@ -154,7 +163,9 @@ import Testing
         var bytes: [UInt8] = []
         _ = try encoder.encode(samples, into: &bytes)
         var options = AudioFileWriterOptions()
-        options.markers = [Marker(id: 1, framePosition: 100, name: "in the silence"), Marker(id: 2, framePosition: 6000, name: "mid")]
+        options.markers = [
+            Marker(id: 1, framePosition: 100, name: "in the silence"), Marker(id: 2, framePosition: 6000, name: "mid"),
+        ]
         options.loops = [Loop(start: 5000, end: 9000, playMode: .forward)]
         let source = folder.path + "/padded.caf"
         let writer = try AudioFileWriter(path: source, fileType: .caf, format: format, options: options)
@@ -174,7 +185,8 @@ import Testing
         #expect(trimmed[40..<8040].elementsEqual(samples[4000..<12000]), "the sound itself is untouched")
         let file = try AudioFile(path: output)
         #expect(file.properties.markers.map(\.framePosition) == [Int64(6000 - start)])
-        #expect(file.properties.loops == [Loop(start: Int64(5000 - start), end: Int64(9000 - start), playMode: .forward)])
+        #expect(
+            file.properties.loops == [Loop(start: Int64(5000 - start), end: Int64(9000 - start), playMode: .forward)])
     }
 
     /// A 40 ms click has no integrated loudness (shorter than one gating block): it is measured as one

@@ -128,8 +128,10 @@ import Testing
             ("seconds", .number(0.25)), ("bad", .number(.nan)), ("list", .array([.bool(true), .null])),
             ("empty", .object([])),
         ])
-        #expect(value.serialized() ==
-            #"{"b":-3,"a":"quote \" slash \\ tab \t nul \u0000","rate":44100,"seconds":0.25,"bad":null,"list":[true,null],"empty":{}}"#)
+        #expect(
+            value.serialized()
+                == #"{"b":-3,"a":"quote \" slash \\ tab \t nul \u0000","rate":44100,"seconds":0.25,"bad":null,"list":[true,null],"empty":{}}"#
+        )
     }
 }
 
@@ -140,7 +142,8 @@ import Testing
         #expect(s16.bytesPerFrame == 4)
         let u8 = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 8)
         #expect(u8.formatFlags.rawValue == 8)  // unsigned: no signed-integer bit
-        let f32be = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 32, isFloat: true,
+        let f32be = StreamDescription.linearPCM(
+            sampleRate: 8000, channels: 1, bitsPerChannel: 32, isFloat: true,
             isBigEndian: true)
         #expect(f32be.formatFlags.rawValue == 1 | 2 | 8)
         let s20in24 = StreamDescription.linearPCM(sampleRate: 8000, channels: 2, bitsPerChannel: 20, bytesPerSample: 3)
@@ -151,7 +154,8 @@ import Testing
 
     @Test func compressedDescriptions() {
         let ima = StreamDescription.appleIMA4(sampleRate: 22050, channels: 2)
-        #expect(ima.bytesPerPacket == 68 && ima.framesPerPacket == 64 && ima.bytesPerFrame == 0 && ima.bitsPerChannel == 0)
+        #expect(
+            ima.bytesPerPacket == 68 && ima.framesPerPacket == 64 && ima.bytesPerFrame == 0 && ima.bitsPerChannel == 0)
         let ulaw = StreamDescription.g711(.ulaw, sampleRate: 8000, channels: 2)
         #expect(ulaw.bytesPerFrame == 2 && ulaw.bitsPerChannel == 8 && ulaw.formatFlags.rawValue == 0)
     }

@@ -6,14 +6,15 @@ import LoopbackServers
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hostile servers: each lie or failure ends in a typed error within the read timeout, with memory
 /// bounded by what arrived, never by what a header claims.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct HostileServerTests {
-    static let mp3 = Array((try? Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/track-1.mp3"))) ?? Data())
+    static let mp3 = Array(
+        (try? Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/track-1.mp3"))) ?? Data())
 
     static func options(readTimeout: Duration = .seconds(1), attempts: Int = 0) -> HTTPAudioStream.Options {
         var options = HTTPAudioStream.Options()
@@ -24,9 +25,10 @@ struct HostileServerTests {
     }
 
     /// Reads the stream to its end or error; the error, the events' count and the seconds it took.
-    static func drain(_ url: String, _ options: HTTPAudioStream.Options) async -> (error: AudioFileError?, packets: Int,
-        seconds: Double)
-    {
+    static func drain(_ url: String, _ options: HTTPAudioStream.Options) async -> (
+        error: AudioFileError?, packets: Int,
+        seconds: Double
+    ) {
         let start = Date()
         var packets = 0
         var iterator = HTTPAudioStream(url: url, options: options).makeAsyncIterator()
@@ -58,7 +60,8 @@ struct HostileServerTests {
     @Test func aMetadataBlockLongerThanTheStreamIsTruncation() async throws {
         let server = try ScriptedServer { _, _, socket in
             ScriptedServer.send(socket, "HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-metaint: 4000\r\n\r\n")
-            ScriptedServer.send(socket, Array(HostileServerTests.mp3[0..<4000]) + [255] + Array("StreamTitle='A';".utf8))
+            ScriptedServer.send(
+                socket, Array(HostileServerTests.mp3[0..<4000]) + [255] + Array("StreamTitle='A';".utf8))
         }
         let outcome = await Self.drain(server.url, Self.options())
         let error = try #require(outcome.error)
@@ -124,7 +127,8 @@ struct HostileServerTests {
 
     @Test func aHugeContentLengthWithTenBytesIsAnErrorWithoutTheMemory() async throws {
         let server = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: 2147483648\r\n\r\n")
+            ScriptedServer.send(
+                socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: 2147483648\r\n\r\n")
             ScriptedServer.send(socket, Array(HostileServerTests.mp3[0..<10]))
         }
         var usage = rusage()
@@ -178,8 +182,10 @@ struct HostileServerTests {
         // The M4A whose moov follows 48 KB of audio, from a server that takes no range requests.
         let file = Array(try Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/tone-moov-last.m4a")))
         let server = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mp4\r\nContent-Length: \(file.count)\r\n"
-                + "Connection: close\r\n\r\n")
+            ScriptedServer.send(
+                socket,
+                "HTTP/1.1 200 OK\r\nContent-Type: audio/mp4\r\nContent-Length: \(file.count)\r\n"
+                    + "Connection: close\r\n\r\n")
             ScriptedServer.send(socket, file)
         }
         // Held whole while moov comes: the packets are the file's.
@@ -202,11 +208,13 @@ struct HostileServerTests {
         let file = HostileServerTests.mp3
         let server = try ScriptedServer { _, request, socket in
             var start = 0
-            if let range = request.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("range: bytes=") }) {
+            if let range = request.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("range: bytes=") })
+            {
                 start = Int(range.dropFirst("range: bytes=".count).prefix { $0.isNumber }) ?? 0
             }
             let status = start > 0 ? "206 Partial Content" : "200 OK"
-            var head = "HTTP/1.1 \(status)\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
+            var head =
+                "HTTP/1.1 \(status)\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
                 + "Content-Length: \(file.count - start)\r\nConnection: close\r\n"
             if start > 0 { head += "Content-Range: bytes \(start)-\(file.count - 1)/\(file.count)\r\n" }
             ScriptedServer.send(socket, head + "\r\n")

@@ -6,7 +6,7 @@ import LoopbackServers
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Live MP3 streams from Icecast fed by ezstream: every packet of the files sent arrives, in order,
@@ -45,10 +45,12 @@ struct IcecastTests {
     @Test func everyPacketAndTitleOfAnMP3PlaylistArrivesInOrder() async throws {
         let icecast = try IcecastServer()
         let source = try icecast.ezstream(playing: Self.tracks, to: "/live.mp3")
-        let (iterator, response) = try await Self.join(icecast.url("/live.mp3"), Self.options(reconnecting: 0), on: icecast)
+        let (iterator, response) = try await Self.join(
+            icecast.url("/live.mp3"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.name == "afkit test")
         #expect(response.genre == "Test")
-        try await Self.checkPlaylist(iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"],
+        try await Self.checkPlaylist(
+            iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"],
             logs: { icecast.logs })
         let exited = await source.waitForExit(timeout: 5)
         #expect(exited, "ezstream did not exit; the logs (Icecast's and ezstream's):\n\(icecast.logs)")
@@ -59,7 +61,8 @@ struct IcecastTests {
         let files = (1...3).map { networkFixtures + "/network/track-\($0).aac" }
         let titles = ["First AAC", "Second AAC", "Third AAC"]
         let source = try icecast.putSource(files, titles: titles, to: "/live.aac", contentType: "audio/aac")
-        let (iterator, response) = try await Self.join(icecast.url("/live.aac"), Self.options(reconnecting: 0), on: icecast)
+        let (iterator, response) = try await Self.join(
+            icecast.url("/live.aac"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.contentType == "audio/aac")
         try await Self.checkPlaylist(iterator, response, files: files, titles: titles, logs: { icecast.logs })
         #expect(await source.wait(timeout: 5))
@@ -68,7 +71,8 @@ struct IcecastTests {
     /// Reads a live stream to its end and checks it carried the files' packets and the titles; a
     /// stream that ends otherwise than by the source leaving reports the servers' `logs`.
     static func checkPlaylist(
-        _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String], titles expected: [String],
+        _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String],
+        titles expected: [String],
         logs: () -> String
     ) async throws {
         var iterator = iterator
@@ -107,7 +111,8 @@ struct IcecastTests {
         var trackStart: Int64 = 0
         var trackStartOffset: Int64 = 0
         for (title, track) in zip(titles, sent) {
-            #expect(title.packet >= trackStart, "\(title.title) at packet \(title.packet), track starts at \(trackStart)")
+            #expect(
+                title.packet >= trackStart, "\(title.title) at packet \(title.packet), track starts at \(trackStart)")
             #expect(title.audioOffset - trackStartOffset <= interval)
             trackStart += Int64(track.count)
             trackStartOffset += Int64(track.reduce(0) { $0 + $1.count })

@@ -6,7 +6,7 @@ import LoopbackServers
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Network loops that end: retries bounded by progress, files that end where their response ends, a
@@ -55,7 +55,8 @@ struct NetworkLoopTests {
 
     /// The byte a request's `Range: bytes=N-` starts at, 0 without one.
     static func rangeStart(_ request: String) -> Int {
-        guard let line = request.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("range: bytes=") }) else {
+        guard let line = request.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("range: bytes=") })
+        else {
             return 0
         }
         return Int(line.dropFirst("range: bytes=".count).prefix { $0.isNumber }) ?? 0
@@ -75,8 +76,10 @@ struct NetworkLoopTests {
     func aResumeThatNeverGetsFurtherEndsAfterTheAttempts(_ failure: String) async throws {
         let file = Self.mp3
         let server = try ScriptedServer { connection, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
-                + "Content-Length: \(file.count)\r\nConnection: close\r\n\r\n")
+            ScriptedServer.send(
+                socket,
+                "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
+                    + "Content-Length: \(file.count)\r\nConnection: close\r\n\r\n")
             // The first response reaches 9000; every later one ignores Range and fails at 5000.
             ScriptedServer.send(socket, Array(file[0..<(connection == 0 ? 9000 : 5000)]))
             if failure == "stall" { sleep(3) }
@@ -100,13 +103,17 @@ struct NetworkLoopTests {
         let server = try ScriptedServer { _, request, socket in
             let start = Self.rangeStart(request)
             if start == 0 {
-                ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
-                    + "Content-Length: \(claimed)\r\nConnection: close\r\n\r\n")
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
+                        + "Content-Length: \(claimed)\r\nConnection: close\r\n\r\n")
                 ScriptedServer.send(socket, file)
             } else {
-                ScriptedServer.send(socket, "HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\n"
-                    + "Content-Range: bytes \(start)-\(claimed - 1)/\(claimed)\r\nContent-Length: \(claimed - Int64(start))\r\n"
-                    + "Connection: close\r\n\r\n")
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\n"
+                        + "Content-Range: bytes \(start)-\(claimed - 1)/\(claimed)\r\nContent-Length: \(claimed - Int64(start))\r\n"
+                        + "Connection: close\r\n\r\n")
             }
         }
         let reading = await Self.read(server.url, Self.options(attempts: 2))
@@ -124,7 +131,8 @@ struct NetworkLoopTests {
     @Test func aChunkedFileWithoutALengthEndsAtItsLastChunk() async throws {
         let file = Self.mp3
         let server = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nTransfer-Encoding: chunked\r\n\r\n")
+            ScriptedServer.send(
+                socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nTransfer-Encoding: chunked\r\n\r\n")
             var offset = 0
             while offset < file.count {
                 let piece = Array(file[offset..<min(offset + 3000, file.count)])
@@ -165,23 +173,31 @@ struct NetworkLoopTests {
     @Test(arguments: ["new version whole", "range of another length"])
     func aFileThatChangesBeforeTheResumeIsAnError(_ answer: String) async throws {
         let before = Self.mp3
-        let after = Array(try Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/track-2.mp3"))) + Array(repeating: 0, count: 100)
+        let after =
+            Array(try Data(contentsOf: URL(fileURLWithPath: networkFixtures + "/network/track-2.mp3")))
+            + Array(repeating: 0, count: 100)
         let server = try ScriptedServer { connection, request, socket in
             if connection == 0 {
-                ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
-                    + "ETag: \"one\"\r\nContent-Length: \(before.count)\r\nConnection: close\r\n\r\n")
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
+                        + "ETag: \"one\"\r\nContent-Length: \(before.count)\r\nConnection: close\r\n\r\n")
                 ScriptedServer.send(socket, Array(before[0..<6000]))
                 return
             }
             let start = Self.rangeStart(request)
             if answer == "new version whole" {
-                ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
-                    + "ETag: \"two\"\r\nContent-Length: \(after.count)\r\nConnection: close\r\n\r\n")
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nAccept-Ranges: bytes\r\n"
+                        + "ETag: \"two\"\r\nContent-Length: \(after.count)\r\nConnection: close\r\n\r\n")
                 ScriptedServer.send(socket, after)
             } else {
-                ScriptedServer.send(socket, "HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\n"
-                    + "Content-Range: bytes \(start)-\(after.count - 1)/\(after.count)\r\n"
-                    + "Content-Length: \(after.count - start)\r\nConnection: close\r\n\r\n")
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\n"
+                        + "Content-Range: bytes \(start)-\(after.count - 1)/\(after.count)\r\n"
+                        + "Content-Length: \(after.count - start)\r\nConnection: close\r\n\r\n")
                 ScriptedServer.send(socket, Array(after[start...]))
             }
         }
@@ -192,7 +208,8 @@ struct NetworkLoopTests {
         #expect(server.requests.count == 2)
         #expect(Self.header(server.requests[1], "If-Range") == "\"one\"")
         let packets = packetBytes(reading.runs)
-        #expect(packets == Array(try filePacketBytes(Self.track).prefix(packets.count)), "only the first version's packets")
+        #expect(
+            packets == Array(try filePacketBytes(Self.track).prefix(packets.count)), "only the first version's packets")
     }
 
     // MARK: - Deadlines
@@ -202,7 +219,8 @@ struct NetworkLoopTests {
     func aTrickleEndsAtTheLimit(_ limit: String) async throws {
         let file = Self.mp3
         let server = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+            ScriptedServer.send(
+                socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
             for byte in file {
                 let sent = withUnsafeBytes(of: byte) { send(socket, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
                 if sent <= 0 { return }
@@ -252,7 +270,8 @@ struct NetworkLoopTests {
     @Test func aRedirectFromHTTPSToHTTPIsRefusedUnlessAsked() async throws {
         let plain = try NginxServer(serving: networkFixtures + "/network")
         let tls = networkFixtures + "/network/tls/loopback"
-        let secure = try NginxServer(serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key",
+        let secure = try NginxServer(
+            serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key",
             locations: "location = /downgrade.mp3 { return 302 \(plain.url("track-1.mp3")); }")
         var options = Self.options(attempts: 0)
         options.additionalTrustRoots = [tls + ".pem"]
@@ -275,7 +294,8 @@ struct NetworkLoopTests {
             if connection == 0 {
                 ScriptedServer.send(socket, "HTTP/1.1 302 Found\r\nLocation: /moved.mp3\r\n\r\n")
             } else {
-                ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+                ScriptedServer.send(
+                    socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
                 ScriptedServer.send(socket, file)
             }
         }
@@ -294,8 +314,10 @@ struct NetworkLoopTests {
         let file = Self.mp3
         let interval = 4096
         let server = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "ICY 200 OK\r\nicy-name: old school\r\ncontent-type: audio/mpeg\r\n"
-                + "icy-metaint: \(interval)\r\nicy-br: 128\r\n\r\n")
+            ScriptedServer.send(
+                socket,
+                "ICY 200 OK\r\nicy-name: old school\r\ncontent-type: audio/mpeg\r\n"
+                    + "icy-metaint: \(interval)\r\nicy-br: 128\r\n\r\n")
             var offset = 0
             var block = 0
             while offset < file.count {
@@ -304,7 +326,8 @@ struct NetworkLoopTests {
                 if end - offset == interval {
                     let text = block == 1 ? Array("StreamTitle='Second';".utf8) : []
                     let length = (text.count + 15) / 16
-                    ScriptedServer.send(socket, [UInt8(length)] + text + Array(repeating: 0, count: length * 16 - text.count))
+                    ScriptedServer.send(
+                        socket, [UInt8(length)] + text + Array(repeating: 0, count: length * 16 - text.count))
                 }
                 offset = end
                 block += 1

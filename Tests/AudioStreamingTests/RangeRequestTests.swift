@@ -49,7 +49,8 @@ struct RangeRequestTests {
         // The audio crossed the network once: the bytes taken are the file's, plus the first response's
         // first piece (libcurl hands over at most 16 KiB at a time) and `moov` a second time at the end
         // of the audio's range (2.5 KB here).
-        #expect(reading.receivedBytes >= size && reading.receivedBytes < size + 16_384 + 4096,
+        #expect(
+            reading.receivedBytes >= size && reading.receivedBytes < size + 16_384 + 4096,
             "received \(reading.receivedBytes) bytes of a \(size)-byte file")
     }
 
@@ -95,8 +96,10 @@ struct RangeRequestTests {
 
         let reading = try await Self.read(server.url("pakt-last.caf"))
         #expect(packetBytes(reading.packets) == (try filePacketBytes(networkFixtures + "/adts/aac-lc-in-caf.caf")))
-        #expect(reading.properties.packetTableInfo == (try AudioFile(path: networkFixtures + "/adts/aac-lc-in-caf.caf"))
-            .properties.packetTableInfo)
+        #expect(
+            reading.properties.packetTableInfo
+                == (try AudioFile(path: networkFixtures + "/adts/aac-lc-in-caf.caf"))
+                .properties.packetTableInfo)
         // Held until the table came, not fetched twice.
         #expect(reading.connections.count == 1)
         #expect(reading.receivedBytes == Int64(reordered.count))
@@ -124,7 +127,8 @@ struct RangeRequestTests {
 
     @Test func httpsWorksWithATrustedRootAndRefusesAnUntrustedServer() async throws {
         let tls = networkFixtures + "/network/tls/loopback"
-        let server = try NginxServer(serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key")
+        let server = try NginxServer(
+            serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key")
         #expect(server.url("x").hasPrefix("https://"))
         var options = HTTPAudioStream.Options()
         options.additionalTrustRoots = [tls + ".pem"]
@@ -153,4 +157,3 @@ struct RangeRequestTests {
         }
     }
 }
-

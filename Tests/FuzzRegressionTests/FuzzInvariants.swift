@@ -6,9 +6,9 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a stream parser reported, flattened to single packets so any chunking compares equal.
@@ -103,7 +103,9 @@ func checkStream(_ bytes: [UInt8]) -> String? {
         let cut = bytes.count * Int(bytes[bytes.count - 1]) / 256 / 7 * 7
         let (resumed, _) = recordStream(bytes, sizes: [7], discontinuityAt: cut)
         if let error = resumed.unexpectedError { return "after a discontinuity: an error of another type: \(error)" }
-        if let problem = checkPlacement(resumed.packets, inputSize: bytes.count) { return "after a discontinuity: \(problem)" }
+        if let problem = checkPlacement(resumed.packets, inputSize: bytes.count) {
+            return "after a discontinuity: \(problem)"
+        }
     }
     return nil
 }
@@ -121,8 +123,11 @@ func checkFile(_ bytes: [UInt8]) -> String? {
         guard let description = try? file.packetDescription(packet) else {
             return "packet \(packet) of \(file.packetCount) has no description"
         }
-        if description.startOffset < next || description.startOffset + Int64(description.dataByteSize) > Int64(bytes.count) {
-            return "file packet \(packet) at \(description.startOffset) (\(description.dataByteSize) bytes) lies outside the file"
+        if description.startOffset < next
+            || description.startOffset + Int64(description.dataByteSize) > Int64(bytes.count)
+        {
+            return
+                "file packet \(packet) at \(description.startOffset) (\(description.dataByteSize) bytes) lies outside the file"
         }
         next = description.startOffset + Int64(description.dataByteSize)
     }
@@ -150,7 +155,9 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
         .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 32, isFloat: true),
     ]
     let format = formats[Int(selector / 3) % formats.count]
-    guard var decoder = try? AudioCodecRegistry.builtIn.decoder(for: format) else { return "no decoder for \(format.formatID)" }
+    guard var decoder = try? AudioCodecRegistry.builtIn.decoder(for: format) else {
+        return "no decoder for \(format.formatID)"
+    }
     let packets = payload.count / Int(format.bytesPerPacket)
     var output: [Float] = []
     guard let frames = try? decoder.decode(payload, packetCount: packets, appendingTo: &output) else { return nil }
@@ -183,7 +190,8 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
     }
     // Apple Lossless varies its packets: one per 4096 frames begun, none larger than it says, the padding
     // of the last one returned as the remainder.
-    var settings = EncoderSettings(format: AppleLossless.format(sampleRate: 8000, channels: channels, bitDepth: 16),
+    var settings = EncoderSettings(
+        format: AppleLossless.format(sampleRate: 8000, channels: channels, bitDepth: 16),
         sourceFormat: s16)
     settings.sourceBitDepth = [16, 20, 24, 32][Int(selector >> 4) % 4]
     guard var alac = try? AppleLosslessEncoder(settings) else { return "no ALAC encoder for \(channels) channels" }
@@ -238,7 +246,9 @@ func checkICY(_ bytes: [UInt8]) -> String? {
         }
     }
     if audio > bytes.count - 2 { return "\(audio) audio bytes out of \(bytes.count - 2) in" }
-    if Int64(audio) != demuxer.audioByteCount { return "audio count \(demuxer.audioByteCount) but \(audio) bytes handed out" }
+    if Int64(audio) != demuxer.audioByteCount {
+        return "audio count \(demuxer.audioByteCount) but \(audio) bytes handed out"
+    }
     if changes.contains(where: { $0.audioOffset > Int64(audio) }) { return "a title change past the audio" }
     return nil
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Debian's Icecast 2.4 on a loopback port with a generated configuration. New listeners get the
@@ -16,7 +16,8 @@ public final class IcecastServer: @unchecked Sendable {
         folder = try Loopback.temporaryFolder("icecast")
         port = try Loopback.freePort()
         // Icecast refuses to run as root; it drops to `nobody` after binding.
-        let owner = getuid() == 0
+        let owner =
+            getuid() == 0
             ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : ""
         let config = """
             <icecast>
@@ -35,7 +36,8 @@ public final class IcecastServer: @unchecked Sendable {
             </icecast>
             """
         try config.write(toFile: folder + "/icecast.xml", atomically: true, encoding: .utf8)
-        server = try ServerProcess(try Loopback.executable("icecast2"), ["-c", folder + "/icecast.xml"],
+        server = try ServerProcess(
+            try Loopback.executable("icecast2"), ["-c", folder + "/icecast.xml"],
             log: folder + "/stdout.log")
         try Loopback.waitUntilListening(port: port)
     }
@@ -77,7 +79,6 @@ public final class IcecastServer: @unchecked Sendable {
     }
 }
 
-
 extension IcecastServer {
     /// A source client of the test's own (Icecast 2.4 takes a source by HTTP `PUT`): sends each
     /// file's bytes after setting the mount's title to its name through the admin interface, then
@@ -94,9 +95,12 @@ extension IcecastServer {
             guard let socket = Loopback.connect(port: port) else { return }
             defer { close(socket) }
             let credentials = Data("source:\(Self.sourcePassword)".utf8).base64EncodedString()
-            Loopback.send(socket, Array(("PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-                + "Authorization: Basic \(credentials)\r\nContent-Type: \(contentType)\r\nIce-Public: 0\r\n"
-                + "Ice-Name: afkit test\r\n\r\n").utf8))
+            Loopback.send(
+                socket,
+                Array(
+                    ("PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                        + "Authorization: Basic \(credentials)\r\nContent-Type: \(contentType)\r\nIce-Public: 0\r\n"
+                        + "Ice-Name: afkit test\r\n\r\n").utf8))
             // Icecast answers once the mount is set up.
             var answer: [UInt8] = []
             var byte: UInt8 = 0
@@ -118,9 +122,12 @@ extension IcecastServer {
         guard let socket = Loopback.connect(port: port) else { return }
         defer { close(socket) }
         let credentials = Data("admin:afkit-admin".utf8).base64EncodedString()
-        let query = "mount=\(mount)&mode=updinfo&song=\(title)"
+        let query =
+            "mount=\(mount)&mode=updinfo&song=\(title)"
             .addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
-        Loopback.send(socket, Array(("GET /admin/metadata?\(query) HTTP/1.0\r\nAuthorization: Basic \(credentials)\r\n\r\n").utf8))
+        Loopback.send(
+            socket, Array(("GET /admin/metadata?\(query) HTTP/1.0\r\nAuthorization: Basic \(credentials)\r\n\r\n").utf8)
+        )
         var byte: UInt8 = 0
         while recv(socket, &byte, 1, 0) == 1 {}
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The committed fixtures the network tests serve.
@@ -17,7 +17,9 @@ public enum Loopback {
         defer { close(socket) }
         var address = loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw LoopbackError("bind() failed") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -66,7 +68,9 @@ public enum Loopback {
     public static func send(_ socket: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return }
             offset += sent
         }
@@ -74,7 +78,8 @@ public enum Loopback {
 
     /// A program from Debian's packages (`make test` installs them), searched in PATH and the sbin folders.
     public static func executable(_ name: String) throws -> String {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let folders =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/sbin", "/sbin", "/usr/bin"]
         for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
             return folder + "/" + name
@@ -85,7 +90,8 @@ public enum Loopback {
     /// A fresh folder the test removes; open to every user (Icecast drops root for `nobody`).
     public static func temporaryFolder(_ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "afkit-\(name)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o777])
         return path
     }
@@ -185,7 +191,8 @@ public final class NginxServer {
             }
             """
         try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-        server = try ServerProcess(try Loopback.executable("nginx"), ["-e", folder + "/error.log", "-c", folder + "/nginx.conf"],
+        server = try ServerProcess(
+            try Loopback.executable("nginx"), ["-e", folder + "/error.log", "-c", folder + "/nginx.conf"],
             log: folder + "/stdout.log")
         try Loopback.waitUntilListening(port: port)
     }
@@ -194,7 +201,8 @@ public final class NginxServer {
 
     /// The access log's lines: method, path, status and bytes sent, one request each.
     public var accessLog: [String] {
-        ((try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 
     deinit {
@@ -202,4 +210,3 @@ public final class NginxServer {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small HTTP server on a loopback port whose every answer is scripted by the test: a lying header,
@@ -24,7 +24,9 @@ public final class ScriptedServer: @unchecked Sendable {
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = Loopback.loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 16) == 0 else {
             close(listener)
@@ -81,4 +83,3 @@ public final class ScriptedServer: @unchecked Sendable {
         close(listener)
     }
 }
-

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes `seconds` of 48 kHz stereo noise as a 16-bit WAV: long enough that the beam-search IMA4
@@ -21,12 +21,14 @@ func noiseWAV(_ path: String, seconds: Int) throws {
 
 /// Writes interleaved 16-bit samples as a WAV, through afkit's own writer.
 func pcmWAV(_ path: String, rate: Double, channels: UInt32, samples: [Int16]) throws {
-    try pcmWAV(path, rate: rate, channels: channels,
+    try pcmWAV(
+        path, rate: rate, channels: channels,
         bytes: samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
 }
 
 private func pcmWAV(_ path: String, rate: Double, channels: UInt32, bytes: [UInt8]) throws {
-    let writer = try AudioFileWriter(path: path, fileType: .wav,
+    let writer = try AudioFileWriter(
+        path: path, fileType: .wav,
         format: .linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: 16))
     try writer.writePackets(bytes)
     try writer.close()
@@ -62,7 +64,8 @@ func bash(_ script: String) throws -> Command.Result {
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Command.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+    return Command.Result(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderr, as: UTF8.self))
 }
 
@@ -82,9 +85,10 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
 @Suite(.serialized) struct BuildGradeTests {
     /// A report that cannot reach standard output is a failure with a message, not a silent success.
     @Test func standardOutputToAFullDevice() throws {
-        for command in ["info --json wav/pcm-s16-stereo.wav", "packets --json mp3/ffmpeg-libmp3lame.mp3",
-            "validate --format junit wav/pcm-s16-stereo.wav"]
-        {
+        for command in [
+            "info --json wav/pcm-s16-stereo.wav", "packets --json mp3/ffmpeg-libmp3lame.mp3",
+            "validate --format junit wav/pcm-s16-stereo.wav",
+        ] {
             let result = try bash("\"$AFKIT\" \(command) > /dev/full")
             #expect(result.status == 1, "\(command)")
             #expect(result.stderr.contains("standard output"), "\(command)")
@@ -101,9 +105,11 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         let folder = try ScratchFolder()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/mp3/lame-vbr-v0.mp3"))
         try Data(repeating: 0, count: 0).write(to: URL(fileURLWithPath: folder.path + "/keep"))
-        try (0..<40).reduce(Data()) { data, _ in data + bytes }.write(to: URL(fileURLWithPath: folder.path + "/long.mp3"))
-        let packets = try bash("TMPDIR='\(folder.path)' \"$AFKIT\" packets --json '\(folder.path)/long.mp3' | head -c 100 > /dev/null; "
-            + "echo \"${PIPESTATUS[0]}\"")
+        try (0..<40).reduce(Data()) { data, _ in data + bytes }.write(
+            to: URL(fileURLWithPath: folder.path + "/long.mp3"))
+        let packets = try bash(
+            "TMPDIR='\(folder.path)' \"$AFKIT\" packets --json '\(folder.path)/long.mp3' | head -c 100 > /dev/null; "
+                + "echo \"${PIPESTATUS[0]}\"")
         #expect(packets.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(folder.files == ["keep", "long.mp3"])
     }
@@ -113,7 +119,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     func interruptedConversionLeavesNothing(_ signal: Int32, _ status: Int32) throws {
         let folder = try ScratchFolder()
         try noiseWAV(folder.path + "/long.wav", seconds: 30)
-        let process = try startWritingTemporary(["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
+        let process = try startWritingTemporary(
+            ["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
             in: folder)
         #expect(!folder.temporaries.isEmpty)
         kill(process.processIdentifier, signal)
@@ -135,7 +142,9 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         for round in 0..<60 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Command.executable)
-            process.arguments = ["batch", "--preset", "sfx", "--jobs", "2", "--out", folder.path + "/out\(round)", folder.path + "/src"]
+            process.arguments = [
+                "batch", "--preset", "sfx", "--jobs", "2", "--out", folder.path + "/out\(round)", folder.path + "/src",
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -175,7 +184,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     @Test func staleTemporariesOfDeadProcessesAreRemoved() throws {
         let folder = try ScratchFolder()
         try noiseWAV(folder.path + "/long.wav", seconds: 30)
-        let process = try startWritingTemporary(["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
+        let process = try startWritingTemporary(
+            ["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
             in: folder)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -200,7 +210,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     func failedWritesLeaveNothing(_ kilobytes: Int) throws {
         let folder = try ScratchFolder()
         try noiseWAV(folder.path + "/long.wav", seconds: 2)
-        let result = try bash("ulimit -f \(kilobytes); exec \"$AFKIT\" convert -d LEI16 \(folder.path)/long.wav \(folder.path)/out.caf")
+        let result = try bash(
+            "ulimit -f \(kilobytes); exec \"$AFKIT\" convert -d LEI16 \(folder.path)/long.wav \(folder.path)/out.caf")
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot write '\(folder.path)/out.caf'"))
         #expect(!result.stderr.contains(".tmp"))
@@ -236,8 +247,10 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     /// sources fail (status 1) naming both, with nothing converted; validate is as strict about empty paths.
     @Test func summariesEmptinessAndCollisions() throws {
         let folder = try ScratchFolder()
-        let one = try Command.run(["batch", "--preset", "pcm", "--jobs", "1", "--out", folder.path + "/out",
-            "wav/pcm-s16-stereo.wav"])
+        let one = try Command.run([
+            "batch", "--preset", "pcm", "--jobs", "1", "--out", folder.path + "/out",
+            "wav/pcm-s16-stereo.wav",
+        ])
         #expect(one.status == 0)
         #expect(one.stdout == "1 file: 1 converted, 0 up to date, 0 failed\n")
         try FileManager.default.createDirectory(atPath: folder.path + "/empty", withIntermediateDirectories: true)
@@ -245,18 +258,25 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         let empty = try Command.run(["batch", "--preset", "pcm", "--out", folder.path + "/o2", folder.path + "/empty"])
         #expect(empty.status == 2)
         #expect(empty.stderr.contains("--allow-empty"))
-        #expect(try Command.run(["batch", "--preset", "pcm", "--allow-empty", "--out", folder.path + "/o2",
-            folder.path + "/empty"]).status == 0)
+        #expect(
+            try Command.run([
+                "batch", "--preset", "pcm", "--allow-empty", "--out", folder.path + "/o2",
+                folder.path + "/empty",
+            ]).status == 0)
         #expect(try Command.run(["validate", folder.path + "/empty"]).status == 2)
         #expect(try Command.run(["validate", "--allow-empty", folder.path + "/empty"]).status == 0)
         try FileManager.default.createDirectory(atPath: folder.path + "/clash", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: folder.path + "/clash/a.wav")
-        try FileManager.default.copyItem(atPath: Command.fixtures + "/aiff/sowt.aifc", toPath: folder.path + "/clash/a.aifc")
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: folder.path + "/clash/a.wav")
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/aiff/sowt.aifc", toPath: folder.path + "/clash/a.aifc")
         let clash = try Command.run(["batch", "--preset", "pcm", "--out", folder.path + "/o3", folder.path + "/clash"])
         #expect(clash.status == 1)
         #expect(clash.stderr.contains("a.wav") && clash.stderr.contains("a.aifc"))
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/o3"))
-        #expect(try Command.run(["batch", "--preset", "pcm", "--jobs", "0", "--out", folder.path + "/o4", "wav"]).status == 2)
+        #expect(
+            try Command.run(["batch", "--preset", "pcm", "--jobs", "0", "--out", folder.path + "/o4", "wav"]).status
+                == 2)
     }
 }
 
@@ -298,12 +318,15 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(noFolder.status == 2)
         #expect(noFolder.stderr.contains("no such folder"))
         #expect(!noFolder.stderr.contains(".tmp"))
-        for (format, name, advice) in [("LEF32", "x.aif", "BEF32"), ("BEI16", "x.wav", "LEI16"), ("UI8", "x.caf", "I8")] {
+        for (format, name, advice) in [
+            ("LEF32", "x.aif", "BEF32"), ("BEI16", "x.wav", "LEI16"), ("UI8", "x.caf", "I8"),
+        ] {
             let result = try Command.run(["convert", "-d", format, "wav/pcm-s16-stereo.wav", folder.path + "/" + name])
             #expect(result.status == 2, "\(format) \(name)")
             #expect(result.stderr.contains(advice), "\(format) \(name)")
         }
-        #expect(try Command.run(["convert", "-d", "lei16", "wav/pcm-s16-stereo.wav", folder.path + "/ok.caf"]).status == 0)
+        #expect(
+            try Command.run(["convert", "-d", "lei16", "wav/pcm-s16-stereo.wav", folder.path + "/ok.caf"]).status == 0)
         #expect(try Command.run([]).status == 2)
         #expect(try Command.run(["help", "nope"]).status == 2)
         #expect(folder.files == ["empty.wav", "ok.caf"])
@@ -312,7 +335,9 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     /// Typed options: real placeholders in --help, invalid values answered with the valid ones.
     @Test func typedOptions() throws {
         let help = try Command.run(["convert", "--help"]).stdout
-        for placeholder in ["-f <type>", "-d <format[@rate]>", "--preset <name>", "--quality <quality>", "-b <bits-per-second>"] {
+        for placeholder in [
+            "-f <type>", "-d <format[@rate]>", "--preset <name>", "--quality <quality>", "-b <bits-per-second>",
+        ] {
             #expect(help.contains(placeholder), "\(placeholder)")
         }
         let quality = try Command.run(["batch", "--preset", "sfx", "--quality", "good", "--out", "/tmp/o", "wav"])
@@ -334,26 +359,30 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect((info.json as? [[String: Any]])?.first?["container"] as? String == "wav")
         #expect(try Command.run(["convert", "-", folder.path + "/in.caf"], stdin: wav).status == 0)
         #expect(try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder.path + "/file.caf"]).status == 0)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/in.caf"))
-            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path + "/in.caf"))
+                == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
         let piped = try Command.run(["convert", "-f", "caff", "wav/pcm-s16-stereo.wav", "-"])
         #expect(piped.status == 0)
         #expect(Data(piped.stdout.utf8).count > 0)
         let out = try bash("\"$AFKIT\" convert -f caff wav/pcm-s16-stereo.wav - > \(folder.path)/piped.caf")
         #expect(out.status == 0)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/piped.caf"))
-            == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path + "/piped.caf"))
+                == Data(contentsOf: URL(fileURLWithPath: folder.path + "/file.caf")))
         #expect(try Command.run(["convert", "wav/pcm-s16-stereo.wav", "-"]).status == 2)
     }
 
     /// With no -d, linear PCM keeps its sample format where the container holds it.
     @Test func sampleFormatIsKept() throws {
         let folder = try ScratchFolder()
-        for (source, name, bits, float) in [("caf/pcm-s24le-stereo.caf", "a.wav", 24, false),
-            ("caf/float32-stereo.caf", "b.aif", 32, true), ("mp3/ffmpeg-libmp3lame.mp3", "c.caf", 16, false)]
-        {
+        for (source, name, bits, float) in [
+            ("caf/pcm-s24le-stereo.caf", "a.wav", 24, false),
+            ("caf/float32-stereo.caf", "b.aif", 32, true), ("mp3/ffmpeg-libmp3lame.mp3", "c.caf", 16, false),
+        ] {
             #expect(try Command.run(["convert", source, folder.path + "/" + name]).status == 0)
-            let info = try #require((try Command.run(["info", "--json", folder.path + "/" + name]).json as? [[String: Any]])?.first)
+            let info = try #require(
+                (try Command.run(["info", "--json", folder.path + "/" + name]).json as? [[String: Any]])?.first)
             let format = try #require(info["format"] as? [String: Any])
             #expect(format["bitsPerChannel"] as? Int == bits, "\(name)")
             #expect(((format["flags"] as? Int ?? 0) & 1 == 1) == float, "\(name)")
@@ -367,7 +396,8 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     static let conversions: [([String], String)] = [
         (["-d", "LEI16"], "caf"), (["-d", "LEI16@44100"], "wav"), (["-d", "BEI16"], "aif"), (["-d", "ima4"], "caf"),
         (["-d", "ulaw"], "caf"), (["-d", "aac"], "m4a"), (["-d", "aac"], "caf"), (["-d", "alac"], "m4a"),
-        (["-d", "aac"], "aac"), (["--preset", "sfx"], "caf"), (["--preset", "pcm"], "caf"), (["--preset", "music"], "m4a"),
+        (["-d", "aac"], "aac"), (["--preset", "sfx"], "caf"), (["--preset", "pcm"], "caf"),
+        (["--preset", "music"], "m4a"),
         (["--preset", "lossless"], "caf"), (["--preset", "system-sound"], "caf"), (["-d", "LEF32"], "wav"),
     ]
 
@@ -378,15 +408,19 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         for sub in ["a", "b", "elsewhere/deeper"] {
             try FileManager.default.createDirectory(atPath: folder.path + "/" + sub, withIntermediateDirectories: true)
         }
-        let made = try bash("\"$AFKIT\" convert -d LEI24@11025 signals/music.wav '\(folder.path)/a/source.wav' && "
-            + "cp '\(folder.path)/a/source.wav' '\(folder.path)/elsewhere/deeper/another name.wav'")
+        let made = try bash(
+            "\"$AFKIT\" convert -d LEI24@11025 signals/music.wav '\(folder.path)/a/source.wav' && "
+                + "cp '\(folder.path)/a/source.wav' '\(folder.path)/elsewhere/deeper/another name.wav'")
         #expect(made.status == 0, "\(made.stderr)")
         for (index, (options, ext)) in Self.conversions.enumerated() {
             let arguments = options.map { "'\($0)'" }.joined(separator: " ")
-            let first = try bash("cd '\(folder.path)/a' && TZ=UTC LANG=C LC_ALL=C \"$AFKIT\" convert \(arguments) "
-                + "source.wav out\(index).\(ext)")
-            let second = try bash("cd / && TZ=Pacific/Chatham LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 \"$AFKIT\" convert "
-                + "\(arguments) '\(folder.path)/elsewhere/deeper/another name.wav' '\(folder.path)/b/other \(index).\(ext)'")
+            let first = try bash(
+                "cd '\(folder.path)/a' && TZ=UTC LANG=C LC_ALL=C \"$AFKIT\" convert \(arguments) "
+                    + "source.wav out\(index).\(ext)")
+            let second = try bash(
+                "cd / && TZ=Pacific/Chatham LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 \"$AFKIT\" convert "
+                    + "\(arguments) '\(folder.path)/elsewhere/deeper/another name.wav' '\(folder.path)/b/other \(index).\(ext)'"
+            )
             #expect(first.status == 0 && second.status == 0, "\(options): \(first.stderr) \(second.stderr)")
             let a = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/a/out\(index).\(ext)"))
             let b = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/b/other \(index).\(ext)"))
@@ -399,11 +433,14 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
     /// output the same bytes.
     @Test func batchOnAShuffledCopyWithAnyJobs() throws {
         let folder = try ScratchFolder()
-        let names = ["kick.wav", "snare.wav", "ui/click.wav", "ui/tap.wav", "ambience/wind.wav", "ambience/deep/rain.wav"]
+        let names = [
+            "kick.wav", "snare.wav", "ui/click.wav", "ui/tap.wav", "ambience/wind.wav", "ambience/deep/rain.wav",
+        ]
         for root in ["one", "two"] {
             for name in root == "one" ? names : names.reversed() {
                 let path = "\(folder.path)/\(root)/src/\(name)"
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent,
                     withIntermediateDirectories: true)
                 let source = Command.fixtures + "/signals/" + (name.contains("ui") ? "speech.wav" : "music.wav")
                 let made = try bash("\"$AFKIT\" convert -d LEI24@8000 '\(source)' '\(path)'")
@@ -411,8 +448,9 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
             }
         }
         let one = try bash("cd '\(folder.path)/one' && \"$AFKIT\" batch --preset sfx --jobs 1 --out out src")
-        let two = try bash("cd / && TZ=Asia/Kolkata \"$AFKIT\" batch --preset sfx --jobs 3 --out '\(folder.path)/two/out' "
-            + "'\(folder.path)/two/src'")
+        let two = try bash(
+            "cd / && TZ=Asia/Kolkata \"$AFKIT\" batch --preset sfx --jobs 3 --out '\(folder.path)/two/out' "
+                + "'\(folder.path)/two/src'")
         #expect(one.status == 0 && two.status == 0, "\(one.stderr) \(two.stderr)")
         for name in names {
             let output = (name as NSString).deletingPathExtension + ".caf"

@@ -12,7 +12,8 @@ struct Command {
     /// The `afkit` binary beside this test bundle (SwiftPM builds both into the same folder).
     static let executable: String = {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afkit").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afkit")
+                .path,
             URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
                 .deletingLastPathComponent().appendingPathComponent("afkit").path,
             packageRoot.appendingPathComponent(".build/debug/afkit").path,
@@ -55,7 +56,8 @@ struct Command {
         drained.wait()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "afkit must never die by a signal")
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
 }
@@ -87,11 +89,16 @@ struct Command {
         #expect(wav["maximumPacketSize"] as? Int == 4)
         #expect(abs((wav["durationSeconds"] as? Double ?? 0) - 1103.0 / 22050) < 1e-12)
         // Field order as the contract lists it.
-        let keys = ["\"path\"", "\"container\"", "\"format\"", "\"packetCount\"", "\"primingFrames\"",
+        let keys = [
+            "\"path\"", "\"container\"", "\"format\"", "\"packetCount\"", "\"primingFrames\"",
             "\"remainderFrames\"", "\"frameCount\"", "\"durationSeconds\"", "\"dataOffset\"", "\"dataByteCount\"",
-            "\"bitRate\"", "\"maximumPacketSize\""]
-        let firstObject = String(result.stdout.prefix(while: { $0 != "}" }) + result.stdout.dropFirst(
-            result.stdout.prefix(while: { $0 != "}" }).count).prefix(400))
+            "\"bitRate\"", "\"maximumPacketSize\"",
+        ]
+        let firstObject = String(
+            result.stdout.prefix(while: { $0 != "}" })
+                + result.stdout.dropFirst(
+                    result.stdout.prefix(while: { $0 != "}" }).count
+                ).prefix(400))
         let positions = keys.map { firstObject.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
@@ -139,7 +146,9 @@ struct Command {
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "afkit " + short.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        let engines = ["libsndfile", "libmp3lame", "libfaad2", "libsoxr", "libsamplerate", "libebur128", "libavcodec", "libcurl"]
+        let engines = [
+            "libsndfile", "libmp3lame", "libfaad2", "libsoxr", "libsamplerate", "libebur128", "libavcodec", "libcurl",
+        ]
         #expect(lines.dropFirst().map { String($0.prefix { $0 != " " }) } == engines)
         for line in lines.dropFirst() {
             #expect(!line.contains("not installed") && line.contains { $0.isNumber }, "\(line)")
@@ -237,7 +246,8 @@ struct Command {
         let packets = try #require(object["packets"] as? [[String: Int]])
         #expect(packets.count == 3)
         let sidecar = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/caf/sndfile-alac16.caf.json"))
-        let probe = try #require((try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])?["ffprobe"] as? [String: Any])
+        let probe = try #require(
+            (try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])?["ffprobe"] as? [String: Any])
         #expect(packets[0]["offset"] == probe["firstPacketPosition"] as? Int)
         #expect(packets.allSatisfy { $0["frames"] == 4096 })
         for (a, b) in zip(packets, packets.dropFirst()) { #expect(a["offset"]! + a["size"]! == b["offset"]!) }
@@ -293,7 +303,8 @@ struct Command {
             stream += text + [UInt8](repeating: 0, count: 32 - text.count)
         }
         let plain = try Command.run(["packets", "--json", "-"], stdin: Data(audio))
-        let result = try Command.run(["packets", "--json", "--icy-metaint", "4096", "--chunk-size", "1000", "-"],
+        let result = try Command.run(
+            ["packets", "--json", "--icy-metaint", "4096", "--chunk-size", "1000", "-"],
             stdin: Data(stream))
         #expect(result.status == 0)
         let object = try #require(result.json as? [String: Any])
@@ -329,7 +340,9 @@ struct Command {
         let junit = try Command.run(["validate", "--format", "junit", "mp3"])
         #expect(junit.status == 1)
         #expect(junit.stdout.hasPrefix("<?xml"))
-        #expect(try Command.run(["validate", "--format", "github", "wav/ima-adpcm-mono-sox.wav"]).stdout.contains("::warning file="))
+        #expect(
+            try Command.run(["validate", "--format", "github", "wav/ima-adpcm-mono-sox.wav"]).stdout.contains(
+                "::warning file="))
     }
 
     @Test func directoriesAreSearchedRecursively() throws {
@@ -351,83 +364,93 @@ struct Command {
     @Test func afconvertSpelling() throws {
         let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try Command.run(["convert", "-f", "caff", "-d", "ima4@22050", "-c", "1", "wav/pcm-s16-stereo.wav",
-            folder + "/out.sound"])
+        let result = try Command.run([
+            "convert", "-f", "caff", "-d", "ima4@22050", "-c", "1", "wav/pcm-s16-stereo.wav",
+            folder + "/out.sound",
+        ])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
         let info = try Command.run(["info", "--json", folder + "/out.sound"])
         let object = try #require((info.json as? [[String: Any]])?.first)
         #expect(object["container"] as? String == "caf")
         let format = try #require(object["format"] as? [String: Any])
-        #expect(format["id"] as? String == "ima4" && format["sampleRate"] as? Int == 22050 && format["channels"] as? Int == 1)
+        #expect(
+            format["id"] as? String == "ima4" && format["sampleRate"] as? Int == 22050
+                && format["channels"] as? Int == 1)
         #expect(object["frameCount"] as? Int == 1103)
         // From the extension, with a preset.
-        #expect(try Command.run(["convert", "--preset", "pcm", "mp3/lame-vbr-v5.mp3", folder + "/song.caf"]).status == 0)
+        #expect(
+            try Command.run(["convert", "--preset", "pcm", "mp3/lame-vbr-v5.mp3", folder + "/song.caf"]).status == 0)
         #expect(try Command.run(["convert", "-d", "BEI24", "aiff/sowt.aifc", folder + "/x.aif"]).status == 0)
     }
 
     #if os(Linux)
-    /// libavcodec (and the hundred libraries behind it) is loaded only by a conversion that uses one of its
-    /// codecs: the dynamic loader's log (glibc's LD_DEBUG) names it for an AAC output and not for IMA4.
-    @Test func libavcodecLoadsOnlyWhenUsed() throws {
-        let folder = try Loopback.temporaryFolder("cli")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let log = ["LD_DEBUG": "files"]
-        let ima4 = try Command.run(["convert", "--preset", "sfx", "wav/pcm-s16-stereo.wav", folder + "/a.caf"], environment: log)
-        #expect(ima4.status == 0)
-        #expect(ima4.stderr.contains("file=libsndfile"), "the loader's log is there")
-        #expect(!ima4.stderr.contains("libavcodec"))
-        let aac = try Command.run(["convert", "-d", "aac", "wav/pcm-s16-stereo.wav", folder + "/b.m4a"], environment: log)
-        #expect(aac.status == 0)
-        #expect(aac.stderr.contains("file=libavcodec.so") && aac.stderr.contains("dynamically loaded"))
-    }
-
-    /// Whether this process may hide a file in a mount namespace of its own (root, with the capability).
-    static let canHideLibraries: Bool = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "/bin/sh", "-c", "mount --bind /dev/null /dev/null"]
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
-    /// With libavcodec hidden (a private mount namespace puts an empty file over it), MP3 and AAC still
-    /// decode, by libmp3lame and libfaad2, to as many frames as libavcodec gives, and an AAC output fails
-    /// with a message naming the missing library.
-    @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibavcodec() throws {
-        let folder = try Loopback.temporaryFolder("cli")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
-        process.arguments = ["-m", "/bin/sh", "-c", """
-            PATH="$PATH:/usr/sbin:/sbin"
-            library=$(ldconfig -p | awk '/libavcodec[.]so[.][0-9]+ /{print $NF; exit}')
-            [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
-            "$0" convert mp3/lame-vbr-v5.mp3 "$1/a.wav" || exit 91
-            "$0" convert adts/aac-lc-44k-stereo.aac "$1/b.wav" || exit 92
-            "$0" convert -d aac wav/pcm-s16-stereo.wav "$1/c.m4a" 2> "$1/error" && exit 93
-            exit 0
-            """, Command.executable, folder]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
-        #expect(error.contains("libavcodec") && error.contains("cannot be loaded"), "\(error)")
-        #expect(!FileManager.default.fileExists(atPath: folder + "/c.m4a"))
-        // The same frames as libavcodec's decode of each.
-        for (source, output) in [("mp3/lame-vbr-v5.mp3", "a.wav"), ("adts/aac-lc-44k-stereo.aac", "b.wav")] {
-            let frames = { (path: String) throws -> Int? in
-                ((try Command.run(["info", "--json", path]).json as? [[String: Any]])?.first?["frameCount"] as? Int)
-            }
-            #expect(try Command.run(["convert", source, folder + "/with-" + output]).status == 0)
-            let expected = try #require(try frames(folder + "/with-" + output))
-            #expect(expected > 60000)
-            #expect(try frames(folder + "/" + output) == expected, "\(source)")
+        /// libavcodec (and the hundred libraries behind it) is loaded only by a conversion that uses one of its
+        /// codecs: the dynamic loader's log (glibc's LD_DEBUG) names it for an AAC output and not for IMA4.
+        @Test func libavcodecLoadsOnlyWhenUsed() throws {
+            let folder = try Loopback.temporaryFolder("cli")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let log = ["LD_DEBUG": "files"]
+            let ima4 = try Command.run(
+                ["convert", "--preset", "sfx", "wav/pcm-s16-stereo.wav", folder + "/a.caf"], environment: log)
+            #expect(ima4.status == 0)
+            #expect(ima4.stderr.contains("file=libsndfile"), "the loader's log is there")
+            #expect(!ima4.stderr.contains("libavcodec"))
+            let aac = try Command.run(
+                ["convert", "-d", "aac", "wav/pcm-s16-stereo.wav", folder + "/b.m4a"], environment: log)
+            #expect(aac.status == 0)
+            #expect(aac.stderr.contains("file=libavcodec.so") && aac.stderr.contains("dynamically loaded"))
         }
-    }
+
+        /// Whether this process may hide a file in a mount namespace of its own (root, with the capability).
+        static let canHideLibraries: Bool = {
+            guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.arguments = ["-m", "/bin/sh", "-c", "mount --bind /dev/null /dev/null"]
+            guard (try? process.run()) != nil else { return false }
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }()
+
+        /// With libavcodec hidden (a private mount namespace puts an empty file over it), MP3 and AAC still
+        /// decode, by libmp3lame and libfaad2, to as many frames as libavcodec gives, and an AAC output fails
+        /// with a message naming the missing library.
+        @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibavcodec() throws {
+            let folder = try Loopback.temporaryFolder("cli")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+            process.arguments = [
+                "-m", "/bin/sh", "-c",
+                """
+                PATH="$PATH:/usr/sbin:/sbin"
+                library=$(ldconfig -p | awk '/libavcodec[.]so[.][0-9]+ /{print $NF; exit}')
+                [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
+                "$0" convert mp3/lame-vbr-v5.mp3 "$1/a.wav" || exit 91
+                "$0" convert adts/aac-lc-44k-stereo.aac "$1/b.wav" || exit 92
+                "$0" convert -d aac wav/pcm-s16-stereo.wav "$1/c.m4a" 2> "$1/error" && exit 93
+                exit 0
+                """, Command.executable, folder,
+            ]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
+            #expect(error.contains("libavcodec") && error.contains("cannot be loaded"), "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/c.m4a"))
+            // The same frames as libavcodec's decode of each.
+            for (source, output) in [("mp3/lame-vbr-v5.mp3", "a.wav"), ("adts/aac-lc-44k-stereo.aac", "b.wav")] {
+                let frames = { (path: String) throws -> Int? in
+                    ((try Command.run(["info", "--json", path]).json as? [[String: Any]])?.first?["frameCount"] as? Int)
+                }
+                #expect(try Command.run(["convert", source, folder + "/with-" + output]).status == 0)
+                let expected = try #require(try frames(folder + "/with-" + output))
+                #expect(expected > 60000)
+                #expect(try frames(folder + "/" + output) == expected, "\(source)")
+            }
+        }
     #endif
 
     /// AAC and ALAC with afconvert's -b, -q and -s; a rate AAC cannot hold is resampled with a note.
@@ -435,10 +458,13 @@ struct Command {
         let folder = try Loopback.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = "wav/pcm-s16-stereo.wav"
-        let aac = try Command.run(["convert", "-d", "aac", "-b", "96000", "-s", "1", "-q", "20", source, folder + "/a.caf"])
+        let aac = try Command.run([
+            "convert", "-d", "aac", "-b", "96000", "-s", "1", "-q", "20", source, folder + "/a.caf",
+        ])
         #expect(aac.status == 0)
         #expect(aac.stdout.isEmpty)
-        let info = try #require((try Command.run(["info", "--json", folder + "/a.caf"]).json as? [[String: Any]])?.first)
+        let info = try #require(
+            (try Command.run(["info", "--json", folder + "/a.caf"]).json as? [[String: Any]])?.first)
         #expect((info["format"] as? [String: Any])?["id"] as? String == "aac ")
         #expect(info["primingFrames"] as? Int == 1024)
         let source44 = try #require((try Command.run(["info", "--json", source]).json as? [[String: Any]])?.first)
@@ -446,10 +472,13 @@ struct Command {
         let resampled = try Command.run(["convert", "-d", "aac@11000", source, folder + "/b.caf"])
         #expect(resampled.status == 0)
         #expect(resampled.stderr.contains("11025"))
-        for (arguments, name) in [(["-d", "alac"], "c.m4a"), (["--preset", "music"], "d.m4a"), (["--preset", "music"], "e.aac"),
-            (["--preset", "lossless"], "f.caf"), (["-f", "m4af", "-d", "aac"], "g.m4a"), (["-f", "adts"], "h.aac")]
-        {
-            #expect(try Command.run(["convert"] + arguments + [source, folder + "/" + name]).status == 0, "\(arguments) \(name)")
+        for (arguments, name) in [
+            (["-d", "alac"], "c.m4a"), (["--preset", "music"], "d.m4a"), (["--preset", "music"], "e.aac"),
+            (["--preset", "lossless"], "f.caf"), (["-f", "m4af", "-d", "aac"], "g.m4a"), (["-f", "adts"], "h.aac"),
+        ] {
+            #expect(
+                try Command.run(["convert"] + arguments + [source, folder + "/" + name]).status == 0,
+                "\(arguments) \(name)")
         }
         #expect(try Command.run(["convert", "-d", "aac", "-s", "4", source, folder + "/x.caf"]).status == 2)
         #expect(try Command.run(["convert", "-d", "aac", "-q", "128", source, folder + "/x.caf"]).status == 2)
@@ -535,8 +564,10 @@ struct Command {
     }
 
     @Test func infoReportsContainerLayersAndLayout() throws {
-        let result = try Command.run(["info", "--json", "mp4/aac-moov-last.m4a", "mp4/he-aac-v2-explicit.m4a",
-            "mp4/aac-fragmented.mp4"])
+        let result = try Command.run([
+            "info", "--json", "mp4/aac-moov-last.m4a", "mp4/he-aac-v2-explicit.m4a",
+            "mp4/aac-fragmented.mp4",
+        ])
         #expect(result.status == 0)
         let files = try #require(result.json as? [[String: Any]])
         #expect(files.map { $0["container"] as? String } == ["m4a", "m4a", "mp4"])
@@ -585,7 +616,8 @@ struct Command {
         let reports = try #require((systemSound.json as? [String: Any])?["files"] as? [[String: Any]])
         for report in reports {
             let violations = report["violations"] as? [[String: Any]] ?? []
-            #expect(violations.contains { $0["rule"] as? String == "container" && $0["severity"] as? String == "error" })
+            #expect(
+                violations.contains { $0["rule"] as? String == "container" && $0["severity"] as? String == "error" })
         }
         let music = try Command.run(["validate", "--profile", "music"] + files)
         #expect(music.status == 0, "\(music.stdout)")
@@ -606,14 +638,18 @@ struct Command {
         #expect(comments.map { Set($0.keys) } == Array(repeating: ["timeStamp", "marker", "text"], count: 2))
         #expect(comments.map { $0["marker"] as? Int } == [1, 0])
         let instrument = try #require(aiff["instrument"] as? [String: Any])
-        #expect(Set(instrument.keys) == ["baseNote", "detune", "lowNote", "highNote", "lowVelocity", "highVelocity",
-            "gain", "sustainLoop", "releaseLoop"])
+        #expect(
+            Set(instrument.keys) == [
+                "baseNote", "detune", "lowNote", "highNote", "lowVelocity", "highVelocity",
+                "gain", "sustainLoop", "releaseLoop",
+            ])
         let sustain = try #require(instrument["sustainLoop"] as? [String: Any])
         #expect(Set(sustain.keys) == ["playMode", "beginMarker", "endMarker"])
         #expect(sustain["playMode"] as? String == "forward")
         let loops = try #require(aiff["loops"] as? [[String: Any]])
-        #expect(loops.map { "\($0["start"] ?? "") \($0["end"] ?? "") \($0["playMode"] ?? "")" }
-            == ["1000 3000 forward", "3000 3600 pingpong"])
+        #expect(
+            loops.map { "\($0["start"] ?? "") \($0["end"] ?? "") \($0["playMode"] ?? "")" }
+                == ["1000 3000 forward", "3000 3600 pingpong"])
         let metadata = try #require(aiff["metadata"] as? [String: Any])
         #expect(metadata["title"] as? String == "Harp pluck")
         #expect(metadata["artist"] as? String == "afkit tests")
@@ -645,8 +681,10 @@ struct Command {
 @Suite struct LoudnessProfileTests {
     /// The music-streaming profile measures with libebur128: -16 LUFS ± 1 and -1 dBTP are errors.
     @Test func musicStreamingMeasures() throws {
-        let result = try Command.run(["validate", "--profile", "music-streaming", "--format", "json",
-            "loudness/steps-pink-8k.wav", "loudness/sine-997-minus20-stereo-16k.wav"])
+        let result = try Command.run([
+            "validate", "--profile", "music-streaming", "--format", "json",
+            "loudness/steps-pink-8k.wav", "loudness/sine-997-minus20-stereo-16k.wav",
+        ])
         #expect(result.status == 1)
         let files = try #require((result.json as? [String: Any])?["files"] as? [[String: Any]])
         for file in files {
@@ -666,8 +704,10 @@ struct Command {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/out.caf"
-        let result = try Command.run(["convert", "--loudness", "-20", "--true-peak", "-3", "--trim-silence",
-            "loudness/steps-pink-8k.wav", output])
+        let result = try Command.run([
+            "convert", "--loudness", "-20", "--true-peak", "-3", "--trim-silence",
+            "loudness/steps-pink-8k.wav", output,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("-> -20"))
         let info = try Command.run(["info", "--loudness", "--json", output])
@@ -688,11 +728,15 @@ struct Command {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let sources = ["loudness/steps-pink-8k.wav", "loudness/sine-997-minus20-stereo-16k.wav"]
-        let first = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-18",
-            "--report", folder + "/report.json"] + sources)
+        let first = try Command.run(
+            [
+                "batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-18",
+                "--report", folder + "/report.json",
+            ] + sources)
         #expect(first.status == 0, "\(first.stderr)")
         let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json"))
-        let files = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [[String: Any]])
+        let files = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [[String: Any]])
         #expect(files.count == 2)
         for file in files {
             #expect(file["status"] as? String == "converted")
@@ -703,7 +747,8 @@ struct Command {
         }
         let again = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-18"] + sources)
         #expect(again.stdout.contains("2 up to date"))
-        let changed = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-20"] + sources)
+        let changed = try Command.run(
+            ["batch", "--preset", "pcm", "--out", folder + "/out", "--loudness=-20"] + sources)
         #expect(changed.stdout.contains("2 converted"))
     }
 
@@ -713,15 +758,18 @@ struct Command {
         let folder = NSTemporaryDirectory() + "afkit-norm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let batch = try Command.run(["batch", "--preset", "sfx", "--out", folder, "--loudness", "-18", "--trim-silence",
-            "../../Assets/click.wav", "../../Assets/whoosh.wav"])
+        let batch = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder, "--loudness", "-18", "--trim-silence",
+            "../../Assets/click.wav", "../../Assets/whoosh.wav",
+        ])
         #expect(batch.status == 0, "\(batch.stderr)")
         let validate = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", folder])
         let files = try #require((validate.json as? [String: Any])?["files"] as? [[String: Any]])
         #expect(files.count == 2)
         for file in files {
             let rules = (file["violations"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
-            #expect(!rules.contains("loudness") && !rules.contains("true-peak") && !rules.contains("leading-silence"),
+            #expect(
+                !rules.contains("loudness") && !rules.contains("true-peak") && !rules.contains("leading-silence"),
                 "\(file)")
         }
     }
@@ -746,13 +794,18 @@ struct Command {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let version = try Command.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(tarball.hasSuffix("/afkit-\(version)-linux-x86_64.tar.gz") || tarball.hasSuffix("/afkit-\(version)-linux-aarch64.tar.gz"))
+        #expect(
+            tarball.hasSuffix("/afkit-\(version)-linux-x86_64.tar.gz")
+                || tarball.hasSuffix("/afkit-\(version)-linux-aarch64.tar.gz"))
         let list = try bash("tar -tzf '\(tarball)'").stdout.split(separator: "\n").map(String.init)
         let top = "afkit-\(version)-linux-"
         #expect(list.contains { $0.hasPrefix(top) && $0.hasSuffix("/afkit") })
         #expect(list.contains { $0.hasSuffix("/README.md") })
-        let needs = try bash("tar -xzOf '\(tarball)' --wildcards '*/NEEDS'").stdout.split(separator: "\n").map(String.init)
-        for package in ["libsndfile1", "libmp3lame0", "libfaad2", "libsoxr0", "libsamplerate0", "libebur128-1", "libcurl4"] {
+        let needs = try bash("tar -xzOf '\(tarball)' --wildcards '*/NEEDS'").stdout.split(separator: "\n").map(
+            String.init)
+        for package in [
+            "libsndfile1", "libmp3lame0", "libfaad2", "libsoxr0", "libsamplerate0", "libebur128-1", "libcurl4",
+        ] {
             #expect(needs.contains(package), "\(package) in \(needs)")
         }
         #expect(needs.contains { $0.hasPrefix("libavcodec") }, "libavcodec, loaded on use, is listed too: \(needs)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File names are bytes: a name that is not UTF-8 (`bad-\xff.wav`, from a Latin-1 system or an old
@@ -31,7 +31,9 @@ import Glibc
         try wav.write(to: URL(fileURLWithPath: scratch.path + "/src/good.wav"))
         let path = Array((scratch.path + "/src/").utf8) + bad + [0]
         let descriptor = path.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            $0.withMemoryRebound(to: CChar.self) { name in
+                name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) } ?? -1
+            }
         }
         #expect(descriptor >= 0)
         _ = wav.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -44,10 +46,13 @@ import Glibc
         let validated = try Command.run(["validate", "--format", "json", scratch.path + "/src"])
         #expect(validated.status == 0, "\(validated.stderr)")
         let reports = try #require((validated.json as? [String: Any])?["files"] as? [[String: Any]])
-        #expect(reports.compactMap { $0["path"] as? String }.sorted()
-            == [scratch.path + "/src/bad-\\xFF.wav", scratch.path + "/src/good.wav"])
+        #expect(
+            reports.compactMap { $0["path"] as? String }.sorted()
+                == [scratch.path + "/src/bad-\\xFF.wav", scratch.path + "/src/good.wav"])
 
-        let batch = try Command.run(["batch", "--preset", "system-sound", "--out", scratch.path + "/out", scratch.path + "/src"])
+        let batch = try Command.run([
+            "batch", "--preset", "system-sound", "--out", scratch.path + "/out", scratch.path + "/src",
+        ])
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(batch.stdout.contains("2 files: 2 converted"), "\(batch.stdout)")
         #expect(batch.stderr.contains("bad-\\xFF.wav"), "printed escaped: \(batch.stderr)")
@@ -56,7 +61,9 @@ import Glibc
         // The two outputs are the same sound, converted alike.
         let good = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/out/good.caf"))
         let badPath = Array((scratch.path + "/out/bad-").utf8) + [0xFF] + Array(".caf".utf8) + [0]
-        let descriptor = badPath.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) } }
+        let descriptor = badPath.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) }
+        }
         #expect(descriptor >= 0)
         var bytes = [UInt8](repeating: 0, count: good.count + 1)
         let count = read(descriptor, &bytes, bytes.count)
@@ -71,8 +78,11 @@ import Glibc
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             let output = arguments[0] == "convert" ? " \"$(printf 'out-\\377.caf')\"" : ""
-            process.arguments = ["-c", "cd \"$1\" && exec \"$0\" \(arguments.joined(separator: " ")) \"$(printf 'bad-\\377.wav')\"\(output)",
-                Command.executable, scratch.path + "/src"]
+            process.arguments = [
+                "-c",
+                "cd \"$1\" && exec \"$0\" \(arguments.joined(separator: " ")) \"$(printf 'bad-\\377.wav')\"\(output)",
+                Command.executable, scratch.path + "/src",
+            ]
             let out = Pipe()
             let err = Pipe()
             process.standardOutput = out
@@ -91,11 +101,13 @@ import Glibc
     /// held `-h`: help and status 0); one that names nothing is a usage error that says to use `--`.
     @Test func aNameStartingWithADashIsAFile() throws {
         let scratch = try ScratchFolder()
-        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: scratch.path + "/-dash.wav")
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: scratch.path + "/-dash.wav")
         let read = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -dash.wav")
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout.contains("-dash.wav") && read.stdout.contains("Data format:"), "\(read.stdout)")
-        let converted = try bash("cd '\(scratch.path)' && \"$AFKIT\" convert -d LEI16 -dash.wav out.caf && test -s out.caf")
+        let converted = try bash(
+            "cd '\(scratch.path)' && \"$AFKIT\" convert -d LEI16 -dash.wav out.caf && test -s out.caf")
         #expect(converted.status == 0, "\(converted.stderr)")
         let missing = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -missing.wav")
         #expect(missing.status == 2)

@@ -71,12 +71,16 @@ import Testing
                 samples.append(Int16(truncatingIfNeeded: Int64(state >> 48) - 32768) / 4)
             }
             try pcmWAV("\(folder)/n\(seconds).wav", rate: 48_000, channels: 8, samples: samples)
-            let made = try Command.run(["convert", "-d", "aac", "\(folder)/n\(seconds).wav", "\(folder)/n\(seconds).aac"])
+            let made = try Command.run([
+                "convert", "-d", "aac", "\(folder)/n\(seconds).wav", "\(folder)/n\(seconds).aac",
+            ])
             #expect(made.status == 0, "\(made.stderr)")
         }
         // game-sfx decodes everything (loudness, true peak, silence) and fails the file for its channels: status 1.
-        let short = try Self.baseline(["validate", "--profile", "game-sfx", "\(folder)/n1.aac"], status: 1, settled: true)
-        let (status, stderr) = try Self.run(["validate", "--profile", "game-sfx", "\(folder)/n30.aac"], limitKiB: short + (8 << 10))
+        let short = try Self.baseline(
+            ["validate", "--profile", "game-sfx", "\(folder)/n1.aac"], status: 1, settled: true)
+        let (status, stderr) = try Self.run(
+            ["validate", "--profile", "game-sfx", "\(folder)/n30.aac"], limitKiB: short + (8 << 10))
         #expect(status == 1, "30 s of 7.1 under the 1 s stream's limit plus 8 MiB (\(short) KiB): \(stderr)")
     }
 
@@ -108,7 +112,8 @@ import Testing
         #expect(Self.hostile.count >= 10)
         for file in Self.hostile {
             let (status, stderr) = try Self.run([command, file], limitKiB: limit)
-            #expect(status == 0 || status == 1, "\(command) \(file): died or failed oddly under \(limit) KiB: \(stderr)")
+            #expect(
+                status == 0 || status == 1, "\(command) \(file): died or failed oddly under \(limit) KiB: \(stderr)")
             if status == 1 && command != "validate" {
                 #expect(stderr.contains("code '"), "\(command) \(file): \(stderr)")
             }

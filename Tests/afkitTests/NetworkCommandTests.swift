@@ -3,7 +3,7 @@ import LoopbackServers
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `afkit packets URL` and `afkit info URL` against nginx on a loopback port.
@@ -27,7 +27,9 @@ struct NetworkCommandTests {
 
     @Test func jsonLinesFollowTheStreamAndDurationStopsIt() throws {
         let server = try NginxServer(serving: Command.fixtures)
-        let result = try Command.run(["packets", "--json-lines", "--duration", "2", server.url("network/tone-moov-last.m4a")])
+        let result = try Command.run([
+            "packets", "--json-lines", "--duration", "2", server.url("network/tone-moov-last.m4a"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let events = Self.lines(result.stdout)
         #expect(events.count == result.stdout.split(separator: "\n").count, "every line is one JSON object")
@@ -44,7 +46,9 @@ struct NetworkCommandTests {
 
     @Test func infoReadsTheHeaderOverHTTP() throws {
         let server = try NginxServer(serving: Command.fixtures)
-        let result = try Command.run(["info", "--json", server.url("network/tone-moov-last.m4a"), server.url("missing.caf")])
+        let result = try Command.run([
+            "info", "--json", server.url("network/tone-moov-last.m4a"), server.url("missing.caf"),
+        ])
         #expect(result.status == 1)
         let objects = try #require(result.json as? [[String: Any]])
         #expect(objects.count == 2)
@@ -63,7 +67,9 @@ struct NetworkCommandTests {
     @Test func httpsWithAPrivateRoot() throws {
         let tls = Command.fixtures + "/network/tls/loopback"
         let server = try NginxServer(serving: Command.fixtures, certificate: tls + ".pem", key: tls + ".key")
-        let result = try Command.run(["packets", "--json", "--ca-file", tls + ".pem", server.url("network/track-3.mp3")])
+        let result = try Command.run([
+            "packets", "--json", "--ca-file", tls + ".pem", server.url("network/track-3.mp3"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == (try Command.run(["packets", "--json", "network/track-3.mp3"])).stdout)
         let info = try Command.run(["info", "--ca-file", tls + ".pem", server.url("network/track-3.mp3")])
@@ -76,18 +82,22 @@ struct NetworkCommandTests {
     @Test func theProxyVariablesAreHonoured() throws {
         let file = Array(try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/network/track-1.mp3")))
         let proxy = try ScriptedServer { _, _, socket in
-            ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+            ScriptedServer.send(
+                socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
             ScriptedServer.send(socket, file)
         }
         let listing = try Command.run(["packets", "--json", "network/track-1.mp3"]).stdout
-        let viaProxy = try Command.run(["packets", "--json", "http://audio.invalid/sounds/track-1.mp3"],
+        let viaProxy = try Command.run(
+            ["packets", "--json", "http://audio.invalid/sounds/track-1.mp3"],
             environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
         #expect(viaProxy.status == 0, "\(viaProxy.stderr)")
         #expect(viaProxy.stdout == listing)
-        #expect(proxy.requests.first?.hasPrefix("GET http://audio.invalid/sounds/track-1.mp3 HTTP/1.1") == true,
+        #expect(
+            proxy.requests.first?.hasPrefix("GET http://audio.invalid/sounds/track-1.mp3 HTTP/1.1") == true,
             "\(proxy.requests)")
         let server = try NginxServer(serving: Command.fixtures)
-        let direct = try Command.run(["packets", "--json", server.url("network/track-1.mp3")],
+        let direct = try Command.run(
+            ["packets", "--json", server.url("network/track-1.mp3")],
             environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1"])
         #expect(direct.status == 0, "\(direct.stderr)")
         #expect(direct.stdout == listing)

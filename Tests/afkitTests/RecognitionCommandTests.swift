@@ -8,7 +8,8 @@ import Testing
 @Suite struct RecognitionCommandTests {
     static let files = [
         "refused/flac.flac", "refused/ogg-vorbis.ogg", "refused/ogg-opus.opus", "refused/wave64.w64", "refused/sun.au",
-        "refused/ac3.ac3", "refused/loas.latm", "refused/matroska-aac.mka", "refused/wavpack.wv", "refused/fasttracker.xi",
+        "refused/ac3.ac3", "refused/loas.latm", "refused/matroska-aac.mka", "refused/wavpack.wv",
+        "refused/fasttracker.xi",
         "refused/htk.htk", "refused/mpeg-ts-mp2.ts", "refused/creative.voc", "refused/nist.sph", "refused/text.mp3",
     ]
 
@@ -29,7 +30,8 @@ import Testing
 
         let validate = try Command.run(["validate", "--format", "json", file])
         #expect(validate.status == 1)
-        let violation = ((validate.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"]
+        let violation =
+            ((validate.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"]
             as? [[String: Any]]
         #expect(violation?.first?["rule"] as? String == "malformed")
         #expect((violation?.first?["message"] as? String)?.contains(message) == true)

@@ -6,7 +6,7 @@ import LoopbackServers
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Safe on a shared build machine: temporaries nobody can hijack, outputs that are devices or the input
@@ -45,11 +45,13 @@ import Glibc
         // The next PIDs' names under the old scheme, planted as another user where the test is root.
         // One process plants them all (perl's symlink), so the PIDs that follow are the ones planted.
         let next = Int(getpid())
-        let plant = "for my $p (\(next)..\(next + 3000)) { for my $n (1..2) { symlink('\(victim)', "
+        let plant =
+            "for my $p (\(next)..\(next + 3000)) { for my $n (1..2) { symlink('\(victim)', "
             + "'\(folder)/.out.caf.afkit-' . $p . '-' . $n . '.tmp') or die } }"
         let planter = Process()
         planter.executableURL = URL(fileURLWithPath: Self.isRoot ? "/usr/bin/setpriv" : "/usr/bin/perl")
-        planter.arguments = (Self.isRoot ? ["--reuid=65534", "--regid=65534", "--clear-groups", "perl"] : []) + ["-e", plant]
+        planter.arguments =
+            (Self.isRoot ? ["--reuid=65534", "--regid=65534", "--clear-groups", "perl"] : []) + ["-e", plant]
         try planter.run()
         planter.waitUntilExit()
         #expect(planter.terminationStatus == 0)
@@ -67,7 +69,8 @@ import Glibc
             try writeAtomically(output) { temporary in
                 removeFile(temporary)
                 #expect(symlink(victim, temporary) == 0)
-                let writer = try AudioFileWriter(path: temporary, fileType: .caf,
+                let writer = try AudioFileWriter(
+                    path: temporary, fileType: .caf,
                     format: .linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16))
                 try writer.writePackets([0, 0])
                 try writer.close()
@@ -76,7 +79,8 @@ import Glibc
         // And swapped after it was written, before the rename.
         #expect(throws: AudioFileError.self) {
             try writeAtomically(output) { temporary in
-                let writer = try AudioFileWriter(path: temporary, fileType: .caf,
+                let writer = try AudioFileWriter(
+                    path: temporary, fileType: .caf,
                     format: .linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16))
                 try writer.writePackets([0, 0])
                 try writer.close()
@@ -131,7 +135,8 @@ import Glibc
         let outputs = folder + "/outputs"
         try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: sources + "/a.wav")
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: sources + "/a.wav")
         #expect(mkfifo(outputs + "/a.caf", 0o644) == 0)
         let batch = try Command.run(["batch", "--preset", "system-sound", "--out", outputs, sources])
         #expect(batch.status == 1)

@@ -29,11 +29,14 @@ import Testing
     func theEndOfAnAACFileIsMeasured(_ container: String) throws {
         let folder = try ScratchFolder()
         try Self.toneAtTheEnd(folder.path + "/tail.wav")
-        let made = try Command.run(["convert", "-d", "aac", folder.path + "/tail.wav", folder.path + "/tail.\(container)"])
+        let made = try Command.run([
+            "convert", "-d", "aac", folder.path + "/tail.wav", folder.path + "/tail.\(container)",
+        ])
         #expect(made.status == 0, "\(made.stderr)")
         // A loudness target nothing meets, so the rule states the level it measured.
         let profile = folder.path + "/profile.json"
-        try #"{"name": "probe", "rules": {"loudness": {"target": -40, "tolerance": 0.5}, "leading-silence": {"maximumSeconds": 0.01}}}"#
+        try
+            #"{"name": "probe", "rules": {"loudness": {"target": -40, "tolerance": 0.5}, "leading-silence": {"maximumSeconds": 0.01}}}"#
             .write(toFile: profile, atomically: true, encoding: .utf8)
         let original = try Command.run(["validate", "--profile", profile, folder.path + "/tail.wav"]).stdout
         let encoded = try Command.run(["validate", "--profile", profile, folder.path + "/tail.\(container)"]).stdout
@@ -44,7 +47,8 @@ import Testing
         #expect(abs(after - before) < 0.006, "leading silence \(after) s against the source's \(before) s")
         // The validator's loudness is the one info measures over the same frames.
         let info = try Command.run(["info", "--loudness", "--json", folder.path + "/tail.\(container)"])
-        let loudness = try #require(((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])?["integrated"] as? Double)
+        let loudness = try #require(
+            ((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])?["integrated"] as? Double)
         #expect(encoded.contains(String(format: "%.1f LUFS", loudness)), "info says \(loudness): \(encoded)")
     }
 }
@@ -67,7 +71,8 @@ import Testing
 
     static func samplePeak(_ path: String) throws -> Double {
         let info = try Command.run(["info", "--loudness", "--json", path])
-        return try #require(((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])?["samplePeak"] as? Double)
+        return try #require(
+            ((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])?["samplePeak"] as? Double)
     }
 
     @Test(arguments: [(2, ["-d", "LEI16", "-c", "1"]), (2, ["--preset", "sfx"]), (6, ["-d", "LEI16", "-c", "2"])])
@@ -80,7 +85,8 @@ import Testing
         let source = try Self.samplePeak(folder.path + "/master.wav")
         let mixed = try Self.samplePeak(output)
         // IMA4 (sfx) may overshoot its source by its quantisation step: a few tenths of a dB, never full scale.
-        #expect(mixed <= source + (options.contains("sfx") ? 0.4 : 0.01), "peak \(mixed) dBFS from a source at \(source)")
+        #expect(
+            mixed <= source + (options.contains("sfx") ? 0.4 : 0.01), "peak \(mixed) dBFS from a source at \(source)")
         #expect(mixed < 0, "full scale reached: clipped")
     }
 }
@@ -100,15 +106,19 @@ import Testing
         return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
-    @Test(arguments: ["end-burst.m4a", "end-burst.caf", "end-burst.aac", "end-burst.mp3", "end-burst-alac.m4a",
-        "end-burst-ima4.caf", "end-burst.wav"])
+    @Test(arguments: [
+        "end-burst.m4a", "end-burst.caf", "end-burst.aac", "end-burst.mp3", "end-burst-alac.m4a",
+        "end-burst-ima4.caf", "end-burst.wav",
+    ])
     func everyCommandReadsTheSameFrames(_ name: String) throws {
         let folder = try ScratchFolder()
         var path = Command.fixtures + "/end-burst/" + name
         if name == "end-burst.caf" {
             // AAC in CAF: FFmpeg's packets copied with their priming (FFmpeg cannot write AAC into CAF).
             path = folder.path + "/" + name
-            let copied = try Command.run(["convert", "--preset", "music", Command.fixtures + "/end-burst/end-burst.m4a", path])
+            let copied = try Command.run([
+                "convert", "--preset", "music", Command.fixtures + "/end-burst/end-burst.m4a", path,
+            ])
             #expect(copied.status == 0, "\(copied.stderr)")
         }
         let samples = try Self.convertedFrames(path, in: folder)
@@ -119,7 +129,9 @@ import Testing
         let loudness = try #require((info.json as? [[String: Any]])?.first?["loudness"] as? [String: Any])
 
         // The same frames: as many, and the same peak and silence at both ends.
-        #expect(audio["frames"] as? Int == samples.count, "validate measured \(audio["frames"] ?? "?") frames, convert wrote \(samples.count)")
+        #expect(
+            audio["frames"] as? Int == samples.count,
+            "validate measured \(audio["frames"] ?? "?") frames, convert wrote \(samples.count)")
         let peak = samples.map(abs).max() ?? 0
         #expect(abs((audio["peak"] as? Double ?? 0) - 20 * log10(Double(peak))) < 0.006)
         let threshold = Float(pow(10, -60.0 / 20))
@@ -128,11 +140,15 @@ import Testing
         #expect(abs((audio["leadingSilence"] as? Double ?? -1) - Double(first) / 44100) < 1e-6)
         #expect(abs((audio["trailingSilence"] as? Double ?? -1) - Double(samples.count - 1 - last) / 44100) < 1e-6)
         // The tone is where the source has it (AAC's pre-echo may start it a few milliseconds early).
-        #expect(Double(first) / 44100 > 1.98 && Double(first) / 44100 <= 1.991, "the tone starts at \(Double(first) / 44100) s")
+        #expect(
+            Double(first) / 44100 > 1.98 && Double(first) / 44100 <= 1.991,
+            "the tone starts at \(Double(first) / 44100) s")
         // The same loudness: validate's meter ran over the frames info's did.
         let measured = try #require(audio["loudness"] as? [String: Any])
         for key in ["integrated", "truePeak", "samplePeak"] {
-            #expect(measured[key] as? Double == loudness[key] as? Double, "\(key): validate \(measured[key] ?? "?"), info \(loudness[key] ?? "?")")
+            #expect(
+                measured[key] as? Double == loudness[key] as? Double,
+                "\(key): validate \(measured[key] ?? "?"), info \(loudness[key] ?? "?")")
         }
     }
 }
@@ -145,10 +161,12 @@ import Testing
         let source = Command.fixtures + "/end-burst/end-burst-alac-damaged.m4a"
         let converted = try Command.run(["convert", "-d", "LEI16", source, folder.path + "/out.wav"])
         #expect(converted.status == 1)
-        #expect(converted.stderr.contains("packet 21:") && converted.stderr.contains("at byte 443"), "\(converted.stderr)")
+        #expect(
+            converted.stderr.contains("packet 21:") && converted.stderr.contains("at byte 443"), "\(converted.stderr)")
         let measured = try Command.run(["info", "--loudness", "--json", source])
         #expect(measured.status == 1)
-        let error = try #require((measured.json as? [[String: Any]])?.first?["error"] as? [String: Any], "\(measured.stdout)")
+        let error = try #require(
+            (measured.json as? [[String: Any]])?.first?["error"] as? [String: Any], "\(measured.stdout)")
         #expect(error["offset"] as? Int == 443)
         #expect((error["message"] as? String)?.contains("packet 21") == true)
     }

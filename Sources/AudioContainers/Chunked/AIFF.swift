@@ -100,7 +100,8 @@ public enum AIFF {
                 if chunk.size == 0 {
                     // FFmpeg writing to a pipe leaves FORM and SSND sizes at 0: audio to the end.
                     chunk.size = nil
-                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
                         "size 0: audio runs to the end of the stream")
                 }
                 return .audioData(prefix: 8)
@@ -121,7 +122,8 @@ public enum AIFF {
             case ChunkType.COMM: try parseCommon(chunk, &body, &context)
             case ChunkType.FVER:
                 if let version = body.readInteger(endianness: .big, as: UInt32.self), version != aifcVersion1 {
-                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
                         "unknown AIFF-C version 0x\(String(version, radix: 16))")
                 }
             case ChunkType.NAME: setText("title", body, &context)
@@ -165,17 +167,20 @@ public enum AIFF {
                     "aiff: 'COMM' chunk is \(body.remaining) bytes; it needs at least 18", offset: chunk.offset)
             }
             guard let rate = rateBits.doubleValue else {
-                throw AudioFileError.malformed("aiff: the sample rate is infinite or not a number",
+                throw AudioFileError.malformed(
+                    "aiff: the sample rate is infinite or not a number",
                     offset: chunk.bodyOffset + 8)
             }
-            try checkRateAndChannels("aiff", sampleRate: rate, channels: UInt32(max(channels, 0)),
+            try checkRateAndChannels(
+                "aiff", sampleRate: rate, channels: UInt32(max(channels, 0)),
                 offset: chunk.bodyOffset)
             var compression = CompressionType.NONE
             if isAIFC {
                 if let type = body.readFourCharCode() {
                     compression = type
                 } else {
-                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
                         "AIFF-C 'COMM' without a compression type; taken as 'NONE'")
                 }
             }
@@ -202,13 +207,15 @@ public enum AIFF {
                 guard (1...64).contains(bits) else {
                     throw AudioFileError.malformed("aiff: \(bits)-bit samples cannot be", offset: offset + 6)
                 }
-                return .linearPCM(sampleRate: sampleRate, channels: channels, bitsPerChannel: UInt32(bits),
+                return .linearPCM(
+                    sampleRate: sampleRate, channels: channels, bitsPerChannel: UInt32(bits),
                     isFloat: isFloat, isBigEndian: isBigEndian, signed8: signed8)
             }
             switch FourCharCode(rawValue: compression.rawValue) {
             case CompressionType.NONE, "none", CompressionType.twos:
                 guard sampleSize <= 32 else {
-                    throw AudioFileError.malformed("aiff: \(sampleSize)-bit integer samples cannot be",
+                    throw AudioFileError.malformed(
+                        "aiff: \(sampleSize)-bit integer samples cannot be",
                         offset: offset + 6)
                 }
                 return try pcm(sampleSize)
@@ -227,19 +234,22 @@ public enum AIFF {
             // Codecs of packets of a constant size (frames and bytes per channel): MACE 3:1 and 6:1, GSM 6.10,
             // G.722 (two 4-bit codes to a byte), QUALCOMM PureVoice (full-rate frames).
             case "MAC3", "MAC6", "GSM ", "agsm", "G722", "Qclp", "qclp":
-                let (id, frames, bytes): (FourCharCode, UInt32, UInt32) = switch compression.rawValue {
-                case FourCharCode("MAC3").rawValue: ("MAC3", 6, 2)
-                case FourCharCode("MAC6").rawValue: ("MAC6", 6, 1)
-                case FourCharCode("G722").rawValue: ("G722", 2, 1)
-                case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: ("qclp", 160, 35)
-                default: ("GSM ", 160, 33)
-                }
-                return StreamDescription(sampleRate: sampleRate, formatID: id, bytesPerPacket: bytes * channels,
+                let (id, frames, bytes): (FourCharCode, UInt32, UInt32) =
+                    switch compression.rawValue {
+                    case FourCharCode("MAC3").rawValue: ("MAC3", 6, 2)
+                    case FourCharCode("MAC6").rawValue: ("MAC6", 6, 1)
+                    case FourCharCode("G722").rawValue: ("G722", 2, 1)
+                    case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: ("qclp", 160, 35)
+                    default: ("GSM ", 160, 33)
+                    }
+                return StreamDescription(
+                    sampleRate: sampleRate, formatID: id, bytesPerPacket: bytes * channels,
                     framesPerPacket: frames, bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
             // Codecs whose packets the file does not delimit (DWVW's variable-width words, QDesign's
             // packets): SSND is one packet of the frames COMM counts.
             case "DWVW", "QDM2", "QDMC":
-                return StreamDescription(sampleRate: sampleRate, formatID: compression, bytesPerPacket: 0,
+                return StreamDescription(
+                    sampleRate: sampleRate, formatID: compression, bytesPerPacket: 0,
                     framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: channels,
                     bitsPerChannel: compression == "DWVW" ? UInt32(max(sampleSize, 0)) : 0)
             default:
@@ -256,8 +266,11 @@ public enum AIFF {
         /// `wave`: QDesign's configuration, as QuickTime stores it (`frma`, then the `QDCA` atom whose
         /// words say the frames and bytes of every packet). It is the decoder's magic cookie, whole, and
         /// it makes SSND a run of constant packets, which COMM counts (as it counts `ima4`'s).
-        private mutating func parseQDesignConfiguration(_ chunk: ChunkHeader, _ body: ByteCursor, _ context: inout ParseContext) {
-            guard var format = context.properties.dataFormat, isQDesign(context), isUndelimited, body.bytes.count >= 48 else {
+        private mutating func parseQDesignConfiguration(
+            _ chunk: ChunkHeader, _ body: ByteCursor, _ context: inout ParseContext
+        ) {
+            guard var format = context.properties.dataFormat, isQDesign(context), isUndelimited, body.bytes.count >= 48
+            else {
                 context.properties.trace.append(offset: chunk.offset, chunk: chunk.id, "no QDesign configuration in it")
                 return
             }
@@ -265,8 +278,10 @@ public enum AIFF {
             // QDCA: (size, 'QDCA', 1, channels, rate, bit rate, frames a packet, frame size, bytes a packet, ...)
             let frames = word(9)
             let bytes = word(11)
-            guard word(4) == FourCharCode("QDCA").rawValue, (1...65536).contains(frames), (1...65536).contains(bytes) else {
-                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+            guard word(4) == FourCharCode("QDCA").rawValue, (1...65536).contains(frames), (1...65536).contains(bytes)
+            else {
+                context.properties.trace.append(
+                    offset: chunk.offset, chunk: chunk.id,
                     "a QDesign configuration without a usable 'QDCA' atom: the audio stays one packet")
                 return
             }
@@ -291,7 +306,8 @@ public enum AIFF {
                     let text = body.readSlice(Int(length))
                 else { break }
                 texts.append(decodeText(text))
-                context.properties.comments.append(Comment(timeStamp: time, marker: Int(marker), text: texts[texts.count - 1]))
+                context.properties.comments.append(
+                    Comment(timeStamp: time, marker: Int(marker), text: texts[texts.count - 1]))
                 if length % 2 == 1 { _ = body.skip(1) }
             }
             if !texts.isEmpty {
@@ -339,7 +355,8 @@ public enum AIFF {
             let lowVelocity = byte(), highVelocity = byte(), gain = word()
             let sustain = loop()
             let release = loop()
-            context.properties.instrument = Instrument(baseNote: baseNote, detune: detune, lowNote: lowNote,
+            context.properties.instrument = Instrument(
+                baseNote: baseNote, detune: detune, lowNote: lowNote,
                 highNote: highNote, lowVelocity: lowVelocity, highVelocity: highVelocity, gain: gain,
                 sustainLoop: sustain, releaseLoop: release)
         }
@@ -366,7 +383,8 @@ public enum AIFF {
             else { return }
             if isUndelimited {
                 // One packet of the frames COMM counts, where SSND arrived whole.
-                context.properties.packetTableInfo = PacketTableInfo(validFrames: present > 0 ? frames : 0,
+                context.properties.packetTableInfo = PacketTableInfo(
+                    validFrames: present > 0 ? frames : 0,
                     primingFrames: 0, remainderFrames: 0)
                 return
             }
@@ -426,7 +444,8 @@ extension AIFF {
         switch format.formatID {
         case .lpcm where flags.contains(.isFloat):
             guard flags.contains(.isBigEndian) else { return nil }
-            return format.bitsPerChannel == 32 ? (CompressionType.fl32, "32-bit floating point")
+            return format.bitsPerChannel == 32
+                ? (CompressionType.fl32, "32-bit floating point")
                 : format.bitsPerChannel == 64 ? (CompressionType.fl64, "64-bit floating point") : nil
         case .lpcm:
             let width = format.bytesPerFrame / max(format.channelsPerFrame, 1)
@@ -459,7 +478,8 @@ extension AIFF {
                 "aiff: '\(type)' data needs an AIFF-C file ('AIFC'), not plain AIFF", offset: nil)
         }
         guard counts.dataByteCount + 1024 < Int64(UInt32.max) else {
-            throw AudioFileError.limitExceeded("aiff: \(counts.dataByteCount) bytes of audio do not fit 32-bit sizes",
+            throw AudioFileError.limitExceeded(
+                "aiff: \(counts.dataByteCount) bytes of audio do not fit 32-bit sizes",
                 offset: nil)
         }
         var header: [UInt8] = []
@@ -470,7 +490,8 @@ extension AIFF {
             appendChunk(&header, ChunkType.FVER) { $0.appendInteger(aifcVersion1, endianness: .big) }
         }
         // COMM counts frames; for ima4 it counts packets.
-        var frames = format.formatID == .ima4 ? counts.packetCount : counts.packetCount * Int64(max(format.framesPerPacket, 1))
+        var frames =
+            format.formatID == .ima4 ? counts.packetCount : counts.packetCount * Int64(max(format.framesPerPacket, 1))
         if format.formatID != .ima4, let valid = counts.packetTableInfo?.validFrames { frames = min(frames, valid) }
         appendChunk(&header, ChunkType.COMM) { body in
             body.appendInteger(Int16(clamping: format.channelsPerFrame), endianness: .big)
@@ -484,13 +505,16 @@ extension AIFF {
                 if name.utf8.count % 2 == 0 { body.append(0) }
             }
         }
-        for (key, id) in [(MetadataKey.title, ChunkType.NAME), (MetadataKey.artist, ChunkType.AUTH),
-            (MetadataKey.copyright, ChunkType.copyright)]
-        {
+        for (key, id) in [
+            (MetadataKey.title, ChunkType.NAME), (MetadataKey.artist, ChunkType.AUTH),
+            (MetadataKey.copyright, ChunkType.copyright),
+        ] {
             if let text = options.metadata[key] { appendChunk(&header, id) { $0 += Array(text.utf8) } }
         }
         // Every annotation, in order; without any, the `comments` text tag is the one.
-        let annotations = options.annotations.isEmpty ? options.metadata[MetadataKey.comments].map { [$0] } ?? []
+        let annotations =
+            options.annotations.isEmpty
+            ? options.metadata[MetadataKey.comments].map { [$0] } ?? []
             : options.annotations
         for annotation in annotations { appendChunk(&header, ChunkType.ANNO) { $0 += Array(annotation.utf8) } }
         let (markers, loops) = options.markersWithLoopPoints()
@@ -510,9 +534,10 @@ extension AIFF {
         if options.instrument != nil || !loops.isEmpty {
             let instrument = options.instrument ?? Instrument()
             appendChunk(&header, ChunkType.INST) { body in
-                for value in [instrument.baseNote, instrument.detune, instrument.lowNote, instrument.highNote,
-                    instrument.lowVelocity, instrument.highVelocity]
-                {
+                for value in [
+                    instrument.baseNote, instrument.detune, instrument.lowNote, instrument.highNote,
+                    instrument.lowVelocity, instrument.highVelocity,
+                ] {
                     body.append(UInt8(bitPattern: Int8(clamping: value)))
                 }
                 body.appendInteger(Int16(clamping: instrument.gain), endianness: .big)

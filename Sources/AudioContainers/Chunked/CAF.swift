@@ -48,7 +48,8 @@ public enum CAF {
             let version = cursor.readInteger(endianness: .big, as: UInt16.self) ?? 0
             _ = cursor.readInteger(endianness: .big, as: UInt16.self)
             guard version == 1 else {
-                throw AudioFileError.unsupportedFileType("caf: file version \(version); only version 1 exists",
+                throw AudioFileError.unsupportedFileType(
+                    "caf: file version \(version); only version 1 exists",
                     offset: offset + 4)
             }
             context.properties.fileType = .caf
@@ -157,7 +158,8 @@ public enum CAF {
                 }
                 let isFloat = cafFlags & LinearPCMFlags.isFloat != 0
                 if isFloat && bits != 32 && bits != 64 {
-                    throw AudioFileError.malformed("caf: \(bits)-bit float samples cannot be",
+                    throw AudioFileError.malformed(
+                        "caf: \(bits)-bit float samples cannot be",
                         offset: chunk.bodyOffset + 28)
                 }
                 // CAF's linear PCM is signed whatever its width.
@@ -251,7 +253,8 @@ public enum CAF {
                 }
                 context.packetSizes = needsSizes ? sizes : nil
                 context.packetFrames = needsFrames ? frames : nil
-                let framesTotal = needsFrames
+                let framesTotal =
+                    needsFrames
                     ? frames.reduce(Int64(0)) { $0 + Int64($1) } : packets * Int64(format.framesPerPacket)
                 if PacketTableInfo(validFrames: valid, primingFrames: priming, remainderFrames: remainder).totalFrames
                     != framesTotal
@@ -262,8 +265,12 @@ public enum CAF {
                             + "\(framesTotal) frames of the packets")
                 }
             }
-            packetTable = (packets, PacketTableInfo(validFrames: valid, primingFrames: priming,
-                remainderFrames: remainder), chunk.offset)
+            packetTable = (
+                packets,
+                PacketTableInfo(
+                    validFrames: valid, primingFrames: priming,
+                    remainderFrames: remainder), chunk.offset
+            )
             context.properties.packetTableInfo = packetTable?.info
             context.properties.audioDataPacketCount = packets
             context.announce(.packetTableInfo)
@@ -316,7 +323,9 @@ public enum CAF {
         /// regions take their play modes and first and last markers).
         private func resolveMarkersAndRegions(_ context: inout ParseContext) {
             for index in context.properties.markers.indices {
-                if let name = strings[context.properties.markers[index].id] { context.properties.markers[index].name = name }
+                if let name = strings[context.properties.markers[index].id] {
+                    context.properties.markers[index].name = name
+                }
             }
             for id in regionOrder {
                 guard let region = regions[id], let mode = Self.playMode(region.flags),
@@ -328,7 +337,8 @@ public enum CAF {
             guard var instrument = context.properties.instrument else { return }
             func loop(_ named: InstrumentLoop?) -> InstrumentLoop? {
                 guard let named, let region = regions[named.beginMarker] else { return named }
-                return InstrumentLoop(playMode: Self.playMode(region.flags), beginMarker: region.markers.first?.id ?? 0,
+                return InstrumentLoop(
+                    playMode: Self.playMode(region.flags), beginMarker: region.markers.first?.id ?? 0,
                     endMarker: region.markers.last?.id ?? 0)
             }
             instrument.sustainLoop = loop(instrument.sustainLoop)
@@ -360,7 +370,8 @@ public enum CAF {
                 let position = Double(bitPattern: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
                 let id = Int(body.readInteger(endianness: .big, as: Int32.self) ?? 0)
                 _ = body.skip(12)  // SMPTE time, channel
-                return Marker(id: id, framePosition: Int64(saturating: position.isFinite ? position.rounded() : 0), name: "")
+                return Marker(
+                    id: id, framePosition: Int64(saturating: position.isFinite ? position.rounded() : 0), name: "")
             }
         }
 
@@ -401,12 +412,15 @@ public enum CAF {
             let release = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
             // The nearest note, and the cents (-50 to 50) from it.
             let note = base.isFinite ? min(max(Double(base), 0), 127) : 60
-            context.properties.instrument = Instrument(baseNote: Int(note.rounded()),
+            context.properties.instrument = Instrument(
+                baseNote: Int(note.rounded()),
                 detune: Int(((note - note.rounded()) * 100).rounded()), lowNote: lowNote, highNote: highNote,
                 lowVelocity: lowVelocity, highVelocity: highVelocity,
                 gain: gain.isFinite ? Int(max(min(gain, 1000), -1000).rounded()) : 0,
-                sustainLoop: sustain == 0 ? nil : InstrumentLoop(playMode: nil, beginMarker: sustain, endMarker: sustain),
-                releaseLoop: release == 0 ? nil : InstrumentLoop(playMode: nil, beginMarker: release, endMarker: release))
+                sustainLoop: sustain == 0
+                    ? nil : InstrumentLoop(playMode: nil, beginMarker: sustain, endMarker: sustain),
+                releaseLoop: release == 0
+                    ? nil : InstrumentLoop(playMode: nil, beginMarker: release, endMarker: release))
         }
 
         private func parseInformation(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
@@ -414,13 +428,16 @@ public enum CAF {
             var strings: [String] = []
             var start = body.position
             for index in body.position..<body.bytes.count where body.bytes[index] == 0 {
-                strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: body.bytes[start..<index]),
-                    as: UTF8.self))
+                strings.append(
+                    String(
+                        decoding: UnsafeRawBufferPointer(rebasing: body.bytes[start..<index]),
+                        as: UTF8.self))
                 start = index + 1
                 if strings.count == Int(min(count, UInt32(Int32.max))) * 2 { break }
             }
             if strings.count < Int(count) * 2 {
-                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                context.properties.trace.append(
+                    offset: chunk.offset, chunk: chunk.id,
                     "declares \(count) entries; \(strings.count / 2) are complete")
             }
             for pair in stride(from: 0, to: strings.count - 1, by: 2) {
@@ -442,7 +459,8 @@ public enum CAF {
             if present < table.packets {
                 // Truncated: keep the file's trims, but count only frames that are present.
                 let info = table.info
-                let framesPresent = format.framesPerPacket > 0
+                let framesPresent =
+                    format.framesPerPacket > 0
                     ? present * Int64(format.framesPerPacket)
                     : (context.packetFrames ?? []).prefix(Int(present)).reduce(Int64(0)) { $0 + Int64($1) }
                 let valid = max(0, min(info.validFrames, framesPresent - Int64(info.primingFrames)))
@@ -526,7 +544,8 @@ extension CAF {
         if options.instrument != nil || !options.loops.isEmpty {
             let instrument = options.instrument ?? Instrument()
             var inst: [UInt8] = []
-            inst.appendInteger(Float(Double(instrument.baseNote) + Double(instrument.detune) / 100).bitPattern, endianness: .big)
+            inst.appendInteger(
+                Float(Double(instrument.baseNote) + Double(instrument.detune) / 100).bitPattern, endianness: .big)
             for value in [instrument.lowNote, instrument.highNote, instrument.lowVelocity, instrument.highVelocity] {
                 inst.append(UInt8(clamping: value))
             }
@@ -555,7 +574,8 @@ extension CAF {
                 throw AudioFileError.unsupportedDataFormat(
                     "caf: linear PCM in CAF is signed or float; 8-bit unsigned samples need converting", offset: nil)
             }
-            flags = (isFloat ? LinearPCMFlags.isFloat : 0)
+            flags =
+                (isFloat ? LinearPCMFlags.isFloat : 0)
                 | (format.formatFlags.contains(.isBigEndian) ? 0 : LinearPCMFlags.isLittleEndian)
         }
         appendChunkHeader(&header, ChunkType.desc, size: 32)
@@ -568,7 +588,9 @@ extension CAF {
         header.appendInteger(format.bitsPerChannel, endianness: .big)
 
         if let layout = options.channelLayout {
-            appendChunkHeader(&header, ChunkType.chan, size: Int64(ChannelLayout.cafChunkSize(descriptionCount: layout.descriptions.count)))
+            appendChunkHeader(
+                &header, ChunkType.chan,
+                size: Int64(ChannelLayout.cafChunkSize(descriptionCount: layout.descriptions.count)))
             header.appendInteger(layout.tag, endianness: .big)
             header.appendInteger(layout.bitmap, endianness: .big)
             header.appendInteger(UInt32(layout.descriptions.count), endianness: .big)
@@ -599,10 +621,13 @@ extension CAF {
             header += body
         }
 
-        let table = counts.packetTableInfo ?? PacketTableInfo(
-            validFrames: format.framesPerPacket > 0 ? counts.packetCount * Int64(format.framesPerPacket)
-                : counts.packetFrames.reduce(0) { $0 + Int64($1) },
-            primingFrames: 0, remainderFrames: 0)
+        let table =
+            counts.packetTableInfo
+            ?? PacketTableInfo(
+                validFrames: format.framesPerPacket > 0
+                    ? counts.packetCount * Int64(format.framesPerPacket)
+                    : counts.packetFrames.reduce(0) { $0 + Int64($1) },
+                primingFrames: 0, remainderFrames: 0)
         func packetTable(entries: Bool) -> [UInt8] {
             var body: [UInt8] = []
             body.appendInteger(counts.packetCount, endianness: .big)

@@ -64,12 +64,16 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case .skip(let remaining):
             state = remaining - count > 0 ? .skip(remaining: remaining - count) : .chunkHeader
         case .audioLead(let skip, let remaining, let padded):
-            state = skip - count > 0 ? .audioLead(skip: skip - count, remaining: remaining, padded: padded)
+            state =
+                skip - count > 0
+                ? .audioLead(skip: skip - count, remaining: remaining, padded: padded)
                 : .audio(remaining: remaining, padded: padded)
         case .audio(let remaining, let padded):
             context.audioBytesSeen += count
             if let remaining {
-                state = remaining - count > 0 ? .audio(remaining: remaining - count, padded: padded)
+                state =
+                    remaining - count > 0
+                    ? .audio(remaining: remaining - count, padded: padded)
                     : (padded ? .skip(remaining: 1) : .chunkHeader)
             }
         default: break
@@ -276,7 +280,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
         let cut = available > 0 ? context.cutPackets(available: available) : (count: 0, bytes: 0, needed: nil)
         guard cut.count > 0, let index = context.retained.index(of: start, count: cut.bytes) else {
             if available > 0 {
-                context.properties.trace.append(offset: start, "\(available) retained audio bytes do not make a whole packet")
+                context.properties.trace.append(
+                    offset: start, "\(available) retained audio bytes do not make a whole packet")
             }
             context.retained.release()
             return nil
@@ -301,13 +306,15 @@ struct ChunkWalker<Container: ChunkedContainer> {
 
         if context.mode == .indexing || !context.canProducePackets {
             if requestsSeeks, context.mode == .streaming, context.retained.isEmpty, deferredAudio == nil,
-                let remaining, remaining > Int64(min(context.limits.maximumRetainedAudioBytes, Self.heldAudioBeforeSeeking))
+                let remaining,
+                remaining > Int64(min(context.limits.maximumRetainedAudioBytes, Self.heldAudioBeforeSeeking))
             {
                 // More than is worth holding: read what follows the audio first, then come back for it.
                 let start = cursor.absoluteOffset
                 deferredAudio = (start, remaining, padded)
                 let end = start + remaining + (padded ? 1 : 0)
-                context.properties.trace.append(offset: start, "audio before its packet table: reading on from \(end) first")
+                context.properties.trace.append(
+                    offset: start, "audio before its packet table: reading on from \(end) first")
                 seekRequest = end
                 state = .awaitingSeek(then: .chunkHeader)
                 return nil
@@ -317,8 +324,9 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 let limit = context.limits.maximumRetainedAudioBytes
                 if let slice = cursor.readSlice(available) {
                     try context.retained.hold(slice, at: offset, limit: limit) {
-                        .limitExceeded("\(Container.name): more than \(limit) bytes of audio arrived before the chunk "
-                            + "needed to read it; a stream cannot wait longer", offset: offset)
+                        .limitExceeded(
+                            "\(Container.name): more than \(limit) bytes of audio arrived before the chunk "
+                                + "needed to read it; a stream cannot wait longer", offset: offset)
                     }
                 }
             } else {
@@ -341,7 +349,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
             // No further packet fits in the chunk (or the format chunk counts no more): step over its tail.
             if !context.notedSkippedTail {
                 context.notedSkippedTail = true
-                context.properties.trace.append(offset: cursor.absoluteOffset, "audio bytes after the last packet skipped")
+                context.properties.trace.append(
+                    offset: cursor.absoluteOffset, "audio bytes after the last packet skipped")
             }
             _ = cursor.skip(available)
             consumeAudio(available, remaining: remaining, padded: padded)
@@ -379,7 +388,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
                         "\(name): the stream ends inside a chunk header", offset: endOffset - Int64(unconsumed))
                 }
                 context.properties.trace.append(
-                    offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end are not a whole chunk header")
+                    offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end are not a whole chunk header"
+                )
             }
         case .chunkBody(let chunk):
             let (_, essential) = container.readLimit(for: chunk.id, limits: context.limits)
@@ -425,7 +435,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
         }
         guard context.sawAudioChunk else {
             guard Container.allowsMissingAudio else {
-                throw AudioFileError.truncated("\(name): no audio data chunk before the end of the stream", offset: endOffset)
+                throw AudioFileError.truncated(
+                    "\(name): no audio data chunk before the end of the stream", offset: endOffset)
             }
             context.properties.trace.append(offset: endOffset, "no audio data chunk: an empty sound")
             context.properties.dataOffset = endOffset

@@ -95,7 +95,8 @@ public enum WAVE {
                 } else if chunk.id == ChunkType.data {
                     // A stream whose writer could not go back to fill in the size: audio to the end.
                     chunk.size = nil
-                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
                         "size 0xFFFFFFFF: audio runs to the end of the stream")
                 }
             }
@@ -147,7 +148,8 @@ public enum WAVE {
             outerEnd = riffSize >= 4 ? Int64(riffSize).saturatingAdd(8) : nil
             let count = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
             for _ in 0..<min(count, UInt32(body.remaining / 12)) {
-                guard let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt64.self)
+                guard let id = body.readFourCharCode(),
+                    let size = body.readInteger(endianness: .little, as: UInt64.self)
                 else { break }
                 ds64Sizes[id] = Int64(clamping: size)
             }
@@ -205,7 +207,8 @@ public enum WAVE {
                 let isFloat = tag == FormatTag.ieeeFloat
                 let width = UInt32(blockAlign) / channelCount
                 guard width * channelCount == UInt32(blockAlign), width >= 1, width <= 8, validBits >= 1,
-                    validBits <= width * 8, !isFloat || (validBits == 32 && width == 4) || (validBits == 64 && width == 8)
+                    validBits <= width * 8,
+                    !isFloat || (validBits == 32 && width == 4) || (validBits == 64 && width == 8)
                 else {
                     throw AudioFileError.malformed(
                         "wav: \(isFloat ? "float" : "PCM") with \(validBits) bits in \(blockAlign)-byte frames of "
@@ -232,7 +235,8 @@ public enum WAVE {
                 }
                 let computed = (perChannel - 4) * 2 + 1
                 if declared != 0 && declared != computed {
-                    context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
                         "samples per block \(declared) disagrees with block align (\(computed)); block align wins")
                 }
                 samplesPerBlock = computed
@@ -251,7 +255,8 @@ public enum WAVE {
         private mutating func parseList(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
             let type = body.readFourCharCode()
             if type == "adtl" {
-                while let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt32.self),
+                while let id = body.readFourCharCode(),
+                    let size = body.readInteger(endianness: .little, as: UInt32.self),
                     let content = body.readSlice(Int(min(size, UInt32(body.remaining))))
                 {
                     if size % 2 == 1 { _ = body.skip(1) }
@@ -276,7 +281,8 @@ public enum WAVE {
             let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
             let present = min(count, body.remaining / 24)
             if present < count {
-                context.properties.trace.append(offset: chunk.offset, chunk: chunk.id,
+                context.properties.trace.append(
+                    offset: chunk.offset, chunk: chunk.id,
                     "counts \(count) cue points in \(body.remaining) bytes; those present are read")
             }
             for _ in 0..<present {
@@ -290,7 +296,9 @@ public enum WAVE {
 
         /// `smpl`: the MIDI unity note and pitch fraction, then loops (type 0 forward, 1 alternating,
         /// 2 backward) whose `end` is the loop's last sample.
-        private mutating func parseSampler(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
+        private mutating func parseSampler(
+            _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
+        ) {
             guard body.remaining >= 36 else { return }
             _ = body.skip(12)  // manufacturer, product, sample period
             let unityNote = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 60)
@@ -321,7 +329,8 @@ public enum WAVE {
         private func parseInstrument(_ body: inout ByteCursor, _ context: inout ParseContext) {
             guard body.remaining >= 7 else { return }
             func byte(signed: Bool = false) -> Int {
-                signed ? Int(body.readInteger(endianness: .little, as: Int8.self) ?? 0)
+                signed
+                    ? Int(body.readInteger(endianness: .little, as: Int8.self) ?? 0)
                     : Int(body.readInteger(endianness: .little, as: UInt8.self) ?? 0)
             }
             var instrument = context.properties.instrument ?? Instrument()
@@ -337,9 +346,10 @@ public enum WAVE {
 
         /// `bext` (Broadcast Wave): description, originator, its reference, origination date and time.
         private func parseBroadcastExtension(_ body: inout ByteCursor, _ context: inout ParseContext) {
-            for (key, width) in [("description", 256), ("originator", 32), ("originator reference", 32),
-                ("origination date", 10), ("origination time", 8)]
-            {
+            for (key, width) in [
+                ("description", 256), ("originator", 32), ("originator reference", 32),
+                ("origination date", 10), ("origination time", 8),
+            ] {
                 guard let field = body.readSlice(width) else { break }
                 let text = decodeText(field)
                 if !text.isEmpty { context.properties.infoDictionary[key] = text }
@@ -354,7 +364,9 @@ public enum WAVE {
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
             // Cue labels, whichever came first; loops as `smpl` gives them.
             for index in context.properties.markers.indices {
-                if let label = labels[context.properties.markers[index].id] { context.properties.markers[index].name = label }
+                if let label = labels[context.properties.markers[index].id] {
+                    context.properties.markers[index].name = label
+                }
             }
             context.properties.loops = sampleLoops.map(\.loop)
             guard let format = context.properties.dataFormat, format.formatID == .imaADPCMWAVE,
@@ -369,7 +381,8 @@ public enum WAVE {
                     context.properties.packetTableInfo = PacketTableInfo(
                         validFrames: frames, primingFrames: 0, remainderFrames: Int32(clamping: blockFrames - frames))
                 } else {
-                    context.properties.trace.append(offset: offset, chunk: ChunkType.fact,
+                    context.properties.trace.append(
+                        offset: offset, chunk: ChunkType.fact,
                         "states \(frames) frames, not within the last of the blocks, which hold \(blockFrames): "
                             + "the blocks' frames are used")
                 }
@@ -402,9 +415,10 @@ extension WAVE {
     /// Header and trailer of a WAV file: `JUNK` reserved for `ds64` (unless the audio is known to
     /// stay small), `fmt `, `fact` for non-PCM data, `LIST`/`INFO` text, then `data`. A file whose
     /// sizes pass 32 bits becomes RF64 in place.
-    static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts,
-        forceRF64: Bool) throws -> ContainerLayout
-    {
+    static func layout(
+        format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts,
+        forceRF64: Bool
+    ) throws -> ContainerLayout {
         let format32Limit: Int64 = 0xFFFF_0000
         let reserve = forceRF64 || (options.estimatedDataByteCount.map { $0 >= format32Limit / 2 } ?? true)
         let fmtBody = try formatChunkBody(format, options)
@@ -470,10 +484,13 @@ extension WAVE {
 
     /// Markers as `cue ` points named in `LIST/adtl`, loops in `smpl` (its `end` the loop's last frame),
     /// the instrument's note, tuning, gain and ranges in `smpl` and `inst`.
-    static func appendSamplerChunks(_ options: AudioFileWriterOptions, sampleRate: Double,
-        _ append: (FourCharCode, [UInt8]) -> Void)
-    {
-        let markers = options.markers.filter { $0.id > 0 && $0.framePosition >= 0 && $0.framePosition <= Int64(UInt32.max) }
+    static func appendSamplerChunks(
+        _ options: AudioFileWriterOptions, sampleRate: Double,
+        _ append: (FourCharCode, [UInt8]) -> Void
+    ) {
+        let markers = options.markers.filter {
+            $0.id > 0 && $0.framePosition >= 0 && $0.framePosition <= Int64(UInt32.max)
+        }
         if !markers.isEmpty {
             var cue: [UInt8] = []
             cue.appendInteger(UInt32(markers.count), endianness: .little)
@@ -488,7 +505,8 @@ extension WAVE {
             append("cue ", cue)
             var adtl: [UInt8] = Array("adtl".utf8)
             for marker in markers where !marker.name.isEmpty {
-                let body = withUnsafeBytes(of: UInt32(marker.id).littleEndian, Array.init) + Array(marker.name.utf8) + [0]
+                let body =
+                    withUnsafeBytes(of: UInt32(marker.id).littleEndian, Array.init) + Array(marker.name.utf8) + [0]
                 adtl.appendFourCharCode("labl")
                 adtl.appendInteger(UInt32(body.count), endianness: .little)
                 adtl += body
@@ -514,7 +532,8 @@ extension WAVE {
         for (index, loop) in loops.enumerated() {
             let cue = markers.first { $0.framePosition == loop.start }?.id ?? index + 1
             smpl.appendInteger(UInt32(cue), endianness: .little)
-            smpl.appendInteger(UInt32(loop.playMode == .pingpong ? 1 : loop.playMode == .backward ? 2 : 0),
+            smpl.appendInteger(
+                UInt32(loop.playMode == .pingpong ? 1 : loop.playMode == .backward ? 2 : 0),
                 endianness: .little)
             smpl.appendInteger(UInt32(loop.start), endianness: .little)
             smpl.appendInteger(UInt32(loop.end - 1), endianness: .little)
@@ -576,7 +595,8 @@ extension WAVE {
         body.appendInteger(extensible ? FormatTag.extensible : tag, endianness: .little)
         body.appendInteger(UInt16(channels), endianness: .little)
         body.appendInteger(rate, endianness: .little)
-        let bytesPerSecond = format.framesPerPacket > 0
+        let bytesPerSecond =
+            format.framesPerPacket > 0
             ? UInt64(rate) * UInt64(blockAlign) / UInt64(format.framesPerPacket) : 0
         body.appendInteger(UInt32(clamping: bytesPerSecond), endianness: .little)
         body.appendInteger(UInt16(clamping: blockAlign), endianness: .little)

@@ -14,8 +14,10 @@ public enum ADTS {
     //   P raw data blocks in the frame − 1   Q CRC, when protection is not absent
 
     /// Sampling frequencies by index.
-    public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000,
-        7350]
+    public static let sampleRates = [
+        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000,
+        7350,
+    ]
 
     /// One ADTS frame header.
     public struct FrameHeader: Hashable, Sendable {
@@ -63,20 +65,24 @@ public enum ADTS {
         }
 
         var streamDescription: StreamDescription {
-            StreamDescription(sampleRate: Double(sampleRate), formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
+            StreamDescription(
+                sampleRate: Double(sampleRate), formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
                 bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
         }
     }
 
     /// An MPEG-4 ES descriptor wrapping an AudioSpecificConfig, as a CAF `kuki` or the body of an MP4
     /// `esds` box holds it (descriptor lengths in the four-byte form Apple writes).
-    public static func elementaryStreamDescriptor(audioSpecificConfig: [UInt8], maximumBitrate: Int = 0,
-        averageBitrate: Int = 0, bufferSize: Int = 0) -> [UInt8]
-    {
+    public static func elementaryStreamDescriptor(
+        audioSpecificConfig: [UInt8], maximumBitrate: Int = 0,
+        averageBitrate: Int = 0, bufferSize: Int = 0
+    ) -> [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             let length = body.count
-            return [tag, 0x80 | UInt8(length >> 21 & 0x7F), 0x80 | UInt8(length >> 14 & 0x7F),
-                0x80 | UInt8(length >> 7 & 0x7F), UInt8(length & 0x7F)] + body
+            return [
+                tag, 0x80 | UInt8(length >> 21 & 0x7F), 0x80 | UInt8(length >> 14 & 0x7F),
+                0x80 | UInt8(length >> 7 & 0x7F), UInt8(length & 0x7F),
+            ] + body
         }
         var decoderConfig: [UInt8] = [0x40, 0x15]  // MPEG-4 audio; audio stream, not upstream, reserved bit
         decoderConfig += [UInt8(bufferSize >> 16 & 0xFF), UInt8(bufferSize >> 8 & 0xFF), UInt8(bufferSize & 0xFF)]
@@ -128,7 +134,8 @@ extension ADTS {
         }
         let length = payloadSize + 7
         guard length < 1 << 13 else {
-            throw AudioFileError.invalidPacket("adts: a \(payloadSize)-byte packet does not fit an ADTS frame", offset: nil)
+            throw AudioFileError.invalidPacket(
+                "adts: a \(payloadSize)-byte packet does not fit an ADTS frame", offset: nil)
         }
         return [
             0xFF, 0xF1,  // sync, MPEG-4, layer 0, no CRC

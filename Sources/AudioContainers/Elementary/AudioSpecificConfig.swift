@@ -80,7 +80,9 @@ public struct AudioSpecificConfig: Hashable, Sendable {
     public var formatList: [StreamDescription] {
         let coreChannels = UInt32(channelCount)
         func layer(_ id: FourCharCode, rate: Double, frames: Int, channels: UInt32) -> StreamDescription {
-            StreamDescription(sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: UInt32(frames), bytesPerFrame: 0, channelsPerFrame: channels,
+            StreamDescription(
+                sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: UInt32(frames), bytesPerFrame: 0,
+                channelsPerFrame: channels,
                 bitsPerChannel: 0)
         }
         var layers: [StreamDescription] = []
@@ -90,8 +92,10 @@ public struct AudioSpecificConfig: Hashable, Sendable {
             if hasParametricStereo {
                 layers.append(layer(.aacParametricStereo, rate: extensionSampleRate, frames: frames, channels: 2))
             }
-            layers.append(layer(.aacSpectralBandReplication, rate: extensionSampleRate, frames: frames,
-                channels: coreChannels))
+            layers.append(
+                layer(
+                    .aacSpectralBandReplication, rate: extensionSampleRate, frames: frames,
+                    channels: coreChannels))
         }
         layers.append(core)
         return layers
@@ -101,7 +105,9 @@ public struct AudioSpecificConfig: Hashable, Sendable {
 extension AudioSpecificConfig {
     /// The object type and decoder-specific info of an MPEG-4 ES descriptor (a CAF `kuki`, an `esds`
     /// body after its version and flags); `nil` where it has no decoder config.
-    static func decoderConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> (objectType: UInt8, specificInfo: [UInt8])? {
+    static func decoderConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> (
+        objectType: UInt8, specificInfo: [UInt8]
+    )? {
         var index = 0
         func length() -> Int? {
             var value = 0

@@ -201,18 +201,21 @@ struct ElementaryStreamParser: StreamParser {
         if total <= context.limits.maximumMetadataChunkBytes {
             if bytes.count < total {
                 if !atEnd { return .needMore(total) }
-                context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total), "cut short by the end")
+                context.properties.trace.append(
+                    offset: offset, chunk: "ID3 ", size: Int64(total), "cut short by the end")
                 _ = cursor.skip(bytes.count)
                 return nil
             }
             mergeMetadata(ID3.textFrames(UnsafeRawBufferPointer(rebasing: bytes[0..<total])))
-            context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
+            context.properties.trace.append(
+                offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2.\(header.majorVersion) tag")
             _ = cursor.skip(total)
             if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = cursor.absoluteOffset }
             gap.isPaddingAfterTag = true
         } else {
-            context.properties.trace.append(offset: offset, chunk: "ID3 ", size: Int64(total),
+            context.properties.trace.append(
+                offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2 tag too large to read; skipped")
             _ = cursor.skip(ID3.headerSize)
             gap.tagRemaining = Int64(total - ID3.headerSize)
@@ -234,7 +237,8 @@ struct ElementaryStreamParser: StreamParser {
         if gap.junkStart == nil { gap.junkStart = cursor.absoluteOffset }
         gap.junkBytes += 1
         if isSearching {
-            try countLeadingJunk(UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 1]),
+            try countLeadingJunk(
+                UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 1]),
                 at: cursor.absoluteOffset)
         }
         _ = cursor.skip(1)
@@ -251,19 +255,22 @@ struct ElementaryStreamParser: StreamParser {
         }
         gap.leadingJunk += Int64(count)
         if gap.leadingJunk > Self.maximumLeadingJunk {
-            throw Self.unrecognised("more than \(Self.maximumLeadingJunk) bytes before any run of MPEG audio or ADTS frames")
+            throw Self.unrecognised(
+                "more than \(Self.maximumLeadingJunk) bytes before any run of MPEG audio or ADTS frames")
         }
     }
 
     /// The refusal of bytes that are no format afkit knows.
     static func unrecognised(_ detail: String) -> AudioFileError {
-        .unsupportedFileType("not an audio file afkit recognises: no signature of a known format, and no MPEG audio or "
-            + "ADTS stream in \(detail)", offset: 0)
+        .unsupportedFileType(
+            "not an audio file afkit recognises: no signature of a known format, and no MPEG audio or "
+                + "ADTS stream in \(detail)", offset: 0)
     }
 
     private mutating func endGarbage(at offset: Int64?) {
         guard let start = gap.junkStart else { return }
-        context.properties.trace.append(offset: start, size: gap.junkBytes,
+        context.properties.trace.append(
+            offset: start, size: gap.junkBytes,
             "\(gap.junkBytes) bytes that are not frames skipped" + (isSearching ? "" : " (resync)"))
         gap.junkStart = nil
         gap.junkBytes = 0
@@ -346,7 +353,8 @@ struct ElementaryStreamParser: StreamParser {
         if bytes.count < length {
             // The end comes inside the frame: a confirmed stream's last frame is cut short.
             context.properties.isTruncated = true
-            context.properties.trace.append(offset: cursor.absoluteOffset, size: Int64(length),
+            context.properties.trace.append(
+                offset: cursor.absoluteOffset, size: Int64(length),
                 "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
             _ = cursor.skip(bytes.count)
             return nil
@@ -382,7 +390,8 @@ struct ElementaryStreamParser: StreamParser {
             let window = min(Self.freeFormatWindow, mpeg.maximumFreeFormatLength + 4)
             var probe = minimum
             while probe + 4 <= min(bytes.count, window) {
-                if bytes[probe] == 0xFF, let next = MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: bytes[probe...])),
+                if bytes[probe] == 0xFF,
+                    let next = MPEGAudio.FrameHeader(UnsafeRawBufferPointer(rebasing: bytes[probe...])),
                     mpeg.continues(next), next.channelMode == mpeg.channelMode
                 {
                     return .length(probe)
@@ -410,7 +419,8 @@ struct ElementaryStreamParser: StreamParser {
     private func evidence(_ bytes: UnsafeRawBufferPointer, first: Header, atEnd: Bool) -> Evidence {
         let clean = gap.leadingJunk == 0
         if !clean && Self.fixedLength(of: first) == nil { return .rejected }
-        let required = (clean ? Self.framesAtCleanStart : Self.framesAfterJunk)
+        let required =
+            (clean ? Self.framesAtCleanStart : Self.framesAfterJunk)
             + (contradictsHint(first) ? Self.framesAgainstHint : 0)
         var frames = 0
         var position = 0
@@ -448,7 +458,9 @@ struct ElementaryStreamParser: StreamParser {
                 continue
             }
             // A tag after the frames, or a header cut short by the end, ends a short stream.
-            if clean && (confirmation.confirms || atEnd && isHeaderCutShort(following, first: first)) { return .confirmed }
+            if clean && (confirmation.confirms || atEnd && isHeaderCutShort(following, first: first)) {
+                return .confirmed
+            }
             return .rejected
         }
     }
@@ -485,12 +497,17 @@ struct ElementaryStreamParser: StreamParser {
         let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
         if !tally.checkedFirst {
             tally.checkedFirst = true
-            if case .mpeg(let mpegHeader) = header, let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader) {
+            if case .mpeg(let mpegHeader) = header,
+                let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader)
+            {
                 encoderHeader = encoder
-                context.properties.trace.append(offset: offset, size: Int64(length),
-                    "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "") + ": not an audio packet")
+                context.properties.trace.append(
+                    offset: offset, size: Int64(length),
+                    "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "")
+                        + ": not an audio packet")
                 if let (priming, remainder) = encoder.gapless {
-                    context.properties.packetTableInfo = PacketTableInfo(validFrames: 0, primingFrames: Int32(priming),
+                    context.properties.packetTableInfo = PacketTableInfo(
+                        validFrames: 0, primingFrames: Int32(priming),
                         remainderFrames: Int32(remainder))
                     context.announce(.packetTableInfo)
                 }
@@ -517,7 +534,8 @@ struct ElementaryStreamParser: StreamParser {
             !tally.notedRateChange
         {
             tally.notedRateChange = true
-            let note = "the sample rate changes from \(first.sampleRate) Hz to \(frame.sampleRate) Hz at byte \(offset); "
+            let note =
+                "the sample rate changes from \(first.sampleRate) Hz to \(frame.sampleRate) Hz at byte \(offset); "
                 + "every frame is counted, the first rate reported"
             context.properties.trace.append(offset: offset, note)
             context.properties.warnings.append(note)
@@ -528,8 +546,10 @@ struct ElementaryStreamParser: StreamParser {
         let packet = context.nextPacket
         context.nextPacket += 1
         let start = offset + Int64(payloadOffset)
-        context.packetIndex?.append(PacketDescription(startOffset: start, variableFramesInPacket: frames,
-            dataByteSize: UInt32(size)))
+        context.packetIndex?.append(
+            PacketDescription(
+                startOffset: start, variableFramesInPacket: frames,
+                dataByteSize: UInt32(size)))
         _ = cursor.skip(length)
         if context.mode == .indexing { return nil }
         if var run = open {
@@ -540,8 +560,10 @@ struct ElementaryStreamParser: StreamParser {
         }
         context.beginPacketRun()
         _ = context.appendPacket(at: 0, size: UInt32(size), frames: frames)
-        return .packets(PacketRun(source: .input(index: cursor.position - length + payloadOffset), firstPacket: packet,
-            packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
+        return .packets(
+            PacketRun(
+                source: .input(index: cursor.position - length + payloadOffset), firstPacket: packet,
+                packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
     }
 
     /// Fixes the stream's kind and format from its first frame.
@@ -567,7 +589,8 @@ struct ElementaryStreamParser: StreamParser {
         endGarbage(at: endOffset)
         guard let format = context.properties.dataFormat else {
             // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
-            let cut = gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
+            let cut =
+                gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
             throw Self.unrecognised("its \(endOffset) bytes\(cut)")
         }
         if gap.tagRemaining > 0 {
@@ -575,7 +598,8 @@ struct ElementaryStreamParser: StreamParser {
         }
         let packets = context.nextPacket
         context.properties.audioDataPacketCount = packets
-        context.properties.audioDataByteCount = tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
+        context.properties.audioDataByteCount =
+            tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         if context.properties.dataOffset == nil { context.properties.dataOffset = tally.lastEnd ?? endOffset }
         context.properties.maximumPacketSize = UInt32(tally.largest)
         if let info = context.properties.packetTableInfo {
@@ -584,8 +608,11 @@ struct ElementaryStreamParser: StreamParser {
                 validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
                 primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
         }
-        if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets), encoder.kind != .info || stated != 0 {
-            context.properties.trace.append(offset: endOffset,
+        if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets),
+            encoder.kind != .info || stated != 0
+        {
+            context.properties.trace.append(
+                offset: endOffset,
                 "the \(encoder.kind.rawValue) header states \(stated) frames; \(packets) were found, which are used")
         }
     }
@@ -594,7 +621,8 @@ struct ElementaryStreamParser: StreamParser {
     /// average size of the frames so far.
     mutating func resume(atPacket packet: Int64) throws -> Int64 {
         confirmedHeader = nil
-        guard let format = context.properties.dataFormat, let dataOffset = context.properties.dataOffset, packet >= 0 else {
+        guard let format = context.properties.dataFormat, let dataOffset = context.properties.dataOffset, packet >= 0
+        else {
             throw AudioFileError.illegalOperation("\(containerName): cannot seek before the first frame")
         }
         var estimate: Int64

@@ -135,7 +135,9 @@ public struct ICYMetadataDemuxer: Sendable {
     private static func endsValue(_ bytes: [UInt8], at index: Int) -> Bool {
         if index == bytes.count { return true }
         var position = index
-        while position < bytes.count, (bytes[position] | 0x20) >= 0x61 && (bytes[position] | 0x20) <= 0x7A { position += 1 }
+        while position < bytes.count, (bytes[position] | 0x20) >= 0x61 && (bytes[position] | 0x20) <= 0x7A {
+            position += 1
+        }
         return position > index && position + 1 < bytes.count && bytes[position] == UInt8(ascii: "=")
             && bytes[position + 1] == UInt8(ascii: "'")
     }

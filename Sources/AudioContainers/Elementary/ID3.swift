@@ -110,7 +110,9 @@ public enum ID3 {
             var strings: [String] = []
             var expectBOM = encoding == 1
             while index + 1 < bytes.count {
-                let unit = bigEndian ? UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+                let unit =
+                    bigEndian
+                    ? UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
                     : UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index])
                 index += 2
                 if expectBOM && (unit == 0xFEFF || unit == 0xFFFE) {
@@ -131,7 +133,8 @@ public enum ID3 {
             return strings.map { $0.trimmingTrailingSpaces() }
         default:
             return bytes.split(separator: 0, omittingEmptySubsequences: false).map { part in
-                encoding == 3 ? String(decoding: part, as: UTF8.self)
+                encoding == 3
+                    ? String(decoding: part, as: UTF8.self)
                     : String(String.UnicodeScalarView(part.map { Unicode.Scalar($0) }))
             }.map { $0.trimmingTrailingSpaces() }
         }
@@ -145,9 +148,10 @@ public enum ID3 {
             decodeText(UnsafeRawBufferPointer(rebasing: tag[start..<start + length]))
         }
         var fields: [String: String] = [:]
-        for (key, start, length) in [("title", 3, 30), ("artist", 33, 30), ("album", 63, 30), ("year", 93, 4),
-            ("comments", 97, 30)]
-        {
+        for (key, start, length) in [
+            ("title", 3, 30), ("artist", 33, 30), ("album", 63, 30), ("year", 93, 4),
+            ("comments", 97, 30),
+        ] {
             let value = field(start, length)
             if !value.isEmpty { fields[key] = value }
         }

@@ -90,7 +90,8 @@ public enum MPEGAudio {
         public var formatID: FourCharCode { layer == 1 ? .mpegLayer1 : layer == 2 ? .mpegLayer2 : .mpegLayer3 }
 
         var streamDescription: StreamDescription {
-            StreamDescription(sampleRate: Double(sampleRate), formatID: formatID, bytesPerPacket: 0,
+            StreamDescription(
+                sampleRate: Double(sampleRate), formatID: formatID, bytesPerPacket: 0,
                 framesPerPacket: UInt32(samplesPerFrame), bytesPerFrame: 0, channelsPerFrame: UInt32(channels),
                 bitsPerChannel: 0)
         }
@@ -153,7 +154,9 @@ public enum MPEGAudio {
             var result = EncoderHeader(kind: tag == FourCharCode("Xing").rawValue ? .xing : .info)
             cursor.position = xingAt + 4
             let flags = cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0
-            if flags & 1 != 0 { result.frameCount = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init) }
+            if flags & 1 != 0 {
+                result.frameCount = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init)
+            }
             if flags & 2 != 0 { result.byteCount = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init) }
             if flags & 4 != 0 { result.tableOfContents = cursor.readBytes(100) }
             if flags & 8 != 0 { _ = cursor.skip(4) }
@@ -173,7 +176,9 @@ public enum MPEGAudio {
             return result
         }
         // VBRI: always 32 bytes after the header.
-        if frame.count >= 36 + 26, cursor.getInteger(at: 36, endianness: .big, as: UInt32.self) == FourCharCode("VBRI").rawValue {
+        if frame.count >= 36 + 26,
+            cursor.getInteger(at: 36, endianness: .big, as: UInt32.self) == FourCharCode("VBRI").rawValue
+        {
             cursor.position = 36 + 10
             var result = EncoderHeader(kind: .vbri)
             result.byteCount = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init)
@@ -185,7 +190,9 @@ public enum MPEGAudio {
             if (1...4).contains(entrySize), entries * entrySize <= cursor.remaining {
                 result.vbriEntries = (0..<entries).map { _ in
                     var value = 0
-                    for _ in 0..<entrySize { value = value << 8 | Int(cursor.readInteger(endianness: .big, as: UInt8.self) ?? 0) }
+                    for _ in 0..<entrySize {
+                        value = value << 8 | Int(cursor.readInteger(endianness: .big, as: UInt8.self) ?? 0)
+                    }
                     return value * scale
                 }
             }

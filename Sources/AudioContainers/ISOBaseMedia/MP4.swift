@@ -30,20 +30,24 @@ extension MP4 {
     /// The bytes before and after the samples: `ftyp`, `moov` (a `free` box keeps the room reserved while
     /// the file is open and takes up what the final `moov` leaves), and the `mdat` header (64-bit size).
     /// `reservedHeaderSize` is the provisional header's size: the final one matches it when `moov` fits.
-    static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts,
-        reservedHeaderSize: Int?) throws -> ContainerLayout
-    {
+    static func layout(
+        format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts,
+        reservedHeaderSize: Int?
+    ) throws -> ContainerLayout {
         guard format.formatID == .aac || format.formatID == .alac else {
             throw AudioFileError.unsupportedDataFormat(
                 "m4a: afkit writes AAC and Apple Lossless into MPEG-4 files, not '\(format.formatID)'", offset: nil)
         }
-        guard format.sampleRate >= 1, format.sampleRate < 4_294_967_296, format.sampleRate == format.sampleRate.rounded()
+        guard format.sampleRate >= 1, format.sampleRate < 4_294_967_296,
+            format.sampleRate == format.sampleRate.rounded()
         else {
-            throw AudioFileError.unsupportedDataFormat("m4a: the track's timescale must be a whole rate, not \(format.sampleRate)",
+            throw AudioFileError.unsupportedDataFormat(
+                "m4a: the track's timescale must be a whole rate, not \(format.sampleRate)",
                 offset: nil)
         }
         guard let cookie = options.magicCookie, !cookie.isEmpty else {
-            throw AudioFileError.unsupportedDataFormat("m4a: '\(format.formatID)' needs a magic cookie for its sample entry",
+            throw AudioFileError.unsupportedDataFormat(
+                "m4a: '\(format.formatID)' needs a magic cookie for its sample entry",
                 offset: nil)
         }
         var ftyp: [UInt8] = []
@@ -53,8 +57,10 @@ extension MP4 {
 
         // While the file is open the tables are sized for the estimate, so the final ones usually fit.
         let provisional = counts.isProvisional
-        let sizes = provisional
-            ? [UInt32](repeating: 0, count: Int(min(max(options.estimatedPacketCount ?? 0, 0), MP4.maximumEstimatedPackets)))
+        let sizes =
+            provisional
+            ? [UInt32](
+                repeating: 0, count: Int(min(max(options.estimatedPacketCount ?? 0, 0), MP4.maximumEstimatedPackets)))
             : counts.packetSizes
         let packets = sizes.count
         let framesPerPacket = Int64(format.framesPerPacket)
@@ -71,7 +77,8 @@ extension MP4 {
         let dataBytes = provisional ? Int64(options.estimatedDataByteCount ?? 0) : counts.dataByteCount
         let wide = dataBytes + Int64(packets) * 8 + (1 << 20) > Int64(UInt32.max)
         func moovBox(_ offsets: [Int64]) -> [UInt8] {
-            moov(format: format, options: options, cookie: cookie, sizes: sizes, lastFrames: lastFrames,
+            moov(
+                format: format, options: options, cookie: cookie, sizes: sizes, lastFrames: lastFrames,
                 mediaFrames: mediaFrames, priming: priming, validFrames: validFrames,
                 remainder: mediaFrames - priming - validFrames, chunkOffsets: offsets, wideOffsets: wide)
         }
@@ -100,10 +107,11 @@ extension MP4 {
         return ContainerLayout(header: header, trailer: [])
     }
 
-    private static func moov(format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
+    private static func moov(
+        format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
-        chunkOffsets: [Int64], wideOffsets: Bool) -> [UInt8]
-    {
+        chunkOffsets: [Int64], wideOffsets: Bool
+    ) -> [UInt8] {
         let timescale = UInt32(format.sampleRate)
         let packets = sizes.count
         let unity: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
@@ -230,7 +238,9 @@ extension MP4 {
         var stco = fullBoxHeader(version: 0, flags: 0)
         stco.appendInteger(UInt32(chunkOffsets.count), endianness: .big)
         for offset in chunkOffsets {
-            if wideOffsets { stco.appendInteger(UInt64(offset), endianness: .big) } else {
+            if wideOffsets {
+                stco.appendInteger(UInt64(offset), endianness: .big)
+            } else {
                 stco.appendInteger(UInt32(truncatingIfNeeded: offset), endianness: .big)
             }
         }
@@ -257,17 +267,21 @@ extension MP4 {
         var moov: [UInt8] = []
         appendBox(&moov, "mvhd", mvhd)
         appendBox(&moov, "trak", trak)
-        appendBox(&moov, "udta", userData(options.metadata, priming: priming, remainder: remainder,
-            validFrames: validFrames, gapless: format.formatID == .aac))
+        appendBox(
+            &moov, "udta",
+            userData(
+                options.metadata, priming: priming, remainder: remainder,
+                validFrames: validFrames, gapless: format.formatID == .aac))
         var box: [UInt8] = []
         appendBox(&box, BoxType.moov, moov)
         return box
     }
 
     /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC.
-    private static func userData(_ metadata: [String: String], priming: Int64, remainder: Int64, validFrames: Int64,
-        gapless: Bool) -> [UInt8]
-    {
+    private static func userData(
+        _ metadata: [String: String], priming: Int64, remainder: Int64, validFrames: Int64,
+        gapless: Bool
+    ) -> [UInt8] {
         func dataBox(_ text: String) -> [UInt8] {
             var body: [UInt8] = []
             body.appendInteger(UInt32(1), endianness: .big)  // well-known type 1: UTF-8
@@ -293,7 +307,8 @@ extension MP4 {
                 let text = String(UInt64(max(0, value)), radix: 16, uppercase: true)
                 return String(repeating: "0", count: max(0, digits - text.count)) + text
             }
-            let value = " 00000000 \(hex(priming, 8)) \(hex(remainder, 8)) \(hex(validFrames, 16))"
+            let value =
+                " 00000000 \(hex(priming, 8)) \(hex(remainder, 8)) \(hex(validFrames, 16))"
                 + String(repeating: " 00000000", count: 8)
             var mean = fullBoxHeader(version: 0, flags: 0)
             mean += Array("com.apple.iTunes".utf8)

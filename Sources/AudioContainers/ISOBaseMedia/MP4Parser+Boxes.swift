@@ -133,7 +133,8 @@ extension MP4Parser {
             _ = body.skip(3)
             let width = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
             guard [4, 8, 16].contains(width) else {
-                throw AudioFileError.malformed("mp4: 'stz2' sizes of \(width) bits cannot be", offset: box.bodyOffset + 7)
+                throw AudioFileError.malformed(
+                    "mp4: 'stz2' sizes of \(width) bits cannot be", offset: box.bodyOffset + 7)
             }
             let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
             guard count <= body.remaining * 8 / width else {
@@ -164,7 +165,9 @@ extension MP4Parser {
             let count = try entries(wide ? 8 : 4)
             track?.chunkOffsets.reserveCapacity(count)
             for _ in 0..<count {
-                let offset = wide ? Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
+                let offset =
+                    wide
+                    ? Int64(clamping: body.readInteger(endianness: .big, as: UInt64.self) ?? 0)
                     : Int64(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
                 track?.chunkOffsets.append(offset)
             }
@@ -275,7 +278,8 @@ extension MP4Parser {
         collect(&entry)
 
         func plain(_ id: FourCharCode, frames: UInt32) -> SampleEntry {
-            let format = StreamDescription(sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
+            let format = StreamDescription(
+                sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
                 bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
             return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: frames > 0)
         }
@@ -287,7 +291,8 @@ extension MP4Parser {
             switch config.objectType {
             case 0x40, 0x66, 0x67, 0x68:
                 guard let asc = AudioSpecificConfig(config.specificInfo) else {
-                    throw AudioFileError.malformed("mp4: the AudioSpecificConfig in 'esds' cannot be read",
+                    throw AudioFileError.malformed(
+                        "mp4: the AudioSpecificConfig in 'esds' cannot be read",
                         offset: entryOffset)
                 }
                 switch asc.objectType {
@@ -300,7 +305,8 @@ extension MP4Parser {
                 for index in layers.indices where layers[index].channelsPerFrame == 0 {
                     layers[index].channelsPerFrame = channels
                 }
-                return SampleEntry(format: layers[0], formatList: layers, cookie: config.specificInfo,
+                return SampleEntry(
+                    format: layers[0], formatList: layers, cookie: config.specificInfo,
                     knowsFramesPerPacket: true)
             case 0x69, 0x6B: return plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
             case 0xA5: return plain(.ac3, frames: 1536)
@@ -311,13 +317,16 @@ extension MP4Parser {
         case ".mp3": return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
         case "alac":
             guard let atom = children["alac"], atom.count >= 28 else {
-                throw AudioFileError.malformed("mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: entryOffset)
+                throw AudioFileError.malformed(
+                    "mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: entryOffset)
             }
             let config = Array(atom[4..<28])
             func integer(_ at: Int) -> UInt32 {
-                UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8 | UInt32(config[at + 3])
+                UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8
+                    | UInt32(config[at + 3])
             }
-            let format = StreamDescription.appleLossless(sampleRate: Double(integer(20)), channels: UInt32(config[9]),
+            let format = StreamDescription.appleLossless(
+                sampleRate: Double(integer(20)), channels: UInt32(config[9]),
                 bitDepth: Int(config[5]), framesPerPacket: integer(0))
             return SampleEntry(format: format, formatList: [format], cookie: config, knowsFramesPerPacket: true)
         case "Opus":
@@ -341,10 +350,12 @@ extension MP4Parser {
             // Version 2's `lpcm`: the bits and flags say it all (kAudioFormatFlagIsFloat 1, IsBigEndian 2).
             let (bits, flags) = lpcm ?? (0, 0)
             let isFloat = flags & 1 != 0
-            guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0) else {
+            guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0)
+            else {
                 return plain(type, frames: 0)
             }
-            let format = StreamDescription.linearPCM(sampleRate: rate, channels: channels, bitsPerChannel: bits,
+            let format = StreamDescription.linearPCM(
+                sampleRate: rate, channels: channels, bitsPerChannel: bits,
                 isFloat: isFloat, isBigEndian: flags & 2 != 0, signed8: flags & 4 != 0)
             return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
         case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
@@ -352,7 +363,9 @@ extension MP4Parser {
             // ('lpcm' as 'twos'); a sample size no word has leaves the entry undescribed. The 24- and
             // 32-bit words and the floats are little-endian where `wave` holds `enda` with 1, as FFmpeg
             // writes them from little-endian sources.
-            let littleEndian = children["enda"].map { $0.count >= 2 && ($0[$0.startIndex] != 0 || $0[$0.startIndex + 1] != 0) } ?? false
+            let littleEndian =
+                children["enda"].map { $0.count >= 2 && ($0[$0.startIndex] != 0 || $0[$0.startIndex + 1] != 0) }
+                ?? false
             var word = type == "lpcm" ? "twos" : type
             if littleEndian {
                 switch type {
@@ -362,8 +375,10 @@ extension MP4Parser {
                 default: break
                 }
             }
-            guard var format = try? AIFF.Container.description(compression: word,
-                channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
+            guard
+                var format = try? AIFF.Container.description(
+                    compression: word,
+                    channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
             else { return plain(type, frames: 0) }
             if littleEndian && (type == "fl32" || type == "fl64") { format.formatFlags.remove(.isBigEndian) }
             return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
@@ -398,7 +413,8 @@ extension MP4Parser {
             let (sum, overflow) = header.base.addingReportingOverflow(
                 Int64(body.readInteger(endianness: .big, as: Int32.self) ?? 0))
             guard !overflow, sum >= 0 else {
-                throw AudioFileError.malformed("mp4: 'trun' places its samples before the start of any file",
+                throw AudioFileError.malformed(
+                    "mp4: 'trun' places its samples before the start of any file",
                     offset: box.offset)
             }
             start = sum
@@ -433,7 +449,8 @@ extension MP4Parser {
         }
         if !hasDuration { table.appendDurations(count: count, delta: header.defaultDuration) }
         let before = table.byteCount
-        try table.append(offset: start, count: count, constantSize: hasSize ? 0 : header.defaultSize,
+        try table.append(
+            offset: start, count: count, constantSize: hasSize ? 0 : header.defaultSize,
             sampleSizes: sizes[...], tableOffset: box.offset)
         let end = start.saturatingAdd(table.byteCount - before)
         fragment?.dataEnd = end

@@ -112,8 +112,11 @@ struct MP4Parser: StreamParser {
     var fragmentOffset: Int64 = 0
     var lastFragmentOffset: Int64?
     var previousFragmentDataEnd: Int64?
-    var fragment: (trackID: UInt32, flags: UInt32, base: Int64, defaultDuration: UInt32, defaultSize: UInt32,
-        dataEnd: Int64?)?
+    var fragment:
+        (
+            trackID: UInt32, flags: UInt32, base: Int64, defaultDuration: UInt32, defaultSize: UInt32,
+            dataEnd: Int64?
+        )?
 
     init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
         context = ParseContext(mode: mode, limits: limits)
@@ -131,7 +134,9 @@ struct MP4Parser: StreamParser {
         return (sample.offset - dataOffset, false)
     }
 
-    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
         guard let dataOffset = context.properties.dataOffset, byte >= 0 else { return nil }
         let offset = dataOffset.saturatingAdd(byte)
         // The run holding the offset, then the sample in it.
@@ -175,7 +180,8 @@ struct MP4Parser: StreamParser {
     mutating func resume(atPacket packet: Int64) throws -> Int64 {
         guard movieParsed, let cursor = table.cursor(at: packet), let offset = table.sample(at: cursor)?.offset else {
             throw AudioFileError.invalidPacket(
-                "mp4: packet \(packet) is not in the sample table read so far (\(table.sampleCount) packets)", offset: nil)
+                "mp4: packet \(packet) is not in the sample table read so far (\(table.sampleCount) packets)",
+                offset: nil)
         }
         sampleCursor = cursor
         tally.packets = packet
@@ -192,7 +198,9 @@ struct MP4Parser: StreamParser {
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
-            if context.retained.isReplaying, let run = replayRetained(before: cursor.absoluteOffset) { return .packets(run) }
+            if context.retained.isReplaying, let run = replayRetained(before: cursor.absoluteOffset) {
+                return .packets(run)
+            }
             if let request = pendingSeekRequest {
                 pendingSeekRequest = nil
                 state = .awaitingSeek(target: request.target, then: request.then)
@@ -207,7 +215,8 @@ struct MP4Parser: StreamParser {
                 }
                 if let parent = open.last, let end = parent.end, end - position < 8 {
                     // QuickTime ends some lists with a 32-bit zero; anything shorter than a header is not a box.
-                    context.properties.trace.append(offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
+                    context.properties.trace.append(
+                        offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
                     state = .skip(remaining: end - position)
                     continue
                 }
@@ -225,7 +234,8 @@ struct MP4Parser: StreamParser {
                     continue
                 }
                 guard cursor.remaining >= 8 else { return .needMore(8) }
-                let plain = cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
+                let plain =
+                    cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
                     == FourCharCode("hdlr").rawValue
                 if !plain { _ = cursor.skip(4) }
                 try descend(into: box)
@@ -266,8 +276,9 @@ struct MP4Parser: StreamParser {
                 let media = earlyMedia ?? box
                 if let bytes = cursor.readSlice(count) {
                     try context.retained.hold(bytes, at: position, limit: limit) {
-                        .notOptimized("mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
-                            + "arrived without it, and a stream cannot wait longer", offset: media.offset)
+                        .notOptimized(
+                            "mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
+                                + "arrived without it, and a stream cannot wait longer", offset: media.offset)
                     }
                 }
 
@@ -296,12 +307,14 @@ struct MP4Parser: StreamParser {
             let large = cursor.readInteger(endianness: .big, as: UInt64.self) ?? 0
             headerSize = 16
             guard large >= 16, large <= UInt64(Int64.max - offset) else {
-                throw AudioFileError.invalidChunk("mp4: box '\(type)' has a 64-bit size of \(large) bytes, which cannot be",
+                throw AudioFileError.invalidChunk(
+                    "mp4: box '\(type)' has a 64-bit size of \(large) bytes, which cannot be",
                     offset: offset + 8)
             }
             end = offset + Int64(large)
         case 2..<8:
-            throw AudioFileError.invalidChunk("mp4: box '\(type)' of \(size) bytes is smaller than its header", offset: offset)
+            throw AudioFileError.invalidChunk(
+                "mp4: box '\(type)' of \(size) bytes is smaller than its header", offset: offset)
         default:
             end = offset + Int64(size)
         }
@@ -322,7 +335,8 @@ struct MP4Parser: StreamParser {
         }
         if !sawFileType {
             guard type == "ftyp" else {
-                throw AudioFileError.unsupportedFileType("mp4: the file does not start with an 'ftyp' box", offset: offset)
+                throw AudioFileError.unsupportedFileType(
+                    "mp4: the file does not start with an 'ftyp' box", offset: offset)
             }
         }
         if parent == nil || parent?.type == "moov" {
@@ -351,7 +365,11 @@ struct MP4Parser: StreamParser {
                 previousFragmentDataEnd = nil
                 try descend(into: box)
             } else {
-                skip(box, note: movieParsed ? "a movie fragment in a file without 'mvex' ignored" : "a movie fragment before 'moov' ignored")
+                skip(
+                    box,
+                    note: movieParsed
+                        ? "a movie fragment in a file without 'mvex' ignored" : "a movie fragment before 'moov' ignored"
+                )
             }
         case (nil, "mdat"): beginMedia(box)
         case ("moov", "mvhd"), ("trak", "tkhd"), ("mdia", "mdhd"), ("mdia", "hdlr"), ("edts", "elst"), ("mvex", "trex"),
@@ -396,7 +414,8 @@ struct MP4Parser: StreamParser {
         if size > Int64(limit) {
             if essential {
                 throw AudioFileError.limitExceeded(
-                    "mp4: '\(box.type)' box of \(size) bytes is larger than the \(limit)-byte limit", offset: box.offset)
+                    "mp4: '\(box.type)' box of \(size) bytes is larger than the \(limit)-byte limit", offset: box.offset
+                )
             }
             skip(box, note: "too large to read; skipped")
             return
@@ -405,7 +424,9 @@ struct MP4Parser: StreamParser {
     }
 
     mutating func skip(_ box: Box, note: String) {
-        if !note.isEmpty { context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, note) }
+        if !note.isEmpty {
+            context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, note)
+        }
         state = .skip(remaining: box.bodySize)
     }
 
@@ -443,7 +464,8 @@ struct MP4Parser: StreamParser {
     mutating func finishMovie(_ box: Box) throws {
         movieParsed = true
         guard let audio, let entry = audio.entry else {
-            throw AudioFileError.unsupportedDataFormat("mp4: the movie has no sound track afkit can read", offset: box.offset)
+            throw AudioFileError.unsupportedDataFormat(
+                "mp4: the movie has no sound track afkit can read", offset: box.offset)
         }
         for run in audio.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
         try buildTable(audio)
@@ -476,8 +498,10 @@ struct MP4Parser: StreamParser {
         if !isFragmented {
             context.properties.audioDataPacketCount = table.sampleCount
             context.properties.audioDataByteCount = table.byteCount
-            context.properties.packetTableInfo = gaplessInfo(decodedFrames: decodedFrames(packets: table.sampleCount,
-                duration: table.totalDuration), exactDuration: table.totalDuration)
+            context.properties.packetTableInfo = gaplessInfo(
+                decodedFrames: decodedFrames(
+                    packets: table.sampleCount,
+                    duration: table.totalDuration), exactDuration: table.totalDuration)
             context.announce(.audioDataPacketCount)
             context.announce(.audioDataByteCount)
             if context.properties.packetTableInfo != nil { context.announce(.packetTableInfo) }
@@ -491,8 +515,11 @@ struct MP4Parser: StreamParser {
         self.audio?.chunkOffsets = []
         // Audio that came before the table: replay what was held, or ask for it again.
         if !context.retained.isEmpty { context.retained.isReplaying = true }
-        if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor), first.offset < box.end ?? 0 {
-            let holder = mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
+        if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor),
+            first.offset < box.end ?? 0
+        {
+            let holder =
+                mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
             pendingSeekRequest = (first.offset, .media(holder))
         }
     }
@@ -500,7 +527,8 @@ struct MP4Parser: StreamParser {
     /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
     /// there a sample is a frame of the sound description's bytes (as QuickTime reads it).
     func constantSize(_ track: Track) -> UInt32 {
-        guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm, format.bytesPerFrame > 1
+        guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm,
+            format.bytesPerFrame > 1
         else { return track.constantSize }
         return format.bytesPerFrame
     }
@@ -512,22 +540,29 @@ struct MP4Parser: StreamParser {
         var entry = 0
         for (index, offset) in track.chunkOffsets.enumerated() {
             let chunk = UInt32(truncatingIfNeeded: index + 1)
-            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= chunk { entry += 1 }
-            guard entry < track.samplesPerChunk.count, track.samplesPerChunk[entry].firstChunk <= chunk else { continue }
+            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= chunk {
+                entry += 1
+            }
+            guard entry < track.samplesPerChunk.count, track.samplesPerChunk[entry].firstChunk <= chunk else {
+                continue
+            }
             let count = min(Int64(track.samplesPerChunk[entry].samples), declared - sample)
             guard count > 0 else { break }
             let sizes = track.constantSize > 0 ? [] : track.sizes[Int(sample)..<Int(sample + count)]
-            try table.append(offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
+            try table.append(
+                offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
                 tableOffset: track.tableOffset)
             sample += count
         }
         if sample < declared {
-            context.properties.trace.append(offset: track.tableOffset,
+            context.properties.trace.append(
+                offset: track.tableOffset,
                 "'stsz' counts \(declared) samples; the chunks of 'stsc' and 'stco' hold \(sample)")
         }
         let timed = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
         if timed != table.sampleCount {
-            context.properties.trace.append(offset: track.tableOffset,
+            context.properties.trace.append(
+                offset: track.tableOffset,
                 "'stts' times \(timed) samples; the table holds \(table.sampleCount)")
         }
     }
@@ -538,7 +573,9 @@ struct MP4Parser: StreamParser {
         return frames(duration, scale: framesPerDuration)
     }
 
-    func frames(_ time: Int64, scale: Double) -> Int64 { Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max) }
+    func frames(_ time: Int64, scale: Double) -> Int64 {
+        Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max)
+    }
 
     /// Priming, remainder and valid frames from the edit list, else from `iTunSMPB`, else `nil`.
     /// `exactDuration` is the media's length in its timescale where the whole table is known: no edit
@@ -625,18 +662,22 @@ struct MP4Parser: StreamParser {
         let span = cutPackets(from: position, available: available)
         if context.descriptions.isEmpty {
             if Int64(next.size) > end - position {
-                context.properties.trace.append(offset: position,
-                    "sample \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; it is not a packet")
+                context.properties.trace.append(
+                    offset: position,
+                    "sample \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; it is not a packet"
+                )
                 table.advance(&sampleCursor)
                 return nil
             }
             guard Int(next.size) <= context.limits.maximumRetainedAudioBytes else {
                 throw AudioFileError.limitExceeded(
-                    "mp4: packet \(sampleCursor.sample) of \(next.size) bytes is larger than the parser may hold", offset: position)
+                    "mp4: packet \(sampleCursor.sample) of \(next.size) bytes is larger than the parser may hold",
+                    offset: position)
             }
             return .needMore(Int(next.size))
         }
-        let run = PacketRun(source: .input(index: cursor.position), firstPacket: first,
+        let run = PacketRun(
+            source: .input(index: cursor.position), firstPacket: first,
             packetCount: context.descriptions.count, absoluteOffset: position, byteCount: span, hasDescriptions: true)
         _ = cursor.skip(span)
         table.trim(&sampleCursor)
@@ -660,8 +701,10 @@ struct MP4Parser: StreamParser {
             table.advance(&sampleCursor)
             skipped += 1
         }
-        context.properties.trace.append(offset: position,
-            "\(skipped) samples from sample \(first) lie outside the media data the stream passed; they are not packets")
+        context.properties.trace.append(
+            offset: position,
+            "\(skipped) samples from sample \(first) lie outside the media data the stream passed; they are not packets"
+        )
     }
 
     /// Packets whose bytes were held while `moov` was awaited.
@@ -674,7 +717,8 @@ struct MP4Parser: StreamParser {
         }
         let first = tally.packets
         let span = cutPackets(from: sample.offset, available: context.retained.heldBytes(from: sample.offset))
-        return PacketRun(source: .retained(index: index), firstPacket: first, packetCount: context.descriptions.count,
+        return PacketRun(
+            source: .retained(index: index), firstPacket: first, packetCount: context.descriptions.count,
             absoluteOffset: sample.offset, byteCount: span, hasDescriptions: true)
     }
 
@@ -701,14 +745,16 @@ struct MP4Parser: StreamParser {
                 "mp4: the stream ends inside the '\(box.type)' box (\(box.bodySize ?? 0) bytes declared, \(unconsumed) present)",
                 offset: box.offset)
         case .boxHeader where unconsumed > 0 && !movieParsed, .metaHeader where !movieParsed:
-            throw AudioFileError.truncated("mp4: the stream ends inside a box header", offset: endOffset - Int64(unconsumed))
+            throw AudioFileError.truncated(
+                "mp4: the stream ends inside a box header", offset: endOffset - Int64(unconsumed))
         case .awaitingSeek(let target, _) where !movieParsed:
             throw AudioFileError.notOptimized(
                 "mp4: 'moov' follows the audio; the parser asked for byte \(target) and the stream ended without it",
                 offset: earlyMedia?.offset)
         default:
             if unconsumed > 0 {
-                context.properties.trace.append(offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end not read")
+                context.properties.trace.append(
+                    offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end not read")
             }
         }
         guard movieParsed else {
@@ -722,7 +768,8 @@ struct MP4Parser: StreamParser {
         if let first = table.runs.first, first.offset >= endOffset {
             // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is); the
             // audio would have begun where the stream ends.
-            context.properties.trace.append(offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
+            context.properties.trace.append(
+                offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
             context.properties.dataOffset = endOffset
         }
         var reached = sampleCursor.sample
@@ -736,20 +783,24 @@ struct MP4Parser: StreamParser {
             while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
                 table.advance(&cursor)
                 while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
-                guard mediaBoxes.count >= 4096
-                    || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
-                        && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
+                guard
+                    mediaBoxes.count >= 4096
+                        || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
+                            && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
                 else {
                     outside += 1
                     continue
                 }
-                index.append(PacketDescription(startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration),
-                    dataByteSize: sample.size))
+                index.append(
+                    PacketDescription(
+                        startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration),
+                        dataByteSize: sample.size))
                 tally.add(size: sample.size, duration: sample.duration)
             }
             reached = cursor.sample
             if outside > 0 {
-                context.properties.trace.append(offset: endOffset,
+                context.properties.trace.append(
+                    offset: endOffset,
                     "\(outside) samples lie outside the media data ('mdat'); they are not packets")
             }
             context.packetIndex = index
@@ -757,14 +808,16 @@ struct MP4Parser: StreamParser {
         let claimed = table.sampleCount
         if reached < claimed {
             context.properties.isTruncated = true
-            context.properties.trace.append(offset: endOffset,
+            context.properties.trace.append(
+                offset: endOffset,
                 "\(claimed - reached) of \(claimed) packets lie past the end of the stream")
         }
         context.properties.audioDataPacketCount = tally.packets
         context.properties.audioDataByteCount = tally.bytes
         context.properties.maximumPacketSize = tally.largest
         if context.properties.dataOffset == nil {
-            context.properties.dataOffset = min(table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
+            context.properties.dataOffset = min(
+                table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
         }
         let complete = reached == claimed && !isFragmented
         context.properties.packetTableInfo = gaplessInfo(

@@ -37,21 +37,24 @@ struct MP4SampleTable {
     private(set) var byteCount: Int64 = 0
 
     func size(ofSample index: Int64, in run: Run) -> UInt32 {
-        run.constantSize > 0 || run.sizeIndex < 0 ? run.constantSize : sizes[run.sizeIndex + Int(index - run.firstSample)]
+        run.constantSize > 0 || run.sizeIndex < 0
+            ? run.constantSize : sizes[run.sizeIndex + Int(index - run.firstSample)]
     }
 
     /// Adds a run; `sampleSizes` empty means every sample is `constantSize` bytes. Runs must follow one
     /// another in the file: a run that starts inside the previous one is malformed.
-    mutating func append(offset: Int64, count: Int64, constantSize: UInt32, sampleSizes: ArraySlice<UInt32>,
-        tableOffset: Int64) throws
-    {
+    mutating func append(
+        offset: Int64, count: Int64, constantSize: UInt32, sampleSizes: ArraySlice<UInt32>,
+        tableOffset: Int64
+    ) throws {
         guard count > 0 else { return }
         var bytes: Int64
         var largest = constantSize
         let sizeIndex: Int
         if sampleSizes.isEmpty {
             guard let product = count.multipliedOrNil(by: Int64(constantSize)) else {
-                throw AudioFileError.malformed("mp4: \(count) samples of \(constantSize) bytes cannot be", offset: tableOffset)
+                throw AudioFileError.malformed(
+                    "mp4: \(count) samples of \(constantSize) bytes cannot be", offset: tableOffset)
             }
             bytes = product
             sizeIndex = -1
@@ -73,8 +76,10 @@ struct MP4SampleTable {
                 "mp4: a chunk of samples at byte \(offset) starts inside the previous one (bytes \(last.offset)..<\(last.end)); "
                     + "chunks must follow one another", offset: tableOffset)
         }
-        runs.append(Run(offset: offset, firstSample: sampleCount, count: count,
-            constantSize: sampleSizes.isEmpty ? constantSize : 0, sizeIndex: sizeIndex, byteCount: bytes))
+        runs.append(
+            Run(
+                offset: offset, firstSample: sampleCount, count: count,
+                constantSize: sampleSizes.isEmpty ? constantSize : 0, sizeIndex: sizeIndex, byteCount: bytes))
         maximumSize = max(maximumSize, largest)
         byteCount = byteCount.saturatingAdd(bytes)
     }

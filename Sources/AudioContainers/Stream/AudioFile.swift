@@ -18,9 +18,10 @@ public final class AudioFile {
     /// Opens and parses a file. With `hashingContent`, the same read also hashes every byte of the file
     /// (``contentHash``): the audio the parser passes over is read for the hash alone, in order, so no
     /// second pass over the file is needed for it.
-    public init(path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits(),
-        hashingContent: Bool = false) throws
-    {
+    public init(
+        path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits(),
+        hashingContent: Bool = false
+    ) throws {
         self.path = path
         let file = try ReadableFile(path: path)
         self.file = file
@@ -30,9 +31,10 @@ public final class AudioFile {
         /// Hashes the file's bytes from where the hash stands up to `end`: those of `piece` (read at `start`)
         /// from it, the ones the parser passed over read for the hash alone; bytes hashed already (a seek
         /// back) are not hashed again.
-        func hashBytes(upTo end: Int64, piece: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-            at start: Int64 = 0) throws
-        {
+        func hashBytes(
+            upTo end: Int64, piece: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+            at start: Int64 = 0
+        ) throws {
             guard hash != nil else { return }
             var gap: [UInt8] = []
             while hashed < end {
@@ -44,14 +46,18 @@ public final class AudioFile {
                 }
                 let want = Int(min((hashed < start ? start : end) - hashed, 1 << 20))
                 if gap.count < want { gap = [UInt8](repeating: 0, count: want) }
-                let count = try gap.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: hashed) }
+                let count = try gap.withUnsafeMutableBytes {
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: hashed)
+                }
                 if count == 0 { break }
                 gap.withUnsafeBytes { hash?.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 hashed += Int64(count)
             }
         }
-        try stream.feed(size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) },
-            observe: hashingContent ? { bytes, start in try hashBytes(upTo: start + Int64(bytes.count), piece: bytes, at: start) } : nil
+        try stream.feed(
+            size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) },
+            observe: hashingContent
+                ? { bytes, start in try hashBytes(upTo: start + Int64(bytes.count), piece: bytes, at: start) } : nil
         ) { _ in }
         try hashBytes(upTo: file.size)
         contentHash = hash
@@ -66,8 +72,10 @@ public final class AudioFile {
             var offset = properties.dataOffset ?? 0
             for packet in 0..<Int64(count) {
                 let size = context.packetSize(packet) ?? 0
-                table.append(PacketDescription(startOffset: offset, variableFramesInPacket: context.packetFrameCount(packet),
-                    dataByteSize: UInt32(size)))
+                table.append(
+                    PacketDescription(
+                        startOffset: offset, variableFramesInPacket: context.packetFrameCount(packet),
+                        dataByteSize: UInt32(size)))
                 offset += Int64(size)
             }
             packetTable = table
@@ -81,14 +89,17 @@ public final class AudioFile {
 
     /// The data format.
     public var dataFormat: StreamDescription {
-        properties.dataFormat ?? StreamDescription(sampleRate: 0, formatID: .lpcm, bytesPerPacket: 0,
-            framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0)
+        properties.dataFormat
+            ?? StreamDescription(
+                sampleRate: 0, formatID: .lpcm, bytesPerPacket: 0,
+                framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0)
     }
 
     /// Where a packet lies: absolute offset, bytes and frames.
     public func packetDescription(_ packet: Int64) throws -> PacketDescription {
         guard packet >= 0, packet < packetCount else {
-            throw AudioFileError.invalidPacket("\(path): packet \(packet) of \(packetCount) does not exist", offset: nil)
+            throw AudioFileError.invalidPacket(
+                "\(path): packet \(packet) of \(packetCount) does not exist", offset: nil)
         }
         if let table = packetTable { return table[Int(packet)] }
         let size = Int64(dataFormat.bytesPerPacket)
@@ -97,7 +108,8 @@ public final class AudioFile {
 
     /// Reads `count` packets from `start` (fewer at the end): their bytes and descriptions, offsets
     /// relative to the bytes.
-    public func readPackets(from start: Int64, count: Int) throws -> (bytes: [UInt8], descriptions: [PacketDescription]) {
+    public func readPackets(from start: Int64, count: Int) throws -> (bytes: [UInt8], descriptions: [PacketDescription])
+    {
         var bytes: [UInt8] = []
         let read = try readPacketData(from: start, count: count, into: &bytes)
         var descriptions: [PacketDescription] = []
@@ -137,7 +149,9 @@ public final class AudioFile {
         let total = properties.audioDataByteCount ?? 0
         let length = Int(max(0, min(Int64(count ?? Int.max), total - offset)))
         var bytes = [UInt8](repeating: 0, count: length)
-        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: (properties.dataOffset ?? 0) + offset) }
+        let read = try bytes.withUnsafeMutableBytes {
+            try file.read(into: $0, at: (properties.dataOffset ?? 0) + offset)
+        }
         bytes.removeLast(length - read)
         return bytes
     }

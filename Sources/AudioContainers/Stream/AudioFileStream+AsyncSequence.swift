@@ -19,7 +19,9 @@ extension AudioFileStream {
         /// Offsets relative to `bytes`; `nil` where every packet has the format's constant size.
         public var descriptions: [PacketDescription]?
 
-        public init(bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, count: Int, descriptions: [PacketDescription]?) {
+        public init(
+            bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, count: Int, descriptions: [PacketDescription]?
+        ) {
             self.bytes = bytes
             self.streamOffset = streamOffset
             self.firstPacket = firstPacket
@@ -51,7 +53,8 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
     let limits: ParserLimits
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), stream: AudioFileStream(fileTypeHint: fileTypeHint, limits: limits))
+        AsyncIterator(
+            base: base.makeAsyncIterator(), stream: AudioFileStream(fileTypeHint: fileTypeHint, limits: limits))
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -75,9 +78,12 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
                     case .propertyChanged(let id, let properties):
                         events.append(.propertyChanged(id, properties: properties))
                     case .packets(let run):
-                        events.append(.packets(AudioFileStream.OwnedPackets(
-                            bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
-                            count: run.count, descriptions: run.descriptions.map(Array.init))))
+                        events.append(
+                            .packets(
+                                AudioFileStream.OwnedPackets(
+                                    bytes: Array(run.bytes), streamOffset: run.streamOffset,
+                                    firstPacket: run.firstPacket,
+                                    count: run.count, descriptions: run.descriptions.map(Array.init))))
                     case .seekRequested:
                         break  // this parser is made without `requestsSeeks`: a byte sequence cannot seek
                     }
@@ -101,9 +107,11 @@ extension AudioFileStream {
     /// The events of an asynchronous sequence of single bytes (such as a URL session's byte
     /// stream), gathered into chunks of `chunkSize` before parsing.
     public static func events<Bytes: AsyncSequence>(
-        ofBytes bytes: Bytes, chunkSize: Int = 4096, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()
+        ofBytes bytes: Bytes, chunkSize: Int = 4096, fileTypeHint: FileType? = nil,
+        limits: ParserLimits = ParserLimits()
     ) -> AudioFileStreamEvents<AsyncByteChunks<Bytes>> where Bytes.Element == UInt8 {
-        AudioFileStreamEvents(base: AsyncByteChunks(base: bytes, chunkSize: max(chunkSize, 1)), fileTypeHint: fileTypeHint,
+        AudioFileStreamEvents(
+            base: AsyncByteChunks(base: bytes, chunkSize: max(chunkSize, 1)), fileTypeHint: fileTypeHint,
             limits: limits)
     }
 }
@@ -114,7 +122,9 @@ public struct AsyncByteChunks<Base: AsyncSequence>: AsyncSequence where Base.Ele
     let base: Base
     let chunkSize: Int
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), chunkSize: chunkSize) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), chunkSize: chunkSize)
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator

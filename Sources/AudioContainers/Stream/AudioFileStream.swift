@@ -84,9 +84,10 @@ public struct AudioFileStream {
     /// Creates a parser; `mode` `.indexing` skips packet bytes instead of handing them out. With
     /// `requestsSeeks`, the client promises to answer ``Event/seekRequested(_:)`` (a seekable file, a
     /// server that takes range requests).
-    public init(fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits(),
-        requestsSeeks: Bool = false)
-    {
+    public init(
+        fileTypeHint: FileType? = nil, mode: ParseMode = .streaming, limits: ParserLimits = ParserLimits(),
+        requestsSeeks: Bool = false
+    ) {
         self.fileTypeHint = fileTypeHint
         self.mode = mode
         self.limits = limits
@@ -163,7 +164,8 @@ public struct AudioFileStream {
         do {
             if parser == nil {
                 try tail.withUnsafeBytes { bytes in
-                    if case .parser(let detected) = try detectContainer(bytes, atEnd: true, hint: fileTypeHint, mode: mode,
+                    if case .parser(let detected) = try detectContainer(
+                        bytes, atEnd: true, hint: fileTypeHint, mode: mode,
                         limits: limits, requestsSeeks: requestsSeeks)
                     {
                         parser = detected
@@ -306,7 +308,8 @@ public struct AudioFileStream {
         _ bytes: UnsafeRawBufferPointer, baseOffset: Int64, atEnd: Bool, _ handler: (Event) throws -> Void
     ) throws -> Int {
         if parser == nil {
-            switch try detectContainer(bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode, limits: limits,
+            switch try detectContainer(
+                bytes, atEnd: atEnd, hint: fileTypeHint, mode: mode, limits: limits,
                 requestsSeeks: requestsSeeks)
             {
             case .parser(let detected): parser = detected
@@ -329,7 +332,8 @@ public struct AudioFileStream {
             case .property(let id):
                 try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
-                try deliver(run, input: bytes, descriptions: run.hasDescriptions ? parser.runDescriptions : [],
+                try deliver(
+                    run, input: bytes, descriptions: run.hasDescriptions ? parser.runDescriptions : [],
                     retained: { parser.retainedBytes }, handler)
             case .seek(let offset):
                 pendingSeek = offset
@@ -358,12 +362,18 @@ public struct AudioFileStream {
         func emit(_ bytes: UnsafeRawBufferPointer) throws {
             if run.hasDescriptions {
                 try descriptions.withUnsafeBufferPointer { descriptions in
-                    try handler(.packets(Packets(bytes: bytes, streamOffset: run.absoluteOffset,
-                        firstPacket: run.firstPacket, count: run.packetCount, descriptions: descriptions)))
+                    try handler(
+                        .packets(
+                            Packets(
+                                bytes: bytes, streamOffset: run.absoluteOffset,
+                                firstPacket: run.firstPacket, count: run.packetCount, descriptions: descriptions)))
                 }
             } else {
-                try handler(.packets(Packets(bytes: bytes, streamOffset: run.absoluteOffset,
-                    firstPacket: run.firstPacket, count: run.packetCount, descriptions: nil)))
+                try handler(
+                    .packets(
+                        Packets(
+                            bytes: bytes, streamOffset: run.absoluteOffset,
+                            firstPacket: run.firstPacket, count: run.packetCount, descriptions: nil)))
             }
         }
         switch run.source {

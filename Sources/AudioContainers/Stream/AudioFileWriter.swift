@@ -82,7 +82,8 @@ public final class AudioFileWriter {
     public let format: StreamDescription
     public let options: AudioFileWriterOptions
     private let file: WritableFile
-    private var counts = WrittenCounts(dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [],
+    private var counts = WrittenCounts(
+        dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [],
         packetTableInfo: nil, isProvisional: true)
     private let headerSize: Int
     private var closed = false
@@ -204,30 +205,36 @@ public final class AudioFileWriter {
         // The codecs whose sample entry needs a cookie get a stand-in (AAC-LC, 44.1 kHz stereo; an ALAC config).
         if format.formatID == .aac { options.magicCookie = [0x12, 0x10] }
         if format.formatID == .alac { options.magicCookie = [UInt8](repeating: 0, count: 24) }
-        let counts = WrittenCounts(dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [], packetTableInfo: nil,
+        let counts = WrittenCounts(
+            dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [], packetTableInfo: nil,
             isProvisional: true)
         _ = try layout(fileType, format, options, counts, reservedHeaderSize: nil)
     }
 
-    static func layout(_ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
-        _ counts: WrittenCounts, reservedHeaderSize: Int?) throws -> ContainerLayout
-    {
+    static func layout(
+        _ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
+        _ counts: WrittenCounts, reservedHeaderSize: Int?
+    ) throws -> ContainerLayout {
         switch type {
         case .m4a, .mp4:
-            return try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reservedHeaderSize)
+            return try MP4.layout(
+                format: format, options: options, counts: counts, reservedHeaderSize: reservedHeaderSize)
         case .caf: return try CAF.layout(format: format, options: options, counts: counts)
         case .aiff, .aifc: return try AIFF.layout(format: format, options: options, counts: counts, aifc: type == .aifc)
-        case .wav, .rf64: return try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
+        case .wav, .rf64:
+            return try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
         case .adts:
             // Raw AAC access units, each behind its own header (written with the packets).
             guard format.formatID == .aac else {
-                throw AudioFileError.unsupportedDataFormat("adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
+                throw AudioFileError.unsupportedDataFormat(
+                    "adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])
         case .mp3:
             // MPEG frames back to back; LAME's tag frame is the first of them.
             guard format.formatID == .mpegLayer3 else {
-                throw AudioFileError.unsupportedDataFormat("mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'",
+                throw AudioFileError.unsupportedDataFormat(
+                    "mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'",
                     offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])

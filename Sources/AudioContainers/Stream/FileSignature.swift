@@ -59,7 +59,8 @@ enum FileSignature {
     static let convertFirst = AudioFileError.convertFirstAdvice
     static func notDecoded(_ codec: String) -> String { "afkit does not decode \(codec); " + convertFirst }
     static func notRead(_ container: String) -> String { "afkit does not read \(container) files; " + convertFirst }
-    static let extractFirst = "afkit does not read it; extract its audio first (for example `ffmpeg -i FILE -vn out.wav`)"
+    static let extractFirst =
+        "afkit does not read it; extract its audio first (for example `ffmpeg -i FILE -vn out.wav`)"
     static let notAudio = "not audio"
 
     // MARK: The table
@@ -69,7 +70,9 @@ enum FileSignature {
         // Containers afkit reads.
         Entry(outcome: .read(.caf)) { bytes, _ in magic(bytes, "caff") },
         Entry(outcome: .read(.mp4)) { bytes, _ in magic(bytes, "ftyp", at: 4) },
-        Entry(outcome: .read(.aiff)) { bytes, _ in all(magic(bytes, "FORM"), any(magic(bytes, "AIFF", at: 8), magic(bytes, "AIFC", at: 8))) },
+        Entry(outcome: .read(.aiff)) { bytes, _ in
+            all(magic(bytes, "FORM"), any(magic(bytes, "AIFF", at: 8), magic(bytes, "AIFC", at: 8)))
+        },
         Entry(outcome: .read(.wave)) { bytes, _ in
             all(any(magic(bytes, "RIFF"), magic(bytes, "RF64"), magic(bytes, "BW64")), magic(bytes, "WAVE", at: 8))
         },
@@ -90,34 +93,60 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "an Ogg Theora video", reason: extractFirst)) { bytes, atEnd in
             ogg(bytes, atEnd: atEnd, firstPacket: [0x80] + Array("theora".utf8))
         },
-        Entry(outcome: .refuse(name: "an Ogg file", reason: notRead("Ogg"))) { bytes, atEnd in ogg(bytes, atEnd: atEnd, firstPacket: []) },
+        Entry(outcome: .refuse(name: "an Ogg file", reason: notRead("Ogg"))) { bytes, atEnd in
+            ogg(bytes, atEnd: atEnd, firstPacket: [])
+        },
         Entry(outcome: .refuse(name: "a Sony Wave64 file", reason: notRead("Wave64"))) { bytes, _ in
             all(magic(bytes, wave64RIFF), magic(bytes, wave64WAVE, at: 24))
         },
         Entry(outcome: .refuse(name: "a Sun/NeXT AU file", reason: notRead("AU"))) { bytes, _ in
             any(magic(bytes, ".snd"), magic(bytes, "dns."))
         },
-        Entry(outcome: .refuse(name: "an AC-3 stream", reason: notDecoded("AC-3 or E-AC-3"))) { bytes, atEnd in ac3(bytes, atEnd: atEnd) },
-        Entry(outcome: .refuse(name: "a DTS stream", reason: notDecoded("DTS"))) { bytes, _ in magic(bytes, [0x7F, 0xFE, 0x80, 0x01]) },
-        Entry(outcome: .refuse(name: "a LOAS/LATM stream", reason: notRead("LOAS"))) { bytes, atEnd in loas(bytes, atEnd: atEnd) },
+        Entry(outcome: .refuse(name: "an AC-3 stream", reason: notDecoded("AC-3 or E-AC-3"))) { bytes, atEnd in
+            ac3(bytes, atEnd: atEnd)
+        },
+        Entry(outcome: .refuse(name: "a DTS stream", reason: notDecoded("DTS"))) { bytes, _ in
+            magic(bytes, [0x7F, 0xFE, 0x80, 0x01])
+        },
+        Entry(outcome: .refuse(name: "a LOAS/LATM stream", reason: notRead("LOAS"))) { bytes, atEnd in
+            loas(bytes, atEnd: atEnd)
+        },
         Entry(outcome: .refuse(name: "an AMR file", reason: notDecoded("AMR"))) { bytes, _ in
             any(magic(bytes, "#!AMR\n"), magic(bytes, "#!AMR_MC1.0\n"))
         },
         Entry(outcome: .refuse(name: "an AMR-WB file", reason: notDecoded("AMR-WB"))) { bytes, _ in
             any(magic(bytes, "#!AMR-WB\n"), magic(bytes, "#!AMR-WB_MC1.0\n"))
         },
-        Entry(outcome: .refuse(name: "a Matroska file", reason: extractFirst)) { bytes, atEnd in ebml(bytes, atEnd: atEnd) },
-        Entry(outcome: .refuse(name: "an ASF file (WMA or WMV)", reason: extractFirst)) { bytes, _ in magic(bytes, asfHeader) },
-        Entry(outcome: .refuse(name: "a WavPack file", reason: notDecoded("WavPack"))) { bytes, _ in magic(bytes, "wvpk") },
-        Entry(outcome: .refuse(name: "a TTA file", reason: notDecoded("TTA"))) { bytes, _ in any(magic(bytes, "TTA1"), magic(bytes, "TTA2")) },
-        Entry(outcome: .refuse(name: "a Monkey's Audio file", reason: notDecoded("Monkey's Audio"))) { bytes, _ in magic(bytes, "MAC ") },
+        Entry(outcome: .refuse(name: "a Matroska file", reason: extractFirst)) { bytes, atEnd in
+            ebml(bytes, atEnd: atEnd)
+        },
+        Entry(outcome: .refuse(name: "an ASF file (WMA or WMV)", reason: extractFirst)) { bytes, _ in
+            magic(bytes, asfHeader)
+        },
+        Entry(outcome: .refuse(name: "a WavPack file", reason: notDecoded("WavPack"))) { bytes, _ in
+            magic(bytes, "wvpk")
+        },
+        Entry(outcome: .refuse(name: "a TTA file", reason: notDecoded("TTA"))) { bytes, _ in
+            any(magic(bytes, "TTA1"), magic(bytes, "TTA2"))
+        },
+        Entry(outcome: .refuse(name: "a Monkey's Audio file", reason: notDecoded("Monkey's Audio"))) { bytes, _ in
+            magic(bytes, "MAC ")
+        },
         Entry(outcome: .refuse(name: "a Musepack file", reason: notDecoded("Musepack"))) { bytes, _ in
             any(magic(bytes, "MPCK"), magic(bytes, "MP+"))
         },
-        Entry(outcome: .refuse(name: "a Shorten file", reason: notDecoded("Shorten"))) { bytes, _ in magic(bytes, "ajkg") },
-        Entry(outcome: .refuse(name: "an OptimFROG file", reason: notDecoded("OptimFROG"))) { bytes, _ in magic(bytes, "OFR ") },
-        Entry(outcome: .refuse(name: "a Creative VOC file", reason: notRead("VOC"))) { bytes, _ in magic(bytes, "Creative Voice File\u{1A}") },
-        Entry(outcome: .refuse(name: "a NIST SPHERE file", reason: notRead("SPHERE"))) { bytes, _ in magic(bytes, "NIST_1A\n") },
+        Entry(outcome: .refuse(name: "a Shorten file", reason: notDecoded("Shorten"))) { bytes, _ in
+            magic(bytes, "ajkg")
+        },
+        Entry(outcome: .refuse(name: "an OptimFROG file", reason: notDecoded("OptimFROG"))) { bytes, _ in
+            magic(bytes, "OFR ")
+        },
+        Entry(outcome: .refuse(name: "a Creative VOC file", reason: notRead("VOC"))) { bytes, _ in
+            magic(bytes, "Creative Voice File\u{1A}")
+        },
+        Entry(outcome: .refuse(name: "a NIST SPHERE file", reason: notRead("SPHERE"))) { bytes, _ in
+            magic(bytes, "NIST_1A\n")
+        },
         Entry(outcome: .refuse(name: "an IRCAM file", reason: notRead("IRCAM"))) { bytes, _ in
             any(ircamMagics.map { magic(bytes, $0) })
         },
@@ -127,17 +156,25 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "a FastTracker 2 instrument (XI)", reason: notRead("XI"))) { bytes, _ in
             magic(bytes, "Extended Instrument: ")
         },
-        Entry(outcome: .refuse(name: "an Audio Visual Research (AVR) file", reason: notRead("AVR"))) { bytes, _ in magic(bytes, "2BIT") },
-        Entry(outcome: .refuse(name: "a MATLAB file", reason: notRead("MATLAB"))) { bytes, _ in magic(bytes, "MATLAB 5.0 MAT-file") },
+        Entry(outcome: .refuse(name: "an Audio Visual Research (AVR) file", reason: notRead("AVR"))) { bytes, _ in
+            magic(bytes, "2BIT")
+        },
+        Entry(outcome: .refuse(name: "a MATLAB file", reason: notRead("MATLAB"))) { bytes, _ in
+            magic(bytes, "MATLAB 5.0 MAT-file")
+        },
         Entry(outcome: .refuse(name: "an HTK file", reason: notRead("HTK"))) { bytes, _ in htk(bytes) },
-        Entry(outcome: .refuse(name: "a DSD stream file (DSF)", reason: notDecoded("DSD"))) { bytes, _ in magic(bytes, "DSD ") },
+        Entry(outcome: .refuse(name: "a DSD stream file (DSF)", reason: notDecoded("DSD"))) { bytes, _ in
+            magic(bytes, "DSD ")
+        },
         Entry(outcome: .refuse(name: "a DSDIFF file", reason: notDecoded("DSD"))) { bytes, _ in magic(bytes, "FRM8") },
         Entry(outcome: .refuse(name: "a RealAudio file", reason: extractFirst)) { bytes, _ in
             any(magic(bytes, ".ra\u{FD}"), magic(bytes, ".RMF"))
         },
         Entry(outcome: .refuse(name: "an IFF file", reason: notRead("IFF"))) { bytes, _ in iff(bytes) },
-        Entry(outcome: .refuse(name: "a RIFF file", reason: notRead("RIFF")) ) { bytes, _ in riff(bytes) },
-        Entry(outcome: .refuse(name: "a MIDI file", reason: "a MIDI file holds notes, not audio; render it to WAV first")) { bytes, _ in
+        Entry(outcome: .refuse(name: "a RIFF file", reason: notRead("RIFF"))) { bytes, _ in riff(bytes) },
+        Entry(
+            outcome: .refuse(name: "a MIDI file", reason: "a MIDI file holds notes, not audio; render it to WAV first")
+        ) { bytes, _ in
             magic(bytes, "MThd")
         },
         // Video and multiplexed streams.
@@ -151,8 +188,12 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "a zip archive", reason: "not audio; unpack it first")) { bytes, _ in
             any(magic(bytes, [0x50, 0x4B, 3, 4]), magic(bytes, [0x50, 0x4B, 5, 6]))
         },
-        Entry(outcome: .refuse(name: "a gzip file", reason: "not audio; unpack it first")) { bytes, _ in magic(bytes, [0x1F, 0x8B, 8]) },
-        Entry(outcome: .refuse(name: "a bzip2 file", reason: "not audio; unpack it first")) { bytes, _ in magic(bytes, "BZh") },
+        Entry(outcome: .refuse(name: "a gzip file", reason: "not audio; unpack it first")) { bytes, _ in
+            magic(bytes, [0x1F, 0x8B, 8])
+        },
+        Entry(outcome: .refuse(name: "a bzip2 file", reason: "not audio; unpack it first")) { bytes, _ in
+            magic(bytes, "BZh")
+        },
         Entry(outcome: .refuse(name: "an xz file", reason: "not audio; unpack it first")) { bytes, _ in
             magic(bytes, [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0])
         },
@@ -162,17 +203,24 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "a 7-Zip archive", reason: "not audio; unpack it first")) { bytes, _ in
             magic(bytes, [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C])
         },
-        Entry(outcome: .refuse(name: "a RAR archive", reason: "not audio; unpack it first")) { bytes, _ in magic(bytes, "Rar!\u{1A}\u{07}") },
+        Entry(outcome: .refuse(name: "a RAR archive", reason: "not audio; unpack it first")) { bytes, _ in
+            magic(bytes, "Rar!\u{1A}\u{07}")
+        },
         Entry(outcome: .refuse(name: "a PNG image", reason: notAudio)) { bytes, _ in
             magic(bytes, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         },
-        Entry(outcome: .refuse(name: "a JPEG image", reason: notAudio)) { bytes, _ in magic(bytes, [0xFF, 0xD8, 0xFF]) },
-        Entry(outcome: .refuse(name: "a GIF image", reason: notAudio)) { bytes, _ in any(magic(bytes, "GIF87a"), magic(bytes, "GIF89a")) },
+        Entry(outcome: .refuse(name: "a JPEG image", reason: notAudio)) { bytes, _ in magic(bytes, [0xFF, 0xD8, 0xFF])
+        },
+        Entry(outcome: .refuse(name: "a GIF image", reason: notAudio)) { bytes, _ in
+            any(magic(bytes, "GIF87a"), magic(bytes, "GIF89a"))
+        },
         Entry(outcome: .refuse(name: "a TIFF image", reason: notAudio)) { bytes, _ in
             any(magic(bytes, [0x49, 0x49, 0x2A, 0]), magic(bytes, [0x4D, 0x4D, 0, 0x2A]))
         },
         Entry(outcome: .refuse(name: "a PDF document", reason: notAudio)) { bytes, _ in magic(bytes, "%PDF-") },
-        Entry(outcome: .refuse(name: "an ELF executable", reason: notAudio)) { bytes, _ in magic(bytes, [0x7F, 0x45, 0x4C, 0x46]) },
+        Entry(outcome: .refuse(name: "an ELF executable", reason: notAudio)) { bytes, _ in
+            magic(bytes, [0x7F, 0x45, 0x4C, 0x46])
+        },
         Entry(outcome: .refuse(name: "a text file", reason: notAudio)) { bytes, atEnd in text(bytes, atEnd: atEnd) },
     ]
 
@@ -244,14 +292,22 @@ enum FileSignature {
         return needed > 0 ? .undecided(needed) : .no
     }
 
-    static let wave64RIFF: [UInt8] = [0x72, 0x69, 0x66, 0x66, 0x2E, 0x91, 0xCF, 0x11, 0xA5, 0xD6, 0x28, 0xDB, 0x04, 0xC1,
-        0x00, 0x00]
-    static let wave64WAVE: [UInt8] = [0x77, 0x61, 0x76, 0x65, 0xF3, 0xAC, 0xD3, 0x11, 0x8C, 0xD1, 0x00, 0xC0, 0x4F, 0x8E,
-        0xDB, 0x8A]
-    static let asfHeader: [UInt8] = [0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62,
-        0xCE, 0x6C]
+    static let wave64RIFF: [UInt8] = [
+        0x72, 0x69, 0x66, 0x66, 0x2E, 0x91, 0xCF, 0x11, 0xA5, 0xD6, 0x28, 0xDB, 0x04, 0xC1,
+        0x00, 0x00,
+    ]
+    static let wave64WAVE: [UInt8] = [
+        0x77, 0x61, 0x76, 0x65, 0xF3, 0xAC, 0xD3, 0x11, 0x8C, 0xD1, 0x00, 0xC0, 0x4F, 0x8E,
+        0xDB, 0x8A,
+    ]
+    static let asfHeader: [UInt8] = [
+        0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62,
+        0xCE, 0x6C,
+    ]
     /// IRCAM's magic numbers (VAX, Sun, MIPS and NeXT byte orders).
-    static let ircamMagics: [[UInt8]] = (1...4).flatMap { (kind: UInt8) in [[0x64, 0xA3, kind, 0], [0, kind, 0xA3, 0x64]] }
+    static let ircamMagics: [[UInt8]] = (1...4).flatMap { (kind: UInt8) in
+        [[0x64, 0xA3, kind, 0], [0, kind, 0xA3, 0x64]]
+    }
 
     /// Ogg: `OggS`, stream structure version 0, and the first packet starting with the codec's
     /// identification (any packet where `firstPacket` is empty).
@@ -275,7 +331,8 @@ enum FileSignature {
                 let length = Int(bytes[index + 2] & 0x7F)
                 let start = index + 3
                 if start + length <= bytes.count {
-                    let docType = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
+                    let docType = String(
+                        decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
                     if docType == "webm" { return .yes(name: "a WebM file") }
                 }
                 break
@@ -300,7 +357,8 @@ enum FileSignature {
             guard rateCode != 3, sizeCode < 38 else { return .no }
             let bitrates = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640]
             let kbps = bitrates[sizeCode / 2]
-            let words = rateCode == 0 ? kbps * 2 : rateCode == 2 ? kbps * 3 : kbps * 1536_000 / (44100 * 16) + (sizeCode & 1)
+            let words =
+                rateCode == 0 ? kbps * 2 : rateCode == 2 ? kbps * 3 : kbps * 1536_000 / (44100 * 16) + (sizeCode & 1)
             frameBytes = words * 2
             name = "an AC-3 stream"
         } else if streamID <= 16 {
@@ -325,7 +383,9 @@ enum FileSignature {
         }
         guard bytes[0] == 0x56, bytes[1] & 0xE0 == 0xE0 else { return .no }
         let next = 3 + (Int(bytes[1] & 0x1F) << 8 | Int(bytes[2]))
-        guard bytes.count >= next + 2 else { return atEnd && bytes.count == next ? .yes() : atEnd ? .no : .undecided(next + 2) }
+        guard bytes.count >= next + 2 else {
+            return atEnd && bytes.count == next ? .yes() : atEnd ? .no : .undecided(next + 2)
+        }
         return bytes[next] == 0x56 && bytes[next + 1] & 0xE0 == 0xE0 ? .yes() : .no
     }
 

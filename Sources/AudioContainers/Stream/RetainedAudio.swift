@@ -22,9 +22,10 @@ struct RetainedAudio {
 
     /// Holds `slice`, which lies at `offset` in the stream; `refusal` is thrown instead where the held
     /// audio would pass `limit` bytes.
-    mutating func hold(_ slice: UnsafeRawBufferPointer, at offset: Int64, limit: Int,
-        refusal: () -> AudioFileError) throws
-    {
+    mutating func hold(
+        _ slice: UnsafeRawBufferPointer, at offset: Int64, limit: Int,
+        refusal: () -> AudioFileError
+    ) throws {
         guard bytes.count + slice.count <= limit else { throw refusal() }
         if let last = runs.last, last.start + Int64(last.count) == offset {
             runs[runs.count - 1].count += slice.count
@@ -44,7 +45,9 @@ struct RetainedAudio {
 
     /// How many bytes are held from `offset` to the end of its run.
     func heldBytes(from offset: Int64) -> Int {
-        guard let run = runs.last(where: { $0.start <= offset }), offset < run.start + Int64(run.count) else { return 0 }
+        guard let run = runs.last(where: { $0.start <= offset }), offset < run.start + Int64(run.count) else {
+            return 0
+        }
         return Int(run.start + Int64(run.count) - offset)
     }
 

@@ -24,7 +24,9 @@ protocol StreamParser {
     /// constant packets, else estimated from `averagePacketSize`; `nil` where neither is known.
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)?
     /// The packet holding a byte (an offset from the start of the audio data) and the byte's offset in it.
-    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)?
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )?
     /// Whether the packet and byte counts come from the file's header or tables (not from packets seen).
     var declaresPacketCounts: Bool { get }
 }
@@ -34,14 +36,18 @@ extension StreamParser {
         guard packet >= 0 else { return nil }
         if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
             if packet < index.count { return (index[Int(packet)].startOffset - dataOffset, false) }
-        } else if context.hasUniformPackets || context.packetSizes != nil, let offset = try? context.byteOffset(ofPacket: packet) {
+        } else if context.hasUniformPackets || context.packetSizes != nil,
+            let offset = try? context.byteOffset(ofPacket: packet)
+        {
             return (offset, false)
         }
         guard let average = averagePacketSize, average > 0 else { return nil }
         return (Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? Int64.max), true)
     }
 
-    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
         guard byte >= 0, let format = context.properties.dataFormat else { return nil }
         if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
             // The last packet starting at or before the byte.
@@ -104,12 +110,14 @@ enum Detection {
 
 /// Reads the container kind from a stream's first bytes: the signature table first; only bytes that
 /// match no signature are left to the MPEG audio and ADTS frame scanner.
-func detectContainer(_ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
-    limits: ParserLimits, requestsSeeks: Bool) throws -> Detection
-{
+func detectContainer(
+    _ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
+    limits: ParserLimits, requestsSeeks: Bool
+) throws -> Detection {
     switch FileSignature.identify(bytes, atEnd: atEnd) {
     case .needMore(let count): return .needMore(count)
-    case .container(.caf): return .parser(ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
+    case .container(.caf):
+        return .parser(ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
     case .container(.mp4): return .parser(MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
     case .container(.aiff): return .parser(ChunkWalker<AIFF.Container>(mode: mode, limits: limits))
     case .container(.wave): return .parser(ChunkWalker<WAVE.Container>(mode: mode, limits: limits))

@@ -171,9 +171,10 @@ public struct Instrument: Hashable, Sendable {
     public var sustainLoop: InstrumentLoop?
     public var releaseLoop: InstrumentLoop?
 
-    public init(baseNote: Int = 60, detune: Int = 0, lowNote: Int = 0, highNote: Int = 127, lowVelocity: Int = 1,
-        highVelocity: Int = 127, gain: Int = 0, sustainLoop: InstrumentLoop? = nil, releaseLoop: InstrumentLoop? = nil)
-    {
+    public init(
+        baseNote: Int = 60, detune: Int = 0, lowNote: Int = 0, highNote: Int = 127, lowVelocity: Int = 1,
+        highVelocity: Int = 127, gain: Int = 0, sustainLoop: InstrumentLoop? = nil, releaseLoop: InstrumentLoop? = nil
+    ) {
         self.baseNote = baseNote
         self.detune = detune
         self.lowNote = lowNote

@@ -44,14 +44,23 @@ func parse(_ bytes: [UInt8]) throws -> Int {
     return packets
 }
 
+/// The benchmark's inputs, which must load: a failure stops the run saying why.
+func loaded<T>(_ what: String, _ body: () throws -> T) -> T {
+    do { return try body() } catch { fatalError("\(what): \(error)") }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.mallocCountTotal, .wallClock], warmupIterations: 0, maxDuration: .seconds(30), maxIterations: 1)
 
     // Parsing: the count must not grow with the stream (no allocation per packet).
-    for (name, path, wholeFile) in [("MP3", "mp3/lame-cbr128-stereo-44k.mp3", false), ("ADTS", "adts/aac-lc-44k-stereo.aac", true)] {
+    for (name, path, wholeFile) in [
+        ("MP3", "mp3/lame-cbr128-stereo-44k.mp3", false), ("ADTS", "adts/aac-lc-44k-stereo.aac", true),
+    ] {
         for megabytes in [20, 200] {
-            let bytes = try! repeatedStream(fixtures + "/" + path, megabytes: megabytes, wholeFile: wholeFile)
+            let bytes = loaded(path) {
+                try repeatedStream(fixtures + "/" + path, megabytes: megabytes, wholeFile: wholeFile)
+            }
             Benchmark("parse \(name) \(megabytes) MB") { benchmark in
                 blackHole(try parse(bytes))
             }
@@ -59,8 +68,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // IMA4 decoding into a buffer the caller owns: no allocation per block.
-    let ima4 = try! AudioFile(path: fixtures + "/caf/ima4-stereo.caf")
-    let (block, _) = try! ima4.readPackets(from: 0, count: Int(ima4.packetCount))
+    let ima4 = loaded("ima4-stereo.caf") { try AudioFile(path: fixtures + "/caf/ima4-stereo.caf") }
+    let (block, _) = loaded("ima4-stereo.caf") { try ima4.readPackets(from: 0, count: Int(ima4.packetCount)) }
     for packetCount in [100_000, 1_000_000] {
         var packets: [UInt8] = []
         while packets.count < packetCount * block.count / Int(ima4.packetCount) { packets += block }
