@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import ArgumentParser
 import AudioContainers
@@ -22,14 +22,17 @@ struct Packets: NetworkCommand {
     @Option(name: .customLong("chunk-size"), help: "Bytes given to the parser per call.")
     var chunkSize = 4096
 
-    @Option(name: .customLong("type-hint"), help: "A file extension that breaks ties between containers (mp3, aac, ...).")
+    @Option(
+        name: .customLong("type-hint"), help: "A file extension that breaks ties between containers (mp3, aac, ...).")
     var typeHint: String?
 
-    @Option(name: .customLong("icy-metaint"),
+    @Option(
+        name: .customLong("icy-metaint"),
         help: "Remove SHOUTcast/Icecast metadata sent every N audio bytes, and list the stream titles.")
     var icyMetaint: Int?
 
-    @Flag(name: .customLong("json-lines"),
+    @Flag(
+        name: .customLong("json-lines"),
         help: "Over HTTP: print one JSON object per event as it arrives (connection, properties, packets, titles).")
     var jsonLines = false
 
@@ -51,7 +54,8 @@ struct Packets: NetworkCommand {
             if icyMetaint != nil { throw ValidationError("--icy-metaint is read from the server's response for a URL") }
         } else if jsonLines || duration != nil || network.isGiven {
             throw ValidationError(
-                "--json-lines, --duration and the network options follow a stream over HTTP: give an http:// or https:// URL")
+                "--json-lines, --duration and the network options follow a stream over HTTP: give an http:// or https:// URL"
+            )
         }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
@@ -70,10 +74,12 @@ struct Packets: NetworkCommand {
         let packets = try PacketSpool()
         // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
         let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
-        var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
+        var stream = AudioFileStream(
+            fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
         let collect: (AudioFileStream.Event) -> Void = { event in
             guard case .packets(let run) = event else { return }
-            packets.append(run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
+            packets.append(
+                run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
         }
         var icy = icyMetaint.map(ICYMetadataDemuxer.init(metadataInterval:))
         var titles: [ICYMetadataDemuxer.TitleChange] = []
@@ -81,7 +87,8 @@ struct Packets: NetworkCommand {
             if seekable {
                 // The feeder answers the parser's seek requests by reading from where it asks.
                 let source = try ReadableFile(path: file)
-                try stream.feed(size: source.size, chunkSize: chunkSize, read: { try source.read(into: $0, at: $1) }, collect)
+                try stream.feed(
+                    size: source.size, chunkSize: chunkSize, read: { try source.read(into: $0, at: $1) }, collect)
             } else {
                 try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
                     if icy != nil {
@@ -94,15 +101,18 @@ struct Packets: NetworkCommand {
             }
         } catch let error as AudioFileError {
             if json {
-                Output.standardOutput(JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
-                    .serialized(pretty: true) + "\n")
+                Output.standardOutput(
+                    JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                        .serialized(pretty: true) + "\n")
             } else {
                 Output.standardError("\(file): error: \(error)\n")
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
-        try printListing(summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets,
-            titles: icy == nil ? nil : titles.map { ListedTitle(audioOffset: $0.audioOffset, title: $0.title, packet: nil) })
+        try printListing(
+            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets,
+            titles: icy == nil
+                ? nil : titles.map { ListedTitle(audioOffset: $0.audioOffset, title: $0.title, packet: nil) })
     }
 
     /// A stream title as listed: where in the audio it took effect, and from which packet when known.
@@ -121,7 +131,9 @@ struct Packets: NetworkCommand {
         let frames = Int64(summary.format.framesPerPacket)
         if json {
             // The object as `serialized(pretty:)` would write it, the packets streamed from the spool.
-            let indented = { (value: JSONValue) in value.serialized(pretty: true).replacingOccurrences(of: "\n", with: "\n  ") }
+            let indented = { (value: JSONValue) in
+                value.serialized(pretty: true).replacingOccurrences(of: "\n", with: "\n  ")
+            }
             var text = "{\n  \"properties\": " + indented(.object(summary.jsonFields))
             if let constant = constantPackets, packets.count == 0 {
                 text += ",\n  \"constantPacketSize\": \(constant.size),\n  \"packetCount\": \(constant.count)"
@@ -129,8 +141,13 @@ struct Packets: NetworkCommand {
                 text += ",\n  \"packets\": ["
                 var first = true
                 try packets.forEach { offset, size, count in
-                    text += (first ? "\n" : ",\n") + "    {\n      \"offset\": \(offset),\n      \"size\": \(size),\n"
-                        + "      \"frames\": \(count > 0 ? Int64(count) : frames)\n    }"
+                    // Each packet through the JSON writer, indented as it sits in the array.
+                    let packet = JSONValue.object([
+                        ("offset", .integer(offset)), ("size", .integer(Int64(size))),
+                        ("frames", .integer(count > 0 ? Int64(count) : frames)),
+                    ])
+                    text += (first ? "\n    " : ",\n    ") + packet.serialized(pretty: true)
+                        .replacingOccurrences(of: "\n", with: "\n    ")
                     first = false
                     if text.utf8.count > 1 << 16 {
                         Output.standardOutput(text)
@@ -140,17 +157,24 @@ struct Packets: NetworkCommand {
                 text += first ? "]" : "\n  ]"
             }
             if let titles {
-                text += ",\n  \"icyMetadata\": " + indented(.array(titles.map { change in
-                    var fields: [(String, JSONValue)] = [("offset", .integer(change.audioOffset)), ("title", .string(change.title))]
-                    if let packet = change.packet { fields.append(("packet", .integer(packet))) }
-                    return .object(fields)
-                }))
+                text +=
+                    ",\n  \"icyMetadata\": "
+                    + indented(
+                        .array(
+                            titles.map { change in
+                                var fields: [(String, JSONValue)] = [
+                                    ("offset", .integer(change.audioOffset)), ("title", .string(change.title)),
+                                ]
+                                if let packet = change.packet { fields.append(("packet", .integer(packet))) }
+                                return .object(fields)
+                            }))
             }
             Output.standardOutput(text + "\n}\n")
         } else {
             var text = InfoText.render(path: file, summary: summary, properties: properties)
             if let constant = constantPackets {
-                text += "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "
+                text +=
+                    "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "
                     + "from offset \(constant.firstOffset)\n"
             }
             var index = 0
@@ -164,7 +188,8 @@ struct Packets: NetworkCommand {
                 }
             }
             for change in titles ?? [] {
-                text += "stream title at audio byte \(change.audioOffset)"
+                text +=
+                    "stream title at audio byte \(change.audioOffset)"
                     + (change.packet.map { " (packet \($0))" } ?? "") + ": \(change.title)\n"
             }
             Output.standardOutput(text)
@@ -203,15 +228,20 @@ final class PacketSpool {
     private(set) var constantPackets: (firstOffset: Int64, size: Int, count: Int)?
 
     /// Keeps a run of packets: each one where they vary, a count where they have a constant size.
-    func append(run streamOffset: Int64, byteCount: Int, count: Int, descriptions: UnsafeBufferPointer<PacketDescription>?) {
+    func append(
+        run streamOffset: Int64, byteCount: Int, count: Int, descriptions: UnsafeBufferPointer<PacketDescription>?
+    ) {
         if let descriptions {
             for description in descriptions {
-                append(offset: streamOffset + description.startOffset, size: description.dataByteSize,
+                append(
+                    offset: streamOffset + description.startOffset, size: description.dataByteSize,
                     frames: description.variableFramesInPacket)
             }
         } else {
             let size = count > 0 ? byteCount / count : 0
-            constantPackets = (constantPackets?.firstOffset ?? streamOffset, size, (constantPackets?.count ?? 0) + count)
+            constantPackets = (
+                constantPackets?.firstOffset ?? streamOffset, size, (constantPackets?.count ?? 0) + count
+            )
         }
     }
 
@@ -247,7 +277,8 @@ final class PacketSpool {
             if whole == 0 { return }
             try chunk.withUnsafeBytes { bytes in
                 for start in stride(from: 0, to: whole, by: 16) {
-                    try body(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: Int64.self)),
+                    try body(
+                        Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: Int64.self)),
                         UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 8, as: UInt32.self)),
                         UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 12, as: UInt32.self)))
                 }
