@@ -17,11 +17,15 @@ import Synchronization
 /// incrementally: an output is rebuilt unless it records the same source content, settings and afkit
 /// version, and reads back whole.
 public struct BatchConverter: Sendable {
+    /// One source and the output it makes.
     public struct Job: Sendable, Hashable {
+        /// The source file.
         public var source: String
+        /// Where its output goes.
         public var output: String
     }
 
+    /// What became of a job: converted, already current, or failed with the reason.
     public enum Outcome: Sendable {
         case converted
         case upToDate
@@ -30,8 +34,11 @@ public struct BatchConverter: Sendable {
 
     /// Two sources that would write the same output (`a.wav` and `a.aif` both make `a.caf`).
     public struct CollisionError: Error, CustomStringConvertible, Sendable {
+        /// The output both would write.
         public var output: String
+        /// The sources that would write it.
         public var sources: [String]
+        /// The message, naming both.
         public var description: String {
             "batch: \(sources.map { "'\($0)'" }.joined(separator: " and ")) would both be written to '\(output)'; "
                 + "rename one (nothing was converted)"
@@ -40,15 +47,20 @@ public struct BatchConverter: Sendable {
 
     /// A job whose output is its own source: converting would re-encode the file in place.
     public struct OutputIsInputError: Error, CustomStringConvertible, Sendable {
+        /// The source.
         public var source: String
+        /// The output, which is the source.
         public var output: String
+        /// The message.
         public var description: String {
             "batch: the output is the input: '\(source)' would be written to itself ('\(output)'); give --out another "
                 + "folder (nothing was converted)"
         }
     }
 
+    /// The preset every output is made with.
     public let preset: Preset
+    /// The folder the outputs go below, each at its source's path.
     public let outputFolder: String
     /// How IMA4 is encoded (the beam search by default).
     public let imaQuality: IMAEncodingQuality
@@ -67,6 +79,7 @@ public struct BatchConverter: Sendable {
         "ogg",
     ]
 
+    /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
         preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best, parallelJobs: Int? = nil,
         trimsToMaximum: Bool = false

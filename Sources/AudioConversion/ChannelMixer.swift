@@ -5,7 +5,9 @@
 /// goes to every output channel; otherwise channel to channel (extra outputs silent, extra inputs
 /// folded in at -3 dB, the row normalised). A source peaking below full scale never clips in a downmix.
 public struct ChannelMixer: Sendable {
+    /// Channels of the frames mixed.
     public let inputChannels: Int
+    /// Channels of the frames made.
     public let outputChannels: Int
     /// `gains[output][input]`.
     public let gains: [[Float]]
@@ -13,6 +15,7 @@ public struct ChannelMixer: Sendable {
     /// infinite sample into NaN.
     private let taps: [[(input: Int, gain: Float)]]
 
+    /// A mix from `input` channels to `output` channels, in WAV's channel order.
     public init(from input: Int, to output: Int) {
         inputChannels = input
         outputChannels = output

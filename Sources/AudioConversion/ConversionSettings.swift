@@ -18,7 +18,9 @@ public struct ConversionSettings: Sendable {
     public var channels: Int?
     /// At most this many output channels when `channels` is not given (a preset's limit).
     public var maximumChannels: Int?
+    /// The resampler for rate changes (libsoxr by default).
     public var resampler: ResamplerChoice = .soxr
+    /// How IMA4 and IMA ADPCM are encoded (the beam search by default).
     public var imaQuality: IMAEncodingQuality = .best
     /// Bits per second for AAC and MP3 (`-b`).
     public var bitRate: Int?
@@ -28,6 +30,7 @@ public struct ConversionSettings: Sendable {
     public var strategy: BitRateStrategy?
     /// Refuse (or, with `trimToMaximum`, cut) sources longer than this many seconds.
     public var maximumSeconds: Double?
+    /// Cut a source longer than `maximumSeconds` to it instead of refusing it (`--trim`).
     public var trimToMaximum = false
     /// A note written into the output's metadata (the batch runner records its preset there).
     public var encodingNote: String?
@@ -52,6 +55,7 @@ public struct ConversionSettings: Sendable {
     /// (`--trim-silence`); markers and loops move with the cut.
     public var silenceThreshold: Double?
 
+    /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
 }
 
@@ -69,6 +73,7 @@ public enum Preset: String, CaseIterable, Sendable {
     /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost.
     case lossless
 
+    /// The settings the preset stands for.
     public var settings: ConversionSettings {
         var settings = ConversionSettings()
         settings.fileType = nil
@@ -111,14 +116,19 @@ public enum MetadataKeys {
 /// A combination of output name, container and data format that cannot be written: the command's
 /// usage error, with what would fit.
 public struct ConversionUsageError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong and what would fit.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
 /// What a conversion wrote.
 public struct ConversionResult: Sendable {
+    /// Where the output was written.
     public var outputPath: String
+    /// The output's data format.
     public var format: StreamDescription
+    /// The output's container.
     public var fileType: FileType
     /// Valid frames written (the decoded length equals it exactly, priming and remainder recorded).
     public var frameCount: Int64

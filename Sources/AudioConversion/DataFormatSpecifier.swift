@@ -8,6 +8,7 @@ import AudioFormats
 /// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless) and
 /// `.mp3`, with an optional `@RATE`.
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
+    /// The codec or sample layout named.
     public enum Kind: Hashable, Sendable {
         case linearPCM(bits: UInt32, isFloat: Bool, isBigEndian: Bool, isSigned: Bool)
         case ima4, imaADPCM, ulaw, alaw
@@ -23,10 +24,14 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What the name asks for.
     public var kind: Kind
+    /// The `@RATE` given, in Hz; `nil`: the source's.
     public var sampleRate: Double?
+    /// The text as given.
     public let description: String
 
+    /// Reads afconvert's spelling (`LEI16`, `ima4@22050`, `aac`, ...); `nil` for a name it does not know.
     public init?(_ text: String) {
         description = text
         let parts = text.split(separator: "@", maxSplits: 1).map(String.init)

@@ -16,6 +16,7 @@ public struct LoudnessTarget: Hashable, Sendable {
     /// Where gain alone would pass the ceiling: limit (`true`) or refuse (`--no-limiter`).
     public var usesLimiter: Bool
 
+    /// An aim of `integrated` LUFS under a `truePeakCeiling` in dBTP, limiting where gain alone would pass it.
     public init(integrated: Double, truePeakCeiling: Double = -1, usesLimiter: Bool = true) {
         self.integrated = integrated
         self.truePeakCeiling = truePeakCeiling

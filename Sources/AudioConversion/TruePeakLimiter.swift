@@ -17,6 +17,7 @@
 /// The output is the input delayed by ``latency`` frames inside the limiter and given back with the
 /// same frame count: ``process(_:frames:into:)`` then ``finish(into:)``.
 public final class TruePeakLimiter {
+    /// The interleaved channels it limits together.
     public let channels: Int
     /// The ceiling, linear (1 is full scale).
     public let ceiling: Float

@@ -11,19 +11,27 @@ import AudioFormats
 /// Linear PCM and IMA4 can also be read exactly as stored integers (``readLinearPCM(maximum:into:)``,
 /// ``readDecodedInt16(maximum:into:)``), which the converter's exact routes use.
 public final class SourceReader {
+    /// The file read.
     public let path: String
     /// The source's data format, as the parser reports it.
     public let format: StreamDescription
+    /// Frames per second.
     public let sampleRate: Double
+    /// Channels per frame.
     public let channels: Int
     /// Valid frames, where known in advance.
     public let frameCount: Int64?
+    /// Text tags (title, artist, ...), as the file names them.
     public let metadata: [String: String]
+    /// Markers and cue points, where the file has them.
     public let markers: [Marker]
-    /// Loops, the instrument, comments and annotations, where the file has them.
+    /// Loops, where the file has them.
     public private(set) var loops: [Loop] = []
+    /// The instrument (base note, gain, key and velocity range), where the file has one.
     public private(set) var instrument: Instrument?
+    /// Comments with their times (AIFF `COMT`).
     public private(set) var comments: [Comment] = []
+    /// Annotations (AIFF `ANNO`).
     public private(set) var annotations: [String] = []
     /// The codec configuration (an AAC AudioSpecificConfig or ES descriptor, an ALACSpecificConfig).
     public private(set) var magicCookie: [UInt8]?

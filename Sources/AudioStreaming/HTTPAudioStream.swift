@@ -25,6 +25,7 @@ import AudioFormats
 /// back-pressure: the server is read only as fast as the events are taken. Leaving the loop (or
 /// cancelling its task) closes the connection.
 public struct HTTPAudioStream: AsyncSequence, Sendable {
+    /// The stream's events.
     public typealias Element = Event
 
     /// What the stream reports, in the order of the audio.
@@ -45,6 +46,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
     public struct Response: Sendable, Hashable {
         /// The address the audio came from (after redirects).
         public var url: String
+        /// The HTTP status (200, or 206 for a range).
         public var status: Int
         /// `Content-Type`, which also hints the container.
         public var contentType: String?
@@ -58,6 +60,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         /// `ETag` and `Last-Modified`: a resume asks for the rest of this version only (`If-Range`),
         /// and a response of another version ends the stream with an error.
         public var entityTag: String?
+        /// `Last-Modified`, which a resumed request checks with `If-Range`.
         public var lastModified: String?
         /// Whether the server takes range requests (`Accept-Ranges: bytes`, or a 206 answer).
         public var acceptsRanges: Bool
@@ -69,8 +72,11 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var metadataInterval: Int?
         /// `icy-name`, `icy-genre`, `icy-description`, `icy-url`.
         public var name: String?
+        /// `icy-genre`.
         public var genre: String?
+        /// `icy-description`.
         public var description: String?
+        /// `icy-url`.
         public var homepage: String?
         /// `icy-br`: the station's stated bit rate in kbit/s.
         public var statedBitRate: Int?
@@ -80,6 +86,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
 
     /// A new ICY stream title.
     public struct StreamTitle: Sendable, Hashable {
+        /// The title, as the server sent it.
         public var title: String
         /// Offset in the audio (metadata removed, counted across reconnections) where it took effect.
         public var audioOffset: Int64
@@ -101,12 +108,14 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
     public struct Options: Sendable {
         /// The container expected; without one, `Content-Type` hints it, and the bytes decide.
         public var fileTypeHint: FileType?
+        /// Bounds on what the parser holds and allocates.
         public var limits = ParserLimits()
         /// Ask for ICY metadata (`Icy-MetaData: 1`).
         public var requestsMetadata = true
         /// A connection that delivers no byte for this long has stalled: it is dropped (and joined
         /// again, or resumed, as a broken connection is).
         public var readTimeout: Duration = .seconds(15)
+        /// How long a connection may take to open.
         public var connectTimeout: Duration = .seconds(10)
         /// Attempts to reconnect after a drop before the stream fails; 0 never retries. An attempt
         /// counts until the stream makes progress again: bytes of a file past the furthest offset
@@ -114,6 +123,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var maximumReconnectAttempts = 5
         /// The wait before the first retry, doubled for each further one up to `maximumReconnectDelay`.
         public var reconnectDelay: Duration = .milliseconds(250)
+        /// The longest wait between retries.
         public var maximumReconnectDelay: Duration = .seconds(8)
         /// Sent as `User-Agent`.
         public var userAgent = "afkit"
@@ -130,21 +140,27 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         /// Follow a redirect from https to plain http (refused by default).
         public var followsRedirectsToHTTP = false
 
+        /// The defaults, expecting `fileTypeHint`'s container where given.
         public init(fileTypeHint: FileType? = nil) { self.fileTypeHint = fileTypeHint }
     }
 
     /// At least `bytesPerSecond`, averaged over each `period` the reader is keeping up.
     public struct SpeedLimit: Sendable, Hashable {
+        /// The slowest average allowed.
         public var bytesPerSecond: Int
+        /// The window it is averaged over.
         public var period: Duration
 
+        /// A limit of `bytesPerSecond` averaged over `period`.
         public init(bytesPerSecond: Int, period: Duration) {
             self.bytesPerSecond = bytesPerSecond
             self.period = period
         }
     }
 
+    /// The stream's address (http or https).
     public let url: String
+    /// How it connects, waits and retries.
     public let options: Options
 
     /// libcurl's version (with its TLS library's) as loaded, or `nil` where it cannot be loaded.
@@ -156,6 +172,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         self.options = options
     }
 
+    /// An iterator that connects on its first `next()`, and seeks by packet.
     public func makeAsyncIterator() -> Iterator { Iterator(session: HTTPStreamSession(url: url, options: options)) }
 
     /// Takes the events one at a time; also seeks, for a file served with range support.

@@ -489,6 +489,7 @@ extension HTTPAudioStream.Response {
 extension HTTPAudioStream.Options {
     /// Why a trust root cannot be used.
     public struct TrustRootProblem: Error {
+        /// What is wrong with the file.
         public var reason: String
     }
 

@@ -83,7 +83,9 @@ public func createTemporaryFile(beside path: String, permissions: mode_t = 0o644
 
 /// A file's identity: its device and inode, whatever it is called.
 public struct FileIdentity: Hashable, Sendable {
+    /// The file system's device number.
     public var device: UInt64
+    /// The file's number on that device.
     public var inode: UInt64
 
     /// The identity of a file described by `stat`.

@@ -6,12 +6,14 @@ import AudioConversion
 import AudioFormats
 
 extension DataFormatSpecifier: ExpressibleByArgument {
+    /// afconvert's spelling, as `-d` takes it.
     public init?(argument: String) { self.init(argument) }
 }
 
 extension Preset: ExpressibleByArgument {}
 
 extension FileType: ExpressibleByArgument {
+    /// afconvert's `-f` code (`caff`, `WAVE`, ...).
     public init?(argument: String) { self.init(afconvertCode: argument) }
     /// The `-f` codes afkit writes.
     public static var allValueStrings: [String] { ["caff", "AIFF", "AIFC", "WAVE", "RF64", "m4af", "adts"] }

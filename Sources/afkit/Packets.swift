@@ -146,7 +146,9 @@ struct Packets: NetworkCommand {
                         ("offset", .integer(offset)), ("size", .integer(Int64(size))),
                         ("frames", .integer(count > 0 ? Int64(count) : frames)),
                     ])
-                    text += (first ? "\n    " : ",\n    ") + packet.serialized(pretty: true)
+                    text +=
+                        (first ? "\n    " : ",\n    ")
+                        + packet.serialized(pretty: true)
                         .replacingOccurrences(of: "\n", with: "\n    ")
                     first = false
                     if text.utf8.count > 1 << 16 {
