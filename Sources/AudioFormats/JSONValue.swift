@@ -20,9 +20,9 @@ public indirect enum JSONValue: Hashable, Sendable {
         return out
     }
 
-    private func write(into out: inout String, pretty: Bool, depth: Int) {
-        let newline = pretty ? "\n" + String(repeating: "  ", count: depth + 1) : ""
-        let closing = pretty ? "\n" + String(repeating: "  ", count: depth) : ""
+    /// Appends the value's JSON text to `out` as a value nested `depth` levels deep: with `pretty`, its
+    /// lines are indented to sit there (a long listing is written a piece at a time this way).
+    public func write(into out: inout String, pretty: Bool, depth: Int) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
@@ -41,26 +41,55 @@ public indirect enum JSONValue: Hashable, Sendable {
             out += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { out += "," }
-                out += newline
+                JSONValue.writeIndent(pretty: pretty, depth: depth + 1, into: &out)
                 value.write(into: &out, pretty: pretty, depth: depth + 1)
             }
-            out += closing + "]"
+            JSONValue.writeIndent(pretty: pretty, depth: depth, into: &out)
+            out += "]"
         case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
-            out += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
-                out += newline
-                JSONValue.writeString(key, into: &out)
-                out += pretty ? ": " : ":"
-                value.write(into: &out, pretty: pretty, depth: depth + 1)
-            }
-            out += closing + "}"
+            JSONValue.writeObject(members, into: &out, pretty: pretty, depth: depth)
         }
+    }
+
+    /// Appends `.object(members)` as ``write(into:pretty:depth:)`` would, without making the value (a
+    /// listing of many small objects writes each so).
+    public static func writeObject(_ members: [(String, JSONValue)], into out: inout String, pretty: Bool, depth: Int) {
+        guard !members.isEmpty else {
+            out += "{}"
+            return
+        }
+        out += "{"
+        var first = true
+        for (key, value) in members {
+            if !first { out += "," }
+            first = false
+            writeIndent(pretty: pretty, depth: depth + 1, into: &out)
+            writeString(key, into: &out)
+            out += pretty ? ": " : ":"
+            value.write(into: &out, pretty: pretty, depth: depth + 1)
+        }
+        writeIndent(pretty: pretty, depth: depth, into: &out)
+        out += "}"
+    }
+
+    /// A new line indented `depth` levels (two spaces each), when `pretty`.
+    private static func writeIndent(pretty: Bool, depth: Int, into out: inout String) {
+        guard pretty else { return }
+        out += "\n"
+        for _ in 0..<depth { out += "  " }
     }
 
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
+        // Most strings (keys, plain names) need no escape: appended whole. Path escapes are U+10FF80 and
+        // above, four UTF-8 bytes that start with 0xF4.
+        if !value.utf8.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xF4
+        }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

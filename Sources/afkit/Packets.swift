@@ -142,14 +142,12 @@ struct Packets: NetworkCommand {
                 var first = true
                 try packets.forEach { offset, size, count in
                     // Each packet through the JSON writer, indented as it sits in the array.
-                    let packet = JSONValue.object([
-                        ("offset", .integer(offset)), ("size", .integer(Int64(size))),
-                        ("frames", .integer(count > 0 ? Int64(count) : frames)),
-                    ])
-                    text +=
-                        (first ? "\n    " : ",\n    ")
-                        + packet.serialized(pretty: true)
-                        .replacingOccurrences(of: "\n", with: "\n    ")
+                    text += first ? "\n    " : ",\n    "
+                    JSONValue.writeObject(
+                        [
+                            ("offset", .integer(offset)), ("size", .integer(Int64(size))),
+                            ("frames", .integer(count > 0 ? Int64(count) : frames)),
+                        ], into: &text, pretty: true, depth: 2)
                     first = false
                     if text.utf8.count > 1 << 16 {
                         Output.standardOutput(text)
