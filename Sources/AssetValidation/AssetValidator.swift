@@ -17,9 +17,11 @@ public struct AssetValidator: Sendable {
     /// `nil` where there is none (those rules then pass over the file).
     public typealias DecoderProvider = @Sendable (StreamDescription, [UInt8]?) -> (any AudioDecoder)?
 
+    /// The rules and settings files are checked against.
     public var profile: Profile
     /// The rules by id: the built-in ones, and any a project adds.
     public var rules: [String: ValidationRule] = ValidationRule.builtIn
+    /// The decoders the rules that need audio use (afkit's own; the command sets the standard registry's).
     public var decoderProvider: DecoderProvider = { format, cookie in
         try? AudioCodecRegistry.builtIn.decoder(for: format, magicCookie: cookie)
     }
@@ -30,6 +32,7 @@ public struct AssetValidator: Sendable {
     /// Files with these extensions are checked when a directory is searched.
     public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
 
+    /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
         self.profile = profile
     }

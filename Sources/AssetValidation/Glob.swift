@@ -1,9 +1,11 @@
 /// A path pattern of a profile's overrides: `*` matches within one path component, `**` across
 /// components (`music/**` is everything under music/), `?` one character.
 public struct Glob: Hashable, Sendable {
+    /// The pattern as written.
     public let pattern: String
     private let parts: [Character]
 
+    /// A pattern with `*` (within a folder), `**` (across folders) and `?`.
     public init(_ pattern: String) {
         self.pattern = pattern
         parts = Array(pattern)

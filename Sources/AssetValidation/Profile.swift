@@ -4,10 +4,14 @@ import AudioFormats
 public struct Profile: Sendable {
     /// A rule as the profile uses it.
     public struct Entry: Sendable {
+        /// The rule's id.
         public var rule: String
+        /// Its severity and parameters.
         public var settings: RuleSettings
+        /// Whether the rule runs.
         public var enabled: Bool
 
+        /// An entry for `rule` at `severity` with `parameters`.
         public init(_ rule: String, _ severity: Severity, _ parameters: [String: JSONValue] = [:], enabled: Bool = true)
         {
             self.rule = rule
@@ -18,6 +22,7 @@ public struct Profile: Sendable {
 
     /// Changes for the files whose paths match any of `paths`.
     public struct Override: Sendable {
+        /// The paths the override applies to.
         public var paths: [Glob]
         /// Another profile's rules replace this one's for these files.
         public var profile: Profile?
@@ -25,10 +30,14 @@ public struct Profile: Sendable {
         public var changes: [(String, JSONValue)]
     }
 
+    /// The profile's name in reports.
     public var name: String
+    /// Its rules, in the order they report.
     public var entries: [Entry]
+    /// Changes for some paths.
     public var overrides: [Override] = []
 
+    /// A profile named `name` with `entries` and `overrides`.
     public init(name: String, entries: [Entry], overrides: [Override] = []) {
         self.name = name
         self.entries = entries
@@ -235,6 +244,7 @@ public struct Profile: Sendable {
 /// A profile file that cannot be used.
 public enum ProfileError: Error, CustomStringConvertible, Sendable {
     case invalid(String)
+    /// The message.
     public var description: String {
         switch self {
         case .invalid(let message): "profile: \(message)"

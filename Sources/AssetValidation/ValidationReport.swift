@@ -2,7 +2,9 @@ import AudioFormats
 
 /// The findings for one file.
 public struct FileReport: Sendable {
+    /// The file checked.
     public var path: String
+    /// What the rules found.
     public var violations: [Violation]
     /// What the decode pass measured, where a rule asked for decoded audio.
     public var audio: AudioStatistics?
@@ -10,6 +12,7 @@ public struct FileReport: Sendable {
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }
 
+    /// A file's findings.
     public init(path: String, violations: [Violation]) {
         self.path = path
         self.violations = violations
@@ -18,16 +21,22 @@ public struct FileReport: Sendable {
 
 /// The findings for a run, and their renderings as the command-line contract specifies.
 public struct ValidationReport: Sendable {
+    /// The profile's name.
     public var profile: String
+    /// One report a file, in the order given.
     public var files: [FileReport]
 
+    /// A run of `profile` over `files`.
     public init(profile: String, files: [FileReport]) {
         self.profile = profile
         self.files = files
     }
 
+    /// Files with no error.
     public var passed: Int { files.filter(\.ok).count }
+    /// Files with an error.
     public var failed: Int { files.count - passed }
+    /// Warnings over all files.
     public var warnings: Int { files.reduce(0) { $0 + $1.violations.filter { $0.severity == .warning }.count } }
     /// Whether every file passes.
     public var ok: Bool { failed == 0 }

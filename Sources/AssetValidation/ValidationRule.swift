@@ -9,15 +9,20 @@ import AudioFormats
 /// How much a broken rule matters: an error fails the file; a warning does not.
 public enum Severity: String, Sendable, Hashable, Comparable {
     case warning, error
+    /// A warning orders before an error.
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .warning && rhs == .error }
 }
 
 /// One broken rule.
 public struct Violation: Hashable, Sendable {
+    /// The rule's id.
     public var rule: String
+    /// Error (fails the file) or warning.
     public var severity: Severity
+    /// What was found, for a person.
     public var message: String
 
+    /// A finding of `rule` at `severity`.
     public init(rule: String, severity: Severity, message: String) {
         self.rule = rule
         self.severity = severity
@@ -27,25 +32,34 @@ public struct Violation: Hashable, Sendable {
 
 /// A rule's severity and parameters in a profile (`maximumSeconds`, `allowed`, ...).
 public struct RuleSettings: Sendable {
+    /// What a finding of the rule counts as.
     public var severity: Severity
+    /// The rule's own settings (thresholds, allowed values).
     public var parameters: [String: JSONValue]
 
+    /// Settings at `severity` with `parameters`.
     public init(severity: Severity, parameters: [String: JSONValue] = [:]) {
         self.severity = severity
         self.parameters = parameters
     }
 
+    /// A number setting.
     public func number(_ name: String) -> Double? { parameters[name]?.doubleValue }
+    /// A list of strings setting.
     public func strings(_ name: String) -> [String]? { parameters[name]?.arrayValue?.compactMap(\.stringValue) }
+    /// A list of numbers setting.
     public func numbers(_ name: String) -> [Double]? { parameters[name]?.arrayValue?.compactMap(\.doubleValue) }
 }
 
 /// A finding of a rule: a message, and the severity when it differs from the rule's (a rule may warn
 /// about one case and fail another, as `container` does for RF64).
 public struct Finding: Sendable {
+    /// What was found.
     public var message: String
+    /// A severity lower than the rule's (a warning where the rule errs), or `nil`.
     public var severity: Severity?
 
+    /// A finding saying `message`.
     public init(_ message: String, severity: Severity? = nil) {
         self.message = message
         self.severity = severity
@@ -55,6 +69,7 @@ public struct Finding: Sendable {
 /// A rule: an id (as reports print it) and a check over what is known about a file. Projects can
 /// make their own and add them to an ``AssetValidator``.
 public struct ValidationRule: Sendable {
+    /// The name profiles and reports use (`duration`, `loop-seam`).
     public let id: String
     /// Whether the check needs the decoded audio (``AssetFacts/audio``).
     public let needsDecodedAudio: Bool
@@ -62,8 +77,10 @@ public struct ValidationRule: Sendable {
     public let needsLoudness: Bool
     /// The settings a profile may give the rule besides `severity` and `enabled` (`nil`: any).
     public let parameters: Set<String>?
+    /// Checks one file's facts under the settings; no finding is a pass.
     public let check: @Sendable (AssetFacts, RuleSettings) -> [Finding]
 
+    /// A rule `id` that `check`s what it needs (decoded audio, loudness) and takes `parameters`.
     public init(
         id: String, needsDecodedAudio: Bool = false, needsLoudness: Bool = false, parameters: Set<String>? = nil,
         check: @escaping @Sendable (AssetFacts, RuleSettings) -> [Finding]
@@ -78,10 +95,13 @@ public struct ValidationRule: Sendable {
 
 /// What the rules look at: the parse, the file's name, and (when a rule needs it) the decoded audio.
 public struct AssetFacts: Sendable {
+    /// The file checked.
     public var path: String
     /// The parsed file, or `nil` when it could not be parsed (see `error`).
     public var summary: AudioFileSummary?
+    /// What the parser found, where it could read the file.
     public var properties: StreamProperties?
+    /// Why the file could not be read.
     public var error: AudioFileError?
     /// Levels of the decoded audio, where a decoder exists for the format.
     public var audio: AudioStatistics?
@@ -110,14 +130,17 @@ public protocol StreamingLoudnessMeter: AnyObject {
 public struct LoudnessFacts: Sendable, Hashable {
     /// Integrated loudness, LUFS; `-infinity` for silence or a sound too short to gate.
     public var integrated: Double
+    /// Loudness range, LU.
     public var range: Double
     /// dBTP and dBFS.
     public var truePeak: Double
+    /// The highest sample, dBFS.
     public var samplePeak: Double
     /// For a sound shorter than one 400 ms gating block: its loudness as one block, ungated, LUFS (what
     /// `convert --loudness` normalizes such a sound on).
     public var shortSoundLoudness: Double?
 
+    /// Loudness facts as a meter measured them.
     public init(
         integrated: Double, range: Double, truePeak: Double, samplePeak: Double, shortSoundLoudness: Double? = nil
     ) {
@@ -150,6 +173,7 @@ public struct AudioStatistics: Sendable, Hashable {
     public var silence: [Double: SilenceSpan] = [:]
     /// Seconds before the first sample above the default silence threshold, and after the last.
     public var leadingSilence: Double { silence[Self.defaultSilenceThreshold]?.leading ?? 0 }
+    /// Seconds after the last sample above the default threshold.
     public var trailingSilence: Double { silence[Self.defaultSilenceThreshold]?.trailing ?? 0 }
     /// Whether the whole file is below the default silence threshold.
     public var isSilent: Bool { silence[Self.defaultSilenceThreshold]?.isSilent ?? false }
@@ -188,7 +212,9 @@ public struct AudioStatistics: Sendable, Hashable {
 
 /// Silence at the ends of a sound, seconds; both the whole duration where nothing is above the threshold.
 public struct SilenceSpan: Sendable, Hashable {
+    /// Seconds of silence before the sound.
     public var leading: Double
+    /// Seconds of silence after it.
     public var trailing: Double
     /// Nothing in a sound of at least one frame is above the threshold.
     public var isSilent: Bool
@@ -201,8 +227,11 @@ public struct SilenceSpan: Sendable, Hashable {
 public struct LoopSeam: Sendable, Hashable {
     /// The loop's first frame and the frame after its last.
     public var start: Int64
+    /// The frame after the loop's last.
     public var end: Int64
+    /// The step in level at the wrap, dB.
     public var levelJump: Double
+    /// The change of slope at the wrap, dB.
     public var slopeJump: Double
 
     /// Frames each side of the wrap the measurement reads.
