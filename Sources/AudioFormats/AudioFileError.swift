@@ -89,6 +89,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The message with its byte offset and code.
     public var description: String {
         if let offset { return "\(message) (at byte \(offset), code '\(code)')" }
         return "\(message) (code '\(code)')"

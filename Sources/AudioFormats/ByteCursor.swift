@@ -19,6 +19,7 @@ public struct ByteCursor {
     /// The absolute stream offset of `bytes[0]`.
     public let baseOffset: Int64
 
+    /// A cursor at the start of `bytes`, which begin `baseOffset` bytes into the stream.
     @inlinable
     public init(_ bytes: UnsafeRawBufferPointer, baseOffset: Int64 = 0) {
         self.bytes = bytes

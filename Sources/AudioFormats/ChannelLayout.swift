@@ -9,6 +9,7 @@ public struct ChannelLayout: Hashable, Sendable {
     /// Per-channel labels, meaningful when `tag` is ``Tag/useChannelDescriptions``.
     public var descriptions: [ChannelDescription]
 
+    /// A layout of `tag`, with a bitmap or per-channel descriptions where the tag says so.
     public init(tag: UInt32, bitmap: UInt32 = 0, descriptions: [ChannelDescription] = []) {
         self.tag = tag
         self.bitmap = bitmap
@@ -22,9 +23,13 @@ public struct ChannelLayout: Hashable, Sendable {
 
     /// Named values of ``tag``.
     public enum Tag {
+        /// `kAudioChannelLayoutTag_UseChannelDescriptions`: the descriptions say it.
         public static let useChannelDescriptions: UInt32 = 0
+        /// `kAudioChannelLayoutTag_UseChannelBitmap`: the bitmap says it.
         public static let useChannelBitmap: UInt32 = 0x1_0000
+        /// `kAudioChannelLayoutTag_Mono`.
         public static let mono: UInt32 = 100 << 16 | 1
+        /// `kAudioChannelLayoutTag_Stereo`.
         public static let stereo: UInt32 = 101 << 16 | 2
         /// C L R
         public static let mpeg3_0_B: UInt32 = 114 << 16 | 3
@@ -76,20 +81,25 @@ public struct ChannelLayout: Hashable, Sendable {
 public struct ChannelDescription: Hashable, Sendable {
     /// Apple's channel label (`kAudioChannelLabel_Left` is 1, ...).
     public var label: UInt32
+    /// Apple's channel flags (how `coordinates` are given).
     public var flags: UInt32
+    /// The speaker's position, where the flags say.
     public var coordinates: (Float, Float, Float)
 
+    /// A channel labelled `label`.
     public init(label: UInt32, flags: UInt32 = 0, coordinates: (Float, Float, Float) = (0, 0, 0)) {
         self.label = label
         self.flags = flags
         self.coordinates = coordinates
     }
 
+    /// Equal label, flags and coordinates.
     public static func == (lhs: ChannelDescription, rhs: ChannelDescription) -> Bool {
         lhs.label == rhs.label && lhs.flags == rhs.flags && lhs.coordinates.0 == rhs.coordinates.0
             && lhs.coordinates.1 == rhs.coordinates.1 && lhs.coordinates.2 == rhs.coordinates.2
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(label)
         hasher.combine(flags)

@@ -14,6 +14,7 @@ public struct ContentHash: Sendable {
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
+    /// A hash of no bytes yet.
     public init() { pending.reserveCapacity(32) }
 
     @inline(__always)

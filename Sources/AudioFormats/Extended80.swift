@@ -2,9 +2,12 @@
 /// exponent biased by 16383 and a 64-bit mantissa with an explicit integer bit.
 @frozen
 public struct Extended80: Hashable, Sendable {
+    /// The sign bit and the 15-bit exponent.
     public var signAndExponent: UInt16
+    /// The 64-bit mantissa, its integer bit explicit.
     public var mantissa: UInt64
 
+    /// The value from its two fields.
     @inlinable
     public init(signAndExponent: UInt16, mantissa: UInt64) {
         self.signAndExponent = signAndExponent

@@ -6,6 +6,7 @@
 public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
+    /// The four bytes, the first in the high byte.
     public var rawValue: UInt32
 
     /// Wraps a numeric code such as `0x6D73_0011`.
@@ -24,6 +25,7 @@ public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, Cu
         rawValue = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
     }
 
+    /// A code from four ASCII characters.
     @inlinable
     public init(stringLiteral value: StaticString) { self.init(value) }
 
@@ -54,26 +56,39 @@ public struct FourCharCode: RawRepresentable, Hashable, Sendable, Comparable, Cu
         return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 
+    /// Ordered by their numbers.
     public static func < (lhs: FourCharCode, rhs: FourCharCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension FourCharCode {
     // Audio format IDs (Apple's AudioFormatID values).
+    /// Linear PCM.
     public static let lpcm: FourCharCode = "lpcm"
+    /// Apple IMA4.
     public static let ima4: FourCharCode = "ima4"
+    /// G.711 u-law.
     public static let ulaw: FourCharCode = "ulaw"
+    /// G.711 A-law.
     public static let alaw: FourCharCode = "alaw"
+    /// MPEG-4 AAC.
     public static let aac: FourCharCode = "aac "
+    /// Apple Lossless.
     public static let alac: FourCharCode = "alac"
     /// HE-AAC (AAC with spectral band replication).
     public static let aacSpectralBandReplication: FourCharCode = "aach"
     /// HE-AAC v2 (SBR with parametric stereo).
     public static let aacParametricStereo: FourCharCode = "aacp"
+    /// Opus.
     public static let opus: FourCharCode = "opus"
+    /// AC-3.
     public static let ac3: FourCharCode = "ac-3"
+    /// E-AC-3.
     public static let enhancedAC3: FourCharCode = "ec-3"
+    /// MPEG-1/2 Layer I.
     public static let mpegLayer1: FourCharCode = ".mp1"
+    /// MPEG-1/2 Layer II.
     public static let mpegLayer2: FourCharCode = ".mp2"
+    /// MPEG-1/2/2.5 Layer III.
     public static let mpegLayer3: FourCharCode = ".mp3"
     /// IMA ADPCM as WAV stores it: Apple's `'ms'` prefix plus the WAVE format tag 0x0011.
     public static let imaADPCMWAVE = FourCharCode(rawValue: 0x6D73_0011)

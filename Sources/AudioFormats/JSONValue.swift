@@ -10,7 +10,9 @@ public indirect enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
+    /// Equal when they serialize alike.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.serialized() == rhs.serialized() }
+    /// Hashes the serialized text.
     public func hash(into hasher: inout Hasher) { hasher.combine(serialized()) }
 
     /// The value as JSON text; `pretty` indents objects and arrays by two spaces.
@@ -141,10 +143,15 @@ extension JSONValue {
         return members.first { $0.0 == key }?.1
     }
 
+    /// The string, if the value is one.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The Boolean, if the value is one.
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements, if the value is an array.
     public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The members in order, if the value is an object.
     public var objectValue: [(String, JSONValue)]? { if case .object(let value) = self { value } else { nil } }
+    /// The number (an integer as a Double), if the value is one.
     public var doubleValue: Double? {
         switch self {
         case .integer(let value): Double(value)
@@ -285,8 +292,12 @@ private struct JSONParser {
 
 /// Where JSON text stops being JSON.
 public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
+    /// The line of the problem, from 1.
     public var line: Int
+    /// The column, from 1.
     public var column: Int
+    /// What is wrong.
     public var reason: String
+    /// Where and what.
     public var description: String { "line \(line), column \(column): \(reason)" }
 }

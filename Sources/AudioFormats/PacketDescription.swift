@@ -8,6 +8,7 @@ public struct PacketDescription: Hashable, Sendable {
     /// Bytes in the packet.
     public var dataByteSize: UInt32
 
+    /// A packet of `dataByteSize` bytes at `startOffset`; `variableFramesInPacket` 0 where frames per packet are constant.
     @inlinable
     public init(startOffset: Int64, variableFramesInPacket: UInt32 = 0, dataByteSize: UInt32) {
         self.startOffset = startOffset
@@ -27,6 +28,7 @@ public struct PacketTableInfo: Hashable, Sendable {
     /// Frames to drop at the end (padding of the last packet).
     public var remainderFrames: Int32
 
+    /// Counts of `validFrames` after `primingFrames` and before `remainderFrames`.
     public init(validFrames: Int64, primingFrames: Int32, remainderFrames: Int32) {
         self.validFrames = validFrames
         self.primingFrames = primingFrames

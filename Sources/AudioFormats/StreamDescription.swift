@@ -18,6 +18,7 @@ public struct StreamDescription: Hashable, Sendable {
     /// Bits of sample data per channel, or 0 for compressed formats.
     public var bitsPerChannel: UInt32
 
+    /// A description with AudioStreamBasicDescription's fields.
     public init(
         sampleRate: Double, formatID: FourCharCode, formatFlags: FormatFlags = [], bytesPerPacket: UInt32,
         framesPerPacket: UInt32, bytesPerFrame: UInt32, channelsPerFrame: UInt32, bitsPerChannel: UInt32
@@ -35,15 +36,24 @@ public struct StreamDescription: Hashable, Sendable {
     /// The AudioStreamBasicDescription format flags. Apple's bit meanings.
     @frozen
     public struct FormatFlags: OptionSet, Hashable, Sendable {
+        /// The flag bits.
         public var rawValue: UInt32
+        /// Flags from their bits.
         @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+        /// `kAudioFormatFlagIsFloat`.
         public static let isFloat = FormatFlags(rawValue: 1 << 0)
+        /// `kAudioFormatFlagIsBigEndian`.
         public static let isBigEndian = FormatFlags(rawValue: 1 << 1)
+        /// `kAudioFormatFlagIsSignedInteger`.
         public static let isSignedInteger = FormatFlags(rawValue: 1 << 2)
+        /// `kAudioFormatFlagIsPacked`.
         public static let isPacked = FormatFlags(rawValue: 1 << 3)
+        /// `kAudioFormatFlagIsAlignedHigh`.
         public static let isAlignedHigh = FormatFlags(rawValue: 1 << 4)
+        /// `kAudioFormatFlagIsNonInterleaved`.
         public static let isNonInterleaved = FormatFlags(rawValue: 1 << 5)
+        /// `kAudioFormatFlagIsNonMixable`.
         public static let isNonMixable = FormatFlags(rawValue: 1 << 6)
     }
 
