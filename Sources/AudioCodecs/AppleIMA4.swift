@@ -5,7 +5,9 @@ import Dispatch
 /// channel's block is a big-endian 16-bit header (the top 9 bits of the predictor, then a 7-bit
 /// step index) and 32 bytes of 4-bit codes, low nibble first.
 public enum AppleIMA4 {
+    /// Frames in a packet of each channel.
     public static let framesPerPacket = 64
+    /// Bytes of one channel's block in a packet: a 2-byte header and 32 bytes of codes.
     public static let bytesPerChannelBlock = 34
 }
 
@@ -17,17 +19,21 @@ public enum AppleIMA4 {
 /// header step index above 88 is clamped to 88. (Older FFmpeg clamps too; FFmpeg 5 and later
 /// reject the whole packet instead, which shortens their output by 64 frames.)
 public struct AppleIMA4Decoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The most frames one packet decodes to.
     public var maximumFramesPerPacket: Int { AppleIMA4.framesPerPacket }
     private var states: [IMAChannelState]
     /// Block headers whose step index was out of range and clamped.
     public private(set) var clampedHeaderCount = 0
 
+    /// A decoder for `format`.
     public init(format: StreamDescription) {
         sourceFormat = format
         states = Array(repeating: IMAChannelState(), count: Int(format.channelsPerFrame))
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public mutating func reset() {
         for index in states.indices { states[index] = IMAChannelState() }
     }
@@ -41,6 +47,7 @@ public struct AppleIMA4Decoder: AudioDecoder {
         try decodePackets(bytes, packetCount: packetCount, into: output)
     }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
@@ -165,13 +172,16 @@ extension AppleIMA4 {
 /// the channels of a long run of packets are searched at once, one thread each (a channel's blocks
 /// depend only on its own earlier blocks).
 public struct AppleIMA4Encoder: Int16BlockEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
+    /// How the encoder searches.
     public let quality: IMAEncodingQuality
     private var coders: [ChannelCoder]
     private var blocks: BlockAccumulator
     /// Whole packets a call must hold before its channels are searched in parallel.
     private static let parallelPackets = 32
 
+    /// An encoder making `format`.
     public init(format: StreamDescription, quality: IMAEncodingQuality = .best) {
         destinationFormat = StreamDescription.appleIMA4(
             sampleRate: format.sampleRate, channels: format.channelsPerFrame)
@@ -223,6 +233,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         return packets
     }
 
+    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
         var accumulator = blocks
         blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)

@@ -113,12 +113,17 @@ public protocol IntegerSampleEncoder: AudioEncoder {
 /// of the packets is the source's integers. Each element is written in whichever form is smaller:
 /// verbatim, or compressed with the better of a few stereo weightings and predictor orders.
 public struct AppleLosslessEncoder: IntegerSampleEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
+    /// Frames of delay before the first source frame.
     public var primingFrames: Int { 0 }
+    /// The codec configuration the container records.
     public let magicCookie: [UInt8]?
+    /// The largest packet made, in bytes.
     public let maximumPacketSize: Int
     /// Bits per sample stored.
     public let bitDepth: Int
+    /// The bits of the integers it keeps (the source's depth).
     public var integerBitDepth: Int { bitDepth }
     private let channels: Int
     private let elements: [[Int]]
@@ -132,6 +137,7 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
     private var works: [ElementWork]
     private static let batch = 8
 
+    /// An encoder for `settings`.
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
@@ -166,6 +172,7 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         works = (0..<Self.batch).map { _ in ElementWork(frames: frames, capacity: capacity) }
     }
 
+    /// Encodes interleaved frames, appending the whole packets they complete with their descriptions.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         let scale = Double(Int64(1) << (bitDepth - 1))
         let channels = channels
@@ -177,6 +184,7 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         }
     }
 
+    /// Encodes interleaved integers left-justified in 32 bits, every bit kept.
     public mutating func encode(leftJustified frames: UnsafeBufferPointer<Int32>, into packets: inout EncodedPackets)
         throws
     {
@@ -187,6 +195,7 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         }
     }
 
+    /// Encodes what is left; returns the remainder frames (the last packet's padding).
     public mutating func finish(into packets: inout EncodedPackets) throws -> Int {
         if filled > 0 { writePackets(into: &packets) }
         return lastPacketFrames == 0 ? 0 : AppleLossless.framesPerPacket - lastPacketFrames

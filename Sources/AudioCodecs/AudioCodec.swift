@@ -65,12 +65,14 @@ extension AudioDecoder {
 /// or frames, one description each (offsets relative to `bytes`). Reused from call to call, it
 /// allocates nothing once it has grown.
 public struct EncodedPackets: Sendable {
+    /// The packets' bytes, back to back.
     public var bytes: [UInt8] = []
     /// One per packet where the format's packets vary; empty for constant packets.
     public var descriptions: [PacketDescription] = []
     /// Packets held.
     public var packetCount = 0
 
+    /// No packets yet.
     public init() {}
 
     /// Empties the buffer, keeping its capacity.
@@ -125,14 +127,19 @@ public protocol ConstantPacketEncoder: AudioEncoder {
 }
 
 extension ConstantPacketEncoder {
+    /// Frames of delay before the first source frame.
     public var primingFrames: Int { 0 }
+    /// The codec configuration the container records.
     public var magicCookie: [UInt8]? { nil }
+    /// The largest packet made, in bytes.
     public var maximumPacketSize: Int { Int(destinationFormat.bytesPerPacket) }
 
+    /// Encodes interleaved frames, appending the whole packets they complete with their descriptions.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         packets.packetCount += try encode(frames, into: &packets.bytes)
     }
 
+    /// Encodes what is left; returns the remainder frames (the last packet's padding).
     public mutating func finish(into packets: inout EncodedPackets) throws -> Int {
         let (count, remainder) = try finish(into: &packets.bytes)
         packets.packetCount += count
@@ -146,6 +153,7 @@ extension ConstantPacketEncoder {
 }
 
 extension AudioDecoder {
+    /// Frames of the priming the decoder never outputs (none).
     public var framesDroppedAtStart: Int { 0 }
 
     /// How many packets to decode at once (at most `limit`) so the output holds about a million samples

@@ -28,6 +28,7 @@ public struct EncoderSettings: Sendable {
     /// depends on the input's bytes alone, and two sources never share a dither sequence.
     public var ditherSeed: UInt64 = 0x5EED
 
+    /// Settings for packets of `format` made from frames decoded from `sourceFormat`.
     public init(format: StreamDescription, sourceFormat: StreamDescription) {
         self.format = format
         self.sourceFormat = sourceFormat

@@ -57,6 +57,7 @@ protocol Int16BlockEncoder: ConstantPacketEncoder {
 }
 
 extension Int16BlockEncoder {
+    /// Encodes interleaved frames, appending the whole packets they complete; returns how many.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
         var samples = [Int16](repeating: 0, count: frames.count)
         for index in frames.indices { samples[index] = int16Sample(frames[index]) }

@@ -60,17 +60,22 @@ public enum G711 {
 
 /// Decodes u-law or A-law bytes.
 public struct G711Decoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The most frames one packet decodes to.
     public var maximumFramesPerPacket: Int { 1 }
     private let table: [Int16]
 
+    /// A decoder for `format`.
     public init(format: StreamDescription) {
         sourceFormat = format
         table = format.formatID == .alaw ? G711.alawToLinear : G711.ulawToLinear
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public mutating func reset() {}
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
@@ -106,14 +111,17 @@ public struct G711Decoder: AudioDecoder {
 
 /// Encodes to u-law or A-law, each sample to its nearest code.
 public struct G711Encoder: ConstantPacketEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
     private let table: [UInt8]
 
+    /// An encoder making `format`.
     public init(format: StreamDescription) {
         destinationFormat = format
         table = format.formatID == .alaw ? G711.linearToALaw : G711.linearToULaw
     }
 
+    /// Encodes interleaved frames, appending the whole packets they complete; returns how many.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
         let channels = Int(destinationFormat.channelsPerFrame)
         let whole = frames.count / channels * channels
@@ -123,5 +131,6 @@ public struct G711Encoder: ConstantPacketEncoder {
         return whole / channels
     }
 
+    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) { (0, 0) }
 }

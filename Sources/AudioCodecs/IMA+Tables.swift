@@ -86,6 +86,7 @@ public struct IMAChannelState: Hashable, Sendable {
     /// The step index, 0...88.
     public var stepIndex: Int32
 
+    /// A coder starting at `predictor` and `stepIndex`.
     @inlinable
     public init(predictor: Int32 = 0, stepIndex: Int32 = 0) {
         self.predictor = predictor

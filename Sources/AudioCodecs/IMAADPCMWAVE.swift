@@ -16,12 +16,16 @@ public enum IMAADPCMWAVE {
 /// reconstruction included), or with the IMA reference's shift-and-add as Windows, Apple and
 /// libsndfile decode. Each block starts from its header.
 public struct IMAADPCMWAVEDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The most frames one packet decodes to.
     public let maximumFramesPerPacket: Int
+    /// The arithmetic the decoder reconstructs samples with.
     public let reconstruction: IMA.Reconstruction
     private let blockAlign: Int
     private var states: [IMAChannelState]
 
+    /// A decoder for `format`.
     public init(format: StreamDescription, reconstruction: IMA.Reconstruction = .multiply) throws {
         self.reconstruction = reconstruction
         let channels = Int(format.channelsPerFrame)
@@ -38,8 +42,10 @@ public struct IMAADPCMWAVEDecoder: AudioDecoder {
         states = Array(repeating: IMAChannelState(), count: channels)
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public mutating func reset() {}
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
@@ -132,8 +138,11 @@ extension IMAADPCMWAVE {
 /// search, a block's channels are searched at once, one thread each (a channel's block depends only on
 /// its own samples and its own last step index).
 public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
+    /// How the encoder searches.
     public let quality: IMAEncodingQuality
+    /// The arithmetic the decoder reconstructs samples with.
     public let reconstruction: IMA.Reconstruction
     private let framesPerBlock: Int
     private var coders: [ChannelCoder]
@@ -165,6 +174,7 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
         return accumulator.add(frames) { encodeBlock($0, into: &output) }
     }
 
+    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
         var accumulator = blocks
         blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)

@@ -4,7 +4,9 @@ import AudioFormats
 public struct PCMLayout: Hashable, Sendable {
     /// Bytes per sample.
     public var width: Int
+    /// Whether samples are IEEE floats.
     public var isFloat: Bool
+    /// Whether the most significant byte comes first.
     public var isBigEndian: Bool
     /// Whether integers are signed (8-bit WAV samples are not).
     public var isSigned: Bool
@@ -34,17 +36,23 @@ public struct PCMLayout: Hashable, Sendable {
 /// Decodes any interleaved linear PCM layout to Float32 in -1...1: integers are divided by
 /// 2^(bits-1) of their container (so 16-bit 32767 is 32767/32768), floats pass through.
 public struct PCMDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The sample layout, as stored.
     public let layout: PCMLayout
+    /// The most frames one packet decodes to.
     public var maximumFramesPerPacket: Int { 1 }
 
+    /// A decoder for `format`.
     public init(format: StreamDescription) throws {
         sourceFormat = format
         layout = try PCMLayout(format)
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public mutating func reset() {}
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
@@ -62,7 +70,9 @@ public struct PCMDecoder: AudioDecoder {
 /// Encodes Float32 frames to any interleaved linear PCM layout, rounding to nearest and clipping,
 /// with optional TPDF dither when the destination has fewer bits than the source.
 public struct PCMEncoder: ConstantPacketEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
+    /// The sample layout, as stored.
     public let layout: PCMLayout
     private var dither: TPDFDither?
 
@@ -83,6 +93,7 @@ public struct PCMEncoder: ConstantPacketEncoder {
     /// Whether this encoder adds dither.
     public var isDithering: Bool { dither != nil }
 
+    /// Encodes interleaved frames, appending the whole packets they complete; returns how many.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
         let channels = Int(destinationFormat.channelsPerFrame)
         let count = frames.count / channels * channels
@@ -96,6 +107,7 @@ public struct PCMEncoder: ConstantPacketEncoder {
         return count / channels
     }
 
+    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
     public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) { (0, 0) }
 }
 
@@ -433,6 +445,7 @@ extension PCM {
 public struct TPDFDither: Sendable {
     @usableFromInline var state: UInt64
 
+    /// A generator started from `seed`.
     public init(seed: UInt64) { state = seed }
 
     /// The next two dither values in LSBs.
