@@ -10,12 +10,14 @@ import CFAAD
 /// stream at its core rate as Apple reports it. Both deliver the same alignment: the first packet's
 /// 1024 frames are not output.
 public final class AACDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
     /// Frames a packet decodes to.
     public var maximumFramesPerPacket: Int { 1024 }
     /// The first packet decodes to nothing (libfaad2 gives nothing for it; libavcodec's ramp is dropped):
     /// the output starts one packet (1024 frames) into the stream, so that much of the priming is already gone.
     public static let outputDelay = 1024
+    /// Frames of the priming the decoder never outputs: its first packet's.
     public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
     private var fast: LibavcodecDecoder?
     private var reference: FAADDecoder?
@@ -44,11 +46,13 @@ public final class AACDecoder: AudioDecoder {
         }
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public func reset() {
         fast?.reset()
         reference?.reset()
     }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
@@ -83,12 +87,15 @@ public final class AACDecoder: AudioDecoder {
 /// Decodes AAC packets with libfaad2 alone, configured from the stream's AudioSpecificConfig (what
 /// ``AACDecoder`` uses for every stream but AAC-LC at 32 kHz and above; public for the benchmarks).
 public final class FAADDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
     /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
     public var maximumFramesPerPacket: Int { 1024 }
+    /// Frames of the priming the decoder never outputs: its first packet's.
     public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
     /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
     public private(set) var outputSampleRate: Int = 0
+    /// The channels libfaad2 outputs (known after the first packet).
     public private(set) var outputChannels: Int = 0
     private let handle: NeAACDecHandle?
 
@@ -141,10 +148,12 @@ public final class FAADDecoder: AudioDecoder {
         return (0..<channels).sorted { (rank[positions[$0]] ?? 9 + $0, $0) < (rank[positions[$1]] ?? 9 + $1, $1) }
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public func reset() {
         if let handle { NeAACDecPostSeekReset(handle, 0) }
     }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>

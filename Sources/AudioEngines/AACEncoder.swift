@@ -21,10 +21,13 @@ public final class AACEncoder: AudioEncoder {
         11025, 8000, 7350,
     ]
 
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
     /// The engine's delay; 0 for a stream that ended before any packet (there is nothing to trim).
     public var primingFrames: Int { packetsMade == 0 && sourceFrames == 0 && finished ? 0 : delay }
+    /// The codec configuration the container records.
     public let magicCookie: [UInt8]?
+    /// The largest packet made, in bytes.
     public let maximumPacketSize: Int
     /// The bit rate asked of the engine (bits per second), or `nil` in quality mode.
     public let bitRate: Int?
@@ -52,6 +55,7 @@ public final class AACEncoder: AudioEncoder {
         return perChannel * channels
     }
 
+    /// An encoder for `settings`.
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
@@ -124,6 +128,7 @@ public final class AACEncoder: AudioEncoder {
         min(2, max(0.1, Double(bitRate) / Double(channels) / 64000))
     }
 
+    /// Encodes interleaved frames, appending the whole packets they complete with their descriptions.
     public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         let count = frames.count / channels
         var index = 0
@@ -144,6 +149,7 @@ public final class AACEncoder: AudioEncoder {
         }
     }
 
+    /// Encodes what is left; returns the remainder frames (the last packet's padding).
     public func finish(into packets: inout EncodedPackets) throws -> Int {
         if filled > 0 { try flushFrame(into: &packets) }
         let before = packets.packetCount

@@ -4,7 +4,9 @@ import CAVCodec
 
 /// Decodes ALAC packets with libavcodec to interleaved Float32.
 public final class AppleLosslessDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public var sourceFormat: StreamDescription { engine.sourceFormat }
+    /// The most frames one packet decodes to.
     public var maximumFramesPerPacket: Int { engine.maximumFramesPerPacket }
     private let engine: LibavcodecDecoder
 
@@ -29,8 +31,10 @@ public final class AppleLosslessDecoder: AudioDecoder {
             maximumFramesPerPacket: frameLength)
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public func reset() { engine.reset() }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>

@@ -158,7 +158,9 @@ final class LibavcodecContext {
 /// Any libavcodec audio decoder as an ``AudioDecoder``: packets in (each with its description),
 /// interleaved Float32 out, whatever sample format the codec gives.
 public final class LibavcodecDecoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The most frames one packet decodes to.
     public let maximumFramesPerPacket: Int
     /// Whether a packet the codec refuses decodes to a packet of silence instead of an error (MPEG
     /// audio: a damaged frame, or one whose bit reservoir lies before a cut, costs one frame, as
@@ -188,8 +190,10 @@ public final class LibavcodecDecoder: AudioDecoder {
         }
     }
 
+    /// Forgets the state kept between packets (after a seek).
     public func reset() { engine.av.avcodec_flush_buffers(engine.context) }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>

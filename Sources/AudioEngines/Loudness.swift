@@ -30,8 +30,10 @@ public final class LoudnessMeter {
     private var shortTermMaximum = -Double.infinity
     private var sinceShortTerm = 0
     private var framesAdded = 0
+    /// Channels of the frames measured.
     public let channels: Int
 
+    /// A meter for interleaved frames of `channels` at `sampleRate`.
     public init(channels: Int, sampleRate: Double) throws {
         let rate = sampleRate.rounded()
         guard channels > 0, rate >= 1, rate <= Double(UInt32.max) else {

@@ -5,12 +5,15 @@ import CLame
 /// Decodes MPEG audio (Layers I, II and III) packet by packet with libmp3lame's decoder (`hip`).
 /// Packets are whole frames, as afkit's parser delivers them; the output is interleaved Float32.
 public final class MP3Decoder: AudioDecoder {
+    /// The format of the packets decoded.
     public let sourceFormat: StreamDescription
+    /// The most frames one packet decodes to.
     public var maximumFramesPerPacket: Int { Int(sourceFormat.framesPerPacket) }
     private var handle: hip_t?
     private var left = [Int16](repeating: 0, count: 1152 * 2)
     private var right = [Int16](repeating: 0, count: 1152 * 2)
 
+    /// A decoder for `format`.
     public init(format: StreamDescription) throws {
         guard [FourCharCode.mpegLayer1, .mpegLayer2, .mpegLayer3].contains(format.formatID),
             format.channelsPerFrame <= 2
@@ -37,11 +40,13 @@ public final class MP3Decoder: AudioDecoder {
 
     deinit { if let handle { hip_decode_exit(handle) } }
 
+    /// Forgets the state kept between packets (after a seek).
     public func reset() {
         if let handle { hip_decode_exit(handle) }
         handle = Self.quietDecoder()
     }
 
+    /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>

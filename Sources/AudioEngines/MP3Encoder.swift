@@ -8,9 +8,13 @@ import CLame
 /// holds the finished tag (encoder delay and padding, for gapless playback) for the writer to put
 /// over it.
 public final class MP3Encoder: AudioEncoder {
+    /// The format of the packets made.
     public let destinationFormat: StreamDescription
+    /// The encoder's delay: frames before the first source frame.
     public let primingFrames: Int
+    /// The codec configuration the container records.
     public private(set) var magicCookie: [UInt8]?
+    /// The largest packet made, in bytes.
     public var maximumPacketSize: Int { 2881 }
     private let flags: OpaquePointer
     private let channels: Int
@@ -27,6 +31,7 @@ public final class MP3Encoder: AudioEncoder {
         name: "MP3",
         sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2)
 
+    /// An encoder for `settings`.
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
@@ -60,6 +65,7 @@ public final class MP3Encoder: AudioEncoder {
 
     deinit { lame_close(flags) }
 
+    /// Encodes interleaved frames, appending the whole packets they complete with their descriptions.
     public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
         // LAME asserts (aborting the process) on NaN and on energies that overflow: full scale at most,
         // NaN as silence, as the PCM encoders do.
@@ -88,6 +94,7 @@ public final class MP3Encoder: AudioEncoder {
         try splitFrames(into: &packets)
     }
 
+    /// Encodes what is left; returns the remainder frames (the last packet's padding).
     public func finish(into packets: inout EncodedPackets) throws -> Int {
         if buffer.count < 7200 { buffer = [UInt8](repeating: 0, count: 7200) }
         let written = buffer.withUnsafeMutableBufferPointer {

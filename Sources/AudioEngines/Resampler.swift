@@ -53,6 +53,7 @@ public final class SoxrResampler: Resampler {
     private let channels: Int
     private let ratio: Double
 
+    /// A resampler from `inputRate` to `outputRate` for interleaved frames of `channels`.
     public init(from inputRate: Double, to outputRate: Double, channels: Int) throws {
         var error: soxr_error_t?
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
@@ -71,6 +72,7 @@ public final class SoxrResampler: Resampler {
 
     deinit { soxr_delete(handle) }
 
+    /// Resamples `frames` interleaved frames, appending what comes out (the filter holds some back).
     public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) throws {
         var used = 0
         while used < frames {
@@ -91,6 +93,7 @@ public final class SoxrResampler: Resampler {
         }
     }
 
+    /// Appends the frames the filter still holds.
     public func finish(into output: inout [Float]) throws {
         while true {
             let room = 4096
@@ -114,6 +117,7 @@ public final class SampleRateResampler: Resampler {
     private let channels: Int
     private let ratio: Double
 
+    /// A resampler from `inputRate` to `outputRate` for interleaved frames of `channels`, by `converter`.
     public init(
         from inputRate: Double, to outputRate: Double, channels: Int,
         converter: ResamplerChoice.SampleRateConverter = .sincBest
@@ -134,10 +138,12 @@ public final class SampleRateResampler: Resampler {
 
     deinit { src_delete(state) }
 
+    /// Resamples `frames` interleaved frames, appending what comes out (the filter holds some back).
     public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) throws {
         try run(input.baseAddress, frames: frames, endOfInput: false, into: &output)
     }
 
+    /// Appends the frames the filter still holds.
     public func finish(into output: inout [Float]) throws {
         try run(nil, frames: 0, endOfInput: true, into: &output)
     }

@@ -9,12 +9,17 @@ public final class SoundFile {
 
     /// libsndfile's description of the file.
     public struct Info: Sendable, Equatable {
+        /// Frames in the file.
         public var frames: Int64
+        /// Frames per second.
         public var sampleRate: Int
+        /// Channels per frame.
         public var channels: Int
         /// libsndfile's `SF_FORMAT_*` bits: container in the high word, encoding in the low.
         public var format: Int32
+        /// The container part of `format` (`SF_FORMAT_TYPEMASK`).
         public var majorFormat: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
+        /// The sample encoding part of `format` (`SF_FORMAT_SUBMASK`).
         public var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
 
         /// Bits per sample of integer encodings (FLAC and PCM), `nil` for float and lossy ones.
@@ -28,6 +33,7 @@ public final class SoundFile {
             }
         }
 
+        /// Info for a file to write: rate, channels and libsndfile's format bits.
         public init(frames: Int64 = 0, sampleRate: Int, channels: Int, format: Int32) {
             self.frames = frames
             self.sampleRate = sampleRate
@@ -36,7 +42,9 @@ public final class SoundFile {
         }
     }
 
+    /// The file.
     public let path: String
+    /// What libsndfile reports of it.
     public private(set) var info: Info
     private var handle: OpaquePointer?
 
@@ -71,10 +79,15 @@ public final class SoundFile {
 
     /// What libsndfile reads of a file's instrument (AIFF `INST` and its markers, WAV `smpl` and `inst`).
     public struct InstrumentInfo: Equatable, Sendable {
+        /// Gain, dB.
         public var gain: Int
+        /// The MIDI note the sound plays at as recorded.
         public var baseNote: Int
+        /// Detune, cents.
         public var detune: Int
+        /// The MIDI velocities it plays for.
         public var velocityRange: ClosedRange<Int>
+        /// The MIDI notes it plays for.
         public var keyRange: ClosedRange<Int>
         /// Each loop: libsndfile's mode (801 forward, 802 backward, 803 alternating), start and end frames.
         public var loops: [[Int]]
@@ -170,20 +183,36 @@ public final class SoundFile {
 
 /// libsndfile's format codes, spelled for Swift.
 public enum SoundFileFormat {
+    /// `SF_FORMAT_WAV`.
     public static let wav = Int32(SF_FORMAT_WAV)
+    /// `SF_FORMAT_AIFF`.
     public static let aiff = Int32(SF_FORMAT_AIFF)
+    /// `SF_FORMAT_CAF`.
     public static let caf = Int32(SF_FORMAT_CAF)
+    /// `SF_FORMAT_RF64`.
     public static let rf64 = Int32(SF_FORMAT_RF64)
+    /// `SF_FORMAT_PCM_S8`.
     public static let pcmS8 = Int32(SF_FORMAT_PCM_S8)
+    /// `SF_FORMAT_PCM_U8`.
     public static let pcmU8 = Int32(SF_FORMAT_PCM_U8)
+    /// `SF_FORMAT_PCM_16`.
     public static let pcm16 = Int32(SF_FORMAT_PCM_16)
+    /// `SF_FORMAT_PCM_24`.
     public static let pcm24 = Int32(SF_FORMAT_PCM_24)
+    /// `SF_FORMAT_PCM_32`.
     public static let pcm32 = Int32(SF_FORMAT_PCM_32)
+    /// `SF_FORMAT_FLOAT`.
     public static let float = Int32(SF_FORMAT_FLOAT)
+    /// `SF_FORMAT_DOUBLE`.
     public static let double = Int32(SF_FORMAT_DOUBLE)
+    /// `SF_FORMAT_ULAW`.
     public static let ulaw = Int32(SF_FORMAT_ULAW)
+    /// `SF_FORMAT_ALAW`.
     public static let alaw = Int32(SF_FORMAT_ALAW)
+    /// `SF_FORMAT_IMA_ADPCM`.
     public static let imaADPCM = Int32(SF_FORMAT_IMA_ADPCM)
+    /// `SF_ENDIAN_LITTLE`.
     public static let littleEndian = Int32(SF_ENDIAN_LITTLE)
+    /// `SF_ENDIAN_BIG`.
     public static let bigEndian = Int32(SF_ENDIAN_BIG)
 }
