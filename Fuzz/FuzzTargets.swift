@@ -14,6 +14,7 @@ let check: @Sendable ([UInt8]) -> String? = {
     return check
 }()
 
+/// libFuzzer's entry: checks one input against every invariant; a problem aborts.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if let problem = check(Array(UnsafeBufferPointer(start: data, count: count))) {

@@ -7,11 +7,15 @@ import Foundation
 /// Debian's Icecast 2.4 on a loopback port with a generated configuration. New listeners get the
 /// mount's whole queue (a 4 MiB burst), so one that joins a moment after the source hears it all.
 public final class IcecastServer: @unchecked Sendable {
+    /// The loopback port it listens on.
     public let port: Int
+    /// Its scratch folder (configuration, logs).
     public let folder: String
+    /// The password sources stream with.
     public static let sourcePassword = "afkit-source"
     private let server: ServerProcess
 
+    /// Starts Icecast on a free loopback port.
     public init() throws {
         folder = try Loopback.temporaryFolder("icecast")
         port = try Loopback.freePort()
@@ -50,6 +54,7 @@ public final class IcecastServer: @unchecked Sendable {
         }.joined(separator: "\n")
     }
 
+    /// The URL of `mount`.
     public func url(_ mount: String) -> String { "http://127.0.0.1:\(port)\(mount)" }
 
     /// ezstream playing files once to a mount, as MP3, the title of each being its file name.

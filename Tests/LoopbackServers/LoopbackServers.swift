@@ -29,6 +29,7 @@ public enum Loopback {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// The IPv4 loopback address at `port`.
     public static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -97,16 +98,22 @@ public enum Loopback {
     }
 }
 
+/// A server that could not be started.
 public struct LoopbackError: Error, CustomStringConvertible {
+    /// Why.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
 /// A server or client program run for a test, stopped (TERM, then KILL) when the test is done with it.
 public final class ServerProcess: @unchecked Sendable {
+    /// The running program.
     public let process = Process()
+    /// Its name in messages.
     public let name: String
 
+    /// Starts `executable` with `arguments`, its output to `log`.
     public init(_ executable: String, _ arguments: [String], log: String) throws {
         name = URL(fileURLWithPath: executable).lastPathComponent
         process.executableURL = URL(fileURLWithPath: executable)
@@ -133,8 +140,10 @@ public final class ServerProcess: @unchecked Sendable {
     public final class Flag: @unchecked Sendable {
         private let lock = NSLock()
         private var isSet = false
+        /// A flag not yet set.
         public init() {}
 
+        /// Sets the flag.
         public func set() { lock.withLock { isSet = true } }
 
         /// Whether it was set within `timeout` seconds.
@@ -157,7 +166,9 @@ public final class ServerProcess: @unchecked Sendable {
 
 /// nginx serving a folder on a loopback port (it honours `Range`).
 public final class NginxServer {
+    /// The loopback port it listens on.
     public let port: Int
+    /// The folder it serves.
     public let folder: String
     private let scheme: String
     private let server: ServerProcess
@@ -197,6 +208,7 @@ public final class NginxServer {
         try Loopback.waitUntilListening(port: port)
     }
 
+    /// The URL of `path`.
     public func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)/\(path)" }
 
     /// The access log's lines: method, path, status and bytes sent, one request each.

@@ -7,8 +7,10 @@ import Foundation
 /// A small HTTP server on a loopback port whose every answer is scripted by the test: a lying header,
 /// a stall, a connection closed early. Each connection's request head is kept for the test to read.
 public final class ScriptedServer: @unchecked Sendable {
+    /// What the server does with each connection: its number, the request head, the socket.
     public typealias Script = @Sendable (_ connection: Int, _ request: String, _ socket: Int32) -> Void
 
+    /// The loopback port it listens on.
     public let port: Int
     private let listener: Int32
     private let script: Script
@@ -17,6 +19,7 @@ public final class ScriptedServer: @unchecked Sendable {
     private var thread: Thread?
     private var connectionThreads: [Thread] = []
 
+    /// Starts a server that runs `script` for each connection.
     public init(_ script: @escaping Script) throws {
         self.script = script
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -43,8 +46,10 @@ public final class ScriptedServer: @unchecked Sendable {
         thread.start()
     }
 
+    /// The stream URL.
     public var url: String { "http://127.0.0.1:\(port)/stream" }
 
+    /// The request heads received, in order.
     public var requests: [String] { lock.withLock { requestHeads } }
 
     private func acceptLoop() {
@@ -74,8 +79,10 @@ public final class ScriptedServer: @unchecked Sendable {
         return String(decoding: head, as: UTF8.self)
     }
 
+    /// Sends bytes, all of them.
     public static func send(_ socket: Int32, _ bytes: [UInt8]) { Loopback.send(socket, bytes) }
 
+    /// Sends text as UTF-8.
     public static func send(_ socket: Int32, _ text: String) { Loopback.send(socket, Array(text.utf8)) }
 
     deinit {

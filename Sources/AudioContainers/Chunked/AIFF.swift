@@ -8,20 +8,35 @@ import AudioFormats
 public enum AIFF {
     /// Chunk types, spelled as in the specification.
     public enum ChunkType {
+        /// The `'FORM'` container chunk.
         public static let FORM: FourCharCode = "FORM"
+        /// The form type of AIFF.
         public static let AIFF: FourCharCode = "AIFF"
+        /// The form type of AIFF-C.
         public static let AIFC: FourCharCode = "AIFC"
+        /// The `'COMM'` chunk.
         public static let COMM: FourCharCode = "COMM"
+        /// The `'SSND'` chunk.
         public static let SSND: FourCharCode = "SSND"
+        /// The `'FVER'` chunk.
         public static let FVER: FourCharCode = "FVER"
+        /// The `'NAME'` chunk.
         public static let NAME: FourCharCode = "NAME"
+        /// The `'AUTH'` chunk.
         public static let AUTH: FourCharCode = "AUTH"
+        /// The `'(c) '` chunk.
         public static let copyright: FourCharCode = "(c) "
+        /// The `'ANNO'` chunk.
         public static let ANNO: FourCharCode = "ANNO"
+        /// The `'COMT'` chunk.
         public static let COMT: FourCharCode = "COMT"
+        /// The `'MARK'` chunk.
         public static let MARK: FourCharCode = "MARK"
+        /// The `'INST'` chunk.
         public static let INST: FourCharCode = "INST"
+        /// The `'APPL'` chunk.
         public static let APPL: FourCharCode = "APPL"
+        /// The `'ID3 '` chunk.
         public static let ID3: FourCharCode = "ID3 "
         /// QuickTime's codec configuration atoms, as QDesign files carry them.
         public static let wave: FourCharCode = "wave"
@@ -29,16 +44,27 @@ public enum AIFF {
 
     /// AIFF-C compression types afkit reads.
     public enum CompressionType {
+        /// Big-endian integers, uncompressed.
         public static let NONE: FourCharCode = "NONE"
+        /// Little-endian 16-bit integers.
         public static let sowt: FourCharCode = "sowt"
+        /// Big-endian integers (QuickTime's name).
         public static let twos: FourCharCode = "twos"
+        /// Unsigned 8-bit samples.
         public static let raw: FourCharCode = "raw "
+        /// 24-bit big-endian integers.
         public static let in24: FourCharCode = "in24"
+        /// 32-bit big-endian integers.
         public static let in32: FourCharCode = "in32"
+        /// 32-bit big-endian floats.
         public static let fl32: FourCharCode = "fl32"
+        /// 64-bit big-endian floats.
         public static let fl64: FourCharCode = "fl64"
+        /// Apple IMA4.
         public static let ima4: FourCharCode = "ima4"
+        /// G.711 u-law.
         public static let ulaw: FourCharCode = "ulaw"
+        /// G.711 A-law.
         public static let alaw: FourCharCode = "alaw"
     }
 

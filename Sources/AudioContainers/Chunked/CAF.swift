@@ -5,17 +5,26 @@ import AudioFormats
 /// Layout: `caff`, version 1, flags 0; then chunks of a four-character type and a signed 64-bit
 /// big-endian size (-1 on `data` meaning "to the end of the file"), unpadded.
 public enum CAF {
+    /// CAF's file type, `'caff'`.
     public static let fileType: FourCharCode = "caff"
 
     /// Chunk types, spelled as in the specification.
     public enum ChunkType {
+        /// The `'desc'` chunk.
         public static let desc: FourCharCode = "desc"
+        /// The `'data'` chunk.
         public static let data: FourCharCode = "data"
+        /// The `'pakt'` chunk.
         public static let pakt: FourCharCode = "pakt"
+        /// The `'kuki'` chunk.
         public static let kuki: FourCharCode = "kuki"
+        /// The `'chan'` chunk.
         public static let chan: FourCharCode = "chan"
+        /// The `'info'` chunk.
         public static let info: FourCharCode = "info"
+        /// The `'free'` chunk.
         public static let free: FourCharCode = "free"
+        /// The `'uuid'` chunk.
         public static let uuid: FourCharCode = "uuid"
     }
 

@@ -9,26 +9,43 @@ import AudioFormats
 public enum WAVE {
     /// Chunk types, spelled as in the specifications.
     public enum ChunkType {
+        /// The RIFF container chunk.
         public static let RIFF: FourCharCode = "RIFF"
+        /// RF64's container chunk (EBU Tech 3306).
         public static let RF64: FourCharCode = "RF64"
+        /// BW64's container chunk (ITU-R BS.2088).
         public static let BW64: FourCharCode = "BW64"
+        /// The form type of WAV.
         public static let WAVE: FourCharCode = "WAVE"
+        /// The `'ds64'` chunk.
         public static let ds64: FourCharCode = "ds64"
+        /// The `'fmt '` chunk.
         public static let fmt: FourCharCode = "fmt "
+        /// The `'fact'` chunk.
         public static let fact: FourCharCode = "fact"
+        /// The `'data'` chunk.
         public static let data: FourCharCode = "data"
+        /// The `'LIST'` chunk.
         public static let LIST: FourCharCode = "LIST"
+        /// The `'INFO'` chunk.
         public static let INFO: FourCharCode = "INFO"
+        /// The `'JUNK'` chunk.
         public static let JUNK: FourCharCode = "JUNK"
     }
 
     /// `wFormatTag` values afkit reads.
     public enum FormatTag {
+        /// `WAVE_FORMAT_PCM`.
         public static let pcm: UInt16 = 0x0001
+        /// `WAVE_FORMAT_IEEE_FLOAT`.
         public static let ieeeFloat: UInt16 = 0x0003
+        /// `WAVE_FORMAT_ALAW`.
         public static let alaw: UInt16 = 0x0006
+        /// `WAVE_FORMAT_MULAW`.
         public static let mulaw: UInt16 = 0x0007
+        /// `WAVE_FORMAT_IMA_ADPCM`.
         public static let imaADPCM: UInt16 = 0x0011
+        /// `WAVE_FORMAT_EXTENSIBLE`: the sub-format GUID says.
         public static let extensible: UInt16 = 0xFFFE
     }
 

@@ -21,15 +21,21 @@ public enum ADTS {
 
     /// One ADTS frame header.
     public struct FrameHeader: Hashable, Sendable {
+        /// MPEG-2 (1) or MPEG-4 (0) ID bit.
         public var isMPEG2: Bool
+        /// Whether a CRC follows the header.
         public var hasCRC: Bool
         /// MPEG-4 audio object type (2 is AAC-LC).
         public var objectType: Int
+        /// The sampling frequency index.
         public var sampleRateIndex: Int
+        /// The channel configuration (0: a program config element says).
         public var channelConfiguration: Int
         /// Bytes of the whole frame, header included.
         public var frameLength: Int
+        /// The buffer fullness (0x7FF: variable bit rate).
         public var bufferFullness: Int
+        /// Raw data blocks in the frame (AAC frames of 1024 samples).
         public var rawDataBlocks: Int
 
         init?(_ bytes: UnsafeRawBufferPointer) {
@@ -47,6 +53,7 @@ public enum ADTS {
 
         /// Bytes before the raw data: 7, or 9 with the CRC.
         public var headerLength: Int { hasCRC ? 9 : 7 }
+        /// Samples per second the index names.
         public var sampleRate: Int { ADTS.sampleRates[sampleRateIndex] }
         /// Channels of the channel configuration (configuration 7 is 7.1: 8 channels; 0 means a program
         /// config element inside the stream says).

@@ -9,15 +9,19 @@ import AudioFormats
 public struct ICYMetadataDemuxer: Sendable {
     /// A new stream title, and the offset in the audio (metadata removed) where it begins.
     public struct TitleChange: Hashable, Sendable {
+        /// Where in the audio (metadata removed) the title begins.
         public var audioOffset: Int64
+        /// The title.
         public var title: String
     }
 
+    /// Audio bytes between metadata blocks (`icy-metaint`).
     public let metadataInterval: Int
     /// Audio bytes passed on so far.
     public private(set) var audioByteCount: Int64 = 0
     /// Bytes taken so far, metadata included.
     public private(set) var streamByteCount: Int64 = 0
+    /// The current stream title.
     public private(set) var title: String?
     private var untilMetadata: Int
     private var metadataRemaining: Int?

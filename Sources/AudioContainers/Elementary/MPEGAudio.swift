@@ -4,6 +4,7 @@ import AudioFormats
 /// Xing/Info, LAME and VBRI headers an encoder puts in the first frame. The stream machinery
 /// (sync, resync, tags) is `ElementaryStreamParser`, shared with ADTS.
 public enum MPEGAudio {
+    /// MPEG-1, MPEG-2 (lower rates) or MPEG-2.5 (lower still).
     public enum Version: Sendable, Hashable { case mpeg1, mpeg2, mpeg25 }
 
     // Frame header, 32 bits, most significant first:
@@ -25,15 +26,23 @@ public enum MPEGAudio {
 
     /// One frame header.
     public struct FrameHeader: Hashable, Sendable {
+        /// The MPEG version.
         public var version: Version
+        /// Layer I, II or III (1 to 3).
         public var layer: Int
+        /// Whether a CRC follows the header.
         public var hasCRC: Bool
         /// Bits per second; 0 for a free-format stream.
         public var bitrate: Int
+        /// The bit-rate index (0: free format).
         public var bitrateIndex: Int
+        /// Samples per second.
         public var sampleRate: Int
+        /// Whether the frame has a padding slot.
         public var padding: Bool
+        /// Stereo, joint stereo, dual channel or mono (3).
         public var channelMode: Int
+        /// 1 for mono, else 2.
         public var channels: Int { channelMode == 3 ? 1 : 2 }
 
         /// Parses the 4 bytes at `bytes`, or `nil` if they are not a valid header.
@@ -113,7 +122,9 @@ public enum MPEGAudio {
     /// What an encoder's first frame says about the stream: a Xing/Info header (with a LAME extension)
     /// or a VBRI header. The frame itself holds no audio.
     public struct EncoderHeader: Hashable, Sendable {
+        /// Which header: Xing (VBR), Info (CBR) or VBRI.
         public enum Kind: String, Sendable { case xing = "Xing", info = "Info", vbri = "VBRI" }
+        /// Which header the frame holds.
         public var kind: Kind
         /// Audio frames in the stream, as the header states (not trusted for counting).
         public var frameCount: Int?
@@ -123,11 +134,13 @@ public enum MPEGAudio {
         public var tableOfContents: [UInt8]?
         /// VBRI: byte sizes of equal runs of `framesPerEntry` frames.
         public var vbriEntries: [Int]?
+        /// Frames each VBRI entry covers.
         public var framesPerEntry: Int?
         /// The encoder string of a LAME-style extension (`LAME3.100`, `Lavc59.37`, ...).
         public var encoder: String?
         /// Encoder delay and padding from the LAME extension, in samples.
         public var encoderDelay: Int?
+        /// Samples of padding at the end.
         public var encoderPadding: Int?
 
         /// Priming and remainder frames as Apple reports them: delay + 529 and padding − 529 (0 if the

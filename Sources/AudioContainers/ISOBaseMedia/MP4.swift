@@ -11,12 +11,19 @@ public enum MP4 {
 
     /// Box types, spelled as in the specification.
     public enum BoxType {
+        /// The `'ftyp'` box type.
         public static let ftyp: FourCharCode = "ftyp"
+        /// The `'moov'` box type.
         public static let moov: FourCharCode = "moov"
+        /// The `'mdat'` box type.
         public static let mdat: FourCharCode = "mdat"
+        /// The `'free'` box type.
         public static let free: FourCharCode = "free"
+        /// The `'mp4a'` box type.
         public static let mp4a: FourCharCode = "mp4a"
+        /// The `'esds'` box type.
         public static let esds: FourCharCode = "esds"
+        /// The `'alac'` box type.
         public static let alac: FourCharCode = "alac"
     }
 

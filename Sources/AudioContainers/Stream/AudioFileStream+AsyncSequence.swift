@@ -11,14 +11,18 @@ extension AudioFileStream {
 
     /// Packets with their own copy of the bytes.
     public struct OwnedPackets: Sendable {
+        /// The packets' bytes.
         public var bytes: [UInt8]
         /// Absolute stream offset of `bytes[0]`.
         public var streamOffset: Int64
+        /// The number of the first packet.
         public var firstPacket: Int64
+        /// How many packets.
         public var count: Int
         /// Offsets relative to `bytes`; `nil` where every packet has the format's constant size.
         public var descriptions: [PacketDescription]?
 
+        /// Packets owning `bytes`.
         public init(
             bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, count: Int, descriptions: [PacketDescription]?
         ) {
@@ -46,17 +50,20 @@ extension AudioFileStream {
 /// An asynchronous sequence of ``AudioFileStream/OwnedEvent``s parsed from chunks of bytes.
 public struct AudioFileStreamEvents<Base: AsyncSequence>: AsyncSequence
 where Base.Element: Sequence, Base.Element.Element == UInt8 {
+    /// The events, with their own bytes.
     public typealias Element = AudioFileStream.OwnedEvent
 
     let base: Base
     let fileTypeHint: FileType?
     let limits: ParserLimits
 
+    /// An iterator that parses the base sequence's chunks as they come.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             base: base.makeAsyncIterator(), stream: AudioFileStream(fileTypeHint: fileTypeHint, limits: limits))
     }
 
+    /// Parses chunks as they come and hands the events on one at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         var stream: AudioFileStream
@@ -64,6 +71,7 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
         var index = 0
         var ended = false
 
+        /// The next event; `nil` after the stream ends.
         public mutating func next() async throws -> Element? {
             while index == pending.count {
                 if ended { return nil }
@@ -118,18 +126,22 @@ extension AudioFileStream {
 
 /// Gathers an asynchronous sequence of bytes into arrays of at most `chunkSize`.
 public struct AsyncByteChunks<Base: AsyncSequence>: AsyncSequence where Base.Element == UInt8 {
+    /// Chunks of bytes.
     public typealias Element = [UInt8]
     let base: Base
     let chunkSize: Int
 
+    /// An iterator over chunks of at most `chunkSize` bytes.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), chunkSize: chunkSize)
     }
 
+    /// Gathers bytes into chunks.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let chunkSize: Int
 
+        /// The next chunk; `nil` at the end.
         public mutating func next() async throws -> [UInt8]? {
             var chunk: [UInt8] = []
             chunk.reserveCapacity(chunkSize)

@@ -21,7 +21,9 @@ import AudioFormats
 public struct AudioFileStream {
     /// Flags for `parse(_:flags:streamOffset:_:)`.
     public struct ParseFlags: OptionSet, Sendable {
+        /// The flag bits.
         public var rawValue: UInt32
+        /// Flags from their bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         /// The bytes do not follow the previous ones: they start where the last ``seek(toPacket:)``
         /// said (or, without one, somewhere later in the stream). Any partial packet is dropped.
@@ -58,7 +60,9 @@ public struct AudioFileStream {
 
     /// The container the caller expects; it only breaks ties between containers the bytes allow.
     public let fileTypeHint: FileType?
+    /// Whether packets are delivered or only indexed.
     public let mode: ParseMode
+    /// Bounds on what the parser holds and allocates.
     public let limits: ParserLimits
     /// Whether the parser may ask for bytes elsewhere in the stream (an MPEG-4 file whose `moov` follows
     /// its audio) rather than hold the audio until they come.

@@ -2,32 +2,50 @@ import AudioFormats
 
 /// The facts `afkit info` reports for a parsed file, computed as the command-line contract says.
 public struct AudioFileSummary: Hashable, Sendable {
+    /// The container.
     public var container: FileType
+    /// The data format.
     public var format: StreamDescription
     /// Every layer, richest first (more than one for HE-AAC).
     public var formatList: [StreamDescription]
     /// For MPEG-4 files: whether `moov` precedes the audio.
     public var isOptimized: Bool?
+    /// Packets of audio.
     public var packetCount: Int64
+    /// Frames of the encoder's delay before the sound.
     public var primingFrames: Int64
+    /// Frames of padding after it.
     public var remainderFrames: Int64
     /// Valid frames: decoded frames less priming and remainder, or what the file states.
     public var frameCount: Int64
+    /// Seconds of valid frames.
     public var durationSeconds: Double
+    /// Where the audio starts in the file.
     public var dataOffset: Int64
+    /// Bytes of audio.
     public var dataByteCount: Int64
+    /// Bits per second of the audio.
     public var bitRate: Int64
+    /// The largest packet, bytes.
     public var maximumPacketSize: Int64
+    /// The codec configuration.
     public var magicCookie: [UInt8]?
+    /// Text tags (title, artist, ...).
     public var metadata: [String: String]
     /// Markers, comments, annotations, the instrument and its loops, the channel layout, where the file
     /// has them.
     public var markers: [Marker]
+    /// Comments with their times (AIFF `COMT`).
     public var comments: [Comment]
+    /// Annotations (AIFF `ANNO`).
     public var annotations: [String]
+    /// The instrument, where the file has one.
     public var instrument: Instrument?
+    /// Loops, in frames.
     public var loops: [Loop]
+    /// Which speaker each channel feeds.
     public var channelLayout: ChannelLayout?
+    /// Whether the file ends before the audio its header states.
     public var isTruncated: Bool
 
     /// Summarizes settled stream properties (after `finish`).

@@ -18,6 +18,7 @@ public struct AudioFileWriterOptions: Sendable {
     public var instrument: Instrument?
     /// AIFF `COMT` comments and `ANNO` annotations.
     public var comments: [Comment] = []
+    /// AIFF `ANNO` annotations.
     public var annotations: [String] = []
     /// For WAV: the expected audio size. Without it (or when it nears 4 GiB) a `JUNK` chunk is
     /// reserved so the file can become RF64 if it grows past what RIFF's 32-bit sizes hold.
@@ -26,6 +27,7 @@ public struct AudioFileWriterOptions: Sendable {
     /// fit and the audio need not move when the file is closed.
     public var estimatedPacketCount: Int64?
 
+    /// No metadata, markers or estimates.
     public init() {}
 }
 
@@ -77,9 +79,13 @@ struct WrittenCounts {
 /// try writer.close()
 /// ```
 public final class AudioFileWriter {
+    /// The file written.
     public let path: String
+    /// Its container.
     public let fileType: FileType
+    /// The format of its packets.
     public let format: StreamDescription
+    /// What it records besides the packets.
     public let options: AudioFileWriterOptions
     private let file: WritableFile
     private var counts = WrittenCounts(

@@ -53,6 +53,7 @@ public struct StreamProperties: Sendable {
     /// What the parser saw, chunk by chunk.
     public var trace = ParseTrace()
 
+    /// Nothing known yet.
     public init() {}
 
     /// Valid frames: those the file states (CAF `pakt`, WAV `fact`, ...), else packets times frames
@@ -112,10 +113,14 @@ public struct StreamProperties: Sendable {
 
 /// A position in the audio with a name.
 public struct Marker: Hashable, Sendable {
+    /// The marker's id (what loops and comments refer to).
     public var id: Int
+    /// The frame it marks.
     public var framePosition: Int64
+    /// Its name.
     public var name: String
 
+    /// A marker `id` at `framePosition` named `name`.
     public init(id: Int, framePosition: Int64, name: String) {
         self.id = id
         self.framePosition = framePosition
@@ -129,8 +134,10 @@ public struct Comment: Hashable, Sendable {
     public var timeStamp: UInt32
     /// The marker it belongs to; 0 when none.
     public var marker: Int
+    /// The comment.
     public var text: String
 
+    /// A comment at `timeStamp`, tied to `marker` (0: none).
     public init(timeStamp: UInt32, marker: Int, text: String) {
         self.timeStamp = timeStamp
         self.marker = marker
@@ -147,9 +154,12 @@ public enum LoopPlayMode: String, Hashable, Sendable {
 public struct InstrumentLoop: Hashable, Sendable {
     /// `nil`: the loop is off (AIFF's play mode 0).
     public var playMode: LoopPlayMode?
+    /// The marker where the loop starts.
     public var beginMarker: Int
+    /// The marker where it ends.
     public var endMarker: Int
 
+    /// A loop from `beginMarker` to `endMarker` played in `playMode`.
     public init(playMode: LoopPlayMode?, beginMarker: Int, endMarker: Int) {
         self.playMode = playMode
         self.beginMarker = beginMarker
@@ -159,18 +169,26 @@ public struct InstrumentLoop: Hashable, Sendable {
 
 /// How a sampler plays a sound: its MIDI note and ranges, gain, and sustain and release loops.
 public struct Instrument: Hashable, Sendable {
+    /// The MIDI note the sound plays at as recorded.
     public var baseNote: Int
     /// Cents; AIFF stores -50...50.
     public var detune: Int
+    /// The lowest MIDI note it plays for.
     public var lowNote: Int
+    /// The highest MIDI note it plays for.
     public var highNote: Int
+    /// The lowest velocity it plays for.
     public var lowVelocity: Int
+    /// The highest velocity it plays for.
     public var highVelocity: Int
     /// Decibels.
     public var gain: Int
+    /// The loop played while the note is held.
     public var sustainLoop: InstrumentLoop?
+    /// The loop played after it is released.
     public var releaseLoop: InstrumentLoop?
 
+    /// An instrument; the defaults span every note and velocity.
     public init(
         baseNote: Int = 60, detune: Int = 0, lowNote: Int = 0, highNote: Int = 127, lowVelocity: Int = 1,
         highVelocity: Int = 127, gain: Int = 0, sustainLoop: InstrumentLoop? = nil, releaseLoop: InstrumentLoop? = nil
@@ -189,10 +207,14 @@ public struct Instrument: Hashable, Sendable {
 
 /// A loop in frames: from `start` up to (not including) `end`.
 public struct Loop: Hashable, Sendable {
+    /// The loop's first frame.
     public var start: Int64
+    /// The frame after its last.
     public var end: Int64
+    /// How it plays: forward, or back and forth.
     public var playMode: LoopPlayMode
 
+    /// A loop over `start..<end` played in `playMode`.
     public init(start: Int64, end: Int64, playMode: LoopPlayMode) {
         self.start = start
         self.end = end
@@ -204,11 +226,16 @@ public struct Loop: Hashable, Sendable {
 public struct ParseTrace: Sendable, Hashable {
     /// One note.
     public struct Record: Sendable, Hashable, CustomStringConvertible {
+        /// Where in the stream.
         public var offset: Int64
+        /// The chunk or box, where there is one.
         public var chunk: FourCharCode?
+        /// Its size, bytes.
         public var size: Int64?
+        /// What the parser did with it.
         public var note: String
 
+        /// `@offset 'chunk' size bytes: note`.
         public var description: String {
             var text = "@\(offset)"
             if let chunk { text += " '\(chunk)'" }
@@ -224,6 +251,7 @@ public struct ParseTrace: Sendable, Hashable {
     /// The most notes kept, so a file of a million tiny chunks cannot grow the trace without bound.
     public static let limit = 4096
 
+    /// An empty trace.
     public init() {}
 
     mutating func append(offset: Int64, chunk: FourCharCode? = nil, size: Int64? = nil, _ note: String = "") {
@@ -284,5 +312,6 @@ public struct ParserLimits: Sendable {
     /// The largest format chunk (`desc`, `fmt `, `COMM`); bigger ones are malformed.
     public var maximumFormatChunkBytes = 1 << 16
 
+    /// The defaults: generous for real files, bounded for hostile ones.
     public init() {}
 }
