@@ -42,13 +42,15 @@ public enum AudioConverter {
             temporary in
             var reader = source
             while true {
+                let encoder = try plan.takeEncoder()
                 let writer = try AudioFileWriter(
                     path: temporary, fileType: plan.fileType, format: plan.format,
                     options: plan.writerOptions)
                 let written: (Int64, PacketTableInfo?)
                 do {
                     written = try run(
-                        plan, from: reader, to: writer, limiterReport: { normalizer?.limiterReduction = $0 })
+                        plan, encoder: encoder, from: reader, to: writer,
+                        limiterReport: { normalizer?.limiterReduction = $0 })
                 } catch {
                     writer.cancel()
                     throw error
@@ -69,10 +71,10 @@ public enum AudioConverter {
         return result
     }
 
-    /// Writes the plan's frames of `source` by the plan's route; returns the valid frames written and the
-    /// packet table recorded.
+    /// Writes the plan's frames of `source` by the plan's route, through `encoder` (`nil`: the packets are
+    /// copied); returns the valid frames written and the packet table recorded.
     private static func run(
-        _ plan: ConversionPlan, from source: SourceReader, to writer: AudioFileWriter,
+        _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
         limiterReport: ((Double) -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
@@ -82,7 +84,7 @@ public enum AudioConverter {
             try writer.writePackets(packets.bytes, descriptions: format.hasConstantPackets ? nil : packets.descriptions)
             packets.removeAll()
         }
-        guard var encoder = try plan.makeEncoder() else {
+        guard var encoder else {
             guard var copier = plan.copier else {
                 throw AudioFileError.illegalOperation("convert: a plan with no encoder")
             }
@@ -91,56 +93,35 @@ public enum AudioConverter {
             return (copier.validFrames, copier.packetTableInfo)
         }
 
-        let outChannels = Int(format.channelsPerFrame)
         var outputFrames: Int64 = 0
-        // The integers the exact routes read: the stored ones, or an ADPCM decoder's 16-bit output.
-        let exact: (layout: PCMLayout, read: (Int, inout [UInt8]) throws -> Int)? =
-            if let stored = source.linearPCMLayout {
-                (stored, source.readLinearPCM)
-            } else if let decoded = source.decodedInt16Layout {
-                (decoded, source.readDecodedInt16)
-            } else {
-                nil
-            }
-        // Reads the plan's frames as stored, a block at a time, handing each to `take`.
-        func readExactly(
-            _ read: (Int, inout [UInt8]) throws -> Int, _ take: (UnsafeRawBufferPointer, Int) throws -> Void
-        )
-            throws
-        {
+        // Reads the plan's frames exactly as stored (or as an ADPCM decoder's integers), a block at a
+        // time, handing each to `take`.
+        func readExactly(_ take: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
             var stored: [UInt8] = []
             source.skipFrames(plan.render.start)
             while true {
                 var want = 16384
                 if let limit = plan.render.count { want = Int(min(Int64(want), limit - outputFrames)) }
-                let count = want > 0 ? try read(want, &stored) : 0
+                let count = want > 0 ? try source.readExact(maximum: want, into: &stored) : 0
                 if count == 0 { break }
                 try stored.withUnsafeBytes { try take($0, count) }
                 outputFrames += Int64(count)
             }
         }
-        var route = plan.route(for: source)
-        if route == .integers, let exact,
-            !((encoder as? any IntegerSampleEncoder).map { exact.layout.bits <= $0.integerBitDepth }
-                ?? false)
-        {
-            route = .float
-        }
-        switch (route, exact) {
-        case (.exactPCM, let (from, read)?):
+        switch (plan.route(for: source), source.exactLayout, encoder) {
+        case (.exactPCM, let from?, _):
             let to = try PCMLayout(format)
-            try readExactly(read) { input, count in
+            try readExactly { input, count in
                 let samples = count * source.channels
                 packets.bytes.append(contentsOf: repeatElement(0, count: samples * to.width))
                 packets.bytes.withUnsafeMutableBytes { PCM.transcode(input, from, count: samples, to: to, into: $0) }
                 packets.packetCount = count
                 try write()
             }
-        case (.integers, let (from, read)?):
+        case (.integers, let from?, var integer as any IntegerSampleEncoder):
             // Stored integers into an integer encoder (ALAC): every bit kept, whatever the depth.
-            guard var integer = encoder as? any IntegerSampleEncoder else { fallthrough }
             var words: [UInt32] = []
-            try readExactly(read) { input, count in
+            try readExactly { input, count in
                 let samples = count * source.channels
                 if words.count < samples { words = Array(repeating: 0, count: samples) }
                 try words.withUnsafeMutableBufferPointer { buffer in
@@ -155,7 +136,7 @@ public enum AudioConverter {
             encoder = integer
         default:
             outputFrames = try render(
-                source, sampleRate: format.sampleRate, channels: outChannels,
+                source, sampleRate: format.sampleRate, channels: Int(format.channelsPerFrame),
                 resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport
             ) { samples in
                 try encoder.encode(samples, into: &packets)

@@ -34,8 +34,6 @@ public struct ConversionPlan {
         /// The data format asked for; `nil`: the source's sample format where the container holds it,
         /// else the container's default.
         public var dataFormat: DataFormatSpecifier?
-        /// Whether the container was named by `-f` (an `.aif` name alone may become AIFF-C).
-        public var fileTypeIsExplicit: Bool
 
         /// Whether integer PCM is asked for, which a source of more bits (or of floats, or compressed) is
         /// dithered to.
@@ -48,7 +46,6 @@ public struct ConversionPlan {
         /// container and data format that do not go together, saying what would fit.
         public init(output: String, settings: ConversionSettings) throws {
             fileType = try Self.fileType(for: output, settings: settings)
-            fileTypeIsExplicit = settings.fileType != nil
             var specifier = settings.dataFormat
             // A preset's codec gives way to the one an `.mp3` name needs.
             if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
@@ -174,6 +171,10 @@ public struct ConversionPlan {
     public private(set) var expectedFrameCount: Int64?
     /// The encoder's delay (or the copied packets' priming), for the packet-count estimate.
     private let primingFrames: Int
+    /// The encoder the plan made, until a round takes it.
+    private var nextEncoder: (any AudioEncoder)?
+    /// The bits an integer encoder (Apple Lossless) keeps; `nil` for other encoders.
+    private let integerBitDepth: Int?
 
     /// Plans the conversion of `source` to `destination` under `settings`.
     public init(source: SourceReader, destination: Destination, settings: ConversionSettings) throws {
@@ -196,6 +197,8 @@ public struct ConversionPlan {
             let copier = try PacketCopier(file)
             self.copier = copier
             encoderSettings = nil
+            nextEncoder = nil
+            integerBitDepth = nil
             format = copier.destinationFormat
             writerOptions.magicCookie = copier.magicCookie
             primingFrames = copier.primingFrames
@@ -205,13 +208,16 @@ public struct ConversionPlan {
                 specifier, fileType: fileType, source: source, settings: settings)
             self.notes = notes
             encoderSettings = settings
-            // The encoder made once here says what it makes (ALAC's depth, AAC's packets) and its cookie.
+            // The encoder made here says what it makes (ALAC's depth, AAC's packets) and its cookie, and
+            // writes the first round.
             let encoder = try AudioConverter.registry.encoder(settings)
+            nextEncoder = encoder
+            integerBitDepth = (encoder as? any IntegerSampleEncoder)?.integerBitDepth
             format = encoder.destinationFormat
             writerOptions.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
             primingFrames = encoder.primingFrames
         }
-        if fileType == .aiff && !destination.fileTypeIsExplicit && !AIFF.plainAIFFHolds(format) {
+        if fileType == .aiff && settings.fileType == nil && !AIFF.plainAIFFHolds(format) {
             // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
             fileType = .aifc
         }
@@ -229,17 +235,19 @@ public struct ConversionPlan {
         let keepsFrames =
             render.keepsSamples && format.sampleRate == source.sampleRate
             && source.channels == Int(format.channelsPerFrame)
-        guard keepsFrames, let from = source.linearPCMLayout ?? source.decodedInt16Layout else { return .float }
+        guard keepsFrames, let from = source.exactLayout else { return .float }
         if format.isLinearPCM, let to = try? PCMLayout(format), PCM.transcodesExactly(from: from, to: to) {
             return .exactPCM
         }
-        if dataFormat.kind == .alac, !from.isFloat { return .integers }
+        if !from.isFloat, let integerBitDepth, from.bits <= integerBitDepth { return .integers }
         return .float
     }
 
-    /// An encoder for a round of writing (`nil` when packets are copied).
-    func makeEncoder() throws -> (any AudioEncoder)? {
-        try encoderSettings.map { try AudioConverter.registry.encoder($0) }
+    /// The encoder for a round of writing: the one the plan made for the first, a fresh one for each
+    /// further round; `nil` when packets are copied.
+    mutating func takeEncoder() throws -> (any AudioEncoder)? {
+        defer { nextEncoder = nil }
+        return try nextEncoder ?? encoderSettings.map { try AudioConverter.registry.encoder($0) }
     }
 
     /// Sets what is taken of the source (a silence cut found by `cut`, the duration limit) and what the

@@ -6,7 +6,7 @@ import AudioFormats
 /// time, with the priming, the decoder's own drop at the start and the remainder applied once: exactly
 /// the source's valid frames. The converter, the validator and the loudness meter all read through it,
 /// so they see the same frames; a change to how frames are counted starts here (the others are the
-/// plan, `ConversionPlan`, and the feeder, ``AudioFileStream/feed(size:chunkSize:passingOverUnneededBytes:read:observe:_:)``).
+/// plan, `ConversionPlan`, and the feeder, ``AudioFileStream/feed(size:chunkSize:passingOverUnneededBytes:read:_:)``).
 ///
 /// Linear PCM and IMA4 can also be read exactly as stored integers (``readLinearPCM(maximum:into:)``,
 /// ``readDecodedInt16(maximum:into:)``), which the converter's exact routes use.
@@ -209,6 +209,17 @@ public final class SourceReader {
         remaining -= Int64(read)
         backend = .afkit(file, decoder, nextPacket: next + Int64(read))
         return read
+    }
+
+    /// The integers the exact routes read: the stored linear PCM (``linearPCMLayout``), else an ADPCM
+    /// decoder's 16-bit output (``decodedInt16Layout``); `nil` for other sources.
+    public var exactLayout: PCMLayout? { linearPCMLayout ?? decodedInt16Layout }
+
+    /// Replaces `bytes` with up to `maximum` valid frames in ``exactLayout``; returns how many (0 at the
+    /// end). Use it or ``read(maximum:into:)`` on one reader, not both.
+    public func readExact(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
+        linearPCMLayout != nil
+            ? try readLinearPCM(maximum: maximum, into: &bytes) : try readDecodedInt16(maximum: maximum, into: &bytes)
     }
 
     /// The layout ``readDecodedInt16(maximum:into:)`` delivers (native 16-bit integers) where the

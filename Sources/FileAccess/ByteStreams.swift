@@ -56,7 +56,11 @@ public func isSeekableFile(_ path: String) -> Bool {
 
 /// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
 public func contentHash(ofFileAt path: String) throws -> ContentHash {
-    let file = try ReadableFile(path: path)
+    try contentHash(of: ReadableFile(path: path))
+}
+
+/// The ``ContentHash`` of an open file's bytes, all of them, read a megabyte at a time.
+package func contentHash(of file: ReadableFile) throws -> ContentHash {
     var hash = ContentHash()
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     var offset: Int64 = 0

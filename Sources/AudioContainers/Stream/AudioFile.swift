@@ -15,9 +15,8 @@ public final class AudioFile {
     /// The whole file's content hash, where it was asked for when the file was opened.
     public let contentHash: ContentHash?
 
-    /// Opens and parses a file. With `hashingContent`, the same read also hashes every byte of the file
-    /// (``contentHash``): the audio the parser passes over is read for the hash alone, in order, so no
-    /// second pass over the file is needed for it.
+    /// Opens and parses a file. With `hashingContent`, every byte of the file is also hashed
+    /// (``contentHash``), through the same open handle.
     public init(
         path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits(),
         hashingContent: Bool = false
@@ -26,41 +25,11 @@ public final class AudioFile {
         let file = try ReadableFile(path: path)
         self.file = file
         var stream = AudioFileStream(fileTypeHint: fileTypeHint, mode: .indexing, limits: limits)
-        var hash = hashingContent ? ContentHash() : nil
-        var hashed: Int64 = 0
-        /// Hashes the file's bytes from where the hash stands up to `end`: those of `piece` (read at `start`)
-        /// from it, the ones the parser passed over read for the hash alone; bytes hashed already (a seek
-        /// back) are not hashed again.
-        func hashBytes(
-            upTo end: Int64, piece: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-            at start: Int64 = 0
-        ) throws {
-            guard hash != nil else { return }
-            var gap: [UInt8] = []
-            while hashed < end {
-                if hashed >= start, hashed < start + Int64(piece.count) {
-                    let to = Int(min(end, start + Int64(piece.count)) - start)
-                    hash?.update(UnsafeRawBufferPointer(rebasing: piece[Int(hashed - start)..<to]))
-                    hashed = start + Int64(to)
-                    continue
-                }
-                let want = Int(min((hashed < start ? start : end) - hashed, 1 << 20))
-                if gap.count < want { gap = [UInt8](repeating: 0, count: want) }
-                let count = try gap.withUnsafeMutableBytes {
-                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: hashed)
-                }
-                if count == 0 { break }
-                gap.withUnsafeBytes { hash?.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                hashed += Int64(count)
-            }
+        try stream.feed(size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) }) {
+            _ in
         }
-        try stream.feed(
-            size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) },
-            observe: hashingContent
-                ? { bytes, start in try hashBytes(upTo: start + Int64(bytes.count), piece: bytes, at: start) } : nil
-        ) { _ in }
-        try hashBytes(upTo: file.size)
-        contentHash = hash
+        // Through the handle already open: the file is opened once, however it is read.
+        contentHash = hashingContent ? try FileAccess.contentHash(of: file) : nil
         let properties = stream.properties
         self.properties = properties
         let count = Int(properties.audioDataPacketCount ?? 0)

@@ -13,11 +13,9 @@ extension AudioFileStream {
     /// - Each seek the parser requests is answered by reading from its offset, parsed as a discontinuity.
     /// - With `passingOverUnneededBytes`, the bytes the parser would only step over
     ///   (``skippableByteCount``: chunks it does not read; the audio, when indexing) are passed over unread.
-    /// - `observe(bytes, offset)` sees every piece read, in the order read.
     public mutating func feed(
         size: Int64, chunkSize: Int = 64 << 10, passingOverUnneededBytes: Bool = false,
         read: (UnsafeMutableRawBufferPointer, Int64) throws -> Int,
-        observe: ((UnsafeRawBufferPointer, Int64) throws -> Void)? = nil,
         _ handler: (Event) throws -> Void
     ) throws {
         var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
@@ -31,9 +29,8 @@ extension AudioFileStream {
             let count = try buffer.withUnsafeMutableBytes { try read($0, position) }
             if count == 0 { break }
             try buffer.withUnsafeBytes { raw in
-                let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
-                try observe?(bytes, position)
-                try parse(bytes, flags: resuming ? .discontinuity : [], handler)
+                try parse(
+                    UnsafeRawBufferPointer(rebasing: raw[0..<count]), flags: resuming ? .discontinuity : [], handler)
             }
         }
         try finish(handler)
