@@ -56,19 +56,21 @@ public func isSeekableFile(_ path: String) -> Bool {
 
 /// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
 public func contentHash(ofFileAt path: String) throws -> ContentHash {
-    try contentHash(of: ReadableFile(path: path))
+    try ReadableFile(path: path).contentHash()
 }
 
-/// The ``ContentHash`` of an open file's bytes, all of them, read a megabyte at a time.
-package func contentHash(of file: ReadableFile) throws -> ContentHash {
-    var hash = ContentHash()
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    var offset: Int64 = 0
-    while true {
-        let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
-        if count == 0 { break }
-        buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        offset += Int64(count)
+extension ReadableFile {
+    /// The ``ContentHash`` of the file's bytes, all of them, read a megabyte at a time.
+    package func contentHash() throws -> ContentHash {
+        var hash = ContentHash()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+            if count == 0 { break }
+            buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            offset += Int64(count)
+        }
+        return hash
     }
-    return hash
 }

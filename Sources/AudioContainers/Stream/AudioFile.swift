@@ -29,7 +29,7 @@ public final class AudioFile {
             _ in
         }
         // Through the handle already open: the file is opened once, however it is read.
-        contentHash = hashingContent ? try FileAccess.contentHash(of: file) : nil
+        contentHash = hashingContent ? try file.contentHash() : nil
         let properties = stream.properties
         self.properties = properties
         let count = Int(properties.audioDataPacketCount ?? 0)
