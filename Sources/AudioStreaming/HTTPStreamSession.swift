@@ -32,7 +32,6 @@ final class HTTPStreamSession {
     private var resumeFlags: (flags: AudioFileStream.ParseFlags, offset: Int64?)?
     /// Bytes to drop from the response: a server that answered a range request with the whole file.
     private var bytesToSkip: Int64 = 0
-    private var seekTarget: Int64?
     private var nextPacket: Int64 = 0
     /// Reconnection attempts since the stream last made progress: for a file, bytes past the furthest
     /// offset reached before; for a live stream, a packet.
@@ -153,11 +152,13 @@ final class HTTPStreamSession {
             }
         }
         furthestPosition = max(furthestPosition, resourcePosition)
-        if let target = seekTarget {
-            seekTarget = nil
+        // The parser's seek requests are answered as the file feeder answers them, from
+        // `nextByteOffset`: here by a range request (once: a request made and not yet answered by
+        // bytes, as when a server resends the whole file, is not made again).
+        if let stream, stream.isAwaitingSeek, resumeFlags == nil {
             dropTransfer()
-            try await open(from: target, attempt: 0)
-            resumeFlags = (.discontinuity, target)
+            try await open(from: stream.nextByteOffset, attempt: 0)
+            resumeFlags = (.discontinuity, nil)
         }
     }
 
@@ -201,8 +202,8 @@ final class HTTPStreamSession {
                 AudioFileStream.OwnedPackets(
                     bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
                     count: run.count, descriptions: run.descriptions.map(Array.init)))
-        case .seekRequested(let offset):
-            seekTarget = offset
+        case .seekRequested:
+            break  // the stream holds the request: answered in `step()` from `nextByteOffset`
         }
     }
 

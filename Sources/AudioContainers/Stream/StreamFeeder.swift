@@ -6,6 +6,10 @@ extension AudioFileStream {
     /// reading from here: a file reads there, the HTTP face makes a range request.
     public var nextByteOffset: Int64 { pendingSeek ?? streamPosition }
 
+    /// Whether the parser asked for a seek not yet answered: the next bytes must come from
+    /// ``nextByteOffset`` and be parsed with `.discontinuity` (bytes from elsewhere are ignored until then).
+    public var isAwaitingSeek: Bool { pendingSeek != nil }
+
     /// Feeds the stream from a source of `size` bytes with random access, to its end, and finishes it:
     /// the one loop that answers the parser over a file (``AudioFile``, `afkit packets`).
     ///
@@ -20,7 +24,7 @@ extension AudioFileStream {
     ) throws {
         var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
         while nextByteOffset < size {
-            let resuming = pendingSeek != nil
+            let resuming = isAwaitingSeek
             let position = nextByteOffset
             if passingOverUnneededBytes, !resuming, skippableByteCount > 0 {
                 skip(min(skippableByteCount, size - position))
