@@ -38,6 +38,7 @@ def make_inputs():
         "CAF IMA4": ("ima4.caf", "-c:a adpcm_ima_qt"),
         "CAF ALAC (pakt)": ("alac.caf", "-c:a alac"),
     }
+    inputs["FLAC (flac -5)"] = ("flac5.flac", "flac")
     inputs["MP3 VBR (LAME -V2)"] = ("lame-v2.mp3", None)
     inputs["ADTS AAC-LC 128k"] = ("aac.aac", "-c:a aac -b:a 128k -f adts")
     inputs["M4A AAC-LC 128k (moov first)"] = ("aac-faststart.m4a", "-c:a aac -b:a 128k -movflags +faststart")
@@ -45,7 +46,12 @@ def make_inputs():
     for name, (file, codec) in inputs.items():
         path = f"{WORK}/{file}"
         if not os.path.exists(path):
-            sh(f"lame --quiet -V 2 {src} {path}" if codec is None else f"ffmpeg -y -i {src} {codec} {path}")
+            if codec is None:
+                sh(f"lame --quiet -V 2 {src} {path}")
+            elif codec == "flac":
+                sh(f"flac --silent --force {src} -o {path}")
+            else:
+                sh(f"ffmpeg -y -i {src} {codec} {path}")
     return {name: f"{WORK}/{file}" for name, (file, _) in inputs.items()}
 
 CODEC_BENCH = os.path.join(ROOT, ".build/release/afkit-codec-benchmarks")
@@ -221,6 +227,9 @@ def conversions():
             ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.caf")]),
         ("WAV 16-bit → ALAC in M4A", f"{AFKIT} convert -d alac {src} {out}/alac.m4a", [
             ("ffmpeg -c:a alac", f"ffmpeg -v error -y -i {src} -c:a alac {out}/falac.m4a")]),
+        ("FLAC (flac -5) → CAF 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/flac5.flac {out}/flac.caf", [
+            ("ffmpeg -c:a pcm_s16le", f"ffmpeg -v error -y -i {WORK}/flac5.flac -c:a pcm_s16le {out}/fflac.caf"),
+            ("flac -d (to WAV)", f"flac --silent --force -d {WORK}/flac5.flac -o {out}/flac-d.wav")]),
         ("CAF IMA4 → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/ima4.caf {out}/ima4.wav", [
             ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/ima4.caf {out}/fima4.wav")]),
         ("MP3 (LAME -V2) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/lame-v2.mp3 {out}/m.wav", [

@@ -174,6 +174,7 @@ extension ValidationRule {
             case .adts: ["aac", "adts"]
             case .m4a: ["m4a", "m4b", "m4r", "mp4"]
             case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
+            case .flac: ["flac"]
             }
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
@@ -324,6 +325,7 @@ private func describe(_ type: FileType) -> String {
     case .adts: "an ADTS (AAC) stream"
     case .m4a: "an MPEG-4 audio (M4A) file"
     case .mp4: "an MPEG-4 file"
+    case .flac: "a FLAC file"
     }
 }
 
@@ -338,6 +340,7 @@ private func containerName(_ name: String) -> String {
     case .adts?: "ADTS"
     case .m4a?: "M4A"
     case .mp4?: "MPEG-4"
+    case .flac?: "FLAC"
     case nil: name
     }
 }
@@ -359,6 +362,7 @@ private func formatName(_ id: FourCharCode) -> String {
     case .opus: "Opus"
     case .ac3: "AC-3"
     case .enhancedAC3: "E-AC-3"
+    case .flac: "FLAC"
     default: "an unknown format"
     }
 }

@@ -128,6 +128,7 @@ public struct AudioCodecRegistry: Sendable {
         registry.registerDecoder(for: .imaADPCMWAVE) { format, _ in try IMAADPCMWAVEDecoder(format: format) }
         registry.registerDecoder(for: .ulaw) { format, _ in G711Decoder(format: format) }
         registry.registerDecoder(for: .alaw) { format, _ in G711Decoder(format: format) }
+        registry.registerDecoder(for: .flac) { format, cookie in try FLACDecoder(format: format, magicCookie: cookie) }
         registry.registerEncoder(for: .lpcm) { settings in
             try PCMEncoder(
                 format: settings.format, dither: PCM.shouldDither(from: settings.sourceFormat, to: settings.format),

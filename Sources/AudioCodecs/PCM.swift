@@ -118,8 +118,7 @@ public enum PCM {
     public static func shouldDither(from source: StreamDescription, to destination: StreamDescription) -> Bool {
         guard destination.isLinearPCM, !destination.formatFlags.contains(.isFloat) else { return false }
         let sourceBits =
-            source.isLinearPCM
-            ? (source.formatFlags.contains(.isFloat) ? 25 : Int(source.bitsPerChannel)) : 16
+            source.isLinearPCM && source.formatFlags.contains(.isFloat) ? 25 : source.losslessBitDepth ?? 16
         return sourceBits > Int(destination.bitsPerChannel)
     }
 

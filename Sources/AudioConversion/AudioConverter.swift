@@ -263,6 +263,7 @@ extension FileType {
         case .m4a, .mp4: [".m4a"]
         case .adts: [".aac"]
         case .mp3: [".mp3"]
+        case .flac: [".flac"]
         }
     }
 

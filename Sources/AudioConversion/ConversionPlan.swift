@@ -314,19 +314,23 @@ public struct ConversionPlan {
     // MARK: - Decisions
 
     /// With no `-d`, a linear PCM source keeps its sample format (24-bit stays 24-bit, float stays float,
-    /// as SoX does) in the container's byte order (CAF: the source's), instead of becoming 16-bit.
-    /// Other sources (compressed, or PCM the container cannot hold) get the container's default.
+    /// as SoX does) in the container's byte order (CAF: the source's), instead of becoming 16-bit; a
+    /// lossless source (Apple Lossless, FLAC) becomes integers of its own depth.
+    /// Other sources (lossy, or PCM the container cannot hold) get the container's default.
     static func keptSampleFormat(of source: SourceReader, in fileType: FileType) -> DataFormatSpecifier? {
         let format = source.format
-        guard format.isLinearPCM, [.caf, .wav, .rf64, .aiff, .aifc].contains(fileType) else { return nil }
-        let isFloat = format.formatFlags.contains(.isFloat)
-        let bits = isFloat ? (format.bitsPerChannel > 32 ? 64 : 32) : min(32, (format.bitsPerChannel + 7) / 8 * 8)
+        guard [.caf, .wav, .rf64, .aiff, .aifc].contains(fileType) else { return nil }
+        let isFloat = format.isLinearPCM && format.formatFlags.contains(.isFloat)
+        guard isFloat || format.losslessBitDepth != nil else { return nil }
+        let depth = UInt32(format.losslessBitDepth ?? 32)
+        let bits = isFloat ? (format.bitsPerChannel > 32 ? 64 : 32) : min(32, (depth + 7) / 8 * 8)
         if bits == 8 { return DataFormatSpecifier(fileType == .wav || fileType == .rf64 ? "UI8" : "I8") }
         let bigEndian =
             switch fileType {
             case .aiff, .aifc: true
             case .wav, .rf64: false
-            default: format.formatFlags.contains(.isBigEndian)
+            // CAF keeps a PCM source's order (a codec's flags say other things: little-endian).
+            default: format.isLinearPCM && format.formatFlags.contains(.isBigEndian)
             }
         return DataFormatSpecifier("\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)")
     }

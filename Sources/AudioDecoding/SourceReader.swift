@@ -39,14 +39,10 @@ public final class SourceReader {
     public private(set) var channelLayout: ChannelLayout?
     /// The parsed file, for sources afkit parses itself (its packets can be copied untouched).
     public private(set) var audioFile: AudioFile?
-    /// The bits of the source's samples: its PCM depth, or 16 for lossy codecs (24 for ALAC of 20 or
-    /// 24 bits, 32 for ALAC of 32).
+    /// The bits of the source's samples: its PCM depth (32 for float), the depth a lossless codec names
+    /// (Apple Lossless, FLAC), or 16 for lossy codecs.
     public var bitDepth: Int {
-        switch format.formatID {
-        case .lpcm: format.formatFlags.contains(.isFloat) ? 32 : Int(format.bitsPerChannel)
-        case .alac: [2: 20, 3: 24, 4: 32][format.formatFlags.rawValue] ?? 16
-        default: 16
-        }
+        format.isLinearPCM && format.formatFlags.contains(.isFloat) ? 32 : format.losslessBitDepth ?? 16
     }
 
     private enum Backend {

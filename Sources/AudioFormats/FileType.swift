@@ -3,6 +3,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
     case caf, aiff, aifc, wav, rf64, adts, mp3
     /// MPEG-4 audio (`ftyp` brand `M4A `/`M4B `) and other ISO base media files.
     case m4a, mp4
+    /// Native FLAC (`fLaC`).
+    case flac
 
     /// Apple's AudioFileTypeID for the container.
     public var fileTypeID: FourCharCode {
@@ -16,6 +18,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .mp3: "MPG3"
         case .m4a: "m4af"
         case .mp4: "mp4f"
+        case .flac: "flac"
         }
     }
 
@@ -31,6 +34,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "mp3", "mp2", "mp1", "mpa", "mpga": self = .mp3
         case "m4a", "m4b": self = .m4a
         case "mp4": self = .mp4
+        case "flac": self = .flac
         default: return nil
         }
     }

@@ -78,6 +78,8 @@ extension FourCharCode {
     public static let aacSpectralBandReplication: FourCharCode = "aach"
     /// HE-AAC v2 (SBR with parametric stereo).
     public static let aacParametricStereo: FourCharCode = "aacp"
+    /// FLAC.
+    public static let flac: FourCharCode = "flac"
     /// Opus.
     public static let opus: FourCharCode = "opus"
     /// AC-3.

@@ -113,6 +113,16 @@ public struct StreamDescription: Hashable, Sendable {
             bytesPerFrame: channels, channelsPerFrame: channels, bitsPerChannel: 8)
     }
 
+    /// The bits of the samples a lossless format gives back exactly: integer linear PCM's depth, or the
+    /// source depth Apple Lossless and FLAC flags name (16, 20, 24 or 32); `nil` for float and lossy formats.
+    public var losslessBitDepth: Int? {
+        switch formatID {
+        case .lpcm: formatFlags.contains(.isFloat) ? nil : Int(bitsPerChannel)
+        case .alac, .flac: [1: 16, 2: 20, 3: 24, 4: 32][formatFlags.rawValue]
+        default: nil
+        }
+    }
+
     /// Whether every packet has the same byte size and frame count.
     @inlinable
     public var hasConstantPackets: Bool { bytesPerPacket > 0 && framesPerPacket > 0 }

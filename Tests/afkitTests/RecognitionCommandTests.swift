@@ -7,7 +7,7 @@ import Testing
 /// and `convert` leaves nothing behind. Bytes afkit does not recognise say so.
 @Suite struct RecognitionCommandTests {
     static let files = [
-        "refused/flac.flac", "refused/ogg-vorbis.ogg", "refused/ogg-opus.opus", "refused/wave64.w64", "refused/sun.au",
+        "refused/ogg-vorbis.ogg", "refused/ogg-opus.opus", "refused/wave64.w64", "refused/sun.au",
         "refused/ac3.ac3", "refused/loas.latm", "refused/matroska-aac.mka", "refused/wavpack.wv",
         "refused/fasttracker.xi",
         "refused/htk.htk", "refused/mpeg-ts-mp2.ts", "refused/creative.voc", "refused/nist.sph", "refused/text.mp3",
@@ -42,6 +42,38 @@ import Testing
         #expect(convert.status == 1)
         #expect(convert.stderr.contains(message), "\(convert.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    /// FLAC is read by every command alike: `info` and `packets` report the frames ffprobe lists,
+    /// `validate` decodes it, `convert` writes its samples.
+    @Test func flacIsReadByEveryCommand() throws {
+        let file = "flac/stereo-tags.flac"
+        let info = try Command.run(["info", "--json", file])
+        #expect(info.status == 0)
+        let entry = try #require((info.json as? [[String: Any]])?.first)
+        #expect(entry["container"] as? String == "flac")
+        #expect((entry["format"] as? [String: Any])?["id"] as? String == "flac")
+        #expect(entry["frameCount"] as? Int == 22050)
+        #expect((entry["metadata"] as? [String: Any])?["title"] as? String == "Stereo")
+
+        let reference = try String(contentsOfFile: Command.fixtures + "/flac/stereo-tags.packets", encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: ",").compactMap { Int($0) } }
+        let packets = try Command.run(["packets", "--json", file])
+        #expect(packets.status == 0)
+        let listed = try #require((packets.json as? [String: Any])?["packets"] as? [[String: Any]])
+        #expect(listed.map { $0["offset"] as? Int ?? -1 } == reference.map { $0[1] })
+        #expect(listed.map { $0["size"] as? Int ?? -1 } == reference.map { $0[0] })
+
+        let validate = try Command.run(["validate", "--format", "json", "--profile", "game-sfx", file])
+        let audio = ((validate.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["audio"] as? [String: Any]
+        #expect(audio?["frames"] as? Int == 22050)
+
+        let folder = try Loopback.temporaryFolder("flac")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let convert = try Command.run(["convert", file, folder + "/out.wav"])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let converted = try Command.run(["info", "--json", folder + "/out.wav"])
+        #expect((converted.json as? [[String: Any]])?.first?["frameCount"] as? Int == 22050)
     }
 
     /// Random bytes named like a WAV file are no audio, and say so; nothing is converted.

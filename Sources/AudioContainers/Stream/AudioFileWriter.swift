@@ -244,6 +244,9 @@ public final class AudioFileWriter {
                     offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])
+        case .flac:
+            throw AudioFileError.unsupportedFileType(
+                "flac: afkit reads FLAC files but does not write them", offset: nil)
         }
     }
 }

@@ -8,7 +8,7 @@ import AudioFormats
 enum FileSignature {
     /// The containers afkit parses.
     enum Container {
-        case caf, mp4, aiff, wave
+        case caf, mp4, aiff, wave, flac
     }
 
     /// A format afkit recognises and does not read: what to call it and what to do instead.
@@ -67,7 +67,7 @@ enum FileSignature {
 
     /// Every signature, in the order they are tried (a longer, more specific one before a shorter one).
     static let table: [Entry] = [
-        // Containers afkit reads.
+        // Containers afkit reads: chunked, boxes, framed.
         Entry(outcome: .read(.caf)) { bytes, _ in magic(bytes, "caff") },
         Entry(outcome: .read(.mp4)) { bytes, _ in magic(bytes, "ftyp", at: 4) },
         Entry(outcome: .read(.aiff)) { bytes, _ in
@@ -77,7 +77,7 @@ enum FileSignature {
             all(any(magic(bytes, "RIFF"), magic(bytes, "RF64"), magic(bytes, "BW64")), magic(bytes, "WAVE", at: 8))
         },
         // Audio containers and codecs afkit recognises and does not read (yet).
-        Entry(outcome: .refuse(name: "a FLAC file", reason: notDecoded("FLAC"))) { bytes, _ in magic(bytes, "fLaC") },
+        Entry(outcome: .read(.flac)) { bytes, _ in magic(bytes, "fLaC") },
         Entry(outcome: .refuse(name: "an Ogg Vorbis file", reason: notDecoded("Vorbis"))) { bytes, atEnd in
             ogg(bytes, atEnd: atEnd, firstPacket: Array("\u{01}vorbis".utf8))
         },

@@ -121,6 +121,7 @@ func detectContainer(
     case .container(.mp4): return .parser(MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
     case .container(.aiff): return .parser(ChunkWalker<AIFF.Container>(mode: mode, limits: limits))
     case .container(.wave): return .parser(ChunkWalker<WAVE.Container>(mode: mode, limits: limits))
+    case .container(.flac): return .parser(FLACParser(mode: mode, limits: limits))
     case .refused(let refusal): throw refusal.error(at: 0)
     case .unknown:
         if atEnd && bytes.count < 4 {

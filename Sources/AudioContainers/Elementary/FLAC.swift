@@ -1,0 +1,529 @@
+import AudioFormats
+
+/// Native FLAC streams (RFC 9639): `fLaC`, metadata blocks, then frames. A framed kind, beside MPEG
+/// audio and ADTS: a frame starts at a sync code whose header passes its CRC-8, and its length is known
+/// only when the next frame's header is found and the bytes between pass the frame's CRC-16.
+enum FLAC {
+    /// The metadata block types afkit reads or steps over.
+    enum BlockType: UInt8 {
+        case streamInfo = 0, padding, application, seekTable, vorbisComment, cueSheet, picture
+    }
+
+    /// `STREAMINFO`: the stream's one mandatory block.
+    struct StreamInfo: Hashable, Sendable {
+        var minimumBlockSize: Int
+        var maximumBlockSize: Int
+        var minimumFrameSize: Int
+        var maximumFrameSize: Int
+        var sampleRate: Int
+        var channels: Int
+        var bitsPerSample: Int
+        /// Samples per channel in the stream; 0: not stated.
+        var totalSamples: Int64
+        var md5: [UInt8]
+
+        /// Bytes of the block's body.
+        static let size = 34
+
+        /// Reads the 34-byte body; `nil` where a field holds what no stream can (a rate of 0, a block
+        /// size under 16).
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= Self.size else { return nil }
+            func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 << 8 | Int(bytes[$1]) } }
+            minimumBlockSize = value(0..<2)
+            maximumBlockSize = value(2..<4)
+            minimumFrameSize = value(4..<7)
+            maximumFrameSize = value(7..<10)
+            let packed = UInt64(value(10..<18))
+            sampleRate = Int(packed >> 44)
+            channels = Int((packed >> 41) & 7) + 1
+            bitsPerSample = Int((packed >> 36) & 0x1F) + 1
+            totalSamples = Int64(packed & 0xF_FFFF_FFFF)
+            md5 = Array(bytes[18..<34])
+            guard sampleRate > 0, bitsPerSample >= 4, maximumBlockSize >= 16, minimumBlockSize >= 16,
+                minimumBlockSize <= maximumBlockSize
+            else { return nil }
+        }
+
+        /// Apple's description: `flac`, the flags naming the source depth as for Apple Lossless, a
+        /// constant frame count where every block but the last has the same size.
+        var streamDescription: StreamDescription {
+            .flac(
+                sampleRate: Double(sampleRate), channels: UInt32(channels), bitDepth: bitsPerSample,
+                framesPerPacket: minimumBlockSize == maximumBlockSize ? UInt32(maximumBlockSize) : 0)
+        }
+    }
+
+    /// A `SEEKTABLE` point: a frame's first sample and its offset from the first frame.
+    struct SeekPoint: Hashable, Sendable {
+        var sample: Int64
+        var offset: Int64
+    }
+
+    /// The points of a `SEEKTABLE` body, placeholders dropped.
+    static func seekPoints(_ bytes: UnsafeRawBufferPointer) -> [SeekPoint] {
+        let reader = ByteCursor(bytes)
+        return stride(from: 0, through: bytes.count - 18, by: 18).compactMap { start in
+            guard let sample = reader.getInteger(at: start, endianness: .big, as: UInt64.self),
+                let offset = reader.getInteger(at: start + 8, endianness: .big, as: UInt64.self),
+                sample != .max, sample < 1 << 36, offset < 1 << 62
+            else { return nil }
+            return SeekPoint(sample: Int64(sample), offset: Int64(offset))
+        }
+    }
+
+    /// The markers of a `CUESHEET` body: each track's index points (a track's first index named after
+    /// the track), the lead-out left out; `nil` where the body is shorter than its counts.
+    static func cueSheetMarkers(_ bytes: UnsafeRawBufferPointer) -> [Marker]? {
+        let reader = ByteCursor(bytes)
+        guard bytes.count >= 396 else { return nil }
+        let trackCount = Int(bytes[395])
+        var position = 396
+        var markers: [Marker] = []
+        for _ in 0..<trackCount {
+            guard position + 36 <= bytes.count,
+                let offset = reader.getInteger(at: position, endianness: .big, as: UInt64.self)
+            else { return nil }
+            let number = Int(bytes[position + 8])
+            let indexCount = Int(bytes[position + 35])
+            position += 36
+            for index in 0..<indexCount {
+                guard position + 12 <= bytes.count,
+                    let relative = reader.getInteger(at: position, endianness: .big, as: UInt64.self)
+                else { return nil }
+                let indexNumber = Int(bytes[position + 8])
+                position += 12
+                // Lead-out tracks (170 on a CD, 255 otherwise) mark the end, not a place to go.
+                guard number != 170, number != 255, offset < 1 << 40, relative < 1 << 40 else { continue }
+                let name = indexNumber == 1 ? "track \(number)" : "track \(number) index \(indexNumber)"
+                markers.append(
+                    Marker(id: markers.count + 1, framePosition: Int64(offset + relative), name: name))
+            }
+        }
+        return markers
+    }
+}
+
+extension StreamDescription {
+    /// FLAC: packets that vary in size; the flags say the source's bit depth as Apple Lossless's do
+    /// (1: 16, 2: 20, 3: 24, 4: 32 bits; 0 for other depths, whose frames say theirs).
+    public static func flac(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
+        -> StreamDescription
+    {
+        let flags: UInt32 = [16: 1, 20: 2, 24: 3, 32: 4][bitDepth] ?? 0
+        return StreamDescription(
+            sampleRate: sampleRate, formatID: .flac, formatFlags: FormatFlags(rawValue: flags), bytesPerPacket: 0,
+            framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+    }
+}
+
+/// The push parser for native FLAC. Metadata blocks are read whole up to the parser's limit
+/// (`STREAMINFO`, `SEEKTABLE`, `VORBIS_COMMENT` into `metadata`, `CUESHEET` into markers); pictures,
+/// padding and application blocks are stepped over. A frame is a packet: it starts at a header that
+/// passes its CRC-8 and belongs to the stream (its rate, channels and depth, numbered next), and ends
+/// where the next such header starts and the bytes between pass the frame's CRC-16. A frame that no
+/// such end confirms within the largest size a frame of its block can take is damaged: a `dta?` error
+/// at its offset, never a misread.
+struct FLACParser: StreamParser {
+    enum Phase {
+        case signature
+        case blockHeader
+        /// A metadata block of `length` bytes, read whole or (`stepping`) passed over.
+        case block(type: UInt8, length: Int, isLast: Bool)
+        case frames
+    }
+
+    /// Where the search for a frame's end stands, so more bytes resume it rather than start it again.
+    struct EndSearch {
+        var frameOffset: Int64
+        /// The next index (from the frame's start) where a following header may begin.
+        var position: Int
+        /// The CRC-16 of the frame's bytes up to `checkedLength`.
+        var crc: UInt16 = 0
+        var checkedLength = 0
+    }
+
+    var context: ParseContext
+    private var phase = Phase.signature
+    private(set) var streamInfo: FLAC.StreamInfo?
+    private var seekPoints: [FLAC.SeekPoint] = []
+    /// Bytes of a metadata block being passed over.
+    private var stepping: Int64 = 0
+    private var firstFrameOffset: Int64?
+    /// The last frame accepted: the next must follow it. `nil` at the start and after a discontinuity.
+    private var previous: FLACFrameHeader?
+    private var search: EndSearch?
+    private var junk: (start: Int64, count: Int64)?
+    private var largest = 0
+    private var lastEnd: Int64?
+    /// Samples per channel in the frames delivered.
+    private var samplesSeen: Int64 = 0
+    private var lastSeekWasEstimate = true
+
+    init(mode: ParseMode, limits: ParserLimits) {
+        context = ParseContext(mode: mode, limits: limits)
+        context.properties.fileType = .flac
+        if mode == .indexing { context.packetIndex = [] }
+    }
+
+    var skippableByteCount: Int64 { stepping }
+
+    mutating func skip(_ count: Int64) { stepping = max(stepping - count, 0) }
+
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    mutating func discontinuity() {
+        search = nil
+        previous = nil
+        endJunk(at: nil)
+    }
+
+    var isEstimatingSeeks: Bool { lastSeekWasEstimate }
+
+    // MARK: Metadata
+
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+        while true {
+            if let id = context.nextAnnouncement() { return .property(id) }
+            switch phase {
+            case .signature:
+                guard let magic = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
+                    if atEnd { throw AudioFileError.truncated("flac: the stream ends inside its signature", offset: 0) }
+                    return .needMore(4)
+                }
+                guard magic == 0x664C_6143 else {
+                    throw AudioFileError.unsupportedFileType("flac: no 'fLaC' signature", offset: cursor.absoluteOffset)
+                }
+                _ = cursor.skip(4)
+                context.announce(.fileFormat)
+                phase = .blockHeader
+            case .blockHeader:
+                guard let header = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
+                    if atEnd { throw Self.cutShort("a metadata block header", at: cursor.absoluteOffset) }
+                    return .needMore(4)
+                }
+                let type = UInt8(header >> 24) & 0x7F
+                let length = Int(header & 0xFF_FFFF)
+                if streamInfo == nil && type != FLAC.BlockType.streamInfo.rawValue {
+                    throw AudioFileError.malformed(
+                        "flac: the first metadata block is of type \(type), not STREAMINFO",
+                        offset: cursor.absoluteOffset)
+                }
+                if type == 127 {
+                    throw AudioFileError.malformed(
+                        "flac: metadata block type 127 is forbidden", offset: cursor.absoluteOffset)
+                }
+                _ = cursor.skip(4)
+                phase = .block(type: type, length: length, isLast: header & 0x8000_0000 != 0)
+                let read: Set<UInt8> = [0, 3, 4, 5]
+                if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
+                    let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
+                    context.properties.trace.append(
+                        offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
+                    stepping = Int64(length)
+                }
+            case .block(let type, let length, let isLast):
+                if stepping > 0 {
+                    let count = Int(min(Int64(cursor.remaining), stepping))
+                    _ = cursor.skip(count)
+                    stepping -= Int64(count)
+                    if stepping > 0 {
+                        if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+                        return .needMore(cursor.remaining + 1)
+                    }
+                } else {
+                    guard cursor.remaining >= length else {
+                        if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+                        return .needMore(length)
+                    }
+                    let offset = cursor.absoluteOffset
+                    let body = UnsafeRawBufferPointer(
+                        rebasing: cursor.bytes[cursor.position..<cursor.position + length])
+                    try readBlock(type: type, body, at: offset)
+                    _ = cursor.skip(length)
+                }
+                phase = isLast ? .frames : .blockHeader
+            case .frames:
+                guard let step = try frame(&cursor, atEnd: atEnd) else { continue }
+                return step
+            }
+        }
+    }
+
+    private static func cutShort(_ what: String, at offset: Int64) -> AudioFileError {
+        .truncated("flac: the stream ends inside \(what), before any frame", offset: offset)
+    }
+
+    private mutating func readBlock(type: UInt8, _ body: UnsafeRawBufferPointer, at offset: Int64) throws {
+        switch FLAC.BlockType(rawValue: type) {
+        case .streamInfo:
+            guard streamInfo == nil else {
+                throw AudioFileError.malformed("flac: a second STREAMINFO block", offset: offset - 4)
+            }
+            guard body.count == FLAC.StreamInfo.size, let info = FLAC.StreamInfo(body) else {
+                throw AudioFileError.malformed(
+                    "flac: STREAMINFO is \(body.count) bytes or holds impossible values (a 34-byte block with a "
+                        + "rate above 0 and blocks of 16 samples or more expected)", offset: offset)
+            }
+            streamInfo = info
+            context.properties.dataFormat = info.streamDescription
+            context.properties.magicCookie = Array(body)
+            if info.maximumFrameSize > 0 { context.properties.maximumPacketSize = UInt32(info.maximumFrameSize) }
+            if info.totalSamples > 0 {
+                let frames = Int64(info.maximumBlockSize)
+                let packets = (info.totalSamples + frames - 1) / frames
+                context.properties.audioDataPacketCount = info.minimumBlockSize == info.maximumBlockSize ? packets : nil
+                context.properties.packetTableInfo = PacketTableInfo(
+                    validFrames: info.totalSamples, primingFrames: 0,
+                    remainderFrames: info.minimumBlockSize == info.maximumBlockSize
+                        ? Int32(packets * frames - info.totalSamples) : 0)
+                context.announce(.packetTableInfo)
+            }
+            context.properties.trace.append(
+                offset: offset - 4, size: Int64(body.count) + 4,
+                "STREAMINFO: \(info.sampleRate) Hz, \(info.channels) ch, \(info.bitsPerSample) bits, "
+                    + "\(info.totalSamples) samples")
+            context.announce(.dataFormat)
+            context.announce(.magicCookie)
+        case .seekTable:
+            seekPoints = FLAC.seekPoints(body)
+            context.properties.trace.append(
+                offset: offset - 4, size: Int64(body.count) + 4, "SEEKTABLE: \(seekPoints.count) points")
+        case .vorbisComment:
+            if let fields = VorbisComment.fields(body), !fields.isEmpty {
+                for (key, value) in fields { context.properties.infoDictionary[key] = value }
+                context.announce(.infoDictionary)
+            }
+            context.properties.trace.append(offset: offset - 4, size: Int64(body.count) + 4, "VORBIS_COMMENT")
+        case .cueSheet:
+            if let markers = FLAC.cueSheetMarkers(body) {
+                context.properties.markers = markers
+                context.announce(.markers)
+            }
+            context.properties.trace.append(offset: offset - 4, size: Int64(body.count) + 4, "CUESHEET")
+        default: break
+        }
+    }
+
+    // MARK: Frames
+
+    /// Whether a header belongs to this stream: `STREAMINFO`'s channels, rate and depth, numbered after
+    /// the frame before (any number after a discontinuity).
+    private func belongs(_ header: FLACFrameHeader, info: FLAC.StreamInfo) -> Bool {
+        guard header.channels == info.channels, header.sampleRate.map({ $0 == info.sampleRate }) ?? true,
+            header.bitsPerSample.map({ $0 == info.bitsPerSample }) ?? true,
+            header.blockSize <= info.maximumBlockSize
+        else { return false }
+        guard let previous else { return true }
+        return previous.isFollowed(by: header)
+    }
+
+    /// The most bytes a frame of `header`'s block can take: its samples stored verbatim, a side channel's
+    /// extra bit, the subframe headers and wasted-bits codes, the header and the CRC-16.
+    private static func largestFrame(_ header: FLACFrameHeader, info: FLAC.StreamInfo) -> Int {
+        let bits = header.bitsPerSample ?? info.bitsPerSample
+        return (header.blockSize * header.channels * (bits + 1) + 7) / 8 + header.channels * 8
+            + FLACFrameHeader.maximumLength + 2
+    }
+
+    private mutating func frame(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+        guard let info = streamInfo else { return .needMore(1) }
+        guard cursor.remaining > 0 else { return .needMore(1) }
+        let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
+        let offset = cursor.absoluteOffset
+        if bytes.count < FLACFrameHeader.maximumLength && !atEnd { return .needMore(FLACFrameHeader.maximumLength) }
+        guard bytes[0] == 0xFF, let header = FLACFrameHeader(bytes), belongs(header, info: info) else {
+            // Not this stream's next frame: pass to the next byte that could start one.
+            if atEnd && previous != nil && Self.isTrailingTag(bytes) {
+                context.properties.trace.append(offset: offset, size: Int64(bytes.count), "ID3v1 tag after the frames")
+                _ = cursor.skip(bytes.count)
+                return nil
+            }
+            var skip = 1
+            while skip < bytes.count, bytes[skip] != 0xFF { skip += 1 }
+            if junk == nil { junk = (offset, 0) }
+            junk?.count += Int64(skip)
+            _ = cursor.skip(skip)
+            return nil
+        }
+        let limit = Self.largestFrame(header, info: info)
+        if search?.frameOffset != offset { search = EndSearch(frameOffset: offset, position: header.length + 1) }
+        guard var search else { return nil }
+        defer { self.search = search }
+        while true {
+            let end = min(bytes.count - 1, limit)
+            if let candidate = Self.nextSync(in: bytes, from: search.position, before: end) {
+                if candidate + FLACFrameHeader.maximumLength > bytes.count && !atEnd {
+                    search.position = candidate
+                    return .needMore(candidate + FLACFrameHeader.maximumLength)
+                }
+                search.position = candidate + 1
+                guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+                    header.isFollowed(by: next)
+                else { continue }
+                search.crc = FLACChecksum.crc16(
+                    UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<candidate]), continuing: search.crc)
+                search.checkedLength = candidate
+                if search.crc == 0 {
+                    return try accept(header, length: candidate, cursor: &cursor)
+                }
+                continue
+            }
+            search.position = max(search.position, end)
+            if bytes.count > limit + 1 {
+                throw AudioFileError.malformed(
+                    "flac: frame \(header.number) fails its CRC-16 (no frame of this stream follows it within the "
+                        + "\(limit) bytes its block can take): the frame is damaged", offset: offset)
+            }
+            if !atEnd { return .needMore(min(limit + 2, max(bytes.count * 2, bytes.count + 4096))) }
+            // The last frame runs to the end of the stream, or to an ID3v1 tag.
+            for length in [bytes.count, bytes.count - ID3.version1Size] where length > header.length {
+                if length < bytes.count
+                    && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...]))
+                {
+                    continue
+                }
+                let crc = FLACChecksum.crc16(
+                    UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<length]), continuing: search.crc)
+                if crc == 0 { return try accept(header, length: length, cursor: &cursor) }
+            }
+            // Cut short, or damaged: either way not a packet.
+            context.properties.isTruncated = true
+            context.properties.trace.append(
+                offset: offset, size: Int64(bytes.count),
+                "the last frame is cut short or damaged (\(bytes.count) bytes fail its CRC-16): not a packet")
+            _ = cursor.skip(bytes.count)
+            return nil
+        }
+    }
+
+    private static func isTrailingTag(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count == ID3.version1Size && bytes[0] == 0x54 && bytes[1] == 0x41 && bytes[2] == 0x47
+    }
+
+    /// The first index in `from..<before` holding 0xFF followed by a frame sync byte (0xF8 or 0xF9).
+    private static func nextSync(in bytes: UnsafeRawBufferPointer, from start: Int, before end: Int) -> Int? {
+        var index = start
+        while index < end {
+            // Eight bytes at a time while none is 0xFF.
+            while index + 8 <= end {
+                let word = ~bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            guard index < end else { return nil }
+            if bytes[index] == 0xFF && bytes[index + 1] & 0xFE == 0xF8 { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private mutating func endJunk(at offset: Int64?) {
+        guard let junk else { return }
+        context.properties.trace.append(
+            offset: junk.start, size: junk.count, "\(junk.count) bytes that are not frames of the stream skipped")
+        if previous != nil || firstFrameOffset != nil {
+            context.properties.warnings.append(
+                "flac: \(junk.count) bytes at byte \(junk.start) are not frames of the stream; skipped")
+        }
+        self.junk = nil
+    }
+
+    private mutating func accept(_ header: FLACFrameHeader, length: Int, cursor: inout ByteCursor) throws -> ParserStep?
+    {
+        let offset = cursor.absoluteOffset
+        endJunk(at: offset)
+        search = nil
+        if firstFrameOffset == nil {
+            firstFrameOffset = offset
+            context.properties.dataOffset = offset
+            context.announce(.dataOffset)
+            context.announcedReady = true
+            context.announce(.readyToProducePackets)
+        }
+        if previous == nil, !header.isVariableBlockSize, context.nextPacket != Int64(header.number) {
+            // After a seek, the frame's own number says which packet it is.
+            context.nextPacket = Int64(header.number)
+        }
+        previous = header
+        largest = max(largest, length)
+        lastEnd = offset + Int64(length)
+        samplesSeen += Int64(header.blockSize)
+        let packet = context.nextPacket
+        context.nextPacket += 1
+        let frames = context.properties.dataFormat?.framesPerPacket == 0 ? UInt32(header.blockSize) : 0
+        context.packetIndex?.append(
+            PacketDescription(startOffset: offset, variableFramesInPacket: frames, dataByteSize: UInt32(length)))
+        _ = cursor.skip(length)
+        if context.mode == .indexing { return nil }
+        context.beginPacketRun()
+        _ = context.appendPacket(at: 0, size: UInt32(length), frames: frames)
+        return .packets(
+            PacketRun(
+                source: .input(index: cursor.position - length), firstPacket: packet, packetCount: 1,
+                absoluteOffset: offset, byteCount: length, hasDescriptions: true))
+    }
+
+    // MARK: Ending and seeking
+
+    mutating func finish(endOffset: Int64, unconsumed: Int) throws {
+        endJunk(at: endOffset)
+        guard let info = streamInfo, var format = context.properties.dataFormat else {
+            throw AudioFileError.truncated("flac: the stream ends before its STREAMINFO block", offset: endOffset)
+        }
+        if case .block = phase { throw Self.cutShort("a metadata block", at: endOffset) }
+        let packets = context.nextPacket
+        context.properties.audioDataPacketCount = packets
+        context.properties.audioDataByteCount = firstFrameOffset.flatMap { first in lastEnd.map { $0 - first } } ?? 0
+        if context.properties.dataOffset == nil { context.properties.dataOffset = endOffset }
+        context.properties.maximumPacketSize = UInt32(max(largest, info.maximumFrameSize))
+        if info.totalSamples > 0 && samplesSeen != info.totalSamples {
+            let note =
+                "flac: STREAMINFO states \(info.totalSamples) samples; the frames hold \(samplesSeen), which count"
+            context.properties.trace.append(offset: endOffset, note)
+            if samplesSeen < info.totalSamples {
+                context.properties.isTruncated = true
+            } else {
+                context.properties.warnings.append(note)
+            }
+        }
+        if format.framesPerPacket > 0 && packets > 0 && samplesSeen > Int64(format.framesPerPacket) * packets {
+            // Blocks larger than STREAMINFO's fixed size: the packets vary after all.
+            format.framesPerPacket = 0
+            context.properties.dataFormat = format
+        }
+        let total = format.framesPerPacket > 0 ? packets * Int64(format.framesPerPacket) : samplesSeen
+        context.properties.packetTableInfo = PacketTableInfo(
+            validFrames: samplesSeen, primingFrames: 0, remainderFrames: Int32(clamping: total - samplesSeen))
+        context.announce(.packetTableInfo)
+    }
+
+    /// A packet's offset: exact from a `SEEKTABLE` point at its first sample, else estimated from the
+    /// nearest point before it, or from the stream's size; the frame found there says which packet it is.
+    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+        guard let info = streamInfo, let first = firstFrameOffset ?? context.properties.dataOffset, packet >= 0 else {
+            throw AudioFileError.illegalOperation("flac: cannot seek before the first frame")
+        }
+        search = nil
+        previous = nil
+        phase = .frames
+        let blockSize = Int64(info.maximumBlockSize)
+        let sample = packet * blockSize
+        let point = seekPoints.last { $0.sample <= sample }
+        var offset: Int64
+        if let point, point.sample == sample {
+            offset = point.offset
+            lastSeekWasEstimate = false
+        } else {
+            lastSeekWasEstimate = true
+            let average =
+                context.nextPacket > 0
+                ? Double((lastEnd ?? first) - first) / Double(context.nextPacket)
+                : Double(max(info.maximumFrameSize, info.minimumFrameSize, 1))
+            let from = point.map { ($0.offset, $0.sample / blockSize) } ?? (0, 0)
+            offset = from.0 + Int64(Double(packet - from.1) * average)
+        }
+        context.nextPacket = packet
+        return first + max(offset, 0)
+    }
+}
