@@ -353,4 +353,15 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
     }
 }
 
-extension AppleIMA4Decoder: Int16AudioDecoder {}
+extension AppleIMA4Decoder: IntegerAudioDecoder {
+    /// Native 16-bit integers.
+    public var decodedLayout: PCMLayout { PCMLayout(nativeIntegerWidth: 2, bits: 16) }
+
+    /// Decodes packets to interleaved native Int16 frames.
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        integersInto output: UnsafeMutableRawBufferPointer
+    ) throws -> Int {
+        try decode(bytes, packetCount: packetCount, into: output.bindMemory(to: Int16.self))
+    }
+}

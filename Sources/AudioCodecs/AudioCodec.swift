@@ -24,15 +24,20 @@ public protocol AudioDecoder {
     var framesDroppedAtStart: Int { get }
 }
 
-/// A decoder whose samples are 16-bit integers by nature (Apple IMA4): it writes them as such, so a
-/// 16-bit (or wider) integer destination takes them exactly, without a round trip through Float.
-public protocol Int16AudioDecoder: AudioDecoder {
-    /// Decodes `packetCount` whole packets of the format's constant size to interleaved Int16 frames;
-    /// `output` holds `packetCount × maximumFramesPerPacket` frames. Returns the frames written.
+/// A decoder whose samples are integers by nature (Apple IMA4's 16 bits, FLAC's 4 to 24): it writes them
+/// as such, in ``decodedLayout``, so an integer destination of that depth or wider takes them exactly,
+/// without a round trip through Float.
+public protocol IntegerAudioDecoder: AudioDecoder {
+    /// How the integers are written: native-endian signed words of 2 or 4 bytes, the samples' bits
+    /// left-justified in them.
+    var decodedLayout: PCMLayout { get }
+    /// Decodes `packetCount` whole packets (`descriptions` where packets vary) to interleaved integers in
+    /// ``decodedLayout``; `output` holds `packetCount × maximumFramesPerPacket` frames. Returns the
+    /// frames written.
     mutating func decode(
-        _ bytes: UnsafeRawBufferPointer, packetCount: Int, into output: UnsafeMutableBufferPointer<Int16>
-    )
-        throws -> Int
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        integersInto output: UnsafeMutableRawBufferPointer
+    ) throws -> Int
 }
 
 extension AudioDecoder {

@@ -7,7 +7,7 @@ import AudioFormats
 ///
 /// The magic cookie is the stream's `STREAMINFO` (bare, as a metadata block, after `fLaC`, or in an
 /// MP4 `dfLa` box): it gives the depth and rate where a frame header defers to it.
-public struct FLACDecoder: AudioDecoder {
+public struct FLACDecoder: IntegerAudioDecoder {
     /// The format of the packets.
     public let sourceFormat: StreamDescription
     /// The largest block a frame may hold (`STREAMINFO`'s maximum block size, else FLAC's limit).
@@ -63,8 +63,73 @@ public struct FLACDecoder: AudioDecoder {
         _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
+        try decodeFrames(bytes, packetCount: packetCount, descriptions: descriptions) { block, base, bits in
+            let scale = 1 / Float(1 << (bits - 1))
+            block.interleave(into: output.baseAddress.unsafelyUnwrapped + base) { Float($0) * scale }
+        }
+    }
+
+    /// The frames' samples written as integers: up to 16 bits in 16-bit words, deeper ones in 32-bit words.
+    public var decodedLayout: PCMLayout {
+        let bits = streamBitsPerSample ?? 24
+        return PCMLayout(nativeIntegerWidth: bits <= 16 ? 2 : 4, bits: bits)
+    }
+
+    /// Decodes whole frames into interleaved integers in ``decodedLayout``, exactly.
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        integersInto output: UnsafeMutableRawBufferPointer
+    ) throws -> Int {
+        let width = decodedLayout.width
+        return try decodeFrames(bytes, packetCount: packetCount, descriptions: descriptions) { block, base, bits in
+            if width == 2 {
+                let shift = Int32(16 - bits)
+                let target = output.bindMemory(to: Int16.self).baseAddress.unsafelyUnwrapped + base
+                block.interleave(into: target) { Int16(truncatingIfNeeded: $0 &<< shift) }
+            } else {
+                let shift = Int32(32 - bits)
+                block.interleave(into: output.bindMemory(to: Int32.self).baseAddress.unsafelyUnwrapped + base) {
+                    $0 &<< shift
+                }
+            }
+        }
+    }
+
+    /// A decoded block: one run of samples per channel, `stride` apart.
+    struct Block {
+        var first: UnsafePointer<Int32>
+        var stride: Int
+        var channels: Int
+        var count: Int
+
+        /// Writes the channels interleaved at `target`, each sample through `convert`.
+        @inline(__always)
+        func interleave<Sample>(into target: UnsafeMutablePointer<Sample>, _ convert: (Int32) -> Sample) {
+            switch channels {
+            case 1:
+                for index in 0..<count { target[index] = convert(first[index]) }
+            case 2:
+                let second = first + stride
+                for index in 0..<count {
+                    target[2 * index] = convert(first[index])
+                    target[2 * index + 1] = convert(second[index])
+                }
+            default:
+                for channel in 0..<channels {
+                    let source = first + channel * stride
+                    for index in 0..<count { target[index * channels + channel] = convert(source[index]) }
+                }
+            }
+        }
+    }
+
+    /// Decodes each frame in turn, handing `emit` its block, the sample index where its frames go (frames
+    /// written before it × channels) and its depth; returns the frames decoded.
+    private mutating func decodeFrames(
+        _ bytes: UnsafeRawBufferPointer, packetCount: Int, descriptions: UnsafeBufferPointer<PacketDescription>?,
+        _ emit: (_ block: Block, _ base: Int, _ bits: Int) -> Void
+    ) throws -> Int {
         var written = 0
-        var start = 0
         for packet in 0..<packetCount {
             let range: Range<Int>
             if let descriptions {
@@ -77,29 +142,13 @@ public struct FLACDecoder: AudioDecoder {
                 }
                 range = 0..<bytes.count
             }
-            start = range.lowerBound
-            let frame = UnsafeRawBufferPointer(rebasing: bytes[range])
-            let (blockSize, bits) = try decodeFrame(frame, at: start)
-            let scale = 1 / Float(1 << (bits - 1))
-            let base = written * channels
+            let (blockSize, bits) = try decodeFrame(
+                UnsafeRawBufferPointer(rebasing: bytes[range]), at: range.lowerBound)
             samples.withUnsafeBufferPointer { samples in
-                let target = output.baseAddress.unsafelyUnwrapped + base
-                let first = samples.baseAddress.unsafelyUnwrapped
-                switch channels {
-                case 1:
-                    for index in 0..<blockSize { target[index] = Float(first[index]) * scale }
-                case 2:
-                    let second = first + maximumFramesPerPacket
-                    for index in 0..<blockSize {
-                        target[2 * index] = Float(first[index]) * scale
-                        target[2 * index + 1] = Float(second[index]) * scale
-                    }
-                default:
-                    for channel in 0..<channels {
-                        let source = first + channel * maximumFramesPerPacket
-                        for index in 0..<blockSize { target[index * channels + channel] = Float(source[index]) * scale }
-                    }
-                }
+                let block = Block(
+                    first: samples.baseAddress.unsafelyUnwrapped, stride: maximumFramesPerPacket, channels: channels,
+                    count: blockSize)
+                emit(block, written * channels, bits)
             }
             written += blockSize
         }
@@ -125,6 +174,10 @@ public struct FLACDecoder: AudioDecoder {
             throw AudioFileError.unsupportedDataFormat(
                 "flac: \(header.bitsPerSample.map { "\($0)-bit samples" } ?? "a frame without its depth"); "
                     + "afkit decodes FLAC of 4 to 24 bits", offset: Int64(offset))
+        }
+        if let stream = streamBitsPerSample, bits != stream {
+            throw AudioFileError.malformed(
+                "flac: a frame of \(bits)-bit samples in a stream of \(stream)", offset: Int64(offset))
         }
         let blockSize = header.blockSize
         var reader = FLACBitReader(UnsafeRawBufferPointer(rebasing: frame[header.length...]))

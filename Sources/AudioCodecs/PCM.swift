@@ -13,6 +13,15 @@ public struct PCMLayout: Hashable, Sendable {
     /// Significant bits (at most `width × 8`, left-justified).
     public var bits: Int
 
+    /// Native-endian signed integers of `width` bytes holding `bits` significant bits, left-justified.
+    public init(nativeIntegerWidth width: Int, bits: Int) {
+        self.width = width
+        isFloat = false
+        isBigEndian = UInt16(1).bigEndian == 1
+        isSigned = true
+        self.bits = bits
+    }
+
     /// The layout of a linear PCM description.
     public init(_ format: StreamDescription) throws {
         guard format.isLinearPCM, format.channelsPerFrame > 0, format.bytesPerFrame % format.channelsPerFrame == 0

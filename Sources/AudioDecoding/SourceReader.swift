@@ -8,8 +8,8 @@ import AudioFormats
 /// so they see the same frames; a change to how frames are counted starts here (the others are the
 /// plan, `ConversionPlan`, and the feeder, ``AudioFileStream/feed(size:chunkSize:passingOverUnneededBytes:read:_:)``).
 ///
-/// Linear PCM and IMA4 can also be read exactly as stored integers (``readLinearPCM(maximum:into:)``,
-/// ``readDecodedInt16(maximum:into:)``), which the converter's exact routes use.
+/// Linear PCM, IMA4 and FLAC can also be read exactly as integers (``readLinearPCM(maximum:into:)``,
+/// ``readDecodedIntegers(maximum:into:)``), which the converter's exact routes use.
 public final class SourceReader {
     /// The file read.
     public let path: String
@@ -55,9 +55,9 @@ public final class SourceReader {
     private var pending: [Float] = []
     private var pendingStart = 0
     private var packetBytes: [UInt8] = []
-    /// Decoded 16-bit frames not yet delivered (``readDecodedInt16(maximum:into:)``), as bytes.
-    private var int16Pending: [UInt8] = []
-    private var int16Start = 0
+    /// Decoded integer frames not yet delivered (``readDecodedIntegers(maximum:into:)``), as bytes.
+    private var integersPending: [UInt8] = []
+    private var integersStart = 0
 
     /// Opens `path` with afkit's own parser and decodes it with `registry`'s decoder for its format.
     /// Where the registry has none, `fallback` (an engine that reads whole files, such as libsndfile for
@@ -207,61 +207,51 @@ public final class SourceReader {
         return read
     }
 
-    /// The integers the exact routes read: the stored linear PCM (``linearPCMLayout``), else an ADPCM
-    /// decoder's 16-bit output (``decodedInt16Layout``); `nil` for other sources.
-    public var exactLayout: PCMLayout? { linearPCMLayout ?? decodedInt16Layout }
+    /// The integers the exact routes read: the stored linear PCM (``linearPCMLayout``), else an integer
+    /// decoder's output (``decodedIntegerLayout``); `nil` for other sources.
+    public var exactLayout: PCMLayout? { linearPCMLayout ?? decodedIntegerLayout }
 
     /// Replaces `bytes` with up to `maximum` valid frames in ``exactLayout``; returns how many (0 at the
     /// end). Use it or ``read(maximum:into:)`` on one reader, not both.
     public func readExact(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
         linearPCMLayout != nil
-            ? try readLinearPCM(maximum: maximum, into: &bytes) : try readDecodedInt16(maximum: maximum, into: &bytes)
+            ? try readLinearPCM(maximum: maximum, into: &bytes)
+            : try readDecodedIntegers(maximum: maximum, into: &bytes)
     }
 
-    /// The layout ``readDecodedInt16(maximum:into:)`` delivers (native 16-bit integers) where the
-    /// source's decoder yields 16-bit integers by nature (IMA4), else `nil`.
-    public var decodedInt16Layout: PCMLayout? {
-        guard case .afkit(let file, let decoder, _) = backend, decoder is any Int16AudioDecoder,
-            file.dataFormat.hasConstantPackets, pending.isEmpty
+    /// The layout ``readDecodedIntegers(maximum:into:)`` delivers where the source's decoder gives
+    /// integers by nature (IMA4's 16 bits, FLAC's own depth), else `nil`.
+    public var decodedIntegerLayout: PCMLayout? {
+        guard case .afkit(_, let decoder, _) = backend, let integers = decoder as? any IntegerAudioDecoder,
+            pending.isEmpty
         else { return nil }
-        return try? PCMLayout(.linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 16))
+        return integers.decodedLayout
     }
 
-    /// Replaces `bytes` with up to `maximum` of the source's valid frames decoded to native 16-bit
-    /// integers (``decodedInt16Layout``); returns how many frames (0 at the end). Use it or
+    /// Replaces `bytes` with up to `maximum` of the source's valid frames decoded to integers
+    /// (``decodedIntegerLayout``); returns how many frames (0 at the end). Use it or
     /// ``read(maximum:into:)`` on one reader, not both.
-    public func readDecodedInt16(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
-        guard case .afkit(let file, let anyDecoder, var next) = backend,
-            var decoder = anyDecoder as? any Int16AudioDecoder
-        else {
-            throw AudioFileError.illegalOperation("\(path): its decoder does not give 16-bit integers")
+    public func readDecodedIntegers(maximum: Int, into bytes: inout [UInt8]) throws -> Int {
+        guard case .afkit(_, let anyDecoder, _) = backend, var decoder = anyDecoder as? any IntegerAudioDecoder else {
+            throw AudioFileError.illegalOperation("\(path): its decoder does not give integers")
         }
-        let frameBytes = channels * 2
+        let frameBytes = channels * decoder.decodedLayout.width
         bytes.removeAll(keepingCapacity: true)
         return try deliver(
-            maximum: maximum, from: &int16Pending, start: &int16Start, elementsPerFrame: frameBytes,
+            maximum: maximum, from: &integersPending, start: &integersStart, elementsPerFrame: frameBytes,
             into: &bytes
         ) { buffer in
-            // About 64 KiB of packets per read, decoded straight to integers.
-            guard next < file.packetCount else { return false }
-            let read = try file.readPacketData(
-                from: next, count: max(64, (64 << 10) / Int(file.dataFormat.bytesPerPacket)),
-                into: &packetBytes)
-            next += Int64(read)
-            buffer.append(contentsOf: repeatElement(0, count: read * decoder.maximumFramesPerPacket * frameBytes))
-            let frames: Int
-            do {
-                frames = try packetBytes.withUnsafeBytes { raw in
-                    try buffer.withUnsafeMutableBytes { output in
-                        try decoder.decode(raw, packetCount: read, into: output.bindMemory(to: Int16.self))
-                    }
+            try decodeNextRun { raw, count, descriptions in
+                let start = buffer.count
+                buffer.append(contentsOf: repeatElement(0, count: count * decoder.maximumFramesPerPacket * frameBytes))
+                let frames = try buffer.withUnsafeMutableBytes { output in
+                    try decoder.decode(
+                        raw, packetCount: count, descriptions: descriptions,
+                        integersInto: UnsafeMutableRawBufferPointer(rebasing: output[start...]))
                 }
-            } catch let error as AudioFileError {
-                throw self.located(error, packets: next - Int64(read), count: read, in: file)
+                buffer.removeLast(buffer.count - start - frames * frameBytes)
+                return decoder
             }
-            buffer.removeLast(buffer.count - frames * frameBytes)
-            backend = .afkit(file, decoder, nextPacket: next)
-            return true
         }
     }
 
@@ -288,44 +278,51 @@ public final class SourceReader {
     /// Decodes the next block into `pending`; `false` at the end of the input.
     private func refill(into pending: inout [Float]) throws -> Bool {
         switch backend {
-        case .afkit(let file, var decoder, let next):
-            guard next < file.packetCount else { return false }
-            let format = file.dataFormat
-            let read: Int
-            if format.hasConstantPackets {
-                // About 64 KiB per read (the decoded block stays in cache): linear PCM has one frame per packet.
-                read = try file.readPacketData(
-                    from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)),
-                    into: &packetBytes)
-                do {
-                    _ = try packetBytes.withUnsafeBytes { raw in
-                        try decoder.decode(raw, packetCount: read, descriptions: nil, appendingTo: &pending)
-                    }
-                } catch let error as AudioFileError {
-                    throw located(error, packets: next, count: read, in: file)
-                }
-            } else {
-                let (bytes, descriptions) = try file.readPackets(from: next, count: decoder.packetsPerRun(atMost: 64))
-                read = descriptions.count
-                do {
-                    _ = try bytes.withUnsafeBytes { raw in
-                        try descriptions.withUnsafeBufferPointer { descriptions in
-                            try decoder.decode(
-                                raw, packetCount: descriptions.count, descriptions: descriptions,
-                                appendingTo: &pending)
-                        }
-                    }
-                } catch let error as AudioFileError {
-                    throw located(error, packets: next, count: read, in: file, descriptions: descriptions)
-                }
+        case .afkit(_, var decoder, _):
+            return try decodeNextRun { raw, count, descriptions in
+                _ = try decoder.decode(raw, packetCount: count, descriptions: descriptions, appendingTo: &pending)
+                return decoder
             }
-            backend = .afkit(file, decoder, nextPacket: next + Int64(read))
-            return true
         case .external(let external):
             let block = try external.readFloat(8192)
             pending.append(contentsOf: block)
             return !block.isEmpty
         }
+    }
+
+    /// Reads the next run of packets and hands it to `decode` (its bytes, packet count and, where packets
+    /// vary, descriptions), which returns the decoder with its state after them; `false` at the end of
+    /// the input. A run is about 64 KiB of constant packets (the decoded block stays in cache), or up to
+    /// 64 varying ones. A decoder's error is placed in the file (``located(_:packets:count:in:descriptions:)``).
+    private func decodeNextRun(
+        _ decode: (UnsafeRawBufferPointer, Int, UnsafeBufferPointer<PacketDescription>?) throws -> any AudioDecoder
+    ) throws -> Bool {
+        guard case .afkit(let file, let decoder, let next) = backend else { return false }
+        guard next < file.packetCount else { return false }
+        let format = file.dataFormat
+        let read: Int
+        let updated: any AudioDecoder
+        if format.hasConstantPackets {
+            read = try file.readPacketData(
+                from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)), into: &packetBytes)
+            do {
+                updated = try packetBytes.withUnsafeBytes { try decode($0, read, nil) }
+            } catch let error as AudioFileError {
+                throw located(error, packets: next, count: read, in: file)
+            }
+        } else {
+            let (bytes, descriptions) = try file.readPackets(from: next, count: decoder.packetsPerRun(atMost: 64))
+            read = descriptions.count
+            do {
+                updated = try bytes.withUnsafeBytes { raw in
+                    try descriptions.withUnsafeBufferPointer { try decode(raw, read, $0) }
+                }
+            } catch let error as AudioFileError {
+                throw located(error, packets: next, count: read, in: file, descriptions: descriptions)
+            }
+        }
+        backend = .afkit(file, updated, nextPacket: next + Int64(read))
+        return true
     }
 }
 

@@ -124,27 +124,35 @@ public enum FLACChecksum {
     /// `start` (the CRC-16 of the bytes before) carried over `bytes`.
     @inlinable
     public static func crc16(_ bytes: UnsafeRawBufferPointer, continuing start: UInt16 = 0) -> UInt16 {
-        var crc = start
-        var index = 0
-        let count = bytes.count
-        // Eight bytes a step through eight tables (slicing-by-8).
-        crc16Tables.withUnsafeBufferPointer { tables in
-            while index + 8 <= count {
-                let word = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let top = word >> 48 ^ UInt64(crc)
-                crc =
-                    tables[7 * 256 + Int(top >> 8)] ^ tables[6 * 256 + Int(top & 0xFF)]
-                    ^ tables[5 * 256 + Int((word >> 40) & 0xFF)] ^ tables[4 * 256 + Int((word >> 32) & 0xFF)]
-                    ^ tables[3 * 256 + Int((word >> 24) & 0xFF)] ^ tables[2 * 256 + Int((word >> 16) & 0xFF)]
-                    ^ tables[256 + Int((word >> 8) & 0xFF)] ^ tables[Int(word & 0xFF)]
-                index += 8
+        // The running CRC and position live in the closure (registers), not captured from outside it.
+        crc16Tables.withUnsafeBufferPointer { tables -> UInt16 in
+            let table = tables.baseAddress.unsafelyUnwrapped
+            var crc = start
+            var index = 0
+            let count = bytes.count
+            // Sixteen bytes a step through sixteen tables (slicing-by-16): the CRC enters only the first
+            // two lookups; the other fourteen do not wait for it.
+            while index + 16 <= count {
+                let high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
+                let top = high >> 48 ^ UInt64(crc)
+                var a = table[15 * 256 + Int(top >> 8)] ^ table[14 * 256 + Int(top & 0xFF)]
+                a ^= table[13 * 256 + Int((high >> 40) & 0xFF)] ^ table[12 * 256 + Int((high >> 32) & 0xFF)]
+                var b = table[11 * 256 + Int((high >> 24) & 0xFF)] ^ table[10 * 256 + Int((high >> 16) & 0xFF)]
+                b ^= table[9 * 256 + Int((high >> 8) & 0xFF)] ^ table[8 * 256 + Int(high & 0xFF)]
+                var c = table[7 * 256 + Int(low >> 56)] ^ table[6 * 256 + Int((low >> 48) & 0xFF)]
+                c ^= table[5 * 256 + Int((low >> 40) & 0xFF)] ^ table[4 * 256 + Int((low >> 32) & 0xFF)]
+                var d = table[3 * 256 + Int((low >> 24) & 0xFF)] ^ table[2 * 256 + Int((low >> 16) & 0xFF)]
+                d ^= table[256 + Int((low >> 8) & 0xFF)] ^ table[Int(low & 0xFF)]
+                crc = a ^ b ^ c ^ d
+                index &+= 16
             }
             while index < count {
-                crc = crc << 8 ^ tables[Int(UInt8(crc >> 8) ^ bytes[index])]
-                index += 1
+                crc = crc << 8 ^ table[Int(UInt8(crc >> 8) ^ bytes[index])]
+                index &+= 1
             }
+            return crc
         }
-        return crc
     }
 
     static let crc8Table: [UInt8] = (0..<256).map { index in
@@ -156,13 +164,13 @@ public enum FLACChecksum {
     /// Table `k` (entries `k × 256 ..< (k + 1) × 256`) advances a byte followed by `k` zero bytes.
     @usableFromInline
     static let crc16Tables: [UInt16] = {
-        var tables = [UInt16](repeating: 0, count: 8 * 256)
+        var tables = [UInt16](repeating: 0, count: 16 * 256)
         for index in 0..<256 {
             var value = UInt16(index) << 8
             for _ in 0..<8 { value = value & 0x8000 != 0 ? value << 1 ^ 0x8005 : value << 1 }
             tables[index] = value
         }
-        for table in 1..<8 {
+        for table in 1..<16 {
             for index in 0..<256 {
                 let previous = tables[(table - 1) * 256 + index]
                 tables[table * 256 + index] = previous << 8 ^ tables[Int(previous >> 8)]
