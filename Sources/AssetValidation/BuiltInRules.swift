@@ -175,6 +175,8 @@ extension ValidationRule {
             case .m4a: ["m4a", "m4b", "m4r", "mp4"]
             case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
             case .flac: ["flac"]
+            case .w64: ["w64"]
+            case .au: ["au", "snd"]
             }
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
@@ -326,6 +328,8 @@ private func describe(_ type: FileType) -> String {
     case .m4a: "an MPEG-4 audio (M4A) file"
     case .mp4: "an MPEG-4 file"
     case .flac: "a FLAC file"
+    case .w64: "a Sony Wave64 file"
+    case .au: "a Sun/NeXT AU file"
     }
 }
 
@@ -341,6 +345,8 @@ private func containerName(_ name: String) -> String {
     case .m4a?: "M4A"
     case .mp4?: "MPEG-4"
     case .flac?: "FLAC"
+    case .w64?: "Wave64"
+    case .au?: "AU"
     case nil: name
     }
 }

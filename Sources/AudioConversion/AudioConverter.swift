@@ -264,6 +264,8 @@ extension FileType {
         case .adts: [".aac"]
         case .mp3: [".mp3"]
         case .flac: [".flac"]
+        case .w64: [".w64"]
+        case .au: [".au"]
         }
     }
 

@@ -76,7 +76,7 @@ public struct BatchConverter: Sendable {
     /// their name).
     public static let sourceExtensions: Set<String> = [
         "wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
-        "ogg",
+        "ogg", "w64", "au",
     ]
 
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).

@@ -5,6 +5,10 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
     case m4a, mp4
     /// Native FLAC (`fLaC`).
     case flac
+    /// Sony Wave64.
+    case w64
+    /// Sun/NeXT audio.
+    case au
 
     /// Apple's AudioFileTypeID for the container.
     public var fileTypeID: FourCharCode {
@@ -19,6 +23,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .m4a: "m4af"
         case .mp4: "mp4f"
         case .flac: "flac"
+        case .w64: "W64f"
+        case .au: "NeXT"
         }
     }
 
@@ -35,6 +41,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "m4a", "m4b": self = .m4a
         case "mp4": self = .mp4
         case "flac": self = .flac
+        case "w64": self = .w64
+        case "au", "snd": self = .au
         default: return nil
         }
     }

@@ -156,6 +156,10 @@ import Testing
         zeroRate[20] &= 0x0F
         let rateError = try #require(record(zeroRate, chunkSizes: [4096]).error)
         #expect(rateError.code == "dta?" && rateError.offset == 8)
+        // Every bit of the packed rate, channels, depth and total set: read, never trapped on.
+        var allOnes = good
+        for index in 18..<26 { allOnes[index] = 0xFF }
+        _ = record(allOnes, chunkSizes: [4096])
         // A first block that is not STREAMINFO.
         var notFirst = good
         notFirst[4] = 0x04

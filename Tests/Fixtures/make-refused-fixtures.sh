@@ -12,12 +12,10 @@ trap 'rm -f "$SRC"' EXIT
 FF="ffmpeg -hide_banner -loglevel error -y -bitexact"
 $FF -i signals/speech.wav -t 0.5 -ac 1 -ar 16000 "$SRC"
 
-$FF -i "$SRC" -c:a flac $OUT/flac.flac
 $FF -i "$SRC" -c:a libopus -b:a 24k $OUT/ogg-opus.opus
 $FF -i "$SRC" -c:a flac -f ogg $OUT/ogg-flac.oga
 $FF -i "$SRC" -c:a libspeex -f ogg $OUT/ogg-speex.spx
 sox "$SRC" -C 0 $OUT/ogg-vorbis.ogg
-$FF -i "$SRC" -f w64 $OUT/wave64.w64
 $FF -i "$SRC" -ar 48000 -c:a ac3 -b:a 64k $OUT/ac3.ac3
 $FF -i "$SRC" -ar 48000 -c:a eac3 -b:a 64k $OUT/eac3.eac3
 $FF -i "$SRC" -c:a aac -b:a 32k -f latm $OUT/loas.latm
@@ -29,7 +27,6 @@ $FF -i "$SRC" -c:a wavpack $OUT/wavpack.wv
 $FF -i "$SRC" -c:a mp2 -b:a 64k -f mpeg $OUT/mpeg-ps-mp2.mpg
 $FF -i "$SRC" -c:a mp2 -b:a 64k -f mpegts $OUT/mpeg-ts-mp2.ts
 $FF -i "$SRC" -c:a aac -b:a 32k -f mpegts $OUT/mpeg-ts-aac.ts
-sox "$SRC" $OUT/sun.au
 sox "$SRC" $OUT/creative.voc
 sox "$SRC" $OUT/nist.sph
 sox "$SRC" -t ircam $OUT/ircam.sf

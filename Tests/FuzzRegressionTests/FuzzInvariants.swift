@@ -142,6 +142,32 @@ func checkFile(_ bytes: [UInt8]) -> String? {
 /// decoded frames equal packets × frames per packet; samples of the ADPCM and G.711 codecs stay in
 /// [-1, 1); every encoder turns the result, non-finite samples included, back into whole packets
 /// (Apple Lossless into one packet per 4096 frames begun, within its stated bound).
+/// The payload as one FLAC frame (the stream's depth from the selector, its channels from the header
+/// where one parses): decoded to at most the stream's largest block, every sample in [-1, 1], or refused
+/// with a typed error.
+func checkFLACFrame(_ payload: [UInt8], selector: UInt8) -> String? {
+    let header = payload.withUnsafeBytes { FLACFrameHeader($0) }
+    let channels = UInt32(header?.channels ?? Int(selector % 3) + 1)
+    let format = StreamDescription.flac(
+        sampleRate: 44100, channels: channels, bitDepth: [16, 24, 20][Int(selector >> 6) % 3], framesPerPacket: 0)
+    guard var decoder = try? FLACDecoder(format: format, magicCookie: nil) else { return "no FLAC decoder" }
+    let descriptions = [
+        PacketDescription(startOffset: 0, variableFramesInPacket: 0, dataByteSize: UInt32(payload.count))
+    ]
+    var output: [Float] = []
+    let decoded = try? payload.withUnsafeBytes { raw in
+        try descriptions.withUnsafeBufferPointer {
+            try decoder.decode(raw, packetCount: 1, descriptions: $0, appendingTo: &output)
+        }
+    }
+    guard let frames = decoded else { return nil }
+    if frames > decoder.maximumFramesPerPacket || output.count != frames * Int(channels) {
+        return "flac: \(frames) frames, \(output.count) samples from one frame"
+    }
+    if output.contains(where: { !($0 >= -1 && $0 < 1) }) { return "flac: a decoded sample outside [-1, 1)" }
+    return nil
+}
+
 func checkCodecs(_ bytes: [UInt8]) -> String? {
     guard let selector = bytes.first else { return nil }
     let channels = UInt32(selector % 3) + 1
@@ -154,6 +180,7 @@ func checkCodecs(_ bytes: [UInt8]) -> String? {
         .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 24, isBigEndian: selector & 8 != 0),
         .linearPCM(sampleRate: 8000, channels: channels, bitsPerChannel: 32, isFloat: true),
     ]
+    if let problem = checkFLACFrame(payload, selector: selector) { return problem }
     let format = formats[Int(selector / 3) % formats.count]
     guard var decoder = try? AudioCodecRegistry.builtIn.decoder(for: format) else {
         return "no decoder for \(format.formatID)"

@@ -73,7 +73,7 @@ public enum AIFF {
 
     struct Container: ChunkedContainer {
         static let name = "aiff"
-        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, padsToEven: true)
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 2)
         static let fileHeaderSize = 12
         var outerEnd: Int64?
         var isAIFC = false

@@ -1,7 +1,8 @@
 import AudioFormats
 
-/// The shared state machine of the chunked containers: RIFF (LE32, padded), IFF (BE32, padded),
-/// CAF (BE64, unpadded, -1 meaning "to the end"), RF64 (sizes from `ds64`).
+/// The shared state machine of the chunked containers: RIFF (LE32, padded to 2), IFF (BE32, padded to 2),
+/// CAF (BE64, unpadded, -1 meaning "to the end"), RF64 (sizes from `ds64`), Wave64 (GUID IDs, LE64 sizes
+/// that count the header, padded to 8).
 ///
 /// After each chunk it skips whatever the container half did not read, so a short read never
 /// desynchronizes the stream; unknown chunks are skipped and noted.
@@ -12,9 +13,9 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case chunkBody(ChunkHeader)
         case audioPrefix(ChunkHeader, prefix: Int)
         /// Bytes to step over before the audio begins (AIFF's SSND offset).
-        case audioLead(skip: Int64, remaining: Int64?, padded: Bool)
-        /// Audio bytes left in the chunk (`nil`: to the end), and whether a pad byte follows.
-        case audio(remaining: Int64?, padded: Bool)
+        case audioLead(skip: Int64, remaining: Int64?, pad: Int64)
+        /// Audio bytes left in the chunk (`nil`: to the end), and the pad bytes that follow it.
+        case audio(remaining: Int64?, pad: Int64)
         case skip(remaining: Int64)
         case trailing
         /// A seek was requested; the bytes from its target continue in `then`.
@@ -29,7 +30,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
     /// hold) is then read after the table, by seeking past it and back, rather than held.
     let requestsSeeks: Bool
     /// The audio stepped over to read the chunks after it: where it starts, and its size.
-    private var deferredAudio: (offset: Int64, remaining: Int64, padded: Bool)?
+    private var deferredAudio: (offset: Int64, remaining: Int64, pad: Int64)?
     /// Chunks before this offset were read while looking past the audio; the second pass skips them.
     private var readThrough: Int64?
     private var seekRequest: Int64?
@@ -63,18 +64,18 @@ struct ChunkWalker<Container: ChunkedContainer> {
         switch state {
         case .skip(let remaining):
             state = remaining - count > 0 ? .skip(remaining: remaining - count) : .chunkHeader
-        case .audioLead(let skip, let remaining, let padded):
+        case .audioLead(let skip, let remaining, let pad):
             state =
                 skip - count > 0
-                ? .audioLead(skip: skip - count, remaining: remaining, padded: padded)
-                : .audio(remaining: remaining, padded: padded)
-        case .audio(let remaining, let padded):
+                ? .audioLead(skip: skip - count, remaining: remaining, pad: pad)
+                : .audio(remaining: remaining, pad: pad)
+        case .audio(let remaining, let pad):
             context.audioBytesSeen += count
             if let remaining {
                 state =
                     remaining - count > 0
-                    ? .audio(remaining: remaining - count, padded: padded)
-                    : (padded ? .skip(remaining: 1) : .chunkHeader)
+                    ? .audio(remaining: remaining - count, pad: pad)
+                    : (pad > 0 ? .skip(remaining: pad) : .chunkHeader)
             }
         default: break
         }
@@ -97,6 +98,12 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 guard cursor.remaining >= Container.fileHeaderSize else { return .needMore(Container.fileHeaderSize) }
                 try container.parseFileHeader(&cursor, &context)
                 state = .chunkHeader
+                if let audio = container.implicitAudioChunk() {
+                    context.properties.trace.append(
+                        offset: audio.chunk.offset, size: audio.chunk.size.map { $0 + audio.chunk.bodyOffset },
+                        "header and audio data")
+                    try beginAudio(audio.chunk, prefix: 0, extraSkip: audio.lead)
+                }
 
             case .chunkHeader:
                 if let end = container.outerEnd, cursor.absoluteOffset >= end, hasEssentials {
@@ -115,7 +122,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 guard let body = cursor.readSlice(size) else { return .needMore(size) }
                 var bodyCursor = ByteCursor(body, baseOffset: chunk.bodyOffset)
                 try container.parseChunk(chunk, &bodyCursor, &context)
-                let pad: Int64 = Container.layout.padsToEven && size % 2 == 1 ? 1 : 0
+                let pad = Container.layout.pad(after: Int64(size))
                 state = pad > 0 ? .skip(remaining: pad) : .chunkHeader
                 resolveDeferredAudio(chunkEnd: chunk.bodyOffset + Int64(size) + pad)
 
@@ -126,17 +133,17 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 let extra = try container.parseAudioPrefix(chunk, &prefixCursor, &context)
                 try beginAudio(chunk, prefix: prefix, extraSkip: extra)
 
-            case .audioLead(let skip, let remaining, let padded):
+            case .audioLead(let skip, let remaining, let pad):
                 let count = Int(min(Int64(cursor.remaining), skip))
                 _ = cursor.skip(count)
                 if Int64(count) < skip {
-                    state = .audioLead(skip: skip - Int64(count), remaining: remaining, padded: padded)
+                    state = .audioLead(skip: skip - Int64(count), remaining: remaining, pad: pad)
                     return .needMore(cursor.remaining + 1)
                 }
-                state = .audio(remaining: remaining, padded: padded)
+                state = .audio(remaining: remaining, pad: pad)
 
-            case .audio(let remaining, let padded):
-                if let step = try produceAudio(&cursor, remaining: remaining, padded: padded) { return step }
+            case .audio(let remaining, let pad):
+                if let step = try produceAudio(&cursor, remaining: remaining, pad: pad) { return step }
 
             case .skip(let remaining):
                 let count = Int(min(Int64(cursor.remaining), remaining))
@@ -158,6 +165,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
         let layout = Container.layout
         let offset = cursor.absoluteOffset
         guard let id = cursor.readFourCharCode() else { return }
+        // A GUID's other 12 bytes (Wave64): its first 4 are the FourCC the chunk is known by.
+        _ = cursor.skip(layout.idWidth - 4)
         var size: Int64?
         if layout.sizeWidth == 8 {
             let raw = cursor.readInteger(endianness: layout.sizeEndianness, as: Int64.self) ?? 0
@@ -172,6 +181,14 @@ struct ChunkWalker<Container: ChunkedContainer> {
         } else {
             size = Int64(cursor.readInteger(endianness: layout.sizeEndianness, as: UInt32.self) ?? 0)
         }
+        if layout.sizeCountsHeader, let counted = size {
+            guard counted >= Int64(layout.headerSize) else {
+                throw AudioFileError.invalidChunk(
+                    "\(Container.name): chunk '\(id)' claims \(counted) bytes, less than its own "
+                        + "\(layout.headerSize)-byte header", offset: offset + Int64(layout.idWidth))
+            }
+            size = counted - Int64(layout.headerSize)
+        }
         var chunk = ChunkHeader(id: id, offset: offset, size: size, bodyOffset: offset + Int64(layout.headerSize))
         if let readThrough, offset < readThrough {
             // Read already, while looking past the audio.
@@ -179,7 +196,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             return
         }
         let disposition = try container.disposition(of: &chunk, &context)
-        let padded = layout.padsToEven && (chunk.size ?? 0) % 2 == 1
+        let pad = layout.pad(after: chunk.size)
         switch disposition {
         case .read:
             let (limit, essential) = container.readLimit(for: id, limits: context.limits)
@@ -194,7 +211,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                         offset: offset)
                 }
                 context.properties.trace.append(offset: offset, chunk: id, size: size, "too large to read; skipped")
-                state = .skip(remaining: size.saturatingAdd(padded ? 1 : 0))
+                state = .skip(remaining: size.saturatingAdd(pad))
             } else {
                 context.properties.trace.append(offset: offset, chunk: id, size: size)
                 state = .chunkBody(chunk)
@@ -209,7 +226,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
         case .skip(let note):
             context.properties.trace.append(offset: offset, chunk: id, size: chunk.size, note)
             if let size = chunk.size {
-                state = .skip(remaining: size.saturatingAdd(padded ? 1 : 0))
+                state = .skip(remaining: size.saturatingAdd(pad))
             } else {
                 state = .trailing
             }
@@ -242,8 +259,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
             }
         }
         if context.canProducePackets { announceReady() }
-        let padded = Container.layout.padsToEven && (chunk.size ?? 0) % 2 == 1
-        state = .audioLead(skip: extraSkip, remaining: declared, padded: padded)
+        let pad = Container.layout.pad(after: chunk.size)
+        state = .audioLead(skip: extraSkip, remaining: declared, pad: pad)
     }
 
     private mutating func announceReady() {
@@ -267,7 +284,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             deferredAudio = nil
             readThrough = chunkEnd
             seekRequest = audio.offset
-            state = .awaitingSeek(then: .audio(remaining: audio.remaining, padded: audio.padded))
+            state = .awaitingSeek(then: .audio(remaining: audio.remaining, pad: audio.pad))
             return
         }
         if context.mode == .streaming && !context.retained.isEmpty { context.retained.isReplaying = true }
@@ -294,11 +311,11 @@ struct ChunkWalker<Container: ChunkedContainer> {
     }
 
     /// One step inside the audio: a run of whole packets, or bytes retained, skipped or awaited.
-    private mutating func produceAudio(_ cursor: inout ByteCursor, remaining: Int64?, padded: Bool) throws
+    private mutating func produceAudio(_ cursor: inout ByteCursor, remaining: Int64?, pad: Int64) throws
         -> ParserStep?
     {
         if remaining == 0 {
-            state = padded ? .skip(remaining: 1) : .chunkHeader
+            state = pad > 0 ? .skip(remaining: pad) : .chunkHeader
             return nil
         }
         let available = Int(min(Int64(cursor.remaining), remaining ?? Int64.max))
@@ -311,8 +328,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
             {
                 // More than is worth holding: read what follows the audio first, then come back for it.
                 let start = cursor.absoluteOffset
-                deferredAudio = (start, remaining, padded)
-                let end = start + remaining + (padded ? 1 : 0)
+                deferredAudio = (start, remaining, pad)
+                let end = start + remaining + pad
                 context.properties.trace.append(
                     offset: start, "audio before its packet table: reading on from \(end) first")
                 seekRequest = end
@@ -332,7 +349,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             } else {
                 _ = cursor.skip(available)
             }
-            consumeAudio(available, remaining: remaining, padded: padded)
+            consumeAudio(available, remaining: remaining, pad: pad)
             return nil
         }
 
@@ -353,7 +370,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                     offset: cursor.absoluteOffset, "audio bytes after the last packet skipped")
             }
             _ = cursor.skip(available)
-            consumeAudio(available, remaining: remaining, padded: padded)
+            consumeAudio(available, remaining: remaining, pad: pad)
             return nil
         }
         let run = PacketRun(
@@ -361,15 +378,15 @@ struct ChunkWalker<Container: ChunkedContainer> {
             absoluteOffset: cursor.absoluteOffset, byteCount: cut.bytes, hasDescriptions: !context.hasUniformPackets)
         _ = cursor.skip(cut.bytes)
         context.nextPacket += Int64(cut.count)
-        consumeAudio(cut.bytes, remaining: remaining, padded: padded)
+        consumeAudio(cut.bytes, remaining: remaining, pad: pad)
         return .packets(run)
     }
 
-    private mutating func consumeAudio(_ count: Int, remaining: Int64?, padded: Bool) {
+    private mutating func consumeAudio(_ count: Int, remaining: Int64?, pad: Int64) {
         context.audioBytesSeen += Int64(count)
         guard let remaining else { return }
         let left = remaining - Int64(count)
-        state = left > 0 ? .audio(remaining: left, padded: padded) : (padded ? .skip(remaining: 1) : .chunkHeader)
+        state = left > 0 ? .audio(remaining: left, pad: pad) : (pad > 0 ? .skip(remaining: pad) : .chunkHeader)
     }
 
     /// Ends the stream: reports what a damaged file still holds, or throws where its header is incomplete.
@@ -486,8 +503,8 @@ extension ChunkWalker: StreamParser {
         }
         let byteOffset = try context.byteOffset(ofPacket: packet)
         let remaining = context.declaredAudioBytes.map { $0 - byteOffset }
-        let padded = Container.layout.padsToEven && (context.declaredAudioBytes ?? 0) % 2 == 1
-        state = .audio(remaining: remaining, padded: padded)
+        let pad = Container.layout.pad(after: context.declaredAudioBytes)
+        state = .audio(remaining: remaining, pad: pad)
         context.nextPacket = packet
         context.audioBytesSeen = byteOffset
         return dataOffset + byteOffset

@@ -3,11 +3,24 @@ import AudioFormats
 /// How a container lays out its chunk headers.
 struct ChunkLayout {
     var sizeEndianness: Endianness
-    /// 8 for CAF's 64-bit sizes, else 4.
+    /// 8 for CAF's and Wave64's 64-bit sizes, else 4.
     var sizeWidth: Int
-    /// RIFF and IFF pad odd-sized chunks with one byte; CAF does not.
-    var padsToEven: Bool
-    var headerSize: Int { 4 + sizeWidth }
+    /// Chunks start at multiples of this from the previous one's start: RIFF and IFF pad odd-sized
+    /// chunks with one byte (2), Wave64 to 8 bytes, CAF not at all (1).
+    var alignment: Int64
+    /// 16 for Wave64's GUIDs, else 4.
+    var idWidth = 4
+    /// Whether a chunk's size counts its own header (Wave64).
+    var sizeCountsHeader = false
+
+    var headerSize: Int { idWidth + sizeWidth }
+
+    /// The pad bytes after a body of `size` bytes (none after a chunk that runs to the end).
+    func pad(after size: Int64?) -> Int64 {
+        guard let size, alignment > 1 else { return 0 }
+        // Wave64 aligns whole chunks (header included, a multiple of 8): the body's remainder decides.
+        return (alignment - size % alignment) % alignment
+    }
 }
 
 /// One chunk header as read from the stream.
@@ -55,8 +68,12 @@ protocol ChunkedContainer {
     mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws
     /// Whether a chunk this big is read whole; the chunk's role decides.
     func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool)
+    /// The audio of a container without chunks (AU), right after its file header: the chunk it would
+    /// be, and the bytes to step over at its start (an annotation). Asked once, after the file header.
+    mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)?
 }
 
 extension ChunkedContainer {
     static var allowsMissingAudio: Bool { false }
+    mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? { nil }
 }

@@ -63,7 +63,7 @@ public enum WAVE {
 
     struct Container: ChunkedContainer {
         static let name = "wav"
-        static let layout = ChunkLayout(sizeEndianness: .little, sizeWidth: 4, padsToEven: true)
+        static let layout = ChunkLayout(sizeEndianness: .little, sizeWidth: 4, alignment: 2)
         static let fileHeaderSize = 12
         var outerEnd: Int64?
         var isRF64 = false

@@ -34,7 +34,7 @@ enum FLAC {
             maximumBlockSize = value(2..<4)
             minimumFrameSize = value(4..<7)
             maximumFrameSize = value(7..<10)
-            let packed = UInt64(value(10..<18))
+            let packed = (10..<18).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
             sampleRate = Int(packed >> 44)
             channels = Int((packed >> 41) & 7) + 1
             bitsPerSample = Int((packed >> 36) & 0x1F) + 1

@@ -244,9 +244,9 @@ public final class AudioFileWriter {
                     offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])
-        case .flac:
+        case .flac, .w64, .au:
             throw AudioFileError.unsupportedFileType(
-                "flac: afkit reads FLAC files but does not write them", offset: nil)
+                "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }
     }
 }

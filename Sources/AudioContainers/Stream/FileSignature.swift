@@ -8,7 +8,7 @@ import AudioFormats
 enum FileSignature {
     /// The containers afkit parses.
     enum Container {
-        case caf, mp4, aiff, wave, flac
+        case caf, mp4, aiff, wave, flac, wave64, au
     }
 
     /// A format afkit recognises and does not read: what to call it and what to do instead.
@@ -77,6 +77,10 @@ enum FileSignature {
             all(any(magic(bytes, "RIFF"), magic(bytes, "RF64"), magic(bytes, "BW64")), magic(bytes, "WAVE", at: 8))
         },
         // Audio containers and codecs afkit recognises and does not read (yet).
+        Entry(outcome: .read(.wave64)) { bytes, _ in
+            all(magic(bytes, Wave64.riffGUID), magic(bytes, Wave64.waveGUID, at: 24))
+        },
+        Entry(outcome: .read(.au)) { bytes, _ in any(magic(bytes, ".snd"), magic(bytes, "dns.")) },
         Entry(outcome: .read(.flac)) { bytes, _ in magic(bytes, "fLaC") },
         Entry(outcome: .refuse(name: "an Ogg Vorbis file", reason: notDecoded("Vorbis"))) { bytes, atEnd in
             ogg(bytes, atEnd: atEnd, firstPacket: Array("\u{01}vorbis".utf8))
@@ -95,12 +99,6 @@ enum FileSignature {
         },
         Entry(outcome: .refuse(name: "an Ogg file", reason: notRead("Ogg"))) { bytes, atEnd in
             ogg(bytes, atEnd: atEnd, firstPacket: [])
-        },
-        Entry(outcome: .refuse(name: "a Sony Wave64 file", reason: notRead("Wave64"))) { bytes, _ in
-            all(magic(bytes, wave64RIFF), magic(bytes, wave64WAVE, at: 24))
-        },
-        Entry(outcome: .refuse(name: "a Sun/NeXT AU file", reason: notRead("AU"))) { bytes, _ in
-            any(magic(bytes, ".snd"), magic(bytes, "dns."))
         },
         Entry(outcome: .refuse(name: "an AC-3 stream", reason: notDecoded("AC-3 or E-AC-3"))) { bytes, atEnd in
             ac3(bytes, atEnd: atEnd)
@@ -292,14 +290,6 @@ enum FileSignature {
         return needed > 0 ? .undecided(needed) : .no
     }
 
-    static let wave64RIFF: [UInt8] = [
-        0x72, 0x69, 0x66, 0x66, 0x2E, 0x91, 0xCF, 0x11, 0xA5, 0xD6, 0x28, 0xDB, 0x04, 0xC1,
-        0x00, 0x00,
-    ]
-    static let wave64WAVE: [UInt8] = [
-        0x77, 0x61, 0x76, 0x65, 0xF3, 0xAC, 0xD3, 0x11, 0x8C, 0xD1, 0x00, 0xC0, 0x4F, 0x8E,
-        0xDB, 0x8A,
-    ]
     static let asfHeader: [UInt8] = [
         0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62,
         0xCE, 0x6C,

@@ -122,6 +122,8 @@ func detectContainer(
     case .container(.aiff): return .parser(ChunkWalker<AIFF.Container>(mode: mode, limits: limits))
     case .container(.wave): return .parser(ChunkWalker<WAVE.Container>(mode: mode, limits: limits))
     case .container(.flac): return .parser(FLACParser(mode: mode, limits: limits))
+    case .container(.wave64): return .parser(ChunkWalker<Wave64.Container>(mode: mode, limits: limits))
+    case .container(.au): return .parser(ChunkWalker<AU.Container>(mode: mode, limits: limits))
     case .refused(let refusal): throw refusal.error(at: 0)
     case .unknown:
         if atEnd && bytes.count < 4 {
