@@ -177,6 +177,7 @@ extension ValidationRule {
             case .flac: ["flac"]
             case .w64: ["w64"]
             case .au: ["au", "snd"]
+            case .ogg: ["ogg", "oga", "opus"]
             }
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
@@ -330,6 +331,7 @@ private func describe(_ type: FileType) -> String {
     case .flac: "a FLAC file"
     case .w64: "a Sony Wave64 file"
     case .au: "a Sun/NeXT AU file"
+    case .ogg: "an Ogg file"
     }
 }
 
@@ -347,6 +349,7 @@ private func containerName(_ name: String) -> String {
     case .flac?: "FLAC"
     case .w64?: "Wave64"
     case .au?: "AU"
+    case .ogg?: "Ogg"
     case nil: name
     }
 }

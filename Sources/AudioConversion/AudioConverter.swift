@@ -266,6 +266,7 @@ extension FileType {
         case .flac: [".flac"]
         case .w64: [".w64"]
         case .au: [".au"]
+        case .ogg: [".ogg", ".opus"]
         }
     }
 

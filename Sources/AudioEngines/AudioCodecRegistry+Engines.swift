@@ -52,6 +52,18 @@ extension AudioCodecRegistry {
                     maximumFramesPerPacket: Int(format.framesPerPacket), setsBlockAlign: true)
             }
         }
+        // Vorbis and Opus by libavcodec, configured by the stream's headers (Vorbis: its three headers
+        // Xiph-laced; Opus: OpusHead, whose pre-skip the reader trims as priming). Opus decodes at 48 kHz.
+        registry.registerDecoder(for: .vorbis) { format, cookie in
+            guard let cookie, !cookie.isEmpty else {
+                throw AudioFileError.unsupportedDataFormat("vorbis: the stream has no headers", offset: nil)
+            }
+            return try LibavcodecDecoder(
+                codec: "vorbis", format: format, extradata: cookie, maximumFramesPerPacket: 8192)
+        }
+        registry.registerDecoder(for: .opus) { format, cookie in
+            try LibavcodecDecoder(codec: "opus", format: format, extradata: cookie, maximumFramesPerPacket: 5760)
+        }
         registry.registerEncoder(for: .mpegLayer3, limits: MP3Encoder.limits) { settings in try MP3Encoder(settings) }
         registry.registerDecoder(for: .aac) { format, cookie in
             try AACDecoder(format: format, magicCookie: cookie ?? [])

@@ -155,27 +155,9 @@ public enum FLACChecksum {
         }
     }
 
-    static let crc8Table: [UInt8] = (0..<256).map { index in
-        var value = UInt8(index)
-        for _ in 0..<8 { value = value & 0x80 != 0 ? value << 1 ^ 0x07 : value << 1 }
-        return value
-    }
+    static let crc8Table = CRCTables.slicing(polynomial: UInt8(0x07), count: 1)
 
-    /// Table `k` (entries `k × 256 ..< (k + 1) × 256`) advances a byte followed by `k` zero bytes.
+    /// Sixteen tables for slicing-by-16 (``CRCTables``).
     @usableFromInline
-    static let crc16Tables: [UInt16] = {
-        var tables = [UInt16](repeating: 0, count: 16 * 256)
-        for index in 0..<256 {
-            var value = UInt16(index) << 8
-            for _ in 0..<8 { value = value & 0x8000 != 0 ? value << 1 ^ 0x8005 : value << 1 }
-            tables[index] = value
-        }
-        for table in 1..<16 {
-            for index in 0..<256 {
-                let previous = tables[(table - 1) * 256 + index]
-                tables[table * 256 + index] = previous << 8 ^ tables[Int(previous >> 8)]
-            }
-        }
-        return tables
-    }()
+    static let crc16Tables = CRCTables.slicing(polynomial: UInt16(0x8005), count: 16)
 }

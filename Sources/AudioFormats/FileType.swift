@@ -9,6 +9,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
     case w64
     /// Sun/NeXT audio.
     case au
+    /// Ogg (Vorbis, Opus or FLAC).
+    case ogg
 
     /// Apple's AudioFileTypeID for the container.
     public var fileTypeID: FourCharCode {
@@ -25,6 +27,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .flac: "flac"
         case .w64: "W64f"
         case .au: "NeXT"
+        case .ogg: "OggS"
         }
     }
 
@@ -43,6 +46,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "flac": self = .flac
         case "w64": self = .w64
         case "au", "snd": self = .au
+        case "ogg", "oga", "opus", "ogv": self = .ogg
         default: return nil
         }
     }

@@ -13,20 +13,10 @@ import Testing
 
     /// ffprobe's packets (offset, size) for a fixture.
     static func reference(_ name: String) throws -> [(offset: Int64, size: Int)] {
-        let text = try String(contentsOfFile: Fixture.named("flac/\(name).packets").path, encoding: .utf8)
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: ",")
-            guard fields.count == 2, let size = Int(fields[0]), let offset = Int64(fields[1]) else { return nil }
-            return (offset, size)
-        }
+        try ffprobePackets("flac/\(name).packets")
     }
 
-    static func packets(_ recording: StreamRecording) -> [(offset: Int64, size: Int)] {
-        recording.events.compactMap {
-            if case .packet(let offset, let size, _) = $0 { return (offset, size) }
-            return nil
-        }
-    }
+    static func packets(_ recording: StreamRecording) -> [(offset: Int64, size: Int)] { recording.packetList }
 
     @Test(arguments: files)
     func framesAreFFprobesPacketsAtEveryChunking(name: String) throws {

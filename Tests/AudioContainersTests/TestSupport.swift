@@ -179,3 +179,24 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+extension StreamRecording {
+    /// The packets recorded: offset and size of each.
+    var packetList: [(offset: Int64, size: Int)] {
+        events.compactMap {
+            if case .packet(let offset, let size, _) = $0 { return (offset, size) }
+            return nil
+        }
+    }
+}
+
+/// The packets `ffprobe -show_entries packet=size,pos -of csv=p=0` listed (size, then position; lines
+/// without a position, such as an attached picture's, left out) in a committed file.
+func ffprobePackets(_ relativePath: String) throws -> [(offset: Int64, size: Int)] {
+    let text = try String(contentsOfFile: Fixture.named(relativePath).path, encoding: .utf8)
+    return text.split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: ",")
+        guard fields.count >= 2, let size = Int(fields[0]), let offset = Int64(fields[1]) else { return nil }
+        return (offset, size)
+    }
+}

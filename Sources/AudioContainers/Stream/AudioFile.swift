@@ -11,6 +11,8 @@ public final class AudioFile {
     private let file: ReadableFile
     /// Every packet with its absolute offset, where packets vary (CAF `pakt`, MPEG and ADTS frames).
     private let packetTable: [PacketDescription]?
+    /// Where the packets' bytes lie, where that is not their offset (Ogg: a packet is placed at its page).
+    private let packetPieces: PacketPieces?
 
     /// The whole file's content hash, where it was asked for when the file was opened.
     public let contentHash: ContentHash?
@@ -33,6 +35,7 @@ public final class AudioFile {
         let properties = stream.properties
         self.properties = properties
         let count = Int(properties.audioDataPacketCount ?? 0)
+        packetPieces = stream.parser?.context.packetPieces
         if let index = stream.parser?.context.packetIndex {
             packetTable = Array(index.prefix(count))
         } else if let context = stream.parser?.context, context.packetSizes != nil || context.packetFrames != nil {
@@ -84,9 +87,16 @@ public final class AudioFile {
         var descriptions: [PacketDescription] = []
         descriptions.reserveCapacity(read)
         let first = read > 0 ? try packetDescription(start).startOffset : 0
+        var position: Int64 = 0
         for packet in start..<start + Int64(read) {
             var description = try packetDescription(packet)
-            description.startOffset -= first
+            if packetPieces != nil {
+                // Joined back to back.
+                description.startOffset = position
+                position += Int64(description.dataByteSize)
+            } else {
+                description.startOffset -= first
+            }
             descriptions.append(description)
         }
         return (bytes, descriptions)
@@ -94,7 +104,8 @@ public final class AudioFile {
 
     /// Reads the bytes of `count` packets from `start` (fewer at the end) into `bytes`, replacing what it
     /// held (its storage is reused); returns how many packets. The bytes run from the first packet's start
-    /// to the last one's end: for formats with constant packets, exactly `bytesPerPacket` per packet.
+    /// to the last one's end: for formats with constant packets, exactly `bytesPerPacket` per packet. Ogg's
+    /// packets, which page headers interrupt, are joined back to back.
     public func readPacketData(from start: Int64, count: Int, into bytes: inout [UInt8]) throws -> Int {
         guard start >= 0, start <= packetCount, count >= 0 else {
             throw AudioFileError.invalidPacket("\(path): packet \(start) does not exist", offset: nil)
@@ -102,6 +113,10 @@ public final class AudioFile {
         let end = min(packetCount, start + Int64(count))
         bytes.removeAll(keepingCapacity: true)
         guard end > start else { return 0 }
+        if let pieces = packetPieces {
+            try readPieces(pieces, from: start, to: end, into: &bytes)
+            return Int(end - start)
+        }
         let first = try packetDescription(start)
         let last = try packetDescription(end - 1)
         let byteCount = Int(last.startOffset + Int64(last.dataByteSize) - first.startOffset)
@@ -111,6 +126,33 @@ public final class AudioFile {
             throw AudioFileError.truncated("\(path): the file changed while it was read", offset: first.startOffset)
         }
         return Int(end - start)
+    }
+
+    /// Packets `start..<end` joined from where their bytes lie: the span they cover read at once, each
+    /// packet's piece (or pieces, for one that spans pages) copied out of it.
+    private func readPieces(_ pieces: PacketPieces, from start: Int64, to end: Int64, into bytes: inout [UInt8])
+        throws
+    {
+        func parts(_ packet: Int64) throws -> [(offset: Int64, size: Int)] {
+            if let split = pieces.splits[packet] { return split }
+            guard packet < pieces.dataOffsets.count else {
+                throw AudioFileError.invalidPacket("\(path): packet \(packet) has no place in the file", offset: nil)
+            }
+            return [(pieces.dataOffsets[Int(packet)], Int(try packetDescription(packet).dataByteSize))]
+        }
+        var all: [(offset: Int64, size: Int)] = []
+        for packet in start..<end { all += try parts(packet) }
+        let spanStart = all.map(\.offset).min() ?? 0
+        let spanEnd = all.map { $0.offset + Int64($0.size) }.max() ?? 0
+        var span = [UInt8](repeating: 0, count: Int(spanEnd - spanStart))
+        let read = try span.withUnsafeMutableBytes { try file.read(into: $0, at: spanStart) }
+        guard read == span.count else {
+            throw AudioFileError.truncated("\(path): the file changed while it was read", offset: spanStart)
+        }
+        for part in all {
+            let from = Int(part.offset - spanStart)
+            bytes.append(contentsOf: span[from..<from + part.size])
+        }
     }
 
     /// Reads the audio data bytes (all of them, or a range relative to the data offset).

@@ -8,7 +8,7 @@ import AudioFormats
 enum FileSignature {
     /// The containers afkit parses.
     enum Container {
-        case caf, mp4, aiff, wave, flac, wave64, au
+        case caf, mp4, aiff, wave, flac, wave64, au, ogg
     }
 
     /// A format afkit recognises and does not read: what to call it and what to do instead.
@@ -82,24 +82,12 @@ enum FileSignature {
         },
         Entry(outcome: .read(.au)) { bytes, _ in any(magic(bytes, ".snd"), magic(bytes, "dns.")) },
         Entry(outcome: .read(.flac)) { bytes, _ in magic(bytes, "fLaC") },
-        Entry(outcome: .refuse(name: "an Ogg Vorbis file", reason: notDecoded("Vorbis"))) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: Array("\u{01}vorbis".utf8))
-        },
-        Entry(outcome: .refuse(name: "an Ogg Opus file", reason: notDecoded("Opus"))) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: Array("OpusHead".utf8))
-        },
-        Entry(outcome: .refuse(name: "an Ogg FLAC file", reason: notDecoded("FLAC"))) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: [0x7F] + Array("FLAC".utf8))
-        },
+        // Ogg: Speex refused by its first packet; Vorbis, Opus and FLAC read, whichever stream comes first
+        // (the parser skips a video stream and refuses a file with no audio stream it reads, by name).
         Entry(outcome: .refuse(name: "an Ogg Speex file", reason: notDecoded("Speex"))) { bytes, atEnd in
             ogg(bytes, atEnd: atEnd, firstPacket: Array("Speex   ".utf8))
         },
-        Entry(outcome: .refuse(name: "an Ogg Theora video", reason: extractFirst)) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: [0x80] + Array("theora".utf8))
-        },
-        Entry(outcome: .refuse(name: "an Ogg file", reason: notRead("Ogg"))) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: [])
-        },
+        Entry(outcome: .read(.ogg)) { bytes, atEnd in ogg(bytes, atEnd: atEnd, firstPacket: []) },
         Entry(outcome: .refuse(name: "an AC-3 stream", reason: notDecoded("AC-3 or E-AC-3"))) { bytes, atEnd in
             ac3(bytes, atEnd: atEnd)
         },

@@ -58,6 +58,9 @@ struct ParseContext {
     /// Every packet, with absolute offsets, where the parser keeps an index (elementary streams in
     /// indexing mode).
     var packetIndex: [PacketDescription]?
+    /// Where each packet's bytes lie, for containers whose packets are not read from their offset (Ogg:
+    /// a packet is placed at its page, and may span pages).
+    var packetPieces: PacketPieces?
 
     /// Whether every packet has the same size and frame count (no descriptions needed).
     var hasUniformPackets: Bool {
