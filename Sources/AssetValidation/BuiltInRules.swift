@@ -178,6 +178,10 @@ extension ValidationRule {
             case .w64: ["w64"]
             case .au: ["au", "snd"]
             case .ogg: ["ogg", "oga", "opus"]
+            case .ac3: ["ac3"]
+            case .ec3: ["ec3", "eac3"]
+            case .amr: ["amr", "awb"]
+            case .threeGP: ["3gp", "3g2"]
             }
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
@@ -332,6 +336,10 @@ private func describe(_ type: FileType) -> String {
     case .w64: "a Sony Wave64 file"
     case .au: "a Sun/NeXT AU file"
     case .ogg: "an Ogg file"
+    case .ac3: "an AC-3 stream"
+    case .ec3: "an E-AC-3 stream"
+    case .amr: "an AMR file"
+    case .threeGP: "a 3GPP file"
     }
 }
 
@@ -350,6 +358,10 @@ private func containerName(_ name: String) -> String {
     case .w64?: "Wave64"
     case .au?: "AU"
     case .ogg?: "Ogg"
+    case .ac3?: "AC-3"
+    case .ec3?: "E-AC-3"
+    case .amr?: "AMR"
+    case .threeGP?: "3GPP"
     case nil: name
     }
 }

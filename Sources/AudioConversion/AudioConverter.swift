@@ -267,6 +267,10 @@ extension FileType {
         case .w64: [".w64"]
         case .au: [".au"]
         case .ogg: [".ogg", ".opus"]
+        case .ac3: [".ac3"]
+        case .ec3: [".ec3"]
+        case .amr: [".amr"]
+        case .threeGP: [".3gp"]
         }
     }
 

@@ -64,6 +64,15 @@ extension AudioCodecRegistry {
         registry.registerDecoder(for: .opus) { format, cookie in
             try LibavcodecDecoder(codec: "opus", format: format, extradata: cookie, maximumFramesPerPacket: 5760)
         }
+        // AC-3, E-AC-3, AMR-NB and AMR-WB by libavcodec, a packet (a sync frame, a 20 ms frame) at a time.
+        let speechAndSurround: [(FourCharCode, String, Int)] = [
+            (.ac3, "ac3", 1536), (.enhancedAC3, "eac3", 1536), ("samr", "amrnb", 160), ("sawb", "amrwb", 320),
+        ]
+        for (id, codec, frames) in speechAndSurround {
+            registry.registerDecoder(for: id) { format, _ in
+                try LibavcodecDecoder(codec: codec, format: format, extradata: nil, maximumFramesPerPacket: frames)
+            }
+        }
         registry.registerEncoder(for: .mpegLayer3, limits: MP3Encoder.limits) { settings in try MP3Encoder(settings) }
         registry.registerDecoder(for: .aac) { format, cookie in
             try AACDecoder(format: format, magicCookie: cookie ?? [])

@@ -11,6 +11,12 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
     case au
     /// Ogg (Vorbis, Opus or FLAC).
     case ogg
+    /// AC-3 and E-AC-3 elementary streams.
+    case ac3, ec3
+    /// AMR and AMR-WB in the storage format.
+    case amr
+    /// 3GPP and 3GPP2 files (ISO base media, by their brands).
+    case threeGP = "3gp"
 
     /// Apple's AudioFileTypeID for the container.
     public var fileTypeID: FourCharCode {
@@ -28,6 +34,10 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .w64: "W64f"
         case .au: "NeXT"
         case .ogg: "OggS"
+        case .ac3: "ac-3"
+        case .ec3: "ec-3"
+        case .amr: "amrf"
+        case .threeGP: "3gpp"
         }
     }
 
@@ -47,6 +57,10 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "w64": self = .w64
         case "au", "snd": self = .au
         case "ogg", "oga", "opus", "ogv": self = .ogg
+        case "ac3": self = .ac3
+        case "ec3", "eac3": self = .ec3
+        case "amr", "awb": self = .amr
+        case "3gp", "3g2", "3gpp": self = .threeGP
         default: return nil
         }
     }

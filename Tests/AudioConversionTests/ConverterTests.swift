@@ -552,6 +552,18 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         #expect(abs(10 * log10(opusPower / sourcePower)) < 1)
     }
 
+    /// AC-3, E-AC-3 and AMR (bare and in 3GP) decode through libavcodec to the frames FFmpeg gives.
+    @Test(arguments: ["stereo-44k.ac3", "surround-5.1.ac3", "surround-5.1.eac3", "speech.amr", "amr.3gp"])
+    func framedSourcesDecode(name: String) throws {
+        let path = fixtures + "/framed/" + name
+        let frames = try String(contentsOfFile: path + ".frames", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let reader = try SourceReader(path: path)
+        let samples = try decodedSamples(path)
+        #expect(samples.count == (Int(frames) ?? -1) * reader.channels, "\(name)")
+        #expect(samples.contains { $0 != 0 })
+    }
+
     @Test func anOggVorbisSourceConverts() throws {
         let folder = try Folder()
         _ = try AudioConverter.convert(

@@ -16,8 +16,6 @@ $FF -i "$SRC" -c:a libopus -b:a 24k $OUT/ogg-opus.opus
 $FF -i "$SRC" -c:a flac -f ogg $OUT/ogg-flac.oga
 $FF -i "$SRC" -c:a libspeex -f ogg $OUT/ogg-speex.spx
 sox "$SRC" -C 0 $OUT/ogg-vorbis.ogg
-$FF -i "$SRC" -ar 48000 -c:a ac3 -b:a 64k $OUT/ac3.ac3
-$FF -i "$SRC" -ar 48000 -c:a eac3 -b:a 64k $OUT/eac3.eac3
 $FF -i "$SRC" -c:a aac -b:a 32k -f latm $OUT/loas.latm
 $FF -i "$SRC" -c:a aac -b:a 32k $OUT/matroska-aac.mka
 $FF -i "$SRC" -c:a libopus -b:a 24k $OUT/webm-opus.webm
@@ -34,6 +32,5 @@ sox "$SRC" -t paf $OUT/ensoniq.paf
 sox "$SRC" -t xi $OUT/fasttracker.xi
 sox "$SRC" -t htk $OUT/htk.htk
 sox "$SRC" $OUT/amiga.8svx
-sox "$SRC" -t amr-nb $OUT/amr.amr
 # Text that claims to be an MP3. (Opus in CAF, made here once, is read now: other/caf-opus.caf.)
 printf 'This is a text file named like an MP3.\nIt holds no audio at all.\n' > $OUT/text.mp3

@@ -51,7 +51,10 @@ extension MP4Parser {
         if let major = body.readFourCharCode() { brands.append(major) }
         _ = body.skip(4)
         while let brand = body.readFourCharCode() { brands.append(brand) }
-        context.properties.fileType = brands.contains("M4A ") || brands.contains("M4B ") ? .m4a : .mp4
+        // 3GPP and 3GPP2 files are ISO base media files whose brands say so ('3gp4' ... '3g2a').
+        let isThirdGeneration = brands.first.map { $0.description.hasPrefix("3gp") || $0.description.hasPrefix("3g2") }
+        context.properties.fileType =
+            brands.contains("M4A ") || brands.contains("M4B ") ? .m4a : isThirdGeneration == true ? .threeGP : .mp4
         context.announce(.fileFormat)
     }
 
@@ -346,6 +349,13 @@ extension MP4Parser {
             }
             return plain(.ac3, frames: 1536)
         case "ec-3": return plain(.enhancedAC3, frames: 1536)
+        // AMR in 3GPP files: a 20 ms frame a sample, mono at 8 or 16 kHz whatever the entry says.
+        case "samr", "sawb":
+            var result = plain(type, frames: type == "samr" ? 160 : 320)
+            result.format.sampleRate = type == "samr" ? 8000 : 16000
+            result.format.channelsPerFrame = 1
+            result.formatList = [result.format]
+            return result
         case "lpcm" where version == 2 && lpcm != nil:
             // Version 2's `lpcm`: the bits and flags say it all (kAudioFormatFlagIsFloat 1, IsBigEndian 2).
             let (bits, flags) = lpcm ?? (0, 0)

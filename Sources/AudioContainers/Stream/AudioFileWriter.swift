@@ -244,7 +244,7 @@ public final class AudioFileWriter {
                     offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])
-        case .flac, .w64, .au, .ogg:
+        case .flac, .w64, .au, .ogg, .ac3, .ec3, .amr, .threeGP:
             throw AudioFileError.unsupportedFileType(
                 "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }

@@ -8,7 +8,7 @@ import AudioFormats
 enum FileSignature {
     /// The containers afkit parses.
     enum Container {
-        case caf, mp4, aiff, wave, flac, wave64, au, ogg
+        case caf, mp4, aiff, wave, flac, wave64, au, ogg, ac3, amr
     }
 
     /// A format afkit recognises and does not read: what to call it and what to do instead.
@@ -88,7 +88,7 @@ enum FileSignature {
             ogg(bytes, atEnd: atEnd, firstPacket: Array("Speex   ".utf8))
         },
         Entry(outcome: .read(.ogg)) { bytes, atEnd in ogg(bytes, atEnd: atEnd, firstPacket: []) },
-        Entry(outcome: .refuse(name: "an AC-3 stream", reason: notDecoded("AC-3 or E-AC-3"))) { bytes, atEnd in
+        Entry(outcome: .read(.ac3)) { bytes, atEnd in
             ac3(bytes, atEnd: atEnd)
         },
         Entry(outcome: .refuse(name: "a DTS stream", reason: notDecoded("DTS"))) { bytes, _ in
@@ -97,10 +97,10 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "a LOAS/LATM stream", reason: notRead("LOAS"))) { bytes, atEnd in
             loas(bytes, atEnd: atEnd)
         },
-        Entry(outcome: .refuse(name: "an AMR file", reason: notDecoded("AMR"))) { bytes, _ in
+        Entry(outcome: .read(.amr)) { bytes, _ in
             any(magic(bytes, "#!AMR\n"), magic(bytes, "#!AMR_MC1.0\n"))
         },
-        Entry(outcome: .refuse(name: "an AMR-WB file", reason: notDecoded("AMR-WB"))) { bytes, _ in
+        Entry(outcome: .read(.amr)) { bytes, _ in
             any(magic(bytes, "#!AMR-WB\n"), magic(bytes, "#!AMR-WB_MC1.0\n"))
         },
         Entry(outcome: .refuse(name: "a Matroska file", reason: extractFirst)) { bytes, atEnd in
@@ -325,31 +325,13 @@ enum FileSignature {
     static func ac3(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) -> Verdict {
         let sync = magic(bytes, [0x0B, 0x77])
         guard case .yes = sync else { return sync }
-        guard bytes.count >= 6 else { return atEnd ? .no : .undecided(6) }
-        let streamID = bytes[5] >> 3
-        var frameBytes: Int
-        var name: String
-        if streamID <= 10 {
-            let rateCode = Int(bytes[4] >> 6)
-            let sizeCode = Int(bytes[4] & 0x3F)
-            guard rateCode != 3, sizeCode < 38 else { return .no }
-            let bitrates = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640]
-            let kbps = bitrates[sizeCode / 2]
-            let words =
-                rateCode == 0 ? kbps * 2 : rateCode == 2 ? kbps * 3 : kbps * 1536_000 / (44100 * 16) + (sizeCode & 1)
-            frameBytes = words * 2
-            name = "an AC-3 stream"
-        } else if streamID <= 16 {
-            guard bytes[2] >> 6 != 3 else { return .no }
-            frameBytes = ((Int(bytes[2] & 7) << 8) | Int(bytes[3])) * 2 + 2
-            name = "an E-AC-3 stream"
-        } else {
-            return .no
-        }
-        switch magic(bytes, [0x0B, 0x77], at: frameBytes) {
+        guard bytes.count >= AC3.headerSize else { return atEnd ? .no : .undecided(AC3.headerSize) }
+        // The frame's header as the parser reads it, and the next frame's sync where it says.
+        guard let frame = AC3().frame(bytes) else { return .no }
+        switch magic(bytes, [0x0B, 0x77], at: frame.length) {
         case .no: return .no
-        case .undecided(let count): return atEnd ? .yes(name: name) : .undecided(count)
-        case .yes: return .yes(name: name)
+        case .undecided(let count): return atEnd ? .yes() : .undecided(count)
+        case .yes: return .yes()
         }
     }
 

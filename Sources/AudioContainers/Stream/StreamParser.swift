@@ -125,6 +125,8 @@ func detectContainer(
     case .container(.wave64): return .parser(ChunkWalker<Wave64.Container>(mode: mode, limits: limits))
     case .container(.au): return .parser(ChunkWalker<AU.Container>(mode: mode, limits: limits))
     case .container(.ogg): return .parser(OggParser(mode: mode, limits: limits))
+    case .container(.ac3): return .parser(FramedStreamParser<AC3>(mode: mode, limits: limits))
+    case .container(.amr): return .parser(FramedStreamParser<AMR>(mode: mode, limits: limits))
     case .refused(let refusal): throw refusal.error(at: 0)
     case .unknown:
         if atEnd && bytes.count < 4 {
