@@ -39,6 +39,8 @@ def make_inputs():
         "CAF ALAC (pakt)": ("alac.caf", "-c:a alac"),
     }
     inputs["FLAC (flac -5)"] = ("flac5.flac", "flac")
+    inputs["Ogg Vorbis (oggenc -q 5)"] = ("vorbis.ogg", "oggenc")
+    inputs["Ogg Opus (opusenc 128k)"] = ("opus.opus", "opusenc")
     inputs["MP3 VBR (LAME -V2)"] = ("lame-v2.mp3", None)
     inputs["ADTS AAC-LC 128k"] = ("aac.aac", "-c:a aac -b:a 128k -f adts")
     inputs["M4A AAC-LC 128k (moov first)"] = ("aac-faststart.m4a", "-c:a aac -b:a 128k -movflags +faststart")
@@ -50,6 +52,10 @@ def make_inputs():
                 sh(f"lame --quiet -V 2 {src} {path}")
             elif codec == "flac":
                 sh(f"flac --silent --force {src} -o {path}")
+            elif codec == "oggenc":
+                sh(f"oggenc -Q -q 5 {src} -o {path}")
+            elif codec == "opusenc":
+                sh(f"opusenc --quiet --bitrate 128 {src} {path}")
             else:
                 sh(f"ffmpeg -y -i {src} {codec} {path}")
     return {name: f"{WORK}/{file}" for name, (file, _) in inputs.items()}
@@ -230,6 +236,12 @@ def conversions():
         ("FLAC (flac -5) → CAF 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/flac5.flac {out}/flac.caf", [
             ("ffmpeg -c:a pcm_s16le", f"ffmpeg -v error -y -i {WORK}/flac5.flac -c:a pcm_s16le {out}/fflac.caf"),
             ("flac -d (to WAV)", f"flac --silent --force -d {WORK}/flac5.flac -o {out}/flac-d.wav")]),
+        ("Ogg Vorbis (oggenc -q 5) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/vorbis.ogg {out}/v.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/vorbis.ogg {out}/fv.wav"),
+            ("oggdec", f"oggdec --quiet {WORK}/vorbis.ogg -o {out}/ov.wav")]),
+        ("Ogg Opus (128k) → WAV 16-bit, 48 kHz", f"{AFKIT} convert -d LEI16 {WORK}/opus.opus {out}/o.wav", [
+            ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/opus.opus {out}/fo.wav"),
+            ("opusdec --rate 48000", f"opusdec --quiet --rate 48000 {WORK}/opus.opus {out}/oo.wav")]),
         ("CAF IMA4 → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/ima4.caf {out}/ima4.wav", [
             ("ffmpeg", f"ffmpeg -v error -y -i {WORK}/ima4.caf {out}/fima4.wav")]),
         ("MP3 (LAME -V2) → WAV 16-bit", f"{AFKIT} convert -d LEI16 {WORK}/lame-v2.mp3 {out}/m.wav", [

@@ -65,7 +65,11 @@ public struct FLACDecoder: IntegerAudioDecoder {
     ) throws -> Int {
         try decodeFrames(bytes, packetCount: packetCount, descriptions: descriptions) { block, base, bits in
             let scale = 1 / Float(1 << (bits - 1))
-            block.interleave(into: output.baseAddress.unsafelyUnwrapped + base) { Float($0) * scale }
+            // A damaged frame's prediction can leave the depth's range: held at its ends.
+            let (low, high) = (-(Int32(1) << (bits - 1)), (Int32(1) << (bits - 1)) - 1)
+            block.interleave(into: output.baseAddress.unsafelyUnwrapped + base) {
+                Float(min(max($0, low), high)) * scale
+            }
         }
     }
 
@@ -82,14 +86,15 @@ public struct FLACDecoder: IntegerAudioDecoder {
     ) throws -> Int {
         let width = decodedLayout.width
         return try decodeFrames(bytes, packetCount: packetCount, descriptions: descriptions) { block, base, bits in
+            let (low, high) = (-(Int32(1) << (bits - 1)), (Int32(1) << (bits - 1)) - 1)
             if width == 2 {
                 let shift = Int32(16 - bits)
                 let target = output.bindMemory(to: Int16.self).baseAddress.unsafelyUnwrapped + base
-                block.interleave(into: target) { Int16(truncatingIfNeeded: $0 &<< shift) }
+                block.interleave(into: target) { Int16(truncatingIfNeeded: min(max($0, low), high) &<< shift) }
             } else {
                 let shift = Int32(32 - bits)
                 block.interleave(into: output.bindMemory(to: Int32.self).baseAddress.unsafelyUnwrapped + base) {
-                    $0 &<< shift
+                    min(max($0, low), high) &<< shift
                 }
             }
         }

@@ -61,10 +61,18 @@ func recordStream(_ bytes: [UInt8], sizes: [Int], discontinuityAt: Int? = nil) -
     return (recording, parser.properties)
 }
 
-/// Packets lie inside the input, in order, without overlapping.
-private func checkPlacement(_ packets: [[Int64]], inputSize: Int) -> String? {
+/// Packets lie inside the input, in order, without overlapping. A paged container's (Ogg's) are placed
+/// at the page they begin on: in order, each page inside the input, no packet larger than the input.
+private func checkPlacement(_ packets: [[Int64]], inputSize: Int, pagePlaced: Bool = false) -> String? {
     var end: Int64 = 0
     for packet in packets {
+        if pagePlaced {
+            if packet[0] < end || packet[0] >= Int64(inputSize) || packet[1] < 0 || packet[1] > Int64(inputSize) {
+                return "packet \(packet) is placed outside the input or before the page before (at \(end))"
+            }
+            end = packet[0]
+            continue
+        }
         if packet[0] < end || packet[1] < 0 || packet[0] + packet[1] > Int64(inputSize) {
             return "packet \(packet) lies outside the input or overlaps the one before (which ended at \(end))"
         }
@@ -87,7 +95,8 @@ func checkStream(_ bytes: [UInt8]) -> String? {
         return "chunked parsing (pieces of \(sizes)) differs from whole parsing: \(whole.packets.count) packets, "
             + "error \(whole.error ?? "none") whole; \(chunked.packets.count) packets, error \(chunked.error ?? "none") chunked"
     }
-    if let problem = checkPlacement(whole.packets, inputSize: bytes.count) { return problem }
+    let pagePlaced = properties.fileType == .ogg
+    if let problem = checkPlacement(whole.packets, inputSize: bytes.count, pagePlaced: pagePlaced) { return problem }
     if whole.error == nil {
         if let count = properties.audioDataByteCount, count > Int64(bytes.count) {
             return "audio byte count \(count) exceeds the \(bytes.count)-byte input"
@@ -103,7 +112,7 @@ func checkStream(_ bytes: [UInt8]) -> String? {
         let cut = bytes.count * Int(bytes[bytes.count - 1]) / 256 / 7 * 7
         let (resumed, _) = recordStream(bytes, sizes: [7], discontinuityAt: cut)
         if let error = resumed.unexpectedError { return "after a discontinuity: an error of another type: \(error)" }
-        if let problem = checkPlacement(resumed.packets, inputSize: bytes.count) {
+        if let problem = checkPlacement(resumed.packets, inputSize: bytes.count, pagePlaced: pagePlaced) {
             return "after a discontinuity: \(problem)"
         }
     }
@@ -119,9 +128,21 @@ func checkFile(_ bytes: [UInt8]) -> String? {
     defer { unlink(path) }
     guard let file = try? AudioFile(path: path) else { return nil }
     var next: Int64 = 0
+    // Ogg's packets are placed at their pages; their bytes are read from where they lie.
+    let pagePlaced = file.properties.fileType == .ogg
     for packet in 0..<min(file.packetCount, 4096) {
         guard let description = try? file.packetDescription(packet) else {
             return "packet \(packet) of \(file.packetCount) has no description"
+        }
+        if pagePlaced {
+            if description.startOffset < next || description.startOffset >= Int64(bytes.count)
+                || Int64(description.dataByteSize) > Int64(bytes.count)
+            {
+                return
+                    "file packet \(packet)'s page at \(description.startOffset) lies outside the file or out of order"
+            }
+            next = description.startOffset
+            continue
         }
         if description.startOffset < next
             || description.startOffset + Int64(description.dataByteSize) > Int64(bytes.count)
@@ -134,7 +155,16 @@ func checkFile(_ bytes: [UInt8]) -> String? {
     if let count = file.properties.audioDataByteCount, count > Int64(bytes.count) {
         return "audio byte count \(count) exceeds the \(bytes.count)-byte file"
     }
-    _ = try? file.readPackets(from: 0, count: 64)
+    // The first packets read: their descriptions inside the bytes (back to back where joined, as Ogg's).
+    if let (read, descriptions) = try? file.readPackets(from: 0, count: 64) {
+        let total = descriptions.reduce(0) { $0 + Int($1.dataByteSize) }
+        let inside = descriptions.allSatisfy {
+            $0.startOffset >= 0 && $0.startOffset + Int64($0.dataByteSize) <= read.count
+        }
+        if !inside || (pagePlaced ? read.count != total : read.count < total) {
+            return "the first packets read are \(read.count) bytes; their descriptions say otherwise"
+        }
+    }
     return nil
 }
 

@@ -87,7 +87,7 @@ enum FLAC {
             let number = Int(bytes[position + 8])
             let indexCount = Int(bytes[position + 35])
             position += 36
-            for index in 0..<indexCount {
+            for _ in 0..<indexCount {
                 guard position + 12 <= bytes.count,
                     let relative = reader.getInteger(at: position, endianness: .big, as: UInt64.self)
                 else { return nil }
@@ -159,6 +159,8 @@ struct FLACParser: StreamParser {
     /// Samples per channel in the frames delivered.
     private var samplesSeen: Int64 = 0
     private var lastSeekWasEstimate = true
+    /// After a seek: the next frame found gives its number to the packet count.
+    private var renumbers = false
 
     init(mode: ParseMode, limits: ParserLimits) {
         context = ParseContext(mode: mode, limits: limits)
@@ -441,10 +443,11 @@ struct FLACParser: StreamParser {
             context.announcedReady = true
             context.announce(.readyToProducePackets)
         }
-        if previous == nil, !header.isVariableBlockSize, context.nextPacket != Int64(header.number) {
+        if renumbers, !header.isVariableBlockSize {
             // After a seek, the frame's own number says which packet it is.
             context.nextPacket = Int64(header.number)
         }
+        renumbers = false
         previous = header
         largest = max(largest, length)
         lastEnd = offset + Int64(length)
@@ -524,6 +527,7 @@ struct FLACParser: StreamParser {
             offset = from.0 + Int64(Double(packet - from.1) * average)
         }
         context.nextPacket = packet
+        renumbers = true
         return first + max(offset, 0)
     }
 }

@@ -73,7 +73,12 @@ public final class AudioFile {
             throw AudioFileError.invalidPacket(
                 "\(path): packet \(packet) of \(packetCount) does not exist", offset: nil)
         }
-        if let table = packetTable { return table[Int(packet)] }
+        if let table = packetTable {
+            guard packet < table.count else {
+                throw AudioFileError.invalidPacket("\(path): packet \(packet) has no place in the file", offset: nil)
+            }
+            return table[Int(packet)]
+        }
         let size = Int64(dataFormat.bytesPerPacket)
         return PacketDescription(startOffset: (properties.dataOffset ?? 0) + packet * size, dataByteSize: UInt32(size))
     }
