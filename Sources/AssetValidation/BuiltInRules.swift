@@ -165,24 +165,10 @@ extension ValidationRule {
     public static let fileExtension = ValidationRule(id: "extension", parameters: []) { facts, _ in
         guard let summary = facts.summary else { return [] }
         let ext = facts.fileExtension
-        let expected: Set<String> =
-            switch summary.container {
-            case .caf: ["caf", "caff"]
-            case .aiff, .aifc: ["aif", "aiff", "aifc"]
-            case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
-            case .mp3: summary.format.formatID == .mpegLayer2 ? ["mp2", "mpa", "mp3"] : ["mp3", "mpa", "mp1", "mp2"]
-            case .adts: ["aac", "adts"]
-            case .m4a: ["m4a", "m4b", "m4r", "mp4"]
-            case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
-            case .flac: ["flac"]
-            case .w64: ["w64"]
-            case .au: ["au", "snd"]
-            case .ogg: ["ogg", "oga", "opus"]
-            case .ac3: ["ac3"]
-            case .ec3: ["ec3", "eac3"]
-            case .amr: ["amr", "awb"]
-            case .threeGP: ["3gp", "3g2"]
-            }
+        // MPEG Layer II goes by .mp2 and .mpa (or .mp3), never .mp1.
+        let expected =
+            summary.format.formatID == .mpegLayer2 && summary.container == .mp3
+            ? ["mp2", "mpa", "mp3"] : summary.container.knownExtensions
         guard !expected.contains(ext) else { return [] }
         if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
         return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
@@ -321,50 +307,9 @@ extension ValidationRule {
     }
 }
 
-private func describe(_ type: FileType) -> String {
-    switch type {
-    case .caf: "a CAF file"
-    case .aiff: "an AIFF file"
-    case .aifc: "an AIFF-C file"
-    case .wav: "a WAV file"
-    case .rf64: "an RF64 file"
-    case .mp3: "an MPEG audio stream"
-    case .adts: "an ADTS (AAC) stream"
-    case .m4a: "an MPEG-4 audio (M4A) file"
-    case .mp4: "an MPEG-4 file"
-    case .flac: "a FLAC file"
-    case .w64: "a Sony Wave64 file"
-    case .au: "a Sun/NeXT AU file"
-    case .ogg: "an Ogg file"
-    case .ac3: "an AC-3 stream"
-    case .ec3: "an E-AC-3 stream"
-    case .amr: "an AMR file"
-    case .threeGP: "a 3GPP file"
-    }
-}
+private func describe(_ type: FileType) -> String { type.kindDescription }
 
-private func containerName(_ name: String) -> String {
-    switch FileType(rawValue: name) {
-    case .caf?: "CAF"
-    case .aiff?: "AIFF"
-    case .aifc?: "AIFF-C"
-    case .wav?: "WAV"
-    case .rf64?: "RF64"
-    case .mp3?: "MPEG audio"
-    case .adts?: "ADTS"
-    case .m4a?: "M4A"
-    case .mp4?: "MPEG-4"
-    case .flac?: "FLAC"
-    case .w64?: "Wave64"
-    case .au?: "AU"
-    case .ogg?: "Ogg"
-    case .ac3?: "AC-3"
-    case .ec3?: "E-AC-3"
-    case .amr?: "AMR"
-    case .threeGP?: "3GPP"
-    case nil: name
-    }
-}
+private func containerName(_ name: String) -> String { FileType(rawValue: name)?.name ?? name }
 
 private func formatName(_ id: FourCharCode) -> String {
     switch id {

@@ -41,6 +41,73 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// The container's name in messages ("CAF", "MPEG audio", "Wave64").
+    public var name: String {
+        switch self {
+        case .caf: "CAF"
+        case .aiff: "AIFF"
+        case .aifc: "AIFF-C"
+        case .wav: "WAV"
+        case .rf64: "RF64"
+        case .mp3: "MPEG audio"
+        case .adts: "ADTS"
+        case .m4a: "M4A"
+        case .mp4: "MPEG-4"
+        case .flac: "FLAC"
+        case .w64: "Wave64"
+        case .au: "AU"
+        case .ogg: "Ogg"
+        case .ac3: "AC-3"
+        case .ec3: "E-AC-3"
+        case .amr: "AMR"
+        case .threeGP: "3GPP"
+        }
+    }
+
+    /// What a file of this container is, as a message says it ("a CAF file", "an ADTS (AAC) stream").
+    public var kindDescription: String {
+        switch self {
+        case .caf: "a CAF file"
+        case .aiff: "an AIFF file"
+        case .aifc: "an AIFF-C file"
+        case .wav: "a WAV file"
+        case .rf64: "an RF64 file"
+        case .mp3: "an MPEG audio stream"
+        case .adts: "an ADTS (AAC) stream"
+        case .m4a: "an MPEG-4 audio (M4A) file"
+        case .mp4: "an MPEG-4 file"
+        case .flac: "a FLAC file"
+        case .w64: "a Sony Wave64 file"
+        case .au: "a Sun/NeXT AU file"
+        case .ogg: "an Ogg file"
+        case .ac3: "an AC-3 stream"
+        case .ec3: "an E-AC-3 stream"
+        case .amr: "an AMR file"
+        case .threeGP: "a 3GPP file"
+        }
+    }
+
+    /// The file name extensions (lower case, no dot) files of this container go by.
+    public var knownExtensions: Set<String> {
+        switch self {
+        case .caf: ["caf", "caff"]
+        case .aiff, .aifc: ["aif", "aiff", "aifc"]
+        case .wav, .rf64: ["wav", "wave", "rf64", "bwf"]
+        case .mp3: ["mp3", "mpa", "mp1", "mp2"]
+        case .adts: ["aac", "adts"]
+        case .m4a: ["m4a", "m4b", "m4r", "mp4"]
+        case .mp4: ["mp4", "m4a", "m4b", "m4r", "mov", "3gp"]
+        case .flac: ["flac"]
+        case .w64: ["w64"]
+        case .au: ["au", "snd"]
+        case .ogg: ["ogg", "oga", "opus"]
+        case .ac3: ["ac3"]
+        case .ec3: ["ec3", "eac3"]
+        case .amr: ["amr", "awb"]
+        case .threeGP: ["3gp", "3g2"]
+        }
+    }
+
     /// The container a file name extension usually names, used only as a hint to break ties.
     public init?(fileExtension: String) {
         switch fileExtension.lowercased() {
