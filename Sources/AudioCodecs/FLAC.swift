@@ -26,9 +26,8 @@ public struct FLACDecoder: IntegerAudioDecoder {
         guard (1...8).contains(channels) else {
             throw AudioFileError.unsupportedDataFormat("flac: \(channels) channels (FLAC holds 1 to 8)", offset: nil)
         }
-        let info = magicCookie.flatMap(Self.streamInfo(inCookie:))
-        let flagBits = [1: 16, 2: 20, 3: 24, 4: 32][Int(format.formatFlags.rawValue)]
-        streamBitsPerSample = info?.bitsPerSample ?? flagBits
+        let info = magicCookie.flatMap { FLACStreamInfo(cookie: $0) }
+        streamBitsPerSample = info?.bitsPerSample ?? format.losslessBitDepth
         if let bits = streamBitsPerSample, bits > 24 {
             throw AudioFileError.unsupportedDataFormat(
                 "flac: \(bits)-bit samples; afkit decodes FLAC of 4 to 24 bits", offset: nil)
@@ -40,23 +39,6 @@ public struct FLACDecoder: IntegerAudioDecoder {
 
     /// Frames are independent: nothing is carried from one to the next.
     public mutating func reset() {}
-
-    /// The bits per sample and the largest block of the `STREAMINFO` inside a cookie.
-    static func streamInfo(inCookie cookie: [UInt8]) -> (bitsPerSample: Int, maximumBlockSize: Int)? {
-        var start: Int
-        switch cookie.count {
-        case 34: start = 0
-        case _ where cookie.starts(with: Array("fLaC".utf8)): start = 8
-        case _ where cookie.count >= 38 && cookie[0] & 0x7F == 0 && cookie[1...3] == [0, 0, 34]: start = 4
-        case _ where cookie.count >= 42 && cookie[4] & 0x7F == 0 && cookie[5...7] == [0, 0, 34]: start = 8
-        default: return nil
-        }
-        guard cookie.count >= start + 34 else { return nil }
-        let maximumBlock = Int(cookie[start + 2]) << 8 | Int(cookie[start + 3])
-        let bits = Int((cookie[start + 12] & 1) << 4 | cookie[start + 13] >> 4) + 1
-        guard maximumBlock >= 16 else { return nil }
-        return (bits, maximumBlock)
-    }
 
     /// Decodes whole frames into interleaved samples in -1...1.
     public mutating func decode(

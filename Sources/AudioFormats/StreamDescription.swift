@@ -93,17 +93,30 @@ public struct StreamDescription: Hashable, Sendable {
     public static func appleLossless(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
         -> StreamDescription
     {
-        let flags: UInt32 =
-            switch bitDepth {
-            case 20: 2
-            case 24: 3
-            case 32: 4
-            default: 1
-            }
-        return StreamDescription(
-            sampleRate: sampleRate, formatID: .alac, formatFlags: FormatFlags(rawValue: flags),
+        StreamDescription(
+            sampleRate: sampleRate, formatID: .alac,
+            formatFlags: losslessFlags(bitDepth: bitDepth) ?? FormatFlags(rawValue: 1),
             bytesPerPacket: 0, framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels,
             bitsPerChannel: 0)
+    }
+
+    /// FLAC: packets that vary in size; the flags say the source's bit depth as Apple Lossless's do
+    /// (0 for depths other than 16, 20, 24 and 32, whose frames say theirs).
+    public static func flac(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
+        -> StreamDescription
+    {
+        StreamDescription(
+            sampleRate: sampleRate, formatID: .flac, formatFlags: losslessFlags(bitDepth: bitDepth) ?? [],
+            bytesPerPacket: 0, framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels,
+            bitsPerChannel: 0)
+    }
+
+    /// Apple's lossless source-depth flags, both ways: 1 for 16 bits, 2 for 20, 3 for 24, 4 for 32.
+    private static let losslessDepths: [UInt32: Int] = [1: 16, 2: 20, 3: 24, 4: 32]
+
+    /// The flags naming a lossless source's depth; `nil` for a depth they cannot name.
+    static func losslessFlags(bitDepth: Int) -> FormatFlags? {
+        losslessDepths.first { $0.value == bitDepth }.map { FormatFlags(rawValue: $0.key) }
     }
 
     /// G.711 u-law or A-law: one byte per sample.
@@ -118,7 +131,7 @@ public struct StreamDescription: Hashable, Sendable {
     public var losslessBitDepth: Int? {
         switch formatID {
         case .lpcm: formatFlags.contains(.isFloat) ? nil : Int(bitsPerChannel)
-        case .alac, .flac: [1: 16, 2: 20, 3: 24, 4: 32][formatFlags.rawValue]
+        case .alac, .flac: Self.losslessDepths[formatFlags.rawValue]
         default: nil
         }
     }

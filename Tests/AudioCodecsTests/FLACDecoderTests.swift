@@ -21,7 +21,7 @@ import Testing
         let file = try AudioFile(path: path)
         var decoder = try AudioCodecRegistry.builtIn.decoder(
             for: file.dataFormat, magicCookie: file.properties.magicCookie)
-        let bits = try #require(FLACTestInfo.bitsPerSample(file.properties.magicCookie ?? []))
+        let bits = try #require(FLACStreamInfo(cookie: file.properties.magicCookie ?? [])?.bitsPerSample)
         let scale = Float(1 << (bits - 1))
         var md5 = MD5()
         var frames = 0
@@ -60,7 +60,7 @@ import Testing
         let cookie = file.properties.magicCookie ?? []
         let signature = Array(cookie[18..<34])
         if signature.contains(where: { $0 != 0 })
-            && width == FLACTestInfo.bitsPerSample(cookie).map({ ($0 + 7) / 8 * 8 })
+            && width == (FLACStreamInfo(cookie: cookie)?.bitsPerSample).map({ ($0 + 7) / 8 * 8 })
         {
             #expect(md5 == Self.hex(signature), "\(name): STREAMINFO's MD5")
         }
@@ -104,13 +104,5 @@ import Testing
         #expect(error.code == "dta?")
         #expect(error.offset == Int64(second))
         descriptions.removeAll()
-    }
-}
-
-enum FLACTestInfo {
-    /// STREAMINFO's bits per sample.
-    static func bitsPerSample(_ cookie: [UInt8]) -> Int? {
-        guard cookie.count == 34 else { return nil }
-        return Int((cookie[12] & 1) << 4 | cookie[13] >> 4) + 1
     }
 }

@@ -9,51 +9,6 @@ enum FLAC {
         case streamInfo = 0, padding, application, seekTable, vorbisComment, cueSheet, picture
     }
 
-    /// `STREAMINFO`: the stream's one mandatory block.
-    struct StreamInfo: Hashable, Sendable {
-        var minimumBlockSize: Int
-        var maximumBlockSize: Int
-        var minimumFrameSize: Int
-        var maximumFrameSize: Int
-        var sampleRate: Int
-        var channels: Int
-        var bitsPerSample: Int
-        /// Samples per channel in the stream; 0: not stated.
-        var totalSamples: Int64
-        var md5: [UInt8]
-
-        /// Bytes of the block's body.
-        static let size = 34
-
-        /// Reads the 34-byte body; `nil` where a field holds what no stream can (a rate of 0, a block
-        /// size under 16).
-        init?(_ bytes: UnsafeRawBufferPointer) {
-            guard bytes.count >= Self.size else { return nil }
-            func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 << 8 | Int(bytes[$1]) } }
-            minimumBlockSize = value(0..<2)
-            maximumBlockSize = value(2..<4)
-            minimumFrameSize = value(4..<7)
-            maximumFrameSize = value(7..<10)
-            let packed = (10..<18).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
-            sampleRate = Int(packed >> 44)
-            channels = Int((packed >> 41) & 7) + 1
-            bitsPerSample = Int((packed >> 36) & 0x1F) + 1
-            totalSamples = Int64(packed & 0xF_FFFF_FFFF)
-            md5 = Array(bytes[18..<34])
-            guard sampleRate > 0, bitsPerSample >= 4, maximumBlockSize >= 16, minimumBlockSize >= 16,
-                minimumBlockSize <= maximumBlockSize
-            else { return nil }
-        }
-
-        /// Apple's description: `flac`, the flags naming the source depth as for Apple Lossless, a
-        /// constant frame count where every block but the last has the same size.
-        var streamDescription: StreamDescription {
-            .flac(
-                sampleRate: Double(sampleRate), channels: UInt32(channels), bitDepth: bitsPerSample,
-                framesPerPacket: minimumBlockSize == maximumBlockSize ? UInt32(maximumBlockSize) : 0)
-        }
-    }
-
     /// A `SEEKTABLE` point: a frame's first sample and its offset from the first frame.
     struct SeekPoint: Hashable, Sendable {
         var sample: Int64
@@ -104,19 +59,6 @@ enum FLAC {
     }
 }
 
-extension StreamDescription {
-    /// FLAC: packets that vary in size; the flags say the source's bit depth as Apple Lossless's do
-    /// (1: 16, 2: 20, 3: 24, 4: 32 bits; 0 for other depths, whose frames say theirs).
-    public static func flac(sampleRate: Double, channels: UInt32, bitDepth: Int, framesPerPacket: UInt32)
-        -> StreamDescription
-    {
-        let flags: UInt32 = [16: 1, 20: 2, 24: 3, 32: 4][bitDepth] ?? 0
-        return StreamDescription(
-            sampleRate: sampleRate, formatID: .flac, formatFlags: FormatFlags(rawValue: flags), bytesPerPacket: 0,
-            framesPerPacket: framesPerPacket, bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
-    }
-}
-
 /// The push parser for native FLAC. Metadata blocks are read whole up to the parser's limit
 /// (`STREAMINFO`, `SEEKTABLE`, `VORBIS_COMMENT` into `metadata`, `CUESHEET` into markers); pictures,
 /// padding and application blocks are stepped over. A frame is a packet: it starts at a header that
@@ -145,7 +87,7 @@ struct FLACParser: StreamParser {
 
     var context: ParseContext
     private var phase = Phase.signature
-    private(set) var streamInfo: FLAC.StreamInfo?
+    private(set) var streamInfo: FLACStreamInfo?
     private var seekPoints: [FLAC.SeekPoint] = []
     /// Bytes of a metadata block being passed over.
     private var stepping: Int64 = 0
@@ -262,7 +204,7 @@ struct FLACParser: StreamParser {
             guard streamInfo == nil else {
                 throw AudioFileError.malformed("flac: a second STREAMINFO block", offset: offset - 4)
             }
-            guard body.count == FLAC.StreamInfo.size, let info = FLAC.StreamInfo(body) else {
+            guard body.count == FLACStreamInfo.size, let info = FLACStreamInfo(body) else {
                 throw AudioFileError.malformed(
                     "flac: STREAMINFO is \(body.count) bytes or holds impossible values (a 34-byte block with a "
                         + "rate above 0 and blocks of 16 samples or more expected)", offset: offset)
@@ -311,7 +253,7 @@ struct FLACParser: StreamParser {
 
     /// Whether a header belongs to this stream: `STREAMINFO`'s channels, rate and depth, numbered after
     /// the frame before (any number after a discontinuity).
-    private func belongs(_ header: FLACFrameHeader, info: FLAC.StreamInfo) -> Bool {
+    private func belongs(_ header: FLACFrameHeader, info: FLACStreamInfo) -> Bool {
         guard header.channels == info.channels, header.sampleRate.map({ $0 == info.sampleRate }) ?? true,
             header.bitsPerSample.map({ $0 == info.bitsPerSample }) ?? true,
             header.blockSize <= info.maximumBlockSize
@@ -322,7 +264,7 @@ struct FLACParser: StreamParser {
 
     /// The most bytes a frame of `header`'s block can take: its samples stored verbatim, a side channel's
     /// extra bit, the subframe headers and wasted-bits codes, the header and the CRC-16.
-    private static func largestFrame(_ header: FLACFrameHeader, info: FLAC.StreamInfo) -> Int {
+    private static func largestFrame(_ header: FLACFrameHeader, info: FLACStreamInfo) -> Int {
         let bits = header.bitsPerSample ?? info.bitsPerSample
         return (header.blockSize * header.channels * (bits + 1) + 7) / 8 + header.channels * 8
             + FLACFrameHeader.maximumLength + 2

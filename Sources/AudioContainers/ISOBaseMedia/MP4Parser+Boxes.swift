@@ -345,7 +345,7 @@ extension MP4Parser {
             // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
             if let config = children["dac3"], config.count >= 2 {
                 let mode = Int(config[1] >> 3 & 7)
-                channels = UInt32([2, 1, 2, 3, 3, 4, 4, 5][mode]) + UInt32(config[1] >> 2 & 1)
+                channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
             }
             return plain(.ac3, frames: 1536)
         case "ec-3": return plain(.enhancedAC3, frames: 1536)

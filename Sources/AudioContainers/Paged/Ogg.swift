@@ -526,15 +526,15 @@ struct OggParser: StreamParser {
             if bytes.count > 8 { readComments(UnsafeRawBufferPointer(rebasing: bytes[8...])) }
         case (.flac, 0):
             // 0x7F "FLAC", version, the count of header packets after this one, "fLaC", STREAMINFO.
-            guard bytes.count >= 13 + 4 + FLAC.StreamInfo.size, bytes[9..<13].elementsEqual("fLaC".utf8),
-                let info = FLAC.StreamInfo(UnsafeRawBufferPointer(rebasing: bytes[17...]))
+            guard bytes.count >= 13 + 4 + FLACStreamInfo.size, bytes[9..<13].elementsEqual("fLaC".utf8),
+                let info = FLACStreamInfo(UnsafeRawBufferPointer(rebasing: bytes[17...]))
             else {
                 throw AudioFileError.malformed("ogg: the FLAC mapping header is malformed", offset: offset)
             }
             let count = Int(bytes[7]) << 8 | Int(bytes[8])
             stream.headersLeft = count == 0 ? nil : count
             setFormat(info.streamDescription)
-            context.properties.magicCookie = Array(bytes[17..<17 + FLAC.StreamInfo.size])
+            context.properties.magicCookie = Array(bytes[17..<17 + FLACStreamInfo.size])
         case (.flac, _):
             if let type = bytes.first, type & 0x7F == FLAC.BlockType.vorbisComment.rawValue, bytes.count > 4 {
                 readComments(UnsafeRawBufferPointer(rebasing: bytes[4...]))

@@ -1,0 +1,71 @@
+/// FLAC's `STREAMINFO` (RFC 9639, section 8.2): the stream's one mandatory metadata block, which the
+/// container parsers read for the format and the decoder, as its cookie, for the depth and largest block.
+public struct FLACStreamInfo: Hashable, Sendable {
+    /// The smallest block in samples (the last block aside).
+    public var minimumBlockSize: Int
+    /// The largest block in samples.
+    public var maximumBlockSize: Int
+    /// The smallest frame in bytes; 0: not stated.
+    public var minimumFrameSize: Int
+    /// The largest frame in bytes; 0: not stated.
+    public var maximumFrameSize: Int
+    /// Samples per second.
+    public var sampleRate: Int
+    /// Channels, 1 to 8.
+    public var channels: Int
+    /// Bits per sample, 4 to 32.
+    public var bitsPerSample: Int
+    /// Samples per channel in the stream; 0: not stated.
+    public var totalSamples: Int64
+    /// The MD5 of the encoder's input samples (zeros: not stated).
+    public var md5: [UInt8]
+
+    /// Bytes of the block's body.
+    public static let size = 34
+
+    /// Reads the 34-byte body; `nil` where a field holds what no stream can (a rate of 0, a block
+    /// size under 16).
+    public init?(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= Self.size else { return nil }
+        func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 << 8 | Int(bytes[$1]) } }
+        minimumBlockSize = value(0..<2)
+        maximumBlockSize = value(2..<4)
+        minimumFrameSize = value(4..<7)
+        maximumFrameSize = value(7..<10)
+        let packed = (10..<18).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
+        sampleRate = Int(packed >> 44)
+        channels = Int((packed >> 41) & 7) + 1
+        bitsPerSample = Int((packed >> 36) & 0x1F) + 1
+        totalSamples = Int64(packed & 0xF_FFFF_FFFF)
+        md5 = Array(bytes[18..<34])
+        guard sampleRate > 0, bitsPerSample >= 4, maximumBlockSize >= 16, minimumBlockSize >= 16,
+            minimumBlockSize <= maximumBlockSize
+        else { return nil }
+    }
+
+    /// The `STREAMINFO` inside a magic cookie: bare, as a metadata block, after `fLaC`, or in an MP4
+    /// `dfLa` box (its version and flags first).
+    public init?(cookie: [UInt8]) {
+        let start: Int
+        switch cookie.count {
+        case Self.size: start = 0
+        case _ where cookie.starts(with: Array("fLaC".utf8)): start = 8
+        case _ where cookie.count >= 38 && cookie[0] & 0x7F == 0 && cookie[1...3] == [0, 0, 34]: start = 4
+        case _ where cookie.count >= 42 && cookie[4] & 0x7F == 0 && cookie[5...7] == [0, 0, 34]: start = 8
+        default: return nil
+        }
+        guard cookie.count >= start + Self.size else { return nil }
+        guard let info = cookie.withUnsafeBytes({ Self(UnsafeRawBufferPointer(rebasing: $0[start...])) }) else {
+            return nil
+        }
+        self = info
+    }
+
+    /// Apple's description: `flac`, the flags naming the source depth as for Apple Lossless, a constant
+    /// frame count where every block but the last has the same size.
+    public var streamDescription: StreamDescription {
+        .flac(
+            sampleRate: Double(sampleRate), channels: UInt32(channels), bitDepth: bitsPerSample,
+            framesPerPacket: minimumBlockSize == maximumBlockSize ? UInt32(maximumBlockSize) : 0)
+    }
+}
