@@ -60,7 +60,7 @@ let package = Package(
             name: "AudioEngines",
             dependencies: [
                 "AudioCodecs", "AudioContainers", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
-                "CAVCodec", "CEBUR128",
+                "CAVCodec", "CEBUR128", "CFLAC", "COpus",
             ]
         ),
         // The pipeline: plan, render, normalization, batch (no C library of its own).
@@ -81,6 +81,8 @@ let package = Package(
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         avcodec,
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
+        systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
+        systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         curl,
         .executableTarget(
             name: "afkit",

@@ -151,7 +151,7 @@ public enum AudioConverter {
             ? PacketTableInfo(
                 validFrames: outputFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
             : nil
-        try writer.close(packetTableInfo: table, magicCookie: writer.fileType == .mp3 ? encoder.magicCookie : nil)
+        try writer.close(packetTableInfo: table, magicCookie: encoder.magicCookie)
         return (outputFrames, table)
     }
 
@@ -266,7 +266,7 @@ extension FileType {
         case .flac: [".flac"]
         case .w64: [".w64"]
         case .au: [".au"]
-        case .ogg: [".ogg", ".opus"]
+        case .ogg: [".opus", ".ogg"]
         case .ac3: [".ac3"]
         case .ec3: [".ec3"]
         case .amr: [".amr"]

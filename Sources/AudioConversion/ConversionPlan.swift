@@ -336,11 +336,13 @@ public struct ConversionPlan {
     }
 
     /// What a container gets when neither the settings nor the source decide: AAC for MPEG-4 and ADTS,
-    /// MP3 for `.mp3`, 16-bit PCM in the container's byte order otherwise.
+    /// MP3 for `.mp3`, FLAC for `.flac`, Opus for Ogg, 16-bit PCM in the container's byte order otherwise.
     static func containerDefault(_ fileType: FileType) -> DataFormatSpecifier? {
         switch fileType {
         case .m4a, .mp4, .adts: DataFormatSpecifier("aac")
         case .mp3: DataFormatSpecifier(".mp3")
+        case .flac: DataFormatSpecifier("flac")
+        case .ogg: DataFormatSpecifier("opus")
         case .aiff, .aifc: DataFormatSpecifier("BEI16")
         default: DataFormatSpecifier("LEI16")
         }
@@ -398,10 +400,17 @@ public struct ConversionPlan {
         }
         encoderSettings.bitRate = settings.bitRate
         encoderSettings.quality = settings.quality
-        encoderSettings.strategy = settings.strategy
+        // Apple's players decode Opus in CAF only at a constant bit rate: CAF's default.
+        encoderSettings.strategy = settings.strategy ?? (specifier.kind == .opus && fileType == .caf ? .constant : nil)
         encoderSettings.sourceBitDepth = source.bitDepth
         if specifier.kind == .alac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
             notes.append("ALAC holds integers: the floating-point source is written at 24 bits")
+        }
+        if specifier.kind == .flac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
+            notes.append("FLAC holds integers: the floating-point source is written at 24 bits")
+        } else if specifier.kind == .flac, source.bitDepth > 24 {
+            notes.append(
+                "FLAC is written at 24 bits at most (what FFmpeg and Apple decode): the source has \(source.bitDepth)")
         }
         return (encoderSettings, notes)
     }

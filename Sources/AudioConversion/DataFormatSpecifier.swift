@@ -5,21 +5,22 @@ import AudioEngines
 import AudioFormats
 
 /// An output data format in afconvert's spelling: `LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`, `ima4`,
-/// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless) and
-/// `.mp3`, with an optional `@RATE`.
+/// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless), `.mp3`,
+/// `flac` and `opus`, with an optional `@RATE`.
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     /// The codec or sample layout named.
     public enum Kind: Hashable, Sendable {
         case linearPCM(bits: UInt32, isFloat: Bool, isBigEndian: Bool, isSigned: Bool)
         case ima4, imaADPCM, ulaw, alaw
         case aac, alac, mp3
+        case flac, opus
     }
 
     /// Whether the format is compressed with a delay or variable packets (AAC, ALAC, MP3): the
     /// containers that hold them are CAF, M4A, and ADTS or MP3 for their own codec.
     public var isVariablePacketCodec: Bool {
         switch kind {
-        case .aac, .alac, .mp3: true
+        case .aac, .alac, .mp3, .flac, .opus: true
         default: false
         }
     }
@@ -42,7 +43,7 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         // afconvert's spellings, or any case of them where that is unambiguous (`lei16`, `IMA4`, `AAC`).
         var name = parts.first ?? ""
         let lower = name.lowercased()
-        if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3"].contains(lower) {
+        if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3", "flac", "opus"].contains(lower) {
             name = lower
         } else if lower.hasPrefix("le") || lower.hasPrefix("be") || lower == "i8" || lower == "ui8" {
             name = name.uppercased()
@@ -55,6 +56,8 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         case "aac", "aac ": kind = .aac
         case "alac": kind = .alac
         case ".mp3", "mp3": kind = .mp3
+        case "flac": kind = .flac
+        case "opus": kind = .opus
         case "I8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: true)
         case "UI8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: false)
         case let spec:
@@ -71,8 +74,8 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The stream description for a rate and channel count (ALAC: 16-bit; its encoder chooses the
-    /// depth from the source).
+    /// The stream description for a rate and channel count (ALAC and FLAC: 16-bit; their encoders choose
+    /// the depth from the source).
     public func streamDescription(sampleRate: Double, channels: UInt32) -> StreamDescription {
         switch kind {
         case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned):
@@ -93,12 +96,18 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
                 sampleRate: sampleRate, formatID: .mpegLayer3, bytesPerPacket: 0,
                 framesPerPacket: sampleRate >= 32000 ? 1152 : 576, bytesPerFrame: 0, channelsPerFrame: channels,
                 bitsPerChannel: 0)
+        case .flac: .flac(sampleRate: sampleRate, channels: channels, bitDepth: 16, framesPerPacket: 4096)
+        case .opus:
+            StreamDescription(
+                sampleRate: sampleRate, formatID: .opus, bytesPerPacket: 0, framesPerPacket: 960, bytesPerFrame: 0,
+                channelsPerFrame: channels, bitsPerChannel: 0)
         }
     }
 }
 
 extension FileType {
-    /// A file type from afconvert's `-f` codes (`caff`, `AIFF`, `AIFC`, `WAVE`, `RF64`).
+    /// A file type from afconvert's `-f` codes (`caff`, `AIFF`, `AIFC`, `WAVE`, `RF64`, `flac`, ...), and
+    /// `opus` for Ogg Opus.
     public init?(afconvertCode code: String) {
         switch code {
         case "caff", "caf": self = .caf
@@ -109,6 +118,8 @@ extension FileType {
         case "m4af", "m4a": self = .m4a
         case "adts": self = .adts
         case "MPG3", "mp3": self = .mp3
+        case "flac": self = .flac
+        case "opus", "OggS", "ogg": self = .ogg
         default: return nil
         }
     }
@@ -125,6 +136,8 @@ extension FileType {
         case "m4a": self = .m4a
         case "aac", "adts": self = .adts
         case "mp3": self = .mp3
+        case "flac": self = .flac
+        case "opus", "ogg": self = .ogg
         default: return nil
         }
     }

@@ -5,7 +5,8 @@ extension AudioCodecRegistry {
     /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
     /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
     /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by
-    /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself). Every conversion, the
+    /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself), FLAC encoded by libFLAC
+    /// (afkit decodes it itself), Opus encoded by libopus. Every conversion, the
     /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
@@ -53,7 +54,7 @@ extension AudioCodecRegistry {
             }
         }
         // Vorbis and Opus by libavcodec, configured by the stream's headers (Vorbis: its three headers
-        // Xiph-laced; Opus: OpusHead, whose pre-skip the reader trims as priming). Opus decodes at 48 kHz.
+        // Xiph-laced; Opus: OpusHead). Opus decodes at 48 kHz.
         registry.registerDecoder(for: .vorbis) { format, cookie in
             guard let cookie, !cookie.isEmpty else {
                 throw AudioFileError.unsupportedDataFormat("vorbis: the stream has no headers", offset: nil)
@@ -62,7 +63,15 @@ extension AudioCodecRegistry {
                 codec: "vorbis", format: format, extradata: cookie, maximumFramesPerPacket: 8192)
         }
         registry.registerDecoder(for: .opus) { format, cookie in
-            try LibavcodecDecoder(codec: "opus", format: format, extradata: cookie, maximumFramesPerPacket: 5760)
+            // libavcodec drops an OpusHead's pre-skip itself; the reader trims it as priming (Ogg's and CAF's
+            // alike), so the engine is given the header with a pre-skip of 0.
+            var head = cookie
+            if var bytes = head, bytes.count >= 12 {
+                bytes[10] = 0
+                bytes[11] = 0
+                head = bytes
+            }
+            return try LibavcodecDecoder(codec: "opus", format: format, extradata: head, maximumFramesPerPacket: 5760)
         }
         // AC-3, E-AC-3, AMR-NB and AMR-WB by libavcodec, a packet (a sync frame, a 20 ms frame) at a time.
         let speechAndSurround: [(FourCharCode, String, Int)] = [
@@ -78,6 +87,8 @@ extension AudioCodecRegistry {
             try AACDecoder(format: format, magicCookie: cookie ?? [])
         }
         registry.registerEncoder(for: .aac, limits: AACEncoder.limits) { settings in try AACEncoder(settings) }
+        registry.registerEncoder(for: .flac, limits: FLACEncoder.limits) { settings in try FLACEncoder(settings) }
+        registry.registerEncoder(for: .opus, limits: OpusEncoder.limits) { settings in try OpusEncoder(settings) }
         registry.registerDecoder(for: .alac) { format, cookie in
             try AppleLosslessDecoder(format: format, magicCookie: cookie)
         }

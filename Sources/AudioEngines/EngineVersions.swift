@@ -1,7 +1,9 @@
 import CAVCodec
 import CEBUR128
 import CFAAD
+import CFLAC
 import CLame
+import COpus
 import CSampleRate
 import CSndFile
 import CSoxr
@@ -27,6 +29,8 @@ public enum EngineVersions {
             ("libsoxr", soxr_version().map { String(cString: $0) }),
             ("libsamplerate", src_get_version().map { String(cString: $0) }),
             ("libebur128", "\(major).\(minor).\(patch)"),
+            ("libFLAC", String(cString: afkit_flac_version())),
+            ("libopus", String(cString: opus_get_version_string())),
             ("libavcodec", avcodec),
         ]
     }

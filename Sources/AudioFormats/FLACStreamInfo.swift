@@ -23,6 +23,49 @@ public struct FLACStreamInfo: Hashable, Sendable {
     /// Bytes of the block's body.
     public static let size = 34
 
+    /// A `STREAMINFO` of the given fields (an encoder's, to write).
+    public init(
+        minimumBlockSize: Int, maximumBlockSize: Int, minimumFrameSize: Int, maximumFrameSize: Int, sampleRate: Int,
+        channels: Int, bitsPerSample: Int, totalSamples: Int64, md5: [UInt8]
+    ) {
+        self.minimumBlockSize = minimumBlockSize
+        self.maximumBlockSize = maximumBlockSize
+        self.minimumFrameSize = minimumFrameSize
+        self.maximumFrameSize = maximumFrameSize
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitsPerSample = bitsPerSample
+        self.totalSamples = totalSamples
+        self.md5 = md5
+    }
+
+    /// The 34-byte body, as a FLAC file stores it (fields wider than theirs are cut to their bits).
+    public var bytes: [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(Self.size)
+        func append(_ value: Int, bytes count: Int) {
+            for shift in stride(from: (count - 1) * 8, through: 0, by: -8) {
+                body.append(UInt8(truncatingIfNeeded: value >> shift))
+            }
+        }
+        append(minimumBlockSize, bytes: 2)
+        append(maximumBlockSize, bytes: 2)
+        append(minimumFrameSize, bytes: 3)
+        append(maximumFrameSize, bytes: 3)
+        let packed =
+            UInt64(sampleRate & 0xF_FFFF) << 44 | UInt64((channels - 1) & 7) << 41
+            | UInt64((bitsPerSample - 1) & 0x1F) << 36 | UInt64(totalSamples) & 0xF_FFFF_FFFF
+        for shift in stride(from: 56, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: packed >> shift)) }
+        body += md5.count == 16 ? md5 : Array(repeating: 0, count: 16)
+        return body
+    }
+
+    /// The cookie Apple's CAF writer gives FLAC: a whole MP4 `dfLa` box (size, type, version and flags,
+    /// then `STREAMINFO` as the last metadata block), as FFmpeg's CAF reader expects it.
+    public var appleCookie: [UInt8] {
+        [0, 0, 0, UInt8(16 + Self.size)] + Array("dfLa".utf8) + [0, 0, 0, 0, 0x80, 0, 0, UInt8(Self.size)] + bytes
+    }
+
     /// Reads the 34-byte body; `nil` where a field holds what no stream can (a rate of 0, a block
     /// size under 16).
     public init?(_ bytes: UnsafeRawBufferPointer) {
@@ -44,12 +87,13 @@ public struct FLACStreamInfo: Hashable, Sendable {
     }
 
     /// The `STREAMINFO` inside a magic cookie: bare, as a metadata block, after `fLaC`, or in an MP4
-    /// `dfLa` box (its version and flags first).
+    /// `dfLa` box, whole (Apple's CAF cookie) or its body (version and flags first).
     public init?(cookie: [UInt8]) {
         let start: Int
         switch cookie.count {
         case Self.size: start = 0
         case _ where cookie.starts(with: Array("fLaC".utf8)): start = 8
+        case _ where cookie.count >= 50 && cookie[4..<8].elementsEqual("dfLa".utf8): start = 16
         case _ where cookie.count >= 38 && cookie[0] & 0x7F == 0 && cookie[1...3] == [0, 0, 34]: start = 4
         case _ where cookie.count >= 42 && cookie[4] & 0x7F == 0 && cookie[5...7] == [0, 0, 34]: start = 8
         default: return nil

@@ -611,7 +611,16 @@ extension CAF {
                 header.appendInteger(description.coordinates.2.bitPattern, endianness: .big)
             }
         }
-        if let cookie = options.magicCookie {
+        // FLAC's cookie as Apple writes it (a whole `dfLa` box), whatever form it came in. Opus: no cookie,
+        // as FFmpeg writes it and Apple's players take it (Apple's layout of an Opus cookie is not published,
+        // so more than two channels, which need their mapping, are refused); `pakt` states the pre-skip.
+        if format.formatID == .opus && format.channelsPerFrame > 2 {
+            throw AudioFileError.unsupportedDataFormat(
+                "caf: Opus in CAF holds 1 or 2 channels (Apple's layout for more is not published); "
+                    + "write .opus, or mix down with -c 2", offset: nil)
+        }
+        if var cookie = counts.cookie(options), format.formatID != .opus {
+            if format.formatID == .flac, let info = FLACStreamInfo(cookie: cookie) { cookie = info.appleCookie }
             appendChunkHeader(&header, ChunkType.kuki, size: Int64(cookie.count))
             header += cookie
         }

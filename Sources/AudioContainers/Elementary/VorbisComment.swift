@@ -45,3 +45,35 @@ enum VorbisComment {
         return fields
     }
 }
+
+extension VorbisComment {
+    /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
+    /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
+    /// `OpusTags`, Ogg Opus's comment header.
+    static func block(metadata: [String: String]) -> [UInt8] {
+        let fields: [String: String] = [
+            "title": "TITLE", "artist": "ARTIST", "album": "ALBUM", "year": "DATE", "genre": "GENRE",
+            "track number": "TRACKNUMBER", "composer": "COMPOSER", "comments": "COMMENT", "copyright": "COPYRIGHT",
+            "album artist": "ALBUMARTIST", "encoder": "ENCODER", "lyricist": "LYRICS",
+            "encoding application": "ENCODER",
+        ]
+        let entries = metadata.map { key, value in
+            // A field name is printable ASCII without '='.
+            let name = (fields[key] ?? key.uppercased()).unicodeScalars.filter {
+                $0.value >= 0x20 && $0.value <= 0x7D && $0 != "="
+            }
+            return String(String.UnicodeScalarView(name)) + "=" + value
+        }.sorted()
+        var body: [UInt8] = []
+        let vendor = Array("afkit".utf8)
+        body.appendInteger(UInt32(vendor.count), endianness: .little)
+        body += vendor
+        body.appendInteger(UInt32(entries.count), endianness: .little)
+        for entry in entries {
+            let bytes = Array(entry.utf8)
+            body.appendInteger(UInt32(bytes.count), endianness: .little)
+            body += bytes
+        }
+        return body
+    }
+}

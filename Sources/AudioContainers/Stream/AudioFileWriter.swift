@@ -67,6 +67,12 @@ struct WrittenCounts {
     var packetTableInfo: PacketTableInfo?
     /// `true` while the file is open: sizes are placeholders.
     var isProvisional: Bool
+    /// The encoder's cookie as completed at the end (FLAC's `STREAMINFO` with its MD5), replacing the
+    /// provisional one of the same size.
+    var finalCookie: [UInt8]? = nil
+
+    /// The cookie to write: the final one once the file closes, else the provisional one.
+    func cookie(_ options: AudioFileWriterOptions) -> [UInt8]? { finalCookie ?? options.magicCookie }
 }
 
 /// Writes an audio file front to back: header, packets, then the header again with the real
@@ -96,6 +102,8 @@ public final class AudioFileWriter {
     private var framed: [UInt8] = []
     /// ADTS: the AudioSpecificConfig every frame header is made from.
     private let adtsConfig: [UInt8]
+    /// Ogg: the packets gathered into pages.
+    private var pager: Ogg.Pager?
 
     /// Creates the file (replacing one at `path`) and writes a provisional header.
     public init(path: String, fileType: FileType, format: StreamDescription, options: AudioFileWriterOptions = .init())
@@ -109,6 +117,7 @@ public final class AudioFileWriter {
         let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: nil)
         headerSize = layout.header.count
         adtsConfig = fileType == .adts ? ADTS.audioSpecificConfig(inCookie: options.magicCookie ?? []) ?? [] : []
+        pager = fileType == .ogg ? Ogg.Pager(firstSequence: Ogg.headerPageCount, format: format) : nil
         file = try WritableFile(path: path)
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
     }
@@ -150,6 +159,17 @@ public final class AudioFileWriter {
             try writeADTSFrames(bytes, descriptions: descriptions)
             return
         }
+        if pager != nil, let descriptions {
+            framed.removeAll(keepingCapacity: true)
+            for description in descriptions {
+                let start = Int(description.startOffset)
+                pager?.append(
+                    packet: UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(description.dataByteSize)]),
+                    frames: Int(description.variableFramesInPacket), into: &framed)
+            }
+            try writeFramed()
+            return
+        }
         try file.write(bytes, at: Int64(headerSize) + counts.dataByteCount)
         counts.dataByteCount += Int64(bytes.count)
     }
@@ -163,6 +183,11 @@ public final class AudioFileWriter {
             framed += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: adtsConfig)
             framed += UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
         }
+        try writeFramed()
+    }
+
+    /// Appends the framed bytes (ADTS frames, Ogg pages) to the audio.
+    private func writeFramed() throws {
         try framed.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }
         counts.dataByteCount += Int64(framed.count)
     }
@@ -173,8 +198,9 @@ public final class AudioFileWriter {
     }
 
     /// Finishes the file: the trailer, then the header with the real sizes. `packetTableInfo` states
-    /// priming and remainder frames (CAF `pakt`; a WAV `fact`; an AIFF frame count). `magicCookie` is a
-    /// cookie completed only at the end: for MP3, LAME's tag frame, written over the stream's first frame.
+    /// priming and remainder frames (CAF `pakt`; a WAV `fact`; an AIFF frame count; Ogg's last granule).
+    /// `magicCookie` is a cookie completed only at the end: for MP3, LAME's tag frame, written over the
+    /// stream's first frame; for FLAC, `STREAMINFO` with its MD5 and totals.
     public func close(packetTableInfo: PacketTableInfo? = nil, magicCookie: [UInt8]? = nil) throws {
         guard !closed else { return }
         closed = true
@@ -182,6 +208,14 @@ public final class AudioFileWriter {
         counts.isProvisional = false
         if fileType == .mp3, let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
             try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
+        } else if fileType != .mp3 {
+            counts.finalCookie = magicCookie
+        }
+        if pager != nil {
+            // The last page, with the end of stream flag and the granule that ends the valid frames.
+            framed.removeAll(keepingCapacity: true)
+            pager?.finish(packetTableInfo: packetTableInfo, into: &framed)
+            try writeFramed()
         }
         let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: headerSize)
         if layout.header.count != headerSize {
@@ -208,8 +242,12 @@ public final class AudioFileWriter {
     /// the error writing would (`fmt?`), nothing when it can.
     public static func check(_ format: StreamDescription, in fileType: FileType) throws {
         var options = AudioFileWriterOptions()
-        // The codecs whose sample entry needs a cookie get a stand-in (AAC-LC, 44.1 kHz stereo; an ALAC config).
+        // The codecs whose sample entry or header needs a cookie get a stand-in (AAC-LC, 44.1 kHz stereo; an
+        // ALAC config; OpusHead).
         if format.formatID == .aac { options.magicCookie = [0x12, 0x10] }
+        if format.formatID == .opus {
+            options.magicCookie = Array("OpusHead".utf8) + [1, 2] + [UInt8](repeating: 0, count: 9)
+        }
         if format.formatID == .alac { options.magicCookie = [UInt8](repeating: 0, count: 24) }
         let counts = WrittenCounts(
             dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [], packetTableInfo: nil,
@@ -244,7 +282,9 @@ public final class AudioFileWriter {
                     offset: nil)
             }
             return ContainerLayout(header: [], trailer: [])
-        case .flac, .w64, .au, .ogg, .ac3, .ec3, .amr, .threeGP:
+        case .flac: return try FLAC.layout(format: format, options: options, counts: counts)
+        case .ogg: return try Ogg.layout(format: format, options: options, counts: counts)
+        case .w64, .au, .ac3, .ec3, .amr, .threeGP:
             throw AudioFileError.unsupportedFileType(
                 "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }
