@@ -89,7 +89,7 @@ public struct ConversionPlan {
             guard let named else {
                 throw ConversionUsageError(
                     "cannot tell the output type from '\(name)'; give -f or name it "
-                        + ".caf, .aif, .aifc, .wav, .m4a, .aac or .mp3")
+                        + ".caf, .aif, .aifc, .wav, .m4a, .aac, .mp3, .flac or .opus")
             }
             return named
         }

@@ -72,6 +72,9 @@ public enum Preset: String, CaseIterable, Sendable {
     case music
     /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost.
     case lossless
+    /// Dialogue lines: Opus at 32 kbit/s, mono, in CAF at a constant bit rate (what Apple's players decode),
+    /// or Ogg Opus for an `.opus` name.
+    case voice
 
     /// The settings the preset stands for.
     public var settings: ConversionSettings {
@@ -100,6 +103,11 @@ public enum Preset: String, CaseIterable, Sendable {
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
             settings.allowedFileTypes = [.caf, .m4a]
+        case .voice:
+            settings.dataFormat = DataFormatSpecifier("opus")
+            settings.channels = 1
+            settings.bitRate = 32000
+            settings.allowedFileTypes = [.caf, .ogg]
         }
         return settings
     }

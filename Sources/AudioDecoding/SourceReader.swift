@@ -40,9 +40,15 @@ public final class SourceReader {
     /// The parsed file, for sources afkit parses itself (its packets can be copied untouched).
     public private(set) var audioFile: AudioFile?
     /// The bits of the source's samples: its PCM depth (32 for float), the depth a lossless codec names
-    /// (Apple Lossless, FLAC), or 16 for lossy codecs.
+    /// (Apple Lossless; FLAC's `STREAMINFO`, which names depths Apple's flags cannot, 8 or 12), or 16 for
+    /// lossy codecs.
     public var bitDepth: Int {
-        format.isLinearPCM && format.formatFlags.contains(.isFloat) ? 32 : format.losslessBitDepth ?? 16
+        if format.formatID == .flac, let cookie = audioFile?.properties.magicCookie,
+            let info = FLACStreamInfo(cookie: cookie)
+        {
+            return info.bitsPerSample
+        }
+        return format.isLinearPCM && format.formatFlags.contains(.isFloat) ? 32 : format.losslessBitDepth ?? 16
     }
 
     private enum Backend {

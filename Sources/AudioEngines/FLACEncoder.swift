@@ -2,8 +2,8 @@ import AudioCodecs
 import AudioFormats
 import CFLAC
 
-/// Encodes FLAC with libFLAC, the reference encoder (faster than libavcodec's on the 10-minute track
-/// and within 1 % of its size: BENCHMARKS.md). Packets are FLAC frames, one per call of libFLAC's
+/// Encodes FLAC with libFLAC, the reference encoder (as fast as libavcodec's on the 10-minute track and
+/// within 1 % of its size: BENCHMARKS.md). Packets are FLAC frames, one per call of libFLAC's
 /// write callback; the magic cookie is the 34-byte `STREAMINFO`, completed by libFLAC at the end
 /// (MD5 of the samples, total samples, smallest and largest frame), which the writer puts in place of
 /// the provisional one.

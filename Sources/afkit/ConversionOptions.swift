@@ -16,7 +16,9 @@ extension FileType: ExpressibleByArgument {
     /// afconvert's `-f` code (`caff`, `WAVE`, ...).
     public init?(argument: String) { self.init(afconvertCode: argument) }
     /// The `-f` codes afkit writes.
-    public static var allValueStrings: [String] { ["caff", "AIFF", "AIFC", "WAVE", "RF64", "m4af", "adts"] }
+    public static var allValueStrings: [String] {
+        ["caff", "AIFF", "AIFC", "WAVE", "RF64", "m4af", "adts", "MPG3", "flac", "opus"]
+    }
 }
 
 /// How IMA4 and WAV IMA ADPCM are encoded.

@@ -15,10 +15,12 @@ import FileAccess
 /// `afkit convert`: afconvert's job, with its option spelling.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an audio file to CAF, AIFF/AIFF-C, WAV, M4A, ADTS or MP3, resampling and remixing as asked.",
+        abstract:
+            "Convert an audio file to CAF, AIFF/AIFF-C, WAV, M4A, ADTS, MP3, FLAC or Ogg Opus, resampling and remixing as asked.",
         discussion: """
             Data formats: LEI16 BEI16 LEI24 BEI24 LEI32 LEF32 BEF32 LEF64 I8 UI8 ima4 ulaw alaw (and ima-adpcm for WAV), \
-            aac (AAC-LC) and alac (Apple Lossless), with an optional @RATE, as in ima4@22050. \
+            aac (AAC-LC), alac (Apple Lossless), .mp3, flac and opus (CAF: constant bit rate unless -s 3), with an \
+            optional @RATE, as in ima4@22050. \
             Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
             The output is written atomically: it appears complete or not at all.
             """
@@ -46,17 +48,19 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("b"),
         help: ArgumentHelp(
-            "Bit rate of AAC or MP3 output, in bits per second (as afconvert).", valueName: "bits-per-second"))
+            "Bit rate of AAC, MP3 or Opus output, in bits per second (as afconvert).", valueName: "bits-per-second"))
     var bitRate: Int?
 
     @Option(
         name: .customShort("q"),
-        help: ArgumentHelp("Codec quality, 0 to 127 (AAC: below 32 the fast search).", valueName: "0-127"))
+        help: ArgumentHelp(
+            "Codec quality, 0 to 127 (AAC: below 32 the fast search; FLAC: level q/16; Opus: complexity q×10/127).",
+            valueName: "0-127"))
     var codecQuality: Int?
 
     @Option(
         name: .customShort("s"),
-        help: ArgumentHelp("AAC bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
+        help: ArgumentHelp("AAC and Opus bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
     var strategy: Int?
 
     @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))

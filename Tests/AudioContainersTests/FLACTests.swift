@@ -8,7 +8,7 @@ import Testing
 @Suite struct FLACTests {
     static let files = [
         "speech", "stereo-tags", "stereo-picture", "stereo-cuesheet", "hires-24bit", "hires-lpc32-b1000",
-        "eight-bit", "surround-5.1", "octo-7.1", "total-zero", "ffmpeg-stereo",
+        "eight-bit", "surround-5.1", "octo-7.1", "total-zero", "ffmpeg-stereo", "id3-before",
     ]
 
     /// ffprobe's packets (offset, size) for a fixture.

@@ -41,6 +41,10 @@ printf 'FILE "stereo.wav" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK
 $FLAC --cuesheet="$T/stereo.cue" "$T/stereo.wav" -o $OUT/stereo-cuesheet.flac
 # FFmpeg's encoder (a different frame-size and predictor search, no seek table).
 $FF -i "$T/stereo.wav" -c:a flac -compression_level 12 $OUT/ffmpeg-stereo.flac
+# An ID3v2.3 tag before fLaC, as some taggers write it (flac and FFmpeg read past it): a TIT2 frame
+# and 200 bytes of padding, then speech.flac whole.
+{ printf 'ID3\003\000\000\000\000\001\135TIT2\000\000\000\013\000\000\000ID3 before'
+  head -c 200 /dev/zero; cat $OUT/speech.flac; } > $OUT/id3-before.flac
 
 for file in $OUT/*.flac; do
     name=${file%.flac}

@@ -57,3 +57,8 @@ size=$(stat -c %s $OUT/oggenc-stereo.ogg)
 cp $OUT/oggenc-stereo.ogg $OUT/damaged.ogg.bin
 printf '\x55' | dd of=$OUT/damaged.ogg.bin bs=1 seek=$((size / 2)) conv=notrunc status=none
 head -c $((size / 2)) $OUT/oggenc-stereo.ogg > $OUT/truncated.ogg.bin
+
+# opusdec's decode of the voice file, its first half second as 16-bit samples: the reference for where
+# afkit's decoded frames fall (gapless alignment, not only their count).
+opusdec --quiet --rate 48000 --force-wav $OUT/opusenc-voice.opus "$T/voice.wav"
+$FF -i "$T/voice.wav" -t 0.5 -f s16le $OUT/opusenc-voice.opusdec.s16

@@ -475,6 +475,9 @@ struct Command {
         for (arguments, name) in [
             (["-d", "alac"], "c.m4a"), (["--preset", "music"], "d.m4a"), (["--preset", "music"], "e.aac"),
             (["--preset", "lossless"], "f.caf"), (["-f", "m4af", "-d", "aac"], "g.m4a"), (["-f", "adts"], "h.aac"),
+            (["-f", "flac"], "i.flac"), (["-f", "opus"], "j.opus"), (["-d", "flac"], "k.caf"),
+            (["-d", "opus"], "l.caf"),
+            (["--preset", "voice"], "m.caf"), ([], "n.ogg"),
         ] {
             #expect(
                 try Command.run(["convert"] + arguments + [source, folder + "/" + name]).status == 0,
@@ -484,7 +487,22 @@ struct Command {
         #expect(try Command.run(["convert", "-d", "aac", "-q", "128", source, folder + "/x.caf"]).status == 2)
         #expect(try Command.run(["convert", "-d", "alac", source, folder + "/x.aac"]).status == 2)
         #expect(try Command.run(["convert", "--preset", "lossless", source, folder + "/x.mp3"]).status == 2)
+        // FLAC and Opus go in their own files or CAF; the output is named by what `-f` writes.
+        #expect(try Command.run(["convert", "-d", "flac", source, folder + "/x.wav"]).status == 2)
+        #expect(try Command.run(["convert", "-d", "opus", source, folder + "/x.m4a"]).status == 2)
+        #expect(try Command.run(["convert", "-f", "opus", source, folder + "/x.flac"]).status == 2)
         #expect(!FileManager.default.fileExists(atPath: folder + "/x.caf"))
+        for (name, container, id) in [("i.flac", "flac", "flac"), ("j.opus", "ogg", "opus"), ("l.caf", "caf", "opus")] {
+            let written = try #require(
+                (try Command.run(["info", "--json", folder + "/" + name]).json as? [[String: Any]])?.first)
+            #expect(written["container"] as? String == container)
+            #expect((written["format"] as? [String: Any])?["id"] as? String == id)
+            if id == "flac" {
+                #expect(written["frameCount"] as? Int == source44["frameCount"] as? Int)
+            } else {
+                #expect((written["format"] as? [String: Any])?["sampleRate"] as? Double == 48000)
+            }
+        }
     }
 
     @Test func failuresAndUsage() throws {

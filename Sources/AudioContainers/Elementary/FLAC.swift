@@ -104,8 +104,10 @@ struct FLACParser: StreamParser {
     /// After a seek: the next frame found gives its number to the packet count.
     private var renumbers = false
 
-    init(mode: ParseMode, limits: ParserLimits) {
+    /// `leadingTagSize`: the bytes of an ID3v2 tag before `fLaC`, stepped over.
+    init(mode: ParseMode, limits: ParserLimits, leadingTagSize: Int = 0) {
         context = ParseContext(mode: mode, limits: limits)
+        stepping = Int64(leadingTagSize)
         context.properties.fileType = .flac
         if mode == .indexing { context.packetIndex = [] }
     }
@@ -131,6 +133,19 @@ struct FLACParser: StreamParser {
             if let id = context.nextAnnouncement() { return .property(id) }
             switch phase {
             case .signature:
+                if stepping > 0 {
+                    // An ID3v2 tag before the signature.
+                    let count = Int(min(Int64(cursor.remaining), stepping))
+                    _ = cursor.skip(count)
+                    stepping -= Int64(count)
+                    if stepping > 0 {
+                        if atEnd {
+                            throw AudioFileError.truncated("flac: the stream ends inside an ID3 tag", offset: 0)
+                        }
+                        return .needMore(1)
+                    }
+                    context.properties.trace.append(offset: 0, size: cursor.absoluteOffset, "ID3v2 tag stepped over")
+                }
                 guard let magic = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
                     if atEnd { throw AudioFileError.truncated("flac: the stream ends inside its signature", offset: 0) }
                     return .needMore(4)

@@ -114,6 +114,17 @@ func detectContainer(
     _ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
     limits: ParserLimits, requestsSeeks: Bool
 ) throws -> Detection {
+    // FLAC behind an ID3v2 tag (some taggers write one; `flac` and FFmpeg read past it): the tag's header
+    // gives its size, and within the metadata limit the bytes after it decide.
+    if let tag = ID3.header(bytes), tag.totalSize <= limits.maximumMetadataChunkBytes {
+        if bytes.count >= tag.totalSize + 4 {
+            if bytes[tag.totalSize..<tag.totalSize + 4].elementsEqual("fLaC".utf8) {
+                return .parser(FLACParser(mode: mode, limits: limits, leadingTagSize: tag.totalSize))
+            }
+        } else if !atEnd {
+            return .needMore(tag.totalSize + 4)
+        }
+    }
     switch FileSignature.identify(bytes, atEnd: atEnd) {
     case .needMore(let count): return .needMore(count)
     case .container(.caf):
