@@ -270,6 +270,7 @@ extension FileType {
         case .ac3: [".ac3"]
         case .ec3: [".ec3"]
         case .amr: [".amr"]
+        case .loas: [".loas"]
         case .threeGP: [".3gp"]
         }
     }

@@ -76,7 +76,7 @@ public struct BatchConverter: Sendable {
     /// their name).
     public static let sourceExtensions: Set<String> = [
         "wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
-        "ogg", "w64", "au",
+        "ogg", "opus", "oga", "w64", "au", "ac3", "ec3", "amr", "loas", "3gp",
     ]
 
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).

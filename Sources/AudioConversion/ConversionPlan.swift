@@ -191,7 +191,8 @@ public struct ConversionPlan {
         let copiesCodec =
             (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
             || (specifier.kind == .alac && source.format.formatID == .alac)
-        if copiesCodec, let file = source.audioFile, settings.sampleRate == nil, settings.channels == nil,
+        if copiesCodec, let file = source.audioFile, file.decodingFormat == file.dataFormat, settings.sampleRate == nil,
+            settings.channels == nil,
             specifier.sampleRate == nil, settings.maximumSeconds == nil, !processes
         {
             let copier = try PacketCopier(file)

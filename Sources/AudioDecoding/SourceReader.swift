@@ -77,7 +77,7 @@ public final class SourceReader {
         // afkit's own parser decides what the file is, for every command alike: what it refuses is
         // refused here with the same words.
         let file = try AudioFile(path: path, hashingContent: hashingContent)
-        let format = file.dataFormat
+        let format = file.decodingFormat
         if registry.canDecode(format.formatID) {
             try self.init(
                 file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))

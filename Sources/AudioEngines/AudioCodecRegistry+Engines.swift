@@ -87,6 +87,10 @@ extension AudioCodecRegistry {
             try AACDecoder(format: format, magicCookie: cookie ?? [])
         }
         registry.registerEncoder(for: .aac, limits: AACEncoder.limits) { settings in try AACEncoder(settings) }
+        // LOAS frames, whole, by libavcodec's LATM decoder (which reads each frame's StreamMuxConfig).
+        registry.registerDecoder(for: .latmAAC) { format, _ in
+            try LibavcodecDecoder(codec: "aac_latm", format: format, extradata: nil, maximumFramesPerPacket: 2048)
+        }
         registry.registerEncoder(for: .flac, limits: FLACEncoder.limits) { settings in try FLACEncoder(settings) }
         registry.registerEncoder(for: .opus, limits: OpusEncoder.limits) { settings in try OpusEncoder(settings) }
         registry.registerDecoder(for: .alac) { format, cookie in

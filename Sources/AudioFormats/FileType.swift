@@ -15,6 +15,8 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
     case ac3, ec3
     /// AMR and AMR-WB in the storage format.
     case amr
+    /// LOAS/LATM: AAC in AudioSyncStream frames.
+    case loas
     /// 3GPP and 3GPP2 files (ISO base media, by their brands).
     case threeGP = "3gp"
 
@@ -37,6 +39,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .ac3: "ac-3"
         case .ec3: "ec-3"
         case .amr: "amrf"
+        case .loas: "loas"
         case .threeGP: "3gpp"
         }
     }
@@ -60,6 +63,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .ac3: "AC-3"
         case .ec3: "E-AC-3"
         case .amr: "AMR"
+        case .loas: "LOAS"
         case .threeGP: "3GPP"
         }
     }
@@ -83,6 +87,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .ac3: "an AC-3 stream"
         case .ec3: "an E-AC-3 stream"
         case .amr: "an AMR file"
+        case .loas: "a LOAS/LATM stream"
         case .threeGP: "a 3GPP file"
         }
     }
@@ -104,6 +109,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case .ac3: ["ac3"]
         case .ec3: ["ec3", "eac3"]
         case .amr: ["amr", "awb"]
+        case .loas: ["loas", "latm", "xhe"]
         case .threeGP: ["3gp", "3g2"]
         }
     }
@@ -127,6 +133,7 @@ public enum FileType: String, Hashable, Sendable, CaseIterable {
         case "ac3": self = .ac3
         case "ec3", "eac3": self = .ec3
         case "amr", "awb": self = .amr
+        case "loas", "latm", "xhe": self = .loas
         case "3gp", "3g2", "3gpp": self = .threeGP
         default: return nil
         }

@@ -72,6 +72,9 @@ extension FourCharCode {
     public static let alaw: FourCharCode = "alaw"
     /// MPEG-4 AAC.
     public static let aac: FourCharCode = "aac "
+    /// AAC in LATM framing, as LOAS frames carry it: afkit's name for the packets a LATM decoder takes
+    /// whole (a LOAS file's format is `aac `).
+    public static let latmAAC: FourCharCode = "latm"
     /// Apple Lossless.
     public static let alac: FourCharCode = "alac"
     /// HE-AAC (AAC with spectral band replication).

@@ -8,7 +8,7 @@ import Testing
 @Suite struct FramedStreamTests {
     static let files = [
         "stereo-48k.ac3", "stereo-44k.ac3", "surround-5.1.ac3", "stereo.eac3", "surround-5.1.eac3", "speech.amr",
-        "speech-4k75.amr", "amr.3gp", "aac.3gp",
+        "speech-4k75.amr", "amr.3gp", "aac.3gp", "speech.loas", "stereo.loas",
     ]
 
     @Test(arguments: files)

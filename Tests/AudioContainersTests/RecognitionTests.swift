@@ -14,7 +14,7 @@ import Testing
     /// refused by.
     static let refused: [(file: String, name: String)] = [
         ("ogg-speex.spx", "an Ogg Speex file"),
-        ("loas.latm", "a LOAS/LATM stream"), ("matroska-aac.mka", "a Matroska file"), ("webm-opus.webm", "a WebM file"),
+        ("matroska-aac.mka", "a Matroska file"), ("webm-opus.webm", "a WebM file"),
         ("wma.wma", "an ASF file (WMA or WMV)"), ("tta.tta", "a TTA file"), ("wavpack.wv", "a WavPack file"),
         ("mpeg-ps-mp2.mpg", "an MPEG program stream"), ("mpeg-ts-mp2.ts", "an MPEG transport stream"),
         ("mpeg-ts-aac.ts", "an MPEG transport stream"), ("creative.voc", "a Creative VOC file"),

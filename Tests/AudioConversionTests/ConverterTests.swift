@@ -553,7 +553,10 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
     }
 
     /// AC-3, E-AC-3 and AMR (bare and in 3GP) decode through libavcodec to the frames FFmpeg gives.
-    @Test(arguments: ["stereo-44k.ac3", "surround-5.1.ac3", "surround-5.1.eac3", "speech.amr", "amr.3gp"])
+    @Test(arguments: [
+        "stereo-44k.ac3", "surround-5.1.ac3", "surround-5.1.eac3", "speech.amr", "amr.3gp", "speech.loas",
+        "stereo.loas",
+    ])
     func framedSourcesDecode(name: String) throws {
         let path = fixtures + "/framed/" + name
         let frames = try String(contentsOfFile: path + ".frames", encoding: .utf8).trimmingCharacters(
@@ -562,6 +565,20 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         let samples = try decodedSamples(path)
         #expect(samples.count == (Int(frames) ?? -1) * reader.channels, "\(name)")
         #expect(samples.contains { $0 != 0 })
+    }
+
+    /// LOAS frames are LATM, not AAC access units: `--preset music`, which copies AAC packets, re-encodes
+    /// them into an M4A that decodes to the source's length (a copy would make an M4A of LATM frames).
+    @Test func loasIsNeverCopiedAsAAC() throws {
+        let folder = try Folder()
+        let source = fixtures + "/framed/speech.loas"
+        let result = try AudioConverter.convert(
+            input: source, output: folder.path + "/a.m4a", settings: Preset.music.settings)
+        #expect(result.frameCount == 34816)
+        let copy = try AudioFile(path: folder.path + "/a.m4a")
+        #expect(copy.dataFormat.formatID == .aac && copy.properties.validFrameCount == 34816)
+        let decoded = try decodedSamples(folder.path + "/a.m4a")
+        #expect(decoded.count == 34816 && decoded.contains { $0 != 0 })
     }
 
     @Test func anOggVorbisSourceConverts() throws {

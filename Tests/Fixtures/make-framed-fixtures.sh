@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AC-3, E-AC-3, AMR-NB and AMR-WB fixtures, made by FFmpeg 5.1's AC-3 and E-AC-3 encoders and SoX 14.4
+# AC-3, E-AC-3, AMR-NB, AMR-WB and LOAS fixtures, made by FFmpeg 5.1's AC-3, E-AC-3 and AAC encoders and SoX 14.4
 # (Debian 12, with opencore-amr), from the committed signals. Tests read the committed
 # files (framed/); run from this folder to remake them:
 #   bash make-framed-fixtures.sh
@@ -26,11 +26,15 @@ sox signals/speech.wav -r 8000 -t amr-nb -C 0 $OUT/speech-4k75.amr trim 0 1     
 # No AMR-WB encoder is packaged in Debian (SoX is built without one, FFmpeg without libvo-amrwbenc):
 # AMR-WB is read by the same parser with its own size table, and has no fixture yet.
 
+# LOAS/LATM (FFmpeg's muxer): AAC-LC with the StreamMuxConfig every 20 frames (its default) and in every frame.
+$FF -i signals/speech.wav -t 1.5 -c:a aac -b:a 48k -f latm $OUT/speech.loas
+$FF -i "$T/stereo.wav" -ar 44100 -c:a aac -b:a 96k -f latm -smc-interval 1 $OUT/stereo.loas
+
 # 3GPP: the AMR stream remuxed into a 3GP file, and AAC in one (the MP4 parser, by the brand).
 $FF -i $OUT/speech.amr -c copy -f 3gp $OUT/amr.3gp
 $FF -i "$T/stereo.wav" -c:a aac -b:a 48k -f 3gp $OUT/aac.3gp
 
-for file in $OUT/*.ac3 $OUT/*.eac3 $OUT/*.amr $OUT/*.3gp; do
+for file in $OUT/*.ac3 $OUT/*.eac3 $OUT/*.amr $OUT/*.3gp $OUT/*.loas; do
     ffprobe -v error -show_entries packet=size,pos -of csv=p=0 "$file" > "$file.packets" < /dev/null
     if [[ $file == *.3gp ]]; then
         # An edit list gives the valid frames: ffprobe's duration (FFmpeg's decode keeps the padding).

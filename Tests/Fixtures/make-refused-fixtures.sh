@@ -16,7 +16,6 @@ $FF -i "$SRC" -c:a libopus -b:a 24k $OUT/ogg-opus.opus
 $FF -i "$SRC" -c:a flac -f ogg $OUT/ogg-flac.oga
 $FF -i "$SRC" -c:a libspeex -f ogg $OUT/ogg-speex.spx
 sox "$SRC" -C 0 $OUT/ogg-vorbis.ogg
-$FF -i "$SRC" -c:a aac -b:a 32k -f latm $OUT/loas.latm
 $FF -i "$SRC" -c:a aac -b:a 32k $OUT/matroska-aac.mka
 $FF -i "$SRC" -c:a libopus -b:a 24k $OUT/webm-opus.webm
 $FF -i "$SRC" -c:a wmav2 -b:a 32k $OUT/wma.wma

@@ -59,6 +59,15 @@ public final class AudioFile {
     /// Packets in the file.
     public var packetCount: Int64 { properties.audioDataPacketCount ?? 0 }
 
+    /// The format a decoder takes the packets as: the data format, except that LOAS frames are AAC in
+    /// LATM framing (``FourCharCode/latmAAC``), which an AAC decoder cannot take and a copy must not pass
+    /// off as AAC access units.
+    public var decodingFormat: StreamDescription {
+        var format = dataFormat
+        if properties.fileType == .loas { format.formatID = .latmAAC }
+        return format
+    }
+
     /// The data format.
     public var dataFormat: StreamDescription {
         properties.dataFormat

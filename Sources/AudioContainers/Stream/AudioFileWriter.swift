@@ -284,7 +284,7 @@ public final class AudioFileWriter {
             return ContainerLayout(header: [], trailer: [])
         case .flac: return try FLAC.layout(format: format, options: options, counts: counts)
         case .ogg: return try Ogg.layout(format: format, options: options, counts: counts)
-        case .w64, .au, .ac3, .ec3, .amr, .threeGP:
+        case .w64, .au, .ac3, .ec3, .amr, .loas, .threeGP:
             throw AudioFileError.unsupportedFileType(
                 "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }

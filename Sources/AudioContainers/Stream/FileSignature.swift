@@ -8,7 +8,7 @@ import AudioFormats
 enum FileSignature {
     /// The containers afkit parses.
     enum Container {
-        case caf, mp4, aiff, wave, flac, wave64, au, ogg, ac3, amr
+        case caf, mp4, aiff, wave, flac, wave64, au, ogg, ac3, amr, loas
     }
 
     /// A format afkit recognises and does not read: what to call it and what to do instead.
@@ -94,7 +94,7 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "a DTS stream", reason: notDecoded("DTS"))) { bytes, _ in
             magic(bytes, [0x7F, 0xFE, 0x80, 0x01])
         },
-        Entry(outcome: .refuse(name: "a LOAS/LATM stream", reason: notRead("LOAS"))) { bytes, atEnd in
+        Entry(outcome: .read(.loas)) { bytes, atEnd in
             loas(bytes, atEnd: atEnd)
         },
         Entry(outcome: .read(.amr)) { bytes, _ in

@@ -138,6 +138,7 @@ func detectContainer(
     case .container(.ogg): return .parser(OggParser(mode: mode, limits: limits))
     case .container(.ac3): return .parser(FramedStreamParser<AC3>(mode: mode, limits: limits))
     case .container(.amr): return .parser(FramedStreamParser<AMR>(mode: mode, limits: limits))
+    case .container(.loas): return .parser(FramedStreamParser<LOAS>(mode: mode, limits: limits))
     case .refused(let refusal): throw refusal.error(at: 0)
     case .unknown:
         if atEnd && bytes.count < 4 {
