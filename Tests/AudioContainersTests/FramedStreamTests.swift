@@ -8,7 +8,7 @@ import Testing
 @Suite struct FramedStreamTests {
     static let files = [
         "stereo-48k.ac3", "stereo-44k.ac3", "surround-5.1.ac3", "stereo.eac3", "surround-5.1.eac3", "speech.amr",
-        "speech-4k75.amr", "amr.3gp", "aac.3gp", "speech.loas", "stereo.loas",
+        "speech-4k75.amr", "amr.3gp", "aac.3gp", "speech.loas", "stereo.loas", "speech-wb.amr",
     ]
 
     @Test(arguments: files)
@@ -40,6 +40,9 @@ import Testing
         let amr = try AudioFile(path: Fixture.named("framed/speech.amr").path)
         #expect(amr.properties.fileType == .amr && amr.dataFormat.formatID == "samr")
         #expect(amr.dataFormat.sampleRate == 8000 && amr.dataFormat.framesPerPacket == 160)
+        let wideband = try AudioFile(path: Fixture.named("framed/speech-wb.amr").path)
+        #expect(wideband.properties.fileType == .amr && wideband.dataFormat.formatID == "sawb")
+        #expect(wideband.dataFormat.sampleRate == 16000 && wideband.dataFormat.framesPerPacket == 320)
     }
 
     @Test func damageIsPassedOverWithASyncWordAndAnErrorWithout() throws {

@@ -555,7 +555,7 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
     /// AC-3, E-AC-3 and AMR (bare and in 3GP) decode through libavcodec to the frames FFmpeg gives.
     @Test(arguments: [
         "stereo-44k.ac3", "surround-5.1.ac3", "surround-5.1.eac3", "speech.amr", "amr.3gp", "speech.loas",
-        "stereo.loas",
+        "stereo.loas", "speech-wb.amr",
     ])
     func framedSourcesDecode(name: String) throws {
         let path = fixtures + "/framed/" + name

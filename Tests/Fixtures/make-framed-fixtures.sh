@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # AC-3, E-AC-3, AMR-NB, AMR-WB and LOAS fixtures, made by FFmpeg 5.1's AC-3, E-AC-3 and AAC encoders and SoX 14.4
-# (Debian 12, with opencore-amr), from the committed signals. Tests read the committed
+# (Debian 12, with opencore-amr), and GStreamer 1.22 for AMR-WB, from the committed signals. Tests read the committed
 # files (framed/); run from this folder to remake them:
 #   bash make-framed-fixtures.sh
 # Beside each file: NAME.packets (ffprobe -show_packets: size and offset of each frame) and NAME.frames
@@ -23,8 +23,12 @@ $FF -i "$T/stereo.wav" -ar 48000 -c:a eac3 -b:a 96k $OUT/stereo.eac3
 $FF -i "$T/surround.wav" -ar 32000 -c:a eac3 -b:a 256k $OUT/surround-5.1.eac3
 sox signals/speech.wav -r 8000 -t amr-nb -C 7 $OUT/speech.amr trim 0 1                    # AMR-NB 12.2 kbit/s
 sox signals/speech.wav -r 8000 -t amr-nb -C 0 $OUT/speech-4k75.amr trim 0 1               # AMR-NB 4.75 kbit/s
-# No AMR-WB encoder is packaged in Debian (SoX is built without one, FFmpeg without libvo-amrwbenc):
-# AMR-WB is read by the same parser with its own size table, and has no fixture yet.
+# AMR-WB: SoX and FFmpeg are built without an encoder; GStreamer's voamrwbenc (gstreamer1.0-plugins-bad,
+# with VisualOn's libvo-amrwbenc0) makes the frames (23.85 kbit/s, each with its header byte), behind the
+# storage format's magic.
+gst-launch-1.0 -q filesrc location=signals/speech.wav ! wavparse ! audioconvert ! audioresample \
+    ! audio/x-raw,rate=16000,channels=1 ! voamrwbenc band-mode=8 ! filesink location="$T/frames.awb"
+{ printf '#!AMR-WB\n'; cat "$T/frames.awb"; } > $OUT/speech-wb.amr
 
 # LOAS/LATM (FFmpeg's muxer): AAC-LC with the StreamMuxConfig every 20 frames (its default) and in every frame.
 $FF -i signals/speech.wav -t 1.5 -c:a aac -b:a 48k -f latm $OUT/speech.loas
