@@ -61,6 +61,8 @@ public final class SourceReader {
     private var pending: [Float] = []
     private var pendingStart = 0
     private var packetBytes: [UInt8] = []
+    /// Where a run of packets is decoded before its frames join `pending`.
+    private var decodeRoom: [Float] = []
     /// Decoded integer frames not yet delivered (``readDecodedIntegers(maximum:into:)``), as bytes.
     private var integersPending: [UInt8] = []
     private var integersStart = 0
@@ -286,7 +288,18 @@ public final class SourceReader {
         switch backend {
         case .afkit(_, var decoder, _):
             return try decodeNextRun { raw, count, descriptions in
-                _ = try decoder.decode(raw, packetCount: count, descriptions: descriptions, appendingTo: &pending)
+                // Into room for the most a run can decode to (made once, reused), then only the frames made
+                // are appended: a Vorbis run has room for 64 × 8192 frames and decodes to a tenth of that,
+                // and zeroing the room for every run cost more than decoding.
+                let channels = Int(decoder.sourceFormat.channelsPerFrame)
+                let room = count * decoder.maximumFramesPerPacket * channels
+                if decodeRoom.count < room { decodeRoom = [Float](repeating: 0, count: room) }
+                let frames = try decodeRoom.withUnsafeMutableBufferPointer { output in
+                    try decoder.decode(
+                        raw, packetCount: count, descriptions: descriptions,
+                        into: UnsafeMutableBufferPointer(rebasing: output[0..<room]))
+                }
+                pending.append(contentsOf: decodeRoom[0..<frames * channels])
                 return decoder
             }
         case .external(let external):

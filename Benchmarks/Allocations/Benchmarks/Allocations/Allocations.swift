@@ -58,6 +58,48 @@ func repeatedFLAC(_ path: String, megabytes: Int) throws -> [UInt8] {
     return stream
 }
 
+/// An Ogg stream of `megabytes`: a file's header pages, then its audio pages again and again, each
+/// renumbered (sequence and granule carried on, the end-of-stream flag cleared, its CRC-32 made anew),
+/// so the parser takes every page as the stream's next.
+func repeatedOgg(_ path: String, megabytes: Int, headerPages: Int) throws -> [UInt8] {
+    let whole = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    var pages: [[UInt8]] = []
+    var offset = 0
+    while offset + 27 <= whole.count {
+        let segments = Int(whole[offset + 26])
+        let body = whole[(offset + 27)..<(offset + 27 + segments)].reduce(0) { $0 + Int($1) }
+        let length = 27 + segments + body
+        pages.append(Array(whole[offset..<offset + length]))
+        offset += length
+    }
+    let table = CRCTables.slicing(polynomial: UInt32(0x04C1_1DB7), count: 1)
+    func granule(_ page: [UInt8]) -> Int64 {
+        (6..<14).reversed().reduce(Int64(0)) { $0 << 8 | Int64(page[$1]) }
+    }
+    var stream = pages[0..<headerPages].flatMap { $0 }
+    stream.reserveCapacity(megabytes << 20 + whole.count)
+    let audio = Array(pages[headerPages...])
+    let cycle = audio.compactMap { granule($0) >= 0 ? granule($0) : nil }.max() ?? 0
+    var sequence = UInt32(headerPages)
+    var round: Int64 = 0
+    while stream.count < megabytes << 20 {
+        for page in audio {
+            var page = page
+            page[5] &= ~0x04
+            let position = granule(page) < 0 ? -1 : granule(page) + round * cycle
+            for index in 0..<8 { page[6 + index] = UInt8(truncatingIfNeeded: position >> (8 * index)) }
+            for index in 0..<4 { page[18 + index] = UInt8(truncatingIfNeeded: sequence >> (8 * index)) }
+            for index in 22..<26 { page[index] = 0 }
+            let crc = page.reduce(UInt32(0)) { $0 << 8 ^ table[Int(UInt8($0 >> 24) ^ $1)] }
+            for index in 0..<4 { page[22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
+            stream += page
+            sequence += 1
+        }
+        round += 1
+    }
+    return stream
+}
+
 /// Bytes of a coded frame number whose first byte is `lead`.
 func codedNumberLength(_ lead: UInt8) -> Int {
     lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF8 ? 4 : lead < 0xFC ? 5 : 6
@@ -130,6 +172,19 @@ let benchmarks: @Sendable () -> Void = {
             // Every renumbered frame is taken (about 5 KB each): a stream the parser skipped would prove nothing.
             let packets = try parse(bytes)
             guard packets > megabytes * 150 else { fatalError("FLAC: only \(packets) frames parsed") }
+            blackHole(packets)
+        }
+    }
+
+    // Ogg Opus: pages checked by their CRC-32, packets joined across them, one packet each.
+    for megabytes in [20, 200] {
+        let bytes = loaded("ogg/opusenc-stereo.opus") {
+            try repeatedOgg(fixtures + "/ogg/opusenc-stereo.opus", megabytes: megabytes, headerPages: 2)
+        }
+        Benchmark("parse Ogg Opus \(megabytes) MB") { benchmark in
+            // Every renumbered page is taken (20 ms packets of about 420 bytes).
+            let packets = try parse(bytes)
+            guard packets > megabytes * 2000 else { fatalError("Ogg: only \(packets) packets parsed") }
             blackHole(packets)
         }
     }
