@@ -230,3 +230,27 @@ extension FLACAndOpusOutputTests {
         #expect(dot / (energy.0 * energy.1).squareRoot() > 0.97)
     }
 }
+
+extension FLACAndOpusOutputTests {
+    /// A FLAC, Opus or Vorbis source keeps exactly its valid frames (at the output's rate) whatever it is
+    /// converted to: the gapless outputs (CAF, M4A, FLAC, Ogg Opus) record the same length.
+    @Test(arguments: ["flac/speech.flac", "ogg/opusenc-voice.opus", "ogg/oggenc-speech.ogg"])
+    func soundLibrarySourcesKeepTheirLength(name: String) throws {
+        let folder = try Folder()
+        let source = try SourceReader(path: fixtures + "/" + name)
+        let frames = try #require(source.frameCount)
+        for (output, rate) in [
+            ("a.caf", source.sampleRate), ("b.m4a", source.sampleRate), ("c.flac", source.sampleRate),
+            ("d.opus", 48000.0), ("e.caf", 48000.0),
+        ] {
+            var conversion = ConversionSettings()
+            if output == "e.caf" { conversion.dataFormat = DataFormatSpecifier("opus") }
+            let path = folder.path + "/" + output
+            try AudioConverter.convert(input: fixtures + "/" + name, output: path, settings: conversion)
+            let expected = Int64((Double(frames) * rate / source.sampleRate).rounded())
+            let written = try AudioFile(path: path).properties.validFrameCount
+            #expect(written == expected, "\(name) → \(output)")
+            #expect(try decodedSamples(path).count == Int(expected) * source.channels, "\(name) → \(output)")
+        }
+    }
+}
