@@ -51,7 +51,8 @@ public struct ConversionPlan {
             if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
                 specifier = DataFormatSpecifier(".mp3")
             }
-            if let specifier { try Self.check(specifier, in: fileType) }
+            // `-d 0` is checked against the source, when the plan is made.
+            if let specifier, specifier.kind != .copy { try Self.check(specifier, in: fileType) }
             dataFormat = specifier
         }
 
@@ -181,20 +182,37 @@ public struct ConversionPlan {
         self.settings = settings
         fileType = destination.fileType
         guard
-            let specifier = destination.dataFormat ?? Self.keptSampleFormat(of: source, in: fileType)
+            var specifier = destination.dataFormat ?? Self.keptSampleFormat(of: source, in: fileType)
                 ?? Self.containerDefault(fileType)
         else { throw ConversionUsageError("no data format for \(fileType.afconvertCode) files") }
+        let copyAsked = specifier.kind == .copy
+        if copyAsked { specifier = try Self.sourceFormat(of: source, in: fileType) }
         dataFormat = specifier
         let processes = settings.loudness != nil || settings.silenceThreshold != nil
-        // AAC is copied where a preset asks (re-encoding loses quality); Apple Lossless always (re-encoding
-        // gains nothing, and decoding a 32-bit stream to Float would lose its lowest bits).
-        let copiesCodec =
-            (settings.copiesCompressedPackets && specifier.kind == .aac && source.format.formatID == .aac)
+        // AAC is copied where nothing asks it changed (re-encoding loses quality: a second generation);
+        // Apple Lossless always (re-encoding gains nothing, and decoding a 32-bit stream to Float would lose
+        // its lowest bits); either where `-d 0` asks.
+        let sameCodec =
+            (specifier.kind == .aac && source.format.formatID == .aac)
             || (specifier.kind == .alac && source.format.formatID == .alac)
-        if copiesCodec, let file = source.audioFile, file.decodingFormat == file.dataFormat, settings.sampleRate == nil,
-            settings.channels == nil,
-            specifier.sampleRate == nil, settings.maximumSeconds == nil, !processes
-        {
+        let reencodingAsked = settings.bitRate != nil || settings.quality != nil || settings.strategy != nil
+        let untouched =
+            settings.sampleRate == nil && settings.channels == nil && specifier.sampleRate == nil
+            && settings.maximumSeconds == nil && !processes
+        let copiesCodec = sameCodec && (specifier.kind == .alac || !reencodingAsked)
+        // The packets are copyable where afkit parsed them as the codec's own (LOAS frames are LATM) and
+        // the format names its channels (an ADTS header's configuration 0 leaves them to the payload).
+        let copyable =
+            source.audioFile.map { $0.decodingFormat == $0.dataFormat } ?? false && source.format.channelsPerFrame > 0
+        if copyAsked && sameCodec && !(untouched && copyable) {
+            throw ConversionUsageError(
+                copyable
+                    ? "-d 0 copies the source's packets: it cannot also change the rate, channels, length or "
+                        + "loudness (give -d \(specifier.description) to encode again)"
+                    : "-d 0: the source's packets are not \(specifier.description) packets to copy (LATM framing); "
+                        + "give -d \(specifier.description) to encode them again")
+        }
+        if copiesCodec, untouched, copyable, let file = source.audioFile {
             let copier = try PacketCopier(file)
             self.copier = copier
             encoderSettings = nil
@@ -205,8 +223,12 @@ public struct ConversionPlan {
             primingFrames = copier.primingFrames
         } else {
             copier = nil
-            let (settings, notes) = try Self.encoderSettings(
+            let (settings, fitted) = try Self.encoderSettings(
                 specifier, fileType: fileType, source: source, settings: settings)
+            var notes = fitted
+            if let note = Self.secondGenerationNote(source: source.format, destination: settings.format) {
+                notes.append(note)
+            }
             self.notes = notes
             encoderSettings = settings
             // The encoder made here says what it makes (ALAC's depth, AAC's packets) and its cookie, and
@@ -334,6 +356,48 @@ public struct ConversionPlan {
             default: format.isLinearPCM && format.formatFlags.contains(.isBigEndian)
             }
         return DataFormatSpecifier("\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)")
+    }
+
+    /// `-d 0`: the source's own format where the output can hold it: linear PCM in its layout (the
+    /// container's byte order: AIFF's big-endian, WAV's little-endian, CAF the source's), AAC and Apple
+    /// Lossless (their packets are copied). Anything else is a usage error that says what to give.
+    static func sourceFormat(of source: SourceReader, in fileType: FileType) throws -> DataFormatSpecifier {
+        let format = source.format
+        var name: String?
+        switch format.formatID {
+        case .aac: name = "aac"
+        case .alac: name = "alac"
+        case .lpcm:
+            let isFloat = format.formatFlags.contains(.isFloat)
+            let bits = (format.bitsPerChannel + 7) / 8 * 8
+            if bits == 8 && !isFloat {
+                name = [.wav, .rf64].contains(fileType) ? "UI8" : "I8"
+            } else {
+                let bigEndian =
+                    switch fileType {
+                    case .aiff, .aifc: true
+                    case .wav, .rf64: false
+                    default: format.formatFlags.contains(.isBigEndian)
+                    }
+                name = "\(bigEndian ? "BE" : "LE")\(isFloat ? "F" : "I")\(bits)"
+            }
+        default: name = nil
+        }
+        guard let name, let specifier = DataFormatSpecifier(name) else {
+            throw ConversionUsageError(
+                "-d 0 keeps linear PCM and copies AAC and Apple Lossless packets; the source is "
+                    + "\(SourceReader.codecName(format.formatID)): give a data format")
+        }
+        try Destination.check(specifier, in: fileType)
+        return specifier
+    }
+
+    /// The note a lossy source encoded again with a lossy codec gets (`nil` otherwise).
+    static func secondGenerationNote(source: StreamDescription, destination: StreamDescription) -> String? {
+        let lossless: Set<FourCharCode> = [.lpcm, .alac, .flac]
+        guard !lossless.contains(source.formatID), !lossless.contains(destination.formatID) else { return nil }
+        return "the \(SourceReader.codecName(source.formatID)) source is decoded and encoded again as "
+            + "\(SourceReader.codecName(destination.formatID)): a second generation of loss"
     }
 
     /// What a container gets when neither the settings nor the source decide: AAC for MPEG-4 and ADTS,

@@ -6,7 +6,7 @@ import AudioFormats
 
 /// An output data format in afconvert's spelling: `LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`, `ima4`,
 /// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless), `.mp3`,
-/// `flac` and `opus`, with an optional `@RATE`.
+/// `flac` and `opus`, with an optional `@RATE`; `0` for the source's own format, its packets copied.
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     /// The codec or sample layout named.
     public enum Kind: Hashable, Sendable {
@@ -14,6 +14,9 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         case ima4, imaADPCM, ulaw, alaw
         case aac, alac, mp3
         case flac, opus
+        /// `0`: the source's format, as afconvert spells it: packets copied (AAC, Apple Lossless), linear
+        /// PCM kept as it is. The plan resolves it against the source.
+        case copy
     }
 
     /// Whether the format is compressed with a delay or variable packets (AAC, ALAC, MP3): the
@@ -43,7 +46,7 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         // afconvert's spellings, or any case of them where that is unambiguous (`lei16`, `IMA4`, `AAC`).
         var name = parts.first ?? ""
         let lower = name.lowercased()
-        if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3", "flac", "opus"].contains(lower) {
+        if ["ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "mp3", "flac", "opus", "0"].contains(lower) {
             name = lower
         } else if lower.hasPrefix("le") || lower.hasPrefix("be") || lower == "i8" || lower == "ui8" {
             name = name.uppercased()
@@ -58,6 +61,7 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         case ".mp3", "mp3": kind = .mp3
         case "flac": kind = .flac
         case "opus": kind = .opus
+        case "0" where sampleRate == nil: kind = .copy
         case "I8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: true)
         case "UI8": kind = .linearPCM(bits: 8, isFloat: false, isBigEndian: false, isSigned: false)
         case let spec:
@@ -101,6 +105,8 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
             StreamDescription(
                 sampleRate: sampleRate, formatID: .opus, bytesPerPacket: 0, framesPerPacket: 960, bytesPerFrame: 0,
                 channelsPerFrame: channels, bitsPerChannel: 0)
+        // Resolved to the source's format before anything is made of it; 16-bit PCM stands in.
+        case .copy: .linearPCM(sampleRate: sampleRate, channels: channels, bitsPerChannel: 16)
         }
     }
 }

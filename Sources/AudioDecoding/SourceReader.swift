@@ -136,7 +136,9 @@ public final class SourceReader {
             "flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
             "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music",
             "Qclp": "Qualcomm PureVoice",
-            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1",
+            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1", "aac ": "AAC", ".mp3": "MP3",
+            ".mp2": "MPEG Layer II", ".mp1": "MPEG Layer I", "ima4": "IMA4", "ulaw": "u-law", "alaw": "A-law",
+            "alac": "Apple Lossless", "lpcm": "linear PCM",
         ]
         return names[formatID].map { "\($0) ('\(formatID)')" } ?? "'\(formatID)'"
     }

@@ -39,7 +39,9 @@ struct Convert: ParsableCommand {
 
     @Option(
         name: .customShort("d"),
-        help: ArgumentHelp("Output data format, with an optional @RATE.", valueName: "format[@rate]"))
+        help: ArgumentHelp(
+            "Output data format, with an optional @RATE; 0 for the source's (packets copied).",
+            valueName: "format[@rate]"))
     var dataFormat: DataFormatSpecifier?
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
@@ -184,6 +186,9 @@ struct Convert: ParsableCommand {
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
+        } catch let error as ConversionUsageError {
+            // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.
+            throw usageError(error.description, in: Self.self)
         }
     }
 }

@@ -254,3 +254,81 @@ extension FLACAndOpusOutputTests {
         }
     }
 }
+
+/// AAC moved between containers is copied, not encoded again, unless a change is asked; `-d 0` asks for
+/// the source's own format explicitly (packets copied, PCM kept) and refuses what it cannot do; a lossy
+/// source encoded again says so.
+@Suite struct PacketCopyTests {
+    /// The packets of a file, each as its description places it (ADTS headers between them left out).
+    static func packetBytes(_ path: String) throws -> [[UInt8]] {
+        let file = try AudioFile(path: path)
+        let (bytes, descriptions) = try file.readPackets(from: 0, count: Int(file.packetCount))
+        return descriptions.map {
+            Array(bytes[Int($0.startOffset)..<Int($0.startOffset) + Int($0.dataByteSize)])
+        }
+    }
+
+    @Test(arguments: [
+        ("mp4/aac-faststart.m4a", "a.aac"), ("adts/aac-lc-44k-stereo.aac", "b.m4a"), ("mp4/aac-mono-22k.m4a", "c.caf"),
+    ])
+    func aacChangingContainerIsCopied(source: String, output: String) throws {
+        let folder = try Folder()
+        let path = folder.path + "/" + output
+        var conversion = ConversionSettings()
+        if output.hasSuffix(".caf") { conversion.dataFormat = DataFormatSpecifier("aac") }
+        let result = try AudioConverter.convert(input: fixtures + "/" + source, output: path, settings: conversion)
+        #expect(result.notes.isEmpty)
+        #expect(try Self.packetBytes(path) == (try Self.packetBytes(fixtures + "/" + source)))
+        let original = try AudioFile(path: fixtures + "/" + source)
+        if output.hasSuffix(".aac") {
+            // ADTS has no field for the priming and remainder: every packet's frames.
+            #expect(try AudioFile(path: path).packetCount == original.packetCount)
+        } else {
+            #expect(try AudioFile(path: path).properties.validFrameCount == original.properties.validFrameCount)
+        }
+    }
+
+    @Test func aReencodeIsAskedForAndNoted() throws {
+        let folder = try Folder()
+        var conversion = settings("aac")
+        conversion.bitRate = 64000
+        let result = try AudioConverter.convert(
+            input: fixtures + "/adts/aac-lc-44k-stereo.aac", output: folder.path + "/a.m4a", settings: conversion)
+        #expect(result.notes.contains { $0.contains("second generation") && $0.contains("AAC") })
+        #expect(
+            try Self.packetBytes(folder.path + "/a.m4a")
+                != (try Self.packetBytes(fixtures + "/adts/aac-lc-44k-stereo.aac")))
+        let mp3 = try AudioConverter.convert(
+            input: fixtures + "/mp3/lame-cbr128-stereo-44k.mp3", output: folder.path + "/b.m4a",
+            settings: ConversionSettings())
+        #expect(mp3.notes.contains { $0.contains("MP3") && $0.contains("second generation") })
+    }
+
+    @Test func dashDZeroCopiesOrKeepsOrRefuses() throws {
+        let folder = try Folder()
+        // AAC: copied into ADTS.
+        let aac = try AudioConverter.convert(
+            input: fixtures + "/mp4/aac-faststart.m4a", output: folder.path + "/a.aac", settings: settings("0"))
+        #expect(aac.format.formatID == .aac)
+        #expect(
+            try Self.packetBytes(folder.path + "/a.aac") == (try Self.packetBytes(fixtures + "/mp4/aac-faststart.m4a")))
+        // Linear PCM: the same samples in the container's byte order.
+        let pcm = try AudioConverter.convert(
+            input: fixtures + "/caf/pcm-s24le-stereo.caf", output: folder.path + "/b.aif", settings: settings("0"))
+        #expect(pcm.format.bitsPerChannel == 24 && pcm.format.formatFlags.contains(.isBigEndian))
+        #expect(
+            try decodedSamples(folder.path + "/b.aif") == (try decodedSamples(fixtures + "/caf/pcm-s24le-stereo.caf")))
+        // IMA4 cannot be copied; a copy cannot be resampled.
+        #expect(throws: ConversionUsageError.self) {
+            try AudioConverter.convert(
+                input: fixtures + "/caf/ima4-mono.caf", output: folder.path + "/c.caf", settings: settings("0"))
+        }
+        var resampled = settings("0")
+        resampled.sampleRate = 22050
+        #expect(throws: ConversionUsageError.self) {
+            try AudioConverter.convert(
+                input: fixtures + "/mp4/aac-faststart.m4a", output: folder.path + "/d.m4a", settings: resampled)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/c.caf"))
+    }
+}

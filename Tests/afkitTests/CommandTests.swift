@@ -527,6 +527,9 @@ struct Command {
         #expect(presetName.status == 2)
         #expect(presetName.stderr.contains(".caf"))
         #expect(try Command.run(["convert", "-d", "aac", "wav/pcm-u8-mono.wav", folder + "/x.aif"]).status == 2)
+        // `-d 0` of a codec whose packets cannot be copied is found once the source is read: still usage.
+        let copy = try Command.run(["convert", "-d", "0", "caf/ima4-mono.caf", folder + "/x.caf"])
+        #expect(copy.status == 2 && copy.stderr.contains("-d 0"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? ["?"]).isEmpty)
         // A failure found while converting (a source that cannot be read) exits 1 and leaves nothing.
         let unreadable = folder + "/junk.wav"
