@@ -240,6 +240,10 @@ public struct ConversionPlan {
             writerOptions.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
             primingFrames = encoder.primingFrames
         }
+        if source.audioFile?.properties.isTruncated == true {
+            // The whole packets a cut file holds convert; the user learns the source was cut.
+            notes.append("the source is cut short (truncated): what it holds is converted")
+        }
         if fileType == .aiff && settings.fileType == nil && !AIFF.plainAIFFHolds(format) {
             // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
             fileType = .aifc
@@ -421,6 +425,13 @@ public struct ConversionPlan {
     ) throws -> (EncoderSettings, [String]) {
         var notes: [String] = []
         var rate = specifier.sampleRate ?? settings.sampleRate ?? source.sampleRate
+        if specifier.sampleRate == nil && settings.sampleRate == nil, let most = settings.maximumSampleRate, rate > most
+        {
+            notes.append(
+                "\(settings.name ?? "the settings") keep\(settings.name == nil ? "" : "s") rates up to "
+                    + "\(formatSampleRate(most)) Hz: resampled from \(formatSampleRate(rate)) Hz")
+            rate = most
+        }
         var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
         guard channels >= 1 && channels <= 64 else {
             throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)

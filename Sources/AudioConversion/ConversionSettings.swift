@@ -18,6 +18,8 @@ public struct ConversionSettings: Sendable {
     public var channels: Int?
     /// At most this many output channels when `channels` is not given (a preset's limit).
     public var maximumChannels: Int?
+    /// At most this rate when `sampleRate` is not given (a preset's limit: its profile's most).
+    public var maximumSampleRate: Double?
     /// The resampler for rate changes (libsoxr by default).
     public var resampler: ResamplerChoice = .soxr
     /// How IMA4 and IMA ADPCM are encoded (the beam search by default).
@@ -85,6 +87,8 @@ public enum Preset: String, CaseIterable, Sendable {
         case .systemSound:
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.maximumSeconds = 30
+            // The system-sound profile warns above 48 kHz: the preset's output passes its own profile.
+            settings.maximumSampleRate = 48000
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .sfx:
             settings.dataFormat = DataFormatSpecifier("ima4")

@@ -332,3 +332,34 @@ extension FLACAndOpusOutputTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/c.caf"))
     }
 }
+
+/// What a preset promises holds for its own profile, and a cut source is said to be cut.
+@Suite struct PresetAndSourceNoteTests {
+    @Test func systemSoundKeepsRatesItsProfileAccepts() throws {
+        let folder = try Folder()
+        let source = folder.path + "/hires.wav"
+        try writeFloatWAV(
+            FLACAndOpusOutputTests.signal(frames: 9600, channels: 1), rate: 96000, channels: 1, to: source)
+        let result = try AudioConverter.convert(
+            input: source, output: folder.path + "/a.caf", settings: Preset.systemSound.settings)
+        #expect(result.format.sampleRate == 48000 && result.frameCount == 4800)
+        #expect(result.notes.contains { $0.contains("48000 Hz") && $0.contains("96000 Hz") })
+        // A rate asked for is kept.
+        var asked = Preset.systemSound.settings
+        asked.sampleRate = 96000
+        let kept = try AudioConverter.convert(input: source, output: folder.path + "/b.caf", settings: asked)
+        #expect(kept.format.sampleRate == 96000)
+    }
+
+    @Test func aTruncatedSourceIsSaidToBeCut() throws {
+        let folder = try Folder()
+        let cut = folder.path + "/cut.flac"
+        try FileManager.default.copyItem(atPath: fixtures + "/flac/truncated.flac.bin", toPath: cut)
+        let result = try AudioConverter.convert(
+            input: cut, output: folder.path + "/a.wav", settings: ConversionSettings())
+        #expect(result.notes.contains { $0.contains("cut short") })
+        let whole = try AudioConverter.convert(
+            input: fixtures + "/flac/speech.flac", output: folder.path + "/b.wav", settings: ConversionSettings())
+        #expect(!whole.notes.contains { $0.contains("cut short") })
+    }
+}
