@@ -229,6 +229,7 @@ public struct ConversionPlan {
             if let note = Self.secondGenerationNote(source: source.format, destination: settings.format) {
                 notes.append(note)
             }
+            notes += Self.unusedCodecOptions(settings, for: specifier)
             self.notes = notes
             encoderSettings = settings
             // The encoder made here says what it makes (ALAC's depth, AAC's packets) and its cookie, and
@@ -394,6 +395,24 @@ public struct ConversionPlan {
         }
         try Destination.check(specifier, in: fileType)
         return specifier
+    }
+
+    /// Notes for afconvert's codec options the output's format has no use for: said, never silently ignored.
+    static func unusedCodecOptions(_ settings: EncoderSettings, for specifier: DataFormatSpecifier) -> [String] {
+        let bitRates: Set<DataFormatSpecifier.Kind> = [.aac, .mp3, .opus]
+        let strategies: Set<DataFormatSpecifier.Kind> = [.aac, .opus]
+        let qualities: Set<DataFormatSpecifier.Kind> = [.aac, .mp3, .opus, .flac]
+        var notes: [String] = []
+        if settings.bitRate != nil && !bitRates.contains(specifier.kind) {
+            notes.append("-b applies to AAC, MP3 and Opus, not -d \(specifier.description): not used")
+        }
+        if settings.strategy != nil && !strategies.contains(specifier.kind) {
+            notes.append("-s applies to AAC and Opus, not -d \(specifier.description): not used")
+        }
+        if settings.quality != nil && !qualities.contains(specifier.kind) {
+            notes.append("-q applies to AAC, MP3, FLAC and Opus, not -d \(specifier.description): not used")
+        }
+        return notes
     }
 
     /// The note a lossy source encoded again with a lossy codec gets (`nil` otherwise).

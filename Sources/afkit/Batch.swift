@@ -28,7 +28,9 @@ struct Batch: ParsableCommand {
 
     @OptionGroup var shared: SharedConversionOptions
 
-    @Option(help: ArgumentHelp("Sources converted at once (default: the cores).", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Sources converted at once (default: the cores).", valueName: "count"))
     var jobs: Int?
 
     @Flag(help: "Succeed when the paths hold no source file.")

@@ -8,6 +8,26 @@ import AudioFormats
 extension DataFormatSpecifier: ExpressibleByArgument {
     /// afconvert's spelling, as `-d` takes it.
     public init?(argument: String) { self.init(argument) }
+
+    /// The names `-d` takes, in afconvert's spelling.
+    static let names = [
+        "LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8", "UI8", "ima4",
+        "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "flac", "opus",
+    ]
+
+    /// `-d`'s value, or an error that says what is wrong with it and what fits.
+    static func fromArgument(_ text: String) throws -> DataFormatSpecifier {
+        if let specifier = DataFormatSpecifier(text) { return specifier }
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 2, DataFormatSpecifier(parts[0]) != nil {
+            throw ValidationError(
+                "-d \(text): the rate after @ is a number of Hz above 0 and up to 1536000 (as in ima4@22050)"
+                    + (parts[0] == "0" ? "; -d 0 copies the source's rate with its packets" : ""))
+        }
+        throw ValidationError(
+            "-d \(text): afkit writes \(names.joined(separator: " ")), or 0 (the source's format), "
+                + "each with an optional @RATE")
+    }
 }
 
 extension Preset: ExpressibleByArgument {}

@@ -41,14 +41,18 @@ struct Convert: ParsableCommand {
         name: .customShort("d"),
         help: ArgumentHelp(
             "Output data format, with an optional @RATE; 0 for the source's (packets copied).",
-            valueName: "format[@rate]"))
+            valueName: "format[@rate]"),
+        transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
 
-    @Option(name: .customShort("c"), help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
+    // A negative value is taken as the value it is, and refused as out of range, not as a missing one.
+    @Option(
+        name: .customShort("c"), parsing: .unconditional,
+        help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
     var channels: Int?
 
     @Option(
-        name: .customShort("b"),
+        name: .customShort("b"), parsing: .unconditional,
         help: ArgumentHelp(
             "Bit rate of AAC, MP3 or Opus output, in bits per second (as afconvert).", valueName: "bits-per-second"))
     var bitRate: Int?

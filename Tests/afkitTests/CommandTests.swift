@@ -527,6 +527,15 @@ struct Command {
         #expect(presetName.status == 2)
         #expect(presetName.stderr.contains(".caf"))
         #expect(try Command.run(["convert", "-d", "aac", "wav/pcm-u8-mono.wav", folder + "/x.aif"]).status == 2)
+        // A bad value says why and what fits; a negative number is a value out of range, not a missing one.
+        let unknown = try Command.run(["convert", "-d", "foo", "wav/pcm-u8-mono.wav", folder + "/x.caf"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("LEI16") && unknown.stderr.contains("opus"))
+        let zeroRate = try Command.run(["convert", "-d", "LEI16@0", "wav/pcm-u8-mono.wav", folder + "/x.caf"])
+        #expect(zeroRate.status == 2 && zeroRate.stderr.contains("above 0"))
+        let negative = try Command.run(["convert", "-c", "-1", "wav/pcm-u8-mono.wav", folder + "/x.caf"])
+        #expect(negative.status == 2 && negative.stderr.contains("1 to 64"))
+        #expect(try Command.run(["convert", "-b", "-5", "wav/pcm-u8-mono.wav", folder + "/x.caf"]).status == 2)
+        #expect(try Command.run(["batch", "--preset", "sfx", "--jobs", "-1", "--out", folder, "wav"]).status == 2)
         // `-d 0` of a codec whose packets cannot be copied is found once the source is read: still usage.
         let copy = try Command.run(["convert", "-d", "0", "caf/ima4-mono.caf", folder + "/x.caf"])
         #expect(copy.status == 2 && copy.stderr.contains("-d 0"))
@@ -538,6 +547,9 @@ struct Command {
         #expect(broken.status == 1)
         #expect(!broken.stderr.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["junk.wav"])
+        // Codec options the output has no use for are said, not silently ignored.
+        let unused = try Command.run(["convert", "-b", "64000", "-s", "0", "wav/pcm-u8-mono.wav", folder + "/y.wav"])
+        #expect(unused.status == 0 && unused.stderr.contains("-b applies") && unused.stderr.contains("-s applies"))
     }
 
     @Test func batchMirrorsAndSkips() throws {
