@@ -180,7 +180,7 @@ func int16Sample(_ value: Float) -> Int16 {
 /// rounding mode) and leaves it in the low bits of the sum, so no libm call or checked conversion
 /// stands in the way of vectorizing the loops that use this.
 @inlinable @inline(__always)
-func quantizedSample(_ value: Double, low: Double, high: Double) -> Int64 {
+public func quantizedSample(_ value: Double, low: Double, high: Double) -> Int64 {
     let clipped = value < low ? low : (value > high ? high : value)
     let sum = (clipped.isNaN ? 0 : clipped) + 0x1.8p52
     return Int64(bitPattern: sum.bitPattern) &- Int64(bitPattern: (0x1.8p52 as Double).bitPattern)

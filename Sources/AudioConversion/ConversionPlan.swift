@@ -105,11 +105,14 @@ public struct ConversionPlan {
                 throw ConversionUsageError(advice)
             }
             guard !holds(specifier, in: fileType) else { return }
-            // What fits, as the writer answers for each of afconvert's formats.
-            var fits = ["LEI16", "ima4", "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3"].compactMap(
-                DataFormatSpecifier.init
-            )
-            .filter { holds($0, in: fileType) }.map { $0.kind == .linearPCM16 ? "linear PCM" : $0.description }
+            // What fits, as the writer answers for each of the formats `-d` names (every PCM layout as one).
+            var fits: [String] = []
+            for candidate in DataFormatSpecifier.names.compactMap(DataFormatSpecifier.init)
+            where holds(candidate, in: fileType) {
+                var name = candidate.description
+                if case .linearPCM = candidate.kind { name = "linear PCM" }
+                if !fits.contains(name) { fits.append(name) }
+            }
             if fits.isEmpty { fits = ["any format"] }
             let list = fits.count > 1 ? fits.dropLast().joined(separator: ", ") + " or " + (fits.last ?? "") : fits[0]
             throw ConversionUsageError(
@@ -535,9 +538,4 @@ public struct ConversionPlan {
         }
         return allowed
     }
-}
-
-extension DataFormatSpecifier.Kind {
-    /// 16-bit little-endian signed PCM: the stand-in for "linear PCM" in a list of what fits.
-    static let linearPCM16 = Self.linearPCM(bits: 16, isFloat: false, isBigEndian: false, isSigned: true)
 }

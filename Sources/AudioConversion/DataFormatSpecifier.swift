@@ -28,6 +28,12 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every name afkit writes, in afconvert's spelling (`0` aside): what a usage error lists.
+    public static let names = [
+        "LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8", "UI8", "ima4",
+        "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "flac", "opus",
+    ]
+
     /// What the name asks for.
     public var kind: Kind
     /// The `@RATE` given, in Hz; `nil`: the source's.

@@ -127,12 +127,12 @@ public final class FLACEncoder: IntegerSampleEncoder {
 
     /// Encodes interleaved frames, appending the whole packets they complete.
     public func encode(_ frames: UnsafeBufferPointer<Float>, into packets: inout EncodedPackets) throws {
-        let scale = Float(1 << (bitDepth - 1))
-        let (low, high) = (-scale, scale - 1)
+        // Quantized as Apple Lossless's encoder and PCM's are: rounded, clipped, NaN as silence.
+        let scale = Double(Int64(1) << (bitDepth - 1))
         if samples.count < frames.count { samples = Array(repeating: 0, count: frames.count) }
         for index in 0..<frames.count {
-            let value = (frames[index] * scale).rounded()
-            samples[index] = value.isNaN ? 0 : Int32(min(high, max(low, value)))
+            samples[index] = Int32(
+                truncatingIfNeeded: quantizedSample(Double(frames[index]) * scale, low: -scale, high: scale - 1))
         }
         try process(count: frames.count, into: &packets)
     }

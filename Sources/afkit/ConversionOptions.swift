@@ -9,12 +9,6 @@ extension DataFormatSpecifier: ExpressibleByArgument {
     /// afconvert's spelling, as `-d` takes it.
     public init?(argument: String) { self.init(argument) }
 
-    /// The names `-d` takes, in afconvert's spelling.
-    static let names = [
-        "LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8", "UI8", "ima4",
-        "ima-adpcm", "ulaw", "alaw", "aac", "alac", ".mp3", "flac", "opus",
-    ]
-
     /// `-d`'s value, or an error that says what is wrong with it and what fits.
     static func fromArgument(_ text: String) throws -> DataFormatSpecifier {
         if let specifier = DataFormatSpecifier(text) { return specifier }

@@ -492,6 +492,8 @@ struct Command {
         #expect(try Command.run(["convert", "-d", "flac", source, folder + "/x.wav"]).status == 2)
         #expect(try Command.run(["convert", "-d", "opus", source, folder + "/x.m4a"]).status == 2)
         #expect(try Command.run(["convert", "-f", "opus", source, folder + "/x.flac"]).status == 2)
+        let intoFLAC = try Command.run(["convert", "-d", "aac", source, folder + "/x.flac"])
+        #expect(intoFLAC.status == 2 && intoFLAC.stderr.contains("use flac"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/x.caf"))
         for (name, container, id) in [("i.flac", "flac", "flac"), ("j.opus", "ogg", "opus"), ("l.caf", "caf", "opus")] {
             let written = try #require(
