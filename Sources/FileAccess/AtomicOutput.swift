@@ -170,6 +170,12 @@ public enum TemporaryFiles {
     /// Once ``removeAll()`` has run (the command is being interrupted), nothing more is created.
     static func create(_ path: String, permissions: mode_t) -> Creation { files.create(path, permissions: permissions) }
 
+    /// Opens `path` with `flags` (which may create it), unless ``removeAll()`` has run: then nothing more is
+    /// created, and the result is -1 with `EINTR`. Returns the descriptor, or -1 and the error.
+    static func openCreating(_ path: String, flags: Int32, permissions: mode_t) -> (descriptor: Int32, error: Int32) {
+        files.openCreating(path, flags: flags, permissions: permissions)
+    }
+
     /// Notes a path the command will write (a destination in `$TMPDIR`) so an interruption removes it.
     public static func register(_ path: String) { files.note(path) }
 
@@ -279,6 +285,14 @@ private final class LockedFiles: Sendable {
             }
             state.held[path] = Held(descriptor: descriptor, identity: identity)
             return .created
+        }
+    }
+
+    func openCreating(_ path: String, flags: Int32, permissions: mode_t) -> (descriptor: Int32, error: Int32) {
+        state.withLock { state in
+            guard !state.closed else { return (-1, EINTR) }
+            let descriptor = openPath(path, flags, permissions)
+            return (descriptor, descriptor >= 0 ? 0 : errno)
         }
     }
 

@@ -70,8 +70,15 @@ package final class WritableFile {
         if TemporaryFiles.identity(of: path) != nil {
             descriptor = try TemporaryFiles.openOwnFile(path, flags: O_RDWR | O_TRUNC)
         } else {
-            descriptor = openPath(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw ioError("cannot create '\(path)'") }
+            // Under the temporaries' lock: once an interruption has removed them, a temporary whose name
+            // was taken away between the check above and this open is not made again, under no one's watch.
+            let (opened, error) = TemporaryFiles.openCreating(
+                path, flags: O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, permissions: 0o644)
+            guard opened >= 0 else {
+                errno = error
+                throw ioError("cannot create '\(path)'")
+            }
+            descriptor = opened
         }
     }
 
