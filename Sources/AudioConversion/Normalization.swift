@@ -162,6 +162,12 @@ final class LoudnessNormalizer {
     /// contract's 0.1 LU.
     static let tolerance = 0.05
     static let maximumRounds = 6
+    /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
+    static let squashAllowance = 3.0
+    /// A suggested target aims this much under the allowance, dB.
+    static let suggestionMargin = 0.5
+    /// The limiter's depth in the first round written, dB: what the target asks of a PCM output.
+    private var pcmReductionDepth = 0.0
 
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
@@ -240,6 +246,7 @@ final class LoudnessNormalizer {
         outcome.output = output
         outcome.gain = plan.gain
         rounds += 1
+        if rounds == 1 { pcmReductionDepth = -outcome.limiterReduction }
         let miss = target.integrated - output.normalizable
         let over = output.truePeak - target.truePeakCeiling
         if over <= 0 && abs(miss) <= (rounds < 3 ? Self.tolerance : 0.1) { return true }
@@ -257,8 +264,11 @@ final class LoudnessNormalizer {
                         + "\(signed(output.truePeak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter)", offset: nil)
             }
+            // The limiter is set that far under the float signal's own peak, which may already sit below
+            // the ceiling (a quiet target the encoder's overshoot alone puts over it).
+            let floatPeak = min(outcome.source.truePeak + plan.gain, plan.limiterCeiling ?? .infinity)
             plan.limiterCeiling =
-                (plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
+                min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
         }
         // What the encoder added or took moves the float signal's aim.
         aim += miss
@@ -267,7 +277,38 @@ final class LoudnessNormalizer {
         } else {
             try converge(&plan)
         }
+        try refuseSquashing(plan)
         return false
+    }
+
+    /// The limiter's reduction (dB, as a positive depth) that a plan asks: the source's true peak raised by
+    /// the gain, over the ceiling (the limiter's own 4x measure of the peak agrees with BS.1770's).
+    private func reductionDepth(_ plan: RenderPlan) -> Double {
+        guard let ceiling = plan.limiterCeiling else { return 0 }
+        return max(0, outcome.source.truePeak + plan.gain - ceiling)
+    }
+
+    /// An encoder whose peaks overshoot what it was given is corrected by a lower ceiling, and the gain that
+    /// keeps the loudness then works the limiter harder. That may go only ``squashAllowance`` dB deeper than
+    /// the first round's limiting (what a PCM output of the same target gets): beyond it the sound is
+    /// squashed, and the target is refused, naming the loudest target that stays within it.
+    private func refuseSquashing(_ plan: RenderPlan) throws {
+        let asked = reductionDepth(plan)
+        guard let ceiling = plan.limiterCeiling, asked > pcmReductionDepth + Self.squashAllowance else { return }
+        // The suggestion: the loudness at which the limiter, at the ceiling this encoder needs, works no more
+        // than the allowance (less a margin: the encoder's overshoot moves with the signal), which is within
+        // the allowance of a PCM output whatever that needs; measured once, moved by what the encoder takes.
+        var fitting = plan
+        fitting.gain = ceiling + Self.squashAllowance - Self.suggestionMargin - outcome.source.truePeak
+        let limited = try Self.measure(fitting, input: input, format: format, resampler: resampler).normalizable
+        let suggestion = ((limited - (aim - target.integrated)) * 2).rounded(.down) / 2
+        let overshoot = target.truePeakCeiling - Self.headroom - ceiling
+        throw AudioFileError.limitExceeded(
+            "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met in this format without squashing the "
+                + "sound: its encoder's peaks overshoot by \(shortDecimal(overshoot)) dB, so the limiter would reduce "
+                + "\(shortDecimal(asked)) dB where a PCM output needs \(shortDecimal(pcmReductionDepth)) dB. Aim at "
+                + "\(shortDecimal(suggestion)) LUFS or lower, raise --true-peak, or choose a higher bit rate or PCM",
+            offset: nil)
     }
 }
 

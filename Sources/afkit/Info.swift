@@ -177,7 +177,8 @@ enum InfoText {
 }
 
 extension LoudnessMeasurement {
-    /// The contract's `loudness` object; `-inf` values are `null`.
+    /// The contract's `loudness` object; `-inf` values are `null`. A sound shorter than one 400 ms block adds
+    /// `shortSound`, its one-block loudness (what `--loudness` and `validate` use).
     var json: JSONValue { .object(contractMembers) }
 
     /// The contract's members and the short-term maximum (`batch --report`).
@@ -187,7 +188,7 @@ extension LoudnessMeasurement {
         [
             ("integrated", Self.value(integrated)), ("range", Self.value(range)), ("truePeak", Self.value(truePeak)),
             ("samplePeak", Self.value(samplePeak)),
-        ]
+        ] + (shortSoundLoudness.map { [("shortSound", Self.value($0))] } ?? [])
     }
 
     /// A level to two decimals; `-inf` is `null`.
@@ -200,7 +201,11 @@ extension LoudnessMeasurement {
         func value(_ number: Double, _ unit: String) -> String {
             number.isFinite ? fixedPoint(number, places: 2) + " " + unit : "-inf " + unit
         }
-        return "Loudness:               \(value(integrated, "LUFS")) integrated, range \(value(range, "LU")), "
+        // A sound under one 400 ms block has no gated integrated loudness: its one-block measure stands in.
+        let level =
+            shortSoundLoudness.map { value($0, "LUFS") + " over one block (shorter than 400 ms)" }
+            ?? value(integrated, "LUFS") + " integrated"
+        return "Loudness:               \(level), range \(value(range, "LU")), "
             + "true peak \(value(truePeak, "dBTP")), sample peak \(value(samplePeak, "dBFS"))\n"
     }
 }

@@ -204,4 +204,46 @@ import Testing
         let output = try LoudnessMeasurement.measure(path: folder.path + "/click.caf")
         #expect(abs(try #require(output.shortSoundLoudness) + 20) <= 0.1)
     }
+
+    /// An encoder whose peaks overshoot (AAC at a low bit rate, speech) is corrected by a lower ceiling,
+    /// and the limiting that costs may go only a few dB deeper than a PCM output's: -16 LUFS asked ~11.5 dB
+    /// of limiting where PCM needs 4 ("squashed"), and is refused, naming a target that works; that target
+    /// then converts with limiting within 3 dB of PCM's at the same target. A quiet target where gain alone
+    /// stays under the ceiling but the encoder's overshoot passes it (-20 LUFS: the old rounds lowered a
+    /// ceiling the signal never reached, six times) now converges.
+    @Test func encoderOvershootIsNotChasedWithTheLimiter() throws {
+        let speech = fixtures + "/signals/speech.wav"
+        let folder = try Folder()
+        func converted(_ format: String, _ loudness: Double, _ name: String) throws -> ConversionResult {
+            var conversion = settings(format, type: format == "aac" ? .m4a : .wav)
+            conversion.loudness = LoudnessTarget(integrated: loudness)
+            return try AudioConverter.convert(input: speech, output: folder.path + "/" + name, settings: conversion)
+        }
+        var message = ""
+        #expect {
+            _ = try converted("aac", -16, "squashed.m4a")
+        } throws: { error in
+            message = "\(error)"
+            return message.contains("cannot be met in this format without squashing")
+        }
+        #expect(folder.contents.isEmpty)
+        let suggested = try #require(
+            message.range(of: "Aim at ").flatMap { found in
+                Double(message[found.upperBound...].prefix { $0 != " " })
+            }, "\(message)")
+        #expect(suggested < -16 && suggested > -24, "\(message)")
+        let aac = try converted("aac", suggested, "suggested.m4a")
+        let pcm = try converted("LEI16", suggested, "suggested.wav")
+        let measured = try LoudnessMeasurement.measure(path: folder.path + "/suggested.m4a")
+        #expect(abs(measured.integrated - suggested) <= 0.1)
+        #expect(measured.truePeak <= -1)
+        let aacDepth = -(aac.normalization?.limiterReduction ?? 0)
+        let pcmDepth = -(pcm.normalization?.limiterReduction ?? 0)
+        #expect(aacDepth <= pcmDepth + 3, "AAC \(aacDepth) dB, PCM \(pcmDepth) dB")
+
+        _ = try converted("aac", -20, "quiet.m4a")
+        let quiet = try LoudnessMeasurement.measure(path: folder.path + "/quiet.m4a")
+        #expect(abs(quiet.integrated + 20) <= 0.1)
+        #expect(quiet.truePeak <= -1)
+    }
 }

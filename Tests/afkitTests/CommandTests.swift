@@ -713,6 +713,27 @@ struct Command {
         let text = try Command.run(["info", "--loudness", "loudness/steps-pink-8k.wav"])
         #expect(text.stdout.contains("Loudness:") && text.stdout.contains("LUFS"))
     }
+
+    /// A click shorter than one 400 ms block has no gated integrated loudness: `info --loudness` reports its
+    /// one-block measure (`shortSound`, and in words), the very figure `convert --loudness` normalizes on, so
+    /// a click normalized to -18 reads -18 in `info`.
+    @Test func shortSoundsReportTheirOneBlockLoudness() throws {
+        let folder = try Loopback.temporaryFolder("cli")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/click.wav"
+        let convert = try Command.run(["convert", "--loudness", "-18", "../../Assets/click.wav", output])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let info = try Command.run(["info", "--loudness", "--json", output])
+        let loudness = try #require(((info.json as? [[String: Any]])?.first)?["loudness"] as? [String: Any])
+        #expect(loudness["integrated"] is NSNull)
+        #expect(abs((loudness["shortSound"] as? Double ?? 0) + 18) <= 0.1, "\(loudness)")
+        let text = try Command.run(["info", "--loudness", output])
+        #expect(text.stdout.contains("over one block (shorter than 400 ms)"), "\(text.stdout)")
+        #expect(!text.stdout.contains("-inf LUFS"))
+        let long = try Command.run(["info", "--loudness", "--json", "loudness/steps-pink-8k.wav"])
+        let longLoudness = ((long.json as? [[String: Any]])?.first)?["loudness"] as? [String: Any]
+        #expect(longLoudness?["shortSound"] == nil)
+    }
 }
 
 @Suite struct LoudnessProfileTests {
