@@ -111,8 +111,10 @@ public struct AssetValidator: Sendable {
 
     /// Runs the profile's rules over what is known.
     func check(_ facts: AssetFacts, measure: (MeasurementRequest) -> AudioStatistics?) -> FileReport {
-        let active = profile.resolved(for: facts.path).entries.filter { $0.enabled }
+        let resolved = profile.resolved(for: facts.path)
+        let active = resolved.entries.filter { $0.enabled }
         var facts = facts
+        facts.fixingPreset = resolved.fixingPreset
         var request = MeasurementRequest()
         request.loudness = loudnessMeter != nil && active.contains { rules[$0.rule]?.needsLoudness == true }
         for entry in active {
@@ -135,7 +137,8 @@ public struct AssetValidator: Sendable {
             if facts.error != nil && rule.id != ValidationRule.malformed.id { continue }
             for finding in rule.check(facts, entry.settings) {
                 let severity = finding.severity.map { min($0, entry.settings.severity) } ?? entry.settings.severity
-                violations.append(Violation(rule: rule.id, severity: severity, message: finding.message))
+                violations.append(
+                    Violation(rule: rule.id, severity: severity, message: finding.message, fix: finding.fix))
             }
         }
         var report = FileReport(path: facts.path, violations: violations)

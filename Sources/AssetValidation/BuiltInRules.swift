@@ -78,7 +78,8 @@ extension ValidationRule {
         return [
             Finding(
                 "\(kind) \(fixedPoint(level, places: 1)) LUFS; this profile wants "
-                    + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS")
+                    + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS",
+                fix: convertCommand(facts, "--loudness \(shortDecimal(target))"))
         ]
     }
 
@@ -88,10 +89,16 @@ extension ValidationRule {
         guard let loudness = facts.loudness else { return [] }
         let maximum = settings.number("maximum") ?? -1
         guard loudness.truePeak > maximum else { return [] }
+        // Normalized to its own loudness under the ceiling: the limiter takes the peaks, nothing else moves.
+        let level = loudness.integrated.isFinite ? loudness.integrated : loudness.shortSoundLoudness
         return [
             Finding(
                 "true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
-                    + "dBTP: encoding may clip between samples")
+                    + "dBTP: encoding may clip between samples",
+                fix: level.map {
+                    convertCommand(
+                        facts, "--loudness \(fixedPoint($0, places: 1)) --true-peak \(shortDecimal(maximum))")
+                })
         ]
     }
 
@@ -110,14 +117,14 @@ extension ValidationRule {
             return [
                 Finding(
                     "\(name.uppercased()) files are not read by every player; CAF, WAV or AIFF is safer",
-                    severity: .warning)
+                    severity: .warning, fix: presetFix(facts))
             ]
         }
         guard let allowed = settings.strings("allowed"), !allowed.contains(name) else { return [] }
         return [
             Finding(
-                "the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file"
-            )
+                "the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file",
+                fix: presetFix(facts))
         ]
     }
 
@@ -134,14 +141,14 @@ extension ValidationRule {
             return [
                 Finding(
                     "'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
-                    severity: .warning)
+                    severity: .warning, fix: convertCommand(facts, "-d ima4", extension: ".caf"))
             ]
         }
         guard let allowed = settings.strings("allowed"), names(allowed) == false else { return [] }
         return [
             Finding(
-                "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map { "'\($0)'" }))"
-            )
+                "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map(namedFormat)))",
+                fix: presetFix(facts))
         ]
     }
 
@@ -157,7 +164,8 @@ extension ValidationRule {
         return [
             Finding(
                 "lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
-                    + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)")
+                    + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)",
+                fix: facts.fixingPreset == "system-sound" && limit == 30 ? presetFix(facts, "--trim") : nil)
         ]
     }
 
@@ -170,8 +178,13 @@ extension ValidationRule {
             summary.format.formatID == .mpegLayer2 && summary.container == .mp3
             ? ["mp2", "mpa", "mp3"] : summary.container.knownExtensions
         guard !expected.contains(ext) else { return [] }
-        if ext.isEmpty { return [Finding("the name has no extension; the bytes are \(describe(summary.container))")] }
-        return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))")]
+        let name = facts.path.split(separator: "/").last.map(String.init) ?? facts.path
+        let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let fix = expected.first.map { "rename it '\(base).\($0)'" }
+        if ext.isEmpty {
+            return [Finding("the name has no extension; the bytes are \(describe(summary.container))", fix: fix)]
+        }
+        return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))", fix: fix)]
     }
 
     /// The header must agree with the data: no audio cut short, no size beyond the file.
@@ -194,7 +207,11 @@ extension ValidationRule {
         guard let format = facts.summary?.format, let maximum = settings.number("maximum"),
             Double(format.channelsPerFrame) > maximum
         else { return [] }
-        return [Finding("\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))")]
+        return [
+            Finding(
+                "\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))",
+                fix: convertCommand(facts, "-c \(Int(maximum))"))
+        ]
     }
 
     /// A rate iOS plays natively, at most `maximum`.
@@ -203,13 +220,17 @@ extension ValidationRule {
         guard let format = facts.summary?.format else { return [] }
         let native = settings.numbers("allowed") ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
         if let maximum = settings.number("maximum"), format.sampleRate > maximum {
-            return [Finding("\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work")]
+            return [
+                Finding(
+                    "\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work",
+                    fix: presetFix(facts, resamplingTo: maximum))
+            ]
         }
         guard !native.contains(format.sampleRate) else { return [] }
         return [
             Finding(
-                "\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))"
-            )
+                "\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))",
+                fix: facts.fixingPreset == "sfx" ? presetFix(facts) : nil)
         ]
     }
 
@@ -223,7 +244,9 @@ extension ValidationRule {
             ].contains(id)
         else { return [] }
         return [
-            Finding("'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4")
+            Finding(
+                "'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4",
+                fix: convertCommand(facts, "--preset sfx", extension: ".caf"))
         ]
     }
 
@@ -273,16 +296,22 @@ extension ValidationRule {
         let below =
             threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
         if span.isSilent { return [Finding("the audio is silent throughout\(below)")] }
+        let fix = convertCommand(
+            facts,
+            "--trim-silence"
+                + (threshold == AudioStatistics.defaultSilenceThreshold ? "" : " \(shortDecimal(threshold))"))
         var findings: [Finding] = []
         if leading && span.leading > limit {
             findings.append(
                 Finding(
-                    "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"
-                ))
+                    "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)",
+                    fix: fix))
         }
         if trailing && span.trailing > limit {
             findings.append(
-                Finding("\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)"))
+                Finding(
+                    "\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)",
+                    fix: fix))
         }
         return findings
     }
@@ -311,6 +340,47 @@ private func describe(_ type: FileType) -> String { type.kindDescription }
 
 private func containerName(_ name: String) -> String { FileType(rawValue: name)?.name ?? name }
 
+/// A profile's format code with its name in words: `'0x6D730011' (IMA ADPCM in WAV)`.
+private func namedFormat(_ code: String) -> String {
+    let id =
+        code.hasPrefix("0x")
+        ? UInt32(code.dropFirst(2), radix: 16).map(FourCharCode.init(rawValue:)) : FourCharCode(validating: code)
+    let name = id.map(formatName)
+    return "'\(code)'" + (name.map { $0 == unknownFormatName ? "" : " (\($0))" } ?? "")
+}
+
+/// The command that fixes a file: `afkit convert OPTIONS FILE OUTPUT`, the output beside the file and named
+/// as it is with `extension` (its own when `nil`), `-fixed` added where that would be the file itself.
+func convertCommand(_ facts: AssetFacts, _ options: String, extension ext: String? = nil) -> String {
+    let path = facts.path
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+    let base = dot.map { String(name[..<$0]) } ?? name
+    let suffix = ext ?? dot.map { String(name[$0...]) } ?? ""
+    var output = folder + base + suffix
+    if output == path { output = folder + base + "-fixed" + suffix }
+    return "afkit convert \(options) \(shellQuoted(path)) \(shellQuoted(output))"
+}
+
+/// The profile's preset as a fix (`nil` for a profile without one): CAF, or M4A for `music`. Where the finding
+/// is a rate over `resamplingTo`, only a preset whose rate is at most that.
+private func presetFix(_ facts: AssetFacts, _ options: String = "", resamplingTo maximum: Double? = nil) -> String? {
+    guard let preset = facts.fixingPreset else { return nil }
+    if let maximum, (["system-sound": 48000.0, "sfx": 22050][preset] ?? .infinity) > maximum { return nil }
+    return convertCommand(
+        facts, "--preset \(preset)" + (options.isEmpty ? "" : " " + options),
+        extension: preset == "music" ? ".m4a" : ".caf")
+}
+
+/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes.
+func shellQuoted(_ text: String) -> String {
+    let plain =
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,=:@".contains($0)) }
+    return plain ? text : "'" + text.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
+}
+
 private func formatName(_ id: FourCharCode) -> String {
     switch id {
     case .lpcm: "linear PCM"
@@ -329,9 +399,11 @@ private func formatName(_ id: FourCharCode) -> String {
     case .ac3: "AC-3"
     case .enhancedAC3: "E-AC-3"
     case .flac: "FLAC"
-    default: "an unknown format"
+    default: unknownFormatName
     }
 }
+
+private let unknownFormatName = "an unknown format"
 
 private func list(_ items: [String]) -> String {
     items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + (items.last ?? "")

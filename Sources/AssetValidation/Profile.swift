@@ -36,12 +36,16 @@ public struct Profile: Sendable {
     public var entries: [Entry]
     /// Changes for some paths.
     public var overrides: [Override] = []
+    /// The `afkit convert` preset that makes a file this profile's container, format, rate and channels
+    /// ask for: the fix its findings name.
+    public var fixingPreset: String?
 
-    /// A profile named `name` with `entries` and `overrides`.
-    public init(name: String, entries: [Entry], overrides: [Override] = []) {
+    /// A profile named `name` with `entries` and `overrides`, whose format findings `fixingPreset` fixes.
+    public init(name: String, fixingPreset: String? = nil, entries: [Entry], overrides: [Override] = []) {
         self.name = name
         self.entries = entries
         self.overrides = overrides
+        self.fixingPreset = fixingPreset
     }
 
     /// The profiles afkit ships.
@@ -58,7 +62,7 @@ public struct Profile: Sendable {
 
     /// Apple's rules for System Sound Services: 30 s or less, linear PCM or IMA4, in CAF, AIFF or WAV.
     public static let systemSound = Profile(
-        name: "system-sound",
+        name: "system-sound", fixingPreset: "system-sound",
         entries: [
             Entry("malformed", .error),
             Entry(
@@ -80,7 +84,7 @@ public struct Profile: Sendable {
 
     /// Many sounds at once (games): PCM or IMA4 in CAF, mono, 32 kHz or less recommended.
     public static let simultaneousSoundEffects = Profile(
-        name: "simultaneous-sfx",
+        name: "simultaneous-sfx", fixingPreset: "sfx",
         entries: [
             Entry("malformed", .error),
             Entry("container", .error, ["allowed": strings(["caf"])]),
@@ -99,7 +103,7 @@ public struct Profile: Sendable {
 
     /// Music and long audio: compressed formats welcome, no duration limit.
     public static let music = Profile(
-        name: "music",
+        name: "music", fixingPreset: "music",
         entries: [
             Entry("malformed", .error),
             Entry(
@@ -118,7 +122,7 @@ public struct Profile: Sendable {
     /// Game effects that must sit together: the simultaneous-sfx rules, with loudness and true peak as
     /// errors (-18 ± 3 LUFS, at most -1 dBTP).
     public static let gameSoundEffects = Profile(
-        name: "game-sfx",
+        name: "game-sfx", fixingPreset: "sfx",
         entries: simultaneousSoundEffects.entries.filter {
             !["loudness", "true-peak", "loop-seam"].contains($0.rule)
         } + [
@@ -131,7 +135,7 @@ public struct Profile: Sendable {
     /// Music for streaming and mobile playback: the music rules, with -16 LUFS ± 1 and at most -1 dBTP
     /// as errors.
     public static let musicStreaming = Profile(
-        name: "music-streaming",
+        name: "music-streaming", fixingPreset: "music",
         entries: music.entries.filter {
             !["loudness", "true-peak", "loop-seam"].contains($0.rule)
         } + [
@@ -145,7 +149,10 @@ public struct Profile: Sendable {
     public func resolved(for path: String) -> Profile {
         var result = self
         for override in overrides where override.paths.contains(where: { $0.matches(path) }) {
-            if let other = override.profile { result.entries = other.entries }
+            if let other = override.profile {
+                result.entries = other.entries
+                result.fixingPreset = other.fixingPreset
+            }
             result.apply(override.changes)
         }
         result.overrides = []

@@ -46,7 +46,7 @@ public struct ValidationReport: Sendable {
         var lines: [String] = []
         for file in files {
             for violation in file.violations {
-                lines.append("\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.message)")
+                lines.append("\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.described)")
             }
         }
         lines.append(
@@ -55,7 +55,7 @@ public struct ValidationReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message"}]}], "summary": {"files", "passed", "failed"}}`,
+    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message", "fix"?}]}], "summary": {"files", "passed", "failed"}}`,
     /// and for each file whose audio was decoded, `"audio"`: its measurements.
     public var json: JSONValue {
         .object([
@@ -71,11 +71,12 @@ public struct ValidationReport: Sendable {
                                 "violations",
                                 .array(
                                     file.violations.map { violation in
-                                        .object([
-                                            ("rule", .string(violation.rule)),
-                                            ("severity", .string(violation.severity.rawValue)),
-                                            ("message", .string(violation.message)),
-                                        ])
+                                        .object(
+                                            [
+                                                ("rule", .string(violation.rule)),
+                                                ("severity", .string(violation.severity.rawValue)),
+                                                ("message", .string(violation.message)),
+                                            ] + (violation.fix.map { [("fix", .string($0))] } ?? []))
                                     })
                             ),
                         ]
@@ -109,12 +110,12 @@ public struct ValidationReport: Sendable {
             }
             xml += ">\n"
             if let first = errors.first {
-                let details = errors.map { "\($0.rule): \($0.message)" }.joined(separator: "\n")
+                let details = errors.map { "\($0.rule): \($0.described)" }.joined(separator: "\n")
                 xml +=
                     "      <failure type=\"\(escape(first.rule))\" message=\"\(escape(first.message))\">\(escape(details))</failure>\n"
             }
             if !warnings.isEmpty {
-                let details = warnings.map { "warning: \($0.rule): \($0.message)" }.joined(separator: "\n")
+                let details = warnings.map { "warning: \($0.rule): \($0.described)" }.joined(separator: "\n")
                 xml += "      <system-out>\(escape(details))</system-out>\n"
             }
             xml += "    </testcase>\n"
@@ -130,7 +131,7 @@ public struct ValidationReport: Sendable {
             for violation in file.violations {
                 let command = violation.severity == .error ? "error" : "warning"
                 lines.append(
-                    "::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.message))"
+                    "::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.described))"
                 )
             }
         }

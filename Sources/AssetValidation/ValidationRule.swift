@@ -21,13 +21,19 @@ public struct Violation: Hashable, Sendable {
     public var severity: Severity
     /// What was found, for a person.
     public var message: String
+    /// How to fix it, where afkit can (an `afkit convert` command), or `nil`.
+    public var fix: String?
 
-    /// A finding of `rule` at `severity`.
-    public init(rule: String, severity: Severity, message: String) {
+    /// A finding of `rule` at `severity`, with its fix where there is one.
+    public init(rule: String, severity: Severity, message: String, fix: String? = nil) {
         self.rule = rule
         self.severity = severity
         self.message = message
+        self.fix = fix
     }
+
+    /// The message and its fix, as one line of text.
+    public var described: String { message + (fix.map { "; fix: \($0)" } ?? "") }
 }
 
 /// A rule's severity and parameters in a profile (`maximumSeconds`, `allowed`, ...).
@@ -58,11 +64,14 @@ public struct Finding: Sendable {
     public var message: String
     /// A severity lower than the rule's (a warning where the rule errs), or `nil`.
     public var severity: Severity?
+    /// How to fix it, where afkit can, or `nil`.
+    public var fix: String?
 
-    /// A finding saying `message`.
-    public init(_ message: String, severity: Severity? = nil) {
+    /// A finding saying `message`, fixed by `fix`.
+    public init(_ message: String, severity: Severity? = nil, fix: String? = nil) {
         self.message = message
         self.severity = severity
+        self.fix = fix
     }
 }
 
@@ -107,6 +116,8 @@ public struct AssetFacts: Sendable {
     public var audio: AudioStatistics?
     /// Loudness per BS.1770-4, where the validator was given a meter (``AssetValidator/loudnessMeter``).
     public var loudness: LoudnessFacts?
+    /// The `afkit convert` preset whose output passes the profile's format rules (``Profile/fixingPreset``).
+    public var fixingPreset: String?
 
     /// The file name's extension, lower-cased, without the dot.
     public var fileExtension: String {

@@ -44,12 +44,19 @@ public struct EncoderLimits: Sendable {
     public var sampleRates: [Double]?
     /// The most channels the encoder takes.
     public var maximumChannels: Int
+    /// The bit rates (bits per second) it takes at a rate and a channel count; `nil`: it takes none.
+    public var bitRates: (@Sendable (_ sampleRate: Double, _ channels: Int) -> ClosedRange<Int>)?
 
-    /// Limits named `name`: `sampleRates` (`nil`: any) and at most `maximumChannels` channels.
-    public init(name: String, sampleRates: [Double]? = nil, maximumChannels: Int = 64) {
+    /// Limits named `name`: `sampleRates` (`nil`: any), at most `maximumChannels` channels, and where the
+    /// codec takes a bit rate, the `bitRates` it takes.
+    public init(
+        name: String, sampleRates: [Double]? = nil, maximumChannels: Int = 64,
+        bitRates: (@Sendable (_ sampleRate: Double, _ channels: Int) -> ClosedRange<Int>)? = nil
+    ) {
         self.name = name
         self.sampleRates = sampleRates
         self.maximumChannels = maximumChannels
+        self.bitRates = bitRates
     }
 
     /// The held rate nearest `rate` (`rate` itself where any is held or it is one of them).

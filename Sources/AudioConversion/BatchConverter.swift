@@ -109,16 +109,22 @@ public struct BatchConverter: Sendable {
             + "; source xxh64 \(hash.hexDigits)"
     }
 
-    /// The jobs for files and folders: a folder's files keep their path below it; the output folder is
-    /// never read as a source. Two sources that would write one output are a ``CollisionError``.
+    /// The jobs for files and folders: a folder's files keep their path below it, and where several folders
+    /// are given, below the folder's own name (`a/x.wav` and `b/x.wav` make `OUT/a/x.caf` and `OUT/b/x.caf`,
+    /// as `cp -r a b OUT` would place them); the output folder is never read as a source. Two sources that
+    /// would write one output are a ``CollisionError``.
     public func jobs(for sources: [String]) throws -> [Job] {
         var jobs: [Job] = []
+        let namesFolders = sources.filter(isDirectory).count > 1
         for source in sources {
             if isDirectory(source) {
                 let root = source.hasSuffix("/") ? source : source + "/"
+                let name = source.split(separator: "/").last.map(String.init)
+                let prefix = namesFolders ? (name.flatMap { $0 == "." || $0 == ".." ? nil : $0 + "/" } ?? "") : ""
                 for file in try filesBelow(source, excluding: [outputFolder])
                 where BatchConverter.sourceExtensions.contains(fileExtension(file)) {
-                    jobs.append(Job(source: file, output: outputPath(for: String(file.dropFirst(root.count)))))
+                    jobs.append(
+                        Job(source: file, output: outputPath(for: prefix + String(file.dropFirst(root.count)))))
                 }
             } else {
                 jobs.append(

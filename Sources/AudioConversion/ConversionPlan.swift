@@ -472,6 +472,13 @@ public struct ConversionPlan {
                     "\(limits.name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
                 channels = limits.maximumChannels
             }
+            // A bit rate the codec cannot hold is the user's to change, before anything is read.
+            if let bitRate = settings.bitRate, let range = limits.bitRates?(rate, channels), !range.contains(bitRate) {
+                throw ConversionUsageError(
+                    "-b \(bitRate): \(limits.name) at \(formatSampleRate(rate)) Hz with \(channels) "
+                        + "channel\(channels == 1 ? "" : "s") takes \(range.lowerBound) to \(range.upperBound) bits per second"
+                )
+            }
         } else {
             // WAV, RF64 and MPEG-4 store whole rates: a rate with a fraction (8912.75 Hz) is resampled to
             // the nearest whole one, which keeps the duration.

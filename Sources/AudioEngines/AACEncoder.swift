@@ -41,7 +41,11 @@ public final class AACEncoder: AudioEncoder {
     private let delay: Int
 
     /// What the encoder takes: AAC-LC's rates, up to 8 channels.
-    public static let limits = EncoderLimits(name: "AAC-LC", sampleRates: sampleRates, maximumChannels: 8)
+    public static let limits = EncoderLimits(name: "AAC-LC", sampleRates: sampleRates, maximumChannels: 8) {
+        rate, channels in
+        // 8 kbit/s a channel at least; at most the 6144 bits a channel's 1024-frame packet may hold.
+        8000 * channels...max(8000 * channels, 6144 * channels * Int(rate) / 1024)
+    }
 
     /// The rate AAC-LC can hold nearest to `rate`.
     public static func nearestSampleRate(to rate: Double) -> Double {
@@ -71,10 +75,10 @@ public final class AACEncoder: AudioEncoder {
         }
         let strategy = settings.strategy ?? .longTermAverage
         let target = settings.bitRate ?? AACEncoder.defaultBitRate(sampleRate: format.sampleRate, channels: channels)
-        guard target >= 8000 * channels, target <= 6144 * channels * Int(format.sampleRate) / 1024 else {
+        if let range = Self.limits.bitRates?(format.sampleRate, channels), !range.contains(target) {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: \(target) bit/s is outside what AAC-LC holds for \(channels) channels at \(Int(format.sampleRate)) Hz "
-                    + "(\(8000 * channels) to \(6144 * channels * Int(format.sampleRate) / 1024))", offset: nil)
+                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
         }
         let quality = settings.quality ?? 64
         guard (0...127).contains(quality) else {

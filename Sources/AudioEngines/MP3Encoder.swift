@@ -29,13 +29,25 @@ public final class MP3Encoder: AudioEncoder {
     /// What LAME takes: MPEG-1, 2 and 2.5's rates, 1 or 2 channels.
     public static let limits = EncoderLimits(
         name: "MP3",
-        sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2)
+        sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2
+    ) { rate, _ in
+        // The bit-rate tables of MPEG-1 (32 to 48 kHz), MPEG-2 (16 to 24 kHz) and MPEG-2.5 (8 to 12 kHz);
+        // LAME takes the table's entry nearest a value between.
+        rate >= 32000 ? 32000...320_000 : rate >= 16000 ? 8000...160_000 : 8000...64000
+    }
 
     /// An encoder for `settings`.
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
         let bitRate = (settings.bitRate ?? 192_000) / 1000
+        if let range = Self.limits.bitRates?(format.sampleRate, channels),
+            let asked = settings.bitRate, !range.contains(asked)
+        {
+            throw AudioFileError.unsupportedDataFormat(
+                "mp3: \(asked) bit/s is outside what MP3 holds at \(Int(format.sampleRate)) Hz "
+                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
+        }
         guard (1...2).contains(channels), let flags = lame_init() else {
             throw AudioFileError.unsupportedDataFormat(
                 "mp3: LAME encodes 1 or 2 channels, not \(channels)", offset: nil)

@@ -19,7 +19,9 @@ public final class OpusEncoder: AudioEncoder {
     /// Frames per packet: 20 ms.
     public static let framesPerPacket = 960
     /// What the encoder takes: 48 kHz, up to 8 channels.
-    public static let limits = EncoderLimits(name: "Opus", sampleRates: [sampleRate], maximumChannels: 8)
+    public static let limits = EncoderLimits(name: "Opus", sampleRates: [sampleRate], maximumChannels: 8) {
+        _, channels in 6000 * channels...256_000 * channels
+    }
 
     /// The format of the packets made.
     public let destinationFormat: StreamDescription
@@ -83,11 +85,11 @@ public final class OpusEncoder: AudioEncoder {
         }
         self.engine = engine
         let target = settings.bitRate ?? Self.defaultBitRate(streams: Int(streams), coupled: Int(coupled))
-        guard (6000 * channels...256_000 * channels).contains(target) else {
+        if let range = Self.limits.bitRates?(Self.sampleRate, channels), !range.contains(target) {
             opus_multistream_encoder_destroy(engine)
             throw AudioFileError.unsupportedDataFormat(
                 "opus: \(target) bit/s is outside what Opus takes for \(channels) channels "
-                    + "(\(6000 * channels) to \(256_000 * channels))", offset: nil)
+                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
         }
         bitRate = target
         strategy = settings.strategy ?? .variable

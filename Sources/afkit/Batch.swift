@@ -13,7 +13,9 @@ struct Batch: ParsableCommand {
         abstract: "Convert files and folders with a preset, mirroring the tree under --out, in parallel.",
         discussion: """
             Folders are searched for .wav .aif .aiff .aifc .caf .mp3 .mp2 .aac .adts .flac .ogg files (symbolic links \
-            followed, macOS's ._ files and .DS_Store skipped, the --out folder never read). An output is rebuilt \
+            followed, macOS's ._ files and .DS_Store skipped, the --out folder never read); a folder's files keep \
+            their path below it, and with several folders, below each folder's name (as cp -r places them). An \
+            output is rebuilt \
             unless it records the same source content, preset, settings and afkit version and reads back whole. \
             Two sources that would write one output are an error before anything is converted. Exit status 1 if \
             any file failed, 2 if the paths hold no source (unless --allow-empty).
@@ -53,6 +55,9 @@ struct Batch: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
+        if pathExists(out) && !isDirectory(out) {
+            throw usageError("--out '\(out)' is a file: give a folder (created when missing)", in: Self.self)
+        }
         var batch = BatchConverter(
             preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)

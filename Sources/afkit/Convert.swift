@@ -54,7 +54,9 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("b"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Bit rate of AAC, MP3 or Opus output, in bits per second (as afconvert).", valueName: "bits-per-second"))
+            "Bit rate of AAC, MP3 or Opus output, in bits per second as afconvert takes it (128000), or with k (128k).",
+            valueName: "bits-per-second"),
+        transform: Self.bitRate)
     var bitRate: Int?
 
     @Option(
@@ -97,13 +99,51 @@ struct Convert: ParsableCommand {
         }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
-        if let bitRate, bitRate <= 0 { throw ValidationError("-b takes bits per second, such as 128000") }
+        // Folders: convert makes one file from one file.
+        if input != "-" && isDirectory(input) {
+            throw ValidationError(
+                "'\(input)' is a folder: convert reads one file (afkit batch --preset NAME --out FOLDER "
+                    + "'\(input)' converts a folder)")
+        }
+        if output != "-" && isDirectory(output) {
+            let type = fileType ?? preset?.settings.fileType ?? .caf
+            let base = input == "-" ? "output" : baseName(of: input)
+            throw ValidationError(
+                "'\(output)' is a folder: give the output's file name, such as "
+                    + "'\(output.hasSuffix("/") ? output : output + "/")\(base)\(type.fileNameExtensions[0])'")
+        }
         do {
             // The plan's destination: the container and data format, checked before any work.
             _ = try ConversionPlan.Destination(output: output, settings: settings)
         } catch let error as ConversionUsageError {
             throw ValidationError(error.description)
         }
+    }
+
+    /// `-b`: bits per second (`128000`) or thousands of them (`128k`), the same for every codec. A bare number
+    /// under 1000 is refused: it is kbit/s written as bit/s, which no codec holds.
+    static func bitRate(_ text: String) throws -> Int {
+        let thousands = text.hasSuffix("k") || text.hasSuffix("K")
+        guard let number = Int(thousands ? String(text.dropLast()) : text), number > 0 else {
+            let negative = Int(thousands ? String(text.dropLast()) : text) != nil
+            throw ValidationError(
+                "-b \(text): \(negative ? "out of range: " : "")give bits per second, such as 128000 or 128k")
+        }
+        let (value, overflow) = number.multipliedReportingOverflow(by: thousands ? 1000 : 1)
+        guard !overflow, value >= 1000 else {
+            throw ValidationError(
+                overflow
+                    ? "-b \(text): out of range"
+                    : "-b \(text): bits per second, as afconvert takes them: -b \(number)000 or -b \(number)k for "
+                        + "\(number) kbit/s")
+        }
+        return value
+    }
+
+    /// A path's last component without its extension (`a/b/x.wav` → `x`).
+    private func baseName(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.lastIndex(of: ".").map { String(name[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? name
     }
 
     var settings: ConversionSettings {

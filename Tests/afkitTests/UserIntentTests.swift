@@ -1,0 +1,126 @@
+import Foundation
+import LoopbackServers
+import Testing
+
+/// What a user means, said back when it cannot be done: arguments refused with what fits (exit 2), folders
+/// where files go, and the validator's findings that say how to fix them.
+@Suite struct UserIntentTests {
+    /// `-b` is bits per second for every codec (afconvert's unit), or thousands of them with `k`: `-b 128`
+    /// (kbit/s written as bit/s) is refused alike for MP3, AAC and Opus (MP3 took it as 128 bit/s and LAME
+    /// made its default), `-b 128k` is 128000 for each, and a rate the codec cannot hold at the output's
+    /// sample rate and channels is a usage error (exit 2) naming the range.
+    @Test func bitRatesMeanTheSameForEveryCodec() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = "wav/pcm-s16-stereo.wav"
+        for name in ["out.mp3", "out.m4a", "out.opus"] {
+            let bare = try Command.run(["convert", "-b", "128", source, folder + "/" + name])
+            #expect(bare.status == 2, "\(name): \(bare.stderr)")
+            #expect(bare.stderr.contains("-b 128000 or -b 128k"), "\(name): \(bare.stderr)")
+            let kilo = try Command.run(["convert", "-b", "128k", source, folder + "/" + name])
+            #expect(kilo.status == 0, "\(name): \(kilo.stderr)")
+            let negative = try Command.run(["convert", "-b", "-5", source, folder + "/" + name])
+            #expect(negative.status == 2 && negative.stderr.contains("out of range"), "\(negative.stderr)")
+        }
+        let info = try Command.run(["info", "--json", folder + "/out.mp3"])
+        // 128 kbit/s in MPEG-2's 576-frame packets at 22.05 kHz: 418 bytes (417 unpadded).
+        let file = (info.json as? [[String: Any]])?.first
+        #expect(abs((file?["bitRate"] as? Int ?? 0) - 128000) < 1300, "\(info.stdout)")
+        #expect([417, 418].contains(file?["maximumPacketSize"] as? Int ?? 0), "\(info.stdout)")
+        for (name, range) in [
+            ("low.m4a", "16000 to"), ("high.mp3", "MP3 at 22050 Hz with 2 channels takes 8000 to 160000"),
+        ] {
+            let rate = name == "low.m4a" ? "5000" : "400k"
+            let result = try Command.run(["convert", "-b", rate, source, folder + "/" + name])
+            #expect(result.status == 2, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(range), "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/" + name))
+        }
+    }
+
+    /// `convert` makes one file from one file: a folder as OUTPUT says which name to give (the source's name
+    /// in it), a folder as INPUT points to `batch`; both exit 2 and write nothing.
+    @Test func foldersAreNotFiles() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder])
+        #expect(output.status == 2)
+        #expect(
+            output.stderr.contains("is a folder: give the output's file name, such as '\(folder)/pcm-s16-stereo.caf'"))
+        let input = try Command.run(["convert", "wav", folder + "/x.caf"])
+        #expect(input.status == 2)
+        #expect(input.stderr.contains("'wav' is a folder: convert reads one file") && input.stderr.contains("batch"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    /// `batch --out o a b`: each source folder keeps its name below `o` (as `cp -r a b o` places them), so
+    /// two folders holding `x.wav` make `o/a/x.caf` and `o/b/x.caf` instead of colliding; one folder still
+    /// fills `o` itself. A file as `--out` is one usage error, before anything is read.
+    @Test func batchKeepsTheFoldersNames() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manager = FileManager.default
+        for name in ["a", "b"] {
+            try manager.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true)
+            try manager.copyItem(
+                atPath: Command.fixtures + "/wav/pcm-s16-stereo.wav", toPath: folder + "/\(name)/x.wav")
+        }
+        let two = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/o", folder + "/a", folder + "/b/"])
+        #expect(two.status == 0, "\(two.stderr)")
+        #expect(manager.fileExists(atPath: folder + "/o/a/x.caf") && manager.fileExists(atPath: folder + "/o/b/x.caf"))
+        let one = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/p", folder + "/a"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(manager.fileExists(atPath: folder + "/p/x.caf"))
+
+        manager.createFile(atPath: folder + "/file", contents: Data())
+        let file = try Command.run([
+            "batch", "--preset", "pcm", "--out", folder + "/file", folder + "/a", folder + "/b",
+        ])
+        #expect(file.status == 2)
+        #expect(file.stderr.components(separatedBy: "Error:").count == 2, "one error: \(file.stderr)")
+        #expect(file.stderr.contains("--out '\(folder)/file' is a file: give a folder"))
+    }
+
+    /// `validate` names each format in words beside its code, and a finding afkit can fix carries the
+    /// command that fixes it (text, and `fix` in JSON); running that command makes a file that passes.
+    @Test func findingsSayHowToFixThem() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/theme.mp3"
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/mp3/ffmpeg-libmp3lame.mp3", toPath: source)
+        let text = try Command.run(["validate", source])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("'lpcm' (linear PCM), 'ima4' (Apple IMA4) or '0x6D730011' (IMA ADPCM in WAV)"))
+        let fix = "afkit convert --preset system-sound \(folder)/theme.mp3 \(folder)/theme.caf"
+        #expect(text.stdout.contains("; fix: " + fix), "\(text.stdout)")
+        let json = try Command.run(["validate", "--format", "json", source])
+        let violations = ((json.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"]
+        let fixes = (violations as? [[String: Any]] ?? []).compactMap { $0["fix"] as? String }
+        #expect(fixes.contains(fix), "\(json.stdout)")
+        let arguments = Array(fix.split(separator: " ").map(String.init).dropFirst())
+        #expect(try Command.run(arguments).status == 0)
+        let fixed = try Command.run(["validate", folder + "/theme.caf"])
+        #expect(fixed.status == 0, "\(fixed.stdout)")
+
+        // Trailing silence and loudness (game-sfx): each fix, run in turn, clears its rule.
+        var voice = folder + "/voice.wav"
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/../../Assets/voice-level-complete.wav", toPath: voice)
+        for rule in ["silence", "loudness"] {
+            let report = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", voice])
+            let found =
+                (((report.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"]
+                as? [[String: Any]] ?? []).first { $0["rule"] as? String == rule }
+            let command = try #require(found?["fix"] as? String, "\(rule): \(report.stdout)")
+            let words = command.split(separator: " ").map(String.init)
+            #expect(words.starts(with: ["afkit", "convert", rule == "silence" ? "--trim-silence" : "--loudness"]))
+            #expect(try Command.run(Array(words.dropFirst())).status == 0)
+            voice = try #require(words.last)
+            let after = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", voice])
+            let rules =
+                (((after.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"]
+                as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+            #expect(!rules.contains(rule), "\(rule) after its fix: \(after.stdout)")
+        }
+    }
+}
