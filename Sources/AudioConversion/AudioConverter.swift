@@ -33,6 +33,7 @@ public enum AudioConverter {
         }
         try plan.take(from: source, input: input, cut: cut)
         var normalizer: LoudnessNormalizer?
+        var overloads = 0
         if let target = settings.loudness {
             normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format,
@@ -50,7 +51,7 @@ public enum AudioConverter {
                 do {
                     written = try run(
                         plan, encoder: encoder, from: reader, to: writer,
-                        limiterReport: { normalizer?.limiterReduction = $0 })
+                        limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 })
                 } catch {
                     writer.cancel()
                     throw error
@@ -66,6 +67,11 @@ public enum AudioConverter {
         var result = ConversionResult(
             outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
             packetTableInfo: table, notes: plan.notes)
+        if overloads > 0 {
+            result.notes.append(
+                "the mix took \(overloads) samples past full scale, which clip in the output: scale its rows down so "
+                    + "each row's gains sum to 1 or less")
+        }
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
         return result
@@ -75,7 +81,7 @@ public enum AudioConverter {
     /// copied); returns the valid frames written and the packet table recorded.
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
-        limiterReport: ((Double) -> Void)? = nil
+        limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
@@ -137,7 +143,8 @@ public enum AudioConverter {
         default:
             outputFrames = try render(
                 source, sampleRate: format.sampleRate, channels: Int(format.channelsPerFrame),
-                resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport
+                resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport,
+                mixReport: mixReport
             ) { samples in
                 try encoder.encode(samples, into: &packets)
                 try write()
@@ -161,9 +168,13 @@ public enum AudioConverter {
     static func render(
         _ source: SourceReader, sampleRate: Double, channels outChannels: Int,
         resampler choice: ResamplerChoice, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil,
-        _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
+        mixReport: ((Int) -> Void)? = nil, _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws -> Int64 {
-        let mixer = ChannelMixer(from: source.channels, to: outChannels)
+        let mixer =
+            plan.mixMatrix.map(ChannelMixer.init(gains:)) ?? ChannelMixer(from: source.channels, to: outChannels)
+        let countsOverloads = plan.mixMatrix != nil && mixReport != nil
+        var overloads = 0
+        defer { if countsOverloads { mixReport?(overloads) } }
         let resampler =
             sampleRate == source.sampleRate
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
@@ -216,6 +227,7 @@ public enum AudioConverter {
             if !mixer.isIdentity {
                 mixed.removeAll(keepingCapacity: true)
                 block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+                if countsOverloads { overloads += ChannelMixer.overloads(mixed[...]) }
             }
             let channelled = mixer.isIdentity ? block : mixed
             if let resampler {

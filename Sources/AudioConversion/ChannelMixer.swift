@@ -47,8 +47,26 @@ public struct ChannelMixer: Sendable {
         taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
     }
 
-    /// Whether mixing leaves the frames as they are (same channel count in and out).
-    public var isIdentity: Bool { inputChannels == outputChannels }
+    /// A mix of the user's own: `gains[output][input]`, as given (a row may sum past 1: see
+    /// ``overloads(_:)``).
+    public init(gains matrix: [[Float]]) {
+        inputChannels = matrix.first?.count ?? 0
+        outputChannels = matrix.count
+        gains = matrix
+        taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
+    }
+
+    /// Whether mixing leaves the frames as they are (each output its own input, at unity).
+    public var isIdentity: Bool {
+        inputChannels == outputChannels
+            && gains.indices.allSatisfy { row in gains[row].indices.allSatisfy { gains[row][$0] == (row == $0 ? 1 : 0) }
+            }
+    }
+
+    /// Samples past full scale in mixed frames: what a matrix whose rows sum past 1 makes of a loud source.
+    public static func overloads(_ samples: ArraySlice<Float>) -> Int {
+        samples.reduce(0) { $0 + (abs($1) > 1 ? 1 : 0) }
+    }
 
     /// Mixes `frames` interleaved frames, appending to `output`.
     public func mix(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) {

@@ -191,7 +191,9 @@ public struct ConversionPlan {
         let copyAsked = specifier.kind == .copy
         if copyAsked { specifier = try Self.sourceFormat(of: source, in: fileType) }
         dataFormat = specifier
-        let processes = settings.loudness != nil || settings.silenceThreshold != nil
+        let processes =
+            settings.loudness != nil || settings.silenceThreshold != nil || settings.mixMatrix != nil
+            || settings.channelMap != nil || settings.channelLayout != nil
         // AAC is copied where nothing asks it changed (re-encoding loses quality: a second generation);
         // Apple Lossless always (re-encoding gains nothing, and decoding a 32-bit stream to Float would lose
         // its lowest bits); either where `-d 0` asks.
@@ -257,6 +259,73 @@ public struct ConversionPlan {
             try ResamplerChoice.checkRatio(from: source.sampleRate, to: format.sampleRate)
         }
         writerOptions.channelLayout = Self.channelLayout(for: format, source: source)
+        if let map = settings.channelMap {
+            guard let missing = map.first(where: { $0 >= source.channels }) else {
+                render.mixMatrix = map.map { chosen in (0..<source.channels).map { $0 == chosen ? Float(1) : 0 } }
+                writerOptions.channelLayout = nil
+                if let layout = settings.channelLayout { try apply(layout, source: source) }
+                return
+            }
+            throw ConversionUsageError(
+                "-m names source channel \(missing); the source has \(source.channels) (0 to \(source.channels - 1))")
+        }
+        if let matrix = settings.mixMatrix {
+            guard matrix.allSatisfy({ $0.count == source.channels }), matrix.count == Int(format.channelsPerFrame)
+            else {
+                throw ConversionUsageError(
+                    "the mix has \(matrix.count) rows of \(matrix.first?.count ?? 0) gains; the source has "
+                        + "\(source.channels) channels: give one gain per source channel in each row")
+            }
+            render.mixMatrix = matrix
+            writerOptions.channelLayout = nil
+        }
+        if let layout = settings.channelLayout { try apply(layout, source: source) }
+    }
+
+    /// `-l`: the layout recorded, where the container records one and the codec leaves the order free; the
+    /// channels reordered where the source names the same speakers in another order.
+    private mutating func apply(_ layout: ChannelLayout, source: SourceReader) throws {
+        let channels = Int(format.channelsPerFrame)
+        let name = layout.spokenName
+        guard layout.channelCount == channels else {
+            throw ConversionUsageError(
+                "-l \(name) has \(layout.channelCount) channels; the output has \(channels) (give -c "
+                    + "\(layout.channelCount) to mix to it)")
+        }
+        let fixedOrder: Set<FourCharCode> = [.aac, .alac, .opus, .flac, .mpegLayer3]
+        guard !fixedOrder.contains(format.formatID) else {
+            throw ConversionUsageError(
+                "-l: \(SourceReader.codecName(format.formatID)) fixes its channels' order itself; give -l with PCM or "
+                    + "IMA4 in CAF or WAV")
+        }
+        switch fileType {
+        case .caf: writerOptions.channelLayout = layout
+        case .wav, .rf64:
+            guard let mask = layout.waveChannelMask else {
+                throw ConversionUsageError(
+                    "-l \(name): WAV keeps its speakers in one fixed order and this layout is not in it; write CAF, "
+                        + "or name a layout in WAV's order (such as MPEG_5_1_A)")
+            }
+            writerOptions.channelLayout = ChannelLayout(waveChannelMask: mask)
+        default:
+            throw ConversionUsageError(
+                "-l: \(fileType.name) files record no channel layout; write CAF or WAV")
+        }
+        // The source's speakers in another order are moved to the named order.
+        guard render.mixMatrix == nil, source.channels == channels, let from = source.channelLayout?.labels,
+            let to = layout.labels, from != to
+        else { return }
+        guard from.sorted() == to.sorted(), Set(from).count == from.count else {
+            notes.append(
+                "the source's layout, \(source.channelLayout?.spokenName ?? ""), is relabelled \(name): its speakers "
+                    + "are not the same, so the channels keep their order")
+            return
+        }
+        render.mixMatrix = to.map { label in
+            from.map { $0 == label ? Float(1) : 0 }
+        }
+        notes.append(
+            "the channels are reordered from the source's \(source.channelLayout?.spokenName ?? "") to \(name)")
     }
 
     /// The route the frames take: decided by what the source stores, what is asked of the samples and

@@ -18,6 +18,14 @@ public struct ConversionSettings: Sendable {
     public var channels: Int?
     /// At most this many output channels when `channels` is not given (a preset's limit).
     public var maximumChannels: Int?
+    /// A mix of the user's own (`--mix`, `--channel-map`): `mixMatrix[output][input]`, one row per output
+    /// channel and one gain per source channel; `nil`: afkit's mix, which never clips.
+    public var mixMatrix: [[Float]]?
+    /// A channel map (`-m`): each output channel's source channel, or -1 for silence.
+    public var channelMap: [Int]?
+    /// The output's channel layout (`-l`); `nil`: the source's where the channels are kept. Channels whose
+    /// speakers the source names in another order are reordered to it.
+    public var channelLayout: ChannelLayout?
     /// At most this rate when `sampleRate` is not given (a preset's limit: its profile's most).
     public var maximumSampleRate: Double?
     /// The resampler for rate changes (libsoxr by default).

@@ -53,11 +53,15 @@ struct RenderPlan {
     /// Gain, dB, and the true-peak limiter's ceiling, dBTP (`nil`: no limiter).
     var gain = 0.0
     var limiterCeiling: Double?
+    /// A mix of the user's own (`--mix`, `--channel-map`, a layout's reordering), or `nil` for afkit's.
+    var mixMatrix: [[Float]]?
 
     var linearGain: Float { Float(pow(10, gain / 20)) }
 
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
-    var keepsSamples: Bool { fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil }
+    var keepsSamples: Bool {
+        fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil
+    }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: a half-cosine
     /// rising over the pre-roll and falling over the post-roll, so the cut starts and ends at silence.

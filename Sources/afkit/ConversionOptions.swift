@@ -12,6 +12,15 @@ extension DataFormatSpecifier: ExpressibleByArgument {
     /// `-d`'s value, or an error that says what is wrong with it and what fits.
     static func fromArgument(_ text: String) throws -> DataFormatSpecifier {
         if let specifier = DataFormatSpecifier(text) { return specifier }
+        let name = text.split(separator: "@").first.map { $0.lowercased() } ?? ""
+        if ["aach", "aacp", "aache", "heaac"].contains(name) {
+            // FFmpeg's own AAC encoder makes AAC-LC only; the HE-AAC encoders (libfdk-aac, Apple's) are not
+            // in Debian, and SBR without one is not something afkit makes up.
+            throw ValidationError(
+                "-d \(text): afkit cannot write HE-AAC\(name == "aacp" ? " v2" : ""): libavcodec, its AAC engine, "
+                    + "encodes AAC-LC only (the HE-AAC encoders, libfdk-aac and Apple's, are not in Debian); use -d aac "
+                    + "(AAC-LC, which every player that plays HE-AAC plays), or -d opus for low bit rates")
+        }
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2, DataFormatSpecifier(parts[0]) != nil {
             throw ValidationError(

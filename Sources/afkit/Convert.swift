@@ -71,6 +71,29 @@ struct Convert: ParsableCommand {
         help: ArgumentHelp("AAC and Opus bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
     var strategy: Int?
 
+    @Option(
+        name: .customLong("mix"),
+        help: ArgumentHelp(
+            "A mix of your own: a row of gains (one per source channel) per output channel, rows split by ';' "
+                + "(stereo to mono: --mix '0.5,0.5'); a note says when it takes samples past full scale.",
+            valueName: "matrix"))
+    var mix: String?
+
+    @Option(
+        name: [.customShort("m"), .customLong("channel-map")],
+        help: ArgumentHelp(
+            "Each output channel's source channel, from 0, or -1 for silence (swap stereo: -m 1,0).",
+            valueName: "channels"))
+    var channelMap: String?
+
+    @Option(
+        name: [.customShort("l"), .customLong("channellayout")],
+        help: ArgumentHelp(
+            "The output's channel layout by Apple's tag name (MPEG_5_1_A, AAC_5_1, Stereo, ...), recorded in CAF "
+                + "or WAV; a source naming the same speakers in another order is reordered to it.",
+            valueName: "tag"))
+    var channelLayout: String?
+
     @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
     var preset: Preset?
 
@@ -94,6 +117,15 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
+        if mix != nil && channelMap != nil { throw ValidationError("give --mix or -m, not both") }
+        if let rows = try mixMatrix()?.count ?? sourceChannels()?.count, let channels, channels != rows {
+            throw ValidationError("-c \(channels) and a mix for \(rows) output channels: give one or the other")
+        }
+        if let channelLayout, ChannelLayout.namedTag(channelLayout) == nil {
+            throw ValidationError(
+                "-l \(channelLayout): no such layout tag; Apple's names, such as "
+                    + ChannelLayout.namedTags.prefix(24).map(\.name).joined(separator: " ") + " ...")
+        }
         guard ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) != nil else {
             throw ValidationError("--src-quality takes 0 to 4")
         }
@@ -140,6 +172,41 @@ struct Convert: ParsableCommand {
         return value
     }
 
+    /// `--mix` (rows of gains) or `-m` (a source channel per output, -1 for silence) as a gain matrix, one row
+    /// per output channel; `nil` when neither is given. The source's channel count is checked by the plan.
+    func mixMatrix() throws -> [[Float]]? {
+        if let mix {
+            let rows = mix.split(separator: ";", omittingEmptySubsequences: false).map { row in
+                row.split(separator: ",", omittingEmptySubsequences: false).map {
+                    Float($0.filter { $0 != " " })
+                }
+            }
+            guard !rows.isEmpty, rows.count <= 64, rows.allSatisfy({ row in row.allSatisfy { $0?.isFinite == true } }),
+                let width = rows.first?.count, width <= 64, rows.allSatisfy({ $0.count == width })
+            else {
+                throw ValidationError(
+                    "--mix \(mix): give rows of numbers, one row per output channel and one gain per source channel, "
+                        + "rows split by ';' (stereo to mono: '0.5,0.5'; swap stereo: '0,1;1,0')")
+            }
+            return rows.map { $0.map { $0 ?? 0 } }
+        }
+        return nil
+    }
+
+    /// `-m`: each output channel's source channel (-1: silence), or `nil` when not given.
+    func sourceChannels() throws -> [Int]? {
+        guard let channelMap else { return nil }
+        let sources = channelMap.split(separator: ",", omittingEmptySubsequences: false).map {
+            Int($0.filter { $0 != " " })
+        }
+        guard !sources.isEmpty, sources.count <= 64, sources.allSatisfy({ ($0 ?? -2) >= -1 && ($0 ?? 64) < 64 }) else {
+            throw ValidationError(
+                "-m \(channelMap): give each output channel's source channel, counting from 0, or -1 for silence "
+                    + "(swap stereo: -m 1,0)")
+        }
+        return sources.map { $0 ?? -1 }
+    }
+
     /// A path's last component without its extension (`a/b/x.wav` → `x`).
     private func baseName(of path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -154,6 +221,17 @@ struct Convert: ParsableCommand {
             if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
         }
         if let channels { settings.channels = channels }
+        if let matrix = try? mixMatrix() {
+            settings.mixMatrix = matrix
+            settings.channels = matrix.count
+        }
+        if let sources = try? sourceChannels() {
+            settings.channelMap = sources
+            settings.channels = sources.count
+        }
+        if let tag = channelLayout.flatMap(ChannelLayout.namedTag) {
+            settings.channelLayout = ChannelLayout(tag: tag.tag)
+        }
         if let bitRate { settings.bitRate = bitRate }
         if let codecQuality { settings.quality = codecQuality }
         if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }

@@ -137,7 +137,8 @@ enum InfoText {
         }
         if let layout = properties.channelLayout {
             lines.append(
-                "Channel layout:         tag 0x\(String(layout.tag, radix: 16)), bitmap 0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions"
+                "Channel layout:         \(layout.spokenName) [tag 0x\(String(layout.tag, radix: 16)), bitmap "
+                    + "0x\(String(layout.bitmap, radix: 16)), \(layout.descriptions.count) descriptions]"
             )
         }
         if let cookie = summary.magicCookie {

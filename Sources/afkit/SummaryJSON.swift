@@ -113,6 +113,7 @@ extension AudioFileSummary {
                     "channelLayout",
                     .object([
                         ("tag", .integer(Int64(layout.tag))), ("bitmap", .integer(Int64(layout.bitmap))),
+                        ("name", .string(layout.spokenName)),
                         (
                             "descriptions",
                             .array(

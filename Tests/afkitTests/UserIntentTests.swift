@@ -123,4 +123,96 @@ import Testing
             #expect(!rules.contains(rule), "\(rule) after its fix: \(after.stdout)")
         }
     }
+
+    /// `info` names a layout in words; `-l` records a layout by Apple's name, reordering a source that names
+    /// the same speakers in another order (WAV's 5.1 to `MPEG_5_1_D`: C L R Ls Rs LFE), and refuses what a
+    /// container or codec cannot hold; `-m` maps channels and `--mix` mixes with the user's own gains, and a
+    /// mix that goes past full scale is said in a note.
+    @Test func layoutsMapsAndMixes() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let surround = "wav/extensible-5.1.wav"
+        let info = try Command.run(["info", surround])
+        #expect(info.stdout.contains("Channel layout:         5.1 (L R C LFE Ls Rs)"), "\(info.stdout)")
+
+        let reordered = folder + "/d.caf"
+        let convert = try Command.run(["convert", "-d", "LEF32", "-l", "MPEG_5_1_D", surround, reordered])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        #expect(convert.stderr.contains("reordered"))
+        let layout =
+            ((try Command.run(["info", "--json", reordered]).json as? [[String: Any]])?.first)?[
+                "channelLayout"] as? [String: Any]
+        #expect(layout?["tag"] as? Int == 124 << 16 | 6)
+        #expect((layout?["name"] as? String)?.hasPrefix("5.1 (C L R Ls Rs LFE)") == true)
+        let source = try decodedFloats(Command.fixtures + "/" + surround, channels: 6)
+        let output = try decodedFloats(reordered, channels: 6)
+        #expect(source.count == output.count && !source.isEmpty)
+        // WAV order L R C LFE Ls Rs → C L R Ls Rs LFE.
+        for (to, from) in [2, 0, 1, 4, 5, 3].enumerated() {
+            #expect(output.map { $0[to] } == source.map { $0[from] }, "channel \(to)")
+        }
+        for (arguments, message) in [
+            (["-l", "MPEG_5_1_D", surround, folder + "/d.wav"], "WAV keeps its speakers in one fixed order"),
+            (["-l", "MPEG_5_1_A", surround, folder + "/d.m4a"], "fixes its channels' order itself"),
+            (["-l", "MPEG_5_1_A", "wav/pcm-s16-stereo.wav", folder + "/d2.caf"], "give -c 6"),
+            (["-l", "MPEG_9_9", surround, folder + "/d3.caf"], "no such layout tag"),
+            (["-m", "0,2", "wav/pcm-s16-stereo.wav", folder + "/m.wav"], "names source channel 2"),
+            (["--mix", "1,1,1", "wav/pcm-s16-stereo.wav", folder + "/m.wav"], "one gain per source channel"),
+            (["-d", "aach", "wav/pcm-s16-stereo.wav", folder + "/h.m4a"], "cannot write HE-AAC"),
+        ] {
+            let result = try Command.run(["convert"] + arguments)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+
+        let stereo = "wav/pcm-s16-stereo.wav"
+        let swapped = folder + "/swapped.wav"
+        #expect(try Command.run(["convert", "-m", "1,0", stereo, swapped]).status == 0)
+        let original = try decodedFloats(Command.fixtures + "/" + stereo, channels: 2)
+        let swappedFrames = try decodedFloats(swapped, channels: 2)
+        #expect(swappedFrames.map { $0[0] } == original.map { $0[1] })
+        #expect(swappedFrames.map { $0[1] } == original.map { $0[0] })
+
+        let loud = folder + "/loud.wav"
+        let summed = try Command.run(["convert", "--mix", "1,1", stereo, loud])
+        let peak = original.map { abs($0[0] + $0[1]) }.max() ?? 0
+        #expect(summed.status == 0)
+        #expect(summed.stderr.contains("past full scale") == (peak > 1), "peak \(peak): \(summed.stderr)")
+        let mean = try Command.run(["convert", "--mix", "0.5,0.5", stereo, folder + "/mean.wav"])
+        #expect(mean.status == 0 && !mean.stderr.contains("past full scale"))
+        let mono = try decodedFloats(folder + "/mean.wav", channels: 1)
+        let expected = original.map { ($0[0] + $0[1]) / 2 }
+        #expect(zip(mono.map { $0[0] }, expected).allSatisfy { abs($0 - $1) <= 1.0 / 32768 + 1e-6 })
+    }
+}
+
+/// A PCM file's frames as Float, read from its data as stored (16- or 24-bit integers, 32-bit float) where
+/// `info --json` says the data is: no decoder of afkit's between the file and the test.
+func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
+    let probe = try Command.run(["info", "--json", path])
+    let file = try #require((probe.json as? [[String: Any]])?.first)
+    let format = try #require(file["format"] as? [String: Any])
+    let offset = try #require(file["dataOffset"] as? Int)
+    let count = try #require(file["dataByteCount"] as? Int)
+    let bits = format["bitsPerChannel"] as? Int ?? 0
+    let isFloat = ((format["flags"] as? Int ?? 0) & 1) != 0
+    let bigEndian = ((format["flags"] as? Int ?? 0) & 2) != 0
+    let data = try Data(contentsOf: URL(fileURLWithPath: path)).subdata(in: offset..<offset + count)
+    let bytes = [UInt8](data)
+    let width = bits / 8
+    var samples: [Float] = []
+    for index in stride(from: 0, to: bytes.count - width + 1, by: width) {
+        var word: UInt32 = 0
+        for byte in 0..<width {
+            let value = UInt32(bytes[index + (bigEndian ? byte : width - 1 - byte)])
+            word = word << 8 | value
+        }
+        if isFloat && width == 4 {
+            samples.append(Float(bitPattern: word))
+        } else if width == 2 {
+            samples.append(Float(Int16(bitPattern: UInt16(word))) / 32768)
+        } else if width == 3 {
+            samples.append(Float(Int32(bitPattern: word << 8) >> 8) / 8_388_608)
+        }
+    }
+    return stride(from: 0, to: samples.count - channels + 1, by: channels).map { Array(samples[$0..<$0 + channels]) }
 }
