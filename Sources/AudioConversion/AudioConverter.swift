@@ -74,6 +74,9 @@ public enum AudioConverter {
         }
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
+        result.sourceFormat = source.format
+        result.sourceFrameCount = source.frameCount
+        result.route = plan.route(for: source)
         return result
     }
 

@@ -95,6 +95,13 @@ public struct ConversionPlan {
             return named
         }
 
+        /// The `-d` names `fileType` holds, as its writer and the checks of `-d` answer (afconvert's `-hf`).
+        public static func dataFormats(in fileType: FileType) -> [String] {
+            DataFormatSpecifier.names.filter { name in
+                DataFormatSpecifier(name).map { (try? check($0, in: fileType)) != nil } ?? false
+            }
+        }
+
         /// Whether `fileType`'s writer holds `specifier`'s data (AIFF as AIFF-C, which an `.aif` name may
         /// become); a usage error in afconvert's spelling where it does not.
         static func check(_ specifier: DataFormatSpecifier, in fileType: FileType) throws {

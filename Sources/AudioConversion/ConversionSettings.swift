@@ -160,4 +160,10 @@ public struct ConversionResult: Sendable {
     public var normalization: NormalizationOutcome?
     /// Source frames cut as silence from the start and from the end (`--trim-silence`).
     public var trimmedFrames: (leading: Int64, trailing: Int64)?
+    /// The source's format (what `convert -v` tells, with the frames and the route).
+    public var sourceFormat: StreamDescription?
+    /// The source's valid frames, where known.
+    public var sourceFrameCount: Int64?
+    /// The way the frames went: packets copied, samples rewritten exactly, or decoded to float.
+    public var route: ConversionPlan.Route?
 }

@@ -14,8 +14,40 @@ public protocol Resampler: AnyObject {
 public enum ResamplerChoice: Hashable, Sendable {
     /// libsoxr at its very-high-quality setting (28-bit, steep): afkit's default.
     case soxr
-    /// libsamplerate with one of its converters (afconvert's `--src-quality` picks it).
+    /// libsamplerate with one of its converters.
     case libsamplerate(SampleRateConverter)
+    /// libsoxr at another of its recipes (afconvert's `-r` and `--src-complexity` pick it).
+    case soxrQuality(SoxrQuality)
+
+    /// libsoxr's quality recipes, by the precision they keep.
+    public enum SoxrQuality: UInt, Sendable, CaseIterable {
+        case low = 1, medium = 2, high = 4, veryHigh = 6, mastering = 7
+    }
+
+    /// The engine and its setting, in words.
+    public var description: String {
+        switch self {
+        case .soxr: "libsoxr (very high quality, 28-bit)"
+        case .soxrQuality(let quality): "libsoxr (\(quality) quality)"
+        case .libsamplerate(let converter): "libsamplerate (\(converter))"
+        }
+    }
+
+    /// afconvert's `-r 0..127` (`--src-quality`) and `--src-complexity line|norm|bats` on afkit's engines:
+    /// `line` is libsamplerate's linear interpolation; `norm` (the default) is libsoxr, its recipe from the
+    /// quality (below 32 low, below 64 medium, below 96 high (20-bit), from 96 very high (28-bit, afkit's
+    /// default)); `bats` is libsoxr's 32-bit recipe. `-r` with libsamplerate picks its sinc converter
+    /// (below 32 fastest, below 64 medium, else best).
+    public static func afconvert(quality: Int?, complexity: String?, engine: String) -> ResamplerChoice {
+        let quality = quality ?? 127
+        if complexity == "line" { return .libsamplerate(.linear) }
+        if engine == "libsamplerate" {
+            return .libsamplerate(quality < 32 ? .sincFastest : quality < 64 ? .sincMedium : .sincBest)
+        }
+        if complexity == "bats" { return .soxrQuality(.mastering) }
+        let recipe: SoxrQuality = quality < 32 ? .low : quality < 64 ? .medium : quality < 96 ? .high : .veryHigh
+        return recipe == .veryHigh ? .soxr : .soxrQuality(recipe)
+    }
 
     /// libsamplerate's converters.
     public enum SampleRateConverter: Int32, Sendable, CaseIterable {
@@ -41,23 +73,28 @@ public enum ResamplerChoice: Hashable, Sendable {
         try Self.checkRatio(from: inputRate, to: outputRate)
         switch self {
         case .soxr: return try SoxrResampler(from: inputRate, to: outputRate, channels: channels)
+        case .soxrQuality(let quality):
+            return try SoxrResampler(from: inputRate, to: outputRate, channels: channels, quality: quality)
         case .libsamplerate(let converter):
             return try SampleRateResampler(from: inputRate, to: outputRate, channels: channels, converter: converter)
         }
     }
 }
 
-/// libsoxr, very high quality.
+/// libsoxr, very high quality unless another recipe is asked.
 public final class SoxrResampler: Resampler {
     private let handle: soxr_t
     private let channels: Int
     private let ratio: Double
 
     /// A resampler from `inputRate` to `outputRate` for interleaved frames of `channels`.
-    public init(from inputRate: Double, to outputRate: Double, channels: Int) throws {
+    public init(
+        from inputRate: Double, to outputRate: Double, channels: Int,
+        quality recipe: ResamplerChoice.SoxrQuality = .veryHigh
+    ) throws {
         var error: soxr_error_t?
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
-        var quality = soxr_quality_spec(UInt(SOXR_28_BITQ), 0)
+        var quality = soxr_quality_spec(recipe.rawValue, 0)
         guard let handle = soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &quality, nil),
             error == nil
         else {

@@ -58,6 +58,10 @@ struct AFKit: ParsableCommand {
             Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
             terminate(Status.usage)
         }
+        if arguments.first == "convert" && arguments.dropFirst().prefix { $0 != "--" }.contains("-hf") {
+            Output.standardOutput(Convert.fileTypesAndFormats)
+            terminate(0)
+        }
         let named = namingDashFiles(arguments)
         if let stray = named.stray {
             Output.standardError(

@@ -97,15 +97,28 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
     var preset: Preset?
 
+    @Flag(
+        name: .customShort("v"),
+        help: "Tell what the conversion does: the source and output formats, the route, the resampler, the gain.")
+    var verbose = false
+
     @Option(help: ArgumentHelp("The resampler.", valueName: "name"))
     var resampler: ResamplerName = .soxr
 
     @Option(
-        name: .customLong("src-quality"),
+        name: [.customShort("r"), .customLong("src-quality")],
         help: ArgumentHelp(
-            "libsamplerate's converter: 0 best sinc, 1 medium sinc, 2 fastest sinc, 3 zero-order hold, 4 linear.",
-            valueName: "0-4"))
-    var sourceQuality: Int32 = 0
+            "Resampling quality as afconvert takes it: libsoxr's recipe below 32 low, below 64 medium, below 96 "
+                + "high, else very high (the default); with --resampler libsamplerate its sinc converter.",
+            valueName: "0-127"))
+    var sourceQuality: Int?
+
+    @Option(
+        name: .customLong("src-complexity"),
+        help: ArgumentHelp(
+            "afconvert's resampler kind: line (linear interpolation), norm (the default), bats (libsoxr's 32-bit "
+                + "recipe).", valueName: "line|norm|bats"))
+    var sourceComplexity: String?
 
     @OptionGroup var shared: SharedConversionOptions
 
@@ -126,8 +139,11 @@ struct Convert: ParsableCommand {
                 "-l \(channelLayout): no such layout tag; Apple's names, such as "
                     + ChannelLayout.namedTags.prefix(24).map(\.name).joined(separator: " ") + " ...")
         }
-        guard ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) != nil else {
-            throw ValidationError("--src-quality takes 0 to 4")
+        if let sourceQuality, !(0...127).contains(sourceQuality) {
+            throw ValidationError("-r (--src-quality) takes 0 to 127")
+        }
+        if let sourceComplexity, !["line", "norm", "bats"].contains(sourceComplexity) {
+            throw ValidationError("--src-complexity takes line, norm or bats")
         }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
@@ -170,6 +186,64 @@ struct Convert: ParsableCommand {
                         + "\(number) kbit/s")
         }
         return value
+    }
+
+    /// `-v`: what the conversion did, a line each for the source, the output and the route.
+    static func story(of result: ConversionResult, settings: ConversionSettings, input: String) -> String {
+        var lines: [String] = []
+        if let format = result.sourceFormat {
+            lines.append(
+                "source: \(input): \(format.summary)" + (result.sourceFrameCount.map { ", \($0) frames" } ?? ""))
+        }
+        lines.append(
+            "output: \(result.fileType.name), \(result.format.summary), \(result.frameCount) frames"
+                + (result.packetTableInfo.map { " (+ \($0.primingFrames) priming, \($0.remainderFrames) remainder)" }
+                    ?? ""))
+        var route: String
+        switch result.route {
+        case .copyPackets?: route = "the source's packets copied, untouched"
+        case .exactPCM?: route = "the stored samples rewritten exactly (no decode to float)"
+        case .integers?: route = "the stored integers encoded exactly"
+        case .float?, nil: route = "decoded to 32-bit float"
+        }
+        if result.route == .float, let source = result.sourceFormat {
+            if source.channelsPerFrame != result.format.channelsPerFrame || settings.mixMatrix != nil
+                || settings.channelMap != nil
+            {
+                let how =
+                    settings.mixMatrix != nil
+                    ? "your --mix" : settings.channelMap != nil ? "-m" : "a mix that cannot clip"
+                route += ", \(source.channelsPerFrame) to \(result.format.channelsPerFrame) channels by \(how)"
+            }
+            if source.sampleRate != result.format.sampleRate {
+                route +=
+                    ", resampled \(formatSampleRate(source.sampleRate)) to \(formatSampleRate(result.format.sampleRate)) "
+                    + "Hz by \(settings.resampler.description)"
+            }
+            if let outcome = result.normalization {
+                route += ", gain \(shortDecimal(outcome.gain)) dB"
+                if outcome.limiterReduction < 0 {
+                    route += ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB"
+                }
+            }
+            route += ", encoded"
+        }
+        lines.append("route: " + route)
+        return lines.map { "convert: \($0)\n" }.joined()
+    }
+
+    /// afconvert's `-hf`: each file type `-f` takes, its names, and the data formats it holds, from the checks
+    /// the writers answer.
+    static var fileTypesAndFormats: String {
+        var lines = ["File types afkit writes (-f), their names, and the data formats each holds (-d):"]
+        for code in FileType.allValueStrings {
+            guard let type = FileType(afconvertCode: code) else { continue }
+            let formats = ConversionPlan.Destination.dataFormats(in: type)
+            lines.append(
+                "'\(code)' = \(type.name) (\(type.fileNameExtensions.joined(separator: ", ")))\n"
+                    + "    data formats: \(formats.joined(separator: " "))")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `--mix` (rows of gains) or `-m` (a source channel per output, -1 for silence) as a gain matrix, one row
@@ -235,9 +309,8 @@ struct Convert: ParsableCommand {
         if let bitRate { settings.bitRate = bitRate }
         if let codecQuality { settings.quality = codecQuality }
         if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }
-        if resampler == .libsamplerate, let converter = ResamplerChoice.SampleRateConverter(rawValue: sourceQuality) {
-            settings.resampler = .libsamplerate(converter)
-        }
+        settings.resampler = ResamplerChoice.afconvert(
+            quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
         settings.imaQuality = shared.quality.encoding
         settings.trimToMaximum = shared.trim
         settings.loudness = shared.loudnessTarget
@@ -295,6 +368,7 @@ struct Convert: ParsableCommand {
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
             for note in result.notes { Output.standardError("convert: note: \(note)\n") }
+            if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
             if let outcome = result.normalization {
                 Output.standardError(
                     "convert: loudness \(shortDecimal(outcome.source.normalizable)) LUFS -> "

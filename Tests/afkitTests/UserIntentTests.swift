@@ -183,6 +183,93 @@ import Testing
         let expected = original.map { ($0[0] + $0[1]) / 2 }
         #expect(zip(mono.map { $0[0] }, expected).allSatisfy { abs($0 - $1) <= 1.0 / 32768 + 1e-6 })
     }
+
+    /// afconvert's resampler options on afkit's engines: `-r` picks libsoxr's recipe (`-r 0`'s low recipe
+    /// ends its passband early, so a 9.5 kHz tone made 22.05 kHz loses most of its level where the default
+    /// keeps it), `--src-complexity line` is linear interpolation (a 15 kHz tone aliases into the output
+    /// where the default removes it), and out-of-range values are usage errors.
+    @Test func resamplerOptionsAsAfconvertSpellsThem() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func level(_ source: String, _ options: [String]) throws -> Double {
+            let output = folder + "/out.wav"
+            let result = try Command.run(["convert", "-d", "LEF32@22050"] + options + [source, output])
+            #expect(result.status == 0, "\(options): \(result.stderr)")
+            let samples = try decodedFloats(output, channels: 1).map { Double($0[0]) }
+            return (samples.reduce(0) { $0 + $1 * $1 } / Double(max(samples.count, 1))).squareRoot()
+        }
+        let passband = folder + "/9500.wav"
+        let stopband = folder + "/15000.wav"
+        try writeTone(passband, rate: 44100, frequency: 9500, seconds: 0.5)
+        try writeTone(stopband, rate: 44100, frequency: 15000, seconds: 0.5)
+        let sine = 0.5 / 2.0.squareRoot()
+        #expect(abs(try level(passband, []) - sine) < 0.01)
+        #expect(abs(try level(passband, ["-r", "127"]) - sine) < 0.01)
+        #expect(try level(passband, ["-r", "0"]) < sine / 2)
+        #expect(try level(passband, ["--resampler", "libsamplerate", "-r", "0"]) < sine / 2)
+        #expect(try level(stopband, []) < 0.01)
+        #expect(try level(stopband, ["--src-complexity", "bats"]) < 0.01)
+        #expect(try level(stopband, ["--src-complexity", "line"]) > 0.2)
+        for bad in [["-r", "128"], ["--src-complexity", "fast"]] {
+            let result = try Command.run(["convert"] + bad + [passband, folder + "/x.wav"])
+            #expect(result.status == 2, "\(bad)")
+        }
+    }
+
+    /// afconvert's `-hf` lists each file type with the data formats it holds, from the checks the writers
+    /// answer (a format listed converts; one left out is refused); `-v` tells the source, the output and
+    /// the route.
+    @Test func fileTypesAndVerboseStory() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let list = try Command.run(["convert", "-hf"])
+        #expect(list.status == 0)
+        let wave = try #require(
+            list.stdout.components(separatedBy: "'WAVE' = WAV (.wav)\n    data formats: ").dropFirst().first?
+                .prefix { $0 != "\n" })
+        let formats = wave.split(separator: " ").map(String.init)
+        #expect(formats.contains("LEI24") && formats.contains("ima-adpcm") && !formats.contains("BEI16"))
+        for format in ["LEI24", "BEI16"] {
+            let result = try Command.run(["convert", "-d", format, "wav/pcm-s16-stereo.wav", folder + "/x.wav"])
+            #expect((result.status == 0) == formats.contains(format), "\(format): \(result.stderr)")
+        }
+        let told = try Command.run([
+            "convert", "-v", "-c", "1", "-d", "LEI16@11025", "wav/pcm-s16-stereo.wav", folder + "/v.wav",
+        ])
+        #expect(told.status == 0)
+        #expect(told.stderr.contains("convert: source: wav/pcm-s16-stereo.wav: 2 ch"))
+        #expect(told.stderr.contains("convert: output: WAV, 1 ch, 11025 Hz"))
+        #expect(told.stderr.contains("2 to 1 channels by a mix that cannot clip") && told.stderr.contains("libsoxr"))
+        let exact = try Command.run(["convert", "-v", "wav/pcm-s16-stereo.wav", folder + "/e.caf"])
+        #expect(exact.stderr.contains("route: the stored samples rewritten exactly"))
+        let quiet = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder + "/q.caf"])
+        #expect(!quiet.stderr.contains("route:"))
+    }
+}
+
+/// A 16-bit mono WAV of a sine at `frequency` Hz, half scale.
+func writeTone(_ path: String, rate: Int, frequency: Double, seconds: Double) throws {
+    let frames = Int(Double(rate) * seconds)
+    var data = Data()
+    func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+    data.append(contentsOf: Array("RIFF".utf8))
+    append(UInt32(36 + frames * 2))
+    data.append(contentsOf: Array("WAVEfmt ".utf8))
+    append(UInt32(16))
+    append(UInt16(1))
+    append(UInt16(1))
+    append(UInt32(rate))
+    append(UInt32(rate * 2))
+    append(UInt16(2))
+    append(UInt16(16))
+    data.append(contentsOf: Array("data".utf8))
+    append(UInt32(frames * 2))
+    for frame in 0..<frames {
+        append(Int16((16384 * sin(2 * Double.pi * frequency * Double(frame) / Double(rate))).rounded()))
+    }
+    try data.write(to: URL(fileURLWithPath: path))
 }
 
 /// A PCM file's frames as Float, read from its data as stored (16- or 24-bit integers, 32-bit float) where
