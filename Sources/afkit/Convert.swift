@@ -22,7 +22,8 @@ struct Convert: ParsableCommand {
             aac (AAC-LC), alac (Apple Lossless), .mp3, flac and opus (CAF: constant bit rate unless -s 3), with an \
             optional @RATE, as in ima4@22050. \
             Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
-            The output is written atomically: it appears complete or not at all.
+            The output is written atomically: it appears complete or not at all. -hf lists the file types and \
+            the data formats each holds.
             """
     )
 

@@ -113,7 +113,6 @@ extension AudioFileSummary {
                     "channelLayout",
                     .object([
                         ("tag", .integer(Int64(layout.tag))), ("bitmap", .integer(Int64(layout.bitmap))),
-                        ("name", .string(layout.spokenName)),
                         (
                             "descriptions",
                             .array(
@@ -135,6 +134,8 @@ extension AudioFileSummary {
                     ])
                 ))
         }
+        // The layout in words beside the contract's object, which keeps its three members.
+        if let layout = channelLayout { fields.append(("channelLayoutName", .string(layout.spokenName))) }
         fields.append(("truncated", .bool(isTruncated)))
         return fields
     }

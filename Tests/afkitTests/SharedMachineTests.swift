@@ -148,7 +148,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder + "/dir.caf", withIntermediateDirectories: false)
         let directory = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder + "/dir.caf"])
         #expect(directory.status == 2)
-        #expect(directory.stderr.contains("a directory"))
+        #expect(directory.stderr.contains("is a folder: give the output's file name"))
         #expect(isDirectory(folder + "/dir.caf"))
     }
 

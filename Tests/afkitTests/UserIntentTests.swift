@@ -139,11 +139,9 @@ import Testing
         let convert = try Command.run(["convert", "-d", "LEF32", "-l", "MPEG_5_1_D", surround, reordered])
         #expect(convert.status == 0, "\(convert.stderr)")
         #expect(convert.stderr.contains("reordered"))
-        let layout =
-            ((try Command.run(["info", "--json", reordered]).json as? [[String: Any]])?.first)?[
-                "channelLayout"] as? [String: Any]
-        #expect(layout?["tag"] as? Int == 124 << 16 | 6)
-        #expect((layout?["name"] as? String)?.hasPrefix("5.1 (C L R Ls Rs LFE)") == true)
+        let file = (try Command.run(["info", "--json", reordered]).json as? [[String: Any]])?.first
+        #expect((file?["channelLayout"] as? [String: Any])?["tag"] as? Int == 124 << 16 | 6)
+        #expect((file?["channelLayoutName"] as? String)?.hasPrefix("5.1 (C L R Ls Rs LFE)") == true)
         let source = try decodedFloats(Command.fixtures + "/" + surround, channels: 6)
         let output = try decodedFloats(reordered, channels: 6)
         #expect(source.count == output.count && !source.isEmpty)
