@@ -25,9 +25,10 @@ public struct BatchConverter: Sendable {
         public var output: String
     }
 
-    /// What became of a job: converted, already current, or failed with the reason.
+    /// What became of a job: converted (with what the conversion noted), already current, or failed with
+    /// the reason.
     public enum Outcome: Sendable {
-        case converted
+        case converted(notes: [String])
         case upToDate
         case failed(String)
     }
@@ -203,8 +204,9 @@ public struct BatchConverter: Sendable {
                         outcome = .upToDate
                     } else {
                         try makeDirectories(parentFolder(of: job.output))
-                        try AudioConverter.convert(input: job.source, output: job.output, settings: conversion)
-                        outcome = .converted
+                        let result = try AudioConverter.convert(
+                            input: job.source, output: job.output, settings: conversion)
+                        outcome = .converted(notes: result.notes)
                     }
                 } catch {
                     outcome = .failed("\(error)")

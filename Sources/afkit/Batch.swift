@@ -84,7 +84,12 @@ struct Batch: ParsableCommand {
             switch outcome {
             case .failed(let message):
                 Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
-            case .converted where !terminal: Output.standardError("converted \(job.source) -> \(job.output)\n")
+            case .converted(let notes):
+                // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it.
+                for note in notes {
+                    Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): note: \(note)\n")
+                }
+                if !terminal { Output.standardError("converted \(job.source) -> \(job.output)\n") }
             default: break
             }
             if terminal {
@@ -125,7 +130,8 @@ struct Batch: ParsableCommand {
     }
 
     /// `--report`: each job's source and output measured (in parallel), in the jobs' order:
-    /// `{"files": [{"source", "output", "status", "error"?, "sourceLoudness"?, "outputLoudness"?}]}`.
+    /// `{"files": [{"source", "output", "status", "error"?, "sourceLoudness"?, "outputLoudness"?,
+    /// "sourceTruncated"?, "notes"?}]}`.
     static func loudnessReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome])
         -> JSONValue
     {
@@ -149,6 +155,12 @@ struct Batch: ParsableCommand {
                     ("status", .string(status)), ("sourceLoudness", measured(job.source)),
                     ("outputLoudness", measured(job.output)),
                 ]
+                // A source cut short converts what it holds; the report says so whether or not it ran now.
+                let truncated = (try? AudioFile(path: job.source))?.properties.isTruncated ?? false
+                if truncated { fields.append(("sourceTruncated", .bool(true))) }
+                if case .converted(let notes) = outcomes[index], !notes.isEmpty {
+                    fields.append(("notes", .array(notes.map(JSONValue.string))))
+                }
             }
             entries.store(.object(fields), at: index)
         }

@@ -243,6 +243,35 @@ import Testing
         let quiet = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder + "/q.caf"])
         #expect(!quiet.stderr.contains("route:"))
     }
+
+    /// `batch` says what each conversion notes (as `convert` does), and `--report` records a source cut
+    /// short (`sourceTruncated`, with the notes), where the batch used to convert it with exit 0 and no word.
+    @Test func batchSaysWhatConversionsNote() throws {
+        let folder = try Loopback.temporaryFolder("intent")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        let whole = Command.fixtures + "/wav/pcm-s16-stereo.wav"
+        try manager.copyItem(atPath: whole, toPath: folder + "/in/whole.wav")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        bytes.removeLast(bytes.count / 3)
+        try bytes.write(to: URL(fileURLWithPath: folder + "/in/cut.wav"))
+        let result = try Command.run([
+            "batch", "--preset", "pcm", "--jobs", "1", "--report", folder + "/report.json", "--out", folder + "/out",
+            folder + "/in",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(folder)/in/cut.wav: note: the source is cut short"), "\(result.stderr)")
+        #expect(!result.stderr.contains("whole.wav: note"))
+        let report = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: folder + "/report.json")))
+        let files = (report as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        let cut = files.first { ($0["source"] as? String)?.hasSuffix("cut.wav") == true }
+        let clean = files.first { ($0["source"] as? String)?.hasSuffix("whole.wav") == true }
+        #expect(cut?["sourceTruncated"] as? Bool == true)
+        #expect((cut?["notes"] as? [String])?.contains { $0.contains("cut short") } == true)
+        #expect(clean != nil && clean?["sourceTruncated"] == nil && clean?["notes"] == nil)
+    }
 }
 
 /// A 16-bit mono WAV of a sine at `frequency` Hz, half scale.
