@@ -153,6 +153,7 @@ extension Packets {
     func runOverHTTP() async throws {
         let options = network.options(typeHint: typeHint)
         let packets = try PacketSpool()
+        var stoppedByDuration = false
         let outcome = try await { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()
             var titles: [ListedTitle] = []
@@ -171,15 +172,22 @@ extension Packets {
                         }
                     case .packets(let run):
                         let framesPerPacket = Int64(iterator.properties.dataFormat?.framesPerPacket ?? 0)
-                        run.descriptions.withOptionalBuffer { descriptions in
-                            packets.append(
-                                run: run.streamOffset, byteCount: run.bytes.count, count: run.count,
-                                descriptions: descriptions)
+                        // `--duration`: the packets up to the one that completes it, counted in valid frames
+                        // (the priming is not audio), however many packets a run carries.
+                        let limit = duration.flatMap { seconds in
+                            iterator.properties.dataFormat.map { format in
+                                Int64((seconds * format.sampleRate).rounded(.up))
+                                    + Int64(iterator.properties.packetTableInfo?.primingFrames ?? 0)
+                            }
                         }
-                        deliveredPackets += Int64(run.count)
+                        var taken = run.count
                         if let descriptions = run.descriptions {
                             var lines = ""
-                            for (index, description) in descriptions.enumerated() {
+                            for (index, description) in descriptions.prefix(run.count).enumerated() {
+                                if let limit, deliveredFrames >= limit {
+                                    taken = index
+                                    break
+                                }
                                 let frames =
                                     description.variableFramesInPacket > 0
                                     ? Int64(description.variableFramesInPacket) : framesPerPacket
@@ -197,12 +205,33 @@ extension Packets {
                             }
                             if jsonLines { Output.standardOutput(lines) }
                         } else {
-                            deliveredFrames += Int64(run.count) * framesPerPacket
-                            emit([
-                                ("event", .string("packets")), ("packet", .integer(run.firstPacket)),
-                                ("count", .integer(Int64(run.count))), ("offset", .integer(run.streamOffset)),
-                                ("size", .integer(Int64(run.count > 0 ? run.bytes.count / run.count : 0))),
-                            ])
+                            if let limit, framesPerPacket > 0 {
+                                let room = max(0, (limit - deliveredFrames + framesPerPacket - 1) / framesPerPacket)
+                                taken = Int(min(Int64(run.count), room))
+                            }
+                            deliveredFrames += Int64(taken) * framesPerPacket
+                            if taken > 0 {
+                                emit([
+                                    ("event", .string("packets")), ("packet", .integer(run.firstPacket)),
+                                    ("count", .integer(Int64(taken))), ("offset", .integer(run.streamOffset)),
+                                    ("size", .integer(Int64(run.count > 0 ? run.bytes.count / run.count : 0))),
+                                ])
+                            }
+                        }
+                        let kept = run.count > 0 ? run.bytes.count / run.count * taken : 0
+                        run.descriptions.map { Array($0.prefix(taken)) }.withOptionalBuffer { descriptions in
+                            packets.append(
+                                run: run.streamOffset,
+                                byteCount: run.descriptions == nil
+                                    ? kept
+                                    : (descriptions.map { $0.reduce(0) { $0 + Int($1.dataByteSize) } } ?? 0),
+                                count: taken, descriptions: descriptions)
+                        }
+                        deliveredPackets += Int64(taken)
+                        if let limit, deliveredFrames >= limit {
+                            stoppedByDuration = true
+                            await iterator.close()
+                            return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
                         }
                     case .titleChanged(let change):
                         titles.append(
@@ -216,12 +245,6 @@ extension Packets {
                             ("event", .string("discontinuity")), ("reason", .string(gap.reason)),
                             ("attempt", .integer(Int64(gap.attempt))), ("nextPacket", .integer(gap.nextPacket)),
                         ])
-                    }
-                    if let duration, let rate = iterator.properties.dataFormat?.sampleRate, rate > 0,
-                        Double(deliveredFrames) >= duration * rate
-                    {
-                        await iterator.close()
-                        return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
                     }
                 }
             } catch let error as AudioFileError {
@@ -250,12 +273,14 @@ extension Packets {
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
-        // A live stream (or one stopped by --duration) states no counts: give what arrived.
-        if properties.audioDataPacketCount == nil || summary.packetCount < deliveredPackets {
+        // A live stream (or one stopped by --duration) states no counts: give what arrived, its valid frames
+        // without the priming (and the remainder only where the stream ended where its header said).
+        if stoppedByDuration || properties.audioDataPacketCount == nil || summary.packetCount < deliveredPackets {
             summary.packetCount = deliveredPackets
-            summary.frameCount = deliveredFrames
+            summary.frameCount = max(0, deliveredFrames - Int64(summary.primingFrames))
+            if stoppedByDuration { summary.remainderFrames = 0 }
             summary.durationSeconds =
-                summary.format.sampleRate > 0 ? Double(deliveredFrames) / summary.format.sampleRate : 0
+                summary.format.sampleRate > 0 ? Double(summary.frameCount) / summary.format.sampleRate : 0
         }
         if jsonLines {
             emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])

@@ -336,6 +336,11 @@ public struct AudioFileStream {
             case .property(let id):
                 try handler(.propertyChanged(id, parser.context.properties))
             case .packets(let run):
+                // What the step that made the run announced (its data offset, readiness) comes first, as
+                // Audio File Stream Services orders it: a listener knows the format before the first packet.
+                while let id = parser.nextAnnouncement() {
+                    try handler(.propertyChanged(id, parser.context.properties))
+                }
                 try deliver(
                     run, input: bytes, descriptions: run.hasDescriptions ? parser.runDescriptions : [],
                     retained: { parser.retainedBytes }, handler)
