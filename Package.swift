@@ -116,6 +116,8 @@ let package = Package(
             name: "AudioConversionTests",
             dependencies: [
                 "AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess",
+                // libebur128 itself, the reference afkit's own true-peak meter is held to.
+                "CEBUR128",
             ]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),

@@ -1,3 +1,5 @@
+import AudioEngines
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -32,16 +34,8 @@ public final class TruePeakLimiter {
     /// The interpolator's taps either side of the interval, per phase.
     static let reach = 8
     /// The 3 in-between phases' coefficients (1/4, 2/4, 3/4 of a frame on), each over frames
-    /// `-reach + 1 ... reach` from the interval's start.
-    private static let phases: [[Float]] = (1...3).map { phase in
-        let offset = Double(phase) / 4
-        return (-reach + 1...reach).map { tap in
-            let t = Double(tap) - offset
-            let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
-            let window = 0.5 * (1 + cos(Double.pi * t / Double(reach)))
-            return Float(sinc * window)
-        }
-    }
+    /// `-reach + 1 ... reach` from the interval's start: the meters' interpolator, a little longer.
+    private static let phases = TruePeakFilter.phases(factor: 4, reach: reach)
 
     private let release: Float
     /// Frames held, from absolute frame `base`; frames before 0 read as silence.

@@ -2,7 +2,9 @@ import AudioFormats
 import CEBUR128
 
 /// Loudness per ITU-R BS.1770-4 / EBU R128, measured by libebur128 (the library loudness scanners and
-/// players use) over a sound's valid frames, as afkit decodes them.
+/// players use; the gated loudness, range and sample peak) and afkit's own true-peak meter
+/// (``TruePeakMeter``: libebur128's spent four fifths of the time) over a sound's valid frames, as afkit
+/// decodes them.
 public struct LoudnessMeasurement: Hashable, Sendable {
     /// Integrated loudness, LUFS; `-infinity` for silence.
     public var integrated: Double
@@ -22,13 +24,19 @@ public struct LoudnessMeasurement: Hashable, Sendable {
     public var normalizable: Double { integrated.isFinite ? integrated : shortSoundLoudness ?? integrated }
 }
 
-/// A loudness meter fed interleaved Float32 frames a block at a time (libebur128's state): integrated
-/// loudness, range, short-term maximum, true and sample peak of everything added.
+/// A loudness meter fed interleaved Float32 frames a block at a time (libebur128's state, and afkit's
+/// true-peak meter): integrated loudness, range, short-term maximum, true and sample peak of everything added.
 public final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
+    private let truePeakMeter: TruePeakMeter
     private let rate: Double
     private var shortTermMaximum = -Double.infinity
     private var sinceShortTerm = 0
+    /// The K-weighted energy of each of the last thirty 100 ms blocks (a 3 s short-term window), and their
+    /// mean is the short-term loudness: libebur128's own short-term reading sums its whole 3 s buffer each
+    /// time it is asked, which took half the time of measuring a long file.
+    private var blockEnergies = [Double](repeating: 0, count: 30)
+    private var blockIndex = 0
     private var framesAdded = 0
     /// Channels of the frames measured.
     public let channels: Int
@@ -41,7 +49,7 @@ public final class LoudnessMeter {
                 "loudness: \(channels) channels at \(sampleRate) Hz cannot be measured", offset: nil)
         }
         let mode = Int32(
-            EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+            EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
                 | EBUR128_MODE_S.rawValue)
         guard let state = ebur128_init(UInt32(channels), UInt(rate), mode) else {
             throw AudioFileError.unsupportedDataFormat(
@@ -49,6 +57,7 @@ public final class LoudnessMeter {
                 offset: nil)
         }
         self.state = state
+        truePeakMeter = TruePeakMeter(channels: channels, sampleRate: rate)
         self.rate = rate
         self.channels = channels
         // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.
@@ -68,6 +77,7 @@ public final class LoudnessMeter {
     /// Adds `frames` interleaved frames.
     public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws {
         guard frames > 0, let base = samples.baseAddress else { return }
+        truePeakMeter.add(samples, frames: frames)
         // libebur128 takes at most a second or so per call comfortably; the short-term loudness is read
         // every tenth of a second, as meters show it.
         let step = max(1, Int(rate / 10))
@@ -84,10 +94,17 @@ public final class LoudnessMeter {
             sinceShortTerm += count
             if sinceShortTerm >= step {
                 sinceShortTerm = 0
+                // The last 100 ms block's energy (libebur128's window reading, undone from LUFS), into the
+                // running 3 s sum: the short-term loudness every tenth of a second, as meters show it.
                 var value = -Double.infinity
-                if ebur128_loudness_shortterm(state, &value) == Int32(EBUR128_SUCCESS.rawValue) {
-                    shortTermMaximum = max(shortTermMaximum, value)
+                var energy = 0.0
+                if ebur128_loudness_window(state, 100, &value) == Int32(EBUR128_SUCCESS.rawValue), value.isFinite {
+                    energy = pow(10, (value + 0.691) / 10)
                 }
+                blockEnergies[blockIndex] = energy
+                blockIndex = blockIndex == 29 ? 0 : blockIndex + 1
+                let mean = blockEnergies.reduce(0, +) / 30
+                if mean > 0 { shortTermMaximum = max(shortTermMaximum, -0.691 + 10 * log10(mean)) }
             }
         }
     }
@@ -98,17 +115,15 @@ public final class LoudnessMeter {
         var range = 0.0
         _ = ebur128_loudness_global(state, &integrated)
         _ = ebur128_loudness_range(state, &range)
-        var truePeak = 0.0
         var samplePeak = 0.0
         for channel in 0..<UInt32(channels) {
             var value = 0.0
-            if ebur128_true_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) {
-                truePeak = max(truePeak, value)
-            }
             if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) {
                 samplePeak = max(samplePeak, value)
             }
         }
+        // Never below the sample peak (as libebur128 reports it, and as the samples are part of the waveform).
+        let truePeak = max(truePeakMeter.peaks.max() ?? 0, samplePeak)
         func decibels(_ linear: Double) -> Double { linear > 0 ? 20 * log10(linear) : -Double.infinity }
         var result = LoudnessMeasurement(
             integrated: integrated, range: range, truePeak: decibels(truePeak),
