@@ -149,8 +149,8 @@ def clips(name, count, seconds, frequency):
                f'-filter_complex "[0][1]amerge=inputs=2" -c:a pcm_s16le {folder}/{name}-{i:03d}.wav')
     return folder
 
-def batch_table(title, folder, afkit_rows, ffmpeg_args, extension):
-    """afkit batch commands against FFmpeg run per file, sequentially and two at a time."""
+def batch_table(title, folder, afkit_rows, ffmpeg_args, extension, sox_args=None):
+    """afkit batch commands against FFmpeg (and, where given, SoX) run per file, sequentially and two at a time."""
     count = len(os.listdir(folder))
     out = f"{WORK}/{os.path.basename(folder)}-out"
     rows = [(label, best(f"rm -rf {out} && {AFKIT} batch {args} --out {out} {folder} > /dev/null"))
@@ -165,6 +165,15 @@ def batch_table(title, folder, afkit_rows, ffmpeg_args, extension):
         print(f"| `{label}` | {seconds*1000:.0f} ms | {count/seconds:.0f} | {sequential/seconds:.1f}x | {parallel/seconds:.1f}x |")
     print(f"| `ffmpeg {ffmpeg_args}` per file, sequential | {sequential*1000:.0f} ms | {count/sequential:.0f} | | |")
     print(f"| the same, two at a time (`xargs -P 2`) | {parallel*1000:.0f} ms | {count/parallel:.0f} | | |")
+    if sox_args:
+        sox_seq = best(f"rm -rf {out}-sox && mkdir -p {out}-sox && for f in $(ls {folder}); do "
+                       f"sox {folder}/$f {sox_args} {out}-sox/$f; done")
+        sox_par = best(f"rm -rf {out}-sox && mkdir -p {out}-sox && ls {folder} | xargs -P 2 -I F "
+                       f"sox {folder}/F {sox_args} {out}-sox/F")
+        print(f"| `sox IN {sox_args} OUT.wav` per file, sequential | {sox_seq*1000:.0f} ms | {count/sox_seq:.0f} | | |")
+        print(f"| the same, two at a time (`xargs -P 2`) | {sox_par*1000:.0f} ms | {count/sox_par:.0f} | | |")
+        for label, seconds in rows:
+            print(f"| `{label}` against SoX two at a time | {seconds/sox_par:.2f}x SoX's time | | | |")
 
 def effects():
     """The 200 short stereo effects the batch, durability and start-up rows share."""
@@ -174,8 +183,9 @@ def batch():
     """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
     folder = effects()
     batch_table("200 effects to CAF IMA4 22.05 kHz mono", folder,
-                [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
-                "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf")
+                [("afkit batch --preset sfx (balanced, the default)", "--preset sfx")]
+                + [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
+                "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf", sox_args="-c 1 -r 22050 -e ima-adpcm")
     durability(folder)
 
 def durability(folder):

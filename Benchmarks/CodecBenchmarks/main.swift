@@ -251,7 +251,8 @@ if arguments.count >= 4 && arguments[1] == "encode" {
     exit(0)
 }
 
-/// `snr SIGNALS_DIR`: SNR and segmental SNR of afkit's encoders on the test signals.
+/// `snr SIGNALS_DIR [WIDTH...]`: SNR and segmental SNR of afkit's encoders on the test signals (fast,
+/// balanced, best, and searches of the widths given).
 if arguments.count >= 3 && arguments[1] == "snr" {
     func samples(_ path: String) throws -> ([Int16], StreamDescription) {
         let file = try AudioFile(path: path)
@@ -284,7 +285,12 @@ if arguments.count >= 3 && arguments[1] == "snr" {
     }
     for name in ["speech", "music", "noise"] {
         let (input, format) = try samples(arguments[2] + "/\(name).wav")
-        for (label, quality) in [("fast", IMAEncodingQuality.fast), ("search", .best)] {
+        // Further searches to measure: `snr DIR 4 16` adds "ima4 width 4" and "ima4 width 16".
+        let widths = arguments.dropFirst(3).compactMap(Int.init).map {
+            ("width \($0)", IMAEncodingQuality.search(width: $0))
+        }
+        for (label, quality) in [("fast", IMAEncodingQuality.fast), ("balanced", .balanced), ("search", .best)] + widths
+        {
             var encoder = AppleIMA4Encoder(format: format, quality: quality)
             var packets: [UInt8] = []
             let clock = ContinuousClock.now

@@ -182,7 +182,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
     private static let parallelPackets = 32
 
     /// An encoder making `format`.
-    public init(format: StreamDescription, quality: IMAEncodingQuality = .best) {
+    public init(format: StreamDescription, quality: IMAEncodingQuality = .balanced) {
         destinationFormat = StreamDescription.appleIMA4(
             sampleRate: format.sampleRate, channels: format.channelsPerFrame)
         self.quality = quality

@@ -15,7 +15,7 @@ public struct EncoderSettings: Sendable {
     /// The format the frames were decoded from (it decides whether PCM output is dithered).
     public var sourceFormat: StreamDescription
     /// How IMA encoders search.
-    public var imaQuality: IMAEncodingQuality = .best
+    public var imaQuality: IMAEncodingQuality = .balanced
     /// Bits per second (`-b`), for codecs with a bit rate.
     public var bitRate: Int?
     /// Codec quality on afconvert's scale (`-q`, 0 to 127, higher is better and slower).

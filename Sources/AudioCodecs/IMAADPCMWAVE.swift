@@ -151,7 +151,7 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
 
     /// `format` gives the rate, channels and block size (see ``IMAADPCMWAVE/format(sampleRate:channels:blockAlign:)``).
     public init(
-        format: StreamDescription, quality: IMAEncodingQuality = .best,
+        format: StreamDescription, quality: IMAEncodingQuality = .balanced,
         reconstruction: IMA.Reconstruction = .shiftAndAdd
     ) throws {
         _ = try IMAADPCMWAVEDecoder(format: format)  // validates the block layout

@@ -7,8 +7,12 @@ public enum IMAEncodingQuality: Hashable, Sendable {
     /// packet start it also considers restarting the decoder through the header.
     case search(width: Int)
 
-    /// The search afkit uses by default for its best quality.
+    /// The widest search afkit makes (`--quality best`): the 32 cheapest states and each step index's.
     public static let best = IMAEncodingQuality.search(width: 32)
+    /// afkit's default: the cheapest search whose SNR and segmental SNR beat every peer's (FFmpeg's, with
+    /// and without `-trellis 8`, SoX's, libsndfile's) by at least 0.3 dB on each test signal: the 8
+    /// cheapest states and each step index's (BENCHMARKS.md gives the widths measured).
+    public static let balanced = IMAEncodingQuality.search(width: 6)
 }
 
 /// The encoder side of the IMA tables: for each step index, twice the midpoints between

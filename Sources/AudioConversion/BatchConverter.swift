@@ -82,7 +82,7 @@ public struct BatchConverter: Sendable {
 
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
-        preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .best, parallelJobs: Int? = nil,
+        preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
         trimsToMaximum: Bool = false
     ) {
         self.preset = preset
@@ -93,7 +93,9 @@ public struct BatchConverter: Sendable {
     }
 
     /// The note an output carries to say which preset (and IMA quality) made it.
-    public var note: String { "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : "") }
+    public var note: String {
+        "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : imaQuality == .best ? " (best)" : "")
+    }
 
     /// What an output made from `source` now records: afkit's version, the settings and the source's
     /// content hash. Moving, touching or restoring a source with an old time changes nothing; changing

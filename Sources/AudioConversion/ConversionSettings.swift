@@ -31,7 +31,7 @@ public struct ConversionSettings: Sendable {
     /// The resampler for rate changes (libsoxr by default).
     public var resampler: ResamplerChoice = .soxr
     /// How IMA4 and IMA ADPCM are encoded (the beam search by default).
-    public var imaQuality: IMAEncodingQuality = .best
+    public var imaQuality: IMAEncodingQuality = .balanced
     /// Bits per second for AAC and MP3 (`-b`).
     public var bitRate: Int?
     /// Codec quality, 0 to 127 (`-q`).

@@ -46,18 +46,29 @@ extension FileType: ExpressibleByArgument {
 
 /// How IMA4 and WAV IMA ADPCM are encoded.
 enum IMAQuality: String, ExpressibleByArgument, CaseIterable {
-    /// The beam search: the best SNR, slower.
+    /// The default: a narrow beam search, above every peer's SNR on every test signal.
+    case balanced
+    /// The widest beam search: the best SNR, about twice the time.
     case best
     /// The nearest code per sample: fast, 1-2 dB of SNR less.
     case fast
 
-    var encoding: IMAEncodingQuality { self == .fast ? .fast : .best }
+    var encoding: IMAEncodingQuality {
+        switch self {
+        case .balanced: .balanced
+        case .best: .best
+        case .fast: .fast
+        }
+    }
 }
 
 /// The options `convert` and `batch` share.
 struct SharedConversionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("IMA encoding: best is a beam search, fast the nearest code.", valueName: "quality"))
-    var quality: IMAQuality = .best
+    @Option(
+        help: ArgumentHelp(
+            "IMA encoding: balanced (the default) and best are beam searches (best the widest), fast the nearest code.",
+            valueName: "quality"))
+    var quality: IMAQuality = .balanced
 
     @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
     var trim = false

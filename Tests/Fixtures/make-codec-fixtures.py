@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Makes the codec fixtures: test signals, IMA/G.711 files made by FFmpeg and SoX, FFmpeg's decodes
-of them, and the SNR that FFmpeg's and SoX's IMA encoders reach on the test signals.
+of them, and the SNR that FFmpeg's, SoX's and libsndfile's IMA encoders reach on the test signals.
 
-Run from this folder with ffmpeg, sox and espeak-ng installed (Debian: ffmpeg sox espeak-ng).
+Run from this folder with ffmpeg, sox, sndfile-programs and espeak-ng installed (Debian: ffmpeg sox
+sndfile-programs espeak-ng); `--peers` remeasures only the peers on the committed signals.
 Tests read the committed files only. `codecs/manifest.json` and `signals/reference-snr.json`
 record every command.
 """
-import json, math, os, struct, subprocess
+import json, math, os, struct, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIG = os.path.join(HERE, "signals")
@@ -48,21 +49,21 @@ def segmental_snr(reference, decoded, frame):
     values = [min(max(v, -10.0), 60.0) for v in values]
     return sum(values) / len(values)
 
-def main():
-    os.makedirs(SIG, exist_ok=True)
-    os.makedirs(COD, exist_ok=True)
+PEERS = {
+    "ffmpeg adpcm_ima_qt": ("ffmpeg -i {src} -c:a adpcm_ima_qt {tmp}.caf", ".caf"),
+    "ffmpeg adpcm_ima_qt -trellis 8": ("ffmpeg -i {src} -c:a adpcm_ima_qt -trellis 8 {tmp}.caf", ".caf"),
+    "sox ima-adpcm": ("sox {src} -e ima-adpcm {tmp}.wav", ".wav"),
+    "libsndfile ima-adpcm": ("sndfile-convert -ima-adpcm {src} {tmp}.wav", ".wav"),
+}
+
+def peer_snr():
+    """The peers' SNR and segmental SNR on the committed signals, each decoded by FFmpeg."""
     reference = {}
-    for name, command in SIGNALS.items():
+    for name in SIGNALS:
         out = os.path.join(SIG, name + ".wav")
-        run(command.format(out=out))
         source = read_s16(out)
-        encoders = {
-            "ffmpeg adpcm_ima_qt": ("ffmpeg -i {src} -c:a adpcm_ima_qt {tmp}.caf", ".caf"),
-            "ffmpeg adpcm_ima_qt -trellis 8": ("ffmpeg -i {src} -c:a adpcm_ima_qt -trellis 8 {tmp}.caf", ".caf"),
-            "sox ima-adpcm": ("sox {src} -e ima-adpcm {tmp}.wav", ".wav"),
-        }
         results = {}
-        for label, (command, ext) in encoders.items():
+        for label, (command, ext) in PEERS.items():
             tmp = f"/tmp/afkit-ref-{name}"
             cmd = command.format(src=out, tmp=tmp)
             run(cmd.replace("ffmpeg ", "ffmpeg -hide_banner -loglevel error -y ", 1))
@@ -81,6 +82,17 @@ def main():
     with open(os.path.join(SIG, "reference-snr.json"), "w") as f:
         json.dump(reference, f, indent=2, sort_keys=True)
         f.write("\n")
+
+def main():
+    # `--peers`: only the peers' figures, on the signals as committed (libsndfile's was added that way).
+    if "--peers" in sys.argv:
+        peer_snr()
+        return
+    os.makedirs(SIG, exist_ok=True)
+    os.makedirs(COD, exist_ok=True)
+    for name, command in SIGNALS.items():
+        run(command.format(out=os.path.join(SIG, name + ".wav")))
+    peer_snr()
 
     # --- Decoder fixtures: files made by FFmpeg and SoX, and FFmpeg's decodes of them.
     manifest = []
