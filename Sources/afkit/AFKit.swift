@@ -20,7 +20,7 @@ struct AFKit: ParsableCommand {
         commandName: "afkit",
         abstract: "Inspect, stream-parse, validate and convert audio files (CAF, AIFF, WAV, MP3, ADTS).",
         version: AudioConverter.version,
-        subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self]
+        subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self]
     )
 
     /// Exit statuses of the contract: 0 success, 1 a problem was found, 2 a usage error.

@@ -1,0 +1,122 @@
+import AudioFormats
+
+/// Waveform data in BBC audiowaveform's formats, version 2 (the `.dat` binary and its JSON twin, which
+/// peaks.js and waveform-data.js read): for each point of `samplesPerPixel` frames, the least and the
+/// greatest 16-bit sample of each channel, or of the channels' mean, at 16 or 8 bits (8 bits: the
+/// 16-bit value shifted right by 8).
+public struct WaveformData: Sendable, Equatable {
+    /// The audio's sample rate, Hz.
+    public var sampleRate: Int
+    /// Frames each point covers (the last point may cover fewer).
+    public var samplesPerPixel: Int
+    /// 8 or 16.
+    public var bits: Int
+    /// The channels the data holds (1 unless split).
+    public var channels: Int
+    /// For each point, each channel's minimum then maximum.
+    public var data: [Int16]
+
+    /// Points per channel.
+    public var length: Int { channels > 0 ? data.count / (2 * channels) : 0 }
+
+    /// `{"version": 2, "channels", "sample_rate", "samples_per_pixel", "bits", "length", "data"}`.
+    public var json: JSONValue {
+        .object([
+            ("version", .integer(2)), ("channels", .integer(Int64(channels))),
+            ("sample_rate", .integer(Int64(sampleRate))), ("samples_per_pixel", .integer(Int64(samplesPerPixel))),
+            ("bits", .integer(Int64(bits))), ("length", .integer(Int64(length))),
+            ("data", .array(data.map { .integer(Int64($0)) })),
+        ])
+    }
+
+    /// The `.dat` file: a 24-byte little-endian header (version 2, flags with bit 0 set for 8 bits, sample
+    /// rate, samples per pixel, length, channels), then the values as 16- or 8-bit signed integers.
+    public var datBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24 + data.count * bits / 8)
+        for word in [
+            UInt32(2), bits == 8 ? 1 : 0, UInt32(truncatingIfNeeded: sampleRate),
+            UInt32(truncatingIfNeeded: samplesPerPixel), UInt32(truncatingIfNeeded: length),
+            UInt32(truncatingIfNeeded: channels),
+        ] {
+            bytes.appendInteger(word, endianness: .little)
+        }
+        for value in data {
+            if bits == 8 {
+                bytes.append(UInt8(bitPattern: Int8(truncatingIfNeeded: value)))
+            } else {
+                bytes.appendInteger(UInt16(bitPattern: value), endianness: .little)
+            }
+        }
+        return bytes
+    }
+}
+
+/// Makes ``WaveformData`` from interleaved Float frames fed a block at a time.
+public struct WaveformBuilder {
+    private let inputChannels: Int
+    private let splitsChannels: Bool
+    private var result: WaveformData
+    private var low: [Int16]
+    private var high: [Int16]
+    private var framesInPoint = 0
+
+    /// A builder for frames of `channels` at `sampleRate`: points of `samplesPerPixel` frames, values of
+    /// `bits` (8 or 16), each channel apart (`splitChannels`) or their mean.
+    public init(sampleRate: Double, channels: Int, samplesPerPixel: Int, bits: Int, splitChannels: Bool) {
+        inputChannels = max(channels, 1)
+        splitsChannels = splitChannels && channels > 1
+        let outputs = splitsChannels ? inputChannels : 1
+        result = WaveformData(
+            sampleRate: Int(sampleRate.rounded()), samplesPerPixel: max(samplesPerPixel, 1), bits: bits == 8 ? 8 : 16,
+            channels: outputs, data: [])
+        low = Array(repeating: .max, count: outputs)
+        high = Array(repeating: .min, count: outputs)
+    }
+
+    /// A sample as a 16-bit value: scaled by 32768, rounded, clamped; NaN as 0.
+    @inline(__always) static func quantized(_ value: Float) -> Int16 {
+        guard !value.isNaN else { return 0 }
+        return Int16(max(-32768, min(32767, (value * 32768).rounded())))
+    }
+
+    /// Adds `frames` interleaved frames.
+    public mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+        let channels = inputChannels
+        for frame in 0..<frames {
+            let base = frame * channels
+            if splitsChannels {
+                for channel in 0..<channels {
+                    let value = Self.quantized(samples[base + channel])
+                    low[channel] = min(low[channel], value)
+                    high[channel] = max(high[channel], value)
+                }
+            } else {
+                var sum: Float = 0
+                for channel in 0..<channels { sum += samples[base + channel] }
+                let value = Self.quantized(sum / Float(channels))
+                low[0] = min(low[0], value)
+                high[0] = max(high[0], value)
+            }
+            framesInPoint += 1
+            if framesInPoint == result.samplesPerPixel { endPoint() }
+        }
+    }
+
+    private mutating func endPoint() {
+        for output in 0..<low.count {
+            let least = result.bits == 8 ? low[output] >> 8 : low[output]
+            let greatest = result.bits == 8 ? high[output] >> 8 : high[output]
+            result.data += [least, greatest]
+            low[output] = .max
+            high[output] = .min
+        }
+        framesInPoint = 0
+    }
+
+    /// The data, the last partial point included.
+    public mutating func finish() -> WaveformData {
+        if framesInPoint > 0 { endPoint() }
+        return result
+    }
+}
