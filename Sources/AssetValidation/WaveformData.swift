@@ -120,3 +120,88 @@ public struct WaveformBuilder {
         return result
     }
 }
+
+extension WaveformData {
+    /// The data with every `factor` points combined into one (the least minimum, the greatest maximum), as
+    /// a picture narrower than the data needs it.
+    public func combined(by factor: Int) -> WaveformData {
+        guard factor > 1, channels > 0 else { return self }
+        var result = self
+        result.samplesPerPixel = samplesPerPixel * factor
+        result.data = []
+        let stride = 2 * channels
+        var point = 0
+        while point < length {
+            let end = min(point + factor, length)
+            for channel in 0..<channels {
+                var least = Int16.max
+                var greatest = Int16.min
+                for index in point..<end {
+                    least = min(least, data[index * stride + 2 * channel])
+                    greatest = max(greatest, data[index * stride + 2 * channel + 1])
+                }
+                result.data += [least, greatest]
+            }
+            point = end
+        }
+        return result
+    }
+
+    /// An SVG picture of the waveform: each channel in a band of its own, a vertical stroke a point from its
+    /// minimum to its maximum (a point `width / length` wide), with time labels along the bottom unless
+    /// `axisLabels` is false. Colours are `#RRGGBB`.
+    public func svg(
+        width: Int, height: Int, background: String, waveform: String, axisLabel: String, axisLabels: Bool,
+        amplitudeScale: Double = 1
+    ) -> String {
+        let labelRoom = axisLabels ? 16 : 0
+        let bandHeight = Double(height - labelRoom) / Double(max(channels, 1))
+        let full = bits == 8 ? 128.0 : 32768.0
+        let columnWidth = Double(width) / Double(max(length, 1))
+        func number(_ value: Double) -> String { fixedPoint(value, places: 2) }
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
+            viewBox="0 0 \(width) \(height)">
+            <rect width="\(width)" height="\(height)" fill="#\(background)"/>
+
+            """
+        for channel in 0..<channels {
+            let middle = bandHeight * (Double(channel) + 0.5)
+            let half = bandHeight / 2
+            var path = ""
+            for point in 0..<length {
+                let low = Double(data[point * 2 * channels + 2 * channel]) / full * amplitudeScale
+                let high = Double(data[point * 2 * channels + 2 * channel + 1]) / full * amplitudeScale
+                let x = (Double(point) + 0.5) * columnWidth
+                let top = middle - min(1, max(-1, high)) * half
+                let bottom = middle - min(1, max(-1, low)) * half
+                path += "M\(number(x)) \(number(top))V\(number(max(bottom, top)))"
+            }
+            svg += """
+                <path data-channel="\(channel)" d="\(path)" stroke="#\(waveform)" \
+                stroke-width="\(number(max(columnWidth, 1)))" fill="none"/>
+
+                """
+        }
+        if axisLabels, sampleRate > 0 {
+            let seconds = Double(length * samplesPerPixel) / Double(sampleRate)
+            let steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
+            let step = steps.first { seconds / $0 <= Double(max(width / 80, 1)) } ?? 3600
+            var time = 0.0
+            let baseline = Double(height - labelRoom)
+            while time <= seconds {
+                let x = time / max(seconds, 1e-9) * Double(width)
+                let label = step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)
+                svg += """
+                    <line x1="\(number(x))" y1="\(number(baseline))" x2="\(number(x))" y2="\(number(baseline + 4))" \
+                    stroke="#\(axisLabel)"/>
+                    <text x="\(number(x + 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
+                    fill="#\(axisLabel)">\(label)</text>
+
+                    """
+                time += step
+            }
+        }
+        return svg + "</svg>\n"
+    }
+}

@@ -2,6 +2,10 @@ import Foundation
 import LoopbackServers
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// `afkit waveform` against BBC audiowaveform's published data format (version 2): the header fields, and
 /// min/max pairs per point computed here, independently, from the file's stored 16-bit samples.
 @Suite struct WaveformCommandTests {
@@ -75,5 +79,59 @@ import Testing
             let result = try Command.run(["waveform", "wav/pcm-s16-stereo.wav"] + arguments)
             #expect(result.status == 2, "\(arguments)")
         }
+    }
+
+    /// The SVG picture, read back by Foundation's XML parser: the size asked, a path per channel with one
+    /// stroke a point, and for a sound silent for its first half nothing drawn in the left half of either
+    /// band (every stroke there has no height) and something in the right half; time labels along the bottom.
+    @Test func svgPictureOfASoundSilentForItsFirstHalf() throws {
+        let folder = try Loopback.temporaryFolder("waveform")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A second of silence, then a second of tone, in two channels (22.05 kHz).
+        let source = folder + "/half.wav"
+        try writeTone(source, rate: 22050, frequency: 440, seconds: 2)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        bytes.replaceSubrange(44..<(44 + 22050 * 2), with: Data(count: 22050 * 2))
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let output = folder + "/w.svg"
+        let result = try Command.run(["waveform", source, "-o", output, "--width", "400", "--height", "120"])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        final class Reader: NSObject, XMLParserDelegate {
+            var size: (String?, String?) = (nil, nil)
+            var paths: [String] = []
+            var labels: [String] = []
+            var inText = false
+            func parser(
+                _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String]
+            ) {
+                if element == "svg" { size = (attributes["width"], attributes["height"]) }
+                if element == "path" { paths.append(attributes["d"] ?? "") }
+                inText = element == "text"
+            }
+            func parser(_ parser: XMLParser, foundCharacters string: String) {
+                if inText { labels.append(string) }
+            }
+            func parser(
+                _ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?
+            ) { inText = false }
+        }
+        let reader = Reader()
+        let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: output)))
+        parser.delegate = reader
+        #expect(parser.parse(), "well-formed XML")
+        #expect(reader.size.0 == "400" && reader.size.1 == "120")
+        #expect(reader.paths.count == 1, "the channels' mean: one band")
+        // Each stroke: "M x top V bottom".
+        let strokes = try #require(reader.paths.first).split(separator: "M").map { stroke in
+            stroke.split(whereSeparator: { $0 == " " || $0 == "V" }).compactMap { Double($0) }
+        }
+        #expect(strokes.count > 390 && strokes.count <= 400, "\(strokes.count) strokes")
+        let left = strokes.filter { $0[0] < 190 }
+        let right = strokes.filter { $0[0] > 210 }
+        #expect(!left.isEmpty && left.allSatisfy { $0[2] - $0[1] == 0 }, "nothing drawn in the silent half")
+        #expect(!right.isEmpty && right.allSatisfy { $0[2] - $0[1] > 10 }, "the tone drawn in the other half")
+        #expect(reader.labels == ["0.0", "0.5", "1.0", "1.5", "2.0"], "a label each half second: \(reader.labels)")
     }
 }
