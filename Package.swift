@@ -119,13 +119,16 @@ let package = Package(
                 // libebur128 itself, the reference afkit's own true-peak meter is held to.
                 "CEBUR128",
             ]),
+        // zlib, the independent reader of afkit's PNG pictures in the tests (afkit itself does not link it).
+        .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         .testTarget(
             name: "AudioStreamingTests",
             dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
         .testTarget(
-            name: "afkitTests", dependencies: ["AudioContainers", "AudioFormats", "FileAccess", "LoopbackServers"]),
+            name: "afkitTests",
+            dependencies: ["AudioContainers", "AudioFormats", "CZlib", "FileAccess", "LoopbackServers"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

@@ -147,17 +147,49 @@ extension WaveformData {
         return result
     }
 
-    /// An SVG picture of the waveform: each channel in a band of its own, a vertical stroke a point from its
-    /// minimum to its maximum (a point `width / length` wide), with time labels along the bottom unless
-    /// `axisLabels` is false. Colours are `#RRGGBB`.
+    /// Where a picture of `width` × `height` puts the waveform: each channel in a band of its own, a stroke a
+    /// point from its maximum down to its minimum, and time labels along the bottom unless `axisLabels` is
+    /// false.
+    public func layout(width: Int, height: Int, axisLabels: Bool, amplitudeScale: Double = 1) -> WaveformLayout {
+        let labelRoom = axisLabels ? 16 : 0
+        let bandHeight = Double(height - labelRoom) / Double(max(channels, 1))
+        let full = bits == 8 ? 128.0 : 32768.0
+        var result = WaveformLayout(
+            columnWidth: Double(width) / Double(max(length, 1)), baseline: Double(height - labelRoom))
+        for channel in 0..<channels {
+            let middle = bandHeight * (Double(channel) + 0.5)
+            let half = bandHeight / 2
+            for point in 0..<length {
+                let low = Double(data[point * 2 * channels + 2 * channel]) / full * amplitudeScale
+                let high = Double(data[point * 2 * channels + 2 * channel + 1]) / full * amplitudeScale
+                let top = middle - min(1, max(-1, high)) * half
+                let bottom = max(top, middle - min(1, max(-1, low)) * half)
+                result.strokes.append(
+                    .init(channel: channel, x: (Double(point) + 0.5) * result.columnWidth, top: top, bottom: bottom))
+            }
+        }
+        if axisLabels, sampleRate > 0 {
+            let seconds = Double(length * samplesPerPixel) / Double(sampleRate)
+            let steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
+            let step = steps.first { seconds / $0 <= Double(max(width / 80, 1)) } ?? 3600
+            var tick = 0
+            while Double(tick) * step <= seconds {
+                let time = Double(tick) * step
+                let label = step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)
+                result.ticks.append((time / max(seconds, 1e-9) * Double(width), label))
+                tick += 1
+            }
+        }
+        return result
+    }
+
+    /// An SVG picture of the waveform (``layout(width:height:axisLabels:amplitudeScale:)``). Colours are
+    /// `RRGGBB`.
     public func svg(
         width: Int, height: Int, background: String, waveform: String, axisLabel: String, axisLabels: Bool,
         amplitudeScale: Double = 1
     ) -> String {
-        let labelRoom = axisLabels ? 16 : 0
-        let bandHeight = Double(height - labelRoom) / Double(max(channels, 1))
-        let full = bits == 8 ? 128.0 : 32768.0
-        let columnWidth = Double(width) / Double(max(length, 1))
+        let layout = layout(width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale)
         func number(_ value: Double) -> String { fixedPoint(value, places: 2) }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
@@ -166,42 +198,72 @@ extension WaveformData {
 
             """
         for channel in 0..<channels {
-            let middle = bandHeight * (Double(channel) + 0.5)
-            let half = bandHeight / 2
-            var path = ""
-            for point in 0..<length {
-                let low = Double(data[point * 2 * channels + 2 * channel]) / full * amplitudeScale
-                let high = Double(data[point * 2 * channels + 2 * channel + 1]) / full * amplitudeScale
-                let x = (Double(point) + 0.5) * columnWidth
-                let top = middle - min(1, max(-1, high)) * half
-                let bottom = middle - min(1, max(-1, low)) * half
-                path += "M\(number(x)) \(number(top))V\(number(max(bottom, top)))"
-            }
+            let path = layout.strokes.filter { $0.channel == channel }.map {
+                "M\(number($0.x)) \(number($0.top))V\(number($0.bottom))"
+            }.joined()
             svg += """
                 <path data-channel="\(channel)" d="\(path)" stroke="#\(waveform)" \
-                stroke-width="\(number(max(columnWidth, 1)))" fill="none"/>
+                stroke-width="\(number(max(layout.columnWidth, 1)))" fill="none"/>
 
                 """
         }
-        if axisLabels, sampleRate > 0 {
-            let seconds = Double(length * samplesPerPixel) / Double(sampleRate)
-            let steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
-            let step = steps.first { seconds / $0 <= Double(max(width / 80, 1)) } ?? 3600
-            var time = 0.0
-            let baseline = Double(height - labelRoom)
-            while time <= seconds {
-                let x = time / max(seconds, 1e-9) * Double(width)
-                let label = step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)
-                svg += """
-                    <line x1="\(number(x))" y1="\(number(baseline))" x2="\(number(x))" y2="\(number(baseline + 4))" \
-                    stroke="#\(axisLabel)"/>
-                    <text x="\(number(x + 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
-                    fill="#\(axisLabel)">\(label)</text>
+        for (x, label) in layout.ticks {
+            svg += """
+                <line x1="\(number(x))" y1="\(number(layout.baseline))" x2="\(number(x))" \
+                y2="\(number(layout.baseline + 4))" stroke="#\(axisLabel)"/>
+                <text x="\(number(x + 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
+                fill="#\(axisLabel)">\(label)</text>
 
-                    """
-                time += step
-            }
+                """
         }
         return svg + "</svg>\n"
     }
+
+    /// A PNG picture of the waveform (the same layout as ``svg(width:height:background:waveform:axisLabel:axisLabels:amplitudeScale:)``);
+    /// colours are 0xRRGGBB.
+    public func png(
+        width: Int, height: Int, background: UInt32, waveform: UInt32, axisLabel: UInt32, axisLabels: Bool,
+        amplitudeScale: Double = 1
+    ) -> [UInt8] {
+        let layout = layout(width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale)
+        var image = PNGImage(width: width, height: height, colour: background)
+        let half = max(layout.columnWidth, 1) / 2
+        for stroke in layout.strokes where stroke.bottom > stroke.top {
+            let left = Int((stroke.x - half).rounded(.down))
+            let right = max(left + 1, Int((stroke.x + half).rounded(.up)))
+            let top = Int(stroke.top.rounded(.down))
+            let bottom = max(top + 1, Int(stroke.bottom.rounded(.up)))
+            image.fill(x: left, y: top, columns: right - left, rows: bottom - top, waveform)
+        }
+        for (x, label) in layout.ticks {
+            let column = Int(x.rounded(.down))
+            image.fill(x: column, y: Int(layout.baseline), columns: 1, rows: 4, axisLabel)
+            image.draw(label, x: column + 2, y: height - 9, axisLabel)
+        }
+        return image.png
+    }
+}
+
+/// Where a waveform picture's strokes and time labels go, in pixels (y down from the top).
+public struct WaveformLayout: Sendable {
+    /// One point of one channel: a vertical stroke at `x` from `top` to `bottom` (equal: nothing to draw).
+    public struct Stroke: Sendable {
+        /// The channel's band.
+        public var channel: Int
+        /// The stroke's centre, pixels from the left.
+        public var x: Double
+        /// Its ends, pixels from the top (the maximum's and the minimum's).
+        public var top: Double
+        /// The lower end.
+        public var bottom: Double
+    }
+
+    /// A point's width.
+    public var columnWidth: Double
+    /// The bottom of the bands, where the time ticks start.
+    public var baseline: Double
+    /// Every channel's strokes, channel after channel.
+    public var strokes: [Stroke] = []
+    /// The time labels: where (x) and what.
+    public var ticks: [(Double, String)] = []
 }

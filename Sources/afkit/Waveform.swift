@@ -8,9 +8,9 @@ import FileAccess
 struct Waveform: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Write waveform data (min/max per pixel) in BBC audiowaveform's JSON or .dat format, version 2, or draw it as SVG.",
+            "Write waveform data (min/max per pixel) in BBC audiowaveform's JSON or .dat format, version 2, or draw it as PNG or SVG.",
         discussion: """
-            The format follows OUTPUT's extension (.json, .dat or .svg). Points cover --zoom frames (default 256, \
+            The format follows OUTPUT's extension (.json, .dat, .png or .svg). Points cover --zoom frames (default 256, \
             audiowaveform's) or sampleRate / --pixels-per-second; values are 16-bit samples (8 bits: shifted \
             right by 8) of the channels' mean, or of each channel with --split-channels. A picture fits the \
             whole sound in --width pixels unless --zoom or --pixels-per-second is given. Any file afkit reads.
@@ -58,11 +58,15 @@ struct Waveform: ParsableCommand {
         help: ArgumentHelp("A picture's vertical zoom (default 1).", valueName: "factor"))
     var amplitudeScale = 1.0
 
-    enum Kind { case json, dat, svg }
+    enum Kind { case json, dat, svg, png }
 
     var kind: Kind? {
         let lower = output.lowercased()
-        return lower.hasSuffix(".json") ? .json : lower.hasSuffix(".dat") ? .dat : lower.hasSuffix(".svg") ? .svg : nil
+        for (suffix, kind) in [(".json", Kind.json), (".dat", .dat), (".svg", .svg), (".png", .png)]
+        where lower.hasSuffix(suffix) {
+            return kind
+        }
+        return nil
     }
 
     func validate() throws {
@@ -74,7 +78,7 @@ struct Waveform: ParsableCommand {
         if bits != 8 && bits != 16 { throw ValidationError("--bits takes 8 or 16") }
         guard kind != nil else {
             throw ValidationError(
-                "-o \(output): name it .json or .dat (audiowaveform's formats) or .svg (a picture; PNG is not drawn yet)"
+                "-o \(output): name it .json or .dat (audiowaveform's formats), or .png or .svg (a picture)"
             )
         }
         guard (16...20000).contains(width), (16...20000).contains(height) else {
@@ -96,7 +100,7 @@ struct Waveform: ParsableCommand {
         do {
             let reader = try SourceReader(path: input)
             // A picture fits the whole sound in its width unless a zoom is given.
-            let fitting = kind == .svg && zoom == nil && pixelsPerSecond == nil
+            let fitting = (kind == .svg || kind == .png) && zoom == nil && pixelsPerSecond == nil
             let samplesPerPixel =
                 zoom ?? pixelsPerSecond.map { max(1, Int(reader.sampleRate) / $0) }
                 ?? (fitting ? reader.frameCount.map { max(1, Int(($0 + Int64(width) - 1) / Int64(width))) } : nil)
@@ -118,6 +122,11 @@ struct Waveform: ParsableCommand {
             switch kind {
             case .json?: bytes = Array(data.json.serialized().utf8) + [10]
             case .dat?: bytes = data.datBytes
+            case .png?:
+                bytes = data.png(
+                    width: width, height: height, background: UInt32(backgroundColor, radix: 16) ?? 0xFFFFFF,
+                    waveform: UInt32(waveformColor, radix: 16) ?? 0, axisLabel: UInt32(axisLabelColor, radix: 16) ?? 0,
+                    axisLabels: !noAxisLabels, amplitudeScale: amplitudeScale)
             default:
                 bytes = Array(
                     data.svg(

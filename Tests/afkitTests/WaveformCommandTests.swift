@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import LoopbackServers
 import Testing
@@ -12,6 +13,16 @@ import Testing
     /// The fixture's frames as 16-bit integers, read from its data as stored.
     static func frames(_ path: String) throws -> [[Int]] {
         try decodedFloats(Command.fixtures + "/" + path, channels: 2).map { $0.map { Int(($0 * 32768).rounded()) } }
+    }
+
+    /// A mono 22.05 kHz WAV in `folder`: a second of digital silence, then a second of a 440 Hz tone.
+    static func halfSilent(in folder: String) throws -> String {
+        let source = folder + "/half.wav"
+        try writeTone(source, rate: 22050, frequency: 440, seconds: 2)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        bytes.replaceSubrange(44..<(44 + 22050 * 2), with: Data(count: 22050 * 2))
+        try bytes.write(to: URL(fileURLWithPath: source))
+        return source
     }
 
     /// Min/max per point of `zoom` frames, the last partial point included.
@@ -71,9 +82,11 @@ import Testing
         #expect(values == zip(left, right).flatMap { $0 + $1 })
     }
 
-    @Test func picturesAndBadValuesAreUsageErrors() throws {
+    /// Another picture type, a colour that is not RRGGBB, 12 bits, a zero zoom, both zooms: usage errors.
+    @Test func badValuesAreUsageErrors() throws {
         for arguments in [
-            ["-o", "/tmp/w.png"], ["-o", "/tmp/w.json", "--bits", "12"], ["-o", "/tmp/w.json", "--zoom", "0"],
+            ["-o", "/tmp/w.gif"], ["-o", "/tmp/w.png", "--waveform-color", "blue"],
+            ["-o", "/tmp/w.json", "--bits", "12"], ["-o", "/tmp/w.json", "--zoom", "0"],
             ["-o", "/tmp/w.json", "--zoom", "10", "--pixels-per-second", "10"],
         ] {
             let result = try Command.run(["waveform", "wav/pcm-s16-stereo.wav"] + arguments)
@@ -87,12 +100,7 @@ import Testing
     @Test func svgPictureOfASoundSilentForItsFirstHalf() throws {
         let folder = try Loopback.temporaryFolder("waveform")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A second of silence, then a second of tone, in two channels (22.05 kHz).
-        let source = folder + "/half.wav"
-        try writeTone(source, rate: 22050, frequency: 440, seconds: 2)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
-        bytes.replaceSubrange(44..<(44 + 22050 * 2), with: Data(count: 22050 * 2))
-        try bytes.write(to: URL(fileURLWithPath: source))
+        let source = try Self.halfSilent(in: folder)
         let output = folder + "/w.svg"
         let result = try Command.run(["waveform", source, "-o", output, "--width", "400", "--height", "120"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -133,5 +141,60 @@ import Testing
         #expect(!left.isEmpty && left.allSatisfy { $0[2] - $0[1] == 0 }, "nothing drawn in the silent half")
         #expect(!right.isEmpty && right.allSatisfy { $0[2] - $0[1] > 10 }, "the tone drawn in the other half")
         #expect(reader.labels == ["0.0", "0.5", "1.0", "1.5", "2.0"], "a label each half second: \(reader.labels)")
+    }
+
+    /// The PNG picture, read back by zlib (CRC-32 of every chunk, the IDAT stream inflated): 8-bit RGB of the
+    /// size asked; for a sound silent for its first half, only the background in the left half of the band and
+    /// the waveform's colour across the middle of the right half; the time labels' ticks below the band.
+    @Test func pngPictureReadBackByZlib() throws {
+        let folder = try Loopback.temporaryFolder("waveform")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Self.halfSilent(in: folder)
+        let output = folder + "/w.png"
+        let result = try Command.run([
+            "waveform", source, "-o", output, "--width", "400", "--height", "120", "--background-color", "102030",
+            "--waveform-color", "F0E0D0",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(bytes.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func word(_ offset: Int) -> Int {
+            Int(
+                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                    | UInt32(bytes[offset + 3]))
+        }
+        var chunks: [(String, [UInt8])] = []
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = word(offset)
+            let typed = Array(bytes[(offset + 4)..<(offset + 8 + length)])
+            let crc = typed.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
+            #expect(Int(crc) == word(offset + 8 + length), "the CRC of chunk \(chunks.count)")
+            chunks.append((String(decoding: typed.prefix(4), as: UTF8.self), Array(typed.dropFirst(4))))
+            offset += 12 + length
+        }
+        #expect(chunks.map(\.0) == ["IHDR", "IDAT", "IEND"])
+        let header = try #require(chunks.first?.1)
+        #expect(Array(header) == [0, 0, 1, 0x90, 0, 0, 0, 120, 8, 2, 0, 0, 0], "400 × 120, 8-bit RGB")
+        let compressed = chunks[1].1
+        var inflated = [UInt8](repeating: 0, count: 120 * (1 + 400 * 3))
+        var size = uLongf(inflated.count)
+        let status = compressed.withUnsafeBufferPointer { input in
+            inflated.withUnsafeMutableBufferPointer { output in
+                uncompress(output.baseAddress, &size, input.baseAddress, uLong(input.count))
+            }
+        }
+        #expect(status == Z_OK && Int(size) == inflated.count, "zlib inflates the IDAT stream")
+        #expect(compressed.count < inflated.count / 20, "flat colours compress: \(compressed.count) bytes")
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+            let start = y * (1 + 400 * 3) + 1 + x * 3
+            return Array(inflated[start..<(start + 3)])
+        }
+        let background: [UInt8] = [0x10, 0x20, 0x30]
+        let waveform: [UInt8] = [0xF0, 0xE0, 0xD0]
+        // The band: rows 0 to 103 (16 rows of labels below); its middle, row 52.
+        #expect((0..<190).allSatisfy { x in (0..<104).allSatisfy { pixel(x, $0) == background } }, "the silent half")
+        #expect((210..<400).allSatisfy { pixel($0, 52) == waveform }, "the tone across the middle")
+        #expect((0..<120).allSatisfy { y in (0..<1).allSatisfy { _ in inflated[y * (1 + 400 * 3)] == 0 } })
     }
 }
