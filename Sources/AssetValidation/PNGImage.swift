@@ -104,7 +104,7 @@ public struct PNGImage: Sendable {
     /// A zlib stream (RFC 1950) of one fixed-Huffman deflate block (RFC 1951): at each byte the longer of the
     /// runs that repeat the pixel before (distance 3) or the row above (`rowStride`), else a literal.
     static func zlib(_ data: [UInt8], rowStride: Int) -> [UInt8] {
-        var bits = BitWriter()
+        var bits = DeflateBits()
         bits.write(1, count: 1)  // the final block
         bits.write(1, count: 2)  // fixed Huffman codes
         var index = 0
@@ -143,7 +143,7 @@ public struct PNGImage: Sendable {
 }
 
 /// Deflate's bit order: values least significant bit first, Huffman codes most significant bit first.
-private struct BitWriter {
+private struct DeflateBits {
     private var bytes: [UInt8] = []
     private var buffer: UInt64 = 0
     private var filled = 0
