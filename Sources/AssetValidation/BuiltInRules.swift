@@ -1,5 +1,6 @@
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 extension ValidationRule {
     /// The rules afkit knows, by id.
@@ -353,12 +354,8 @@ private func namedFormat(_ code: String) -> String {
 /// as it is with `extension` (its own when `nil`), `-fixed` added where that would be the file itself.
 func convertCommand(_ facts: AssetFacts, _ options: String, extension ext: String? = nil) -> String {
     let path = facts.path
-    let slash = path.lastIndex(of: "/")
-    let folder = slash.map { String(path[...$0]) } ?? ""
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
-    let base = dot.map { String(name[..<$0]) } ?? name
-    let suffix = ext ?? dot.map { String(name[$0...]) } ?? ""
+    let (folder, base, own) = pathParts(path)
+    let suffix = ext ?? own
     var output = folder + base + suffix
     if output == path { output = folder + base + "-fixed" + suffix }
     return "afkit convert \(options) \(shellQuoted(path)) \(shellQuoted(output))"

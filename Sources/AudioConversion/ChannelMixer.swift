@@ -44,7 +44,12 @@ public struct ChannelMixer: Sendable {
             if sum > 1 { matrix[row] = matrix[row].map { $0 / sum } }
         }
         gains = matrix
-        taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
+        taps = Self.taps(of: matrix)
+    }
+
+    /// Each row's inputs with a nonzero gain.
+    private static func taps(of matrix: [[Float]]) -> [[(input: Int, gain: Float)]] {
+        matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
     }
 
     /// A mix of the user's own: `gains[output][input]`, as given (a row may sum past 1: see
@@ -53,7 +58,7 @@ public struct ChannelMixer: Sendable {
         inputChannels = matrix.first?.count ?? 0
         outputChannels = matrix.count
         gains = matrix
-        taps = matrix.map { row in row.indices.filter { row[$0] != 0 }.map { (input: $0, gain: row[$0]) } }
+        taps = Self.taps(of: matrix)
     }
 
     /// Whether mixing leaves the frames as they are (each output its own input, at unity).

@@ -266,17 +266,15 @@ public struct ConversionPlan {
             try ResamplerChoice.checkRatio(from: source.sampleRate, to: format.sampleRate)
         }
         writerOptions.channelLayout = Self.channelLayout(for: format, source: source)
-        if let map = settings.channelMap {
-            guard let missing = map.first(where: { $0 >= source.channels }) else {
-                render.mixMatrix = map.map { chosen in (0..<source.channels).map { $0 == chosen ? Float(1) : 0 } }
-                writerOptions.channelLayout = nil
-                if let layout = settings.channelLayout { try apply(layout, source: source) }
-                return
-            }
+        // A channel map is the matrix that takes each output's one source channel (none: silence).
+        if let missing = settings.channelMap?.first(where: { $0 >= source.channels }) {
             throw ConversionUsageError(
                 "-m names source channel \(missing); the source has \(source.channels) (0 to \(source.channels - 1))")
         }
-        if let matrix = settings.mixMatrix {
+        let channelMapMatrix = settings.channelMap?.map { chosen in
+            (0..<source.channels).map { $0 == chosen ? Float(1) : 0 }
+        }
+        if let matrix = channelMapMatrix ?? settings.mixMatrix {
             guard matrix.allSatisfy({ $0.count == source.channels }), matrix.count == Int(format.channelsPerFrame)
             else {
                 throw ConversionUsageError(

@@ -144,6 +144,16 @@ public func parentFolder(of path: String) -> String {
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
+/// A path's parts: its folder with the trailing slash (`""` for a bare name), its name without the extension,
+/// and the extension with its dot (`""` for none; a name's leading dot starts no extension).
+public func pathParts(_ path: String) -> (folder: String, base: String, extension: String) {
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (folder, name, "") }
+    return (folder, String(name[..<dot]), String(name[dot...]))
+}
+
 /// Flushes a file's data (or a folder's entries) to the disk.
 public func synchronize(_ path: String) throws {
     let descriptor = openPath(path, O_RDONLY | O_CLOEXEC)

@@ -156,7 +156,7 @@ struct Convert: ParsableCommand {
         }
         if output != "-" && isDirectory(output) {
             let type = fileType ?? preset?.settings.fileType ?? .caf
-            let base = input == "-" ? "output" : baseName(of: input)
+            let base = input == "-" ? "output" : pathParts(input).base
             throw ValidationError(
                 "'\(output)' is a folder: give the output's file name, such as "
                     + "'\(output.hasSuffix("/") ? output : output + "/")\(base)\(type.fileNameExtensions[0])'")
@@ -280,12 +280,6 @@ struct Convert: ParsableCommand {
                     + "(swap stereo: -m 1,0)")
         }
         return sources.map { $0 ?? -1 }
-    }
-
-    /// A path's last component without its extension (`a/b/x.wav` → `x`).
-    private func baseName(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        return name.lastIndex(of: ".").map { String(name[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? name
     }
 
     var settings: ConversionSettings {
