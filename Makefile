@@ -8,7 +8,8 @@
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
-#   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin
+#   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin, and the
+#                 README's picture of an HTML report (Documentation/report.png, by headless Chromium)
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -45,8 +46,9 @@ release: deps
 	$(SWIFT) build $(RELEASE) --product afkit
 
 # The tests need the libraries, Debian's bazel-bootstrap (the Bazel rules' proof) and the servers the
-# network tests start on loopback (Icecast with the ezstream source client, nginx): one update, one install.
-TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light
+# network tests start on loopback (Icecast with the ezstream source client, nginx) and Chromium, headless, for
+# the HTML report: one update, one install.
+TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light chromium:chromium
 test-deps:
 	@missing=; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PKG_MODULES); then missing="$(DEB_PACKAGES)"; fi; \
@@ -110,6 +112,9 @@ docs:
 	for target in $(DOC_TARGETS); do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
 			--disable-indexing --output-path docs/$$target || exit 1; done
+	@command -v chromium >/dev/null 2>&1 || $(MAKE) test-deps
+	$(MAKE) release
+	sh Documentation/make-report-screenshot.sh $(AFKIT)
 
 fuzz-build:
 	bash Fuzz/build.sh .build-fuzz/afkit-fuzz

@@ -175,6 +175,33 @@ def batch_table(title, folder, afkit_rows, ffmpeg_args, extension, sox_args=None
         for label, seconds in rows:
             print(f"| `{label}` against SoX two at a time | {seconds/sox_par:.2f}x SoX's time | | | |")
 
+def report():
+    """1,000 effects (the 200 stereo effects five times over): `validate --format html` against `validate`
+    alone with the same profile (the report's budget is 1.5x), its size a file, and FFmpeg drawing one
+    waveform picture a file (showwavespic, two at a time) for scale."""
+    source = effects()
+    folder = f"{WORK}/effects-1000"
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        for copy in range(5):
+            for name in sorted(os.listdir(source)):
+                shutil.copy(f"{source}/{name}", f"{folder}/{copy}-{name}")
+    page = f"{WORK}/report-1000.html"
+    alone = best(f"{AFKIT} validate --profile game-sfx {folder} > /dev/null || true")
+    drawn = best(f"{AFKIT} validate --profile game-sfx --format html {folder} > {page} || true")
+    size = os.path.getsize(page)
+    pictures = f"{WORK}/report-ffmpeg"
+    os.makedirs(pictures, exist_ok=True)
+    ffmpeg = best(f"ls {folder} | xargs -P 2 -I F ffmpeg -v error -y -i {folder}/F "
+                  f"-filter_complex showwavespic=s=600x120 -frames:v 1 {pictures}/F.png")
+    print("\n| HTML report: 1,000 effects (0.4 s stereo 44.1 kHz), game-sfx | time | vs validate alone | per file |")
+    print("|---|---|---|---|")
+    print(f"| `afkit validate --profile game-sfx DIR` (text) | {alone*1000:.0f} ms | 1.00x | |")
+    print(f"| `afkit validate --profile game-sfx --format html DIR` | {drawn*1000:.0f} ms | {drawn/alone:.2f}x | "
+          f"{size/1000/1000:.1f} KB |")
+    print(f"| `ffmpeg -i F -filter_complex showwavespic=s=600x120 F.png` per file, two at a time | "
+          f"{ffmpeg*1000:.0f} ms | {ffmpeg/alone:.2f}x | |")
+
 def effects():
     """The 200 short stereo effects the batch, durability and start-up rows share."""
     return clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
@@ -404,6 +431,7 @@ def main():
         if wanted("loudness"): loudness()
         if wanted("parse-in-process"): parse_in_process(inputs)
         if wanted("allocations"): allocations()
+        if wanted("report"): report()
         return
     print(f"Inputs: {SECONDS} s of stereo 44.1 kHz audio; best of {RUNS} runs; wall-clock, whole process.\n")
     parsing(inputs)
@@ -416,6 +444,7 @@ def main():
     decoders(inputs)
     loudness()
     parse_in_process(inputs)
+    report()
     allocations()
 
 def parsing(inputs):

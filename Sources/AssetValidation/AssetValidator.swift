@@ -29,6 +29,9 @@ public struct AssetValidator: Sendable {
     /// other measurements, for the rules that need it (`loudness`, `true-peak`); without one those rules
     /// pass over the file. The command sets libebur128's, from AudioConversion.
     public var loudnessMeter: (@Sendable (_ channels: Int, _ sampleRate: Double) -> (any StreamingLoudnessMeter)?)?
+    /// Whether each file's decode pass also keeps what the HTML report draws (``AudioStatistics/pictures``):
+    /// the audio is then decoded and measured, loudness included, whatever the rules ask.
+    public var drawsPictures = false
     /// Files with these extensions are checked when a directory is searched.
     public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
 
@@ -107,6 +110,7 @@ public struct AssetValidator: Sendable {
         /// Measure the whole file's wrap as a loop besides the file's own loops.
         var wholeFileLoops = false
         var loudness = false
+        var pictures = false
     }
 
     /// Runs the profile's rules over what is known.
@@ -116,7 +120,9 @@ public struct AssetValidator: Sendable {
         var facts = facts
         facts.fixingPreset = resolved.fixingPreset
         var request = MeasurementRequest()
-        request.loudness = loudnessMeter != nil && active.contains { rules[$0.rule]?.needsLoudness == true }
+        request.loudness =
+            loudnessMeter != nil && (drawsPictures || active.contains { rules[$0.rule]?.needsLoudness == true })
+        request.pictures = drawsPictures
         for entry in active {
             if let threshold = entry.settings.number("thresholdDecibels") {
                 request.silenceThresholds.insert(threshold)
@@ -125,7 +131,9 @@ public struct AssetValidator: Sendable {
                 request.wholeFileLoops = true
             }
         }
-        if facts.error == nil, request.loudness || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true })
+        if facts.error == nil,
+            request.loudness || request.pictures
+                || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true })
         {
             facts.audio = measure(request)
             facts.loudness = facts.audio?.loudness
@@ -143,6 +151,12 @@ public struct AssetValidator: Sendable {
         }
         var report = FileReport(path: facts.path, violations: violations)
         report.audio = facts.audio
+        report.summary = facts.summary
+        if let loudness = active.first(where: { $0.rule == ValidationRule.loudness.id }) {
+            let target = loudness.settings.number("target") ?? ValidationRule.defaultLoudnessTarget
+            let tolerance = loudness.settings.number("tolerance") ?? ValidationRule.defaultLoudnessTolerance
+            report.loudnessBand = (target - tolerance)...(target + tolerance)
+        }
         return report
     }
 
@@ -163,6 +177,8 @@ public struct AssetValidator: Sendable {
         var peak: Float = 0
         var clippedRuns = 0
         var run = 0
+        var peakFrame: Int64 = 0
+        var clippedFrames: [Int64] = []
         // The valid frames, as the converter and the loudness meter read them (one reader for all).
         let valid = reader.frameCount ?? 0
         var position: Int64 = 0
@@ -171,6 +187,9 @@ public struct AssetValidator: Sendable {
         var squares = [Double](repeating: 0, count: channels)
         var crossProducts = 0.0
         let meter = request.loudness ? loudnessMeter?(channels, format.sampleRate) : nil
+        var pictures =
+            request.pictures
+            ? PictureBuilder(frameCount: valid, sampleRate: format.sampleRate, channels: channels) : nil
         // The frames each side of every wrap, captured as the pass goes by.
         var loops = file.properties.loops.map { ($0.start, $0.end) }
         if request.wholeFileLoops { loops.append((0, valid)) }
@@ -187,6 +206,9 @@ public struct AssetValidator: Sendable {
             if frames == 0 { break }
             if let meter {
                 samples.withUnsafeBufferPointer { meter.add($0, frames: frames) }
+            }
+            if pictures != nil {
+                samples.withUnsafeBufferPointer { pictures?.add($0, frames: frames) }
             }
             for index in windows.indices {
                 let range = windows[index].range.clamped(to: position..<position + Int64(frames))
@@ -205,12 +227,20 @@ public struct AssetValidator: Sendable {
                     loudest = max(loudest, value)
                     if value >= fullScale {
                         run += 1
-                        if run == 3 { clippedRuns += 1 }
+                        if run == 3 {
+                            clippedRuns += 1
+                            if clippedFrames.count < AssetPictures.clipMarkLimit {
+                                clippedFrames.append(position + Int64(index))
+                            }
+                        }
                     } else {
                         run = 0
                     }
                 }
-                peak = max(peak, loudest)
+                if loudest > peak {
+                    peak = loudest
+                    peakFrame = position + Int64(index)
+                }
                 for (level, threshold) in levels.enumerated() where loudest > threshold {
                     let at = position + Int64(index)
                     if firstLoud[level] == nil { firstLoud[level] = at }
@@ -246,6 +276,16 @@ public struct AssetValidator: Sendable {
                 channels: channels)
         }
         statistics.loudness = meter?.facts
+        if var drawn = pictures?.finish() {
+            drawn.clippedFrames = clippedFrames
+            drawn.peakFrame = peakFrame
+            drawn.seams = loops.enumerated().map { index, loop in
+                AssetPictures.Seam(
+                    start: loop.0, end: loop.1, before: windows[index * 2].samples,
+                    after: windows[index * 2 + 1].samples)
+            }
+            statistics.pictures = drawn
+        }
         return statistics
     }
 }

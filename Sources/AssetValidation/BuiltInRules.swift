@@ -65,8 +65,8 @@ extension ValidationRule {
     ) {
         facts, settings in
         guard let loudness = facts.loudness else { return [] }  // no meter: the rule passes over the file
-        let target = settings.number("target") ?? -16
-        let tolerance = settings.number("tolerance") ?? 1
+        let target = settings.number("target") ?? defaultLoudnessTarget
+        let tolerance = settings.number("tolerance") ?? defaultLoudnessTolerance
         // A sound shorter than one gating block is judged on its loudness as one block.
         let (level, kind) =
             loudness.integrated.isFinite
@@ -83,6 +83,11 @@ extension ValidationRule {
                 fix: convertCommand(facts, "--loudness \(shortDecimal(target))"))
         ]
     }
+
+    /// The `loudness` rule's target where a profile gives none, LUFS.
+    public static let defaultLoudnessTarget = -16.0
+    /// The `loudness` rule's tolerance where a profile gives none, LU.
+    public static let defaultLoudnessTolerance = 1.0
 
     /// True peak (4x oversampled) at most `maximum` dBTP (default -1: room for a lossy encoder's overshoot).
     public static let truePeak = ValidationRule(id: "true-peak", needsLoudness: true, parameters: ["maximum"]) {
@@ -378,7 +383,7 @@ func shellQuoted(_ text: String) -> String {
     return plain ? text : "'" + text.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
 }
 
-private func formatName(_ id: FourCharCode) -> String {
+func formatName(_ id: FourCharCode) -> String {
     switch id {
     case .lpcm: "linear PCM"
     case .ima4: "Apple IMA4"

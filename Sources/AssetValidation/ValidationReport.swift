@@ -1,3 +1,4 @@
+import AudioContainers
 import AudioFormats
 
 /// The findings for one file.
@@ -8,6 +9,10 @@ public struct FileReport: Sendable {
     public var violations: [Violation]
     /// What the decode pass measured, where a rule asked for decoded audio.
     public var audio: AudioStatistics?
+    /// The parsed file (container, format, duration, markers, loops), where it could be read.
+    public var summary: AudioFileSummary?
+    /// The profile's loudness target ± tolerance, LUFS, where it has a `loudness` rule.
+    public var loudnessBand: ClosedRange<Double>?
 
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }
@@ -99,9 +104,10 @@ public struct ValidationReport: Sendable {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"afkit validate\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\">\n"
         xml +=
-            "  <testsuite name=\"\(escape(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
+            "  <testsuite name=\"\(markupEscaped(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
         for file in files {
-            xml += "    <testcase classname=\"afkit.validate.\(escape(profile))\" name=\"\(escape(file.path))\""
+            xml +=
+                "    <testcase classname=\"afkit.validate.\(markupEscaped(profile))\" name=\"\(markupEscaped(file.path))\""
             let errors = file.violations.filter { $0.severity == .error }
             let warnings = file.violations.filter { $0.severity == .warning }
             if errors.isEmpty && warnings.isEmpty {
@@ -112,11 +118,11 @@ public struct ValidationReport: Sendable {
             if let first = errors.first {
                 let details = errors.map { "\($0.rule): \($0.described)" }.joined(separator: "\n")
                 xml +=
-                    "      <failure type=\"\(escape(first.rule))\" message=\"\(escape(first.message))\">\(escape(details))</failure>\n"
+                    "      <failure type=\"\(markupEscaped(first.rule))\" message=\"\(markupEscaped(first.message))\">\(markupEscaped(details))</failure>\n"
             }
             if !warnings.isEmpty {
                 let details = warnings.map { "warning: \($0.rule): \($0.described)" }.joined(separator: "\n")
-                xml += "      <system-out>\(escape(details))</system-out>\n"
+                xml += "      <system-out>\(markupEscaped(details))</system-out>\n"
             }
             xml += "    </testcase>\n"
         }
@@ -137,22 +143,6 @@ public struct ValidationReport: Sendable {
         }
         lines.append(text.split(separator: "\n").last.map(String.init) ?? "")
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 
     /// Escaping of a workflow command's message.

@@ -150,6 +150,11 @@ public struct LoudnessFacts: Sendable, Hashable {
     /// For a sound shorter than one 400 ms gating block: its loudness as one block, ungated, LUFS (what
     /// `convert --loudness` normalizes such a sound on).
     public var shortSoundLoudness: Double?
+    /// The short-term loudness (3 s window, LUFS; `-infinity` for silence) every tenth of a second, where
+    /// the meter keeps it.
+    public var shortTermCurve: [Float] = []
+    /// The frame the true-peak maximum is at (the largest sample of the block it rose in), where known.
+    public var truePeakFrame: Int64?
 
     /// Loudness facts as a meter measured them.
     public init(
@@ -192,6 +197,8 @@ public struct AudioStatistics: Sendable, Hashable {
     public var loopSeams: [LoopSeam] = []
     /// Loudness, measured in the same pass where the validator has a meter.
     public var loudness: LoudnessFacts?
+    /// What the HTML report draws, where the validator was asked for it (``AssetValidator/drawsPictures``).
+    public var pictures: AssetPictures?
 
     /// The silence threshold the `silence` rule and the statistics above use, dBFS.
     public static let defaultSilenceThreshold = -60.0

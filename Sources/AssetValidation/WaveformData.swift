@@ -4,7 +4,7 @@ import AudioFormats
 /// peaks.js and waveform-data.js read): for each point of `samplesPerPixel` frames, the least and the
 /// greatest 16-bit sample of each channel, or of the channels' mean, at 16 or 8 bits (8 bits: the
 /// 16-bit value shifted right by 8).
-public struct WaveformData: Sendable, Equatable {
+public struct WaveformData: Sendable, Hashable {
     /// The audio's sample rate, Hz.
     public var sampleRate: Int
     /// Frames each point covers (the last point may cover fewer).

@@ -38,6 +38,8 @@ public final class LoudnessMeter {
     private var blockEnergies = [Double](repeating: 0, count: 30)
     private var blockIndex = 0
     private var framesAdded = 0
+    /// The short-term loudness (3 s window, LUFS; `-infinity` for silence) every tenth of a second so far.
+    public private(set) var shortTermReadings: [Float] = []
     /// Channels of the frames measured.
     public let channels: Int
 
@@ -104,10 +106,15 @@ public final class LoudnessMeter {
                 blockEnergies[blockIndex] = energy
                 blockIndex = blockIndex == 29 ? 0 : blockIndex + 1
                 let mean = blockEnergies.reduce(0, +) / 30
-                if mean > 0 { shortTermMaximum = max(shortTermMaximum, -0.691 + 10 * log10(mean)) }
+                let reading = mean > 0 ? -0.691 + 10 * log10(mean) : -Double.infinity
+                shortTermMaximum = max(shortTermMaximum, reading)
+                shortTermReadings.append(Float(reading))
             }
         }
     }
+
+    /// The true peak of what has been added so far, linear (1 is full scale), every channel's largest.
+    public var truePeak: Double { truePeakMeter.peaks.max() ?? 0 }
 
     /// What has been added so far.
     public var measurement: LoudnessMeasurement {

@@ -3,6 +3,7 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioEngines
+import AssetValidation
 import AudioFormats
 import Dispatch
 import FileAccess
@@ -41,8 +42,15 @@ struct Batch: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Write every file's loudness (source and output: integrated, range, true peak, sample peak, short-term "
-                + "maximum) to this JSON file.", valueName: "file"))
+                + "maximum) to this JSON file; a FILE.html gets the outputs validated instead, as "
+                + "`validate --format html` draws them.", valueName: "file"))
     var report: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The profile an HTML report checks the outputs against (default: the preset's own: system-sound, "
+                + "simultaneous-sfx for sfx, music for music and lossless).", valueName: "name"))
+    var profile: String?
 
     @Argument(help: "Source files and folders.")
     var sources: [String]
@@ -55,6 +63,14 @@ struct Batch: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
+        if let profile {
+            guard let report, Self.isHTML(report) else {
+                throw usageError("--profile is for an HTML report: give --report FILE.html", in: Self.self)
+            }
+            do { _ = try Validate.loadProfile(profile) } catch let error as ValidationError {
+                throw usageError(error.message, in: Self.self)
+            }
+        }
         if pathExists(out) && !isDirectory(out) {
             throw usageError("--out '\(out)' is a file: give a folder (created when missing)", in: Self.self)
         }
@@ -113,11 +129,15 @@ struct Batch: ParsableCommand {
         }
         if let report {
             do {
-                try writeFile(
-                    report,
-                    bytes: Array(
-                        Self.loudnessReport(jobs, outcomes)
-                            .serialized(pretty: true).utf8) + [10])
+                if Self.isHTML(report) {
+                    try writeFile(report, bytes: Array(try htmlReport(jobs, outcomes).utf8))
+                } else {
+                    try writeFile(
+                        report,
+                        bytes: Array(
+                            Self.loudnessReport(jobs, outcomes)
+                                .serialized(pretty: true).utf8) + [10])
+                }
             } catch {
                 Output.standardError("batch: cannot write the report: \(error)\n")
                 failed += 1
@@ -127,6 +147,47 @@ struct Batch: ParsableCommand {
             "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
                 + "\(failed) failed\n")
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
+    }
+
+    static func isHTML(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
+    }
+
+    /// `--report FILE.html`: the outputs validated against `--profile` (or the preset's profile) and drawn; a
+    /// job that failed is a file with its error as the finding.
+    func htmlReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome]) throws -> String {
+        let checked: Profile
+        if let profile {
+            checked = try Validate.loadProfile(profile)
+        } else {
+            switch preset {
+            case .systemSound, .pcm: checked = .systemSound
+            case .sfx: checked = .simultaneousSoundEffects
+            case .music, .lossless: checked = .music
+            case .voice:
+                // Opus in CAF: the music rules on the sound, not on its format.
+                var voice = Profile.music
+                voice.name = "music (voice: any format)"
+                voice.entries.removeAll { $0.rule == ValidationRule.dataFormat.id }
+                checked = voice
+            }
+        }
+        var configured = Validate.validator(checked)
+        configured.drawsPictures = true
+        let validator = configured
+        let files = ResultSlots<FileReport>(count: jobs.count)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            if case .failed(let message) = outcomes[index] {
+                files.store(
+                    FileReport(
+                        path: jobs[index].source,
+                        violations: [Violation(rule: "conversion", severity: .error, message: message)]),
+                    at: index)
+            } else {
+                files.store(validator.validate(path: jobs[index].output), at: index)
+            }
+        }
+        return ValidationReport(profile: checked.name, files: files.values).html(version: AudioConverter.version)
     }
 
     /// `--report`: each job's source and output measured (in parallel), in the jobs' order:

@@ -21,13 +21,16 @@ struct Validate: ParsableCommand {
     )
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
-        case text, json, junit, github
+        case text, json, junit, github, html
     }
 
     @Option(help: "A profile name (\(Profile.builtInNames.joined(separator: ", "))) or a JSON profile file.")
     var profile = "system-sound"
 
-    @Option(help: "The report: text, json, junit or github.")
+    @Option(
+        help:
+            "The report: text, json, junit, github, or html (one page with each file's waveform, loudness and findings)."
+    )
     var format: ReportFormat = .text
 
     @Flag(help: "Succeed when the paths hold no sound file.")
@@ -41,7 +44,10 @@ struct Validate: ParsableCommand {
         _ = try loadProfile()
     }
 
-    func loadProfile() throws -> Profile {
+    func loadProfile() throws -> Profile { try Self.loadProfile(profile) }
+
+    /// A built-in profile by name, or a JSON profile file.
+    static func loadProfile(_ profile: String) throws -> Profile {
         if let builtIn = Profile.builtIn[profile] { return builtIn }
         guard profile.hasSuffix(".json") || pathExists(profile) else {
             throw ValidationError(
@@ -60,14 +66,8 @@ struct Validate: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(paths, in: Self.self)
-        var validator = AssetValidator(profile: try loadProfile())
-        // Loudness by libebur128, measured only for profiles whose rules ask for it.
-        validator.loudnessMeter = { channels, rate in
-            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init)
-        }
-        validator.decoderProvider = { format, cookie in
-            try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
-        }
+        var validator = Self.validator(try loadProfile())
+        validator.drawsPictures = format == .html
         let report: ValidationReport
         do {
             report = try validator.validate(paths: paths)
@@ -85,8 +85,24 @@ struct Validate: ParsableCommand {
         case .json: Output.standardOutput(report.json.serialized(pretty: true) + "\n")
         case .junit: Output.standardOutput(report.junit)
         case .github: Output.standardOutput(report.github)
+        case .html: Output.standardOutput(report.html(version: AudioConverter.version))
         }
         if !report.ok { throw ExitCode(AFKit.Status.problemFound) }
+    }
+}
+
+extension Validate {
+    /// A validator for `profile` with the standard registry's decoders and libebur128's meter (measured only
+    /// for profiles whose rules ask for loudness, or for a report's pictures).
+    static func validator(_ profile: Profile) -> AssetValidator {
+        var validator = AssetValidator(profile: profile)
+        validator.loudnessMeter = { channels, rate in
+            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init)
+        }
+        validator.decoderProvider = { format, cookie in
+            try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
+        }
+        return validator
     }
 }
 
@@ -94,19 +110,37 @@ struct Validate: ParsableCommand {
 final class ValidatorMeter: StreamingLoudnessMeter {
     let meter: LoudnessMeter
     private var failed = false
+    private var position: Int64 = 0
+    private var truePeak = 0.0
+    private var truePeakFrame: Int64?
 
     init(_ meter: LoudnessMeter) { self.meter = meter }
 
     func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         guard !failed else { return }
         do { try meter.add(samples, frames: frames) } catch { failed = true }
+        // Where the true peak rose, its frame is taken as the block's largest sample's.
+        let peak = meter.truePeak
+        if peak > truePeak, frames > 0 {
+            truePeak = peak
+            let channels = meter.channels
+            var loudest: Float = -1
+            for index in 0..<frames * channels where abs(samples[index]) > loudest {
+                loudest = abs(samples[index])
+                truePeakFrame = position + Int64(index / channels)
+            }
+        }
+        position += Int64(frames)
     }
 
     var facts: LoudnessFacts? {
         guard !failed else { return nil }
         let measured = meter.measurement
-        return LoudnessFacts(
+        var facts = LoudnessFacts(
             integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
             samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
+        facts.shortTermCurve = meter.shortTermReadings
+        facts.truePeakFrame = truePeakFrame
+        return facts
     }
 }

@@ -29,6 +29,29 @@ public enum Loopback {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A socket listening on a free loopback port, and the port.
+    public static func listener() throws -> (socket: Int32, port: Int) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw LoopbackError("socket() failed") }
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopbackAddress(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw LoopbackError("cannot listen on loopback")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// The IPv4 loopback address at `port`.
     public static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()

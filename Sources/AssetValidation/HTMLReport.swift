@@ -1,0 +1,341 @@
+import AudioContainers
+import AudioFormats
+
+extension ValidationReport {
+    /// The report as one self-contained HTML page (`validate --format html`, `batch --report FILE.html`):
+    /// the run's summary, a table of every file (sortable, filterable to failures), and per file its
+    /// findings and the pictures they point into (waveform, short-term loudness with the profile's band,
+    /// spectrogram, loop seams), drawn by the page's own script as each section scrolls into view. No
+    /// network access: no external script, style sheet, font or image. Files checked without
+    /// ``AssetValidator/drawsPictures`` get their findings and no pictures.
+    public func html(version: String) -> String {
+        var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        // Nothing the page does may leave it: the policy refuses any load a bug or a crafted file name could start.
+        page +=
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            + "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+        page += "<title>afkit validate: \(markupEscaped(profile)): \(passed) passed, \(failed) failed</title>\n"
+        page += "<style>\(HTMLReportResources.style)</style>\n</head>\n<body>\n"
+        page += "<header>\n<h1>afkit validate</h1>\n<dl class=\"run\">"
+        for (term, value) in [
+            ("Profile", profile), ("afkit", version), ("Files checked", String(files.count)),
+            ("Passed", String(passed)), ("Failed", String(failed)), ("Warnings", String(warnings)),
+        ] {
+            page += "<div><dt>\(term)</dt><dd>\(markupEscaped(value))</dd></div>"
+        }
+        page += "</dl>\n</header>\n<main>\n"
+        page += summaryTable
+        for (index, file) in files.enumerated() { page += file.htmlSection(index: index) }
+        page += "</main>\n<script>\(HTMLReportResources.script)</script>\n</body>\n</html>\n"
+        return page
+    }
+
+    private var summaryTable: String {
+        var table = "<section aria-labelledby=\"files-title\">\n<h2 id=\"files-title\">Files</h2>\n"
+        table +=
+            "<p class=\"filter\"><label><input type=\"checkbox\" id=\"only-failures\"> Show only files that "
+            + "failed</label> <span id=\"shown\" aria-live=\"polite\"></span></p>\n"
+        table += "<div class=\"table\"><table id=\"files\">\n<thead><tr>"
+        for (title, kind) in [
+            ("File", "text"), ("Status", "text"), ("Container", "text"), ("Format", "text"),
+            ("Duration (s)", "number"), ("Integrated (LUFS)", "number"), ("True peak (dBTP)", "number"),
+            ("Rules", "text"),
+        ] {
+            table +=
+                "<th scope=\"col\" aria-sort=\"none\"><button type=\"button\" data-kind=\"\(kind)\">\(title)</button></th>"
+        }
+        table += "</tr></thead>\n<tbody>\n"
+        for (index, file) in files.enumerated() {
+            let status = file.status
+            let summary = file.summary
+            let loudness = file.audio?.loudness
+            let integrated = loudness.map {
+                $0.integrated.isFinite ? $0.integrated : $0.shortSoundLoudness ?? $0.integrated
+            }
+            let rules = Array(Set(file.violations.map(\.rule))).sorted()
+            table += "<tr class=\"\(status.rawValue)\" data-failed=\"\(file.ok ? "no" : "yes")\">"
+            table += "<td><a href=\"#file-\(index)\">\(markupEscaped(file.path))</a></td>"
+            table += "<td data-value=\"\(status.order)\">\(status.label)</td>"
+            table += "<td>\(markupEscaped(summary?.container.name ?? "—"))</td>"
+            table += "<td>\(markupEscaped(summary.map { formatDescription($0.format) } ?? "—"))</td>"
+            table += numberCell(summary?.durationSeconds, places: 3)
+            table += numberCell(integrated, places: 1)
+            table += numberCell(loudness?.truePeak, places: 1)
+            table += "<td>\(rules.isEmpty ? "—" : markupEscaped(rules.joined(separator: ", ")))</td></tr>\n"
+        }
+        table += "</tbody>\n</table></div>\n</section>\n"
+        return table
+    }
+}
+
+extension FileReport {
+    /// A file's standing in the report: failed (an error), warnings, or passed.
+    enum Status: String {
+        case failed, warned, passed
+
+        var label: String {
+            switch self {
+            case .failed: "✖ failed"
+            case .warned: "▲ warnings"
+            case .passed: "✔ passed"
+            }
+        }
+        var order: Int {
+            switch self {
+            case .failed: 0
+            case .warned: 1
+            case .passed: 2
+            }
+        }
+    }
+
+    var status: Status {
+        if !ok { return .failed }
+        return violations.isEmpty ? .passed : .warned
+    }
+
+    /// The file's section: heading, facts, findings (the pictures' text equivalent), figures and their data.
+    func htmlSection(index: Int) -> String {
+        var section =
+            "<section class=\"file \(status.rawValue)\" id=\"file-\(index)\" data-failed=\"\(ok ? "no" : "yes")\" "
+            + "aria-labelledby=\"file-\(index)-title\">\n"
+        section +=
+            "<h2 id=\"file-\(index)-title\"><span class=\"status\">\(status.label)</span> \(markupEscaped(path))</h2>\n"
+        var facts: [String] = []
+        if let summary {
+            facts.append(summary.container.name)
+            facts.append(formatDescription(summary.format))
+            facts.append(formatSampleRate(summary.format.sampleRate) + " Hz")
+            let channels = Int(summary.format.channelsPerFrame)
+            facts.append(channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels) channels")
+            facts.append(fixedPoint(summary.durationSeconds, places: 3) + " s")
+        }
+        if let loudness = audio?.loudness {
+            if loudness.integrated.isFinite {
+                facts.append(fixedPoint(loudness.integrated, places: 1) + " LUFS integrated")
+            } else if let short = loudness.shortSoundLoudness, short.isFinite {
+                facts.append(fixedPoint(short, places: 1) + " LUFS (one block)")
+            }
+            if loudness.truePeak.isFinite { facts.append(fixedPoint(loudness.truePeak, places: 1) + " dBTP true peak") }
+        }
+        if !facts.isEmpty { section += "<p class=\"facts\">\(markupEscaped(facts.joined(separator: " · ")))</p>\n" }
+        section += "<h3 id=\"file-\(index)-findings\">Findings</h3>\n"
+        if violations.isEmpty {
+            section += "<p class=\"none\">No findings: every rule passed.</p>\n"
+        } else {
+            section += "<ul class=\"findings\">\n"
+            for violation in violations {
+                section +=
+                    "<li class=\"\(violation.severity.rawValue)\"><strong>\(violation.severity.rawValue): "
+                    + "\(markupEscaped(violation.rule))</strong> \(markupEscaped(violation.message))"
+                if let fix = violation.fix {
+                    section += "<br><span class=\"fix\">fix: <code>\(markupEscaped(fix))</code></span>"
+                }
+                section += "</li>\n"
+            }
+            section += "</ul>\n"
+        }
+        guard let audio, let pictures = audio.pictures, let summary else { return section + "</section>\n" }
+        let described = "Findings for \(markupEscaped(path)) are listed above."
+        section += "<div class=\"figures\">\n"
+        section += figure(
+            "wave", index,
+            "Waveform (smallest and largest sample of each column, every channel); silence at the ends "
+                + "hatched, clipped samples ▼, true-peak maximum ◆, markers and loops along the top.", described)
+        if let loudness = audio.loudness, !loudness.shortTermCurve.isEmpty {
+            section += figure(
+                "loudness", index,
+                "Short-term loudness (3 s window, LUFS)"
+                    + (loudnessBand.map {
+                        "; the profile's band \(fixedPoint($0.lowerBound, places: 1)) to "
+                            + "\(fixedPoint($0.upperBound, places: 1)) LUFS shaded"
+                    } ?? "") + ".", described)
+        }
+        section += figure("spectrogram", index, "Spectrogram (log frequency, channels mixed).", described)
+        for (seam, loop) in pictures.seams.enumerated() {
+            section += figure(
+                "seam", index,
+                "Loop seam \(loop.start)–\(loop.end): the last \(LoopSeam.window) frames before the "
+                    + "wrap, then the first after it.", described, seam: seam)
+        }
+        section += "</div>\n"
+        var data = pictureData(pictures, summary: summary).serialized()
+        // Inside a script element, "</" would end it.
+        data = data.replacingAll("<", with: "\\u003c")
+        section += "<script type=\"application/json\" id=\"file-\(index)-data\">\(data)</script>\n"
+        return section + "</section>\n"
+    }
+
+    private func figure(_ kind: String, _ index: Int, _ caption: String, _ described: String, seam: Int? = nil)
+        -> String
+    {
+        let seamAttribute = seam.map { " data-seam=\"\($0)\"" } ?? ""
+        return
+            "<figure class=\"\(kind)\"><canvas class=\"plot\" data-kind=\"\(kind)\" data-file=\"\(index)\"\(seamAttribute) "
+            + "role=\"img\" aria-label=\"\(markupEscaped(caption)) \(described)\" aria-describedby=\"file-\(index)-findings\">"
+            + "</canvas><figcaption>\(markupEscaped(caption))</figcaption></figure>\n"
+    }
+
+    /// What the page's script draws from: compact numbers, samples as base64 little-endian 16-bit integers.
+    private func pictureData(_ pictures: AssetPictures, summary: AudioFileSummary) -> JSONValue {
+        let rate = summary.format.sampleRate
+        let frames = audio?.frameCount ?? summary.frameCount
+        func rounded(_ value: Double, _ places: Double = 10) -> JSONValue {
+            value.isFinite ? .number((value * places).rounded() / places) : .null
+        }
+        var members: [(String, JSONValue)] = [
+            ("rate", .number(rate)), ("frames", .integer(frames)),
+            ("channels", .integer(Int64(pictures.waveform.channels))),
+            (
+                "wave",
+                .object([
+                    ("spp", .integer(Int64(pictures.waveform.samplesPerPixel))),
+                    ("data", .string(base64(pictures.waveform.data))),
+                ])
+            ),
+        ]
+        let spectrogram = pictures.spectrogram
+        members.append(
+            (
+                "spectrogram",
+                .object([
+                    ("columns", .integer(Int64(spectrogram.columns))), ("bands", .integer(Int64(spectrogram.bands))),
+                    ("low", rounded(spectrogram.lowestFrequency)), ("high", rounded(spectrogram.highestFrequency)),
+                    ("floor", .number(Spectrogram.floorDecibels)), ("data", .string(base64(spectrogram.levels))),
+                ])
+            ))
+        if let audio {
+            var silence: [JSONValue] = []
+            let duration = Double(frames) / rate
+            if audio.isSilent {
+                silence.append(.array([.number(0), rounded(duration, 1e4)]))
+            } else {
+                if audio.leadingSilence > 0 {
+                    silence.append(.array([.number(0), rounded(audio.leadingSilence, 1e4)]))
+                }
+                if audio.trailingSilence > 0 {
+                    silence.append(.array([rounded(duration - audio.trailingSilence, 1e4), rounded(duration, 1e4)]))
+                }
+            }
+            members.append(("silence", .array(silence)))
+            members.append(("clips", .array(pictures.clippedFrames.map(JSONValue.integer))))
+            members.append(("clippedRuns", .integer(Int64(audio.clippedRuns))))
+            members.append(("peakFrame", .integer(pictures.peakFrame)))
+            members.append(("peak", rounded(audio.peak > 0 ? 20 * log10(Double(audio.peak)) : -.infinity, 100)))
+            if let loudness = audio.loudness {
+                if let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
+                    members.append(
+                        ("truePeak", .object([("frame", .integer(frame)), ("db", rounded(loudness.truePeak, 100))])))
+                }
+                // At most 600 points: each the loudest reading of the tenths of a second it stands for.
+                let readings = loudness.shortTermCurve
+                let group = max(1, (readings.count + 599) / 600)
+                var curve: [JSONValue] = []
+                for start in stride(from: 0, to: readings.count, by: group) {
+                    let loudest = readings[start..<min(readings.count, start + group)].max() ?? -.infinity
+                    curve.append(loudest > -70 ? rounded(Double(loudest)) : .null)
+                }
+                members.append(
+                    ("curve", .object([("step", rounded(0.1 * Double(group), 1000)), ("values", .array(curve))])))
+                let level = loudness.integrated.isFinite ? loudness.integrated : loudness.shortSoundLoudness
+                if let level, level.isFinite { members.append(("integrated", rounded(level))) }
+            }
+        }
+        if let band = loudnessBand {
+            members.append(("band", .array([.number(band.lowerBound), .number(band.upperBound)])))
+            // Which way the loudness rule found the file off its band, for shading where the curve is.
+            if violations.contains(where: { $0.rule == ValidationRule.loudness.id }),
+                let level = audio?.loudness.flatMap({ $0.integrated.isFinite ? $0.integrated : $0.shortSoundLoudness }),
+                level.isFinite
+            {
+                members.append(("offBand", .string(level > band.upperBound ? "above" : "below")))
+            }
+        }
+        members.append(
+            ("markers", .array(summary.markers.map { .array([.integer($0.framePosition), .string($0.name)]) })))
+        members.append(
+            (
+                "seams",
+                .array(
+                    pictures.seams.map { seam in
+                        .object([
+                            ("start", .integer(seam.start)), ("end", .integer(seam.end)),
+                            ("before", .string(base64(seam.before.map(WaveformBuilder.quantized)))),
+                            ("after", .string(base64(seam.after.map(WaveformBuilder.quantized)))),
+                        ])
+                    })
+            ))
+        members.append(("loops", .array(summary.loops.map { .array([.integer($0.start), .integer($0.end)]) })))
+        return .object(members)
+    }
+}
+
+/// A format in words for the report's table: "Apple IMA4", "linear PCM, 16-bit integer".
+private func formatDescription(_ format: StreamDescription) -> String {
+    let name = formatName(format.formatID)
+    guard format.formatID == .lpcm else { return name }
+    let kind = format.formatFlags.contains(.isFloat) ? "float" : "integer"
+    return "\(name), \(format.bitsPerChannel)-bit \(kind)"
+}
+
+private func numberCell(_ value: Double?, places: Int) -> String {
+    guard let value, value.isFinite else { return "<td data-value=\"\">—</td>" }
+    return "<td class=\"number\" data-value=\"\(value)\">\(fixedPoint(value, places: places))</td>"
+}
+
+/// Text as XML or HTML content or a quoted attribute value (JUnit's and the HTML report's): the five
+/// markup characters as references, control characters other than tab and line breaks (which XML 1.0
+/// cannot hold) as "?".
+func markupEscaped(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
+/// 16-bit integers as base64 of their little-endian bytes.
+func base64(_ values: [Int16]) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(values.count * 2)
+    for value in values {
+        let bits = UInt16(bitPattern: value)
+        bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8)]
+    }
+    return base64(bytes)
+}
+
+/// Bytes as base64 (RFC 4648, padded).
+func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity((bytes.count + 2) / 3 * 4)
+    var index = 0
+    while index < bytes.count {
+        let count = min(3, bytes.count - index)
+        var word = UInt32(bytes[index]) << 16
+        if count > 1 { word |= UInt32(bytes[index + 1]) << 8 }
+        if count > 2 { word |= UInt32(bytes[index + 2]) }
+        for position in 0..<4 {
+            out.append(position <= count ? alphabet[Int(word >> (18 - 6 * UInt32(position)) & 63)] : UInt8(ascii: "="))
+        }
+        index += 3
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

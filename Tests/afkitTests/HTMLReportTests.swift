@@ -1,0 +1,213 @@
+import Foundation
+import LoopbackServers
+import Testing
+
+/// `validate --format html` and `batch --report FILE.html`: what the page holds, read back from its text
+/// and its embedded data, against the fixtures' own samples (the browser's view: BrowserReportTests).
+@Suite struct HTMLReportTests {
+    /// The report's files, in this order: a silent first half, a clean effect, clipping, a loop that clicks
+    /// (with markers), six channels, a ten-minute track.
+    static let files = [
+        "report/half-silent.wav", "report/clean.wav", "report/clipping.wav", "markers/sampler.wav",
+        "report/multichannel.wav", "report/ten-minutes.mp3",
+    ]
+
+    /// The report of ``files``, made once for the tests that read it.
+    static let cachedReport = Result { try report() }
+
+    /// The report of `files` with the game-sfx profile (loudness band -21 to -15 LUFS, loop seams).
+    static func report(_ files: [String] = files) throws -> String {
+        let result = try Command.run(["validate", "--format", "html", "--profile", "game-sfx"] + files)
+        #expect(result.status == 1, "every fixture fails game-sfx's container rule: \(result.stderr)")
+        return result.stdout
+    }
+
+    /// Each file's embedded picture data, by index.
+    static func data(_ page: String, _ index: Int) throws -> [String: Any] {
+        let opening = "<script type=\"application/json\" id=\"file-\(index)-data\">"
+        let start = try #require(page.range(of: opening))
+        let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        let text = String(page[start.upperBound..<end.lowerBound])
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// Each file's section, by index.
+    static func section(_ page: String, _ index: Int) throws -> Substring {
+        let start = try #require(page.range(of: "<section class=\"file"))
+        var sections: [Substring] = []
+        var rest = page[start.lowerBound...]
+        while let next = rest.dropFirst().range(of: "<section class=\"file") {
+            sections.append(rest[..<next.lowerBound])
+            rest = rest[next.lowerBound...]
+        }
+        sections.append(rest)
+        return sections[index]
+    }
+
+    static func int16(_ base64: Any?) throws -> [Int] {
+        let text = try #require(base64 as? String)
+        let data = try #require(Data(base64Encoded: text))
+        return stride(from: 0, to: data.count - 1, by: 2).map {
+            Int(Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8))
+        }
+    }
+
+    @Test func pageLoadsNothingAndLinksEachRowToItsSection() throws {
+        let page = try Self.cachedReport.get()
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.contains("Content-Security-Policy\" content=\"default-src 'none'"))
+        for outside in ["http://", "https://", "src=", "url(", "@import", "<link", "<iframe", "<img"] {
+            #expect(!page.contains(outside), "the page holds '\(outside)'")
+        }
+        let links = page.components(separatedBy: "href=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(links == (0..<Self.files.count).map { "#file-\($0)" }[...].map { Substring($0) })
+        for index in Self.files.indices {
+            #expect(page.contains("<section class=\"file failed\" id=\"file-\(index)\""))
+        }
+        // The run's summary and a row per file with its rules.
+        #expect(page.contains("<dt>Profile</dt><dd>game-sfx</dd>"))
+        #expect(page.contains("<dt>Files checked</dt><dd>6</dd>"))
+        #expect(page.contains("<dt>Failed</dt><dd>6</dd>"))
+        #expect(page.components(separatedBy: "<tr class=\"failed\" data-failed=\"yes\">").count == 7)
+        #expect(page.contains("<td>clipping, container, loudness, true-peak</td>"))
+        #expect(page.contains("<td>container, loop-seam, loudness</td>"))
+        // Every finding in words beside the pictures (their text equivalent), with its fix.
+        let sampler = try Self.section(page, 3)
+        #expect(sampler.contains("<strong>error: loop-seam</strong> the loop 1000-3000 wraps"))
+        #expect(sampler.contains("aria-describedby=\"file-3-findings\""))
+        #expect(sampler.components(separatedBy: "data-kind=\"seam\"").count == 3, "a seam zoom per loop")
+    }
+
+    @Test func picturesComeFromTheDecodedSamples() throws {
+        let page = try Self.cachedReport.get()
+        // Silent for its first second: nothing in the waveform's first half, the tone after it.
+        let half = try Self.data(page, 0)
+        let frames = try decodedFloats(Command.fixtures + "/report/half-silent.wav", channels: 1).map { $0[0] }
+        #expect(half["frames"] as? Int == frames.count)
+        let wave = try #require(half["wave"] as? [String: Any])
+        let perPoint = try #require(wave["spp"] as? Int)
+        let values = try Self.int16(wave["data"])
+        #expect(values.count == 2 * ((frames.count + perPoint - 1) / perPoint))
+        for point in 0..<values.count / 2 {
+            let slice = frames[(point * perPoint)..<min(frames.count, (point + 1) * perPoint)].map {
+                Int(max(-32768, min(32767, ($0 * 32768).rounded())))
+            }
+            #expect(values[2 * point] == slice.min() && values[2 * point + 1] == slice.max(), "point \(point)")
+        }
+        let silence = try #require(half["silence"] as? [[Double]])
+        #expect(silence == [[0, 1]])
+        // The short-term curve starts with the tone; its readings are the loudest of each group.
+        let curve = try #require(half["curve"] as? [String: Any])
+        let readings = try #require(curve["values"] as? [Any])
+        #expect((readings.prefix(9)).allSatisfy { $0 is NSNull }, "silence reads no loudness")
+        #expect(readings.suffix(5).allSatisfy { ($0 as? Double).map { $0 > -20 && $0 < -10 } ?? false })
+        #expect(half["band"] as? [Double] == [-21, -15])
+        #expect(half["offBand"] as? String == "above", "-12.4 LUFS is above the band")
+        // The spectrogram: nothing in the silent columns; the 440 Hz band loudest in the tone's.
+        let spectrogram = try #require(half["spectrogram"] as? [String: Any])
+        let columns = try #require(spectrogram["columns"] as? Int)
+        let bands = try #require(spectrogram["bands"] as? Int)
+        let low = try #require(spectrogram["low"] as? Double)
+        let high = try #require(spectrogram["high"] as? Double)
+        let encoded = try #require(spectrogram["data"] as? String)
+        let levels = [UInt8](try #require(Data(base64Encoded: encoded)))
+        #expect(levels.count == columns * bands)
+        let toneBand = Int(log(440 / low) / log(high / low) * Double(bands))
+        for column in 0..<columns {
+            let bandsHere = Array(levels[(column * bands)..<((column + 1) * bands)])
+            let end = (2 * column + 1) * frames.count / (2 * columns) + 256
+            if end <= 22050 {
+                #expect(bandsHere.allSatisfy { $0 == 0 }, "column \(column) is in the silence")
+            } else if end - 512 >= 22050 {
+                let loudest = try #require(bandsHere.indices.max { bandsHere[$0] < bandsHere[$1] })
+                #expect(abs(loudest - toneBand) <= 1, "column \(column): band \(loudest), 440 Hz is \(toneBand)")
+            }
+        }
+
+        // Clipping: each mark on a full-scale sample, as many as the rule counted.
+        let clipping = try Self.data(page, 2)
+        let clipped = try decodedFloats(Command.fixtures + "/report/clipping.wav", channels: 1).map { $0[0] }
+        let marks = try #require(clipping["clips"] as? [Int])
+        let runs = try #require(clipping["clippedRuns"] as? Int)
+        #expect(marks.count == min(256, runs) && !marks.isEmpty)
+        #expect(marks.allSatisfy { abs(clipped[$0]) >= 32767 / 32768 })
+        let peak = try #require(clipping["truePeak"] as? [String: Any])
+        let peakFrame = try #require(peak["frame"] as? Int)
+        #expect(abs(clipped[peakFrame]) == 1, "the true-peak mark on the largest sample")
+
+        // The loops: each seam's frames as the file holds them, markers by name.
+        let sampler = try Self.data(page, 3)
+        let looped = try decodedFloats(Command.fixtures + "/markers/sampler.wav", channels: 1).map {
+            Int(($0[0] * 32768).rounded())
+        }
+        let seams = try #require(sampler["seams"] as? [[String: Any]])
+        #expect(seams.count == 2)
+        for seam in seams {
+            let start = try #require(seam["start"] as? Int)
+            let end = try #require(seam["end"] as? Int)
+            #expect(try Self.int16(seam["before"]) == Array(looped[(end - 64)..<end]))
+            #expect(try Self.int16(seam["after"]) == Array(looped[start..<(start + 64)]))
+        }
+        let markers = try #require(sampler["markers"] as? [[Any]])
+        #expect(markers.map { $0[0] as? Int } == [1000, 3000, 3600])
+        #expect(markers.map { $0[1] as? String } == ["loop start", "loop end", "tail"])
+
+        // Six channels, six lanes; ten minutes in at most 600 points of loudness, a second each.
+        #expect(try Self.data(page, 4)["channels"] as? Int == 6)
+        let long = try #require(try Self.data(page, 5)["curve"] as? [String: Any])
+        let points = try #require((long["values"] as? [Any])?.count)
+        let step = try #require(long["step"] as? Double)
+        #expect(points <= 600 && Double(points) * step >= 600, "\(points) points of \(step) s")
+    }
+
+    @Test func eachFileStaysUnderFortyKilobytes() throws {
+        let page = try Self.cachedReport.get()
+        for index in Self.files.indices {
+            let size = try Self.section(page, index).utf8.count
+            #expect(size < 40_000, "\(Self.files[index]): \(size) bytes")
+        }
+    }
+
+    @Test func namesAreEscaped() throws {
+        let folder = try Loopback.temporaryFolder("report-names")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = folder + "/<b>&x'\"<script>.wav"
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/report/clean.wav", toPath: name)
+        let page = try Command.run(["validate", "--format", "html", "--profile", "game-sfx", name]).stdout
+        #expect(!page.contains("<b>") && !page.contains("<script>.wav"))
+        #expect(page.contains("&lt;b&gt;&amp;x&#39;&quot;&lt;script&gt;.wav"))
+        // The embedded data stays inside its script element.
+        #expect(page.components(separatedBy: "</script>").count == 3)
+    }
+
+    @Test func batchReportValidatesTheOutputs() throws {
+        let folder = try Loopback.temporaryFolder("report-batch")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sources = folder + "/sources"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        for name in ["clean.wav", "half-silent.wav"] {
+            try FileManager.default.copyItem(atPath: Command.fixtures + "/report/" + name, toPath: sources + "/" + name)
+        }
+        try Data("RIFF and nothing a WAV file holds".utf8).write(to: URL(fileURLWithPath: sources + "/broken.wav"))
+        let report = folder + "/report.html"
+        let result = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder + "/out", "--report", report, sources,
+        ])
+        #expect(result.status == 1, "the broken source fails: \(result.stderr)")
+        let page = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(page.contains("<dt>Profile</dt><dd>simultaneous-sfx</dd>"))
+        #expect(page.contains(folder + "/out/clean.caf") && page.contains(folder + "/out/half-silent.caf"))
+        #expect(page.contains("<strong>error: conversion</strong>"))
+        #expect(page.contains("id=\"file-1-data\"") && page.contains("id=\"file-2-data\""), "the outputs drawn")
+        // The outputs' findings: the silence the sfx preset keeps.
+        #expect(
+            page.contains("<strong>warning: silence</strong> 0.9")
+                || page.contains("<strong>warning: silence</strong> 1.0"))
+        #expect(page.contains("s of silence before the sound starts"))
+
+        let misplaced = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder + "/out", "--profile", "music", sources,
+        ])
+        #expect(misplaced.status == 2 && misplaced.stderr.contains("--profile is for an HTML report"))
+    }
+}
