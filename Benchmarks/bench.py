@@ -189,17 +189,19 @@ def report():
     page = f"{WORK}/report-1000.html"
     alone = best(f"{AFKIT} validate --profile game-sfx {folder} > /dev/null || true")
     drawn = best(f"{AFKIT} validate --profile game-sfx --format html {folder} > {page} || true")
+    alone = min(alone, best(f"{AFKIT} validate --profile game-sfx {folder} > /dev/null || true"))
     size = os.path.getsize(page)
     pictures = f"{WORK}/report-ffmpeg"
     os.makedirs(pictures, exist_ok=True)
-    ffmpeg = best(f"ls {folder} | xargs -P 2 -I F ffmpeg -v error -y -i {folder}/F "
-                  f"-filter_complex showwavespic=s=600x120 -frames:v 1 {pictures}/F.png")
+    # FFmpeg on the 200 distinct effects (a minute a run for all 1,000), scaled to 1,000.
+    ffmpeg = 5 * best(f"ls {source} | xargs -P 2 -I F ffmpeg -v error -y -i {source}/F "
+                      f"-filter_complex showwavespic=s=600x120 -frames:v 1 {pictures}/F.png")
     print("\n| HTML report: 1,000 effects (0.4 s stereo 44.1 kHz), game-sfx | time | vs validate alone | per file |")
     print("|---|---|---|---|")
     print(f"| `afkit validate --profile game-sfx DIR` (text) | {alone*1000:.0f} ms | 1.00x | |")
     print(f"| `afkit validate --profile game-sfx --format html DIR` | {drawn*1000:.0f} ms | {drawn/alone:.2f}x | "
           f"{size/1000/1000:.1f} KB |")
-    print(f"| `ffmpeg -i F -filter_complex showwavespic=s=600x120 F.png` per file, two at a time | "
+    print(f"| `ffmpeg -i F -filter_complex showwavespic=s=600x120 F.png` per file, two at a time (200 files, x5) | "
           f"{ffmpeg*1000:.0f} ms | {ffmpeg/alone:.2f}x | |")
 
 def effects():

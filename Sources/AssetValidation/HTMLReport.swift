@@ -1,5 +1,7 @@
 import AudioContainers
 import AudioFormats
+import Dispatch
+import FileAccess
 
 extension ValidationReport {
     /// The report as one self-contained HTML page (`validate --format html`, `batch --report FILE.html`):
@@ -26,7 +28,13 @@ extension ValidationReport {
         }
         page += "</dl>\n</header>\n<main>\n"
         page += summaryTable
-        for (index, file) in files.enumerated() { page += file.htmlSection(index: index) }
+        // Each file's section on every core: a thousand files' pictures are most of the page.
+        let sections = ResultSlots<String>(count: files.count)
+        let files = self.files
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            sections.store(files[index].htmlSection(index: index), at: index)
+        }
+        for section in sections.values { page += section }
         page += "</main>\n<script>\(HTMLReportResources.script)</script>\n</body>\n</html>\n"
         return page
     }
@@ -162,7 +170,10 @@ extension FileReport {
         section += "</div>\n"
         var data = pictureData(pictures, summary: summary).serialized()
         // Inside a script element, "</" would end it.
-        data = data.replacingAll("<", with: "\\u003c")
+        // (Only a marker's name can hold one: the rest is numbers and base64.)
+        if summary.markers.contains(where: { $0.name.utf8.contains(UInt8(ascii: "<")) }) {
+            data = data.replacingAll("<", with: "\\u003c")
+        }
         section += "<script type=\"application/json\" id=\"file-\(index)-data\">\(data)</script>\n"
         return section + "</section>\n"
     }
@@ -288,6 +299,8 @@ private func numberCell(_ value: Double?, places: Int) -> String {
 /// markup characters as references, control characters other than tab and line breaks (which XML 1.0
 /// cannot hold) as "?".
 func markupEscaped(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 })
+    else { return text }
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {

@@ -280,7 +280,11 @@ enum HTMLReportResources {
           const observer = new IntersectionObserver(entries => {
             for (const entry of entries) if (entry.isIntersecting) { observer.unobserve(entry.target); draw(entry.target); }
           }, { rootMargin: "400px 0px" });
-          document.querySelectorAll("canvas.plot").forEach(canvas => observer.observe(canvas));
+          // What is in view when the page opens is drawn at once; the rest as it scrolls into view.
+          document.querySelectorAll("canvas.plot").forEach(canvas => {
+            const box = canvas.getBoundingClientRect();
+            if (box.bottom > -400 && box.top < window.innerHeight + 400) draw(canvas); else observer.observe(canvas);
+          });
           let resizing = 0;
           window.addEventListener("resize", () => {
             clearTimeout(resizing);

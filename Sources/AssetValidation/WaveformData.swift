@@ -57,8 +57,10 @@ public struct WaveformBuilder {
     private let inputChannels: Int
     private let splitsChannels: Bool
     private var result: WaveformData
-    private var low: [Int16]
-    private var high: [Int16]
+    /// Each output's least and greatest sample in the point so far, as Float: quantizing is monotonic, so the
+    /// point's values are quantized once, when it ends.
+    private var low: [Float]
+    private var high: [Float]
     private var framesInPoint = 0
 
     /// A builder for frames of `channels` at `sampleRate`: points of `samplesPerPixel` frames, values of
@@ -70,8 +72,9 @@ public struct WaveformBuilder {
         result = WaveformData(
             sampleRate: Int(sampleRate.rounded()), samplesPerPixel: max(samplesPerPixel, 1), bits: bits == 8 ? 8 : 16,
             channels: outputs, data: [])
-        low = Array(repeating: .max, count: outputs)
-        high = Array(repeating: .min, count: outputs)
+        low = Array(repeating: .infinity, count: outputs)
+        high = Array(repeating: -.infinity, count: outputs)
+        result.data.reserveCapacity(2 * outputs * 1024)
     }
 
     /// A sample as a 16-bit value: scaled by 32768, rounded, clamped; NaN as 0.
@@ -83,33 +86,54 @@ public struct WaveformBuilder {
     /// Adds `frames` interleaved frames.
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         let channels = inputChannels
-        for frame in 0..<frames {
-            let base = frame * channels
+        let perPoint = result.samplesPerPixel
+        var frame = 0
+        while frame < frames {
+            // The frames up to the end of this point, or of the block.
+            let count = min(frames - frame, perPoint - framesInPoint)
             if splitsChannels {
                 for channel in 0..<channels {
-                    let value = Self.quantized(samples[base + channel])
-                    low[channel] = min(low[channel], value)
-                    high[channel] = max(high[channel], value)
+                    var least = low[channel]
+                    var greatest = high[channel]
+                    var index = frame * channels + channel
+                    for _ in 0..<count {
+                        // NaN counts as 0 (as quantized reads it).
+                        let value = samples[index].isNaN ? 0 : samples[index]
+                        least = Swift.min(least, value)
+                        greatest = Swift.max(greatest, value)
+                        index += channels
+                    }
+                    low[channel] = least
+                    high[channel] = greatest
                 }
             } else {
-                var sum: Float = 0
-                for channel in 0..<channels { sum += samples[base + channel] }
-                let value = Self.quantized(sum / Float(channels))
-                low[0] = min(low[0], value)
-                high[0] = max(high[0], value)
+                var least = low[0]
+                var greatest = high[0]
+                for offset in frame..<(frame + count) {
+                    var sum: Float = 0
+                    for channel in 0..<channels { sum += samples[offset * channels + channel] }
+                    let value = sum / Float(channels)
+                    let checked = value.isNaN ? 0 : value
+                    least = Swift.min(least, checked)
+                    greatest = Swift.max(greatest, checked)
+                }
+                low[0] = least
+                high[0] = greatest
             }
-            framesInPoint += 1
-            if framesInPoint == result.samplesPerPixel { endPoint() }
+            framesInPoint += count
+            frame += count
+            if framesInPoint == perPoint { endPoint() }
         }
     }
 
     private mutating func endPoint() {
         for output in 0..<low.count {
-            let least = result.bits == 8 ? low[output] >> 8 : low[output]
-            let greatest = result.bits == 8 ? high[output] >> 8 : high[output]
-            result.data += [least, greatest]
-            low[output] = .max
-            high[output] = .min
+            let least = Self.quantized(low[output])
+            let greatest = Self.quantized(high[output])
+            result.data.append(result.bits == 8 ? least >> 8 : least)
+            result.data.append(result.bits == 8 ? greatest >> 8 : greatest)
+            low[output] = .infinity
+            high[output] = -.infinity
         }
         framesInPoint = 0
     }

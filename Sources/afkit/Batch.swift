@@ -172,9 +172,7 @@ struct Batch: ParsableCommand {
                 checked = voice
             }
         }
-        var configured = Validate.validator(checked)
-        configured.drawsPictures = true
-        let validator = configured
+        let validator = Validate.validator(checked, drawsPictures: true)
         let files = ResultSlots<FileReport>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             if case .failed(let message) = outcomes[index] {

@@ -66,8 +66,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(paths, in: Self.self)
-        var validator = Self.validator(try loadProfile())
-        validator.drawsPictures = format == .html
+        let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
         let report: ValidationReport
         do {
             report = try validator.validate(paths: paths)
@@ -93,11 +92,14 @@ struct Validate: ParsableCommand {
 
 extension Validate {
     /// A validator for `profile` with the standard registry's decoders and libebur128's meter (measured only
-    /// for profiles whose rules ask for loudness, or for a report's pictures).
-    static func validator(_ profile: Profile) -> AssetValidator {
+    /// for profiles whose rules ask for loudness, or for the pictures `drawsPictures` asks for).
+    static func validator(_ profile: Profile, drawsPictures: Bool = false) -> AssetValidator {
         var validator = AssetValidator(profile: profile)
+        validator.drawsPictures = drawsPictures
         validator.loudnessMeter = { channels, rate in
-            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map(ValidatorMeter.init)
+            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map {
+                ValidatorMeter($0, locatesTruePeak: drawsPictures)
+            }
         }
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
@@ -109,17 +111,23 @@ extension Validate {
 /// libebur128's meter as the validator's decode pass feeds it.
 final class ValidatorMeter: StreamingLoudnessMeter {
     let meter: LoudnessMeter
+    /// Whether to find the true-peak maximum's frame (for the HTML report's mark; it costs a little).
+    let locatesTruePeak: Bool
     private var failed = false
     private var position: Int64 = 0
     private var truePeak = 0.0
     private var truePeakFrame: Int64?
 
-    init(_ meter: LoudnessMeter) { self.meter = meter }
+    init(_ meter: LoudnessMeter, locatesTruePeak: Bool) {
+        self.meter = meter
+        self.locatesTruePeak = locatesTruePeak
+    }
 
     func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         guard !failed else { return }
         do { try meter.add(samples, frames: frames) } catch { failed = true }
         // Where the true peak rose, its frame is taken as the block's largest sample's.
+        guard locatesTruePeak else { return }
         let peak = meter.truePeak
         if peak > truePeak, frames > 0 {
             truePeak = peak

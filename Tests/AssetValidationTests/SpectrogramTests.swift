@@ -24,6 +24,25 @@ import Testing
         }
     }
 
+    @Test func powerSpectrumOfARealSignalMatchesTheDefinition() {
+        var generator = SystemRandomNumberGenerator()
+        let size = 64
+        let input = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
+        var spectrum = PowerSpectrum(size: size)
+        var power = [Float](repeating: 0, count: size / 2 + 1)
+        input.withUnsafeBufferPointer { spectrum.compute($0, into: &power) }
+        for k in 0...(size / 2) {
+            var re = 0.0
+            var im = 0.0
+            for n in 0..<size {
+                let angle = -2 * Double.pi * Double(k * n) / Double(size)
+                re += Double(input[n]) * cos(angle)
+                im += Double(input[n]) * sin(angle)
+            }
+            #expect(abs(Double(power[k]) - (re * re + im * im)) < 1e-3 * max(1, re * re + im * im), "bin \(k)")
+        }
+    }
+
     @Test func fullScaleSineReadsZeroDecibelsInItsBandOnly() {
         let rate = 44100.0
         let frames = 44100

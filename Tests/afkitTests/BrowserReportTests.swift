@@ -58,6 +58,11 @@ import Testing
         let drawn = dom.components(separatedBy: "data-drawn-width=\"").dropFirst().filter { !$0.hasPrefix("0\"") }
         #expect(canvases == 6 * 3 + 2 && drawn.count == canvases, "\(drawn.count) of \(canvases) drawn")
         #expect(dom.contains("(6 of 6 files shown)"))
+
+        // In a window of ordinary height, only what is in view (and a little beyond) is drawn: on demand.
+        let first = try chromium.run("file://" + folder + "/report.html", mode: "--dump-dom", height: 900)
+        let drawnInView = first.stdout.components(separatedBy: "data-drawn-width=\"").count - 1
+        #expect(drawnInView > 0 && drawnInView < canvases, "\(drawnInView) of \(canvases) drawn in a 900-pixel window")
     }
 
     @Test func tableSortsAndFiltersToFailures() throws {
