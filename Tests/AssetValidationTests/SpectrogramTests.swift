@@ -5,40 +5,44 @@ import Testing
 
 /// The report's spectrogram: its FFT against the DFT's definition, its levels against a sine's known level.
 @Suite struct SpectrogramTests {
-    @Test func transformMatchesTheDefinition() {
+    /// Bin `k` of the DFT of `input`, by its definition.
+    static func bin(_ k: Int, of input: [Float]) -> (Double, Double) {
+        var re = 0.0
+        var im = 0.0
+        for n in input.indices {
+            let angle = -2 * Double.pi * Double(k * n) / Double(input.count)
+            re += Double(input[n]) * cos(angle)
+            im += Double(input[n]) * sin(angle)
+        }
+        return (re, im)
+    }
+
+    /// 64 random values in -1...1.
+    static func noise() -> [Float] {
         var generator = SystemRandomNumberGenerator()
-        let size = 64
-        let input = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
+        return (0..<64).map { _ in Float.random(in: -1...1, using: &generator) }
+    }
+
+    @Test func transformMatchesTheDefinition() {
+        let input = Self.noise()
+        let size = input.count
         var real = input
         var imaginary = [Float](repeating: 0, count: size)
         FourierTransform(size: size).forward(&real, &imaginary)
         for k in 0..<size {
-            var re = 0.0
-            var im = 0.0
-            for n in 0..<size {
-                let angle = -2 * Double.pi * Double(k * n) / Double(size)
-                re += Double(input[n]) * cos(angle)
-                im += Double(input[n]) * sin(angle)
-            }
+            let (re, im) = Self.bin(k, of: input)
             #expect(abs(Double(real[k]) - re) < 1e-4 && abs(Double(imaginary[k]) - im) < 1e-4, "bin \(k)")
         }
     }
 
     @Test func powerSpectrumOfARealSignalMatchesTheDefinition() {
-        var generator = SystemRandomNumberGenerator()
-        let size = 64
-        let input = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
+        let input = Self.noise()
+        let size = input.count
         var spectrum = PowerSpectrum(size: size)
         var power = [Float](repeating: 0, count: size / 2 + 1)
         input.withUnsafeBufferPointer { spectrum.compute($0, into: &power) }
         for k in 0...(size / 2) {
-            var re = 0.0
-            var im = 0.0
-            for n in 0..<size {
-                let angle = -2 * Double.pi * Double(k * n) / Double(size)
-                re += Double(input[n]) * cos(angle)
-                im += Double(input[n]) * sin(angle)
-            }
+            let (re, im) = Self.bin(k, of: input)
             #expect(abs(Double(power[k]) - (re * re + im * im)) < 1e-3 * max(1, re * re + im * im), "bin \(k)")
         }
     }
