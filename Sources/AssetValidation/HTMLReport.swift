@@ -146,11 +146,28 @@ extension FileReport {
         }
         guard let audio, let pictures = audio.pictures, let summary else { return section + "</section>\n" }
         let described = "Findings for \(markupEscaped(path)) are listed above."
+        // What the waveform marks, in words, for a screen reader.
+        var marked: [String] = []
+        if audio.leadingSilence > 0 {
+            marked.append("\(fixedPoint(audio.leadingSilence, places: 3)) s of silence first")
+        }
+        if audio.trailingSilence > 0 {
+            marked.append("\(fixedPoint(audio.trailingSilence, places: 3)) s of silence last")
+        }
+        if audio.clippedRuns > 0 {
+            marked.append("\(audio.clippedRuns) clipped run\(audio.clippedRuns == 1 ? "" : "s")")
+        }
+        if let loudness = audio.loudness, let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
+            marked.append(
+                "true peak \(fixedPoint(loudness.truePeak, places: 1)) dBTP at "
+                    + "\(fixedPoint(Double(frame) / summary.format.sampleRate, places: 3)) s")
+        }
         section += "<div class=\"figures\">\n"
         section += figure(
             "wave", index,
             "Waveform (smallest and largest sample of each column, every channel); silence at the ends "
-                + "hatched, clipped samples ▼, true-peak maximum ◆, markers and loops along the top.", described)
+                + "hatched, clipped samples ▼, true-peak maximum ◆, markers and loops along the top.",
+            (marked.isEmpty ? "" : "Marked: " + marked.joined(separator: "; ") + ". ") + described)
         if let loudness = audio.loudness, !loudness.shortTermCurve.isEmpty {
             section += figure(
                 "loudness", index,

@@ -75,6 +75,10 @@ import Testing
         let sampler = try Self.section(page, 3)
         #expect(sampler.contains("<strong>error: loop-seam</strong> the loop 1000-3000 wraps"))
         #expect(sampler.contains("aria-describedby=\"file-3-findings\""))
+        // The waveform's marks in words (a screen reader's view of the picture).
+        let half = try Self.section(page, 0)
+        #expect(half.contains("Marked: 1.000 s of silence first; true peak -8.0 dBTP at "))
+        #expect(try Self.section(page, 2).contains("300 clipped runs"))
         #expect(sampler.components(separatedBy: "data-kind=\"seam\"").count == 3, "a seam zoom per loop")
     }
 
