@@ -46,9 +46,9 @@ enum HTMLReportResources {
     static let script = #"""
         "use strict";
         (function () {
-          const colours = { plot: "#f5f7fa", wave: "#1d4e89", lane: "#c9ced6", silence: "#8a939e",
+          const colours = { plot: "#f5f7fa", wave: "#1d4e89", lane: "#c9ced6", silence: "#6b7480",
             clip: "#e66100", peak: "#000000", marker: "#4d4d4d", loop: "#1b7837", band: "#d9efd3",
-            bandEdge: "#5aae61", curve: "#5e3c99", off: "#b35806", axis: "#333333", grid: "#dddddd" };
+            bandEdge: "#3a8a45", curve: "#5e3c99", off: "#b35806", axis: "#333333", grid: "#dddddd" };
           const cache = new Map();
           function fileData(index) {
             if (!cache.has(index)) {

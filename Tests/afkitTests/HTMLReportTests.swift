@@ -164,6 +164,58 @@ import Testing
         #expect(points <= 600 && Double(points) * step >= 600, "\(points) points of \(step) s")
     }
 
+    /// WCAG 2's relative luminance of an sRGB colour written `#rrggbb`.
+    static func luminance(_ hex: String) -> Double {
+        let value = Int(hex.dropFirst(), radix: 16) ?? 0
+        let bytes: [Int] = [value >> 16, (value >> 8) & 0xFF, value & 0xFF]
+        let channels: [Double] = bytes.map { byte -> Double in
+            let level = Double(byte) / 255
+            return level <= 0.04045 ? level / 12.92 : pow((level + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+    }
+
+    /// WCAG 2's contrast ratio of two colours.
+    static func contrast(_ first: String, _ second: String) -> Double {
+        let (a, b) = (luminance(first), luminance(second))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
+    @Test func marksStandOutWithoutColour() throws {
+        let page = try Self.cachedReport.get()
+        // The palette the page's script draws with.
+        let start = try #require(page.range(of: "const colours = {"))
+        let end = try #require(page.range(of: "};", range: start.upperBound..<page.endIndex))
+        var colours: [String: String] = [:]
+        for entry in page[start.upperBound..<end.lowerBound].split(separator: ",") {
+            let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            if parts.count == 2 { colours[parts[0]] = parts[1].replacingOccurrences(of: "\"", with: "") }
+        }
+        #expect(colours.count == 14, "\(colours)")
+        // Every mark against the plot it is drawn on: at least 3:1 (WCAG 2.1, 1.4.11, non-text contrast), so
+        // each reads in greyscale as well as in colour.
+        for mark in ["wave", "silence", "clip", "peak", "marker", "loop"] {
+            let ratio = Self.contrast(colours[mark] ?? "", colours["plot"] ?? "")
+            #expect(ratio >= 3, "\(mark) \(colours[mark] ?? "?") on the waveform's plot: \(ratio)")
+        }
+        for mark in ["curve", "bandEdge", "off", "axis"] {
+            let ratio = Self.contrast(colours[mark] ?? "", "#ffffff")
+            #expect(ratio >= 3, "\(mark) \(colours[mark] ?? "?") on the loudness plot: \(ratio)")
+        }
+        // The clip marks and the waveform they cross differ in lightness, not only in hue.
+        #expect(Self.contrast(colours["clip"] ?? "", colours["wave"] ?? "") >= 2)
+        // The spectrogram's colour ramp grows lighter from its floor to 0 dB: its levels read in greyscale.
+        let rampStart = try #require(page.range(of: "const ramp = ["))
+        let rampEnd = try #require(page.range(of: "]];", range: rampStart.upperBound..<page.endIndex))
+        let stops = page[rampStart.upperBound..<rampEnd.lowerBound].components(separatedBy: "], [").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "[] ")).split(separator: ",").compactMap {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        let lightness = stops.map { Self.luminance(String(format: "#%02x%02x%02x", $0[0], $0[1], $0[2])) }
+        #expect(stops.count == 6 && zip(lightness, lightness.dropFirst()).allSatisfy { $0 < $1 }, "\(lightness)")
+    }
+
     @Test func eachFileStaysUnderFortyKilobytes() throws {
         let page = try Self.cachedReport.get()
         for index in Self.files.indices {
