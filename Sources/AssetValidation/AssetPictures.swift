@@ -8,8 +8,6 @@ public struct AssetPictures: Sendable, Hashable {
     /// For each run of three or more samples at full scale, the frame its third sample is in (at most
     /// ``AssetPictures/clipMarkLimit`` runs).
     public var clippedFrames: [Int64] = []
-    /// The frame of the largest sample.
-    public var peakFrame: Int64 = 0
     /// Each loop's wrap (the file's own loops, and the whole file where a rule treats it as one).
     public var seams: [Seam] = []
 

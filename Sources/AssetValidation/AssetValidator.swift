@@ -153,8 +153,7 @@ public struct AssetValidator: Sendable {
         report.audio = facts.audio
         report.summary = facts.summary
         if let loudness = active.first(where: { $0.rule == ValidationRule.loudness.id }) {
-            let target = loudness.settings.number("target") ?? ValidationRule.defaultLoudnessTarget
-            let tolerance = loudness.settings.number("tolerance") ?? ValidationRule.defaultLoudnessTolerance
+            let (target, tolerance) = ValidationRule.loudnessTarget(loudness.settings)
             report.loudnessBand = (target - tolerance)...(target + tolerance)
         }
         return report
@@ -177,7 +176,6 @@ public struct AssetValidator: Sendable {
         var peak: Float = 0
         var clippedRuns = 0
         var run = 0
-        var peakFrame: Int64 = 0
         var clippedFrames: [Int64] = []
         // The valid frames, as the converter and the loudness meter read them (one reader for all).
         let valid = reader.frameCount ?? 0
@@ -237,10 +235,7 @@ public struct AssetValidator: Sendable {
                         run = 0
                     }
                 }
-                if loudest > peak {
-                    peak = loudest
-                    peakFrame = position + Int64(index)
-                }
+                peak = max(peak, loudest)
                 for (level, threshold) in levels.enumerated() where loudest > threshold {
                     let at = position + Int64(index)
                     if firstLoud[level] == nil { firstLoud[level] = at }
@@ -278,7 +273,6 @@ public struct AssetValidator: Sendable {
         statistics.loudness = meter?.facts
         if var drawn = pictures?.finish() {
             drawn.clippedFrames = clippedFrames
-            drawn.peakFrame = peakFrame
             drawn.seams = loops.enumerated().map { index, loop in
                 AssetPictures.Seam(
                     start: loop.0, end: loop.1, before: windows[index * 2].samples,

@@ -65,13 +65,11 @@ extension ValidationRule {
     ) {
         facts, settings in
         guard let loudness = facts.loudness else { return [] }  // no meter: the rule passes over the file
-        let target = settings.number("target") ?? defaultLoudnessTarget
-        let tolerance = settings.number("tolerance") ?? defaultLoudnessTolerance
+        let (target, tolerance) = loudnessTarget(settings)
         // A sound shorter than one gating block is judged on its loudness as one block.
-        let (level, kind) =
-            loudness.integrated.isFinite
-            ? (loudness.integrated, "integrated loudness")
-            : (loudness.shortSoundLoudness ?? loudness.integrated, "loudness (one block: shorter than 400 ms)")
+        let level = loudness.normalizable
+        let kind =
+            loudness.integrated.isFinite ? "integrated loudness" : "loudness (one block: shorter than 400 ms)"
         guard level.isFinite else {
             return [Finding("no loudness: the sound is silent (below the -70 LUFS gate)", severity: .warning)]
         }
@@ -84,10 +82,10 @@ extension ValidationRule {
         ]
     }
 
-    /// The `loudness` rule's target where a profile gives none, LUFS.
-    public static let defaultLoudnessTarget = -16.0
-    /// The `loudness` rule's tolerance where a profile gives none, LU.
-    public static let defaultLoudnessTolerance = 1.0
+    /// The `loudness` rule's target and tolerance in `settings`, LUFS and LU (-16 and 1 where not given).
+    public static func loudnessTarget(_ settings: RuleSettings) -> (target: Double, tolerance: Double) {
+        (settings.number("target") ?? -16, settings.number("tolerance") ?? 1)
+    }
 
     /// True peak (4x oversampled) at most `maximum` dBTP (default -1: room for a lossy encoder's overshoot).
     public static let truePeak = ValidationRule(id: "true-peak", needsLoudness: true, parameters: ["maximum"]) {
@@ -96,15 +94,15 @@ extension ValidationRule {
         let maximum = settings.number("maximum") ?? -1
         guard loudness.truePeak > maximum else { return [] }
         // Normalized to its own loudness under the ceiling: the limiter takes the peaks, nothing else moves.
-        let level = loudness.integrated.isFinite ? loudness.integrated : loudness.shortSoundLoudness
+        let level = loudness.normalizable
         return [
             Finding(
                 "true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
                     + "dBTP: encoding may clip between samples",
-                fix: level.map {
-                    convertCommand(
-                        facts, "--loudness \(fixedPoint($0, places: 1)) --true-peak \(shortDecimal(maximum))")
-                })
+                fix: level.isFinite
+                    ? convertCommand(
+                        facts, "--loudness \(fixedPoint(level, places: 1)) --true-peak \(shortDecimal(maximum))")
+                    : nil)
         ]
     }
 

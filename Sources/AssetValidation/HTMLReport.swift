@@ -58,9 +58,7 @@ extension ValidationReport {
             let status = file.status
             let summary = file.summary
             let loudness = file.audio?.loudness
-            let integrated = loudness.map {
-                $0.integrated.isFinite ? $0.integrated : $0.shortSoundLoudness ?? $0.integrated
-            }
+            let integrated = loudness?.normalizable
             let rules = Array(Set(file.violations.map(\.rule))).sorted()
             table += "<tr class=\"\(status.rawValue)\" data-failed=\"\(file.ok ? "no" : "yes")\">"
             table += "<td><a href=\"#file-\(index)\">\(markupEscaped(file.path))</a></td>"
@@ -249,8 +247,6 @@ extension FileReport {
             members.append(("silence", .array(silence)))
             members.append(("clips", .array(pictures.clippedFrames.map(JSONValue.integer))))
             members.append(("clippedRuns", .integer(Int64(audio.clippedRuns))))
-            members.append(("peakFrame", .integer(pictures.peakFrame)))
-            members.append(("peak", rounded(audio.peak > 0 ? 20 * log10(Double(audio.peak)) : -.infinity, 100)))
             if let loudness = audio.loudness {
                 if let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
                     members.append(
@@ -266,16 +262,14 @@ extension FileReport {
                 }
                 members.append(
                     ("curve", .object([("step", rounded(0.1 * Double(group), 1000)), ("values", .array(curve))])))
-                let level = loudness.integrated.isFinite ? loudness.integrated : loudness.shortSoundLoudness
-                if let level, level.isFinite { members.append(("integrated", rounded(level))) }
+                if loudness.normalizable.isFinite { members.append(("integrated", rounded(loudness.normalizable))) }
             }
         }
         if let band = loudnessBand {
             members.append(("band", .array([.number(band.lowerBound), .number(band.upperBound)])))
             // Which way the loudness rule found the file off its band, for shading where the curve is.
             if violations.contains(where: { $0.rule == ValidationRule.loudness.id }),
-                let level = audio?.loudness.flatMap({ $0.integrated.isFinite ? $0.integrated : $0.shortSoundLoudness }),
-                level.isFinite
+                let level = audio?.loudness?.normalizable, level.isFinite
             {
                 members.append(("offBand", .string(level > band.upperBound ? "above" : "below")))
             }

@@ -156,6 +156,10 @@ public struct LoudnessFacts: Sendable, Hashable {
     /// The frame the true-peak maximum is at (the largest sample of the block it rose in), where known.
     public var truePeakFrame: Int64?
 
+    /// The loudness a sound is judged and normalized on: integrated, or for a sound shorter than one gating
+    /// block its loudness as one block (`-infinity` for silence), as ``LoudnessMeasurement`` has it.
+    public var normalizable: Double { integrated.isFinite ? integrated : shortSoundLoudness ?? integrated }
+
     /// Loudness facts as a meter measured them.
     public init(
         integrated: Double, range: Double, truePeak: Double, samplePeak: Double, shortSoundLoudness: Double? = nil

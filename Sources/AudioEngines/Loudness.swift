@@ -130,7 +130,7 @@ public final class LoudnessMeter {
             }
         }
         // Never below the sample peak (as libebur128 reports it, and as the samples are part of the waveform).
-        let truePeak = max(truePeakMeter.peaks.max() ?? 0, samplePeak)
+        let truePeak = max(self.truePeak, samplePeak)
         func decibels(_ linear: Double) -> Double { linear > 0 ? 20 * log10(linear) : -Double.infinity }
         var result = LoudnessMeasurement(
             integrated: integrated, range: range, truePeak: decibels(truePeak),

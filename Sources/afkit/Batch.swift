@@ -63,11 +63,14 @@ struct Batch: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
-        if let profile {
-            guard let report, Self.isHTML(report) else {
-                throw usageError("--profile is for an HTML report: give --report FILE.html", in: Self.self)
-            }
-            do { _ = try Validate.loadProfile(profile) } catch let error as ValidationError {
+        let writesHTML = report.map(Self.isHTML) ?? false
+        if profile != nil, !writesHTML {
+            throw usageError("--profile is for an HTML report: give --report FILE.html", in: Self.self)
+        }
+        // The HTML report's profile, loaded before anything is converted (a bad name is a usage error).
+        var reportProfile: Profile?
+        if writesHTML {
+            do { reportProfile = try self.reportProfile() } catch let error as ValidationError {
                 throw usageError(error.message, in: Self.self)
             }
         }
@@ -129,8 +132,8 @@ struct Batch: ParsableCommand {
         }
         if let report {
             do {
-                if Self.isHTML(report) {
-                    try writeFile(report, bytes: Array(try htmlReport(jobs, outcomes).utf8))
+                if let reportProfile {
+                    try writeFile(report, bytes: Array(htmlReport(jobs, outcomes, profile: reportProfile).utf8))
                 } else {
                     try writeFile(
                         report,
@@ -153,25 +156,27 @@ struct Batch: ParsableCommand {
         path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
     }
 
-    /// `--report FILE.html`: the outputs validated against `--profile` (or the preset's profile) and drawn; a
-    /// job that failed is a file with its error as the finding.
-    func htmlReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome]) throws -> String {
-        let checked: Profile
-        if let profile {
-            checked = try Validate.loadProfile(profile)
-        } else {
-            switch preset {
-            case .systemSound, .pcm: checked = .systemSound
-            case .sfx: checked = .simultaneousSoundEffects
-            case .music, .lossless: checked = .music
-            case .voice:
-                // Opus in CAF: the music rules on the sound, not on its format.
-                var voice = Profile.music
-                voice.name = "music (voice: any format)"
-                voice.entries.removeAll { $0.rule == ValidationRule.dataFormat.id }
-                checked = voice
-            }
+    /// The profile an HTML report checks the outputs against: `--profile`, or the preset's own.
+    func reportProfile() throws -> Profile {
+        if let profile { return try Validate.loadProfile(profile) }
+        switch preset {
+        case .systemSound, .pcm: return .systemSound
+        case .sfx: return .simultaneousSoundEffects
+        case .music, .lossless: return .music
+        case .voice:
+            // Opus in CAF: the music rules on the sound, not on its format.
+            var voice = Profile.music
+            voice.name = "music (voice: any format)"
+            voice.entries.removeAll { $0.rule == ValidationRule.dataFormat.id }
+            return voice
         }
+    }
+
+    /// `--report FILE.html`: the outputs validated against `profile` and drawn; a job that failed is a file
+    /// with its error as the finding.
+    func htmlReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome], profile checked: Profile)
+        -> String
+    {
         let validator = Validate.validator(checked, drawsPictures: true)
         let files = ResultSlots<FileReport>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
