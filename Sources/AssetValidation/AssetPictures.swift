@@ -38,7 +38,8 @@ struct PictureBuilder {
         let points = Int64(AssetPictures.waveformPoints)
         waveform = WaveformBuilder(
             sampleRate: sampleRate, channels: channels,
-            samplesPerPixel: Int(max(1, (frameCount + points - 1) / points)), bits: 16, splitChannels: true)
+            samplesPerPixel: Int(max(1, (frameCount + points - 1) / points)), bits: 16, splitChannels: true,
+            maximumPoints: 2 * AssetPictures.waveformPoints)
         spectrogram = SpectrogramBuilder(frameCount: frameCount, sampleRate: sampleRate, channels: channels)
     }
 
@@ -48,6 +49,10 @@ struct PictureBuilder {
     }
 
     mutating func finish() -> AssetPictures {
-        AssetPictures(waveform: waveform.finish(), spectrogram: spectrogram.finish())
+        // A sound longer than its file said made more points than fit: paired down to the plot's width.
+        var points = waveform.finish()
+        let most = AssetPictures.waveformPoints
+        if points.length > most { points = points.combined(by: (points.length + most - 1) / most) }
+        return AssetPictures(waveform: points, spectrogram: spectrogram.finish())
     }
 }

@@ -13,10 +13,10 @@ extension ValidationReport {
     public func html(version: String) -> String {
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        // Nothing the page does may leave it: the policy refuses any load a bug or a crafted file name could start.
-        page +=
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            + "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+        // Nothing the page does may leave it, and only its own script and style sheet take effect: the policy
+        // names them by their SHA-256, so a script or style an escaping slip let in would not run, and any
+        // load a bug or a crafted file name could start is refused.
+        page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(Self.contentSecurityPolicy)\">\n"
         page += "<title>afkit validate: \(markupEscaped(profile)): \(passed) passed, \(failed) failed</title>\n"
         page += "<style>\(HTMLReportResources.style)</style>\n</head>\n<body>\n"
         page += "<header>\n<h1>afkit validate</h1>\n<dl class=\"run\">"
@@ -38,6 +38,15 @@ extension ValidationReport {
         page += "</main>\n<script>\(HTMLReportResources.script)</script>\n</body>\n</html>\n"
         return page
     }
+
+    /// The page's policy: nothing from anywhere (`default-src 'none'`), but the page's own script and style
+    /// sheet, named by hash (no `'unsafe-inline'`), and `data:` images.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src '\(hashSource(HTMLReportResources.script))'; "
+        + "style-src '\(hashSource(HTMLReportResources.style))'; img-src data:"
+
+    /// A CSP hash source: `sha256-` and the base64 of the text's SHA-256.
+    static func hashSource(_ text: String) -> String { "sha256-" + base64(SHA256.hash(Array(text.utf8))) }
 
     private var summaryTable: String {
         var table = "<section aria-labelledby=\"files-title\">\n<h2 id=\"files-title\">Files</h2>\n"
@@ -310,7 +319,10 @@ private func numberCell(_ value: Double?, places: Int) -> String {
 /// markup characters as references, control characters other than tab and line breaks (which XML 1.0
 /// cannot hold) as "?".
 func markupEscaped(_ text: String) -> String {
-    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 })
+    guard
+        text.utf8.contains(where: {
+            $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xF4
+        })
     else { return text }
     var out = ""
     out.reserveCapacity(text.utf8.count)
@@ -322,6 +334,8 @@ func markupEscaped(_ text: String) -> String {
         case "\"": out += "&quot;"
         case "'": out += "&#39;"
         case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
+        // A name's escaped byte or control character, as the text outputs print it (`\xFF`, `\n`).
+        case let c where c.value >= 0x10FF00: out += PathEscaping.displayed(String(c))
         default: out.unicodeScalars.append(scalar)
         }
     }

@@ -46,12 +46,16 @@ public struct ValidationReport: Sendable {
     /// Whether every file passes.
     public var ok: Bool { failed == 0 }
 
-    /// One line per problem (`path: severity: rule: message`), then a summary line.
+    /// One line per problem (`path: severity: rule: message`), then a summary line. A control character in
+    /// a name or a message (a newline in a file name) prints escaped (`\n`): one problem is one line, and no
+    /// name can forge another.
     public var text: String {
         var lines: [String] = []
         for file in files {
             for violation in file.violations {
-                lines.append("\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.described)")
+                lines.append(
+                    PathEscaping.controlEscaped(
+                        "\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.described)"))
             }
         }
         lines.append(
@@ -107,7 +111,8 @@ public struct ValidationReport: Sendable {
             "  <testsuite name=\"\(markupEscaped(profile))\" tests=\"\(files.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\">\n"
         for file in files {
             xml +=
-                "    <testcase classname=\"afkit.validate.\(markupEscaped(profile))\" name=\"\(markupEscaped(file.path))\""
+                "    <testcase classname=\"afkit.validate.\(markupEscaped(profile))\" "
+                + "name=\"\(markupEscaped(PathEscaping.controlEscaped(file.path)))\""
             let errors = file.violations.filter { $0.severity == .error }
             let warnings = file.violations.filter { $0.severity == .warning }
             if errors.isEmpty && warnings.isEmpty {
@@ -116,12 +121,16 @@ public struct ValidationReport: Sendable {
             }
             xml += ">\n"
             if let first = errors.first {
-                let details = errors.map { "\($0.rule): \($0.described)" }.joined(separator: "\n")
+                let details = errors.map { PathEscaping.controlEscaped("\($0.rule): \($0.described)") }
+                    .joined(separator: "\n")
                 xml +=
-                    "      <failure type=\"\(markupEscaped(first.rule))\" message=\"\(markupEscaped(first.message))\">\(markupEscaped(details))</failure>\n"
+                    "      <failure type=\"\(markupEscaped(first.rule))\" "
+                    + "message=\"\(markupEscaped(PathEscaping.controlEscaped(first.message)))\">"
+                    + "\(markupEscaped(details))</failure>\n"
             }
             if !warnings.isEmpty {
-                let details = warnings.map { "warning: \($0.rule): \($0.described)" }.joined(separator: "\n")
+                let details = warnings.map { PathEscaping.controlEscaped("warning: \($0.rule): \($0.described)") }
+                    .joined(separator: "\n")
                 xml += "      <system-out>\(markupEscaped(details))</system-out>\n"
             }
             xml += "    </testcase>\n"

@@ -20,20 +20,60 @@ public struct WaveformData: Sendable, Hashable {
     public var length: Int { channels > 0 ? data.count / (2 * channels) : 0 }
 
     /// `{"version": 2, "channels", "sample_rate", "samples_per_pixel", "bits", "length", "data"}`.
-    public var json: JSONValue {
-        .object([
-            ("version", .integer(2)), ("channels", .integer(Int64(channels))),
-            ("sample_rate", .integer(Int64(sampleRate))), ("samples_per_pixel", .integer(Int64(samplesPerPixel))),
-            ("bits", .integer(Int64(bits))), ("length", .integer(Int64(length))),
-            ("data", .array(data.map { .integer(Int64($0)) })),
-        ])
+    public var json: String {
+        var bytes = Array(jsonOpening(length: String(length)).utf8)
+        Self.appendJSONValues(data[...], first: true, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self) + Self.jsonClosing
+    }
+
+    /// The JSON text before the values: every member but `data`, then `"data":[`. A writer that learns the
+    /// length only at the end gives a field of spaces as wide as the longest length and writes the number
+    /// over it (JSON takes whitespace after a value).
+    public func jsonOpening(length: String) -> String {
+        "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
+            + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),\"data\":["
+    }
+
+    /// The JSON text after the values.
+    public static let jsonClosing = "]}\n"
+
+    /// Appends values to JSON's `data` array as UTF-8, with a comma before each but the array's first.
+    public static func appendJSONValues(_ values: ArraySlice<Int16>, first: Bool, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + values.count * 7)
+        var first = first
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
+        for value in values {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            // The magnitude's digits, last first (at most 5: 32768).
+            var magnitude = Int(value).magnitude
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                repeat {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                    count += 1
+                } while magnitude > 0
+                while count > 0 {
+                    count -= 1
+                    bytes.append(buffer[count])
+                }
+            }
+        }
     }
 
     /// The `.dat` file: a 24-byte little-endian header (version 2, flags with bit 0 set for 8 bits, sample
     /// rate, samples per pixel, length, channels), then the values as 16- or 8-bit signed integers.
     public var datBytes: [UInt8] {
+        var bytes = datHeader(length: length)
+        Self.appendDatValues(data[...], bits: bits, to: &bytes)
+        return bytes
+    }
+
+    /// The `.dat` header for `length` points.
+    public func datHeader(length: Int) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(24 + data.count * bits / 8)
         for word in [
             UInt32(2), bits == 8 ? 1 : 0, UInt32(truncatingIfNeeded: sampleRate),
             UInt32(truncatingIfNeeded: samplesPerPixel), UInt32(truncatingIfNeeded: length),
@@ -41,22 +81,32 @@ public struct WaveformData: Sendable, Hashable {
         ] {
             bytes.appendInteger(word, endianness: .little)
         }
-        for value in data {
+        return bytes
+    }
+
+    /// Appends values as `.dat` stores them: 16-bit little-endian, or 8-bit.
+    public static func appendDatValues(_ values: ArraySlice<Int16>, bits: Int, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + values.count * bits / 8)
+        for value in values {
             if bits == 8 {
                 bytes.append(UInt8(bitPattern: Int8(truncatingIfNeeded: value)))
             } else {
                 bytes.appendInteger(UInt16(bitPattern: value), endianness: .little)
             }
         }
-        return bytes
     }
 }
 
-/// Makes ``WaveformData`` from interleaved Float frames fed a block at a time.
+/// Makes ``WaveformData`` from interleaved Float frames fed a block at a time, in memory bounded by what it
+/// keeps: at most `maximumPoints` points (past them, each two become one and a point covers twice the
+/// frames), or the points since the last ``drain()`` for a writer that streams them out.
 public struct WaveformBuilder {
     private let inputChannels: Int
     private let splitsChannels: Bool
+    private let maximumPoints: Int?
     private var result: WaveformData
+    /// Points made so far, drained or not.
+    public private(set) var pointCount = 0
     /// Each output's least and greatest sample in the point so far, as Float: quantizing is monotonic, so the
     /// point's values are quantized once, when it ends.
     private var low: [Float]
@@ -64,9 +114,14 @@ public struct WaveformBuilder {
     private var framesInPoint = 0
 
     /// A builder for frames of `channels` at `sampleRate`: points of `samplesPerPixel` frames, values of
-    /// `bits` (8 or 16), each channel apart (`splitChannels`) or their mean.
-    public init(sampleRate: Double, channels: Int, samplesPerPixel: Int, bits: Int, splitChannels: Bool) {
+    /// `bits` (8 or 16), each channel apart (`splitChannels`) or their mean; with `maximumPoints` (an even
+    /// number, 2 or more), points are paired whenever there would be more (a sound longer than it said).
+    public init(
+        sampleRate: Double, channels: Int, samplesPerPixel: Int, bits: Int, splitChannels: Bool,
+        maximumPoints: Int? = nil
+    ) {
         inputChannels = max(channels, 1)
+        self.maximumPoints = maximumPoints.map { max(2, $0 + $0 % 2) }
         splitsChannels = splitChannels && channels > 1
         let outputs = splitsChannels ? inputChannels : 1
         result = WaveformData(
@@ -136,6 +191,25 @@ public struct WaveformBuilder {
             high[output] = -.infinity
         }
         framesInPoint = 0
+        pointCount += 1
+        if let maximumPoints, result.length >= maximumPoints {
+            result = result.combined(by: 2)
+            pointCount = result.length
+        }
+    }
+
+    /// The data's description with no points: rate, frames a point, bits and channels.
+    public var shape: WaveformData {
+        WaveformData(
+            sampleRate: result.sampleRate, samplesPerPixel: result.samplesPerPixel, bits: result.bits,
+            channels: result.channels, data: [])
+    }
+
+    /// The values of the points made since the last drain (each point's channels' minimum and maximum), taken
+    /// out of the builder: a writer streams them and the builder keeps nothing.
+    public mutating func drain() -> [Int16] {
+        defer { result.data.removeAll(keepingCapacity: true) }
+        return result.data
     }
 
     /// The data, the last partial point included.
@@ -173,13 +247,18 @@ extension WaveformData {
 
     /// Where a picture of `width` × `height` puts the waveform: each channel in a band of its own, a stroke a
     /// point from its maximum down to its minimum, and time labels along the bottom unless `axisLabels` is
-    /// false.
-    public func layout(width: Int, height: Int, axisLabels: Bool, amplitudeScale: Double = 1) -> WaveformLayout {
+    /// false. The width holds `columns` points (default: all there are; a zoomed picture gives its width, and
+    /// a sound that ends sooner leaves the rest blank), points past them are not drawn.
+    public func layout(width: Int, height: Int, axisLabels: Bool, amplitudeScale: Double = 1, columns: Int? = nil)
+        -> WaveformLayout
+    {
         let labelRoom = axisLabels ? 16 : 0
         let bandHeight = Double(height - labelRoom) / Double(max(channels, 1))
         let full = bits == 8 ? 128.0 : 32768.0
+        let columns = max(columns ?? length, 1)
+        let length = min(self.length, columns)
         var result = WaveformLayout(
-            columnWidth: Double(width) / Double(max(length, 1)), baseline: Double(height - labelRoom))
+            columnWidth: Double(width) / Double(columns), baseline: Double(height - labelRoom))
         for channel in 0..<channels {
             let middle = bandHeight * (Double(channel) + 0.5)
             let half = bandHeight / 2
@@ -193,7 +272,7 @@ extension WaveformData {
             }
         }
         if axisLabels, sampleRate > 0 {
-            let seconds = Double(length * samplesPerPixel) / Double(sampleRate)
+            let seconds = Double(columns * samplesPerPixel) / Double(sampleRate)
             let steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
             let step = steps.first { seconds / $0 <= Double(max(width / 80, 1)) } ?? 3600
             var tick = 0
@@ -207,13 +286,14 @@ extension WaveformData {
         return result
     }
 
-    /// An SVG picture of the waveform (``layout(width:height:axisLabels:amplitudeScale:)``). Colours are
+    /// An SVG picture of the waveform (``layout(width:height:axisLabels:amplitudeScale:columns:)``). Colours are
     /// `RRGGBB`.
     public func svg(
         width: Int, height: Int, background: String, waveform: String, axisLabel: String, axisLabels: Bool,
-        amplitudeScale: Double = 1
+        amplitudeScale: Double = 1, columns: Int? = nil
     ) -> String {
-        let layout = layout(width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale)
+        let layout = layout(
+            width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale, columns: columns)
         func number(_ value: Double) -> String { fixedPoint(value, places: 2) }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
@@ -243,13 +323,14 @@ extension WaveformData {
         return svg + "</svg>\n"
     }
 
-    /// A PNG picture of the waveform (the same layout as ``svg(width:height:background:waveform:axisLabel:axisLabels:amplitudeScale:)``);
+    /// A PNG picture of the waveform (the same layout as ``svg(width:height:background:waveform:axisLabel:axisLabels:amplitudeScale:columns:)``);
     /// colours are 0xRRGGBB.
     public func png(
         width: Int, height: Int, background: UInt32, waveform: UInt32, axisLabel: UInt32, axisLabels: Bool,
-        amplitudeScale: Double = 1
+        amplitudeScale: Double = 1, columns: Int? = nil
     ) -> [UInt8] {
-        let layout = layout(width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale)
+        let layout = layout(
+            width: width, height: height, axisLabels: axisLabels, amplitudeScale: amplitudeScale, columns: columns)
         var image = PNGImage(width: width, height: height, colour: background)
         let half = max(layout.columnWidth, 1) / 2
         for stroke in layout.strokes where stroke.bottom > stroke.top {

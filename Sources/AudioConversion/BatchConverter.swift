@@ -46,19 +46,6 @@ public struct BatchConverter: Sendable {
         }
     }
 
-    /// A job whose output is its own source: converting would re-encode the file in place.
-    public struct OutputIsInputError: Error, CustomStringConvertible, Sendable {
-        /// The source.
-        public var source: String
-        /// The output, which is the source.
-        public var output: String
-        /// The message.
-        public var description: String {
-            "batch: the output is the input: '\(source)' would be written to itself ('\(output)'); give --out another "
-                + "folder (nothing was converted)"
-        }
-    }
-
     /// The preset every output is made with.
     public let preset: Preset
     /// The folder the outputs go below, each at its source's path.
@@ -115,12 +102,16 @@ public struct BatchConverter: Sendable {
     /// The jobs for files and folders: a folder's files keep their path below it, and where several folders
     /// are given, below the folder's own name (`a/x.wav` and `b/x.wav` make `OUT/a/x.caf` and `OUT/b/x.caf`,
     /// as `cp -r a b OUT` would place them); the output folder is never read as a source. Two sources that
-    /// would write one output are a ``CollisionError``.
-    public func jobs(for sources: [String]) throws -> [Job] {
+    /// would write one output are a ``CollisionError``; an output the ``OutputGuard`` refuses (a source of
+    /// the run, a FIFO or a device where the output would go), an ``OutputGuard/Refusal``. `alsoWriting`
+    /// names the run's other outputs (a report), checked by the same guard.
+    public func jobs(for sources: [String], alsoWriting others: [(path: String, what: String)] = []) throws -> [Job] {
         var jobs: [Job] = []
+        var walked: [String] = []
         let namesFolders = sources.filter(isDirectory).count > 1
         for source in sources {
             if isDirectory(source) {
+                walked.append(source)
                 let root = source.hasSuffix("/") ? source : source + "/"
                 let name = source.split(separator: "/").last.map(String.init)
                 let prefix = namesFolders ? (name.flatMap { $0 == "." || $0 == ".." ? nil : $0 + "/" } ?? "") : ""
@@ -138,10 +129,6 @@ public struct BatchConverter: Sendable {
         }
         var seen: [String: String] = [:]
         for job in jobs {
-            // An output that already is its source (`batch --out . y.caf`): never converted in place.
-            if let output = FileIdentity(path: job.output), FileIdentity(path: job.source) == output {
-                throw OutputIsInputError(source: job.source, output: job.output)
-            }
             if let other = seen[job.output], other != job.source {
                 throw CollisionError(output: job.output, sources: [other, job.source])
             }
@@ -149,7 +136,14 @@ public struct BatchConverter: Sendable {
         }
         // The same file named twice (a folder and a file in it) is one job.
         var unique = Set<Job>()
-        return jobs.filter { unique.insert($0).inserted }
+        jobs = jobs.filter { unique.insert($0).inserted }
+        // Every output through the one guard, before anything is written: never a source of the run (an
+        // output already in place of its source, `batch --out . y.caf`), never a FIFO or a device.
+        var outputs = OutputGuard(
+            inputs: jobs.map(\.source), walkedFolders: walked, skippedFolders: [outputFolder])
+        for job in jobs { try outputs.claim(job.output, as: "the output of '\(job.source)'") }
+        for other in others { try outputs.claim(other.path, as: other.what) }
+        return jobs
     }
 
     private func outputPath(for relative: String) -> String {

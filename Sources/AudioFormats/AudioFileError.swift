@@ -73,7 +73,12 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The same error placed where it was seen: at `offset` (`nil`: where it says already), with `context`
     /// (what was being read, such as "packet 4812") before its message.
     public func located(at offset: Int64?, context: String) -> AudioFileError {
-        let message = context + ": " + self.message
+        rewritten(at: offset) { context + ": " + $0 }
+    }
+
+    /// The same error with its message rewritten (a secret taken out of it), at `offset` where one is given.
+    public func rewritten(at offset: Int64? = nil, _ transform: (String) -> String) -> AudioFileError {
+        let message = transform(self.message)
         switch self {
         case .unsupportedFileType(_, let known): return .unsupportedFileType(message, offset: offset ?? known)
         case .unsupportedDataFormat(_, let known): return .unsupportedDataFormat(message, offset: offset ?? known)

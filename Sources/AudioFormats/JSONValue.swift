@@ -83,7 +83,7 @@ public indirect enum JSONValue: Hashable, Sendable {
 
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
-        // Most strings (keys, plain names) need no escape: appended whole. Path escapes are U+10FF80 and
+        // Most strings (keys, plain names) need no escape: appended whole. Path escapes are U+10FF00 and
         // above, four UTF-8 bytes that start with 0xF4.
         if !value.utf8.contains(where: {
             $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xF4
@@ -103,8 +103,14 @@ public indirect enum JSONValue: Hashable, Sendable {
                 let hex = String(c.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             case let c where PathEscaping.isEscape(c):
-                // A byte of a file name that is not UTF-8: JSON has no bytes, so it reads `\xFF`.
-                out += "\\" + PathEscaping.displayed(String(c))
+                if let control = PathEscaping.controlCharacter(escapedBy: c) {
+                    // A control character of a file name: JSON writes it as the character it is.
+                    let hex = String(control.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    // A byte of a file name that is not UTF-8: JSON has no bytes, so it reads `\xFF`.
+                    out += "\\" + PathEscaping.displayed(String(c))
+                }
             default: out.unicodeScalars.append(scalar)
             }
         }

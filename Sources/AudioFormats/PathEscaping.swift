@@ -2,19 +2,30 @@
 /// Latin-1 system or by a zip archive). afkit keeps such a name in a `String` without losing a byte:
 /// each byte that is not part of valid UTF-8 becomes one scalar of Unicode's last private-use block,
 /// U+10FF80 + (byte − 0x80), and turns back into that byte wherever the name goes to the system. A
-/// real name's own U+10FF80...U+10FFFF (never seen in practice) is escaped byte by byte, so the mapping
+/// real name's own U+10FF00...U+10FFFF (never seen in practice) is escaped byte by byte, so the mapping
 /// is exact both ways. Printed, an escaped byte reads `\xFF`.
+///
+/// A control character in a name (a newline, a tab, ESC: bytes 0x01-0x1F and 0x7F) is valid UTF-8 but
+/// must never reach a terminal or a log raw: a name holding `\n::warning file=...::` would forge a line of
+/// its own (a GitHub Actions annotation). Such a byte becomes a scalar of the block just below,
+/// U+10FF00 + byte, and prints as `\n`, `\r`, `\t` or `\x1B`; JSON writes it as the character it is
+/// (`"\n"`), so a JSON reader gets the name exactly.
 public enum PathEscaping {
     static let firstEscape: UInt32 = 0x10FF80
+    /// The scalar for control byte 0x00 (U+10FF00 + byte for 0x01-0x1F and 0x7F).
+    static let firstControlEscape: UInt32 = 0x10FF00
 
     /// The name for a path's bytes (from `readdir`, `argv`, `readlink`).
     public static func string<Bytes: Collection>(fromBytes bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let bytes = Array(bytes)
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(decoding: bytes, as: UTF8.self) }
         var scalars = String.UnicodeScalarView()
         var index = 0
         while index < bytes.count {
-            if let (scalar, length) = decode(bytes, at: index) {
+            if bytes[index] < 0x20 || bytes[index] == 0x7F {
+                scalars.append(Unicode.Scalar(firstControlEscape + UInt32(bytes[index])) ?? "\u{FFFD}")
+                index += 1
+            } else if let (scalar, length) = decode(bytes, at: index) {
                 scalars.append(scalar)
                 index += length
             } else {
@@ -33,7 +44,7 @@ public enum PathEscaping {
         bytes.reserveCapacity(string.utf8.count)
         for scalar in string.unicodeScalars {
             if isEscape(scalar) {
-                bytes.append(UInt8(scalar.value - firstEscape + 0x80))
+                bytes.append(byte(escapedBy: scalar))
             } else {
                 bytes += Array(String(scalar).utf8)
             }
@@ -54,14 +65,14 @@ public enum PathEscaping {
         }
     }
 
-    /// The name as a person reads it: each escaped byte as `\xFF`.
+    /// The name as a person reads it: each escaped byte as `\xFF`, a control character as `\n`, `\r`, `\t`
+    /// or `\x1B`.
     public static func displayed(_ string: String) -> String {
         guard string.utf8.contains(0xF4) else { return string }
         var text = ""
         for scalar in string.unicodeScalars {
             if isEscape(scalar) {
-                let byte = scalar.value - firstEscape + 0x80
-                text += "\\x" + String(byte, radix: 16, uppercase: true)
+                text += spelling(of: byte(escapedBy: scalar))
             } else {
                 text.unicodeScalars.append(scalar)
             }
@@ -69,8 +80,49 @@ public enum PathEscaping {
         return text
     }
 
+    /// How an escaped byte prints: `\n`, `\r`, `\t`, or `\x` and two hex digits.
+    static func spelling(of byte: UInt8) -> String {
+        switch byte {
+        case 0x0A: return "\\n"
+        case 0x0D: return "\\r"
+        case 0x09: return "\\t"
+        default:
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "\\x" + (hex.count < 2 ? "0" : "") + hex
+        }
+    }
+
+    /// Text from a file (a tag, a marker's name) as a line of text output may show it: every control character
+    /// printed as ``displayed(_:)`` prints a name's, so nothing a file says can start a line of its own.
+    public static func controlEscaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += spelling(of: UInt8(scalar.value))
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The control character an escape scalar stands for (a newline, a tab), or `nil` for an escaped byte of
+    /// a name that is not UTF-8 (and for any other scalar).
+    public static func controlCharacter(escapedBy scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        guard isEscape(scalar), scalar.value < firstEscape else { return nil }
+        return Unicode.Scalar(scalar.value - firstControlEscape)
+    }
+
     @inlinable
-    static func isEscape(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x10FF80 }
+    static func isEscape(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x10FF00 }
+
+    /// The byte an escape scalar stands for.
+    static func byte(escapedBy scalar: Unicode.Scalar) -> UInt8 {
+        scalar.value >= firstEscape
+            ? UInt8(truncatingIfNeeded: scalar.value - firstEscape + 0x80)
+            : UInt8(truncatingIfNeeded: scalar.value - firstControlEscape)
+    }
 
     /// One valid UTF-8 sequence at `index` (not an escape scalar's own encoding), or `nil`.
     private static func decode(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
@@ -91,7 +143,7 @@ public enum PathEscaping {
             value = value << 6 | UInt32(byte & 0x3F)
         }
         let smallest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
-        guard value >= smallest, value < firstEscape, let scalar = Unicode.Scalar(value) else { return nil }
+        guard value >= smallest, value < firstControlEscape, let scalar = Unicode.Scalar(value) else { return nil }
         return (scalar, length)
     }
 }

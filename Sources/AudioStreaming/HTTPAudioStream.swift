@@ -44,7 +44,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
 
     /// The facts of one HTTP response.
     public struct Response: Sendable, Hashable {
-        /// The address the audio came from (after redirects).
+        /// The address the audio came from (after redirects), its user information (a password) as `***`.
         public var url: String
         /// The HTTP status (200, or 206 for a range).
         public var status: Int
@@ -181,13 +181,19 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
 
         /// The next event, or `nil` after the last. Errors are ``AudioFileError``s (`net!` for the
         /// server and connection) or `CancellationError`.
-        public mutating func next() async throws -> Event? { try await session.next() }
+        public mutating func next() async throws -> Event? {
+            do { return try await session.next() } catch let error as AudioFileError {
+                throw error.rewritten(HTTPAudioStream.redactingCredentials)
+            }
+        }
 
         /// Continues from a packet: the rest of the current response is dropped and the packet's
         /// bytes are asked for with a range request. Returns the byte offset asked for.
         @discardableResult
         public mutating func seek(toPacket packet: Int64) async throws -> Int64 {
-            try await session.seek(toPacket: packet)
+            do { return try await session.seek(toPacket: packet) } catch let error as AudioFileError {
+                throw error.rewritten(HTTPAudioStream.redactingCredentials)
+            }
         }
 
         /// Everything the parser knows so far.
@@ -198,5 +204,41 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
 
         /// Closes the connection; `next()` returns `nil` from then on.
         public mutating func close() async { await session.close() }
+    }
+}
+
+extension HTTPAudioStream {
+    /// `text` with the user information of every URL in it (`http://alice:s3cret@host/` and the like)
+    /// replaced by `***`, as a message, a listing or a log may show it: a password in a URL is never
+    /// printed. The URL's scheme, host, port, path and query stay.
+    public static func redactingCredentials(in text: String) -> String {
+        guard text.contains("@"), text.contains("://") else { return text }
+        var scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index + 2 < scalars.count {
+            guard scalars[index] == ":", scalars[index + 1] == "/", scalars[index + 2] == "/" else {
+                index += 1
+                continue
+            }
+            let start = index + 3
+            // The authority runs to the first '/', '?', '#', space, quote or control character.
+            var end = start
+            var at: Int?
+            while end < scalars.count {
+                let scalar = scalars[end]
+                if "/?#\"'<> ".unicodeScalars.contains(scalar) || scalar.value < 0x20 { break }
+                if scalar == "@" { at = end }
+                end += 1
+            }
+            if let at {
+                scalars.replaceSubrange(start..<at, with: "***".unicodeScalars)
+                index = start + 3
+            } else {
+                index = end
+            }
+        }
+        var result = String.UnicodeScalarView()
+        result.append(contentsOf: scalars)
+        return String(result)
     }
 }

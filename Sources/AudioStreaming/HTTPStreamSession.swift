@@ -415,7 +415,7 @@ extension HTTPAudioStream.Response {
     /// The facts of a response head; a malformed `icy-metaint` or `Content-Range` is an error.
     init(head: HTTPTransfer.Head, wantsMetadata: Bool, attempt: Int) throws {
         let value = head.value
-        url = head.url
+        url = HTTPAudioStream.redactingCredentials(in: head.url)
         status = head.status
         contentType = value("content-type")
         contentLength = value("content-length").flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
@@ -494,17 +494,63 @@ extension HTTPAudioStream.Options {
         public var reason: String
     }
 
-    /// The PEM text of a root certificate file, or why it cannot be used (missing, unreadable, no PEM
-    /// certificate in it).
+    /// The PEM text of a root certificate file, or why it cannot be used (missing, unreadable, no whole PEM
+    /// certificate in it, a certificate block cut short or not DER inside): checked before any connection,
+    /// so a broken file is a usage error, not a failed handshake.
     public static func trustRoot(_ path: String) -> Result<[UInt8], TrustRootProblem> {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "there is no such file"
             return .failure(.init(reason: reason))
         }
-        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            return .failure(.init(reason: "it holds no PEM certificate"))
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        var lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }[...]
+        var certificates = 0
+        while let start = lines.firstIndex(of: begin) {
+            let number = certificates + 1
+            guard let stop = lines[start...].firstIndex(of: end) else {
+                return .failure(.init(reason: "certificate \(number) has no '\(end)' line: the file is cut short"))
+            }
+            let body = lines[(start + 1)..<stop].joined()
+            guard let der = Data(base64Encoded: body), isCertificateDER(Array(der)) else {
+                return .failure(.init(reason: "certificate \(number) is not a DER certificate in base64"))
+            }
+            certificates += 1
+            lines = lines[(stop + 1)...]
         }
+        guard certificates > 0 else { return .failure(.init(reason: "it holds no PEM certificate")) }
         return .success(Array(data))
+    }
+
+    /// Whether bytes are shaped as an X.509 certificate: a DER SEQUENCE filling them exactly, holding two
+    /// SEQUENCEs (the certificate's body and its signature algorithm) and a BIT STRING (the signature).
+    static func isCertificateDER(_ bytes: [UInt8]) -> Bool {
+        /// The tag, and the range of the contents, of the element at `offset`.
+        func element(at offset: Int, within end: Int) -> (tag: UInt8, contents: Range<Int>)? {
+            guard offset + 2 <= end else { return nil }
+            let first = Int(bytes[offset + 1])
+            var length = first
+            var start = offset + 2
+            if first & 0x80 != 0 {
+                let count = first & 0x7F
+                guard (1...4).contains(count), start + count <= end else { return nil }
+                length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+                start += count
+            }
+            guard length <= end - start else { return nil }
+            return (bytes[offset], start..<(start + length))
+        }
+        guard let outer = element(at: 0, within: bytes.count), outer.tag == 0x30,
+            outer.contents.upperBound == bytes.count,
+            let body = element(at: outer.contents.lowerBound, within: outer.contents.upperBound), body.tag == 0x30,
+            let algorithm = element(at: body.contents.upperBound, within: outer.contents.upperBound),
+            algorithm.tag == 0x30,
+            let signature = element(at: algorithm.contents.upperBound, within: outer.contents.upperBound),
+            signature.tag == 0x03
+        else { return false }
+        return signature.contents.upperBound == outer.contents.upperBound
     }
 
     /// The PEM text to trust for https: the system's bundle (`CURL_CA_BUNDLE` or `SSL_CERT_FILE` where

@@ -92,6 +92,8 @@ final class HTTPTransfer: @unchecked Sendable {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var easyHandle: UnsafeMutableRawPointer?
     private var headPublished = false
+    /// A redirect from https to plain http refused on the way (any hop, not only the first).
+    private var refusedRedirect: String?
 
     /// Starts the request on a thread of its own.
     init(_ request: Request) {
@@ -314,17 +316,20 @@ final class HTTPTransfer: @unchecked Sendable {
     private func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
         let detail = String(cString: errorBuffer)
         var message = detail.isEmpty ? describe(code) : detail
-        if code == CURLE_UNSUPPORTED_PROTOCOL, !request.followsRedirectsToHTTP {
+        if let refusedRedirect {
+            message = "refused a redirect from https to plain http (\(refusedRedirect))"
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL, !request.followsRedirectsToHTTP {
             let location = fields.last { $0.name == "location" }?.value.trimmingCharacters(in: .whitespaces)
             if let location, location.lowercased().hasPrefix("http://") {
                 message = "refused a redirect from https to plain http (\(location))"
             }
         }
         if code == CURLE_COULDNT_CONNECT {
-            // Which host and port, and why, in the words a person checks first.
+            // Which host and port, and why, in the words a person checks first: the hop that failed (after a
+            // redirect, not the one first asked).
             var systemError = 0
             _ = afkit_curl_get_long(api, easy, CURLINFO_OS_ERRNO, &systemError)
-            let address = Self.hostAndPort(request.url)
+            let address = Self.hostAndPort(effectiveURL(easy) ?? request.url)
             message =
                 systemError == Int(ECONNREFUSED)
                 ? "connection refused: \(address)"
@@ -408,7 +413,9 @@ final class HTTPTransfer: @unchecked Sendable {
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
-    /// One header line of any response on the way (redirects' too): the last block is the final head.
+    /// One header line of any response on the way (redirects' too): the last block is the final head. A
+    /// redirect from an https hop to plain http ends the transfer here, whichever hop it is, unless allowed
+    /// (libcurl's protocol list is set once, for the first hop).
     private func headerLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         lastActivity = .now
         let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
@@ -417,13 +424,30 @@ final class HTTPTransfer: @unchecked Sendable {
             statusLine = line
             fields.removeAll()
         } else if let colon = line.firstIndex(of: ":") {
-            fields.append(
-                (
-                    line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
-                    String(line[line.index(after: colon)...])
-                ))
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = String(line[line.index(after: colon)...])
+            fields.append((name, value))
+            let status = statusLine.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            let location = value.trimmingCharacters(in: .whitespaces)
+            if name == "location", (300..<400).contains(status), !request.followsRedirectsToHTTP,
+                location.lowercased().hasPrefix("http://"),
+                let here = effectiveURL(easyHandle), here.lowercased().hasPrefix("https:")
+            {
+                refusedRedirect = location
+                return 0
+            }
         }
         return bytes.count
+    }
+
+    /// The address libcurl is at now (after the redirects followed so far).
+    private func effectiveURL(_ easy: UnsafeMutableRawPointer?) -> String? {
+        guard let easy else { return nil }
+        var effective: UnsafePointer<CChar>?
+        guard afkit_curl_get_string(api, easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective else {
+            return nil
+        }
+        return String(cString: effective)
     }
 
     /// The head as libcurl knows it now (from within a callback, or once the transfer is over).
@@ -435,10 +459,7 @@ final class HTTPTransfer: @unchecked Sendable {
         if let easy {
             var code = 0
             if afkit_curl_get_long(api, easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
-            var effective: UnsafePointer<CChar>?
-            if afkit_curl_get_string(api, easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
-                url = String(cString: effective)
-            }
+            if let effective = effectiveURL(easy) { url = effective }
         }
         return Head(
             status: status, reason: parts.count > 2 ? String(parts[2]) : "",

@@ -58,7 +58,7 @@ struct AFKit: ParsableCommand {
             Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
             terminate(Status.usage)
         }
-        if arguments.first == "convert" && arguments.dropFirst().prefix { $0 != "--" }.contains("-hf") {
+        if arguments.first == "convert" && arguments.dropFirst().prefix(while: { $0 != "--" }).contains("-hf") {
             Output.standardOutput(Convert.fileTypesAndFormats)
             terminate(0)
         }
@@ -259,7 +259,7 @@ func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowS
     for path in paths where !(allowStandardInput && path == "-") {
         var info = stat()
         if statPath(path, &info) != 0 {
-            throw usageError("no such file: '\(path)'", in: command)
+            throw usageError("no such file: '\(shownArgument(path))'", in: command)
         }
     }
 }

@@ -84,13 +84,12 @@ struct Batch: ParsableCommand {
         batch.silenceThreshold = shared.trimSilence
         let jobs: [BatchConverter.Job]
         do {
-            jobs = try batch.jobs(for: sources)
+            jobs = try batch.jobs(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
         } catch let error as BatchConverter.CollisionError {
             Output.standardError("\(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
-        } catch let error as BatchConverter.OutputIsInputError {
-            Output.standardError("\(error)\n")
-            throw ExitCode(AFKit.Status.usage)
+        } catch let error as OutputGuard.Refusal {
+            throw usageError("\(error) (nothing was converted)", in: Self.self)
         }
         let total = jobs.count
         if total == 0 && !allowEmpty {

@@ -326,26 +326,14 @@ struct Convert: ParsableCommand {
         guard toStandardOutput || isDirectory(folder) else {
             throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)
         }
-        // An existing output that is not a regular file is written into (a device, a FIFO: the finished
-        // file streamed as `-` streams it) or refused; it is never renamed over. The input is never the output.
-        var device: Int32?
-        if !toStandardOutput, let existing = OutputTarget(path: output) {
-            if input != "-", let source = FileIdentity(path: input), source == existing.identity {
-                throw usageError(
-                    "the output is the input: '\(output)' is '\(input)' (write the output elsewhere)", in: Self.self)
-            }
-            switch existing.kind {
-            case .regularFile: break
-            case .stream:
-                device = try existing.openForWriting(output)
-            case .other(let what):
-                throw usageError(
-                    "'\(output)' is \(what): the output must be a new name, a regular file, a device or a FIFO",
-                    in: Self.self)
-            }
+        // The output guard: never an input, never a device, a FIFO or a folder (standard output is `-`).
+        var outputs = OutputGuard(inputs: [input])
+        do {
+            if toStandardOutput { try outputs.checkStandardOutput() } else { try outputs.claim(output) }
+        } catch {
+            throw usageError(error.description, in: Self.self)
         }
-        defer { if let device { close(device) } }
-        let streamed = toStandardOutput || device != nil
+        let streamed = toStandardOutput
         if !streamed { TemporaryFiles.removeStale(in: folder) }
         // `-`: standard input is kept in a temporary file; standard output gets the finished file.
         let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
@@ -355,7 +343,7 @@ struct Convert: ParsableCommand {
         if streamed {
             target = StandardStreams.temporaryFile(named: "stdout")
             settings.fileType = try ConversionPlan.Destination(
-                output: toStandardOutput ? "-" : output, settings: settings
+                output: "-", settings: settings
             )
             .fileType
         }
@@ -373,7 +361,6 @@ struct Convert: ParsableCommand {
                         + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
-            if let device { try StandardStreams.copy(target, to: device, named: output) }
         } catch let error as AudioFileError {
             Output.standardError("convert: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

@@ -32,7 +32,7 @@ struct Info: NetworkCommand {
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
         if loudness, let url = files.first(where: isStreamURL) {
-            throw ValidationError("--loudness measures files, not streams: \(url)")
+            throw ValidationError("--loudness measures files, not streams: \(shownArgument(url))")
         }
     }
 
@@ -63,17 +63,18 @@ struct Info: NetworkCommand {
         var objects: [JSONValue] = []
         for path in files {
             if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
+            let shown = shownArgument(path)
             do {
                 if isStreamURL(path) {
                     let (properties, response) = try
                         (streams[path]
-                        ?? .failure(.illegalOperation("\(path): the stream's header was not read"))).get()
+                        ?? .failure(.illegalOperation("\(shown): the stream's header was not read"))).get()
                     let summary = try AudioFileSummary(properties)
                     if json {
                         objects.append(
-                            .object([("path", .string(path))] + summary.jsonFields + [("http", response.json)]))
+                            .object([("path", .string(shown))] + summary.jsonFields + [("http", response.json)]))
                     } else {
-                        var text = InfoText.render(path: path, summary: summary, properties: properties)
+                        var text = InfoText.render(path: shown, summary: summary, properties: properties)
                         text.insert(contentsOf: response.text, at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
@@ -100,9 +101,9 @@ struct Info: NetworkCommand {
             } catch let error as AudioFileError {
                 failed = true
                 if json {
-                    objects.append(.object([("path", .string(path)), ("error", errorJSON(error))]))
+                    objects.append(.object([("path", .string(shown)), ("error", errorJSON(error))]))
                 } else {
-                    Output.standardError("\(path): error: \(error)\n")
+                    Output.standardError("\(shown): error: \(error)\n")
                 }
             }
         }
@@ -162,10 +163,10 @@ enum InfoText {
             "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder"
         ]
         for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
-            lines.append("Metadata:               \(key): \(value)")
+            lines.append("Metadata:               \(key): \(PathEscaping.controlEscaped(value))")
         }
         for warning in properties.warnings {
-            lines.append("Warning:                \(warning)")
+            lines.append("Warning:                \(PathEscaping.controlEscaped(warning))")
         }
         if summary.isTruncated {
             lines.append("Warning:                the file is truncated: its audio ends before its header says")

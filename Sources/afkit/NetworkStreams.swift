@@ -12,6 +12,11 @@ func isStreamURL(_ argument: String) -> Bool {
     return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
 }
 
+/// A FILE argument as the outputs show it: a URL's user information (a password) as `***`.
+func shownArgument(_ argument: String) -> String {
+    isStreamURL(argument) ? HTTPAudioStream.redactingCredentials(in: argument) : argument
+}
+
 /// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
 /// where curl has one.
 struct NetworkOptions: ParsableArguments {
@@ -143,7 +148,9 @@ func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
         default: break
         }
     }
-    guard let response else { throw AudioFileError.network("http: \(url) sent no response", offset: nil) }
+    guard let response else {
+        throw AudioFileError.network("http: \(shownArgument(url)) sent no response", offset: nil)
+    }
     return (properties, response)
 }
 
@@ -252,10 +259,10 @@ extension Packets {
                     emit([("event", .string("error")), ("error", errorJSON(error))])
                 } else if json {
                     Output.standardOutput(
-                        JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                        JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                             .serialized(pretty: true) + "\n")
                 } else {
-                    Output.standardError("\(file): error: \(error)\n")
+                    Output.standardError("\(shownArgument(file)): error: \(error)\n")
                 }
                 return nil
             }
@@ -269,7 +276,7 @@ extension Packets {
             if jsonLines {
                 emit([("event", .string("error")), ("error", errorJSON(error))])
             } else {
-                Output.standardError("\(file): error: \(error)\n")
+                Output.standardError("\(shownArgument(file)): error: \(error)\n")
             }
             throw ExitCode(AFKit.Status.problemFound)
         }

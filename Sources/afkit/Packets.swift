@@ -102,10 +102,10 @@ struct Packets: NetworkCommand {
         } catch let error as AudioFileError {
             if json {
                 Output.standardOutput(
-                    JSONValue.object([("path", .string(file)), ("error", errorJSON(error))])
+                    JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                         .serialized(pretty: true) + "\n")
             } else {
-                Output.standardError("\(file): error: \(error)\n")
+                Output.standardError("\(shownArgument(file)): error: \(error)\n")
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
@@ -171,7 +171,7 @@ struct Packets: NetworkCommand {
             }
             Output.standardOutput(text + "\n}\n")
         } else {
-            var text = InfoText.render(path: file, summary: summary, properties: properties)
+            var text = InfoText.render(path: shownArgument(file), summary: summary, properties: properties)
             if let constant = constantPackets {
                 text +=
                     "\(constant.count) packets of \(constant.size) bytes and \(frames) frames each, "

@@ -64,60 +64,7 @@ enum StandardStreams {
         }
     }
 
-    /// Copies a finished file into an output that is a device or a FIFO.
-    static func copy(_ path: String, to descriptor: Int32, named name: String) throws {
-        try forEachChunk(ofFileAt: path, chunkSize: 1 << 20) { chunk in
-            if let failure = Output.writeAll(chunk, to: descriptor) {
-                throw AudioFileError.io(
-                    "cannot write '\(name)' (\(String(cString: strerror(failure))))", errno: failure)
-            }
-        }
-    }
-
     private static func environmentValue(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
-}
-
-/// What an existing output path names.
-struct OutputTarget {
-    enum Kind {
-        case regularFile
-        /// A character device or a FIFO: written into, front to back.
-        case stream
-        /// Anything else (a directory, a socket, a block device), named for the message.
-        case other(String)
-    }
-
-    var identity: FileIdentity
-    var kind: Kind
-
-    /// The output at `path` (following links), or `nil` where nothing is there.
-    init?(path: String) {
-        var info = stat()
-        guard statPath(path, &info) == 0 else { return nil }
-        identity = FileIdentity(info)
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .regularFile
-        case S_IFCHR, S_IFIFO: kind = .stream
-        case S_IFDIR: kind = .other("a directory")
-        case S_IFSOCK: kind = .other("a socket")
-        case S_IFBLK: kind = .other("a block device")
-        default: kind = .other("not a regular file")
-        }
-    }
-
-    /// Opens a device or FIFO for writing without waiting (a FIFO with no reader is an error, not a hang).
-    func openForWriting(_ path: String) throws -> Int32 {
-        let descriptor = openPath(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = code == ENXIO ? "a FIFO with no reader" : String(cString: strerror(code))
-            throw AudioFileError.io("cannot write '\(path)': \(reason)", errno: code)
-        }
-        // Writes then wait for the reader, as they would on standard output.
-        let flags = fcntl(descriptor, F_GETFL)
-        _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
-        return descriptor
     }
 }

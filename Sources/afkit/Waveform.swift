@@ -23,22 +23,28 @@ struct Waveform: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("OUT.json or OUT.dat.", valueName: "output"))
     var output: String
 
-    @Option(name: .customLong("pixels-per-second"), help: ArgumentHelp("Points a second.", valueName: "N"))
+    // Numbers are taken whatever they start with, so `--width -1` is answered as out of range, not as a
+    // missing value.
+    @Option(
+        name: .customLong("pixels-per-second"), parsing: .unconditional,
+        help: ArgumentHelp("Points a second.", valueName: "N"))
     var pixelsPerSecond: Int?
 
-    @Option(help: ArgumentHelp("Frames a point (default 256).", valueName: "SAMPLES"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames a point (default 256).", valueName: "SAMPLES"))
     var zoom: Int?
 
-    @Option(help: ArgumentHelp("8 or 16 (default 16).", valueName: "bits"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("8 or 16 (default 16).", valueName: "bits"))
     var bits = 16
 
     @Flag(name: .customLong("split-channels"), help: "A waveform per channel instead of their mean.")
     var splitChannels = false
 
-    @Option(help: ArgumentHelp("A picture's width in pixels (default 800).", valueName: "pixels"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("A picture's width in pixels (default 800).", valueName: "pixels"))
     var width = 800
 
-    @Option(help: ArgumentHelp("A picture's height in pixels (default 250).", valueName: "pixels"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("A picture's height in pixels (default 250).", valueName: "pixels"))
     var height = 250
 
     @Option(name: .customLong("background-color"), help: ArgumentHelp("RRGGBB (default FFFFFF).", valueName: "colour"))
@@ -54,7 +60,7 @@ struct Waveform: ParsableCommand {
     var noAxisLabels = false
 
     @Option(
-        name: .customLong("amplitude-scale"),
+        name: .customLong("amplitude-scale"), parsing: .unconditional,
         help: ArgumentHelp("A picture's vertical zoom (default 1).", valueName: "factor"))
     var amplitudeScale = 1.0
 
@@ -73,16 +79,20 @@ struct Waveform: ParsableCommand {
         if pixelsPerSecond != nil && zoom != nil {
             throw ValidationError("give --zoom or --pixels-per-second, not both")
         }
-        if let zoom, zoom < 1 { throw ValidationError("--zoom takes a number of frames above 0") }
-        if let pixelsPerSecond, pixelsPerSecond < 1 { throw ValidationError("--pixels-per-second takes 1 or more") }
-        if bits != 8 && bits != 16 { throw ValidationError("--bits takes 8 or 16") }
+        if let zoom, zoom < 1 {
+            throw ValidationError("--zoom \(zoom) is out of range: give a number of frames above 0")
+        }
+        if let pixelsPerSecond, pixelsPerSecond < 1 {
+            throw ValidationError("--pixels-per-second \(pixelsPerSecond) is out of range: give 1 or more")
+        }
+        if bits != 8 && bits != 16 { throw ValidationError("--bits \(bits) is out of range: give 8 or 16") }
         guard kind != nil else {
             throw ValidationError(
                 "-o \(output): name it .json or .dat (audiowaveform's formats), or .png or .svg (a picture)"
             )
         }
-        guard (16...20000).contains(width), (16...20000).contains(height) else {
-            throw ValidationError("--width and --height take 16 to 20000 pixels")
+        for (name, value) in [("--width", width), ("--height", height)] where !(16...20000).contains(value) {
+            throw ValidationError("\(name) \(value) is out of range: give 16 to 20000 pixels")
         }
         for (name, colour) in [
             ("--background-color", backgroundColor), ("--waveform-color", waveformColor),
@@ -91,53 +101,125 @@ struct Waveform: ParsableCommand {
             throw ValidationError("\(name) \(colour): give six hex digits, RRGGBB")
         }
         guard amplitudeScale > 0, amplitudeScale.isFinite else {
-            throw ValidationError("--amplitude-scale takes a number above 0")
+            throw ValidationError(
+                "--amplitude-scale \(shortDecimal(amplitudeScale)) is out of range: give a number above 0")
         }
     }
 
     func run() throws {
         try checkPathsExist([input], in: Self.self)
+        var outputs = OutputGuard(inputs: [input])
+        do { try outputs.claim(output, as: "the waveform") } catch {
+            throw usageError(error.description, in: Self.self)
+        }
         do {
             let reader = try SourceReader(path: input)
-            // A picture fits the whole sound in its width unless a zoom is given.
-            let fitting = (kind == .svg || kind == .png) && zoom == nil && pixelsPerSecond == nil
+            let picture = kind == .svg || kind == .png
+            // A picture fits the whole sound in its width unless a zoom is given; zoomed, it shows its width's
+            // points from the start, as audiowaveform draws them.
+            let fitting = picture && zoom == nil && pixelsPerSecond == nil
             let samplesPerPixel =
                 zoom ?? pixelsPerSecond.map { max(1, Int(reader.sampleRate) / $0) }
                 ?? (fitting ? reader.frameCount.map { max(1, Int(($0 + Int64(width) - 1) / Int64(width))) } : nil)
                 ?? 256
+            // Memory holds what is drawn: a fitted picture at most twice its width in points (a sound longer
+            // than its file said is paired down as it goes), a zoomed one its width; data is streamed out.
             var builder = WaveformBuilder(
                 sampleRate: reader.sampleRate, channels: reader.channels, samplesPerPixel: samplesPerPixel,
-                bits: bits, splitChannels: splitChannels)
-            var block: [Float] = []
-            while true {
-                block.removeAll(keepingCapacity: true)
-                let frames = try reader.read(maximum: 16384, into: &block)
-                if frames == 0 { break }
-                block.withUnsafeBufferPointer { builder.add($0, frames: frames) }
+                bits: bits, splitChannels: splitChannels, maximumPoints: fitting ? 2 * width : nil)
+            if picture {
+                try readPoints(reader, into: &builder, stoppingAt: fitting ? nil : width, drained: nil)
+                var data = builder.finish()
+                if fitting, data.length > width { data = data.combined(by: (data.length + width - 1) / width) }
+                let columns = fitting ? nil : width
+                if data.length > width { data.data.removeLast((data.length - width) * 2 * data.channels) }
+                let bytes =
+                    kind == .png
+                    ? data.png(
+                        width: width, height: height, background: UInt32(backgroundColor, radix: 16) ?? 0xFFFFFF,
+                        waveform: UInt32(waveformColor, radix: 16) ?? 0,
+                        axisLabel: UInt32(axisLabelColor, radix: 16) ?? 0, axisLabels: !noAxisLabels,
+                        amplitudeScale: amplitudeScale, columns: columns)
+                    : Array(
+                        data.svg(
+                            width: width, height: height, background: backgroundColor, waveform: waveformColor,
+                            axisLabel: axisLabelColor, axisLabels: !noAxisLabels, amplitudeScale: amplitudeScale,
+                            columns: columns
+                        ).utf8)
+                try writeFile(output, bytes: bytes)
+            } else {
+                try writeData(reader, builder: &builder)
             }
-            var data = builder.finish()
-            // A sound of unknown length, or more points than pixels: combined to fit.
-            if fitting, data.length > width { data = data.combined(by: (data.length + width - 1) / width) }
-            let bytes: [UInt8]
-            switch kind {
-            case .json?: bytes = Array(data.json.serialized().utf8) + [10]
-            case .dat?: bytes = data.datBytes
-            case .png?:
-                bytes = data.png(
-                    width: width, height: height, background: UInt32(backgroundColor, radix: 16) ?? 0xFFFFFF,
-                    waveform: UInt32(waveformColor, radix: 16) ?? 0, axisLabel: UInt32(axisLabelColor, radix: 16) ?? 0,
-                    axisLabels: !noAxisLabels, amplitudeScale: amplitudeScale)
-            default:
-                bytes = Array(
-                    data.svg(
-                        width: width, height: height, background: backgroundColor, waveform: waveformColor,
-                        axisLabel: axisLabelColor, axisLabels: !noAxisLabels, amplitudeScale: amplitudeScale
-                    ).utf8)
-            }
-            try writeFile(output, bytes: bytes)
         } catch let error as AudioFileError {
             Output.standardError("waveform: \(input): \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
+        }
+    }
+
+    /// Decodes the sound into `builder` (up to `stoppingAt` points), handing `drained` the values made after
+    /// each block when it streams them.
+    private func readPoints(
+        _ reader: SourceReader, into builder: inout WaveformBuilder, stoppingAt points: Int?,
+        drained: (([Int16]) throws -> Void)?
+    ) throws {
+        var block: [Float] = []
+        while points.map({ builder.pointCount < $0 }) ?? true {
+            block.removeAll(keepingCapacity: true)
+            let frames = try reader.read(maximum: 16384, into: &block)
+            if frames == 0 { break }
+            block.withUnsafeBufferPointer { builder.add($0, frames: frames) }
+            if let drained { try drained(builder.drain()) }
+        }
+    }
+
+    /// `.json` or `.dat`, streamed into the output as the points are made (a 3-hour sound at `--zoom 1` holds
+    /// one block's points in memory, not the file's), the length written into the header at the end.
+    private func writeData(_ reader: SourceReader, builder: inout WaveformBuilder) throws {
+        try writeAtomically(output) { temporary in
+            let file = try WritableFile(path: temporary)
+            let shape = builder.shape
+            var offset: Int64 = 0
+            var pending: [UInt8] = []
+            func flush(_ force: Bool) throws {
+                guard force || pending.count >= 1 << 20 else { return }
+                try pending.withUnsafeBytes { try file.write($0, at: offset) }
+                offset += Int64(pending.count)
+                pending.removeAll(keepingCapacity: true)
+            }
+            // The length's field: 20 spaces (any count's digits fit), written over at the end.
+            let lengthField = String(repeating: " ", count: 20)
+            let lengthOffset: Int64
+            if kind == .json {
+                let opening = shape.jsonOpening(length: lengthField)
+                lengthOffset = Int64(opening.utf8.count - lengthField.utf8.count - #","data":["#.utf8.count)
+                pending += Array(opening.utf8)
+            } else {
+                pending += shape.datHeader(length: 0)
+                lengthOffset = 16
+            }
+            var first = true
+            func append(_ values: [Int16]) throws {
+                guard !values.isEmpty else { return }
+                if kind == .json {
+                    WaveformData.appendJSONValues(values[...], first: first, to: &pending)
+                } else {
+                    WaveformData.appendDatValues(values[...], bits: shape.bits, to: &pending)
+                }
+                first = false
+                try flush(false)
+            }
+            try readPoints(reader, into: &builder, stoppingAt: nil, drained: append)
+            let data = builder.finish()
+            try append(data.data)
+            if kind == .json { pending += Array(WaveformData.jsonClosing.utf8) }
+            try flush(true)
+            let length = builder.pointCount
+            let patch: [UInt8] =
+                kind == .json
+                ? Array(String(length).utf8)
+                : withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian) { Array($0) }
+            try patch.withUnsafeBytes { try file.write($0, at: lengthOffset) }
+            try file.close()
         }
     }
 }

@@ -45,4 +45,49 @@ import Testing
         #expect(PathEscaping.displayed(latin1) == "caf\\xE9.wav")
         #expect(JSONValue.string(latin1).serialized() == "\"caf\\\\xE9.wav\"")
     }
+
+    /// Control bytes in a name survive the round trip, print escaped (`\n`, `\t`, `\x1B`), and JSON writes them
+    /// as the characters they are; text from a file is escaped the same way by `controlEscaped`.
+    @Test func controlCharactersInNamesPrintEscaped() throws {
+        let bytes = Array("a\nb\tc".utf8) + [0x1B, 0x7F, 0xFF] + Array(".wav".utf8)
+        let name = PathEscaping.string(fromBytes: bytes)
+        #expect(!name.contains("\n") && !name.contains("\t"))
+        #expect(PathEscaping.bytes(of: name) == bytes)
+        #expect(PathEscaping.displayed(name) == "a\\nb\\tc\\x1B\\x7F\\xFF.wav")
+        #expect(JSONValue.string(name).serialized() == "\"a\\u000ab\\u0009c\\u001b\\u007f\\\\xFF.wav\"")
+        let parsed = try #require(JSONValue(parsing: JSONValue.string(name).serialized()))
+        #expect(parsed == .string("a\nb\tc\u{1B}\u{7F}\\xFF.wav"))
+        #expect(PathEscaping.controlEscaped("title\r\n::x") == "title\\r\\n::x")
+        #expect(PathEscaping.controlEscaped("plain") == "plain")
+    }
+}
+
+/// SHA-256 against FIPS 180-4's examples and a million-byte message.
+@Suite struct SHA256Tests {
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    @Test func knownDigests() {
+        #expect(Self.hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            Self.hex(SHA256.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Self.hex(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            Self.hex(SHA256.hash([UInt8](repeating: 0x61, count: 1_000_000)))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // 55, 56 and 64 bytes: the padding's edges.
+        #expect(
+            Self.hex(SHA256.hash([UInt8](repeating: 0x61, count: 55)))
+                == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318")
+        #expect(
+            Self.hex(SHA256.hash([UInt8](repeating: 0x61, count: 56)))
+                == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a")
+        #expect(
+            Self.hex(SHA256.hash([UInt8](repeating: 0x61, count: 64)))
+                == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb")
+    }
 }

@@ -287,6 +287,87 @@ struct NetworkLoopTests {
         #expect(packetBytes(followed.runs) == (try filePacketBytes(Self.track)))
     }
 
+    /// http → https → http: the rule holds at every hop, not only the first (libcurl's protocol list is set
+    /// once, from the first URL, which here is plain http).
+    @Test func aDowngradeAtALaterHopIsRefused() async throws {
+        let target = try NginxServer(serving: networkFixtures + "/network")
+        let tls = networkFixtures + "/network/tls/loopback"
+        let secure = try NginxServer(
+            serving: networkFixtures + "/network", certificate: tls + ".pem", key: tls + ".key",
+            locations: "location = /hop.mp3 { return 302 \(target.url("track-1.mp3")); }")
+        let start = try NginxServer(
+            serving: networkFixtures + "/network",
+            locations: "location = /start.mp3 { return 302 \(secure.url("hop.mp3")); }")
+        var options = Self.options(attempts: 0)
+        options.additionalTrustRoots = [tls + ".pem"]
+        let refused = await Self.read(start.url("start.mp3"), options)
+        let error = try #require(refused.error)
+        #expect(error.message.contains("redirect from https to plain http"), "\(error.message)")
+        #expect(target.accessLog.isEmpty, "the plain server at the end was never asked")
+        options.followsRedirectsToHTTP = true
+        let followed = await Self.read(start.url("start.mp3"), options)
+        #expect(followed.error == nil, "\(String(describing: followed.error))")
+        #expect(packetBytes(followed.runs) == (try filePacketBytes(Self.track)))
+    }
+
+    /// A redirect to a port nobody listens on: the message names the host and port refused, not the first.
+    @Test func aRefusedRedirectNamesTheHopRefused() async throws {
+        let closed = try Loopback.freePort()
+        let server = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(closed)/x.mp3\r\n\r\n")
+        }
+        let reading = await Self.read(server.url, Self.options(attempts: 0))
+        let error = try #require(reading.error)
+        // "cannot get FIRST: connection refused: HOP": what was asked, then the address that refused.
+        #expect(error.message.hasSuffix("connection refused: 127.0.0.1:\(closed)"), "\(error.message)")
+    }
+
+    /// A password in a URL appears in no message and no response fact, with or without a redirect, and is
+    /// never sent to a redirect's other host.
+    @Test func credentialsAreNeverShownNorSentElsewhere() async throws {
+        let file = Self.mp3
+        let other = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(
+                socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+            ScriptedServer.send(socket, file)
+        }
+        let server = try ScriptedServer { _, request, socket in
+            if request.hasPrefix("GET /missing") {
+                ScriptedServer.send(socket, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            } else {
+                ScriptedServer.send(
+                    socket,
+                    "HTTP/1.1 302 Found\r\nLocation: http://localhost:\(other.port)/x.mp3\r\nContent-Length: 0\r\n\r\n")
+            }
+        }
+        let secret = "http://alice:s3cret@127.0.0.1:\(server.port)"
+        let followed = await Self.read(secret + "/moved.mp3", Self.options(attempts: 0))
+        #expect(followed.error == nil, "\(String(describing: followed.error))")
+        #expect(followed.responses.allSatisfy { !$0.url.contains("s3cret") }, "\(followed.responses.map(\.url))")
+        #expect(server.requests.first?.lowercased().contains("authorization: basic") == true, "the first host gets it")
+        #expect(other.requests.allSatisfy { !$0.lowercased().contains("authorization") }, "\(other.requests)")
+        let missing = await Self.read(secret + "/missing.mp3", Self.options(attempts: 0))
+        let error = try #require(missing.error)
+        #expect(!error.message.contains("s3cret") && !error.message.contains("alice"), "\(error.message)")
+        #expect(error.message.contains("http://***@127.0.0.1:\(server.port)/missing.mp3"), "\(error.message)")
+        let closed = try Loopback.freePort()
+        let refused = await Self.read("http://alice:s3cret@127.0.0.1:\(closed)/x.mp3", Self.options(attempts: 0))
+        #expect(refused.error.map { !$0.message.contains("s3cret") } == true, "\(String(describing: refused.error))")
+    }
+
+    /// The redaction itself: user information of every URL in a text, whatever else the text holds.
+    @Test func redactionTakesOutUserInformationOnly() {
+        for (text, expected) in [
+            ("http://alice:s3cret@host/x.mp3", "http://***@host/x.mp3"),
+            ("https://TOKEN@host:8443/a?b=c@d", "https://***@host:8443/a?b=c@d"),
+            ("cannot get http://a:b@h/x and http://c:d@i:1", "cannot get http://***@h/x and http://***@i:1"),
+            ("http://host/path@x", "http://host/path@x"), ("no url @ all", "no url @ all"),
+            ("'http://u:p@h'", "'http://***@h'"),
+        ] {
+            #expect(HTTPAudioStream.redactingCredentials(in: text) == expected, "\(text)")
+        }
+    }
+
     /// A redirect whose connection is then closed (no length, no keep-alive) is followed on a new one.
     @Test func aRedirectFollowedByACloseIsFollowed() async throws {
         let file = Self.mp3

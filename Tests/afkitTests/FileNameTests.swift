@@ -118,4 +118,60 @@ import Testing
         let valued = try bash("cd '\(scratch.path)' && \"$AFKIT\" convert --loudness -20.5 -dash.wav loud.caf")
         #expect(valued.status == 0, "\(valued.stderr)")
     }
+
+    /// A name holding a newline and a GitHub Actions command (`x\n::warning file=evil::forged.mp3`) cannot
+    /// forge a line: in `validate`'s text, JUnit and GitHub formats, `info`'s text and `batch`'s lines it
+    /// prints as `\n`; JSON gives the name exactly. A tag holding one is escaped in `info`'s text too.
+    @Test func aNewlineInANameForgesNoLine() throws {
+        let scratch = try ScratchFolder()
+        let name = "x\n::warning file=evil::forged.mp3"
+        // An MP3 fails system-sound: one error line names the file.
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/mp3/ffmpeg-libmp3lame.mp3", toPath: scratch.path + "/" + name)
+        func forged(_ text: String) -> Bool {
+            text.split(separator: "\n", omittingEmptySubsequences: false).contains {
+                $0.hasPrefix("::warning file=evil")
+            }
+        }
+        for format in ["text", "junit", "github", "json"] {
+            let result = try Command.run(["validate", "--format", format, scratch.path])
+            #expect(result.status == 1, "\(format): \(result.stderr)")
+            #expect(!forged(result.stdout) && !forged(result.stderr), "\(format): \(result.stdout)")
+            if format == "json" {
+                let report = try #require(result.json as? [String: Any])
+                let path = ((report["files"] as? [[String: Any]])?.first)?["path"] as? String
+                #expect(path == scratch.path + "/" + name, "JSON gives the name exactly")
+            } else {
+                #expect(result.stdout.contains("x\\n::warning file=evil::forged.mp3"), "\(format): \(result.stdout)")
+            }
+        }
+        let info = try Command.run(["info", scratch.path + "/" + name])
+        #expect(!forged(info.stdout) && info.stdout.contains("x\\n::warning"), "\(info.stdout)")
+        let batch = try Command.run(["batch", "--preset", "system-sound", "--out", scratch.path + "/out", scratch.path])
+        #expect(!forged(batch.stdout) && !forged(batch.stderr), "\(batch.stderr)")
+        // The output keeps the name's bytes.
+        #expect(FileManager.default.fileExists(atPath: scratch.path + "/out/x\n::warning file=evil::forged.caf"))
+        // A title tag with a newline: escaped in the text, exact in JSON.
+        let tagged = scratch.path + "/tagged.wav"
+        try Self.writeTitledWAV(title: "a\n::warning file=evil::b", to: tagged)
+        let text = try Command.run(["info", tagged])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(!forged(text.stdout) && text.stdout.contains("a\\n::warning"), "\(text.stdout)")
+        let json = try Command.run(["info", "--json", tagged])
+        let metadata = ((json.json as? [[String: Any]])?.first)?["metadata"] as? [String: Any]
+        #expect(metadata?["title"] as? String == "a\n::warning file=evil::b", "\(json.stdout)")
+    }
+
+    /// A 16-bit mono WAV of 100 silent frames with a `LIST/INFO` chunk whose `INAM` (title) is `title`.
+    static func writeTitledWAV(title: String, to path: String) throws {
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var text = Array(title.utf8) + [0]
+        if text.count % 2 == 1 { text.append(0) }
+        let info = Array("INFO".utf8) + Array("INAM".utf8) + le32(text.count) + text
+        let list = Array("LIST".utf8) + le32(info.count) + info
+        let format = Array("fmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(8000) + le32(16000) + [2, 0, 16, 0]
+        let data = Array("data".utf8) + le32(200) + [UInt8](repeating: 0, count: 200)
+        let body = Array("WAVE".utf8) + format + list + data
+        try Data(Array("RIFF".utf8) + le32(body.count) + body).write(to: URL(fileURLWithPath: path))
+    }
 }

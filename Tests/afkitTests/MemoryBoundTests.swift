@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Testing
 
 /// Peak memory on lying headers, measured from outside: `afkit` runs under an address-space limit
@@ -166,4 +167,75 @@ import Testing
 
     func be32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
     func be64(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+
+    /// `waveform`'s memory is what it draws, not what it reads: `--zoom 1` of six minutes of stereo (5.8 M
+    /// points split) streams `.json` and `.dat` into the file (before: every point, and the whole text, in
+    /// memory: 4.4 GB for three hours), and a zoomed picture keeps its width's points and stops reading.
+    /// Each runs under the limit a second's sound needs plus 16 MiB (the old `.dat` needed 23 MB more).
+    @Test func waveformMemoryIsBoundedByWhatItDraws() throws {
+        let folder = try Loopback.temporaryFolder("waveform-memory")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A 1 kHz tone at 8 kHz, 16-bit stereo: one period is 8 frames, repeated.
+        func wav(_ path: String, frames: Int) throws {
+            func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+                withUnsafeBytes(of: value.littleEndian) { Array($0) }
+            }
+            var period: [UInt8] = []
+            for frame in 0..<8 {
+                let left = Int16((16384 * sin(2 * Double.pi * Double(frame) / 8)).rounded())
+                period += le(left) + le(Int16(-left / 2))
+            }
+            var bytes = Array("RIFF".utf8) + le(UInt32(36 + frames * 4)) + Array("WAVEfmt ".utf8) + le(UInt32(16))
+            bytes +=
+                le(UInt16(1)) + le(UInt16(2)) + le(UInt32(8000)) + le(UInt32(32000)) + le(UInt16(4)) + le(UInt16(16))
+            bytes += Array("data".utf8) + le(UInt32(frames * 4))
+            var data = Data(bytes)
+            let block = Data(Array([[UInt8]](repeating: period, count: 1000).joined()))
+            for _ in 0..<(frames / 8000) { data.append(block) }
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+        let short = folder + "/short.wav"
+        let long = folder + "/long.wav"
+        try wav(short, frames: 8000)
+        try wav(long, frames: 8000 * 360)
+        let limit =
+            try Self.baseline(["waveform", short, "-o", folder + "/short.json", "--zoom", "1", "--split-channels"])
+            + 16 << 10
+        for (name, extra) in [
+            ("z.json", ["--zoom", "1"]), ("z.dat", ["--zoom", "1"]), ("z.png", ["--zoom", "1"]),
+            ("z.svg", ["--zoom", "2"]), ("fit.png", []),
+        ] {
+            let run = try Self.run(
+                ["waveform", long, "-o", folder + "/" + name, "--split-channels"] + extra, limitKiB: limit)
+            #expect(run.status == 0, "\(name) under \(limit) KiB: \(run.stderr)")
+        }
+        // The streamed data is whole: 2.88 M points of two channels, the header's length written at the end.
+        let dat = try Data(contentsOf: URL(fileURLWithPath: folder + "/z.dat"))
+        #expect(dat.count == 24 + 8000 * 360 * 2 * 2 * 2)
+        let bytes = [UInt8](dat.prefix(64))
+        func word(_ offset: Int) -> Int {
+            Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3])
+                << 24
+        }
+        let header: [Int] = (0..<6).map { word($0 * 4) }
+        #expect(header == [2, 0, 8000, 1, 8000 * 360, 2])
+        // Frame 2 of every period: left 16384 (its min and max), right -8192.
+        func value(_ index: Int) -> Int {
+            let offset = 24 + 2 * 8 + index * 2
+            return Int(Int16(bitPattern: UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8))
+        }
+        let values: [Int] = (0..<4).map(value)
+        #expect(values == [16384, 16384, -8192, -8192], "\(values)")
+        let json = try Data(contentsOf: URL(fileURLWithPath: folder + "/z.json"))
+        let opening = String(decoding: json.prefix(120), as: UTF8.self)
+        #expect(
+            opening.hasPrefix(
+                "{\"version\":2,\"channels\":2,\"sample_rate\":8000,\"samples_per_pixel\":1,\"bits\":16,\"length\":2880000 "
+            ),
+            "\(opening)")
+        #expect(json.suffix(3) == Data("]}\n".utf8))
+        var commas = 0
+        for byte in json where byte == UInt8(ascii: ",") { commas += 1 }
+        #expect(commas == 6 + 8000 * 360 * 4 - 1)
+    }
 }

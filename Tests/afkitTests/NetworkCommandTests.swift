@@ -134,6 +134,78 @@ struct NetworkCommandTests {
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
+    /// A password in a URL is printed nowhere: not in `info`'s text or JSON (`path`, `http.url`, error
+    /// messages), not in `packets --json` or its `--json-lines` events, not in error lines, redirected or
+    /// not, found or not.
+    @Test func credentialsInAURLAreNeverPrinted() throws {
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/network/track-1.mp3")))
+        let server = try ScriptedServer { _, request, socket in
+            if request.hasPrefix("GET /moved") {
+                ScriptedServer.send(socket, "HTTP/1.1 302 Found\r\nLocation: /x.mp3\r\nContent-Length: 0\r\n\r\n")
+            } else if request.hasPrefix("GET /missing") {
+                ScriptedServer.send(socket, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            } else {
+                ScriptedServer.send(
+                    socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(file.count)\r\n\r\n")
+                ScriptedServer.send(socket, file)
+            }
+        }
+        let base = "http://alice:s3cret@127.0.0.1:\(server.port)"
+        let closed = "http://alice:s3cret@127.0.0.1:\(try Loopback.freePort())/x.mp3"
+        var runs = 0
+        for url in [base + "/x.mp3", base + "/moved.mp3", base + "/missing.mp3", closed] {
+            for arguments in [
+                ["info"], ["info", "--json"], ["packets"], ["packets", "--json"], ["packets", "--json-lines"],
+                ["validate"], ["convert"],
+            ] {
+                let result = try Command.run(arguments + [url] + (arguments == ["convert"] ? ["/tmp/x.caf"] : []))
+                runs += 1
+                let everything = result.stdout + result.stderr
+                #expect(!everything.contains("s3cret") && !everything.contains("alice"), "\(arguments) \(url)")
+                // Every output that names the stream names it redacted (`packets --json` of a whole stream
+                // names no address).
+                if arguments.first == "info" || (arguments.first == "packets" && result.status != 0)
+                    || arguments == ["packets", "--json-lines"]
+                {
+                    #expect(everything.contains("***@127.0.0.1"), "\(arguments) \(url): \(everything)")
+                }
+            }
+        }
+        #expect(runs == 28)
+    }
+
+    /// A `--ca-file` that holds only a BEGIN line, or a block that is not a certificate, is a usage error
+    /// (exit 2) before any connection; a real one is taken.
+    @Test func aBrokenCAFileIsRefusedBeforeConnecting() throws {
+        let folder = try Loopback.temporaryFolder("ca")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pem = try String(contentsOfFile: Command.fixtures + "/network/tls/loopback.pem", encoding: .utf8)
+        let broken = [
+            ("begin-only.pem", "-----BEGIN CERTIFICATE-----\n", "has no '-----END CERTIFICATE-----' line"),
+            (
+                "not-der.pem", "-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n",
+                "is not a DER certificate"
+            ),
+            ("cut.pem", String(pem.prefix(pem.count / 2)), "has no '-----END CERTIFICATE-----' line"),
+            (
+                "second-broken.pem", pem + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+                "certificate 2"
+            ),
+        ]
+        let started = Date()
+        for (name, text, message) in broken {
+            try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            let result = try Command.run(["info", "--ca-file", folder + "/" + name, "https://127.0.0.1:1/x.mp3"])
+            #expect(result.status == 2, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(name): \(result.stderr)")
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        let good = try Command.run([
+            "info", "--ca-file", Command.fixtures + "/network/tls/loopback.pem", "https://127.0.0.1:1/x.mp3",
+        ])
+        #expect(good.status == 1, "a real root passes the check; the connection then fails: \(good.stderr)")
+    }
+
     @Test func maxTimeEndsATrickle() throws {
         let server = try ScriptedServer { _, _, socket in
             ScriptedServer.send(socket, "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: 100000\r\n\r\n")

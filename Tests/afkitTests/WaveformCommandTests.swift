@@ -92,6 +92,42 @@ import Testing
             let result = try Command.run(["waveform", "wav/pcm-s16-stereo.wav"] + arguments)
             #expect(result.status == 2, "\(arguments)")
         }
+        // Negative numbers are values, answered as out of range (not "Missing value").
+        for (option, value) in [
+            ("--width", "-1"), ("--height", "-5"), ("--zoom", "-2"), ("--pixels-per-second", "-1"), ("--bits", "-8"),
+            ("--amplitude-scale", "-1"),
+        ] {
+            let result = try Command.run(["waveform", "wav/pcm-s16-stereo.wav", "-o", "/tmp/w.png", option, value])
+            #expect(result.status == 2, "\(option) \(value)")
+            #expect(result.stderr.contains("\(option) \(value) is out of range"), "\(option): \(result.stderr)")
+        }
+    }
+
+    /// A zoomed picture shows its width's points from the start, one a pixel, as audiowaveform draws it: at
+    /// 110 frames a point 400 pixels cover 2 s (the silent second on the left, the tone on the right); at 50
+    /// they cover 0.9 s of the silent second, so nothing is drawn; reading stops there.
+    @Test func aZoomedPictureShowsItsWidthFromTheStart() throws {
+        let folder = try Loopback.temporaryFolder("waveform")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Self.halfSilent(in: folder)
+        for (zoom, toneFrom) in [(110, 200.5), (50, 401.0)] {
+            let output = folder + "/z\(zoom).svg"
+            let result = try Command.run([
+                "waveform", source, "-o", output, "--width", "400", "--height", "120", "--zoom", "\(zoom)",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let svg = try String(contentsOfFile: output, encoding: .utf8)
+            let path = try #require(svg.components(separatedBy: " d=\"").dropFirst().first?.prefix { $0 != "\"" })
+            let strokes = path.split(separator: "M").map { stroke in
+                stroke.split(whereSeparator: { $0 == " " || $0 == "V" }).compactMap { Double($0) }
+            }
+            #expect(strokes.count == min(400, (44100 + zoom - 1) / zoom), "zoom \(zoom): \(strokes.count) strokes")
+            #expect(strokes.allSatisfy { $0[0] < 400 }, "one pixel a point")
+            let drawn = strokes.filter { $0[2] - $0[1] > 10 }.map { $0[0] }
+            #expect(drawn.allSatisfy { $0 >= toneFrom - 1 }, "zoom \(zoom): the silent second is blank")
+            #expect(strokes.filter { $0[0] > toneFrom + 1 }.allSatisfy { $0[2] - $0[1] > 10 }, "zoom \(zoom)")
+            #expect(zoom != 50 || drawn.isEmpty)
+        }
     }
 
     /// The SVG picture, read back by Foundation's XML parser: the size asked, a path per channel with one

@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import AudioFormats
+
+/// The one check every command that writes a file makes before it writes anything (DESIGN.md, "One output
+/// guard"): a conversion, a batch's outputs and its report, a waveform, and every writer added later.
+///
+/// An output is refused when it is one of the run's inputs (by device and inode: through hard and symbolic
+/// links, `..` and any spelling of the name), when it names something other than a regular file (a FIFO, a
+/// device, a directory, a socket: afkit writes whole files, atomically, and streams only to standard
+/// output), when it is where another output of the same run goes, and when it lies inside a source folder
+/// the run walks (the next run would take it for a source), unless inside a folder the walk skips (a
+/// batch's `--out`). Claim every output first, then write: a refused run writes nothing.
+public struct OutputGuard: Sendable {
+    /// Why an output was refused: a usage error, named.
+    public struct Refusal: Error, CustomStringConvertible, Sendable {
+        /// The output, as the command was given it.
+        public var output: String
+        /// What is wrong with it.
+        public var reason: String
+        /// `'OUTPUT' REASON`.
+        public var description: String { "'\(output)' \(reason)" }
+    }
+
+    /// Where an output goes: the file it replaces, or the name it takes in a folder.
+    private enum Place: Hashable {
+        case file(FileIdentity)
+        case name(folder: FileIdentity, name: String)
+    }
+
+    private var inputs: [FileIdentity: String] = [:]
+    private var walked: [FileIdentity: String] = [:]
+    private var skipped: Set<Place> = []
+    private var claimed: [Place: String] = [:]
+
+    /// A guard for a run that reads `inputs` (files; a name that is not there is left out) and walks the
+    /// folders `walkedFolders` for sources, skipping `skippedFolders` (an output folder inside a source
+    /// folder).
+    public init(inputs: [String], walkedFolders: [String] = [], skippedFolders: [String] = []) {
+        for input in inputs {
+            if let identity = FileIdentity(path: input), self.inputs[identity] == nil {
+                self.inputs[identity] = input
+            }
+        }
+        for folder in walkedFolders {
+            if let identity = FileIdentity(path: folder) { walked[identity] = folder }
+        }
+        // A skipped folder not made yet (a batch's --out) is known by its place below one that is.
+        skipped = Set(skippedFolders.compactMap(Self.place(ofFolder:)))
+    }
+
+    /// Checks `output` and records it as this run's; `what` names it in a refusal ("the report"). Throws a
+    /// ``Refusal`` (nothing written yet).
+    public mutating func claim(_ output: String, as what: String = "the output") throws(Refusal) {
+        var info = stat()
+        let place: Place
+        if statPath(output, &info) == 0 {
+            let identity = FileIdentity(info)
+            if let input = inputs[identity] {
+                throw Refusal(
+                    output: output,
+                    reason: input == output
+                        ? "is an input of this run: \(what) would replace it (write \(what) elsewhere)"
+                        : "is '\(input)', an input of this run: \(what) would replace it (write \(what) elsewhere)")
+            }
+            if let kind = Self.nonRegularKind(info.st_mode) {
+                throw Refusal(
+                    output: output,
+                    reason: "is \(kind): afkit writes \(what) only as a regular file, made whole and then renamed "
+                        + "into place (give a new name, or '-' for standard output where the command takes it)")
+            }
+            place = .file(identity)
+        } else {
+            // A folder not made yet (a batch's subfolders) is named by its path below the nearest one there.
+            let (existing, below) = Self.nearestExisting(output)
+            guard let identity = FileIdentity(path: existing) else {
+                throw Refusal(output: output, reason: "cannot be reached: its folder cannot be read")
+            }
+            place = .name(folder: identity, name: below)
+        }
+        if let other = claimed[place] {
+            throw Refusal(output: output, reason: "is also where this run writes \(other): give each its own name")
+        }
+        if let folder = insideWalkedFolder(output) {
+            throw Refusal(
+                output: output,
+                reason: "is inside '\(folder)', a source folder this run reads: write \(what) outside it "
+                    + "(or inside the output folder)")
+        }
+        claimed[place] = what == "the output" ? "'\(output)'" : "\(what) ('\(output)')"
+    }
+
+    /// Checks that standard output, where it is a regular file, is none of the inputs
+    /// (`afkit convert in.caf - >> in.caf`).
+    public func checkStandardOutput() throws(Refusal) {
+        var info = stat()
+        guard fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let input = inputs[FileIdentity(info)] else {
+            return
+        }
+        throw Refusal(
+            output: "-", reason: "is standard output, which is '\(input)', an input of this run: redirect it elsewhere")
+    }
+
+    /// What a mode names, where it is not a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFDIR: "a folder"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// A path's folder (`.` for a bare name) and last name.
+    static func folderAndName(_ path: String) -> (String, String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
+        let folder = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+        return (folder, String(trimmed[trimmed.index(after: slash)...]))
+    }
+
+    /// The nearest folder above `path` that exists, and the names below it on the way to `path`
+    /// (`"sub/name.caf"`).
+    static func nearestExisting(_ path: String) -> (folder: String, below: String) {
+        var (current, below) = folderAndName(path)
+        for _ in 0..<4096 {
+            if pathExists(current) { break }
+            let (parent, name) = folderAndName(current)
+            if parent == current { break }
+            below = name + "/" + below
+            current = parent
+        }
+        // The names not made yet, with `.` and `..` among them resolved (no link can lie there).
+        var names: [Substring] = []
+        for name in below.split(separator: "/") where name != "." {
+            if name == "..", let last = names.last, last != ".." { names.removeLast() } else { names.append(name) }
+        }
+        return (current, names.joined(separator: "/"))
+    }
+
+    /// Where a folder is: itself, or where it will be made.
+    private static func place(ofFolder folder: String) -> Place? {
+        if let identity = FileIdentity(path: folder) { return .file(identity) }
+        let (existing, below) = nearestExisting(folder)
+        return FileIdentity(path: existing).map { .name(folder: $0, name: below) }
+    }
+
+    /// The walked source folder `output` lies in (physically: each `..` as the system resolves it), unless a
+    /// skipped folder comes first on the way up.
+    private func insideWalkedFolder(_ output: String) -> String? {
+        guard !walked.isEmpty else { return nil }
+        var (current, below) = Self.nearestExisting(output)
+        // Folders not made yet on the way: one of them may be the skipped output folder.
+        if let base = FileIdentity(path: current) {
+            var prefix = ""
+            for name in below.split(separator: "/").dropLast() {
+                prefix += (prefix.isEmpty ? "" : "/") + name
+                if skipped.contains(.name(folder: base, name: prefix)) { return nil }
+            }
+        }
+        var previous: FileIdentity?
+        for _ in 0..<256 {
+            guard let identity = FileIdentity(path: current), identity != previous else { return nil }
+            if skipped.contains(.file(identity)) { return nil }
+            if let folder = walked[identity] { return folder }
+            previous = identity
+            current += "/.."
+        }
+        return nil
+    }
+}

@@ -1,0 +1,197 @@
+import FileAccess
+import Foundation
+import LoopbackServers
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one output guard, from outside: every command that writes a file, aimed at every target it must
+/// refuse (its own input, another source of the run, another output of the run, a link to an input, a FIFO,
+/// a device node), answers with a usage error (exit 2), leaves every input as it was and leaves nothing
+/// behind. A new writer is not done until it is listed in ``writers``.
+@Suite(.serialized) struct OutputGuardTests {
+    /// One writer: the arguments that aim it at `target`, in a folder holding the run's sources `a.wav`,
+    /// `b.wav` (copies of a fixture) and `src/` (a folder with `s0.wav` and `s1.wav`).
+    struct Writer: CustomStringConvertible, Sendable {
+        var description: String
+        var arguments: @Sendable (_ folder: String, _ target: String) -> [String]
+        /// The targets this writer can be aimed at (folder-relative), beyond the FIFO and the device.
+        var targets: [String]
+        /// The extension its output takes (the FIFO and the device it is aimed at carry it), or `nil` where
+        /// the command names its outputs itself.
+        var pathExtension: String?
+    }
+
+    static let writers: [Writer] = [
+        Writer(
+            description: "convert", arguments: { folder, target in ["convert", folder + "/a.wav", target] },
+            targets: ["a.wav", "link-to-a.wav"], pathExtension: "caf"),
+        // A waveform's input is a sound named like a waveform (afkit reads the bytes, not the name).
+        Writer(
+            description: "waveform (.json)",
+            arguments: { folder, target in ["waveform", folder + "/sound.json", "-o", target] },
+            targets: ["sound.json", "link-to-sound.json"], pathExtension: "json"),
+        Writer(
+            description: "waveform (.png)",
+            arguments: { folder, target in ["waveform", folder + "/sound.png", "-o", target] },
+            targets: ["sound.png", "link-to-sound.png"], pathExtension: "png"),
+        Writer(
+            description: "batch --report (JSON)",
+            arguments: { folder, target in
+                [
+                    "batch", "--preset", "sfx", "--out", folder + "/out", "--report", target, folder + "/src",
+                    folder + "/a.wav",
+                ]
+            },
+            // A source walked in the folder, a source named, another output of the run, a link to a source, a
+            // new name inside the source folder being walked.
+            targets: ["src/s0.wav", "a.wav", "out/s1.caf", "link-to-a.json", "src/report.json"], pathExtension: "json"),
+        Writer(
+            description: "batch --report (HTML)",
+            arguments: { folder, target in
+                ["batch", "--preset", "sfx", "--out", folder + "/out", "--report", target, folder + "/src"]
+            },
+            targets: ["src/s1.wav", "out/s0.caf", "link-to-s0.html"], pathExtension: "html"),
+        Writer(
+            // The outputs themselves: `--out` where a source is (`a.caf` converted into its own folder is
+            // itself), a link to a source, a FIFO and a device where an output goes.
+            description: "batch outputs",
+            arguments: { folder, target in
+                // `a.caf` in the folder itself is converted into its own place; elsewhere `a.wav` or `b.wav`.
+                let source = target == folder + "/a.caf" ? target : folder + "/" + pathParts(target).base + ".wav"
+                return ["batch", "--preset", "sfx", "--out", parentFolder(of: target), source]
+            },
+            targets: ["a.caf", "links/a.caf", "specials/a.caf", "specials/b.caf"]),
+    ]
+
+    /// A fresh folder with the sources, the links and the special files the targets name.
+    static func makeFolder() throws -> String {
+        let folder = try Loopback.temporaryFolder("guard")
+        let manager = FileManager.default
+        let fixture = Command.fixtures + "/wav/pcm-s16-stereo.wav"
+        for name in ["a.wav", "b.wav"] { try manager.copyItem(atPath: fixture, toPath: folder + "/" + name) }
+        // Inputs named like outputs: the same sound, under the name the writer would write.
+        for name in ["sound.json", "sound.png", "a.caf"] {
+            try manager.copyItem(atPath: fixture, toPath: folder + "/" + name)
+        }
+        try manager.createDirectory(atPath: folder + "/src", withIntermediateDirectories: false)
+        for name in ["s0.wav", "s1.wav"] { try manager.copyItem(atPath: fixture, toPath: folder + "/src/" + name) }
+        for name in ["link-to-a.wav", "link-to-a.json"] {
+            #expect(symlink(folder + "/a.wav", folder + "/" + name) == 0)
+        }
+        for name in ["sound.json", "sound.png"] {
+            #expect(symlink(folder + "/" + name, folder + "/link-to-" + name) == 0)
+        }
+        #expect(symlink(folder + "/src/s0.wav", folder + "/link-to-s0.html") == 0)
+        try manager.createDirectory(atPath: folder + "/links", withIntermediateDirectories: false)
+        #expect(symlink(folder + "/a.wav", folder + "/links/a.caf") == 0)
+        try manager.createDirectory(atPath: folder + "/specials", withIntermediateDirectories: false)
+        #expect(mkfifo(folder + "/specials/a.caf", 0o644) == 0)
+        for pathExtension in ["caf", "json", "png", "html"] {
+            #expect(mkfifo(folder + "/fifo." + pathExtension, 0o644) == 0)
+            // A null device of the test's own, where this machine lets root make one (major 1, minor 3).
+            if getuid() == 0 { _ = mknod(folder + "/null." + pathExtension, S_IFCHR | 0o666, dev_t(0x103)) }
+        }
+        if getuid() == 0 { _ = mknod(folder + "/specials/b.caf", S_IFCHR | 0o666, dev_t(0x103)) }
+        return folder
+    }
+
+    /// Every file below `folder` with its bytes (links and special files by what they are).
+    static func snapshot(_ folder: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let name = enumerator?.nextObject() as? String {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: files[name] = try Data(contentsOf: URL(fileURLWithPath: path))
+            case S_IFLNK:
+                files[name] = Data(
+                    ("link to " + (try FileManager.default.destinationOfSymbolicLink(atPath: path))).utf8)
+            default: files[name] = Data("mode \(info.st_mode & S_IFMT)".utf8)
+            }
+        }
+        return files
+    }
+
+    @Test(arguments: writers)
+    func everyWriterRefusesEveryBadTarget(_ writer: Writer) throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var targets = writer.targets
+        if let pathExtension = writer.pathExtension {
+            targets += ["fifo." + pathExtension]
+            if FileManager.default.fileExists(atPath: folder + "/null." + pathExtension) {
+                targets.append("null." + pathExtension)
+            }
+        }
+        for target in targets
+        where target != "specials/b.caf" || FileManager.default.fileExists(atPath: folder + "/" + target) {
+            let before = try Self.snapshot(folder)
+            let result = try Command.run(writer.arguments(folder, folder + "/" + target))
+            #expect(result.status == 2, "\(writer) at \(target): \(result.stderr)")
+            #expect(result.stderr.contains("'\(folder)/"), "\(writer) at \(target): the message names the output")
+            let after = try Self.snapshot(folder)
+            #expect(
+                after == before,
+                "\(writer) at \(target): the folder changed: \(Set(after.keys).symmetricDifference(before.keys))")
+        }
+    }
+
+    /// The same writers aimed at new names all write (the guard refuses the targets, not the writers), and a
+    /// batch's output folder inside the source folder it walks is asked for, not refused.
+    @Test func theWritersWriteWhereTheyMay() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (writer, target) in [
+            (Self.writers[0], "new.caf"), (Self.writers[1], "new.json"), (Self.writers[2], "new.png"),
+            (Self.writers[3], "report.json"), (Self.writers[4], "out/report.html"),
+        ] {
+            let result = try Command.run(writer.arguments(folder, folder + "/" + target))
+            #expect(result.status == 0, "\(writer) at \(target): \(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + target))
+        }
+        let inside = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder + "/src/build", "--report", folder + "/src/build/r.json",
+            folder + "/src",
+        ])
+        #expect(inside.status == 0, "\(inside.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/src/build/s0.caf"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/src/build/r.json"))
+    }
+
+    /// The guard as a library: an output under a name not yet made in a folder not yet made is told apart
+    /// from an input by where it would go; `..` and links reach the same file.
+    @Test func theGuardComparesPlacesNotSpellings() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var outputs = OutputGuard(inputs: [folder + "/a.wav"], walkedFolders: [folder + "/src"])
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/src/../a.wav") }
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/link-to-a.wav") }
+        try outputs.claim(folder + "/new/sub/x.caf")
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/new/../new/sub/x.caf") }
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/src/new/x.caf") }
+        try outputs.claim(folder + "/y.caf")
+    }
+
+    /// `afkit convert IN - >> IN`: standard output that is the input is refused before a byte is read.
+    @Test func standardOutputThatIsTheInputIsRefused() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/a.caf"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\"$0\" convert -f caff \"$1\" - >> \"$1\"", Command.executable, folder + "/a.caf"]
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 2, "\(message)")
+        #expect(message.contains("is standard output"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/a.caf")) == before)
+    }
+}
