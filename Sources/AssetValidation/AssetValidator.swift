@@ -25,6 +25,10 @@ public struct AssetValidator: Sendable {
     public var decoderProvider: DecoderProvider = { format, cookie in
         try? AudioCodecRegistry.builtIn.decoder(for: format, magicCookie: cookie)
     }
+    /// Opens a parsed file's decoded frames for the rules that need audio, where set (the command sets the
+    /// converter's own reader, engines and libsndfile included, so `validate` measures what `convert` writes);
+    /// otherwise ``decoderProvider`` decodes.
+    public var sourceReaderProvider: (@Sendable (AudioFile) -> SourceReader?)?
     /// Makes a loudness meter for a file's channels and sample rate, fed by the same decode pass as the
     /// other measurements, for the rules that need it (`loudness`, `true-peak`); without one those rules
     /// pass over the file. The command sets libebur128's, from AudioConversion.
@@ -33,7 +37,7 @@ public struct AssetValidator: Sendable {
     /// the audio is then decoded and measured, loudness included, whatever the rules ask.
     public var drawsPictures = false
     /// Files with these extensions are checked when a directory is searched.
-    public static let soundExtensions: Set<String> = ["caf", "aif", "aiff", "aifc", "wav", "mp3", "aac", "adts"]
+    public static var soundExtensions: Set<String> { ContainerRegistry.walkedExtensions }
 
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
@@ -83,14 +87,17 @@ public struct AssetValidator: Sendable {
         return facts
     }
 
-    /// Checks files and, recursively, the sound files in directories, in parallel on every core.
+    /// Checks files and, recursively, the sound files in directories (every container afkit reads, by name:
+    /// ``ContainerRegistry/soundFiles(below:excluding:)``), in parallel on every core; the report names the
+    /// files the walks skipped.
     public func validate(paths: [String]) throws -> ValidationReport {
         var files: [String] = []
+        var skipped: [String] = []
         for path in paths {
             if isDirectory(path) {
-                files += try filesBelow(path).filter {
-                    AssetValidator.soundExtensions.contains(AssetFacts(path: $0).fileExtension)
-                }
+                let found = try ContainerRegistry.soundFiles(below: path)
+                files += found.files
+                skipped += found.skipped
             } else {
                 files.append(path)
             }
@@ -100,7 +107,9 @@ public struct AssetValidator: Sendable {
         DispatchQueue.concurrentPerform(iterations: targets.count) { index in
             results.store(validate(path: targets[index]), at: index)
         }
-        return ValidationReport(profile: profile.name, files: results.values)
+        var report = ValidationReport(profile: profile.name, files: results.values)
+        report.skippedFiles = skipped
+        return report
     }
 
     /// What the decode pass measures beyond its fixed statistics, as the active rules ask.
@@ -164,9 +173,13 @@ public struct AssetValidator: Sendable {
     /// (fed to the meter in the same pass).
     func measureAudio(of file: AudioFile, _ request: MeasurementRequest = MeasurementRequest()) -> AudioStatistics? {
         let format = file.dataFormat
-        guard let decoder = decoderProvider(format, file.properties.magicCookie),
-            let reader = try? SourceReader(file: file, decoder: decoder)
-        else { return nil }
+        // The format as the decoders take it (LOAS: whole LATM frames), as convert decodes it.
+        let opened =
+            sourceReaderProvider.map { $0(file) }
+            ?? decoderProvider(file.decodingFormat, file.properties.magicCookie).flatMap {
+                try? SourceReader(file: file, decoder: $0)
+            }
+        guard let reader = opened else { return nil }
         let channels = Int(format.channelsPerFrame)
         let thresholds = request.silenceThresholds.sorted()
         let levels = thresholds.map { Float(pow(10, $0 / 20)) }

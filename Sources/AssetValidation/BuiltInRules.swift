@@ -342,7 +342,7 @@ extension ValidationRule {
 
 private func describe(_ type: FileType) -> String { type.kindDescription }
 
-private func containerName(_ name: String) -> String { FileType(rawValue: name)?.name ?? name }
+private func containerName(_ name: String) -> String { ContainerRegistry.descriptor(of: FileType(rawValue: name))?.name ?? name }
 
 /// A profile's format code with its name in words: `'0x6D730011' (IMA ADPCM in WAV)`.
 private func namedFormat(_ code: String) -> String {

@@ -30,6 +30,8 @@ public struct ValidationReport: Sendable {
     public var profile: String
     /// One report a file, in the order given.
     public var files: [FileReport]
+    /// Files the folder walks left out, not named as a sound file afkit reads.
+    public var skippedFiles: [String] = []
 
     /// A run of `profile` over `files`.
     public init(profile: String, files: [FileReport]) {

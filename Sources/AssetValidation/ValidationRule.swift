@@ -5,6 +5,7 @@
 #endif
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 /// How much a broken rule matters: an error fails the file; a warning does not.
 public enum Severity: String, Sendable, Hashable, Comparable {
@@ -120,11 +121,7 @@ public struct AssetFacts: Sendable {
     public var fixingPreset: String?
 
     /// The file name's extension, lower-cased, without the dot.
-    public var fileExtension: String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return name[name.index(after: dot)...].lowercased()
-    }
+    public var fileExtension: String { FileAccess.fileExtension(path) }
 }
 
 /// A loudness meter the validator's decode pass feeds, frame block by frame block (libebur128's,

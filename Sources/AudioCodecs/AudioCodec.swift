@@ -22,6 +22,9 @@ public protocol AudioDecoder {
     /// Frames of the stream's priming the decoder never outputs (libfaad2 gives nothing for the first
     /// AAC packet): a reader trims that many fewer.
     var framesDroppedAtStart: Int { get }
+    /// Asks the decoder to deliver the frames it would drop at the start (``framesDroppedAtStart`` is 0
+    /// after): for a stream that records less priming than that, whose every decoded frame counts.
+    mutating func keepFramesDroppedAtStart()
 }
 
 /// A decoder whose samples are integers by nature (Apple IMA4's 16 bits, FLAC's 4 to 24): it writes them
@@ -160,6 +163,9 @@ extension ConstantPacketEncoder {
 extension AudioDecoder {
     /// Frames of the priming the decoder never outputs (none).
     public var framesDroppedAtStart: Int { 0 }
+
+    /// Nothing to keep: the decoder drops nothing.
+    public mutating func keepFramesDroppedAtStart() {}
 
     /// How many packets to decode at once (at most `limit`) so the output holds about a million samples
     /// at most, whatever a header says a packet decodes to.

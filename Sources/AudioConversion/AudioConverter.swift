@@ -264,31 +264,5 @@ public enum AudioConverter {
 }
 
 extension FileType {
-    /// afconvert's `-f` code for the container: Apple's AudioFileTypeID.
-    public var afconvertCode: String { fileTypeID.description }
-
-    /// The names an output of this container takes, most usual first.
-    public var fileNameExtensions: [String] {
-        switch self {
-        case .caf: [".caf"]
-        case .aiff: [".aif", ".aiff"]
-        case .aifc: [".aifc", ".aif"]
-        case .wav: [".wav"]
-        case .rf64: [".wav", ".rf64"]
-        case .m4a, .mp4: [".m4a"]
-        case .adts: [".aac"]
-        case .mp3: [".mp3"]
-        case .flac: [".flac"]
-        case .w64: [".w64"]
-        case .au: [".au"]
-        case .ogg: [".opus", ".ogg"]
-        case .ac3: [".ac3"]
-        case .ec3: [".ec3"]
-        case .amr: [".amr"]
-        case .loas: [".loas"]
-        case .threeGP: [".3gp"]
-        }
-    }
-
     var isAIFF: Bool { self == .aiff || self == .aifc }
 }

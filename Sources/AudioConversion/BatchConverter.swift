@@ -58,15 +58,12 @@ public struct BatchConverter: Sendable {
     public let trimsToMaximum: Bool
     /// Normalize every output to this loudness (`--loudness`).
     public var loudness: LoudnessTarget?
+    /// The container every output is written as (`-f`), named by its usual extension; `nil`: CAF.
+    public var fileType: FileType?
+    /// The data format every output is written in (`-d`), in place of the preset's.
+    public var dataFormat: DataFormatSpecifier?
     /// Trim silence below this level, dBFS, from every source (`--trim-silence`).
     public var silenceThreshold: Double?
-    /// Source extensions looked for in folders (files named on the command line are taken whatever
-    /// their name).
-    public static let sourceExtensions: Set<String> = [
-        "wav", "aif", "aiff", "aifc", "caf", "mp3", "mp2", "aac", "adts", "flac",
-        "ogg", "opus", "oga", "w64", "au", "ac3", "ec3", "amr", "loas", "3gp",
-    ]
-
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
         preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
@@ -79,10 +76,14 @@ public struct BatchConverter: Sendable {
         self.trimsToMaximum = trimsToMaximum
     }
 
-    /// The note an output carries to say which preset (and IMA quality) made it.
+    /// The note an output carries to say which preset (and IMA quality, file type and data format) made it.
     public var note: String {
         "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : imaQuality == .best ? " (best)" : "")
+            + (fileType.map { " -f \($0.afconvertCode)" } ?? "") + (dataFormat.map { " -d \($0.description)" } ?? "")
     }
+
+    /// The container outputs are written as: `-f`'s, or CAF.
+    public var outputFileType: FileType { fileType ?? .caf }
 
     /// What an output made from `source` now records: afkit's version, the settings and the source's
     /// content hash. Moving, touching or restoring a source with an old time changes nothing; changing
@@ -106,8 +107,17 @@ public struct BatchConverter: Sendable {
     /// the run, a FIFO or a device where the output would go), an ``OutputGuard/Refusal``. `alsoWriting`
     /// names the run's other outputs (a report), checked by the same guard.
     public func jobs(for sources: [String], alsoWriting others: [(path: String, what: String)] = []) throws -> [Job] {
+        try plan(for: sources, alsoWriting: others).jobs
+    }
+
+    /// ``jobs(for:alsoWriting:)``, and the files the folder walks skipped (not named as a sound file afkit
+    /// reads), for a line that names them.
+    public func plan(for sources: [String], alsoWriting others: [(path: String, what: String)] = []) throws -> (
+        jobs: [Job], skipped: [String]
+    ) {
         var jobs: [Job] = []
         var walked: [String] = []
+        var skipped: [String] = []
         let namesFolders = sources.filter(isDirectory).count > 1
         for source in sources {
             if isDirectory(source) {
@@ -115,8 +125,9 @@ public struct BatchConverter: Sendable {
                 let root = source.hasSuffix("/") ? source : source + "/"
                 let name = source.split(separator: "/").last.map(String.init)
                 let prefix = namesFolders ? (name.flatMap { $0 == "." || $0 == ".." ? nil : $0 + "/" } ?? "") : ""
-                for file in try filesBelow(source, excluding: [outputFolder])
-                where BatchConverter.sourceExtensions.contains(fileExtension(file)) {
+                let found = try ContainerRegistry.soundFiles(below: source, excluding: [outputFolder])
+                skipped += found.skipped
+                for file in found.files {
                     jobs.append(
                         Job(source: file, output: outputPath(for: prefix + String(file.dropFirst(root.count)))))
                 }
@@ -143,12 +154,13 @@ public struct BatchConverter: Sendable {
             inputs: jobs.map(\.source), walkedFolders: walked, skippedFolders: [outputFolder])
         for job in jobs { try outputs.claim(job.output, as: "the output of '\(job.source)'") }
         for other in others { try outputs.claim(other.path, as: other.what) }
-        return jobs
+        return (jobs, skipped)
     }
 
     private func outputPath(for relative: String) -> String {
         let base = relative.lastIndex(of: ".").map { String(relative[..<$0]) } ?? relative
-        return (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/") + base + ".caf"
+        return (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/") + base
+            + (outputFileType.fileNameExtensions.first ?? ".caf")
     }
 
     /// Whether an output is current: it records the provenance the source has now, and it reads back
@@ -166,19 +178,43 @@ public struct BatchConverter: Sendable {
             let recorded = info[MetadataKeys.frames].flatMap(Int64.init),
             let frames = try? AudioFileSummary(file.properties).frameCount
         else { return false }
+        // A compressed output in a container that records no priming (ADTS) holds the encoder's priming and
+        // its last packet whole: up to three packets more than the frames made, never fewer.
+        let format = file.dataFormat
+        if file.properties.fileType?.descriptor.recordsPriming == false, !format.isLinearPCM, format.framesPerPacket > 0 {
+            return frames >= recorded && frames - recorded <= 3 * Int64(format.framesPerPacket)
+        }
         return frames == recorded
     }
 
-    /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread, one call at a
-    /// time) after each.
-    public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
+    /// The settings every output is made with: the preset's, with `-f`, `-d` and the batch's options.
+    public var settings: ConversionSettings {
         var settings = preset.settings
+        settings.fileType = fileType
+        if let dataFormat {
+            settings.dataFormat = dataFormat
+            settings.adaptsByteOrder = false
+            if let rate = dataFormat.sampleRate { settings.sampleRate = rate }
+        }
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.trimToMaximum = trimsToMaximum
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
         settings.synchronizesFolder = false
+        return settings
+    }
+
+    /// Throws the usage error a conversion would, where the preset, `-f` and `-d` cannot be written together
+    /// (before anything is converted).
+    public func checkSettings() throws {
+        _ = try ConversionPlan.Destination(
+            output: "output" + (outputFileType.fileNameExtensions.first ?? ".caf"), settings: settings)
+    }
+
+    /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread, one call at a
+    /// time) after each.
+    public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
         let results = ResultSlots<Outcome>(count: jobs.count)
         let base = settings
         // Temporaries that killed runs left in the folders this run writes.
@@ -214,11 +250,6 @@ public struct BatchConverter: Sendable {
         // Each output was flushed before its rename; the folders' new entries are flushed once each here.
         for folder in folders { try? synchronize(folder) }
         return results.values
-    }
-
-    private func fileExtension(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        return name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? ""
     }
 }
 

@@ -51,6 +51,13 @@ public struct ConversionPlan {
             if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
                 specifier = DataFormatSpecifier(".mp3")
             }
+            // A preset's 16-bit PCM takes plain AIFF's byte order where `-f AIFF` asks for plain AIFF (an `.aif`
+            // name alone becomes AIFF-C for it, as before).
+            if settings.fileType == .aiff, settings.adaptsByteOrder,
+                case .linearPCM(let bits, false, false, true)? = specifier?.kind, bits > 8
+            {
+                specifier = DataFormatSpecifier("BEI\(bits)")
+            }
             // `-d 0` is checked against the source, when the plan is made.
             if let specifier, specifier.kind != .copy { try Self.check(specifier, in: fileType) }
             dataFormat = specifier
@@ -88,9 +95,13 @@ public struct ConversionPlan {
                 return named
             }
             guard let named else {
+                var names: [String] = []
+                for written in ContainerRegistry.written {
+                    for suffix in written.writtenExtensions where !names.contains(suffix) { names.append(suffix) }
+                }
                 throw ConversionUsageError(
                     "cannot tell the output type from '\(name)'; give -f or name it "
-                        + ".caf, .aif, .aifc, .wav, .m4a, .aac, .mp3, .flac or .opus")
+                        + names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ".caf"))
             }
             return named
         }
@@ -104,7 +115,7 @@ public struct ConversionPlan {
 
         /// Whether `fileType`'s writer holds `specifier`'s data (AIFF as AIFF-C, which an `.aif` name may
         /// become); a usage error in afconvert's spelling where it does not.
-        static func check(_ specifier: DataFormatSpecifier, in fileType: FileType) throws {
+        public static func check(_ specifier: DataFormatSpecifier, in fileType: FileType) throws {
             if case .linearPCM(let bits, let isFloat, let isBigEndian, let isSigned) = specifier.kind,
                 let advice = pcmAdvice(
                     fileType, bits: bits, isFloat: isFloat, isBigEndian: isBigEndian, isSigned: isSigned)

@@ -1,4 +1,5 @@
 import AudioCodecs
+import AudioContainers
 import AudioDecoding
 import AudioEngines
 import AudioFormats
@@ -9,11 +10,19 @@ extension SourceReader {
     /// is taken in the same read.
     public convenience init(path: String, hashingContent: Bool = false) throws {
         try self.init(
-            path: path, registry: AudioConverter.registry,
-            fallback: { path in
-                let sound = try SoundFile(path: path)
-                return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
-            }, hashingContent: hashingContent)
+            path: path, registry: AudioConverter.registry, fallback: Self.libsndfile, hashingContent: hashingContent)
+    }
+
+    /// Reads a parsed `file` as the pipeline does (the standard registry's decoders, libsndfile for the rest):
+    /// the validator's decode pass reads through this, so it measures the frames `convert` writes.
+    public convenience init(pipelineFile file: AudioFile) throws {
+        try self.init(file: file, registry: AudioConverter.registry, fallback: Self.libsndfile)
+    }
+
+    /// libsndfile for the codecs the registry lacks (DWVW in AIFF-C).
+    static let libsndfile: @Sendable (String) throws -> ExternalDecoder = { path in
+        let sound = try SoundFile(path: path)
+        return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
     }
 }
 

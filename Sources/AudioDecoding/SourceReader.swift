@@ -78,7 +78,16 @@ public final class SourceReader {
     ) throws {
         // afkit's own parser decides what the file is, for every command alike: what it refuses is
         // refused here with the same words.
-        let file = try AudioFile(path: path, hashingContent: hashingContent)
+        try self.init(
+            file: try AudioFile(path: path, hashingContent: hashingContent), registry: registry, fallback: fallback)
+    }
+
+    /// Reads a parsed `file` (of the path it was parsed from) as ``init(path:registry:fallback:hashingContent:)``
+    /// does: `registry`'s decoder for its format, else `fallback`, else an error naming the codec.
+    public convenience init(
+        file: AudioFile, registry: AudioCodecRegistry, fallback: ((String) throws -> ExternalDecoder)? = nil
+    ) throws {
+        let path = file.path
         let format = file.decodingFormat
         if registry.canDecode(format.formatID) {
             try self.init(
@@ -119,7 +128,13 @@ public final class SourceReader {
         audioFile = file
         self.backend = backend
         switch backend {
-        case .afkit(_, let decoder, _):
+        case .afkit(let file, var decoder, let next):
+            // A stream that records less priming than the decoder drops (ADTS and LOAS record none: every
+            // decoded frame counts, as FFmpeg decodes them) has the decoder deliver those frames too.
+            if summary.primingFrames < Int64(decoder.framesDroppedAtStart) {
+                decoder.keepFramesDroppedAtStart()
+                self.backend = .afkit(file, decoder, nextPacket: next)
+            }
             // The priming still to drop from what the decoder outputs: an AAC decoder never outputs its
             // first packet's frames, so that much of the priming is gone already.
             skip = max(0, summary.primingFrames - Int64(decoder.framesDroppedAtStart))

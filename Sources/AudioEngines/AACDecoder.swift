@@ -17,8 +17,10 @@ public final class AACDecoder: AudioDecoder {
     /// The first packet decodes to nothing (libfaad2 gives nothing for it; libavcodec's ramp is dropped):
     /// the output starts one packet (1024 frames) into the stream, so that much of the priming is already gone.
     public static let outputDelay = 1024
-    /// Frames of the priming the decoder never outputs: its first packet's.
-    public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
+    /// Frames of the priming the decoder never outputs: its first packet's (none once asked to keep them).
+    public var framesDroppedAtStart: Int { keepsFirstPacket ? 0 : AACDecoder.outputDelay }
+    /// Whether the first packet's frames are delivered: libavcodec's own, or libfaad2's delay as silence.
+    private var keepsFirstPacket = false
     private var fast: LibavcodecDecoder?
     private var reference: FAADDecoder?
     private let magicCookie: [UInt8]
@@ -46,6 +48,13 @@ public final class AACDecoder: AudioDecoder {
         }
     }
 
+    /// Delivers the first packet's frames too (a stream that records no priming, as ADTS: every decoded frame
+    /// counts, as FFmpeg's decoder gives them).
+    public func keepFramesDroppedAtStart() {
+        keepsFirstPacket = true
+        reference?.keepFramesDroppedAtStart()
+    }
+
     /// Forgets the state kept between packets (after a seek).
     public func reset() {
         fast?.reset()
@@ -71,14 +80,20 @@ public final class AACDecoder: AudioDecoder {
             guard frames == 1024 else {
                 fast = nil
                 let faad = try FAADDecoder(format: sourceFormat, magicCookie: magicCookie)
+                if keepsFirstPacket { faad.keepFramesDroppedAtStart() }
                 reference = faad
                 return try faad.decode(bytes, packetCount: packetCount, descriptions: descriptions, into: output)
             }
             first = 1
+            // Kept, they stay; dropped, what follows is written over them.
+            if keepsFirstPacket { written = 1024 }
         }
         if packetCount > first {
             let rest = descriptions.map { UnsafeBufferPointer(rebasing: $0[first...]) }
-            written = try engine.decode(bytes, packetCount: packetCount - first, descriptions: rest, into: output)
+            let channels = Int(sourceFormat.channelsPerFrame)
+            written += try engine.decode(
+                bytes, packetCount: packetCount - first, descriptions: rest,
+                into: UnsafeMutableBufferPointer(rebasing: output[(written * channels)...]))
         }
         return written
     }
@@ -91,8 +106,12 @@ public final class FAADDecoder: AudioDecoder {
     public let sourceFormat: StreamDescription
     /// Frames a packet decodes to (libfaad2 is kept from doubling them for implicit SBR).
     public var maximumFramesPerPacket: Int { 1024 }
-    /// Frames of the priming the decoder never outputs: its first packet's.
-    public var framesDroppedAtStart: Int { AACDecoder.outputDelay }
+    /// Frames of the priming the decoder never outputs: its first packet's (none once asked to keep them).
+    public var framesDroppedAtStart: Int { keepsDelay ? 0 : AACDecoder.outputDelay }
+    /// Whether libfaad2's one-packet delay is delivered, as silence, before its first output.
+    private var keepsDelay = false
+    /// Whether that silence is still to come.
+    private var delayPending = false
     /// The rate and channels libfaad2 decodes to (they differ from the stream's for HE-AAC).
     public private(set) var outputSampleRate: Int = 0
     /// The channels libfaad2 outputs (known after the first packet).
@@ -148,6 +167,13 @@ public final class FAADDecoder: AudioDecoder {
         return (0..<channels).sorted { (rank[positions[$0]] ?? 9 + $0, $0) < (rank[positions[$1]] ?? 9 + $1, $1) }
     }
 
+    /// Delivers the first packet's frames: libfaad2 gives nothing for it, so 1024 frames of silence stand in
+    /// (where libavcodec gives the decoder's ramp, a stream's priming).
+    public func keepFramesDroppedAtStart() {
+        keepsDelay = true
+        delayPending = true
+    }
+
     /// Forgets the state kept between packets (after a seek).
     public func reset() {
         if let handle { NeAACDecPostSeekReset(handle, 0) }
@@ -159,6 +185,15 @@ public final class FAADDecoder: AudioDecoder {
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> Int {
         var written = 0
+        if delayPending, packetCount > 0 {
+            delayPending = false
+            let count = AACDecoder.outputDelay * Int(sourceFormat.channelsPerFrame)
+            guard count <= output.count else {
+                throw AudioFileError.limitExceeded("aac: more frames than the output holds", offset: nil)
+            }
+            for index in 0..<count { output[index] = 0 }
+            written = AACDecoder.outputDelay
+        }
         for packet in 0..<packetCount {
             guard let descriptions else {
                 throw AudioFileError.invalidPacket("aac: packets vary in size; each needs a description", offset: nil)

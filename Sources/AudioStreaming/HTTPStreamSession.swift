@@ -582,23 +582,6 @@ extension String {
     fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
-extension FileType {
-    /// The container a `Content-Type` names, if it names one.
-    init?(mediaType: String) {
-        let type =
-            mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        switch type {
-        case "audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg": self = .mp3
-        case "audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts": self = .adts
-        case "audio/mp4", "audio/x-m4a", "audio/m4a", "audio/mp4a-latm": self = .m4a
-        case "video/mp4": self = .mp4
-        case "audio/x-caf", "audio/caf": self = .caf
-        case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave": self = .wav
-        case "audio/aiff", "audio/x-aiff": self = .aiff
-        default: return nil
-        }
-    }
-}
 
 extension AudioFileStream.OwnedPackets {
     /// The index (within the run) of the first packet that starts at or after a stream offset; `count`

@@ -18,7 +18,10 @@ import FileAccess
 struct AFKit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "afkit",
-        abstract: "Inspect, stream-parse, validate and convert audio files (CAF, AIFF, WAV, MP3, ADTS).",
+        abstract:
+            "Inspect, stream-parse, validate and convert audio files: reads "
+            + ContainerRegistry.all.map(\.name).joined(separator: ", ") + "; writes "
+            + ContainerRegistry.written.map(\.name).joined(separator: ", ") + ".",
         version: AudioConverter.version,
         subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self]
     )

@@ -13,8 +13,10 @@ struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert files and folders with a preset, mirroring the tree under --out, in parallel.",
         discussion: """
-            Folders are searched for .wav .aif .aiff .aifc .caf .mp3 .mp2 .aac .adts .flac .ogg files (symbolic links \
-            followed, macOS's ._ files and .DS_Store skipped, the --out folder never read); a folder's files keep \
+            Folders are searched for the files of every container afkit reads \
+            (\(ContainerRegistry.walkedExtensions.sorted().map { "." + $0 }.joined(separator: " "))); symbolic links \
+            followed, macOS's ._ files and .DS_Store left out, the --out folder never read, and a line names the \
+            other files skipped. A folder's files keep \
             their path below it, and with several folders, below each folder's name (as cp -r places them). An \
             output is rebuilt \
             unless it records the same source content, preset, settings and afkit version and reads back whole. \
@@ -28,6 +30,20 @@ struct Batch: ParsableCommand {
 
     @Option(help: ArgumentHelp("The output folder.", valueName: "folder"))
     var out: String
+
+    @Option(
+        name: .customShort("f"),
+        help: ArgumentHelp(
+            "Output file type, afconvert's code (\(FileType.allValueStrings.joined(separator: ", "))); the outputs "
+                + "take its usual extension (default: caff, .caf).", valueName: "type"))
+    var fileType: FileType?
+
+    @Option(
+        name: .customShort("d"),
+        help: ArgumentHelp(
+            "Output data format in place of the preset's, with an optional @RATE.", valueName: "format[@rate]"),
+        transform: DataFormatSpecifier.fromArgument)
+    var dataFormat: DataFormatSpecifier?
 
     @OptionGroup var shared: SharedConversionOptions
 
@@ -81,10 +97,20 @@ struct Batch: ParsableCommand {
             preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)
         batch.loudness = shared.loudnessTarget
+        batch.fileType = fileType
+        batch.dataFormat = dataFormat
+        // The preset, -f and -d checked together, as convert checks them, before anything is converted.
+        do { try batch.checkSettings() } catch let error as ConversionUsageError {
+            throw usageError(error.description, in: Self.self)
+        }
         batch.silenceThreshold = shared.trimSilence
         let jobs: [BatchConverter.Job]
         do {
-            jobs = try batch.jobs(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
+            let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
+            jobs = plan.jobs
+            if let note = ContainerRegistry.skippedNote(plan.skipped, command: "batch") {
+                Output.standardError(note + "\n")
+            }
         } catch let error as BatchConverter.CollisionError {
             Output.standardError("\(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

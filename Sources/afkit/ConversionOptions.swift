@@ -38,10 +38,8 @@ extension Preset: ExpressibleByArgument {}
 extension FileType: ExpressibleByArgument {
     /// afconvert's `-f` code (`caff`, `WAVE`, ...).
     public init?(argument: String) { self.init(afconvertCode: argument) }
-    /// The `-f` codes afkit writes.
-    public static var allValueStrings: [String] {
-        ["caff", "AIFF", "AIFC", "WAVE", "RF64", "m4af", "adts", "MPG3", "flac", "opus"]
-    }
+    /// The `-f` codes afkit writes, from the container registry.
+    public static var allValueStrings: [String] { ContainerRegistry.written.compactMap(\.formatCodes.first) }
 }
 
 /// How IMA4 and WAV IMA ADPCM are encoded.

@@ -16,7 +16,8 @@ import FileAccess
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Convert an audio file to CAF, AIFF/AIFF-C, WAV, M4A, ADTS, MP3, FLAC or Ogg Opus, resampling and remixing as asked.",
+            "Convert an audio file to " + ContainerRegistry.written.map(\.name).joined(separator: ", ")
+            + ", resampling and remixing as asked.",
         discussion: """
             Data formats: LEI16 BEI16 LEI24 BEI24 LEI32 LEF32 BEF32 LEF64 I8 UI8 ima4 ulaw alaw (and ima-adpcm for WAV), \
             aac (AAC-LC), alac (Apple Lossless), .mp3, flac and opus (CAF: constant bit rate unless -s 3), with an \
@@ -287,6 +288,7 @@ struct Convert: ParsableCommand {
         if let fileType { settings.fileType = fileType }
         if let dataFormat {
             settings.dataFormat = dataFormat
+            settings.adaptsByteOrder = false
             if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
         }
         if let channels { settings.channels = channels }

@@ -2,6 +2,7 @@ import ArgumentParser
 import AssetValidation
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
 import AudioConversion
 import AudioEngines
 import AudioFormats
@@ -13,8 +14,10 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check sound files against a rule profile (default: Apple's system-sound rules).",
         discussion: """
-            Directories are searched recursively for .caf .aif .aiff .aifc .wav .mp3 .aac .adts files (symbolic \
-            links followed, macOS's ._ files and .DS_Store skipped). Profiles: \(Profile.builtInNames.joined(separator: ", ")), \
+            Directories are searched recursively for the files of every container afkit reads \
+            (\(ContainerRegistry.walkedExtensions.sorted().map { "." + $0 }.joined(separator: " "))); symbolic \
+            links followed, macOS's ._ files and .DS_Store left out, and a line on standard error names the \
+            other files skipped. Profiles: \(Profile.builtInNames.joined(separator: ", ")), \
             or a JSON profile file. Exit status 0 when every file passes, 1 when any has an error, 2 when \
             the paths hold no sound file (unless --allow-empty).
             """
@@ -74,6 +77,9 @@ struct Validate: ParsableCommand {
             Output.standardError("validate: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
         }
+        if let note = ContainerRegistry.skippedNote(report.skippedFiles, command: "validate") {
+            Output.standardError(note + "\n")
+        }
         if report.files.isEmpty && !allowEmpty {
             Output.standardError(
                 "validate: no sound file in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
@@ -104,6 +110,7 @@ extension Validate {
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
+        validator.sourceReaderProvider = { file in try? SourceReader(pipelineFile: file) }
         return validator
     }
 }

@@ -543,6 +543,12 @@ extension AIFF {
             ? options.metadata[MetadataKey.comments].map { [$0] } ?? []
             : options.annotations
         for annotation in annotations { appendChunk(&header, ChunkType.ANNO) { $0 += Array(annotation.utf8) } }
+        // Every other text tag (afkit's provenance among them) in an `ID3 ` chunk, as FFmpeg and iTunes write one.
+        let others = options.metadata.filter {
+            ![MetadataKey.title, MetadataKey.artist, MetadataKey.copyright, MetadataKey.comments].contains($0.key)
+        }
+        let tag = ID3.tag(metadata: others)
+        if !tag.isEmpty { appendChunk(&header, ChunkType.ID3) { $0 += tag } }
         let (markers, loops) = options.markersWithLoopPoints()
         if !options.comments.isEmpty {
             appendChunk(&header, ChunkType.COMT) { body in
@@ -609,4 +615,39 @@ extension AIFF {
         bytes += body
         if body.count % 2 == 1 { bytes.append(0) }
     }
+}
+
+extension FileType {
+    /// AIFF: uncompressed big-endian PCM.
+    public static let aiff = FileType(rawValue: "aiff")
+    /// AIFF-C: AIFF with a compression type (`sowt`, `ima4`, `ulaw`, ...).
+    public static let aifc = FileType(rawValue: "aifc")
+}
+
+extension AIFF {
+    /// AIFF, whose parser also reads AIFF-C.
+    static let descriptor = ContainerDescriptor(
+        .aiff, name: "AIFF", kind: "an AIFF file", fileTypeID: "AIFF", extensions: ["aif", "aiff"],
+        otherExtensions: ["aifc"], hintExtensions: ["aif", "aiff"], formatCodes: ["AIFF"],
+        writtenExtensions: [".aif", ".aiff"], mediaTypes: ["audio/aiff", "audio/x-aiff"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.aiff)) { bytes, _ in
+                FileSignature.all(
+                    FileSignature.magic(bytes, "FORM"),
+                    FileSignature.any(FileSignature.magic(bytes, "AIFF", at: 8), FileSignature.magic(bytes, "AIFC", at: 8)))
+            }
+        ],
+        makeParser: { ChunkWalker<AIFF.Container>(mode: $0.mode, limits: $0.limits) },
+        writer: { format, options, counts, _ in
+            try AIFF.layout(format: format, options: options, counts: counts, aifc: false)
+        })
+
+    /// AIFF-C, found by AIFF's parser.
+    static let compressedDescriptor = ContainerDescriptor(
+        .aifc, name: "AIFF-C", kind: "an AIFF-C file", fileTypeID: "AIFC", extensions: ["aifc"],
+        otherExtensions: ["aif", "aiff"], hintExtensions: ["aifc"], formatCodes: ["AIFC"],
+        writtenExtensions: [".aifc", ".aif"],
+        writer: { format, options, counts, _ in
+            try AIFF.layout(format: format, options: options, counts: counts, aifc: true)
+        })
 }

@@ -111,3 +111,21 @@ enum AU {
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {}
     }
 }
+
+extension FileType {
+    /// Sun/NeXT audio.
+    public static let au = FileType(rawValue: "au")
+}
+
+extension AU {
+    /// AU, read only.
+    static let descriptor = ContainerDescriptor(
+        .au, name: "AU", kind: "a Sun/NeXT AU file", fileTypeID: "NeXT", extensions: ["au", "snd"],
+        mediaTypes: ["audio/basic"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.au)) { bytes, _ in
+                FileSignature.any(FileSignature.magic(bytes, ".snd"), FileSignature.magic(bytes, "dns."))
+            }
+        ],
+        makeParser: { ChunkWalker<AU.Container>(mode: $0.mode, limits: $0.limits) })
+}

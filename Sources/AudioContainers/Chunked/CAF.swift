@@ -676,3 +676,19 @@ extension CAF {
         bytes.appendInteger(size, endianness: .big)
     }
 }
+
+extension FileType {
+    /// Apple's Core Audio Format.
+    public static let caf = FileType(rawValue: "caf")
+}
+
+extension CAF {
+    /// CAF as afkit reads and writes it.
+    static let descriptor = ContainerDescriptor(
+        .caf, name: "CAF", kind: "a CAF file", fileTypeID: "caff", extensions: ["caf", "caff"],
+        formatCodes: ["caff", "caf"], writtenExtensions: [".caf"], mediaTypes: ["audio/x-caf", "audio/caf"],
+        recordsPriming: true,
+        signatures: [FileSignature.Entry(outcome: .read(.caf)) { bytes, _ in FileSignature.magic(bytes, "caff") }],
+        makeParser: { ChunkWalker<CAF.Container>(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
+        writer: { format, options, counts, _ in try CAF.layout(format: format, options: options, counts: counts) })
+}

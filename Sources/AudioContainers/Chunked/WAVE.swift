@@ -124,7 +124,7 @@ public enum WAVE {
             case ChunkType.fmt:
                 return context.properties.dataFormat == nil ? .read : .skip(note: "a second 'fmt ' chunk ignored")
             case ChunkType.data: return .audioData(prefix: 0)
-            case ChunkType.fact, ChunkType.LIST, "cue ", "smpl", "inst", "bext": return .read
+            case ChunkType.fact, ChunkType.LIST, "cue ", "smpl", "inst", "bext", "id3 ", "ID3 ": return .read
             case ChunkType.JUNK, "PAD ", "FLLR": return .skip(note: "")
             default: return .skip(note: "unknown chunk skipped")
             }
@@ -145,6 +145,11 @@ public enum WAVE {
             case "smpl": parseSampler(chunk, &body, &context)
             case "inst": parseInstrument(&body, &context)
             case "bext": parseBroadcastExtension(&body, &context)
+            case "id3 ", "ID3 ":
+                for (key, value) in ID3.textFrames(body.bytes) where context.properties.infoDictionary[key] == nil {
+                    context.properties.infoDictionary[key] = value
+                }
+                context.announce(.infoDictionary)
             default: break
             }
         }
@@ -466,6 +471,9 @@ extension WAVE {
                 if text.count % 2 == 1 { body.append(0) }
             }
             if body.count > 4 { append(ChunkType.LIST, body) }
+            // The tags INFO has no ID for (afkit's provenance among them) in an `id3 ` chunk, as FFmpeg writes.
+            let tag = ID3.tag(metadata: options.metadata.filter { names[$0.key] == nil })
+            if !tag.isEmpty { append("id3 ", tag) }
         }
         appendSamplerChunks(options, sampleRate: format.sampleRate, append)
         let headerCount = 12 + (reserve ? 8 + dataSize64BodySize : 0) + chunks.count + 8
@@ -636,4 +644,41 @@ extension WAVE {
         }
         return body
     }
+}
+
+extension FileType {
+    /// RIFF WAVE (and BW64 read as it).
+    public static let wav = FileType(rawValue: "wav")
+    /// RF64: WAVE with 64-bit sizes (EBU Tech 3306).
+    public static let rf64 = FileType(rawValue: "rf64")
+}
+
+extension WAVE {
+    /// WAV, whose parser also reads RF64 and BW64.
+    static let descriptor = ContainerDescriptor(
+        .wav, name: "WAV", kind: "a WAV file", fileTypeID: "WAVE", extensions: ["wav", "wave", "bwf"],
+        otherExtensions: ["rf64"], hintExtensions: ["wav", "wave"], formatCodes: ["WAVE", "wav"],
+        writtenExtensions: [".wav"], mediaTypes: ["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.wav)) { bytes, _ in
+                FileSignature.all(
+                    FileSignature.any(
+                        FileSignature.magic(bytes, "RIFF"), FileSignature.magic(bytes, "RF64"),
+                        FileSignature.magic(bytes, "BW64")),
+                    FileSignature.magic(bytes, "WAVE", at: 8))
+            }
+        ],
+        makeParser: { ChunkWalker<WAVE.Container>(mode: $0.mode, limits: $0.limits) },
+        writer: { format, options, counts, _ in
+            try WAVE.layout(format: format, options: options, counts: counts, forceRF64: false)
+        })
+
+    /// RF64, found by WAV's parser.
+    static let rf64Descriptor = ContainerDescriptor(
+        .rf64, name: "RF64", kind: "an RF64 file", fileTypeID: "RF64", extensions: ["rf64"],
+        otherExtensions: ["wav", "wave", "bwf"], hintExtensions: ["rf64"], formatCodes: ["RF64"],
+        writtenExtensions: [".wav", ".rf64"],
+        writer: { format, options, counts, _ in
+            try WAVE.layout(format: format, options: options, counts: counts, forceRF64: true)
+        })
 }

@@ -67,3 +67,21 @@ enum Wave64 {
         }
     }
 }
+
+extension FileType {
+    /// Sony Wave64.
+    public static let w64 = FileType(rawValue: "w64")
+}
+
+extension Wave64 {
+    /// Wave64, read only.
+    static let descriptor = ContainerDescriptor(
+        .w64, name: "Wave64", kind: "a Sony Wave64 file", fileTypeID: "W64f", extensions: ["w64"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.w64)) { bytes, _ in
+                FileSignature.all(
+                    FileSignature.magic(bytes, Wave64.riffGUID), FileSignature.magic(bytes, Wave64.waveGUID, at: 24))
+            }
+        ],
+        makeParser: { ChunkWalker<Wave64.Container>(mode: $0.mode, limits: $0.limits) })
+}

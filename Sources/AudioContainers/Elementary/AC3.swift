@@ -86,3 +86,26 @@ struct AC3: FrameFormat {
             channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
     }
 }
+
+extension FileType {
+    /// AC-3 elementary streams.
+    public static let ac3 = FileType(rawValue: "ac3")
+    /// E-AC-3 elementary streams.
+    public static let ec3 = FileType(rawValue: "ec3")
+}
+
+extension AC3 {
+    /// AC-3, whose parser also reads E-AC-3.
+    static let descriptor = ContainerDescriptor(
+        .ac3, name: "AC-3", kind: "an AC-3 stream", fileTypeID: "ac-3", extensions: ["ac3"],
+        mediaTypes: ["audio/ac3"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.ac3)) { bytes, atEnd in FileSignature.ac3(bytes, atEnd: atEnd) }
+        ],
+        makeParser: { FramedStreamParser<AC3>(mode: $0.mode, limits: $0.limits) })
+
+    /// E-AC-3, found by AC-3's parser.
+    static let enhancedDescriptor = ContainerDescriptor(
+        .ec3, name: "E-AC-3", kind: "an E-AC-3 stream", fileTypeID: "ec-3", extensions: ["ec3", "eac3"],
+        mediaTypes: ["audio/eac3"])
+}

@@ -154,3 +154,24 @@ extension ADTS {
         ]
     }
 }
+
+extension FileType {
+    /// AAC in ADTS frames without a container.
+    public static let adts = FileType(rawValue: "adts")
+}
+
+extension ADTS {
+    /// Bare ADTS: no signature; frames decide. It records no priming: every decoded frame counts.
+    static let descriptor = ContainerDescriptor(
+        .adts, name: "ADTS", kind: "an ADTS (AAC) stream", fileTypeID: "adts", extensions: ["aac", "adts"],
+        formatCodes: ["adts"], writtenExtensions: [".aac"],
+        mediaTypes: ["audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts"],
+        writer: { format, options, _, _ in
+            // An ID3v2 tag with the text tags (as HLS's packed audio and FFmpeg have it), then raw AAC access
+            // units, each behind its own header (written with the packets).
+            guard format.formatID == .aac else {
+                throw AudioFileError.unsupportedDataFormat("adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
+            }
+            return ContainerLayout(header: ID3.tag(metadata: options.metadata), trailer: [])
+        })
+}

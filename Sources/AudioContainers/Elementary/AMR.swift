@@ -44,3 +44,25 @@ struct AMR: FrameFormat {
         return FrameInfo(length: size, frames: wideband ? 320 : 160, format: format)
     }
 }
+
+extension FileType {
+    /// AMR and AMR-WB in the storage format.
+    public static let amr = FileType(rawValue: "amr")
+}
+
+extension AMR {
+    /// AMR and AMR-WB, read only.
+    static let descriptor = ContainerDescriptor(
+        .amr, name: "AMR", kind: "an AMR file", fileTypeID: "amrf", extensions: ["amr", "awb"],
+        mediaTypes: ["audio/amr", "audio/amr-wb"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.amr)) { bytes, _ in
+                FileSignature.any(FileSignature.magic(bytes, "#!AMR\n"), FileSignature.magic(bytes, "#!AMR_MC1.0\n"))
+            },
+            FileSignature.Entry(outcome: .read(.amr)) { bytes, _ in
+                FileSignature.any(
+                    FileSignature.magic(bytes, "#!AMR-WB\n"), FileSignature.magic(bytes, "#!AMR-WB_MC1.0\n"))
+            },
+        ],
+        makeParser: { FramedStreamParser<AMR>(mode: $0.mode, limits: $0.limits) })
+}

@@ -578,3 +578,18 @@ extension FLAC {
         return body
     }
 }
+
+extension FileType {
+    /// Native FLAC (`fLaC`).
+    public static let flac = FileType(rawValue: "flac")
+}
+
+extension FLAC {
+    /// Native FLAC (an ID3v2 tag before it is found by detection itself).
+    static let descriptor = ContainerDescriptor(
+        .flac, name: "FLAC", kind: "a FLAC file", fileTypeID: "flac", extensions: ["flac"], formatCodes: ["flac"],
+        writtenExtensions: [".flac"], mediaTypes: ["audio/flac", "audio/x-flac"],
+        signatures: [FileSignature.Entry(outcome: .read(.flac)) { bytes, _ in FileSignature.magic(bytes, "fLaC") }],
+        makeParser: { FLACParser(mode: $0.mode, limits: $0.limits) },
+        writer: { format, options, counts, _ in try FLAC.layout(format: format, options: options, counts: counts) })
+}

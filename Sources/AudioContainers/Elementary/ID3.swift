@@ -61,10 +61,46 @@ public enum ID3 {
             if !compressedOrEncrypted, let key = frameNames[id] {
                 let text = id.hasPrefix("COM") ? comment(content) : self.text(content)
                 if let text, !text.isEmpty { found[key] = text }
+            } else if !compressedOrEncrypted, id == "TXXX" || id == "TXX", let encoding = content.first {
+                // A user-defined text frame: its description names it.
+                let strings = decode(Array(content.dropFirst()), encoding: encoding)
+                if strings.count > 1, !strings[0].isEmpty, !strings[1].isEmpty { found[strings[0]] = strings[1] }
             }
             position = start + size
         }
         return found
+    }
+
+    /// An ID3v2.4 tag holding `metadata` as UTF-8 text frames: the keys ID3 names by their frames (title,
+    /// artist, album, year, genre, comments, copyright, the encoder), every other key as a user-defined
+    /// `TXXX` frame that the reader gives back under the same key; empty for no metadata. Keys in sorted order,
+    /// so the bytes depend on the metadata only.
+    static func tag(metadata: [String: String]) -> [UInt8] {
+        let written: [String: String] = [
+            "title": "TIT2", "artist": "TPE1", "album": "TALB", "year": "TDRC", "genre": "TCON",
+            "track number": "TRCK", "composer": "TCOM", "album artist": "TPE2", "copyright": "TCOP",
+            "encoding application": "TSSE", "encoder": "TSSE",
+        ]
+        var frames: [UInt8] = []
+        func frame(_ id: String, _ content: [UInt8]) {
+            frames += Array(id.utf8) + syncsafe(content.count) + [0, 0] + content
+        }
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !value.isEmpty {
+            if key == "comments" || key == "comment" {
+                frame("COMM", [3] + Array("eng".utf8) + [0] + Array(value.utf8))
+            } else if let id = written[key] {
+                frame(id, [3] + Array(value.utf8))
+            } else {
+                frame("TXXX", [3] + Array(key.utf8) + [0] + Array(value.utf8))
+            }
+        }
+        guard !frames.isEmpty else { return [] }
+        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
+    }
+
+    /// A size as ID3v2.4 writes it: four bytes of seven bits.
+    static func syncsafe(_ value: Int) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: (value >> (21 - 7 * $0)) & 0x7F) }
     }
 
     /// ID3v2 frame IDs (2.3/2.4 and 2.2) and afkit's names for them.

@@ -103,3 +103,19 @@ struct LOAS: FrameFormat {
         return config
     }
 }
+
+extension FileType {
+    /// LOAS/LATM: AAC in AudioSyncStream frames.
+    public static let loas = FileType(rawValue: "loas")
+}
+
+extension LOAS {
+    /// LOAS, read only; records no priming.
+    static let descriptor = ContainerDescriptor(
+        .loas, name: "LOAS", kind: "a LOAS/LATM stream", fileTypeID: "loas", extensions: ["loas", "latm", "xhe"],
+        mediaTypes: ["audio/mp4a-latm"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.loas)) { bytes, atEnd in FileSignature.loas(bytes, atEnd: atEnd) }
+        ],
+        makeParser: { FramedStreamParser<LOAS>(mode: $0.mode, limits: $0.limits) })
+}

@@ -218,3 +218,25 @@ public enum MPEGAudio {
 extension MPEGAudio.EncoderHeader {
     init(kind: Kind) { self.kind = kind }
 }
+
+extension FileType {
+    /// MPEG audio (Layers I, II and III) without a container.
+    public static let mp3 = FileType(rawValue: "mp3")
+}
+
+extension MPEGAudio {
+    /// Bare MPEG audio: no signature; frames decide, on strong evidence (``ElementaryStreamParser``).
+    static let descriptor = ContainerDescriptor(
+        .mp3, name: "MPEG audio", kind: "an MPEG audio stream", fileTypeID: "MPG3",
+        extensions: ["mp3", "mp2", "mp1", "mpa"], hintExtensions: ["mp3", "mp2", "mp1", "mpa", "mpga"],
+        formatCodes: ["MPG3", "mp3"], writtenExtensions: [".mp3"],
+        mediaTypes: ["audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg"], recordsPriming: true,
+        writer: { format, options, _, _ in
+            // An ID3v2 tag with the text tags, then MPEG frames back to back; LAME's tag frame is the first.
+            guard format.formatID == .mpegLayer3 else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'", offset: nil)
+            }
+            return ContainerLayout(header: ID3.tag(metadata: options.metadata), trailer: [])
+        })
+}

@@ -308,6 +308,19 @@ extension MP4 {
         for (key, type) in items {
             if let value = metadata[key] { appendBox(&ilst, type, dataBox(value)) }
         }
+        // Every other text tag (afkit's provenance among them) as a freeform item, named by its key.
+        let named = Set(items.map(\.0))
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
+            var mean = fullBoxHeader(version: 0, flags: 0)
+            mean += Array("com.apple.iTunes".utf8)
+            var name = fullBoxHeader(version: 0, flags: 0)
+            name += Array(key.utf8)
+            var item: [UInt8] = []
+            appendBox(&item, "mean", mean)
+            appendBox(&item, "name", name)
+            item += dataBox(value)
+            appendBox(&ilst, "----", item)
+        }
         if gapless {
             // iTunes' gapless tag: 0, priming, remainder, valid frames (16 digits), then eight zero fields.
             func hex(_ value: Int64, _ digits: Int) -> String {
@@ -349,4 +362,42 @@ extension MP4 {
         bytes.appendFourCharCode(type)
         bytes += body
     }
+}
+
+extension FileType {
+    /// MPEG-4 audio (`ftyp` brand `M4A `/`M4B `).
+    public static let m4a = FileType(rawValue: "m4a")
+    /// Other ISO base media files (MP4, QuickTime).
+    public static let mp4 = FileType(rawValue: "mp4")
+    /// 3GPP and 3GPP2 files (ISO base media, by their brands).
+    public static let threeGP = FileType(rawValue: "3gp")
+}
+
+extension MP4 {
+    /// ISO base media: the family's parser finds M4A, MP4 and 3GPP by their brands.
+    static let descriptor = ContainerDescriptor(
+        .mp4, name: "MPEG-4", kind: "an MPEG-4 file", fileTypeID: "mp4f", extensions: ["mp4"],
+        otherExtensions: ["m4a", "m4b", "m4r", "mov", "3gp"], hintExtensions: ["mp4"], mediaTypes: ["video/mp4"],
+        recordsPriming: true,
+        signatures: [
+            FileSignature.Entry(outcome: .read(.mp4)) { bytes, _ in FileSignature.magic(bytes, "ftyp", at: 4) }
+        ],
+        makeParser: { MP4Parser(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
+        writer: { format, options, counts, reserved in
+            try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
+        })
+
+    /// M4A: what afkit writes for `-f m4af`.
+    static let audioDescriptor = ContainerDescriptor(
+        .m4a, name: "M4A", kind: "an MPEG-4 audio (M4A) file", fileTypeID: "m4af", extensions: ["m4a", "m4b", "m4r"],
+        otherExtensions: ["mp4"], hintExtensions: ["m4a", "m4b"], formatCodes: ["m4af", "m4a"],
+        writtenExtensions: [".m4a"], mediaTypes: ["audio/mp4", "audio/x-m4a", "audio/m4a"], recordsPriming: true,
+        writer: { format, options, counts, reserved in
+            try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
+        })
+
+    /// 3GPP and 3GPP2, read only.
+    static let threeGPDescriptor = ContainerDescriptor(
+        .threeGP, name: "3GPP", kind: "a 3GPP file", fileTypeID: "3gpp", extensions: ["3gp", "3g2"],
+        hintExtensions: ["3gp", "3g2", "3gpp"], mediaTypes: ["audio/3gpp", "audio/3gpp2"], recordsPriming: true)
 }

@@ -771,3 +771,31 @@ extension Ogg {
         }
     }
 }
+
+extension FileType {
+    /// Ogg (Vorbis, Opus or FLAC).
+    public static let ogg = FileType(rawValue: "ogg")
+}
+
+extension Ogg {
+    /// Ogg: Speex refused by its first packet; Vorbis, Opus and FLAC read, whichever stream comes first (the
+    /// parser skips a video stream and refuses a file with no audio stream it reads, by name). afkit writes
+    /// Ogg Opus.
+    static let descriptor = ContainerDescriptor(
+        .ogg, name: "Ogg", kind: "an Ogg file", fileTypeID: "OggS", extensions: ["ogg", "oga", "opus"],
+        hintExtensions: ["ogg", "oga", "opus", "ogv"], formatCodes: ["opus", "OggS", "ogg"],
+        writtenExtensions: [".opus", ".ogg"], mediaTypes: ["audio/ogg", "audio/opus", "application/ogg"],
+        recordsPriming: true,
+        signatures: [
+            FileSignature.Entry(
+                outcome: .refuse(name: "an Ogg Speex file", reason: FileSignature.notDecoded("Speex"))
+            ) { bytes, atEnd in
+                FileSignature.ogg(bytes, atEnd: atEnd, firstPacket: Array("Speex   ".utf8))
+            },
+            FileSignature.Entry(outcome: .read(.ogg)) { bytes, atEnd in
+                FileSignature.ogg(bytes, atEnd: atEnd, firstPacket: [])
+            },
+        ],
+        makeParser: { OggParser(mode: $0.mode, limits: $0.limits) },
+        writer: { format, options, counts, _ in try Ogg.layout(format: format, options: options, counts: counts) })
+}

@@ -259,35 +259,11 @@ public final class AudioFileWriter {
         _ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
         _ counts: WrittenCounts, reservedHeaderSize: Int?
     ) throws -> ContainerLayout {
-        switch type {
-        case .m4a, .mp4:
-            return try MP4.layout(
-                format: format, options: options, counts: counts, reservedHeaderSize: reservedHeaderSize)
-        case .caf: return try CAF.layout(format: format, options: options, counts: counts)
-        case .aiff, .aifc: return try AIFF.layout(format: format, options: options, counts: counts, aifc: type == .aifc)
-        case .wav, .rf64:
-            return try WAVE.layout(format: format, options: options, counts: counts, forceRF64: type == .rf64)
-        case .adts:
-            // Raw AAC access units, each behind its own header (written with the packets).
-            guard format.formatID == .aac else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
-            }
-            return ContainerLayout(header: [], trailer: [])
-        case .mp3:
-            // MPEG frames back to back; LAME's tag frame is the first of them.
-            guard format.formatID == .mpegLayer3 else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'",
-                    offset: nil)
-            }
-            return ContainerLayout(header: [], trailer: [])
-        case .flac: return try FLAC.layout(format: format, options: options, counts: counts)
-        case .ogg: return try Ogg.layout(format: format, options: options, counts: counts)
-        case .w64, .au, .ac3, .ec3, .amr, .loas, .threeGP:
+        guard let writer = ContainerRegistry.descriptor(of: type)?.writer else {
             throw AudioFileError.unsupportedFileType(
                 "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }
+        return try writer(format, options, counts, reservedHeaderSize)
     }
 }
 

@@ -6,11 +6,6 @@ import AudioFormats
 /// signature are left to the MPEG audio and ADTS frame scanner, which then needs strong evidence
 /// (``ElementaryStreamParser``).
 enum FileSignature {
-    /// The containers afkit parses.
-    enum Container {
-        case caf, mp4, aiff, wave, flac, wave64, au, ogg, ac3, amr, loas
-    }
-
     /// A format afkit recognises and does not read: what to call it and what to do instead.
     struct Refusal: Sendable, Equatable {
         /// The format, with its article ("an Ogg Vorbis file").
@@ -28,7 +23,8 @@ enum FileSignature {
     enum Identification: Equatable {
         /// Bytes from the start needed before the table can decide.
         case needMore(Int)
-        case container(Container)
+        /// A container afkit reads: its family's first type, whose descriptor makes the parser.
+        case container(FileType)
         case refused(Refusal)
         /// No signature matches: perhaps bare MPEG audio or ADTS, perhaps nothing.
         case unknown
@@ -44,7 +40,7 @@ enum FileSignature {
     }
 
     enum Outcome: Sendable {
-        case read(Container)
+        case read(FileType)
         /// Refused: the name and the reason (a matched name replaces the default one).
         case refuse(name: String, reason: String)
     }
@@ -65,43 +61,15 @@ enum FileSignature {
 
     // MARK: The table
 
-    /// Every signature, in the order they are tried (a longer, more specific one before a shorter one).
-    static let table: [Entry] = [
-        // Containers afkit reads: chunked, boxes, framed.
-        Entry(outcome: .read(.caf)) { bytes, _ in magic(bytes, "caff") },
-        Entry(outcome: .read(.mp4)) { bytes, _ in magic(bytes, "ftyp", at: 4) },
-        Entry(outcome: .read(.aiff)) { bytes, _ in
-            all(magic(bytes, "FORM"), any(magic(bytes, "AIFF", at: 8), magic(bytes, "AIFC", at: 8)))
-        },
-        Entry(outcome: .read(.wave)) { bytes, _ in
-            all(any(magic(bytes, "RIFF"), magic(bytes, "RF64"), magic(bytes, "BW64")), magic(bytes, "WAVE", at: 8))
-        },
-        // Audio containers and codecs afkit recognises and does not read (yet).
-        Entry(outcome: .read(.wave64)) { bytes, _ in
-            all(magic(bytes, Wave64.riffGUID), magic(bytes, Wave64.waveGUID, at: 24))
-        },
-        Entry(outcome: .read(.au)) { bytes, _ in any(magic(bytes, ".snd"), magic(bytes, "dns.")) },
-        Entry(outcome: .read(.flac)) { bytes, _ in magic(bytes, "fLaC") },
-        // Ogg: Speex refused by its first packet; Vorbis, Opus and FLAC read, whichever stream comes first
-        // (the parser skips a video stream and refuses a file with no audio stream it reads, by name).
-        Entry(outcome: .refuse(name: "an Ogg Speex file", reason: notDecoded("Speex"))) { bytes, atEnd in
-            ogg(bytes, atEnd: atEnd, firstPacket: Array("Speex   ".utf8))
-        },
-        Entry(outcome: .read(.ogg)) { bytes, atEnd in ogg(bytes, atEnd: atEnd, firstPacket: []) },
-        Entry(outcome: .read(.ac3)) { bytes, atEnd in
-            ac3(bytes, atEnd: atEnd)
-        },
+    /// Every signature, in the order they are tried: the containers afkit reads, from their descriptors in the
+    /// registry's order (each family's own refusals first, as Ogg Speex before Ogg), then the formats afkit
+    /// recognises and does not read.
+    static let table: [Entry] = ContainerRegistry.signatureEntries + refusals
+
+    /// The formats afkit recognises and does not read, by what to do instead.
+    static let refusals: [Entry] = [
         Entry(outcome: .refuse(name: "a DTS stream", reason: notDecoded("DTS"))) { bytes, _ in
             magic(bytes, [0x7F, 0xFE, 0x80, 0x01])
-        },
-        Entry(outcome: .read(.loas)) { bytes, atEnd in
-            loas(bytes, atEnd: atEnd)
-        },
-        Entry(outcome: .read(.amr)) { bytes, _ in
-            any(magic(bytes, "#!AMR\n"), magic(bytes, "#!AMR_MC1.0\n"))
-        },
-        Entry(outcome: .read(.amr)) { bytes, _ in
-            any(magic(bytes, "#!AMR-WB\n"), magic(bytes, "#!AMR-WB_MC1.0\n"))
         },
         Entry(outcome: .refuse(name: "a Matroska file", reason: extractFirst)) { bytes, atEnd in
             ebml(bytes, atEnd: atEnd)

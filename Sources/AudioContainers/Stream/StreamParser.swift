@@ -127,18 +127,11 @@ func detectContainer(
     }
     switch FileSignature.identify(bytes, atEnd: atEnd) {
     case .needMore(let count): return .needMore(count)
-    case .container(.caf):
-        return .parser(ChunkWalker<CAF.Container>(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
-    case .container(.mp4): return .parser(MP4Parser(mode: mode, limits: limits, requestsSeeks: requestsSeeks))
-    case .container(.aiff): return .parser(ChunkWalker<AIFF.Container>(mode: mode, limits: limits))
-    case .container(.wave): return .parser(ChunkWalker<WAVE.Container>(mode: mode, limits: limits))
-    case .container(.flac): return .parser(FLACParser(mode: mode, limits: limits))
-    case .container(.wave64): return .parser(ChunkWalker<Wave64.Container>(mode: mode, limits: limits))
-    case .container(.au): return .parser(ChunkWalker<AU.Container>(mode: mode, limits: limits))
-    case .container(.ogg): return .parser(OggParser(mode: mode, limits: limits))
-    case .container(.ac3): return .parser(FramedStreamParser<AC3>(mode: mode, limits: limits))
-    case .container(.amr): return .parser(FramedStreamParser<AMR>(mode: mode, limits: limits))
-    case .container(.loas): return .parser(FramedStreamParser<LOAS>(mode: mode, limits: limits))
+    case .container(let fileType):
+        guard let makeParser = ContainerRegistry.descriptor(of: fileType)?.makeParser else {
+            throw AudioFileError.unsupportedFileType("\(fileType.kindDescription): no parser is registered", offset: 0)
+        }
+        return .parser(makeParser(ParserSetup(mode: mode, limits: limits, requestsSeeks: requestsSeeks)))
     case .refused(let refusal): throw refusal.error(at: 0)
     case .unknown:
         if atEnd && bytes.count < 4 {

@@ -1,0 +1,209 @@
+import AudioFormats
+import FileAccess
+
+/// What a container is, declared once, in its own file beside its parser (`CAF.descriptor`), as Symphonia
+/// registers a reader's probe data: its names, Apple's type code, the extensions and media types its files go
+/// by, the signatures that find it, its parser and its writer. Detection, folder walks, output naming, the
+/// HTTP face's media types, `-f` and the help texts all ask ``ContainerRegistry``, never a list of their own.
+public struct ContainerDescriptor: Sendable {
+    /// The contract's `container` name.
+    public let fileType: FileType
+    /// The name in messages and help ("CAF", "MPEG audio").
+    public let name: String
+    /// What a file of it is, with its article ("a CAF file", "an ADTS (AAC) stream").
+    public let kindDescription: String
+    /// Apple's AudioFileTypeID (`caff`, `m4af`, ...).
+    public let fileTypeID: FourCharCode
+    /// Name extensions (lower case, no dot) its files go by; a folder walk takes files named so, and a file
+    /// named otherwise is noted as misnamed.
+    public let extensions: [String]
+    /// Extensions its files may carry that a folder walk does not take (`.mov` is mostly video).
+    public let otherExtensions: [String]
+    /// The extensions that name it when the bytes leave a tie (an elementary stream's hint).
+    public let hintExtensions: [String]
+    /// afconvert's `-f` codes for it, the usual one first; empty where afkit does not write it.
+    public let formatCodes: [String]
+    /// The names afkit writes it under (`.caf`), the usual one first; empty where no name asks for it.
+    public let writtenExtensions: [String]
+    /// HTTP media types (`Content-Type`) that name it.
+    public let mediaTypes: [String]
+    /// Whether it records gapless information (priming and remainder): CAF's `pakt`, an MP4 edit list, a LAME
+    /// tag, Opus's pre-skip. One that does not (ADTS, LOAS, WAV) delivers every decoded frame.
+    public let recordsPriming: Bool
+    /// The signature entries that find it (and refuse what its family holds and afkit does not read), tried
+    /// in the registry's order; none for a type its family's parser decides (AIFF-C, RF64, E-AC-3).
+    let signatures: [FileSignature.Entry]
+    /// Its incremental parser, for the family's first type.
+    let makeParser: (@Sendable (ParserSetup) -> any StreamParser)?
+    /// Its writer's layout (header and trailer around the packets), where afkit writes it.
+    let writer: (@Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout)?
+
+    /// Whether afkit writes it.
+    public var isWritten: Bool { writer != nil && !formatCodes.isEmpty }
+
+    init(
+        _ fileType: FileType, name: String, kind: String, fileTypeID: FourCharCode, extensions: [String],
+        otherExtensions: [String] = [], hintExtensions: [String]? = nil, formatCodes: [String] = [],
+        writtenExtensions: [String] = [], mediaTypes: [String] = [], recordsPriming: Bool = false,
+        signatures: [FileSignature.Entry] = [], makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil,
+        writer: (@Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout)? =
+            nil
+    ) {
+        self.fileType = fileType
+        self.name = name
+        kindDescription = kind
+        self.fileTypeID = fileTypeID
+        self.extensions = extensions
+        self.otherExtensions = otherExtensions
+        self.hintExtensions = hintExtensions ?? extensions
+        self.formatCodes = formatCodes
+        self.writtenExtensions = writtenExtensions
+        self.mediaTypes = mediaTypes
+        self.recordsPriming = recordsPriming
+        self.signatures = signatures
+        self.makeParser = makeParser
+        self.writer = writer
+    }
+}
+
+/// What a parser is made with.
+struct ParserSetup {
+    var mode: ParseMode
+    var limits: ParserLimits
+    var requestsSeeks: Bool
+}
+
+/// Every container afkit reads, one registration line each, in the order their signatures are tried.
+public enum ContainerRegistry {
+    /// The descriptors, in detection order (a family's first type carries its signatures and parser).
+    public static let all: [ContainerDescriptor] = [
+        CAF.descriptor,
+        AIFF.descriptor, AIFF.compressedDescriptor,
+        WAVE.descriptor, WAVE.rf64Descriptor,
+        MP4.audioDescriptor, MP4.descriptor, MP4.threeGPDescriptor,
+        ADTS.descriptor,
+        MPEGAudio.descriptor,
+        FLAC.descriptor,
+        Ogg.descriptor,
+        Wave64.descriptor,
+        AU.descriptor,
+        AC3.descriptor, AC3.enhancedDescriptor,
+        LOAS.descriptor,
+        AMR.descriptor,
+    ]
+
+    private static let byType: [FileType: ContainerDescriptor] = Dictionary(
+        all.map { ($0.fileType, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The descriptor of a registered container; `nil` for an identifier nothing registers.
+    public static func descriptor(of fileType: FileType) -> ContainerDescriptor? { byType[fileType] }
+
+    /// The containers afkit writes, in the order `-hf` lists them.
+    public static var written: [ContainerDescriptor] { all.filter(\.isWritten) }
+
+    /// Every extension a folder walk takes: the files of every container afkit reads.
+    public static let walkedExtensions: Set<String> = Set(all.flatMap(\.extensions))
+
+    /// Every extension any container's files go by, walked or not.
+    public static let knownExtensions: Set<String> = walkedExtensions.union(all.flatMap(\.otherExtensions))
+
+    /// The sound files below `folder`, as every command's folder walk takes them: files named with an extension
+    /// of a container afkit reads (symbolic links followed, macOS's `._` files and `.DS_Store` left out, the
+    /// `excluding` folders not entered); `skipped` holds the other files, for a line that names them.
+    public static func soundFiles(below folder: String, excluding: [String] = []) throws -> (
+        files: [String], skipped: [String]
+    ) {
+        var files: [String] = []
+        var skipped: [String] = []
+        for file in try filesBelow(folder, excluding: excluding) {
+            if walkedExtensions.contains(fileExtension(file)) { files.append(file) } else { skipped.append(file) }
+        }
+        return (files, skipped)
+    }
+
+    /// The line that says what a walk skipped and why (`nil` for nothing skipped): how many, their extensions
+    /// and the first few names.
+    public static func skippedNote(_ skipped: [String], command: String) -> String? {
+        guard !skipped.isEmpty else { return nil }
+        let kinds = Set(skipped.map { fileExtension($0) }).sorted().map { $0.isEmpty ? "no extension" : "." + $0 }
+        let names = skipped.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (skipped.count > 5 ? ", ..." : "")
+        return "\(command): skipped \(skipped.count) \(skipped.count == 1 ? "file" : "files") not named as a sound file "
+            + "afkit reads (\(kinds.joined(separator: ", "))): \(names)"
+    }
+
+    /// The read signature entries in registry order, for ``FileSignature/table``.
+    static var signatureEntries: [FileSignature.Entry] { all.flatMap(\.signatures) }
+}
+
+extension FileType {
+    /// The container's descriptor. An identifier nothing registers gets a stand-in named by it.
+    public var descriptor: ContainerDescriptor {
+        ContainerRegistry.descriptor(of: self)
+            ?? ContainerDescriptor(
+                self, name: rawValue, kind: "a '\(rawValue)' file", fileTypeID: FourCharCode(rawValue: 0),
+                extensions: [])
+    }
+
+    /// Apple's AudioFileTypeID for the container.
+    public var fileTypeID: FourCharCode { descriptor.fileTypeID }
+
+    /// The container's name in messages ("CAF", "MPEG audio", "Wave64").
+    public var name: String { descriptor.name }
+
+    /// What a file of this container is, as a message says it ("a CAF file", "an ADTS (AAC) stream").
+    public var kindDescription: String { descriptor.kindDescription }
+
+    /// The file name extensions (lower case, no dot) files of this container go by.
+    public var knownExtensions: Set<String> { Set(descriptor.extensions + descriptor.otherExtensions) }
+
+    /// afconvert's `-f` code for the container (Apple's AudioFileTypeID where afkit does not write it).
+    public var afconvertCode: String { descriptor.formatCodes.first ?? fileTypeID.description }
+
+    /// The names an output of this container takes, most usual first (`.caf`).
+    public var fileNameExtensions: [String] { descriptor.writtenExtensions }
+
+    /// The container a file name extension usually names, used only as a hint to break ties.
+    public init?(fileExtension: String) {
+        let lower = fileExtension.lowercased()
+        guard let found = ContainerRegistry.all.first(where: { $0.hintExtensions.contains(lower) }) else { return nil }
+        self = found.fileType
+    }
+
+    /// The file type an output file name asks for (`.caf`, `.m4a`, `.opus`), among those afkit writes.
+    public init?(outputPath: String) {
+        let name = outputPath.split(separator: "/").last.map(String.init) ?? outputPath
+        guard let dot = name.lastIndex(of: ".") else { return nil }
+        let suffix = name[dot...].lowercased()
+        guard let found = ContainerRegistry.written.first(where: { $0.writtenExtensions.contains(suffix) }) else {
+            return nil
+        }
+        self = found.fileType
+    }
+
+    /// A file type from afconvert's `-f` codes (`caff`, `AIFF`, `AIFC`, `WAVE`, `RF64`, `m4af`, ...), and
+    /// `opus` for Ogg Opus, among those afkit writes.
+    public init?(afconvertCode code: String) {
+        guard let found = ContainerRegistry.written.first(where: { $0.formatCodes.contains(code) }) else {
+            return nil
+        }
+        self = found.fileType
+    }
+
+    /// The container a `Content-Type` names, if it names one.
+    public init?(mediaType: String) {
+        let type =
+            mediaType.split(separator: ";").first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
+        guard let found = ContainerRegistry.all.first(where: { $0.mediaTypes.contains(type) }) else { return nil }
+        self = found.fileType
+    }
+}
+
+extension String {
+    /// The string without spaces and tabs at either end.
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}
