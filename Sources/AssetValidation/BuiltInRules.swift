@@ -342,7 +342,9 @@ extension ValidationRule {
 
 private func describe(_ type: FileType) -> String { type.kindDescription }
 
-private func containerName(_ name: String) -> String { ContainerRegistry.descriptor(of: FileType(rawValue: name))?.name ?? name }
+private func containerName(_ name: String) -> String {
+    ContainerRegistry.descriptor(of: FileType(rawValue: name))?.name ?? name
+}
 
 /// A profile's format code with its name in words: `'0x6D730011' (IMA ADPCM in WAV)`.
 private func namedFormat(_ code: String) -> String {
@@ -374,8 +376,10 @@ private func presetFix(_ facts: AssetFacts, _ options: String = "", resamplingTo
         extension: preset == "music" ? ".m4a" : ".caf")
 }
 
-/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes.
+/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes;
+/// a name with a control character or a byte that is not UTF-8 in bash's `$'...'`, which spells them.
 func shellQuoted(_ text: String) -> String {
+    if PathEscaping.needsANSIQuoting(text) { return PathEscaping.ansiCQuoted(text) }
     let plain =
         !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,=:@".contains($0)) }
     return plain ? text : "'" + text.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"

@@ -285,6 +285,12 @@ enum HTMLReportResources {
             const box = canvas.getBoundingClientRect();
             if (box.bottom > -400 && box.top < window.innerHeight + 400) draw(canvas); else observer.observe(canvas);
           });
+          // Printing (or saving as PDF) draws every picture not drawn yet.
+          window.addEventListener("beforeprint", () => {
+            document.querySelectorAll("canvas.plot:not([data-drawn-width])").forEach(canvas => {
+              observer.unobserve(canvas); draw(canvas);
+            });
+          });
           let resizing = 0;
           window.addEventListener("resize", () => {
             clearTimeout(resizing);

@@ -265,16 +265,25 @@ extension WaveformData {
             for point in 0..<length {
                 let low = Double(data[point * 2 * channels + 2 * channel]) / full * amplitudeScale
                 let high = Double(data[point * 2 * channels + 2 * channel + 1]) / full * amplitudeScale
-                let top = middle - min(1, max(-1, high)) * half
-                let bottom = max(top, middle - min(1, max(-1, low)) * half)
+                var top = middle - min(1, max(-1, high)) * half
+                var bottom = max(top, middle - min(1, max(-1, low)) * half)
+                // A point that is not silence is a pixel tall at least (at one frame a point, its minimum is its
+                // maximum); silence draws nothing.
+                if bottom - top < 1, low != 0 || high != 0 {
+                    let centre = (top + bottom) / 2
+                    (top, bottom) = (centre - 0.5, centre + 0.5)
+                }
                 result.strokes.append(
                     .init(channel: channel, x: (Double(point) + 0.5) * result.columnWidth, top: top, bottom: bottom))
             }
         }
         if axisLabels, sampleRate > 0 {
-            let seconds = Double(columns * samplesPerPixel) / Double(sampleRate)
+            let seconds = Double(columns) * Double(samplesPerPixel) / Double(sampleRate)
+            // A label every 80 pixels at most: the first step that keeps to that, or a power of ten beyond.
+            let most = Double(max(width / 80, 1))
             let steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
-            let step = steps.first { seconds / $0 <= Double(max(width / 80, 1)) } ?? 3600
+            var step = steps.first { seconds / $0 <= most } ?? 10_000
+            while seconds / step > most && step.isFinite { step *= 10 }
             var tick = 0
             while Double(tick) * step <= seconds {
                 let time = Double(tick) * step
@@ -312,11 +321,13 @@ extension WaveformData {
                 """
         }
         for (x, label) in layout.ticks {
+            // A label that would pass the right edge ends at its tick instead.
+            let fits = x + 2 + Double(label.count * 6) <= Double(width)
             svg += """
                 <line x1="\(number(x))" y1="\(number(layout.baseline))" x2="\(number(x))" \
                 y2="\(number(layout.baseline + 4))" stroke="#\(axisLabel)"/>
-                <text x="\(number(x + 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
-                fill="#\(axisLabel)">\(label)</text>
+                <text x="\(number(fits ? x + 2 : x - 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
+                fill="#\(axisLabel)"\(fits ? "" : " text-anchor=\"end\"")>\(label)</text>
 
                 """
         }
@@ -343,7 +354,11 @@ extension WaveformData {
         for (x, label) in layout.ticks {
             let column = Int(x.rounded(.down))
             image.fill(x: column, y: Int(layout.baseline), columns: 1, rows: 4, axisLabel)
-            image.draw(label, x: column + 2, y: height - 9, axisLabel)
+            // 6 pixels a glyph; a label that would pass the right edge ends at its tick instead.
+            let textWidth = label.count * 6 - 1
+            image.draw(
+                label, x: column + 2 + textWidth <= width ? column + 2 : column - 2 - textWidth, y: height - 9,
+                axisLabel)
         }
         return image.png
     }

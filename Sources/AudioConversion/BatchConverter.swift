@@ -121,12 +121,12 @@ public struct BatchConverter: Sendable {
         let namesFolders = sources.filter(isDirectory).count > 1
         for source in sources {
             if isDirectory(source) {
-                walked.append(source)
                 let root = source.hasSuffix("/") ? source : source + "/"
                 let name = source.split(separator: "/").last.map(String.init)
                 let prefix = namesFolders ? (name.flatMap { $0 == "." || $0 == ".." ? nil : $0 + "/" } ?? "") : ""
                 let found = try ContainerRegistry.soundFiles(below: source, excluding: [outputFolder])
                 skipped += found.skipped
+                walked += found.folders
                 for file in found.files {
                     jobs.append(
                         Job(source: file, output: outputPath(for: prefix + String(file.dropFirst(root.count)))))
@@ -152,6 +152,16 @@ public struct BatchConverter: Sendable {
         // output already in place of its source, `batch --out . y.caf`), never a FIFO or a device.
         var outputs = OutputGuard(
             inputs: jobs.map(\.source), walkedFolders: walked, skippedFolders: [outputFolder])
+        // The output folder and the folders below it that the outputs go into are the run's to make.
+        outputs.claimFolder(outputFolder)
+        let root = outputFolder.hasSuffix("/") ? String(outputFolder.dropLast()) : outputFolder
+        for job in jobs {
+            var folder = parentFolder(of: job.output)
+            while folder.hasPrefix(root + "/") {
+                outputs.claimFolder(folder)
+                folder = parentFolder(of: folder)
+            }
+        }
         for job in jobs { try outputs.claim(job.output, as: "the output of '\(job.source)'") }
         for other in others { try outputs.claim(other.path, as: other.what) }
         return (jobs, skipped)
@@ -181,7 +191,8 @@ public struct BatchConverter: Sendable {
         // A compressed output in a container that records no priming (ADTS) holds the encoder's priming and
         // its last packet whole: up to three packets more than the frames made, never fewer.
         let format = file.dataFormat
-        if file.properties.fileType?.descriptor.recordsPriming == false, !format.isLinearPCM, format.framesPerPacket > 0 {
+        if file.properties.fileType?.descriptor.recordsPriming == false, !format.isLinearPCM, format.framesPerPacket > 0
+        {
             return frames >= recorded && frames - recorded <= 3 * Int64(format.framesPerPacket)
         }
         return frames == recorded

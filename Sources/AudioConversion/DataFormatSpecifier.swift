@@ -116,4 +116,3 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-

@@ -1,4 +1,5 @@
 import AudioCodecs
+import AudioContainers
 import AudioFormats
 
 extension AudioCodecRegistry {
@@ -87,6 +88,20 @@ extension AudioCodecRegistry {
             try AACDecoder(format: format, magicCookie: cookie ?? [])
         }
         registry.registerEncoder(for: .aac, limits: AACEncoder.limits) { settings in try AACEncoder(settings) }
+        // HE-AAC and HE-AAC v2 (SBR, SBR with parametric stereo) whose configuration says so: libavcodec's AAC
+        // decoder, at the output rate (2048 frames a packet), configured by the AudioSpecificConfig, as FFmpeg
+        // decodes them; the file's priming (an edit list, `iTunSMPB`) is trimmed by the reader.
+        for id in [FourCharCode.aacSpectralBandReplication, .aacParametricStereo] {
+            registry.registerDecoder(for: id) { format, cookie in
+                guard let config = ADTS.audioSpecificConfig(inCookie: cookie ?? []), !config.isEmpty else {
+                    throw AudioFileError.unsupportedDataFormat(
+                        "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
+                }
+                return try LibavcodecDecoder(
+                    codec: "aac", format: format, extradata: config,
+                    maximumFramesPerPacket: Int(max(format.framesPerPacket, 2048)))
+            }
+        }
         // LOAS frames, whole, by libavcodec's LATM decoder (which reads each frame's StreamMuxConfig).
         registry.registerDecoder(for: .latmAAC) { format, _ in
             try LibavcodecDecoder(codec: "aac_latm", format: format, extradata: nil, maximumFramesPerPacket: 2048)

@@ -92,6 +92,31 @@ public enum PathEscaping {
         }
     }
 
+    /// Whether a name holds a byte a shell's single quotes cannot carry as text: a control character, or a byte
+    /// that is not UTF-8.
+    public static func needsANSIQuoting(_ string: String) -> Bool {
+        string.unicodeScalars.contains { isEscape($0) || $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    /// A name in bash's ANSI-C quotes (`$'x\n::y.wav'`), every byte spelled so the shell gives back the very
+    /// name: control characters and bytes that are not UTF-8 as `\n`, `\t`, `\xFF`, a quote and a backslash
+    /// escaped. Pasted into bash or zsh, it names the file.
+    public static func ansiCQuoted(_ string: String) -> String {
+        var out = "$'"
+        for scalar in string.unicodeScalars {
+            if isEscape(scalar) {
+                out += spelling(of: byte(escapedBy: scalar))
+            } else if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += spelling(of: UInt8(scalar.value))
+            } else if scalar == "\\" || scalar == "'" {
+                out += "\\" + String(scalar)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "'"
+    }
+
     /// Text from a file (a tag, a marker's name) as a line of text output may show it: every control character
     /// printed as ``displayed(_:)`` prints a name's, so nothing a file says can start a line of its own.
     public static func controlEscaped(_ text: String) -> String {

@@ -582,7 +582,6 @@ extension String {
     fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
-
 extension AudioFileStream.OwnedPackets {
     /// The index (within the run) of the first packet that starts at or after a stream offset; `count`
     /// when none does.

@@ -35,6 +35,13 @@ public func writeAtomically<Result>(
     defer { TemporaryFiles.unregister(temporary) }
     do {
         let result = try body(temporary)
+        // A file replaced keeps its permissions (and, for root, its owner), as an edit in place would.
+        var existing = stat()
+        if lstatPath(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG, TemporaryFiles.holdsOwnFile(temporary)
+        {
+            _ = chmodPath(temporary, existing.st_mode & 0o777)
+            if getuid() == 0 { _ = lchownPath(temporary, existing.st_uid, existing.st_gid) }
+        }
         try synchronize(temporary)
         guard TemporaryFiles.holdsOwnFile(temporary) else {
             throw AudioFileError.io("the temporary file for '\(path)' was replaced while it was written", errno: EEXIST)

@@ -51,6 +51,12 @@ public func pathExists(_ path: String) -> Bool {
 /// left out; so is every folder in `excluding` (an output tree inside the sources), compared by
 /// identity, not by spelling.
 public func filesBelow(_ path: String, excluding: [String] = []) throws -> [String] {
+    try walkFolder(path, excluding: excluding).files
+}
+
+/// ``filesBelow(_:excluding:)``'s files, and every folder the walk entered (through links too), in the order
+/// entered: the folders an output must not be written into.
+public func walkFolder(_ path: String, excluding: [String] = []) throws -> (files: [String], folders: [String]) {
     struct Identity: Hashable {
         var device: UInt64
         var inode: UInt64
@@ -63,10 +69,12 @@ public func filesBelow(_ path: String, excluding: [String] = []) throws -> [Stri
     let excluded = Set(excluding.compactMap(identity))
     var visited: Set<Identity> = []
     var found: [String] = []
+    var folders: [String] = []
     var pending = [path]
     while let directory = pending.popLast() {
         guard let id = identity(directory), !excluded.contains(id), visited.insert(id).inserted else { continue }
         guard let handle = opendirPath(directory) else { throw ioError("cannot read the directory '\(directory)'") }
+        folders.append(directory)
         defer { closedir(handle) }
         while let entry = readdir(handle) {
             let name = entryName(entry)
@@ -82,5 +90,5 @@ public func filesBelow(_ path: String, excluding: [String] = []) throws -> [Stri
             }
         }
     }
-    return found.sorted()
+    return (found.sorted(), folders)
 }

@@ -37,14 +37,23 @@ public struct OutputGuard: Sendable {
     private var walked: [FileIdentity: String] = [:]
     private var skipped: Set<Place> = []
     private var claimed: [Place: String] = [:]
+    /// Folders the run makes (a batch's output tree): an output may go into one, and none may be an output.
+    private var made: [Place: String] = [:]
+    /// Whether the command writes to standard output for `-` (said in a refusal).
+    public var takesStandardOutput = false
 
-    /// A guard for a run that reads `inputs` (files; a name that is not there is left out) and walks the
-    /// folders `walkedFolders` for sources, skipping `skippedFolders` (an output folder inside a source
-    /// folder).
+    /// A guard for a run that reads `inputs` (files; `-` is standard input, where it is a file; a name that is
+    /// not there is left out) and walks the folders `walkedFolders` for sources (every folder a walk entered,
+    /// through links too), skipping `skippedFolders` (an output folder inside a source folder).
     public init(inputs: [String], walkedFolders: [String] = [], skippedFolders: [String] = []) {
         for input in inputs {
-            if let identity = FileIdentity(path: input), self.inputs[identity] == nil {
-                self.inputs[identity] = input
+            var info = stat()
+            let identity =
+                input == "-"
+                ? (fstat(0, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? FileIdentity(info) : nil)
+                : FileIdentity(path: input)
+            if let identity, self.inputs[identity] == nil {
+                self.inputs[identity] = input == "-" ? "standard input" : input
             }
         }
         for folder in walkedFolders {
@@ -54,25 +63,34 @@ public struct OutputGuard: Sendable {
         skipped = Set(skippedFolders.compactMap(Self.place(ofFolder:)))
     }
 
+    /// Records a folder the run makes (a batch's `--out` and the folders below it): outputs may go into it,
+    /// and no output may be it.
+    public mutating func claimFolder(_ folder: String) {
+        guard let place = Self.place(ofFolder: folder), made[place] == nil else { return }
+        made[place] = folder
+    }
+
     /// Checks `output` and records it as this run's; `what` names it in a refusal ("the report"). Throws a
     /// ``Refusal`` (nothing written yet).
     public mutating func claim(_ output: String, as what: String = "the output") throws(Refusal) {
         var info = stat()
         let place: Place
+        let elsewhere = "(write \(what) elsewhere)"
         if statPath(output, &info) == 0 {
             let identity = FileIdentity(info)
             if let input = inputs[identity] {
                 throw Refusal(
                     output: output,
                     reason: input == output
-                        ? "is an input of this run: \(what) would replace it (write \(what) elsewhere)"
-                        : "is '\(input)', an input of this run: \(what) would replace it (write \(what) elsewhere)")
+                        ? "is an input of this run: \(what) would replace it \(elsewhere)"
+                        : "is \(input == "standard input" ? input : "'\(input)'"), an input of this run: \(what) "
+                            + "would replace it \(elsewhere)")
             }
             if let kind = Self.nonRegularKind(info.st_mode) {
                 throw Refusal(
                     output: output,
                     reason: "is \(kind): afkit writes \(what) only as a regular file, made whole and then renamed "
-                        + "into place (give a new name, or '-' for standard output where the command takes it)")
+                        + "into place (give a new name\(takesStandardOutput ? ", or '-' for standard output" : ""))")
             }
             place = .file(identity)
         } else {
@@ -82,6 +100,28 @@ public struct OutputGuard: Sendable {
                 throw Refusal(output: output, reason: "cannot be reached: its folder cannot be read")
             }
             place = .name(folder: identity, name: below)
+            // Its folder must be there, or be one the run makes.
+            let folder = Self.folderAndName(output).0
+            if !isDirectory(folder), Self.place(ofFolder: folder).map({ made[$0] == nil }) ?? true {
+                throw Refusal(
+                    output: output, reason: "cannot be written: there is no folder '\(folder)' (create it first)")
+            }
+        }
+        // A link is replaced, not written through, by a rename: never done to a link.
+        var linkInfo = stat()
+        if lstatPath(output, &linkInfo) == 0, linkInfo.st_mode & S_IFMT == S_IFLNK {
+            throw Refusal(
+                output: output,
+                reason: "is a symbolic link: afkit writes \(what) whole and renames it into place, which would replace "
+                    + "the link, not write through it (give the file it names\(takesStandardOutput ? ", or '-' for standard output" : ""))"
+            )
+        }
+        if let folder = made[place] {
+            throw Refusal(
+                output: output,
+                reason: folder == output
+                    ? "is a folder this run makes \(elsewhere)" : "is '\(folder)', a folder this run makes \(elsewhere)"
+            )
         }
         if let other = claimed[place] {
             throw Refusal(output: output, reason: "is also where this run writes \(other): give each its own name")
@@ -102,8 +142,17 @@ public struct OutputGuard: Sendable {
         guard fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let input = inputs[FileIdentity(info)] else {
             return
         }
+        let named = input == "standard input" ? input : "'\(input)'"
         throw Refusal(
-            output: "-", reason: "is standard output, which is '\(input)', an input of this run: redirect it elsewhere")
+            output: "-", reason: "is standard output, which is \(named), an input of this run: redirect it elsewhere")
+    }
+
+    /// What `path` names, with its article ("a file", "a FIFO", "a folder"), or `nil` where nothing is
+    /// there.
+    public static func kind(of path: String) -> String? {
+        var info = stat()
+        guard statPath(path, &info) == 0 else { return nil }
+        return nonRegularKind(info.st_mode) ?? "a file"
     }
 
     /// What a mode names, where it is not a regular file.
@@ -149,6 +198,8 @@ public struct OutputGuard: Sendable {
 
     /// Where a folder is: itself, or where it will be made.
     private static func place(ofFolder folder: String) -> Place? {
+        var info = stat()
+        if statPath(folder, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { return nil }
         if let identity = FileIdentity(path: folder) { return .file(identity) }
         let (existing, below) = nearestExisting(folder)
         return FileIdentity(path: existing).map { .name(folder: $0, name: below) }

@@ -25,6 +25,16 @@ public func openPath(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int3
     PathEscaping.withCString(path) { open($0, flags, mode) }
 }
 
+/// `chmod(2)`.
+public func chmodPath(_ path: String, _ mode: mode_t) -> Int32 {
+    PathEscaping.withCString(path) { chmod($0, mode) }
+}
+
+/// `lchown(2)`: the file named itself, never a link's target.
+public func lchownPath(_ path: String, _ owner: uid_t, _ group: gid_t) -> Int32 {
+    PathEscaping.withCString(path) { lchown($0, owner, group) }
+}
+
 /// `mkdir(2)`.
 public func mkdirPath(_ path: String, _ mode: mode_t) -> Int32 {
     PathEscaping.withCString(path) { mkdir($0, mode) }

@@ -91,7 +91,9 @@ struct Batch: ParsableCommand {
             }
         }
         if pathExists(out) && !isDirectory(out) {
-            throw usageError("--out '\(out)' is a file: give a folder (created when missing)", in: Self.self)
+            throw usageError(
+                "--out '\(out)' is \(OutputGuard.kind(of: out) ?? "not a folder"): give a folder (created when missing)",
+                in: Self.self)
         }
         var batch = BatchConverter(
             preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,

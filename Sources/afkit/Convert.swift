@@ -330,6 +330,7 @@ struct Convert: ParsableCommand {
         }
         // The output guard: never an input, never a device, a FIFO or a folder (standard output is `-`).
         var outputs = OutputGuard(inputs: [input])
+        outputs.takesStandardOutput = true
         do {
             if toStandardOutput { try outputs.checkStandardOutput() } else { try outputs.claim(output) }
         } catch {

@@ -40,10 +40,21 @@ struct Info: NetworkCommand {
     /// others are still read (as `afinfo` and `ls` do); the status is then 2, a usage error.
     var readsNetwork: Bool { files.contains(where: isStreamURL) }
 
-    func run() throws { try report(streams: [:]) }
+    func run() throws {
+        try checkStandardOutput()
+        try report(streams: [:])
+    }
+
+    /// A report written into one of the files (`afkit info a.caf >> a.caf`) is refused before anything is read.
+    func checkStandardOutput() throws {
+        do { try OutputGuard(inputs: files.filter { !isStreamURL($0) }).checkStandardOutput() } catch {
+            throw usageError(error.description, in: Self.self)
+        }
+    }
 
     /// With URLs: each stream's header is read first (what awaits), then every path is reported in order.
     func runOverNetwork() async throws {
+        try checkStandardOutput()
         var streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>] = [:]
         for url in files where isStreamURL(url) && streams[url] == nil {
             do {

@@ -69,6 +69,10 @@ struct Packets: NetworkCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
+        // A report written into one of the inputs (`>> IN`) is refused before anything is read.
+        do { try OutputGuard(inputs: [file]).checkStandardOutput() } catch {
+            throw usageError(error.description, in: Self.self)
+        }
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
         let packets = try PacketSpool()

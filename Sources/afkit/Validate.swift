@@ -69,6 +69,10 @@ struct Validate: ParsableCommand {
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(paths, in: Self.self)
+        // A report written into one of the inputs (`>> IN`) is refused before anything is read.
+        do { try OutputGuard(inputs: paths).checkStandardOutput() } catch {
+            throw usageError(error.description, in: Self.self)
+        }
         let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
         let report: ValidationReport
         do {

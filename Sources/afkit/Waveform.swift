@@ -47,13 +47,19 @@ struct Waveform: ParsableCommand {
         parsing: .unconditional, help: ArgumentHelp("A picture's height in pixels (default 250).", valueName: "pixels"))
     var height = 250
 
-    @Option(name: .customLong("background-color"), help: ArgumentHelp("RRGGBB (default FFFFFF).", valueName: "colour"))
+    @Option(
+        name: .customLong("background-color"), parsing: .unconditional,
+        help: ArgumentHelp("RRGGBB (default FFFFFF).", valueName: "colour"))
     var backgroundColor = "FFFFFF"
 
-    @Option(name: .customLong("waveform-color"), help: ArgumentHelp("RRGGBB (default 3A6EA5).", valueName: "colour"))
+    @Option(
+        name: .customLong("waveform-color"), parsing: .unconditional,
+        help: ArgumentHelp("RRGGBB (default 3A6EA5).", valueName: "colour"))
     var waveformColor = "3A6EA5"
 
-    @Option(name: .customLong("axis-label-color"), help: ArgumentHelp("RRGGBB (default 000000).", valueName: "colour"))
+    @Option(
+        name: .customLong("axis-label-color"), parsing: .unconditional,
+        help: ArgumentHelp("RRGGBB (default 000000).", valueName: "colour"))
     var axisLabelColor = "000000"
 
     @Flag(name: .customLong("no-axis-labels"), help: "No time labels on a picture.")
@@ -79,11 +85,13 @@ struct Waveform: ParsableCommand {
         if pixelsPerSecond != nil && zoom != nil {
             throw ValidationError("give --zoom or --pixels-per-second, not both")
         }
-        if let zoom, zoom < 1 {
-            throw ValidationError("--zoom \(zoom) is out of range: give a number of frames above 0")
+        // The .dat header holds 32-bit fields: a point covers 1 to 2^31 - 1 frames.
+        let most = Int(Int32.max)
+        if let zoom, !(1...most).contains(zoom) {
+            throw ValidationError("--zoom \(zoom) is out of range: give 1 to \(most) frames")
         }
-        if let pixelsPerSecond, pixelsPerSecond < 1 {
-            throw ValidationError("--pixels-per-second \(pixelsPerSecond) is out of range: give 1 or more")
+        if let pixelsPerSecond, !(1...most).contains(pixelsPerSecond) {
+            throw ValidationError("--pixels-per-second \(pixelsPerSecond) is out of range: give 1 to \(most)")
         }
         if bits != 8 && bits != 16 { throw ValidationError("--bits \(bits) is out of range: give 8 or 16") }
         guard kind != nil else {

@@ -59,6 +59,10 @@ import Testing
         #expect(parsed == .string("a\nb\tc\u{1B}\u{7F}\\xFF.wav"))
         #expect(PathEscaping.controlEscaped("title\r\n::x") == "title\\r\\n::x")
         #expect(PathEscaping.controlEscaped("plain") == "plain")
+        // bash's $'...' gives the very bytes back: a newline, a quote, a backslash, a byte that is not UTF-8.
+        let tricky = PathEscaping.string(fromBytes: Array("x\n'\\".utf8) + [0xFF] + Array(".wav".utf8))
+        #expect(PathEscaping.needsANSIQuoting(tricky) && !PathEscaping.needsANSIQuoting("plain name.wav"))
+        #expect(PathEscaping.ansiCQuoted(tricky) == "$'x\\n\\'\\\\\\xFF.wav'")
     }
 }
 

@@ -266,6 +266,20 @@ def main():
     ffmpeg("mp3.mp4", "-c:a libmp3lame -b:a 48k -movflags +faststart", s44)
     ffmpeg("opus.mp4", "-c:a libopus -b:a 24k -movflags +faststart", s44)
     ffmpeg("ac3.mp4", "-c:a ac3 -b:a 64k -movflags +faststart", m22)
+    ffmpeg("flac.mp4", "-c:a flac -strict -2 -movflags +faststart", m22)
+    # FFmpeg's own decoding, as 32-bit floats: its CRC-32 over the valid frames afkit reports (FFmpeg's CLI
+    # leaves the frames past the edit list's end), for the tests to compare afkit's samples with.
+    for name in ["flac.mp4", "opus.mp4"]:
+        raw = run(f"ffmpeg -hide_banner -loglevel error -i {OUT}/{name} -f f32le -")
+        info = json.loads(run(f"afkit info --json {OUT}/{name}"))[0]
+        frames, channels = info["frameCount"], info["format"]["channels"]
+        path = os.path.join(OUT, name + ".json")
+        side = json.load(open(path))
+        side["ffmpegDecoded"] = {"command": f"ffmpeg -i {name} -f f32le -", "frames": len(raw) // (4 * channels),
+                                 "crc32OfFirstFrames": zlib.crc32(raw[:frames * 4 * channels]), "framesHashed": frames}
+        with open(path, "w") as f:
+            json.dump(side, f, indent=1, sort_keys=True)
+            f.write("\n")
 
     # Tags by AtomicParsley, cover art included (skipped by size, never read).
     tagged = os.path.join(OUT, "aac-tagged.m4a")

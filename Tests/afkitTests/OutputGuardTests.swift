@@ -27,16 +27,17 @@ import Testing
     static let writers: [Writer] = [
         Writer(
             description: "convert", arguments: { folder, target in ["convert", folder + "/a.wav", target] },
-            targets: ["a.wav", "link-to-a.wav"], pathExtension: "caf"),
+            targets: ["a.wav", "link-to-a.wav", "link-to-other.caf", "missing/x.caf"], pathExtension: "caf"),
         // A waveform's input is a sound named like a waveform (afkit reads the bytes, not the name).
         Writer(
             description: "waveform (.json)",
             arguments: { folder, target in ["waveform", folder + "/sound.json", "-o", target] },
-            targets: ["sound.json", "link-to-sound.json"], pathExtension: "json"),
+            targets: ["sound.json", "link-to-sound.json", "link-to-other.json", "missing/x.json"], pathExtension: "json"
+        ),
         Writer(
             description: "waveform (.png)",
             arguments: { folder, target in ["waveform", folder + "/sound.png", "-o", target] },
-            targets: ["sound.png", "link-to-sound.png"], pathExtension: "png"),
+            targets: ["sound.png", "link-to-sound.png", "link-to-other.png"], pathExtension: "png"),
         Writer(
             description: "batch --report (JSON)",
             arguments: { folder, target in
@@ -46,8 +47,12 @@ import Testing
                 ]
             },
             // A source walked in the folder, a source named, another output of the run, a link to a source, a
-            // new name inside the source folder being walked.
-            targets: ["src/s0.wav", "a.wav", "out/s1.caf", "link-to-a.json", "src/report.json"], pathExtension: "json"),
+            // new name inside the source folder being walked or inside a folder the walk reaches through a link,
+            // the output folder itself, a folder that will not exist.
+            targets: [
+                "src/s0.wav", "a.wav", "out/s1.caf", "link-to-a.json", "src/report.json", "linked/report.json", "out",
+                "out/sub/report.json",
+            ], pathExtension: "json"),
         Writer(
             description: "batch --report (HTML)",
             arguments: { folder, target in
@@ -85,6 +90,14 @@ import Testing
             #expect(symlink(folder + "/" + name, folder + "/link-to-" + name) == 0)
         }
         #expect(symlink(folder + "/src/s0.wav", folder + "/link-to-s0.html") == 0)
+        // A file no run reads, and links to it: a rename would replace the link, never write through it.
+        try manager.copyItem(atPath: fixture, toPath: folder + "/other.wav")
+        for pathExtension in ["caf", "json", "png"] {
+            #expect(symlink(folder + "/other.wav", folder + "/link-to-other." + pathExtension) == 0)
+        }
+        // A folder outside the sources that the walk reaches through a link inside them.
+        try manager.createDirectory(atPath: folder + "/linked", withIntermediateDirectories: false)
+        #expect(symlink(folder + "/linked", folder + "/src/ext") == 0)
         try manager.createDirectory(atPath: folder + "/links", withIntermediateDirectories: false)
         #expect(symlink(folder + "/a.wav", folder + "/links/a.caf") == 0)
         try manager.createDirectory(atPath: folder + "/specials", withIntermediateDirectories: false)
@@ -171,10 +184,54 @@ import Testing
         var outputs = OutputGuard(inputs: [folder + "/a.wav"], walkedFolders: [folder + "/src"])
         #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/src/../a.wav") }
         #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/link-to-a.wav") }
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/new/sub/x.caf") }
+        outputs.claimFolder(folder + "/new/sub")
         try outputs.claim(folder + "/new/sub/x.caf")
+        #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/new/sub") }
         #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/new/../new/sub/x.caf") }
         #expect(throws: OutputGuard.Refusal.self) { try outputs.claim(folder + "/src/new/x.caf") }
         try outputs.claim(folder + "/y.caf")
+    }
+
+    /// Standard input that is the output (`convert - IN < IN`), standard output that is standard input's file
+    /// (`convert - - < IN >> IN`), and any report appended to one of its inputs (`validate`, `info`, `packets`):
+    /// refused, the input left as it was.
+    @Test func standardStreamsThatAreInputsAreRefused() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/a.wav"))
+        for script in [
+            "\"$0\" convert - \"$1\" < \"$1\"", "\"$0\" convert -f WAVE - - < \"$1\" >> \"$1\"",
+            "\"$0\" validate --format json \"$1\" >> \"$1\"", "\"$0\" info \"$1\" >> \"$1\"",
+            "\"$0\" packets --json \"$1\" >> \"$1\"", "\"$0\" convert -f WAVE \"$1\" /dev/stdout > \"$1.out\"",
+        ] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, Command.executable, folder + "/a.wav"]
+            let err = Pipe()
+            process.standardError = err
+            try process.run()
+            process.waitUntilExit()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 2, "\(script): \(message)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/a.wav")) == before, "\(script)")
+        }
+        var info = stat()
+        #expect(
+            lstat("/dev/stdout", &info) == 0 && info.st_mode & S_IFMT == S_IFLNK,
+            "the system's /dev/stdout stays a link")
+    }
+
+    /// A file replaced keeps its permissions, as an edit in place would.
+    @Test func aReplacedOutputKeepsItsMode() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/kept.caf"
+        #expect(try Command.run(["convert", folder + "/a.wav", output]).status == 0)
+        #expect(chmod(output, 0o640) == 0)
+        #expect(try Command.run(["convert", "-d", "ima4", folder + "/a.wav", output]).status == 0)
+        var info = stat()
+        #expect(stat(output, &info) == 0 && info.st_mode & 0o777 == 0o640)
     }
 
     /// `afkit convert IN - >> IN`: standard output that is the input is refused before a byte is read.

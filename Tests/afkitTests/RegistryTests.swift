@@ -1,4 +1,5 @@
 import AudioContainers
+import CZlib
 import AudioFormats
 import Foundation
 import LoopbackServers
@@ -56,18 +57,22 @@ import Testing
         let report = try #require(validate.json as? [String: Any], "\(validate.stderr)")
         let checked = (report["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
         #expect(Set(checked.map { URL(fileURLWithPath: $0).lastPathComponent }) == Set(names.keys))
-        #expect(validate.stderr.contains("skipped 1 file") && validate.stderr.contains("notes.txt"), "\(validate.stderr)")
+        #expect(
+            validate.stderr.contains("skipped 1 file") && validate.stderr.contains("notes.txt"), "\(validate.stderr)")
 
         let outputs = folder + "/outputs"
         let batch = try Command.run(["batch", "--preset", "pcm", "--out", outputs, sources])
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(batch.stdout.contains("\(names.count) files: \(names.count) converted, 0 up to date, 0 failed"))
         let again = try Command.run(["batch", "--preset", "pcm", "--out", outputs, sources])
-        #expect(again.stdout.contains("\(names.count) files: 0 converted, \(names.count) up to date"), "\(again.stdout)")
+        #expect(
+            again.stdout.contains("\(names.count) files: 0 converted, \(names.count) up to date"), "\(again.stdout)")
 
         let audio = Dictionary(
             (report["files"] as? [[String: Any]] ?? []).compactMap { file -> (String, [String: Any])? in
-                guard let path = file["path"] as? String, let audio = file["audio"] as? [String: Any] else { return nil }
+                guard let path = file["path"] as? String, let audio = file["audio"] as? [String: Any] else {
+                    return nil
+                }
                 return (URL(fileURLWithPath: path).lastPathComponent, audio)
             }, uniquingKeysWith: { first, _ in first })
         for (name, type) in names.sorted(by: { $0.key < $1.key }) {
@@ -77,7 +82,9 @@ import Testing
             let converted = try Command.run(["info", "--json", output])
             let written = (converted.json as? [[String: Any]])?.first?["frameCount"] as? Int
             #expect(written == frames, "\(type): info \(frames), convert \(String(describing: written))")
-            #expect(audio[name]?["frames"] as? Int == frames, "\(type) (\(name)): validate \(String(describing: audio[name]))")
+            #expect(
+                audio[name]?["frames"] as? Int == frames,
+                "\(type) (\(name)): validate \(String(describing: audio[name]))")
             let dat = folder + "/" + name + ".dat"
             let waveform = try Command.run(["waveform", sources + "/" + name, "-o", dat, "--zoom", "1"])
             #expect(waveform.status == 0, "\(type): \(waveform.stderr)")
@@ -111,5 +118,29 @@ import Testing
                 #expect(writes == "—", "\(descriptor.fileType) is not written: \(writes)")
             }
         }
+    }
+
+    /// FLAC and Opus in MP4 (`fLaC` with `dfLa`, `Opus` with `dOps`), which `info` read and `convert` refused,
+    /// decode to FFmpeg's very samples: the CRC-32 of FFmpeg's 32-bit float output over the valid frames,
+    /// recorded beside each fixture, is the CRC-32 of what afkit writes.
+    @Test(arguments: ["mp4/flac.mp4", "mp4/opus.mp4"])
+    func codecsInMP4DecodeToFFmpegsSamples(_ fixture: String) throws {
+        let side = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/" + fixture + ".json")))
+                as? [String: Any])
+        let decoded = try #require(side["ffmpegDecoded"] as? [String: Any])
+        let folder = try Loopback.temporaryFolder("codecs-in-mp4")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/decoded.wav"
+        let result = try Command.run(["convert", "-d", "LEF32", fixture, output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let file = try AudioFile(path: output)
+        var bytes: [UInt8] = []
+        _ = try file.readPacketData(from: 0, count: Int(file.packetCount), into: &bytes)
+        let frames = try AudioFileSummary(file.properties).frameCount
+        #expect(frames == Int64(decoded["framesHashed"] as? Int ?? -1))
+        let crc = bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
+        #expect(Int(crc) == decoded["crc32OfFirstFrames"] as? Int, "\(fixture)")
     }
 }

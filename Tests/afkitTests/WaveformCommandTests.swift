@@ -95,12 +95,53 @@ import Testing
         // Negative numbers are values, answered as out of range (not "Missing value").
         for (option, value) in [
             ("--width", "-1"), ("--height", "-5"), ("--zoom", "-2"), ("--pixels-per-second", "-1"), ("--bits", "-8"),
-            ("--amplitude-scale", "-1"),
+            ("--amplitude-scale", "-1"), ("--zoom", "2147483648"), ("--pixels-per-second", "9223372036854775807"),
         ] {
             let result = try Command.run(["waveform", "wav/pcm-s16-stereo.wav", "-o", "/tmp/w.png", option, value])
             #expect(result.status == 2, "\(option) \(value)")
             #expect(result.stderr.contains("\(option) \(value) is out of range"), "\(option): \(result.stderr)")
         }
+        let colour = try Command.run([
+            "waveform", "wav/pcm-s16-stereo.wav", "-o", "/tmp/w.png", "--background-color", "-12345",
+        ])
+        #expect(colour.status == 2 && colour.stderr.contains("give six hex digits"), "\(colour.stderr)")
+    }
+
+    /// At one frame a point a point's minimum is its maximum: each is drawn a pixel tall (before, nothing was
+    /// drawn); the last time label ends at its tick rather than pass the picture's right edge.
+    @Test func onePointAFrameIsDrawnAndLabelsStayInside() throws {
+        let folder = try Loopback.temporaryFolder("waveform")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Self.halfSilent(in: folder)
+        let output = folder + "/z1.svg"
+        let result = try Command.run(["waveform", source, "-o", output, "--zoom", "1", "--width", "400"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let svg = try String(contentsOfFile: output, encoding: .utf8)
+        let path = try #require(svg.components(separatedBy: " d=\"").dropFirst().first?.prefix { $0 != "\"" })
+        let heights = path.split(separator: "M").map { stroke -> Double in
+            let values = stroke.split(whereSeparator: { $0 == " " || $0 == "V" }).compactMap { Double($0) }
+            return values[2] - values[1]
+        }
+        #expect(heights.count == 400)
+        // 400 frames of silence: nothing drawn.
+        #expect(heights.allSatisfy { $0 == 0 })
+        let fitted = try Command.run(["waveform", source, "-o", folder + "/all.svg", "--width", "400"])
+        #expect(fitted.status == 0)
+        let all = try String(contentsOfFile: folder + "/all.svg", encoding: .utf8)
+        let lastLabel = try #require(all.components(separatedBy: "<text ").last)
+        #expect(lastLabel.contains("text-anchor=\"end\""), "\(lastLabel)")
+        // A tone a frame a point, from the middle of the sound.
+        let middle = folder + "/middle.wav"
+        try writeTone(middle, rate: 22050, frequency: 440, seconds: 0.05)
+        let dots = try Command.run(["waveform", middle, "-o", folder + "/dots.svg", "--zoom", "1", "--width", "400"])
+        #expect(dots.status == 0)
+        let drawn = try String(contentsOfFile: folder + "/dots.svg", encoding: .utf8)
+        let strokes = try #require(drawn.components(separatedBy: " d=\"").dropFirst().first?.prefix { $0 != "\"" })
+        let tall = strokes.split(separator: "M").filter { stroke in
+            let values = stroke.split(whereSeparator: { $0 == " " || $0 == "V" }).compactMap { Double($0) }
+            return values.count == 3 && values[2] - values[1] >= 0.99
+        }
+        #expect(tall.count >= 395, "\(tall.count) of 400 points drawn")
     }
 
     /// A zoomed picture shows its width's points from the start, one a pixel, as audiowaveform draws it: at

@@ -634,7 +634,8 @@ extension AIFF {
             FileSignature.Entry(outcome: .read(.aiff)) { bytes, _ in
                 FileSignature.all(
                     FileSignature.magic(bytes, "FORM"),
-                    FileSignature.any(FileSignature.magic(bytes, "AIFF", at: 8), FileSignature.magic(bytes, "AIFC", at: 8)))
+                    FileSignature.any(
+                        FileSignature.magic(bytes, "AIFF", at: 8), FileSignature.magic(bytes, "AIFC", at: 8)))
             }
         ],
         makeParser: { ChunkWalker<AIFF.Container>(mode: $0.mode, limits: $0.limits) },

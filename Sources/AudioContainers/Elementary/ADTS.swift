@@ -170,7 +170,8 @@ extension ADTS {
             // An ID3v2 tag with the text tags (as HLS's packed audio and FFmpeg have it), then raw AAC access
             // units, each behind its own header (written with the packets).
             guard format.formatID == .aac else {
-                throw AudioFileError.unsupportedDataFormat("adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
+                throw AudioFileError.unsupportedDataFormat(
+                    "adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
             }
             return ContainerLayout(header: ID3.tag(metadata: options.metadata), trailer: [])
         })

@@ -337,10 +337,24 @@ extension MP4Parser {
             result.format.sampleRate = 48000
             if let options = children["dOps"], options.count >= 11 {
                 result.format.channelsPerFrame = UInt32(options[1])
-                result.cookie = options
+                // The decoders take Ogg's `OpusHead` (RFC 7845): the same fields, little-endian, behind a magic.
+                result.cookie = Self.opusHead(fromOpusSpecificBox: options)
             }
             result.formatList = [result.format]
             return result
+        case "fLaC":
+            // FLAC in ISO base media: `dfLa` holds the metadata blocks, STREAMINFO first; the cookie is the
+            // whole box, as in CAF.
+            guard let blocks = children["dfLa"], let info = FLACStreamInfo(cookie: blocks) else {
+                throw AudioFileError.malformed(
+                    "mp4: an 'fLaC' sample entry without a 'dfLa' box holding STREAMINFO", offset: entryOffset)
+            }
+            var format = info.streamDescription
+            format.framesPerPacket = 0
+            var box: [UInt8] = []
+            box.appendInteger(UInt32(8 + blocks.count), endianness: .big)
+            box += Array("dfLa".utf8) + blocks
+            return SampleEntry(format: format, formatList: [format], cookie: box, knowsFramesPerPacket: false)
         case "ac-3":
             // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
             if let config = children["dac3"], config.count >= 2 {
@@ -395,6 +409,17 @@ extension MP4Parser {
         default:
             return plain(type, frames: 0)
         }
+    }
+
+    /// `OpusHead` (RFC 7845) from an MP4 `dOps` box's body: version 1, the channel count, pre-skip, input rate
+    /// and output gain turned little-endian, the channel mapping as it is.
+    static func opusHead(fromOpusSpecificBox box: [UInt8]) -> [UInt8] {
+        var head = Array("OpusHead".utf8) + [1, box[1]]
+        head += [box[3], box[2]]  // pre-skip
+        head += [box[7], box[6], box[5], box[4]]  // input sample rate
+        head += [box[9], box[8]]  // output gain
+        head += box[10...]  // mapping family, and its table where the family is not 0
+        return head
     }
 
     // MARK: Fragments

@@ -46,7 +46,9 @@ public struct ContainerDescriptor: Sendable {
         otherExtensions: [String] = [], hintExtensions: [String]? = nil, formatCodes: [String] = [],
         writtenExtensions: [String] = [], mediaTypes: [String] = [], recordsPriming: Bool = false,
         signatures: [FileSignature.Entry] = [], makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil,
-        writer: (@Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout)? =
+        writer: (
+            @Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout
+        )? =
             nil
     ) {
         self.fileType = fileType
@@ -109,16 +111,18 @@ public enum ContainerRegistry {
 
     /// The sound files below `folder`, as every command's folder walk takes them: files named with an extension
     /// of a container afkit reads (symbolic links followed, macOS's `._` files and `.DS_Store` left out, the
-    /// `excluding` folders not entered); `skipped` holds the other files, for a line that names them.
+    /// `excluding` folders not entered); `skipped` holds the other files, for a line that names them, and
+    /// `folders` every folder the walk entered (through links too).
     public static func soundFiles(below folder: String, excluding: [String] = []) throws -> (
-        files: [String], skipped: [String]
+        files: [String], skipped: [String], folders: [String]
     ) {
         var files: [String] = []
         var skipped: [String] = []
-        for file in try filesBelow(folder, excluding: excluding) {
+        let walk = try walkFolder(folder, excluding: excluding)
+        for file in walk.files {
             if walkedExtensions.contains(fileExtension(file)) { files.append(file) } else { skipped.append(file) }
         }
-        return (files, skipped)
+        return (files, skipped, walk.folders)
     }
 
     /// The line that says what a walk skipped and why (`nil` for nothing skipped): how many, their extensions
@@ -127,7 +131,8 @@ public enum ContainerRegistry {
         guard !skipped.isEmpty else { return nil }
         let kinds = Set(skipped.map { fileExtension($0) }).sorted().map { $0.isEmpty ? "no extension" : "." + $0 }
         let names = skipped.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (skipped.count > 5 ? ", ..." : "")
-        return "\(command): skipped \(skipped.count) \(skipped.count == 1 ? "file" : "files") not named as a sound file "
+        return
+            "\(command): skipped \(skipped.count) \(skipped.count == 1 ? "file" : "files") not named as a sound file "
             + "afkit reads (\(kinds.joined(separator: ", "))): \(names)"
     }
 
