@@ -121,7 +121,7 @@ public struct AssetFacts: Sendable {
     public var fixingPreset: String?
 
     /// The file name's extension, lower-cased, without the dot.
-    public var fileExtension: String { FileAccess.fileExtension(path) }
+    public var fileExtension: String { nameExtension(of: path) }
 }
 
 /// A loudness meter the validator's decode pass feeds, frame block by frame block (libebur128's,

@@ -162,7 +162,7 @@ public func pathParts(_ path: String) -> (folder: String, base: String, extensio
 }
 
 /// A path's extension, lower case, without its dot (`""` for none; a name's leading dot starts none).
-public func fileExtension(_ path: String) -> String { String(pathParts(path).extension.dropFirst()).lowercased() }
+public func nameExtension(of path: String) -> String { String(pathParts(path).extension.dropFirst()).lowercased() }
 
 /// Flushes a file's data (or a folder's entries) to the disk.
 public func synchronize(_ path: String) throws {

@@ -121,8 +121,14 @@ struct Batch: ParsableCommand {
         }
         let total = jobs.count
         if total == 0 && !allowEmpty {
+            // The output folder is never read as a source: where it is the source folder, say so.
+            let outIdentity = FileIdentity(path: out)
+            let hint =
+                outIdentity != nil && sources.contains { FileIdentity(path: $0) == outIdentity }
+                ? "; --out '\(out)' is never read as a source, so give the outputs a folder of their own" : ""
             Output.standardError(
-                "batch: no source file in \(sources.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+                "batch: no source file in \(sources.joined(separator: ", "))\(hint) (give --allow-empty to accept that)\n"
+            )
             throw ExitCode(AFKit.Status.usage)
         }
         let terminal = standardErrorIsTerminal

@@ -9,6 +9,8 @@ import Testing
     static let files = [
         "speech", "stereo-tags", "stereo-picture", "stereo-cuesheet", "hires-24bit", "hires-lpc32-b1000",
         "eight-bit", "surround-5.1", "octo-7.1", "total-zero", "ffmpeg-stereo", "id3-before",
+        // Cover art larger than the file API's 64 KiB read: stepped over unread (issue 53).
+        "large-picture",
     ]
 
     /// ffprobe's packets (offset, size) for a fixture.

@@ -118,7 +118,7 @@ import Testing
         for folder in ["mp3", "adts"] {
             let directory = Fixture.root.appendingPathComponent(folder).path
             for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-            where [".mp3", ".aac", ".mp2", ".mp1"].contains { name.hasSuffix($0) } {
+            where [".mp3", ".aac", ".mp2", ".mp1"].contains(where: { name.hasSuffix($0) }) {
                 let fixture = Fixture.named(folder + "/" + name)
                 guard let file = try? AudioFile(path: fixture.path) else {
                     // The hostile fixtures that no parser reads stay refused; they must say so the same way.

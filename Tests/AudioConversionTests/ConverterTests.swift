@@ -592,7 +592,7 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
 
     /// FLAC converts to PCM of its own depth with exactly its samples (those `flac -d` gives: the MD5
     /// committed beside each fixture), 16 and 24 bits, mono to 7.1.
-    @Test(arguments: ["speech", "hires-24bit", "hires-lpc32-b1000", "octo-7.1", "ffmpeg-stereo"])
+    @Test(arguments: ["speech", "hires-24bit", "hires-lpc32-b1000", "octo-7.1", "ffmpeg-stereo", "large-picture"])
     func flacConvertsToItsOwnSamples(name: String) throws {
         let folder = try Folder()
         let reference = try String(contentsOfFile: fixtures + "/flac/\(name).decoded.md5", encoding: .utf8)

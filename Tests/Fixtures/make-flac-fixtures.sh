@@ -29,6 +29,11 @@ $FLAC -S 0.1s "$T/speech.wav" -o $OUT/speech.flac      # level 5, a seek point a
 $FLAC -8 -T TITLE=Stereo -T ARTIST=afkit -T ARTIST=Second "$T/stereo.wav" -o $OUT/stereo-tags.flac
 $FF -f lavfi -i color=c=red:s=16x16 -frames:v 1 "$T/cover.png"
 $FLAC -0 --no-seektable --picture="$T/cover.png" "$T/stereo.wav" -o $OUT/stereo-picture.flac
+# Cover art larger than a file reader's 64 KiB read: a noise JPEG (about 73 KB), imported by metaflac as
+# taggers add one (issue 53: info, convert and validate stopped "inside a metadata block").
+$FF -f lavfi -i "nullsrc=s=250x250,geq=random(1)*255:random(1)*255:random(1)*255" -frames:v 1 -q:v 1 "$T/big-cover.jpg"
+$FLAC "$T/speech.wav" -o $OUT/large-picture.flac
+metaflac --import-picture-from="$T/big-cover.jpg" $OUT/large-picture.flac
 $FLAC "$T/hires.wav" -o $OUT/hires-24bit.flac
 $FLAC --lax -l 32 -b 1000 "$T/hires.wav" -o $OUT/hires-lpc32-b1000.flac     # 16-bit block size field, order 32
 $FLAC -b 192 --no-padding "$T/eight.wav" -o $OUT/eight-bit.flac

@@ -267,6 +267,15 @@ def main():
     ffmpeg("opus.mp4", "-c:a libopus -b:a 24k -movflags +faststart", s44)
     ffmpeg("ac3.mp4", "-c:a ac3 -b:a 64k -movflags +faststart", m22)
     ffmpeg("flac.mp4", "-c:a flac -strict -2 -movflags +faststart", m22)
+    # Cover art as FFmpeg writes it by default (an attached picture: `covr` in `moov`, after `mdat`), larger than
+    # a file reader's 64 KiB read (issue 53: refused as "ends without a 'moov' box").
+    cover = f"{SRC}/big-cover.jpg"
+    run(f"ffmpeg -hide_banner -loglevel error -y -f lavfi -i 'nullsrc=s=250x250,geq=random(1)*255:random(1)*255:random(1)*255'"
+        f" -frames:v 1 -q:v 1 -bitexact {cover}")
+    art = "-map 0 -map 1 -c:a aac -b:a 24k -c:v copy -disposition:v attached_pic"
+    run(f"ffmpeg -hide_banner -loglevel error -y -i {m22} -i {cover} {art} {OUT}/cover-art-moov-last.m4a")
+    record("cover-art-moov-last.m4a", f"ffmpeg -i {os.path.basename(m22)} -i big-cover.jpg {art} cover-art-moov-last.m4a",
+           m22)
     # FFmpeg's own decoding, as 32-bit floats: its CRC-32 over the valid frames afkit reports (FFmpeg's CLI
     # leaves the frames past the edit list's end), for the tests to compare afkit's samples with.
     for name in ["flac.mp4", "opus.mp4"]:

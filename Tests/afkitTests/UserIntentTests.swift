@@ -72,7 +72,7 @@ import Testing
         #expect(one.status == 0, "\(one.stderr)")
         #expect(manager.fileExists(atPath: folder + "/p/x.caf"))
 
-        manager.createFile(atPath: folder + "/file", contents: Data())
+        _ = manager.createFile(atPath: folder + "/file", contents: Data())
         let file = try Command.run([
             "batch", "--preset", "pcm", "--out", folder + "/file", folder + "/a", folder + "/b",
         ])

@@ -76,8 +76,11 @@ struct FLACParser: StreamParser {
     enum Phase {
         case signature
         case blockHeader
-        /// A metadata block of `length` bytes, read whole or (`stepping`) passed over.
+        /// A metadata block of `length` bytes, read whole.
         case block(type: UInt8, length: Int, isLast: Bool)
+        /// A metadata block passed over (`stepping` bytes still to go): a picture, padding, or a block larger
+        /// than the limit. A file reader may pass over its bytes without giving them (``skip(_:)``).
+        case steppingOver(isLast: Bool)
         case frames
     }
 
@@ -179,34 +182,35 @@ struct FLACParser: StreamParser {
                         "flac: metadata block type 127 is forbidden", offset: cursor.absoluteOffset)
                 }
                 _ = cursor.skip(4)
-                phase = .block(type: type, length: length, isLast: header & 0x8000_0000 != 0)
+                let isLast = header & 0x8000_0000 != 0
+                phase = .block(type: type, length: length, isLast: isLast)
                 let read: Set<UInt8> = [0, 3, 4, 5]
                 if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
                     let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
                     context.properties.trace.append(
                         offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
                     stepping = Int64(length)
+                    phase = .steppingOver(isLast: isLast)
                 }
-            case .block(let type, let length, let isLast):
+            case .steppingOver(let isLast):
+                // What a file reader passed over (``skip(_:)``) is gone from `stepping` already.
+                let count = Int(min(Int64(cursor.remaining), stepping))
+                _ = cursor.skip(count)
+                stepping -= Int64(count)
                 if stepping > 0 {
-                    let count = Int(min(Int64(cursor.remaining), stepping))
-                    _ = cursor.skip(count)
-                    stepping -= Int64(count)
-                    if stepping > 0 {
-                        if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
-                        return .needMore(cursor.remaining + 1)
-                    }
-                } else {
-                    guard cursor.remaining >= length else {
-                        if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
-                        return .needMore(length)
-                    }
-                    let offset = cursor.absoluteOffset
-                    let body = UnsafeRawBufferPointer(
-                        rebasing: cursor.bytes[cursor.position..<cursor.position + length])
-                    try readBlock(type: type, body, at: offset)
-                    _ = cursor.skip(length)
+                    if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+                    return .needMore(cursor.remaining + 1)
                 }
+                phase = isLast ? .frames : .blockHeader
+            case .block(let type, let length, let isLast):
+                guard cursor.remaining >= length else {
+                    if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+                    return .needMore(length)
+                }
+                let offset = cursor.absoluteOffset
+                let body = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
+                try readBlock(type: type, body, at: offset)
+                _ = cursor.skip(length)
                 phase = isLast ? .frames : .blockHeader
             case .frames:
                 guard let step = try frame(&cursor, atEnd: atEnd) else { continue }
@@ -434,7 +438,10 @@ struct FLACParser: StreamParser {
         guard let info = streamInfo, var format = context.properties.dataFormat else {
             throw AudioFileError.truncated("flac: the stream ends before its STREAMINFO block", offset: endOffset)
         }
-        if case .block = phase { throw Self.cutShort("a metadata block", at: endOffset) }
+        switch phase {
+        case .block, .steppingOver: throw Self.cutShort("a metadata block", at: endOffset)
+        default: break
+        }
         let packets = context.nextPacket
         context.properties.audioDataPacketCount = packets
         context.properties.audioDataByteCount = firstFrameOffset.flatMap { first in lastEnd.map { $0 - first } } ?? 0

@@ -120,7 +120,7 @@ public enum ContainerRegistry {
         var skipped: [String] = []
         let walk = try walkFolder(folder, excluding: excluding)
         for file in walk.files {
-            if walkedExtensions.contains(fileExtension(file)) { files.append(file) } else { skipped.append(file) }
+            if walkedExtensions.contains(nameExtension(of: file)) { files.append(file) } else { skipped.append(file) }
         }
         return (files, skipped, walk.folders)
     }
@@ -129,7 +129,7 @@ public enum ContainerRegistry {
     /// and the first few names.
     public static func skippedNote(_ skipped: [String], command: String) -> String? {
         guard !skipped.isEmpty else { return nil }
-        let kinds = Set(skipped.map { fileExtension($0) }).sorted().map { $0.isEmpty ? "no extension" : "." + $0 }
+        let kinds = Set(skipped.map { nameExtension(of: $0) }).sorted().map { $0.isEmpty ? "no extension" : "." + $0 }
         let names = skipped.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (skipped.count > 5 ? ", ..." : "")
         return
             "\(command): skipped \(skipped.count) \(skipped.count == 1 ? "file" : "files") not named as a sound file "

@@ -28,6 +28,10 @@ extension AudioFileStream {
             let position = nextByteOffset
             if passingOverUnneededBytes, !resuming, skippableByteCount > 0 {
                 skip(min(skippableByteCount, size - position))
+                // Passed over to the very end (cover art closing an MP4's `moov`): the parser still takes the
+                // steps that follow, as it would after bytes, so the boxes ending there close and a seek it asks
+                // for (back to the audio) is answered.
+                if nextByteOffset >= size { try parse(UnsafeRawBufferPointer(start: nil, count: 0), handler) }
                 continue
             }
             let count = try buffer.withUnsafeMutableBytes { try read($0, position) }
