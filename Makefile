@@ -63,8 +63,9 @@ test-deps:
 # The network tests run on their own after the rest: they time servers and reconnections, and the
 # rest keeps both cores' concurrency threads busy with long synchronous work.
 NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests
+# The test build also checks that every module imports only what Package.swift declares for it.
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --skip-build --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
 	timeout 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
