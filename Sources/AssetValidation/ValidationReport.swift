@@ -1,5 +1,6 @@
 import AudioContainers
 import AudioFormats
+import FileAccess
 
 /// The findings for one file.
 public struct FileReport: Sendable {
@@ -164,14 +165,5 @@ public struct ValidationReport: Sendable {
     /// Escaping of a workflow command's property value.
     private func property(_ text: String) -> String {
         data(text).replacingAll(":", with: "%3A").replacingAll(",", with: "%2C")
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (no Foundation here).
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for character in self { if character == target { out += replacement } else { out.append(character) } }
-        return out
     }
 }

@@ -126,22 +126,27 @@ public func writeFile(_ path: String, bytes: [UInt8]) throws {
 }
 
 extension String {
-    /// The string with every occurrence of `target` replaced. Written with `hasPrefix` alone: the pure
-    /// modules use neither Foundation nor string-processing API that older macOS releases lack.
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var index = startIndex
-        while index < endIndex {
-            if self[index...].hasPrefix(target) {
-                result += replacement
-                index = self.index(index, offsetBy: target.count)
+    /// The string with every occurrence of `target` replaced, matched scalar by scalar (so `"\r"` is found in
+    /// `"\r\n"`, which is one Character). Written without Foundation: the pure modules use neither it nor
+    /// string-processing API that older macOS releases lack.
+    public func replacingAll(_ target: String, with replacement: String) -> String {
+        let pattern = Array(target.unicodeScalars)
+        guard let first = pattern.first, unicodeScalars.contains(first) else { return self }
+        let scalars = Array(unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == first, index + pattern.count <= scalars.count,
+                scalars[index..<(index + pattern.count)].elementsEqual(pattern)
+            {
+                out.append(contentsOf: replacement.unicodeScalars)
+                index += pattern.count
             } else {
-                result.append(self[index])
-                index = self.index(after: index)
+                out.append(scalars[index])
+                index += 1
             }
         }
-        return result
+        return String(out)
     }
 }
 

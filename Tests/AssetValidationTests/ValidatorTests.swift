@@ -218,6 +218,24 @@ final class Scratch {
         #expect(report.github.contains("::error file="))
     }
 
+    /// Text from a file that holds line breaks (`\r\n` is one Character in Swift) forges no line in any format:
+    /// GitHub's workflow commands get `%0D%0A`, the text and JUnit outputs `\r\n` spelled out.
+    @Test func lineBreaksInFindingsForgeNoLine() {
+        let report = ValidationReport(
+            profile: "probe",
+            files: [
+                FileReport(
+                    path: "a\r\nb.wav",
+                    violations: [.init(rule: "x", severity: .error, message: "m\r\n::warning file=evil::y")])
+            ])
+        for output in [report.github, report.text, report.junit] {
+            let lines = output.split(
+                omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+            #expect(!lines.contains { $0.hasPrefix("::warning file=evil") }, "\(output)")
+        }
+        #expect(report.github.contains("m%0D%0A::warning file=evil::y"), "\(report.github)")
+    }
+
     @Test func bytesInMemory() throws {
         let bytes = [UInt8](
             try Data(
