@@ -15,6 +15,20 @@ public enum AudioConverter {
     /// The codecs conversions use.
     public static let registry = AudioCodecRegistry.standard
 
+    /// Whole or said: a source whose packets hold audio but whose counts leave no valid frame (priming and
+    /// remainder covering every frame, a header page's granule position of 2^63-1) is damaged, and refused
+    /// by name, never converted into an empty output with success.
+    static func checkHoldsValidFrames(_ source: SourceReader, input: String) throws {
+        guard source.frameCount == 0, let file = source.audioFile, file.packetCount > 0,
+            let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
+        else { return }
+        throw AudioFileError.malformed(
+            "\(input): its \(summary.packetCount) packets hold \(summary.dataByteCount) bytes of audio, but the file's "
+                + "counts leave no valid frame (\(summary.primingFrames) priming, \(summary.remainderFrames) remainder "
+                + "frames): they are damaged; nothing was converted",
+            offset: summary.dataOffset)
+    }
+
     /// Converts `input` to `output`. The output appears complete or not at all: it is written to a hidden
     /// file in the same folder and renamed into place; on any failure nothing is left behind.
     @discardableResult
@@ -25,6 +39,7 @@ public enum AudioConverter {
         let source = try SourceReader(
             path: input,
             hashingContent: settings.sourceContentHash == nil && destination.mayDither)
+        try checkHoldsValidFrames(source, input: input)
         var plan = try ConversionPlan(source: source, destination: destination, settings: settings)
         // The part of the source taken: silence cut at the ends (a pass of its own: where the sound
         // starts and ends is known only at the end), then the duration limit.

@@ -57,6 +57,25 @@ size=$(stat -c %s $OUT/oggenc-stereo.ogg)
 cp $OUT/oggenc-stereo.ogg $OUT/damaged.ogg.bin
 printf '\x55' | dd of=$OUT/damaged.ogg.bin bs=1 seek=$((size / 2)) conv=notrunc status=none
 head -c $((size / 2)) $OUT/oggenc-stereo.ogg > $OUT/truncated.ogg.bin
+# A header page (the second: comments and setup) whose granule position is 2^63-1, its CRC-32 made again:
+# the counts then leave no valid frame (issue 53: converted to an empty CAF with exit 0).
+python3 - "$OUT/oggenc-stereo.ogg" "$OUT/header-granule.ogg.bin" <<'PY'
+import struct, sys
+def crc(data):
+    c = 0
+    for b in data:
+        c ^= b << 24
+        for _ in range(8):
+            c = ((c << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if c & 0x80000000 else (c << 1) & 0xFFFFFFFF
+    return c
+d = bytearray(open(sys.argv[1], "rb").read())
+i = 27 + d[26] + sum(d[27:27 + d[26]])  # the second page
+size = 27 + d[i + 26] + sum(d[i + 27:i + 27 + d[i + 26]])
+struct.pack_into("<q", d, i + 6, 2**63 - 1)
+struct.pack_into("<I", d, i + 22, 0)
+struct.pack_into("<I", d, i + 22, crc(d[i:i + size]))
+open(sys.argv[2], "wb").write(d)
+PY
 
 # opusdec's decode of the voice file, its first half second as 16-bit samples: the reference for where
 # afkit's decoded frames fall (gapless alignment, not only their count).

@@ -330,3 +330,21 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
     }
     return stride(from: 0, to: samples.count - channels + 1, by: channels).map { Array(samples[$0..<$0 + channels]) }
 }
+
+/// Whole or said (issue 53): a damaged source whose packets hold audio but whose counts leave no valid frame
+/// is refused by name (exit 1, nothing written), never converted into an empty output with success.
+@Suite struct WholeOrSaidTests {
+    @Test func countsThatLeaveNoFrameAreRefused() throws {
+        let folder = try Loopback.temporaryFolder("whole")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Command.run(["convert", "ogg/header-granule.ogg.bin", folder + "/out.caf"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("header-granule.ogg.bin") && result.stderr.contains("no valid frame"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.caf"))
+        try FileManager.default.copyItem(
+            atPath: Command.fixtures + "/ogg/header-granule.ogg.bin", toPath: folder + "/damaged.ogg")
+        let batch = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/o", folder + "/damaged.ogg"])
+        #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
+    }
+}
+
