@@ -204,7 +204,7 @@ public struct BatchConverter: Sendable {
         settings.fileType = fileType
         if let dataFormat {
             settings.dataFormat = dataFormat
-            settings.adaptsByteOrder = false
+            settings.adaptsToContainer = false
             if let rate = dataFormat.sampleRate { settings.sampleRate = rate }
         }
         settings.encodingNote = note

@@ -51,9 +51,13 @@ public struct ConversionPlan {
             if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
                 specifier = DataFormatSpecifier(".mp3")
             }
+            // A preset's Apple Lossless is FLAC in a FLAC file: lossless either way.
+            if fileType == .flac, settings.adaptsToContainer, specifier?.kind == .alac {
+                specifier = DataFormatSpecifier("flac")
+            }
             // A preset's 16-bit PCM takes plain AIFF's byte order where `-f AIFF` asks for plain AIFF (an `.aif`
             // name alone becomes AIFF-C for it, as before).
-            if settings.fileType == .aiff, settings.adaptsByteOrder,
+            if settings.fileType == .aiff, settings.adaptsToContainer,
                 case .linearPCM(let bits, false, false, true)? = specifier?.kind, bits > 8
             {
                 specifier = DataFormatSpecifier("BEI\(bits)")

@@ -12,9 +12,10 @@ public struct ConversionSettings: Sendable {
     /// The output data format; `nil`: 16-bit PCM in the container's byte order (AAC for `.m4a` and
     /// `.aac` names, MP3 for `.mp3`).
     public var dataFormat: DataFormatSpecifier?
-    /// Whether ``dataFormat``'s byte order is the container's to choose (a preset's "16-bit PCM"): plain AIFF
-    /// (`-f AIFF`) then takes it big-endian. A `-d` the user gives is kept as given.
-    public var adaptsByteOrder = false
+    /// Whether ``dataFormat`` is the preset's, which gives way to what the container asks (a preset's "16-bit
+    /// PCM" is big-endian in plain AIFF, `-f AIFF`; Apple Lossless is FLAC in a `.flac` file). A `-d` the user
+    /// gives is kept as given.
+    public var adaptsToContainer = false
     /// The output rate (`-d FORMAT@RATE`); `nil`: the source's.
     public var sampleRate: Double?
     /// The output channels (`-c N`); `nil`: the source's.
@@ -97,7 +98,7 @@ public enum Preset: String, CaseIterable, Sendable {
         switch self {
         case .systemSound:
             settings.dataFormat = DataFormatSpecifier("LEI16")
-            settings.adaptsByteOrder = true
+            settings.adaptsToContainer = true
             settings.maximumSeconds = 30
             // The system-sound profile warns above 48 kHz: the preset's output passes its own profile.
             settings.maximumSampleRate = 48000
@@ -109,7 +110,7 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.allowedFileTypes = [.caf, .aifc]
         case .pcm:
             settings.dataFormat = DataFormatSpecifier("LEI16")
-            settings.adaptsByteOrder = true
+            settings.adaptsToContainer = true
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .music:
             // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
@@ -119,7 +120,8 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
-            settings.allowedFileTypes = [.caf, .m4a]
+            settings.adaptsToContainer = true
+            settings.allowedFileTypes = [.caf, .m4a, .flac]
         case .voice:
             settings.dataFormat = DataFormatSpecifier("opus")
             settings.channels = 1

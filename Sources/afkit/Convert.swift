@@ -288,7 +288,7 @@ struct Convert: ParsableCommand {
         if let fileType { settings.fileType = fileType }
         if let dataFormat {
             settings.dataFormat = dataFormat
-            settings.adaptsByteOrder = false
+            settings.adaptsToContainer = false
             if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
         }
         if let channels { settings.channels = channels }

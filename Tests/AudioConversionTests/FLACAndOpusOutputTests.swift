@@ -18,6 +18,24 @@ import Testing
         return (try file.readInt32(), file.info)
     }
 
+    /// `--preset lossless` into a FLAC file (`.flac`, `batch -f flac`) is FLAC, not a refusal: the preset's
+    /// Apple Lossless gives way to the container's lossless codec, every sample kept (libsndfile reads back
+    /// the source's integers). A `-d alac` the user gives stays a usage error.
+    @Test func thePresetLosslessWritesFLACToAFLACFile() throws {
+        let folder = try Folder()
+        let source = fixtures + "/signals/music.wav"
+        let output = folder.path + "/out.flac"
+        try AudioConverter.convert(input: source, output: output, settings: Preset.lossless.settings)
+        #expect(try AudioFile(path: output).dataFormat.formatID == .flac)
+        #expect(try Self.libsndfileIntegers(output).samples == Self.libsndfileIntegers(source).samples)
+        var asked = Preset.lossless.settings
+        asked.dataFormat = DataFormatSpecifier("alac")
+        asked.adaptsToContainer = false
+        #expect(throws: ConversionUsageError.self) {
+            try AudioConverter.convert(input: source, output: folder.path + "/asked.flac", settings: asked)
+        }
+    }
+
     /// 8-, 16- and 24-bit sources, mono to 7.1, become `.flac` files libFLAC (through libsndfile) decodes to
     /// the source's very integers, whose `STREAMINFO` holds the MD5 of those samples (as `flac -t` checks
     /// it), the total and the frame sizes, and which afkit's decoder reads back the same.

@@ -347,4 +347,3 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
     }
 }
-
