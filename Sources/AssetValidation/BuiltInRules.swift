@@ -376,9 +376,12 @@ private func presetFix(_ facts: AssetFacts, _ options: String = "", resamplingTo
         extension: preset == "music" ? ".m4a" : ".caf")
 }
 
-/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes;
+/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes
+/// (`./` before a name that starts with a dash);
 /// a name with a control character or a byte that is not UTF-8 in bash's `$'...'`, which spells them.
 func shellQuoted(_ text: String) -> String {
+    // A name that starts with a dash is given as `./-x.wav`, never taken for an option.
+    if text.hasPrefix("-") { return shellQuoted("./" + text) }
     if PathEscaping.needsANSIQuoting(text) { return PathEscaping.ansiCQuoted(text) }
     let plain =
         !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,=:@".contains($0)) }

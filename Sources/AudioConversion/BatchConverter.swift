@@ -138,16 +138,21 @@ public struct BatchConverter: Sendable {
                         output: outputPath(for: source.split(separator: "/").last.map(String.init) ?? source)))
             }
         }
+        // The same file named twice, however spelled (`a.wav ./a.wav`, a folder and a file in it), is one job;
+        // two files that would write one output are a collision.
         var seen: [String: String] = [:]
+        var unique: [Job] = []
         for job in jobs {
-            if let other = seen[job.output], other != job.source {
-                throw CollisionError(output: job.output, sources: [other, job.source])
+            if let other = seen[job.output] {
+                guard other == job.source || FileIdentity(path: other) == FileIdentity(path: job.source) else {
+                    throw CollisionError(output: job.output, sources: [other, job.source])
+                }
+                continue
             }
             seen[job.output] = job.source
+            unique.append(job)
         }
-        // The same file named twice (a folder and a file in it) is one job.
-        var unique = Set<Job>()
-        jobs = jobs.filter { unique.insert($0).inserted }
+        jobs = unique
         // Every output through the one guard, before anything is written: never a source of the run (an
         // output already in place of its source, `batch --out . y.caf`), never a FIFO or a device.
         var outputs = OutputGuard(

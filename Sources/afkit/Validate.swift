@@ -81,6 +81,10 @@ struct Validate: ParsableCommand {
             Output.standardError("validate: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
         }
+        // The files a folder walk found are inputs too: the report never goes into one of them.
+        do { try OutputGuard(inputs: report.files.map(\.path)).checkStandardOutput() } catch {
+            throw usageError(error.description, in: Self.self)
+        }
         if let note = ContainerRegistry.skippedNote(report.skippedFiles, command: "validate") {
             Output.standardError(note + "\n")
         }

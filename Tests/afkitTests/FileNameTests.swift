@@ -112,6 +112,10 @@ import Testing
         let missing = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -missing.wav")
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("use -- before file names that start with -"), "\(missing.stderr)")
+        // A fix command names such a file `./-dash.wav`, so it runs as printed.
+        try writeTone(scratch.path + "/-long.wav", rate: 8000, frequency: 440, seconds: 31)
+        let long = try bash("cd '\(scratch.path)' && \"$AFKIT\" validate -- -long.wav")
+        #expect(long.stdout.contains("--trim ./-long.wav ./-long.caf"), "\(long.stdout)")
         let terminated = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -- -dash.wav")
         #expect(terminated.status == 0, "\(terminated.stderr)")
         // Negative values stay values.

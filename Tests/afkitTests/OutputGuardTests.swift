@@ -220,6 +220,26 @@ import Testing
         #expect(
             lstat("/dev/stdout", &info) == 0 && info.st_mode & S_IFMT == S_IFLNK,
             "the system's /dev/stdout stays a link")
+        // A file a folder walk finds is an input too.
+        let walked = Process()
+        walked.executableURL = URL(fileURLWithPath: "/bin/sh")
+        walked.arguments = ["-c", "\"$0\" validate \"$1\" >> \"$1/s0.wav\"", Command.executable, folder + "/src"]
+        try walked.run()
+        walked.waitUntilExit()
+        #expect(walked.terminationStatus == 2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/src/s0.wav")) == before, "the walked file")
+    }
+
+    /// The same source named twice, however spelled, is one job, not a collision with itself.
+    @Test func theSameSourceTwiceIsOneJob() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder + "/twice", folder + "/a.wav", folder + "/./a.wav",
+            folder + "/src/../a.wav",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("1 file: 1 converted"), "\(result.stdout)")
     }
 
     /// A file replaced keeps its permissions, as an edit in place would.
