@@ -50,9 +50,7 @@ struct PictureBuilder {
 
     mutating func finish() -> AssetPictures {
         // A sound longer than its file said made more points than fit: paired down to the plot's width.
-        var points = waveform.finish()
-        let most = AssetPictures.waveformPoints
-        if points.length > most { points = points.combined(by: (points.length + most - 1) / most) }
-        return AssetPictures(waveform: points, spectrogram: spectrogram.finish())
+        AssetPictures(
+            waveform: waveform.finish().fitted(to: AssetPictures.waveformPoints), spectrogram: spectrogram.finish())
     }
 }

@@ -29,9 +29,12 @@ public struct WaveformData: Sendable, Hashable {
     /// The JSON text before the values: every member but `data`, then `"data":[`. A writer that learns the
     /// length only at the end gives a field of spaces as wide as the longest length and writes the number
     /// over it (JSON takes whitespace after a value).
-    public func jsonOpening(length: String) -> String {
+    public func jsonOpening(length: String) -> String { jsonBeforeLength + length + ",\"data\":[" }
+
+    /// The JSON text up to the length's value: where a writer that learns the length at the end writes it.
+    public var jsonBeforeLength: String {
         "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
-            + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),\"data\":["
+            + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":"
     }
 
     /// The JSON text after the values.
@@ -70,6 +73,9 @@ public struct WaveformData: Sendable, Hashable {
         Self.appendDatValues(data[...], bits: bits, to: &bytes)
         return bytes
     }
+
+    /// Where the `.dat` header holds the length (after version, flags, rate and frames a point).
+    public static let datLengthOffset = 16
 
     /// The `.dat` header for `length` points.
     public func datHeader(length: Int) -> [UInt8] {
@@ -220,6 +226,11 @@ public struct WaveformBuilder {
 }
 
 extension WaveformData {
+    /// The data in at most `points` points: every few combined into one where there are more.
+    public func fitted(to points: Int) -> WaveformData {
+        length > points ? combined(by: (length + points - 1) / points) : self
+    }
+
     /// The data with every `factor` points combined into one (the least minimum, the greatest maximum), as
     /// a picture narrower than the data needs it.
     public func combined(by factor: Int) -> WaveformData {
@@ -288,7 +299,9 @@ extension WaveformData {
             while Double(tick) * step <= seconds {
                 let time = Double(tick) * step
                 let label = step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)
-                result.ticks.append((time / max(seconds, 1e-9) * Double(width), label))
+                let x = time / max(seconds, 1e-9) * Double(width)
+                // A label that would pass the right edge (6 pixels a glyph) ends at its tick instead.
+                result.ticks.append((x, label, x + 2 + Double(label.count * 6 - 1) > Double(width)))
                 tick += 1
             }
         }
@@ -320,14 +333,12 @@ extension WaveformData {
 
                 """
         }
-        for (x, label) in layout.ticks {
-            // A label that would pass the right edge ends at its tick instead.
-            let fits = x + 2 + Double(label.count * 6) <= Double(width)
+        for (x, label, endsAtTick) in layout.ticks {
             svg += """
                 <line x1="\(number(x))" y1="\(number(layout.baseline))" x2="\(number(x))" \
                 y2="\(number(layout.baseline + 4))" stroke="#\(axisLabel)"/>
-                <text x="\(number(fits ? x + 2 : x - 2))" y="\(height - 3)" font-family="sans-serif" font-size="10" \
-                fill="#\(axisLabel)"\(fits ? "" : " text-anchor=\"end\"")>\(label)</text>
+                <text x="\(number(endsAtTick ? x - 2 : x + 2))" y="\(height - 3)" font-family="sans-serif" \
+                font-size="10" fill="#\(axisLabel)"\(endsAtTick ? " text-anchor=\"end\"" : "")>\(label)</text>
 
                 """
         }
@@ -351,14 +362,11 @@ extension WaveformData {
             let bottom = max(top + 1, Int(stroke.bottom.rounded(.up)))
             image.fill(x: left, y: top, columns: right - left, rows: bottom - top, waveform)
         }
-        for (x, label) in layout.ticks {
+        for (x, label, endsAtTick) in layout.ticks {
             let column = Int(x.rounded(.down))
             image.fill(x: column, y: Int(layout.baseline), columns: 1, rows: 4, axisLabel)
-            // 6 pixels a glyph; a label that would pass the right edge ends at its tick instead.
-            let textWidth = label.count * 6 - 1
-            image.draw(
-                label, x: column + 2 + textWidth <= width ? column + 2 : column - 2 - textWidth, y: height - 9,
-                axisLabel)
+            // 6 pixels a glyph, the last with no gap after it.
+            image.draw(label, x: endsAtTick ? column - 1 - label.count * 6 : column + 2, y: height - 9, axisLabel)
         }
         return image.png
     }
@@ -384,6 +392,6 @@ public struct WaveformLayout: Sendable {
     public var baseline: Double
     /// Every channel's strokes, channel after channel.
     public var strokes: [Stroke] = []
-    /// The time labels: where (x) and what.
-    public var ticks: [(Double, String)] = []
+    /// The time labels: where (x), what, and whether the label ends at its tick (it would pass the right edge).
+    public var ticks: [(x: Double, label: String, endsAtTick: Bool)] = []
 }

@@ -22,7 +22,7 @@ public enum PathEscaping {
         var scalars = String.UnicodeScalarView()
         var index = 0
         while index < bytes.count {
-            if bytes[index] < 0x20 || bytes[index] == 0x7F {
+            if isControl(Unicode.Scalar(bytes[index])) {
                 scalars.append(Unicode.Scalar(firstControlEscape + UInt32(bytes[index])) ?? "\u{FFFD}")
                 index += 1
             } else if let (scalar, length) = decode(bytes, at: index) {
@@ -95,7 +95,7 @@ public enum PathEscaping {
     /// Whether a name holds a byte a shell's single quotes cannot carry as text: a control character, or a byte
     /// that is not UTF-8.
     public static func needsANSIQuoting(_ string: String) -> Bool {
-        string.unicodeScalars.contains { isEscape($0) || $0.value < 0x20 || $0.value == 0x7F }
+        string.unicodeScalars.contains { isEscape($0) || isControl($0) }
     }
 
     /// A name in bash's ANSI-C quotes (`$'x\n::y.wav'`), every byte spelled so the shell gives back the very
@@ -106,7 +106,7 @@ public enum PathEscaping {
         for scalar in string.unicodeScalars {
             if isEscape(scalar) {
                 out += spelling(of: byte(escapedBy: scalar))
-            } else if scalar.value < 0x20 || scalar.value == 0x7F {
+            } else if isControl(scalar) {
                 out += spelling(of: UInt8(scalar.value))
             } else if scalar == "\\" || scalar == "'" {
                 out += "\\" + String(scalar)
@@ -120,10 +120,10 @@ public enum PathEscaping {
     /// Text from a file (a tag, a marker's name) as a line of text output may show it: every control character
     /// printed as ``displayed(_:)`` prints a name's, so nothing a file says can start a line of its own.
     public static func controlEscaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
+            if isControl(scalar) {
                 out += spelling(of: UInt8(scalar.value))
             } else {
                 out.unicodeScalars.append(scalar)
@@ -141,6 +141,9 @@ public enum PathEscaping {
 
     @inlinable
     static func isEscape(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x10FF00 }
+
+    /// Whether a scalar is a control character a name or a line must not carry raw (C0 or DEL).
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
 
     /// The byte an escape scalar stands for.
     static func byte(escapedBy scalar: Unicode.Scalar) -> UInt8 {

@@ -316,14 +316,8 @@ final class HTTPTransfer: @unchecked Sendable {
     private func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
         let detail = String(cString: errorBuffer)
         var message = detail.isEmpty ? describe(code) : detail
-        if let refusedRedirect {
-            message = "refused a redirect from https to plain http (\(refusedRedirect))"
-        } else if code == CURLE_UNSUPPORTED_PROTOCOL, !request.followsRedirectsToHTTP {
-            let location = fields.last { $0.name == "location" }?.value.trimmingCharacters(in: .whitespaces)
-            if let location, location.lowercased().hasPrefix("http://") {
-                message = "refused a redirect from https to plain http (\(location))"
-            }
-        }
+        // Every hop's downgrade is refused in the header callback, before libcurl's own protocol list is asked.
+        if let refusedRedirect { message = "refused a redirect from https to plain http (\(refusedRedirect))" }
         if code == CURLE_COULDNT_CONNECT {
             // Which host and port, and why, in the words a person checks first: the hop that failed (after a
             // redirect, not the one first asked).

@@ -168,13 +168,11 @@ public struct OutputGuard: Sendable {
         }
     }
 
-    /// A path's folder (`.` for a bare name) and last name.
+    /// A path's folder (``parentFolder(of:)``, after any trailing slashes) and last name.
     static func folderAndName(_ path: String) -> (String, String) {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
-        let folder = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
-        return (folder, String(trimmed[trimmed.index(after: slash)...]))
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return (parentFolder(of: trimmed), String(trimmed.split(separator: "/").last ?? Substring(trimmed)))
     }
 
     /// The nearest folder above `path` that exists, and the names below it on the way to `path`
@@ -199,8 +197,7 @@ public struct OutputGuard: Sendable {
     /// Where a folder is: itself, or where it will be made.
     private static func place(ofFolder folder: String) -> Place? {
         var info = stat()
-        if statPath(folder, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { return nil }
-        if let identity = FileIdentity(path: folder) { return .file(identity) }
+        if statPath(folder, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? .file(FileIdentity(info)) : nil }
         let (existing, below) = nearestExisting(folder)
         return FileIdentity(path: existing).map { .name(folder: $0, name: below) }
     }

@@ -257,6 +257,14 @@ func usageError(_ message: String, in command: ParsableCommand.Type) -> ExitCode
     return ExitCode(AFKit.Status.usage)
 }
 
+/// Fails with a usage error (status 2) where standard output is a regular file that is one of `inputs`
+/// (`afkit info a.caf >> a.caf`): a report never goes into a file the command reads.
+func checkStandardOutput(against inputs: [String], in command: ParsableCommand.Type) throws {
+    do { try OutputGuard(inputs: inputs).checkStandardOutput() } catch {
+        throw usageError(error.description, in: command)
+    }
+}
+
 /// Fails with a usage error (status 2) for a path that does not exist.
 func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowStandardInput: Bool = false) throws {
     for path in paths where !(allowStandardInput && path == "-") {

@@ -47,9 +47,7 @@ struct Info: NetworkCommand {
 
     /// A report written into one of the files (`afkit info a.caf >> a.caf`) is refused before anything is read.
     func checkStandardOutput() throws {
-        do { try OutputGuard(inputs: files.filter { !isStreamURL($0) }).checkStandardOutput() } catch {
-            throw usageError(error.description, in: Self.self)
-        }
+        try afkit.checkStandardOutput(against: files.filter { !isStreamURL($0) }, in: Self.self)
     }
 
     /// With URLs: each stream's header is read first (what awaits), then every path is reported in order.

@@ -70,9 +70,7 @@ struct Packets: NetworkCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
-        do { try OutputGuard(inputs: [file]).checkStandardOutput() } catch {
-            throw usageError(error.description, in: Self.self)
-        }
+        try checkStandardOutput(against: [file], in: Self.self)
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
         let packets = try PacketSpool()

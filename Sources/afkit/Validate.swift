@@ -70,9 +70,7 @@ struct Validate: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(paths, in: Self.self)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
-        do { try OutputGuard(inputs: paths).checkStandardOutput() } catch {
-            throw usageError(error.description, in: Self.self)
-        }
+        try checkStandardOutput(against: paths, in: Self.self)
         let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
         let report: ValidationReport
         do {
@@ -82,9 +80,7 @@ struct Validate: ParsableCommand {
             throw ExitCode(AFKit.Status.problemFound)
         }
         // The files a folder walk found are inputs too: the report never goes into one of them.
-        do { try OutputGuard(inputs: report.files.map(\.path)).checkStandardOutput() } catch {
-            throw usageError(error.description, in: Self.self)
-        }
+        try checkStandardOutput(against: report.files.map(\.path), in: Self.self)
         if let note = ContainerRegistry.skippedNote(report.skippedFiles, command: "validate") {
             Output.standardError(note + "\n")
         }

@@ -137,8 +137,7 @@ struct Waveform: ParsableCommand {
                 bits: bits, splitChannels: splitChannels, maximumPoints: fitting ? 2 * width : nil)
             if picture {
                 try readPoints(reader, into: &builder, stoppingAt: fitting ? nil : width, drained: nil)
-                var data = builder.finish()
-                if fitting, data.length > width { data = data.combined(by: (data.length + width - 1) / width) }
+                var data = fitting ? builder.finish().fitted(to: width) : builder.finish()
                 let columns = fitting ? nil : width
                 if data.length > width { data.data.removeLast((data.length - width) * 2 * data.channels) }
                 let bytes =
@@ -198,12 +197,11 @@ struct Waveform: ParsableCommand {
             let lengthField = String(repeating: " ", count: 20)
             let lengthOffset: Int64
             if kind == .json {
-                let opening = shape.jsonOpening(length: lengthField)
-                lengthOffset = Int64(opening.utf8.count - lengthField.utf8.count - #","data":["#.utf8.count)
-                pending += Array(opening.utf8)
+                lengthOffset = Int64(shape.jsonBeforeLength.utf8.count)
+                pending += Array(shape.jsonOpening(length: lengthField).utf8)
             } else {
                 pending += shape.datHeader(length: 0)
-                lengthOffset = 16
+                lengthOffset = Int64(WaveformData.datLengthOffset)
             }
             var first = true
             func append(_ values: [Int16]) throws {

@@ -101,13 +101,10 @@ public enum ContainerRegistry {
     public static func descriptor(of fileType: FileType) -> ContainerDescriptor? { byType[fileType] }
 
     /// The containers afkit writes, in the order `-hf` lists them.
-    public static var written: [ContainerDescriptor] { all.filter(\.isWritten) }
+    public static let written: [ContainerDescriptor] = all.filter(\.isWritten)
 
     /// Every extension a folder walk takes: the files of every container afkit reads.
     public static let walkedExtensions: Set<String> = Set(all.flatMap(\.extensions))
-
-    /// Every extension any container's files go by, walked or not.
-    public static let knownExtensions: Set<String> = walkedExtensions.union(all.flatMap(\.otherExtensions))
 
     /// The sound files below `folder`, as every command's folder walk takes them: files named with an extension
     /// of a container afkit reads (symbolic links followed, macOS's `._` files and `.DS_Store` left out, the
