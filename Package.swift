@@ -53,13 +53,15 @@ let package = Package(
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
+        // The HTML report's style sheet and script are files of their own, compiled into the module.
         .target(
-            name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"]),
+            name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"],
+            resources: [.embedInCode("Resources/report.css"), .embedInCode("Resources/report.js")]),
         // The field's C libraries, one wrapper a file, registered into AudioCodecRegistry.standard.
         .target(
             name: "AudioEngines",
             dependencies: [
-                "AudioCodecs", "AudioContainers", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
+                "AudioCodecs", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
                 "CAVCodec", "CEBUR128", "CFLAC", "COpus",
             ]
         ),

@@ -12,5 +12,15 @@ for file in $(find Sources/{AudioFormats,FileAccess,AudioContainers,AudioCodecs,
     sed -E '/^import (AudioFormats|FileAccess|AudioContainers|AudioCodecs|AudioDecoding|AssetValidation)$/d' "$file" \
         > "$work/$(basename "$(dirname "$file")")-$(basename "$file")"
 done
+# The report's resources, as SwiftPM embeds them (`.embedInCode`): a byte array per file.
+{
+    echo "enum PackageResources {"
+    for resource in Sources/AssetValidation/Resources/*; do
+        printf '    static let %s: [UInt8] = [' "$(basename "$resource" | tr '.-' '__')"
+        od -An -v -tu1 "$resource" | tr -s ' \n' ',' | sed 's/^,//; s/,$//'
+        echo "]"
+    done
+    echo "}"
+} > "$work/PackageResources.swift"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AFKitFuzz -package-name afkit "$work"/*.swift Fuzz/FuzzTargets.swift \
     -o "$out" 2> >(grep -v "Cannot export local symbol" >&2)

@@ -47,7 +47,7 @@ if arguments.count >= 3 && arguments[1] == "decoders" {
         let cookie = file.properties.magicCookie
         switch format.formatID {
         case .aac:
-            let config = cookie.flatMap(ADTS.audioSpecificConfig(inCookie:))
+            let config = cookie.flatMap(AudioSpecificConfig.audioSpecificConfig(inCookie:))
             return [
                 ("libfaad2", { try FAADDecoder(format: format, magicCookie: cookie ?? []) }),
                 (

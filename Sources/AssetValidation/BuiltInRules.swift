@@ -1,3 +1,4 @@
+import AudioCodecs
 import AudioContainers
 import AudioFormats
 import FileAccess
@@ -127,7 +128,7 @@ extension ValidationRule {
         guard let allowed = settings.strings("allowed"), !allowed.contains(name) else { return [] }
         return [
             Finding(
-                "the file is \(describe(summary.container)); this profile needs a \(list(allowed.map(containerName))) file",
+                "the file is \(describe(summary.container)); this profile needs a \(spokenList(allowed.map(containerName))) file",
                 fix: presetFix(facts))
         ]
     }
@@ -151,7 +152,7 @@ extension ValidationRule {
         guard let allowed = settings.strings("allowed"), names(allowed) == false else { return [] }
         return [
             Finding(
-                "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(list(allowed.map(namedFormat)))",
+                "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(spokenList(allowed.map(namedFormat)))",
                 fix: presetFix(facts))
         ]
     }
@@ -388,33 +389,9 @@ func shellQuoted(_ text: String) -> String {
     return plain ? text : "'" + text.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
 }
 
-func formatName(_ id: FourCharCode) -> String {
-    switch id {
-    case .lpcm: "linear PCM"
-    case .ima4: "Apple IMA4"
-    case .imaADPCMWAVE: "IMA ADPCM in WAV"
-    case .ulaw: "u-law"
-    case .alaw: "A-law"
-    case .aac: "AAC"
-    case .mpegLayer3: "MP3"
-    case .mpegLayer2: "MPEG Layer II"
-    case .mpegLayer1: "MPEG Layer I"
-    case .alac: "Apple Lossless"
-    case .aacSpectralBandReplication: "HE-AAC"
-    case .aacParametricStereo: "HE-AAC v2"
-    case .opus: "Opus"
-    case .ac3: "AC-3"
-    case .enhancedAC3: "E-AC-3"
-    case .flac: "FLAC"
-    default: unknownFormatName
-    }
-}
+func formatName(_ id: FourCharCode) -> String { CodecDescriptor.of(id)?.name ?? unknownFormatName }
 
 private let unknownFormatName = "an unknown format"
-
-private func list(_ items: [String]) -> String {
-    items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + (items.last ?? "")
-}
 
 func seconds(_ value: Double) -> String { fixedPoint(value, places: 3) }
 

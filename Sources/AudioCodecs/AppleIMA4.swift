@@ -177,7 +177,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
     /// How the encoder searches.
     public let quality: IMAEncodingQuality
     private var coders: [ChannelCoder]
-    private var blocks: BlockAccumulator
+    var blocks: BlockAccumulator
     /// Whole packets a call must hold before its channels are searched in parallel.
     private static let parallelPackets = 32
 
@@ -192,9 +192,12 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
 
     /// Encodes interleaved 16-bit frames; returns the packets appended.
     public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
-        var accumulator = blocks  // moved out while packets are encoded, so its buffer is not copied
-        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
-        defer { blocks = accumulator }
+        withBlocks { encoder, accumulator in encoder.encode(frames, gatheredIn: &accumulator, into: &output) }
+    }
+
+    private mutating func encode(
+        _ frames: UnsafeBufferPointer<Int16>, gatheredIn accumulator: inout BlockAccumulator, into output: inout [UInt8]
+    ) -> Int {
         let channels = coders.count
         let packetSamples = AppleIMA4.framesPerPacket * channels
         // A packet begun by an earlier call is completed first; whole packets after it go to the channels at once.
@@ -203,10 +206,10 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             ? min(frames.count, (AppleIMA4.framesPerPacket - accumulator.pendingFrames) * channels) : 0
         let whole = (frames.count - completing) / packetSamples
         guard case .search = quality, channels > 1, whole >= Self.parallelPackets else {
-            return accumulator.add(frames) { encodePacket($0, into: &output) }
+            return accumulator.add(frames) { encodeBlock($0, into: &output) }
         }
         var packets = accumulator.add(UnsafeBufferPointer(rebasing: frames[0..<completing])) {
-            encodePacket($0, into: &output)
+            encodeBlock($0, into: &output)
         }
         let start = output.count
         let packetSize = AppleIMA4.bytesPerChannelBlock * channels
@@ -228,22 +231,13 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         }
         packets += whole
         packets += accumulator.add(UnsafeBufferPointer(rebasing: frames[(completing + whole * packetSamples)...])) {
-            encodePacket($0, into: &output)
+            encodeBlock($0, into: &output)
         }
         return packets
     }
 
-    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
-    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
-        var accumulator = blocks
-        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
-        defer { blocks = accumulator }
-        let padding = accumulator.finish { encodePacket($0, into: &output) }
-        return (padding > 0 ? 1 : 0, padding)
-    }
-
     /// Encodes one packet of 64 interleaved frames.
-    private mutating func encodePacket(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
+    mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
         let channels = coders.count
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: AppleIMA4.bytesPerChannelBlock * channels))

@@ -23,13 +23,6 @@ public enum AppleLossless {
     /// The longest run of zeros one code may fold (ALACSpecificConfig's `maxRun`).
     static let maximumRun = 255
 
-    /// The bit depth ALAC stores for a source: integer depths as they are (16, 20, 24, 32; other depths
-    /// rounded up to the next of those), floating point at 24 bits.
-    public static func storedBitDepth(forSourceBits bits: Int, isFloat: Bool = false) -> Int {
-        if isFloat { return 24 }
-        return bits <= 16 ? 16 : bits <= 20 ? 20 : bits <= 24 ? 24 : 32
-    }
-
     /// The stream description of ALAC packets.
     public static func format(sampleRate: Double, channels: UInt32, bitDepth: Int) -> StreamDescription {
         .appleLossless(
@@ -152,7 +145,8 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
                 offset: nil)
         }
         let isFloat = settings.sourceFormat.isLinearPCM && settings.sourceFormat.formatFlags.contains(.isFloat)
-        bitDepth = AppleLossless.storedBitDepth(forSourceBits: settings.sourceBitDepth ?? 16, isFloat: isFloat)
+        bitDepth =
+            CodecDescriptor.appleLossless.storedDepth(forSourceBits: settings.sourceBitDepth, isFloat: isFloat) ?? 16
         shift = bitDepth > 20 ? bitDepth - 16 : 0
         elements = AppleLossless.elements(channels: channels)
         let frames = AppleLossless.framesPerPacket

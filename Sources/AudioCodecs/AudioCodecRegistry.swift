@@ -36,10 +36,9 @@ public struct EncoderSettings: Sendable {
 }
 
 /// What an encoder can take, so a converter fits a request to it before making one (and says so in
-/// a note): the rates the codec signals and its most channels. Registered beside the encoder.
+/// a note): the rates the codec signals, its most channels and the bit rates it holds. Registered beside
+/// the encoder; the registry checks a request against them where it makes the encoder, and nowhere else.
 public struct EncoderLimits: Sendable {
-    /// The codec's name in messages ("AAC-LC", "MP3").
-    public var name: String
     /// The rates the codec holds; `nil`: any.
     public var sampleRates: [Double]?
     /// The most channels the encoder takes.
@@ -47,13 +46,12 @@ public struct EncoderLimits: Sendable {
     /// The bit rates (bits per second) it takes at a rate and a channel count; `nil`: it takes none.
     public var bitRates: (@Sendable (_ sampleRate: Double, _ channels: Int) -> ClosedRange<Int>)?
 
-    /// Limits named `name`: `sampleRates` (`nil`: any), at most `maximumChannels` channels, and where the
-    /// codec takes a bit rate, the `bitRates` it takes.
+    /// Limits of `sampleRates` (`nil`: any), at most `maximumChannels` channels, and where the codec takes a
+    /// bit rate, the `bitRates` it takes.
     public init(
-        name: String, sampleRates: [Double]? = nil, maximumChannels: Int = 64,
+        sampleRates: [Double]? = nil, maximumChannels: Int = 64,
         bitRates: (@Sendable (_ sampleRate: Double, _ channels: Int) -> ClosedRange<Int>)? = nil
     ) {
-        self.name = name
         self.sampleRates = sampleRates
         self.maximumChannels = maximumChannels
         self.bitRates = bitRates
@@ -64,6 +62,39 @@ public struct EncoderLimits: Sendable {
         guard let sampleRates, !sampleRates.contains(rate) else { return rate }
         return sampleRates.min { abs($0 - rate) < abs($1 - rate) } ?? rate
     }
+
+    /// Throws where `settings` ask what the encoder cannot take: a rate it does not hold, too many channels, a
+    /// bit rate outside its range, a quality outside 0 to 127.
+    public func check(_ settings: EncoderSettings, codec: String) throws(EncoderSettingsError) {
+        let rate = settings.format.sampleRate
+        let channels = Int(settings.format.channelsPerFrame)
+        if let sampleRates, !sampleRates.contains(rate) {
+            throw EncoderSettingsError(
+                "\(codec) cannot hold \(formatSampleRate(rate)) Hz; it holds "
+                    + sampleRates.map { formatSampleRate($0) }.joined(separator: ", ") + " Hz")
+        }
+        guard (1...maximumChannels).contains(channels) else {
+            throw EncoderSettingsError("\(codec) holds 1 to \(maximumChannels) channels, not \(channels)")
+        }
+        if let bitRate = settings.bitRate, let range = bitRates?(rate, channels), !range.contains(bitRate) {
+            throw EncoderSettingsError(
+                "-b \(bitRate): \(codec) at \(formatSampleRate(rate)) Hz with \(channels) "
+                    + "channel\(channels == 1 ? "" : "s") takes \(range.lowerBound) to \(range.upperBound) bits per second"
+            )
+        }
+        if let quality = settings.quality, !(0...127).contains(quality) {
+            throw EncoderSettingsError("-q \(quality): quality is 0 to 127")
+        }
+    }
+}
+
+/// Settings an encoder cannot take (a bit rate out of its range, a rate it does not hold): the request's to
+/// change, found before anything is read.
+public struct EncoderSettingsError: Error, CustomStringConvertible, Sendable {
+    /// What was asked and what the encoder takes.
+    public var description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
 }
 
 /// Format ID to decoder and encoder factories: the one place a conversion, the validator or a test
@@ -102,6 +133,21 @@ public struct AudioCodecRegistry: Sendable {
     /// What the encoder for `formatID` can take; `nil` where it registered no limits.
     public func encoderLimits(for formatID: FourCharCode) -> EncoderLimits? { limits[formatID] }
 
+    /// What afkit knows of the codec `formatID` (its name, whether it is lossless, the options it takes).
+    public func descriptor(for formatID: FourCharCode) -> CodecDescriptor? { CodecDescriptor.of(formatID) }
+
+    /// The names of the codecs this registry encodes whose encoders take `option`, in ``CodecDescriptor/all``'s
+    /// order ("AAC, MP3 and Opus" take `-b`).
+    public func encodedCodecs(taking option: CodecOptions) -> [String] {
+        CodecDescriptor.all.filter { canEncode($0.formatID) && $0.options.contains(option) }.map(\.name)
+    }
+
+    /// The formats a decoder is registered for.
+    public var decodedFormats: Set<FourCharCode> { Set(decoders.keys) }
+
+    /// The formats an encoder is registered for.
+    public var encodedFormats: Set<FourCharCode> { Set(encoders.keys) }
+
     /// Whether a decoder is registered for the format.
     public func canDecode(_ formatID: FourCharCode) -> Bool { decoders[formatID] != nil }
 
@@ -117,12 +163,14 @@ public struct AudioCodecRegistry: Sendable {
         return try factory(format, magicCookie)
     }
 
-    /// An encoder for `settings.format`; throws `fmt?` where none is registered.
+    /// An encoder for `settings.format`; throws `fmt?` where none is registered, and
+    /// ``EncoderSettingsError`` where the settings ask what its limits do not hold.
     public func encoder(_ settings: EncoderSettings) throws -> any AudioEncoder {
-        guard let factory = encoders[settings.format.formatID] else {
-            throw AudioFileError.unsupportedDataFormat(
-                "codecs: afkit does not encode '\(settings.format.formatID)'", offset: nil)
+        let id = settings.format.formatID
+        guard let factory = encoders[id] else {
+            throw AudioFileError.unsupportedDataFormat("codecs: afkit does not encode '\(id)'", offset: nil)
         }
+        try limits[id]?.check(settings, codec: CodecDescriptor.of(id)?.name ?? "'\(id)'")
         return try factory(settings)
     }
 

@@ -51,12 +51,33 @@ struct BlockAccumulator {
     }
 }
 
-/// An encoder whose codec works on 16-bit samples: the Float32 entry point rounds and clips to them.
+/// An encoder of blocks of 16-bit samples (IMA4 packets, WAV IMA ADPCM blocks): the Float32 entry point
+/// rounds and clips to them, the accumulator gathers them into blocks, and the last block is padded.
 protocol Int16BlockEncoder: ConstantPacketEncoder {
+    /// Frames gathered into blocks across calls.
+    var blocks: BlockAccumulator { get set }
+    /// Appends one block's packet, encoded from its interleaved frames.
+    mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8])
+    /// Encodes interleaved 16-bit frames; returns the packets appended.
     mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int
 }
 
 extension Int16BlockEncoder {
+    /// Runs `body` with the accumulator moved out of the encoder, so its buffer is not copied while the
+    /// encoder writes blocks.
+    mutating func withBlocks<Result>(_ body: (inout Self, inout BlockAccumulator) -> Result) -> Result {
+        var accumulator = blocks
+        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
+        defer { blocks = accumulator }
+        return body(&self, &accumulator)
+    }
+
+    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
+    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
+        let padding = withBlocks { encoder, blocks in blocks.finish { encoder.encodeBlock($0, into: &output) } }
+        return (padding > 0 ? 1 : 0, padding)
+    }
+
     /// Encodes interleaved frames, appending the whole packets they complete; returns how many.
     public mutating func encode(_ frames: UnsafeBufferPointer<Float>, into output: inout [UInt8]) throws -> Int {
         var samples = [Int16](repeating: 0, count: frames.count)

@@ -147,7 +147,7 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
     private let framesPerBlock: Int
     private var coders: [ChannelCoder]
     private var started = false
-    private var blocks: BlockAccumulator
+    var blocks: BlockAccumulator
 
     /// `format` gives the rate, channels and block size (see ``IMAADPCMWAVE/format(sampleRate:channels:blockAlign:)``).
     public init(
@@ -168,22 +168,11 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
 
     /// Encodes interleaved 16-bit frames; returns the blocks appended.
     public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
-        var accumulator = blocks  // moved out while blocks are encoded, so its buffer is not copied
-        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
-        defer { blocks = accumulator }
-        return accumulator.add(frames) { encodeBlock($0, into: &output) }
+        withBlocks { encoder, blocks in blocks.add(frames) { encoder.encodeBlock($0, into: &output) } }
     }
 
-    /// Encodes what is left, padded to a whole packet; returns the packets made and the padding frames.
-    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
-        var accumulator = blocks
-        blocks = BlockAccumulator(framesPerBlock: 0, channels: 1)
-        defer { blocks = accumulator }
-        let padding = accumulator.finish { encodeBlock($0, into: &output) }
-        return (padding > 0 ? 1 : 0, padding)
-    }
-
-    private mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
+    /// Encodes one block of interleaved frames.
+    mutating func encodeBlock(_ frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) {
         let channels = coders.count
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: Int(destinationFormat.bytesPerPacket)))

@@ -105,7 +105,7 @@ public struct ConversionPlan {
                 }
                 throw ConversionUsageError(
                     "cannot tell the output type from '\(name)'; give -f or name it "
-                        + names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ".caf"))
+                        + spokenList(names))
             }
             return named
         }
@@ -136,9 +136,8 @@ public struct ConversionPlan {
                 if !fits.contains(name) { fits.append(name) }
             }
             if fits.isEmpty { fits = ["any format"] }
-            let list = fits.count > 1 ? fits.dropLast().joined(separator: ", ") + " or " + (fits.last ?? "") : fits[0]
             throw ConversionUsageError(
-                "\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(list), "
+                "\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(spokenList(fits)), "
                     + "or a .caf output")
         }
 
@@ -261,7 +260,13 @@ public struct ConversionPlan {
             encoderSettings = settings
             // The encoder made here says what it makes (ALAC's depth, AAC's packets) and its cookie, and
             // writes the first round.
-            let encoder = try AudioConverter.registry.encoder(settings)
+            let encoder: any AudioEncoder
+            do {
+                encoder = try AudioConverter.registry.encoder(settings)
+            } catch let error as EncoderSettingsError {
+                // What the codec cannot take is the user's to change, before anything is read.
+                throw ConversionUsageError(error.description)
+            }
             nextEncoder = encoder
             integerBitDepth = (encoder as? any IntegerSampleEncoder)?.integerBitDepth
             format = encoder.destinationFormat
@@ -312,10 +317,9 @@ public struct ConversionPlan {
                 "-l \(name) has \(layout.channelCount) channels; the output has \(channels) (give -c "
                     + "\(layout.channelCount) to mix to it)")
         }
-        let fixedOrder: Set<FourCharCode> = [.aac, .alac, .opus, .flac, .mpegLayer3]
-        guard !fixedOrder.contains(format.formatID) else {
+        guard !(CodecDescriptor.of(format.formatID)?.fixesChannelOrder ?? false) else {
             throw ConversionUsageError(
-                "-l: \(SourceReader.codecName(format.formatID)) fixes its channels' order itself; give -l with PCM or "
+                "-l: \(CodecDescriptor.spokenName(of: format.formatID)) fixes its channels' order itself; give -l with PCM or "
                     + "IMA4 in CAF or WAV")
         }
         switch fileType {
@@ -483,7 +487,7 @@ public struct ConversionPlan {
         guard let name, let specifier = DataFormatSpecifier(name) else {
             throw ConversionUsageError(
                 "-d 0 keeps linear PCM and copies AAC and Apple Lossless packets; the source is "
-                    + "\(SourceReader.codecName(format.formatID)): give a data format")
+                    + "\(CodecDescriptor.spokenName(of: format.formatID)): give a data format")
         }
         try Destination.check(specifier, in: fileType)
         return specifier
@@ -491,28 +495,24 @@ public struct ConversionPlan {
 
     /// Notes for afconvert's codec options the output's format has no use for: said, never silently ignored.
     static func unusedCodecOptions(_ settings: EncoderSettings, for specifier: DataFormatSpecifier) -> [String] {
-        let bitRates: Set<DataFormatSpecifier.Kind> = [.aac, .mp3, .opus]
-        let strategies: Set<DataFormatSpecifier.Kind> = [.aac, .opus]
-        let qualities: Set<DataFormatSpecifier.Kind> = [.aac, .mp3, .opus, .flac]
-        var notes: [String] = []
-        if settings.bitRate != nil && !bitRates.contains(specifier.kind) {
-            notes.append("-b applies to AAC, MP3 and Opus, not -d \(specifier.description): not used")
+        let takes = CodecDescriptor.of(settings.format.formatID)?.options ?? []
+        let given: [(CodecOptions, Bool)] = [
+            (.bitRate, settings.bitRate != nil), (.quality, settings.quality != nil),
+            (.strategy, settings.strategy != nil),
+        ]
+        return given.filter { $0.1 && !takes.contains($0.0) }.map { option, _ in
+            let codecs = spokenList(AudioConverter.registry.encodedCodecs(taking: option), conjunction: "and")
+            return "\(option.flags.joined()) applies to \(codecs), not -d \(specifier.description): not used"
         }
-        if settings.strategy != nil && !strategies.contains(specifier.kind) {
-            notes.append("-s applies to AAC and Opus, not -d \(specifier.description): not used")
-        }
-        if settings.quality != nil && !qualities.contains(specifier.kind) {
-            notes.append("-q applies to AAC, MP3, FLAC and Opus, not -d \(specifier.description): not used")
-        }
-        return notes
     }
 
     /// The note a lossy source encoded again with a lossy codec gets (`nil` otherwise).
     static func secondGenerationNote(source: StreamDescription, destination: StreamDescription) -> String? {
-        let lossless: Set<FourCharCode> = [.lpcm, .alac, .flac]
-        guard !lossless.contains(source.formatID), !lossless.contains(destination.formatID) else { return nil }
-        return "the \(SourceReader.codecName(source.formatID)) source is decoded and encoded again as "
-            + "\(SourceReader.codecName(destination.formatID)): a second generation of loss"
+        guard !CodecDescriptor.isLossless(source.formatID), !CodecDescriptor.isLossless(destination.formatID) else {
+            return nil
+        }
+        return "the \(CodecDescriptor.spokenName(of: source.formatID)) source is decoded and encoded again as "
+            + "\(CodecDescriptor.spokenName(of: destination.formatID)): a second generation of loss"
     }
 
     /// What a container gets when neither the settings nor the source decide: AAC for MPEG-4 and ADTS,
@@ -548,25 +548,18 @@ public struct ConversionPlan {
             throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)
         }
         let formatID = specifier.streamDescription(sampleRate: 44100, channels: 1).formatID
+        let codec = CodecDescriptor.of(formatID)
         if let limits = AudioConverter.registry.encoderLimits(for: formatID) {
+            let name = codec?.name ?? "'\(formatID)'"
             let nearest = limits.sampleRate(nearest: rate)
             if nearest != rate {
                 notes.append(
-                    "\(limits.name) cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz"
-                )
+                    "\(name) cannot hold \(formatSampleRate(rate)) Hz: resampled to \(formatSampleRate(nearest)) Hz")
                 rate = nearest
             }
             if channels > limits.maximumChannels, settings.channels == nil || formatID == .mpegLayer3 {
-                notes.append(
-                    "\(limits.name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
+                notes.append("\(name) holds \(limits.maximumChannels) channels at most: mixed down from \(channels)")
                 channels = limits.maximumChannels
-            }
-            // A bit rate the codec cannot hold is the user's to change, before anything is read.
-            if let bitRate = settings.bitRate, let range = limits.bitRates?(rate, channels), !range.contains(bitRate) {
-                throw ConversionUsageError(
-                    "-b \(bitRate): \(limits.name) at \(formatSampleRate(rate)) Hz with \(channels) "
-                        + "channel\(channels == 1 ? "" : "s") takes \(range.lowerBound) to \(range.upperBound) bits per second"
-                )
             }
         } else {
             // WAV, RF64 and MPEG-4 store whole rates: a rate with a fraction (8912.75 Hz) is resampled to
@@ -597,14 +590,13 @@ public struct ConversionPlan {
         // Apple's players decode Opus in CAF only at a constant bit rate: CAF's default.
         encoderSettings.strategy = settings.strategy ?? (specifier.kind == .opus && fileType == .caf ? .constant : nil)
         encoderSettings.sourceBitDepth = source.bitDepth
-        if specifier.kind == .alac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
-            notes.append("ALAC holds integers: the floating-point source is written at 24 bits")
-        }
-        if specifier.kind == .flac, source.format.isLinearPCM, source.format.formatFlags.contains(.isFloat) {
-            notes.append("FLAC holds integers: the floating-point source is written at 24 bits")
-        } else if specifier.kind == .flac, source.bitDepth > 24 {
-            notes.append(
-                "FLAC is written at 24 bits at most (what FFmpeg and Apple decode): the source has \(source.bitDepth)")
+        let isFloat = source.format.isLinearPCM && source.format.formatFlags.contains(.isFloat)
+        if let codec, let stored = codec.storedDepth(forSourceBits: source.bitDepth, isFloat: isFloat) {
+            if isFloat {
+                notes.append("\(codec.name) holds integers: the floating-point source is written at \(stored) bits")
+            } else if stored < source.bitDepth {
+                notes.append("\(codec.name) is written at \(stored) bits at most: the source has \(source.bitDepth)")
+            }
         }
         return (encoderSettings, notes)
     }

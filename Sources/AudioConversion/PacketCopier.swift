@@ -30,7 +30,7 @@ public struct PacketCopier {
         let cookie = file.properties.magicCookie ?? []
         magicCookie =
             switch file.dataFormat.formatID {
-            case .aac: ADTS.elementaryStreamDescriptor(inCookie: cookie)
+            case .aac: AudioSpecificConfig.elementaryStreamDescriptor(inCookie: cookie)
             case .alac: AppleLossless.specificConfig(inCookie: cookie) ?? cookie
             default: cookie
             }

@@ -97,7 +97,7 @@ public final class SourceReader {
         } else {
             let container = file.properties.fileType?.rawValue ?? "the file"
             throw AudioFileError.unsupportedDataFormat(
-                "\(container): the audio is \(Self.codecName(format.formatID)), which afkit does not decode; "
+                "\(container): the audio is \(CodecDescriptor.spokenName(of: format.formatID)), which afkit does not decode; "
                     + AudioFileError.convertFirstAdvice, offset: file.properties.dataOffset)
         }
     }
@@ -143,19 +143,6 @@ public final class SourceReader {
             skip = 0
             remaining = external.frameCount
         }
-    }
-
-    /// A codec's name for a person: Apple's four-character code with the codec's usual name.
-    public static func codecName(_ formatID: FourCharCode) -> String {
-        let names: [FourCharCode: String] = [
-            "flac": "FLAC", "opus": "Opus", "vorb": "Vorbis", "ac-3": "AC-3", "ec-3": "E-AC-3",
-            "samr": "AMR", "sawb": "AMR-WB", "QDM2": "QDesign Music 2", "QDMC": "QDesign Music",
-            "Qclp": "Qualcomm PureVoice",
-            "agsm": "GSM 06.10", "MAC3": "MACE 3:1", "MAC6": "MACE 6:1", "aac ": "AAC", ".mp3": "MP3",
-            ".mp2": "MPEG Layer II", ".mp1": "MPEG Layer I", "ima4": "IMA4", "ulaw": "u-law", "alaw": "A-law",
-            "alac": "Apple Lossless", "lpcm": "linear PCM",
-        ]
-        return names[formatID].map { "\($0) ('\(formatID)')" } ?? "'\(formatID)'"
     }
 
     /// Passes over the next `count` valid frames (before any are read).

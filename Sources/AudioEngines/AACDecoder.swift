@@ -1,5 +1,4 @@
 import AudioCodecs
-import AudioContainers
 import AudioFormats
 import CFAAD
 
@@ -31,7 +30,7 @@ public final class AACDecoder: AudioDecoder {
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
         self.magicCookie = magicCookie
-        guard let config = ADTS.audioSpecificConfig(inCookie: magicCookie), !config.isEmpty else {
+        guard let config = AudioSpecificConfig.audioSpecificConfig(inCookie: magicCookie), !config.isEmpty else {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }
@@ -121,7 +120,7 @@ public final class FAADDecoder: AudioDecoder {
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
-        let config = ADTS.audioSpecificConfig(inCookie: magicCookie)
+        let config = AudioSpecificConfig.audioSpecificConfig(inCookie: magicCookie)
         guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: no AudioSpecificConfig to configure the decoder", offset: nil)

@@ -1,5 +1,4 @@
 import AudioCodecs
-import AudioContainers
 import AudioFormats
 import CAVCodec
 
@@ -41,7 +40,7 @@ public final class AACEncoder: AudioEncoder {
     private let delay: Int
 
     /// What the encoder takes: AAC-LC's rates, up to 8 channels.
-    public static let limits = EncoderLimits(name: "AAC-LC", sampleRates: sampleRates, maximumChannels: 8) {
+    public static let limits = EncoderLimits(sampleRates: sampleRates, maximumChannels: 8) {
         rate, channels in
         // 8 kbit/s a channel at least; at most the 6144 bits a channel's 1024-frame packet may hold.
         8000 * channels...max(8000 * channels, 6144 * channels * Int(rate) / 1024)
@@ -63,27 +62,15 @@ public final class AACEncoder: AudioEncoder {
     public init(_ settings: EncoderSettings) throws {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
-        guard AACEncoder.sampleRates.contains(format.sampleRate) else {
-            throw AudioFileError.unsupportedDataFormat(
-                "aac: AAC-LC cannot hold \(format.sampleRate) Hz; use one of "
-                    + AACEncoder.sampleRates.map { String(Int($0)) }.joined(separator: ", "), offset: nil)
-        }
-        guard (1...8).contains(channels), channels != 7 else {
+        // libavcodec's encoder has no 7-channel configuration (the registry checked the rest of its limits).
+        guard channels != 7 else {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: the encoder takes 1 to 6 or 8 channels, not \(channels)",
                 offset: nil)
         }
         let strategy = settings.strategy ?? .longTermAverage
         let target = settings.bitRate ?? AACEncoder.defaultBitRate(sampleRate: format.sampleRate, channels: channels)
-        if let range = Self.limits.bitRates?(format.sampleRate, channels), !range.contains(target) {
-            throw AudioFileError.unsupportedDataFormat(
-                "aac: \(target) bit/s is outside what AAC-LC holds for \(channels) channels at \(Int(format.sampleRate)) Hz "
-                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
-        }
         let quality = settings.quality ?? 64
-        guard (0...127).contains(quality) else {
-            throw AudioFileError.unsupportedDataFormat("aac: quality \(quality) is outside 0...127", offset: nil)
-        }
         bitRate = strategy == .variable ? nil : target
         let channelCount = channels
         engine = try LibavcodecContext(
@@ -116,8 +103,8 @@ public final class AACEncoder: AudioEncoder {
             throw AudioFileError.unsupportedDataFormat("aac: the engine gave no AudioSpecificConfig", offset: nil)
         }
         maximumPacketSize = 768 * channels
-        magicCookie = ADTS.elementaryStreamDescriptor(
-            audioSpecificConfig: config, maximumBitrate: 0,
+        magicCookie = AudioSpecificConfig.elementaryStreamDescriptor(
+            wrapping: config, maximumBitrate: 0,
             averageBitrate: bitRate ?? 0, bufferSize: maximumPacketSize)
         destinationFormat = StreamDescription(
             sampleRate: format.sampleRate, formatID: .aac, bytesPerPacket: 0,

@@ -1,5 +1,4 @@
 import AudioCodecs
-import AudioContainers
 import AudioFormats
 
 extension AudioCodecRegistry {
@@ -93,7 +92,8 @@ extension AudioCodecRegistry {
         // decodes them; the file's priming (an edit list, `iTunSMPB`) is trimmed by the reader.
         for id in [FourCharCode.aacSpectralBandReplication, .aacParametricStereo] {
             registry.registerDecoder(for: id) { format, cookie in
-                guard let config = ADTS.audioSpecificConfig(inCookie: cookie ?? []), !config.isEmpty else {
+                guard let config = AudioSpecificConfig.audioSpecificConfig(inCookie: cookie ?? []), !config.isEmpty
+                else {
                     throw AudioFileError.unsupportedDataFormat(
                         "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
                 }

@@ -27,7 +27,7 @@ public final class FLACEncoder: IntegerSampleEncoder {
     /// The compression level used (0 to 8).
     public let compressionLevel: Int
     /// What the encoder takes: 1 to 8 channels, any whole rate up to 1,048,575 Hz.
-    public static let limits = EncoderLimits(name: "FLAC", sampleRates: nil, maximumChannels: 8)
+    public static let limits = EncoderLimits(sampleRates: nil, maximumChannels: 8)
 
     private let engine: UnsafeMutablePointer<FLAC__StreamEncoder>
     private let channels: Int
@@ -40,11 +40,6 @@ public final class FLACEncoder: IntegerSampleEncoder {
     private var sourceFrames: Int64 = 0
     private var packetsMade: Int64 = 0
     private var finished = false
-
-    /// The depth FLAC stores for a source of `bits` (`nil`: a lossy source, 16).
-    public static func storedBitDepth(forSourceBits bits: Int?, isFloat: Bool) -> Int {
-        isFloat ? 24 : min(24, max(4, bits ?? 16))
-    }
 
     /// An encoder for `settings`.
     public init(_ settings: EncoderSettings) throws {
@@ -64,7 +59,7 @@ public final class FLACEncoder: IntegerSampleEncoder {
         }
         compressionLevel = min(8, (quality + 8) / 16)
         let isFloat = settings.sourceFormat.isLinearPCM && settings.sourceFormat.formatFlags.contains(.isFloat)
-        bitDepth = Self.storedBitDepth(forSourceBits: settings.sourceBitDepth, isFloat: isFloat)
+        bitDepth = CodecDescriptor.flac.storedDepth(forSourceBits: settings.sourceBitDepth, isFloat: isFloat) ?? 16
         guard let engine = FLAC__stream_encoder_new() else {
             throw AudioFileError.illegalOperation("flac: libFLAC could not make an encoder")
         }

@@ -1,5 +1,4 @@
 import AudioCodecs
-import AudioContainers
 import AudioFormats
 import CLame
 
@@ -28,7 +27,6 @@ public final class MP3Encoder: AudioEncoder {
     /// `settings.bitRate` in bits per second (default 192 kbit/s); 1 or 2 channels.
     /// What LAME takes: MPEG-1, 2 and 2.5's rates, 1 or 2 channels.
     public static let limits = EncoderLimits(
-        name: "MP3",
         sampleRates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000], maximumChannels: 2
     ) { rate, _ in
         // The bit-rate tables of MPEG-1 (32 to 48 kHz), MPEG-2 (16 to 24 kHz) and MPEG-2.5 (8 to 12 kHz);
@@ -41,13 +39,6 @@ public final class MP3Encoder: AudioEncoder {
         let format = settings.format
         channels = Int(format.channelsPerFrame)
         let bitRate = (settings.bitRate ?? 192_000) / 1000
-        if let range = Self.limits.bitRates?(format.sampleRate, channels),
-            let asked = settings.bitRate, !range.contains(asked)
-        {
-            throw AudioFileError.unsupportedDataFormat(
-                "mp3: \(asked) bit/s is outside what MP3 holds at \(Int(format.sampleRate)) Hz "
-                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
-        }
         guard (1...2).contains(channels), let flags = lame_init() else {
             throw AudioFileError.unsupportedDataFormat(
                 "mp3: LAME encodes 1 or 2 channels, not \(channels)", offset: nil)

@@ -19,7 +19,7 @@ public final class OpusEncoder: AudioEncoder {
     /// Frames per packet: 20 ms.
     public static let framesPerPacket = 960
     /// What the encoder takes: 48 kHz, up to 8 channels.
-    public static let limits = EncoderLimits(name: "Opus", sampleRates: [sampleRate], maximumChannels: 8) {
+    public static let limits = EncoderLimits(sampleRates: [sampleRate], maximumChannels: 8) {
         _, channels in 6000 * channels...256_000 * channels
     }
 
@@ -85,12 +85,6 @@ public final class OpusEncoder: AudioEncoder {
         }
         self.engine = engine
         let target = settings.bitRate ?? Self.defaultBitRate(streams: Int(streams), coupled: Int(coupled))
-        if let range = Self.limits.bitRates?(Self.sampleRate, channels), !range.contains(target) {
-            opus_multistream_encoder_destroy(engine)
-            throw AudioFileError.unsupportedDataFormat(
-                "opus: \(target) bit/s is outside what Opus takes for \(channels) channels "
-                    + "(\(range.lowerBound) to \(range.upperBound))", offset: nil)
-        }
         bitRate = target
         strategy = settings.strategy ?? .variable
         var lookahead: Int32 = 0

@@ -20,4 +20,35 @@ public enum CRCTables {
         }
         return tables
     }
+
+    /// `start` (the CRC of the bytes before) carried over `bytes` through sixteen `tables` made by
+    /// ``slicing(polynomial:count:)``: sixteen bytes a step, the CRC entering only the lookups of the bytes it
+    /// overlaps, so the others do not wait for it.
+    @inlinable
+    public static func checksum<T: FixedWidthInteger & UnsignedInteger>(
+        _ bytes: UnsafeRawBufferPointer, continuing start: T, tables: UnsafePointer<T>
+    ) -> T {
+        var crc = start
+        var index = 0
+        let count = bytes.count
+        while index + 16 <= count {
+            let high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
+            let first = high ^ UInt64(crc) << (64 - T.bitWidth)
+            var fromFirst: T = 0
+            var fromSecond: T = 0
+            for byte in 0..<8 {
+                let shift = UInt64(56 - 8 * byte)
+                fromFirst ^= tables[(15 - byte) * 256 + Int(truncatingIfNeeded: first >> shift & 0xFF)]
+                fromSecond ^= tables[(7 - byte) * 256 + Int(truncatingIfNeeded: low >> shift & 0xFF)]
+            }
+            crc = fromFirst ^ fromSecond
+            index &+= 16
+        }
+        while index < count {
+            crc = crc << 8 ^ tables[Int(truncatingIfNeeded: crc >> (T.bitWidth - 8)) ^ Int(bytes[index])]
+            index &+= 1
+        }
+        return crc
+    }
 }

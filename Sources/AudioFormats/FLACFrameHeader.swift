@@ -124,34 +124,8 @@ public enum FLACChecksum {
     /// `start` (the CRC-16 of the bytes before) carried over `bytes`.
     @inlinable
     public static func crc16(_ bytes: UnsafeRawBufferPointer, continuing start: UInt16 = 0) -> UInt16 {
-        // The running CRC and position live in the closure (registers), not captured from outside it.
-        crc16Tables.withUnsafeBufferPointer { tables -> UInt16 in
-            let table = tables.baseAddress.unsafelyUnwrapped
-            var crc = start
-            var index = 0
-            let count = bytes.count
-            // Sixteen bytes a step through sixteen tables (slicing-by-16): the CRC enters only the first
-            // two lookups; the other fourteen do not wait for it.
-            while index + 16 <= count {
-                let high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
-                let top = high >> 48 ^ UInt64(crc)
-                var a = table[15 * 256 + Int(top >> 8)] ^ table[14 * 256 + Int(top & 0xFF)]
-                a ^= table[13 * 256 + Int((high >> 40) & 0xFF)] ^ table[12 * 256 + Int((high >> 32) & 0xFF)]
-                var b = table[11 * 256 + Int((high >> 24) & 0xFF)] ^ table[10 * 256 + Int((high >> 16) & 0xFF)]
-                b ^= table[9 * 256 + Int((high >> 8) & 0xFF)] ^ table[8 * 256 + Int(high & 0xFF)]
-                var c = table[7 * 256 + Int(low >> 56)] ^ table[6 * 256 + Int((low >> 48) & 0xFF)]
-                c ^= table[5 * 256 + Int((low >> 40) & 0xFF)] ^ table[4 * 256 + Int((low >> 32) & 0xFF)]
-                var d = table[3 * 256 + Int((low >> 24) & 0xFF)] ^ table[2 * 256 + Int((low >> 16) & 0xFF)]
-                d ^= table[256 + Int((low >> 8) & 0xFF)] ^ table[Int(low & 0xFF)]
-                crc = a ^ b ^ c ^ d
-                index &+= 16
-            }
-            while index < count {
-                crc = crc << 8 ^ table[Int(UInt8(crc >> 8) ^ bytes[index])]
-                index &+= 1
-            }
-            return crc
+        crc16Tables.withUnsafeBufferPointer { tables in
+            CRCTables.checksum(bytes, continuing: start, tables: tables.baseAddress.unsafelyUnwrapped)
         }
     }
 

@@ -85,6 +85,8 @@ extension FourCharCode {
     public static let flac: FourCharCode = "flac"
     /// Opus.
     public static let opus: FourCharCode = "opus"
+    /// Vorbis (the ID the contract gives it; Apple defines none).
+    public static let vorbis: FourCharCode = "vorb"
     /// AC-3.
     public static let ac3: FourCharCode = "ac-3"
     /// E-AC-3.

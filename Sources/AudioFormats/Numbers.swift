@@ -49,3 +49,9 @@ public func shortDecimal(_ value: Double) -> String {
     if text.hasSuffix(".") { text.removeLast() }
     return text == "-0" ? "0" : text
 }
+
+/// Items as a sentence lists them: `a`, `a or b`, `a, b or c` (`conjunction` "and" for `a, b and c`).
+public func spokenList(_ items: [String], conjunction: String = "or") -> String {
+    guard let last = items.last, items.count > 1 else { return items.joined() }
+    return items.dropLast().joined(separator: ", ") + " \(conjunction) " + last
+}

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// One HTTP request, run by libcurl on a thread of its own, its response body handed to the reader a
 /// chunk at a time with back-pressure: while `bufferLimit` bytes wait unread the transfer is paused,
@@ -71,18 +72,23 @@ final class HTTPTransfer: @unchecked Sendable {
         guard let library else { preconditionFailure("http: libcurl called where it could not be loaded") }
         return library
     }
-    private let lock = NSLock()
-    // State shared between libcurl's thread and the reader, under `lock`.
-    private var chunks: [[UInt8]] = []
-    private var chunkIndex = 0
-    private var queuedBytes = 0
-    private var head: Head?
-    private var outcome: Result<Void, Failure>?
-    private var cancelled = false
-    private var paused = false
-    private var resumeRequested = false
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var multi: UnsafeMutableRawPointer?
+    /// State shared between libcurl's thread and the reader.
+    private struct Shared {
+        var chunks: [[UInt8]] = []
+        var chunkIndex = 0
+        var queuedBytes = 0
+        var head: Head?
+        var outcome: Result<Void, Failure>?
+        var cancelled = false
+        var paused = false
+        var resumeRequested = false
+        var waiter: CheckedContinuation<Void, Never>?
+        /// libcurl's multi handle while the transfer runs: woken from any thread (`curl_multi_wakeup` is
+        /// thread-safe), cleaned up by libcurl's thread after it is cleared here.
+        nonisolated(unsafe) var multi: UnsafeMutableRawPointer?
+    }
+    private let shared = Mutex(Shared())
+
     // libcurl's thread only.
     private var statusLine = ""
     private var fields: [(name: String, value: String)] = []
@@ -103,7 +109,7 @@ final class HTTPTransfer: @unchecked Sendable {
         case .success(let library): self.library = library
         case .failure(let failure):
             library = nil
-            outcome = .failure(failure)
+            shared.withLock { $0.outcome = .failure(failure) }
             return
         }
         let thread = Thread { [self] in run() }
@@ -154,12 +160,14 @@ final class HTTPTransfer: @unchecked Sendable {
     /// The final response's head, once the body starts (or the response ends).
     func responseHead() async throws -> Head {
         try await waitUntil { $0.head != nil || $0.outcome != nil }
-        return try lock.withLock {
+        return try shared.withLock { state throws(Failure) -> Head in
             // A redirect's head with a failure is a redirect that could not be followed.
-            if case .failure(let failure) = outcome, head.map({ (300..<400).contains($0.status) }) ?? true {
+            if case .failure(let failure) = state.outcome,
+                state.head.map({ (300..<400).contains($0.status) }) ?? true
+            {
                 throw failure
             }
-            if let head { return head }
+            if let head = state.head { return head }
             throw Failure.transfer("the server sent no response", code: Int(CURLE_GOT_NOTHING.rawValue))
         }
     }
@@ -168,22 +176,22 @@ final class HTTPTransfer: @unchecked Sendable {
     func nextChunk() async throws -> [UInt8]? {
         try await waitUntil { $0.chunkIndex < $0.chunks.count || $0.outcome != nil }
         var wake = false
-        let chunk: [UInt8]? = try lock.withLock {
-            if chunkIndex < chunks.count {
-                let chunk = chunks[chunkIndex]
-                chunkIndex += 1
-                queuedBytes -= chunk.count
-                if chunkIndex == chunks.count {
-                    chunks.removeAll(keepingCapacity: true)
-                    chunkIndex = 0
+        let chunk: [UInt8]? = try shared.withLock { state throws(Failure) -> [UInt8]? in
+            if state.chunkIndex < state.chunks.count {
+                let chunk = state.chunks[state.chunkIndex]
+                state.chunkIndex += 1
+                state.queuedBytes -= chunk.count
+                if state.chunkIndex == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.chunkIndex = 0
                 }
-                if paused, !resumeRequested, queuedBytes <= Self.bufferLimit / 2 {
-                    resumeRequested = true
+                if state.paused, !state.resumeRequested, state.queuedBytes <= Self.bufferLimit / 2 {
+                    state.resumeRequested = true
                     wake = true
                 }
                 return chunk
             }
-            switch outcome {
+            switch state.outcome {
             case .failure(let failure): throw failure
             default: return nil
             }
@@ -194,27 +202,25 @@ final class HTTPTransfer: @unchecked Sendable {
 
     /// Ends the transfer: the connection is closed, a reader waiting is woken with `cancelled`.
     func cancel() {
-        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
-            cancelled = true
-            if let multi { _ = curl.curl_multi_wakeup(multi) }
-            if outcome == nil { outcome = .failure(.cancelled) }
-            defer { self.waiter = nil }
-            return self.waiter
+        let waiter = shared.withLock { state in
+            state.cancelled = true
+            if let multi = state.multi { _ = curl.curl_multi_wakeup(multi) }
+            if state.outcome == nil { state.outcome = .failure(.cancelled) }
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiter?.resume()
     }
 
-    private func waitUntil(_ ready: @escaping (HTTPTransfer) -> Bool) async throws {
+    private func waitUntil(_ ready: @escaping (Shared) -> Bool) async throws {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lock.lock()
-                if ready(self) {
-                    lock.unlock()
-                    continuation.resume()
-                    return
+                let now = shared.withLock { state in
+                    if ready(state) { return true }
+                    state.waiter = continuation
+                    return false
                 }
-                waiter = continuation
-                lock.unlock()
+                if now { continuation.resume() }
             }
         } onCancel: {
             cancel()
@@ -223,17 +229,17 @@ final class HTTPTransfer: @unchecked Sendable {
     }
 
     private func wakeLibcurl() {
-        lock.withLock {
-            if let multi { _ = curl.curl_multi_wakeup(multi) }
+        shared.withLock { state in
+            if let multi = state.multi { _ = curl.curl_multi_wakeup(multi) }
         }
     }
 
     /// Changes the shared state and wakes the reader.
-    private func signal(_ change: () -> Void) {
-        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
-            change()
-            defer { self.waiter = nil }
-            return self.waiter
+    private func signal(_ change: (inout Shared) -> Void) {
+        let waiter = shared.withLock { state in
+            change(&state)
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiter?.resume()
     }
@@ -242,27 +248,27 @@ final class HTTPTransfer: @unchecked Sendable {
 
     private func run() {
         guard let easy = curl.curl_easy_init(), let multi = curl.curl_multi_init() else {
-            signal { outcome = outcome ?? .failure(.transfer("libcurl cannot start a transfer", code: -1)) }
+            signal { $0.outcome = $0.outcome ?? .failure(.transfer("libcurl cannot start a transfer", code: -1)) }
             return
         }
         easyHandle = easy
         var lists: [UnsafeMutablePointer<curl_slist>?] = []
         defer {
-            lock.withLock { self.multi = nil }
+            shared.withLock { $0.multi = nil }
             _ = curl.curl_multi_remove_handle(multi, easy)
             curl.curl_easy_cleanup(easy)
             _ = curl.curl_multi_cleanup(multi)
             for list in lists { curl.curl_slist_free_all(list) }
         }
         let result = configure(easy, lists: &lists).flatMap { () -> Result<Void, Failure> in
-            lock.withLock { self.multi = multi }
+            shared.withLock { $0.multi = multi }
             _ = curl.curl_multi_add_handle(multi, easy)
             return drive(easy, multi)
         }
         let head = headPublished ? nil : currentHead(easy)
-        signal {
-            if self.head == nil { self.head = head }
-            if outcome == nil { outcome = result }
+        signal { state in
+            if state.head == nil { state.head = head }
+            if state.outcome == nil { state.outcome = result }
         }
     }
 
@@ -272,11 +278,11 @@ final class HTTPTransfer: @unchecked Sendable {
         windowStart = clock.now
         var running: Int32 = 1
         while true {
-            let (stop, resume) = lock.withLock { () -> (Bool, Bool) in
-                defer { resumeRequested = false }
-                let resume = resumeRequested && paused
-                if resume { paused = false }
-                return (cancelled, resume)
+            let (stop, resume) = shared.withLock { state in
+                defer { state.resumeRequested = false }
+                let resume = state.resumeRequested && state.paused
+                if resume { state.paused = false }
+                return (state.cancelled, resume)
             }
             if stop { return .failure(.cancelled) }
             if resume {
@@ -294,7 +300,7 @@ final class HTTPTransfer: @unchecked Sendable {
                 return .failure(failure(code, easy))
             }
             let now = clock.now
-            let isPaused = lock.withLock { paused }
+            let isPaused = shared.withLock { $0.paused }
             if let deadline = request.deadline, now >= deadline { return .failure(.deadlinePassed) }
             if !isPaused {
                 if now - lastActivity >= request.stallTimeout { return .failure(.stalled(request.stallTimeout)) }
@@ -466,19 +472,19 @@ final class HTTPTransfer: @unchecked Sendable {
         let newHead = headPublished ? nil : currentHead(easyHandle)
         headPublished = true
         enum Verdict { case abort, pause, taken }
-        let (verdict, waiter) = lock.withLock { () -> (Verdict, CheckedContinuation<Void, Never>?) in
-            if cancelled { return (.abort, nil) }
-            if head == nil { head = newHead }
-            defer { self.waiter = nil }
-            if queuedBytes >= Self.bufferLimit {
-                paused = true
-                return (.pause, self.waiter)
+        let (verdict, waiter) = shared.withLock { state -> (Verdict, CheckedContinuation<Void, Never>?) in
+            if state.cancelled { return (.abort, nil) }
+            if state.head == nil { state.head = newHead }
+            defer { state.waiter = nil }
+            if state.queuedBytes >= Self.bufferLimit {
+                state.paused = true
+                return (.pause, state.waiter)
             }
             if !bytes.isEmpty {
-                chunks.append(Array(bytes))
-                queuedBytes += bytes.count
+                state.chunks.append(Array(bytes))
+                state.queuedBytes += bytes.count
             }
-            return (.taken, self.waiter)
+            return (.taken, state.waiter)
         }
         waiter?.resume()
         switch verdict {

@@ -56,7 +56,8 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("b"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Bit rate of AAC, MP3 or Opus output, in bits per second as afconvert takes it (128000), or with k (128k).",
+            "Bit rate of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .bitRate))) output, in bits "
+                + "per second as afconvert takes it (128000), or with k (128k).",
             valueName: "bits-per-second"),
         transform: Self.bitRate)
     var bitRate: Int?
@@ -70,7 +71,9 @@ struct Convert: ParsableCommand {
 
     @Option(
         name: .customShort("s"),
-        help: ArgumentHelp("AAC and Opus bit-rate strategy: 0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
+        help: ArgumentHelp(
+            "Bit-rate strategy of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .strategy))) output: "
+                + "0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
     var strategy: Int?
 
     @Option(

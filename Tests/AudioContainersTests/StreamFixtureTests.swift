@@ -109,7 +109,9 @@ import Testing
                     primingFrames: Int32(expected["priming"] as? Int ?? -1),
                     remainderFrames: Int32(expected["remainder"] as? Int ?? -1)))
         #expect(
-            caf.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [
+            caf.properties.magicCookie.flatMap {
+                AudioSpecificConfig.audioSpecificConfig(inElementaryStreamDescriptor: $0)
+            } == [
                 0x12, 0x10,
             ])
     }

@@ -277,7 +277,7 @@ private let outputs = fixtures + "/afkit-outputs"
         #expect(result.frameCount == Int64(source.count))
         let cookie = try #require(file.properties.magicCookie)
         // AAC-LC, 22.05 kHz, mono.
-        #expect(ADTS.audioSpecificConfig(inElementaryStreamDescriptor: cookie) == [0x13, 0x88])
+        #expect(AudioSpecificConfig.audioSpecificConfig(inElementaryStreamDescriptor: cookie) == [0x13, 0x88])
         let decoded = try decodedSamples(output)
         #expect(decoded.count == source.count)
         #expect(bestLag(source, decoded) == 0)

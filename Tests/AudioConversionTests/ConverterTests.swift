@@ -515,7 +515,9 @@ private func converted(_ outcomes: [BatchConverter.Outcome]) -> Int {
         #expect(copy.properties.fileType == .caf)
         #expect(copy.packetCount == original.packetCount)
         #expect(
-            copy.properties.magicCookie.flatMap { ADTS.audioSpecificConfig(inElementaryStreamDescriptor: $0) } == [
+            copy.properties.magicCookie.flatMap {
+                AudioSpecificConfig.audioSpecificConfig(inElementaryStreamDescriptor: $0)
+            } == [
                 0x12, 0x10,
             ])
         for packet in stride(from: Int64(0), to: original.packetCount, by: 7) {

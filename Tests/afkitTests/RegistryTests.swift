@@ -144,3 +144,38 @@ import Testing
         #expect(Int(crc) == decoded["crc32OfFirstFrames"] as? Int, "\(fixture)")
     }
 }
+
+/// The README's module table shows each pure module's dependencies as Package.swift declares them.
+@Suite struct ModuleTableTests {
+    @Test func theReadmeShowsTheArrowsAsTheyAre() throws {
+        let root = Command.packageRoot.path
+        let manifest = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let table = try #require(readme.range(of: "| module | holds | uses |"))
+        let rows = readme[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }
+        #expect(rows.count >= 6)
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let module = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let shown = Set(
+                cells[cells.count - 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            )
+            .subtracting(["—"])
+            // The target's declaration: from its name to the next target.
+            let declaration = try #require(
+                manifest.range(of: #"\.target\(\s*name: ""# + module + "\"", options: .regularExpression),
+                "\(module) is not a target")
+            let rest = manifest[declaration.upperBound...]
+            let end = rest.range(of: ".target(")?.lowerBound ?? rest.endIndex
+            var declared: Set<String> = []
+            if let list = rest[..<end].range(of: "dependencies: [") {
+                let names = rest[list.upperBound...].prefix { $0 != "]" }
+                declared = Set(
+                    names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                        .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }.filter { !$0.isEmpty })
+            }
+            #expect(
+                shown == declared, "\(module): the README shows \(shown.sorted()), Package.swift \(declared.sorted())")
+        }
+    }
+}

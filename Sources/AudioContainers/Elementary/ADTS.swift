@@ -13,12 +13,6 @@ public enum ADTS {
     //   M frame length (13 bits, header included)   O buffer fullness (11 bits)
     //   P raw data blocks in the frame − 1   Q CRC, when protection is not absent
 
-    /// Sampling frequencies by index.
-    public static let sampleRates = [
-        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000,
-        7350,
-    ]
-
     /// One ADTS frame header.
     public struct FrameHeader: Hashable, Sendable {
         /// MPEG-2 (1) or MPEG-4 (0) ID bit.
@@ -48,13 +42,15 @@ public enum ADTS {
             frameLength = Int(bytes[3] & 3) << 11 | Int(bytes[4]) << 3 | Int(bytes[5] >> 5)
             bufferFullness = Int(bytes[5] & 0x1F) << 6 | Int(bytes[6] >> 2)
             rawDataBlocks = Int(bytes[6] & 3) + 1
-            guard sampleRateIndex < ADTS.sampleRates.count, frameLength >= headerLength else { return nil }
+            guard sampleRateIndex < AudioSpecificConfig.sampleRates.count, frameLength >= headerLength else {
+                return nil
+            }
         }
 
         /// Bytes before the raw data: 7, or 9 with the CRC.
         public var headerLength: Int { hasCRC ? 9 : 7 }
         /// Samples per second the index names.
-        public var sampleRate: Int { ADTS.sampleRates[sampleRateIndex] }
+        public var sampleRate: Int { AudioSpecificConfig.sampleRates[sampleRateIndex] }
         /// Channels of the channel configuration (configuration 7 is 7.1: 8 channels; 0 means a program
         /// config element inside the stream says).
         public var channels: Int { channelConfiguration == 7 ? 8 : channelConfiguration }
@@ -76,48 +72,6 @@ public enum ADTS {
                 sampleRate: Double(sampleRate), formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
                 bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
         }
-    }
-
-    /// An MPEG-4 ES descriptor wrapping an AudioSpecificConfig, as a CAF `kuki` or the body of an MP4
-    /// `esds` box holds it (descriptor lengths in the four-byte form Apple writes).
-    public static func elementaryStreamDescriptor(
-        audioSpecificConfig: [UInt8], maximumBitrate: Int = 0,
-        averageBitrate: Int = 0, bufferSize: Int = 0
-    ) -> [UInt8] {
-        func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
-            let length = body.count
-            return [
-                tag, 0x80 | UInt8(length >> 21 & 0x7F), 0x80 | UInt8(length >> 14 & 0x7F),
-                0x80 | UInt8(length >> 7 & 0x7F), UInt8(length & 0x7F),
-            ] + body
-        }
-        var decoderConfig: [UInt8] = [0x40, 0x15]  // MPEG-4 audio; audio stream, not upstream, reserved bit
-        decoderConfig += [UInt8(bufferSize >> 16 & 0xFF), UInt8(bufferSize >> 8 & 0xFF), UInt8(bufferSize & 0xFF)]
-        decoderConfig.appendInteger(UInt32(clamping: maximumBitrate), endianness: .big)
-        decoderConfig.appendInteger(UInt32(clamping: averageBitrate), endianness: .big)
-        decoderConfig += descriptor(0x05, audioSpecificConfig)
-        let body: [UInt8] = [0, 0, 0] + descriptor(0x04, decoderConfig) + descriptor(0x06, [0x02])
-        return descriptor(0x03, body)
-    }
-
-    /// The AudioSpecificConfig an AAC magic cookie holds: the cookie itself (ADTS, bare), or the one
-    /// inside its ES descriptor (CAF `kuki`, MP4 `esds`); `nil` for a descriptor without one.
-    public static func audioSpecificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
-        cookie.first == 0x03 ? audioSpecificConfig(inElementaryStreamDescriptor: cookie) : cookie
-    }
-
-    /// An AAC magic cookie as CAF and MP4 store it: an ES descriptor (a bare AudioSpecificConfig is
-    /// wrapped in one).
-    public static func elementaryStreamDescriptor(inCookie cookie: [UInt8]) -> [UInt8] {
-        cookie.first == 0x03 ? cookie : elementaryStreamDescriptor(audioSpecificConfig: cookie)
-    }
-
-    /// The AudioSpecificConfig inside an ES descriptor, or `nil`.
-    public static func audioSpecificConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> [UInt8]? {
-        guard let info = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: bytes)?.specificInfo,
-            !info.isEmpty
-        else { return nil }
-        return info
     }
 }
 

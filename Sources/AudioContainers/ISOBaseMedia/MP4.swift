@@ -196,7 +196,7 @@ extension MP4 {
         var sampleEntry: [UInt8] = []
         if format.formatID == .aac {
             var esds = fullBoxHeader(version: 0, flags: 0)
-            esds += ADTS.elementaryStreamDescriptor(inCookie: cookie)
+            esds += AudioSpecificConfig.elementaryStreamDescriptor(inCookie: cookie)
             appendBox(&entry, BoxType.esds, esds)
             appendBox(&sampleEntry, BoxType.mp4a, entry)
         } else {

@@ -65,41 +65,9 @@ enum Ogg {
     static func pageChecksum(_ page: UnsafeRawBufferPointer) -> UInt32 {
         crcTables.withUnsafeBufferPointer { tables -> UInt32 in
             let table = tables.baseAddress.unsafelyUnwrapped
-            var crc: UInt32 = 0
-            func byte(_ value: UInt8) { crc = crc << 8 ^ table[Int(UInt8(crc >> 24) ^ value)] }
-            for index in 0..<22 { byte(page[index]) }
-            for _ in 0..<4 { byte(0) }
-            var index = 26
-            let count = page.count
-            // Sixteen bytes a step (slicing-by-16): the CRC enters only the first four lookups; the other
-            // twelve do not wait for it.
-            while index + 16 <= count {
-                let first = UInt64(bigEndian: page.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let second = UInt64(bigEndian: page.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
-                let a = UInt32(first >> 32) ^ crc
-                let b = UInt32(truncatingIfNeeded: first)
-                let c = UInt32(second >> 32)
-                let d = UInt32(truncatingIfNeeded: second)
-                let fromA =
-                    table[15 * 256 + Int(a >> 24)] ^ table[14 * 256 + Int((a >> 16) & 0xFF)]
-                    ^ table[13 * 256 + Int((a >> 8) & 0xFF)] ^ table[12 * 256 + Int(a & 0xFF)]
-                let fromB =
-                    table[11 * 256 + Int(b >> 24)] ^ table[10 * 256 + Int((b >> 16) & 0xFF)]
-                    ^ table[9 * 256 + Int((b >> 8) & 0xFF)] ^ table[8 * 256 + Int(b & 0xFF)]
-                let fromC =
-                    table[7 * 256 + Int(c >> 24)] ^ table[6 * 256 + Int((c >> 16) & 0xFF)]
-                    ^ table[5 * 256 + Int((c >> 8) & 0xFF)] ^ table[4 * 256 + Int(c & 0xFF)]
-                let fromD =
-                    table[3 * 256 + Int(d >> 24)] ^ table[2 * 256 + Int((d >> 16) & 0xFF)]
-                    ^ table[256 + Int((d >> 8) & 0xFF)] ^ table[Int(d & 0xFF)]
-                crc = fromA ^ fromB ^ fromC ^ fromD
-                index &+= 16
-            }
-            while index < count {
-                byte(page[index])
-                index &+= 1
-            }
-            return crc
+            var crc = CRCTables.checksum(UnsafeRawBufferPointer(rebasing: page[0..<22]), continuing: 0, tables: table)
+            for _ in 0..<4 { crc = crc << 8 ^ table[Int(crc >> 24)] }  // the CRC field, as zeros
+            return CRCTables.checksum(UnsafeRawBufferPointer(rebasing: page[26...]), continuing: crc, tables: table)
         }
     }
 
@@ -174,11 +142,6 @@ enum Ogg {
         // At most 120 ms in a packet.
         return frames > 0 && frames <= 5760 ? frames : nil
     }
-}
-
-extension FourCharCode {
-    /// Vorbis (the ID the contract gives it; Apple defines none).
-    public static let vorbis: FourCharCode = "vorb"
 }
 
 extension FileType {

@@ -116,7 +116,8 @@ public final class AudioFileWriter {
         // Check the format fits the container before creating anything.
         let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: nil)
         headerSize = layout.header.count
-        adtsConfig = fileType == .adts ? ADTS.audioSpecificConfig(inCookie: options.magicCookie ?? []) ?? [] : []
+        adtsConfig =
+            fileType == .adts ? AudioSpecificConfig.audioSpecificConfig(inCookie: options.magicCookie ?? []) ?? [] : []
         pager = fileType == .ogg ? Ogg.Pager(firstSequence: Ogg.headerPageCount, format: format) : nil
         file = try WritableFile(path: path)
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }

@@ -1,11 +1,14 @@
-import AudioFormats
-
 /// An MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3, 1.6.2.1): the object type, rate and channels of
 /// an AAC stream, and whether it signals SBR (HE-AAC) or SBR with parametric stereo (HE-AAC v2).
 ///
 /// Only explicit signalling is seen here (object type 5 or 29 up front, or the backward-compatible
 /// sync extension after the GASpecificConfig); implicit SBR shows only in the audio.
 public struct AudioSpecificConfig: Hashable, Sendable {
+    /// MPEG-4's sampling frequencies by index (ADTS headers and AudioSpecificConfig use the same table).
+    public static let sampleRates = [
+        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350,
+    ]
+
     /// The core object type (2 for AAC-LC), after any SBR/PS wrapper.
     public var objectType: Int
     /// The core sampling rate.
@@ -29,7 +32,7 @@ public struct AudioSpecificConfig: Hashable, Sendable {
         func rate() -> Double? {
             guard let index = reader.read(4) else { return nil }
             if index == 0xF { return reader.read(24).map(Double.init) }
-            return index < ADTS.sampleRates.count ? Double(ADTS.sampleRates[index]) : nil
+            return index < Self.sampleRates.count ? Double(Self.sampleRates[index]) : nil
         }
         guard var type = readObjectType(), let coreRate = rate(), let channels = reader.read(4), coreRate > 0 else {
             return nil
@@ -102,10 +105,56 @@ public struct AudioSpecificConfig: Hashable, Sendable {
     }
 }
 
+// MARK: - Magic cookies
+
+/// An AAC magic cookie: an MPEG-4 ES descriptor (CAF's `kuki`, MP4's `esds`) or a bare AudioSpecificConfig
+/// (ADTS, libavcodec's extradata).
 extension AudioSpecificConfig {
+    /// An MPEG-4 ES descriptor wrapping an AudioSpecificConfig, as a CAF `kuki` or the body of an MP4
+    /// `esds` box holds it (descriptor lengths in the four-byte form Apple writes).
+    public static func elementaryStreamDescriptor(
+        wrapping audioSpecificConfig: [UInt8], maximumBitrate: Int = 0,
+        averageBitrate: Int = 0, bufferSize: Int = 0
+    ) -> [UInt8] {
+        func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
+            let length = body.count
+            return [
+                tag, 0x80 | UInt8(length >> 21 & 0x7F), 0x80 | UInt8(length >> 14 & 0x7F),
+                0x80 | UInt8(length >> 7 & 0x7F), UInt8(length & 0x7F),
+            ] + body
+        }
+        var decoderConfig: [UInt8] = [0x40, 0x15]  // MPEG-4 audio; audio stream, not upstream, reserved bit
+        decoderConfig += [UInt8(bufferSize >> 16 & 0xFF), UInt8(bufferSize >> 8 & 0xFF), UInt8(bufferSize & 0xFF)]
+        decoderConfig.appendInteger(UInt32(clamping: maximumBitrate), endianness: .big)
+        decoderConfig.appendInteger(UInt32(clamping: averageBitrate), endianness: .big)
+        decoderConfig += descriptor(0x05, audioSpecificConfig)
+        let body: [UInt8] = [0, 0, 0] + descriptor(0x04, decoderConfig) + descriptor(0x06, [0x02])
+        return descriptor(0x03, body)
+    }
+
+    /// The AudioSpecificConfig an AAC magic cookie holds: the cookie itself (ADTS, bare), or the one
+    /// inside its ES descriptor (CAF `kuki`, MP4 `esds`); `nil` for a descriptor without one.
+    public static func audioSpecificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
+        cookie.first == 0x03 ? audioSpecificConfig(inElementaryStreamDescriptor: cookie) : cookie
+    }
+
+    /// An AAC magic cookie as CAF and MP4 store it: an ES descriptor (a bare AudioSpecificConfig is
+    /// wrapped in one).
+    public static func elementaryStreamDescriptor(inCookie cookie: [UInt8]) -> [UInt8] {
+        cookie.first == 0x03 ? cookie : elementaryStreamDescriptor(wrapping: cookie)
+    }
+
+    /// The AudioSpecificConfig inside an ES descriptor, or `nil`.
+    public static func audioSpecificConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> [UInt8]? {
+        guard let info = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: bytes)?.specificInfo,
+            !info.isEmpty
+        else { return nil }
+        return info
+    }
+
     /// The object type and decoder-specific info of an MPEG-4 ES descriptor (a CAF `kuki`, an `esds`
     /// body after its version and flags); `nil` where it has no decoder config.
-    static func decoderConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> (
+    package static func decoderConfig(inElementaryStreamDescriptor bytes: [UInt8]) -> (
         objectType: UInt8, specificInfo: [UInt8]
     )? {
         var index = 0
@@ -143,16 +192,16 @@ extension AudioSpecificConfig {
 }
 
 /// Reads big-endian bit fields.
-struct BitReader {
+package struct BitReader {
     private let bytes: [UInt8]
     private var bit = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    var remaining: Int { bytes.count * 8 - bit }
+    package var remaining: Int { bytes.count * 8 - bit }
 
     /// The next `count` bits (at most 32), or `nil` past the end.
-    mutating func read(_ count: Int) -> Int? {
+    package mutating func read(_ count: Int) -> Int? {
         guard count <= remaining else { return nil }
         var value = 0
         for _ in 0..<count {

@@ -1,0 +1,114 @@
+import AudioFormats
+
+/// afconvert's codec options an encoder takes: `-b` (bit rate), `-q` (quality), `-s` (bit-rate strategy).
+public struct CodecOptions: OptionSet, Hashable, Sendable {
+    /// The options' bits.
+    public let rawValue: Int
+    /// The options of `rawValue`'s bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `-b`: bits per second.
+    public static let bitRate = CodecOptions(rawValue: 1)
+    /// `-q`: quality on afconvert's scale, 0 to 127.
+    public static let quality = CodecOptions(rawValue: 2)
+    /// `-s`: constant, average, constrained or free variable bit rate.
+    public static let strategy = CodecOptions(rawValue: 4)
+
+    /// The option's flag, as afconvert spells it.
+    public var flags: [String] {
+        [(CodecOptions.bitRate, "-b"), (.quality, "-q"), (.strategy, "-s")].filter { contains($0.0) }.map(\.1)
+    }
+}
+
+/// What afkit knows of a codec whichever engine decodes or encodes it: the one name `info`, the validator
+/// and every message use, whether it loses anything, whether it fixes its channels' order, the options its
+/// encoder takes and the depths a lossless integer codec stores. The plan, the validator and the encoders ask
+/// these, never a list of their own.
+public struct CodecDescriptor: Sendable {
+    /// Apple's format ID.
+    public let formatID: FourCharCode
+    /// The codec's usual name ("Apple IMA4", "AAC", "FLAC").
+    public let name: String
+    /// Whether decoding gives back exactly what was encoded.
+    public let isLossless: Bool
+    /// Whether the codec orders its channels itself (so an output layout cannot be chosen with `-l`).
+    public let fixesChannelOrder: Bool
+    /// Which of `-b`, `-q` and `-s` its encoder takes.
+    public let options: CodecOptions
+    /// For a lossless codec of integers: the depths it stores, in order (`nil` for others). A source is
+    /// stored at the least of them that holds its depth (the deepest where none does); floating point at 24.
+    public let storedDepths: [Int]?
+
+    init(
+        _ formatID: FourCharCode, _ name: String, lossless: Bool = false, fixesChannelOrder: Bool = false,
+        options: CodecOptions = [], storedDepths: [Int]? = nil
+    ) {
+        self.formatID = formatID
+        self.name = name
+        self.isLossless = lossless
+        self.fixesChannelOrder = fixesChannelOrder
+        self.options = options
+        self.storedDepths = storedDepths
+    }
+
+    /// The name with Apple's code, for messages: `AAC ('aac ')`.
+    public var spokenName: String { "\(name) ('\(formatID)')" }
+
+    /// The depth a lossless integer codec stores a source of `bits` at (`nil`: 16); `nil` for other codecs.
+    public func storedDepth(forSourceBits bits: Int?, isFloat: Bool) -> Int? {
+        guard let storedDepths, let deepest = storedDepths.last else { return nil }
+        if isFloat { return 24 }
+        let bits = bits ?? 16
+        return storedDepths.first { $0 >= bits } ?? deepest
+    }
+
+    /// Every codec afkit names, encoders' first in the order messages list them.
+    public static let all: [CodecDescriptor] = [
+        CodecDescriptor(.lpcm, "linear PCM", lossless: true),
+        CodecDescriptor(.aac, "AAC", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy]),
+        CodecDescriptor(.mpegLayer3, "MP3", fixesChannelOrder: true, options: [.bitRate, .quality]),
+        appleLossless, flac,
+        CodecDescriptor(.opus, "Opus", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy]),
+        CodecDescriptor(.ima4, "Apple IMA4"),
+        CodecDescriptor(.imaADPCMWAVE, "IMA ADPCM in WAV"),
+        CodecDescriptor(.ulaw, "u-law"),
+        CodecDescriptor(.alaw, "A-law"),
+        CodecDescriptor(.aacSpectralBandReplication, "HE-AAC", fixesChannelOrder: true),
+        CodecDescriptor(.aacParametricStereo, "HE-AAC v2", fixesChannelOrder: true),
+        CodecDescriptor(.latmAAC, "AAC in LATM", fixesChannelOrder: true),
+        CodecDescriptor(.mpegLayer2, "MPEG Layer II", fixesChannelOrder: true),
+        CodecDescriptor(.mpegLayer1, "MPEG Layer I", fixesChannelOrder: true),
+        CodecDescriptor(.vorbis, "Vorbis", fixesChannelOrder: true),
+        CodecDescriptor(.ac3, "AC-3", fixesChannelOrder: true),
+        CodecDescriptor(.enhancedAC3, "E-AC-3", fixesChannelOrder: true),
+        CodecDescriptor("samr", "AMR"),
+        CodecDescriptor("sawb", "AMR-WB"),
+        CodecDescriptor("QDM2", "QDesign Music 2"),
+        CodecDescriptor("QDMC", "QDesign Music"),
+        CodecDescriptor("qclp", "QUALCOMM PureVoice"),
+        CodecDescriptor("GSM ", "GSM 06.10"),
+        CodecDescriptor("MAC3", "MACE 3:1"),
+        CodecDescriptor("MAC6", "MACE 6:1"),
+        CodecDescriptor("G722", "G.722"),
+        CodecDescriptor("DWVW", "Delta With Variable Word width"),
+    ]
+
+    /// Apple Lossless: 16, 20, 24 or 32 bits stored.
+    public static let appleLossless = CodecDescriptor(
+        .alac, "Apple Lossless", lossless: true, fixesChannelOrder: true, storedDepths: [16, 20, 24, 32])
+    /// FLAC: 4 to 24 bits stored (what FFmpeg and Apple decode), `-q` its compression level.
+    public static let flac = CodecDescriptor(
+        .flac, "FLAC", lossless: true, fixesChannelOrder: true, options: [.quality], storedDepths: Array(4...24))
+
+    private static let byFormatID = Dictionary(all.map { ($0.formatID, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The codec with Apple's format ID `formatID`, or `nil` for one afkit does not name.
+    public static func of(_ formatID: FourCharCode) -> CodecDescriptor? { byFormatID[formatID] }
+
+    /// `formatID`'s name with its code (`AAC ('aac ')`), or the code alone for a codec afkit does not name.
+    public static func spokenName(of formatID: FourCharCode) -> String {
+        of(formatID)?.spokenName ?? "'\(formatID)'"
+    }
+
+    /// Whether `formatID` loses nothing (an unnamed codec counts as lossy).
+    public static func isLossless(_ formatID: FourCharCode) -> Bool { of(formatID)?.isLossless ?? false }
+}
