@@ -354,23 +354,7 @@ func base64(_ values: [Int16]) -> String {
 }
 
 /// Bytes as base64 (RFC 4648, padded).
-func base64(_ bytes: [UInt8]) -> String {
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity((bytes.count + 2) / 3 * 4)
-    var index = 0
-    while index < bytes.count {
-        let count = min(3, bytes.count - index)
-        var word = UInt32(bytes[index]) << 16
-        if count > 1 { word |= UInt32(bytes[index + 1]) << 8 }
-        if count > 2 { word |= UInt32(bytes[index + 2]) }
-        for position in 0..<4 {
-            out.append(position <= count ? alphabet[Int(word >> (18 - 6 * UInt32(position)) & 63)] : UInt8(ascii: "="))
-        }
-        index += 3
-    }
-    return String(decoding: out, as: UTF8.self)
-}
+func base64(_ bytes: [UInt8]) -> String { Base64.encoded(bytes) }
 
 #if canImport(Glibc)
     import Glibc

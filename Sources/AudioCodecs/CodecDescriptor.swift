@@ -84,6 +84,7 @@ public struct CodecDescriptor: Sendable {
         CodecDescriptor("sawb", "AMR-WB"),
         CodecDescriptor("QDM2", "QDesign Music 2"),
         CodecDescriptor("QDMC", "QDesign Music"),
+        CodecDescriptor("Qclp", "QUALCOMM PureVoice"),
         CodecDescriptor("qclp", "QUALCOMM PureVoice"),
         CodecDescriptor("GSM ", "GSM 06.10"),
         CodecDescriptor("MAC3", "MACE 3:1"),

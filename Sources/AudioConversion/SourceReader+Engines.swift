@@ -19,10 +19,14 @@ extension SourceReader {
         try self.init(file: file, registry: AudioConverter.registry, fallback: Self.libsndfile)
     }
 
-    /// libsndfile for the codecs the registry lacks (DWVW in AIFF-C).
+    /// libsndfile for the codecs the registry lacks (DWVW in AIFF-C), read as integers (`sf_readf_int`,
+    /// left-justified in 32 bits) as every integer source is: its float path rounds DWVW one step off (10
+    /// where the file holds 9), while a depth of up to 24 bits over 2^31 is exact in Float32.
     static let libsndfile: @Sendable (String) throws -> ExternalDecoder = { path in
         let sound = try SoundFile(path: path)
-        return ExternalDecoder(frameCount: sound.info.frames) { try sound.readFloat(frames: Int64($0)) }
+        return ExternalDecoder(frameCount: sound.info.frames) { frames in
+            try sound.readInt32(frames: Int64(frames)).map { Float($0) * 0x1p-31 }
+        }
     }
 }
 

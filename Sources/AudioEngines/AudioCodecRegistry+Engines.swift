@@ -30,7 +30,7 @@ extension AudioCodecRegistry {
         // once, GSM 6.10 and QUALCOMM PureVoice one packet (one 20 ms frame) at a time.
         let older: [(FourCharCode, String, Int)] = [
             ("MAC3", "mace3", 1024), ("MAC6", "mace6", 1024),
-            ("G722", "g722", 1024), ("GSM ", "gsm", 1), ("qclp", "qcelp", 1),
+            ("G722", "g722", 1024), ("GSM ", "gsm", 1), ("Qclp", "qcelp", 1), ("qclp", "qcelp", 1),
         ]
         for (id, codec, perCall) in older {
             registry.registerDecoder(for: id) { format, _ in

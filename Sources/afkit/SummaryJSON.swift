@@ -20,6 +20,20 @@ extension AudioFileSummary {
         ])
     }
 
+    /// A picture as the contract's `pictures` entry: type, MIME type, bytes, and width and height where the
+    /// container states them (afkit adds the description where there is one).
+    static func pictureJSON(_ picture: Picture) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("type", .integer(Int64(picture.type))), ("mimeType", .string(picture.mimeType)),
+            ("bytes", .integer(Int64(picture.byteCount))),
+        ]
+        if let width = picture.width, let height = picture.height {
+            fields += [("width", .integer(Int64(width))), ("height", .integer(Int64(height)))]
+        }
+        if !picture.description.isEmpty { fields.append(("description", .string(picture.description))) }
+        return .object(fields)
+    }
+
     /// The contract's fields after `path`, in its order.
     var jsonFields: [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = [
@@ -43,6 +57,9 @@ extension AudioFileSummary {
             var entries: [(String, JSONValue)] = metadata.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
             if !annotations.isEmpty { entries.append(("annotations", .array(annotations.map(JSONValue.string)))) }
             fields.append(("metadata", .object(entries)))
+        }
+        if !pictures.isEmpty {
+            fields.append(("pictures", .array(pictures.map(Self.pictureJSON))))
         }
         if !markers.isEmpty {
             fields.append(

@@ -69,9 +69,11 @@ import Testing
         #expect(metadata["encoding application"]?.hasPrefix("reference libFLAC") == true)
     }
 
-    @Test func picturesAreSteppedOverAndCueSheetsBecomeMarkers() throws {
+    @Test func picturesAreDescribedAndCueSheetsBecomeMarkers() throws {
         let picture = try AudioFile(path: Fixture.named("flac/stereo-picture.flac").path)
-        #expect(picture.properties.trace.contains("picture block stepped over"))
+        // Its header read, its data passed over.
+        #expect(picture.properties.trace.contains("PICTURE: type 3, image/png, 101 bytes"))
+        #expect(picture.properties.pictures.map(\.byteCount) == [101])
         let cue = try AudioFile(path: Fixture.named("flac/stereo-cuesheet.flac").path)
         let markers = cue.properties.markers.map { "\($0.name)@\($0.framePosition)" }
         // Track 2's pregap (index 0) at 10 sectors of 588 samples, its start (index 1) at 15.

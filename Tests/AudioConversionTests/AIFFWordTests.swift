@@ -127,6 +127,22 @@ import Testing
         #expect(Self.names.count >= 9)
     }
 
+    /// DWVW is lossless: at 16 and 24 bits every sample afkit decodes and writes as integers is the integer
+    /// libsndfile's `sf_readf_int` gives (not its float path, one step off on some files), exactly.
+    @Test(arguments: [("dwvw16-sndfile.aifc", "LEI16"), ("dwvw24-sndfile.aifc", "LEI24")])
+    func dwvwStaysExact(_ name: String, _ format: String) throws {
+        let folder = try Folder()
+        let output = folder.path + "/out.wav"
+        try AudioConverter.convert(input: Self.folder + "/" + name, output: output, settings: settings(format))
+        let source = try SoundFile(path: Self.folder + "/" + name)
+        defer { source.close() }
+        let written = try SoundFile(path: output)
+        defer { written.close() }
+        let expected = try source.readInt32()
+        #expect(expected.count > 1000)
+        #expect(try written.readInt32() == expected)
+    }
+
     @Test(arguments: names)
     func formatAndReferenceDecode(_ name: String) throws {
         let side = try Self.sidecar(name)

@@ -133,7 +133,7 @@ def main():
         # QUALCOMM PureVoice and QDesign: the format only (no encoder exists to make real packets).
         open(f"{OUT}/qclp-assembled.aifc", "wb").write(aifc(b"Qclp", "Qualcomm PureVoice", 1, 160 * 4, 16, 8000, bytes(35 * 4)))
         record("qclp-assembled.aifc", "four 35-byte packets of zeros as Qclp in AIFF-C by make-aifc-fixtures.py",
-               {"formatID": "qclp", "sampleRate": 8000, "channels": 1, "framesPerPacket": 160, "bytesPerPacket": 35}, None,
+               {"formatID": "Qclp", "sampleRate": 8000, "channels": 1, "framesPerPacket": 160, "bytesPerPacket": 35}, None,
                note="the format only: no encoder exists to make real QUALCOMM PureVoice packets")
         open(f"{OUT}/qdm2-assembled.aifc", "wb").write(aifc(b"QDM2", "QDesign Music 2", 2, 4096, 16, 44100, bytes(512)))
         record("qdm2-assembled.aifc", "512 bytes of zeros as QDM2 in AIFF-C by make-aifc-fixtures.py",

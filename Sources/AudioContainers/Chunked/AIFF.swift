@@ -166,7 +166,9 @@ public enum AIFF {
             case ChunkType.MARK: parseMarkers(chunk, &body, &context)
             case ChunkType.INST: parseInstrument(chunk, &body, &context)
             case ChunkType.ID3, "id3 ":
-                for (key, value) in ID3.textFrames(body.bytes) where context.properties.infoDictionary[key] == nil {
+                let (text, pictures) = ID3.frames(body.bytes, at: body.baseOffset)
+                context.properties.pictures += pictures
+                for (key, value) in text where context.properties.infoDictionary[key] == nil {
                     context.properties.infoDictionary[key] = value
                 }
                 context.announce(.infoDictionary)
@@ -265,7 +267,8 @@ public enum AIFF {
                     case FourCharCode("MAC3").rawValue: ("MAC3", 6, 2)
                     case FourCharCode("MAC6").rawValue: ("MAC6", 6, 1)
                     case FourCharCode("G722").rawValue: ("G722", 2, 1)
-                    case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: ("qclp", 160, 35)
+                    // As the file writes it: Apple's 'Qclp', or 'qclp'.
+                    case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: (compression, 160, 35)
                     default: ("GSM ", 160, 33)
                     }
                 return StreamDescription(

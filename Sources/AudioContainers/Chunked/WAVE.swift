@@ -146,7 +146,9 @@ public enum WAVE {
             case "inst": parseInstrument(&body, &context)
             case "bext": parseBroadcastExtension(&body, &context)
             case "id3 ", "ID3 ":
-                for (key, value) in ID3.textFrames(body.bytes) where context.properties.infoDictionary[key] == nil {
+                let (text, pictures) = ID3.frames(body.bytes, at: body.baseOffset)
+                context.properties.pictures += pictures
+                for (key, value) in text where context.properties.infoDictionary[key] == nil {
                     context.properties.infoDictionary[key] = value
                 }
                 context.announce(.infoDictionary)

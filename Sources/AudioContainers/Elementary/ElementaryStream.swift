@@ -206,7 +206,9 @@ struct ElementaryStreamParser: StreamParser {
                 _ = cursor.skip(bytes.count)
                 return nil
             }
-            mergeMetadata(ID3.textFrames(UnsafeRawBufferPointer(rebasing: bytes[0..<total])))
+            let (text, pictures) = ID3.frames(UnsafeRawBufferPointer(rebasing: bytes[0..<total]), at: offset)
+            mergeMetadata(text)
+            context.properties.pictures += pictures
             context.properties.trace.append(
                 offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2.\(header.majorVersion) tag")

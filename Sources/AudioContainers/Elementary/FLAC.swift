@@ -78,7 +78,10 @@ struct FLACParser: StreamParser {
         case blockHeader
         /// A metadata block of `length` bytes, read whole.
         case block(type: UInt8, length: Int, isLast: Bool)
-        /// A metadata block passed over (`stepping` bytes still to go): a picture, padding, or a block larger
+        /// A `PICTURE` block of `length` bytes: its header is read (a picture is described, never held), its
+        /// data passed over.
+        case pictureStart(length: Int, isLast: Bool)
+        /// A metadata block passed over (`stepping` bytes still to go): a picture's data, padding, or a block larger
         /// than the limit. A file reader may pass over its bytes without giving them (``skip(_:)``).
         case steppingOver(isLast: Bool)
         case frames
@@ -185,13 +188,42 @@ struct FLACParser: StreamParser {
                 let isLast = header & 0x8000_0000 != 0
                 phase = .block(type: type, length: length, isLast: isLast)
                 let read: Set<UInt8> = [0, 3, 4, 5]
-                if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
+                if type == FLAC.BlockType.picture.rawValue {
+                    phase = .pictureStart(length: length, isLast: isLast)
+                } else if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
                     let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
                     context.properties.trace.append(
                         offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
                     stepping = Int64(length)
                     phase = .steppingOver(isLast: isLast)
                 }
+            case .pictureStart(let length, let isLast):
+                let offset = cursor.absoluteOffset
+                let available = UnsafeRawBufferPointer(
+                    rebasing: cursor.bytes[cursor.position..<cursor.position + min(cursor.remaining, length)])
+                var headerLength = 0
+                switch Picture.flacBlockStart(available, blockLength: length) {
+                case .needs(let count) where count <= context.limits.maximumMetadataChunkBytes:
+                    if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+                    return .needMore(count)
+                case .needs:
+                    context.properties.warnings.append(
+                        "flac: the PICTURE block at byte \(offset - 4) has a header larger than afkit reads: stepped over"
+                    )
+                case .malformed(let reason):
+                    context.properties.warnings.append(
+                        "flac: the PICTURE block at byte \(offset - 4) is damaged (\(reason)): stepped over")
+                case .picture(var picture, let length):
+                    headerLength = length
+                    picture.dataOffset = offset + Int64(length)
+                    context.properties.pictures.append(picture)
+                    context.properties.trace.append(
+                        offset: offset - 4, size: Int64(length) + 4,
+                        "PICTURE: type \(picture.type), \(picture.mimeType), \(picture.byteCount) bytes")
+                }
+                _ = cursor.skip(headerLength)
+                stepping = Int64(length - headerLength)
+                phase = .steppingOver(isLast: isLast)
             case .steppingOver(let isLast):
                 // What a file reader passed over (``skip(_:)``) is gone from `stepping` already.
                 let count = Int(min(Int64(cursor.remaining), stepping))
@@ -259,9 +291,10 @@ struct FLACParser: StreamParser {
             context.properties.trace.append(
                 offset: offset - 4, size: Int64(body.count) + 4, "SEEKTABLE: \(seekPoints.count) points")
         case .vorbisComment:
-            if let fields = VorbisComment.fields(body), !fields.isEmpty {
+            if let (fields, pictures) = VorbisComment.fields(body) {
+                context.properties.pictures += pictures
                 for (key, value) in fields { context.properties.infoDictionary[key] = value }
-                context.announce(.infoDictionary)
+                if !fields.isEmpty { context.announce(.infoDictionary) }
             }
             context.properties.trace.append(offset: offset - 4, size: Int64(body.count) + 4, "VORBIS_COMMENT")
         case .cueSheet:
@@ -439,7 +472,7 @@ struct FLACParser: StreamParser {
             throw AudioFileError.truncated("flac: the stream ends before its STREAMINFO block", offset: endOffset)
         }
         switch phase {
-        case .block, .steppingOver: throw Self.cutShort("a metadata block", at: endOffset)
+        case .block, .pictureStart, .steppingOver: throw Self.cutShort("a metadata block", at: endOffset)
         default: break
         }
         let packets = context.nextPacket

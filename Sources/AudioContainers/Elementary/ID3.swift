@@ -28,12 +28,16 @@ public enum ID3 {
         return Header(majorVersion: bytes[3], flags: bytes[5], bodySize: Int(size))
     }
 
-    /// The text frames of a whole ID3v2 tag (header included), by afkit's metadata names.
-    static func textFrames(_ tag: UnsafeRawBufferPointer) -> [String: String] {
-        guard let header = header(tag), (2...4).contains(header.majorVersion) else { return [:] }
+    /// The text frames of a whole ID3v2 tag (header included), by afkit's metadata names, and its pictures
+    /// (`APIC`, version 2.2's `PIC`); `tagOffset` is where the tag starts in the file, for the pictures' offsets.
+    static func frames(_ tag: UnsafeRawBufferPointer, at tagOffset: Int64? = nil) -> (
+        text: [String: String], pictures: [Picture]
+    ) {
+        guard let header = header(tag), (2...4).contains(header.majorVersion) else { return ([:], []) }
         var body = Array(tag[headerSize..<min(tag.count, headerSize + header.bodySize)])
         // Version 2.2 and 2.3 unsynchronise the whole tag: 0xFF 0x00 stands for 0xFF.
-        if header.flags & 0x80 != 0 && header.majorVersion < 4 { body = resynchronized(body) }
+        let wholeTagUnsynchronised = header.flags & 0x80 != 0 && header.majorVersion < 4
+        if wholeTagUnsynchronised { body = resynchronized(body) }
         var position = 0
         if header.flags & 0x40 != 0 && header.majorVersion >= 3 && body.count >= 4 {
             // Extended header: 2.3 gives its size without itself; 2.4 a syncsafe size with itself.
@@ -44,6 +48,7 @@ public enum ID3 {
         let idLength = header.majorVersion == 2 ? 3 : 4
         let frameHeaderLength = header.majorVersion == 2 ? 6 : 10
         var found: [String: String] = [:]
+        var pictures: [Picture] = []
         while position >= 0, position + frameHeaderLength <= body.count, body[position] != 0 {
             let id = String(decoding: body[position..<position + idLength], as: UTF8.self)
             var size = 0
@@ -55,10 +60,17 @@ public enum ID3 {
             let start = position + frameHeaderLength
             guard size >= 0, start + size <= body.count else { break }
             var content = Array(body[start..<start + size])
-            if header.majorVersion == 4 && flags & 0x0002 != 0 { content = resynchronized(content) }
+            let frameUnsynchronised = header.majorVersion == 4 && flags & 0x0002 != 0
+            if frameUnsynchronised { content = resynchronized(content) }
             if header.majorVersion == 4 && flags & 0x0001 != 0 && content.count >= 4 { content.removeFirst(4) }
             let compressedOrEncrypted = header.majorVersion == 3 ? flags & 0x00C0 != 0 : flags & 0x000C != 0
-            if !compressedOrEncrypted, let key = frameNames[id] {
+            if !compressedOrEncrypted, id == "APIC" || id == "PIC", var picture = self.picture(content, id: id) {
+                // The picture's bytes stand in the file as they are only without unsynchronisation.
+                if let tagOffset, !wholeTagUnsynchronised, !frameUnsynchronised, flags & 0x0001 == 0 {
+                    picture.dataOffset = tagOffset + Int64(headerSize + start + content.count - picture.byteCount)
+                }
+                pictures.append(picture)
+            } else if !compressedOrEncrypted, let key = frameNames[id] {
                 let text = id.hasPrefix("COM") ? comment(content) : self.text(content)
                 if let text, !text.isEmpty { found[key] = text }
             } else if !compressedOrEncrypted, id == "TXXX" || id == "TXX", let encoding = content.first {
@@ -68,7 +80,42 @@ public enum ID3 {
             }
             position = start + size
         }
-        return found
+        return (found, pictures)
+    }
+
+    /// An `APIC` frame (encoding, MIME type, picture type, description, data) or version 2.2's `PIC` (a
+    /// three-letter image format in place of the MIME type), or `nil` where it is cut short.
+    static func picture(_ content: [UInt8], id: String) -> Picture? {
+        guard let encoding = content.first else { return nil }
+        var position = 1
+        var mime: String
+        if id == "PIC" {
+            guard content.count >= 5 else { return nil }
+            let format = String(decoding: content[1..<4], as: UTF8.self).uppercased()
+            mime = ["JPG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "BMP": "image/bmp"][format] ?? ""
+            position = 4
+        } else {
+            guard let end = content[1...].firstIndex(of: 0) else { return nil }
+            mime = String(decoding: content[1..<end], as: UTF8.self)
+            position = end + 1
+        }
+        guard position < content.count else { return nil }
+        let type = Int(content[position])
+        position += 1
+        // The description ends at a NUL of its encoding's width (two bytes, aligned, in UTF-16).
+        let wide = encoding == 1 || encoding == 2
+        var end = position
+        while end + (wide ? 1 : 0) < content.count, !(content[end] == 0 && (!wide || content[end + 1] == 0)) {
+            end += wide ? 2 : 1
+        }
+        guard end + (wide ? 1 : 0) < content.count else { return nil }
+        let description = decode(Array(content[position..<end]), encoding: encoding).first ?? ""
+        let data = content[(end + (wide ? 2 : 1))...]
+        // "image/jpg", "jpeg" and the like: what the bytes are, where the frame names it loosely.
+        if !mime.hasPrefix("image/") || mime == "image/jpg" { mime = Picture.sniffedMIMEType(data) ?? mime }
+        var picture = Picture(type: type, mimeType: mime, byteCount: data.count)
+        picture.description = description
+        return picture
     }
 
     /// An ID3v2.4 tag holding `metadata` as UTF-8 text frames: the keys ID3 names by their frames (title,

@@ -3,7 +3,8 @@ import AudioFormats
 /// Vorbis comments (FLAC's `VORBIS_COMMENT`, Ogg Vorbis's comment header, `OpusTags`): a vendor string
 /// and `NAME=value` fields, little-endian lengths. Fields become `metadata` under Apple's info-dictionary
 /// names where one exists ("title", "artist", "track number", ...), else the field's name in lower case;
-/// a field given more than once keeps every value, joined by "; ".
+/// a field given more than once keeps every value, joined by "; ". Pictures (`METADATA_BLOCK_PICTURE`, a FLAC
+/// picture block in base64; the older `COVERART`, an image in base64) are pictures, not text.
 enum VorbisComment {
     /// Apple's names for the common fields.
     static let names: [String: String] = [
@@ -13,8 +14,8 @@ enum VorbisComment {
     ]
 
     /// The fields of a comment block (the vendor string included, as "encoding application" when no field
-    /// names the encoder); `nil` where a length runs past the block.
-    static func fields(_ bytes: UnsafeRawBufferPointer) -> [String: String]? {
+    /// names the encoder) and its pictures; `nil` where a length runs past the block.
+    static func fields(_ bytes: UnsafeRawBufferPointer) -> (fields: [String: String], pictures: [Picture])? {
         let reader = ByteCursor(bytes)
         var position = 0
         func length() -> Int? {
@@ -31,6 +32,7 @@ enum VorbisComment {
         guard let count = reader.getInteger(at: position, endianness: .little, as: UInt32.self) else { return nil }
         position += 4
         var fields: [String: String] = [:]
+        var pictures: [Picture] = []
         // Each field takes at least its 4-byte length: a count past that is a lie, read as far as it holds.
         for _ in 0..<min(Int(count), (bytes.count - position) / 4) {
             guard let fieldLength = length() else { return nil }
@@ -38,11 +40,21 @@ enum VorbisComment {
             guard let equals = field.firstIndex(of: "=") else { continue }
             let name = field[..<equals].uppercased()
             let value = String(field[field.index(after: equals)...])
+            if name == "METADATA_BLOCK_PICTURE" || name == "COVERART" {
+                let decoded = Base64.decoded(value.utf8.filter { $0 != 0x0A && $0 != 0x0D })
+                if name == "METADATA_BLOCK_PICTURE", let picture = decoded.flatMap(Picture.flacBlock) {
+                    pictures.append(picture)
+                } else if name == "COVERART", let decoded, !decoded.isEmpty {
+                    pictures.append(
+                        Picture(type: 0, mimeType: Picture.sniffedMIMEType(decoded) ?? "", byteCount: decoded.count))
+                }
+                continue
+            }
             let key = names[name] ?? name.lowercased()
             if let earlier = fields[key] { fields[key] = earlier + "; " + value } else { fields[key] = value }
         }
         if !vendor.isEmpty && fields["encoder"] == nil { fields["encoding application"] = vendor }
-        return fields
+        return (fields, pictures)
     }
 }
 

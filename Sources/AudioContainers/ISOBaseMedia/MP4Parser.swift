@@ -29,6 +29,8 @@ struct MP4Parser: StreamParser {
         /// After a `meta` header: a full box (version and flags) or QuickTime's plain one.
         case metaHeader(Box)
         case boxBody(Box)
+        /// A cover's `data` box: its type and first bytes are read, the picture passed over.
+        case pictureData(Box)
         /// Bytes to step over; `nil`: to the end of the stream.
         case skip(remaining: Int64?)
         /// Inside `mdat` with the sample table known: packets are cut as the bytes pass.
@@ -240,6 +242,22 @@ struct MP4Parser: StreamParser {
                 if !plain { _ = cursor.skip(4) }
                 try descend(into: box)
 
+            case .pictureData(let box):
+                // Type indicator (13 JPEG, 14 PNG, 27 BMP; 0 implicit), locale, then the picture.
+                let size = box.bodySize ?? 0
+                let wanted = Int(min(size, 20))
+                guard cursor.remaining >= wanted else { return .needMore(wanted) }
+                if size >= 8, let indicator = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt32.self)
+                {
+                    let head = cursor.bytes[cursor.position + 8..<cursor.position + wanted]
+                    let named: [UInt32: String] = [13: "image/jpeg", 14: "image/png", 27: "image/bmp"]
+                    var picture = Picture(
+                        type: 3, mimeType: named[indicator & 0xFF_FFFF] ?? Picture.sniffedMIMEType(head) ?? "",
+                        byteCount: Int(size - 8))
+                    picture.dataOffset = box.bodyOffset + 8
+                    context.properties.pictures.append(picture)
+                }
+                skip(box, note: "cover art")
             case .boxBody(let box):
                 let size = Int(box.bodySize ?? 0)
                 guard cursor.remaining >= size, let bytes = cursor.readSlice(size) else { return .needMore(size) }
@@ -399,7 +417,9 @@ struct MP4Parser: StreamParser {
             ("traf", "trun"):
             try read(box, limit: limits.maximumTableChunkBytes, essential: true)
         case ("ilst", "covr"):
-            skip(box, note: "cover art")
+            try descend(into: box)
+        case ("covr", "data"):
+            state = .pictureData(box)
         case ("ilst", _):
             try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
         default:

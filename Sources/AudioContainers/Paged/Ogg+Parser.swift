@@ -382,7 +382,9 @@ struct OggParser: StreamParser {
     }
 
     private mutating func readComments(_ bytes: UnsafeRawBufferPointer) {
-        guard let fields = VorbisComment.fields(bytes), !fields.isEmpty else { return }
+        guard let (fields, pictures) = VorbisComment.fields(bytes) else { return }
+        context.properties.pictures += pictures
+        guard !fields.isEmpty else { return }
         for (key, value) in fields { context.properties.infoDictionary[key] = value }
         context.announce(.infoDictionary)
     }

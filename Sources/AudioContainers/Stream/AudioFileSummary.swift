@@ -32,6 +32,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var magicCookie: [UInt8]?
     /// Text tags (title, artist, ...).
     public var metadata: [String: String]
+    /// The pictures (cover art) the file carries.
+    public var pictures: [Picture]
     /// Markers, comments, annotations, the instrument and its loops, the channel layout, where the file
     /// has them.
     public var markers: [Marker]
@@ -68,6 +70,7 @@ public struct AudioFileSummary: Hashable, Sendable {
         maximumPacketSize = Int64(properties.maximumPacketSize ?? 0)
         magicCookie = properties.magicCookie
         metadata = properties.infoDictionary
+        pictures = properties.pictures
         markers = properties.markers
         comments = properties.comments
         annotations = properties.annotations

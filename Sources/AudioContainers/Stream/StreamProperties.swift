@@ -34,6 +34,8 @@ public struct StreamProperties: Sendable {
     public var channelLayout: ChannelLayout?
     /// Text tags (title, artist, comment, ...), keyed by lower-case names.
     public var infoDictionary: [String: String] = [:]
+    /// The pictures the file carries (cover art), in the order they stand.
+    public var pictures: [Picture] = []
     /// Markers (AIFF `MARK`, WAV `cue ` with its `LIST/adtl` labels, CAF `mark`), in file order.
     public var markers: [Marker] = []
     /// Comments tied to times and markers (AIFF `COMT`), in file order.

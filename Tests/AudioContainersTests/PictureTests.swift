@@ -1,0 +1,136 @@
+import AudioContainers
+import AudioFormats
+import Foundation
+import Testing
+
+/// Cover art as the field's tools write it (Tests/Fixtures/make-picture-fixtures.sh: metaflac, flac
+/// --picture, opusenc --picture, vorbiscomment, FFmpeg's attached pictures in MP3, AIFF and M4A): each picture
+/// described as the reference tool describes it, its bytes where the file keeps them, whatever reads the file
+/// and however it is cut.
+@Suite struct PictureTests {
+    static let names: [String] = {
+        let folder = Fixture.root.appendingPathComponent("pictures").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { !$0.hasSuffix(".pictures") }.sorted()
+    }()
+
+    /// `type mime bytes [width height]`, as in the `.pictures` references.
+    static func line(_ picture: Picture) -> String {
+        var fields = ["\(picture.type)", picture.mimeType, "\(picture.byteCount)"]
+        if let width = picture.width, let height = picture.height { fields += ["\(width)", "\(height)"] }
+        return fields.joined(separator: " ")
+    }
+
+    @Test func everyTaggerIsCovered() { #expect(Self.names.count >= 8) }
+
+    /// Each picture's role, MIME type, size and stated dimensions are the reference tool's; no picture is
+    /// text in `metadata`; the bytes at `dataOffset` are the picture (its format's magic at the start and,
+    /// for JPEG, its end marker at the end).
+    @Test(arguments: names)
+    func describedAsTheReferenceSays(_ name: String) throws {
+        let fixture = Fixture.named("pictures/" + name)
+        let reference = try String(contentsOfFile: fixture.path + ".pictures", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let properties = try AudioFile(path: fixture.path).properties
+        #expect(properties.pictures.map(Self.line) == reference)
+        #expect(!properties.infoDictionary.keys.contains { $0.contains("picture") || $0 == "coverart" })
+        let bytes = fixture.bytes
+        for picture in properties.pictures {
+            guard let offset = picture.dataOffset.map(Int.init) else {
+                // Only Ogg's pictures (in base64) stand in no place of their own.
+                #expect(name.hasSuffix(".ogg") || name.hasSuffix(".opus"), "\(name): no offset")
+                continue
+            }
+            let data = try #require(
+                offset + picture.byteCount <= bytes.count ? bytes[offset..<offset + picture.byteCount] : nil)
+            let magic: [String: [UInt8]] = [
+                "image/jpeg": [0xFF, 0xD8, 0xFF], "image/png": [0x89, 0x50, 0x4E, 0x47],
+                "image/gif": Array("GIF8".utf8),
+            ]
+            #expect(data.starts(with: magic[picture.mimeType] ?? [0xFF, 0xFF]), "\(name): \(picture.mimeType)")
+            if picture.mimeType == "image/jpeg" { #expect(Array(data.suffix(2)) == [0xFF, 0xD9], "\(name)") }
+        }
+    }
+
+    /// The push parser, whatever the chunk size, and the file API (which passes over a picture's bytes
+    /// without reading them) describe the same pictures, tags and packets.
+    @Test(arguments: names)
+    func theSameWhateverReadsIt(_ name: String) throws {
+        let fixture = Fixture.named("pictures/" + name)
+        let bytes = fixture.bytes
+        let file = try AudioFileSummary(AudioFile(path: fixture.path).properties)
+        for size in [1, 7, 4096, 1 << 20] {
+            let recording = record(bytes, chunkSizes: [size])
+            #expect(recording.error == nil, "\(name), \(size)-byte chunks")
+            let summary = try AudioFileSummary(recording.properties)
+            #expect(summary.pictures == file.pictures, "\(name), \(size)-byte chunks")
+            #expect(summary.metadata == file.metadata, "\(name), \(size)-byte chunks")
+            #expect(summary.frameCount == file.frameCount, "\(name), \(size)-byte chunks")
+        }
+    }
+
+    /// A 2 MB picture (beyond every read limit) before, between and after the other blocks of a FLAC file:
+    /// described, stepped over, and every frame read, by the file API and the push parser alike.
+    @Test(arguments: [0, 1, 2])
+    func aLargePictureAnywhereInAFLACFile(_ place: Int) throws {
+        let source = Fixture.named("pictures/metaflac-three.flac").bytes
+        // The blocks after `fLaC`, each with its header, the last flag cleared.
+        var blocks: [[UInt8]] = []
+        var position = 4
+        var isLast = false
+        while !isLast {
+            let length = Int(source[position + 1]) << 16 | Int(source[position + 2]) << 8 | Int(source[position + 3])
+            isLast = source[position] & 0x80 != 0
+            var block = Array(source[position..<position + 4 + length])
+            block[0] &= 0x7F
+            blocks.append(block)
+            position += 4 + length
+        }
+        let frames = Array(source[position...])
+        var picture: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
+        var random = SplitMix64(seed: 53)
+        while picture.count < 2_000_000 { picture.append(UInt8(truncatingIfNeeded: random.next())) }
+        let mime = Array("image/png".utf8)
+        var body: [UInt8] = []
+        func put(_ value: Int) {
+            body += [
+                UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF),
+            ]
+        }
+        put(3)
+        put(mime.count)
+        body += mime
+        put(0)
+        put(1000)
+        put(800)
+        put(24)
+        put(0)
+        put(picture.count)
+        body += picture
+        let large = [6, UInt8(body.count >> 16), UInt8(body.count >> 8 & 0xFF), UInt8(body.count & 0xFF)] + body
+        // After STREAMINFO, in the middle, or last.
+        let index = [1, blocks.count / 2 + 1, blocks.count][place]
+        blocks.insert(large, at: index)
+        blocks[blocks.count - 1][0] |= 0x80
+        let bytes = Array(source[0..<4]) + blocks.flatMap { $0 } + frames
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "afkit-pictures-\(place)-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("large.flac").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let original = try AudioFileSummary(
+            AudioFile(path: Fixture.named("pictures/metaflac-three.flac").path).properties)
+        let file = try AudioFileSummary(AudioFile(path: path).properties)
+        #expect(file.frameCount == original.frameCount)
+        #expect(file.pictures.count == 4)
+        let described = try #require(file.pictures.first { $0.byteCount == picture.count })
+        #expect(Self.line(described) == "3 image/png 2000000 1000 800")
+        #expect(described.dataOffset.map { Array(bytes[Int($0)..<Int($0) + 8]) } == Array(picture.prefix(8)))
+        for size in [4096, 1 << 20] {
+            let summary = try AudioFileSummary(record(bytes, chunkSizes: [size]).properties)
+            #expect(summary.pictures == file.pictures && summary.frameCount == file.frameCount, "\(size)-byte chunks")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Files with cover art as the field's tools write them (issue 53), from the committed signals: metaflac
+# (flac 1.4.2), opusenc --picture (opus-tools 0.2), vorbiscomment (vorbis-tools 1.4.2), FFmpeg 5.1's
+# attached pictures (ID3v2.4 and v2.3 APIC in MP3, ID3 in AIFF, covr in M4A moov-first). Tests read the
+# committed files (pictures/); run from this folder to remake them:
+#   bash make-picture-fixtures.sh
+# Beside each file, NAME.pictures: what ffprobe (for FLAC, metaflac --list) says of each picture, as
+# `type mime bytes [width height]` lines, in file order: the reference the tests compare `info` with.
+set -euo pipefail
+cd "$(dirname "$0")"
+OUT=pictures
+rm -rf "$OUT" && mkdir -p "$OUT"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FF="ffmpeg -nostdin -hide_banner -loglevel error -y -bitexact"
+$FF -i signals/music.wav -t 0.5 -map_metadata -1 -fflags +bitexact "$T/tone.wav"
+# Three small pictures: a JPEG, a PNG and a GIF (noise, so they do not compress to nothing).
+$FF -f lavfi -i "nullsrc=s=40x30,geq=random(1)*255:random(1)*255:random(1)*255" -frames:v 1 -q:v 3 "$T/cover.jpg"
+$FF -f lavfi -i "nullsrc=s=24x24,geq=random(1)*255:128:64" -frames:v 1 "$T/back.png"
+$FF -f lavfi -i "nullsrc=s=16x16,geq=random(1)*255:0:0" -frames:v 1 "$T/icon.gif"
+
+# FLAC: a GIF before the comments, a JPEG front cover and a PNG back cover after them, padding between.
+flac --silent --no-padding -o "$T/plain.flac" "$T/tone.wav"
+cp "$T/plain.flac" $OUT/metaflac-three.flac
+metaflac --import-picture-from="2||icon||$T/icon.gif" $OUT/metaflac-three.flac
+metaflac --set-tag="TITLE=Three Pictures" --set-tag="ARTIST=afkit" $OUT/metaflac-three.flac
+metaflac --add-padding=300 $OUT/metaflac-three.flac
+metaflac --import-picture-from="3||Front||$T/cover.jpg" $OUT/metaflac-three.flac
+metaflac --import-picture-from="4|image/png|Back||$T/back.png" $OUT/metaflac-three.flac
+# `flac --picture` at encoding: the picture right after STREAMINFO.
+flac --silent --picture="3||cover||$T/cover.jpg" -T "TITLE=Encoded With Picture" -o $OUT/flac-picture.flac "$T/tone.wav"
+
+# Ogg Opus: opusenc's METADATA_BLOCK_PICTURE (a FLAC picture block in base64 in OpusTags).
+opusenc --quiet --bitrate 32 --picture "3||Front||$T/cover.jpg" --title "Opus Cover" "$T/tone.wav" $OUT/opusenc-picture.opus
+# Ogg Vorbis: the same field added by vorbiscomment (the block made here, as metaflac would write it).
+oggenc -Q -q 2 -t "Vorbis Cover" "$T/tone.wav" -o "$T/plain.ogg"
+python3 - "$T/back.png" "$T/block.b64" <<'PY'
+import base64, struct, sys
+data = open(sys.argv[1], "rb").read()
+mime, desc = b"image/png", b"Back"
+block = struct.pack(">II", 4, len(mime)) + mime + struct.pack(">I", len(desc)) + desc
+block += struct.pack(">IIIII", 24, 24, 24, 0, len(data)) + data
+open(sys.argv[2], "w").write(base64.b64encode(block).decode())
+PY
+vorbiscomment -a -t "METADATA_BLOCK_PICTURE=$(cat "$T/block.b64")" "$T/plain.ogg" $OUT/vorbiscomment-picture.ogg
+
+# MP3 with an attached picture: ID3v2.4 (FFmpeg's default) and ID3v2.3.
+art=(-map 0 -map 1 -c:v copy -disposition:v attached_pic -metadata:s:v "comment=Cover (front)" -metadata "title=With Cover")
+$FF -i "$T/tone.wav" -i "$T/cover.jpg" "${art[@]}" -c:a libmp3lame -b:a 64k $OUT/ffmpeg-apic-v24.mp3
+$FF -i "$T/tone.wav" -i "$T/back.png" "${art[@]}" -c:a libmp3lame -b:a 64k -id3v2_version 3 $OUT/ffmpeg-apic-v23.mp3
+# AIFF with an ID3 chunk holding a picture.
+$FF -i "$T/tone.wav" -i "$T/cover.jpg" "${art[@]}" -write_id3v2 1 $OUT/ffmpeg-id3-picture.aiff
+# M4A, moov first, with covr.
+$FF -i "$T/tone.wav" -i "$T/back.png" "${art[@]}" -c:a aac -b:a 48k -movflags +faststart $OUT/ffmpeg-covr-faststart.m4a
+
+for file in $OUT/*.flac; do
+    metaflac --list --block-type=PICTURE "$file" | awk '
+        /^  type: [0-9]+ \(/ && !/PICTURE/ { type = $2 }
+        /MIME type:/ { mime = $3 } /^  width:/ { w = $2 } /^  height:/ { h = $2 }
+        /data length:/ { print type, mime, $3, w, h }' > "$file.pictures"
+done
+# The others by ffprobe, which shows each picture as an attached-picture stream: the role from its comment
+# (ID3's names), the MIME type from the codec, the bytes from its one packet; width and height only where the
+# container states them (Ogg's picture blocks: ffprobe's are the image's own, which the blocks here state).
+for file in $OUT/*.opus $OUT/*.ogg $OUT/*.mp3 $OUT/*.aiff $OUT/*.m4a; do
+    ffprobe -v error -select_streams v -show_entries stream=index,codec_name,width,height:stream_tags=comment:packet=stream_index,size \
+        -of json "$file" | python3 -c '
+import json, sys
+roles = {"Other": 0, "Cover (front)": 3, "Cover (back)": 4}
+info = json.load(sys.stdin)
+sizes = {p["stream_index"]: p["size"] for p in info.get("packets", [])}
+for s in info.get("streams", []):
+    mime = {"mjpeg": "image/jpeg"}.get(s["codec_name"], "image/" + s["codec_name"])
+    role = roles.get(s.get("tags", {}).get("comment", "Other"), 0)
+    # MP4 covr names no role: it is the front cover (what iTunes and Apple Music show).
+    if sys.argv[1].endswith(".m4a"): role = 3
+    line = [role, mime, sizes[s["index"]]]
+    if sys.argv[1].endswith((".ogg", ".opus")): line += [s["width"], s["height"]]
+    print(*line)' "$file" > "$file.pictures"
+done
