@@ -64,6 +64,8 @@ public struct BatchConverter: Sendable {
     public var dataFormat: DataFormatSpecifier?
     /// Trim silence below this level, dBFS, from every source (`--trim-silence`).
     public var silenceThreshold: Double?
+    /// Whether the sources' tags go into the outputs (`--no-metadata`: not).
+    public var keepsMetadata = true
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
         preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
@@ -97,6 +99,7 @@ public struct BatchConverter: Sendable {
         "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : "")"
             + (loudness.map { "; loudness \($0.description)" } ?? "")
             + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
+            + (keepsMetadata ? "" : "; no-metadata")
             + "; source xxh64 \(hash.hexDigits)"
     }
 
@@ -217,6 +220,7 @@ public struct BatchConverter: Sendable {
         settings.trimToMaximum = trimsToMaximum
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
+        settings.keepsMetadata = keepsMetadata
         settings.synchronizesFolder = false
         return settings
     }

@@ -277,6 +277,12 @@ public struct ConversionPlan {
             // The whole packets a cut file holds convert; the user learns the source was cut.
             notes.append("the source is cut short (truncated): what it holds is converted")
         }
+        // Audio skipped as damaged: said where and how much, a line each (the first five).
+        let damage = source.audioFile?.properties.damage ?? []
+        for place in damage.prefix(5) { notes.append("the source is damaged: \(place)") }
+        if damage.count > 5 {
+            notes.append("the source is damaged in \(damage.count - 5) more places (afkit info lists them)")
+        }
         if fileType == .aiff && settings.fileType == nil && !AIFF.plainAIFFHolds(format) {
             // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
             fileType = .aifc
@@ -390,9 +396,8 @@ public struct ConversionPlan {
             render.fadeOut = 0
         }
         var options = writerOptions
-        options.metadata = source.metadata.filter {
-            ["title", "artist", "album", "comments", "copyright", "year", "genre"].contains($0.key)
-        }
+        options.metadata =
+            settings.keepsMetadata ? source.metadata.filter { MetadataKeys.carried.contains($0.key) } : [:]
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         let scale = format.sampleRate / source.sampleRate
         if let frames = render.count ?? source.frameCount {

@@ -69,6 +69,9 @@ public struct ConversionSettings: Sendable {
     /// (`--trim-silence`); markers and loops move with the cut.
     public var silenceThreshold: Double?
 
+    /// Whether the source's tags (``MetadataKeys/carried``) go into the output (`--no-metadata`: not).
+    public var keepsMetadata = true
+
     /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
 }
@@ -138,6 +141,12 @@ public enum MetadataKeys {
     public static let source = "afkit source"
     /// The valid frames the output holds.
     public static let frames = "afkit frames"
+    /// The source's tags a conversion carries into its output (by Apple's info-dictionary names, as every
+    /// parser reads them): what a person filed the sound under.
+    public static let carried: Set<String> = [
+        "title", "artist", "album", "album artist", "track number", "year", "genre", "comments", "composer",
+        "copyright",
+    ]
 }
 
 /// A combination of output name, container and data format that cannot be written: the command's

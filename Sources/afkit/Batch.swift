@@ -106,6 +106,7 @@ struct Batch: ParsableCommand {
             throw usageError(error.description, in: Self.self)
         }
         batch.silenceThreshold = shared.trimSilence
+        batch.keepsMetadata = !shared.noMetadata
         let jobs: [BatchConverter.Job]
         do {
             let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])

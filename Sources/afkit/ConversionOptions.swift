@@ -96,6 +96,11 @@ struct SharedConversionOptions: ParsableArguments {
                 + "the cut; markers and loops move with it.", valueName: "DBFS"))
     var trimSilence: Double?
 
+    @Flag(
+        name: .customLong("no-metadata"),
+        help: "Leave the source's tags (title, artist, album, track, date, genre, comments) out of the output.")
+    var noMetadata = false
+
     func validate() throws {
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }

@@ -315,6 +315,7 @@ struct Convert: ParsableCommand {
         settings.trimToMaximum = shared.trim
         settings.loudness = shared.loudnessTarget
         settings.silenceThreshold = shared.trimSilence
+        settings.keepsMetadata = !shared.noMetadata
         return settings
     }
 
@@ -354,9 +355,10 @@ struct Convert: ParsableCommand {
             .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
+        let shownInput = input == "-" ? "standard input" : PathEscaping.controlEscaped(shownArgument(input))
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
-            for note in result.notes { Output.standardError("convert: note: \(note)\n") }
+            for note in result.notes { Output.standardError("convert: \(shownInput): note: \(note)\n") }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
             if let outcome = result.normalization {
                 Output.standardError(
@@ -368,7 +370,8 @@ struct Convert: ParsableCommand {
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
-            Output.standardError("convert: \(error)\n")
+            // Every message names the file it is about.
+            Output.standardError("convert: \(shownInput): \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

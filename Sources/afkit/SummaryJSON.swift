@@ -154,6 +154,7 @@ extension AudioFileSummary {
         // The layout in words beside the contract's object, which keeps its three members.
         if let layout = channelLayout { fields.append(("channelLayoutName", .string(layout.spokenName))) }
         fields.append(("truncated", .bool(isTruncated)))
+        fields.append(("damaged", .bool(!damage.isEmpty)))
         return fields
     }
 }

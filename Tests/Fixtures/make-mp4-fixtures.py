@@ -302,7 +302,7 @@ def main():
                    capture_output=True)
     record("aac-tagged.m4a", f"cp aac-mono-22k.m4a aac-tagged.m4a; {ap}", m22,
            expected={"metadata": {"title": "Tagged Title", "artist": "Some Artist", "album": "An Album",
-                                  "year": "2024", "genre": "Field Recording", "comment": "a comment", "track": "3/12",
+                                  "year": "2024", "genre": "Field Recording", "comments": "a comment", "track number": "3/12",
                                   "mood": "freeform value"}})
 
     # HE-AAC signalled in the AudioSpecificConfig (no encoder for it is installed): the packets stay

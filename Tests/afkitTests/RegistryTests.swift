@@ -78,6 +78,7 @@ import Testing
         for (name, type) in names.sorted(by: { $0.key < $1.key }) {
             let info = try Command.run(["info", "--json", sources + "/" + name])
             let frames = try #require((info.json as? [[String: Any]])?.first?["frameCount"] as? Int, "\(name)")
+            #expect((info.json as? [[String: Any]])?.first?["damaged"] as? Bool == false, "\(name) is whole")
             let output = outputs + "/" + URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent + ".caf"
             let converted = try Command.run(["info", "--json", output])
             let written = (converted.json as? [[String: Any]])?.first?["frameCount"] as? Int

@@ -346,4 +346,87 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         let batch = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/o", folder + "/damaged.ogg"])
         #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
     }
+
+    /// A copy of `fixture` with `change` applied to its bytes, in `folder`.
+    static func mutated(_ fixture: String, in folder: String, as name: String, _ change: (inout [UInt8]) -> Void) throws
+        -> String
+    {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/" + fixture)))
+        change(&bytes)
+        let path = folder + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// FLAC's STREAMINFO at byte 8: its rate, channels, depth and sample count (bytes 18 to 25) rewritten.
+    static func streamInfo(_ bytes: inout [UInt8], rate: UInt64? = nil, bits: UInt64? = nil, samplesTimes: UInt64 = 1) {
+        var value = bytes[18..<26].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let total = (value & (1 << 36 - 1)) * samplesTimes
+        if let rate { value = value & ~(UInt64(0xFFFFF) << 44) | rate << 44 }
+        if let bits { value = value & ~(UInt64(31) << 36) | (bits - 1) << 36 }
+        value = value & ~(1 << 36 - 1) | total
+        for index in 0..<8 { bytes[18 + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(index))) }
+    }
+
+    /// STREAMINFO that no frame agrees with (another rate, another depth): refused by name, nothing written,
+    /// where it was 0 frames and "truncated" with success.
+    @Test func flacMetadataThatLiesIsRefusedByName() throws {
+        let folder = try Loopback.temporaryFolder("lies")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, rate, bits) in [("rate.flac", UInt64(48000), UInt64?.none), ("depth.flac", nil, 24)] {
+            let path = try Self.mutated("flac/ffmpeg-stereo.flac", in: folder, as: name) {
+                Self.streamInfo(&$0, rate: rate, bits: bits)
+            }
+            let result = try Command.run(["convert", path, folder + "/out.caf"])
+            #expect(result.status == 1, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(name) && result.stderr.contains("metadata lies"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/out.caf"))
+        }
+    }
+
+    /// A count that lies about a whole stream is damage, said, with every frame converted; a file cut short is
+    /// truncated, not damaged.
+    @Test func aLyingCountIsDamageAndACutFileIsTruncated() throws {
+        let folder = try Loopback.temporaryFolder("counts")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let lying = try Self.mutated("flac/ffmpeg-stereo.flac", in: folder, as: "lying.flac") {
+            Self.streamInfo(&$0, samplesTimes: 10)
+        }
+        let info = try #require((try Command.run(["info", "--json", lying]).json as? [[String: Any]])?.first)
+        #expect(info["damaged"] as? Bool == true && info["truncated"] as? Bool == false, "\(info)")
+        #expect(info["frameCount"] as? Int == 22050)
+        let converted = try Command.run(["convert", lying, folder + "/lying.caf"])
+        #expect(converted.status == 0)
+        #expect(
+            converted.stderr.contains("damaged") && converted.stderr.contains("the count lies"), "\(converted.stderr)")
+        let cut = try Self.mutated("flac/ffmpeg-stereo.flac", in: folder, as: "cut.flac") { $0.removeLast(3000) }
+        let cutInfo = try #require((try Command.run(["info", "--json", cut]).json as? [[String: Any]])?.first)
+        #expect(cutInfo["damaged"] as? Bool == false && cutInfo["truncated"] as? Bool == true, "\(cutInfo)")
+    }
+
+    /// Bytes that are not audio between an MP3's frames and between an Ogg file's pages: the file is damaged,
+    /// `info` says so, and the conversion says where and how much.
+    @Test(arguments: ["mp3", "ogg"])
+    func bytesBetweenFramesOrPagesAreSaid(_ kind: String) throws {
+        let folder = try Loopback.temporaryFolder("between")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var place = 0
+        let path =
+            kind == "mp3"
+            ? Command.fixtures + "/mp3/hostile-garbage-between-frames.mp3"
+            : try Self.mutated("ogg/oggenc-stereo.ogg", in: folder, as: "junk.ogg") { bytes in
+                // 100 bytes of noise before the fourth page.
+                let pages = (0..<bytes.count - 4).filter { bytes[$0..<$0 + 4].elementsEqual("OggS".utf8) }
+                place = pages[3]
+                bytes.insert(contentsOf: (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }, at: place)
+            }
+        let info = try #require((try Command.run(["info", "--json", path]).json as? [[String: Any]])?.first)
+        #expect(info["damaged"] as? Bool == true && info["truncated"] as? Bool == false, "\(info)")
+        let converted = try Command.run(["convert", path, folder + "/out.caf"])
+        #expect(converted.status == 0)
+        let said = kind == "mp3" ? "577 bytes at byte 4596" : "100 bytes at byte \(place)"
+        #expect(
+            converted.stderr.contains("the source is damaged") && converted.stderr.contains(said), "\(converted.stderr)"
+        )
+    }
 }

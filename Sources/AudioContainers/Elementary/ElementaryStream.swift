@@ -269,11 +269,17 @@ struct ElementaryStreamParser: StreamParser {
                 + "ADTS stream in \(detail)", offset: 0)
     }
 
-    private mutating func endGarbage(at offset: Int64?) {
+    /// Ends a run of bytes that are not frames; `beforeFrame`: a frame of the stream follows it, so a run
+    /// after the stream was found is damage, said.
+    private mutating func endGarbage(at offset: Int64?, beforeFrame: Bool = false) {
         guard let start = gap.junkStart else { return }
         context.properties.trace.append(
             offset: start, size: gap.junkBytes,
             "\(gap.junkBytes) bytes that are not frames skipped" + (isSearching ? "" : " (resync)"))
+        if beforeFrame && !isSearching {
+            context.noteDamage(
+                "\(containerName): \(gap.junkBytes) bytes at byte \(start) are not frames of the stream; skipped")
+        }
         gap.junkStart = nil
         gap.junkBytes = 0
     }
@@ -494,7 +500,7 @@ struct ElementaryStreamParser: StreamParser {
         throws -> ParserStep?
     {
         let offset = cursor.absoluteOffset
-        endGarbage(at: offset)
+        endGarbage(at: offset, beforeFrame: true)
         if isSearching { lock(header) }
         let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
         if !tally.checkedFirst {

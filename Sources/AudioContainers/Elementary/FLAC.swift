@@ -115,6 +115,9 @@ struct FLACParser: StreamParser {
     private var lastSeekWasEstimate = true
     /// After a seek: the next frame found gives its number to the packet count.
     private var renumbers = false
+    /// Before any frame is accepted: the first frame header found (its CRC-8 passing) that STREAMINFO's
+    /// rate, channels or depth disown, so a stream none of whose frames agree is refused as lying metadata.
+    private var disowned: (offset: Int64, header: FLACFrameHeader)?
 
     /// `leadingTagSize`: the bytes of an ID3v2 tag before `fLaC`, stepped over.
     init(mode: ParseMode, limits: ParserLimits, leadingTagSize: Int = 0) {
@@ -335,6 +338,9 @@ struct FLACParser: StreamParser {
         let offset = cursor.absoluteOffset
         if bytes.count < FLACFrameHeader.maximumLength && !atEnd { return .needMore(FLACFrameHeader.maximumLength) }
         guard bytes[0] == 0xFF, let header = FLACFrameHeader(bytes), belongs(header, info: info) else {
+            if firstFrameOffset == nil, disowned == nil, bytes[0] == 0xFF, let header = FLACFrameHeader(bytes) {
+                disowned = (offset, header)
+            }
             // Not this stream's next frame: pass to the next byte that could start one.
             if atEnd && previous != nil && Self.isTrailingTag(bytes) {
                 context.properties.trace.append(offset: offset, size: Int64(bytes.count), "ID3v1 tag after the frames")
@@ -417,13 +423,20 @@ struct FLACParser: StreamParser {
         return nil
     }
 
-    private mutating func endJunk(at offset: Int64?) {
+    /// Ends a run of bytes that are not frames; between frames (`atEnd` false) they are damage, said.
+    private mutating func endJunk(at offset: Int64?, atEnd: Bool = false) {
         guard let junk else { return }
         context.properties.trace.append(
             offset: junk.start, size: junk.count, "\(junk.count) bytes that are not frames of the stream skipped")
-        if previous != nil || firstFrameOffset != nil {
-            context.properties.warnings.append(
-                "flac: \(junk.count) bytes at byte \(junk.start) are not frames of the stream; skipped")
+        if atEnd {
+            // After the last frame: a frame cut short, or trailing bytes; the count below says which.
+            if previous != nil {
+                context.properties.warnings.append("flac: \(junk.count) bytes after the last frame skipped")
+            }
+        } else if previous != nil || firstFrameOffset != nil {
+            context.noteDamage(
+                "flac: \(junk.count) bytes at byte \(junk.start) are not frames of the stream (or fail their check); "
+                    + "skipped")
         }
         self.junk = nil
     }
@@ -467,7 +480,8 @@ struct FLACParser: StreamParser {
     // MARK: Ending and seeking
 
     mutating func finish(endOffset: Int64, unconsumed: Int) throws {
-        endJunk(at: endOffset)
+        let trailing = junk?.count ?? 0
+        endJunk(at: endOffset, atEnd: true)
         guard let info = streamInfo, var format = context.properties.dataFormat else {
             throw AudioFileError.truncated("flac: the stream ends before its STREAMINFO block", offset: endOffset)
         }
@@ -480,14 +494,30 @@ struct FLACParser: StreamParser {
         context.properties.audioDataByteCount = firstFrameOffset.flatMap { first in lastEnd.map { $0 - first } } ?? 0
         if context.properties.dataOffset == nil { context.properties.dataOffset = endOffset }
         context.properties.maximumPacketSize = UInt32(max(largest, info.maximumFrameSize))
+        if firstFrameOffset == nil, let (offset, header) = disowned {
+            // Frames are there, and none agrees with STREAMINFO: the metadata lies; never 0 frames with success.
+            func describe(rate: Int?, channels: Int, bits: Int?) -> String {
+                [rate.map { "\($0) Hz" }, "\(channels) ch", bits.map { "\($0) bits" }].compactMap { $0 }.joined(
+                    separator: ", ")
+            }
+            throw AudioFileError.malformed(
+                "flac: STREAMINFO states \(describe(rate: info.sampleRate, channels: info.channels, bits: info.bitsPerSample)); "
+                    + "the frame at byte \(offset) states "
+                    + "\(describe(rate: header.sampleRate, channels: header.channels, bits: header.bitsPerSample)) "
+                    + "and no frame agrees: the file's metadata lies", offset: offset)
+        }
         if info.totalSamples > 0 && samplesSeen != info.totalSamples {
             let note =
                 "flac: STREAMINFO states \(info.totalSamples) samples; the frames hold \(samplesSeen), which count"
             context.properties.trace.append(offset: endOffset, note)
-            if samplesSeen < info.totalSamples {
+            // The stream ends whole (a short last block, nothing cut after it) before the count: the count lies.
+            let endsWhole =
+                trailing == 0 && info.minimumBlockSize == info.maximumBlockSize
+                && (previous.map { $0.blockSize < info.maximumBlockSize } ?? false)
+            if samplesSeen < info.totalSamples && !endsWhole {
                 context.properties.isTruncated = true
             } else {
-                context.properties.warnings.append(note)
+                context.noteDamage(note + ": the count lies")
             }
         }
         if format.framesPerPacket > 0 && packets > 0 && samplesSeen > Int64(format.framesPerPacket) * packets {

@@ -162,7 +162,7 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         guard let junk else { return }
         context.properties.trace.append(
             offset: junk.start, size: junk.count, "\(junk.count) bytes that are not frames skipped")
-        context.properties.warnings.append("\(name): \(junk.count) bytes at byte \(junk.start) are not frames; skipped")
+        context.noteDamage("\(name): \(junk.count) bytes at byte \(junk.start) are not frames; skipped")
         self.junk = nil
     }
 

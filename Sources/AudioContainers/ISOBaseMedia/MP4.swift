@@ -304,12 +304,30 @@ extension MP4 {
             ("album", FourCharCode(rawValue: 0xA961_6C62)), ("comments", FourCharCode(rawValue: 0xA963_6D74)),
             ("year", FourCharCode(rawValue: 0xA964_6179)), ("genre", FourCharCode(rawValue: 0xA967_656E)),
             ("copyright", "cprt"), ("encoding application", FourCharCode(rawValue: 0xA974_6F6F)),
+            ("composer", FourCharCode(rawValue: 0xA977_7274)), ("album artist", "aART"),
         ]
         for (key, type) in items {
             if let value = metadata[key] { appendBox(&ilst, type, dataBox(value)) }
         }
+        // The track as iTunes stores it: `trkn`, binary (0, number, total, 0), where it is "N" or "N/M".
+        var named = Set(items.map(\.0))
+        if let track = metadata["track number"] {
+            let parts = track.split(separator: "/", maxSplits: 1).map { UInt16(String($0.filter { $0 != " " })) }
+            if let number = parts.first ?? nil, parts.count == 1 || parts[1] != nil {
+                var body: [UInt8] = []
+                body.appendInteger(UInt32(0), endianness: .big)  // type 0: binary
+                body.appendInteger(UInt32(0), endianness: .big)  // locale
+                body.appendInteger(UInt16(0), endianness: .big)
+                body.appendInteger(number, endianness: .big)
+                body.appendInteger(parts.count == 2 ? parts[1] ?? 0 : 0, endianness: .big)
+                body.appendInteger(UInt16(0), endianness: .big)
+                var data: [UInt8] = []
+                appendBox(&data, "data", body)
+                appendBox(&ilst, "trkn", data)
+                named.insert("track number")
+            }
+        }
         // Every other text tag (afkit's provenance among them) as a freeform item, named by its key.
-        let named = Set(items.map(\.0))
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
             var mean = fullBoxHeader(version: 0, flags: 0)
             mean += Array("com.apple.iTunes".utf8)

@@ -202,7 +202,7 @@ extension MP4Parser {
         case 0xA961_6C62: key = "album"
         case 0xA964_6179: key = "year"
         case 0xA967_656E: key = "genre"
-        case 0xA963_6D74: key = "comment"
+        case 0xA963_6D74: key = "comments"
         case 0xA977_7274: key = "composer"
         case 0xA974_6F6F: key = "encoding application"
         case FourCharCode("cprt").rawValue: key = "copyright"
@@ -211,7 +211,7 @@ extension MP4Parser {
             guard value.bytes.count >= 6 else { return }
             let number = Int(value.bytes[2]) << 8 | Int(value.bytes[3])
             let total = Int(value.bytes[4]) << 8 | Int(value.bytes[5])
-            context.properties.infoDictionary["track"] = total > 0 ? "\(number)/\(total)" : "\(number)"
+            context.properties.infoDictionary["track number"] = total > 0 ? "\(number)/\(total)" : "\(number)"
             return
         case FourCharCode("----").rawValue:
             guard let name, let text else { return }

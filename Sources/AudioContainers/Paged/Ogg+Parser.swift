@@ -160,7 +160,8 @@ struct OggParser: StreamParser {
         context.properties.trace.append(
             offset: junk.start, size: junk.count, "\(junk.count) bytes between pages skipped")
         if !resyncing {
-            context.properties.warnings.append("ogg: \(junk.count) bytes at byte \(junk.start) are not pages; skipped")
+            context.noteDamage(
+                "ogg: \(junk.count) bytes at byte \(junk.start) are not pages (or fail their check); skipped")
         }
         self.junk = nil
     }
@@ -197,7 +198,9 @@ struct OggParser: StreamParser {
         defer { self.stream = stream }
         if let expected = stream.nextSequence, expected != header.sequence {
             context.properties.trace.append(offset: offset, "page \(header.sequence) where \(expected) was due")
-            context.properties.warnings.append("ogg: pages are missing before byte \(offset)")
+            context.noteDamage(
+                "ogg: pages \(expected) to \(header.sequence &- 1) are missing before byte \(offset); their audio is lost"
+            )
             dropPartial()
         }
         stream.nextSequence = header.sequence &+ 1

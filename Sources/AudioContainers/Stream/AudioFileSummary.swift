@@ -49,6 +49,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var channelLayout: ChannelLayout?
     /// Whether the file ends before the audio its header states.
     public var isTruncated: Bool
+    /// Where audio was skipped as damaged (empty: none was).
+    public var damage: [String]
 
     /// Summarizes settled stream properties (after `finish`).
     public init(_ properties: StreamProperties) throws {
@@ -78,5 +80,6 @@ public struct AudioFileSummary: Hashable, Sendable {
         loops = properties.loops
         channelLayout = properties.channelLayout
         isTruncated = properties.isTruncated
+        damage = properties.damage
     }
 }

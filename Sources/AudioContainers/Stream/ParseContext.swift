@@ -75,6 +75,12 @@ struct ParseContext {
 
     mutating func announce(_ id: StreamPropertyID) { queue.append(id) }
 
+    /// Notes audio skipped as damaged: a warning, and the file's ``StreamProperties/damage``.
+    mutating func noteDamage(_ message: String) {
+        properties.warnings.append(message)
+        properties.damage.append(message)
+    }
+
     /// Whether announcements wait to be handed out.
     var hasAnnouncements: Bool { queueHead < queue.count }
 

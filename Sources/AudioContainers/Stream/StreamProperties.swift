@@ -52,6 +52,12 @@ public struct StreamProperties: Sendable {
     /// Disagreements in the header a person should know of (AIFF's COMM counting other frames than
     /// SSND holds), shown by `afkit info` as warnings; the parse goes on with what the audio holds.
     public var warnings: [String] = []
+    /// Where the parser skipped what should have been audio and could not be trusted (a page or frame
+    /// failing its check, bytes between frames, pages missing), each said where and how much; also among
+    /// ``warnings``. The file was read to its end (``isTruncated`` is for one that ends early).
+    public var damage: [String] = []
+    /// Whether audio was skipped as damaged (``damage`` says where).
+    public var isDamaged: Bool { !damage.isEmpty }
     /// What the parser saw, chunk by chunk.
     public var trace = ParseTrace()
 
