@@ -30,7 +30,7 @@ FUZZ_TARGETS := stream file codecs validator icy
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-deps assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs
+.PHONY: all release test test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs
 
 all: release
 
@@ -54,17 +54,25 @@ test-deps:
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PKG_MODULES); then missing="$(DEB_PACKAGES)"; fi; \
 	for tool in $(TEST_TOOLS); do \
 		PATH="$$PATH:/usr/sbin" command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# mutagen (PyPI), the independent reader the round-trip tests read afkit's tags and pictures back with, in a
+# virtual environment of its own (Debian's python3-venv gives `python3 -m venv` its pip).
+VENV := .build-venv
+test-venv: test-deps
+	@$(VENV)/bin/python -c 'import mutagen' 2>/dev/null || { \
+		rm -rf $(VENV) && python3 -m venv $(VENV) && $(VENV)/bin/pip install -q mutagen==1.47.0; }
+
 # The network tests run on their own after the rest: they time servers and reconnections, and the
 # rest keeps both cores' concurrency threads busy with long synchronous work.
 NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests
 # The test build also checks that every module imports only what Package.swift declares for it.
-test: test-deps
+test: test-deps test-venv
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --skip-build --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'

@@ -398,6 +398,7 @@ public struct ConversionPlan {
         var options = writerOptions
         options.metadata =
             settings.keepsMetadata ? source.metadata.filter { MetadataKeys.carried.contains($0.key) } : [:]
+        if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         let scale = format.sampleRate / source.sampleRate
         if let frames = render.count ?? source.frameCount {
@@ -616,6 +617,42 @@ public struct ConversionPlan {
         if format.formatID == .aac || format.formatID == .alac { return ChannelLayout.mpegOrder(channels: channels) }
         return channels == source.channels ? source.channelLayout : nil
     }
+
+    /// The source's front cover (its first picture where none is marked front) into `options`, where the output
+    /// holds one; where it does not, or the picture cannot be read, a note says so.
+    private mutating func carryFrontCover(of file: AudioFile, into options: inout AudioFileWriterOptions) {
+        let pictures = file.properties.pictures
+        guard var cover = pictures.first(where: { $0.type == 3 }) ?? pictures.first else { return }
+        let what = "the source's cover (\(cover.mimeType), \(cover.byteCount) bytes)"
+        let dropped = pictures.count - 1
+        if dropped > 0 {
+            notes.append("the source's \(dropped) other picture\(dropped == 1 ? " is" : "s are") not carried")
+        }
+        let reason: String? =
+            switch fileType {
+            case .caf, .rf64: "\(fileType.descriptor.name) holds no picture"
+            // (`where` binds to the last pattern of a list: one pattern a case.)
+            case _
+            where [.m4a, .mp4].contains(fileType) && !["image/jpeg", "image/png", "image/bmp"].contains(cover.mimeType):
+                "MPEG-4's cover art is JPEG, PNG or BMP"
+            case _ where fileType == .ogg && cover.byteCount / 3 * 4 + 1000 > Ogg.largestOnePagePacket:
+                "afkit writes Ogg Opus's comment header in one page (64 KB)"
+            default: nil
+            }
+        if let reason {
+            notes.append("\(what) is not carried: \(reason)")
+            return
+        }
+        guard cover.byteCount <= Self.largestCarriedPicture, let bytes = try? file.pictureData(cover) else {
+            notes.append("\(what) is not carried: it could not be read whole")
+            return
+        }
+        cover.data = bytes
+        options.pictures = [cover]
+    }
+
+    /// The largest picture a conversion carries (a cover larger than any store's is a mistake, not art).
+    static let largestCarriedPicture = 16 << 20
 
     /// The frames a duration limit allows of `frames`, where it cuts them (`nil`: no cut).
     private static func frameLimit(frames: Int64?, rate: Double, input: String, settings: ConversionSettings) throws

@@ -550,7 +550,7 @@ extension AIFF {
         let others = options.metadata.filter {
             ![MetadataKey.title, MetadataKey.artist, MetadataKey.copyright, MetadataKey.comments].contains($0.key)
         }
-        let tag = ID3.tag(metadata: others)
+        let tag = ID3.tag(metadata: others, pictures: options.pictures)
         if !tag.isEmpty { appendChunk(&header, ChunkType.ID3) { $0 += tag } }
         let (markers, loops) = options.markersWithLoopPoints()
         if !options.comments.isEmpty {

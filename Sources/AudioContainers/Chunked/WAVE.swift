@@ -461,7 +461,7 @@ extension WAVE {
             body.appendInteger(UInt32(clamping: frames), endianness: .little)
             append(ChunkType.fact, body)
         }
-        if !options.metadata.isEmpty {
+        if !options.metadata.isEmpty || !options.pictures.isEmpty {
             var body: [UInt8] = Array("INFO".utf8)
             let names = Dictionary(infoKeys.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
             for (key, value) in options.metadata.sorted(by: { $0.key < $1.key }) {
@@ -474,7 +474,7 @@ extension WAVE {
             }
             if body.count > 4 { append(ChunkType.LIST, body) }
             // The tags INFO has no ID for (afkit's provenance among them) in an `id3 ` chunk, as FFmpeg writes.
-            let tag = ID3.tag(metadata: options.metadata.filter { names[$0.key] == nil })
+            let tag = ID3.tag(metadata: options.metadata.filter { names[$0.key] == nil }, pictures: options.pictures)
             if !tag.isEmpty { append("id3 ", tag) }
         }
         appendSamplerChunks(options, sampleRate: format.sampleRate, append)

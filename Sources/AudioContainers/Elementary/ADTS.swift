@@ -127,6 +127,6 @@ extension ADTS {
                 throw AudioFileError.unsupportedDataFormat(
                     "adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
             }
-            return ContainerLayout(header: ID3.tag(metadata: options.metadata), trailer: [])
+            return ContainerLayout(header: ID3.tag(metadata: options.metadata, pictures: options.pictures), trailer: [])
         })
 }

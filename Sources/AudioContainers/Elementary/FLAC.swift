@@ -605,6 +605,7 @@ extension FLAC {
         appendBlock(.streamInfo, info.bytes, last: false)
         let seekTable = seekTableBody(format: format, options: options, counts: counts)
         if !seekTable.isEmpty { appendBlock(.seekTable, seekTable, last: false) }
+        for picture in options.pictures { appendBlock(.picture, picture.flacBlockBody(), last: false) }
         appendBlock(.vorbisComment, VorbisComment.block(metadata: options.metadata), last: true)
         return ContainerLayout(header: header, trailer: [])
     }

@@ -122,7 +122,7 @@ public enum ID3 {
     /// artist, album, year, genre, comments, copyright, the encoder), every other key as a user-defined
     /// `TXXX` frame that the reader gives back under the same key; empty for no metadata. Keys in sorted order,
     /// so the bytes depend on the metadata only.
-    static func tag(metadata: [String: String]) -> [UInt8] {
+    static func tag(metadata: [String: String], pictures: [Picture] = []) -> [UInt8] {
         let written: [String: String] = [
             "title": "TIT2", "artist": "TPE1", "album": "TALB", "year": "TDRC", "genre": "TCON",
             "track number": "TRCK", "composer": "TCOM", "album artist": "TPE2", "copyright": "TCOP",
@@ -140,6 +140,14 @@ public enum ID3 {
             } else {
                 frame("TXXX", [3] + Array(key.utf8) + [0] + Array(value.utf8))
             }
+        }
+        // Pictures: UTF-8, MIME type, role, description, the bytes.
+        for picture in pictures {
+            frame(
+                "APIC",
+                [3] + Array(picture.mimeType.utf8) + [0, UInt8(clamping: picture.type)]
+                    + Array(picture.description.utf8)
+                    + [0] + (picture.data ?? []))
         }
         guard !frames.isEmpty else { return [] }
         return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames

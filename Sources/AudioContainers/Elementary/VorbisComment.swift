@@ -45,8 +45,10 @@ enum VorbisComment {
                 if name == "METADATA_BLOCK_PICTURE", let picture = decoded.flatMap(Picture.flacBlock) {
                     pictures.append(picture)
                 } else if name == "COVERART", let decoded, !decoded.isEmpty {
-                    pictures.append(
-                        Picture(type: 0, mimeType: Picture.sniffedMIMEType(decoded) ?? "", byteCount: decoded.count))
+                    var picture = Picture(
+                        type: 0, mimeType: Picture.sniffedMIMEType(decoded) ?? "", byteCount: decoded.count)
+                    picture.data = decoded
+                    pictures.append(picture)
                 }
                 continue
             }
@@ -62,20 +64,21 @@ extension VorbisComment {
     /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
     /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
     /// `OpusTags`, Ogg Opus's comment header.
-    static func block(metadata: [String: String]) -> [UInt8] {
+    static func block(metadata: [String: String], pictures: [Picture] = []) -> [UInt8] {
         let fields: [String: String] = [
             "title": "TITLE", "artist": "ARTIST", "album": "ALBUM", "year": "DATE", "genre": "GENRE",
             "track number": "TRACKNUMBER", "composer": "COMPOSER", "comments": "COMMENT", "copyright": "COPYRIGHT",
             "album artist": "ALBUMARTIST", "encoder": "ENCODER", "lyricist": "LYRICS",
             "encoding application": "ENCODER",
         ]
-        let entries = metadata.map { key, value in
-            // A field name is printable ASCII without '='.
-            let name = (fields[key] ?? key.uppercased()).unicodeScalars.filter {
-                $0.value >= 0x20 && $0.value <= 0x7D && $0 != "="
-            }
-            return String(String.UnicodeScalarView(name)) + "=" + value
-        }.sorted()
+        let entries =
+            metadata.map { key, value in
+                // A field name is printable ASCII without '='.
+                let name = (fields[key] ?? key.uppercased()).unicodeScalars.filter {
+                    $0.value >= 0x20 && $0.value <= 0x7D && $0 != "="
+                }
+                return String(String.UnicodeScalarView(name)) + "=" + value
+            }.sorted() + pictures.map { "METADATA_BLOCK_PICTURE=" + Base64.encoded($0.flacBlockBody()) }
         var body: [UInt8] = []
         let vendor = Array("afkit".utf8)
         body.appendInteger(UInt32(vendor.count), endianness: .little)

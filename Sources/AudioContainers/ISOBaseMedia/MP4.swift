@@ -277,7 +277,7 @@ extension MP4 {
         appendBox(
             &moov, "udta",
             userData(
-                options.metadata, priming: priming, remainder: remainder,
+                options.metadata, pictures: options.pictures, priming: priming, remainder: remainder,
                 validFrames: validFrames, gapless: format.formatID == .aac))
         var box: [UInt8] = []
         appendBox(&box, BoxType.moov, moov)
@@ -286,7 +286,7 @@ extension MP4 {
 
     /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC.
     private static func userData(
-        _ metadata: [String: String], priming: Int64, remainder: Int64, validFrames: Int64,
+        _ metadata: [String: String], pictures: [Picture], priming: Int64, remainder: Int64, validFrames: Int64,
         gapless: Bool
     ) -> [UInt8] {
         func dataBox(_ text: String) -> [UInt8] {
@@ -327,6 +327,17 @@ extension MP4 {
                 named.insert("track number")
             }
         }
+        // The pictures iTunes holds (JPEG, PNG, BMP), in one `covr` item.
+        let kinds: [String: UInt32] = ["image/jpeg": 13, "image/png": 14, "image/bmp": 27]
+        var covers: [UInt8] = []
+        for picture in pictures {
+            guard let kind = kinds[picture.mimeType], let bytes = picture.data else { continue }
+            var body: [UInt8] = []
+            body.appendInteger(kind, endianness: .big)
+            body.appendInteger(UInt32(0), endianness: .big)  // locale
+            appendBox(&covers, "data", body + bytes)
+        }
+        if !covers.isEmpty { appendBox(&ilst, "covr", covers) }
         // Every other text tag (afkit's provenance among them) as a freeform item, named by its key.
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
             var mean = fullBoxHeader(version: 0, flags: 0)

@@ -20,9 +20,13 @@ extension Ogg {
         guard let head = counts.cookie(options), head.count >= 19, head.starts(with: Array("OpusHead".utf8)) else {
             throw AudioFileError.unsupportedDataFormat("ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
         }
-        var tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata)
-        // The tags stay within one page (255 segments); metadata too large for it is left out.
-        if tags.count > 254 * 255 { tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: [:]) }
+        var tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata, pictures: options.pictures)
+        // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
+        // says so), then metadata.
+        if tags.count > Ogg.largestOnePagePacket {
+            tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata)
+        }
+        if tags.count > Ogg.largestOnePagePacket { tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: [:]) }
         var header: [UInt8] = []
         appendPage(&header, flags: 2, granule: 0, sequence: 0, lacing: lacing(for: head.count), body: head)
         appendPage(&header, flags: 0, granule: 0, sequence: 1, lacing: lacing(for: tags.count), body: tags)

@@ -5,7 +5,7 @@ import AudioFormats
 /// across pages. afkit reads the first audio stream (Vorbis, Opus or FLAC, by its first packet),
 /// skipping the pages of every other (a video stream, a skeleton), and stops at its end (a chained
 /// file's later links are noted, not read).
-enum Ogg {
+package enum Ogg {
     /// The codec of a logical stream, from its first packet.
     enum Codec: Equatable {
         case vorbis, opus, flac
@@ -70,6 +70,10 @@ enum Ogg {
             return CRCTables.checksum(UnsafeRawBufferPointer(rebasing: page[26...]), continuing: crc, tables: table)
         }
     }
+
+    /// The largest packet afkit's pager puts in one page (255 lacing values, the last below 255): the
+    /// comment header must fit it.
+    package static let largestOnePagePacket = 254 * 255
 
     /// Sixteen tables for slicing-by-16 (``CRCTables``).
     static let crcTables = CRCTables.slicing(polynomial: UInt32(0x04C1_1DB7), count: 16)

@@ -169,6 +169,21 @@ public final class AudioFile {
         }
     }
 
+    /// The bytes of one of the file's ``StreamProperties/pictures``: those it holds, or those at its offset
+    /// (read now; the parse passed over them). Throws where the file ends before them.
+    public func pictureData(_ picture: Picture) throws -> [UInt8] {
+        if let data = picture.data { return data }
+        guard let offset = picture.dataOffset, offset >= 0, offset + Int64(picture.byteCount) <= file.size else {
+            throw AudioFileError.truncated("the picture's bytes are not in the file", offset: picture.dataOffset)
+        }
+        var bytes = [UInt8](repeating: 0, count: picture.byteCount)
+        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+        guard read == picture.byteCount else {
+            throw AudioFileError.truncated("the picture's bytes end early", offset: offset + Int64(read))
+        }
+        return bytes
+    }
+
     /// Reads the audio data bytes (all of them, or a range relative to the data offset).
     public func readAudioBytes(from offset: Int64 = 0, count: Int? = nil) throws -> [UInt8] {
         let total = properties.audioDataByteCount ?? 0

@@ -9,6 +9,9 @@ public struct AudioFileWriterOptions: Sendable {
     public var magicCookie: [UInt8]?
     /// Text tags by afkit's lower-case names: title, artist, album, comments, copyright, ...
     public var metadata: [String: String] = [:]
+    /// Pictures with their ``Picture/data`` (M4A `covr`, FLAC `PICTURE`, ID3v2 `APIC` in MP3, ADTS, AIFF and
+    /// WAV, Ogg Opus `METADATA_BLOCK_PICTURE`); CAF holds none.
+    public var pictures: [Picture] = []
     /// Markers (AIFF `MARK`, WAV `cue ` and `LIST/adtl`, CAF `mark` and `strg`).
     public var markers: [Marker] = []
     /// Loops in frames (AIFF `INST` between markers, WAV `smpl`, CAF `regn`), the first as the sustain

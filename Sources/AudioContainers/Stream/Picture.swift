@@ -19,6 +19,9 @@ public struct Picture: Hashable, Sendable {
     /// Where the picture's bytes start in the file, where they are stored as they are (not in base64 or
     /// unsynchronised).
     public var dataOffset: Int64?
+    /// The picture's bytes, where they are held: a picture a comment carries in base64, or one given to a
+    /// writer.
+    public var data: [UInt8]?
 
     /// A picture of `type` (ID3's and FLAC's numbers), `mimeType`, `byteCount` bytes.
     public init(type: Int, mimeType: String, byteCount: Int) {
@@ -87,15 +90,34 @@ extension Picture {
         return .picture(picture, headerLength: headerLength)
     }
 
+    /// The picture as a FLAC `PICTURE` block's body (what `METADATA_BLOCK_PICTURE` holds in base64), its
+    /// ``data`` included.
+    func flacBlockBody() -> [UInt8] {
+        let mime = Array(mimeType.utf8)
+        let text = Array(description.utf8)
+        let bytes = data ?? []
+        var body: [UInt8] = []
+        body.appendInteger(UInt32(clamping: type), endianness: .big)
+        body.appendInteger(UInt32(mime.count), endianness: .big)
+        body += mime
+        body.appendInteger(UInt32(text.count), endianness: .big)
+        body += text
+        for value in [width ?? 0, height ?? 0, 0, 0, bytes.count] {
+            body.appendInteger(UInt32(clamping: value), endianness: .big)
+        }
+        return body + bytes
+    }
+
     /// A whole FLAC `PICTURE` block (as `METADATA_BLOCK_PICTURE` holds it, in base64), or `nil`.
     static func flacBlock(_ bytes: [UInt8]) -> Picture? {
         bytes.withUnsafeBytes { raw in
             guard case .picture(var picture, let headerLength) = flacBlockStart(raw, blockLength: raw.count) else {
                 return nil
             }
-            if picture.mimeType.isEmpty || picture.mimeType == "-->" {
+            if picture.mimeType.isEmpty {
                 picture.mimeType = sniffedMIMEType(raw[headerLength...]) ?? picture.mimeType
             }
+            picture.data = Array(raw[headerLength..<headerLength + picture.byteCount])
             return picture
         }
     }

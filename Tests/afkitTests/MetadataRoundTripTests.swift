@@ -1,0 +1,110 @@
+import AudioContainers
+import AudioFormats
+import Foundation
+import LoopbackServers
+import Testing
+
+/// Tags and the front cover carried across (issue 53): from FLAC, MP3 and M4A sources made by the field's
+/// taggers into every output that holds them, read back by afkit's own parser and by mutagen (PyPI, in the
+/// virtual environment `make test` makes), the picture's bytes equal to the source's.
+@Suite struct MetadataRoundTripTests {
+    static let python = Command.packageRoot.path + "/.build-venv/bin/python"
+
+    /// mutagen's reading of a file: its title, artist and album, and the MD5 of each picture's bytes.
+    static let reader = #"""
+        import base64, hashlib, json, sys, mutagen, mutagen.mp4, mutagen.oggopus
+        from mutagen.flac import Picture
+        f = mutagen.File(sys.argv[1])
+        tags, out, pictures = f.tags, {}, []
+        def first(*keys):
+            for key in keys:
+                try:
+                    present = tags is not None and key in tags
+                except ValueError:  # a key this kind of tag cannot hold
+                    present = False
+                if present:
+                    value = tags[key]
+                    value = value.text if hasattr(value, "text") else value
+                    return str(value[0]) if isinstance(value, list) else str(value)
+        out["title"] = first("TIT2", "\xa9nam", "title")
+        out["artist"] = first("TPE1", "\xa9ART", "artist")
+        out["album"] = first("TALB", "\xa9alb", "album")
+        if hasattr(f, "pictures") and f.pictures:
+            pictures += [p.data for p in f.pictures]
+        if tags is not None and hasattr(tags, "getall"):
+            pictures += [frame.data for frame in tags.getall("APIC")]
+        if isinstance(f, mutagen.mp4.MP4) and "covr" in tags:
+            pictures += [bytes(cover) for cover in tags["covr"]]
+        if isinstance(f, mutagen.oggopus.OggOpus) and "metadata_block_picture" in tags:
+            pictures += [Picture(base64.b64decode(v)).data for v in tags["metadata_block_picture"]]
+        out["pictures"] = [hashlib.md5(p).hexdigest() for p in pictures]
+        print(json.dumps(out))
+        """#
+
+    static func mutagen(_ path: String) throws -> [String: Any] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", reader, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "mutagen read \(path)")
+    }
+
+    @Test(arguments: ["pictures/metaflac-three.flac", "pictures/ffmpeg-apic-v24.mp3", "mp4/aac-tagged.m4a"])
+    func tagsAndTheFrontCoverCarriedAcross(_ fixture: String) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "make test-venv makes mutagen's environment")
+        let source = try AudioFile(path: Command.fixtures + "/" + fixture)
+        let cover = try #require(source.properties.pictures.first { $0.type == 3 })
+        let coverBytes = try source.pictureData(cover)
+        let carried = ["title", "artist", "album", "track number", "year", "genre", "comments"]
+        let tags = source.properties.infoDictionary.filter { carried.contains($0.key) }
+        #expect(tags["title"] != nil)
+        let folder = try Loopback.temporaryFolder("round-trip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["out.m4a", "out.flac", "out.mp3", "out.opus", "out.wav", "out.aiff", "out.aac", "out.caf"] {
+            let output = folder + "/" + name
+            let result = try Command.run(["convert", fixture, output])
+            #expect(result.status == 0, "\(fixture) → \(name): \(result.stderr)")
+            let written = try AudioFile(path: output)
+            let back = written.properties.infoDictionary.filter { carried.contains($0.key) }
+            #expect(back == tags, "\(fixture) → \(name)")
+            if name == "out.caf" {
+                // CAF holds no picture: said, not dropped in silence.
+                #expect(written.properties.pictures.isEmpty)
+                #expect(result.stderr.contains("is not carried: CAF holds no picture"), "\(result.stderr)")
+                continue
+            }
+            let pictures = written.properties.pictures
+            #expect(pictures.count == 1, "\(fixture) → \(name)")
+            if let picture = pictures.first {
+                #expect(picture.type == 3 && picture.mimeType == cover.mimeType, "\(fixture) → \(name)")
+                #expect(try written.pictureData(picture) == coverBytes, "\(fixture) → \(name)")
+            }
+            guard name != "out.aac" else { continue }
+            // The independent reader: the same title, artist and album, and the same picture, byte for byte.
+            // (WAV's LIST/INFO and AIFF's NAME and AUTH, where their title and artist go, are not mutagen's.)
+            let read = try Self.mutagen(output)
+            if !["out.wav", "out.aiff"].contains(name) {
+                #expect(read["title"] as? String == tags["title"], "mutagen, \(fixture) → \(name): \(read)")
+                #expect(read["artist"] as? String == tags["artist"], "mutagen, \(fixture) → \(name)")
+            }
+            if name != "out.wav" { #expect(read["album"] as? String == tags["album"], "mutagen, \(fixture) → \(name)") }
+            #expect(read["pictures"] as? [String] == [Self.md5(coverBytes)], "mutagen, \(fixture) → \(name): \(read)")
+        }
+        // --no-metadata: neither tags nor pictures.
+        let bare = folder + "/bare.flac"
+        #expect(try Command.run(["convert", "--no-metadata", fixture, bare]).status == 0)
+        let written = try AudioFile(path: bare)
+        #expect(written.properties.pictures.isEmpty)
+        #expect(written.properties.infoDictionary.filter { carried.contains($0.key) }.isEmpty)
+    }
+
+    static func md5(_ bytes: [UInt8]) -> String {
+        var md5 = MD5()
+        md5.update(bytes)
+        return md5.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
