@@ -409,25 +409,39 @@ public struct ConversionPlan {
             options.metadata[MetadataKeys.source] = provenance
             if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
         }
-        if [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType) {
-            // Markers, loops and the instrument go where the container holds them, moved with any cut and to
-            // the output's rate, and kept within its frames.
-            let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
-            let start = render.start
-            func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
-            options.markers = source.markers.compactMap { marker in
-                var marker = marker
-                marker.framePosition = moved(marker.framePosition)
-                return (0...end).contains(marker.framePosition) ? marker : nil
-            }
-            options.loops = source.loops.compactMap { loop in
-                let scaled = Loop(
-                    start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
-                return scaled.end > scaled.start ? scaled : nil
-            }
+        // Markers, loops and the instrument go where the container holds them, moved with any cut and to the
+        // output's rate, and kept within its frames; what an output cannot hold is said.
+        let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+        let start = render.start
+        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
+        let markers = source.markers.compactMap { marker in
+            var marker = marker
+            marker.framePosition = moved(marker.framePosition)
+            return (0...end).contains(marker.framePosition) ? marker : nil
+        }
+        let loops = source.loops.compactMap { loop in
+            let scaled = Loop(start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
+            return scaled.end > scaled.start ? scaled : nil
+        }
+        let holdsMarkers = [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType)
+        // FLAC and Ogg Opus keep the first loop as LOOPSTART and LOOPLENGTH comments, as game engines read it.
+        let heldLoops = holdsMarkers ? loops.count : [.flac, .ogg].contains(fileType) ? min(loops.count, 1) : 0
+        if holdsMarkers {
+            options.markers = markers
             options.instrument = source.instrument
             options.comments = source.comments
             options.annotations = source.annotations
+        } else if !markers.isEmpty {
+            notes.append(
+                "\(fileType.descriptor.name) holds no markers: the source's \(markers.count) marker"
+                    + "\(markers.count == 1 ? " is" : "s are") not carried")
+        }
+        options.loops = Array(loops.prefix(heldLoops))
+        if loops.count > heldLoops {
+            let left = loops.count - heldLoops
+            notes.append(
+                "\(fileType.descriptor.name) holds \(heldLoops == 0 ? "no loops" : "one loop"): the source's "
+                    + "\(heldLoops == 0 ? "" : "other ")\(left) loop\(left == 1 ? " is" : "s are") not carried")
         }
         let priming = Int64(primingFrames)
         if let frames = render.count ?? source.frameCount {

@@ -294,8 +294,9 @@ struct FLACParser: StreamParser {
             context.properties.trace.append(
                 offset: offset - 4, size: Int64(body.count) + 4, "SEEKTABLE: \(seekPoints.count) points")
         case .vorbisComment:
-            if let (fields, pictures) = VorbisComment.fields(body) {
+            if var (fields, pictures) = VorbisComment.fields(body) {
                 context.properties.pictures += pictures
+                if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
                 for (key, value) in fields { context.properties.infoDictionary[key] = value }
                 if !fields.isEmpty { context.announce(.infoDictionary) }
             }
@@ -606,7 +607,7 @@ extension FLAC {
         let seekTable = seekTableBody(format: format, options: options, counts: counts)
         if !seekTable.isEmpty { appendBlock(.seekTable, seekTable, last: false) }
         for picture in options.pictures { appendBlock(.picture, picture.flacBlockBody(), last: false) }
-        appendBlock(.vorbisComment, VorbisComment.block(metadata: options.metadata), last: true)
+        appendBlock(.vorbisComment, VorbisComment.block(metadata: options.metadata, loops: options.loops), last: true)
         return ContainerLayout(header: header, trailer: [])
     }
 

@@ -61,10 +61,26 @@ enum VorbisComment {
 }
 
 extension VorbisComment {
+    /// The loop game engines and RPG Maker read from comments: `LOOPSTART` (a frame) with `LOOPLENGTH` (frames)
+    /// or `LOOPEND` (the frame after the loop), taken out of `fields` (lower-case keys, as ``fields(_:)`` gives
+    /// them); `nil` where they do not make one.
+    static func takeLoop(from fields: inout [String: String]) -> Loop? {
+        func number(_ key: String) -> Int64? {
+            fields[key].flatMap { Int64($0.filter { !$0.isWhitespace }) }
+        }
+        guard let start = number("loopstart"), start >= 0 else { return nil }
+        let end: Int64? =
+            if let length = number("looplength"), length > 0 { start.addingReportingOverflow(length).partialValue } else
+            { number("loopend") }
+        guard let end, end > start else { return nil }
+        for key in ["loopstart", "looplength", "loopend"] { fields[key] = nil }
+        return Loop(start: start, end: end, playMode: .forward)
+    }
+
     /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
     /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
     /// `OpusTags`, Ogg Opus's comment header.
-    static func block(metadata: [String: String], pictures: [Picture] = []) -> [UInt8] {
+    static func block(metadata: [String: String], pictures: [Picture] = [], loops: [Loop] = []) -> [UInt8] {
         let fields: [String: String] = [
             "title": "TITLE", "artist": "ARTIST", "album": "ALBUM", "year": "DATE", "genre": "GENRE",
             "track number": "TRACKNUMBER", "composer": "COMPOSER", "comments": "COMMENT", "copyright": "COPYRIGHT",
@@ -79,6 +95,7 @@ extension VorbisComment {
                 }
                 return String(String.UnicodeScalarView(name)) + "=" + value
             }.sorted() + pictures.map { "METADATA_BLOCK_PICTURE=" + Base64.encoded($0.flacBlockBody()) }
+            + (loops.first.map { ["LOOPSTART=\($0.start)", "LOOPLENGTH=\($0.end - $0.start)"] } ?? [])
         var body: [UInt8] = []
         let vendor = Array("afkit".utf8)
         body.appendInteger(UInt32(vendor.count), endianness: .little)

@@ -385,8 +385,9 @@ struct OggParser: StreamParser {
     }
 
     private mutating func readComments(_ bytes: UnsafeRawBufferPointer) {
-        guard let (fields, pictures) = VorbisComment.fields(bytes) else { return }
+        guard var (fields, pictures) = VorbisComment.fields(bytes) else { return }
         context.properties.pictures += pictures
+        if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
         guard !fields.isEmpty else { return }
         for (key, value) in fields { context.properties.infoDictionary[key] = value }
         context.announce(.infoDictionary)

@@ -20,11 +20,13 @@ extension Ogg {
         guard let head = counts.cookie(options), head.count >= 19, head.starts(with: Array("OpusHead".utf8)) else {
             throw AudioFileError.unsupportedDataFormat("ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
         }
-        var tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata, pictures: options.pictures)
+        var tags =
+            Array("OpusTags".utf8)
+            + VorbisComment.block(metadata: options.metadata, pictures: options.pictures, loops: options.loops)
         // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
         // says so), then metadata.
         if tags.count > Ogg.largestOnePagePacket {
-            tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata)
+            tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata, loops: options.loops)
         }
         if tags.count > Ogg.largestOnePagePacket { tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: [:]) }
         var header: [UInt8] = []
