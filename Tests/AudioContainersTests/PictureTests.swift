@@ -3,7 +3,7 @@ import AudioFormats
 import Foundation
 import Testing
 
-/// Cover art as the field's tools write it (Tests/Fixtures/make-picture-fixtures.sh: metaflac, flac
+/// Cover art as the field's tools write it (Tests/Fixtures/make-tagged-fixtures.sh: metaflac, flac
 /// --picture, opusenc --picture, vorbiscomment, FFmpeg's attached pictures in MP3, AIFF and M4A): each picture
 /// described as the reference tool describes it, its bytes where the file keeps them, whatever reads the file
 /// and however it is cut.

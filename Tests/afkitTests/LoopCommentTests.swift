@@ -4,7 +4,7 @@ import LoopbackServers
 import Testing
 
 /// Loop points kept in Vorbis comments (LOOPSTART with LOOPLENGTH or LOOPEND, as RPG Maker and game engines
-/// write them; Tests/Fixtures/make-loop-fixtures.sh) are loops (issue 53): `info` lists them, a conversion
+/// write them; Tests/Fixtures/make-tagged-fixtures.sh) are loops (issue 53): `info` lists them, a conversion
 /// carries them into every container that holds a loop (WAV `smpl`, CAF `regn`, AIFF `INST`, FLAC and Ogg Opus
 /// comments), moved to the output's rate, and says so where the output holds none (M4A, MP3).
 @Suite struct LoopCommentTests {

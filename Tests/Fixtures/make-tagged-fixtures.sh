@@ -3,13 +3,15 @@
 # (flac 1.4.2), opusenc --picture (opus-tools 0.2), vorbiscomment (vorbis-tools 1.4.2), FFmpeg 5.1's
 # attached pictures (ID3v2.4 and v2.3 APIC in MP3, ID3 in AIFF, covr in M4A moov-first). Tests read the
 # committed files (pictures/); run from this folder to remake them:
-#   bash make-picture-fixtures.sh
+#   bash make-tagged-fixtures.sh
+# Also loop points as game engines and RPG Maker keep them in Vorbis comments (loops/): LOOPSTART with
+# LOOPLENGTH or with LOOPEND, set by vorbiscomment, flac -T and opusenc --comment on a 1 s tone.
 # Beside each file, NAME.pictures: what ffprobe (for FLAC, metaflac --list) says of each picture, as
 # `type mime bytes [width height]` lines, in file order: the reference the tests compare `info` with.
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=pictures
-rm -rf "$OUT" && mkdir -p "$OUT"
+rm -rf "$OUT" loops && mkdir -p "$OUT" loops
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 FF="ffmpeg -nostdin -hide_banner -loglevel error -y -bitexact"
@@ -78,3 +80,10 @@ for s in info.get("streams", []):
     if sys.argv[1].endswith((".ogg", ".opus")): line += [s["width"], s["height"]]
     print(*line)' "$file" > "$file.pictures"
 done
+
+# Loops in comments.
+$FF -i signals/music.wav -t 1 -map_metadata -1 "$T/second.wav"
+oggenc -Q -q 2 "$T/second.wav" -o "$T/loop.ogg"
+vorbiscomment -w -t "TITLE=Looped" -t "LOOPSTART=4410" -t "LOOPLENGTH=11025" "$T/loop.ogg" loops/vorbis-looplength.ogg
+flac --silent --no-padding -T "LOOPSTART=2205" -T "LOOPEND=19845" -o loops/flac-loopend.flac "$T/second.wav"
+opusenc --quiet --bitrate 32 --comment "LOOPSTART=9600" --comment "LOOPLENGTH=24000" "$T/second.wav" loops/opus-looplength.opus
