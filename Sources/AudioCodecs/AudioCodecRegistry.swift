@@ -24,6 +24,9 @@ public struct EncoderSettings: Sendable {
     public var strategy: BitRateStrategy?
     /// Bits of the source's samples, for lossless codecs that keep them (16, 20, 24 or 32).
     public var sourceBitDepth: Int?
+    /// Whether the stream carries the encoder's own header (LAME's Xing/LAME tag frame, which only an MP3 file
+    /// holds); in another container the container's tables state the priming and remainder.
+    public var writesStreamHeader = true
     /// The seed of PCM's TPDF dither: the converter takes it from the source's content, so an output
     /// depends on the input's bytes alone, and two sources never share a dither sequence.
     public var ditherSeed: UInt64 = 0x5EED

@@ -598,6 +598,7 @@ public struct ConversionPlan {
                 sampleRate: rate,
                 channels: UInt32(channels)), sourceFormat: source.format)
         encoderSettings.imaQuality = settings.imaQuality
+        encoderSettings.writesStreamHeader = fileType == .mp3
         if PCM.shouldDither(from: source.format, to: encoderSettings.format) {
             // Seeded from the source's content, so an output depends on the input's bytes alone: the hash a
             // batch took for the provenance, or the one taken as the source was opened.

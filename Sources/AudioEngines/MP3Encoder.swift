@@ -48,7 +48,9 @@ public final class MP3Encoder: AudioEncoder {
         lame_set_out_samplerate(flags, Int32(format.sampleRate))
         lame_set_num_channels(flags, Int32(channels))
         lame_set_brate(flags, Int32(bitRate))
-        lame_set_bWriteVbrTag(flags, 1)
+        lame_set_bWriteVbrTag(flags, settings.writesStreamHeader ? 1 : 0)
+        // Without the tag frame, the first frame LAME makes is audio.
+        sawTagFrame = !settings.writesStreamHeader
         if let quality = settings.quality {
             let level: Int = 9 - min(127, max(0, quality)) * 9 / 127
             lame_set_quality(flags, Int32(level))
@@ -111,11 +113,13 @@ public final class MP3Encoder: AudioEncoder {
         guard pending.isEmpty else {
             throw AudioFileError.malformed("mp3: LAME left \(pending.count) bytes that are not a frame", offset: nil)
         }
+        let decoded = audioPackets * Int64(destinationFormat.framesPerPacket)
+        let remainder = Int(max(0, decoded - Int64(primingFrames) - sourceFrames))
+        guard lame_get_bWriteVbrTag(flags) != 0 else { return remainder }
         var tag = [UInt8](repeating: 0, count: 2880)
         let size = tag.withUnsafeMutableBufferPointer { lame_get_lametag_frame(flags, $0.baseAddress, $0.count) }
         magicCookie = size > 0 ? Array(tag[0..<min(size, tag.count)]) : nil
-        let decoded = audioPackets * Int64(destinationFormat.framesPerPacket)
-        return Int(max(0, decoded - Int64(primingFrames) - sourceFrames))
+        return remainder
     }
 
     /// Moves every whole frame of `pending` into `packets`.

@@ -212,7 +212,9 @@ public final class AudioFileWriter {
         counts.isProvisional = false
         if fileType == .mp3, let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
             try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
-        } else if fileType != .mp3 {
+        } else if fileType != .mp3 && format.formatID != .mpegLayer3 {
+            // (LAME's tag is a frame of an MP3 file; in another container the placeholder frame stays, and the
+            // container's own table says the priming and remainder.)
             counts.finalCookie = magicCookie
         }
         if pager != nil {
