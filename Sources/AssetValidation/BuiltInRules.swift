@@ -179,9 +179,13 @@ extension ValidationRule {
         guard let summary = facts.summary else { return [] }
         let ext = facts.fileExtension
         // MPEG Layer II goes by .mp2 and .mpa (or .mp3), never .mp1.
+        // Opus in Ogg goes by .opus (and .ogg, .oga); Vorbis and FLAC by .ogg and .oga.
         let expected =
             summary.format.formatID == .mpegLayer2 && summary.container == .mp3
-            ? ["mp2", "mpa", "mp3"] : summary.container.knownExtensions
+            ? ["mp2", "mpa", "mp3"]
+            : summary.container == .ogg
+                ? (summary.format.formatID == .opus ? ["opus", "ogg", "oga"] : ["ogg", "oga"])
+                : summary.container.knownExtensions
         guard !expected.contains(ext) else { return [] }
         let name = facts.path.split(separator: "/").last.map(String.init) ?? facts.path
         let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
@@ -357,14 +361,23 @@ private func namedFormat(_ code: String) -> String {
 }
 
 /// The command that fixes a file: `afkit convert OPTIONS FILE OUTPUT`, the output beside the file and named
-/// as it is with `extension` (its own when `nil`), `-fixed` added where that would be the file itself.
+/// as it is with `extension` (its own when `nil`, where afkit writes that container with the file's codec;
+/// else `.caf`), `-fixed` added where that would be the file itself.
 func convertCommand(_ facts: AssetFacts, _ options: String, extension ext: String? = nil) -> String {
     let path = facts.path
     let (folder, base, own) = pathParts(path)
-    let suffix = ext ?? own
+    let suffix = ext ?? (keepsItsContainer(facts, own) ? own : ".caf")
     var output = folder + base + suffix
     if output == path { output = folder + base + "-fixed" + suffix }
     return "afkit convert \(options) \(shellQuoted(path)) \(shellQuoted(output))"
+}
+
+/// Whether a fixed file can keep its name's container: afkit writes it (`.3gp`, `.ac3`, `.au` it only reads),
+/// and the codec the output would get is the file's (afkit's Ogg is Opus: a Vorbis `.ogg` becomes CAF).
+private func keepsItsContainer(_ facts: AssetFacts, _ suffix: String) -> Bool {
+    guard let type = FileType(outputPath: "x" + suffix) else { return false }
+    if type == .ogg { return facts.summary?.format.formatID == .opus }
+    return true
 }
 
 /// The profile's preset as a fix (`nil` for a profile without one): CAF, or M4A for `music`. Where the finding

@@ -47,8 +47,9 @@ public struct ConversionPlan {
         public init(output: String, settings: ConversionSettings) throws {
             fileType = try Self.fileType(for: output, settings: settings)
             var specifier = settings.dataFormat
-            // A preset's codec gives way to the one an `.mp3` name needs.
-            if fileType == .mp3, specifier?.kind == .aac, settings.copiesCompressedPackets {
+            // A preset's AAC gives way to the MP3 an `.mp3` name needs (a `-d aac` the user gives stays, and is
+            // refused there).
+            if fileType == .mp3, specifier?.kind == .aac, settings.adaptsToContainer {
                 specifier = DataFormatSpecifier(".mp3")
             }
             // A preset's Apple Lossless is FLAC in a FLAC file: lossless either way.
@@ -85,7 +86,9 @@ public struct ConversionPlan {
                 if let allowed = settings.allowedFileTypes, !allowed.contains(where: { same($0, explicit) }) {
                     throw ConversionUsageError(
                         "\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
-                            + "it writes " + allowed.map(\.afconvertCode).joined(separator: ", "))
+                            + "it writes "
+                            + allowed.flatMap { $0 == .wav ? [.wav, .rf64] : [$0] }.map(\.afconvertCode)
+                            .joined(separator: ", "))
                 }
                 return explicit
             }
@@ -255,7 +258,7 @@ public struct ConversionPlan {
             if let note = Self.secondGenerationNote(source: source.format, destination: settings.format) {
                 notes.append(note)
             }
-            notes += Self.unusedCodecOptions(settings, for: specifier)
+            notes += Self.unusedCodecOptions(settings)
             self.notes = notes
             encoderSettings = settings
             // The encoder made here says what it makes (ALAC's depth, AAC's packets) and its cookie, and
@@ -514,7 +517,7 @@ public struct ConversionPlan {
     }
 
     /// Notes for afconvert's codec options the output's format has no use for: said, never silently ignored.
-    static func unusedCodecOptions(_ settings: EncoderSettings, for specifier: DataFormatSpecifier) -> [String] {
+    static func unusedCodecOptions(_ settings: EncoderSettings) -> [String] {
         let takes = CodecDescriptor.of(settings.format.formatID)?.options ?? []
         let given: [(CodecOptions, Bool)] = [
             (.bitRate, settings.bitRate != nil), (.quality, settings.quality != nil),
@@ -522,7 +525,8 @@ public struct ConversionPlan {
         ]
         return given.filter { $0.1 && !takes.contains($0.0) }.map { option, _ in
             let codecs = spokenList(AudioConverter.registry.encodedCodecs(taking: option), conjunction: "and")
-            return "\(option.flags.joined()) applies to \(codecs), not -d \(specifier.description): not used"
+            let output = CodecDescriptor.spokenName(of: settings.format.formatID)
+            return "\(option.flags.joined()) applies to \(codecs); the output is \(output): not used"
         }
     }
 

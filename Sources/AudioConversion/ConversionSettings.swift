@@ -118,6 +118,7 @@ public enum Preset: String, CaseIterable, Sendable {
         case .music:
             // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
             settings.dataFormat = DataFormatSpecifier("aac")
+            settings.adaptsToContainer = true
             settings.maximumChannels = 2
             settings.copiesCompressedPackets = true
             settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]

@@ -69,7 +69,7 @@ struct AFKit: ParsableCommand {
         if let stray = named.stray {
             Output.standardError(
                 "Error: '\(stray)' is no option and no file here: use -- before file names that start "
-                    + "with - (afkit info -- \(stray))\n")
+                    + "with - (afkit \(names.contains(arguments[0]) ? arguments[0] : "info") -- \(stray))\n")
             terminate(Status.usage)
         }
         do {

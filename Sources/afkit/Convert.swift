@@ -65,7 +65,8 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("q"),
         help: ArgumentHelp(
-            "Codec quality, 0 to 127 (AAC: below 32 the fast search; FLAC: level q/16; Opus: complexity q×10/127).",
+            "Codec quality, 0 to 127 (AAC: below 32 the fast search; MP3: LAME's -q 9-q×9/127; FLAC: level q/16; "
+                + "Opus: complexity q×10/127).",
             valueName: "0-127"))
     var codecQuality: Int?
 

@@ -68,13 +68,27 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
-        try checkPathsExist(paths, in: Self.self)
+        try checkPathsExist(paths, in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
         try checkStandardOutput(against: paths, in: Self.self)
         let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
-        let report: ValidationReport
+        var report: ValidationReport
+        // `-`: standard input, kept in a temporary file and reported as `-`.
+        let spool = paths.contains("-") ? try StandardStreams.spoolStandardInput() : nil
+        defer { if let spool { StandardStreams.discard(spool) } }
         do {
-            report = try validator.validate(paths: paths)
+            report = try validator.validate(paths: paths.map { $0 == "-" ? spool ?? $0 : $0 })
+            for index in report.files.indices where report.files[index].path == spool {
+                // Reported as `-`; a fix reads standard input and writes beside the working folder.
+                report.files[index].path = "-"
+                // Standard input has no name for the extension rule to judge.
+                report.files[index].violations.removeAll { $0.rule == "extension" }
+                let stem = spool.map { String($0.dropLast(".tmp".count)) } ?? ""
+                for finding in report.files[index].violations.indices {
+                    report.files[index].violations[finding].fix = report.files[index].violations[finding].fix?
+                        .replacingAll(spool ?? "", with: "-").replacingAll(stem, with: "standard-input")
+                }
+            }
         } catch let error as AudioFileError {
             Output.standardError("validate: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)

@@ -20,7 +20,10 @@ struct Waveform: ParsableCommand {
     @Argument(help: "The sound file.")
     var input: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("OUT.json or OUT.dat.", valueName: "output"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "OUT.json or OUT.dat (audiowaveform's peaks), OUT.png or OUT.svg (a picture).", valueName: "output"))
     var output: String
 
     // Numbers are taken whatever they start with, so `--width -1` is answered as out of range, not as a
@@ -115,13 +118,27 @@ struct Waveform: ParsableCommand {
     }
 
     func run() throws {
-        try checkPathsExist([input], in: Self.self)
+        try checkPathsExist([input], in: Self.self, allowStandardInput: true)
         var outputs = OutputGuard(inputs: [input])
         do { try outputs.claim(output, as: "the waveform") } catch {
             throw usageError(error.description, in: Self.self)
         }
+        // `-`: standard input, kept in a temporary file.
+        let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
+        defer { if input == "-" { StandardStreams.discard(source) } }
         do {
-            let reader = try SourceReader(path: input)
+            let reader = try SourceReader(path: source)
+            // A source cut short or damaged is drawn as far as it goes, and said, as convert says it.
+            if let properties = reader.audioFile?.properties {
+                let shown = input == "-" ? "standard input" : PathEscaping.controlEscaped(input)
+                if properties.isTruncated {
+                    Output.standardError(
+                        "waveform: \(shown): note: the source is cut short (truncated): what it holds is drawn\n")
+                }
+                for place in properties.damage {
+                    Output.standardError("waveform: \(shown): note: the source is damaged: \(place)\n")
+                }
+            }
             let picture = kind == .svg || kind == .png
             // A picture fits the whole sound in its width unless a zoom is given; zoomed, it shows its width's
             // points from the start, as audiowaveform draws them.

@@ -52,8 +52,12 @@ import Testing
         conversion.strategy = .constant
         let result = try AudioConverter.convert(
             input: fixtures + "/signals/music.wav", output: folder.path + "/a.flac", settings: conversion)
-        #expect(result.notes.contains("-b applies to AAC, MP3 and Opus, not -d flac: not used"), "\(result.notes)")
-        #expect(result.notes.contains("-s applies to AAC and Opus, not -d flac: not used"), "\(result.notes)")
+        #expect(
+            result.notes.contains("-b applies to AAC, MP3 and Opus; the output is FLAC ('flac'): not used"),
+            "\(result.notes)")
+        #expect(
+            result.notes.contains("-s applies to AAC and Opus; the output is FLAC ('flac'): not used"),
+            "\(result.notes)")
         #expect(!result.notes.contains { $0.hasPrefix("-q") })
     }
 

@@ -36,6 +36,21 @@ import Testing
         }
     }
 
+    /// The same rule for `--preset music` and an `.mp3` name: the preset's AAC gives way to MP3; a `-d aac` the
+    /// user gives is refused there, never dropped in silence (a new user's finding).
+    @Test func thePresetMusicWritesMP3ToAnMP3FileUnlessAACIsAsked() throws {
+        let folder = try Folder()
+        let source = fixtures + "/signals/music.wav"
+        try AudioConverter.convert(input: source, output: folder.path + "/out.mp3", settings: Preset.music.settings)
+        #expect(try AudioFile(path: folder.path + "/out.mp3").dataFormat.formatID == .mpegLayer3)
+        var asked = Preset.music.settings
+        asked.dataFormat = DataFormatSpecifier("aac")
+        asked.adaptsToContainer = false
+        #expect(throws: ConversionUsageError.self) {
+            try AudioConverter.convert(input: source, output: folder.path + "/asked.mp3", settings: asked)
+        }
+    }
+
     /// 8-, 16- and 24-bit sources, mono to 7.1, become `.flac` files libFLAC (through libsndfile) decodes to
     /// the source's very integers, whose `STREAMINFO` holds the MD5 of those samples (as `flac -t` checks
     /// it), the total and the frame sizes, and which afkit's decoder reads back the same.

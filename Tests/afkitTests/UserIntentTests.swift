@@ -430,3 +430,45 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         )
     }
 }
+
+/// What a new user found at the seams (issue 47's second look): each as they met it.
+@Suite struct SeamTests {
+    /// A fix keeps the file's container only where afkit writes it with the file's codec: a Vorbis `.ogg`
+    /// (afkit's Ogg is Opus) is fixed into CAF, an Opus file stays Opus.
+    @Test func fixesWriteWhatAfkitWrites() throws {
+        let result = try Command.run([
+            "validate", "--profile", "music", "ogg/oggenc-speech.ogg", "ogg/opusenc-voice.opus",
+        ])
+        #expect(result.stdout.contains("ogg/oggenc-speech.ogg ogg/oggenc-speech.caf"), "\(result.stdout)")
+        #expect(result.stdout.contains("ogg/opusenc-voice.opus ogg/opusenc-voice-fixed.opus"), "\(result.stdout)")
+    }
+
+    /// The dash-name hint names the command it is about; batch's list of what a preset writes names RF64.
+    @Test func hintsNameTheirCommand() throws {
+        let waveform = try Command.run(["waveform", "-nosuch.wav", "-o", "/tmp/never.dat"])
+        #expect(
+            waveform.status == 2 && waveform.stderr.contains("(afkit waveform -- -nosuch.wav)"), "\(waveform.stderr)")
+        let batch = try Command.run(["batch", "--preset", "pcm", "-f", "opus", "--out", "/tmp/never", "signals"])
+        #expect(batch.status == 2 && batch.stderr.contains("caff, AIFF, AIFC, WAVE, RF64"), "\(batch.stderr)")
+    }
+
+    /// `-` is standard input for waveform and validate too, as for info and convert; a waveform of a source cut
+    /// short says so.
+    @Test func standardInputEverywhere() throws {
+        let folder = try Loopback.temporaryFolder("stdin")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/signals/music.wav"))
+        let waveform = try Command.run(["waveform", "-", "-o", folder + "/w.dat", "--zoom", "1"], stdin: bytes)
+        #expect(waveform.status == 0, "\(waveform.stderr)")
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/w.dat")).prefix(20))
+        #expect(Int(header[16]) | Int(header[17]) << 8 | Int(header[18]) << 16 == 55125)
+        let validate = try Command.run(["validate", "--profile", "music", "--format", "json", "-"], stdin: bytes)
+        let files = (validate.json as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        #expect(files.map { $0["path"] as? String } == ["-"], "\(validate.stdout)")
+        #expect(!validate.stdout.contains(".stdin.afkit"), "a temporary name leaked: \(validate.stdout)")
+        let cut = folder + "/cut.wav"
+        try bytes.prefix(30000).write(to: URL(fileURLWithPath: cut))
+        let drawn = try Command.run(["waveform", cut, "-o", folder + "/cut.dat"])
+        #expect(drawn.status == 0 && drawn.stderr.contains("cut.wav: note: the source is cut short"), "\(drawn.stderr)")
+    }
+}

@@ -686,7 +686,7 @@ extension CAF {
     /// CAF as afkit reads and writes it.
     static let descriptor = ContainerDescriptor(
         .caf, name: "CAF", kind: "a CAF file", fileTypeID: "caff", extensions: ["caf", "caff"],
-        formatCodes: ["caff", "caf"], writtenExtensions: [".caf"], mediaTypes: ["audio/x-caf", "audio/caf"],
+        formatCodes: ["caff", "caf"], writtenExtensions: [".caf", ".caff"], mediaTypes: ["audio/x-caf", "audio/caf"],
         recordsPriming: true,
         signatures: [FileSignature.Entry(outcome: .read(.caf)) { bytes, _ in FileSignature.magic(bytes, "caff") }],
         makeParser: { ChunkWalker<CAF.Container>(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },

@@ -118,7 +118,7 @@ extension ADTS {
     /// Bare ADTS: no signature; frames decide. It records no priming: every decoded frame counts.
     static let descriptor = ContainerDescriptor(
         .adts, name: "ADTS", kind: "an ADTS (AAC) stream", fileTypeID: "adts", extensions: ["aac", "adts"],
-        formatCodes: ["adts"], writtenExtensions: [".aac"],
+        formatCodes: ["adts"], writtenExtensions: [".aac", ".adts"],
         mediaTypes: ["audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts"],
         writer: { format, options, _, _ in
             // An ID3v2 tag with the text tags (as HLS's packed audio and FFmpeg have it), then raw AAC access

@@ -160,7 +160,7 @@ extension Ogg {
     static let descriptor = ContainerDescriptor(
         .ogg, name: "Ogg", kind: "an Ogg file", fileTypeID: "OggS", extensions: ["ogg", "oga", "opus"],
         hintExtensions: ["ogg", "oga", "opus", "ogv"], formatCodes: ["opus", "OggS", "ogg"],
-        writtenExtensions: [".opus", ".ogg"], mediaTypes: ["audio/ogg", "audio/opus", "application/ogg"],
+        writtenExtensions: [".opus", ".ogg", ".oga"], mediaTypes: ["audio/ogg", "audio/opus", "application/ogg"],
         recordsPriming: true,
         signatures: [
             FileSignature.Entry(
