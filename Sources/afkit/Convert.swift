@@ -371,8 +371,9 @@ struct Convert: ParsableCommand {
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
-            // Every message names the file it is about.
-            Output.standardError("convert: \(shownInput): \(error)\n")
+            // Every message names the file it is about (once).
+            let message = "\(error)"
+            Output.standardError("convert: \(message.hasPrefix(input) ? "" : "\(shownInput): ")\(message)\n")
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

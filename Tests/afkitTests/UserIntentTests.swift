@@ -1,3 +1,4 @@
+import AudioContainers
 import Foundation
 import LoopbackServers
 import Testing
@@ -332,19 +333,52 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
 }
 
 /// Whole or said (issue 53): a damaged source whose packets hold audio but whose counts leave no valid frame
-/// is refused by name (exit 1, nothing written), never converted into an empty output with success.
+/// is refused by name (exit 1, nothing written), never converted into an empty output with success; a count
+/// that lies where the packets say more is said, and the packets' frames converted.
 @Suite struct WholeOrSaidTests {
     @Test func countsThatLeaveNoFrameAreRefused() throws {
         let folder = try Loopback.temporaryFolder("whole")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try Command.run(["convert", "ogg/header-granule.ogg.bin", folder + "/out.caf"])
+        // A CAF whose 'pakt' says 0 valid frames over 3 packets of Apple Lossless.
+        let path = try Self.mutated("caf/sndfile-alac16.caf", in: folder, as: "zero.caf") { bytes in
+            let pakt = (0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("pakt".utf8) } ?? 0
+            for index in 0..<8 { bytes[pakt + 20 + index] = 0 }
+        }
+        let result = try Command.run(["convert", path, folder + "/out.wav"])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("header-granule.ogg.bin") && result.stderr.contains("no valid frame"))
-        #expect(!FileManager.default.fileExists(atPath: folder + "/out.caf"))
-        try FileManager.default.copyItem(
-            atPath: Command.fixtures + "/ogg/header-granule.ogg.bin", toPath: folder + "/damaged.ogg")
-        let batch = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/o", folder + "/damaged.ogg"])
+        #expect(result.stderr.contains("zero.caf") && result.stderr.contains("no valid frame"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.wav"))
+        let batch = try Command.run(["batch", "--preset", "pcm", "--out", folder + "/o", path])
         #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
+    }
+
+    /// An Ogg file whose first audio page's granule is 2^63-1 (CRC fixed): the last granule then says 0 frames
+    /// where the packets hold 44,224; a middle page flagged as the stream's last: both converted whole, said.
+    @Test func oggPagesThatLieAreSaid() throws {
+        let folder = try Loopback.temporaryFolder("ogg-lies")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let granule = try Command.run(["convert", "ogg/header-granule.ogg.bin", folder + "/granule.caf"])
+        #expect(granule.status == 0 && granule.stderr.contains("damaged: ogg: the last granule"), "\(granule.stderr)")
+        #expect(try AudioFile(path: folder + "/granule.caf").properties.validFrameCount ?? 0 >= 44100)
+        let ended = try Self.mutated("ogg/oggenc-stereo.ogg", in: folder, as: "ended.ogg") { bytes in
+            // The fifth page flagged BOS|EOS, its CRC fixed.
+            let pages = (0..<bytes.count - 4).filter { bytes[$0..<$0 + 4].elementsEqual("OggS".utf8) }
+            let start = pages[4]
+            let end = pages.count > 5 ? pages[5] : bytes.count
+            bytes[start + 5] |= 0x06
+            for index in 22..<26 { bytes[start + index] = 0 }
+            var crc: UInt32 = 0
+            for byte in bytes[start..<end] {
+                crc ^= UInt32(byte) << 24
+                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? crc << 1 ^ 0x04C1_1DB7 : crc << 1 }
+            }
+            for index in 0..<4 { bytes[start + 22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        }
+        let info = try #require((try Command.run(["info", "--json", ended]).json as? [[String: Any]])?.first)
+        #expect(info["frameCount"] as? Int == 44100 && info["damaged"] as? Bool == true, "\(info)")
+        let converted = try Command.run(["convert", ended, folder + "/ended.caf"])
+        #expect(
+            converted.status == 0 && converted.stderr.contains("flagged as the stream's last"), "\(converted.stderr)")
     }
 
     /// A copy of `fixture` with `change` applied to its bytes, in `folder`.

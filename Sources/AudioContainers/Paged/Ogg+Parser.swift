@@ -193,7 +193,14 @@ struct OggParser: StreamParser {
                 serial: header.serial, codec: codec, headersLeft: codec == .flac ? 1 : codec == .opus ? 2 : 3)
             context.properties.trace.append(offset: offset, "\(codec) stream, serial \(header.serial)")
         }
-        guard var stream, stream.serial == header.serial, !stream.ended else { return }
+        guard var stream, stream.serial == header.serial else { return }
+        if stream.ended {
+            // A page of the stream after its end-of-stream page: that flag lied; the stream is read through.
+            stream.ended = false
+            context.noteDamage(
+                "ogg: a page before byte \(offset) is flagged as the stream's last, but the stream goes on; read through"
+            )
+        }
         self.stream = nil
         defer { self.stream = stream }
         if let expected = stream.nextSequence, expected != header.sequence {
@@ -441,7 +448,12 @@ struct OggParser: StreamParser {
             // Granules count from the stream's start; Opus's include its pre-skip.
             let start = stream.codec == .opus ? 0 : max(stream.startGranule ?? 0, 0)
             let stated = last - start - priming
-            if stated < valid {
+            if stated < valid - Self.largestPacketFrames {
+                // More than a packet's padding: the last granule lies about the end; every frame decoded counts.
+                context.noteDamage(
+                    "ogg: the last granule position says \(max(stated, 0)) frames; the packets hold \(valid), which count"
+                )
+            } else if stated < valid {
                 valid = max(stated, 0)
             } else if stated > valid {
                 context.properties.trace.append(
@@ -457,6 +469,10 @@ struct OggParser: StreamParser {
             context.properties.trace.append(offset: endOffset, "no end-of-stream page: the stream may be cut short")
         }
     }
+
+    /// More frames than any Vorbis or Opus packet decodes to (Vorbis's longest block, 8192, gives 4096; Opus's
+    /// longest packet 5760): a last granule short of the packets by more is not trimming their padding.
+    static let largestPacketFrames: Int64 = 8192
 
     /// An estimate from the average packet so far; the next page whose CRC checks resumes the stream.
     mutating func resume(atPacket packet: Int64) throws -> Int64 {
