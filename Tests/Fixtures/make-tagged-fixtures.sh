@@ -46,6 +46,58 @@ open(sys.argv[2], "w").write(base64.b64encode(block).decode())
 PY
 vorbiscomment -a -t "METADATA_BLOCK_PICTURE=$(cat "$T/block.b64")" "$T/plain.ogg" $OUT/vorbiscomment-picture.ogg
 
+# mutagen (PyPI 1.47.0, the virtual environment `make test-venv` makes): ID3v2.3 in MP3, iTunes items in an
+# M4A, a FLAC picture, ID3 in AIFF and WAV, METADATA_BLOCK_PICTURE in Ogg Opus, each with a front cover.
+lame --quiet -b 64 "$T/tone.wav" "$T/plain.mp3"
+$FF -i "$T/tone.wav" -c:a aac -b:a 48k "$T/plain.m4a"
+$FF -i "$T/tone.wav" "$T/plain.aiff"
+$FF -i "$T/tone.wav" "$T/plain-riff.wav"
+opusenc --quiet --bitrate 32 "$T/tone.wav" "$T/plain.opus"
+cp "$T/plain.mp3" $OUT/mutagen-id3v23.mp3
+cp "$T/plain.m4a" $OUT/mutagen-covr.m4a
+cp "$T/plain.flac" $OUT/mutagen-picture.flac
+cp "$T/plain.aiff" $OUT/mutagen-id3.aiff
+cp "$T/plain-riff.wav" $OUT/mutagen-id3.wav
+cp "$T/plain.opus" $OUT/mutagen-picture.opus
+../../.build-venv/bin/python - "$T/cover.jpg" $OUT <<'PY'
+import sys
+from mutagen.id3 import ID3, APIC, TIT2, TPE1
+from mutagen.mp4 import MP4, MP4Cover
+from mutagen.flac import FLAC, Picture
+from mutagen.aiff import AIFF
+from mutagen.wave import WAVE
+from mutagen.oggopus import OggOpus
+import base64
+cover, out = open(sys.argv[1], "rb").read(), sys.argv[2]
+def id3(tags):
+    tags.add(TIT2(encoding=3, text="Mutagen Title"))
+    tags.add(TPE1(encoding=1, text="Mutagen Artist"))
+    tags.add(APIC(encoding=1, mime="image/jpeg", type=3, desc="Front", data=cover))
+tags = ID3()
+id3(tags)
+tags.save(out + "/mutagen-id3v23.mp3", v2_version=3)
+for name, kind in (("mutagen-id3.aiff", AIFF), ("mutagen-id3.wav", WAVE)):
+    f = kind(out + "/" + name)
+    f.add_tags()
+    id3(f.tags)
+    f.save()
+m = MP4(out + "/mutagen-covr.m4a")
+m["\xa9nam"] = "Mutagen Title"
+m["covr"] = [MP4Cover(cover, imageformat=MP4Cover.FORMAT_JPEG)]
+m.save()
+picture = Picture()
+picture.type, picture.mime, picture.desc, picture.data = 3, "image/jpeg", "Front", cover
+picture.width, picture.height, picture.depth = 40, 30, 24
+f = FLAC(out + "/mutagen-picture.flac")
+f["title"] = "Mutagen Title"
+f.add_picture(picture)
+f.save()
+o = OggOpus(out + "/mutagen-picture.opus")
+o["title"] = "Mutagen Title"
+o["metadata_block_picture"] = [base64.b64encode(picture.write()).decode()]
+o.save()
+PY
+
 # MP3 with an attached picture: ID3v2.4 (FFmpeg's default) and ID3v2.3.
 art=(-map 0 -map 1 -c:v copy -disposition:v attached_pic -metadata:s:v "comment=Cover (front)" -metadata "title=With Cover")
 $FF -i "$T/tone.wav" -i "$T/cover.jpg" "${art[@]}" -c:a libmp3lame -b:a 64k $OUT/ffmpeg-apic-v24.mp3
@@ -87,3 +139,10 @@ oggenc -Q -q 2 "$T/second.wav" -o "$T/loop.ogg"
 vorbiscomment -w -t "TITLE=Looped" -t "LOOPSTART=4410" -t "LOOPLENGTH=11025" "$T/loop.ogg" loops/vorbis-looplength.ogg
 flac --silent --no-padding -T "LOOPSTART=2205" -T "LOOPEND=19845" -o loops/flac-loopend.flac "$T/second.wav"
 opusenc --quiet --bitrate 32 --comment "LOOPSTART=9600" --comment "LOOPLENGTH=24000" "$T/second.wav" loops/opus-looplength.opus
+# FFmpeg does not show a picture in WAV's id3 chunk: mutagen's reading is the reference there.
+for file in $OUT/*.wav; do
+    ../../.build-venv/bin/python -c '
+import sys
+from mutagen.wave import WAVE
+for frame in WAVE(sys.argv[1]).tags.getall("APIC"): print(int(frame.type), frame.mime, len(frame.data))' "$file" > "$file.pictures"
+done

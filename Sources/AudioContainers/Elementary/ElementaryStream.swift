@@ -30,6 +30,9 @@ struct ElementaryStreamParser: StreamParser {
     /// a byte at a time (resync), noted once it ends.
     struct Gap {
         var tagRemaining: Int64 = 0
+        /// An ID3v2 tag larger than the parser reads whole, walked a frame at a time: its version and where it
+        /// ends (the frames before that still to come).
+        var id3Walk: (version: UInt8, end: Int64)?
         var junkStart: Int64?
         var junkBytes: Int64 = 0
         /// Bytes skipped before the first frame, tags and the zero padding right after a tag not counted.
@@ -38,6 +41,9 @@ struct ElementaryStreamParser: StreamParser {
         var isPaddingAfterTag = false
         /// Where the last leading tag ended: the signature table is asked about the bytes there.
         var checkSignatureAt: Int64?
+        /// Where the last tag met while searching ends: the search for a first frame counts from there (a
+        /// leading tag may hold megabytes of cover art).
+        var leadingTagEnd: Int64 = 0
     }
 
     /// Figures over the audio frames so far.
@@ -113,8 +119,12 @@ struct ElementaryStreamParser: StreamParser {
                 gap.tagRemaining -= Int64(count)
                 if gap.tagRemaining > 0 { return .needMore(cursor.remaining + 1) }
             }
+            if gap.id3Walk != nil {
+                if let step = walkID3Frame(&cursor, atEnd: atEnd) { return step }
+                continue
+            }
             guard cursor.remaining > 0 else { return .needMore(1) }
-            if isSearching && cursor.absoluteOffset >= Self.maximumLeadingBytes {
+            if isSearching && cursor.absoluteOffset - gap.leadingTagEnd >= Self.maximumLeadingBytes {
                 throw Self.unrecognised("its first \(Self.maximumLeadingBytes) bytes")
             }
             let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
@@ -214,16 +224,99 @@ struct ElementaryStreamParser: StreamParser {
                 "ID3v2.\(header.majorVersion) tag")
             _ = cursor.skip(total)
             if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = cursor.absoluteOffset }
+            if isSearching { gap.leadingTagEnd = cursor.absoluteOffset }
+            gap.isPaddingAfterTag = true
+        } else if (3...4).contains(header.majorVersion), header.flags & 0xC0 == 0 {
+            // Larger than the parser holds (a cover of megabytes): walked a frame at a time, each text frame and
+            // each picture's header read, the pictures' data stepped over.
+            context.properties.trace.append(
+                offset: offset, chunk: "ID3 ", size: Int64(total), "ID3v2.\(header.majorVersion) tag, walked by frame")
+            _ = cursor.skip(ID3.headerSize)
+            gap.id3Walk = (header.majorVersion, offset + Int64(ID3.headerSize + header.bodySize))
+            // A footer after the frames is stepped over with them.
+            gap.tagRemaining = 0
+            if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = offset + Int64(total) }
+            if isSearching { gap.leadingTagEnd = offset + Int64(total) }
             gap.isPaddingAfterTag = true
         } else {
+            // Unsynchronised as a whole (sizes of the resynchronised bytes) or with an extended header: stepped over.
             context.properties.trace.append(
                 offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2 tag too large to read; skipped")
             _ = cursor.skip(ID3.headerSize)
             gap.tagRemaining = Int64(total - ID3.headerSize)
             if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = offset + Int64(total) }
+            if isSearching { gap.leadingTagEnd = offset + Int64(total) }
             gap.isPaddingAfterTag = true
         }
+        return nil
+    }
+
+    /// One frame of a tag walked by frame (``Gap/id3Walk``): a text frame read whole (as a one-frame tag), a
+    /// picture's header read and its data stepped over, anything else stepped over; the walk ends at the tag's
+    /// end, its padding or a frame that does not fit.
+    private mutating func walkID3Frame(_ cursor: inout ByteCursor, atEnd: Bool) -> ParserStep? {
+        guard let walk = gap.id3Walk else { return nil }
+        let position = cursor.absoluteOffset
+        let left = walk.end - position
+        let headerLength = 10
+        func stop() {
+            gap.id3Walk = nil
+            gap.tagRemaining = max(left, 0)
+        }
+        guard left >= Int64(headerLength) else {
+            stop()
+            return nil
+        }
+        guard cursor.remaining >= headerLength else {
+            if atEnd { stop() }
+            return atEnd ? nil : .needMore(headerLength)
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + headerLength])
+        var size = 0
+        for index in 4..<8 {
+            size = walk.version == 4 ? size << 7 | Int(bytes[index] & 0x7F) : size << 8 | Int(bytes[index])
+        }
+        guard bytes[0] != 0, Int64(size) <= left - Int64(headerLength) else {
+            stop()  // padding, or a frame that runs past the tag
+            return nil
+        }
+        let id = String(decoding: bytes[0..<4], as: UTF8.self)
+        let frame = headerLength + size
+        // A picture needs its header (encoding, MIME type, role, description): at most this much of it.
+        let wanted = id == "APIC" ? min(frame, headerLength + 4096) : frame
+        if id == "APIC"
+            || (id.hasPrefix("T") || id.hasPrefix("COM")) && size <= context.limits.maximumMetadataChunkBytes
+        {
+            guard cursor.remaining >= wanted else {
+                if atEnd {
+                    stop()
+                    return nil
+                }
+                return .needMore(wanted)
+            }
+            // The frame (or a picture's first bytes) as a one-frame tag of the same version.
+            var prefix = Array(cursor.bytes[cursor.position..<cursor.position + wanted])
+            // A picture's frame cut to its first bytes says their size, so it reads as a whole frame.
+            let held = prefix.count - headerLength
+            let sizeBytes =
+                walk.version == 4
+                ? ID3.syncsafe(held) : (0..<4).map { UInt8(truncatingIfNeeded: held >> (24 - 8 * $0)) }
+            prefix.replaceSubrange(4..<8, with: sizeBytes)
+            let tag = Array("ID3".utf8) + [walk.version, 0, 0] + ID3.syncsafe(prefix.count) + prefix
+            let (text, pictures) = tag.withUnsafeBytes { ID3.frames($0, at: nil) }
+            mergeMetadata(text)
+            let flags = Int(bytes[8]) << 8 | Int(bytes[9])
+            for var picture in pictures {
+                // The picture's whole size, and where its bytes lie when stored as they are.
+                let headerPart = prefix.count - headerLength - picture.byteCount
+                picture.byteCount = size - headerPart
+                let stored = walk.version == 3 ? flags & 0x00C0 == 0 : flags & 0x000F == 0
+                picture.dataOffset = stored ? position + Int64(headerLength + headerPart) : nil
+                context.properties.pictures.append(picture)
+            }
+        }
+        gap.tagRemaining = Int64(frame)
         return nil
     }
 

@@ -294,7 +294,7 @@ struct FLACParser: StreamParser {
             context.properties.trace.append(
                 offset: offset - 4, size: Int64(body.count) + 4, "SEEKTABLE: \(seekPoints.count) points")
         case .vorbisComment:
-            if var (fields, pictures) = VorbisComment.fields(body) {
+            if case (var fields, let pictures)? = VorbisComment.fields(body) {
                 context.properties.pictures += pictures
                 if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
                 for (key, value) in fields { context.properties.infoDictionary[key] = value }

@@ -392,7 +392,7 @@ struct OggParser: StreamParser {
     }
 
     private mutating func readComments(_ bytes: UnsafeRawBufferPointer) {
-        guard var (fields, pictures) = VorbisComment.fields(bytes) else { return }
+        guard case (var fields, let pictures)? = VorbisComment.fields(bytes) else { return }
         context.properties.pictures += pictures
         if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
         guard !fields.isEmpty else { return }
