@@ -19,6 +19,12 @@ public enum AudioConverter {
     /// remainder covering every frame, a header page's granule position of 2^63-1) is damaged, and refused
     /// by name, never converted into an empty output with success.
     static func checkHoldsValidFrames(_ source: SourceReader, input: String) throws {
+        if source.frameCount == 0, let file = source.audioFile, let damage = file.properties.damage.first {
+            // Audio the file holds, none of it readable: refused, never an empty output.
+            throw AudioFileError.malformed(
+                "\(input): no frame of its audio could be read (\(damage)); nothing was converted",
+                offset: file.properties.dataOffset)
+        }
         guard source.frameCount == 0, let file = source.audioFile, file.packetCount > 0,
             let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
         else { return }

@@ -352,6 +352,37 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
     }
 
+    /// An MP4 sample table that lies with its media data whole: a sample of 16 MB (the rest said lost, not
+    /// "truncated"), or a chunk offset past the file (no frame readable: refused by name, never an empty output).
+    @Test func sampleTablesThatLieAreSaid() throws {
+        let folder = try Loopback.temporaryFolder("tables")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func box(_ bytes: [UInt8], _ type: String) -> Int {
+            (0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual(type.utf8) } ?? 0
+        }
+        let size = try Self.mutated("mp4/aac-faststart.m4a", in: folder, as: "size.m4a") { bytes in
+            let stsz = box(bytes, "stsz")
+            bytes.replaceSubrange(stsz + 16 + 40..<stsz + 16 + 44, with: [0, 0xFF, 0xFF, 0xFF])
+        }
+        let info = try #require((try Command.run(["info", "--json", size]).json as? [[String: Any]])?.first)
+        #expect(info["damaged"] as? Bool == true && info["truncated"] as? Bool == false, "\(info)")
+        let converted = try Command.run(["convert", size, folder + "/size.caf"])
+        #expect(converted.status == 0 && converted.stderr.contains("the table is damaged"), "\(converted.stderr)")
+        let offset = try Self.mutated("mp4/aac-faststart.m4a", in: folder, as: "offset.m4a") { bytes in
+            let stco = box(bytes, "stco")
+            let count =
+                Int(bytes[stco + 8]) << 24 | Int(bytes[stco + 9]) << 16 | Int(bytes[stco + 10]) << 8
+                | Int(bytes[stco + 11])
+            for entry in 0..<count {
+                bytes.replaceSubrange(stco + 12 + 4 * entry..<stco + 16 + 4 * entry, with: [0x7F, 0xFF, 0xFF, 0x00])
+            }
+        }
+        let refused = try Command.run(["convert", offset, folder + "/offset.caf"])
+        #expect(
+            refused.status == 1 && refused.stderr.contains("no frame of its audio could be read"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/offset.caf"))
+    }
+
     /// An Ogg file whose first audio page's granule is 2^63-1 (CRC fixed): the last granule then says 0 frames
     /// where the packets hold 44,224; a middle page flagged as the stream's last: both converted whole, said.
     @Test func oggPagesThatLieAreSaid() throws {

@@ -819,18 +819,24 @@ struct MP4Parser: StreamParser {
             }
             reached = cursor.sample
             if outside > 0 {
-                context.properties.trace.append(
-                    offset: endOffset,
-                    "\(outside) samples lie outside the media data ('mdat'); they are not packets")
+                context.noteDamage(
+                    "mp4: the sample table puts \(outside) packets outside the media data ('mdat'); they are lost")
             }
             context.packetIndex = index
         }
         let claimed = table.sampleCount
         if reached < claimed {
-            context.properties.isTruncated = true
-            context.properties.trace.append(
-                offset: endOffset,
-                "\(claimed - reached) of \(claimed) packets lie past the end of the stream")
+            // Cut short where the stream ends inside the media data; where every 'mdat' is whole, the table lies.
+            let mediaWhole = !mediaBoxes.isEmpty && mediaBoxes.allSatisfy { ($0.end ?? Int64.max) <= endOffset }
+            let note = "\(claimed - reached) of \(claimed) packets lie past the end of the stream"
+            if mediaWhole && !isFragmented {
+                context.noteDamage(
+                    "mp4: the sample table puts \(claimed - reached) of its \(claimed) packets past the end of the "
+                        + "stream, though the media data ('mdat') is whole: the table is damaged; they are lost")
+            } else {
+                context.properties.isTruncated = true
+                context.properties.trace.append(offset: endOffset, note)
+            }
         }
         context.properties.audioDataPacketCount = tally.packets
         context.properties.audioDataByteCount = tally.bytes
