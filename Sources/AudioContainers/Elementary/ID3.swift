@@ -74,9 +74,12 @@ public enum ID3 {
                 let text = id.hasPrefix("COM") ? comment(content) : self.text(content)
                 if let text, !text.isEmpty { found[key] = text }
             } else if !compressedOrEncrypted, id == "TXXX" || id == "TXX", let encoding = content.first {
-                // A user-defined text frame: its description names it.
+                // A user-defined text frame: its description names it, in lower case as every container's
+                // free-form names are (REPLAYGAIN_TRACK_GAIN is `replaygain_track_gain` from ID3, Vorbis and MP4).
                 let strings = decode(Array(content.dropFirst()), encoding: encoding)
-                if strings.count > 1, !strings[0].isEmpty, !strings[1].isEmpty { found[strings[0]] = strings[1] }
+                if strings.count > 1, !strings[0].isEmpty, !strings[1].isEmpty {
+                    found[strings[0].lowercased()] = strings[1]
+                }
             }
             position = start + size
         }
