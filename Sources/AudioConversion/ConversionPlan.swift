@@ -649,7 +649,7 @@ public struct ConversionPlan {
         }
         let reason: String? =
             switch fileType {
-            case .caf, .rf64: "\(fileType.descriptor.name) holds no picture"
+            case .caf: "CAF holds no picture"
             // (`where` binds to the last pattern of a list: one pattern a case.)
             case _
             where [.m4a, .mp4].contains(fileType) && !["image/jpeg", "image/png", "image/bmp"].contains(cover.mimeType):
