@@ -391,25 +391,41 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         let granule = try Command.run(["convert", "ogg/header-granule.ogg.bin", folder + "/granule.caf"])
         #expect(granule.status == 0 && granule.stderr.contains("damaged: ogg: the last granule"), "\(granule.stderr)")
         #expect(try AudioFile(path: folder + "/granule.caf").properties.validFrameCount ?? 0 >= 44100)
-        let ended = try Self.mutated("ogg/oggenc-stereo.ogg", in: folder, as: "ended.ogg") { bytes in
-            // The fifth page flagged BOS|EOS, its CRC fixed.
-            let pages = (0..<bytes.count - 4).filter { bytes[$0..<$0 + 4].elementsEqual("OggS".utf8) }
-            let start = pages[4]
-            let end = pages.count > 5 ? pages[5] : bytes.count
-            bytes[start + 5] |= 0x06
-            for index in 22..<26 { bytes[start + index] = 0 }
-            var crc: UInt32 = 0
-            for byte in bytes[start..<end] {
-                crc ^= UInt32(byte) << 24
-                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? crc << 1 ^ 0x04C1_1DB7 : crc << 1 }
-            }
-            for index in 0..<4 { bytes[start + 22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        // The fifth page flagged BOS|EOS.
+        let ended = try Self.mutated("ogg/oggenc-stereo.ogg", in: folder, as: "ended.ogg") {
+            Self.rewriteOggPage(&$0, 4) { $0 |= 0x06 }
         }
         let info = try #require((try Command.run(["info", "--json", ended]).json as? [[String: Any]])?.first)
         #expect(info["frameCount"] as? Int == 44100 && info["damaged"] as? Bool == true, "\(info)")
         let converted = try Command.run(["convert", ended, folder + "/ended.caf"])
         #expect(
             converted.status == 0 && converted.stderr.contains("flagged as the stream's last"), "\(converted.stderr)")
+        // A multiplexed file (Theora, then Vorbis) whose first stream lost its start flag: the Vorbis stream is
+        // read whole, and the stray pages are said.
+        let stray = try Self.mutated("ogg/video-first.ogv", in: folder, as: "stray.ogv") {
+            Self.rewriteOggPage(&$0, 0) { $0 &= ~0x02 }
+        }
+        let original = try AudioFile(path: Command.fixtures + "/ogg/video-first.ogv").properties.validFrameCount
+        let strayInfo = try #require((try Command.run(["info", "--json", stray]).json as? [[String: Any]])?.first)
+        #expect(strayInfo["frameCount"] as? Int == original.map(Int.init), "\(strayInfo)")
+        #expect(strayInfo["damaged"] as? Bool == true, "\(strayInfo)")
+        let strayConverted = try Command.run(["convert", stray, folder + "/stray.caf"])
+        #expect(strayConverted.stderr.contains("a stream that never began"), "\(strayConverted.stderr)")
+    }
+
+    /// Rewrites the flags of page `index` of an Ogg file with `change` and fixes the page's CRC-32.
+    static func rewriteOggPage(_ bytes: inout [UInt8], _ index: Int, _ change: (inout UInt8) -> Void) {
+        let pages = (0..<bytes.count - 4).filter { bytes[$0..<$0 + 4].elementsEqual("OggS".utf8) }
+        let start = pages[index]
+        let end = pages.count > index + 1 ? pages[index + 1] : bytes.count
+        change(&bytes[start + 5])
+        for offset in 22..<26 { bytes[start + offset] = 0 }
+        var crc: UInt32 = 0
+        for byte in bytes[start..<end] {
+            crc ^= UInt32(byte) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? crc << 1 ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        for offset in 0..<4 { bytes[start + 22 + offset] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(offset))) }
     }
 
     /// A copy of `fixture` with `change` applied to its bytes, in `folder`.

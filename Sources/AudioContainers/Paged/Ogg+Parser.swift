@@ -54,6 +54,8 @@ struct OggParser: StreamParser {
     private var resyncing = false
     private var junk: (start: Int64, count: Int64)?
     private var notedChain = false
+    /// Whether pages of a stream that never began were said.
+    private var notedStranger = false
     private var largest = 0
     private var audioBytes: Int64 = 0
 
@@ -193,7 +195,16 @@ struct OggParser: StreamParser {
                 serial: header.serial, codec: codec, headersLeft: codec == .flac ? 1 : codec == .opus ? 2 : 3)
             context.properties.trace.append(offset: offset, "\(codec) stream, serial \(header.serial)")
         }
-        guard var stream, stream.serial == header.serial else { return }
+        guard var stream, stream.serial == header.serial else {
+            // Pages of a stream whose first page never came (its start flag lost): skipped, and said once.
+            if let serial = stream?.serial, serial != header.serial, others[header.serial] == nil, !notedStranger {
+                notedStranger = true
+                context.noteDamage(
+                    "ogg: pages of a stream that never began (serial \(header.serial), from byte \(offset)) are skipped"
+                )
+            }
+            return
+        }
         if stream.ended {
             // A page of the stream after its end-of-stream page: that flag lied; the stream is read through.
             stream.ended = false
