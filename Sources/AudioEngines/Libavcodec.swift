@@ -244,12 +244,17 @@ public final class LibavcodecDecoder: AudioDecoder {
                 }
                 defer { engine.av.av_frame_unref(engine.frame) }
                 let frames = Int(engine.frame.pointee.nb_samples)
-                guard Int(engine.frame.pointee.ch_layout.nb_channels) == channels,
-                    (written + frames) * channels <= output.count
-                else {
+                let decodedChannels = Int(engine.frame.pointee.ch_layout.nb_channels)
+                guard decodedChannels == channels else {
                     throw AudioFileError.invalidPacket(
-                        "\(name): a packet decodes to \(frames) frames of \(engine.frame.pointee.ch_layout.nb_channels) "
-                            + "channels; the stream has \(channels)", offset: Int64(start))
+                        "\(name): a packet decodes to \(decodedChannels) channels; the stream has \(channels)",
+                        offset: Int64(start))
+                }
+                guard (written + frames) * channels <= output.count else {
+                    // More frames than the packets can hold: a packet's bytes are not one packet (a damaged table).
+                    throw AudioFileError.invalidPacket(
+                        "\(name): the packets decode to more than the \(output.count / channels) frames they can hold "
+                            + "(\(written + frames)): a packet's size or place is damaged", offset: Int64(start))
                 }
                 try interleave(frames, into: UnsafeMutableBufferPointer(rebasing: output[(written * channels)...]))
                 written += frames

@@ -172,4 +172,21 @@ import Testing
             #expect(summary == whole, "\(chunk)-byte chunks")
         }
     }
+
+    /// FFmpeg writes an MP3's comment as `TXXX:comment`: read as `comments`, the name every container's comment
+    /// has (so it travels into outputs); other user-defined frames keep their names in lower case.
+    @Test func userDefinedFramesForNamedTags() throws {
+        let source = Fixture.named("pictures/ffmpeg-apic-v24.mp3").bytes
+        let oldSize = source[6..<10].reduce(0) { $0 << 7 | Int($1) }
+        func frame(_ body: [UInt8]) -> [UInt8] {
+            Array("TXXX".utf8) + (0..<4).map { UInt8(body.count >> (21 - 7 * $0) & 0x7F) } + [0, 0] + body
+        }
+        let frames =
+            frame([3] + Array("comment".utf8) + [0] + Array("from ffmpeg".utf8))
+            + frame([3] + Array("REPLAYGAIN_TRACK_GAIN".utf8) + [0] + Array("-6.5 dB".utf8))
+        let size = (0..<4).map { UInt8(frames.count >> (21 - 7 * $0) & 0x7F) }
+        let bytes = Array("ID3".utf8) + [4, 0, 0] + size + frames + Array(source[(10 + oldSize)...])
+        let metadata = record(bytes, chunkSizes: [4096]).properties.infoDictionary
+        #expect(metadata["comments"] == "from ffmpeg" && metadata["replaygain_track_gain"] == "-6.5 dB", "\(metadata)")
+    }
 }

@@ -102,6 +102,41 @@ import Testing
         #expect(written.properties.infoDictionary.filter { carried.contains($0.key) }.isEmpty)
     }
 
+    /// A 2 MB cover (a phone's photo) travels into WAV and AIFF, whose ID3 chunk then holds more than other
+    /// metadata chunks, and afkit reads its own output back: tags and cover whole (a new user's finding).
+    @Test func aLargeCoverIntoWAVAndAIFFReadsBack() throws {
+        let folder = try Loopback.temporaryFolder("large-cover")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // flac-picture.flac with a 2 MB JPEG-headed picture block after STREAMINFO.
+        var bytes = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/pictures/flac-picture.flac")))
+        var cover: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0]
+        var state: UInt64 = 53
+        while cover.count < 2_000_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            cover.append(UInt8(truncatingIfNeeded: state >> 33))
+        }
+        cover += [0xFF, 0xD9]
+        func be(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        let mime = Array("image/jpeg".utf8)
+        let body = be(3) + be(mime.count) + mime + be(0) + be(1200) + be(900) + be(24) + be(0) + be(cover.count) + cover
+        bytes.insert(contentsOf: [6] + Array(be(body.count).dropFirst()) + body, at: 8 + 34)
+        let source = folder + "/large.flac"
+        try Data(bytes).write(to: URL(fileURLWithPath: source))
+        for name in ["out.wav", "out.aiff"] {
+            let output = folder + "/" + name
+            #expect(try Command.run(["convert", source, output]).status == 0)
+            let written = try AudioFile(path: output)
+            #expect(written.properties.infoDictionary["title"] == "Encoded With Picture", "\(name)")
+            let picture = try #require(written.properties.pictures.first { $0.byteCount > 1_000_000 }, "\(name)")
+            #expect(try written.pictureData(picture) == cover, "\(name)")
+            let again = try Command.run(["convert", output, folder + "/again-" + name + ".flac"])
+            #expect(again.status == 0)
+            let back = try AudioFile(path: folder + "/again-" + name + ".flac")
+            #expect(back.properties.pictures.map(\.byteCount).contains(cover.count), "\(name) → flac")
+        }
+    }
+
     static func md5(_ bytes: [UInt8]) -> String {
         var md5 = MD5()
         md5.update(bytes)

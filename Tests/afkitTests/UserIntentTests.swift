@@ -352,6 +352,23 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
         #expect(batch.status == 1 && batch.stdout.contains("1 failed"), "\(batch.stdout)")
     }
 
+    /// An MP3 cut in half: its LAME header counts frames and bytes the file no longer holds, so it is cut short
+    /// (said, the header's end padding not taken from what is left), where a lying frame count alone is not.
+    @Test func anMP3CutInHalfIsTruncated() throws {
+        let folder = try Loopback.temporaryFolder("mp3-cut")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let half = try Self.mutated("mp3/lame-cbr128-stereo-44k.mp3", in: folder, as: "half.mp3") {
+            $0.removeLast($0.count / 2)
+        }
+        let info = try #require((try Command.run(["info", "--json", half]).json as? [[String: Any]])?.first)
+        #expect(info["truncated"] as? Bool == true && info["remainderFrames"] as? Int == 0, "\(info)")
+        let converted = try Command.run(["convert", half, folder + "/half.caf"])
+        #expect(converted.status == 0 && converted.stderr.contains("half.mp3: note: the source is cut short"))
+        let lying = try #require(
+            (try Command.run(["info", "--json", "mp3/hostile-lying-xing-count.mp3"]).json as? [[String: Any]])?.first)
+        #expect(lying["truncated"] as? Bool == false)
+    }
+
     /// An MP4 sample table that lies with its media data whole: a sample of 16 MB (the rest said lost, not
     /// "truncated"), or a chunk offset past the file (no frame readable: refused by name, never an empty output).
     @Test func sampleTablesThatLieAreSaid() throws {

@@ -113,7 +113,11 @@ public enum AIFF {
         }
 
         func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
-            id == ChunkType.COMM ? (limits.maximumFormatChunkBytes, true) : (limits.maximumMetadataChunkBytes, false)
+            switch id {
+            case ChunkType.COMM: (limits.maximumFormatChunkBytes, true)
+            case ChunkType.ID3, "id3 ": (limits.maximumPictureChunkBytes, false)
+            default: (limits.maximumMetadataChunkBytes, false)
+            }
         }
 
         mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws

@@ -99,6 +99,8 @@ public enum WAVE {
         func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             switch id {
             case ChunkType.fmt, ChunkType.ds64: (limits.maximumFormatChunkBytes, true)
+            // Tags with cover art: up to the largest picture afkit carries.
+            case "id3 ", "ID3 ": (limits.maximumPictureChunkBytes, false)
             default: (limits.maximumMetadataChunkBytes, false)
             }
         }

@@ -78,7 +78,7 @@ public enum ID3 {
                 // free-form names are (REPLAYGAIN_TRACK_GAIN is `replaygain_track_gain` from ID3, Vorbis and MP4).
                 let strings = decode(Array(content.dropFirst()), encoding: encoding)
                 if strings.count > 1, !strings[0].isEmpty, !strings[1].isEmpty {
-                    found[strings[0].lowercased()] = strings[1]
+                    found[userFrameNames[strings[0].lowercased()] ?? strings[0].lowercased()] = strings[1]
                 }
             }
             position = start + size
@@ -160,6 +160,13 @@ public enum ID3 {
     static func syncsafe(_ value: Int) -> [UInt8] {
         (0..<4).map { UInt8(truncatingIfNeeded: (value >> (21 - 7 * $0)) & 0x7F) }
     }
+
+    /// User-defined frames some taggers write for what has a name of its own (FFmpeg's `TXXX:comment`): afkit's
+    /// names for them.
+    static let userFrameNames: [String: String] = [
+        "comment": "comments", "description": "comments", "date": "year", "track": "track number",
+        "tracknumber": "track number", "albumartist": "album artist", "album_artist": "album artist",
+    ]
 
     /// ID3v2 frame IDs (2.3/2.4 and 2.2) and afkit's names for them.
     static let frameNames: [String: String] = [

@@ -317,6 +317,9 @@ public struct ParserLimits: Sendable {
     public var maximumTableChunkBytes = 64 << 20
     /// The largest metadata chunk read whole; bigger ones are skipped and noted.
     public var maximumMetadataChunkBytes = 1 << 20
+    /// The largest tag chunk that may hold cover art (AIFF's `ID3 `, WAV's `id3 `) read whole: the largest
+    /// picture afkit carries (16 MiB) and its text.
+    public var maximumPictureChunkBytes = 17 << 20
     /// The largest format chunk (`desc`, `fmt `, `COMM`); bigger ones are malformed.
     public var maximumFormatChunkBytes = 1 << 16
 
