@@ -353,7 +353,8 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
     }
 
     /// An MP3 cut in half: its LAME header counts frames and bytes the file no longer holds, so it is cut short
-    /// (said, the header's end padding not taken from what is left), where a lying frame count alone is not.
+    /// (said), where a lying frame count alone is not. (Priming and remainder stay the LAME tag's, as the
+    /// contract states them.)
     @Test func anMP3CutInHalfIsTruncated() throws {
         let folder = try Loopback.temporaryFolder("mp3-cut")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -361,7 +362,7 @@ func decodedFloats(_ path: String, channels: Int) throws -> [[Float]] {
             $0.removeLast($0.count / 2)
         }
         let info = try #require((try Command.run(["info", "--json", half]).json as? [[String: Any]])?.first)
-        #expect(info["truncated"] as? Bool == true && info["remainderFrames"] as? Int == 0, "\(info)")
+        #expect(info["truncated"] as? Bool == true, "\(info)")
         let converted = try Command.run(["convert", half, folder + "/half.caf"])
         #expect(converted.status == 0 && converted.stderr.contains("half.mp3: note: the source is cut short"))
         let lying = try #require(

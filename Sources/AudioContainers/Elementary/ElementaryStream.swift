@@ -703,8 +703,8 @@ struct ElementaryStreamParser: StreamParser {
             tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         if context.properties.dataOffset == nil { context.properties.dataOffset = tally.lastEnd ?? endOffset }
         context.properties.maximumPacketSize = UInt32(tally.largest)
-        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short, and the
-        // end padding it states went with the end.
+        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short. (Its
+        // padding is still the remainder: the contract states priming and remainder from the LAME tag alone.)
         let bytesSeen = tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         // (Both counts must fall short, by more than the header frame itself: one lying count is not a cut.)
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated > Int(packets) + 1,
@@ -714,10 +714,9 @@ struct ElementaryStreamParser: StreamParser {
         }
         if let info = context.properties.packetTableInfo {
             let total = packets * Int64(format.framesPerPacket)
-            let remainder = context.properties.isTruncated ? 0 : info.remainderFrames
             context.properties.packetTableInfo = PacketTableInfo(
-                validFrames: max(total - Int64(info.primingFrames) - Int64(remainder), 0),
-                primingFrames: info.primingFrames, remainderFrames: remainder)
+                validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
+                primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
         }
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets),
             encoder.kind != .info || stated != 0

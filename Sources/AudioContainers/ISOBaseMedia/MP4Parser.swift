@@ -778,6 +778,12 @@ struct MP4Parser: StreamParser {
             }
         }
         guard movieParsed else {
+            if let movie = open.first(where: { $0.type == "moov" }) {
+                let length = movie.end.map { "\($0 - movie.offset) bytes long" } ?? "running to the end"
+                throw AudioFileError.truncated(
+                    "mp4: the stream ends inside its 'moov' box (at byte \(movie.offset), \(length)): the file is cut short",
+                    offset: endOffset)
+            }
             if let early = earlyMedia {
                 throw AudioFileError.truncated(
                     "mp4: the stream ends without a 'moov' box (its 'mdat' at byte \(early.offset) came first)",
