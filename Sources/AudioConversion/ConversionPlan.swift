@@ -276,16 +276,7 @@ public struct ConversionPlan {
             writerOptions.magicCookie = fileType == .mp3 ? nil : encoder.magicCookie
             primingFrames = encoder.primingFrames
         }
-        if source.audioFile?.properties.isTruncated == true {
-            // The whole packets a cut file holds convert; the user learns the source was cut.
-            notes.append("the source is cut short (truncated): what it holds is converted")
-        }
-        // Audio skipped as damaged: said where and how much, a line each (the first five).
-        let damage = source.audioFile?.properties.damage ?? []
-        for place in damage.prefix(5) { notes.append("the source is damaged: \(place)") }
-        if damage.count > 5 {
-            notes.append("the source is damaged in \(damage.count - 5) more places (afkit info lists them)")
-        }
+        notes += source.conditionNotes(whatIsHeld: "converted")
         if fileType == .aiff && settings.fileType == nil && !AIFF.plainAIFFHolds(format) {
             // A `.aif` name with data plain AIFF cannot hold (little-endian, float, IMA4, G.711): AIFF-C.
             fileType = .aifc
@@ -401,7 +392,6 @@ public struct ConversionPlan {
         var options = writerOptions
         options.metadata =
             settings.keepsMetadata ? source.metadata.filter { MetadataKeys.carried.contains($0.key) } : [:]
-        if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         let scale = format.sampleRate / source.sampleRate
         if let frames = render.count ?? source.frameCount {
@@ -446,6 +436,8 @@ public struct ConversionPlan {
                 "\(fileType.descriptor.name) holds \(heldLoops == 0 ? "no loops" : "one loop"): the source's "
                     + "\(heldLoops == 0 ? "" : "other ")\(left) loop\(left == 1 ? " is" : "s are") not carried")
         }
+        // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
+        if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         let priming = Int64(primingFrames)
         if let frames = render.count ?? source.frameCount {
             let outputFrames = Double(frames) * scale
@@ -654,8 +646,6 @@ public struct ConversionPlan {
             case _
             where [.m4a, .mp4].contains(fileType) && !["image/jpeg", "image/png", "image/bmp"].contains(cover.mimeType):
                 "MPEG-4's cover art is JPEG, PNG or BMP"
-            case _ where fileType == .ogg && cover.byteCount / 3 * 4 + 1000 > Ogg.largestOnePagePacket:
-                "afkit writes Ogg Opus's comment header in one page (64 KB)"
             default: nil
             }
         if let reason {
@@ -667,6 +657,14 @@ public struct ConversionPlan {
             return
         }
         cover.data = bytes
+        // Ogg Opus's comment header, as the writer makes it, must fit one page with the cover in it.
+        if fileType == .ogg,
+            Ogg.commentHeader(metadata: options.metadata, pictures: [cover], loops: options.loops).count
+                > Ogg.largestOnePagePacket
+        {
+            notes.append("\(what) is not carried: afkit writes Ogg Opus's comment header in one page (64 KB)")
+            return
+        }
         options.pictures = [cover]
     }
 

@@ -145,6 +145,20 @@ public final class SourceReader {
         }
     }
 
+    /// What a command says of a source cut short or damaged, `done` naming what becomes of what it holds
+    /// ("converted", "drawn"): the cut, and each place audio was skipped (the first five, then how many more).
+    public func conditionNotes(whatIsHeld done: String) -> [String] {
+        guard let properties = audioFile?.properties else { return [] }
+        var notes: [String] = []
+        // The whole packets a cut file holds are used; the user learns the source was cut.
+        if properties.isTruncated { notes.append("the source is cut short (truncated): what it holds is \(done)") }
+        for place in properties.damage.prefix(5) { notes.append("the source is damaged: \(place)") }
+        if properties.damage.count > 5 {
+            notes.append("the source is damaged in \(properties.damage.count - 5) more places (afkit info lists them)")
+        }
+        return notes
+    }
+
     /// Passes over the next `count` valid frames (before any are read).
     public func skipFrames(_ count: Int64) {
         let passed = min(max(0, count), remaining)

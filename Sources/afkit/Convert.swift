@@ -356,10 +356,10 @@ struct Convert: ParsableCommand {
             .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
-        let shownInput = input == "-" ? "standard input" : PathEscaping.controlEscaped(shownArgument(input))
+        let shown = shownInput(input)
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
-            for note in result.notes { Output.standardError("convert: \(shownInput): note: \(note)\n") }
+            for note in result.notes { Output.standardError("convert: \(shown): note: \(note)\n") }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
             if let outcome = result.normalization {
                 Output.standardError(
@@ -373,7 +373,7 @@ struct Convert: ParsableCommand {
         } catch let error as AudioFileError {
             // Every message names the file it is about (once).
             let message = "\(error)"
-            Output.standardError("convert: \(message.hasPrefix(input) ? "" : "\(shownInput): ")\(message)\n")
+            Output.standardError("convert: \(message.hasPrefix(input) ? "" : "\(shown): ")\(message)\n")
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

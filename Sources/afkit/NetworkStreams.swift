@@ -17,6 +17,12 @@ func shownArgument(_ argument: String) -> String {
     isStreamURL(argument) ? HTTPAudioStream.redactingCredentials(in: argument) : argument
 }
 
+/// An input as a message names it: `standard input` for `-`, a path with its control bytes escaped, a URL
+/// without its password.
+func shownInput(_ argument: String) -> String {
+    argument == "-" ? "standard input" : PathEscaping.controlEscaped(shownArgument(argument))
+}
+
 /// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
 /// where curl has one.
 struct NetworkOptions: ParsableArguments {

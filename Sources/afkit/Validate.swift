@@ -78,15 +78,17 @@ struct Validate: ParsableCommand {
         defer { if let spool { StandardStreams.discard(spool) } }
         do {
             report = try validator.validate(paths: paths.map { $0 == "-" ? spool ?? $0 : $0 })
-            for index in report.files.indices where report.files[index].path == spool {
+            if let spool {
                 // Reported as `-`; a fix reads standard input and writes beside the working folder.
-                report.files[index].path = "-"
-                // Standard input has no name for the extension rule to judge.
-                report.files[index].violations.removeAll { $0.rule == "extension" }
-                let stem = spool.map { String($0.dropLast(".tmp".count)) } ?? ""
-                for finding in report.files[index].violations.indices {
-                    report.files[index].violations[finding].fix = report.files[index].violations[finding].fix?
-                        .replacingAll(spool ?? "", with: "-").replacingAll(stem, with: "standard-input")
+                let stem = String(spool.dropLast(".tmp".count))
+                for index in report.files.indices where report.files[index].path == spool {
+                    report.files[index].path = "-"
+                    // Standard input has no name for the extension rule to judge.
+                    report.files[index].violations.removeAll { $0.rule == "extension" }
+                    for finding in report.files[index].violations.indices {
+                        report.files[index].violations[finding].fix = report.files[index].violations[finding].fix?
+                            .replacingAll(spool, with: "-").replacingAll(stem, with: "standard-input")
+                    }
                 }
             }
         } catch let error as AudioFileError {

@@ -129,15 +129,8 @@ struct Waveform: ParsableCommand {
         do {
             let reader = try SourceReader(path: source)
             // A source cut short or damaged is drawn as far as it goes, and said, as convert says it.
-            if let properties = reader.audioFile?.properties {
-                let shown = input == "-" ? "standard input" : PathEscaping.controlEscaped(input)
-                if properties.isTruncated {
-                    Output.standardError(
-                        "waveform: \(shown): note: the source is cut short (truncated): what it holds is drawn\n")
-                }
-                for place in properties.damage {
-                    Output.standardError("waveform: \(shown): note: the source is damaged: \(place)\n")
-                }
+            for note in reader.conditionNotes(whatIsHeld: "drawn") {
+                Output.standardError("waveform: \(shownInput(input)): note: \(note)\n")
             }
             let picture = kind == .svg || kind == .png
             // A picture fits the whole sound in its width unless a zoom is given; zoomed, it shows its width's

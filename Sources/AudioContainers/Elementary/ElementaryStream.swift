@@ -273,10 +273,7 @@ struct ElementaryStreamParser: StreamParser {
             return atEnd ? nil : .needMore(headerLength)
         }
         let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + headerLength])
-        var size = 0
-        for index in 4..<8 {
-            size = walk.version == 4 ? size << 7 | Int(bytes[index] & 0x7F) : size << 8 | Int(bytes[index])
-        }
+        let size = ID3.frameSize(bytes[4..<8], version: walk.version)
         guard bytes[0] != 0, Int64(size) <= left - Int64(headerLength) else {
             stop()  // padding, or a frame that runs past the tag
             return nil
@@ -298,11 +295,7 @@ struct ElementaryStreamParser: StreamParser {
             // The frame (or a picture's first bytes) as a one-frame tag of the same version.
             var prefix = Array(cursor.bytes[cursor.position..<cursor.position + wanted])
             // A picture's frame cut to its first bytes says their size, so it reads as a whole frame.
-            let held = prefix.count - headerLength
-            let sizeBytes =
-                walk.version == 4
-                ? ID3.syncsafe(held) : (0..<4).map { UInt8(truncatingIfNeeded: held >> (24 - 8 * $0)) }
-            prefix.replaceSubrange(4..<8, with: sizeBytes)
+            prefix.replaceSubrange(4..<8, with: ID3.frameSizeField(prefix.count - headerLength, version: walk.version))
             let tag = Array("ID3".utf8) + [walk.version, 0, 0] + ID3.syncsafe(prefix.count) + prefix
             let (text, pictures) = tag.withUnsafeBytes { ID3.frames($0, at: nil) }
             mergeMetadata(text)

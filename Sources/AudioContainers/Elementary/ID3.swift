@@ -51,11 +51,9 @@ public enum ID3 {
         var pictures: [Picture] = []
         while position >= 0, position + frameHeaderLength <= body.count, body[position] != 0 {
             let id = String(decoding: body[position..<position + idLength], as: UTF8.self)
-            var size = 0
-            for index in 0..<(header.majorVersion == 2 ? 3 : 4) {
-                let byte = Int(body[position + idLength + index])
-                size = header.majorVersion == 4 ? size << 7 | (byte & 0x7F) : size << 8 | byte
-            }
+            let sizeStart = position + idLength
+            let size = frameSize(
+                body[sizeStart..<sizeStart + (header.majorVersion == 2 ? 3 : 4)], version: header.majorVersion)
             let flags = header.majorVersion >= 3 ? Int(body[position + 8]) << 8 | Int(body[position + 9]) : 0
             let start = position + frameHeaderLength
             guard size >= 0, start + size <= body.count else { break }
@@ -154,6 +152,16 @@ public enum ID3 {
         }
         guard !frames.isEmpty else { return [] }
         return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
+    }
+
+    /// A frame's size from its size field: seven bits a byte in version 2.4, eight in 2.2 and 2.3.
+    static func frameSize(_ field: some Collection<UInt8>, version: UInt8) -> Int {
+        field.reduce(0) { version == 4 ? $0 << 7 | Int($1 & 0x7F) : $0 << 8 | Int($1) }
+    }
+
+    /// A frame's four-byte size field of `size` as `version` (2.3 or 2.4) writes it.
+    static func frameSizeField(_ size: Int, version: UInt8) -> [UInt8] {
+        version == 4 ? syncsafe(size) : (0..<4).map { UInt8(truncatingIfNeeded: size >> (24 - 8 * $0)) }
     }
 
     /// A size as ID3v2.4 writes it: four bytes of seven bits.

@@ -58,9 +58,7 @@ enum VorbisComment {
         if !vendor.isEmpty && fields["encoder"] == nil { fields["encoding application"] = vendor }
         return (fields, pictures)
     }
-}
 
-extension VorbisComment {
     /// The loop game engines and RPG Maker read from comments: `LOOPSTART` (a frame) with `LOOPLENGTH` (frames)
     /// or `LOOPEND` (the frame after the loop), taken out of `fields` (lower-case keys, as ``fields(_:)`` gives
     /// them); `nil` where they do not make one.
@@ -76,7 +74,9 @@ extension VorbisComment {
         for key in ["loopstart", "looplength", "loopend"] { fields[key] = nil }
         return Loop(start: start, end: end, playMode: .forward)
     }
+}
 
+extension VorbisComment {
     /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
     /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
     /// `OpusTags`, Ogg Opus's comment header.

@@ -8,6 +8,12 @@ extension Ogg {
     /// Frames (at 48 kHz) a page gathers before it is written: one second, as `opusenc` pages.
     static let pageFrames = 48000
 
+    /// Ogg Opus's comment header (`OpusTags`) of the metadata, pictures and loops: what must fit in one page
+    /// (``largestOnePagePacket``), which the converter asks before it carries a cover.
+    package static func commentHeader(metadata: [String: String], pictures: [Picture], loops: [Loop]) -> [UInt8] {
+        Array("OpusTags".utf8) + VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops)
+    }
+
     /// Header of an Ogg Opus file: the `OpusHead` page (the cookie; first of the stream) and the
     /// `OpusTags` page (the metadata as Vorbis comments). The audio pages are made as packets arrive.
     static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts) throws
@@ -20,15 +26,13 @@ extension Ogg {
         guard let head = counts.cookie(options), head.count >= 19, head.starts(with: Array("OpusHead".utf8)) else {
             throw AudioFileError.unsupportedDataFormat("ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
         }
-        var tags =
-            Array("OpusTags".utf8)
-            + VorbisComment.block(metadata: options.metadata, pictures: options.pictures, loops: options.loops)
         // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
         // says so), then metadata.
-        if tags.count > Ogg.largestOnePagePacket {
-            tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: options.metadata, loops: options.loops)
+        var tags = commentHeader(metadata: options.metadata, pictures: options.pictures, loops: options.loops)
+        if tags.count > largestOnePagePacket {
+            tags = commentHeader(metadata: options.metadata, pictures: [], loops: options.loops)
         }
-        if tags.count > Ogg.largestOnePagePacket { tags = Array("OpusTags".utf8) + VorbisComment.block(metadata: [:]) }
+        if tags.count > largestOnePagePacket { tags = commentHeader(metadata: [:], pictures: [], loops: []) }
         var header: [UInt8] = []
         appendPage(&header, flags: 2, granule: 0, sequence: 0, lacing: lacing(for: head.count), body: head)
         appendPage(&header, flags: 0, granule: 0, sequence: 1, lacing: lacing(for: tags.count), body: tags)
