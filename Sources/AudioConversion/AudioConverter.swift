@@ -95,6 +95,7 @@ public enum AudioConverter {
         }
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
+        result.timeline = plan.timeline
         result.sourceFormat = source.format
         result.sourceFrameCount = source.frameCount
         result.route = plan.route(for: source)

@@ -187,6 +187,8 @@ public struct ConversionPlan {
     public private(set) var writerOptions = AudioFileWriterOptions()
     /// What was chosen that the user did not ask for (a rate the codec cannot hold, ...).
     public private(set) var notes: [String] = []
+    /// Each marker, loop and chapter of the source: carried, moved or dropped (what `convert -v` lists).
+    public private(set) var timeline: [String] = []
     /// Source frames cut as silence from the start and from the end (`--trim-silence`).
     public private(set) var trimmedFrames: (leading: Int64, trailing: Int64)?
     /// The part of the source taken and what the float pipeline does to it; normalization sets its gain.
@@ -402,40 +404,7 @@ public struct ConversionPlan {
             options.metadata[MetadataKeys.source] = provenance
             if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
         }
-        // Markers, loops and the instrument go where the container holds them, moved with any cut and to the
-        // output's rate, and kept within its frames; what an output cannot hold is said.
-        let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
-        let start = render.start
-        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
-        let markers = source.markers.compactMap { marker in
-            var marker = marker
-            marker.framePosition = moved(marker.framePosition)
-            return (0...end).contains(marker.framePosition) ? marker : nil
-        }
-        let loops = source.loops.compactMap { loop in
-            let scaled = Loop(start: max(0, moved(loop.start)), end: min(moved(loop.end), end), playMode: loop.playMode)
-            return scaled.end > scaled.start ? scaled : nil
-        }
-        let holdsMarkers = [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType)
-        // FLAC and Ogg Opus keep the first loop as LOOPSTART and LOOPLENGTH comments, as game engines read it.
-        let heldLoops = holdsMarkers ? loops.count : [.flac, .ogg].contains(fileType) ? min(loops.count, 1) : 0
-        if holdsMarkers {
-            options.markers = markers
-            options.instrument = source.instrument
-            options.comments = source.comments
-            options.annotations = source.annotations
-        } else if !markers.isEmpty {
-            notes.append(
-                "\(fileType.descriptor.name) holds no markers: the source's \(markers.count) marker"
-                    + "\(markers.count == 1 ? " is" : "s are") not carried")
-        }
-        options.loops = Array(loops.prefix(heldLoops))
-        if loops.count > heldLoops {
-            let left = loops.count - heldLoops
-            notes.append(
-                "\(fileType.descriptor.name) holds \(heldLoops == 0 ? "no loops" : "one loop"): the source's "
-                    + "\(heldLoops == 0 ? "" : "other ")\(left) loop\(left == 1 ? " is" : "s are") not carried")
-        }
+        carryTimeline(of: source, scale: scale, keepsMetadata: settings.keepsMetadata, into: &options)
         // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
         if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         let priming = Int64(primingFrames)
@@ -448,6 +417,112 @@ public struct ConversionPlan {
             }
         }
         writerOptions = options
+    }
+
+    /// Markers, loops, chapters and the instrument go where the container holds them, moved with any cut and to
+    /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
+    /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
+    mutating func carryTimeline(
+        of source: SourceReader, scale: Double, keepsMetadata: Bool, into options: inout AudioFileWriterOptions
+    ) {
+        let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+        let start = render.start
+        let container = fileType.descriptor.name
+        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
+        func span(_ loop: Loop) -> String { "\(loop.start)-\(loop.end)" }
+        let holdsMarkers = [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType)
+        var markers: [Marker] = []
+        for marker in source.markers {
+            var carried = marker
+            carried.framePosition = moved(marker.framePosition)
+            let name = marker.name.isEmpty ? "marker \(marker.id)" : "marker '\(marker.name)'"
+            if !(0...end).contains(carried.framePosition) {
+                timeline.append("\(name) at frame \(marker.framePosition): outside the audio kept, dropped")
+            } else {
+                markers.append(carried)
+                timeline.append(
+                    "\(name) at frame \(marker.framePosition)"
+                        + (carried.framePosition == marker.framePosition ? "" : " moved to \(carried.framePosition)")
+                        + (holdsMarkers ? "" : ": not carried"))
+            }
+        }
+        if markers.count < source.markers.count {
+            let left = source.markers.count - markers.count
+            notes.append(
+                "\(left) marker\(left == 1 ? " lies" : "s lie") outside the audio kept and \(left == 1 ? "is" : "are") dropped"
+            )
+        }
+        var loops: [Loop] = []
+        for (index, loop) in source.loops.enumerated() {
+            let whole = Loop(start: moved(loop.start), end: moved(loop.end), playMode: loop.playMode)
+            let kept = Loop(start: max(0, whole.start), end: min(whole.end, end), playMode: loop.playMode)
+            let name = "loop \(index + 1) (source frames \(span(loop)))"
+            if kept.end <= kept.start {
+                notes.append("\(name) lies outside the audio kept and is dropped")
+                timeline.append("\(name): outside the audio kept, dropped")
+                continue
+            }
+            if kept != whole {
+                notes.append("the cut shortens \(name) to output frames \(span(kept))")
+            }
+            let held = holdsMarkers || [.flac, .ogg].contains(fileType) && loops.isEmpty
+            loops.append(kept)
+            timeline.append("\(name)" + (kept == loop ? "" : " now \(span(kept))") + (held ? "" : ": not carried"))
+        }
+        // FLAC and Ogg Opus keep the first loop as LOOPSTART and LOOPLENGTH comments, as game engines read it.
+        let heldLoops = holdsMarkers ? loops.count : [.flac, .ogg].contains(fileType) ? min(loops.count, 1) : 0
+        // Chapters move with the cut (one that began before it starts at 0), each ending where the next begins and
+        // the last at the end; where the output holds markers and no chapters, they become markers.
+        let rate = source.sampleRate
+        let seconds = Double(start) / rate
+        let length = (render.count ?? source.frameCount).map { Double($0) / rate }
+        var chapters: [Chapter] = []
+        for (index, chapter) in source.chapters.enumerated() {
+            let shifted = chapter.startTime - seconds
+            let next = index + 1 < source.chapters.count ? source.chapters[index + 1].startTime - seconds : nil
+            let ending = [chapter.endTime.map { $0 - seconds }, next, length].compactMap { $0 }.min()
+            let name = "chapter '\(chapter.title)' at \(shortDecimal(chapter.startTime)) s"
+            if let ending, ending <= max(0, shifted) || length.map({ shifted >= $0 }) == true {
+                timeline.append("\(name): outside the audio kept, dropped")
+                continue
+            }
+            chapters.append(Chapter(startTime: max(0, shifted), endTime: ending, title: chapter.title))
+            timeline.append(name + (seconds == 0 ? "" : " moved to \(shortDecimal(max(0, shifted))) s"))
+        }
+        let holdsChapters = [.m4a, .mp4, .mp3, .adts, .flac, .ogg].contains(fileType)
+        if !keepsMetadata { chapters = [] }
+        if holdsChapters {
+            options.chapters = chapters
+        } else if holdsMarkers && !chapters.isEmpty {
+            let firstID = (markers.map(\.id).max() ?? 0) + 1
+            markers += chapters.enumerated().map { index, chapter in
+                Marker(
+                    id: firstID + index, framePosition: Int64((chapter.startTime * format.sampleRate).rounded()),
+                    name: chapter.title)
+            }
+            notes.append("\(container) holds no chapters: the source's \(chapters.count) become markers")
+        } else if !chapters.isEmpty {
+            notes.append(
+                "\(container) holds no chapters: the source's \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
+            )
+        }
+        if holdsMarkers {
+            options.markers = markers
+            options.instrument = source.instrument
+            options.comments = source.comments
+            options.annotations = source.annotations
+        } else if !markers.isEmpty {
+            notes.append(
+                "\(container) holds no markers: the source's \(markers.count) marker"
+                    + "\(markers.count == 1 ? " is" : "s are") not carried")
+        }
+        options.loops = Array(loops.prefix(heldLoops))
+        if loops.count > heldLoops {
+            let left = loops.count - heldLoops
+            notes.append(
+                "\(container) holds \(heldLoops == 0 ? "no loops" : "one loop"): the source's "
+                    + "\(heldLoops == 0 ? "" : "other ")\(left) loop\(left == 1 ? " is" : "s are") not carried")
+        }
     }
 
     // MARK: - Decisions

@@ -175,6 +175,8 @@ public struct ConversionResult: Sendable {
     public var notes: [String] = []
     /// The loudness normalization's measurements and gain, when one was asked for.
     public var normalization: NormalizationOutcome?
+    /// Each marker, loop and chapter of the source: carried, moved or dropped.
+    public var timeline: [String] = []
     /// Source frames cut as silence from the start and from the end (`--trim-silence`).
     public var trimmedFrames: (leading: Int64, trailing: Int64)?
     /// The source's format (what `convert -v` tells, with the frames and the route).

@@ -27,6 +27,8 @@ public final class SourceReader {
     public let markers: [Marker]
     /// Loops, where the file has them.
     public private(set) var loops: [Loop] = []
+    /// Chapters, where the file has them.
+    public private(set) var chapters: [Chapter] = []
     /// The instrument (base note, gain, key and velocity range), where the file has one.
     public private(set) var instrument: Instrument?
     /// Comments with their times (AIFF `COMT`).
@@ -117,6 +119,7 @@ public final class SourceReader {
         metadata = file.properties.infoDictionary
         markers = file.properties.markers
         loops = file.properties.loops
+        chapters = file.properties.chapters
         instrument = file.properties.instrument
         comments = file.properties.comments
         annotations = file.properties.annotations

@@ -235,6 +235,7 @@ struct Convert: ParsableCommand {
             route += ", encoded"
         }
         lines.append("route: " + route)
+        lines += result.timeline
         return lines.map { "convert: \($0)\n" }.joined()
     }
 

@@ -174,6 +174,18 @@ enum InfoText {
         for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
             lines.append("Metadata:               \(key): \(PathEscaping.controlEscaped(value))")
         }
+        for picture in summary.pictures {
+            let size = picture.width.flatMap { w in picture.height.map { " \(w)x\($0)" } } ?? ""
+            lines.append(
+                "Picture:                \(picture.roleName), \(picture.mimeType)\(size), "
+                    + "\(picture.byteCount) bytes")
+        }
+        for chapter in summary.chapters {
+            let end = chapter.endTime.map { "-" + formatSeconds($0) } ?? ""
+            lines.append(
+                "Chapter:                \(formatSeconds(chapter.startTime))\(end) sec: "
+                    + PathEscaping.controlEscaped(chapter.title))
+        }
         for warning in properties.warnings {
             lines.append("Warning:                \(PathEscaping.controlEscaped(warning))")
         }

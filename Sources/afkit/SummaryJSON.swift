@@ -34,6 +34,14 @@ extension AudioFileSummary {
         return .object(fields)
     }
 
+    /// A chapter: its start, its end where the file states one, and its title.
+    static func chapterJSON(_ chapter: Chapter) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("start", .number(chapter.startTime))]
+        if let end = chapter.endTime { fields.append(("end", .number(end))) }
+        fields.append(("title", .string(chapter.title)))
+        return .object(fields)
+    }
+
     /// The contract's fields after `path`, in its order.
     var jsonFields: [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = [
@@ -73,6 +81,9 @@ extension AudioFileSummary {
                             ])
                         })
                 ))
+        }
+        if !chapters.isEmpty {
+            fields.append(("chapters", .array(chapters.map(Self.chapterJSON))))
         }
         if !comments.isEmpty {
             fields.append(

@@ -173,6 +173,66 @@ import Testing
         }
     }
 
+    /// The other ways ID3 keeps a picture, as taggers write them: version 2.2's `PIC` (a three-letter format),
+    /// version 2.3 unsynchronised as a whole tag, version 2.4 unsynchronised frame by frame (each 0xFF followed by
+    /// a zero byte, which a JPEG is full of): each picture read whole, its bytes the cover's (held, restored,
+    /// where the file does not keep them as they are), the same at every chunk size; the audio all there.
+    @Test(arguments: ["2.2 PIC", "2.3 unsynchronised tag", "2.4 unsynchronised frame"])
+    func everyID3PictureForm(_ form: String) throws {
+        let cover = try AudioFile(path: Fixture.named("pictures/flac-picture.flac").path).pictureData(
+            try #require(
+                try AudioFile(path: Fixture.named("pictures/flac-picture.flac").path).properties.pictures.first))
+        #expect(cover.contains(0xFF))
+        let source = Fixture.named("pictures/ffmpeg-apic-v24.mp3").bytes
+        let oldSize = source[6..<10].reduce(0) { $0 << 7 | Int($1) }
+        let audio = Array(source[(10 + oldSize)...])
+        func unsynchronised(_ bytes: [UInt8]) -> [UInt8] { bytes.flatMap { $0 == 0xFF ? [0xFF, 0x00] : [$0] } }
+        func syncsafe(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(value >> (21 - 7 * $0) & 0x7F) } }
+        func plain(_ value: Int, _ count: Int) -> [UInt8] {
+            (0..<count).map { UInt8(value >> (8 * (count - 1 - $0)) & 0xFF) }
+        }
+        let tag: [UInt8]
+        switch form {
+        case "2.2 PIC":
+            let title = [0] + Array("Old Tagger".utf8)
+            let picture = [0] + Array("JPG".utf8) + [3] + Array("Front".utf8) + [0] + cover
+            let frames =
+                Array("TT2".utf8) + plain(title.count, 3) + title + Array("PIC".utf8) + plain(picture.count, 3)
+                + picture
+            tag = Array("ID3".utf8) + [2, 0, 0] + syncsafe(frames.count) + frames
+        case "2.3 unsynchronised tag":
+            let title = [0] + Array("Old Tagger".utf8)
+            let picture = [0] + Array("image/jpeg".utf8) + [0, 3] + Array("Front".utf8) + [0] + cover
+            let frames =
+                Array("TIT2".utf8) + plain(title.count, 4) + [0, 0] + title + Array("APIC".utf8)
+                + plain(picture.count, 4) + [0, 0] + picture
+            let body = unsynchronised(frames)
+            tag = Array("ID3".utf8) + [3, 0, 0x80] + syncsafe(body.count) + body
+        default:
+            let title = [3] + Array("Old Tagger".utf8)
+            let picture = unsynchronised([0] + Array("image/jpeg".utf8) + [0, 3] + Array("Front".utf8) + [0] + cover)
+            let frames =
+                Array("TIT2".utf8) + syncsafe(title.count) + [0, 0] + title + Array("APIC".utf8)
+                + syncsafe(picture.count) + [0, 0x02] + picture
+            tag = Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
+        }
+        let bytes = tag + audio
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("id3-\(form.prefix(3)).mp3").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try AudioFile(path: path)
+        let original = try AudioFile(path: Fixture.named("pictures/ffmpeg-apic-v24.mp3").path)
+        #expect(file.properties.infoDictionary["title"] == "Old Tagger", "\(form)")
+        #expect(file.properties.validFrameCount == original.properties.validFrameCount, "\(form)")
+        let picture = try #require(file.properties.pictures.first, "\(form)")
+        #expect(Self.line(picture) == "3 image/jpeg \(cover.count)", "\(form)")
+        #expect(try file.pictureData(picture) == cover, "\(form)")
+        let whole = try AudioFileSummary(file.properties)
+        for chunk in [1, 7, 4096, 1 << 20] {
+            #expect(try AudioFileSummary(record(bytes, chunkSizes: [chunk]).properties) == whole, "\(form), \(chunk)")
+        }
+    }
+
     /// FFmpeg writes an MP3's comment as `TXXX:comment`: read as `comments`, the name every container's comment
     /// has (so it travels into outputs); other user-defined frames keep their names in lower case.
     @Test func userDefinedFramesForNamedTags() throws {

@@ -139,6 +139,10 @@ oggenc -Q -q 2 "$T/second.wav" -o "$T/loop.ogg"
 vorbiscomment -w -t "TITLE=Looped" -t "LOOPSTART=4410" -t "LOOPLENGTH=11025" "$T/loop.ogg" loops/vorbis-looplength.ogg
 flac --silent --no-padding -T "LOOPSTART=2205" -T "LOOPEND=19845" -o loops/flac-loopend.flac "$T/second.wav"
 opusenc --quiet --bitrate 32 --comment "LOOPSTART=9600" --comment "LOOPLENGTH=24000" "$T/second.wav" loops/opus-looplength.opus
+# Silence around a tone (SoX), for --trim-silence: a loop the cut shortens and one it removes.
+sox -n -r 44100 -c 1 -b 16 "$T/padded.wav" synth 1 sine 440 pad 0.5 0.5
+flac --silent --no-padding -T "LOOPSTART=1000" -T "LOOPEND=40000" -o loops/flac-trim-shortens.flac "$T/padded.wav"
+flac --silent --no-padding -T "LOOPSTART=100" -T "LOOPEND=4000" -o loops/flac-trim-removes.flac "$T/padded.wav"
 # FFmpeg does not show a picture in WAV's id3 chunk: mutagen's reading is the reference there.
 for file in $OUT/*.wav; do
     ../../.build-venv/bin/python -c '
@@ -146,3 +150,55 @@ import sys
 from mutagen.wave import WAVE
 for frame in WAVE(sys.argv[1]).tags.getall("APIC"): print(int(frame.type), frame.mime, len(frame.data))' "$file" > "$file.pictures"
 done
+
+# Chapters and loudness tags (tags/): FFmpeg's chapters from an FFMETADATA file (M4A: Nero `chpl` and a
+# chapter text track; MP3: ID3 CHAP frames with TIT2; Ogg Opus: CHAPTERnnn comments), and ReplayGain and
+# iTunes' normalization and gapless values as taggers write them: mutagen's ID3 TXXX and COMM (iTunes keeps
+# iTunNORM and iTunSMPB in comments with those descriptions) and MP4 free-form items, metaflac's comments.
+# NAME.chapters: ffprobe -show_chapters's start, end and title of each, the reference for the chapter tests.
+rm -rf tags && mkdir -p tags
+cat > "$T/chapters.txt" <<'META'
+;FFMETADATA1
+title=Chaptered
+[CHAPTER]
+TIMEBASE=1/1000
+START=0
+END=400
+title=Intro
+[CHAPTER]
+TIMEBASE=1/1000
+START=400
+END=1000
+title=Main Part
+META
+$FF -i signals/music.wav -t 1 -map_metadata -1 "$T/second.wav"
+chapters=(-i "$T/chapters.txt" -map_metadata 1 -map_chapters 1)
+$FF -i "$T/second.wav" "${chapters[@]}" -c:a aac -b:a 32k tags/ffmpeg-chapters.m4a
+$FF -i "$T/second.wav" "${chapters[@]}" -c:a libmp3lame -b:a 32k tags/ffmpeg-chapters.mp3
+$FF -i "$T/second.wav" "${chapters[@]}" -c:a libopus -b:a 24k tags/ffmpeg-chapters.opus
+for file in tags/ffmpeg-chapters.*; do
+    ffprobe -v error -show_entries chapter=start_time,end_time:chapter_tags=title -of csv=p=0 "$file" > "$file.chapters"
+done
+cp "$T/plain.mp3" tags/mutagen-gain.mp3
+cp "$T/plain.m4a" tags/mutagen-gain.m4a
+../../.build-venv/bin/python - tags <<'PY'
+import sys
+from mutagen.id3 import ID3, COMM, TXXX
+from mutagen.mp4 import MP4, MP4FreeForm
+out = sys.argv[1]
+norm = " 00000180 0000016F 00000C6A 00000BC4 00002710 00002710 00007FFF 00007FFF 00002710 00002710"
+tags = ID3()
+tags.add(COMM(encoding=0, lang="eng", desc="", text="A plain comment"))
+tags.add(COMM(encoding=0, lang="eng", desc="iTunNORM", text=norm))
+tags.add(TXXX(encoding=3, desc="REPLAYGAIN_TRACK_GAIN", text="-6.20 dB"))
+tags.add(TXXX(encoding=3, desc="REPLAYGAIN_TRACK_PEAK", text="0.988525"))
+tags.save(out + "/mutagen-gain.mp3", v2_version=4)
+m = MP4(out + "/mutagen-gain.m4a")
+m["\xa9cmt"] = "A plain comment"
+m["----:com.apple.iTunes:iTunNORM"] = [MP4FreeForm(norm.encode())]
+m["----:com.apple.iTunes:replaygain_track_gain"] = [MP4FreeForm(b"-6.20 dB")]
+m.save()
+PY
+cp "$T/plain.flac" tags/metaflac-gain.flac
+metaflac --set-tag="COMMENT=A plain comment" --set-tag="REPLAYGAIN_TRACK_GAIN=-6.20 dB" \
+    --set-tag="REPLAYGAIN_TRACK_PEAK=0.988525" tags/metaflac-gain.flac

@@ -45,4 +45,32 @@ import Testing
             #expect(result.stderr.contains("holds no loops: the source's 1 loop is not carried"), "\(result.stderr)")
         }
     }
+
+    /// `--trim-silence` that cuts into a loop says how the loop changed (a new user would otherwise find a loop
+    /// moved without a word), one it removes is said dropped, and `-v` lists each loop carried, moved or dropped.
+    @Test func aCutIntoALoopIsSaid() throws {
+        let folder = try Loopback.temporaryFolder("loop-cut")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let shortened = try Command.run([
+            "convert", "-v", "--trim-silence", "-60", "loops/flac-trim-shortens.flac", folder + "/short.wav",
+        ])
+        #expect(shortened.status == 0, "\(shortened.stderr)")
+        let loop = try #require(try AudioFile(path: folder + "/short.wav").properties.loops.first)
+        // 0.5 s of silence (22050 frames) is cut from the start: the loop's start with it, its end moved back.
+        #expect(loop.start == 0 && (40000 - 22050)...(40000 - 21000) ~= loop.end, "\(loop)")
+        #expect(
+            shortened.stderr.contains(
+                "flac-trim-shortens.flac: note: the cut shortens loop 1 (source frames 1000-40000) to output frames "
+                    + "0-\(loop.end)"), "\(shortened.stderr)")
+        #expect(shortened.stderr.contains("convert: loop 1 (source frames 1000-40000) now 0-\(loop.end)\n"))
+
+        let removed = try Command.run([
+            "convert", "-v", "--trim-silence", "-60", "loops/flac-trim-removes.flac", folder + "/gone.wav",
+        ])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try AudioFile(path: folder + "/gone.wav").properties.loops.isEmpty)
+        #expect(
+            removed.stderr.contains("note: loop 1 (source frames 100-4000) lies outside the audio kept and is dropped"))
+        #expect(removed.stderr.contains("convert: loop 1 (source frames 100-4000): outside the audio kept, dropped\n"))
+    }
 }

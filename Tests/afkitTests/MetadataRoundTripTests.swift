@@ -102,6 +102,73 @@ import Testing
         #expect(written.properties.infoDictionary.filter { carried.contains($0.key) }.isEmpty)
     }
 
+    /// mutagen's chapters of a file: `[start seconds, title]` from MP4's `chpl`, ID3's `CHAP` frames, or the
+    /// `CHAPTERnnn` comments of FLAC and Ogg.
+    static let chapterReader = #"""
+        import json, sys, mutagen, mutagen.mp4
+        f = mutagen.File(sys.argv[1])
+        out = []
+        if isinstance(f, mutagen.mp4.MP4):
+            # mutagen 1.47 reads chpl's starts (100 ns units, as FFmpeg reads them) as 1/10000 of the movie's
+            # time scale: right for FFmpeg's files (scale 1000), not for afkit's (the sample rate). Undone here.
+            scale = f.chapters._timescale / 1000
+            out = [[round(c.start * scale, 6), c.title] for c in f.chapters]
+        elif hasattr(f.tags, "getall"):
+            chaps = sorted(f.tags.getall("CHAP"), key=lambda c: c.start_time)
+            out = [[c.start_time / 1000, str(c.sub_frames["TIT2"].text[0])] for c in chaps]
+        else:
+            tags = dict((k.upper(), v[0]) for k, v in f.tags.as_dict().items())
+            for n in range(1, 1000):
+                key = "CHAPTER%03d" % n
+                if key not in tags: break
+                h, m, s = tags[key].split(":")
+                out.append([int(h) * 3600 + int(m) * 60 + float(s), tags.get(key + "NAME", "")])
+        print(json.dumps(out))
+        """#
+
+    /// Chapters travel (issue 53): into M4A's `chpl`, MP3's and ADTS's `CHAP` frames (with a `CTOC`), FLAC's and
+    /// Ogg Opus's chapter comments, read back by afkit and by mutagen; into WAV and CAF, which hold no chapters,
+    /// as markers at the same times, with a note.
+    @Test(arguments: ["tags/ffmpeg-chapters.mp3", "tags/ffmpeg-chapters.m4a"])
+    func chaptersCarriedAcross(_ fixture: String) throws {
+        let source = try AudioFile(path: Command.fixtures + "/" + fixture).properties
+        let chapters = source.chapters.map { [$0.startTime, $0.title] as [AnyHashable] }
+        #expect(chapters.count == 2)
+        let folder = try Loopback.temporaryFolder("chapters")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["out.m4a", "out.flac", "out.mp3", "out.opus", "out.aac", "out.wav", "out.caf"] {
+            let output = folder + "/" + name
+            let result = try Command.run(["convert", fixture, output])
+            #expect(result.status == 0, "\(fixture) → \(name): \(result.stderr)")
+            let written = try AudioFile(path: output).properties
+            if ["out.wav", "out.caf"].contains(name) {
+                #expect(written.chapters.isEmpty)
+                let rate = try #require(written.dataFormat?.sampleRate)
+                #expect(
+                    written.markers.map { [(Double($0.framePosition) / rate * 1000).rounded() / 1000, $0.name] }
+                        == chapters, "\(fixture) → \(name)")
+                #expect(result.stderr.contains("holds no chapters: the source's 2 become markers"), "\(result.stderr)")
+                continue
+            }
+            #expect(written.chapters.map { [$0.startTime, $0.title] as [AnyHashable] } == chapters, "\(name)")
+            // Every chapter ends where the next begins, the last at the end of the sound.
+            #expect(written.chapters.first?.endTime.map { abs($0 - 0.4) < 0.001 } ?? !name.hasSuffix(".mp3"))
+            guard name != "out.aac" else { continue }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.python)
+            process.arguments = ["-c", Self.chapterReader, output]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let read = try #require(try JSONSerialization.jsonObject(with: data) as? [[Any]], "mutagen, \(name)")
+            #expect(
+                read.map { [($0[0] as? Double ?? -1), $0[1] as? String ?? ""] as [AnyHashable] } == chapters,
+                "mutagen, \(name): \(read)")
+        }
+    }
+
     /// A 2 MB cover (a phone's photo) travels into WAV and AIFF, whose ID3 chunk then holds more than other
     /// metadata chunks, and afkit reads its own output back: tags and cover whole (a new user's finding).
     @Test func aLargeCoverIntoWAVAndAIFFReadsBack() throws {

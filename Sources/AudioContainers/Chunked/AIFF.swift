@@ -170,11 +170,7 @@ public enum AIFF {
             case ChunkType.MARK: parseMarkers(chunk, &body, &context)
             case ChunkType.INST: parseInstrument(chunk, &body, &context)
             case ChunkType.ID3, "id3 ":
-                let (text, pictures) = ID3.frames(body.bytes, at: body.baseOffset)
-                context.properties.pictures += pictures
-                for (key, value) in text where context.properties.infoDictionary[key] == nil {
-                    context.properties.infoDictionary[key] = value
-                }
+                ID3.frames(body.bytes, at: body.baseOffset).merge(into: &context.properties)
                 context.announce(.infoDictionary)
             default: break
             }

@@ -148,11 +148,7 @@ public enum WAVE {
             case "inst": parseInstrument(&body, &context)
             case "bext": parseBroadcastExtension(&body, &context)
             case "id3 ", "ID3 ":
-                let (text, pictures) = ID3.frames(body.bytes, at: body.baseOffset)
-                context.properties.pictures += pictures
-                for (key, value) in text where context.properties.infoDictionary[key] == nil {
-                    context.properties.infoDictionary[key] = value
-                }
+                ID3.frames(body.bytes, at: body.baseOffset).merge(into: &context.properties)
                 context.announce(.infoDictionary)
             default: break
             }

@@ -127,6 +127,8 @@ extension ADTS {
                 throw AudioFileError.unsupportedDataFormat(
                     "adts: ADTS holds AAC, not '\(format.formatID)'", offset: nil)
             }
-            return ContainerLayout(header: ID3.tag(metadata: options.metadata, pictures: options.pictures), trailer: [])
+            return ContainerLayout(
+                header: ID3.tag(metadata: options.metadata, pictures: options.pictures, chapters: options.chapters),
+                trailer: [])
         })
 }

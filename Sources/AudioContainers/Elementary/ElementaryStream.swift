@@ -151,7 +151,9 @@ struct ElementaryStreamParser: StreamParser {
                         if !atEnd { return .needMore(ID3.version1Size) }
                     } else {
                         endGarbage(at: offset)
-                        mergeMetadata(ID3.version1Fields(bytes))
+                        if ID3.Contents(text: ID3.version1Fields(bytes)).merge(into: &context.properties) {
+                            context.announce(.infoDictionary)
+                        }
                         context.properties.trace.append(offset: offset, chunk: "TAG ", size: 128, "ID3v1 tag")
                         _ = cursor.skip(ID3.version1Size)
                         continue
@@ -216,9 +218,8 @@ struct ElementaryStreamParser: StreamParser {
                 _ = cursor.skip(bytes.count)
                 return nil
             }
-            let (text, pictures) = ID3.frames(UnsafeRawBufferPointer(rebasing: bytes[0..<total]), at: offset)
-            mergeMetadata(text)
-            context.properties.pictures += pictures
+            let contents = ID3.frames(UnsafeRawBufferPointer(rebasing: bytes[0..<total]), at: offset)
+            if contents.merge(into: &context.properties) { context.announce(.infoDictionary) }
             context.properties.trace.append(
                 offset: offset, chunk: "ID3 ", size: Int64(total),
                 "ID3v2.\(header.majorVersion) tag")
@@ -283,7 +284,8 @@ struct ElementaryStreamParser: StreamParser {
         // A picture needs its header (encoding, MIME type, role, description): at most this much of it.
         let wanted = id == "APIC" ? min(frame, headerLength + 4096) : frame
         if id == "APIC"
-            || (id.hasPrefix("T") || id.hasPrefix("COM")) && size <= context.limits.maximumMetadataChunkBytes
+            || (id.hasPrefix("T") || id.hasPrefix("COM") || id == "CHAP")
+                && size <= context.limits.maximumMetadataChunkBytes
         {
             guard cursor.remaining >= wanted else {
                 if atEnd {
@@ -297,8 +299,10 @@ struct ElementaryStreamParser: StreamParser {
             // A picture's frame cut to its first bytes says their size, so it reads as a whole frame.
             prefix.replaceSubrange(4..<8, with: ID3.frameSizeField(prefix.count - headerLength, version: walk.version))
             let tag = Array("ID3".utf8) + [walk.version, 0, 0] + ID3.syncsafe(prefix.count) + prefix
-            let (text, pictures) = tag.withUnsafeBytes { ID3.frames($0, at: nil) }
-            mergeMetadata(text)
+            var contents = tag.withUnsafeBytes { ID3.frames($0, at: nil) }
+            let pictures = contents.pictures
+            contents.pictures = []
+            if contents.merge(into: &context.properties) { context.announce(.infoDictionary) }
             let flags = Int(bytes[8]) << 8 | Int(bytes[9])
             for var picture in pictures {
                 // The picture's whole size, and where its bytes lie when stored as they are.
@@ -311,14 +315,6 @@ struct ElementaryStreamParser: StreamParser {
         }
         gap.tagRemaining = Int64(frame)
         return nil
-    }
-
-    private mutating func mergeMetadata(_ fields: [String: String]) {
-        guard !fields.isEmpty else { return }
-        for (key, value) in fields where context.properties.infoDictionary[key] == nil {
-            context.properties.infoDictionary[key] = value
-        }
-        context.announce(.infoDictionary)
     }
 
     private mutating func garbage(_ cursor: inout ByteCursor) throws {

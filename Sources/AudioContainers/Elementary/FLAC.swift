@@ -294,12 +294,7 @@ struct FLACParser: StreamParser {
             context.properties.trace.append(
                 offset: offset - 4, size: Int64(body.count) + 4, "SEEKTABLE: \(seekPoints.count) points")
         case .vorbisComment:
-            if case (var fields, let pictures)? = VorbisComment.fields(body) {
-                context.properties.pictures += pictures
-                if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
-                for (key, value) in fields { context.properties.infoDictionary[key] = value }
-                if !fields.isEmpty { context.announce(.infoDictionary) }
-            }
+            if VorbisComment.read(body, into: &context.properties) == true { context.announce(.infoDictionary) }
             context.properties.trace.append(offset: offset - 4, size: Int64(body.count) + 4, "VORBIS_COMMENT")
         case .cueSheet:
             if let markers = FLAC.cueSheetMarkers(body) {
@@ -607,7 +602,10 @@ extension FLAC {
         let seekTable = seekTableBody(format: format, options: options, counts: counts)
         if !seekTable.isEmpty { appendBlock(.seekTable, seekTable, last: false) }
         for picture in options.pictures { appendBlock(.picture, picture.flacBlockBody(), last: false) }
-        appendBlock(.vorbisComment, VorbisComment.block(metadata: options.metadata, loops: options.loops), last: true)
+        appendBlock(
+            .vorbisComment,
+            VorbisComment.block(metadata: options.metadata, loops: options.loops, chapters: options.chapters),
+            last: true)
         return ContainerLayout(header: header, trailer: [])
     }
 

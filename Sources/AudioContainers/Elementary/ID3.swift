@@ -28,12 +28,30 @@ public enum ID3 {
         return Header(majorVersion: bytes[3], flags: bytes[5], bodySize: Int(size))
     }
 
-    /// The text frames of a whole ID3v2 tag (header included), by afkit's metadata names, and its pictures
-    /// (`APIC`, version 2.2's `PIC`); `tagOffset` is where the tag starts in the file, for the pictures' offsets.
-    static func frames(_ tag: UnsafeRawBufferPointer, at tagOffset: Int64? = nil) -> (
-        text: [String: String], pictures: [Picture]
-    ) {
-        guard let header = header(tag), (2...4).contains(header.majorVersion) else { return ([:], []) }
+    /// What a tag holds that afkit reports: text by afkit's metadata names, pictures, chapters.
+    struct Contents {
+        var text: [String: String] = [:]
+        var pictures: [Picture] = []
+        var chapters: [Chapter] = []
+
+        /// Into a file's properties: text under names not set yet (the first tag wins), pictures and chapters
+        /// after those found before; whether there was text.
+        @discardableResult
+        func merge(into properties: inout StreamProperties) -> Bool {
+            for (key, value) in text where properties.infoDictionary[key] == nil {
+                properties.infoDictionary[key] = value
+            }
+            properties.pictures += pictures
+            properties.chapters += chapters
+            return !text.isEmpty
+        }
+    }
+
+    /// The text frames of a whole ID3v2 tag (header included), by afkit's metadata names, its pictures
+    /// (`APIC`, version 2.2's `PIC`) and chapters (`CHAP`, titled by their `TIT2`); `tagOffset` is where the tag
+    /// starts in the file, for the pictures' offsets.
+    static func frames(_ tag: UnsafeRawBufferPointer, at tagOffset: Int64? = nil) -> Contents {
+        guard let header = header(tag), (2...4).contains(header.majorVersion) else { return Contents() }
         var body = Array(tag[headerSize..<min(tag.count, headerSize + header.bodySize)])
         // Version 2.2 and 2.3 unsynchronise the whole tag: 0xFF 0x00 stands for 0xFF.
         let wholeTagUnsynchronised = header.flags & 0x80 != 0 && header.majorVersion < 4
@@ -47,8 +65,7 @@ public enum ID3 {
         }
         let idLength = header.majorVersion == 2 ? 3 : 4
         let frameHeaderLength = header.majorVersion == 2 ? 6 : 10
-        var found: [String: String] = [:]
-        var pictures: [Picture] = []
+        var found = Contents()
         while position >= 0, position + frameHeaderLength <= body.count, body[position] != 0 {
             let id = String(decoding: body[position..<position + idLength], as: UTF8.self)
             let sizeStart = position + idLength
@@ -64,24 +81,50 @@ public enum ID3 {
             let compressedOrEncrypted = header.majorVersion == 3 ? flags & 0x00C0 != 0 : flags & 0x000C != 0
             if !compressedOrEncrypted, id == "APIC" || id == "PIC", var picture = self.picture(content, id: id) {
                 // The picture's bytes stand in the file as they are only without unsynchronisation.
+                // Otherwise they are held, restored, where the tag was read whole (not by the walker, which
+                // passes no offset and holds only a frame's first bytes).
                 if let tagOffset, !wholeTagUnsynchronised, !frameUnsynchronised, flags & 0x0001 == 0 {
                     picture.dataOffset = tagOffset + Int64(headerSize + start + content.count - picture.byteCount)
+                } else if tagOffset != nil {
+                    picture.data = Array(content.suffix(picture.byteCount))
                 }
-                pictures.append(picture)
+                found.pictures.append(picture)
+            } else if !compressedOrEncrypted, id == "CHAP", let chapter = chapter(content, version: header.majorVersion)
+            {
+                found.chapters.append(chapter)
+            } else if !compressedOrEncrypted, id.hasPrefix("COM"), let (name, text) = comment(content), !text.isEmpty {
+                found.text[name] = text
             } else if !compressedOrEncrypted, let key = frameNames[id] {
-                let text = id.hasPrefix("COM") ? comment(content) : self.text(content)
-                if let text, !text.isEmpty { found[key] = text }
+                if let text = self.text(content), !text.isEmpty { found.text[key] = text }
             } else if !compressedOrEncrypted, id == "TXXX" || id == "TXX", let encoding = content.first {
                 // A user-defined text frame: its description names it, in lower case as every container's
                 // free-form names are (REPLAYGAIN_TRACK_GAIN is `replaygain_track_gain` from ID3, Vorbis and MP4).
                 let strings = decode(Array(content.dropFirst()), encoding: encoding)
                 if strings.count > 1, !strings[0].isEmpty, !strings[1].isEmpty {
-                    found[userFrameNames[strings[0].lowercased()] ?? strings[0].lowercased()] = strings[1]
+                    found.text[userFrameNames[strings[0].lowercased()] ?? strings[0].lowercased()] = strings[1]
                 }
             }
             position = start + size
         }
-        return (found, pictures)
+        found.chapters.sort { $0.startTime < $1.startTime }
+        return found
+    }
+
+    /// A `CHAP` frame (ID3v2 chapter addendum): an element ID, start and end in milliseconds, two byte offsets,
+    /// then frames of the tag's version (its title in `TIT2`); `nil` where it is cut short.
+    static func chapter(_ content: [UInt8], version: UInt8) -> Chapter? {
+        guard let idEnd = content.firstIndex(of: 0), content.count >= idEnd + 17 else { return nil }
+        func milliseconds(_ at: Int) -> UInt32 {
+            content[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        let start = milliseconds(idEnd + 1)
+        let end = milliseconds(idEnd + 5)
+        // The embedded frames read as a tag of their own.
+        let embedded = Array(content[(idEnd + 17)...])
+        let tag = Array("ID3".utf8) + [version, 0, 0] + syncsafe(embedded.count) + embedded
+        let title = tag.withUnsafeBytes { frames($0).text["title"] } ?? ""
+        return Chapter(
+            startTime: Double(start) / 1000, endTime: end > start ? Double(end) / 1000 : nil, title: title)
     }
 
     /// An `APIC` frame (encoding, MIME type, picture type, description, data) or version 2.2's `PIC` (a
@@ -123,7 +166,7 @@ public enum ID3 {
     /// artist, album, year, genre, comments, copyright, the encoder), every other key as a user-defined
     /// `TXXX` frame that the reader gives back under the same key; empty for no metadata. Keys in sorted order,
     /// so the bytes depend on the metadata only.
-    static func tag(metadata: [String: String], pictures: [Picture] = []) -> [UInt8] {
+    static func tag(metadata: [String: String], pictures: [Picture] = [], chapters: [Chapter] = []) -> [UInt8] {
         let written: [String: String] = [
             "title": "TIT2", "artist": "TPE1", "album": "TALB", "year": "TDRC", "genre": "TCON",
             "track number": "TRCK", "composer": "TCOM", "album artist": "TPE2", "copyright": "TCOP",
@@ -149,6 +192,26 @@ public enum ID3 {
                 [3] + Array(picture.mimeType.utf8) + [0, UInt8(clamping: picture.type)]
                     + Array(picture.description.utf8)
                     + [0] + (picture.data ?? []))
+        }
+        // Chapters: a table of contents naming them in order, then each with its times and title.
+        if !chapters.isEmpty {
+            let ids = chapters.indices.map { Array("ch\($0)".utf8) + [0] }
+            frame("CTOC", Array("toc".utf8) + [0, 0x03, UInt8(clamping: chapters.count)] + ids.prefix(255).joined())
+            for (id, chapter) in zip(ids, chapters).prefix(255) {
+                func milliseconds(_ seconds: Double) -> [UInt8] {
+                    let value = UInt32(clamping: Int64((seconds * 1000).rounded()))
+                    return (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
+                }
+                var title: [UInt8] = []
+                if !chapter.title.isEmpty {
+                    let text = [3] + Array(chapter.title.utf8)
+                    title = Array("TIT2".utf8) + syncsafe(text.count) + [0, 0] + text
+                }
+                frame(
+                    "CHAP",
+                    id + milliseconds(chapter.startTime) + milliseconds(chapter.endTime ?? chapter.startTime)
+                        + [UInt8](repeating: 0xFF, count: 8) + title)
+            }
         }
         guard !frames.isEmpty else { return [] }
         return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
@@ -181,7 +244,7 @@ public enum ID3 {
         "TIT2": "title", "TT2": "title", "TPE1": "artist", "TP1": "artist", "TALB": "album", "TAL": "album",
         "TYER": "year", "TYE": "year", "TDRC": "year", "TCON": "genre", "TCO": "genre", "TRCK": "track number",
         "TRK": "track number", "TCOM": "composer", "TCM": "composer", "TPE2": "album artist", "TSSE": "encoder",
-        "TSS": "encoder", "TCOP": "copyright", "TCR": "copyright", "COMM": "comments", "COM": "comments",
+        "TSS": "encoder", "TCOP": "copyright", "TCR": "copyright",
     ]
 
     /// Removes the zero byte that unsynchronisation puts after every 0xFF.
@@ -202,11 +265,15 @@ public enum ID3 {
         return decode(Array(content.dropFirst()), encoding: encoding).first
     }
 
-    /// A comment frame: encoding, language (3 bytes), a short description, then the text.
-    static func comment(_ content: [UInt8]) -> String? {
+    /// A comment frame (encoding, language in 3 bytes, a short description, the text) under the name its
+    /// description gives: "comments" for none, else the description in lower case (iTunes keeps `iTunNORM`
+    /// and `iTunSMPB` in comments: `itunnorm`, `itunsmpb`, as MP4's free-form items read).
+    static func comment(_ content: [UInt8]) -> (name: String, text: String)? {
         guard content.count > 4, let encoding = content.first else { return nil }
         let strings = decode(Array(content.dropFirst(4)), encoding: encoding)
-        return strings.count > 1 ? strings[1] : strings.first
+        guard strings.count > 1 else { return strings.first.map { ("comments", $0) } }
+        let description = strings[0].lowercased()
+        return (description.isEmpty ? "comments" : userFrameNames[description] ?? description, strings[1])
     }
 
     /// Decodes NUL-separated strings in an ID3 encoding: 0 Latin-1, 1 UTF-16 with BOM, 2 UTF-16BE, 3 UTF-8.

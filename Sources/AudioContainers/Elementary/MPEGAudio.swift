@@ -122,6 +122,8 @@ extension MPEGAudio {
                 throw AudioFileError.unsupportedDataFormat(
                     "mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'", offset: nil)
             }
-            return ContainerLayout(header: ID3.tag(metadata: options.metadata, pictures: options.pictures), trailer: [])
+            return ContainerLayout(
+                header: ID3.tag(metadata: options.metadata, pictures: options.pictures, chapters: options.chapters),
+                trailer: [])
         })
 }

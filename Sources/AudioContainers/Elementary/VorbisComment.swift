@@ -59,6 +59,59 @@ enum VorbisComment {
         return (fields, pictures)
     }
 
+    /// A comment block read into a file's properties: its pictures, its loop, its chapters, and its other fields
+    /// as metadata; whether any field was left as metadata. `nil` where a length runs past the block.
+    static func read(_ bytes: UnsafeRawBufferPointer, into properties: inout StreamProperties) -> Bool? {
+        guard case (var fields, let pictures)? = fields(bytes) else { return nil }
+        properties.pictures += pictures
+        if let loop = takeLoop(from: &fields) { properties.loops = [loop] }
+        let chapters = takeChapters(from: &fields)
+        if !chapters.isEmpty { properties.chapters = chapters }
+        for (key, value) in fields { properties.infoDictionary[key] = value }
+        return !fields.isEmpty
+    }
+
+    /// Chapters as the Vorbis comment chapter extension writes them (`CHAPTER001=00:01:30.500`,
+    /// `CHAPTER001NAME=Title`), taken out of `fields`; sorted by start. A time that does not read is left as a
+    /// field.
+    static func takeChapters(from fields: inout [String: String]) -> [Chapter] {
+        var chapters: [Chapter] = []
+        for key in fields.keys.sorted() where key.hasPrefix("chapter") {
+            let number = key.dropFirst("chapter".count)
+            guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber),
+                let time = fields[key].flatMap(seconds)
+            else { continue }
+            chapters.append(Chapter(startTime: time, title: fields[key + "name"] ?? ""))
+            fields[key] = nil
+            fields[key + "name"] = nil
+        }
+        return chapters.sorted { $0.startTime < $1.startTime }
+    }
+
+    /// Seconds as `HH:MM:SS.fff`, as the chapter extension writes times.
+    static func clockTime(_ seconds: Double) -> String {
+        let milliseconds = Int64((max(0, seconds) * 1000).rounded())
+        func digits(_ value: Int64, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return digits(milliseconds / 3_600_000, 2) + ":" + digits(milliseconds / 60_000 % 60, 2) + ":"
+            + digits(milliseconds / 1000 % 60, 2) + "." + digits(milliseconds % 1000, 3)
+    }
+
+    /// `HH:MM:SS.fff` (hours and minutes may be left out) as seconds, or `nil`.
+    static func seconds(_ text: String) -> Double? {
+        let parts = text.filter { !$0.isWhitespace }.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), let last = Double(parts[parts.count - 1]), last >= 0, last.isFinite
+        else { return nil }
+        var total = last
+        for (index, part) in parts.dropLast().reversed().enumerated() {
+            guard let value = Int(part), value >= 0 else { return nil }
+            total += Double(value) * (index == 0 ? 60 : 3600)
+        }
+        return total
+    }
+
     /// The loop game engines and RPG Maker read from comments: `LOOPSTART` (a frame) with `LOOPLENGTH` (frames)
     /// or `LOOPEND` (the frame after the loop), taken out of `fields` (lower-case keys, as ``fields(_:)`` gives
     /// them); `nil` where they do not make one.
@@ -80,7 +133,9 @@ extension VorbisComment {
     /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
     /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
     /// `OpusTags`, Ogg Opus's comment header.
-    static func block(metadata: [String: String], pictures: [Picture] = [], loops: [Loop] = []) -> [UInt8] {
+    static func block(
+        metadata: [String: String], pictures: [Picture] = [], loops: [Loop] = [], chapters: [Chapter] = []
+    ) -> [UInt8] {
         let fields: [String: String] = [
             "title": "TITLE", "artist": "ARTIST", "album": "ALBUM", "year": "DATE", "genre": "GENRE",
             "track number": "TRACKNUMBER", "composer": "COMPOSER", "comments": "COMMENT", "copyright": "COPYRIGHT",
@@ -96,6 +151,12 @@ extension VorbisComment {
                 return String(String.UnicodeScalarView(name)) + "=" + value
             }.sorted() + pictures.map { "METADATA_BLOCK_PICTURE=" + Base64.encoded($0.flacBlockBody()) }
             + (loops.first.map { ["LOOPSTART=\($0.start)", "LOOPLENGTH=\($0.end - $0.start)"] } ?? [])
+            + chapters.prefix(999).enumerated().flatMap { index, chapter in
+                let number = String(index + 1)
+                let name = "CHAPTER" + String(repeating: "0", count: 3 - number.count) + number
+                return [name + "=" + clockTime(chapter.startTime)]
+                    + (chapter.title.isEmpty ? [] : [name + "NAME=" + chapter.title])
+            }
         var body: [UInt8] = []
         let vendor = Array("afkit".utf8)
         body.appendInteger(UInt32(vendor.count), endianness: .little)

@@ -277,17 +277,17 @@ extension MP4 {
         appendBox(
             &moov, "udta",
             userData(
-                options.metadata, pictures: options.pictures, priming: priming, remainder: remainder,
-                validFrames: validFrames, gapless: format.formatID == .aac))
+                options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
+                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac))
         var box: [UInt8] = []
         appendBox(&box, BoxType.moov, moov)
         return box
     }
 
-    /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC.
+    /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC; `udta/chpl`: the chapters.
     private static func userData(
-        _ metadata: [String: String], pictures: [Picture], priming: Int64, remainder: Int64, validFrames: Int64,
-        gapless: Bool
+        _ metadata: [String: String], pictures: [Picture], chapters: [Chapter], priming: Int64, remainder: Int64,
+        validFrames: Int64, gapless: Bool
     ) -> [UInt8] {
         func dataBox(_ text: String) -> [UInt8] {
             var body: [UInt8] = []
@@ -339,7 +339,7 @@ extension MP4 {
         }
         if !covers.isEmpty { appendBox(&ilst, "covr", covers) }
         // Every other text tag (afkit's provenance among them) as a freeform item, named by its key.
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
+        func freeform(_ key: String, _ value: String) {
             var mean = fullBoxHeader(version: 0, flags: 0)
             mean += Array("com.apple.iTunes".utf8)
             var name = fullBoxHeader(version: 0, flags: 0)
@@ -350,6 +350,11 @@ extension MP4 {
             item += dataBox(value)
             appendBox(&ilst, "----", item)
         }
+        // (The gapless tag is the writer's own: one a source carried is not written again.)
+        named.insert("itunsmpb")
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
+            freeform(key, value)
+        }
         if gapless {
             // iTunes' gapless tag: 0, priming, remainder, valid frames (16 digits), then eight zero fields.
             func hex(_ value: Int64, _ digits: Int) -> String {
@@ -359,15 +364,7 @@ extension MP4 {
             let value =
                 " 00000000 \(hex(priming, 8)) \(hex(remainder, 8)) \(hex(validFrames, 16))"
                 + String(repeating: " 00000000", count: 8)
-            var mean = fullBoxHeader(version: 0, flags: 0)
-            mean += Array("com.apple.iTunes".utf8)
-            var name = fullBoxHeader(version: 0, flags: 0)
-            name += Array("iTunSMPB".utf8)
-            var item: [UInt8] = []
-            appendBox(&item, "mean", mean)
-            appendBox(&item, "name", name)
-            item += dataBox(value)
-            appendBox(&ilst, "----", item)
+            freeform("iTunSMPB", value)
         }
         var handler = fullBoxHeader(version: 0, flags: 0)
         handler.appendInteger(UInt32(0), endianness: .big)
@@ -379,6 +376,24 @@ extension MP4 {
         appendBox(&meta, "ilst", ilst)
         var udta: [UInt8] = []
         appendBox(&udta, "meta", meta)
+        if !chapters.isEmpty {
+            // Nero's chapter list, version 1 (as FFmpeg writes it): starts in 100 ns units, titles of up to 255 bytes.
+            var list = fullBoxHeader(version: 1, flags: 0) + [0, 0, 0, 0, UInt8(clamping: chapters.count)]
+            for chapter in chapters.prefix(255) {
+                list.appendInteger(
+                    UInt64(clamping: Int64((chapter.startTime * 10_000_000).rounded())), endianness: .big)
+                // Whole characters, up to 255 bytes.
+                var title: [UInt8] = []
+                for character in chapter.title {
+                    let bytes = Array(String(character).utf8)
+                    if title.count + bytes.count > 255 { break }
+                    title += bytes
+                }
+                list.append(UInt8(title.count))
+                list += title
+            }
+            appendBox(&udta, "chpl", list)
+        }
         return udta
     }
 

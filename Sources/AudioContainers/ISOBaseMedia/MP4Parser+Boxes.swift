@@ -38,6 +38,7 @@ extension MP4Parser {
             let duration = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
             let size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
             if trackID == audio?.id || audio == nil { trackDefaults = (duration, size) }
+        case "chpl": parseChapterList(&body)
         case "tfhd": try parseFragmentHeader(box, &body)
         case "trun": try parseTrackRun(box, &body)
         default:
@@ -218,12 +219,30 @@ extension MP4Parser {
             if name == "iTunSMPB" {
                 let fields = text.split(separator: " ").compactMap { Int64($0, radix: 16) }
                 if fields.count >= 4 { itunesGapless = (fields[1], fields[2], fields[3]) }
-                return
             }
             key = name.lowercased()
         default: key = nil
         }
         if let key, let text { context.properties.infoDictionary[key] = text }
+    }
+
+    /// Nero's chapter list (`udta/chpl`, which FFmpeg and mutagen write beside or instead of a chapter track):
+    /// version and flags, 4 reserved bytes in version 1, a count, then each chapter's start in 100 ns units and
+    /// its title (a length byte, UTF-8). A list cut short keeps the chapters it holds.
+    mutating func parseChapterList(_ body: inout ByteCursor) {
+        let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
+        _ = body.skip(3 + (version == 1 ? 4 : 0))
+        let count = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
+        var chapters: [Chapter] = []
+        for _ in 0..<count {
+            guard let start = body.readInteger(endianness: .big, as: UInt64.self),
+                let length = body.readInteger(endianness: .big, as: UInt8.self),
+                let title = body.readBytes(Int(length))
+            else { break }
+            chapters.append(
+                Chapter(startTime: Double(start) / 10_000_000, title: String(decoding: title, as: UTF8.self)))
+        }
+        context.properties.chapters = chapters.sorted { $0.startTime < $1.startTime }
     }
 
     // MARK: The sample description

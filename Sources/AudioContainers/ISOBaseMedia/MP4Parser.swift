@@ -420,7 +420,7 @@ struct MP4Parser: StreamParser {
             try descend(into: box)
         case ("covr", "data"):
             state = .pictureData(box)
-        case ("ilst", _):
+        case ("ilst", _), ("udta", "chpl"):
             try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
         default:
             skip(box, note: "")

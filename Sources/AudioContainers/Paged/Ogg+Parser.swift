@@ -403,12 +403,7 @@ struct OggParser: StreamParser {
     }
 
     private mutating func readComments(_ bytes: UnsafeRawBufferPointer) {
-        guard case (var fields, let pictures)? = VorbisComment.fields(bytes) else { return }
-        context.properties.pictures += pictures
-        if let loop = VorbisComment.takeLoop(from: &fields) { context.properties.loops = [loop] }
-        guard !fields.isEmpty else { return }
-        for (key, value) in fields { context.properties.infoDictionary[key] = value }
-        context.announce(.infoDictionary)
+        if VorbisComment.read(bytes, into: &context.properties) == true { context.announce(.infoDictionary) }
     }
 
     /// The headers are in: the cookie (Vorbis: the three headers Xiph-laced, as FFmpeg's decoder takes

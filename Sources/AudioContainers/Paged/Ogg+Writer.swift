@@ -10,8 +10,11 @@ extension Ogg {
 
     /// Ogg Opus's comment header (`OpusTags`) of the metadata, pictures and loops: what must fit in one page
     /// (``largestOnePagePacket``), which the converter asks before it carries a cover.
-    package static func commentHeader(metadata: [String: String], pictures: [Picture], loops: [Loop]) -> [UInt8] {
-        Array("OpusTags".utf8) + VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops)
+    package static func commentHeader(
+        metadata: [String: String], pictures: [Picture], loops: [Loop], chapters: [Chapter] = []
+    ) -> [UInt8] {
+        Array("OpusTags".utf8)
+            + VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops, chapters: chapters)
     }
 
     /// Header of an Ogg Opus file: the `OpusHead` page (the cookie; first of the stream) and the
@@ -28,9 +31,11 @@ extension Ogg {
         }
         // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
         // says so), then metadata.
-        var tags = commentHeader(metadata: options.metadata, pictures: options.pictures, loops: options.loops)
+        var tags = commentHeader(
+            metadata: options.metadata, pictures: options.pictures, loops: options.loops, chapters: options.chapters)
         if tags.count > largestOnePagePacket {
-            tags = commentHeader(metadata: options.metadata, pictures: [], loops: options.loops)
+            tags = commentHeader(
+                metadata: options.metadata, pictures: [], loops: options.loops, chapters: options.chapters)
         }
         if tags.count > largestOnePagePacket { tags = commentHeader(metadata: [:], pictures: [], loops: []) }
         var header: [UInt8] = []

@@ -37,6 +37,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     /// Markers, comments, annotations, the instrument and its loops, the channel layout, where the file
     /// has them.
     public var markers: [Marker]
+    /// Chapters, in time order.
+    public var chapters: [Chapter]
     /// Comments with their times (AIFF `COMT`).
     public var comments: [Comment]
     /// Annotations (AIFF `ANNO`).
@@ -74,6 +76,7 @@ public struct AudioFileSummary: Hashable, Sendable {
         metadata = properties.infoDictionary
         pictures = properties.pictures
         markers = properties.markers
+        chapters = properties.chapters
         comments = properties.comments
         annotations = properties.annotations
         instrument = properties.instrument

@@ -12,6 +12,9 @@ public struct AudioFileWriterOptions: Sendable {
     /// Pictures with their ``Picture/data`` (M4A `covr`, FLAC `PICTURE`, ID3v2 `APIC` in MP3, ADTS, AIFF and
     /// WAV, Ogg Opus `METADATA_BLOCK_PICTURE`); CAF holds none.
     public var pictures: [Picture] = []
+    /// Chapters with their ends (MP4 `chpl`, ID3v2 `CHAP` with a `CTOC` in MP3 and ADTS, `CHAPTERnnn` comments
+    /// in FLAC and Ogg Opus).
+    public var chapters: [Chapter] = []
     /// Markers (AIFF `MARK`, WAV `cue ` and `LIST/adtl`, CAF `mark` and `strg`).
     public var markers: [Marker] = []
     /// Loops in frames (AIFF `INST` between markers, WAV `smpl`, CAF `regn`), the first as the sustain

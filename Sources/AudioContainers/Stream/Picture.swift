@@ -30,6 +30,17 @@ public struct Picture: Hashable, Sendable {
         self.byteCount = byteCount
     }
 
+    /// The role's name as ID3 and FLAC number them ("front cover" for 3), or "picture type N" past them.
+    public var roleName: String {
+        let names = [
+            "other", "file icon", "other file icon", "front cover", "back cover", "leaflet page", "media",
+            "lead artist", "artist", "conductor", "band", "composer", "lyricist", "recording location",
+            "during recording", "during performance", "screen capture", "bright coloured fish", "illustration",
+            "band logotype", "publisher logotype",
+        ]
+        return names.indices.contains(type) ? names[type] : "picture type \(type)"
+    }
+
     /// The MIME type a picture's first bytes show (JPEG, PNG, GIF, BMP, WebP), or `nil`.
     static func sniffedMIMEType(_ bytes: some Collection<UInt8>) -> String? {
         let head = Array(bytes.prefix(12))

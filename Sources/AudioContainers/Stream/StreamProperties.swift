@@ -38,6 +38,8 @@ public struct StreamProperties: Sendable {
     public var pictures: [Picture] = []
     /// Markers (AIFF `MARK`, WAV `cue ` with its `LIST/adtl` labels, CAF `mark`), in file order.
     public var markers: [Marker] = []
+    /// Chapters (MP4 `chpl`, ID3 `CHAP`, Vorbis comments' `CHAPTERnnn`), in time order.
+    public var chapters: [Chapter] = []
     /// Comments tied to times and markers (AIFF `COMT`), in file order.
     public var comments: [Comment] = []
     /// Annotations (AIFF `ANNO`, every one, in order).
@@ -133,6 +135,24 @@ public struct Marker: Hashable, Sendable {
         self.id = id
         self.framePosition = framePosition
         self.name = name
+    }
+}
+
+/// A chapter: a titled part of the sound from a time (audiobooks, podcasts, DJ mixes).
+public struct Chapter: Hashable, Sendable {
+    /// Where it starts, in seconds from the start of the sound.
+    public var startTime: Double
+    /// Where it ends, in seconds, where the file says (ID3 `CHAP` does; MP4 `chpl` and Vorbis comments
+    /// give only starts, each chapter ending where the next begins).
+    public var endTime: Double?
+    /// Its title ("" where it has none).
+    public var title: String
+
+    /// A chapter from `startTime` (to `endTime`, where known) titled `title`.
+    public init(startTime: Double, endTime: Double? = nil, title: String) {
+        self.startTime = startTime
+        self.endTime = endTime
+        self.title = title
     }
 }
 
