@@ -176,7 +176,18 @@ chapters=(-i "$T/chapters.txt" -map_metadata 1 -map_chapters 1)
 $FF -i "$T/second.wav" "${chapters[@]}" -c:a aac -b:a 32k tags/ffmpeg-chapters.m4a
 $FF -i "$T/second.wav" "${chapters[@]}" -c:a libmp3lame -b:a 32k tags/ffmpeg-chapters.mp3
 $FF -i "$T/second.wav" "${chapters[@]}" -c:a libopus -b:a 24k tags/ffmpeg-chapters.opus
-for file in tags/ffmpeg-chapters.*; do
+# Apple's audiobooks and podcasts keep chapters only in the chapter (text) track: FFmpeg's files with their
+# `chpl` renamed `free`, moov last and (+faststart) moov first.
+$FF -i "$T/second.wav" "${chapters[@]}" -c:a aac -b:a 32k -movflags +faststart "$T/faststart.m4a"
+python3 - tags/ffmpeg-chapters.m4a "$T/faststart.m4a" tags/chapter-track-moov-last.m4a tags/chapter-track-moov-first.m4a <<'PY'
+import sys
+for source, target in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
+    data = bytearray(open(source, "rb").read())
+    at = data.index(b"chpl")
+    data[at:at + 4] = b"free"
+    open(target, "wb").write(data)
+PY
+for file in tags/ffmpeg-chapters.* tags/chapter-track-*; do
     ffprobe -v error -show_entries chapter=start_time,end_time:chapter_tags=title -of csv=p=0 "$file" > "$file.chapters"
 done
 cp "$T/plain.mp3" tags/mutagen-gain.mp3

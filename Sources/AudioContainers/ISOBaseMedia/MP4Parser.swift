@@ -39,6 +39,8 @@ struct MP4Parser: StreamParser {
         case retaining(Box)
         /// A seek was requested; bytes are ignored until the client's discontinuity.
         case awaitingSeek(target: Int64, then: State)
+        /// A chapter track's sample (by its index in ``MP4Parser/chapterSamples``), read where a seek led.
+        case chapterSample(Int)
     }
 
     /// What the parser keeps of one `trak` while it is read.
@@ -55,6 +57,14 @@ struct MP4Parser: StreamParser {
         var sizes: [UInt32] = []
         var chunkOffsets: [Int64] = []
         var tableOffset: Int64 = 0
+    }
+
+    /// A chapter track's sample: where its title lies and when the chapter runs, in seconds.
+    struct ChapterSample {
+        var offset: Int64
+        var size: Int
+        var start: Double
+        var end: Double
     }
 
     /// The first sample description of the sound track.
@@ -110,6 +120,12 @@ struct MP4Parser: StreamParser {
     var earlyMedia: Box?
     var pendingSeekRequest: (target: Int64, then: State)?
     var resumed = false
+    /// The first text track (QuickTime's chapter track, which Apple's audiobooks and podcasts carry).
+    var chapterTrack: Track?
+    /// Its samples (a title each) not read yet, in file order, and where the walk goes once they are.
+    var chapterSamples: [ChapterSample] = []
+    var afterChapters: (target: Int64, then: State)?
+    var readsChapterTrack = false
     // Fragments.
     var fragmentOffset: Int64 = 0
     var lastFragmentOffset: Int64?
@@ -303,6 +319,17 @@ struct MP4Parser: StreamParser {
             case .awaitingSeek:
                 _ = cursor.skip(cursor.remaining)
                 return .needMore(1)
+
+            case .chapterSample(let index):
+                let sample = chapterSamples[index]
+                guard cursor.remaining >= sample.size || atEnd else { return .needMore(sample.size) }
+                readChapterTitle(index, from: cursor)
+                state = .boxHeader
+                if index + 1 < chapterSamples.count {
+                    pendingSeekRequest = (chapterSamples[index + 1].offset, .chapterSample(index + 1))
+                } else {
+                    pendingSeekRequest = afterChapters
+                }
             }
         }
     }
@@ -406,7 +433,7 @@ struct MP4Parser: StreamParser {
             guard open.count < Self.maximumDepth else { throw tooDeep(box) }
             state = .metaHeader(box)
         case ("mdia", "minf"), ("minf", "stbl"):
-            if let handler = track?.handler, handler != "soun" {
+            if let handler = track?.handler, handler != "soun", handler != "text" {
                 skip(box, note: "not a sound track")
             } else {
                 try descend(into: box)
@@ -466,6 +493,7 @@ struct MP4Parser: StreamParser {
         switch box.type {
         case "trak":
             if let track, audio == nil, track.handler == "soun", track.entry != nil { audio = track }
+            if let track, chapterTrack == nil, track.handler == "text" { chapterTrack = track }
             track = nil
         case "moov":
             try finishMovie(box)
@@ -542,6 +570,92 @@ struct MP4Parser: StreamParser {
                 mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
             pendingSeekRequest = (first.offset, .media(holder))
         }
+        findChapters(after: box)
+    }
+
+    /// The chapter track's titles: read from the audio held before `moov`, else where a seek leads (a file read by
+    /// index passes over `mdat`; a stream that can seek has passed them), else as the bytes pass (a stream that
+    /// cannot seek, `moov` first).
+    mutating func findChapters(after movie: Box) {
+        guard let track = chapterTrack, !isFragmented else { return }
+        chapterSamples = Self.chapterSamples(of: track)
+        chapterTrack = nil
+        for index in chapterSamples.indices.reversed() {
+            let sample = chapterSamples[index]
+            if let held = context.retained.index(of: sample.offset, count: sample.size) {
+                let bytes = Array(context.retained.bytes[held..<held + sample.size])
+                bytes.withUnsafeBytes { readChapterTitle(index, from: ByteCursor($0)) }
+            }
+        }
+        chapterSamples.removeAll { $0.size < 0 }
+        let position = movie.end ?? 0
+        let seeks = context.mode == .indexing || requestsSeeks
+        if let first = chapterSamples.first, seeks, context.mode == .indexing || first.offset < position {
+            afterChapters = pendingSeekRequest ?? (position, .boxHeader)
+            pendingSeekRequest = (first.offset, .chapterSample(0))
+        }
+    }
+
+    /// Where a text track's samples lie and when each runs (its chunks, sizes and durations), at most 1000 of
+    /// at most 4 KiB each: what a chapter track holds.
+    static func chapterSamples(of track: Track) -> [ChapterSample] {
+        guard track.timescale > 0 else { return [] }
+        var samples: [ChapterSample] = []
+        var durations = track.timeToSample.lazy.flatMap { repeatElement($0.delta, count: Int(min($0.count, 1000))) }
+            .makeIterator()
+        var time: Int64 = 0
+        var entry = 0
+        var index = 0
+        chunks: for (number, offset) in track.chunkOffsets.enumerated() {
+            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= number + 1 {
+                entry += 1
+            }
+            guard entry < track.samplesPerChunk.count else { break }
+            var at = offset
+            for _ in 0..<min(track.samplesPerChunk[entry].samples, 1000) {
+                guard index < min(track.sampleCount, 1000), let delta = durations.next() else { break chunks }
+                let size = Int(track.constantSize > 0 ? track.constantSize : track.sizes[index])
+                let start = Double(time) / Double(track.timescale)
+                time += Int64(delta)
+                if size >= 2, size <= 4096 {
+                    samples.append(
+                        ChapterSample(offset: at, size: size, start: start, end: Double(time) / Double(track.timescale))
+                    )
+                }
+                at += Int64(size)
+                index += 1
+            }
+        }
+        return samples.sorted { $0.offset < $1.offset }
+    }
+
+    /// A chapter sample's title (a 16-bit length, then UTF-8, or UTF-16 after its byte-order mark) into the
+    /// chapters, in time order, replacing `chpl`'s; the sample is then done (its size set to -1).
+    mutating func readChapterTitle(_ index: Int, from cursor: ByteCursor) {
+        let sample = chapterSamples[index]
+        chapterSamples[index].size = -1
+        guard let length = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt16.self),
+            Int(length) + 2 <= min(sample.size, cursor.remaining)
+        else { return }
+        let text = Array(cursor.bytes[cursor.position + 2..<cursor.position + 2 + Int(length)])
+        let title: String
+        if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) {
+            let big = text[0] == 0xFE
+            let units = stride(from: 2, to: text.count - 1, by: 2).map { (at: Int) -> UInt16 in
+                let (high, low) = big ? (text[at], text[at + 1]) : (text[at + 1], text[at])
+                return UInt16(high) << 8 | UInt16(low)
+            }
+            title = String(decoding: units, as: UTF16.self)
+        } else {
+            title = String(decoding: text, as: UTF8.self)
+        }
+        if !readsChapterTrack {
+            readsChapterTrack = true
+            context.properties.chapters = []
+        }
+        let chapter = Chapter(startTime: sample.start, endTime: sample.end, title: title)
+        let place = context.properties.chapters.firstIndex { $0.startTime > sample.start }
+        context.properties.chapters.insert(chapter, at: place ?? context.properties.chapters.endIndex)
     }
 
     /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
@@ -666,6 +780,21 @@ struct MP4Parser: StreamParser {
         }
         let available = Int(min(Int64(cursor.remaining), end - position))
         guard available > 0 else { return .needMore(1) }
+        // A chapter title between the packets, in a stream that cannot seek back for it: read as it passes.
+        let gapEnd = min(table.sample(at: sampleCursor)?.offset ?? end, end)
+        if gapEnd > position,
+            let index = chapterSamples.firstIndex(where: { $0.size >= 0 && $0.offset >= position && $0.offset < gapEnd }
+            )
+        {
+            let sample = chapterSamples[index]
+            if sample.offset > position {
+                _ = cursor.skip(Int(min(Int64(available), sample.offset - position)))
+                return nil
+            }
+            guard cursor.remaining >= sample.size else { return .needMore(sample.size) }
+            readChapterTitle(index, from: cursor)
+            return nil
+        }
         guard let next = table.sample(at: sampleCursor), next.offset < end else {
             _ = cursor.skip(available)
             return nil

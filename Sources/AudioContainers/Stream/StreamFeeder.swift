@@ -23,7 +23,7 @@ extension AudioFileStream {
         _ handler: (Event) throws -> Void
     ) throws {
         var buffer = [UInt8](repeating: 0, count: max(chunkSize, 1))
-        while nextByteOffset < size {
+        while nextByteOffset < size || isAwaitingSeek && nextByteOffset == size {
             let resuming = isAwaitingSeek
             let position = nextByteOffset
             if passingOverUnneededBytes, !resuming, skippableByteCount > 0 {
@@ -35,7 +35,11 @@ extension AudioFileStream {
                 continue
             }
             let count = try buffer.withUnsafeMutableBytes { try read($0, position) }
-            if count == 0 { break }
+            if count == 0 {
+                // A seek to the very end (back past an MP4's last box after its chapter titles): answered there.
+                if resuming { try parse(UnsafeRawBufferPointer(start: nil, count: 0), flags: .discontinuity, handler) }
+                break
+            }
             try buffer.withUnsafeBytes { raw in
                 try parse(
                     UnsafeRawBufferPointer(rebasing: raw[0..<count]), flags: resuming ? .discontinuity : [], handler)
