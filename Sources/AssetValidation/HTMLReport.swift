@@ -135,6 +135,11 @@ extension FileReport {
             if loudness.truePeak.isFinite { facts.append(fixedPoint(loudness.truePeak, places: 1) + " dBTP true peak") }
         }
         if !facts.isEmpty { section += "<p class=\"facts\">\(markupEscaped(facts.joined(separator: " · ")))</p>\n" }
+        if !conversionNotes.isEmpty {
+            section += "<ul class=\"conversion\">\n"
+            for note in conversionNotes { section += "<li>\(markupEscaped(note))</li>\n" }
+            section += "</ul>\n"
+        }
         section += "<h3 id=\"file-\(index)-findings\">Findings</h3>\n"
         if violations.isEmpty {
             section += "<p class=\"none\">No findings: every rule passed.</p>\n"

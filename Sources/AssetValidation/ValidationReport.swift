@@ -14,6 +14,9 @@ public struct FileReport: Sendable {
     public var summary: AudioFileSummary?
     /// The profile's loudness target ± tolerance, LUFS, where it has a `loudness` rule.
     public var loudnessBand: ClosedRange<Double>?
+    /// What made the file, where a conversion did (`batch --report`: the loudness normalization's gain and
+    /// limiting, the source's notes).
+    public var conversionNotes: [String] = []
 
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }

@@ -28,7 +28,8 @@ public struct BatchConverter: Sendable {
     /// What became of a job: converted (with what the conversion noted), already current, or failed with
     /// the reason.
     public enum Outcome: Sendable {
-        case converted(notes: [String])
+        /// Written: the conversion's notes, and what the loudness normalization did where one was asked for.
+        case converted(notes: [String], normalization: NormalizationOutcome?)
         case upToDate
         case failed(String)
     }
@@ -258,7 +259,7 @@ public struct BatchConverter: Sendable {
                         try makeDirectories(parentFolder(of: job.output))
                         let result = try AudioConverter.convert(
                             input: job.source, output: job.output, settings: conversion)
-                        outcome = .converted(notes: result.notes)
+                        outcome = .converted(notes: result.notes, normalization: result.normalization)
                     }
                 } catch {
                     outcome = .failed("\(error)")

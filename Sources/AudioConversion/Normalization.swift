@@ -15,17 +15,30 @@ public struct LoudnessTarget: Hashable, Sendable {
     public var truePeakCeiling: Double
     /// Where gain alone would pass the ceiling: limit (`true`) or refuse (`--no-limiter`).
     public var usesLimiter: Bool
+    /// The deepest limiting allowed, dB (`--max-limiting`): a target that needs more is refused.
+    public var maximumLimiting: Double
 
-    /// An aim of `integrated` LUFS under a `truePeakCeiling` in dBTP, limiting where gain alone would pass it.
-    public init(integrated: Double, truePeakCeiling: Double = -1, usesLimiter: Bool = true) {
+    /// The limiting allowed unless asked otherwise, dB.
+    public static let defaultMaximumLimiting = 6.0
+
+    /// An aim of `integrated` LUFS under a `truePeakCeiling` in dBTP, limiting where gain alone would pass it,
+    /// by at most `maximumLimiting` dB.
+    public init(
+        integrated: Double, truePeakCeiling: Double = -1, usesLimiter: Bool = true,
+        maximumLimiting: Double = defaultMaximumLimiting
+    ) {
         self.integrated = integrated
         self.truePeakCeiling = truePeakCeiling
         self.usesLimiter = usesLimiter
+        self.maximumLimiting = maximumLimiting
     }
 
-    /// How the aim reads in a provenance or a message: `-16 LUFS, -1 dBTP` (`, no limiter`).
+    /// How the aim reads in a provenance or a message: `-16 LUFS, -1 dBTP` (`, no limiter`; `, at most 4 dB of
+    /// limiting` where that is not the default).
     public var description: String {
         "\(shortDecimal(integrated)) LUFS, \(shortDecimal(truePeakCeiling)) dBTP" + (usesLimiter ? "" : ", no limiter")
+            + (usesLimiter && maximumLimiting != Self.defaultMaximumLimiting
+                ? ", at most \(shortDecimal(maximumLimiting)) dB of limiting" : "")
     }
 }
 
@@ -39,6 +52,25 @@ public struct NormalizationOutcome: Sendable {
     public var limiterReduction: Double
     /// The output, decoded.
     public var output: LoudnessMeasurement
+
+    /// What was done, in one line: `loudness -14.86 -> -12.01 LUFS, true peak -1.7 -> -1.07 dBTP: gain +3.24 dB,
+    /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling).
+    public var summary: String {
+        func two(_ value: Double) -> String { value.isFinite ? shortDecimal((value * 100).rounded() / 100) : "-inf" }
+        return "loudness \(two(source.normalizable)) -> \(two(output.normalizable)) LUFS, true peak "
+            + "\(two(source.truePeak)) -> \(two(output.truePeak)) dBTP: gain \(signed((gain * 100).rounded() / 100)) dB, "
+            + (limiterReduction < 0 ? "limiting \(two(-limiterReduction)) dB" : "no limiting")
+    }
+
+    /// The same for `batch --report`'s JSON.
+    public var reportJSON: JSONValue {
+        func number(_ value: Double) -> JSONValue { value.isFinite ? .number((value * 100).rounded() / 100) : .null }
+        return .object([
+            ("sourceLoudness", number(source.normalizable)), ("outputLoudness", number(output.normalizable)),
+            ("sourceTruePeak", number(source.truePeak)), ("outputTruePeak", number(output.truePeak)),
+            ("gain", number(gain)), ("limiting", number(max(0, -limiterReduction))),
+        ])
+    }
 }
 
 /// What the float pipeline does besides mixing and resampling: the part of the source it takes, the
@@ -143,12 +175,16 @@ extension AudioConverter {
 /// Finds the gain (and where needed the limiter's ceiling) that brings a conversion's output to a
 /// loudness target, and checks each output written against it, as decoded.
 ///
-/// The source is measured once through the pipeline (at the output's rate and channels, after any cut).
-/// Gain alone is exact in that domain. Where it would put the true peak over the ceiling, the limiter
-/// is engaged, and since it takes loudness (less the harder it works) the gain is found by secant steps
-/// over measuring passes of the limited signal. The output as written is then decoded and measured: an
-/// encoder's own overshoot lowers the limiter's ceiling, the encoder's loudness offset moves the aim,
-/// and the output is written again; a few rounds at most.
+/// The source is measured once through the pipeline (at the output's rate and channels, after any cut), and
+/// the gain is what the target needs by that measure, as FFmpeg's `loudnorm` in linear mode sets it: the
+/// whole sound moves by it, so a decaying tail rises exactly as much as the target asks. Where that gain puts
+/// the true peak over the ceiling, the limiter holds the ceiling and nothing else, and since it takes some
+/// loudness, at most ``makeupLimit`` dB more gain makes that up (found over measuring passes, within it).
+/// A target that needs more than ``LoudnessTarget/maximumLimiting`` dB of limiting, or more make-up than that,
+/// is refused, naming the loudest target that can be met, computed from measuring passes of the source (not
+/// by converting again). The output as written is then decoded and measured: an encoder's own overshoot
+/// lowers the limiter's ceiling, the encoder's loudness offset moves the aim, and the output is written again;
+/// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's.
 final class LoudnessNormalizer {
     let target: LoudnessTarget
     private(set) var outcome: NormalizationOutcome
@@ -168,10 +204,12 @@ final class LoudnessNormalizer {
     static let maximumRounds = 6
     /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
     static let squashAllowance = 3.0
-    /// A suggested target aims this much under the allowance, dB.
-    static let suggestionMargin = 0.5
-    /// The limiter's depth in the first round written, dB: what the target asks of a PCM output.
-    private var pcmReductionDepth = 0.0
+    /// How far under the loudest target found a lossy output's suggestion is, LU.
+    static let encoderMargin = 0.5
+    /// The most gain added past what the target needs, to make up what the limiter takes, dB.
+    static let makeupLimit = 1.0
+    /// The limiter's depth (dB) a PCM output of the target asks: the first round's.
+    private var pcmDepth: Double?
 
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
@@ -193,20 +231,26 @@ final class LoudnessNormalizer {
                 offset: nil)
         }
         plan.gain = target.integrated - source.normalizable
-        let peak = source.truePeak + plan.gain
-        if peak > target.truePeakCeiling - Self.headroom {
+        let ceiling = target.truePeakCeiling - Self.headroom
+        if source.truePeak + plan.gain > ceiling {
             guard target.usesLimiter else {
+                let peak = source.truePeak + plan.gain
                 throw AudioFileError.limitExceeded(
                     "reaching \(shortDecimal(target.integrated)) LUFS takes \(signed(plan.gain)) dB, which puts '\(input)''s "
                         + "true peak at \(signed(peak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter) or aim at "
-                        + "\(shortDecimal(target.integrated - (peak - target.truePeakCeiling) - Self.headroom)) LUFS or lower",
+                        + "\(Self.roundedDown(source.normalizable + ceiling - source.truePeak)) LUFS or lower",
                     offset: nil)
             }
-            plan.limiterCeiling = target.truePeakCeiling - Self.headroom
-            try converge(&plan)
+            plan.limiterCeiling = ceiling
+            try settle(&plan)
         }
         outcome.gain = plan.gain
+    }
+
+    /// A suggested target: rounded down to 0.1 LU, a little under the limit found.
+    static func roundedDown(_ loudness: Double) -> String {
+        shortDecimal(((loudness - 0.02) * 10).rounded(.down) / 10)
     }
 
     /// The plan's signal measured (a pass that decodes the source again).
@@ -225,21 +269,132 @@ final class LoudnessNormalizer {
         return meter.measurement
     }
 
-    /// Finds the gain that brings the limited signal to the aim, by secant steps (the limiter makes
-    /// loudness rise slower than gain).
-    private func converge(_ plan: inout RenderPlan) throws {
-        var previous: (gain: Double, loudness: Double)?
-        for _ in 0..<8 {
-            let loudness = try Self.measure(plan, input: input, format: format, resampler: resampler).normalizable
-            let miss = aim - loudness
-            guard loudness.isFinite, abs(miss) > 0.01 else { return }
-            var slope = 1.0
-            if let previous, plan.gain != previous.gain {
-                slope = min(1.5, max(0.05, (loudness - previous.loudness) / (plan.gain - previous.gain)))
-            }
-            previous = (plan.gain, loudness)
-            plan.gain += max(-12, min(12, miss / slope))
+    /// The limited signal's loudness at `gain` under the plan's ceiling.
+    private func limitedLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
+        var trial = plan
+        trial.gain = gain
+        return try Self.measure(trial, input: input, format: format, resampler: resampler).normalizable
+    }
+
+    /// The limiting (dB) the plan's ceiling asks at `gain`: the source's true peak raised by it, over the
+    /// ceiling (the limiter's own 4x measure of the peak agrees with BS.1770's).
+    private func depth(_ plan: RenderPlan, gain: Double) -> Double {
+        guard let ceiling = plan.limiterCeiling else { return 0 }
+        return max(0, outcome.source.truePeak + gain - ceiling)
+    }
+
+    /// The most limiting this round may use: the user's bound, and after the first round (an encoder's
+    /// overshoot lowering the ceiling) no more than the allowance past what the PCM signal needed.
+    private var allowedDepth: Double {
+        min(target.maximumLimiting, pcmDepth.map { $0 + Self.squashAllowance } ?? .infinity)
+    }
+
+    /// Sets the gain for a limited plan: what the aim needs by the source's measure, plus the make-up (at most
+    /// ``makeupLimit``) that brings the limited signal to the aim; refuses a target that needs more limiting
+    /// or make-up than allowed.
+    private func settle(_ plan: inout RenderPlan) throws {
+        if let gain = try solve(plan, aim: aim) {
+            plan.gain = gain
+        } else {
+            throw try refusal(plan, gain: aim - outcome.source.normalizable)
         }
+    }
+
+    /// The least gain within the make-up limit that brings the limited signal to `aim` with no more limiting
+    /// than allowed, or `nil`. Limiting makes loudness rise slower than gain, and not always at all (a limiter
+    /// working harder on noise can take more than the gain adds): the make-up range is walked in quarter
+    /// decibels and the first step that reaches the aim narrowed down, rather than assumed to be monotonic.
+    private func solve(_ plan: RenderPlan, aim: Double) throws -> Double? {
+        let needed = aim - outcome.source.normalizable
+        let close = 0.02
+        var previous = needed
+        for step in 0...4 {
+            let gain = needed + Double(step) * Self.makeupLimit / 4
+            guard depth(plan, gain: gain) <= allowedDepth else { return nil }
+            let loudness = try limitedLoudness(plan, gain: gain)
+            if loudness >= aim - close {
+                guard step > 0, loudness > aim + close else { return gain }
+                // Narrowed between the last step short of the aim and this one.
+                var low = previous
+                var high = gain
+                for _ in 0..<4 {
+                    let middle = (low + high) / 2
+                    let reached = try limitedLoudness(plan, gain: middle)
+                    if abs(reached - aim) <= close { return middle }
+                    if reached < aim { low = middle } else { high = middle }
+                }
+                return high
+            }
+            previous = gain
+        }
+        return nil
+    }
+
+    /// The refusal of a target the plan's ceiling cannot meet within the allowed limiting and make-up, naming
+    /// the loudest target that can be: over the gains where the limiting stays allowed, the loudest limited
+    /// signal whose loss to the limiter the make-up covers (bisection over measuring passes), checked by the
+    /// same search a conversion at that target makes.
+    private func refusal(_ plan: RenderPlan, gain: Double) throws -> AudioFileError {
+        let source = outcome.source
+        let ceiling = plan.limiterCeiling ?? (target.truePeakCeiling - Self.headroom)
+        let free = ceiling - source.truePeak  // the gain at which the limiter starts to work
+        var best = source.normalizable + free
+        func loss(_ gain: Double) throws -> (Double, Double) {
+            let loudness = try limitedLoudness(plan, gain: gain)
+            return (source.normalizable + gain - loudness, loudness)
+        }
+        let most = free + allowedDepth
+        let (lossAtMost, loudnessAtMost) = try loss(most)
+        if lossAtMost <= Self.makeupLimit {
+            best = max(best, loudnessAtMost)
+        } else {
+            var low = free
+            var high = most
+            for _ in 0..<8 {
+                let middle = (low + high) / 2
+                let (lost, loudness) = try loss(middle)
+                if lost <= Self.makeupLimit {
+                    low = middle
+                    best = max(best, loudness)
+                } else {
+                    high = middle
+                }
+            }
+        }
+        // In the target's terms (the encoder's offset, what the aim moved by, taken back), rounded down to
+        // 0.1 LU, and lowered until the conversion's own search meets it.
+        // An encoder's overshoot moves with the signal: a lossy output's suggestion keeps a margin for it.
+        let offset = aim - target.integrated
+        let margin = format.formatID == .lpcm ? 0.02 : Self.encoderMargin
+        var suggestion = ((best - offset - margin) * 10).rounded(.down) / 10
+        for _ in 0..<5 where try solve(plan, aim: suggestion + offset) == nil { suggestion -= 0.1 }
+        let asked = depth(plan, gain: gain)
+        let limiting = shortDecimal((asked * 100).rounded() / 100)
+        let reason: String
+        if let pcmDepth, asked > pcmDepth + Self.squashAllowance {
+            let overshoot = target.truePeakCeiling - Self.headroom - ceiling
+            reason =
+                "its encoder's peaks overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB, so the limiter "
+                + "would reduce \(limiting) dB where the signal itself needs \(shortDecimal((pcmDepth * 100).rounded() / 100)) dB "
+                + "(at most \(shortDecimal(Self.squashAllowance)) dB more is allowed)"
+        } else if asked > target.maximumLimiting {
+            reason =
+                "it takes \(signed((gain * 100).rounded() / 100)) dB of gain and \(limiting) dB of limiting to hold the "
+                + "\(shortDecimal(target.truePeakCeiling)) dBTP ceiling, more than --max-limiting's "
+                + "\(shortDecimal(target.maximumLimiting)) dB"
+        } else {
+            reason =
+                "the limiter holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling takes more loudness than "
+                + "the \(shortDecimal(Self.makeupLimit)) dB of make-up gain afkit adds (more would raise the quiet parts "
+                + "past what the target asks)"
+        }
+        let lossy = format.formatID != .lpcm
+        return AudioFileError.limitExceeded(
+            "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason). "
+                + "The loudest target that can is \(shortDecimal(suggestion)) LUFS: aim there or lower, or raise "
+                + "--true-peak" + (asked > target.maximumLimiting ? " or --max-limiting" : "")
+                + (lossy ? ", or choose a higher bit rate or PCM" : ""),
+            offset: nil)
     }
 
     /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects
@@ -250,7 +405,7 @@ final class LoudnessNormalizer {
         outcome.output = output
         outcome.gain = plan.gain
         rounds += 1
-        if rounds == 1 { pcmReductionDepth = -outcome.limiterReduction }
+        if rounds == 1 { pcmDepth = depth(plan, gain: plan.gain) }
         let miss = target.integrated - output.normalizable
         let over = output.truePeak - target.truePeakCeiling
         if over <= 0 && abs(miss) <= (rounds < 3 ? Self.tolerance : 0.1) { return true }
@@ -279,40 +434,9 @@ final class LoudnessNormalizer {
         if plan.limiterCeiling == nil {
             plan.gain += miss
         } else {
-            try converge(&plan)
+            try settle(&plan)
         }
-        try refuseSquashing(plan)
         return false
-    }
-
-    /// The limiter's reduction (dB, as a positive depth) that a plan asks: the source's true peak raised by
-    /// the gain, over the ceiling (the limiter's own 4x measure of the peak agrees with BS.1770's).
-    private func reductionDepth(_ plan: RenderPlan) -> Double {
-        guard let ceiling = plan.limiterCeiling else { return 0 }
-        return max(0, outcome.source.truePeak + plan.gain - ceiling)
-    }
-
-    /// An encoder whose peaks overshoot what it was given is corrected by a lower ceiling, and the gain that
-    /// keeps the loudness then works the limiter harder. That may go only ``squashAllowance`` dB deeper than
-    /// the first round's limiting (what a PCM output of the same target gets): beyond it the sound is
-    /// squashed, and the target is refused, naming the loudest target that stays within it.
-    private func refuseSquashing(_ plan: RenderPlan) throws {
-        let asked = reductionDepth(plan)
-        guard let ceiling = plan.limiterCeiling, asked > pcmReductionDepth + Self.squashAllowance else { return }
-        // The suggestion: the loudness at which the limiter, at the ceiling this encoder needs, works no more
-        // than the allowance (less a margin: the encoder's overshoot moves with the signal), which is within
-        // the allowance of a PCM output whatever that needs; measured once, moved by what the encoder takes.
-        var fitting = plan
-        fitting.gain = ceiling + Self.squashAllowance - Self.suggestionMargin - outcome.source.truePeak
-        let limited = try Self.measure(fitting, input: input, format: format, resampler: resampler).normalizable
-        let suggestion = ((limited - (aim - target.integrated)) * 2).rounded(.down) / 2
-        let overshoot = target.truePeakCeiling - Self.headroom - ceiling
-        throw AudioFileError.limitExceeded(
-            "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met in this format without squashing the "
-                + "sound: its encoder's peaks overshoot by \(shortDecimal(overshoot)) dB, so the limiter would reduce "
-                + "\(shortDecimal(asked)) dB where a PCM output needs \(shortDecimal(pcmReductionDepth)) dB. Aim at "
-                + "\(shortDecimal(suggestion)) LUFS or lower, raise --true-peak, or choose a higher bit rate or PCM",
-            offset: nil)
     }
 }
 

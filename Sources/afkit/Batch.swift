@@ -137,9 +137,10 @@ struct Batch: ParsableCommand {
             switch outcome {
             case .failed(let message):
                 Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
-            case .converted(let notes):
-                // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it.
-                for note in notes {
+            case .converted(let notes, let normalization):
+                // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
+                // loudness normalization's measures and changes, one line a file.
+                for note in notes + (normalization.map { [$0.summary] } ?? []) {
                     Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): note: \(note)\n")
                 }
                 if !terminal { Output.standardError("converted \(job.source) -> \(job.output)\n") }
@@ -221,7 +222,11 @@ struct Batch: ParsableCommand {
                         violations: [Violation(rule: "conversion", severity: .error, message: message)]),
                     at: index)
             } else {
-                files.store(validator.validate(path: jobs[index].output), at: index)
+                var report = validator.validate(path: jobs[index].output)
+                if case .converted(let notes, let normalization) = outcomes[index] {
+                    report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
+                }
+                files.store(report, at: index)
             }
         }
         return ValidationReport(profile: checked.name, files: files.values).html(version: AudioConverter.version)
@@ -256,8 +261,9 @@ struct Batch: ParsableCommand {
                 // A source cut short converts what it holds; the report says so whether or not it ran now.
                 let truncated = (try? AudioFile(path: job.source))?.properties.isTruncated ?? false
                 if truncated { fields.append(("sourceTruncated", .bool(true))) }
-                if case .converted(let notes) = outcomes[index], !notes.isEmpty {
-                    fields.append(("notes", .array(notes.map(JSONValue.string))))
+                if case .converted(let notes, let normalization) = outcomes[index] {
+                    if let normalization { fields.append(("normalization", normalization.reportJSON)) }
+                    if !notes.isEmpty { fields.append(("notes", .array(notes.map(JSONValue.string)))) }
                 }
             }
             entries.store(.object(fields), at: index)

@@ -90,6 +90,13 @@ struct SharedConversionOptions: ParsableArguments {
     var noLimiter = false
 
     @Option(
+        name: .customLong("max-limiting"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The deepest limiting a --loudness target may take (default 6); a target that needs more is refused, "
+                + "naming the loudest that does not.", valueName: "DB"))
+    var maxLimiting: Double?
+
+    @Option(
         name: .customLong("trim-silence"),
         help: ArgumentHelp(
             "Trim leading and trailing silence below this level (the value is optional; -60 by default), fading across "
@@ -104,8 +111,12 @@ struct SharedConversionOptions: ParsableArguments {
     func validate() throws {
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
-        if loudness == nil && (truePeak != nil || noLimiter) {
-            throw ValidationError("--true-peak and --no-limiter go with --loudness")
+        if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil) {
+            throw ValidationError("--true-peak, --no-limiter and --max-limiting go with --loudness")
+        }
+        if let maxLimiting, !(0...40).contains(maxLimiting) { throw ValidationError("--max-limiting takes 0 to 40 dB") }
+        if noLimiter && maxLimiting != nil {
+            throw ValidationError("--max-limiting and --no-limiter cannot go together")
         }
         if let trimSilence, !(-120...0).contains(trimSilence) {
             throw ValidationError("--trim-silence takes -120 to 0 dBFS")
@@ -117,6 +128,7 @@ struct SharedConversionOptions: ParsableArguments {
         loudness.map { loudness in
             var target = LoudnessTarget(integrated: loudness, usesLimiter: !noLimiter)
             if let truePeak { target.truePeakCeiling = truePeak }
+            if let maxLimiting { target.maximumLimiting = maxLimiting }
             return target
         }
     }

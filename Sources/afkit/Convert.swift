@@ -363,18 +363,14 @@ struct Convert: ParsableCommand {
             for note in result.notes { Output.standardError("convert: \(shown): note: \(note)\n") }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
             if let outcome = result.normalization {
-                Output.standardError(
-                    "convert: loudness \(shortDecimal(outcome.source.normalizable)) LUFS -> "
-                        + "\(shortDecimal(outcome.output.normalizable)) LUFS (gain \(shortDecimal(outcome.gain)) dB"
-                        + (outcome.limiterReduction < 0
-                            ? ", limiter down to \(shortDecimal(outcome.limiterReduction)) dB" : "")
-                        + "), true peak \(shortDecimal(outcome.output.truePeak)) dBTP\n")
+                Output.standardError("convert: \(shown): note: \(outcome.summary)\n")
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
             // Every message names the file it is about (once).
             let message = "\(error)"
-            Output.standardError("convert: \(message.hasPrefix(input) ? "" : "\(shown): ")\(message)\n")
+            let named = message.hasPrefix(input) || message.hasPrefix("'\(input)'")
+            Output.standardError("convert: \(named ? "" : "\(shown): ")\(message)\n")
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

@@ -811,16 +811,34 @@ struct Command {
     }
 
     /// What `batch --loudness` makes passes `validate` on the same target: a 40 ms click (one gating
-    /// block) and a speech file, as game-sfx effects at -18 LUFS.
+    /// block) and a speech file, as game-sfx effects at -18 LUFS. Each file's normalization is said on one line
+    /// and recorded in `--report`'s JSON (issue 48: batch said nothing of gain or limiting).
     @Test func normalizedOutputsValidate() throws {
         let folder = NSTemporaryDirectory() + "afkit-norm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let report = folder + "-report.json"
+        defer { try? FileManager.default.removeItem(atPath: report) }
         let batch = try Command.run([
-            "batch", "--preset", "sfx", "--out", folder, "--loudness", "-18", "--trim-silence",
+            "batch", "--preset", "sfx", "--out", folder, "--loudness", "-18", "--trim-silence", "--report", report,
             "../../Assets/click.wav", "../../Assets/whoosh.wav",
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
+        for name in ["click.wav", "whoosh.wav"] {
+            let lines = batch.stderr.split(separator: "\n").filter { $0.contains(name + ": note: loudness ") }
+            #expect(lines.count == 1, "\(batch.stderr)")
+            #expect(lines.first.map { $0.contains(" -> -18") && $0.contains("dBTP: gain ") } == true, "\(lines)")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report)))
+        let entries = try #require((json as? [String: Any])?["files"] as? [[String: Any]])
+        for entry in entries {
+            let normalization = try #require(entry["normalization"] as? [String: Any], "\(entry)")
+            let output = try #require(normalization["outputLoudness"] as? Double)
+            let source = try #require(normalization["sourceLoudness"] as? Double)
+            let gain = try #require(normalization["gain"] as? Double)
+            #expect(abs(output + 18) <= 0.1 && abs(source + gain - output) <= 1.1, "\(normalization)")
+            #expect(normalization["limiting"] is Double && normalization["outputTruePeak"] is Double)
+        }
         let validate = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", folder])
         let files = try #require((validate.json as? [String: Any])?["files"] as? [[String: Any]])
         #expect(files.count == 2)
