@@ -28,7 +28,7 @@ public struct AssetValidator: Sendable {
     /// Opens a parsed file's decoded frames for the rules that need audio, where set (the command sets the
     /// converter's own reader, engines and libsndfile included, so `validate` measures what `convert` writes);
     /// otherwise ``decoderProvider`` decodes.
-    public var sourceReaderProvider: (@Sendable (AudioFile) -> SourceReader?)?
+    public var sourceReaderProvider: (@Sendable (AudioFile) throws -> SourceReader?)?
     /// Makes a loudness meter for a file's channels and sample rate, fed by the same decode pass as the
     /// other measurements, for the rules that need it (`loudness`, `true-peak`); without one those rules
     /// pass over the file. The command sets libebur128's, from AudioConversion.
@@ -58,7 +58,7 @@ public struct AssetValidator: Sendable {
         } catch {
             facts.error = .illegalOperation("\(error)")
         }
-        return check(facts, measure: { request in file.flatMap { measureAudio(of: $0, request) } })
+        return check(facts, measure: { request in try file.flatMap { try measureAudio(of: $0, request) } })
     }
 
     /// Checks bytes held in memory (the name decides the extension rule and the overrides).
@@ -123,7 +123,7 @@ public struct AssetValidator: Sendable {
     }
 
     /// Runs the profile's rules over what is known.
-    func check(_ facts: AssetFacts, measure: (MeasurementRequest) -> AudioStatistics?) -> FileReport {
+    func check(_ facts: AssetFacts, measure: (MeasurementRequest) throws -> AudioStatistics?) -> FileReport {
         let resolved = profile.resolved(for: facts.path)
         let active = resolved.entries.filter { $0.enabled }
         var facts = facts
@@ -144,7 +144,11 @@ public struct AssetValidator: Sendable {
             request.loudness || request.pictures
                 || active.contains(where: { rules[$0.rule]?.needsDecodedAudio == true })
         {
-            facts.audio = measure(request)
+            do {
+                facts.audio = try measure(request)
+            } catch {
+                facts.decodeError = "\(error)"
+            }
             facts.loudness = facts.audio?.loudness
         }
         var violations: [Violation] = []
@@ -171,14 +175,20 @@ public struct AssetValidator: Sendable {
     /// Decodes the valid frames once and measures everything the rules look at: peak, clipping, silence
     /// at the ends (per threshold), DC offset, stereo balance and correlation, loop seams, and loudness
     /// (fed to the meter in the same pass).
-    func measureAudio(of file: AudioFile, _ request: MeasurementRequest = MeasurementRequest()) -> AudioStatistics? {
+    /// `nil` where no decoder reads the format; throws where the audio cannot be decoded.
+    func measureAudio(of file: AudioFile, _ request: MeasurementRequest = MeasurementRequest()) throws
+        -> AudioStatistics?
+    {
         let format = file.dataFormat
         // The format as the decoders take it (LOAS: whole LATM frames), as convert decodes it.
-        let opened =
-            sourceReaderProvider.map { $0(file) }
-            ?? decoderProvider(file.decodingFormat, file.properties.magicCookie).flatMap {
-                try? SourceReader(file: file, decoder: $0)
-            }
+        let opened: SourceReader?
+        if let sourceReaderProvider {
+            opened = try sourceReaderProvider(file)
+        } else if let decoder = decoderProvider(file.decodingFormat, file.properties.magicCookie) {
+            opened = try SourceReader(file: file, decoder: decoder)
+        } else {
+            opened = nil
+        }
         guard let reader = opened else { return nil }
         let channels = Int(format.channelsPerFrame)
         let thresholds = request.silenceThresholds.sorted()
@@ -213,7 +223,7 @@ public struct AssetValidator: Sendable {
         }
         while true {
             samples.removeAll(keepingCapacity: true)
-            guard let frames = try? reader.read(maximum: 16384, into: &samples) else { return nil }
+            let frames = try reader.read(maximum: 16384, into: &samples)
             if frames == 0 { break }
             if let meter {
                 samples.withUnsafeBufferPointer { meter.add($0, frames: frames) }

@@ -107,11 +107,21 @@ extension ValidationRule {
         ]
     }
 
-    /// The file cannot be parsed.
+    /// The file cannot be parsed, its audio cannot be decoded, or the parser skipped damage in it (a warning:
+    /// the rest of the sound is there).
     public static let malformed = ValidationRule(id: "malformed", parameters: []) { facts, _ in
-        guard let error = facts.error else { return [] }
-        let place = error.offset.map { " at byte \($0)" } ?? ""
-        return [Finding("cannot be parsed: \(error.message) (code '\(error.code)'\(place))")]
+        if let error = facts.error {
+            let place = error.offset.map { " at byte \($0)" } ?? ""
+            return [Finding("cannot be parsed: \(error.message) (code '\(error.code)'\(place))")]
+        }
+        var findings: [Finding] = []
+        if let decodeError = facts.decodeError {
+            findings.append(Finding("the audio cannot be decoded: \(decodeError)"))
+        }
+        for damage in facts.properties?.damage ?? [] {
+            findings.append(Finding("the file is damaged: \(damage)", severity: .warning))
+        }
+        return findings
     }
 
     /// The container must be one of `allowed`; those in `warn` pass with a warning.

@@ -115,6 +115,8 @@ public struct AssetFacts: Sendable {
     public var error: AudioFileError?
     /// Levels of the decoded audio, where a decoder exists for the format.
     public var audio: AudioStatistics?
+    /// Why the audio could not be decoded, where a rule asked for it and the decoder failed.
+    public var decodeError: String?
     /// Loudness per BS.1770-4, where the validator was given a meter (``AssetValidator/loudnessMeter``).
     public var loudness: LoudnessFacts?
     /// The `afkit convert` preset whose output passes the profile's format rules (``Profile/fixingPreset``).

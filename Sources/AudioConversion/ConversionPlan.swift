@@ -404,7 +404,7 @@ public struct ConversionPlan {
             options.metadata[MetadataKeys.source] = provenance
             if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
         }
-        carryTimeline(of: source, scale: scale, keepsMetadata: settings.keepsMetadata, into: &options)
+        carryTimeline(of: source, scale: scale, into: &options)
         // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
         if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         let priming = Int64(primingFrames)
@@ -422,10 +422,10 @@ public struct ConversionPlan {
     /// Markers, loops, chapters and the instrument go where the container holds them, moved with any cut and to
     /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
     /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
-    mutating func carryTimeline(
-        of source: SourceReader, scale: Double, keepsMetadata: Bool, into options: inout AudioFileWriterOptions
-    ) {
-        let end = render.count.map { Int64(saturating: Double($0) * scale) } ?? Int64.max
+    mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions) {
+        // The output's last frame: the part taken, else the source's length (a loop past it is not kept).
+        let end =
+            (render.count ?? source.frameCount).map { Int64(saturating: (Double($0) * scale).rounded()) } ?? Int64.max
         let start = render.start
         let container = fileType.descriptor.name
         func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
@@ -458,19 +458,24 @@ public struct ConversionPlan {
             let kept = Loop(start: max(0, whole.start), end: min(whole.end, end), playMode: loop.playMode)
             let name = "loop \(index + 1) (source frames \(span(loop)))"
             if kept.end <= kept.start {
-                notes.append("\(name) lies outside the audio kept and is dropped")
+                notes.append(
+                    render.count == nil
+                        ? "\(name) lies past the end of the audio (\(end) frames) and is dropped"
+                        : "\(name) lies outside the audio kept and is dropped")
                 timeline.append("\(name): outside the audio kept, dropped")
                 continue
             }
             if kept != whole {
-                notes.append("the cut shortens \(name) to output frames \(span(kept))")
+                notes.append(
+                    render.count == nil && render.start == 0
+                        ? "\(name) runs past the end of the audio: it ends at frame \(kept.end) in the output"
+                        : "the cut shortens \(name) to output frames \(span(kept))")
             }
-            let held = holdsMarkers || [.flac, .ogg].contains(fileType) && loops.isEmpty
+            let held = loops.count < Self.loopsHeld(in: fileType)
             loops.append(kept)
             timeline.append("\(name)" + (kept == loop ? "" : " now \(span(kept))") + (held ? "" : ": not carried"))
         }
-        // FLAC and Ogg Opus keep the first loop as LOOPSTART and LOOPLENGTH comments, as game engines read it.
-        let heldLoops = holdsMarkers ? loops.count : [.flac, .ogg].contains(fileType) ? min(loops.count, 1) : 0
+        let heldLoops = min(loops.count, Self.loopsHeld(in: fileType))
         // Chapters move with the cut (one that began before it starts at 0), each ending where the next begins and
         // the last at the end; where the output holds markers and no chapters, they become markers.
         let rate = source.sampleRate
@@ -490,7 +495,6 @@ public struct ConversionPlan {
             timeline.append(name + (seconds == 0 ? "" : " moved to \(shortDecimal(max(0, shifted))) s"))
         }
         let holdsChapters = [.m4a, .mp4, .mp3, .adts, .flac, .ogg].contains(fileType)
-        if !keepsMetadata { chapters = [] }
         if holdsChapters {
             options.chapters = chapters
         } else if holdsMarkers && !chapters.isEmpty {
@@ -519,9 +523,22 @@ public struct ConversionPlan {
         options.loops = Array(loops.prefix(heldLoops))
         if loops.count > heldLoops {
             let left = loops.count - heldLoops
+            let holds = ["no loops", "one loop", "two loops"][min(heldLoops, 2)]
             notes.append(
-                "\(container) holds \(heldLoops == 0 ? "no loops" : "one loop"): the source's "
-                    + "\(heldLoops == 0 ? "" : "other ")\(left) loop\(left == 1 ? " is" : "s are") not carried")
+                "\(container) holds \(holds): the source's \(heldLoops == 0 ? "" : "other ")\(left) loop"
+                    + "\(left == 1 ? " is" : "s are") not carried")
+        }
+    }
+
+    /// How many loops a container holds: AIFF's instrument two (sustain and release), WAV's `smpl` and CAF's
+    /// regions any number, FLAC and Ogg Opus one (as LOOPSTART and LOOPLENGTH comments, as game engines read
+    /// them), the others none.
+    static func loopsHeld(in fileType: FileType) -> Int {
+        switch fileType {
+        case .aiff, .aifc: 2
+        case .wav, .rf64, .caf: Int.max
+        case .flac, .ogg: 1
+        default: 0
         }
     }
 

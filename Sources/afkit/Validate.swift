@@ -130,7 +130,7 @@ extension Validate {
         validator.decoderProvider = { format, cookie in
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
-        validator.sourceReaderProvider = { file in try? SourceReader(pipelineFile: file) }
+        validator.sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
         return validator
     }
 }

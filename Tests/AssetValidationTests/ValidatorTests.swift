@@ -463,12 +463,12 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
         #expect(flagged.first?.message.contains("800-4763") == true)
 
         let file = try AudioFile(path: clicking)
-        let statistics = try #require(validator.measureAudio(of: file))
+        let statistics = try #require(try validator.measureAudio(of: file))
         let seam = try #require(statistics.loopSeams.first)
         #expect(max(seam.levelJump, seam.slopeJump) > 12, "\(seam)")
         // A sine at amplitude 0.5 (16-bit) is 0.5/√2 RMS: -9.03 dBFS.
         #expect(abs(statistics.rmsDecibels - 20 * log10(0.5 / 2.0.squareRoot())) < 0.01)
-        let smooth = try #require(validator.measureAudio(of: try AudioFile(path: seamless))?.loopSeams.first)
+        let smooth = try #require(try validator.measureAudio(of: try AudioFile(path: seamless))?.loopSeams.first)
         #expect(max(smooth.levelJump, smooth.slopeJump) < 4)
 
         // The whole file: 8000 frames are 100 periods (seamless); 7990 are not.

@@ -88,21 +88,42 @@ import Testing
         #expect(!counted.properties.isTruncated)
     }
 
-    @Test func aDamagedFrameIsATypedErrorAtItsOffset() throws {
+    /// A flipped byte inside a frame (its CRC-16 fails): the frame is skipped and said, every other frame read,
+    /// however the file is cut and by the file API alike (it was a typed error for the whole file: one damaged
+    /// frame cost every frame after it, and the format could not even be shown).
+    @Test func aDamagedFrameIsSkippedAndSaid() throws {
         let size = Int64(Fixture.named("flac/speech.flac").bytes.count)
         let frames = try Self.reference("speech")
         // The frame holding the flipped byte (the file's middle).
         let damaged = try #require(frames.last { $0.offset <= size / 2 })
+        let expected = frames.filter { $0.offset != damaged.offset }.map(\.offset)
         for chunk in [7, 4096] {
             let recording = record(Fixture.named("flac/damaged.flac.bin").bytes, chunkSizes: [chunk])
-            let error = try #require(recording.error)
-            #expect(error.code == "dta?")
-            #expect(error.offset == damaged.offset)
-            #expect(error.message.contains("CRC-16"))
-            // Every frame before it was delivered, none after.
-            #expect(Self.packets(recording).map(\.offset) == frames.filter { $0.offset < damaged.offset }.map(\.offset))
+            #expect(recording.error == nil)
+            #expect(Self.packets(recording).map(\.offset) == expected, "\(chunk)-byte chunks")
+            #expect(
+                recording.properties.damage.contains { $0.contains("1 frame after frame") },
+                "\(recording.properties.damage)")
+            #expect(!recording.properties.isTruncated)
         }
-        #expect(throws: AudioFileError.self) { try AudioFile(path: Fixture.named("flac/damaged.flac.bin").path) }
+        let file = try AudioFile(path: Fixture.named("flac/damaged.flac.bin").path)
+        #expect(file.packetCount == Int64(expected.count) && file.properties.isDamaged)
+    }
+
+    /// Bytes after the last frame (zeros, junk): the last frame is read whole (its CRC-16 checks where it ends)
+    /// and the file is not called truncated; the bytes are a warning.
+    @Test func junkAfterTheLastFrameKeepsIt() throws {
+        let clean = Fixture.named("flac/speech.flac").bytes
+        var random = SplitMix64(seed: 9)
+        for tail in [
+            [UInt8](repeating: 0, count: 200), (0..<300).map { _ in UInt8(truncatingIfNeeded: random.next()) },
+        ] {
+            let recording = record(clean + tail, chunkSizes: [4096])
+            #expect(recording.error == nil)
+            #expect(recording.properties.validFrameCount == 22050)
+            #expect(!recording.properties.isTruncated && !recording.properties.isDamaged)
+            #expect(recording.properties.warnings.contains("flac: \(tail.count) bytes after the last frame skipped"))
+        }
     }
 
     @Test func aCutFileKeepsItsWholeFramesAndSaysItIsTruncated() throws {

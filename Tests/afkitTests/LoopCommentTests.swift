@@ -1,4 +1,5 @@
 import AudioContainers
+import AudioFormats
 import Foundation
 import LoopbackServers
 import Testing
@@ -72,5 +73,57 @@ import Testing
         #expect(
             removed.stderr.contains("note: loop 1 (source frames 100-4000) lies outside the audio kept and is dropped"))
         #expect(removed.stderr.contains("convert: loop 1 (source frames 100-4000): outside the audio kept, dropped\n"))
+    }
+
+    /// A WAV of 8000 frames (a tone) with the given `smpl` loops.
+    static func looped(_ path: String, _ loops: [Loop]) throws {
+        let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isFloat: false)
+        var options = AudioFileWriterOptions()
+        options.loops = loops
+        let writer = try AudioFileWriter(path: path, fileType: .wav, format: format, options: options)
+        var bytes: [UInt8] = []
+        for frame in 0..<8000 {
+            let sample = Int16(8000 * sin(Double(frame) * 0.05))
+            bytes += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
+        }
+        try writer.writePackets(bytes)
+        try writer.close()
+    }
+
+    /// AIFF holds two loops (sustain and release): a third is said not carried, and `-v` does not claim it
+    /// (it listed it as carried); a loop past the end of the audio is dropped and one running past it ends there,
+    /// each said (they were written out unchanged).
+    @Test func loopsAnOutputCannotHoldAreSaid() throws {
+        let folder = try Loopback.temporaryFolder("loop-limits")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let three = folder + "/three.wav"
+        try Self.looped(
+            three,
+            [
+                Loop(start: 100, end: 900, playMode: .forward), Loop(start: 1000, end: 2000, playMode: .forward),
+                Loop(start: 3000, end: 4000, playMode: .forward),
+            ])
+        let aiff = try Command.run(["convert", "-v", three, folder + "/three.aiff"])
+        #expect(aiff.status == 0, "\(aiff.stderr)")
+        #expect(
+            aiff.stderr.contains("note: AIFF holds two loops: the source's other 1 loop is not carried"),
+            "\(aiff.stderr)")
+        #expect(aiff.stderr.contains("convert: loop 3 (source frames 3000-4000): not carried\n"), "\(aiff.stderr)")
+        #expect(try AudioFile(path: folder + "/three.aiff").properties.loops.count == 2)
+
+        let past = folder + "/past.wav"
+        try Self.looped(
+            past,
+            [Loop(start: 6000, end: 9000, playMode: .forward), Loop(start: 10000, end: 12000, playMode: .forward)])
+        let caf = try Command.run(["convert", past, folder + "/past.caf"])
+        #expect(caf.status == 0, "\(caf.stderr)")
+        #expect(
+            caf.stderr.contains(
+                "loop 1 (source frames 6000-9000) runs past the end of the audio: it ends at frame 8000"))
+        #expect(
+            caf.stderr.contains(
+                "loop 2 (source frames 10000-12000) lies past the end of the audio (8000 frames) and is dropped"))
+        let loops = try AudioFile(path: folder + "/past.caf").properties.loops
+        #expect(loops.map(\.start) == [6000] && loops.map(\.end) == [8000], "\(loops)")
     }
 }

@@ -167,6 +167,12 @@ import Testing
                 read.map { [($0[0] as? Double ?? -1), $0[1] as? String ?? ""] as [AnyHashable] } == chapters,
                 "mutagen, \(name): \(read)")
         }
+        // --no-metadata leaves tags and pictures out; chapters, like markers and loops, are the sound's and stay.
+        let bare = try Command.run(["convert", "--no-metadata", fixture, folder + "/bare.m4a"])
+        #expect(bare.status == 0)
+        let kept = try AudioFile(path: folder + "/bare.m4a").properties
+        #expect(kept.chapters.map { [$0.startTime, $0.title] as [AnyHashable] } == chapters)
+        #expect(kept.infoDictionary["title"] == nil)
     }
 
     /// A 2 MB cover (a phone's photo) travels into WAV and AIFF, whose ID3 chunk then holds more than other

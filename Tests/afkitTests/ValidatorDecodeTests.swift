@@ -180,3 +180,26 @@ import Testing
         #expect((error["message"] as? String)?.contains("packet 21") == true)
     }
 }
+
+/// `validate` never passes what it could not check (issue 53): audio that does not decode is an error of the
+/// `malformed` rule (a flipped run of bytes in an AAC file passed with no finding), and damage the parser skipped
+/// is a warning naming it.
+@Suite struct UndecodableAudioTests {
+    @Test func audioThatDoesNotDecodeFailsValidation() throws {
+        let folder = try ScratchFolder()
+        let source = Command.fixtures + "/end-burst/end-burst.m4a"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        // A run in the middle of the audio ('mdat'), not of the boxes.
+        let file = try AudioFile(path: source)
+        let audio = Int(file.properties.audioDataByteCount ?? 0)
+        let middle = Int(file.properties.dataOffset ?? 0) + audio / 2
+        for index in middle..<middle + min(600, audio / 4) { bytes[index] ^= 0xFF }
+        let flipped = folder.path + "/flipped.m4a"
+        try Data(bytes).write(to: URL(fileURLWithPath: flipped))
+        let result = try Command.run(["validate", "--profile", "music", flipped])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("error: malformed: the audio cannot be decoded: "), "\(result.stdout)")
+        let damaged = try Command.run(["validate", "--profile", "music", "ogg/damaged.ogg.bin"])
+        #expect(damaged.stdout.contains("warning: malformed: the file is damaged: ogg: page "), "\(damaged.stdout)")
+    }
+}

@@ -84,6 +84,8 @@ public enum AIFF {
         var isUndelimited = false
         /// Whether COMM counts packets rather than frames (`ima4` as Apple writes it; QDesign).
         var countsPackets = false
+        /// Whether SSND's size was left without its audio by its writer (read to the end).
+        var sizeLeftUnset = false
 
         /// For a codec whose packets the file does not delimit, once COMM and SSND's size are known: one
         /// packet of all of SSND, holding the frames COMM counts.
@@ -127,7 +129,19 @@ public enum AIFF {
             case ChunkType.COMM:
                 return context.properties.dataFormat == nil ? .read : .skip(note: "a second 'COMM' chunk ignored")
             case ChunkType.SSND:
-                if chunk.size == 0 {
+                if chunk.size == 8, let frames = commonFrames?.count, frames > 0 {
+                    // An offset and a block size, no audio, though COMM counts frames: a recording whose writer
+                    // never came back to fill in the size. The audio is what COMM counts (or runs to the end where
+                    // its frames have no fixed size), and that is said.
+                    let bytesPerFrame = Int64(context.properties.dataFormat?.bytesPerFrame ?? 0)
+                    chunk.size =
+                        bytesPerFrame > 0 && !countsPackets
+                        ? frames.multipliedOrNil(by: bytesPerFrame).map { $0 + 8 } : nil
+                    sizeLeftUnset = true
+                    context.properties.trace.append(
+                        offset: chunk.offset, chunk: chunk.id,
+                        "size 8 under a COMM of \(frames) frames: audio to the end")
+                } else if chunk.size == 0 {
                     // FFmpeg writing to a pipe leaves FORM and SSND sizes at 0: audio to the end.
                     chunk.size = nil
                     context.properties.trace.append(
@@ -407,6 +421,11 @@ public enum AIFF {
 
         mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {
             context.properties.loops = resolvedLoops(context)
+            if sizeLeftUnset, let bytes = context.properties.audioDataByteCount, bytes > 0 {
+                context.noteDamage(
+                    "aiff: the 'SSND' chunk states no audio though 'COMM' counts frames (a recording never finished); "
+                        + "the \(bytes) bytes after it, to the end of the file, are read as its audio")
+            }
             guard let (frames, offset) = commonFrames, let present = context.properties.audioDataPacketCount,
                 let format = context.properties.dataFormat
             else { return }

@@ -417,6 +417,10 @@ struct ChunkWalker<Container: ChunkedContainer> {
             }
             context.properties.trace.append(
                 offset: chunk.offset, chunk: chunk.id, size: chunk.size, "cut short by the end of the stream; ignored")
+            // The audio is whole; what the chunk held (tags, a cover, markers) is lost with its end: said.
+            context.noteDamage(
+                "\(name): the '\(chunk.id)' chunk at byte \(chunk.offset) is cut short by the end of the file "
+                    + "(\(unconsumed) of \(chunk.size ?? 0) bytes): what it holds is lost")
         case .audioPrefix(let chunk, _):
             throw AudioFileError.truncated(
                 "\(name): the stream ends inside the header of the '\(chunk.id)' chunk", offset: chunk.offset)

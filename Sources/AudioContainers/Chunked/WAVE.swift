@@ -67,6 +67,8 @@ public enum WAVE {
         static let fileHeaderSize = 12
         var outerEnd: Int64?
         var isRF64 = false
+        /// Whether the `data` chunk's size was left 0 by its writer (read to the end).
+        var sizeLeftUnset = false
         /// 64-bit sizes from `ds64`: the data chunk's, and others by chunk type.
         var ds64DataSize: Int64?
         var ds64Sizes: [FourCharCode: Int64] = [:]
@@ -108,6 +110,14 @@ public enum WAVE {
         mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
+            if chunk.id == ChunkType.data, chunk.size == 0, !isRF64 {
+                // A recording never finished: its writer did not come back to fill in the size. As FFmpeg reads
+                // it, the audio runs to the end; said where there is any.
+                chunk.size = nil
+                sizeLeftUnset = true
+                context.properties.trace.append(
+                    offset: chunk.offset, chunk: chunk.id, "size 0: audio runs to the end of the stream")
+            }
             if chunk.size == 0xFFFF_FFFF {
                 if isRF64, let size = chunk.id == ChunkType.data ? ds64DataSize : ds64Sizes[chunk.id] {
                     chunk.size = size
@@ -391,6 +401,11 @@ public enum WAVE {
                 }
             }
             context.properties.loops = sampleLoops.map(\.loop)
+            if sizeLeftUnset, let bytes = context.properties.audioDataByteCount, bytes > 0 {
+                context.noteDamage(
+                    "wav: the 'data' chunk states 0 bytes (a recording never finished); the \(bytes) bytes after it, to "
+                        + "the end of the file, are read as its audio")
+            }
             guard let format = context.properties.dataFormat, format.formatID == .imaADPCMWAVE,
                 let packets = context.properties.audioDataPacketCount
             else { return }

@@ -453,12 +453,40 @@ struct ElementaryStreamParser: StreamParser {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
             let confirmation = confirmation(rest, first: header)
             if !confirmation.confirms && !(atEnd && isHeaderCutShort(rest, first: header)) {
-                try garbage(&cursor)
-                return nil
+                // The stream's last frame, right where the frame before ended, stands though no header follows it
+                // (zeros padding the file, junk after the audio): where nothing of the stream follows to the end.
+                // Within the stream, a frame not followed by the next is damage, as FFmpeg takes it.
+                let contiguous = !isSearching && tally.lastEnd == cursor.absoluteOffset
+                let trailing = Self.trailingWindow
+                if contiguous && !atEnd && rest.count < trailing && !Self.holdsFrame(rest, of: header, self) {
+                    return .needMore(length + trailing)
+                }
+                if !(contiguous && atEnd && !Self.holdsFrame(rest, of: header, self)) {
+                    try garbage(&cursor)
+                    return nil
+                }
             }
             if let next = confirmation.header { confirmedHeader = (cursor.absoluteOffset + Int64(length), next) }
         }
         return try accept(header, length: length, cursor: &cursor, extending: run)
+    }
+
+    /// How far past a frame not followed by the next the parser looks for the end of the stream: bytes after the
+    /// last frame up to this many are trailing junk; a frame followed by more is damage.
+    static let trailingWindow = 4096
+
+    /// Whether a frame of the stream starts anywhere in `bytes`.
+    private static func holdsFrame(_ bytes: UnsafeRawBufferPointer, of first: Header, _ parser: Self) -> Bool {
+        var index = 0
+        while index + 4 <= bytes.count {
+            if bytes[index] == 0xFF,
+                parser.confirmation(UnsafeRawBufferPointer(rebasing: bytes[index...]), first: first).confirms
+            {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// A frame's length in bytes.

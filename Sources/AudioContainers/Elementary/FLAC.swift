@@ -108,6 +108,9 @@ struct FLACParser: StreamParser {
     private var previous: FLACFrameHeader?
     private var search: EndSearch?
     private var junk: (start: Int64, count: Int64)?
+    /// The size of the last frame accepted, and the samples of frames lost to damage.
+    private var lastFrameLength: Int?
+    private var lostSamples: Int64 = 0
     private var largest = 0
     private var lastEnd: Int64?
     /// Samples per channel in the frames delivered.
@@ -316,6 +319,10 @@ struct FLACParser: StreamParser {
             header.blockSize <= info.maximumBlockSize
         else { return false }
         guard let previous else { return true }
+        // After damage skipped as junk: any later frame of the stream resumes it (the frames between are lost).
+        if junk != nil, header.isVariableBlockSize == previous.isVariableBlockSize, header.number > previous.number {
+            return true
+        }
         return previous.isFollowed(by: header)
     }
 
@@ -375,21 +382,41 @@ struct FLACParser: StreamParser {
             }
             search.position = max(search.position, end)
             if bytes.count > limit + 1 {
-                throw AudioFileError.malformed(
-                    "flac: frame \(header.number) fails its CRC-16 (no frame of this stream follows it within the "
-                        + "\(limit) bytes its block can take): the frame is damaged", offset: offset)
+                // Damaged (its bytes fail the CRC-16 up to every later frame within its reach): skipped as junk, up
+                // to the next frame of the stream, and said.
+                if junk == nil { junk = (offset, 0) }
+                junk?.count += 1
+                _ = cursor.skip(1)
+                return nil
             }
             if !atEnd { return .needMore(min(limit + 2, max(bytes.count * 2, bytes.count + 4096))) }
-            // The last frame runs to the end of the stream, or to an ID3v1 tag.
-            for length in [bytes.count, bytes.count - ID3.version1Size] where length > header.length {
-                if length < bytes.count
-                    && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...]))
-                {
+            // The last frame runs to the end of the stream, or to an ID3v1 tag, or is followed by bytes that are
+            // not frames (zeros, junk): the end where its CRC-16 checks, the one nearest the frame before in size
+            // where the bytes check at more than one place.
+            // (Zeros after the frame keep its CRC-16 at 0: its end is the first place it checks after the frame's
+            // own bytes, which may end in up to two zero bytes of the CRC itself.)
+            var zeros = 0
+            while zeros < bytes.count && bytes[bytes.count - 1 - zeros] == 0 { zeros += 1 }
+            let padded = Array(bytes.count - zeros...min(bytes.count - zeros + 2, bytes.count))
+            let tagged = bytes.count - ID3.version1Size
+            for length in padded + [tagged] where length > header.length {
+                if length == tagged && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...])) {
                     continue
                 }
                 let crc = FLACChecksum.crc16(
                     UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<length]), continuing: search.crc)
                 if crc == 0 { return try accept(header, length: length, cursor: &cursor) }
+            }
+            var ends: [Int] = []
+            var crc: UInt16 = 0
+            for index in 0..<min(bytes.count, limit + 1) {
+                crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: bytes[index..<index + 1]), continuing: crc)
+                if crc == 0 && index + 1 > header.length + 2 { ends.append(index + 1) }
+            }
+            let typical = lastFrameLength ?? bytes.count
+            if let end = ends.min(by: { abs($0 - typical) < abs($1 - typical) }) {
+                // (The bytes after it are passed over as trailing junk, with a warning.)
+                return try accept(header, length: end, cursor: &cursor)
             }
             // Cut short, or damaged: either way not a packet.
             context.properties.isTruncated = true
@@ -454,7 +481,15 @@ struct FLACParser: StreamParser {
             context.nextPacket = Int64(header.number)
         }
         renumbers = false
+        if let previous, !previous.isFollowed(by: header), !header.isVariableBlockSize {
+            let lost = header.number - previous.number - 1
+            lostSamples += Int64(lost) * Int64(previous.blockSize)
+            context.noteDamage(
+                "flac: \(lost) frame\(lost == 1 ? "" : "s") after frame \(previous.number) lost (damaged: \(lost) blocks of "
+                    + "\(previous.blockSize) samples); the stream resumes at frame \(header.number), byte \(offset)")
+        }
         previous = header
+        lastFrameLength = length
         largest = max(largest, length)
         lastEnd = offset + Int64(length)
         samplesSeen += Int64(header.blockSize)
@@ -502,7 +537,7 @@ struct FLACParser: StreamParser {
                     + "\(describe(rate: header.sampleRate, channels: header.channels, bits: header.bitsPerSample)) "
                     + "and no frame agrees: the file's metadata lies", offset: offset)
         }
-        if info.totalSamples > 0 && samplesSeen != info.totalSamples {
+        if info.totalSamples > 0 && samplesSeen != info.totalSamples && samplesSeen + lostSamples != info.totalSamples {
             let note =
                 "flac: STREAMINFO states \(info.totalSamples) samples; the frames hold \(samplesSeen), which count"
             context.properties.trace.append(offset: endOffset, note)

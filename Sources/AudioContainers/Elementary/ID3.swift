@@ -95,7 +95,10 @@ public enum ID3 {
             } else if !compressedOrEncrypted, id.hasPrefix("COM"), let (name, text) = comment(content), !text.isEmpty {
                 found.text[name] = text
             } else if !compressedOrEncrypted, let key = frameNames[id] {
-                if let text = self.text(content), !text.isEmpty { found.text[key] = text }
+                if var text = self.text(content), !text.isEmpty {
+                    if key == "genre" { text = genre(text) }
+                    found.text[key] = text
+                }
             } else if !compressedOrEncrypted, id == "TXXX" || id == "TXX", let encoding = content.first {
                 // A user-defined text frame: its description names it, in lower case as every container's
                 // free-form names are (REPLAYGAIN_TRACK_GAIN is `replaygain_track_gain` from ID3, Vorbis and MP4).
@@ -332,6 +335,53 @@ public enum ID3 {
             if !value.isEmpty { fields[key] = value }
         }
         if tag[125] == 0 && tag[126] != 0 { fields["track number"] = String(tag[126]) }
+        if Int(tag[127]) < genres.count { fields["genre"] = genres[Int(tag[127])] }
         return fields
+    }
+
+    /// ID3v1's genres by number (0-79 as ID3v1 defines them, 80-147 as Winamp added them), which version 2's
+    /// `TCON` refers to as "(17)" or "17".
+    static let genres = [
+        "Blues", "Classic Rock", "Country", "Dance", "Disco", "Funk", "Grunge", "Hip-Hop", "Jazz", "Metal", "New Age",
+        "Oldies", "Other", "Pop", "R&B", "Rap", "Reggae", "Rock", "Techno", "Industrial", "Alternative", "Ska",
+        "Death Metal", "Pranks", "Soundtrack", "Euro-Techno", "Ambient", "Trip-Hop", "Vocal", "Jazz+Funk", "Fusion",
+        "Trance", "Classical", "Instrumental", "Acid", "House", "Game", "Sound Clip", "Gospel", "Noise", "AlternRock",
+        "Bass", "Soul", "Punk", "Space", "Meditative", "Instrumental Pop", "Instrumental Rock", "Ethnic", "Gothic",
+        "Darkwave", "Techno-Industrial", "Electronic", "Pop-Folk", "Eurodance", "Dream", "Southern Rock", "Comedy",
+        "Cult", "Gangsta", "Top 40", "Christian Rap", "Pop/Funk", "Jungle", "Native American", "Cabaret", "New Wave",
+        "Psychadelic", "Rave", "Showtunes", "Trailer", "Lo-Fi", "Tribal", "Acid Punk", "Acid Jazz", "Polka", "Retro",
+        "Musical", "Rock & Roll", "Hard Rock", "Folk", "Folk-Rock", "National Folk", "Swing", "Fast Fusion", "Bebob",
+        "Latin", "Revival", "Celtic", "Bluegrass", "Avantgarde", "Gothic Rock", "Progressive Rock", "Psychedelic Rock",
+        "Symphonic Rock", "Slow Rock", "Big Band", "Chorus", "Easy Listening", "Acoustic", "Humour", "Speech",
+        "Chanson", "Opera", "Chamber Music", "Sonata", "Symphony", "Booty Bass", "Primus", "Porn Groove", "Satire",
+        "Slow Jam", "Club", "Tango", "Samba", "Folklore", "Ballad", "Power Ballad", "Rhythmic Soul", "Freestyle",
+        "Duet",
+        "Punk Rock", "Drum Solo", "A capella", "Euro-House", "Dance Hall", "Goa", "Drum & Bass", "Club-House",
+        "Hardcore", "Terror", "Indie", "BritPop", "Afro-Punk", "Polsk Punk", "Beat", "Christian Gangsta", "Heavy Metal",
+        "Black Metal", "Crossover", "Contemporary Christian", "Christian Rock", "Merengue", "Salsa", "Thrash Metal",
+        "Anime", "JPop", "Synthpop",
+    ]
+
+    /// A `TCON` value with its genre numbers resolved: "(17)" and "17" are "Rock"; "(17)Rock Ballad" keeps the
+    /// words after the number (the refinement); "(RX)" is a remix and "(CR)" a cover, as ID3 defines them.
+    static func genre(_ value: String) -> String {
+        var text = Substring(value)
+        var named: [String] = []
+        while text.hasPrefix("("), let close = text.firstIndex(of: ")") {
+            let inner = text[text.index(after: text.startIndex)..<close]
+            if let number = Int(inner), genres.indices.contains(number) {
+                named.append(genres[number])
+            } else if inner == "RX" {
+                named.append("Remix")
+            } else if inner == "CR" {
+                named.append("Cover")
+            } else {
+                break
+            }
+            text = text[text.index(after: close)...]
+        }
+        if let number = Int(text), genres.indices.contains(number) { return genres[number] }
+        if !text.isEmpty { return String(text) }
+        return named.isEmpty ? value : named.joined(separator: ", ")
     }
 }

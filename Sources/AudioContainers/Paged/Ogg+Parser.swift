@@ -123,14 +123,15 @@ struct OggParser: StreamParser {
             let page = UnsafeRawBufferPointer(rebasing: bytes[0..<size])
             guard Ogg.pageChecksum(page) == ByteCursor(page).getInteger(at: 22, endianness: .little, as: UInt32.self)
             else {
-                if resyncing || junk != nil {
-                    // A capture pattern inside other bytes, not a page.
-                    passJunk(&cursor, bytes)
-                    continue
+                // A capture pattern inside other bytes, or a damaged page: passed over as junk to the next page
+                // that checks, and said (the pages' sequence numbers say what is missing).
+                if !resyncing && junk == nil {
+                    context.properties.trace.append(
+                        offset: offset, size: Int64(size),
+                        "page \(header.sequence) of stream \(header.serial) fails its CRC-32: damaged")
                 }
-                throw AudioFileError.malformed(
-                    "ogg: page \(header.sequence) of stream \(header.serial) fails its CRC-32: the page is damaged",
-                    offset: offset)
+                passJunk(&cursor, bytes)
+                continue
             }
             endJunk()
             resyncing = false
@@ -217,7 +218,9 @@ struct OggParser: StreamParser {
         if let expected = stream.nextSequence, expected != header.sequence {
             context.properties.trace.append(offset: offset, "page \(header.sequence) where \(expected) was due")
             context.noteDamage(
-                "ogg: pages \(expected) to \(header.sequence &- 1) are missing before byte \(offset); their audio is lost"
+                (expected == header.sequence &- 1
+                    ? "ogg: page \(expected) is missing before byte \(offset); its audio is lost"
+                    : "ogg: pages \(expected) to \(header.sequence &- 1) are missing before byte \(offset); their audio is lost")
             )
             dropPartial()
         }
@@ -461,6 +464,11 @@ struct OggParser: StreamParser {
                 )
             } else if stated < valid {
                 valid = max(stated, 0)
+            } else if stated > valid + Self.largestPacketFrames && !context.properties.isTruncated {
+                // A whole stream whose last page counts more than its packets hold: the granule lies (ffprobe takes
+                // it for the duration); the frames decoded count, and that is said.
+                context.noteDamage(
+                    "ogg: the last granule position says \(stated) frames; the packets hold \(valid), which count")
             } else if stated > valid {
                 context.properties.trace.append(
                     offset: endOffset, "the last granule position says \(stated) frames; the packets hold \(valid)")
