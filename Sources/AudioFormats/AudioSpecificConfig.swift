@@ -17,6 +17,8 @@ public struct AudioSpecificConfig: Hashable, Sendable {
     public var channelConfiguration: Int
     /// Frames in a core packet: 1024, or 960 where the frame length flag says so.
     public var coreFramesPerPacket: Int
+    /// The channels a program config element gives, where the channel configuration is 0.
+    public var programChannels: Int?
     /// The SBR output rate, where SBR is signalled.
     public var extensionSampleRate: Double?
     /// Whether parametric stereo is signalled (HE-AAC v2).
@@ -57,10 +59,16 @@ public struct AudioSpecificConfig: Hashable, Sendable {
             return
         }
         coreFramesPerPacket = shortFrames == 1 ? 960 : 1024
-        // Backward-compatible explicit signalling follows only a plain GASpecificConfig (no PCE).
-        guard extensionRate == nil, channels != 0, let dependsOnCore = reader.read(1) else { return }
+        guard let dependsOnCore = reader.read(1) else { return }
         if dependsOnCore == 1, reader.read(14) == nil { return }
         guard let hasExtension = reader.read(1) else { return }
+        if channels == 0 {
+            // A program config element gives the channels (FFmpeg's encoder writes one for 5.1 with side
+            // surrounds); backward-compatible signalling follows only a plain GASpecificConfig.
+            programChannels = Self.programConfigChannels(&reader)
+            return
+        }
+        guard extensionRate == nil else { return }
         if type == 6 || type == 20, reader.read(3) == nil { return }
         if hasExtension == 1 {
             if type == 22, reader.read(16) == nil { return }
@@ -75,8 +83,40 @@ public struct AudioSpecificConfig: Hashable, Sendable {
         if reader.remaining >= 12, reader.read(11) == 0x548, reader.read(1) == 1 { hasParametricStereo = true }
     }
 
-    /// Channels of the standard configurations (7 is 7.1: eight); 0 where a program config element says.
-    public var channelCount: Int { channelConfiguration == 7 ? 8 : channelConfiguration < 7 ? channelConfiguration : 0 }
+    /// Channels of the standard configurations (7 is 7.1: eight), or of the program config element; 0 where
+    /// neither says.
+    public var channelCount: Int {
+        channelConfiguration == 0
+            ? programChannels ?? 0 : channelConfiguration == 7 ? 8 : channelConfiguration < 7 ? channelConfiguration : 0
+    }
+
+    /// The channels of a program config element (ISO/IEC 14496-3, 4.4.1.1) at the reader: each front, side and
+    /// back element one channel, or two for a channel pair, and each LFE one; `nil` where it is cut short.
+    package static func programConfigChannels(_ reader: inout BitReader) -> Int? {
+        // Instance tag, object type, frequency index; element counts: front, side, back, LFE, data, coupling.
+        guard reader.read(4 + 2 + 4) != nil, let front = reader.read(4), let side = reader.read(4),
+            let back = reader.read(4), let lfe = reader.read(2), reader.read(3) != nil, reader.read(4) != nil
+        else { return nil }
+        // Mono and stereo mixdowns (a flag, then an element number), the matrix mixdown (a flag, then 3 bits).
+        for width in [4, 4, 3] {
+            guard let present = reader.read(1) else { return nil }
+            if present == 1, reader.read(width) == nil { return nil }
+        }
+        var channels = lfe
+        for _ in 0..<(front + side + back) {
+            guard let pair = reader.read(1), reader.read(4) != nil else { return nil }
+            channels += 1 + pair
+        }
+        return channels
+    }
+
+    /// The channels of the program config element that opens an AAC raw data block (ADTS frames with channel
+    /// configuration 0 carry it in-band), or `nil`.
+    package static func programConfigChannels(inRawDataBlock bytes: [UInt8]) -> Int? {
+        var reader = BitReader(bytes)
+        guard reader.read(3) == 5 else { return nil }  // ID_PCE
+        return programConfigChannels(&reader)
+    }
 
     /// Every layer a decoder can output, richest first: `aacp` for SBR+PS, `aach` for SBR, else the core
     /// (`aac ` for AAC-LC and its kin), at the rate and frames per packet a decoder outputs.

@@ -168,7 +168,10 @@ struct Waveform: ParsableCommand {
                 try writeData(reader, builder: &builder)
             }
         } catch let error as AudioFileError {
-            Output.standardError("waveform: \(input): \(error)\n")
+            // Every message names the file it is about, once.
+            let message = "\(error)"
+            let named = message.hasPrefix(input) || message.hasPrefix("'\(input)'")
+            Output.standardError("waveform: \(named ? "" : "\(shownInput(input)): ")\(message)\n")
             throw ExitCode(AFKit.Status.problemFound)
         }
     }

@@ -213,3 +213,21 @@ PY
 cp "$T/plain.flac" tags/metaflac-gain.flac
 metaflac --set-tag="COMMENT=A plain comment" --set-tag="REPLAYGAIN_TRACK_GAIN=-6.20 dB" \
     --set-tag="REPLAYGAIN_TRACK_PEAK=0.988525" tags/metaflac-gain.flac
+
+# 5.1 with side surrounds, as FFmpeg's AAC encoder writes it: channel configuration 0 and a program config
+# element (in the M4A's AudioSpecificConfig; in-band in each ADTS frame). 0.5 s, a tone per channel.
+tones=()
+for f in 200 400 600 800 1000 1200; do tones+=(-f lavfi -i "sine=f=$f:d=0.5:r=48000"); done
+$FF "${tones[@]}" -filter_complex "[0][1][2][3][4][5]join=inputs=6:channel_layout=5.1(side)" -c:a aac -b:a 192k \
+    mp4/ffmpeg-pce-5.1-side.m4a
+$FF -i mp4/ffmpeg-pce-5.1-side.m4a -c copy -f adts adts/ffmpeg-pce-5.1-side.aac
+# The reference: ffprobe's channels and frames, then the tone FFmpeg's decoder puts in each channel, in order.
+ffprobe -v error -select_streams a -show_entries stream=channels,duration_ts -of csv=p=0 mp4/ffmpeg-pce-5.1-side.m4a \
+    > mp4/ffmpeg-pce-5.1-side.m4a.ffprobe
+ffmpeg -v error -i mp4/ffmpeg-pce-5.1-side.m4a -f s16le - | python3 -c '
+import cmath, math, struct, sys
+data = sys.stdin.buffer.read(); samples = struct.unpack("<%dh" % (len(data) // 2), data)
+def tone(channel):
+    x = samples[channel::6][4800:7200]
+    return max(range(200, 1400, 200), key=lambda f: abs(sum(v * cmath.exp(-2j * math.pi * f * i / 48000) for i, v in enumerate(x))))
+print(*[tone(c) for c in range(6)])' >> mp4/ffmpeg-pce-5.1-side.m4a.ffprobe

@@ -203,3 +203,56 @@ import Testing
         #expect(damaged.stdout.contains("warning: malformed: the file is damaged: ogg: page "), "\(damaged.stdout)")
     }
 }
+
+/// AAC whose channels a program config element gives (channel configuration 0), as FFmpeg's encoder writes 5.1
+/// with side surrounds: six channels in the M4A (the element in its AudioSpecificConfig) and in ADTS (in-band in
+/// each frame), both converted, the M4A's channels each holding the tone FFmpeg's decoder puts there (they were
+/// read as 2 and 0 channels, and neither converted).
+@Suite struct ProgramConfigTests {
+    @Test(arguments: ["mp4/ffmpeg-pce-5.1-side.m4a", "adts/ffmpeg-pce-5.1-side.aac"])
+    func sixChannelsConvertInFFmpegsOrder(_ name: String) throws {
+        let reference = try String(
+            contentsOfFile: Command.fixtures + "/mp4/ffmpeg-pce-5.1-side.m4a.ffprobe", encoding: .utf8
+        )
+        .split(separator: "\n")
+        let counts = reference[0].split(separator: ",").compactMap { Int($0) }
+        let tones = reference[1].split(separator: " ").compactMap { Double($0) }
+        let info = try #require((try Command.run(["info", "--json", name]).json as? [[String: Any]])?.first)
+        #expect((info["format"] as? [String: Any])?["channels"] as? Int == counts[0], "\(info)")
+        let folder = try ScratchFolder()
+        let output = folder.path + "/out.wav"
+        let made = try Command.run(["convert", "-d", "LEF32", name, output])
+        #expect(made.status == 0, "\(made.stderr)")
+        let file = try AudioFile(path: output)
+        #expect(Int(file.dataFormat.channelsPerFrame) == 6)
+        // ADTS records no priming: its frames are every decoded frame, the M4A's what ffprobe counts.
+        if name.hasSuffix(".m4a") { #expect(file.properties.validFrameCount == Int64(counts[1])) }
+        var bytes: [UInt8] = []
+        _ = try file.readPacketData(from: 0, count: Int(file.packetCount), into: &bytes)
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let found = (0..<6).map { channel in
+            stride(from: 200.0, through: 1200, by: 200).max { a, b in
+                Self.power(samples, channel: channel, frequency: a)
+                    < Self.power(samples, channel: channel, frequency: b)
+            }
+        }
+        // The M4A in FFmpeg's order; ADTS's in-band element puts libfaad2's positions elsewhere: every tone in a
+        // channel of its own, none mixed or lost.
+        if name.hasSuffix(".m4a") {
+            #expect(found == tones, "\(name)")
+        } else {
+            #expect(Set(found.compactMap { $0 }) == Set(tones), "\(name): \(found)")
+        }
+    }
+
+    /// The power of one frequency in a channel's samples 0.1 to 0.15 s in (Goertzel).
+    static func power(_ samples: [Float], channel: Int, frequency: Double) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / 48000)
+        var (previous, before) = (0.0, 0.0)
+        for frame in 4800..<7200 {
+            let value = Double(samples[frame * 6 + channel]) + coefficient * previous - before
+            (before, previous) = (previous, value)
+        }
+        return previous * previous + before * before - coefficient * previous * before
+    }
+}

@@ -44,6 +44,8 @@ struct ElementaryStreamParser: StreamParser {
         /// Where the last tag met while searching ends: the search for a first frame counts from there (a
         /// leading tag may hold megabytes of cover art).
         var leadingTagEnd: Int64 = 0
+        /// An ID3v2 tag the stream ended inside: where, its size, the bytes present.
+        var tagCutShort: (offset: Int64, total: Int, present: Int)?
     }
 
     /// Figures over the audio frames so far.
@@ -215,6 +217,7 @@ struct ElementaryStreamParser: StreamParser {
                 if !atEnd { return .needMore(total) }
                 context.properties.trace.append(
                     offset: offset, chunk: "ID3 ", size: Int64(total), "cut short by the end")
+                gap.tagCutShort = (offset, total, bytes.count)
                 _ = cursor.skip(bytes.count)
                 return nil
             }
@@ -611,8 +614,18 @@ struct ElementaryStreamParser: StreamParser {
     {
         let offset = cursor.absoluteOffset
         endGarbage(at: offset, beforeFrame: true)
-        if isSearching { lock(header) }
         let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
+        if isSearching {
+            lock(header)
+            // ADTS with channel configuration 0: the first frame's program config element gives the channels.
+            if case .adts(let adts) = header, adts.channelConfiguration == 0,
+                let channels = AudioSpecificConfig.programConfigChannels(
+                    inRawDataBlock: Array(frameBytes.dropFirst(adts.headerLength))),
+                channels > 0
+            {
+                context.properties.dataFormat?.channelsPerFrame = UInt32(channels)
+            }
+        }
         if !tally.checkedFirst {
             tally.checkedFirst = true
             if case .mpeg(let mpegHeader) = header,
@@ -706,6 +719,13 @@ struct ElementaryStreamParser: StreamParser {
     mutating func finish(endOffset: Int64, unconsumed: Int) throws {
         endGarbage(at: endOffset)
         guard let format = context.properties.dataFormat else {
+            // A file that ends inside its leading ID3v2 tag is cut short, not unknown: whatever followed the tag
+            // (the audio) is missing.
+            if let cut = gap.tagCutShort {
+                throw AudioFileError.truncated(
+                    "the file ends inside its ID3v2 tag (\(cut.present) of its \(cut.total) bytes, from byte "
+                        + "\(cut.offset)), before any audio: it is cut short", offset: endOffset)
+            }
             // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
             let cut =
                 gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
