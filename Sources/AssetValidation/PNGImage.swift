@@ -36,7 +36,7 @@ public struct PNGImage: Sendable {
         }
     }
 
-    /// Draws `text` (digits, `.` and `:`) in a 5×7 pixel font with its top left at (`x`, `y`).
+    /// Draws `text` (digits, `.`, `:` and `s` for seconds; a space is a space) in a 5×7 pixel font with its top left at (`x`, `y`).
     public mutating func draw(_ text: String, x: Int, y: Int, _ colour: UInt32) {
         var left = x
         for character in text {
@@ -59,6 +59,7 @@ public struct PNGImage: Sendable {
         "6": [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E], "7": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
         "8": [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E], "9": [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
         ".": [0, 0, 0, 0, 0, 0x0C, 0x0C], ":": [0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0],
+        "s": [0, 0, 0x0E, 0x10, 0x0E, 0x01, 0x1E],
     ]
 
     /// The PNG file: signature, IHDR (8-bit RGB), IDAT, IEND.

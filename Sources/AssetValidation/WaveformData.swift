@@ -2,8 +2,8 @@ import AudioFormats
 
 /// Waveform data in BBC audiowaveform's formats, version 2 (the `.dat` binary and its JSON twin, which
 /// peaks.js and waveform-data.js read): for each point of `samplesPerPixel` frames, the least and the
-/// greatest 16-bit sample of each channel, or of the channels' mean, at 16 or 8 bits (8 bits: the
-/// 16-bit value shifted right by 8).
+/// greatest 16-bit sample of each channel, or of the channels' samples summed and divided by their count, at 16
+/// or 8 bits (8 bits: the 16-bit value divided by 256), truncating as audiowaveform does, so the data is its own.
 public struct WaveformData: Sendable, Hashable {
     /// The audio's sample rate, Hz.
     public var sampleRate: Int
@@ -171,12 +171,13 @@ public struct WaveformBuilder {
                 var least = low[0]
                 var greatest = high[0]
                 for offset in frame..<(frame + count) {
-                    var sum: Float = 0
-                    for channel in 0..<channels { sum += samples[offset * channels + channel] }
-                    let value = sum / Float(channels)
-                    let checked = value.isNaN ? 0 : value
-                    least = Swift.min(least, checked)
-                    greatest = Swift.max(greatest, checked)
+                    // audiowaveform's mix: the channels' 16-bit samples summed and divided by their count,
+                    // truncating (C's integer division), so the data equals its own.
+                    var sum = 0
+                    for channel in 0..<channels { sum += Int(Self.quantized(samples[offset * channels + channel])) }
+                    let value = Float(sum / channels) / 32768
+                    least = Swift.min(least, value)
+                    greatest = Swift.max(greatest, value)
                 }
                 low[0] = least
                 high[0] = greatest
@@ -191,8 +192,9 @@ public struct WaveformBuilder {
         for output in 0..<low.count {
             let least = Self.quantized(low[output])
             let greatest = Self.quantized(high[output])
-            result.data.append(result.bits == 8 ? least >> 8 : least)
-            result.data.append(result.bits == 8 ? greatest >> 8 : greatest)
+            // 8 bits: divided by 256, truncating, as audiowaveform writes them (a shift would floor negatives).
+            result.data.append(result.bits == 8 ? least / 256 : least)
+            result.data.append(result.bits == 8 ? greatest / 256 : greatest)
             low[output] = .infinity
             high[output] = -.infinity
         }
@@ -284,6 +286,12 @@ extension WaveformData {
                     let centre = (top + bottom) / 2
                     (top, bottom) = (centre - 0.5, centre + 0.5)
                 }
+                // Joined to the stroke before, so a zoomed-in sound (a click, a point a frame) is a line, not
+                // dots: a stroke wholly above or below the last reaches to it.
+                if point > 0, let last = result.strokes.last, last.channel == channel {
+                    if top > last.bottom { top = last.bottom }
+                    if bottom < last.top { bottom = last.top }
+                }
                 result.strokes.append(
                     .init(channel: channel, x: (Double(point) + 0.5) * result.columnWidth, top: top, bottom: bottom))
             }
@@ -298,7 +306,7 @@ extension WaveformData {
             var tick = 0
             while Double(tick) * step <= seconds {
                 let time = Double(tick) * step
-                let label = step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)
+                let label = (step < 1 ? fixedPoint(time, places: step < 0.1 ? 2 : 1) : shortDecimal(time)) + " s"
                 let x = time / max(seconds, 1e-9) * Double(width)
                 // A label that would pass the right edge (6 pixels a glyph) ends at its tick instead.
                 result.ticks.append((x, label, x + 2 + Double(label.count * 6 - 1) > Double(width)))

@@ -350,7 +350,7 @@ struct Command {
         let result = try Command.run(["validate", "--format", "json", "--profile", "music", "adts"])
         let files = try #require((result.json as? [String: Any])?["files"] as? [[String: Any]])
         // Every .aac and .caf file below adts/ (not the .json sidecars).
-        #expect(files.count == 8)
+        #expect(files.count == 9)
         #expect(files.allSatisfy { ($0["path"] as? String)?.hasPrefix("adts/") == true })
     }
 

@@ -30,10 +30,13 @@ import Testing
         stride(from: 0, to: values.count, by: zoom).map { start in
             let point = values[start..<min(start + zoom, values.count)]
             let pair = [point.min() ?? 0, point.max() ?? 0]
-            return bits == 8 ? pair.map { $0 >> 8 } : pair
+            // audiowaveform's 8 bits: divided by 256, truncating toward zero (C's integer division).
+            return bits == 8 ? pair.map { $0 / 256 } : pair
         }
     }
 
+    /// Stereo mixed as audiowaveform mixes it (the channels' sum divided by their count, truncating: rounding the
+    /// mean differed in 1 of 2 values), at 16 and 8 bits (8 bits divided by 256: a shift differed in half).
     @Test func jsonOfTheChannelsMean() throws {
         let folder = try Loopback.temporaryFolder("waveform")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -50,8 +53,16 @@ import Testing
         #expect(object["samples_per_pixel"] as? Int == 100)
         #expect(object["bits"] as? Int == 16)
         #expect(object["length"] as? Int == (frames.count + 99) / 100)
-        let mean = frames.map { Int((Double($0[0] + $0[1]) / 2).rounded()) }
-        #expect(object["data"] as? [Int] == Self.expected(mean, zoom: 100, bits: 16).flatMap { $0 })
+        // audiowaveform's mix (WaveformGenerator): the channels' samples summed, divided by the count, truncating.
+        let mixed = frames.map { ($0[0] + $0[1]) / 2 }
+        #expect(object["data"] as? [Int] == Self.expected(mixed, zoom: 100, bits: 16).flatMap { $0 })
+        // 8 bits of the mix, as audiowaveform --bits 8 writes them.
+        let eight = try Command.run(["waveform", source, "-o", folder + "/w8.json", "--zoom", "100", "--bits", "8"])
+        #expect(eight.status == 0)
+        let object8 = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/w8.json")))
+                as? [String: Any])
+        #expect(object8["data"] as? [Int] == Self.expected(mixed, zoom: 100, bits: 8).flatMap { $0 })
     }
 
     @Test func datOfEachChannelAt8Bits() throws {
@@ -142,6 +153,13 @@ import Testing
             return values.count == 3 && values[2] - values[1] >= 0.99
         }
         #expect(tall.count >= 395, "\(tall.count) of 400 points drawn")
+        // And joined: each stroke reaches the one before, so a click drawn a frame a pixel is a line, not dots.
+        let spans = strokes.split(separator: "M").compactMap { stroke -> (Double, Double)? in
+            let values = stroke.split(whereSeparator: { $0 == " " || $0 == "V" }).compactMap { Double($0) }
+            return values.count == 3 ? (values[1], values[2]) : nil
+        }
+        #expect(
+            zip(spans, spans.dropFirst()).allSatisfy { $1.0 <= $0.1 && $1.1 >= $0.0 }, "a stroke apart from the last")
     }
 
     /// A zoomed picture shows its width's points from the start, one a pixel, as audiowaveform draws it: at
@@ -217,7 +235,9 @@ import Testing
         let right = strokes.filter { $0[0] > 210 }
         #expect(!left.isEmpty && left.allSatisfy { $0[2] - $0[1] == 0 }, "nothing drawn in the silent half")
         #expect(!right.isEmpty && right.allSatisfy { $0[2] - $0[1] > 10 }, "the tone drawn in the other half")
-        #expect(reader.labels == ["0.0", "0.5", "1.0", "1.5", "2.0"], "a label each half second: \(reader.labels)")
+        #expect(
+            reader.labels == ["0.0 s", "0.5 s", "1.0 s", "1.5 s", "2.0 s"], "a label each half second: \(reader.labels)"
+        )
     }
 
     /// The PNG picture, read back by zlib (CRC-32 of every chunk, the IDAT stream inflated): 8-bit RGB of the
