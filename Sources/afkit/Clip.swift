@@ -1,0 +1,128 @@
+import ArgumentParser
+import AudioConversion
+import AudioEngines
+import AudioFormats
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `afkit clip`: Apple's `afclip` on Linux: clipped samples on the sample grid and between them.
+struct Clip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find clipped samples, on the sample grid and between samples (4x oversampled), as afclip does.",
+        discussion:
+            "Each file is decoded as convert decodes it (a lossy file counts as decoded). A sample at full scale "
+            + "(32767 of 32768) or beyond clips on the grid; a peak over full scale between two samples that do not "
+            + "clip themselves clips between samples. Exit status 1 when anything clips (or a file cannot be read)."
+    )
+
+    @Flag(help: "Print a JSON array with one object per file: per channel 'onSample' and 'interSample', and the runs.")
+    var json = false
+
+    @Argument(help: "Audio files.")
+    var files: [String]
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
+    }
+
+    func run() throws {
+        var anything = false
+        var entries: [JSONValue] = []
+        var text = ""
+        for path in files {
+            do {
+                let (report, rate, channels) = try ClipScanner.scan(path: path)
+                anything = anything || report.clips
+                if json {
+                    entries.append(Self.json(path: path, report, rate: rate))
+                } else {
+                    text += Self.text(path: path, report, rate: rate, channels: channels)
+                }
+            } catch let error as AudioFileError {
+                anything = true
+                let message = "\(error)"
+                let named = message.hasPrefix(path) || message.hasPrefix("'\(path)'")
+                Output.standardError("clip: \(named ? "" : "\(shownInput(path)): ")\(message)\n")
+                if json {
+                    entries.append(.object([("path", .string(path)), ("error", .string(message))]))
+                }
+            }
+        }
+        if json {
+            Output.standardOutput(JSONValue.array(entries).serialized(pretty: true) + "\n")
+        } else {
+            Output.standardOutput(text)
+        }
+        if anything { throw ExitCode(AFKit.Status.problemFound) }
+    }
+
+    /// A clip's level in dB (`+0.00` at full scale).
+    static func decibels(_ linear: Float) -> String {
+        let value = 20 * log10(Double(max(linear, 1e-9)))
+        return (value >= 0 ? "+" : "") + fixedPoint(value, places: 2)
+    }
+
+    /// afclip's table, a row a run (its first sample, how many follow, its highest level), then the totals.
+    static func text(path: String, _ report: ClipScanner.Report, rate: Double, channels: Int) -> String {
+        var lines = [
+            "\(PathEscaping.controlEscaped(path)): \(channels) ch, \(formatSampleRate(rate)) Hz, \(report.frames) frames"
+        ]
+        if report.runs.isEmpty {
+            lines.append("no clipping")
+        } else {
+            lines.append("     seconds       sample  channel  samples     peak dB  where")
+            for run in report.runs {
+                let seconds = fixedPoint(Double(run.start) / rate, places: 6)
+                let cells = [
+                    pad(seconds, 12), pad(String(run.start), 12), pad(String(run.channel + 1), 8),
+                    pad(String(run.count), 8), pad(decibels(run.peak), 11),
+                    run.kind == .onSample ? "  on sample" : "  between samples",
+                ]
+                lines.append(cells.joined(separator: " "))
+            }
+        }
+        for channel in 0..<channels {
+            lines.append(
+                "channel \(channel + 1): \(report.onSample[channel]) clipped on the sample grid, "
+                    + "\(report.interSample[channel]) between samples")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    static func json(path: String, _ report: ClipScanner.Report, rate: Double) -> JSONValue {
+        .object([
+            ("path", .string(path)), ("frames", .integer(report.frames)), ("sampleRate", .number(rate)),
+            (
+                "channels",
+                .array(
+                    report.onSample.indices.map { channel in
+                        .object([
+                            ("channel", .integer(Int64(channel + 1))),
+                            ("onSample", .integer(report.onSample[channel])),
+                            ("interSample", .integer(report.interSample[channel])),
+                        ])
+                    })
+            ),
+            (
+                "runs",
+                .array(
+                    report.runs.map { run in
+                        .object([
+                            ("channel", .integer(Int64(run.channel + 1))), ("kind", .string(run.kind.rawValue)),
+                            ("startFrame", .integer(run.start)), ("count", .integer(run.count)),
+                            ("startSeconds", .number(Double(run.start) / rate)),
+                            ("peakDecibels", .number((20 * log10(Double(max(run.peak, 1e-9))) * 100).rounded() / 100)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}

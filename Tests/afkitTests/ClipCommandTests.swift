@@ -1,0 +1,74 @@
+import AudioContainers
+import Foundation
+import Testing
+
+/// `afkit clip` (issue 48, the contract's "New commands"): clipped samples on the grid and between samples, on
+/// files made by FFmpeg and SoX (Tests/Fixtures/make-clip-fixtures.sh), counted against what the files hold.
+@Suite struct ClipCommandTests {
+    /// The file's stored 16-bit samples (mono).
+    static func stored(_ name: String) throws -> [Int16] {
+        let file = try AudioFile(path: Command.fixtures + "/" + name)
+        var bytes: [UInt8] = []
+        _ = try file.readPacketData(from: 0, count: Int(file.packetCount), into: &bytes)
+        return bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    static func report(_ name: String) throws -> (status: Int32, json: [String: Any]) {
+        let result = try Command.run(["clip", "--json", name])
+        let entry = try #require((result.json as? [[String: Any]])?.first, "\(result.stdout)")
+        return (result.status, entry)
+    }
+
+    static func counts(_ entry: [String: Any]) -> (onSample: Int, interSample: Int) {
+        let channel = (entry["channels"] as? [[String: Any]])?.first ?? [:]
+        return (channel["onSample"] as? Int ?? -1, channel["interSample"] as? Int ?? -1)
+    }
+
+    /// FFmpeg's flat tops: every stored sample at 32767 or -32768 is an on-sample clip, no other; the runs add up
+    /// to the count, each a stretch of consecutive clipped samples.
+    @Test func onSampleCountsAreTheFullScaleSamples() throws {
+        let name = "clip/ffmpeg-clipped-1k.wav"
+        let samples = try Self.stored(name)
+        let fullScale = samples.filter { $0 == .max || $0 == .min }.count
+        #expect(fullScale > 1000)
+        let (status, entry) = try Self.report(name)
+        #expect(status == 1)
+        #expect(Self.counts(entry).onSample == fullScale)
+        let runs = (entry["runs"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "onSample" }
+        #expect(runs.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == fullScale)
+        for run in runs {
+            let start = run["startFrame"] as? Int ?? -1
+            let count = run["count"] as? Int ?? 0
+            #expect(samples[start..<start + count].allSatisfy { $0 == .max || $0 == .min })
+            #expect(start == 0 || !(samples[start - 1] == .max || samples[start - 1] == .min))
+        }
+        let text = try Command.run(["clip", name])
+        #expect(text.stdout.contains("channel 1: \(fullScale) clipped on the sample grid"), "\(text.stdout)")
+    }
+
+    /// A sine 45 degrees off its peaks: no stored sample near full scale, the waveform between them over it.
+    @Test func overshootBetweenSamplesIsInterSample() throws {
+        let name = "clip/inter-sample-11k.wav"
+        #expect(try Self.stored(name).allSatisfy { abs(Int($0)) < 30000 })
+        let (status, entry) = try Self.report(name)
+        let counts = Self.counts(entry)
+        #expect(status == 1 && counts.onSample == 0 && counts.interSample > 1000, "\(counts)")
+    }
+
+    /// Speech 0.3 dB under full scale clips nowhere (exit 0, "no clipping"); the same as 32 kbit/s AAC, decoded,
+    /// overshoots: clipping that only encoding made.
+    @Test func anAACThatClipsOnlyAfterEncoding() throws {
+        let source = try Command.run(["clip", "clip/speech-peak-0.3.wav"])
+        #expect(source.status == 0 && source.stdout.contains("no clipping"), "\(source.stdout)")
+        let (status, entry) = try Self.report("clip/speech-peak-0.3.m4a")
+        #expect(status == 1 && Self.counts(entry).onSample + Self.counts(entry).interSample > 0)
+    }
+
+    /// A file that cannot be read is an error naming it (exit 1); the others are still reported.
+    @Test func anUnreadableFileIsNamed() throws {
+        let result = try Command.run(["clip", "no-such-file.wav", "clip/speech-peak-0.3.wav"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("clip: no-such-file.wav: "), "\(result.stderr)")
+        #expect(result.stdout.contains("speech-peak-0.3.wav: 1 ch"))
+    }
+}
