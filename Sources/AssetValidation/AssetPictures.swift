@@ -5,9 +5,9 @@ public struct AssetPictures: Sendable, Hashable {
     public var waveform: WaveformData
     /// The spectrogram thumbnail.
     public var spectrogram: Spectrogram
-    /// For each run of three or more samples at full scale, the frame its third sample is in (at most
-    /// ``AssetPictures/clipMarkLimit`` runs).
-    public var clippedFrames: [Int64] = []
+    /// The stretches where a channel has three or more samples in a row at full scale, every one (neighbours
+    /// merged past ``AssetPictures/clipSpanLimit`` of them, their runs counted together).
+    public var clippedSpans: [ClipSpan] = []
     /// Each loop's wrap (the file's own loops, and the whole file where a rule treats it as one).
     public var seams: [Seam] = []
 
@@ -25,8 +25,46 @@ public struct AssetPictures: Sendable, Hashable {
 
     /// Waveform points at most (a plot's width in pixels on a wide screen).
     public static let waveformPoints = 600
-    /// Clipped runs marked at most.
-    public static let clipMarkLimit = 256
+    /// Clipped stretches kept at most: past it, neighbours merge (a picture is 600 points wide).
+    public static let clipSpanLimit = 2048
+
+    /// Frames `start...end` where samples clip, holding `runs` runs of three or more full-scale samples.
+    public struct ClipSpan: Sendable, Hashable {
+        /// The first clipped frame.
+        public var start: Int64
+        /// The last clipped frame.
+        public var end: Int64
+        /// The runs of clipped samples in it.
+        public var runs: Int
+    }
+}
+
+/// Gathers ``AssetPictures/clippedSpans`` frame by frame: a clipped frame right after the last span extends
+/// it, else opens another; bounded by merging neighbours.
+struct ClipSpans {
+    private(set) var spans: [AssetPictures.ClipSpan] = []
+
+    /// A frame that clips; `newRunOf` counts a run that reaches three samples here (its first two frames
+    /// before this one are in it too).
+    mutating func mark(_ frame: Int64, newRunOf length: Int?) {
+        let start = frame - Int64((length ?? 1) - 1)
+        if var last = spans.last, start <= last.end + 1 {
+            last.end = max(last.end, frame)
+            last.start = min(last.start, start)
+            if length != nil { last.runs += 1 }
+            spans[spans.count - 1] = last
+        } else {
+            spans.append(AssetPictures.ClipSpan(start: start, end: frame, runs: length == nil ? 0 : 1))
+        }
+        if spans.count > AssetPictures.clipSpanLimit {
+            spans = stride(from: 0, to: spans.count, by: 2).map { index in
+                guard index + 1 < spans.count else { return spans[index] }
+                return AssetPictures.ClipSpan(
+                    start: spans[index].start, end: spans[index + 1].end,
+                    runs: spans[index].runs + spans[index + 1].runs)
+            }
+        }
+    }
 }
 
 /// Gathers ``AssetPictures`` in the validator's decode pass.

@@ -198,8 +198,8 @@ public struct AssetValidator: Sendable {
         let fullScale: Float = 32767 / 32768
         var peak: Float = 0
         var clippedRuns = 0
-        var run = 0
-        var clippedFrames: [Int64] = []
+        var runs = [Int](repeating: 0, count: channels)
+        var clipSpans = ClipSpans()
         // The valid frames, as the converter and the loudness meter read them (one reader for all).
         let valid = reader.frameCount ?? 0
         var position: Int64 = 0
@@ -247,15 +247,14 @@ public struct AssetValidator: Sendable {
                     let value = abs(samples[index * channels + channel])
                     loudest = max(loudest, value)
                     if value >= fullScale {
-                        run += 1
-                        if run == 3 {
-                            clippedRuns += 1
-                            if clippedFrames.count < AssetPictures.clipMarkLimit {
-                                clippedFrames.append(position + Int64(index))
-                            }
+                        runs[channel] += 1
+                        // A run of three or more samples of a channel at full scale: counted once, drawn whole.
+                        if runs[channel] == 3 { clippedRuns += 1 }
+                        if runs[channel] >= 3 {
+                            clipSpans.mark(position + Int64(index), newRunOf: runs[channel] == 3 ? 3 : nil)
                         }
                     } else {
-                        run = 0
+                        runs[channel] = 0
                     }
                 }
                 peak = max(peak, loudest)
@@ -295,7 +294,7 @@ public struct AssetValidator: Sendable {
         }
         statistics.loudness = meter?.facts
         if var drawn = pictures?.finish() {
-            drawn.clippedFrames = clippedFrames
+            drawn.clippedSpans = clipSpans.spans
             drawn.seams = loops.enumerated().map { index, loop in
                 AssetPictures.Seam(
                     start: loop.0, end: loop.1, before: windows[index * 2].samples,

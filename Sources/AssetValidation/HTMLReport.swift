@@ -259,7 +259,15 @@ extension FileReport {
                 }
             }
             members.append(("silence", .array(silence)))
-            members.append(("clips", .array(pictures.clippedFrames.map(JSONValue.integer))))
+            // Every clipped stretch, as [first frame, last frame, runs].
+            members.append(
+                (
+                    "clips",
+                    .array(
+                        pictures.clippedSpans.map {
+                            .array([.integer($0.start), .integer($0.end), .integer(Int64($0.runs))])
+                        })
+                ))
             members.append(("clippedRuns", .integer(Int64(audio.clippedRuns))))
             if let loudness = audio.loudness {
                 if let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {

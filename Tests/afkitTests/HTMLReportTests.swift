@@ -128,13 +128,19 @@ import Testing
             }
         }
 
-        // Clipping: each mark on a full-scale sample, as many as the rule counted.
+        // Clipping: every clipped stretch, each from its first full-scale sample to its last, its runs adding up to
+        // the rule's count (the page kept the first 256 marks, with no word of the rest).
         let clipping = try Self.data(page, 2)
         let clipped = try decodedFloats(Command.fixtures + "/report/clipping.wav", channels: 1).map { $0[0] }
-        let marks = try #require(clipping["clips"] as? [Int])
+        let spans = try #require(clipping["clips"] as? [[Int]])
         let runs = try #require(clipping["clippedRuns"] as? Int)
-        #expect(marks.count == min(256, runs) && !marks.isEmpty)
-        #expect(marks.allSatisfy { abs(clipped[$0]) >= 32767 / 32768 })
+        #expect(spans.reduce(0) { $0 + $1[2] } == runs && !spans.isEmpty)
+        let full = Float(32767) / 32768
+        for span in spans {
+            #expect(abs(clipped[span[0]]) >= full && abs(clipped[span[1]]) >= full, "\(span)")
+            #expect(span[0] == 0 || abs(clipped[span[0] - 1]) < full, "\(span) starts where the clipping does")
+            #expect(span[1] + 1 == clipped.count || abs(clipped[span[1] + 1]) < full, "\(span) ends where it does")
+        }
         let peak = try #require(clipping["truePeak"] as? [String: Any])
         let peakFrame = try #require(peak["frame"] as? Int)
         #expect(abs(clipped[peakFrame]) == 1, "the true-peak mark on the largest sample")
@@ -265,5 +271,24 @@ import Testing
             "batch", "--preset", "sfx", "--out", folder + "/out", "--profile", "music", sources,
         ])
         #expect(misplaced.status == 2 && misplaced.stderr.contains("--profile is for an HTML report"))
+    }
+}
+
+/// A tone clipped from its first cycle to its last (FFmpeg, Tests/Fixtures/make-clip-fixtures.sh): the report's
+/// clip marks reach its end (they stopped at the 256th run, 0.44 s into a clipped second), and their runs are the
+/// rule's count.
+@Suite struct ClipMarkTests {
+    @Test func aSoundClippedThroughoutIsMarkedToItsEnd() throws {
+        let result = try Command.run([
+            "validate", "--format", "html", "--profile", "music", "clip/ffmpeg-clipped-1k.wav",
+        ])
+        let data = try HTMLReportTests.data(result.stdout, 0)
+        let spans = try #require(data["clips"] as? [[Int]])
+        let frames = try #require(data["frames"] as? Int)
+        let runs = try #require(data["clippedRuns"] as? Int)
+        #expect(runs > 256, "\(runs) runs")
+        #expect(spans.reduce(0) { $0 + $1[2] } == runs)
+        let last = try #require(spans.last)
+        #expect(Double(last[1]) > Double(frames) * 0.99, "the last mark at frame \(last[1]) of \(frames)")
     }
 }

@@ -85,14 +85,16 @@
         g.fillRect(left + px, y1, 1, Math.max(1, y2 - y1));
       }
     }
-    g.save(); g.setLineDash([3, 3]);
-    for (const frame of d.clips || []) {
-      const cx = x(frame);
-      g.strokeStyle = colours.clip; g.beginPath(); g.moveTo(cx + 0.5, top); g.lineTo(cx + 0.5, bottom); g.stroke();
+    // Every clipped stretch [first frame, last frame, runs]: shaded from its start to its end (a pixel at
+    // least), a mark above its start.
+    g.save(); g.globalAlpha = 0.35; g.fillStyle = colours.clip;
+    for (const span of d.clips || []) {
+      const x1 = x(span[0]), x2 = x(span[1] + 1);
+      g.fillRect(x1, top, Math.max(1, x2 - x1), bottom - top);
     }
     g.restore();
-    for (const frame of d.clips || []) {
-      const cx = x(frame);
+    for (const span of d.clips || []) {
+      const cx = x(span[0]);
       g.fillStyle = colours.clip; g.beginPath(); g.moveTo(cx - 5, 2); g.lineTo(cx + 5, 2); g.lineTo(cx, 12); g.closePath(); g.fill();
     }
     for (const marker of d.markers || []) {
