@@ -183,7 +183,9 @@ extension FileReport {
         if let loudness = audio.loudness, !loudness.shortTermCurve.isEmpty {
             section += figure(
                 "loudness", index,
-                "Short-term loudness (3 s window, LUFS)"
+                (Self.drawsMomentary(loudness)
+                    ? "Momentary loudness (400 ms window, LUFS: the sound is shorter than the 3 s short-term window)"
+                    : "Short-term loudness (3 s window, LUFS)")
                     + (loudnessBand.map {
                         "; the profile's band \(fixedPoint($0.lowerBound, places: 1)) to "
                             + "\(fixedPoint($0.upperBound, places: 1)) LUFS shaded"
@@ -217,6 +219,21 @@ extension FileReport {
             + "</canvas><figcaption>\(markupEscaped(caption))</figcaption></figure>\n"
     }
 
+    /// The waveform's lanes by the speakers the channel layout names (`L R C LFE Ls Rs`), else `L R` for
+    /// stereo, else `ch 1`, `ch 2`, ...
+    static func laneNames(_ summary: AudioFileSummary, lanes: Int) -> [String] {
+        if let labels = summary.channelLayout?.labels, labels.count == lanes {
+            return labels.enumerated().map { ChannelLayout.labelNames[$1] ?? "ch \($0 + 1)" }
+        }
+        if lanes == 2 { return ["L", "R"] }
+        return (0..<lanes).map { "ch \($0 + 1)" }
+    }
+
+    /// Whether the loudness curve is the momentary one: for a sound shorter than the 3 s short-term window.
+    static func drawsMomentary(_ loudness: LoudnessFacts) -> Bool {
+        !loudness.momentaryCurve.isEmpty && loudness.shortTermCurve.count < 30
+    }
+
     /// What the page's script draws from: compact numbers, samples as base64 little-endian 16-bit integers.
     private func pictureData(_ pictures: AssetPictures, summary: AudioFileSummary) -> JSONValue {
         let rate = summary.format.sampleRate
@@ -227,6 +244,7 @@ extension FileReport {
         var members: [(String, JSONValue)] = [
             ("rate", .number(rate)), ("frames", .integer(frames)),
             ("channels", .integer(Int64(pictures.waveform.channels))),
+            ("laneNames", .array(Self.laneNames(summary, lanes: pictures.waveform.channels).map(JSONValue.string))),
             (
                 "wave",
                 .object([
@@ -274,8 +292,9 @@ extension FileReport {
                     members.append(
                         ("truePeak", .object([("frame", .integer(frame)), ("db", rounded(loudness.truePeak, 100))])))
                 }
-                // At most 600 points: each the loudest reading of the tenths of a second it stands for.
-                let readings = loudness.shortTermCurve
+                // At most 600 points: each the loudest reading of the tenths of a second it stands for. A sound
+                // shorter than the 3 s window: the momentary readings (its short-term ones sit under its level).
+                let readings = Self.drawsMomentary(loudness) ? loudness.momentaryCurve : loudness.shortTermCurve
                 let group = max(1, (readings.count + 599) / 600)
                 var curve: [JSONValue] = []
                 for start in stride(from: 0, to: readings.count, by: group) {
@@ -283,7 +302,13 @@ extension FileReport {
                     curve.append(loudest > -70 ? rounded(Double(loudest)) : .null)
                 }
                 members.append(
-                    ("curve", .object([("step", rounded(0.1 * Double(group), 1000)), ("values", .array(curve))])))
+                    (
+                        "curve",
+                        .object([
+                            ("step", rounded(0.1 * Double(group), 1000)),
+                            ("window", .number(Self.drawsMomentary(loudness) ? 0.4 : 3)), ("values", .array(curve)),
+                        ])
+                    ))
                 if loudness.normalizable.isFinite { members.append(("integrated", rounded(loudness.normalizable))) }
             }
         }

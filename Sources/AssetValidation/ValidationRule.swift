@@ -152,6 +152,9 @@ public struct LoudnessFacts: Sendable, Hashable {
     /// The short-term loudness (3 s window, LUFS; `-infinity` for silence) every tenth of a second, where
     /// the meter keeps it.
     public var shortTermCurve: [Float] = []
+    /// The momentary loudness (400 ms window) every tenth of a second: what the report draws for a sound
+    /// shorter than the short-term window, whose 3 s readings would sit under its level.
+    public var momentaryCurve: [Float] = []
     /// The frame the true-peak maximum is at (the largest sample of the block it rose in), where known.
     public var truePeakFrame: Int64?
 

@@ -40,6 +40,8 @@ public final class LoudnessMeter {
     private var framesAdded = 0
     /// The short-term loudness (3 s window, LUFS; `-infinity` for silence) every tenth of a second so far.
     public private(set) var shortTermReadings: [Float] = []
+    /// The momentary loudness (400 ms window, LUFS; `-infinity` for silence) every tenth of a second so far.
+    public private(set) var momentaryReadings: [Float] = []
     /// Channels of the frames measured.
     public let channels: Int
 
@@ -109,6 +111,9 @@ public final class LoudnessMeter {
                 let reading = mean > 0 ? -0.691 + 10 * log10(mean) : -Double.infinity
                 shortTermMaximum = max(shortTermMaximum, reading)
                 shortTermReadings.append(Float(reading))
+                // The momentary loudness: the last four blocks (400 ms).
+                let recent = (1...4).reduce(0.0) { $0 + blockEnergies[(blockIndex - $1 + 30) % 30] } / 4
+                momentaryReadings.append(Float(recent > 0 ? -0.691 + 10 * log10(recent) : -Double.infinity))
             }
         }
     }

@@ -175,6 +175,7 @@ final class ValidatorMeter: StreamingLoudnessMeter {
             integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
             samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
         facts.shortTermCurve = meter.shortTermReadings
+        facts.momentaryCurve = meter.momentaryReadings
         facts.truePeakFrame = truePeakFrame
         return facts
     }

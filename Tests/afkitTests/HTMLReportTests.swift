@@ -292,3 +292,33 @@ import Testing
         #expect(Double(last[1]) > Double(frames) * 0.99, "the last mark at frame \(last[1]) of \(frames)")
     }
 }
+
+/// A sound shorter than the 3 s short-term window is drawn with the momentary curve (400 ms), whose loudest
+/// reading sits near its level (the 3 s curve sat 5 to 15 LU under the integrated line); a longer one keeps the
+/// short-term curve.
+@Suite struct ShortSoundCurveTests {
+    @Test func aShortSoundDrawsItsMomentaryLoudness() throws {
+        let result = try Command.run([
+            "validate", "--format", "html", "--profile", "music", "loudness/impact-explosion-float-24k.wav",
+            "loudness/steps-pink-8k.wav",
+        ])
+        let short = try HTMLReportTests.data(result.stdout, 0)
+        let curve = try #require(short["curve"] as? [String: Any])
+        #expect(curve["window"] as? Double == 0.4)
+        let loudest = try #require((curve["values"] as? [Any])?.compactMap { $0 as? Double }.max())
+        let integrated = try #require(short["integrated"] as? Double)
+        #expect(
+            loudest >= integrated && loudest - integrated < 6, "momentary peak \(loudest), integrated \(integrated)")
+        let long = try HTMLReportTests.data(result.stdout, 1)
+        #expect((long["curve"] as? [String: Any])?["window"] as? Double == 3)
+    }
+}
+
+/// A 5.1 file's waveform lanes are named by its channel layout (they said "ch 1" to "ch 6").
+@Suite struct LaneNameTests {
+    @Test func lanesAreTheSpeakers() throws {
+        let result = try Command.run(["validate", "--format", "html", "--profile", "music", "wav/extensible-5.1.wav"])
+        let data = try HTMLReportTests.data(result.stdout, 0)
+        #expect(data["laneNames"] as? [String] == ["L", "R", "C", "LFE", "Ls", "Rs"], "\(data["laneNames"] ?? "none")")
+    }
+}

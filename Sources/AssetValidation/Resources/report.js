@@ -70,7 +70,7 @@
     for (let lane = 0; lane < lanes; lane++) {
       const mid = top + laneHeight * (lane + 0.5), half = laneHeight / 2 - 3;
       if (lane > 0) { g.fillStyle = colours.lane; g.fillRect(left, top + laneHeight * lane, span, 1); }
-      g.fillStyle = colours.axis; g.fillText("ch " + (lane + 1), 4, mid);
+      g.fillStyle = colours.axis; g.fillText((d.laneNames || [])[lane] || "ch " + (lane + 1), 4, mid);
       g.fillStyle = colours.wave;
       for (let px = 0; px < span; px++) {
         const from = Math.floor(px * d.frames / span / spp);
