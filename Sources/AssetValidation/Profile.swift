@@ -51,12 +51,13 @@ public struct Profile: Sendable {
     /// The profiles afkit ships.
     public static let builtIn: [String: Profile] = [
         systemSound.name: systemSound, simultaneousSoundEffects.name: simultaneousSoundEffects, music.name: music,
-        gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming,
+        gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming, dialogue.name: dialogue,
     ]
 
     /// The built-in profiles' names, in the README's order.
-    public static let builtInNames = [systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming]
-        .map(\.name)
+    public static let builtInNames = [
+        systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming, dialogue,
+    ].map(\.name)
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 
@@ -143,6 +144,18 @@ public struct Profile: Sendable {
             Entry("true-peak", .error, ["maximum": .number(-1)]),
             Entry("dc-offset", .warning), Entry("mono-compatibility", .warning), Entry("channel-balance", .warning),
             Entry("leading-silence", .warning, ["maximumSeconds": .number(2)]), Entry("loop-seam", .error),
+        ])
+
+    /// Dialogue and voice lines (what the `voice` preset makes): speech judged at AES TD1008's -18 LUFS anchor
+    /// (± 2), at most -1 dBTP, in any format afkit reads.
+    public static let dialogue = Profile(
+        name: "dialogue", fixingPreset: "voice",
+        entries: [
+            Entry("malformed", .error), Entry("extension", .error), Entry("truncated", .error), Entry("empty", .error),
+            Entry("clipping", .warning),
+            Entry("loudness", .warning, ["target": .number(-18), "tolerance": .number(2)]),
+            Entry("true-peak", .warning, ["maximum": .number(-1)]),
+            Entry("leading-silence", .warning, ["maximumSeconds": .number(0.5)]),
         ])
 
     /// The profile that applies to `path`: this one with the matching overrides applied.

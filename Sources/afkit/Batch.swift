@@ -198,12 +198,7 @@ struct Batch: ParsableCommand {
         case .systemSound, .pcm: return .systemSound
         case .sfx: return .simultaneousSoundEffects
         case .music, .lossless: return .music
-        case .voice:
-            // Opus in CAF: the music rules on the sound, not on its format.
-            var voice = Profile.music
-            voice.name = "music (voice: any format)"
-            voice.entries.removeAll { $0.rule == ValidationRule.dataFormat.id }
-            return voice
+        case .voice: return .dialogue
         }
     }
 

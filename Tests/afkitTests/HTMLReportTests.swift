@@ -322,3 +322,20 @@ import Testing
         #expect(data["laneNames"] as? [String] == ["L", "R", "C", "LFE", "Ls", "Rs"], "\(data["laneNames"] ?? "none")")
     }
 }
+
+/// `batch --preset voice --report x.html` judges the voice lines by the dialogue profile (-18 LUFS ± 2, AES
+/// TD1008's anchor for speech), not by music's -16 band.
+@Suite struct VoiceReportTests {
+    @Test func voiceLinesAreJudgedAsDialogue() throws {
+        let folder = try ScratchFolder()
+        let report = folder.path + "/voice.html"
+        let batch = try Command.run([
+            "batch", "--preset", "voice", "--out", folder.path + "/out", "--report", report, "signals/speech.wav",
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let page = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(page.contains("dialogue"))
+        let data = try HTMLReportTests.data(page, 0)
+        #expect(data["band"] as? [Double] == [-20, -16], "\(data["band"] ?? "none")")
+    }
+}
