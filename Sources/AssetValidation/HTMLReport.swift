@@ -70,14 +70,16 @@ extension ValidationReport {
             let integrated = loudness?.normalizable
             let rules = Array(Set(file.violations.map(\.rule))).sorted()
             table += "<tr class=\"\(status.rawValue)\" data-failed=\"\(file.ok ? "no" : "yes")\">"
-            table += "<td><a href=\"#file-\(index)\">\(markupEscaped(file.path))</a></td>"
-            table += "<td data-value=\"\(status.order)\">\(status.label)</td>"
-            table += "<td>\(markupEscaped(summary?.container.name ?? "—"))</td>"
-            table += "<td>\(markupEscaped(summary.map { formatDescription($0.format) } ?? "—"))</td>"
-            table += numberCell(summary?.durationSeconds, places: 3)
-            table += numberCell(integrated, places: 1)
-            table += numberCell(loudness?.truePeak, places: 1)
-            table += "<td>\(rules.isEmpty ? "—" : markupEscaped(rules.joined(separator: ", ")))</td></tr>\n"
+            table += "<td data-label=\"File\"><a href=\"#file-\(index)\">\(breakable(file.path))</a></td>"
+            table += "<td data-label=\"Status\" data-value=\"\(status.order)\">\(status.label)</td>"
+            table += "<td data-label=\"Container\">\(markupEscaped(summary?.container.name ?? "—"))</td>"
+            table +=
+                "<td data-label=\"Format\">\(markupEscaped(summary.map { formatDescription($0.format) } ?? "—"))</td>"
+            table += numberCell(summary?.durationSeconds, places: 3, label: "Duration (s)")
+            table += numberCell(integrated, places: 1, label: "Integrated (LUFS)")
+            table += numberCell(loudness?.truePeak, places: 1, label: "True peak (dBTP)")
+            table +=
+                "<td data-label=\"Rules\">\(rules.isEmpty ? "—" : markupEscaped(rules.joined(separator: ", ")))</td></tr>\n"
         }
         table += "</tbody>\n</table></div>\n</section>\n"
         return table
@@ -348,9 +350,25 @@ private func formatDescription(_ format: StreamDescription) -> String {
     return "\(name), \(format.bitsPerChannel)-bit \(kind)"
 }
 
-private func numberCell(_ value: Double?, places: Int) -> String {
-    guard let value, value.isFinite else { return "<td data-value=\"\">—</td>" }
-    return "<td class=\"number\" data-value=\"\(value)\">\(fixedPoint(value, places: places))</td>"
+private func numberCell(_ value: Double?, places: Int, label: String) -> String {
+    guard let value, value.isFinite else { return "<td data-label=\"\(label)\" data-value=\"\">—</td>" }
+    return
+        "<td class=\"number\" data-label=\"\(label)\" data-value=\"\(value)\">\(fixedPoint(value, places: places))</td>"
+}
+
+/// A path escaped for the page, with a line-break opportunity after each separator (`/`, `-`, `_`, `.`, space),
+/// so a narrow column wraps a name between its parts, not letter by letter.
+func breakable(_ path: String) -> String {
+    var result = ""
+    var part = ""
+    for character in path {
+        part.append(character)
+        if "/-_. ".contains(character) {
+            result += markupEscaped(part) + "<wbr>"
+            part = ""
+        }
+    }
+    return result + markupEscaped(part)
 }
 
 /// Text as XML or HTML content or a quoted attribute value (JUnit's and the HTML report's): the five

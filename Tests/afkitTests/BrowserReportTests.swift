@@ -116,6 +116,8 @@ import Testing
             const duration = table.querySelectorAll("th button")[4];
             duration.click(); out.ascending = names(); out.sort = duration.parentElement.getAttribute("aria-sort");
             duration.click(); out.descending = names();
+            out.outside = Array.from(table.querySelectorAll("td, th")).filter(c => c.getBoundingClientRect().right > window.innerWidth + 0.5).length;
+            out.lines = Array.from(table.tBodies[0].rows).map(r => Math.round(r.cells[0].getBoundingClientRect().height / parseFloat(getComputedStyle(r.cells[0]).lineHeight)));
             const only = document.getElementById("only-failures");
             only.checked = true; only.dispatchEvent(new Event("change"));
             out.failures = names(); out.shown = document.getElementById("shown").textContent;
@@ -146,6 +148,10 @@ import Testing
         #expect(outcome["shown"] as? String == "(1 of 4 files shown)")
         #expect(outcome["sections"] as? Int == 1)
         #expect(outcome["overflow"] as? Int ?? 1 <= 0, "nothing wider than a 600-pixel window")
+        // Every cell in view (the rules column left a 600-pixel window), every name on a line or two (they broke
+        // letter by letter).
+        #expect(outcome["outside"] as? Int == 0, "\(outcome["outside"] ?? "?") cells outside the window")
+        #expect((outcome["lines"] as? [Int])?.allSatisfy { $0 <= 2 } == true, "\(outcome["lines"] ?? "?")")
     }
 
     @Test func silentFirstHalfHasNothingDrawnInTheLeftHalfOfItsWaveform() throws {

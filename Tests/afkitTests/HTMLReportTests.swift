@@ -69,8 +69,8 @@ import Testing
         #expect(page.contains("<dt>Files checked</dt><dd>6</dd>"))
         #expect(page.contains("<dt>Failed</dt><dd>6</dd>"))
         #expect(page.components(separatedBy: "<tr class=\"failed\" data-failed=\"yes\">").count == 7)
-        #expect(page.contains("<td>clipping, container, loudness, true-peak</td>"))
-        #expect(page.contains("<td>container, loop-seam, loudness</td>"))
+        #expect(page.contains("<td data-label=\"Rules\">clipping, container, loudness, true-peak</td>"))
+        #expect(page.contains("<td data-label=\"Rules\">container, loop-seam, loudness</td>"))
         // Every finding in words beside the pictures (their text equivalent), with its fix.
         let sampler = try Self.section(page, 3)
         #expect(sampler.contains("<strong>error: loop-seam</strong> the loop 1000-3000 wraps"))
