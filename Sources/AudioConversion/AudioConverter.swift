@@ -80,6 +80,7 @@ public enum AudioConverter {
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
                 // until it meets the target and the ceiling, and the source is read again for another round.
                 guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan.render) else {
+                    if settings.checksClipping { try checkClipping(of: temporary, against: input) }
                     return written
                 }
                 reader = try SourceReader(path: input)
@@ -287,4 +288,23 @@ public enum AudioConverter {
 
 extension FileType {
     var isAIFF: Bool { self == .aiff || self == .aifc }
+}
+
+extension AudioConverter {
+    /// `--check-clip`: the output written at `path`, decoded, must clip no more than the source (counted as
+    /// `afkit clip` counts); otherwise the conversion fails and nothing is written.
+    static func checkClipping(of path: String, against input: String) throws {
+        let output = try ClipScanner.scan(path: path).report
+        let outputCount = output.onSample.reduce(0, +) + output.interSample.reduce(0, +)
+        guard outputCount > 0 else { return }
+        let source = try ClipScanner.scan(path: input).report
+        let sourceCount = source.onSample.reduce(0, +) + source.interSample.reduce(0, +)
+        guard outputCount > sourceCount else { return }
+        let first = output.runs.first.map { " (the first at frame \($0.start))" } ?? ""
+        throw AudioFileError.limitExceeded(
+            "'\(input)': the output clips once decoded, \(outputCount) time\(outputCount == 1 ? "" : "s") on the sample "
+                + "grid and between samples\(first), where the source clips \(sourceCount) time\(sourceCount == 1 ? "" : "s"): "
+                + "lower the level (--loudness with a lower --true-peak) or choose a higher bit rate; nothing was "
+                + "written (--check-clip)", offset: nil)
+    }
 }

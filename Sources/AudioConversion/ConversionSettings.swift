@@ -72,6 +72,10 @@ public struct ConversionSettings: Sendable {
     /// Whether the source's tags (``MetadataKeys/carried``) go into the output (`--no-metadata`: not).
     public var keepsMetadata = true
 
+    /// Whether a conversion fails, writing nothing, where its output decoded clips more than its source
+    /// (``ClipScanner``'s counts, on the grid and between samples): `convert --check-clip`.
+    public var checksClipping = false
+
     /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
 }

@@ -104,6 +104,11 @@ struct Convert: ParsableCommand {
     var preset: Preset?
 
     @Flag(
+        name: .customLong("check-clip"),
+        help: "Fail (nothing written) where the output, decoded, clips more than the source does (afkit clip's count).")
+    var checkClip = false
+
+    @Flag(
         name: .customShort("v"),
         help: "Tell what the conversion does: the source and output formats, the route, the resampler, the gain.")
     var verbose = false
@@ -318,6 +323,7 @@ struct Convert: ParsableCommand {
         settings.loudness = shared.loudnessTarget
         settings.silenceThreshold = shared.trimSilence
         settings.keepsMetadata = !shared.noMetadata
+        settings.checksClipping = checkClip
         return settings
     }
 

@@ -71,4 +71,17 @@ import Testing
         #expect(result.stderr.hasPrefix("clip: no-such-file.wav: "), "\(result.stderr)")
         #expect(result.stdout.contains("speech-peak-0.3.wav: 1 ch"))
     }
+
+    /// `convert --check-clip`: an AAC that clips once decoded where its source does not fails, writing nothing;
+    /// a PCM copy of the same source passes.
+    @Test func convertChecksClippingWhenAsked() throws {
+        let folder = try ScratchFolder()
+        let aac = folder.path + "/speech.m4a"
+        let failed = try Command.run(["convert", "--check-clip", "-b", "32000", "clip/speech-peak-0.3.wav", aac])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("the output clips once decoded") && failed.stderr.contains("--check-clip"))
+        #expect(!FileManager.default.fileExists(atPath: aac))
+        let pcm = try Command.run(["convert", "--check-clip", "clip/speech-peak-0.3.wav", folder.path + "/speech.wav"])
+        #expect(pcm.status == 0, "\(pcm.stderr)")
+    }
 }
