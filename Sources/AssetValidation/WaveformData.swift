@@ -312,6 +312,11 @@ extension WaveformData {
                 result.ticks.append((x, label, x + 2 + Double(label.count * 6 - 1) > Double(width)))
                 tick += 1
             }
+            // The end, labelled where the last tick falls well short of it (a click of a millisecond).
+            if seconds > 0, tick == 1 || seconds - Double(tick - 1) * step > step * 0.6 {
+                let label = fixedPoint(seconds, places: seconds < 0.1 ? 3 : seconds < 10 ? 2 : 1) + " s"
+                result.ticks.append((Double(width), label, true))
+            }
         }
         return result
     }

@@ -162,6 +162,24 @@ import Testing
             zip(spans, spans.dropFirst()).allSatisfy { $1.0 <= $0.1 && $1.1 >= $0.0 }, "a stroke apart from the last")
     }
 
+    /// A sound of a millisecond: a line across the picture, labelled at both ends in seconds (its one tick, at
+    /// 0, left the end unsaid).
+    @Test func aMillisecondIsDrawnAndItsEndLabelled() throws {
+        let folder = try Loopback.temporaryFolder("waveform")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let click = folder + "/click.wav"
+        try writeTone(click, rate: 44100, frequency: 1000, seconds: 0.001)
+        let result = try Command.run(["waveform", click, "-o", folder + "/click.svg", "--width", "400"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let svg = try String(contentsOfFile: folder + "/click.svg", encoding: .utf8)
+        let labels = svg.components(separatedBy: "<text ").dropFirst().map {
+            $0.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }
+        }
+        #expect(labels.first == "0.00 s" && labels.last == "0.001 s", "\(labels)")
+        let path = try #require(svg.components(separatedBy: " d=\"").dropFirst().first?.prefix { $0 != "\"" })
+        #expect(path.split(separator: "M").count >= 40, "a stroke a frame")
+    }
+
     /// A zoomed picture shows its width's points from the start, one a pixel, as audiowaveform draws it: at
     /// 110 frames a point 400 pixels cover 2 s (the silent second on the left, the tone on the right); at 50
     /// they cover 0.9 s of the silent second, so nothing is drawn; reading stops there.
