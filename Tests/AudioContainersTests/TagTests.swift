@@ -62,4 +62,14 @@ import Testing
         #expect(fields.count >= 4)
         #expect(Int64(fields[1], radix: 16) == Int64(properties.packetTableInfo?.primingFrames ?? -1))
     }
+
+    /// id3v2's ID3v2.3 frames: title, artist, album, year, the track with its total, and the genre it writes by
+    /// number ("(17)") named as ffprobe and mutagen name it.
+    @Test func id3v2sFramesAsTheTaggerWroteThem() throws {
+        let metadata = try AudioFile(path: Fixture.named("tags/id3v2-text.mp3").path).properties.infoDictionary
+        #expect(metadata["title"] == "Id3v2 Title" && metadata["artist"] == "Id3v2 Artist", "\(metadata)")
+        #expect(metadata["album"] == "Id3v2 Album" && metadata["year"] == "1999", "\(metadata)")
+        #expect(metadata["track number"] == "3/9" && metadata["genre"] == "Rock", "\(metadata)")
+    }
 }
+

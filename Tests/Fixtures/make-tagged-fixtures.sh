@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Files with cover art as the field's tools write them (issue 53), from the committed signals: metaflac
-# (flac 1.4.2), opusenc --picture (opus-tools 0.2), vorbiscomment (vorbis-tools 1.4.2), FFmpeg 5.1's
+# (flac 1.4.2), opusenc --picture (opus-tools 0.2), vorbiscomment (vorbis-tools 1.4.2), eyeD3 and id3v2, FFmpeg 5.1's
 # attached pictures (ID3v2.4 and v2.3 APIC in MP3, ID3 in AIFF, covr in M4A moov-first). Tests read the
 # committed files (pictures/); run from this folder to remake them:
 #   bash make-tagged-fixtures.sh
@@ -97,6 +97,14 @@ o["title"] = "Mutagen Title"
 o["metadata_block_picture"] = [base64.b64encode(picture.write()).decode()]
 o.save()
 PY
+
+# eyeD3 (Debian's eyed3 0.9.7): ID3v2.4 and, converted, ID3v2.3, each with a front cover.
+for version in 24 23; do
+    cp "$T/plain.mp3" $OUT/eyed3-apic-v$version.mp3
+    eyeD3 -Q --remove-all $OUT/eyed3-apic-v$version.mp3 > /dev/null
+    eyeD3 -Q $([ $version = 23 ] && echo --to-v2.3) --add-image "$T/cover.jpg:FRONT_COVER" -t "EyeD3 Title" \
+        -a "EyeD3 Artist" $OUT/eyed3-apic-v$version.mp3 > /dev/null
+done
 
 # MP3 with an attached picture: ID3v2.4 (FFmpeg's default) and ID3v2.3.
 art=(-map 0 -map 1 -c:v copy -disposition:v attached_pic -metadata:s:v "comment=Cover (front)" -metadata "title=With Cover")
@@ -231,3 +239,8 @@ def tone(channel):
     x = samples[channel::6][4800:7200]
     return max(range(200, 1400, 200), key=lambda f: abs(sum(v * cmath.exp(-2j * math.pi * f * i / 48000) for i, v in enumerate(x))))
 print(*[tone(c) for c in range(6)])' >> mp4/ffmpeg-pce-5.1-side.m4a.ffprobe
+
+# id3v2 (Debian's id3v2 0.1.12): ID3v2.3 text frames as it writes them, a genre by its ID3v1 number.
+cp "$T/plain.mp3" tags/id3v2-text.mp3
+id3v2 -D tags/id3v2-text.mp3 > /dev/null
+id3v2 -t "Id3v2 Title" -a "Id3v2 Artist" -A "Id3v2 Album" -g 17 -T 3/9 -y 1999 tags/id3v2-text.mp3
