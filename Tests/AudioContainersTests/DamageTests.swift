@@ -79,6 +79,14 @@ import Testing
         #expect(lying.damage.contains { $0.contains("the last granule position says") }, "\(lying.damage)")
     }
 
+    /// ID3v2.4's several values in one text frame (mutagen's TPE1 of two artists): both, as repeated Vorbis
+    /// fields read ("A1; A2"); ffprobe keeps the first only.
+    @Test func severalValuesOfAFrameAreAllRead() {
+        let frame: [UInt8] = [3] + Array("A1".utf8) + [0] + Array("A2".utf8)
+        #expect(ID3.text(frame) == "A1; A2")
+        #expect(ID3.text([3] + Array("One".utf8) + [0]) == "One")
+    }
+
     /// ID3's genre numbers are the genres' names ("(17)" is Rock), as ffprobe and mutagen read them.
     @Test func genreNumbersAreNamed() {
         #expect(

@@ -72,4 +72,3 @@ import Testing
         #expect(metadata["track number"] == "3/9" && metadata["genre"] == "Rock", "\(metadata)")
     }
 }
-

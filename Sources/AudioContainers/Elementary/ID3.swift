@@ -262,10 +262,13 @@ public enum ID3 {
         return out
     }
 
-    /// A text frame: an encoding byte, then the text (several values separated by NUL: the first).
+    /// A text frame: an encoding byte, then the text (several values separated by NUL in version 2.4).
     static func text(_ content: [UInt8]) -> String? {
         guard let encoding = content.first else { return nil }
-        return decode(Array(content.dropFirst()), encoding: encoding).first
+        // Version 2.4 keeps several values in one frame, NUL between them: every one, joined as Vorbis
+        // comments' repeated fields are ("A1; A2").
+        let values = decode(Array(content.dropFirst()), encoding: encoding).filter { !$0.isEmpty }
+        return values.isEmpty ? nil : values.joined(separator: "; ")
     }
 
     /// A comment frame (encoding, language in 3 bytes, a short description, the text) under the name its
