@@ -55,6 +55,7 @@ public enum AudioConverter {
         try plan.take(from: source, input: input, cut: cut)
         var normalizer: LoudnessNormalizer?
         var overloads = 0
+        var gainOverloads = 0
         if let target = settings.loudness {
             normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format,
@@ -72,7 +73,8 @@ public enum AudioConverter {
                 do {
                     written = try run(
                         plan, encoder: encoder, from: reader, to: writer,
-                        limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 })
+                        limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 },
+                        gainReport: { gainOverloads = $0 })
                 } catch {
                     writer.cancel()
                     throw error
@@ -89,6 +91,11 @@ public enum AudioConverter {
         var result = ConversionResult(
             outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
             packetTableInfo: table, notes: plan.notes)
+        if gainOverloads > 0 {
+            result.notes.append(
+                "--gain \(shortDecimal(settings.edits.gain ?? 0)) dB took \(gainOverloads) samples past full scale, which "
+                    + "clip in the output: lower the gain, or use --loudness with its limiter")
+        }
         if overloads > 0 {
             result.notes.append(
                 "the mix took \(overloads) samples past full scale, which clip in the output: scale its rows down so "
@@ -107,7 +114,8 @@ public enum AudioConverter {
     /// copied); returns the valid frames written and the packet table recorded.
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
-        limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil
+        limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil,
+        gainReport: ((Int) -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
@@ -170,7 +178,7 @@ public enum AudioConverter {
             outputFrames = try render(
                 source, sampleRate: format.sampleRate, channels: Int(format.channelsPerFrame),
                 resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport,
-                mixReport: mixReport
+                mixReport: mixReport, gainReport: gainReport
             ) { samples in
                 try encoder.encode(samples, into: &packets)
                 try write()
@@ -194,7 +202,8 @@ public enum AudioConverter {
     static func render(
         _ source: SourceReader, sampleRate: Double, channels outChannels: Int,
         resampler choice: ResamplerChoice, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil,
-        mixReport: ((Int) -> Void)? = nil, _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
+        mixReport: ((Int) -> Void)? = nil, gainReport: ((Int) -> Void)? = nil,
+        _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws -> Int64 {
         let mixer =
             plan.mixMatrix.map(ChannelMixer.init(gains:)) ?? ChannelMixer(from: source.channels, to: outChannels)
@@ -205,10 +214,24 @@ public enum AudioConverter {
             sampleRate == source.sampleRate
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
         let gain = plan.linearGain
+        // A gain of the user's (no limiter behind it) that takes samples past full scale: counted, for a note.
+        let countsGain = gainReport != nil && plan.limiterCeiling == nil && gain > 1
+        var gainOverloads = 0
         let limiter = plan.limiterCeiling.map {
             TruePeakLimiter(channels: outChannels, sampleRate: sampleRate, ceilingDecibels: $0)
         }
         source.skipFrames(plan.start)
+        /// Silence (`--pad`), a bounded block at a time, straight to the output: nothing to mix, scale or limit.
+        func silence(_ frames: Int64) throws {
+            var left = frames
+            while left > 0 {
+                let count = Int(min(left, 65536))
+                try [Float](repeating: 0, count: count * outChannels).withUnsafeBufferPointer(deliver)
+                left -= Int64(count)
+            }
+        }
+        try silence(plan.padStart)
+        defer { if countsGain { gainReport?(gainOverloads) } }
         var block: [Float] = []
         var mixed: [Float] = []
         var resampled: [Float] = []
@@ -234,6 +257,7 @@ public enum AudioConverter {
             scaled.removeAll(keepingCapacity: true)
             scaled.append(contentsOf: samples[0..<count * outChannels])
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
+            if countsGain { gainOverloads += scaled.reduce(0) { $0 + (abs($1) > 1 ? 1 : 0) } }
             guard let limiter else { return try scaled.withUnsafeBufferPointer(deliver) }
             limited.removeAll(keepingCapacity: true)
             scaled.withUnsafeBufferPointer { limiter.process($0, frames: count, into: &limited) }
@@ -282,7 +306,8 @@ public enum AudioConverter {
             if !limited.isEmpty { try limited.withUnsafeBufferPointer(deliver) }
             limiterReport?(limiter.deepestReduction)
         }
-        return outputFrames
+        try silence(plan.padEnd)
+        return outputFrames + plan.padStart + plan.padEnd
     }
 }
 

@@ -67,6 +67,8 @@ public struct BatchConverter: Sendable {
     public var silenceThreshold: Double?
     /// Whether the sources' tags go into the outputs (`--no-metadata`: not).
     public var keepsMetadata = true
+    /// The edits every source gets (`--start`, `--fade-in`, `--pad`, `--gain`, ...).
+    public var edits = Edits()
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
         preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
@@ -100,6 +102,7 @@ public struct BatchConverter: Sendable {
         "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : "")"
             + (loudness.map { "; loudness \($0.description)" } ?? "")
             + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
+            + (edits.isEmpty ? "" : "; " + edits.description)
             + (keepsMetadata ? "" : "; no-metadata")
             + "; source xxh64 \(hash.hexDigits)"
     }
@@ -221,6 +224,7 @@ public struct BatchConverter: Sendable {
         settings.trimToMaximum = trimsToMaximum
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
+        settings.edits = edits
         settings.keepsMetadata = keepsMetadata
         settings.synchronizesFolder = false
         return settings

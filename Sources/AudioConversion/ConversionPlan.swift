@@ -219,7 +219,7 @@ public struct ConversionPlan {
         dataFormat = specifier
         let processes =
             settings.loudness != nil || settings.silenceThreshold != nil || settings.mixMatrix != nil
-            || settings.channelMap != nil || settings.channelLayout != nil
+            || settings.channelMap != nil || settings.channelLayout != nil || !settings.edits.isEmpty
         // AAC is copied where nothing asks it changed (re-encoding loses quality: a second generation);
         // Apple Lossless always (re-encoding gains nothing, and decoding a 32-bit stream to Float would lose
         // its lowest bits); either where `-d 0` asks.
@@ -386,6 +386,7 @@ public struct ConversionPlan {
             render.fadeOut = cut.fadeOut
             trimmedFrames = (cut.start, cut.total - cut.start - cut.count)
         }
+        try applyEdits(settings.edits, to: source, input: input)
         let taken = render.count ?? source.frameCount
         if let allowed = try Self.frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
             render.count = allowed
@@ -397,8 +398,10 @@ public struct ConversionPlan {
         if let note = settings.encodingNote { options.metadata["encoding application"] = note }
         let scale = format.sampleRate / source.sampleRate
         if let frames = render.count ?? source.frameCount {
-            // The pipeline's own count: the frames taken from the source, at the output's rate.
-            expectedFrameCount = copier != nil ? frames : Int64(saturating: Double(frames) * scale)
+            // The pipeline's own count: the frames taken from the source, at the output's rate, and the padding.
+            expectedFrameCount =
+                copier != nil
+                ? frames : Int64(saturating: Double(frames) * scale) + render.padStart + render.padEnd
         }
         if let provenance = settings.provenance {
             options.metadata[MetadataKeys.source] = provenance
@@ -425,10 +428,15 @@ public struct ConversionPlan {
     mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions) {
         // The output's last frame: the part taken, else the source's length (a loop past it is not kept).
         let end =
-            (render.count ?? source.frameCount).map { Int64(saturating: (Double($0) * scale).rounded()) } ?? Int64.max
+            (render.count ?? source.frameCount).map {
+                Int64(saturating: (Double($0) * scale).rounded()) + render.padStart
+            } ?? Int64.max
         let start = render.start
         let container = fileType.descriptor.name
-        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
+        let padding = render.padStart
+        func moved(_ frame: Int64) -> Int64 {
+            Int64(saturating: (Double(frame - start) * scale).rounded()) + padding
+        }
         func span(_ loop: Loop) -> String { "\(loop.start)-\(loop.end)" }
         let holdsMarkers = [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType)
         var markers: [Marker] = []
@@ -527,6 +535,61 @@ public struct ConversionPlan {
             notes.append(
                 "\(container) holds \(holds): the source's \(heldLoops == 0 ? "" : "other ")\(left) loop"
                     + "\(left == 1 ? " is" : "s are") not carried")
+        }
+    }
+
+    /// The edits in the render plan: the part of the source taken (checked against its length), the fades in
+    /// its frames, the padding at the output's rate, the gain.
+    mutating func applyEdits(_ edits: Edits, to source: SourceReader, input: String) throws {
+        guard !edits.isEmpty else { return }
+        let rate = source.sampleRate
+        if edits.cuts {
+            guard settings.silenceThreshold == nil else {
+                throw ConversionUsageError(
+                    "--trim-silence finds its own cut: give it or --start/--end/--duration, not both")
+            }
+            let start = edits.start?.frames(at: rate) ?? 0
+            if let total = source.frameCount, start >= total {
+                throw ConversionUsageError(
+                    "--start \(edits.start?.description ?? "0") is past the end of '\(input)' (\(total) frames, "
+                        + "\(shortDecimal((Double(total) / rate * 1000).rounded() / 1000)) s)")
+            }
+            var end = edits.end.map { $0.frames(at: rate) } ?? edits.duration.map { start + $0.frames(at: rate) }
+            if let total = source.frameCount { end = min(end ?? total, total) }
+            if let end, end <= start {
+                throw ConversionUsageError("the cut ends at or before it starts (--end or --duration)")
+            }
+            render.start = start
+            render.count = end.map { $0 - start }
+        }
+        if edits.fadeIn != nil || edits.fadeOut != nil {
+            let taken = render.count ?? source.frameCount.map { $0 - render.start }
+            guard let taken else {
+                throw ConversionUsageError("--fade-out needs the source's length, which '\(input)' does not state")
+            }
+            render.count = taken
+            let fadeIn = edits.fadeIn.map { min($0.frames(at: rate), taken) } ?? 0
+            let fadeOut = edits.fadeOut.map { min($0.frames(at: rate), taken) } ?? 0
+            render.fadeIn = Int(fadeIn)
+            render.fadeOut = Int(fadeOut)
+            render.fadeShape = edits.fadeShape
+        }
+        // Padding frames of the source's count become the output's at its rate.
+        let scale = format.sampleRate / rate
+        func outputFrames(_ time: EditTime?) -> Int64 {
+            switch time {
+            case .seconds(let seconds)?: Int64((seconds * format.sampleRate).rounded())
+            case .frames(let frames)?: Int64((Double(frames) * scale).rounded())
+            case nil: 0
+            }
+        }
+        render.padStart = outputFrames(edits.padStart)
+        render.padEnd = outputFrames(edits.padEnd)
+        if let gain = edits.gain {
+            guard settings.loudness == nil else {
+                throw ConversionUsageError("--loudness sets the gain itself: give it or --gain, not both")
+            }
+            render.gain = gain
         }
     }
 

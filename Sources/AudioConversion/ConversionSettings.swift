@@ -72,6 +72,9 @@ public struct ConversionSettings: Sendable {
     /// Whether the source's tags (``MetadataKeys/carried``) go into the output (`--no-metadata`: not).
     public var keepsMetadata = true
 
+    /// The everyday edits: a part of the source, fades, padding, gain (`--start`, `--fade-in`, `--pad`, `--gain`).
+    public var edits = Edits()
+
     /// Whether a conversion fails, writing nothing, where its output decoded clips more than its source
     /// (``ClipScanner``'s counts, on the grid and between samples): `convert --check-clip`.
     public var checksClipping = false

@@ -87,20 +87,27 @@ struct RenderPlan {
     var limiterCeiling: Double?
     /// A mix of the user's own (`--mix`, `--channel-map`, a layout's reordering), or `nil` for afkit's.
     var mixMatrix: [[Float]]?
+    /// The fades' shape: half a sine for a silence cut's, the user's for `--fade-in`/`--fade-out`.
+    var fadeShape = FadeShape.h
+    /// Frames of silence before and after the sound, at the output's rate (`--pad`).
+    var padStart: Int64 = 0
+    var padEnd: Int64 = 0
 
     var linearGain: Float { Float(pow(10, gain / 20)) }
 
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
     var keepsSamples: Bool {
-        fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil
+        fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
+            && padEnd == 0
     }
 
-    /// Applies the fades to `frames` frames that start `offset` frames into what is taken: a half-cosine
-    /// rising over the pre-roll and falling over the post-roll, so the cut starts and ends at silence.
+    /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain
+    /// rising over the fade-in and falling over the fade-out (each frame at its middle), so the sound starts
+    /// and ends at silence.
     func fade(_ samples: inout [Float], channels: Int, from offset: Int64, frames: Int) {
         guard fadeIn > 0 || fadeOut > 0 else { return }
         func ramp(_ position: Int64, over length: Int) -> Float {
-            Float(0.5 - 0.5 * cos(Double.pi * (Double(position) + 0.5) / Double(length)))
+            Float(fadeShape.gain((Double(position) + 0.5) / Double(length)))
         }
         let base = samples.count - frames * channels
         for frame in 0..<frames {

@@ -55,3 +55,16 @@ public func spokenList(_ items: [String], conjunction: String = "or") -> String 
     guard let last = items.last, items.count > 1 else { return items.joined() }
     return items.dropLast().joined(separator: ", ") + " \(conjunction) " + last
 }
+
+/// `[[HH:]MM:]SS[.fff]` as seconds (whitespace ignored), or `nil`: the clock time of chapters and edits.
+public func clockSeconds(_ text: String) -> Double? {
+    let parts = text.filter { !$0.isWhitespace }.split(separator: ":", omittingEmptySubsequences: false)
+    guard (1...3).contains(parts.count), let last = Double(parts[parts.count - 1]), last >= 0, last.isFinite
+    else { return nil }
+    var total = last
+    for (index, part) in parts.dropLast().reversed().enumerated() {
+        guard let value = Int(part), value >= 0 else { return nil }
+        total += Double(value) * (index == 0 ? 60 : 3600)
+    }
+    return total
+}

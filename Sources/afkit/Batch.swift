@@ -107,6 +107,7 @@ struct Batch: ParsableCommand {
         }
         batch.silenceThreshold = shared.trimSilence
         batch.keepsMetadata = !shared.noMetadata
+        batch.edits = try shared.edits()
         let jobs: [BatchConverter.Job]
         do {
             let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])

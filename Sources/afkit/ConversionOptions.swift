@@ -103,12 +103,53 @@ struct SharedConversionOptions: ParsableArguments {
                 + "the cut; markers and loops move with it.", valueName: "DBFS"))
     var trimSilence: Double?
 
+    @Option(
+        name: [.customLong("start"), .customLong("ss", withSingleDash: true)], parsing: .unconditional,
+        help: ArgumentHelp(
+            "Start the output this far into the source: seconds (1.5), [[HH:]MM:]SS[.mmm], or frames (44100f).",
+            valueName: "TIME"))
+    var start: String?
+
+    @Option(
+        name: [.customLong("end"), .customLong("to", withSingleDash: true)], parsing: .unconditional,
+        help: ArgumentHelp("End the output at this time of the source.", valueName: "TIME"))
+    var end: String?
+
+    @Option(
+        name: [.customLong("duration"), .customShort("t")], parsing: .unconditional,
+        help: ArgumentHelp("Take this long from the start.", valueName: "TIME"))
+    var duration: String?
+
+    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade in over this long.", valueName: "TIME"))
+    var fadeIn: String?
+
+    @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade out over this long.", valueName: "TIME"))
+    var fadeOut: String?
+
+    @Option(
+        name: .customLong("fade-shape"),
+        help: ArgumentHelp(
+            "The fades' shape, as SoX names them: q quarter sine (default), h half sine, t linear, l logarithmic, "
+                + "p inverted parabola.", valueName: "q|h|t|l|p"))
+    var fadeShape: String?
+
+    @Option(
+        name: .customLong("pad"),
+        help: ArgumentHelp("Silence before the sound, and after it (START[,END]).", valueName: "START[,END]"))
+    var pad: String?
+
+    @Option(
+        name: .customLong("gain"), parsing: .unconditional,
+        help: ArgumentHelp("Change the level by this many dB (before any limiter).", valueName: "DB"))
+    var gain: Double?
+
     @Flag(
         name: .customLong("no-metadata"),
         help: "Leave the source's tags (title, artist, album, track, date, genre, comments) out of the output.")
     var noMetadata = false
 
     func validate() throws {
+        _ = try edits()
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
         if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil) {
@@ -121,6 +162,42 @@ struct SharedConversionOptions: ParsableArguments {
         if let trimSilence, !(-120...0).contains(trimSilence) {
             throw ValidationError("--trim-silence takes -120 to 0 dBFS")
         }
+    }
+
+    /// The edits asked for, each time checked (`--start 1.5`, `-t 44100f`, `--pad 0.5,1`).
+    func edits() throws -> Edits {
+        var edits = Edits()
+        func time(_ text: String?, _ option: String) throws -> EditTime? {
+            guard let text else { return nil }
+            guard let time = EditTime(text) else {
+                throw ValidationError(
+                    "\(option) takes seconds (1.5), [[HH:]MM:]SS[.mmm] or frames (44100f), not '\(text)'")
+            }
+            return time
+        }
+        edits.start = try time(start, "--start")
+        edits.end = try time(end, "--end")
+        edits.duration = try time(duration, "--duration")
+        if edits.end != nil && edits.duration != nil { throw ValidationError("--end and --duration: give one") }
+        edits.fadeIn = try time(fadeIn, "--fade-in")
+        edits.fadeOut = try time(fadeOut, "--fade-out")
+        if let fadeShape {
+            guard let shape = FadeShape(rawValue: fadeShape) else {
+                throw ValidationError("--fade-shape takes q, h, t, l or p, not '\(fadeShape)'")
+            }
+            edits.fadeShape = shape
+        }
+        if let pad {
+            let parts = pad.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard (1...2).contains(parts.count) else { throw ValidationError("--pad takes START[,END], not '\(pad)'") }
+            edits.padStart = try time(parts[0], "--pad")
+            edits.padEnd = parts.count == 2 ? try time(parts[1], "--pad") : nil
+        }
+        if let gain {
+            guard gain.isFinite, (-120...60).contains(gain) else { throw ValidationError("--gain takes -120 to 60 dB") }
+            edits.gain = gain
+        }
+        return edits
     }
 
     /// The normalization asked for.

@@ -136,10 +136,33 @@ struct Convert: ParsableCommand {
     @Argument(help: "The input file, or - for standard input.")
     var input: String
 
-    @Argument(help: "The output file, or - for standard output (give -f or --preset).")
-    var output: String
+    @Argument(
+        help: ArgumentHelp(
+            "The output file, or - for standard output (give -f or --preset). Without it, the output goes beside "
+                + "the input with the extension of -f or of the preset (CAF by default), as afconvert names it; "
+                + "never over the input.", valueName: "output"))
+    var outputArgument: String?
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("The output file (as the OUTPUT argument).", valueName: "file"))
+    var outputOption: String?
+
+    /// The output: given, or beside the input with the output type's extension (afconvert's habit).
+    var output: String {
+        if let given = outputOption ?? outputArgument { return given }
+        let type = settings.fileType ?? .caf
+        let (folder, base, _) = pathParts(input)
+        return folder + base + type.fileNameExtensions[0]
+    }
 
     func validate() throws {
+        if outputOption != nil && outputArgument != nil { throw ValidationError("give the output once: OUTPUT or -o") }
+        if outputOption == nil && outputArgument == nil {
+            guard input != "-" else { throw ValidationError("standard input needs an OUTPUT (or -o) to write to") }
+            guard output != input else {
+                throw ValidationError(
+                    "without OUTPUT the output would be '\(output)', the input itself: give OUTPUT, -o or another -f")
+            }
+        }
         if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
         if mix != nil && channelMap != nil { throw ValidationError("give --mix or -m, not both") }
         if let rows = try mixMatrix()?.count ?? sourceChannels()?.count, let channels, channels != rows {
@@ -324,6 +347,7 @@ struct Convert: ParsableCommand {
         settings.silenceThreshold = shared.trimSilence
         settings.keepsMetadata = !shared.noMetadata
         settings.checksClipping = checkClip
+        settings.edits = (try? shared.edits()) ?? Edits()  // checked in validate()
         return settings
     }
 

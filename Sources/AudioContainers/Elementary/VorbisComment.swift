@@ -79,7 +79,7 @@ enum VorbisComment {
         for key in fields.keys.sorted() where key.hasPrefix("chapter") {
             let number = key.dropFirst("chapter".count)
             guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber),
-                let time = fields[key].flatMap(seconds)
+                let time = fields[key].flatMap(clockSeconds)
             else { continue }
             chapters.append(Chapter(startTime: time, title: fields[key + "name"] ?? ""))
             fields[key] = nil
@@ -97,19 +97,6 @@ enum VorbisComment {
         }
         return digits(milliseconds / 3_600_000, 2) + ":" + digits(milliseconds / 60_000 % 60, 2) + ":"
             + digits(milliseconds / 1000 % 60, 2) + "." + digits(milliseconds % 1000, 3)
-    }
-
-    /// `HH:MM:SS.fff` (hours and minutes may be left out) as seconds, or `nil`.
-    static func seconds(_ text: String) -> Double? {
-        let parts = text.filter { !$0.isWhitespace }.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), let last = Double(parts[parts.count - 1]), last >= 0, last.isFinite
-        else { return nil }
-        var total = last
-        for (index, part) in parts.dropLast().reversed().enumerated() {
-            guard let value = Int(part), value >= 0 else { return nil }
-            total += Double(value) * (index == 0 ? 60 : 3600)
-        }
-        return total
     }
 
     /// The loop game engines and RPG Maker read from comments: `LOOPSTART` (a frame) with `LOOPLENGTH` (frames)
