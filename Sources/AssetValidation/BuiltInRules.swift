@@ -195,7 +195,7 @@ extension ValidationRule {
             ? ["mp2", "mpa", "mp3"]
             : summary.container == .ogg
                 ? (summary.format.formatID == .opus ? ["opus", "ogg", "oga"] : ["ogg", "oga"])
-                : summary.container.knownExtensions
+                : summary.container.extensionsInOrder
         guard !expected.contains(ext) else { return [] }
         let name = facts.path.split(separator: "/").last.map(String.init) ?? facts.path
         let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))

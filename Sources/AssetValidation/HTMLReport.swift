@@ -118,7 +118,7 @@ extension FileReport {
             "<section class=\"file \(status.rawValue)\" id=\"file-\(index)\" data-failed=\"\(ok ? "no" : "yes")\" "
             + "aria-labelledby=\"file-\(index)-title\">\n"
         section +=
-            "<h2 id=\"file-\(index)-title\"><span class=\"status\">\(status.label)</span> \(markupEscaped(path))</h2>\n"
+            "<h2 id=\"file-\(index)-title\"><span class=\"status\">\(status.label)</span> \(breakable(path))</h2>\n"
         var facts: [String] = []
         if let summary {
             facts.append(summary.container.name)
@@ -182,7 +182,7 @@ extension FileReport {
             "Waveform (smallest and largest sample of each column, every channel); silence at the ends "
                 + "hatched, clipped samples ▼, true-peak maximum ◆, markers and loops along the top.",
             (marked.isEmpty ? "" : "Marked: " + marked.joined(separator: "; ") + ". ") + described)
-        if let loudness = audio.loudness, !loudness.shortTermCurve.isEmpty {
+        if let loudness = audio.loudness, !loudness.shortTermCurve.isEmpty || !loudness.momentaryCurve.isEmpty {
             section += figure(
                 "loudness", index,
                 (Self.drawsMomentary(loudness)
@@ -228,6 +228,9 @@ extension FileReport {
             return labels.enumerated().map { ChannelLayout.labelNames[$1] ?? "ch \($0 + 1)" }
         }
         if lanes == 2 { return ["L", "R"] }
+        // Six channels with no layout stated, decoded in WAV's order (FLAC's, Vorbis's and Opus's, and AAC's as
+        // afkit's decoders give it): 5.1. AIFF's six are another order, left unnamed.
+        if lanes == 6, ![.aiff, .aifc].contains(summary.container) { return ["L", "R", "C", "LFE", "Ls", "Rs"] }
         return (0..<lanes).map { "ch \($0 + 1)" }
     }
 
@@ -361,8 +364,15 @@ private func numberCell(_ value: Double?, places: Int, label: String) -> String 
 func breakable(_ path: String) -> String {
     var result = ""
     var part = ""
+    var previous: Character?
     for character in path {
+        // And before a capital after a small letter (CamelCase names).
+        if character.isUppercase, previous?.isLowercase == true {
+            result += markupEscaped(part) + "<wbr>"
+            part = ""
+        }
         part.append(character)
+        previous = character
         if "/-_. ".contains(character) {
             result += markupEscaped(part) + "<wbr>"
             part = ""

@@ -314,7 +314,8 @@ extension WaveformData {
             }
             // The end, labelled where the last tick falls well short of it (a click of a millisecond).
             if seconds > 0, tick == 1 || seconds - Double(tick - 1) * step > step * 0.6 {
-                let label = fixedPoint(seconds, places: seconds < 0.1 ? 3 : seconds < 10 ? 2 : 1) + " s"
+                let label =
+                    fixedPoint(seconds, places: seconds < 0.01 ? 4 : seconds < 0.1 ? 3 : seconds < 10 ? 2 : 1) + " s"
                 result.ticks.append((Double(width), label, true))
             }
         }

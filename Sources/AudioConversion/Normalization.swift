@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import AudioCodecs
 import AudioDecoding
 import AudioEngines
 import AudioFormats
@@ -203,6 +204,9 @@ final class LoudnessNormalizer {
     private let input: String
     private let format: StreamDescription
     private let resampler: ResamplerChoice
+    /// Whether the output's codec loses (its encoder's overshoot and offset move with the signal): not PCM, FLAC
+    /// or Apple Lossless.
+    private var isLossy: Bool { format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID) }
     /// The limiter works this far under the ceiling: dither and the decoder's rounding need the room.
     static let headroom = 0.1
     /// An output within this of the target is accepted at once; after a few rounds, one within the
@@ -211,6 +215,8 @@ final class LoudnessNormalizer {
     static let maximumRounds = 6
     /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
     static let squashAllowance = 3.0
+    /// The most the float signal's aim moves from the target for what an encoder adds or takes, LU.
+    static let encoderAimLimit = 0.5
     /// How far under the loudest target found a lossy output's suggestion is, LU.
     static let encoderMargin = 0.5
     /// The most gain added past what the target needs, to make up what the limiter takes, dB.
@@ -246,7 +252,8 @@ final class LoudnessNormalizer {
                     "reaching \(shortDecimal(target.integrated)) LUFS takes \(signed(plan.gain)) dB, which puts '\(input)''s "
                         + "true peak at \(signed(peak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter) or aim at "
-                        + "\(Self.roundedDown(source.normalizable + ceiling - source.truePeak)) LUFS or lower",
+                        + "\(Self.roundedDown(source.normalizable + ceiling - source.truePeak - (isLossy ? Self.encoderMargin : 0))) "
+                        + "LUFS or lower",
                     offset: nil)
             }
             plan.limiterCeiling = ceiling
@@ -372,7 +379,7 @@ final class LoudnessNormalizer {
         // 0.1 LU, and lowered until the conversion's own search meets it.
         // An encoder's overshoot moves with the signal: a lossy output's suggestion keeps a margin for it.
         let offset = aim - target.integrated
-        let margin = format.formatID == .lpcm ? 0.02 : Self.encoderMargin
+        let margin = isLossy ? Self.encoderMargin : 0.02
         var suggestion = ((best - offset - margin) * 10).rounded(.down) / 10
         for _ in 0..<5 where try solve(plan, aim: suggestion + offset) == nil { suggestion -= 0.1 }
         let asked = depth(plan, gain: gain)
@@ -395,12 +402,19 @@ final class LoudnessNormalizer {
                 + "the \(shortDecimal(Self.makeupLimit)) dB of make-up gain afkit adds (more would raise the quiet parts "
                 + "past what the target asks)"
         }
-        let lossy = format.formatID != .lpcm
+        // Only advice that can be taken: a ceiling below 0 dBTP to raise, a limit below the most, a codec with
+        // a bit rate to raise, a lossy codec to leave.
+        var remedies: [String] = []
+        if target.truePeakCeiling < 0 { remedies.append("raise --true-peak") }
+        if asked > target.maximumLimiting && target.maximumLimiting < 40 { remedies.append("raise --max-limiting") }
+        if isLossy {
+            let takesBitRate = CodecDescriptor.of(format.formatID)?.options.contains(.bitRate) ?? false
+            remedies.append(takesBitRate ? "choose a higher bit rate or PCM" : "choose PCM")
+        }
         return AudioFileError.limitExceeded(
             "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason). "
-                + "The loudest target that can is \(shortDecimal(suggestion)) LUFS: aim there or lower, or raise "
-                + "--true-peak" + (asked > target.maximumLimiting ? " or --max-limiting" : "")
-                + (lossy ? ", or choose a higher bit rate or PCM" : ""),
+                + "The loudest target that can is \(shortDecimal(suggestion)) LUFS: aim there or lower"
+                + (remedies.isEmpty ? "" : ", or " + remedies.joined(separator: ", or ")),
             offset: nil)
     }
 
@@ -436,8 +450,9 @@ final class LoudnessNormalizer {
             plan.limiterCeiling =
                 min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
         }
-        // What the encoder added or took moves the float signal's aim.
-        aim += miss
+        // What the encoder added or took moves the float signal's aim, within the encoder's own offset (a
+        // limiter that takes more each round must not be made up round after round: the tail would follow).
+        aim = target.integrated + min(Self.encoderAimLimit, max(-Self.encoderAimLimit, aim + miss - target.integrated))
         if plan.limiterCeiling == nil {
             plan.gain += miss
         } else {

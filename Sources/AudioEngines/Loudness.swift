@@ -111,8 +111,11 @@ public final class LoudnessMeter {
                 let reading = mean > 0 ? -0.691 + 10 * log10(mean) : -Double.infinity
                 shortTermMaximum = max(shortTermMaximum, reading)
                 shortTermReadings.append(Float(reading))
-                // The momentary loudness: the last four blocks (400 ms).
-                let recent = (1...4).reduce(0.0) { $0 + blockEnergies[(blockIndex - $1 + 30) % 30] } / 4
+                // The momentary loudness: the last four blocks (400 ms), or those there are at the start (a
+                // picture of a sound, not of the silence before it).
+                let blocks = min(4, shortTermReadings.count)
+                let recent =
+                    (1...blocks).reduce(0.0) { $0 + blockEnergies[(blockIndex - $1 + 30) % 30] } / Double(blocks)
                 momentaryReadings.append(Float(recent > 0 ? -0.691 + 10 * log10(recent) : -Double.infinity))
             }
         }

@@ -14,12 +14,16 @@ public enum TruePeakFilter {
         guard factor > 1 else { return [] }
         return (1..<factor).map { phase in
             let offset = Double(phase) / Double(factor)
-            return (-reach + 1...reach).map { tap in
+            let taps = (-reach + 1...reach).map { tap in
                 let t = Double(tap) - offset
                 let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
                 let window = 0.5 * (1 + cos(Double.pi * t / Double(reach)))
-                return Float(sinc * window)
+                return sinc * window
             }
+            // Unity gain at low frequencies: a slow sine just under full scale is not read over it (the windowed
+            // sinc's taps summed to a little more than 1, and a 100 Hz tone at -0.001 dBFS read +0.01 dBTP).
+            let sum = taps.reduce(0, +)
+            return taps.map { Float($0 / sum) }
         }
     }
 

@@ -176,6 +176,10 @@ final class ValidatorMeter: StreamingLoudnessMeter {
             samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
         facts.shortTermCurve = meter.shortTermReadings
         facts.momentaryCurve = meter.momentaryReadings
+        // Shorter than one 100 ms reading: its loudness as one block is its one point.
+        if facts.momentaryCurve.isEmpty, let short = measured.shortSoundLoudness, short.isFinite {
+            facts.momentaryCurve = [Float(short)]
+        }
         facts.truePeakFrame = truePeakFrame
         return facts
     }

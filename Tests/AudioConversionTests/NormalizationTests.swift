@@ -333,4 +333,27 @@ import Testing
         let without = try #require(suggestion(false))
         #expect(with >= without, "with the limiter \(with), without \(without)")
     }
+
+    /// A refusal gives only advice that can be taken (a new user's findings): no bit rate to raise for FLAC or
+    /// IMA4, no PCM to choose for FLAC (lossless: its suggestion is PCM's), no ceiling above 0 dBTP.
+    @Test func refusalsGiveOnlyAdviceThatCanBeTaken() throws {
+        let path = fixtures + "/loudness/impact-explosion-float-24k.wav"
+        let folder = try Folder()
+        func message(_ spec: String, _ type: FileType, ceiling: Double = -1) -> String {
+            var conversion = settings(spec, type: type)
+            conversion.loudness = LoudnessTarget(integrated: -6, truePeakCeiling: ceiling)
+            do {
+                _ = try AudioConverter.convert(input: path, output: folder.path + "/x", settings: conversion)
+                return ""
+            } catch { return "\(error)" }
+        }
+        let pcm = message("LEI16", .wav)
+        let flac = message("flac", .flac)
+        let ima4 = message("ima4", .caf)
+        #expect(!flac.contains("bit rate") && !flac.contains("PCM"), "\(flac)")
+        #expect(Self.suggestion(in: flac) == Self.suggestion(in: pcm), "\(flac) / \(pcm)")
+        #expect(ima4.contains("choose PCM") && !ima4.contains("bit rate"), "\(ima4)")
+        let atZero = message("LEI16", .wav, ceiling: 0)
+        #expect(!atZero.isEmpty && !atZero.contains("raise --true-peak"), "\(atZero)")
+    }
 }

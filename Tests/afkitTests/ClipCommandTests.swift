@@ -84,4 +84,25 @@ import Testing
         let pcm = try Command.run(["convert", "--check-clip", "clip/speech-peak-0.3.wav", folder.path + "/speech.wav"])
         #expect(pcm.status == 0, "\(pcm.stderr)")
     }
+
+    /// A slow sine just under full scale (100 Hz at -0.001 dBFS) clips nowhere: the interpolator's gain at low
+    /// frequencies is 1 (it read 1200 clips between samples at +0.01 dB).
+    @Test func aSlowSineJustUnderFullScaleDoesNotClip() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/slow.wav"
+        var wav = Data("RIFF".utf8)
+        func le(_ value: Int, _ bytes: Int) -> Data {
+            Data((0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+        }
+        let frames = 48000
+        wav += le(36 + frames * 2, 4) + Data("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(1, 2) + le(48000, 4)
+        wav += le(96000, 4) + le(2, 2) + le(16, 2) + Data("data".utf8) + le(frames * 2, 4)
+        let amplitude = 32767 * pow(10, -0.001 / 20)
+        for frame in 0..<frames {
+            wav += le(Int((sin(2 * Double.pi * 100 * Double(frame) / 48000) * amplitude).rounded()), 2)
+        }
+        try wav.write(to: URL(fileURLWithPath: path))
+        let result = try Command.run(["clip", path])
+        #expect(result.status == 0 && result.stdout.contains("no clipping"), "\(result.stdout)")
+    }
 }

@@ -175,7 +175,7 @@ import Testing
         let labels = svg.components(separatedBy: "<text ").dropFirst().map {
             $0.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }
         }
-        #expect(labels.first == "0.00 s" && labels.last == "0.001 s", "\(labels)")
+        #expect(labels.first == "0.00 s" && labels.last == "0.0010 s", "\(labels)")
         let path = try #require(svg.components(separatedBy: " d=\"").dropFirst().first?.prefix { $0 != "\"" })
         #expect(path.split(separator: "M").count >= 40, "a stroke a frame")
     }

@@ -158,6 +158,12 @@ extension FileType {
     /// The file name extensions (lower case, no dot) files of this container go by.
     public var knownExtensions: Set<String> { Set(descriptor.extensions + descriptor.otherExtensions) }
 
+    /// The same, most usual first (what a rename suggests: `.wav`, never a random one of them).
+    public var extensionsInOrder: [String] {
+        var seen = Set<String>()
+        return (descriptor.extensions + descriptor.otherExtensions).filter { seen.insert($0).inserted }
+    }
+
     /// afconvert's `-f` code for the container (Apple's AudioFileTypeID where afkit does not write it).
     public var afconvertCode: String { descriptor.formatCodes.first ?? fileTypeID.description }
 
