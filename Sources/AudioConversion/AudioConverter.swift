@@ -257,7 +257,7 @@ public enum AudioConverter {
             scaled.removeAll(keepingCapacity: true)
             scaled.append(contentsOf: samples[0..<count * outChannels])
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
-            if countsGain { gainOverloads += scaled.reduce(0) { $0 + (abs($1) > 1 ? 1 : 0) } }
+            if countsGain { gainOverloads += ChannelMixer.overloads(scaled[...]) }
             guard let limiter else { return try scaled.withUnsafeBufferPointer(deliver) }
             limited.removeAll(keepingCapacity: true)
             scaled.withUnsafeBufferPointer { limiter.process($0, frames: count, into: &limited) }
@@ -320,10 +320,9 @@ extension AudioConverter {
     /// `afkit clip` counts); otherwise the conversion fails and nothing is written.
     static func checkClipping(of path: String, against input: String) throws {
         let output = try ClipScanner.scan(path: path).report
-        let outputCount = output.onSample.reduce(0, +) + output.interSample.reduce(0, +)
+        let outputCount = output.total
         guard outputCount > 0 else { return }
-        let source = try ClipScanner.scan(path: input).report
-        let sourceCount = source.onSample.reduce(0, +) + source.interSample.reduce(0, +)
+        let sourceCount = try ClipScanner.scan(path: input).report.total
         guard outputCount > sourceCount else { return }
         let first = output.runs.first.map { " (the first at frame \($0.start))" } ?? ""
         throw AudioFileError.limitExceeded(

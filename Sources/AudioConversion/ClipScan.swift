@@ -8,13 +8,7 @@ extension ClipScanner {
     public static func scan(path: String) throws -> (report: Report, sampleRate: Double, channels: Int) {
         let source = try SourceReader(path: path)
         let scanner = ClipScanner(channels: source.channels, sampleRate: source.sampleRate)
-        var samples: [Float] = []
-        while true {
-            samples.removeAll(keepingCapacity: true)
-            let frames = try source.read(maximum: 16384, into: &samples)
-            if frames == 0 { break }
-            samples.withUnsafeBufferPointer { scanner.add($0, frames: frames) }
-        }
+        try source.forEachBlock { scanner.add($0, frames: $1) }
         return (scanner.finish(), source.sampleRate, source.channels)
     }
 }

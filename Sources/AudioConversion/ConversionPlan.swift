@@ -438,7 +438,8 @@ public struct ConversionPlan {
             Int64(saturating: (Double(frame - start) * scale).rounded()) + padding
         }
         func span(_ loop: Loop) -> String { "\(loop.start)-\(loop.end)" }
-        let holdsMarkers = [.aiff, .aifc, .caf, .wav, .rf64].contains(fileType)
+        let keeps = fileType.descriptor.keeps
+        let holdsMarkers = keeps.markers
         var markers: [Marker] = []
         for marker in source.markers {
             var carried = marker
@@ -479,11 +480,11 @@ public struct ConversionPlan {
                         ? "\(name) runs past the end of the audio: it ends at frame \(kept.end) in the output"
                         : "the cut shortens \(name) to output frames \(span(kept))")
             }
-            let held = loops.count < Self.loopsHeld(in: fileType)
+            let held = loops.count < keeps.loops
             loops.append(kept)
             timeline.append("\(name)" + (kept == loop ? "" : " now \(span(kept))") + (held ? "" : ": not carried"))
         }
-        let heldLoops = min(loops.count, Self.loopsHeld(in: fileType))
+        let heldLoops = min(loops.count, keeps.loops)
         // Chapters move with the cut (one that began before it starts at 0), each ending where the next begins and
         // the last at the end; where the output holds markers and no chapters, they become markers.
         let rate = source.sampleRate
@@ -502,8 +503,7 @@ public struct ConversionPlan {
             chapters.append(Chapter(startTime: max(0, shifted), endTime: ending, title: chapter.title))
             timeline.append(name + (seconds == 0 ? "" : " moved to \(shortDecimal(max(0, shifted))) s"))
         }
-        let holdsChapters = [.m4a, .mp4, .mp3, .adts, .flac, .ogg].contains(fileType)
-        if holdsChapters {
+        if keeps.chapters {
             options.chapters = chapters
         } else if holdsMarkers && !chapters.isEmpty {
             let firstID = (markers.map(\.id).max() ?? 0) + 1
@@ -590,18 +590,6 @@ public struct ConversionPlan {
                 throw ConversionUsageError("--loudness sets the gain itself: give it or --gain, not both")
             }
             render.gain = gain
-        }
-    }
-
-    /// How many loops a container holds: AIFF's instrument two (sustain and release), WAV's `smpl` and CAF's
-    /// regions any number, FLAC and Ogg Opus one (as LOOPSTART and LOOPLENGTH comments, as game engines read
-    /// them), the others none.
-    static func loopsHeld(in fileType: FileType) -> Int {
-        switch fileType {
-        case .aiff, .aifc: 2
-        case .wav, .rf64, .caf: Int.max
-        case .flac, .ogg: 1
-        default: 0
         }
     }
 

@@ -142,26 +142,20 @@ extension AudioConverter {
     /// keeping a few milliseconds of the silence to fade across. A silent source is refused.
     static func silenceCut(of source: SourceReader, threshold: Double, input: String) throws -> SilenceCut {
         let level = Float(pow(10, threshold / 20))
-        var block: [Float] = []
         var first: Int64?
         var last: Int64 = -1
         var frame: Int64 = 0
         let channels = source.channels
-        while true {
-            block.removeAll(keepingCapacity: true)
-            let frames = try source.read(maximum: 16384, into: &block)
-            if frames == 0 { break }
-            block.withUnsafeBufferPointer { samples in
-                for index in 0..<frames {
-                    var loud = false
-                    for channel in 0..<channels where abs(samples[index * channels + channel]) > level {
-                        loud = true
-                        break
-                    }
-                    if loud {
-                        if first == nil { first = frame + Int64(index) }
-                        last = frame + Int64(index)
-                    }
+        try source.forEachBlock { samples, frames in
+            for index in 0..<frames {
+                var loud = false
+                for channel in 0..<channels where abs(samples[index * channels + channel]) > level {
+                    loud = true
+                    break
+                }
+                if loud {
+                    if first == nil { first = frame + Int64(index) }
+                    last = frame + Int64(index)
                 }
             }
             frame += Int64(frames)
@@ -252,7 +246,7 @@ final class LoudnessNormalizer {
                     "reaching \(shortDecimal(target.integrated)) LUFS takes \(signed(plan.gain)) dB, which puts '\(input)''s "
                         + "true peak at \(signed(peak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter) or aim at "
-                        + "\(Self.roundedDown(source.normalizable + ceiling - source.truePeak - (isLossy ? Self.encoderMargin : 0))) "
+                        + "\(shortDecimal(suggested(source.normalizable + ceiling - source.truePeak))) "
                         + "LUFS or lower",
                     offset: nil)
             }
@@ -262,9 +256,10 @@ final class LoudnessNormalizer {
         outcome.gain = plan.gain
     }
 
-    /// A suggested target: rounded down to 0.1 LU, a little under the limit found.
-    static func roundedDown(_ loudness: Double) -> String {
-        shortDecimal(((loudness - 0.02) * 10).rounded(.down) / 10)
+    /// A suggested target: a little under the loudest found (a lossy output's encoder overshoots with the signal,
+    /// so more), rounded down to 0.1 LU.
+    private func suggested(_ loudness: Double) -> Double {
+        ((loudness - (isLossy ? Self.encoderMargin : 0.02)) * 10).rounded(.down) / 10
     }
 
     /// The plan's signal measured (a pass that decodes the source again).
@@ -377,10 +372,8 @@ final class LoudnessNormalizer {
         }
         // In the target's terms (the encoder's offset, what the aim moved by, taken back), rounded down to
         // 0.1 LU, and lowered until the conversion's own search meets it.
-        // An encoder's overshoot moves with the signal: a lossy output's suggestion keeps a margin for it.
         let offset = aim - target.integrated
-        let margin = isLossy ? Self.encoderMargin : 0.02
-        var suggestion = ((best - offset - margin) * 10).rounded(.down) / 10
+        var suggestion = suggested(best - offset)
         for _ in 0..<5 where try solve(plan, aim: suggestion + offset) == nil { suggestion -= 0.1 }
         let asked = depth(plan, gain: gain)
         let limiting = shortDecimal((asked * 100).rounded() / 100)

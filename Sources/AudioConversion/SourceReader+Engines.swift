@@ -40,13 +40,7 @@ extension LoudnessMeasurement {
     /// Measures what `source` delivers from where it stands to its end.
     public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
         let meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate)
-        var block: [Float] = []
-        while true {
-            block.removeAll(keepingCapacity: true)
-            let frames = try source.read(maximum: 4096, into: &block)
-            if frames == 0 { break }
-            try block.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
-        }
+        try source.forEachBlock(maximum: 4096) { try meter.add($0, frames: $1) }
         return meter.measurement
     }
 }

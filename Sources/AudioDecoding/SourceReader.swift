@@ -176,6 +176,20 @@ public final class SourceReader {
         }
     }
 
+    /// Hands every frame from where the reader stands to its end to `body`, a block of up to `maximum`
+    /// interleaved frames at a time (the samples, and how many frames they hold).
+    public func forEachBlock(
+        maximum: Int = 16384, _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void
+    ) throws {
+        var block: [Float] = []
+        while true {
+            block.removeAll(keepingCapacity: true)
+            let frames = try read(maximum: maximum, into: &block)
+            if frames == 0 { return }
+            try block.withUnsafeBufferPointer { try body($0, frames) }
+        }
+    }
+
     /// Up to `maximum` valid frames from a buffer of decoded frames (`elementsPerFrame` elements each),
     /// read from `start` and refilled by `refill` when spent (`false` at the end): the frames still to be
     /// skipped are dropped, the rest appended to `output`. Returns the frames appended.

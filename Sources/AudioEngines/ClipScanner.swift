@@ -33,6 +33,8 @@ public final class ClipScanner {
         /// Frames scanned.
         public var frames: Int64
 
+        /// Clips counted, every channel, on the grid and between samples.
+        public var total: Int64 { onSample.reduce(0, +) + interSample.reduce(0, +) }
         /// Whether anything clips.
         public var clips: Bool { !runs.isEmpty }
     }

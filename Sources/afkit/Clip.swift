@@ -30,6 +30,9 @@ struct Clip: ParsableCommand {
     }
 
     func run() throws {
+        // A path that does not exist is a usage error (exit 2), as for every command; checked here, not in
+        // validate(): argument-parser reports an unknown option first.
+        try checkPathsExist(files, in: Self.self)
         var anything = false
         var entries: [JSONValue] = []
         var text = ""
@@ -44,12 +47,8 @@ struct Clip: ParsableCommand {
                 }
             } catch let error as AudioFileError {
                 anything = true
-                let message = "\(error)"
-                let named = message.hasPrefix(path) || message.hasPrefix("'\(path)'")
-                Output.standardError("clip: \(named ? "" : "\(shownInput(path)): ")\(message)\n")
-                if json {
-                    entries.append(.object([("path", .string(path)), ("error", .string(message))]))
-                }
+                Output.standardError("clip: \(namingFile(error, path))\n")
+                if json { entries.append(.object([("path", .string(path)), ("error", .string("\(error)"))])) }
             }
         }
         if json {
@@ -60,9 +59,12 @@ struct Clip: ParsableCommand {
         if anything { throw ExitCode(AFKit.Status.problemFound) }
     }
 
-    /// A clip's level in dB (`+0.00` at full scale).
-    static func decibels(_ linear: Float) -> String {
-        let value = 20 * log10(Double(max(linear, 1e-9)))
+    /// A clip's level in dB.
+    static func decibels(_ linear: Float) -> Double { 20 * log10(Double(max(linear, 1e-9))) }
+
+    /// The same as the table shows it, signed (`+1.74`).
+    static func signedDecibels(_ linear: Float) -> String {
+        let value = decibels(linear)
         return (value >= 0 ? "+" : "") + fixedPoint(value, places: 2)
     }
 
@@ -79,7 +81,7 @@ struct Clip: ParsableCommand {
                 let seconds = fixedPoint(Double(run.start) / rate, places: 6)
                 let cells = [
                     pad(seconds, 12), pad(String(run.start), 12), pad(String(run.channel + 1), 8),
-                    pad(String(run.count), 8), pad(decibels(run.peak), 11),
+                    pad(String(run.count), 8), pad(signedDecibels(run.peak), 11),
                     run.kind == .onSample ? "  on sample" : "  between samples",
                 ]
                 lines.append(cells.joined(separator: " "))
@@ -119,7 +121,7 @@ struct Clip: ParsableCommand {
                             ("channel", .integer(Int64(run.channel + 1))), ("kind", .string(run.kind.rawValue)),
                             ("startFrame", .integer(run.start)), ("count", .integer(run.count)),
                             ("startSeconds", .number(Double(run.start) / rate)),
-                            ("peakDecibels", .number((20 * log10(Double(max(run.peak, 1e-9))) * 100).rounded() / 100)),
+                            ("peakDecibels", .number((decibels(run.peak) * 100).rounded() / 100)),
                         ])
                     })
             ),

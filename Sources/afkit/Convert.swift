@@ -398,9 +398,7 @@ struct Convert: ParsableCommand {
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
             // Every message names the file it is about (once).
-            let message = "\(error)"
-            let named = message.hasPrefix(input) || message.hasPrefix("'\(input)'")
-            Output.standardError("convert: \(named ? "" : "\(shown): ")\(message)\n")
+            Output.standardError("convert: \(namingFile(error, input))\n")
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

@@ -169,9 +169,7 @@ struct Waveform: ParsableCommand {
             }
         } catch let error as AudioFileError {
             // Every message names the file it is about, once.
-            let message = "\(error)"
-            let named = message.hasPrefix(input) || message.hasPrefix("'\(input)'")
-            Output.standardError("waveform: \(named ? "" : "\(shownInput(input)): ")\(message)\n")
+            Output.standardError("waveform: \(namingFile(error, input))\n")
             throw ExitCode(AFKit.Status.problemFound)
         }
     }

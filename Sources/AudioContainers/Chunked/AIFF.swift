@@ -652,6 +652,7 @@ extension AIFF {
         .aiff, name: "AIFF", kind: "an AIFF file", fileTypeID: "AIFF", extensions: ["aif", "aiff"],
         otherExtensions: ["aifc"], hintExtensions: ["aif", "aiff"], formatCodes: ["AIFF"],
         writtenExtensions: [".aif", ".aiff"], mediaTypes: ["audio/aiff", "audio/x-aiff"],
+        keeps: WrittenTimeline(markers: true, loops: 2),
         signatures: [
             FileSignature.Entry(outcome: .read(.aiff)) { bytes, _ in
                 FileSignature.all(
@@ -670,6 +671,7 @@ extension AIFF {
         .aifc, name: "AIFF-C", kind: "an AIFF-C file", fileTypeID: "AIFC", extensions: ["aifc"],
         otherExtensions: ["aif", "aiff"], hintExtensions: ["aifc"], formatCodes: ["AIFC"],
         writtenExtensions: [".aifc", ".aif"],
+        keeps: WrittenTimeline(markers: true, loops: 2),
         writer: { format, options, counts, _ in
             try AIFF.layout(format: format, options: options, counts: counts, aifc: true)
         })

@@ -688,6 +688,7 @@ extension CAF {
         .caf, name: "CAF", kind: "a CAF file", fileTypeID: "caff", extensions: ["caf", "caff"],
         formatCodes: ["caff", "caf"], writtenExtensions: [".caf", ".caff"], mediaTypes: ["audio/x-caf", "audio/caf"],
         recordsPriming: true,
+        keeps: WrittenTimeline(markers: true, loops: .max),
         signatures: [FileSignature.Entry(outcome: .read(.caf)) { bytes, _ in FileSignature.magic(bytes, "caff") }],
         makeParser: { ChunkWalker<CAF.Container>(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
         writer: { format, options, counts, _ in try CAF.layout(format: format, options: options, counts: counts) })

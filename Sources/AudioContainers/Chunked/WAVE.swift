@@ -674,6 +674,7 @@ extension WAVE {
         .wav, name: "WAV", kind: "a WAV file", fileTypeID: "WAVE", extensions: ["wav", "wave", "bwf"],
         otherExtensions: ["rf64"], hintExtensions: ["wav", "wave"], formatCodes: ["WAVE", "wav"],
         writtenExtensions: [".wav"], mediaTypes: ["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"],
+        keeps: WrittenTimeline(markers: true, loops: .max),
         signatures: [
             FileSignature.Entry(outcome: .read(.wav)) { bytes, _ in
                 FileSignature.all(
@@ -693,6 +694,7 @@ extension WAVE {
         .rf64, name: "RF64", kind: "an RF64 file", fileTypeID: "RF64", extensions: ["rf64"],
         otherExtensions: ["wav", "wave", "bwf"], hintExtensions: ["rf64"], formatCodes: ["RF64"],
         writtenExtensions: [".wav", ".rf64"],
+        keeps: WrittenTimeline(markers: true, loops: .max),
         writer: { format, options, counts, _ in
             try WAVE.layout(format: format, options: options, counts: counts, forceRF64: true)
         })

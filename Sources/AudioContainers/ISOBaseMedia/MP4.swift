@@ -436,6 +436,7 @@ extension MP4 {
         .m4a, name: "M4A", kind: "an MPEG-4 audio (M4A) file", fileTypeID: "m4af", extensions: ["m4a", "m4b", "m4r"],
         otherExtensions: ["mp4"], hintExtensions: ["m4a", "m4b"], formatCodes: ["m4af", "m4a"],
         writtenExtensions: [".m4a"], mediaTypes: ["audio/mp4", "audio/x-m4a", "audio/m4a"], recordsPriming: true,
+        keeps: WrittenTimeline(chapters: true),
         writer: { format, options, counts, reserved in
             try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
         })

@@ -515,8 +515,9 @@ struct MP4Parser: StreamParser {
             throw AudioFileError.unsupportedDataFormat(
                 "mp4: the movie has no sound track afkit can read", offset: box.offset)
         }
-        for run in audio.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
-        try buildTable(audio)
+        var built = MP4SampleTable()
+        try buildTable(audio, into: &built)
+        table = built
         sampleCursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
         var format = entry.format
         guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 100_000_000 else {
@@ -578,7 +579,7 @@ struct MP4Parser: StreamParser {
     /// cannot seek, `moov` first).
     mutating func findChapters(after movie: Box) {
         guard let track = chapterTrack, !isFragmented else { return }
-        chapterSamples = Self.chapterSamples(of: track)
+        chapterSamples = chapterSamples(of: track)
         chapterTrack = nil
         for index in chapterSamples.indices.reversed() {
             let sample = chapterSamples[index]
@@ -596,35 +597,26 @@ struct MP4Parser: StreamParser {
         }
     }
 
-    /// Where a text track's samples lie and when each runs (its chunks, sizes and durations), at most 1000 of
-    /// at most 4 KiB each: what a chapter track holds.
-    static func chapterSamples(of track: Track) -> [ChapterSample] {
-        guard track.timescale > 0 else { return [] }
+    /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
+    /// 1000 of at most 4 KiB each: what a chapter track holds. A table that does not hold together gives none.
+    mutating func chapterSamples(of track: Track) -> [ChapterSample] {
+        var chapters = MP4SampleTable()
+        guard track.timescale > 0, (try? buildTable(track, into: &chapters)) != nil,
+            var cursor = chapters.cursor(at: 0)
+        else { return [] }
+        let scale = Double(track.timescale)
         var samples: [ChapterSample] = []
-        var durations = track.timeToSample.lazy.flatMap { repeatElement($0.delta, count: Int(min($0.count, 1000))) }
-            .makeIterator()
         var time: Int64 = 0
-        var entry = 0
-        var index = 0
-        chunks: for (number, offset) in track.chunkOffsets.enumerated() {
-            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= number + 1 {
-                entry += 1
+        for _ in 0..<min(chapters.sampleCount, 1000) {
+            guard let sample = chapters.sample(at: cursor) else { break }
+            let start = Double(time) / scale
+            time += Int64(sample.duration)
+            if (2...4096).contains(sample.size) {
+                samples.append(
+                    ChapterSample(
+                        offset: sample.offset, size: Int(sample.size), start: start, end: Double(time) / scale))
             }
-            guard entry < track.samplesPerChunk.count else { break }
-            var at = offset
-            for _ in 0..<min(track.samplesPerChunk[entry].samples, 1000) {
-                guard index < min(track.sampleCount, 1000), let delta = durations.next() else { break chunks }
-                let size = Int(track.constantSize > 0 ? track.constantSize : track.sizes[index])
-                let start = Double(time) / Double(track.timescale)
-                time += Int64(delta)
-                if size >= 2, size <= 4096 {
-                    samples.append(
-                        ChapterSample(offset: at, size: size, start: start, end: Double(time) / Double(track.timescale))
-                    )
-                }
-                at += Int64(size)
-                index += 1
-            }
+            chapters.advance(&cursor)
         }
         return samples.sorted { $0.offset < $1.offset }
     }
@@ -667,8 +659,10 @@ struct MP4Parser: StreamParser {
         return format.bytesPerFrame
     }
 
-    /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`.
-    mutating func buildTable(_ track: Track) throws {
+    /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`, durations
+    /// from `stts`.
+    mutating func buildTable(_ track: Track, into table: inout MP4SampleTable) throws {
+        for run in track.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
         let declared = track.sampleCount
         var sample: Int64 = 0
         var entry = 0

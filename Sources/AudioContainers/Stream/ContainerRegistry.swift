@@ -1,6 +1,23 @@
 import AudioFormats
 import FileAccess
 
+/// What of a sound's timeline a container's writer keeps: markers, how many loops, chapters.
+public struct WrittenTimeline: Sendable {
+    /// Markers (AIFF `MARK`, WAV `cue `, CAF `mark`), and with them the instrument, comments and annotations.
+    public var markers = false
+    /// Loops: AIFF's instrument two, WAV's `smpl` and CAF's regions any number, FLAC's and Ogg Opus's comments one.
+    public var loops = 0
+    /// Chapters (MP4 `chpl`, ID3 `CHAP`, Vorbis `CHAPTERnnn` comments).
+    public var chapters = false
+
+    /// Keeps nothing unless told.
+    public init(markers: Bool = false, loops: Int = 0, chapters: Bool = false) {
+        self.markers = markers
+        self.loops = loops
+        self.chapters = chapters
+    }
+}
+
 /// What a container is, declared once, in its own file beside its parser (`CAF.descriptor`), as Symphonia
 /// registers a reader's probe data: its names, Apple's type code, the extensions and media types its files go
 /// by, the signatures that find it, its parser and its writer. Detection, folder walks, output naming, the
@@ -30,6 +47,8 @@ public struct ContainerDescriptor: Sendable {
     /// Whether it records gapless information (priming and remainder): CAF's `pakt`, an MP4 edit list, a LAME
     /// tag, Opus's pre-skip. One that does not (ADTS, LOAS, WAV) delivers every decoded frame.
     public let recordsPriming: Bool
+    /// What of a sound's timeline its writer keeps (markers, loops, chapters).
+    public let keeps: WrittenTimeline
     /// The signature entries that find it (and refuse what its family holds and afkit does not read), tried
     /// in the registry's order; none for a type its family's parser decides (AIFF-C, RF64, E-AC-3).
     let signatures: [FileSignature.Entry]
@@ -45,7 +64,8 @@ public struct ContainerDescriptor: Sendable {
         _ fileType: FileType, name: String, kind: String, fileTypeID: FourCharCode, extensions: [String],
         otherExtensions: [String] = [], hintExtensions: [String]? = nil, formatCodes: [String] = [],
         writtenExtensions: [String] = [], mediaTypes: [String] = [], recordsPriming: Bool = false,
-        signatures: [FileSignature.Entry] = [], makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil,
+        keeps: WrittenTimeline = WrittenTimeline(), signatures: [FileSignature.Entry] = [],
+        makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil,
         writer: (
             @Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout
         )? =
@@ -62,6 +82,7 @@ public struct ContainerDescriptor: Sendable {
         self.writtenExtensions = writtenExtensions
         self.mediaTypes = mediaTypes
         self.recordsPriming = recordsPriming
+        self.keeps = keeps
         self.signatures = signatures
         self.makeParser = makeParser
         self.writer = writer
