@@ -47,6 +47,11 @@ public struct AssetValidator: Sendable {
     /// Checks one file.
     public func validate(path: String) -> FileReport {
         var facts = AssetFacts(path: path)
+        if profile.checksPlaylists {
+            // A playlist profile reads playlists and what they name; the audio rules see no file.
+            facts.playlist = PlaylistInspector.inspect(path: path)
+            return check(facts, measure: { _ in nil })
+        }
         var file: AudioFile?
         do {
             let opened = try AudioFile(path: path)
@@ -94,7 +99,9 @@ public struct AssetValidator: Sendable {
         var files: [String] = []
         var skipped: [String] = []
         for path in paths {
-            if isDirectory(path) {
+            if isDirectory(path), profile.checksPlaylists {
+                files += try Self.playlists(below: path)
+            } else if isDirectory(path) {
                 let found = try ContainerRegistry.soundFiles(below: path)
                 files += found.files
                 skipped += found.skipped
@@ -110,6 +117,22 @@ public struct AssetValidator: Sendable {
         var report = ValidationReport(profile: profile.name, files: results.values)
         report.skippedFiles = skipped
         return report
+    }
+
+    /// The playlists below a folder that no other playlist there names (the master playlists, and media
+    /// playlists given alone).
+    static func playlists(below folder: String) throws -> [String] {
+        let found = try filesBelow(folder).filter { nameExtension(of: $0) == "m3u8" || nameExtension(of: $0) == "m3u" }
+        var named = Set<String>()
+        for path in found {
+            guard let bytes = try? PlaylistInspector.read(path, limit: HLS.maximumPlaylistSize),
+                case .master(let master)? = try? HLS.parse(bytes)
+            else { continue }
+            for uri in master.variants.map(\.uri) + master.renditions.compactMap(\.uri) {
+                named.insert(HLS.resolve(uri, against: path))
+            }
+        }
+        return found.filter { !named.contains($0) }
     }
 
     /// What the decode pass measures beyond its fixed statistics, as the active rules ask.

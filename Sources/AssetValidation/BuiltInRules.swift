@@ -10,7 +10,7 @@ extension ValidationRule {
             malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
             sampleRate, hardwareCodec, clipping, silence, loudness, truePeak, dcOffset, monoCompatibility,
             channelBalance, leadingSilence, trailingSilence, loopSeam,
-        ].map { ($0.id, $0) })
+        ].map { ($0.id, $0) } + playlistRules.map { ($0.id, $0) })
 
     /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
     /// clicks where the sound starts and stops.

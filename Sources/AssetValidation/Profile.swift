@@ -52,12 +52,26 @@ public struct Profile: Sendable {
     public static let builtIn: [String: Profile] = [
         systemSound.name: systemSound, simultaneousSoundEffects.name: simultaneousSoundEffects, music.name: music,
         gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming, dialogue.name: dialogue,
+        hlsAudio.name: hlsAudio,
     ]
 
     /// The built-in profiles' names, in the README's order.
     public static let builtInNames = [
-        systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming, dialogue,
+        systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming, dialogue, hlsAudio,
     ].map(\.name)
+
+    /// HTTP Live Streaming audio as Apple's HLS Authoring Specification and RFC 8216 ask, over a master or
+    /// media playlist and every segment it names: the `hls-*` rules, each an error (Apple's recommendations,
+    /// such as the 6 s target duration, are warnings within them).
+    public static let hlsAudio = Profile(
+        name: "hls-audio",
+        entries: ValidationRule.playlistRules.map { Entry($0.id, .error) })
+
+    /// Whether the profile's rules check playlists (the paths it is given are `.m3u8` files).
+    public var checksPlaylists: Bool {
+        let ids = Set(ValidationRule.playlistRules.map(\.id))
+        return entries.contains { $0.enabled && ids.contains($0.rule) }
+    }
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 

@@ -121,6 +121,9 @@ public struct AssetFacts: Sendable {
     public var loudness: LoudnessFacts?
     /// The `afkit convert` preset whose output passes the profile's format rules (``Profile/fixingPreset``).
     public var fixingPreset: String?
+    /// An HTTP Live Streaming playlist and what it names, where the path is one and the profile checks them
+    /// (the `hls-*` rules).
+    public var playlist: PlaylistFacts?
 
     /// The file name's extension, lower-cased, without the dot.
     public var fileExtension: String { nameExtension(of: path) }

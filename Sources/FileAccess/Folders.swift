@@ -92,3 +92,73 @@ public func walkFolder(_ path: String, excluding: [String] = []) throws -> (file
     }
     return (found.sorted(), folders)
 }
+
+/// Removes a folder and everything below it (links removed, never followed); a path that is not there is
+/// no error.
+public func removeTree(_ path: String) {
+    var info = stat()
+    guard lstatPath(path, &info) == 0 else { return }
+    guard info.st_mode & S_IFMT == S_IFDIR else {
+        removeFile(path)
+        return
+    }
+    if let handle = opendirPath(path) {
+        var children: [String] = []
+        while let entry = readdir(handle) {
+            let name = entryName(entry)
+            if name != "." && name != ".." { children.append(path + "/" + name) }
+        }
+        closedir(handle)
+        children.forEach(removeTree)
+    }
+    _ = rmdir(path)
+}
+
+/// Writes the folder `path` as a set: `body` fills a hidden temporary folder beside it (whose path it is
+/// given); when `body` returns, every file in it is flushed to the disk and the folder is renamed into
+/// place, replacing an existing folder `path` (moved aside first, then removed), so a reader sees the
+/// old set or the new one, never a mixture. When `body` throws, the temporary folder is removed. The
+/// caller decides whether an existing `path` may be replaced.
+public func writeFolderAtomically<Result>(_ path: String, _ body: (_ temporaryFolder: String) throws -> Result)
+    throws -> Result
+{
+    let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    var existing = stat()
+    let exists = lstatPath(trimmed, &existing) == 0
+    if exists, existing.st_mode & S_IFMT != S_IFDIR {
+        throw AudioFileError.io("'\(path)' exists and is not a folder: afkit does not replace it", errno: EEXIST)
+    }
+    var temporary = ""
+    for _ in 0..<16 {
+        let candidate = String(temporaryPath(beside: trimmed).dropLast(".tmp".count))
+        if mkdirPath(candidate, 0o755) == 0 {
+            temporary = candidate
+            break
+        }
+        guard errno == EEXIST else { throw ioError("cannot create a folder beside '\(path)'") }
+    }
+    guard !temporary.isEmpty else { throw ioError("cannot create a folder beside '\(path)'") }
+    do {
+        let result = try body(temporary)
+        let written = try walkFolder(temporary)
+        for file in written.files { try synchronize(file) }
+        for folder in written.folders { try synchronize(folder) }
+        if exists {
+            let aside = String(temporaryPath(beside: trimmed).dropLast(".tmp".count)) + ".old"
+            guard renamePath(trimmed, aside) == 0 else { throw ioError("cannot move '\(path)' aside to replace it") }
+            guard renamePath(temporary, trimmed) == 0 else {
+                let failure = ioError("cannot rename the new '\(path)' into place")
+                _ = renamePath(aside, trimmed)
+                throw failure
+            }
+            removeTree(aside)
+        } else {
+            guard renamePath(temporary, trimmed) == 0 else { throw ioError("cannot rename '\(path)' into place") }
+        }
+        try synchronize(parentFolder(of: trimmed))
+        return result
+    } catch {
+        removeTree(temporary)
+        throw error
+    }
+}

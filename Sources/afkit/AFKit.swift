@@ -23,7 +23,9 @@ struct AFKit: ParsableCommand {
             + ContainerRegistry.all.map(\.name).joined(separator: ", ") + "; writes "
             + ContainerRegistry.written.map(\.name).joined(separator: ", ") + ".",
         version: AudioConverter.version,
-        subcommands: [Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self, Clip.self]
+        subcommands: [
+            Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self, Clip.self, HLSCommand.self,
+        ]
     )
 
     /// Exit statuses of the contract: 0 success, 1 a problem was found, 2 a usage error.

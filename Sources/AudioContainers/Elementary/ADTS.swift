@@ -81,7 +81,7 @@ extension ADTS {
     /// The 7-byte ADTS header (no CRC) that frames a raw access unit of `payloadSize` bytes, from the
     /// stream's AudioSpecificConfig. ADTS holds AAC Main, LC, SSR and LTP at the rates of the index table
     /// and channel configurations 1 to 7.
-    static func frameHeader(payloadSize: Int, audioSpecificConfig config: [UInt8]) throws -> [UInt8] {
+    public static func frameHeader(payloadSize: Int, audioSpecificConfig config: [UInt8]) throws -> [UInt8] {
         guard config.count >= 2 else {
             throw AudioFileError.unsupportedDataFormat("adts: no AudioSpecificConfig to frame the packets", offset: nil)
         }

@@ -33,6 +33,8 @@ public enum ID3 {
         var text: [String: String] = [:]
         var pictures: [Picture] = []
         var chapters: [Chapter] = []
+        /// A packed-audio segment's `PRIV` timestamp (``ID3/transportStreamTimestampOwner``), 90 kHz.
+        var transportStreamTimestamp: UInt64?
 
         /// Into a file's properties: text under names not set yet (the first tag wins), pictures and chapters
         /// after those found before; whether there was text.
@@ -92,6 +94,8 @@ public enum ID3 {
             } else if !compressedOrEncrypted, id == "CHAP", let chapter = chapter(content, version: header.majorVersion)
             {
                 found.chapters.append(chapter)
+            } else if !compressedOrEncrypted, id == "PRIV", let timestamp = transportStreamTimestamp(content) {
+                found.transportStreamTimestamp = timestamp
             } else if !compressedOrEncrypted, id.hasPrefix("COM"), let (name, text) = comment(content), !text.isEmpty {
                 found.text[name] = text
             } else if !compressedOrEncrypted, let key = frameNames[id] {
@@ -218,6 +222,36 @@ public enum ID3 {
         }
         guard !frames.isEmpty else { return [] }
         return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
+    }
+
+    /// The owner of the `PRIV` frame that starts every HTTP Live Streaming packed-audio segment.
+    public static let transportStreamTimestampOwner = "com.apple.streaming.transportStreamTimestamp"
+
+    /// A `PRIV` frame's timestamp where its owner is ``transportStreamTimestampOwner``: eight bytes, big-endian,
+    /// of which the low 33 bits are an MPEG-2 presentation time (90 kHz).
+    static func transportStreamTimestamp(_ content: [UInt8]) -> UInt64? {
+        let owner = Array(transportStreamTimestampOwner.utf8) + [0]
+        guard content.count == owner.count + 8, content.starts(with: owner) else { return nil }
+        return content.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } & 0x1_FFFF_FFFF
+    }
+
+    /// The ID3v2.4 tag that starts a packed-audio segment: one `PRIV` frame holding `timestamp` (90 kHz,
+    /// taken modulo 2^33 as the MPEG-2 clock wraps).
+    public static func transportStreamTimestampTag(_ timestamp: UInt64) -> [UInt8] {
+        var content = Array(transportStreamTimestampOwner.utf8) + [0]
+        content.appendInteger(timestamp & 0x1_FFFF_FFFF, endianness: .big)
+        let frame = Array("PRIV".utf8) + syncsafe(content.count) + [0, 0] + content
+        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frame.count) + frame
+    }
+
+    /// The `PRIV` timestamp of the ID3v2 tag at the start of `segment` (a packed-audio segment), or `nil`
+    /// where it has no tag or the tag no timestamp; and the tag's size in bytes (0 without one).
+    public static func transportStreamTimestamp(atStartOf segment: [UInt8]) -> (timestamp: UInt64?, tagSize: Int) {
+        segment.withUnsafeBytes { bytes in
+            guard let header = header(bytes), header.totalSize <= bytes.count else { return (nil, 0) }
+            let tag = UnsafeRawBufferPointer(rebasing: bytes[0..<header.totalSize])
+            return (frames(tag).transportStreamTimestamp, header.totalSize)
+        }
     }
 
     /// A frame's size from its size field: seven bits a byte in version 2.4, eight in 2.2 and 2.3.

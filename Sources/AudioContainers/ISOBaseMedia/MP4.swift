@@ -114,10 +114,10 @@ extension MP4 {
         return ContainerLayout(header: header, trailer: [])
     }
 
-    private static func moov(
+    static func moov(
         format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
-        chunkOffsets: [Int64], wideOffsets: Bool
+        chunkOffsets: [Int64], wideOffsets: Bool, fragmented: Bool = false
     ) -> [UInt8] {
         let timescale = UInt32(format.sampleRate)
         let packets = sizes.count
@@ -274,11 +274,21 @@ extension MP4 {
         var moov: [UInt8] = []
         appendBox(&moov, "mvhd", mvhd)
         appendBox(&moov, "trak", trak)
+        if fragmented {
+            // The samples come in movie fragments: their defaults, one packet's frames each, sync samples.
+            var trex = fullBoxHeader(version: 0, flags: 0)
+            for value in [1, 1, format.framesPerPacket, 0, 0x0200_0000] as [UInt32] {
+                trex.appendInteger(value, endianness: .big)
+            }
+            var mvex: [UInt8] = []
+            appendBox(&mvex, "trex", trex)
+            appendBox(&moov, "mvex", mvex)
+        }
         appendBox(
             &moov, "udta",
             userData(
                 options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
-                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac))
+                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac && !fragmented))
         var box: [UInt8] = []
         appendBox(&box, BoxType.moov, moov)
         return box
@@ -397,11 +407,11 @@ extension MP4 {
         return udta
     }
 
-    private static func fullBoxHeader(version: UInt8, flags: UInt32) -> [UInt8] {
+    static func fullBoxHeader(version: UInt8, flags: UInt32) -> [UInt8] {
         [version, UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)]
     }
 
-    private static func appendBox(_ bytes: inout [UInt8], _ type: FourCharCode, _ body: [UInt8]) {
+    static func appendBox(_ bytes: inout [UInt8], _ type: FourCharCode, _ body: [UInt8]) {
         bytes.appendInteger(UInt32(8 + body.count), endianness: .big)
         bytes.appendFourCharCode(type)
         bytes += body

@@ -175,6 +175,11 @@ enum FileSignature {
         Entry(outcome: .refuse(name: "an ELF executable", reason: notAudio)) { bytes, _ in
             magic(bytes, [0x7F, 0x45, 0x4C, 0x46])
         },
+        Entry(
+            outcome: .refuse(
+                name: "an HTTP Live Streaming playlist",
+                reason: "a list of segments, not audio; check it with 'afkit validate --profile hls-audio'")
+        ) { bytes, _ in magic(bytes, "#EXTM3U") },
         Entry(outcome: .refuse(name: "a text file", reason: notAudio)) { bytes, atEnd in text(bytes, atEnd: atEnd) },
     ]
 

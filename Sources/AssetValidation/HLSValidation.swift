@@ -1,0 +1,627 @@
+import AudioContainers
+import AudioFormats
+import FileAccess
+
+/// What the validator learned of an HTTP Live Streaming playlist: the master playlist (where the path is
+/// one), and each media playlist it reaches with every segment measured.
+public struct PlaylistFacts: Sendable {
+    /// The playlist checked.
+    public var path: String
+    /// The master playlist, where the path is one.
+    public var master: HLS.MasterPlaylist?
+    /// The media playlists: the path itself, or each one the master names (once each), in order.
+    public var media: [MediaPlaylistFacts] = []
+    /// Why the playlist itself could not be read.
+    public var error: String?
+
+    /// Facts about the playlist at `path`, nothing read yet.
+    public init(path: String) { self.path = path }
+}
+
+/// One media playlist and its segments, as read.
+public struct MediaPlaylistFacts: Sendable {
+    /// Its URI as the master names it (its path for a playlist given alone).
+    public var uri: String
+    /// The playlist, where it could be read.
+    public var playlist: HLS.MediaPlaylist?
+    /// Why it could not be read.
+    public var error: String?
+    /// Each segment, measured.
+    public var segments: [SegmentFacts] = []
+
+    /// The segments' sizes and `EXTINF` durations, for the bit rates.
+    var sizes: [Int64] { segments.map(\.byteCount) }
+    var durations: [Double] { segments.map(\.declaredDuration) }
+    /// The first readable segment's format and magic cookie.
+    var format: (StreamDescription, [UInt8]?)? {
+        segments.lazy.compactMap { segment in segment.format.map { ($0, segment.magicCookie) } }.first
+    }
+    /// The peak segment bit rate (RFC 8216), bits per second; `nil` without segments or a target duration.
+    var peakBitRate: Double? {
+        guard let target = playlist?.targetDuration, !segments.isEmpty else { return nil }
+        return HLS.peakSegmentBitRate(sizes: sizes, durations: durations, targetDuration: Double(target))
+    }
+    /// The average segment bit rate, bits per second.
+    var averageBitRate: Double? {
+        segments.isEmpty ? nil : HLS.averageSegmentBitRate(sizes: sizes, durations: durations)
+    }
+}
+
+/// One media segment, as read.
+public struct SegmentFacts: Sendable {
+    /// What a segment's bytes are.
+    public enum Kind: String, Sendable {
+        /// Packed audio: an elementary stream (ADTS, MPEG audio, AC-3) after an ID3 tag.
+        case packed
+        /// Fragmented MPEG-4.
+        case fragmentedMP4 = "fmp4"
+        /// An MPEG-2 transport stream.
+        case transportStream = "mpeg-ts"
+        /// Not read (encrypted, or not fetched).
+        case unknown
+    }
+
+    /// Its URI in the playlist.
+    public var uri: String
+    /// `EXTINF`'s duration, seconds.
+    public var declaredDuration: Double
+    /// Whether `EXT-X-DISCONTINUITY` comes before it.
+    public var discontinuity: Bool
+    /// Its size in bytes.
+    public var byteCount: Int64 = 0
+    /// What its bytes are.
+    public var kind = Kind.unknown
+    /// Its stream's format, where it could be read.
+    public var format: StreamDescription?
+    /// The stream's magic cookie.
+    public var magicCookie: [UInt8]?
+    /// The frames its packets decode to (priming included), where read.
+    public var frames: Int64?
+    /// Packed audio: the `PRIV` timestamp (90 kHz), where it has one.
+    public var timestamp: UInt64?
+    /// fMP4: the first fragment's `tfdt` decode time and the track's timescale.
+    public var decodeTime: (time: UInt64, timescale: UInt32)?
+    /// Whether its first packet is a sync point (an ADTS header right after the tag; an fMP4 sync sample).
+    public var startsWithSyncPoint: Bool?
+    /// The tracks its fragments hold (fMP4).
+    public var trackCount = 1
+    /// Why it could not be read (or is not read: encrypted, MPEG-TS).
+    public var error: String?
+
+    /// Its duration from its frames, seconds.
+    public var measuredDuration: Double? {
+        guard let frames, let rate = format?.sampleRate, rate > 0 else { return nil }
+        return Double(frames) / rate
+    }
+}
+
+/// Reads a playlist and everything it names, for the `hls-*` rules.
+public enum PlaylistInspector {
+    /// The most bytes one segment or initialization section may hold (a minute of 320 kbit/s audio is 2.4 MB).
+    public static let maximumSegmentSize = 64 << 20
+
+    /// Reads the playlist at `path` (a local file; URIs in it resolved against it) and every media
+    /// playlist and segment it names.
+    public static func inspect(path: String) -> PlaylistFacts {
+        var facts = PlaylistFacts(path: path)
+        let playlist: HLS.Playlist
+        do {
+            playlist = try HLS.parse(try read(path, limit: HLS.maximumPlaylistSize))
+        } catch {
+            facts.error = "\(error)"
+            return facts
+        }
+        switch playlist {
+        case .media(let media):
+            // Given alone, the playlist is the report's file: findings name its segments only.
+            facts.media = [inspect(media, uri: "", location: path)]
+        case .master(let master):
+            facts.master = master
+            var uris: [String] = []
+            for variant in master.variants where !uris.contains(variant.uri) { uris.append(variant.uri) }
+            for rendition in master.renditions {
+                if let uri = rendition.uri, !uris.contains(uri) { uris.append(uri) }
+            }
+            for uri in uris {
+                let location = HLS.resolve(uri, against: path)
+                do {
+                    guard case .media(let media) = try HLS.parse(try read(location, limit: HLS.maximumPlaylistSize))
+                    else {
+                        facts.media.append(
+                            MediaPlaylistFacts(uri: uri, error: "a master playlist where a media playlist belongs"))
+                        continue
+                    }
+                    facts.media.append(inspect(media, uri: uri, location: location))
+                } catch {
+                    facts.media.append(MediaPlaylistFacts(uri: uri, error: "\(error)"))
+                }
+            }
+        }
+        return facts
+    }
+
+    static func inspect(_ playlist: HLS.MediaPlaylist, uri: String, location: String) -> MediaPlaylistFacts {
+        var facts = MediaPlaylistFacts(uri: uri, playlist: playlist)
+        var sections: [HLS.MediaInitializationSection: Result<([UInt8], UInt32?), any Error>] = [:]
+        for segment in playlist.segments {
+            var measured = SegmentFacts(
+                uri: segment.uri, declaredDuration: segment.duration, discontinuity: segment.discontinuity)
+            defer { facts.segments.append(measured) }
+            if let key = segment.key, key.method != "NONE" {
+                measured.error = "encrypted (\(key.method)): afkit does not decrypt segments"
+                continue
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try read(HLS.resolve(segment.uri, against: location), range: segment.byteRange)
+            } catch {
+                measured.error = "\(error)"
+                continue
+            }
+            measured.byteCount = Int64(bytes.count)
+            var initialization: [UInt8]?
+            var timescale: UInt32?
+            if let map = segment.map {
+                let loaded =
+                    sections[map]
+                    ?? Result {
+                        let bytes = try read(HLS.resolve(map.uri, against: location), range: map.byteRange)
+                        return (bytes, try MP4.mediaTimescale(inInitialization: bytes))
+                    }
+                sections[map] = loaded
+                switch loaded {
+                case .success(let (bytes, scale)):
+                    initialization = bytes
+                    timescale = scale
+                case .failure(let error):
+                    measured.error = "its initialization section '\(map.uri)': \(error)"
+                    continue
+                }
+            }
+            measure(bytes, initialization: initialization, timescale: timescale, into: &measured)
+        }
+        return facts
+    }
+
+    /// What a segment's bytes are and hold.
+    static func measure(_ bytes: [UInt8], initialization: [UInt8]?, timescale: UInt32?, into facts: inout SegmentFacts)
+    {
+        if bytes.count >= 188 * 2, bytes[0] == 0x47, bytes[188] == 0x47 {
+            facts.kind = .transportStream
+            facts.error = "an MPEG-2 transport stream segment: afkit reads packed audio and fMP4 segments, not MPEG-TS"
+            return
+        }
+        let isFragment =
+            initialization != nil
+            || (bytes.count >= 8 && ["styp", "moof", "sidx"].contains(String(decoding: bytes[4..<8], as: UTF8.self)))
+        var stream: [UInt8]
+        if isFragment {
+            facts.kind = .fragmentedMP4
+            guard let initialization else {
+                facts.error = "an fMP4 segment with no EXT-X-MAP initialization section before it"
+                return
+            }
+            do {
+                let fragments = try MP4.trackFragments(in: bytes)
+                facts.trackCount = Set(fragments.map(\.trackID)).count
+                if let first = fragments.first {
+                    if let time = first.baseDecodeTime, let timescale { facts.decodeTime = (time, timescale) }
+                    facts.startsWithSyncPoint = first.firstSampleIsSync ?? true
+                }
+            } catch {
+                facts.error = "\(error)"
+                return
+            }
+            stream = initialization + bytes
+        } else {
+            facts.kind = .packed
+            let (timestamp, tagSize) = ID3.transportStreamTimestamp(atStartOf: bytes)
+            facts.timestamp = timestamp
+            // An elementary stream's first frame starts right after the tag (ADTS: 12 bits of sync, layer 0).
+            facts.startsWithSyncPoint =
+                bytes.count >= tagSize + 2 && bytes[tagSize] == 0xFF && bytes[tagSize + 1] & 0xF0 == 0xF0
+            stream = bytes
+        }
+        var parser = AudioFileStream(fileTypeHint: isFragment ? .mp4 : nil)
+        do {
+            try parser.parse(stream) { _ in }
+            try parser.finish()
+        } catch {
+            facts.error = "\(error)"
+            return
+        }
+        stream = []
+        let properties = parser.properties
+        facts.format = properties.dataFormat
+        facts.magicCookie = properties.magicCookie
+        if let packets = properties.audioDataPacketCount, let format = properties.dataFormat,
+            format.framesPerPacket > 0
+        {
+            facts.frames = packets * Int64(format.framesPerPacket)
+        }
+        if let damage = properties.damage.first { facts.error = "damaged: \(damage)" }
+    }
+
+    /// A local file's bytes (or `range` of them), refusing more than `limit`.
+    static func read(_ path: String, range: HLS.ByteRange? = nil, limit: Int = maximumSegmentSize) throws -> [UInt8] {
+        if path.contains("://") {
+            throw AudioFileError.illegalOperation(
+                "'\(path)': the validator reads playlists and segments from files; fetch them first")
+        }
+        let file = try ReadableFile(path: path)
+        let start = range?.offset ?? 0
+        let count = range.map(\.length) ?? (file.size - start)
+        guard start >= 0, count >= 0, start + count <= file.size else {
+            throw AudioFileError.truncated(
+                "'\(path)' holds \(file.size) bytes; the byte range \(count)@\(start) runs past them", offset: file.size
+            )
+        }
+        guard count <= Int64(limit) else {
+            throw AudioFileError.limitExceeded("'\(path)': \(count) bytes, over afkit's limit of \(limit)", offset: 0)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(count))
+        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: start) }
+        guard read == Int(count) else {
+            throw AudioFileError.truncated(
+                "'\(path)' ended after \(read) of \(count) bytes", offset: start + Int64(read))
+        }
+        return bytes
+    }
+}
+
+// MARK: - Rules
+
+extension ValidationRule {
+    /// The rules over HTTP Live Streaming playlists (the `hls-audio` profile's).
+    static let playlistRules = [
+        hlsPlaylist, hlsSegments, hlsTargetDuration, hlsTimestamps, hlsBandwidth, hlsCodecs, hlsAudioRenditions,
+    ]
+
+    /// A media playlist's name in messages: its URI, and the segment's where there is one.
+    private static func place(_ media: MediaPlaylistFacts, _ segment: SegmentFacts? = nil) -> String {
+        [media.uri, segment?.uri].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+    }
+
+    /// The playlists can be read and say what RFC 8216 asks: `EXTM3U`, a target duration, segments, a
+    /// version that has the tags used (`EXT-X-MAP` needs 6; byte ranges 4; decimal durations 3), an ended VOD
+    /// playlist; the renditions of a master agree on their media sequence.
+    public static let hlsPlaylist = ValidationRule(id: "hls-playlist", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist else { return [] }
+        if let error = playlist.error { return [Finding("the playlist cannot be read: \(error)")] }
+        var findings: [Finding] = []
+        if let master = playlist.master, master.variants.isEmpty {
+            findings.append(Finding("the master playlist names no variant stream (EXT-X-STREAM-INF)"))
+        }
+        for media in playlist.media {
+            guard let list = media.playlist else {
+                findings.append(Finding("\(media.uri): cannot be read: \(media.error ?? "unknown")"))
+                continue
+            }
+            if list.targetDuration == nil { findings.append(Finding("\(media.uri): no EXT-X-TARGETDURATION")) }
+            if list.segments.isEmpty { findings.append(Finding("\(media.uri): no segment")) }
+            let version = list.version ?? 1
+            var needed = 1
+            if list.segments.contains(where: { $0.duration != $0.duration.rounded() }) { needed = 3 }
+            if list.segments.contains(where: { $0.byteRange != nil }) { needed = max(needed, 4) }
+            if list.segments.contains(where: { $0.map != nil }) { needed = max(needed, 6) }
+            if version < needed {
+                findings.append(
+                    Finding("\(media.uri): EXT-X-VERSION \(version), but its tags need version \(needed) or later"))
+            }
+            if list.playlistType == "VOD" && !list.endList {
+                findings.append(Finding("\(media.uri): a VOD playlist without EXT-X-ENDLIST"))
+            }
+        }
+        let sequences = Set(playlist.media.compactMap { $0.playlist?.mediaSequence })
+        if sequences.count > 1 {
+            findings.append(
+                Finding(
+                    "the renditions start at different media sequence numbers (\(sequences.sorted().map(String.init).joined(separator: ", ")))",
+                    severity: .warning))
+        }
+        return findings
+    }
+
+    /// Every segment can be read and is one audio stream that starts on a sync point; its format changes only
+    /// after `EXT-X-DISCONTINUITY`. MPEG-TS and encrypted segments are refused by name.
+    public static let hlsSegments = ValidationRule(id: "hls-segments", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist else { return [] }
+        var findings: [Finding] = []
+        for media in playlist.media {
+            var previous: StreamDescription?
+            // The same failure in many segments (every one an MPEG-TS segment) is one finding.
+            var failures: [(error: String, segments: [String])] = []
+            for segment in media.segments {
+                if let error = segment.error {
+                    if let index = failures.firstIndex(where: { $0.error == error }) {
+                        failures[index].segments.append(segment.uri)
+                    } else {
+                        failures.append((error, [segment.uri]))
+                    }
+                    continue
+                }
+                if segment.trackCount > 1 {
+                    findings.append(
+                        Finding("\(place(media, segment)): \(segment.trackCount) tracks; a segment holds one stream"))
+                }
+                if segment.startsWithSyncPoint == false {
+                    findings.append(Finding("\(place(media, segment)): its first packet is not a sync point"))
+                }
+                if let format = segment.format, let before = previous, !segment.discontinuity,
+                    format.formatID != before.formatID || format.sampleRate != before.sampleRate
+                        || format.channelsPerFrame != before.channelsPerFrame
+                {
+                    findings.append(
+                        Finding(
+                            "\(place(media, segment)): the format changes (\(before.channelsPerFrame) ch "
+                                + "\(formatSampleRate(before.sampleRate)) Hz to \(format.channelsPerFrame) ch "
+                                + "\(formatSampleRate(format.sampleRate)) Hz) without EXT-X-DISCONTINUITY"))
+                }
+                previous = segment.format ?? previous
+            }
+            for (error, segments) in failures {
+                let which = segments.count == 1 ? segments[0] : "\(segments[0]) and \(segments.count - 1) more segments"
+                findings.append(
+                    Finding([media.uri, which].filter { !$0.isEmpty }.joined(separator: ": ") + ": " + error))
+            }
+        }
+        return findings
+    }
+
+    /// No segment lasts longer than the target duration (its `EXTINF` rounded, RFC 8216; Apple's tools fail
+    /// a segment more than 0.5 s past it), a segment's `EXTINF` is what it holds (within one packet), every
+    /// rendition has the same target duration, and the target is Apple's `recommendedSeconds` (default 6; a
+    /// warning).
+    public static let hlsTargetDuration = ValidationRule(
+        id: "hls-target-duration", parameters: ["recommendedSeconds", "toleranceSeconds"]
+    ) { facts, settings in
+        guard let playlist = facts.playlist else { return [] }
+        let recommended = settings.number("recommendedSeconds") ?? 6
+        let tolerance = settings.number("toleranceSeconds") ?? 0.5
+        var findings: [Finding] = []
+        var targets = Set<Int>()
+        for media in playlist.media {
+            guard let list = media.playlist, let target = list.targetDuration else { continue }
+            targets.insert(target)
+            if Double(target) != recommended {
+                findings.append(
+                    Finding(
+                        "\(media.uri): a target duration of \(target) s; Apple recommends \(fixedPoint(recommended, places: 0)) s",
+                        severity: .warning))
+            }
+            for segment in media.segments {
+                if Int(segment.declaredDuration.rounded()) > target {
+                    findings.append(
+                        Finding(
+                            "\(place(media, segment)): EXTINF \(fixedPoint(segment.declaredDuration, places: 3)) s is "
+                                + "over the target duration of \(target) s"))
+                }
+                guard let measured = segment.measuredDuration else { continue }
+                if measured > Double(target) + tolerance {
+                    findings.append(
+                        Finding(
+                            "\(place(media, segment)): holds \(fixedPoint(measured, places: 3)) s, more than "
+                                + "\(fixedPoint(tolerance, places: 1)) s past the target duration of \(target) s"))
+                }
+                // One packet of slack: fMP4's edit list and the last packet's remainder are presentation matters.
+                let packet = segment.format.map { Double($0.framesPerPacket) / $0.sampleRate } ?? 0
+                if abs(measured - segment.declaredDuration) > packet + 0.001 {
+                    findings.append(
+                        Finding(
+                            "\(place(media, segment)): EXTINF says \(fixedPoint(segment.declaredDuration, places: 3)) s; "
+                                + "its packets hold \(fixedPoint(measured, places: 3)) s"))
+                }
+            }
+        }
+        if targets.count > 1 {
+            findings.append(
+                Finding(
+                    "the renditions have different target durations (\(targets.sorted().map(String.init).joined(separator: ", ")) s)"
+                ))
+        }
+        return findings
+    }
+
+    /// Each segment's timestamp continues the one before (packed audio's `PRIV` on the 90 kHz clock, within one
+    /// tick; fMP4's `tfdt`, exact), except after `EXT-X-DISCONTINUITY`; every packed segment has one.
+    public static let hlsTimestamps = ValidationRule(id: "hls-timestamps", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist else { return [] }
+        var findings: [Finding] = []
+        for media in playlist.media {
+            var expected: (value: Double, ticksPerSecond: Double)?
+            for segment in media.segments where segment.error == nil {
+                var now: (value: Double, ticksPerSecond: Double)?
+                switch segment.kind {
+                case .packed:
+                    guard let timestamp = segment.timestamp else {
+                        findings.append(
+                            Finding(
+                                "\(place(media, segment)): no ID3 PRIV '\(ID3.transportStreamTimestampOwner)' timestamp"
+                            ))
+                        expected = nil
+                        continue
+                    }
+                    now = (Double(timestamp), 90000)
+                case .fragmentedMP4:
+                    guard let time = segment.decodeTime else {
+                        findings.append(Finding("\(place(media, segment)): no 'tfdt' decode time"))
+                        expected = nil
+                        continue
+                    }
+                    now = (Double(time.time), Double(time.timescale))
+                default: continue
+                }
+                if let expected, let now, !segment.discontinuity, expected.ticksPerSecond == now.ticksPerSecond {
+                    // The 33-bit clock wraps: the difference is taken modulo 2^33 for packed audio.
+                    var difference = now.value - expected.value
+                    if now.ticksPerSecond == 90000, abs(difference) > 4_294_967_296 {
+                        difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
+                    }
+                    let slack = now.ticksPerSecond == 90000 ? 1.0 : 0.0
+                    if abs(difference) > slack {
+                        let milliseconds = difference / now.ticksPerSecond * 1000
+                        findings.append(
+                            Finding(
+                                "\(place(media, segment)): \(difference > 0 ? "a gap" : "an overlap") of "
+                                    + "\(fixedPoint(abs(milliseconds), places: 3)) ms after the segment before "
+                                    + "(timestamp \(Int64(now.value)), expected \(Int64(expected.value.rounded())))"))
+                    }
+                }
+                if let now, let frames = segment.frames, let rate = segment.format?.sampleRate, rate > 0 {
+                    expected = (now.value + Double(frames) * now.ticksPerSecond / rate, now.ticksPerSecond)
+                } else {
+                    expected = nil
+                }
+            }
+        }
+        return findings
+    }
+
+    /// Each variant's `BANDWIDTH` is at least its playlists' peak segment bit rate and `AVERAGE-BANDWIDTH` at
+    /// least their average, within `tolerance` (default 0.1: 10 %); more than that above what is measured is a
+    /// warning. A variant without `BANDWIDTH` fails; one without `AVERAGE-BANDWIDTH` warns.
+    public static let hlsBandwidth = ValidationRule(id: "hls-bandwidth", parameters: ["tolerance"]) {
+        facts, settings in
+        guard let playlist = facts.playlist, let master = playlist.master else { return [] }
+        let tolerance = settings.number("tolerance") ?? 0.1
+        var findings: [Finding] = []
+        for variant in master.variants {
+            // The variant's own playlist, and its audio group's renditions that have a URI of their own.
+            var members = playlist.media.filter { $0.uri == variant.uri }
+            if let group = variant.audioGroup {
+                let uris = master.renditions.filter { $0.groupID == group }.compactMap(\.uri)
+                members += playlist.media.filter { uris.contains($0.uri) && $0.uri != variant.uri }.prefix(1)
+            }
+            let peaks = members.compactMap(\.peakBitRate)
+            let averages = members.compactMap(\.averageBitRate)
+            let checks: [(String, Int64?, Double?, Severity?)] = [
+                ("BANDWIDTH", variant.bandwidth, peaks.count == members.count ? peaks.reduce(0, +) : nil, nil),
+                (
+                    "AVERAGE-BANDWIDTH", variant.averageBandwidth,
+                    averages.count == members.count ? averages.reduce(0, +) : nil, .warning
+                ),
+            ]
+            for (name, declared, measured, missingSeverity) in checks {
+                guard let declared else {
+                    findings.append(
+                        Finding("\(variant.uri): EXT-X-STREAM-INF has no \(name)", severity: missingSeverity))
+                    continue
+                }
+                guard let measured, measured > 0, !members.isEmpty else { continue }
+                let what = name == "BANDWIDTH" ? "peak segment bit rate" : "average segment bit rate"
+                if measured > Double(declared) * (1 + tolerance) {
+                    findings.append(
+                        Finding(
+                            "\(variant.uri): \(name) \(declared) understates the measured \(what) of "
+                                + "\(Int64(measured.rounded())) by more than \(fixedPoint(tolerance * 100, places: 0)) %"
+                        ))
+                } else if Double(declared) > measured * (1 + tolerance) {
+                    findings.append(
+                        Finding(
+                            "\(variant.uri): \(name) \(declared) is more than \(fixedPoint(tolerance * 100, places: 0)) % "
+                                + "over the measured \(what) of \(Int64(measured.rounded()))", severity: .warning))
+                }
+            }
+        }
+        return findings
+    }
+
+    /// Each variant's `CODECS` names its streams' codecs (`mp4a.40.2` for AAC-LC, ...), and each audio
+    /// rendition's `CHANNELS` its channel count.
+    public static let hlsCodecs = ValidationRule(id: "hls-codecs", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist, let master = playlist.master else { return [] }
+        var findings: [Finding] = []
+        func codecs(of media: MediaPlaylistFacts) -> String? {
+            media.format.flatMap { HLS.codecs(for: $0.0, magicCookie: $0.1) }
+        }
+        for variant in master.variants {
+            guard let declared = variant.codecs else {
+                findings.append(Finding("\(variant.uri): EXT-X-STREAM-INF has no CODECS"))
+                continue
+            }
+            var members = playlist.media.filter { $0.uri == variant.uri }
+            if let group = variant.audioGroup {
+                let uris = master.renditions.filter { $0.groupID == group }.compactMap(\.uri)
+                members += playlist.media.filter { uris.contains($0.uri) && $0.uri != variant.uri }
+            }
+            for media in members {
+                guard let actual = codecs(of: media) else { continue }
+                if !declared.contains(actual) {
+                    findings.append(
+                        Finding(
+                            "\(variant.uri): CODECS \"\(declared.joined(separator: ","))\" does not name the stream's "
+                                + actual + (media.uri == variant.uri ? "" : " (\(media.uri))")))
+                }
+            }
+        }
+        for rendition in master.renditions where rendition.type == "AUDIO" {
+            // The rendition's media: its own URI, or the variants of its group.
+            let uris =
+                rendition.uri.map { [$0] }
+                ?? master.variants.filter { $0.audioGroup == rendition.groupID }.map(\.uri)
+            guard let media = playlist.media.first(where: { uris.contains($0.uri) }), let format = media.format
+            else { continue }
+            guard let channels = rendition.channels else {
+                findings.append(
+                    Finding("rendition '\(rendition.name)': EXT-X-MEDIA has no CHANNELS", severity: .warning))
+                continue
+            }
+            let count = channels.split(separator: "/").first.flatMap { Int($0) }
+            if count != Int(format.0.channelsPerFrame) {
+                findings.append(
+                    Finding(
+                        "rendition '\(rendition.name)': CHANNELS \"\(channels)\", but \(media.uri) has "
+                            + "\(format.0.channelsPerFrame) channels"))
+            }
+        }
+        return findings
+    }
+
+    /// Apple's audio rules: a stereo (or mono) AAC-LC rendition is offered; stereo AAC-LC between
+    /// `minimumBitRate` and `maximumBitRate` (32 and 160 kbit/s), HE-AAC at most `maximumHEAACBitRate` (64
+    /// kbit/s), at 44.1 or 48 kHz (warnings).
+    public static let hlsAudioRenditions = ValidationRule(
+        id: "hls-audio-renditions", parameters: ["minimumBitRate", "maximumBitRate", "maximumHEAACBitRate"]
+    ) { facts, settings in
+        guard let playlist = facts.playlist else { return [] }
+        let low = settings.number("minimumBitRate") ?? 32000
+        let high = settings.number("maximumBitRate") ?? 160_000
+        let highHE = settings.number("maximumHEAACBitRate") ?? 64000
+        var findings: [Finding] = []
+        var offersLC = false
+        for media in playlist.media {
+            guard let (format, cookie) = media.format, let codecs = HLS.codecs(for: format, magicCookie: cookie)
+            else { continue }
+            // The stream's own rate: its packets' bytes over its duration, ADTS headers and boxes left out.
+            let frames = media.segments.compactMap(\.frames).reduce(0, +)
+            let seconds = Double(frames) / format.sampleRate
+            let payload = media.averageBitRate.map { $0 * media.durations.reduce(0, +) / max(seconds, 1e-9) }
+            let rate = payload ?? 0
+            if codecs == "mp4a.40.2" && format.channelsPerFrame <= 2 {
+                offersLC = true
+                if format.channelsPerFrame == 2, rate > 0, rate < low * 0.95 || rate > high * 1.05 {
+                    findings.append(
+                        Finding(
+                            "\(media.uri): stereo AAC-LC at \(Int(rate / 1000)) kbit/s; Apple recommends "
+                                + "\(Int(low / 1000)) to \(Int(high / 1000)) kbit/s", severity: .warning))
+                }
+            }
+            if codecs == "mp4a.40.5" || codecs == "mp4a.40.29", rate > highHE * 1.05 {
+                findings.append(
+                    Finding(
+                        "\(media.uri): HE-AAC at \(Int(rate / 1000)) kbit/s; Apple says not above "
+                            + "\(Int(highHE / 1000)) kbit/s (use AAC-LC)", severity: .warning))
+            }
+            if format.sampleRate != 44100 && format.sampleRate != 48000 {
+                findings.append(
+                    Finding(
+                        "\(media.uri): \(formatSampleRate(format.sampleRate)) Hz; Apple's devices expect 44.1 or 48 kHz",
+                        severity: .warning))
+            }
+        }
+        if !offersLC, playlist.media.contains(where: { $0.format != nil }) {
+            findings.append(Finding("no stereo AAC-LC rendition: Apple's authoring specification requires one"))
+        }
+        return findings
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import FileAccess
+
+/// `afkit hls`: HTTP Live Streaming audio renditions, as Apple's HLS Authoring Specification asks.
+struct HLSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hls",
+        abstract: "Write HTTP Live Streaming audio: AAC-LC renditions in segments, media and master playlists.",
+        discussion: """
+            Each bit rate is one AAC-LC rendition (stereo at most unless -c asks, 48 kHz at most), encoded once and \
+            cut into segments on packet boundaries: fMP4 (an init.mp4, then .m4s segments with exact decode times \
+            and an edit list for the encoder's priming) or packed audio (ADTS .aac segments, each starting with an \
+            ID3 PRIV timestamp on the 90 kHz clock). Every rendition has its folder and prog_index.m3u8; \
+            master.m3u8 lists them with BANDWIDTH (the peak segment bit rate), AVERAGE-BANDWIDTH, CODECS and \
+            CHANNELS. The output folder is written as a set: a temporary folder renamed into place, replacing an \
+            earlier package (a folder holding other files is refused). With several sources, each gets a folder \
+            named after it. Check the result with 'afkit validate --profile hls-audio DIR/master.m3u8'.
+            """)
+
+    @Option(help: ArgumentHelp("The output folder (created; an earlier package in it is replaced).", valueName: "DIR"))
+    var out: String
+
+    @Option(
+        help: ArgumentHelp("The segments: fmp4 (the default) or packed (ADTS with ID3 timestamps).", valueName: "type"))
+    var segmentType: SegmentTypeArgument = .fmp4
+
+    @Option(
+        help: ArgumentHelp("The duration each segment aims at, seconds (Apple recommends 6).", valueName: "seconds"))
+    var segmentDuration = 6.0
+
+    @Option(
+        help: ArgumentHelp(
+            "One AAC-LC rendition per bit rate, comma-separated, in bits per second or k (64k,128k,256k).",
+            valueName: "rates"))
+    var bitrates = "128k"
+
+    @Option(
+        name: .customShort("d"),
+        help: ArgumentHelp("The codec: aac (AAC-LC, the only one afkit's encoders make for HLS).", valueName: "format"))
+    var dataFormat = "aac"
+
+    @Option(
+        name: .customShort("c"),
+        help: ArgumentHelp("Output channels (default: the source's, at most 2).", valueName: "N"))
+    var channels: Int?
+
+    @OptionGroup var shared: SharedConversionOptions
+
+    @Argument(help: "Sound files.")
+    var sources: [String]
+
+    enum SegmentTypeArgument: String, ExpressibleByArgument, CaseIterable {
+        case fmp4, packed
+    }
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
+        _ = try bitRates()
+        let format = try DataFormatSpecifier.fromArgument(dataFormat)
+        guard format.kind == .aac, (format.sampleRate ?? 48000) <= 48000 else {
+            throw ValidationError(
+                "-d \(dataFormat): afkit hls writes AAC-LC renditions (-d aac, at most 48 kHz); packed MP3, AC-3, "
+                    + "FLAC and Opus renditions are not written yet")
+        }
+        guard segmentDuration.isFinite, (1...60).contains(segmentDuration) else {
+            throw ValidationError("--segment-duration takes 1 to 60 seconds (Apple recommends 6)")
+        }
+        if let channels, !(1...8).contains(channels) { throw ValidationError("-c takes 1 to 8 channels") }
+        if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
+    }
+
+    /// `--bitrates`' rates, each as `-b` takes it.
+    func bitRates() throws -> [Int] {
+        let rates = try bitrates.split(separator: ",").map { try Convert.bitRate(String($0)) }
+        guard !rates.isEmpty else { throw ValidationError("--bitrates needs at least one rate") }
+        for rate in rates where !(8000...320_000).contains(rate) {
+            throw ValidationError("--bitrates: \(rate / 1000)k is outside AAC-LC's 8k to 320k")
+        }
+        return rates
+    }
+
+    func run() throws {
+        try checkPathsExist(sources, in: Self.self)
+        var settings = HLSSettings()
+        settings.segmentType = segmentType == .fmp4 ? .fmp4 : .packed
+        settings.segmentDuration = segmentDuration
+        settings.bitRates = try bitRates()
+        var conversion = ConversionSettings()
+        conversion.channels = channels
+        conversion.sampleRate = try DataFormatSpecifier.fromArgument(dataFormat).sampleRate
+        conversion.loudness = shared.loudnessTarget
+        conversion.silenceThreshold = shared.trimSilence
+        conversion.keepsMetadata = !shared.noMetadata
+        conversion.edits = try shared.edits()
+        settings.conversion = conversion
+
+        // One source: the package is the folder; several: a folder each, named after it.
+        var targets: [(source: String, folder: String)] = []
+        if sources.count == 1 {
+            targets = [(sources[0], out)]
+        } else {
+            var seen: [String: String] = [:]
+            var clashes: [String] = []
+            for source in sources {
+                let stem = pathParts(source).base
+                if let other = seen[stem] { clashes.append("'\(other)' and '\(source)' would both be '\(stem)'") }
+                seen[stem] = source
+                targets.append((source, out + "/" + stem))
+            }
+            if !clashes.isEmpty {
+                throw ValidationError("each source gets a folder named after it: " + clashes.joined(separator: "; "))
+            }
+        }
+        var failed = false
+        for (source, folder) in targets {
+            do {
+                try HLSPackager.checkOutputFolder(folder, sources: sources)
+                if sources.count > 1 { try makeDirectories(out) }
+                let renditions = try HLSPackager.package(source: source, output: folder, settings: settings)
+                for note in Set(renditions.flatMap(\.notes)).sorted() {
+                    Output.standardError("hls: \(source): note: \(note)\n")
+                }
+                for rendition in renditions {
+                    Output.standardOutput(
+                        "\(folder)/\(rendition.playlist): \(rendition.codecs), "
+                            + "\(rendition.format.channelsPerFrame) ch, \(formatSampleRate(rendition.format.sampleRate)) Hz, "
+                            + "\(rendition.segmentCount) segments (longest \(fixedPoint(rendition.longestSegment, places: 3)) s), "
+                            + "BANDWIDTH \(rendition.peakBitRate), AVERAGE-BANDWIDTH \(rendition.averageBitRate)\n")
+                }
+                Output.standardOutput("\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) renditions\n")
+            } catch let error as AudioFileError {
+                failed = true
+                Output.standardError("hls: \(namingFile(error, source))\n")
+            }
+        }
+        if failed { throw ExitCode(AFKit.Status.problemFound) }
+    }
+}
