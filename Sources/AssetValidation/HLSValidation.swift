@@ -278,6 +278,9 @@ extension ValidationRule {
     ]
 
     /// A media playlist's name in messages: its URI, and the segment's where there is one.
+    /// `uri: ` before a message about a media playlist, nothing for the playlist given alone.
+    private static func prefix(_ media: MediaPlaylistFacts) -> String { media.uri.isEmpty ? "" : media.uri + ": " }
+
     private static func place(_ media: MediaPlaylistFacts, _ segment: SegmentFacts? = nil) -> String {
         [media.uri, segment?.uri].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
     }
@@ -294,11 +297,11 @@ extension ValidationRule {
         }
         for media in playlist.media {
             guard let list = media.playlist else {
-                findings.append(Finding("\(media.uri): cannot be read: \(media.error ?? "unknown")"))
+                findings.append(Finding("\(prefix(media))cannot be read: \(media.error ?? "unknown")"))
                 continue
             }
-            if list.targetDuration == nil { findings.append(Finding("\(media.uri): no EXT-X-TARGETDURATION")) }
-            if list.segments.isEmpty { findings.append(Finding("\(media.uri): no segment")) }
+            if list.targetDuration == nil { findings.append(Finding("\(prefix(media))no EXT-X-TARGETDURATION")) }
+            if list.segments.isEmpty { findings.append(Finding("\(prefix(media))no segment")) }
             let version = list.version ?? 1
             var needed = 1
             if list.segments.contains(where: { $0.duration != $0.duration.rounded() }) { needed = 3 }
@@ -306,10 +309,10 @@ extension ValidationRule {
             if list.segments.contains(where: { $0.map != nil }) { needed = max(needed, 6) }
             if version < needed {
                 findings.append(
-                    Finding("\(media.uri): EXT-X-VERSION \(version), but its tags need version \(needed) or later"))
+                    Finding("\(prefix(media))EXT-X-VERSION \(version), but its tags need version \(needed) or later"))
             }
             if list.playlistType == "VOD" && !list.endList {
-                findings.append(Finding("\(media.uri): a VOD playlist without EXT-X-ENDLIST"))
+                findings.append(Finding("\(prefix(media))a VOD playlist without EXT-X-ENDLIST"))
             }
         }
         let sequences = Set(playlist.media.compactMap { $0.playlist?.mediaSequence })
@@ -360,7 +363,10 @@ extension ValidationRule {
                 previous = segment.format ?? previous
             }
             for (error, segments) in failures {
-                let which = segments.count == 1 ? segments[0] : "\(segments[0]) and \(segments.count - 1) more segments"
+                let which =
+                    segments.count == 1
+                    ? segments[0]
+                    : "\(segments[0]) and \(segments.count - 1) more segment\(segments.count == 2 ? "" : "s")"
                 findings.append(
                     Finding([media.uri, which].filter { !$0.isEmpty }.joined(separator: ": ") + ": " + error))
             }
@@ -386,7 +392,7 @@ extension ValidationRule {
             if Double(target) != recommended {
                 findings.append(
                     Finding(
-                        "\(media.uri): a target duration of \(target) s; Apple recommends \(fixedPoint(recommended, places: 0)) s",
+                        "\(prefix(media))a target duration of \(target) s; Apple recommends \(fixedPoint(recommended, places: 0)) s",
                         severity: .warning))
             }
             for segment in media.segments {
@@ -453,7 +459,8 @@ extension ValidationRule {
                 }
                 if let expected, let now, !segment.discontinuity, expected.ticksPerSecond == now.ticksPerSecond {
                     // The 33-bit clock wraps: the difference is taken modulo 2^33 for packed audio.
-                    var difference = now.value - expected.value
+                    // Against the expected time rounded to the clock's tick, as a writer rounds it.
+                    var difference = now.value - expected.value.rounded()
                     if now.ticksPerSecond == 90000, abs(difference) > 4_294_967_296 {
                         difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
                     }
@@ -602,20 +609,20 @@ extension ValidationRule {
                 if format.channelsPerFrame == 2, rate > 0, rate < low * 0.95 || rate > high * 1.05 {
                     findings.append(
                         Finding(
-                            "\(media.uri): stereo AAC-LC at \(Int(rate / 1000)) kbit/s; Apple recommends "
+                            "\(prefix(media))stereo AAC-LC at \(Int(rate / 1000)) kbit/s; Apple recommends "
                                 + "\(Int(low / 1000)) to \(Int(high / 1000)) kbit/s", severity: .warning))
                 }
             }
             if codecs == "mp4a.40.5" || codecs == "mp4a.40.29", rate > highHE * 1.05 {
                 findings.append(
                     Finding(
-                        "\(media.uri): HE-AAC at \(Int(rate / 1000)) kbit/s; Apple says not above "
+                        "\(prefix(media))HE-AAC at \(Int(rate / 1000)) kbit/s; Apple says not above "
                             + "\(Int(highHE / 1000)) kbit/s (use AAC-LC)", severity: .warning))
             }
             if format.sampleRate != 44100 && format.sampleRate != 48000 {
                 findings.append(
                     Finding(
-                        "\(media.uri): \(formatSampleRate(format.sampleRate)) Hz; Apple's devices expect 44.1 or 48 kHz",
+                        "\(prefix(media))\(formatSampleRate(format.sampleRate)) Hz; Apple's devices expect 44.1 or 48 kHz",
                         severity: .warning))
             }
         }

@@ -1,0 +1,86 @@
+import AudioContainers
+import Foundation
+import Testing
+
+/// `afkit hls` and `validate --profile hls-audio` as the contract's "New commands and profiles" spell them
+/// (issue 51): the folder, the exit statuses, the refusals by name.
+@Suite struct HLSCommandTests {
+    let scratch = NSTemporaryDirectory() + "afkit-hls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+    init() throws { try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
+
+    /// A package of speech (mono, 22.05 kHz, 2.5 s) in 1 s segments, both kinds: the master names the renditions,
+    /// each rendition's segments are there, and validate passes it (exit 0) as text and JSON.
+    @Test func writesAndValidatesAPackage() throws {
+        for type in ["fmp4", "packed"] {
+            let out = scratch + "/" + type
+            let result = try Command.run([
+                "hls", "signals/speech.wav", "--out", out, "--segment-type", type, "--segment-duration", "1",
+                "--bitrates", "48k,96k",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("\(out)/master.m3u8: 2 renditions"), "\(result.stdout)")
+            let master = try String(contentsOfFile: out + "/master.m3u8", encoding: .utf8)
+            #expect(master.contains("CODECS=\"mp4a.40.2\"") && master.contains("CHANNELS=\"1\""))
+            let segments = try FileManager.default.contentsOfDirectory(atPath: out + "/aac-48k")
+            let suffix = type == "fmp4" ? ".m4s" : ".aac"
+            #expect(segments.filter { $0.hasSuffix(suffix) }.count == 3, "\(segments)")
+            #expect(segments.contains("init.mp4") == (type == "fmp4"))
+            let checked = try Command.run([
+                "validate", "--profile", "hls-audio", "--format", "json", out + "/master.m3u8",
+            ])
+            #expect(checked.status == 0, "\(checked.stdout)")
+            let files = (checked.json as? [String: Any])?["files"] as? [[String: Any]]
+            // Apple's 6 s target and 44.1/48 kHz are recommendations: warnings, the package passes.
+            #expect(files?.first?["ok"] as? Bool == true)
+            // A folder: its master playlist is found, the media playlists it names are not checked twice.
+            let walked = try Command.run(["validate", "--profile", "hls-audio", out])
+            #expect(walked.stdout.contains("1 file checked with profile 'hls-audio'"), "\(walked.stdout)")
+        }
+    }
+
+    /// Usage errors exit 2 (a source that does not exist, HE-AAC, a segment duration out of range, sources
+    /// whose folders would clash); a broken package fails validation with exit 1; a playlist given to `info`
+    /// is refused by name.
+    @Test func refusalsAndStatuses() throws {
+        let missing = try Command.run(["hls", "no-such.wav", "--out", scratch + "/x"])
+        #expect(missing.status == 2)
+        let heAAC = try Command.run(["hls", "-d", "aach", "signals/speech.wav", "--out", scratch + "/x"])
+        #expect(heAAC.status == 2 && heAAC.stderr.contains("HE-AAC"), "\(heAAC.stderr)")
+        let duration = try Command.run([
+            "hls", "--segment-duration", "0.2", "signals/speech.wav", "--out", scratch + "/x",
+        ])
+        #expect(duration.status == 2)
+        let clash = try Command.run([
+            "hls", "signals/speech.wav", "clip/speech-peak-0.3.wav", "signals/speech.wav", "--out", scratch + "/x",
+        ])
+        #expect(clash.status == 2 && clash.stderr.contains("would both be 'speech'"), "\(clash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch + "/x"))
+
+        let out = scratch + "/broken"
+        #expect(try Command.run(["hls", "signals/speech.wav", "--out", out, "--segment-duration", "1"]).status == 0)
+        let media = out + "/aac-128k/prog_index.m3u8"
+        let text = try String(contentsOfFile: media, encoding: .utf8)
+        try text.replacingOccurrences(of: "segment1.m4s", with: "segment7.m4s").write(
+            toFile: media, atomically: true, encoding: .utf8)
+        let checked = try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"])
+        #expect(checked.status == 1)
+        #expect(
+            checked.stdout.contains("error: hls-segments: aac-128k/prog_index.m3u8: segment7.m4s"), "\(checked.stdout)")
+
+        let info = try Command.run(["info", out + "/master.m3u8"])
+        #expect(info.status == 1 && info.stderr.contains("an HTTP Live Streaming playlist"), "\(info.stderr)")
+    }
+
+    /// Several sources: a folder each, named after it, each with its master playlist.
+    @Test func severalSources() throws {
+        let out = scratch + "/many"
+        let result = try Command.run([
+            "hls", "signals/speech.wav", "clip/inter-sample-11k.wav", "--out", out, "--segment-duration", "1",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        for stem in ["speech", "inter-sample-11k"] {
+            #expect(FileManager.default.fileExists(atPath: "\(out)/\(stem)/master.m3u8"))
+        }
+    }
+}
