@@ -27,7 +27,7 @@ public struct MediaPlaylistFacts: Sendable {
     /// Why it could not be read.
     public var error: String?
     /// Each segment, measured.
-    public var segments: [SegmentFacts] = []
+    public var segments: [HLS.SegmentFacts] = []
 
     /// The segments' sizes and `EXTINF` durations, for the bit rates.
     var sizes: [Int64] { segments.map(\.byteCount) }
@@ -44,54 +44,6 @@ public struct MediaPlaylistFacts: Sendable {
     /// The average segment bit rate, bits per second.
     var averageBitRate: Double? {
         segments.isEmpty ? nil : HLS.averageSegmentBitRate(sizes: sizes, durations: durations)
-    }
-}
-
-/// One media segment, as read.
-public struct SegmentFacts: Sendable {
-    /// What a segment's bytes are.
-    public enum Kind: String, Sendable {
-        /// Packed audio: an elementary stream (ADTS, MPEG audio, AC-3) after an ID3 tag.
-        case packed
-        /// Fragmented MPEG-4.
-        case fragmentedMP4 = "fmp4"
-        /// An MPEG-2 transport stream.
-        case transportStream = "mpeg-ts"
-        /// Not read (encrypted, or not fetched).
-        case unknown
-    }
-
-    /// Its URI in the playlist.
-    public var uri: String
-    /// `EXTINF`'s duration, seconds.
-    public var declaredDuration: Double
-    /// Whether `EXT-X-DISCONTINUITY` comes before it.
-    public var discontinuity: Bool
-    /// Its size in bytes.
-    public var byteCount: Int64 = 0
-    /// What its bytes are.
-    public var kind = Kind.unknown
-    /// Its stream's format, where it could be read.
-    public var format: StreamDescription?
-    /// The stream's magic cookie.
-    public var magicCookie: [UInt8]?
-    /// The frames its packets decode to (priming included), where read.
-    public var frames: Int64?
-    /// Packed audio: the `PRIV` timestamp (90 kHz), where it has one.
-    public var timestamp: UInt64?
-    /// fMP4: the first fragment's `tfdt` decode time and the track's timescale.
-    public var decodeTime: (time: UInt64, timescale: UInt32)?
-    /// Whether its first packet is a sync point (an ADTS header right after the tag; an fMP4 sync sample).
-    public var startsWithSyncPoint: Bool?
-    /// The tracks its fragments hold (fMP4).
-    public var trackCount = 1
-    /// Why it could not be read (or is not read: encrypted, MPEG-TS).
-    public var error: String?
-
-    /// Its duration from its frames, seconds.
-    public var measuredDuration: Double? {
-        guard let frames, let rate = format?.sampleRate, rate > 0 else { return nil }
-        return Double(frames) / rate
     }
 }
 
@@ -144,7 +96,7 @@ public enum PlaylistInspector {
         var facts = MediaPlaylistFacts(uri: uri, playlist: playlist)
         var sections: [HLS.MediaInitializationSection: Result<([UInt8], UInt32?), any Error>] = [:]
         for segment in playlist.segments {
-            var measured = SegmentFacts(
+            var measured = HLS.SegmentFacts(
                 uri: segment.uri, declaredDuration: segment.duration, discontinuity: segment.discontinuity)
             defer { facts.segments.append(measured) }
             if let key = segment.key, key.method != "NONE" {
@@ -178,94 +130,14 @@ public enum PlaylistInspector {
                     continue
                 }
             }
-            measure(bytes, initialization: initialization, timescale: timescale, into: &measured)
+            HLS.measure(bytes, initialization: initialization, timescale: timescale, into: &measured)
         }
         return facts
     }
 
-    /// What a segment's bytes are and hold.
-    static func measure(_ bytes: [UInt8], initialization: [UInt8]?, timescale: UInt32?, into facts: inout SegmentFacts)
-    {
-        if bytes.count >= 188 * 2, bytes[0] == 0x47, bytes[188] == 0x47 {
-            facts.kind = .transportStream
-            facts.error = "an MPEG-2 transport stream segment: afkit reads packed audio and fMP4 segments, not MPEG-TS"
-            return
-        }
-        let isFragment =
-            initialization != nil
-            || (bytes.count >= 8 && ["styp", "moof", "sidx"].contains(String(decoding: bytes[4..<8], as: UTF8.self)))
-        var stream: [UInt8]
-        if isFragment {
-            facts.kind = .fragmentedMP4
-            guard let initialization else {
-                facts.error = "an fMP4 segment with no EXT-X-MAP initialization section before it"
-                return
-            }
-            do {
-                let fragments = try MP4.trackFragments(in: bytes)
-                facts.trackCount = Set(fragments.map(\.trackID)).count
-                if let first = fragments.first {
-                    if let time = first.baseDecodeTime, let timescale { facts.decodeTime = (time, timescale) }
-                    facts.startsWithSyncPoint = first.firstSampleIsSync ?? true
-                }
-            } catch {
-                facts.error = "\(error)"
-                return
-            }
-            stream = initialization + bytes
-        } else {
-            facts.kind = .packed
-            let (timestamp, tagSize) = ID3.transportStreamTimestamp(atStartOf: bytes)
-            facts.timestamp = timestamp
-            // An elementary stream's first frame starts right after the tag (ADTS: 12 bits of sync, layer 0).
-            facts.startsWithSyncPoint =
-                bytes.count >= tagSize + 2 && bytes[tagSize] == 0xFF && bytes[tagSize + 1] & 0xF0 == 0xF0
-            stream = bytes
-        }
-        var parser = AudioFileStream(fileTypeHint: isFragment ? .mp4 : nil)
-        do {
-            try parser.parse(stream) { _ in }
-            try parser.finish()
-        } catch {
-            facts.error = "\(error)"
-            return
-        }
-        stream = []
-        let properties = parser.properties
-        facts.format = properties.dataFormat
-        facts.magicCookie = properties.magicCookie
-        if let packets = properties.audioDataPacketCount, let format = properties.dataFormat,
-            format.framesPerPacket > 0
-        {
-            facts.frames = packets * Int64(format.framesPerPacket)
-        }
-        if let damage = properties.damage.first { facts.error = "damaged: \(damage)" }
-    }
-
     /// A local file's bytes (or `range` of them), refusing more than `limit`.
     static func read(_ path: String, range: HLS.ByteRange? = nil, limit: Int = maximumSegmentSize) throws -> [UInt8] {
-        if path.contains("://") {
-            throw AudioFileError.illegalOperation(
-                "'\(path)': the validator reads playlists and segments from files; fetch them first")
-        }
-        let file = try ReadableFile(path: path)
-        let start = range?.offset ?? 0
-        let count = range.map(\.length) ?? (file.size - start)
-        guard start >= 0, count >= 0, start + count <= file.size else {
-            throw AudioFileError.truncated(
-                "'\(path)' holds \(file.size) bytes; the byte range \(count)@\(start) runs past them", offset: file.size
-            )
-        }
-        guard count <= Int64(limit) else {
-            throw AudioFileError.limitExceeded("'\(path)': \(count) bytes, over afkit's limit of \(limit)", offset: 0)
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(count))
-        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: start) }
-        guard read == Int(count) else {
-            throw AudioFileError.truncated(
-                "'\(path)' ended after \(read) of \(count) bytes", offset: start + Int64(read))
-        }
-        return bytes
+        try HLS.readLocalResource(path, range: range, limit: limit)
     }
 }
 
@@ -281,7 +153,7 @@ extension ValidationRule {
     /// `uri: ` before a message about a media playlist, nothing for the playlist given alone.
     private static func prefix(_ media: MediaPlaylistFacts) -> String { media.uri.isEmpty ? "" : media.uri + ": " }
 
-    private static func place(_ media: MediaPlaylistFacts, _ segment: SegmentFacts? = nil) -> String {
+    private static func place(_ media: MediaPlaylistFacts, _ segment: HLS.SegmentFacts? = nil) -> String {
         [media.uri, segment?.uri].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
     }
 

@@ -89,6 +89,30 @@ struct Info: NetworkCommand {
                     }
                     continue
                 }
+                if path != "-", HLS.isPlaylistFile(path) {
+                    // An HLS playlist: its (best variant's) segments read as one stream.
+                    var reader = HLS.Reader { location, range in try HLS.readLocalResource(location, range: range) }
+                    var stream = AudioFileStream()
+                    try reader.read(location: path, into: &stream) { _ in }
+                    let summary = try AudioFileSummary(stream.properties)
+                    let playlist: [(String, JSONValue)] = [
+                        ("mediaPlaylist", .string(reader.mediaLocation ?? path)),
+                        ("segments", .integer(Int64(reader.segments.count))),
+                        ("problems", .array(reader.problems.map(JSONValue.string))),
+                    ]
+                    if json {
+                        objects.append(
+                            .object([("path", .string(path))] + summary.jsonFields + [("hls", .object(playlist))]))
+                    } else {
+                        var text = InfoText.render(path: path, summary: summary, properties: stream.properties)
+                        let lines =
+                            "HLS:                    \(reader.segments.count) segments of \(reader.mediaLocation ?? path)\n"
+                            + reader.problems.map { "                        \($0)\n" }.joined()
+                        text.insert(contentsOf: lines, at: text.index(text.endIndex, offsetBy: -5))
+                        Output.standardOutput(text)
+                    }
+                    continue
+                }
                 // `-`: standard input, kept in a temporary file while it is read.
                 let spool = path == "-" ? try StandardStreams.spoolStandardInput() : nil
                 defer { if let spool { StandardStreams.discard(spool) } }

@@ -39,6 +39,12 @@ struct Packets: NetworkCommand {
     @Option(help: "Over HTTP: stop after this many seconds of audio (a live stream has no end).")
     var duration: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "An HLS master playlist's variant: best (the highest BANDWIDTH, the default), worst, or the nearest to "
+                + "a bit rate (128000, 128k).", valueName: "best|worst|BANDWIDTH"))
+    var variant: String?
+
     @OptionGroup(title: "Over HTTP")
     var network: NetworkOptions
 
@@ -60,6 +66,9 @@ struct Packets: NetworkCommand {
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
         }
+        if let variant, HLS.VariantChoice(variant) == nil {
+            throw ValidationError("--variant takes best, worst or a bit rate (128000, 128k), not '\(variant)'")
+        }
     }
 
     var readsNetwork: Bool { isStreamURL(file) }
@@ -71,6 +80,7 @@ struct Packets: NetworkCommand {
         try checkPathsExist([file], in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
         try checkStandardOutput(against: [file], in: Self.self)
+        if file != "-", HLS.isPlaylistFile(file) { return try runPlaylist() }
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
         let packets = try PacketSpool()
@@ -117,6 +127,38 @@ struct Packets: NetworkCommand {
                 ? nil : titles.map { ListedTitle(audioOffset: $0.audioOffset, title: $0.title, packet: nil) })
     }
 
+    /// An HTTP Live Streaming playlist on the disk: its (chosen variant's) segments as one packet stream, each
+    /// segment's start listed with the packets, gaps and overlaps of its timestamps as warnings.
+    func runPlaylist() throws {
+        let packets = try PacketSpool()
+        var reader = HLS.Reader(variant: variant.flatMap(HLS.VariantChoice.init) ?? .best) { location, range in
+            try HLS.readLocalResource(location, range: range)
+        }
+        var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
+        do {
+            try reader.read(location: file, into: &stream, chunkSize: chunkSize) { event in
+                guard case .packets(let run) = event else { return }
+                packets.append(
+                    run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
+            }
+        } catch let error as AudioFileError {
+            if json {
+                Output.standardOutput(
+                    JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
+                        .serialized(pretty: true) + "\n")
+            } else {
+                Output.standardError("\(shownArgument(file)): error: \(error)\n")
+            }
+            throw ExitCode(AFKit.Status.problemFound)
+        }
+        for problem in reader.problems {
+            Output.standardError("packets: \(shownArgument(file)): warning: \(problem)\n")
+        }
+        try printListing(
+            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets, titles: nil,
+            segments: reader.segments)
+    }
+
     /// A stream title as listed: where in the audio it took effect, and from which packet when known.
     struct ListedTitle {
         var audioOffset: Int64
@@ -127,7 +169,8 @@ struct Packets: NetworkCommand {
     /// Prints the properties and packets as text or as one JSON object; `titles`, where the stream had
     /// ICY metadata.
     func printListing(
-        summary: AudioFileSummary, properties: StreamProperties, packets: PacketSpool, titles: [ListedTitle]?
+        summary: AudioFileSummary, properties: StreamProperties, packets: PacketSpool, titles: [ListedTitle]?,
+        segments: [HLS.SegmentStart]? = nil
     ) throws {
         let constantPackets = packets.constantPackets
         let frames = Int64(summary.format.framesPerPacket)
@@ -171,6 +214,20 @@ struct Packets: NetworkCommand {
                                 return .object(fields)
                             }))
             }
+            if let segments {
+                text +=
+                    ",\n  \"segments\": "
+                    + indented(
+                        .array(
+                            segments.map { segment in
+                                .object([
+                                    ("uri", .string(segment.uri)), ("mediaSequence", .integer(segment.mediaSequence)),
+                                    ("startTime", .number(segment.startTime)),
+                                    ("firstPacket", .integer(segment.firstPacket)),
+                                    ("discontinuity", .bool(segment.discontinuity)),
+                                ])
+                            }))
+            }
             Output.standardOutput(text + "\n}\n")
         } else {
             var text = InfoText.render(path: shownArgument(file), summary: summary, properties: properties)
@@ -188,6 +245,11 @@ struct Packets: NetworkCommand {
                     Output.standardOutput(text)
                     text = ""
                 }
+            }
+            for segment in segments ?? [] {
+                text +=
+                    "segment \(segment.mediaSequence): \(segment.uri) at \(fixedPoint(segment.startTime, places: 6)) s, "
+                    + "from packet \(segment.firstPacket)\(segment.discontinuity ? " (discontinuity)" : "")\n"
             }
             for change in titles ?? [] {
                 text +=

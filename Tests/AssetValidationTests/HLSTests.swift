@@ -261,4 +261,69 @@ import Testing
         #expect(errors().count >= 1)
         #expect(AssetValidator(profile: .hlsAudio).validate(path: media).ok == false)
     }
+
+    /// The reader: a package read as one packet stream, the same packets at chunk sizes 1, 7 and 4096 across
+    /// segment boundaries, each segment's first packet where its frames begin, the source's frames delivered
+    /// (fMP4: exactly, by the edit list; packed: every decoded frame), a late PRIV time reported.
+    @Test func readingAPackageAsOneStream() throws {
+        let source = try source(seconds: 7)
+        for type in HLSSettings.SegmentType.allCases {
+            var settings = HLSSettings()
+            settings.segmentType = type
+            settings.segmentDuration = 2
+            let output = folder.root + "/read-\(type.rawValue)"
+            _ = try HLSPackager.package(source: source, output: output, settings: settings)
+            let master = output + "/" + HLSPackager.masterPlaylistName
+            var lists: [[UInt32]] = []
+            var starts: [[Int64]] = []
+            var properties = StreamProperties()
+            for chunk in [1, 7, 4096] {
+                var reader = HLS.Reader { try HLS.readLocalResource($0, range: $1) }
+                var stream = AudioFileStream()
+                var sizes: [UInt32] = []
+                try reader.read(location: master, into: &stream, chunkSize: chunk) { event in
+                    if case .packets(let run) = event {
+                        sizes += (run.descriptions.map { Array($0) } ?? []).map(\.dataByteSize)
+                    }
+                }
+                lists.append(sizes)
+                starts.append(reader.segments.map(\.firstPacket))
+                #expect(reader.problems.isEmpty && reader.segments.count == 4)
+                properties = stream.properties
+            }
+            #expect(lists.allSatisfy { $0 == lists[0] } && starts.allSatisfy { $0 == starts[0] })
+            let frames = properties.validFrameCount ?? -1
+            if type == .fmp4 {
+                #expect(frames == Int64(7 * 44100))
+            } else {
+                #expect(frames == Int64(lists[0].count * 1024))
+            }
+            // Each segment's first packet: the packets of the segments before it.
+            let playlist = try Self.media(output + "/aac-128k/" + HLSPackager.mediaPlaylistName)
+            var packets: Int64 = 0
+            for (segment, start) in zip(playlist.segments, starts[0]) {
+                #expect(start == packets)
+                if type == .packed {
+                    packets += Int64((segment.duration * 44100 / 1024).rounded())
+                } else {
+                    let fragments = try MP4.trackFragments(in: try Self.bytes(output + "/aac-128k/" + segment.uri))
+                    packets += fragments.first?.sampleCount ?? 0
+                }
+            }
+        }
+        // A PRIV time 20 ms late in the packed package: a gap before it, an overlap after.
+        let late = folder.root + "/read-packed/aac-128k/segment1.aac"
+        var bytes = try Self.bytes(late)
+        let owner = Array(ID3.transportStreamTimestampOwner.utf8) + [0]
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: owner) }) + owner.count
+        let value = bytes[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } + 1800
+        for index in 0..<8 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: late))
+        var reader = HLS.Reader { try HLS.readLocalResource($0, range: $1) }
+        var stream = AudioFileStream()
+        try reader.read(location: folder.root + "/read-packed/master.m3u8", into: &stream) { _ in }
+        #expect(
+            reader.problems.count == 2 && reader.problems[0].hasPrefix("segment1.aac: a gap of 20.000 ms"),
+            "\(reader.problems)")
+    }
 }

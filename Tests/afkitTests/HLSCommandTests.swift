@@ -69,7 +69,10 @@ import Testing
             checked.stdout.contains("error: hls-segments: aac-128k/prog_index.m3u8: segment7.m4s"), "\(checked.stdout)")
 
         let info = try Command.run(["info", out + "/master.m3u8"])
-        #expect(info.status == 1 && info.stderr.contains("an HTTP Live Streaming playlist"), "\(info.stderr)")
+        #expect(info.status == 1 && info.stderr.contains("segment7.m4s"), "\(info.stderr)")
+        // convert does not read playlists yet: refused by name.
+        let convert = try Command.run(["convert", out + "/master.m3u8", scratch + "/x.wav"])
+        #expect(convert.status == 1 && convert.stderr.contains("an HTTP Live Streaming playlist"), "\(convert.stderr)")
     }
 
     /// Several sources: a folder each, named after it, each with its master playlist.
@@ -82,5 +85,40 @@ import Testing
         for stem in ["speech", "inter-sample-11k"] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(stem)/master.m3u8"))
         }
+    }
+
+    /// `packets` and `info` on FFmpeg's playlists: the segments as one stream (the packets of the init section and
+    /// segments concatenated), each segment's start listed; byte ranges read the same packets; MPEG-TS refused by
+    /// name (exit 1); a bad --variant is a usage error.
+    @Test func packetsAndInfoReadPlaylists() throws {
+        let listing = try Command.run(["packets", "--json", "hls/ffmpeg-fmp4/prog.m3u8"])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let object = try #require(listing.json as? [String: Any])
+        let packets = try #require(object["packets"] as? [[String: Any]])
+        let segments = try #require(object["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["uri"] as? String } == ["seg0.m4s", "seg1.m4s", "seg2.m4s", "seg3.m4s"])
+        #expect(segments.map { $0["firstPacket"] as? Int } == [0, 47, 94, 141])
+        // The same packets as the four segments joined after their init section, read as one file.
+        let joined = scratch + "/joined.mp4"
+        var bytes = Data()
+        for name in ["init.mp4", "seg0.m4s", "seg1.m4s", "seg2.m4s", "seg3.m4s"] {
+            bytes += try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/hls/ffmpeg-fmp4/" + name))
+        }
+        try bytes.write(to: URL(fileURLWithPath: joined))
+        let whole = try #require(try Command.run(["packets", "--json", joined]).json as? [String: Any])
+        let sizes = { (list: [[String: Any]]) in list.map { $0["size"] as? Int ?? -1 } }
+        #expect(sizes(packets) == sizes(whole["packets"] as? [[String: Any]] ?? []))
+        let ranged = try #require(
+            try Command.run(["packets", "--json", "hls/ffmpeg-byterange/prog.m3u8"]).json as? [String: Any])
+        #expect(sizes(ranged["packets"] as? [[String: Any]] ?? []) == sizes(packets))
+
+        let info = try Command.run(["info", "--json", "hls/ffmpeg-fmp4/prog.m3u8"])
+        let entry = try #require((info.json as? [[String: Any]])?.first)
+        #expect((entry["hls"] as? [String: Any])?["segments"] as? Int == 4)
+        #expect(entry["packetCount"] as? Int == packets.count)
+
+        let ts = try Command.run(["packets", "hls/ffmpeg-ts/prog.m3u8"])
+        #expect(ts.status == 1 && ts.stderr.contains("MPEG-2 transport stream"), "\(ts.stderr)")
+        #expect(try Command.run(["packets", "--variant", "loud", "hls/ffmpeg-fmp4/prog.m3u8"]).status == 2)
     }
 }

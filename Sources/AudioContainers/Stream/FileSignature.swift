@@ -178,7 +178,9 @@ enum FileSignature {
         Entry(
             outcome: .refuse(
                 name: "an HTTP Live Streaming playlist",
-                reason: "a list of segments, not audio; check it with 'afkit validate --profile hls-audio'")
+                reason:
+                    "a list of segments, not audio: 'afkit packets' and 'afkit info' read its segments, "
+                    + "'afkit validate --profile hls-audio' checks it")
         ) { bytes, _ in magic(bytes, "#EXTM3U") },
         Entry(outcome: .refuse(name: "a text file", reason: notAudio)) { bytes, atEnd in text(bytes, atEnd: atEnd) },
     ]
