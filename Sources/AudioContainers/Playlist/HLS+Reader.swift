@@ -107,108 +107,128 @@ extension HLS {
 
         /// Reads every segment of the presentation at `location` into `stream`, `chunkSize` bytes a call
         /// (the packets do not depend on it), calling `segment` as each segment starts and `handler` with the
-        /// stream's events; finishes the stream.
+        /// stream's events; finishes the stream. (A live playlist is read as it stands: its segments so far.)
         public mutating func read(
             location: String, into stream: inout AudioFileStream, chunkSize: Int = 64 * 1024,
             segment: (SegmentStart) throws -> Void = { _ in },
             _ handler: (AudioFileStream.Event) throws -> Void
         ) throws {
             let (mediaLocation, playlist) = try mediaPlaylist(at: location)
-            var packets: Int64 = 0
-            func count(_ event: AudioFileStream.Event) throws {
-                if case .packets(let run) = event { packets += Int64(run.count) }
-                try handler(event)
-            }
-            func feed(_ bytes: [UInt8]) throws {
-                var start = 0
-                while start < bytes.count {
-                    let end = min(bytes.count, start + max(1, chunkSize))
-                    try stream.parse(Array(bytes[start..<end]), count)
-                    start = end
-                }
-            }
-            var section: (MediaInitializationSection, [UInt8], UInt32?)?
-            var format: StreamDescription?
-            // The timeline: where the count of frames started, on the segments' own clock.
-            var clock: (ticks: Double, frames: Int64, ticksPerSecond: Double)?
-            var frames: Int64 = 0
-            var startTime = 0.0
             for (index, entry) in playlist.segments.enumerated() {
-                let sequence = playlist.mediaSequence + Int64(index)
-                if let key = entry.key, key.method != "NONE" {
-                    throw AudioFileError.unsupportedFileType(
-                        "hls: '\(entry.uri)' is encrypted (\(key.method)): afkit does not decrypt segments", offset: nil
-                    )
-                }
-                var initialization: [UInt8]?
-                var timescale: UInt32?
-                if let map = entry.map {
-                    if let held = section, held.0 == map {
-                        (initialization, timescale) = (held.1, held.2)
-                    } else {
-                        let bytes = try fetch(resolve(map.uri, against: mediaLocation), map.byteRange)
-                        if let held = section, held.1 != bytes {
-                            throw AudioFileError.unsupportedDataFormat(
-                                "hls: '\(entry.uri)' has a new initialization section; afkit reads one stream",
-                                offset: nil)
-                        }
-                        let scale = try MP4.mediaTimescale(inInitialization: bytes)
-                        if section == nil { try feed(bytes) }
-                        section = (map, bytes, scale)
-                        (initialization, timescale) = (bytes, scale)
-                    }
+                if let map = initializationNeeded(for: entry) {
+                    let bytes = try fetch(resolve(map.uri, against: mediaLocation), map.byteRange)
+                    try hold(map, bytes: bytes, into: &stream, chunkSize: chunkSize, handler)
                 }
                 let bytes = try fetch(resolve(entry.uri, against: mediaLocation), entry.byteRange)
-                var facts = SegmentFacts(
-                    uri: entry.uri, declaredDuration: entry.duration, discontinuity: entry.discontinuity)
-                measure(bytes, initialization: initialization, timescale: timescale, into: &facts)
-                if let error = facts.error {
-                    throw AudioFileError.unsupportedFileType("hls: '\(entry.uri)': \(error)", offset: nil)
-                }
-                if let before = format, let now = facts.format,
-                    before.formatID != now.formatID || before.sampleRate != now.sampleRate
-                        || before.channelsPerFrame != now.channelsPerFrame
-                {
-                    throw AudioFileError.unsupportedDataFormat(
-                        "hls: '\(entry.uri)' changes the format (\(before.channelsPerFrame) ch \(formatSampleRate(before.sampleRate)) Hz to "
-                            + "\(now.channelsPerFrame) ch \(formatSampleRate(now.sampleRate)) Hz); afkit reads one stream",
-                        offset: nil)
-                }
-                format = facts.format ?? format
-                // The segment's time against the frames before it.
-                let stamp: (Double, Double)? =
-                    facts.timestamp.map { (Double($0), 90000) }
-                    ?? facts.decodeTime.map { (Double($0.time), Double($0.timescale)) }
-                if let (ticks, rate) = stamp, let sampleRate = facts.format?.sampleRate {
-                    var rebase = true
-                    if let clock, !entry.discontinuity, clock.ticksPerSecond == rate {
-                        let expected = (clock.ticks + Double(frames - clock.frames) * rate / sampleRate).rounded()
-                        var difference = ticks - expected
-                        if rate == 90000, abs(difference) > 4_294_967_296 {
-                            difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
-                        }
-                        if abs(difference) > (rate == 90000 ? 1 : 0) {
-                            problems.append(
-                                "\(entry.uri): \(difference > 0 ? "a gap" : "an overlap") of "
-                                    + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
-                                    + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))")
-                        } else {
-                            rebase = false
-                        }
-                    }
-                    // The first segment, one after a discontinuity or a misplaced one: the count starts again.
-                    if rebase { clock = (ticks, frames, rate) }
-                }
-                let start = SegmentStart(
-                    uri: entry.uri, mediaSequence: sequence, startTime: startTime, discontinuity: entry.discontinuity,
-                    firstPacket: facts.format.map { frames / Int64(max(1, $0.framesPerPacket)) } ?? packets)
-                segments.append(start)
-                try segment(start)
-                try feed(bytes)
-                frames += facts.frames ?? 0
-                startTime += entry.duration
+                try consume(
+                    entry, sequence: playlist.mediaSequence + Int64(index), bytes: bytes, into: &stream,
+                    chunkSize: chunkSize, segment: segment, handler)
             }
-            try stream.finish(count)
+            try stream.finish(handler)
+        }
+
+        /// What has been read: the initialization section held, the stream's format, the timeline's start
+        /// (on the segments' own clock) and the frames delivered.
+        private var section: (map: MediaInitializationSection, bytes: [UInt8], timescale: UInt32?)?
+        private var format: StreamDescription?
+        private var clock: (ticks: Double, frames: Int64, ticksPerSecond: Double)?
+        private var frames: Int64 = 0
+        private var startTime = 0.0
+
+        /// The initialization section `entry` needs that is not held yet (fMP4): fetch it and ``hold(_:bytes:into:chunkSize:_:)``.
+        public func initializationNeeded(for entry: Segment) -> MediaInitializationSection? {
+            guard let map = entry.map, section?.map != map else { return nil }
+            return map
+        }
+
+        /// Takes an initialization section's bytes: the first is fed to `stream`; a later one must hold the
+        /// same bytes (afkit reads one stream).
+        public mutating func hold(
+            _ map: MediaInitializationSection, bytes: [UInt8], into stream: inout AudioFileStream, chunkSize: Int,
+            _ handler: (AudioFileStream.Event) throws -> Void
+        ) throws {
+            if let held = section, held.bytes != bytes {
+                throw AudioFileError.unsupportedDataFormat(
+                    "hls: '\(map.uri)' is a new initialization section; afkit reads one stream", offset: nil)
+            }
+            let timescale = try MP4.mediaTimescale(inInitialization: bytes)
+            if section == nil { try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler) }
+            section = (map, bytes, timescale)
+        }
+
+        /// Reads one segment's bytes (its initialization section held): checks what it is and its time against
+        /// the frames before it, calls `segment` with where it starts, and feeds it to `stream`.
+        public mutating func consume(
+            _ entry: Segment, sequence: Int64, bytes: [UInt8], into stream: inout AudioFileStream, chunkSize: Int,
+            segment: (SegmentStart) throws -> Void = { _ in }, _ handler: (AudioFileStream.Event) throws -> Void
+        ) throws {
+            if let key = entry.key, key.method != "NONE" {
+                throw AudioFileError.unsupportedFileType(
+                    "hls: '\(entry.uri)' is encrypted (\(key.method)): afkit does not decrypt segments", offset: nil)
+            }
+            let held = entry.map != nil ? section : nil
+            var facts = SegmentFacts(
+                uri: entry.uri, declaredDuration: entry.duration, discontinuity: entry.discontinuity)
+            measure(bytes, initialization: held?.bytes, timescale: held?.timescale, into: &facts)
+            if let error = facts.error {
+                throw AudioFileError.unsupportedFileType("hls: '\(entry.uri)': \(error)", offset: nil)
+            }
+            if let before = format, let now = facts.format,
+                before.formatID != now.formatID || before.sampleRate != now.sampleRate
+                    || before.channelsPerFrame != now.channelsPerFrame
+            {
+                throw AudioFileError.unsupportedDataFormat(
+                    "hls: '\(entry.uri)' changes the format (\(before.channelsPerFrame) ch "
+                        + "\(formatSampleRate(before.sampleRate)) Hz to \(now.channelsPerFrame) ch "
+                        + "\(formatSampleRate(now.sampleRate)) Hz); afkit reads one stream",
+                    offset: nil)
+            }
+            format = facts.format ?? format
+            checkTime(of: entry, facts)
+            let start = SegmentStart(
+                uri: entry.uri, mediaSequence: sequence, startTime: startTime, discontinuity: entry.discontinuity,
+                firstPacket: frames / Int64(max(1, format?.framesPerPacket ?? 1)))
+            segments.append(start)
+            try segment(start)
+            try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler)
+            frames += facts.frames ?? 0
+            startTime += entry.duration
+        }
+
+        /// A segment's `PRIV` or `tfdt` time against the frames before it: a gap or an overlap is a problem, and
+        /// the count starts again from it (as after a discontinuity).
+        private mutating func checkTime(of entry: Segment, _ facts: SegmentFacts) {
+            let stamp: (ticks: Double, rate: Double)? =
+                facts.timestamp.map { (Double($0), 90000) }
+                ?? facts.decodeTime.map { (Double($0.time), Double($0.timescale)) }
+            guard let (ticks, rate) = stamp, let sampleRate = facts.format?.sampleRate, sampleRate > 0 else { return }
+            if let clock, !entry.discontinuity, clock.ticksPerSecond == rate {
+                let expected = (clock.ticks + Double(frames - clock.frames) * rate / sampleRate).rounded()
+                var difference = ticks - expected
+                // The 90 kHz clock is 33 bits wide and wraps.
+                if rate == 90000, abs(difference) > 4_294_967_296 {
+                    difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
+                }
+                guard abs(difference) > (rate == 90000 ? 1 : 0) else { return }
+                problems.append(
+                    "\(entry.uri): \(difference > 0 ? "a gap" : "an overlap") of "
+                        + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
+                        + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))")
+            }
+            clock = (ticks, frames, rate)
+        }
+
+        /// Parses `bytes` `chunkSize` at a time.
+        private static func feed(
+            _ bytes: [UInt8], to stream: inout AudioFileStream, chunkSize: Int,
+            _ handler: (AudioFileStream.Event) throws -> Void
+        ) throws {
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + max(1, chunkSize))
+                try bytes[start..<end].withUnsafeBytes { try stream.parse($0, handler) }
+                start = end
+            }
         }
     }
 
