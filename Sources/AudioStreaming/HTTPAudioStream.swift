@@ -38,8 +38,11 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         case packets(AudioFileStream.OwnedPackets)
         /// The ICY stream title changed, from the packet given.
         case titleChanged(StreamTitle)
-        /// A live stream dropped and was joined again: the audio before and after does not join up.
+        /// A live stream dropped and was joined again: the audio before and after does not join up. (In an
+        /// HLS playlist: segments gone before they were read, or a segment's timestamp off the frames before it.)
         case discontinuity(Discontinuity)
+        /// An HLS segment starts: its URI, media sequence number, time and first packet.
+        case segment(HLS.SegmentStart)
     }
 
     /// The facts of one HTTP response.
@@ -139,6 +142,8 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var speedLimit: SpeedLimit?
         /// Follow a redirect from https to plain http (refused by default).
         public var followsRedirectsToHTTP = false
+        /// An HLS master playlist's variant to read (the highest `BANDWIDTH` by default).
+        public var variant = HLS.VariantChoice.best
 
         /// The defaults, expecting `fileTypeHint`'s container where given.
         public init(fileTypeHint: FileType? = nil) { self.fileTypeHint = fileTypeHint }
@@ -172,12 +177,19 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         self.options = options
     }
 
-    /// An iterator that connects on its first `next()`, and seeks by packet.
-    public func makeAsyncIterator() -> Iterator { Iterator(session: HTTPStreamSession(url: url, options: options)) }
+    /// An iterator that connects on its first `next()`, and seeks by packet. A URL whose path ends in `.m3u8`
+    /// or `.m3u` is an HTTP Live Streaming playlist: its segments are read as one stream
+    /// (``Options/variant`` chooses a master playlist's variant).
+    public func makeAsyncIterator() -> Iterator {
+        if HLS.isPlaylistURL(url) {
+            return Iterator(session: HLSStreamSession(url: url, options: options, variant: options.variant))
+        }
+        return Iterator(session: HTTPStreamSession(url: url, options: options))
+    }
 
     /// Takes the events one at a time; also seeks, for a file served with range support.
     public struct Iterator: AsyncIteratorProtocol {
-        let session: HTTPStreamSession
+        let session: any StreamSession
 
         /// The next event, or `nil` after the last. Errors are ``AudioFileError``s (`net!` for the
         /// server and connection) or `CancellationError`.
@@ -206,6 +218,18 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public mutating func close() async { await session.close() }
     }
 }
+
+/// What an ``HTTPAudioStream/Iterator`` drives: one resource's connections (``HTTPStreamSession``) or an HLS
+/// playlist's segments (``HLSStreamSession``).
+protocol StreamSession: AnyObject {
+    func next() async throws -> HTTPAudioStream.Event?
+    func seek(toPacket packet: Int64) async throws -> Int64
+    func close() async
+    var stream: AudioFileStream? { get }
+    var receivedByteCount: Int64 { get }
+}
+
+extension HTTPStreamSession: StreamSession {}
 
 extension HTTPAudioStream {
     /// `text` with the user information of every URL in it (`http://alice:s3cret@host/` and the like)

@@ -16,6 +16,8 @@ final class HTTPTransfer: @unchecked Sendable {
         var headers: [String] = []
         /// Ask for the resource from this byte (`Range: bytes=N-`); 0 asks for all of it.
         var rangeStart: Int64 = 0
+        /// With `rangeStart`, the last byte asked for (`Range: bytes=N-M`): an HLS byte range.
+        var rangeEnd: Int64?
         var userAgent = "afkit"
         var connectTimeout: Duration = .seconds(10)
         /// No byte (header or body) for this long while the reader waits: the transfer has stalled.
@@ -372,7 +374,9 @@ final class HTTPTransfer: @unchecked Sendable {
         for line in request.headers { headers = curl.curl_slist_append(headers, line) }
         lists.append(headers)
         if let headers { codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_HTTPHEADER, headers)) }
-        if request.rangeStart > 0 { set(CURLOPT_RANGE, "\(request.rangeStart)-") }
+        if request.rangeStart > 0 || request.rangeEnd != nil {
+            set(CURLOPT_RANGE, "\(request.rangeStart)-" + (request.rangeEnd.map(String.init) ?? ""))
+        }
         if let roots = request.trustedRoots {
             codes.append(
                 roots.withUnsafeBytes { afkit_curl_set_blob(api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })

@@ -149,12 +149,16 @@ func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
     var iterator = HTTPAudioStream(url: url, options: network.options(typeHint: nil)).makeAsyncIterator()
     var response: HTTPAudioStream.Response?
     var properties = StreamProperties()
+    // An HLS VOD playlist is read to its end (its counts are its segments'); a live one, like a file, to its header.
+    var readsToEnd = false
     while let event = try await iterator.next() {
         switch event {
-        case .connected(let facts): response = response ?? facts
+        case .connected(let facts):
+            response = response ?? facts
+            readsToEnd = HLS.isPlaylistURL(url) && !facts.isLive
         case .propertyChanged(let id, let known):
             properties = known
-            if id == .readyToProducePackets {
+            if id == .readyToProducePackets, !readsToEnd {
                 await iterator.close()
                 guard let response else { break }
                 return (properties, response)
@@ -165,15 +169,17 @@ func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
     guard let response else {
         throw AudioFileError.network("http: \(shownArgument(url)) sent no response", offset: nil)
     }
-    return (properties, response)
+    return (readsToEnd ? iterator.properties : properties, response)
 }
 
 extension Packets {
     /// `afkit packets URL`: the stream's events as they arrive (`--json-lines`), or the same listing as
     /// for a file once the stream ends (or `--duration` of audio has come).
     func runOverHTTP() async throws {
-        let options = network.options(typeHint: typeHint)
+        var options = network.options(typeHint: typeHint)
+        options.variant = variant.flatMap(HLS.VariantChoice.init) ?? .best
         let packets = try PacketSpool()
+        var segments: [HLS.SegmentStart] = []
         var stoppedByDuration = false
         let outcome = try await { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()
@@ -266,6 +272,13 @@ extension Packets {
                             ("event", .string("discontinuity")), ("reason", .string(gap.reason)),
                             ("attempt", .integer(Int64(gap.attempt))), ("nextPacket", .integer(gap.nextPacket)),
                         ])
+                    case .segment(let start):
+                        segments.append(start)
+                        emit([
+                            ("event", .string("segment")), ("uri", .string(start.uri)),
+                            ("mediaSequence", .integer(start.mediaSequence)), ("startTime", .number(start.startTime)),
+                            ("firstPacket", .integer(start.firstPacket)), ("discontinuity", .bool(start.discontinuity)),
+                        ])
                     }
                 }
             } catch let error as AudioFileError {
@@ -307,7 +320,9 @@ extension Packets {
             emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])
             return
         }
-        try printListing(summary: summary, properties: properties, packets: packets, titles: hadMetadata ? titles : nil)
+        try printListing(
+            summary: summary, properties: properties, packets: packets, titles: hadMetadata ? titles : nil,
+            segments: segments.isEmpty ? nil : segments)
     }
 
     /// One `--json-lines` object.

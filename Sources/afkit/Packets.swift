@@ -220,12 +220,16 @@ struct Packets: NetworkCommand {
                     + indented(
                         .array(
                             segments.map { segment in
-                                .object([
+                                var fields: [(String, JSONValue)] = [
                                     ("uri", .string(segment.uri)), ("mediaSequence", .integer(segment.mediaSequence)),
                                     ("startTime", .number(segment.startTime)),
                                     ("firstPacket", .integer(segment.firstPacket)),
                                     ("discontinuity", .bool(segment.discontinuity)),
-                                ])
+                                ]
+                                if let problem = segment.timingProblem {
+                                    fields.append(("timingProblem", .string(problem)))
+                                }
+                                return .object(fields)
                             }))
             }
             Output.standardOutput(text + "\n}\n")

@@ -24,7 +24,8 @@ struct RangeRequestTests {
             case .packets(let run): reading.packets.append(run)
             case .connected(let response): reading.connections.append(response)
             case .propertyChanged(_, let properties): reading.properties = properties
-            case .titleChanged, .discontinuity: Issue.record("a file has no titles or gaps: \(event)")
+            case .titleChanged, .discontinuity, .segment:
+                Issue.record("a file has no titles, gaps or segments: \(event)")
             }
         }
         reading.receivedBytes = iterator.receivedByteCount

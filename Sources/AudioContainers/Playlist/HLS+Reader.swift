@@ -36,6 +36,9 @@ extension HLS {
         public var discontinuity: Bool
         /// The first packet it holds (packets of the whole stream, counted from 0).
         public var firstPacket: Int64
+        /// Where its timestamp (`PRIV`, `tfdt`) is off the frames before it: the gap or overlap, as
+        /// ``HLS/Reader/problems`` lists it.
+        public var timingProblem: String?
     }
 
     /// Reads an HTTP Live Streaming presentation as one packet stream, as Audio File Stream Services would
@@ -89,7 +92,7 @@ extension HLS {
 
         /// The variant's audio: its audio group's rendition with a URI of its own (the default one first), or
         /// the variant's own URI.
-        func choose(_ master: MasterPlaylist) -> String? {
+        public func choose(_ master: MasterPlaylist) -> String? {
             let ranked = master.variants.sorted { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
             let variant: Variant?
             switch self.variant {
@@ -184,24 +187,28 @@ extension HLS {
                     offset: nil)
             }
             format = facts.format ?? format
-            checkTime(of: entry, facts)
+            let problem = checkTime(of: entry, facts)
             let start = SegmentStart(
                 uri: entry.uri, mediaSequence: sequence, startTime: startTime, discontinuity: entry.discontinuity,
-                firstPacket: frames / Int64(max(1, format?.framesPerPacket ?? 1)))
+                firstPacket: frames / Int64(max(1, format?.framesPerPacket ?? 1)), timingProblem: problem)
             segments.append(start)
             try segment(start)
             try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler)
             frames += facts.frames ?? 0
-            startTime += entry.duration
+            startTime = ((startTime + entry.duration) * 1_000_000).rounded() / 1_000_000
         }
 
         /// A segment's `PRIV` or `tfdt` time against the frames before it: a gap or an overlap is a problem, and
         /// the count starts again from it (as after a discontinuity).
-        private mutating func checkTime(of entry: Segment, _ facts: SegmentFacts) {
+        @discardableResult
+        private mutating func checkTime(of entry: Segment, _ facts: SegmentFacts) -> String? {
             let stamp: (ticks: Double, rate: Double)? =
                 facts.timestamp.map { (Double($0), 90000) }
                 ?? facts.decodeTime.map { (Double($0.time), Double($0.timescale)) }
-            guard let (ticks, rate) = stamp, let sampleRate = facts.format?.sampleRate, sampleRate > 0 else { return }
+            guard let (ticks, rate) = stamp, let sampleRate = facts.format?.sampleRate, sampleRate > 0 else {
+                return nil
+            }
+            defer { clock = (ticks, frames, rate) }
             if let clock, !entry.discontinuity, clock.ticksPerSecond == rate {
                 let expected = (clock.ticks + Double(frames - clock.frames) * rate / sampleRate).rounded()
                 var difference = ticks - expected
@@ -209,13 +216,15 @@ extension HLS {
                 if rate == 90000, abs(difference) > 4_294_967_296 {
                     difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
                 }
-                guard abs(difference) > (rate == 90000 ? 1 : 0) else { return }
-                problems.append(
+                guard abs(difference) > (rate == 90000 ? 1 : 0) else { return nil }
+                let problem =
                     "\(entry.uri): \(difference > 0 ? "a gap" : "an overlap") of "
-                        + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
-                        + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))")
+                    + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
+                    + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))"
+                problems.append(problem)
+                return problem
             }
-            clock = (ticks, frames, rate)
+            return nil
         }
 
         /// Parses `bytes` `chunkSize` at a time.
@@ -230,6 +239,12 @@ extension HLS {
                 start = end
             }
         }
+    }
+
+    /// Whether a URL names a playlist: its path (before any query) ends in `.m3u8` or `.m3u`.
+    public static func isPlaylistURL(_ url: String) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }.lowercased()
+        return path.hasSuffix(".m3u8") || path.hasSuffix(".m3u")
     }
 
     /// Whether the file at `path` is a playlist: named `.m3u8` or `.m3u`, or starting with `#EXTM3U`.

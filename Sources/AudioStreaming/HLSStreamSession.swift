@@ -1,0 +1,285 @@
+import AudioContainers
+import AudioFormats
+import Foundation
+
+/// One ``HTTPAudioStream`` over an HTTP Live Streaming playlist: the playlist (a master's chosen variant's
+/// media playlist), then each segment fetched whole and read through ``HLS/Reader``'s steps into one
+/// ``AudioFileStream``, so the events are those of one stream, with a `.segment` event as each segment
+/// starts. A VOD playlist is read to its end; a live one (no `EXT-X-ENDLIST`) is reloaded every target
+/// duration (half of it when a reload brought nothing new, as RFC 8216 asks) until it ends or the time limit
+/// passes. Each fetch retries with the stream's backoff; a live playlist that moved past segments not yet
+/// read is a discontinuity.
+final class HLSStreamSession: StreamSession {
+    typealias Event = HTTPAudioStream.Event
+
+    let url: String
+    let options: HTTPAudioStream.Options
+    private(set) var stream: AudioFileStream?
+    private(set) var receivedByteCount: Int64 = 0
+    private var reader: HLS.Reader
+    private var pending: [Event] = []
+    private var index = 0
+    private var finished = false
+    /// The media playlist's address and its latest contents.
+    private var media: (location: String, playlist: HLS.MediaPlaylist)?
+    /// The media sequence number of the next segment to read.
+    private var nextSequence: Int64?
+    /// Whether the last reload of a live playlist brought a new segment.
+    private var reloadBroughtNews = true
+    private var deadline: ContinuousClock.Instant?
+    private lazy var trustedRoots = Result {
+        try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+    }
+    /// The most bytes one playlist, segment or initialization section may hold.
+    static let maximumResourceSize = 64 << 20
+
+    init(url: String, options: HTTPAudioStream.Options, variant: HLS.VariantChoice = .best) {
+        self.url = url
+        self.options = options
+        reader = HLS.Reader(variant: variant) { _, _ in [] }
+    }
+
+    func next() async throws -> Event? {
+        while index == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            index = 0
+            if let failure {
+                self.failure = nil
+                finished = true
+                throw failure
+            }
+            if finished { return nil }
+            do {
+                try await step()
+            } catch {
+                let failure =
+                    error is AudioFileError || error is CancellationError
+                    ? error : AudioFileError.network("http: \(error)", offset: nil)
+                // The events before the failure go out first.
+                if pending.isEmpty {
+                    finished = true
+                    throw failure
+                }
+                self.failure = failure
+            }
+        }
+        defer { index += 1 }
+        return pending[index]
+    }
+
+    /// An error that ended the stream, thrown once the events before it have been taken.
+    private var failure: (any Error)?
+
+    func seek(toPacket packet: Int64) async throws -> Int64 {
+        throw AudioFileError.illegalOperation("http: seeking in an HLS playlist is not supported yet")
+    }
+
+    func close() async { finished = true }
+
+    // MARK: - Steps
+
+    private func step() async throws {
+        if deadline == nil, let limit = options.maximumTime { deadline = .now + limit }
+        guard let media else {
+            try await openPlaylist()
+            return
+        }
+        let playlist = media.playlist
+        let first = playlist.mediaSequence
+        let sequence = nextSequence ?? first
+        if sequence < first {
+            // A live playlist moved past segments not read: the audio before and after does not join up.
+            pending.append(
+                .discontinuity(
+                    .init(
+                        reason: "the playlist no longer lists segments \(sequence) to \(first - 1)", attempt: 0,
+                        nextPacket: deliveredPackets)))
+            nextSequence = first
+            return
+        }
+        let position = Int(sequence - first)
+        if position < playlist.segments.count {
+            try await read(playlist.segments[position], sequence: sequence, from: media.location)
+            nextSequence = sequence + 1
+            reloadBroughtNews = true
+            return
+        }
+        if playlist.endList {
+            guard var stream else { throw AudioFileError.malformed("hls: the playlist has no segment", offset: nil) }
+            self.stream = nil
+            try stream.finish { try handle($0) }
+            self.stream = stream
+            finished = true
+            return
+        }
+        // Live: wait, then reload.
+        let target = Double(playlist.targetDuration ?? 6)
+        let wait = Duration.milliseconds(Int64(target * (reloadBroughtNews ? 1000 : 500)))
+        if let deadline, ContinuousClock.now + wait > deadline {
+            throw AudioFileError.network(
+                "http: the time limit\(options.maximumTime.map { " of \($0)" } ?? "") passed while the live playlist "
+                    + "was being followed", offset: nil)
+        }
+        try await Task.sleep(for: wait)
+        let (reloaded, _) = try await mediaPlaylist(media.location)
+        reloadBroughtNews = reloaded.mediaSequence + Int64(reloaded.segments.count) > sequence
+        self.media = (media.location, reloaded)
+    }
+
+    private var deliveredPackets: Int64 = 0
+
+    /// The playlist at the stream's URL, and a master's chosen variant's media playlist. Each response is a
+    /// `.connected` event; the media playlist's says `isLive` where the playlist has no `EXT-X-ENDLIST`.
+    private func openPlaylist() async throws {
+        let (bytes, response) = try await fetch(url, range: nil)
+        switch try HLS.parse(bytes) {
+        case .media(let playlist):
+            var response = response
+            response.isLive = !playlist.endList
+            pending.append(.connected(response))
+            media = (url, playlist)
+        case .master(let master):
+            pending.append(.connected(response))
+            guard let chosen = reader.choose(master) else {
+                throw AudioFileError.malformed("hls: the master playlist names no variant stream", offset: 0)
+            }
+            let location = HLS.resolve(chosen, against: response.url)
+            let (playlist, mediaResponse) = try await mediaPlaylist(location)
+            var facts = mediaResponse
+            facts.isLive = !playlist.endList
+            pending.append(.connected(facts))
+            media = (location, playlist)
+        }
+        stream = AudioFileStream(fileTypeHint: options.fileTypeHint, limits: options.limits)
+    }
+
+    private func mediaPlaylist(_ location: String) async throws -> (HLS.MediaPlaylist, HTTPAudioStream.Response) {
+        let (bytes, response) = try await fetch(location, range: nil)
+        guard case .media(let playlist) = try HLS.parse(bytes) else {
+            throw AudioFileError.malformed(
+                "hls: '\(location)' is a master playlist where a media playlist belongs", offset: 0)
+        }
+        return (playlist, response)
+    }
+
+    /// Fetches a segment (and the initialization section it needs) and reads it into the stream.
+    private func read(_ segment: HLS.Segment, sequence: Int64, from location: String) async throws {
+        guard var stream else { return }
+        if let map = reader.initializationNeeded(for: segment) {
+            let bytes = try await fetch(HLS.resolve(map.uri, against: location), range: map.byteRange).bytes
+            self.stream = nil
+            defer { self.stream = stream }
+            try reader.hold(map, bytes: bytes, into: &stream, chunkSize: 64 * 1024) { try handle($0) }
+        }
+        let bytes = try await fetch(HLS.resolve(segment.uri, against: location), range: segment.byteRange).bytes
+        self.stream = nil
+        defer { self.stream = stream }
+        try reader.consume(
+            segment, sequence: sequence, bytes: bytes, into: &stream, chunkSize: 64 * 1024,
+            segment: { start in
+                // A timestamp off the frames before: the audio does not join up at this segment's first packet.
+                if let problem = start.timingProblem {
+                    pending.append(.discontinuity(.init(reason: problem, attempt: 0, nextPacket: start.firstPacket)))
+                }
+                pending.append(.segment(start))
+            }
+        ) { try handle($0) }
+    }
+
+    private func handle(_ event: AudioFileStream.Event) throws {
+        switch event {
+        case .propertyChanged(let id, let properties):
+            pending.append(.propertyChanged(id, properties: properties))
+        case .packets(let run):
+            deliveredPackets = run.firstPacket + Int64(run.count)
+            pending.append(
+                .packets(
+                    AudioFileStream.OwnedPackets(
+                        bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
+                        count: run.count, descriptions: run.descriptions.map(Array.init))))
+        case .seekRequested:
+            break
+        }
+    }
+
+    // MARK: - Fetching
+
+    /// A whole resource (or `range` of it), retried with the stream's backoff when the connection fails.
+    private func fetch(_ location: String, range: HLS.ByteRange?) async throws -> (
+        bytes: [UInt8], response: HTTPAudioStream.Response
+    ) {
+        var attempt = 0
+        while true {
+            do {
+                return try await fetchOnce(location, range: range, attempt: attempt)
+            } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
+            {
+                attempt += 1
+                var delay = options.reconnectDelay
+                for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
+                if let deadline, ContinuousClock.now + delay > deadline { throw error }
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    private func fetchOnce(_ location: String, range: HLS.ByteRange?, attempt: Int) async throws -> (
+        bytes: [UInt8], response: HTTPAudioStream.Response
+    ) {
+        var request = HTTPTransfer.Request(url: location)
+        request.userAgent = options.userAgent
+        request.connectTimeout = options.connectTimeout
+        request.stallTimeout = options.readTimeout
+        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
+        request.deadline = deadline
+        request.trustedRoots = try trustedRoots.get()
+        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
+        if let range {
+            request.rangeStart = range.offset ?? 0
+            request.rangeEnd = (range.offset ?? 0) + range.length - 1
+        }
+        let transfer = HTTPTransfer(request)
+        defer { transfer.cancel() }
+        do {
+            let head = try await transfer.responseHead()
+            guard (200..<300).contains(head.status) else {
+                throw AudioFileError.network("http: \(location) answered \(head.status) \(head.reason)", offset: nil)
+            }
+            let response = try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt)
+            var bytes: [UInt8] = []
+            while let chunk = try await transfer.nextChunk() {
+                bytes += chunk
+                receivedByteCount += Int64(chunk.count)
+                guard bytes.count <= Self.maximumResourceSize else {
+                    throw AudioFileError.limitExceeded(
+                        "hls: \(location) holds more than \(Self.maximumResourceSize) bytes", offset: nil)
+                }
+            }
+            // A server that ignored the range sent the whole resource: the range is cut from it.
+            if let range, head.status == 200 {
+                let start = Int(range.offset ?? 0)
+                guard start + Int(range.length) <= bytes.count else {
+                    throw AudioFileError.truncated(
+                        "hls: \(location) holds \(bytes.count) bytes; the range \(range.text) runs past them",
+                        offset: Int64(bytes.count))
+                }
+                bytes = Array(bytes[start..<start + Int(range.length)])
+            } else if let range, bytes.count != Int(range.length) {
+                throw AudioFileError.truncated(
+                    "hls: \(location) sent \(bytes.count) bytes of the range \(range.text)", offset: nil)
+            }
+            return (bytes, response)
+        } catch let failure as HTTPTransfer.Failure {
+            switch failure {
+            case .cancelled: throw CancellationError()
+            case .deadlinePassed:
+                throw AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil)
+            case .transfer(let message, _): throw AudioFileError.network("http: \(location): \(message)", offset: nil)
+            case .stalled(let timeout):
+                throw AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil)
+            case .tooSlow:
+                throw AudioFileError.network("http: \(location): slower than the speed limit", offset: nil)
+            }
+        }
+    }
+}
