@@ -39,6 +39,10 @@ public struct AssetValidator: Sendable {
     /// Files with these extensions are checked when a directory is searched.
     public static var soundExtensions: Set<String> { ContainerRegistry.walkedExtensions }
 
+    /// How a playlist profile reads playlists and segments (URLs, where the caller gives a fetch over HTTP);
+    /// `nil`: files on the disk.
+    public var fetchResource: PlaylistInspector.Fetch?
+
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
         self.profile = profile
@@ -49,7 +53,7 @@ public struct AssetValidator: Sendable {
         var facts = AssetFacts(path: path)
         if profile.checksPlaylists {
             // A playlist profile reads playlists and what they name; the audio rules see no file.
-            facts.playlist = PlaylistInspector.inspect(path: path)
+            facts.playlist = PlaylistInspector.inspect(path: path, fetch: fetchResource ?? PlaylistInspector.localFiles)
             return check(facts, measure: { _ in nil })
         }
         var file: AudioFile?

@@ -52,13 +52,19 @@ public enum PlaylistInspector {
     /// The most bytes one segment or initialization section may hold (a minute of 320 kbit/s audio is 2.4 MB).
     public static let maximumSegmentSize = 64 << 20
 
-    /// Reads the playlist at `path` (a local file; URIs in it resolved against it) and every media
-    /// playlist and segment it names.
-    public static func inspect(path: String) -> PlaylistFacts {
+    /// Reads a resource: a playlist, segment or initialization section (all of it or a byte range).
+    public typealias Fetch = @Sendable (_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8]
+
+    /// Files on the disk.
+    public static let localFiles: Fetch = { try HLS.readLocalResource($0, range: $1) }
+
+    /// Reads the playlist at `path` (URIs in it resolved against it) and every media playlist and segment it
+    /// names, each through `fetch` (files on the disk by default).
+    public static func inspect(path: String, fetch: Fetch = localFiles) -> PlaylistFacts {
         var facts = PlaylistFacts(path: path)
         let playlist: HLS.Playlist
         do {
-            playlist = try HLS.parse(try read(path, limit: HLS.maximumPlaylistSize))
+            playlist = try HLS.parse(try fetch(path, nil))
         } catch {
             facts.error = "\(error)"
             return facts
@@ -66,7 +72,7 @@ public enum PlaylistInspector {
         switch playlist {
         case .media(let media):
             // Given alone, the playlist is the report's file: findings name its segments only.
-            facts.media = [inspect(media, uri: "", location: path)]
+            facts.media = [inspect(media, uri: "", location: path, fetch: fetch)]
         case .master(let master):
             facts.master = master
             var uris: [String] = []
@@ -77,13 +83,13 @@ public enum PlaylistInspector {
             for uri in uris {
                 let location = HLS.resolve(uri, against: path)
                 do {
-                    guard case .media(let media) = try HLS.parse(try read(location, limit: HLS.maximumPlaylistSize))
+                    guard case .media(let media) = try HLS.parse(try fetch(location, nil))
                     else {
                         facts.media.append(
                             MediaPlaylistFacts(uri: uri, error: "a master playlist where a media playlist belongs"))
                         continue
                     }
-                    facts.media.append(inspect(media, uri: uri, location: location))
+                    facts.media.append(inspect(media, uri: uri, location: location, fetch: fetch))
                 } catch {
                     facts.media.append(MediaPlaylistFacts(uri: uri, error: "\(error)"))
                 }
@@ -92,7 +98,9 @@ public enum PlaylistInspector {
         return facts
     }
 
-    static func inspect(_ playlist: HLS.MediaPlaylist, uri: String, location: String) -> MediaPlaylistFacts {
+    static func inspect(_ playlist: HLS.MediaPlaylist, uri: String, location: String, fetch: Fetch)
+        -> MediaPlaylistFacts
+    {
         var facts = MediaPlaylistFacts(uri: uri, playlist: playlist)
         var sections: [HLS.MediaInitializationSection: Result<([UInt8], UInt32?), any Error>] = [:]
         for segment in playlist.segments {
@@ -105,7 +113,7 @@ public enum PlaylistInspector {
             }
             let bytes: [UInt8]
             do {
-                bytes = try read(HLS.resolve(segment.uri, against: location), range: segment.byteRange)
+                bytes = try fetch(HLS.resolve(segment.uri, against: location), segment.byteRange)
             } catch {
                 measured.error = "\(error)"
                 continue
@@ -117,7 +125,7 @@ public enum PlaylistInspector {
                 let loaded =
                     sections[map]
                     ?? Result {
-                        let bytes = try read(HLS.resolve(map.uri, against: location), range: map.byteRange)
+                        let bytes = try fetch(HLS.resolve(map.uri, against: location), map.byteRange)
                         return (bytes, try MP4.mediaTimescale(inInitialization: bytes))
                     }
                 sections[map] = loaded

@@ -27,11 +27,6 @@ final class HLSStreamSession: StreamSession {
     /// Whether the last reload of a live playlist brought a new segment.
     private var reloadBroughtNews = true
     private var deadline: ContinuousClock.Instant?
-    private lazy var trustedRoots = Result {
-        try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
-    }
-    /// The most bytes one playlist, segment or initialization section may hold.
-    static let maximumResourceSize = 64 << 20
 
     init(url: String, options: HTTPAudioStream.Options, variant: HLS.VariantChoice = .best) {
         self.url = url
@@ -204,82 +199,11 @@ final class HLSStreamSession: StreamSession {
 
     // MARK: - Fetching
 
-    /// A whole resource (or `range` of it), retried with the stream's backoff when the connection fails.
     private func fetch(_ location: String, range: HLS.ByteRange?) async throws -> (
         bytes: [UInt8], response: HTTPAudioStream.Response
     ) {
-        var attempt = 0
-        while true {
-            do {
-                return try await fetchOnce(location, range: range, attempt: attempt)
-            } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
-            {
-                attempt += 1
-                var delay = options.reconnectDelay
-                for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
-                if let deadline, ContinuousClock.now + delay > deadline { throw error }
-                try await Task.sleep(for: delay)
-            }
-        }
-    }
-
-    private func fetchOnce(_ location: String, range: HLS.ByteRange?, attempt: Int) async throws -> (
-        bytes: [UInt8], response: HTTPAudioStream.Response
-    ) {
-        var request = HTTPTransfer.Request(url: location)
-        request.userAgent = options.userAgent
-        request.connectTimeout = options.connectTimeout
-        request.stallTimeout = options.readTimeout
-        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
-        request.deadline = deadline
-        request.trustedRoots = try trustedRoots.get()
-        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
-        if let range {
-            request.rangeStart = range.offset ?? 0
-            request.rangeEnd = (range.offset ?? 0) + range.length - 1
-        }
-        let transfer = HTTPTransfer(request)
-        defer { transfer.cancel() }
-        do {
-            let head = try await transfer.responseHead()
-            guard (200..<300).contains(head.status) else {
-                throw AudioFileError.network("http: \(location) answered \(head.status) \(head.reason)", offset: nil)
-            }
-            let response = try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt)
-            var bytes: [UInt8] = []
-            while let chunk = try await transfer.nextChunk() {
-                bytes += chunk
-                receivedByteCount += Int64(chunk.count)
-                guard bytes.count <= Self.maximumResourceSize else {
-                    throw AudioFileError.limitExceeded(
-                        "hls: \(location) holds more than \(Self.maximumResourceSize) bytes", offset: nil)
-                }
-            }
-            // A server that ignored the range sent the whole resource: the range is cut from it.
-            if let range, head.status == 200 {
-                let start = Int(range.offset ?? 0)
-                guard start + Int(range.length) <= bytes.count else {
-                    throw AudioFileError.truncated(
-                        "hls: \(location) holds \(bytes.count) bytes; the range \(range.text) runs past them",
-                        offset: Int64(bytes.count))
-                }
-                bytes = Array(bytes[start..<start + Int(range.length)])
-            } else if let range, bytes.count != Int(range.length) {
-                throw AudioFileError.truncated(
-                    "hls: \(location) sent \(bytes.count) bytes of the range \(range.text)", offset: nil)
-            }
-            return (bytes, response)
-        } catch let failure as HTTPTransfer.Failure {
-            switch failure {
-            case .cancelled: throw CancellationError()
-            case .deadlinePassed:
-                throw AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil)
-            case .transfer(let message, _): throw AudioFileError.network("http: \(location): \(message)", offset: nil)
-            case .stalled(let timeout):
-                throw AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil)
-            case .tooSlow:
-                throw AudioFileError.network("http: \(location): slower than the speed limit", offset: nil)
-            }
-        }
+        let fetched = try await HTTPResource.fetch(location, range: range, options: options, deadline: deadline)
+        receivedByteCount += Int64(fetched.bytes.count)
+        return fetched
     }
 }

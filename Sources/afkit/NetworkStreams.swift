@@ -143,6 +143,26 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
+/// A resource over HTTP for code that cannot wait asynchronously (the validator's worker threads, which are
+/// not the concurrency pool's): the fetch runs as a task and the calling thread waits for it.
+func fetchBlocking(_ url: String, range: HLS.ByteRange?) throws -> [UInt8] {
+    final class Outcome: @unchecked Sendable {
+        var result: Result<[UInt8], any Error> = .failure(CancellationError())
+    }
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            outcome.result = .success(try await HTTPResource.fetch(url, range: range).bytes)
+        } catch {
+            outcome.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.result.get()
+}
+
 func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
     StreamProperties, HTTPAudioStream.Response
 ) {

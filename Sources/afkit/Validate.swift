@@ -67,8 +67,11 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
-        // Checked here, not in validate(): argument-parser reports an unknown option first.
-        try checkPathsExist(paths, in: Self.self, allowStandardInput: true)
+        // Checked here, not in validate(): argument-parser reports an unknown option first. A playlist
+        // profile also reads playlists over HTTP.
+        let checksPlaylists = try loadProfile().checksPlaylists
+        try checkPathsExist(
+            paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
         try checkStandardOutput(against: paths, in: Self.self)
         let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
@@ -131,6 +134,11 @@ extension Validate {
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
         validator.sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
+        // Playlists and segments: from the disk, or over HTTP (each fetched whole, with the usual retries).
+        validator.fetchResource = { location, range in
+            isStreamURL(location)
+                ? try fetchBlocking(location, range: range) : try HLS.readLocalResource(location, range: range)
+        }
         return validator
     }
 }

@@ -230,4 +230,25 @@ struct NetworkCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("URL"))
     }
+
+    /// HLS over HTTP from the command (issue 51): `packets --json-lines` gives a `segment` event as each of
+    /// FFmpeg's segments starts, at its first packet; `validate --profile hls-audio` checks a playlist URL (exit 0
+    /// with Apple's 6 s target as a warning; exit 1 for a playlist the server does not have).
+    @Test func hlsPlaylistsOverHTTP() throws {
+        let server = try NginxServer(serving: Command.fixtures)
+        let result = try Command.run(["packets", "--json-lines", server.url("hls/ffmpeg-fmp4/prog.m3u8")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = Self.lines(result.stdout)
+        let segments = events.filter { $0["event"] as? String == "segment" }
+        #expect(segments.map { $0["uri"] as? String } == ["seg0.m4s", "seg1.m4s", "seg2.m4s", "seg3.m4s"])
+        #expect(segments.map { $0["firstPacket"] as? Int } == [0, 47, 94, 141])
+        let packets = events.filter { $0["event"] as? String == "packet" }
+        #expect(packets.count == 166 && events.last?["event"] as? String == "end")
+
+        let checked = try Command.run(["validate", "--profile", "hls-audio", server.url("hls/ffmpeg-fmp4/prog.m3u8")])
+        #expect(checked.status == 0, "\(checked.stdout)")
+        #expect(checked.stdout.contains("1 passed, 0 failed, 1 warning"))
+        let missing = try Command.run(["validate", "--profile", "hls-audio", server.url("hls/none.m3u8")])
+        #expect(missing.status == 1 && missing.stdout.contains("answered 404"), "\(missing.stdout)")
+    }
 }

@@ -1,0 +1,108 @@
+import AudioContainers
+import AudioFormats
+import Foundation
+
+/// A whole resource over HTTP, in one response: what an HLS reader fetches (playlists, segments,
+/// initialization sections), with the stream options' timeouts, trust roots and retries (backoff from
+/// `reconnectDelay`, at most `maximumReconnectAttempts`). A byte range is asked for with `Range`; a server
+/// that sends the whole resource instead has the range cut from it.
+public enum HTTPResource {
+    /// The most bytes one resource may hold (64 MiB).
+    public static let maximumSize = 64 << 20
+
+    /// The resource at `location` (or `range` of it) and the response's facts, retried with the options'
+    /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final). Errors are
+    /// ``AudioFileError``s: `net!` for the server and the connection.
+    public static func fetch(
+        _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response) {
+        let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+        var attempt = 0
+        while true {
+            do {
+                return try await fetchOnce(
+                    location, range: range, options: options, deadline: deadline, trustedRoots: trustedRoots,
+                    attempt: attempt)
+            } catch let final as Final {
+                throw final.error
+            } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
+            {
+                attempt += 1
+                var delay = options.reconnectDelay
+                for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
+                if let deadline, ContinuousClock.now + delay > deadline { throw error }
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    private static func fetchOnce(
+        _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
+        deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int
+    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response) {
+        var request = HTTPTransfer.Request(url: location)
+        request.userAgent = options.userAgent
+        request.connectTimeout = options.connectTimeout
+        request.stallTimeout = options.readTimeout
+        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
+        request.deadline = deadline
+        request.trustedRoots = trustedRoots
+        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
+        if let range {
+            request.rangeStart = range.offset ?? 0
+            request.rangeEnd = (range.offset ?? 0) + range.length - 1
+        }
+        let transfer = HTTPTransfer(request)
+        defer { transfer.cancel() }
+        do {
+            let head = try await transfer.responseHead()
+            guard (200..<300).contains(head.status) else {
+                let error = AudioFileError.network(
+                    "http: \(location) answered \(head.status) \(head.reason)", offset: nil)
+                // The server's refusal of the request itself is not retried.
+                if (400..<500).contains(head.status) { throw Final(error: error) }
+                throw error
+            }
+            let response = try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt)
+            var bytes: [UInt8] = []
+            while let chunk = try await transfer.nextChunk() {
+                bytes += chunk
+                guard bytes.count <= maximumSize else {
+                    throw AudioFileError.limitExceeded(
+                        "http: \(location) holds more than \(maximumSize) bytes", offset: nil)
+                }
+            }
+            // A server that ignored the range sent the whole resource: the range is cut from it.
+            if let range, head.status == 200 {
+                let start = Int(range.offset ?? 0)
+                guard start + Int(range.length) <= bytes.count else {
+                    throw AudioFileError.truncated(
+                        "http: \(location) holds \(bytes.count) bytes; the range \(range.text) runs past them",
+                        offset: Int64(bytes.count))
+                }
+                bytes = Array(bytes[start..<start + Int(range.length)])
+            } else if let range, bytes.count != Int(range.length) {
+                throw AudioFileError.truncated(
+                    "http: \(location) sent \(bytes.count) bytes of the range \(range.text)", offset: nil)
+            }
+            return (bytes, response)
+        } catch let failure as HTTPTransfer.Failure {
+            switch failure {
+            case .cancelled: throw CancellationError()
+            case .deadlinePassed:
+                throw AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil)
+            case .transfer(let message, _): throw AudioFileError.network("http: \(location): \(message)", offset: nil)
+            case .stalled(let timeout):
+                throw AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil)
+            case .tooSlow:
+                throw AudioFileError.network("http: \(location): slower than the speed limit", offset: nil)
+            }
+        }
+    }
+
+    /// An error no retry mends.
+    private struct Final: Error {
+        var error: AudioFileError
+    }
+}
