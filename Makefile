@@ -26,7 +26,7 @@ ASSET_SOURCES := $(wildcard Assets/*.wav Assets/*.aif Assets/*.aiff Assets/*.aif
 ASSET_OUTPUTS := $(addprefix build/assets/,$(addsuffix .caf,$(basename $(notdir $(ASSET_SOURCES)))))
 
 # libFuzzer targets (Fuzz/FuzzTargets.swift); checks shared with Tests/FuzzRegressionTests.
-FUZZ_TARGETS := stream file codecs validator icy
+FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 

@@ -18,6 +18,7 @@ seeds() {  # the fixtures a target starts from, besides its committed corpus
     case $1 in
     stream | file | validator)
         find Tests/Fixtures/{wav,aiff,caf,mp3,adts,mp4,markers,aifc-codecs,quicktime,refused,other,flac,chunked,ogg,framed,pictures,loops,tags} -type f -size -64k ! -name '*.json' ! -name '*.md' ! -name '*.py' ! -name '*.md5' ! -name '*.packets' ! -name '*.frames' ! -name '*.s16' ! -name '*.pictures' ! -name '*.chapters' ;;
+    hls) find Tests/Fixtures/hls -type f ;;
     *) ;;
     esac
 }

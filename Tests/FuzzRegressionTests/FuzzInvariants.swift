@@ -310,8 +310,45 @@ func checkICY(_ bytes: [UInt8]) -> String? {
     return nil
 }
 
+/// HTTP Live Streaming: a playlist read from any bytes is a typed error or a playlist whose segments have
+/// non-negative durations and ranges, and whose own text reads back with as many segments and variants; a
+/// segment read from the same bytes (with and without an initialization section) leaves facts or an error,
+/// and a fragment walk never reports more samples than its boxes hold.
+func checkHLS(_ bytes: [UInt8]) -> String? {
+    do {
+        switch try HLS.parse(bytes) {
+        case .media(let playlist):
+            if playlist.segments.contains(where: { $0.duration < 0 || ($0.byteRange?.offset ?? 0) < 0 }) {
+                return "a segment with a negative duration or offset"
+            }
+            guard case .media(let again) = try HLS.parse(Array(playlist.text.utf8)),
+                again.segments.count == playlist.segments.count
+            else { return "a media playlist's own text reads back differently" }
+        case .master(let master):
+            guard case .master(let again) = try HLS.parse(Array(master.text.utf8)),
+                again.variants.count == master.variants.count
+            else { return "a master playlist's own text reads back differently" }
+        }
+    } catch is AudioFileError {
+    } catch {
+        return "an untyped error: \(error)"
+    }
+    if let fragments = try? MP4.trackFragments(in: bytes),
+        fragments.reduce(Int64(0), { $0 + $1.sampleCount }) > Int64(bytes.count) * 2
+    {
+        return "fragments count more samples than their boxes could describe"
+    }
+    var facts = HLS.SegmentFacts(uri: "s", declaredDuration: 1)
+    HLS.measure(bytes, initialization: nil, timescale: nil, into: &facts)
+    if facts.error == nil, facts.format == nil, facts.kind != .unknown, facts.frames != nil {
+        return "a segment with frames and no format"
+    }
+    _ = ID3.transportStreamTimestamp(atStartOf: bytes)
+    return nil
+}
+
 /// The fuzz targets by name, as `AFKIT_FUZZ_TARGET` and the corpus folders spell them.
 let fuzzChecks: [String: @Sendable ([UInt8]) -> String?] = [
     "stream": { checkStream($0) }, "file": { checkFile($0) }, "codecs": { checkCodecs($0) },
-    "validator": { checkValidator($0) }, "icy": { checkICY($0) },
+    "validator": { checkValidator($0) }, "icy": { checkICY($0) }, "hls": { checkHLS($0) },
 ]
