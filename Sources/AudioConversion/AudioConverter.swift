@@ -39,6 +39,51 @@ public enum AudioConverter {
     /// file in the same folder and renamed into place; on any failure nothing is left behind.
     @discardableResult
     public static func convert(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
+        do {
+            return try convertOnce(input: input, output: output, settings: settings)
+        } catch var refusal as LoudnessRefusal {
+            if refusal.isLossy, let suggestion = refusal.suggestion {
+                refusal.suggestion = try confirmedTarget(
+                    from: suggestion, input: input, output: output, settings: settings)
+            }
+            throw refusal.error
+        }
+    }
+
+    /// The loudest target from `suggestion` down that a conversion actually meets (a lossy encoder's overshoot
+    /// moves with the target, so a suggestion is only a promise once converted): each try writes a hidden file
+    /// beside the output, removed after; a refused try's own suggestion (or 0.5 LU less) is tried next, up to
+    /// four tries; `nil` when none met it.
+    static func confirmedTarget(
+        from suggestion: Double, input: String, output: String, settings: ConversionSettings
+    ) throws -> Double? {
+        guard var target = settings.loudness else { return nil }
+        var candidate = suggestion
+        let trial = temporaryPath(beside: output) + pathParts(output).extension
+        defer { removeFile(trial) }
+        for _ in 0..<4 {
+            var attempt = settings
+            target.integrated = candidate
+            attempt.loudness = target
+            attempt.synchronizesFolder = false
+            if attempt.fileType == nil {
+                attempt.fileType = try ConversionPlan.Destination(output: output, settings: settings).fileType
+            }
+            do {
+                _ = try convertOnce(input: input, output: trial, settings: attempt)
+                return candidate
+            } catch let refused as LoudnessRefusal {
+                candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
+                candidate = (candidate * 10).rounded(.down) / 10
+            } catch {
+                return nil  // the try failed for another reason: no target is named
+            }
+        }
+        return nil
+    }
+
+    /// One conversion, without a refused target's confirmation.
+    static func convertOnce(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
         let destination = try ConversionPlan.Destination(output: output, settings: settings)
         // The source's content hash seeds PCM's dither. A batch has it; where integer PCM is asked for, it is
         // taken in the read that opens the source (elsewhere, the plan reads it only if it dithers after all).

@@ -117,7 +117,7 @@ public enum HLSPackager {
         var master = HLS.MasterPlaylist()
         master.version = settings.segmentType == .fmp4 ? 7 : 3
         master.independentSegments = true
-        for (index, rendition) in renditions.enumerated() {
+        for rendition in renditions {
             let group = String(rendition.playlist.prefix { $0 != "/" })
             // The rendition's media is the variant's own URI: EXT-X-MEDIA names its channels, no URI of its own.
             var media = HLS.Rendition(groupID: group, name: "AAC \(rendition.bitRate / 1000) kbit/s")
@@ -130,7 +130,6 @@ public enum HLSPackager {
             variant.averageBandwidth = rendition.averageBitRate
             variant.codecs = [rendition.codecs]
             variant.audioGroup = group
-            _ = index
             master.variants.append(variant)
         }
         try writeFile(folder + "/" + masterPlaylistName, bytes: Array(master.text.utf8))

@@ -343,7 +343,7 @@ final class LoudnessNormalizer {
     /// the loudest target that can be: over the gains where the limiting stays allowed, the loudest limited
     /// signal whose loss to the limiter the make-up covers (bisection over measuring passes), checked by the
     /// same search a conversion at that target makes.
-    private func refusal(_ plan: RenderPlan, gain: Double) throws -> AudioFileError {
+    private func refusal(_ plan: RenderPlan, gain: Double) throws -> LoudnessRefusal {
         let source = outcome.source
         let ceiling = plan.limiterCeiling ?? (target.truePeakCeiling - Self.headroom)
         let free = ceiling - source.truePeak  // the gain at which the limiter starts to work
@@ -404,11 +404,10 @@ final class LoudnessNormalizer {
             let takesBitRate = CodecDescriptor.of(format.formatID)?.options.contains(.bitRate) ?? false
             remedies.append(takesBitRate ? "choose a higher bit rate or PCM" : "choose PCM")
         }
-        return AudioFileError.limitExceeded(
-            "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason). "
-                + "The loudest target that can is \(shortDecimal(suggestion)) LUFS: aim there or lower"
-                + (remedies.isEmpty ? "" : ", or " + remedies.joined(separator: ", or ")),
-            offset: nil)
+        return LoudnessRefusal(
+            problem:
+                "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason)",
+            suggestion: suggestion, remedies: remedies, isLossy: isLossy)
     }
 
     /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects
@@ -424,10 +423,13 @@ final class LoudnessNormalizer {
         let over = output.truePeak - target.truePeakCeiling
         if over <= 0 && abs(miss) <= (rounds < 3 ? Self.tolerance : 0.1) { return true }
         guard rounds < Self.maximumRounds, output.normalizable.isFinite else {
-            throw AudioFileError.limitExceeded(
-                "'\(input)': the output measures \(shortDecimal(output.normalizable)) LUFS and "
+            // An encoder that will not settle: a quieter target is looked for (and tried) by the converter.
+            throw LoudnessRefusal(
+                problem:
+                    "'\(input)': the output measures \(shortDecimal(output.normalizable)) LUFS and "
                     + "\(shortDecimal(output.truePeak)) dBTP after \(rounds) rounds; the aim was \(target.description)",
-                offset: nil)
+                suggestion: suggested(min(target.integrated, output.normalizable) - Self.encoderMargin),
+                remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy)
         }
         if over > 0 {
             // The encoder overshoots what it was given: limit that much lower.
@@ -452,6 +454,34 @@ final class LoudnessNormalizer {
             try settle(&plan)
         }
         return false
+    }
+}
+
+/// A loudness target refused, with the loudest target that can be met: for a lossy output the converter
+/// converts at the suggestion before it names it (an encoder's overshoot is learned only by encoding), and
+/// lowers it until a conversion there succeeds.
+struct LoudnessRefusal: Error {
+    /// What cannot be done, and why.
+    var problem: String
+    /// The loudest target found, LUFS; `nil` where none could be confirmed.
+    var suggestion: Double?
+    /// The other ways out ("raise --true-peak", "choose PCM").
+    var remedies: [String]
+    /// Whether the output's codec loses: its suggestion must be tried before it is named.
+    var isLossy: Bool
+
+    /// The refusal as the command says it.
+    var error: AudioFileError {
+        var text = problem + "."
+        if let suggestion {
+            text +=
+                " The loudest target that can is \(shortDecimal(suggestion)) LUFS"
+                + (isLossy ? " (a conversion there was made and met it)" : "") + ": aim there or lower"
+                + (remedies.isEmpty ? "" : ", or " + remedies.joined(separator: ", or "))
+        } else if !remedies.isEmpty {
+            text += " No quieter target met it in a few tries: " + remedies.joined(separator: ", or ")
+        }
+        return AudioFileError.limitExceeded(text, offset: nil)
     }
 }
 
