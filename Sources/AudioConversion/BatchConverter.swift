@@ -57,6 +57,9 @@ public struct BatchConverter: Sendable {
     public let parallelJobs: Int
     /// Cut sources longer than the preset allows instead of failing them.
     public let trimsToMaximum: Bool
+    /// What `trimsToMaximum` cuts to: seconds, and the name a note gives the limit (`the system-sound profile`);
+    /// `nil`: the preset's own limit.
+    public var durationLimit: (seconds: Double, name: String)?
     /// Normalize every output to this loudness (`--loudness`).
     public var loudness: LoudnessTarget?
     /// The container every output is written as (`-f`), named by its usual extension; `nil`: CAF.
@@ -99,7 +102,8 @@ public struct BatchConverter: Sendable {
 
     /// The provenance for a source whose content hash is known.
     func provenance(hash: ContentHash) -> String {
-        "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : "")"
+        "afkit \(AudioConverter.version); \(note)"
+            + (trimsToMaximum ? " trim" + (durationLimit.map { " \(shortDecimal($0.seconds))" } ?? "") : "")
             + (loudness.map { "; loudness \($0.description)" } ?? "")
             + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
             + (edits.isEmpty ? "" : "; " + edits.description)
@@ -222,6 +226,10 @@ public struct BatchConverter: Sendable {
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.trimToMaximum = trimsToMaximum
+        if let durationLimit {
+            settings.maximumSeconds = durationLimit.seconds
+            settings.limitName = durationLimit.name
+        }
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
         settings.edits = edits

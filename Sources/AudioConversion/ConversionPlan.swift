@@ -230,6 +230,8 @@ public struct ConversionPlan {
         let untouched =
             settings.sampleRate == nil && settings.channels == nil && specifier.sampleRate == nil
             && settings.maximumSeconds == nil && !processes
+            && source.sampleRate <= settings.maximumSampleRate ?? .infinity
+            && source.channels <= settings.maximumChannels ?? Int.max
         let copiesCodec = sameCodec && (specifier.kind == .alac || !reencodingAsked)
         // The packets are copyable where afkit parsed them as the codec's own (LOAS frames are LATM) and
         // the format names its channels (an ADTS header's configuration 0 leaves them to the payload).
@@ -391,6 +393,10 @@ public struct ConversionPlan {
         if let allowed = try Self.frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
             render.count = allowed
             render.fadeOut = 0
+            notes.append(
+                "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
+                    + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "
+                    + "from the source)")
         }
         var options = writerOptions
         options.metadata =
@@ -702,7 +708,13 @@ public struct ConversionPlan {
                     + "\(formatSampleRate(most)) Hz: resampled from \(formatSampleRate(rate)) Hz")
             rate = most
         }
-        var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
+        var channels = settings.channels ?? source.channels
+        if settings.channels == nil, let most = settings.maximumChannels, channels > most {
+            notes.append(
+                "\(settings.name ?? "the settings") keep\(settings.name == nil ? "" : "s") \(most) channels at most: "
+                    + "mixed down from \(channels) (-c keeps more)")
+            channels = most
+        }
         guard channels >= 1 && channels <= 64 else {
             throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)
         }

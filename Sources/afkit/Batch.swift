@@ -80,8 +80,9 @@ struct Batch: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
         let writesHTML = report.map(Self.isHTML) ?? false
-        if profile != nil, !writesHTML {
-            throw usageError("--profile is for an HTML report: give --report FILE.html", in: Self.self)
+        if profile != nil, !writesHTML, !shared.trim {
+            throw usageError(
+                "--profile is for an HTML report or --trim: give --report FILE.html or --trim", in: Self.self)
         }
         // The HTML report's profile, loaded before anything is converted (a bad name is a usage error).
         var reportProfile: Profile?
@@ -98,6 +99,13 @@ struct Batch: ParsableCommand {
         var batch = BatchConverter(
             preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)
+        if shared.trim {
+            do { batch.durationLimit = try trimLimit(profile: profile, preset: preset) } catch let error
+                as ValidationError
+            {
+                throw usageError(error.message, in: Self.self)
+            }
+        }
         batch.loudness = shared.loudnessTarget
         batch.fileType = fileType
         batch.dataFormat = dataFormat
@@ -137,12 +145,12 @@ struct Batch: ParsableCommand {
         let outcomes = batch.run(jobs) { job, outcome, done in
             switch outcome {
             case .failed(let message):
-                Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
+                Output.standardError((terminal ? "\r\u{1B}[K" : "") + fileMessage("batch", job.source, .error, message))
             case .converted(let notes, let normalization):
                 // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
                 // loudness normalization's measures and changes, one line a file.
                 for note in notes + (normalization.map { [$0.summary] } ?? []) {
-                    Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): note: \(note)\n")
+                    Output.standardError((terminal ? "\r\u{1B}[K" : "") + fileMessage("batch", job.source, .note, note))
                 }
                 if !terminal { Output.standardError("converted \(job.source) -> \(job.output)\n") }
             default: break
@@ -194,13 +202,7 @@ struct Batch: ParsableCommand {
 
     /// The profile an HTML report checks the outputs against: `--profile`, or the preset's own.
     func reportProfile() throws -> Profile {
-        if let profile { return try Validate.loadProfile(profile) }
-        switch preset {
-        case .systemSound, .pcm: return .systemSound
-        case .sfx: return .simultaneousSoundEffects
-        case .music, .lossless: return .music
-        case .voice: return .dialogue
-        }
+        try profileInForce(profile, preset: preset)
     }
 
     /// `--report FILE.html`: the outputs validated against `profile` and drawn; a job that failed is a file

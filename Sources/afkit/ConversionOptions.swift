@@ -68,7 +68,10 @@ struct SharedConversionOptions: ParsableArguments {
             valueName: "quality"))
     var quality: IMAQuality = .balanced
 
-    @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
+    @Flag(
+        help: ArgumentHelp(
+            "Cut a source longer than the profile in force allows to its limit, with a note (the profile: --profile, "
+                + "else the preset's own, else system-sound's 30 s); a usage error where that profile sets no limit."))
     var trim = false
 
     @Option(
@@ -236,4 +239,28 @@ struct SharedConversionOptions: ParsableArguments {
         }
         return result
     }
+}
+
+/// The profile a conversion answers to: `--profile`, else the preset's own (``Preset/profileName``), else the one
+/// `validate` checks against when none is named.
+func profileInForce(_ name: String?, preset: Preset?) throws -> Profile {
+    if let name { return try Validate.loadProfile(name) }
+    return preset?.profileName.flatMap { Profile.builtIn[$0] } ?? .standard
+}
+
+/// What `--trim` cuts to: the duration limit of the profile in force (``profileInForce(_:preset:)``), and the name
+/// its note gives it; a usage error where that profile sets none, for then there is no limit to cut to.
+func trimLimit(profile name: String?, preset: Preset?) throws -> (seconds: Double, name: String) {
+    let profile = try profileInForce(name, preset: preset)
+    guard let seconds = profile.maximumSeconds else {
+        let origin =
+            name != nil
+            ? "given by --profile"
+            : preset?.profileName != nil ? "--preset \(preset?.rawValue ?? "")'s own" : "validate's default"
+        throw ValidationError(
+            "--trim cuts to the duration limit of the profile in force, and \(profile.name) (\(origin)) sets none: "
+                + "there is no limit to cut to; give --profile with a profile that sets one (\(Profile.standard.name): "
+                + "\(shortDecimal(Profile.standard.maximumSeconds ?? 0)) s), or cut with --duration TIME")
+    }
+    return (seconds, "the \(profile.name) profile")
 }

@@ -103,6 +103,12 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
     var preset: Preset?
 
+    @Option(
+        help: ArgumentHelp(
+            "The profile whose duration limit --trim cuts to (default: the preset's own, else system-sound).",
+            valueName: "name"))
+    var profile: String?
+
     @Flag(
         name: .customLong("check-clip"),
         help: "Fail (nothing written) where the output, decoded, clips more than the source does (afkit clip's count).")
@@ -179,6 +185,8 @@ struct Convert: ParsableCommand {
         if let sourceComplexity, !["line", "norm", "bats"].contains(sourceComplexity) {
             throw ValidationError("--src-complexity takes line, norm or bats")
         }
+        if profile != nil && !shared.trim { throw ValidationError("--profile goes with --trim (the limit it cuts to)") }
+        if shared.trim { _ = try trimLimit(profile: profile, preset: preset) }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
         // Folders: convert makes one file from one file.
@@ -342,7 +350,11 @@ struct Convert: ParsableCommand {
         settings.resampler = ResamplerChoice.afconvert(
             quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
         settings.imaQuality = shared.quality.encoding
-        settings.trimToMaximum = shared.trim
+        if shared.trim, let limit = try? trimLimit(profile: profile, preset: preset) {  // checked in validate()
+            settings.trimToMaximum = true
+            settings.maximumSeconds = limit.seconds
+            settings.limitName = limit.name
+        }
         settings.loudness = shared.loudnessTarget
         settings.silenceThreshold = shared.trimSilence
         settings.keepsMetadata = !shared.noMetadata
@@ -387,18 +399,17 @@ struct Convert: ParsableCommand {
             .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
-        let shown = shownInput(input)
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
-            for note in result.notes { Output.standardError("convert: \(shown): note: \(note)\n") }
+            for note in result.notes { Output.standardError(fileMessage("convert", input, .note, note)) }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
             if let outcome = result.normalization {
-                Output.standardError("convert: \(shown): note: \(outcome.summary)\n")
+                Output.standardError(fileMessage("convert", input, .note, outcome.summary))
             }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
             // Every message names the file it is about (once).
-            Output.standardError("convert: \(namingFile(error, input))\n")
+            Output.standardError(fileMessage("convert", input, .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

@@ -107,7 +107,7 @@ struct Packets: NetworkCommand {
                     JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                         .serialized(pretty: true) + "\n")
             } else {
-                Output.standardError("\(shownArgument(file)): error: \(error)\n")
+                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
