@@ -48,6 +48,18 @@ struct Batch: ParsableCommand {
     @OptionGroup var shared: SharedConversionOptions
 
     @Option(
+        help: ArgumentHelp(
+            "Name each output below --out: {stem} (the source's name without its extension), {ext} (its extension), "
+                + "{dir} (its folder, as mirrored), {preset}; the extension comes from the container (default: "
+                + "\(OutputNamePattern.mirroring)).", valueName: "pattern"),
+        transform: { text in
+            do { return try OutputNamePattern(text) } catch let error as ConversionUsageError {
+                throw ValidationError(error.description)
+            }
+        })
+    var name: OutputNamePattern?
+
+    @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Sources converted at once (default: the cores).", valueName: "count"))
     var jobs: Int?
@@ -116,6 +128,7 @@ struct Batch: ParsableCommand {
         batch.silenceThreshold = shared.trimSilence
         batch.keepsMetadata = !shared.noMetadata
         batch.edits = try shared.edits()
+        if let name { batch.namePattern = name }
         let jobs: [BatchConverter.Job]
         do {
             let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
