@@ -96,6 +96,9 @@ public struct BatchConverter: Sendable {
     public var keepsMetadata = true
     /// The edits every source gets (`--start`, `--fade-in`, `--pad`, `--gain`, ...).
     public var edits = Edits()
+    /// Called as each job's output grows (from its converting thread): the job, and how far it has come; first
+    /// with nothing written and a rate of 0 as the job starts.
+    public var progress: (@Sendable (Job, ConversionProgress) -> Void)?
     /// How each output is named below ``outputFolder`` (`--name`); by default the source tree is mirrored.
     public var namePattern = OutputNamePattern.mirroring
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
@@ -305,6 +308,10 @@ public struct BatchConverter: Sendable {
                     let hash = try contentHash(ofFileAt: job.source)
                     let provenance = provenance(hash: hash)
                     conversion.provenance = provenance
+                    if let growth = self.progress {
+                        growth(job, ConversionProgress(framesWritten: 0, expectedFrames: nil, sampleRate: 0))
+                        conversion.progress = { growth(job, $0) }
+                    }
                     conversion.sourceContentHash = hash
                     if isUpToDate(job, provenance: provenance) {
                         outcome = .upToDate

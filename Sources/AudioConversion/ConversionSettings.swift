@@ -81,8 +81,29 @@ public struct ConversionSettings: Sendable {
     /// (``ClipScanner``'s counts, on the grid and between samples): `convert --check-clip`.
     public var checksClipping = false
 
+    /// Called as the output grows, from the converting thread, after each block written: how far the output
+    /// has come (what a progress line shows; each round of a loudness normalization starts again at 0).
+    public var progress: (@Sendable (ConversionProgress) -> Void)?
+
     /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
+}
+
+/// How far a conversion has come, at the output's rate.
+public struct ConversionProgress: Sendable {
+    /// Frames written so far (whole packets, priming included).
+    public var framesWritten: Int64
+    /// The frames the output will hold, where the source's length is known.
+    public var expectedFrames: Int64?
+    /// The output's sample rate.
+    public var sampleRate: Double
+
+    /// Progress of `framesWritten` of `expectedFrames` at `sampleRate`.
+    public init(framesWritten: Int64, expectedFrames: Int64?, sampleRate: Double) {
+        self.framesWritten = framesWritten
+        self.expectedFrames = expectedFrames
+        self.sampleRate = sampleRate
+    }
 }
 
 /// Apple's preferred formats, by name.

@@ -133,7 +133,7 @@ struct Batch: ParsableCommand {
         do {
             let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
             jobs = plan.jobs
-            if let note = ContainerRegistry.skippedNote(plan.skipped, command: "batch") {
+            if let note = ContainerRegistry.skippedNote(plan.skipped, command: "batch"), !shared.quiet {
                 Output.standardError(note + "\n")
             }
         } catch let error as BatchConverter.CollisionError {
@@ -154,29 +154,33 @@ struct Batch: ParsableCommand {
             )
             throw ExitCode(AFKit.Status.usage)
         }
+        // On a terminal (or with --progress), one line shows the files done and how far the file being written
+        // has come; when piped, a line a file converted; with --quiet, errors only.
+        let quiet = shared.quiet
         let terminal = standardErrorIsTerminal
-        let outcomes = batch.run(jobs) { job, outcome, done in
+        let line =
+            ProgressLine.isShown(forced: shared.progress, quiet: quiet)
+            ? ProgressLine(command: "batch", total: total) : nil
+        if let line { batch.progress = { job, progress in line.report(job.source, progress) } }
+        let say: @Sendable (String) -> Void = { text in
+            if let line { line.write(text) } else { Output.standardError(text) }
+        }
+        let outcomes = batch.run(jobs) { job, outcome, _ in
             switch outcome {
             case .failed(let message):
-                Output.standardError((terminal ? "\r\u{1B}[K" : "") + fileMessage("batch", job.source, .error, message))
-            case .converted(let notes, let normalization):
+                say(fileMessage("batch", job.source, .error, message))
+            case .converted(let notes, let normalization) where !quiet:
                 // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
                 // loudness normalization's measures and changes, one line a file.
                 for note in notes + (normalization.map { [$0.summary] } ?? []) {
-                    Output.standardError((terminal ? "\r\u{1B}[K" : "") + fileMessage("batch", job.source, .note, note))
+                    say(fileMessage("batch", job.source, .note, note))
                 }
-                if !terminal { Output.standardError("converted \(job.source) -> \(job.output)\n") }
+                if !terminal { say("batch: converted \(job.source) -> \(job.output)\n") }
             default: break
             }
-            if terminal {
-                let width = 30
-                let filled = total == 0 ? width : done * width / total
-                Output.standardError(
-                    "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)"
-                )
-                if done == total { Output.standardError("\n") }
-            }
+            line?.end(job.source)
         }
+        line?.clear()
         var converted = 0
         var current = 0
         var failed = 0
@@ -203,9 +207,11 @@ struct Batch: ParsableCommand {
                 failed += 1
             }
         }
-        Output.standardOutput(
-            "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
-                + "\(failed) failed\n")
+        if !quiet {
+            Output.standardOutput(
+                "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
+                    + "\(failed) failed\n")
+        }
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
     }
 

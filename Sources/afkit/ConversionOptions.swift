@@ -146,6 +146,15 @@ struct SharedConversionOptions: ParsableArguments {
         help: ArgumentHelp("Change the level by this many dB (before any limiter).", valueName: "DB"))
     var gain: Double?
 
+    @Flag(help: "Errors only: no notes, no progress, nothing at all on success.")
+    var quiet = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Show the progress line (files, time into the file being written, speed) on standard error even when it "
+                + "is not a terminal (on a terminal it is shown unless --quiet)."))
+    var progress = false
+
     @Flag(
         name: .customLong("no-metadata"),
         help: "Leave the source's tags (title, artist, album, track, date, genre, comments) out of the output.")
@@ -153,6 +162,7 @@ struct SharedConversionOptions: ParsableArguments {
 
     func validate() throws {
         _ = try edits()
+        if quiet && progress { throw ValidationError("--quiet and --progress: give one") }
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
         if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil) {

@@ -187,6 +187,7 @@ struct Convert: ParsableCommand {
         }
         if profile != nil && !shared.trim { throw ValidationError("--profile goes with --trim (the limit it cuts to)") }
         if shared.trim { _ = try trimLimit(profile: profile, preset: preset) }
+        if verbose && shared.quiet { throw ValidationError("-v and --quiet: give one") }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
         // Folders: convert makes one file from one file.
@@ -399,15 +400,24 @@ struct Convert: ParsableCommand {
             .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
+        // A long encode shows how far it has come, on a terminal (or with --progress).
+        let line =
+            ProgressLine.isShown(forced: shared.progress, quiet: shared.quiet) ? ProgressLine(command: "convert") : nil
+        if let line {
+            let name = shownInput(input)
+            settings.progress = { line.report(name, $0) }
+            line.begin(name)
+        }
+        defer { line?.clear() }
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
-            for note in result.notes { Output.standardError(fileMessage("convert", input, .note, note)) }
+            line?.clear()
+            let notes = result.notes + (result.normalization.map { [$0.summary] } ?? [])
+            for note in notes where !shared.quiet { Output.standardError(fileMessage("convert", input, .note, note)) }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
-            if let outcome = result.normalization {
-                Output.standardError(fileMessage("convert", input, .note, outcome.summary))
-            }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
+            line?.clear()
             // Every message names the file it is about (once).
             Output.standardError(fileMessage("convert", input, .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
