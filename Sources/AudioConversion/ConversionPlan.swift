@@ -632,6 +632,11 @@ public struct ConversionPlan {
         switch format.formatID {
         case .aac: name = "aac"
         case .alac: name = "alac"
+        // Encoded again (a cut, a new rate) in the source's own format.
+        case .ima4: name = "ima4"
+        case .ulaw: name = "ulaw"
+        case .alaw: name = "alaw"
+        case .imaADPCMWAVE: name = "ima-adpcm"
         case .lpcm:
             let isFloat = format.formatFlags.contains(.isFloat)
             let bits = (format.bitsPerChannel + 7) / 8 * 8
@@ -650,7 +655,8 @@ public struct ConversionPlan {
         }
         guard let name, let specifier = DataFormatSpecifier(name) else {
             throw ConversionUsageError(
-                "-d 0 keeps linear PCM and copies AAC and Apple Lossless packets; the source is "
+                "-d 0 keeps linear PCM, IMA4, IMA ADPCM, µ-law and A-law and copies AAC and Apple Lossless packets; "
+                    + "the source is "
                     + "\(CodecDescriptor.spokenName(of: format.formatID)): give a data format")
         }
         try Destination.check(specifier, in: fileType)

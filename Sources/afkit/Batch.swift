@@ -215,6 +215,16 @@ struct Batch: ParsableCommand {
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
     }
 
+    /// The batch's conversion options as `convert` takes them: the preset, `-f`, `-d`, `--profile` with `--trim`,
+    /// and the options the two share.
+    var conversionArguments: [String] {
+        var arguments = ["--preset", preset.rawValue]
+        if let fileType { arguments += ["-f", fileType.afconvertCode] }
+        if let dataFormat { arguments += ["-d", dataFormat.description] }
+        if shared.trim, let profile { arguments += ["--profile", profile] }
+        return arguments + shared.arguments
+    }
+
     static func isHTML(_ path: String) -> Bool {
         path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
     }
@@ -229,7 +239,13 @@ struct Batch: ParsableCommand {
     func htmlReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome], profile checked: Profile)
         -> String
     {
-        let validator = Validate.validator(checked, drawsPictures: true)
+        var validator = Validate.validator(checked, drawsPictures: true)
+        // A fix remakes an output from its source with the batch's options, never from the output itself.
+        let origins = Dictionary(
+            jobs.map { ($0.output, FixOrigin(source: $0.source, options: conversionArguments)) },
+            uniquingKeysWith: { a, _ in a })
+        validator.origin = { origins[$0] }
+        let checker = validator
         let files = ResultSlots<FileReport>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             if case .failed(let message) = outcomes[index] {
@@ -239,7 +255,7 @@ struct Batch: ParsableCommand {
                         violations: [Violation(rule: "conversion", severity: .error, message: message)]),
                     at: index)
             } else {
-                var report = validator.validate(path: jobs[index].output)
+                var report = checker.validate(path: jobs[index].output)
                 if case .converted(let notes, let normalization) = outcomes[index] {
                     report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
                 }

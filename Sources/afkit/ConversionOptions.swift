@@ -213,6 +213,22 @@ struct SharedConversionOptions: ParsableArguments {
         return edits
     }
 
+    /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
+    var arguments: [String] {
+        var arguments: [String] = quality == .balanced ? [] : ["--quality", quality.rawValue]
+        if trim { arguments.append("--trim") }
+        let values: [(String, String?)] = [
+            ("--loudness", loudness.map(shortDecimal)), ("--true-peak", truePeak.map(shortDecimal)),
+            ("--max-limiting", maxLimiting.map(shortDecimal)), ("--trim-silence", trimSilence.map(shortDecimal)),
+            ("--start", start), ("--end", end), ("--duration", duration), ("--fade-in", fadeIn),
+            ("--fade-out", fadeOut), ("--fade-shape", fadeShape), ("--pad", pad), ("--gain", gain.map(shortDecimal)),
+        ]
+        for (option, value) in values { if let value { arguments.append("\(option)=\(value)") } }
+        if noLimiter { arguments.append("--no-limiter") }
+        if noMetadata { arguments.append("--no-metadata") }
+        return arguments
+    }
+
     /// The normalization asked for.
     var loudnessTarget: LoudnessTarget? {
         loudness.map { loudness in

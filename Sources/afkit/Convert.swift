@@ -42,7 +42,7 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("d"),
         help: ArgumentHelp(
-            "Output data format, with an optional @RATE; 0 for the source's (packets copied).",
+            "Output data format, with an optional @RATE; 0 for the source's own (AAC and ALAC packets copied).",
             valueName: "format[@rate]"),
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
