@@ -233,6 +233,14 @@ public struct ConversionPlan {
             && source.sampleRate <= settings.maximumSampleRate ?? .infinity
             && source.channels <= settings.maximumChannels ?? Int.max
         let copiesCodec = sameCodec && (specifier.kind == .alac || !reencodingAsked)
+        // An ADPCM or G.711 source is written again in its format only where a change (a cut, a rate) asks for an
+        // encode anyway: with nothing to change, `-d 0` would be a second generation of loss for nothing.
+        if copyAsked && untouched && !sameCodec && source.format.formatID != .lpcm {
+            throw ConversionUsageError(
+                "-d 0 copies nothing from \(CodecDescriptor.spokenName(of: source.format.formatID)): with nothing "
+                    + "to change it would only encode the sound again; give -d \(specifier.description) for that, or "
+                    + "-d 0 with the change (a cut, a rate, channels) to keep the format")
+        }
         // The packets are copyable where afkit parsed them as the codec's own (LOAS frames are LATM) and
         // the format names its channels (an ADTS header's configuration 0 leaves them to the payload).
         let copyable =

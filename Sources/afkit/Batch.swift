@@ -76,8 +76,10 @@ struct Batch: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The profile an HTML report checks the outputs against (default: the preset's own: system-sound, "
-                + "simultaneous-sfx for sfx, music for music and lossless).", valueName: "name"))
+            "The profile an HTML report checks the outputs against and whose duration limit --trim cuts to "
+                + "(default: the preset's own: "
+                + Preset.allCases.map { "\($0.profileName ?? Profile.standard.name) for \($0.rawValue)" }.joined(
+                    separator: ", ") + ").", valueName: "name"))
     var profile: String?
 
     @Argument(help: "Source files and folders.")
