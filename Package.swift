@@ -113,7 +113,9 @@ let package = Package(
             dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"]),
         .testTarget(
             name: "AssetValidationTests",
-            dependencies: ["AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioEngines"]),
+            dependencies: [
+                "AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioDecoding", "AudioEngines",
+            ]),
         .testTarget(
             name: "AudioConversionTests",
             dependencies: [

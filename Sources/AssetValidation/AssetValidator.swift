@@ -43,6 +43,9 @@ public struct AssetValidator: Sendable {
     /// `nil`: files on the disk.
     public var fetchResource: PlaylistInspector.Fetch?
 
+    /// Where a file came from, where a conversion made it (a batch's outputs): its fixes remake it from there.
+    public var origin: (@Sendable (String) -> FixOrigin?)?
+
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
         self.profile = profile
@@ -155,6 +158,8 @@ public struct AssetValidator: Sendable {
         let active = resolved.entries.filter { $0.enabled }
         var facts = facts
         facts.fixingPreset = resolved.fixingPreset
+        facts.profileName = resolved.name
+        facts.origin = origin?(facts.path)
         var request = MeasurementRequest()
         request.loudness =
             loudnessMeter != nil && (drawsPictures || active.contains { rules[$0.rule]?.needsLoudness == true })

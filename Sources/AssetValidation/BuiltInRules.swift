@@ -180,7 +180,7 @@ extension ValidationRule {
             Finding(
                 "lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
                     + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)",
-                fix: facts.fixingPreset == "system-sound" && limit == 30 ? presetFix(facts, "--trim") : nil)
+                fix: durationFix(facts, limit: limit))
         ]
     }
 
@@ -229,7 +229,7 @@ extension ValidationRule {
         return [
             Finding(
                 "\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))",
-                fix: convertCommand(facts, "-c \(Int(maximum))"))
+                fix: convertCommand(facts, keepsDataFormat + " -c \(Int(maximum))"))
         ]
     }
 
@@ -372,14 +372,39 @@ private func namedFormat(_ code: String) -> String {
 
 /// The command that fixes a file: `afkit convert OPTIONS FILE OUTPUT`, the output beside the file and named
 /// as it is with `extension` (its own when `nil`, where afkit writes that container with the file's codec;
-/// else `.caf`), `-fixed` added where that would be the file itself.
+/// else `.caf`), `-fixed` added where that would be the file itself. A file a conversion made (``FixOrigin``) is
+/// remade from its source instead, with the options that made it and then these (the later option wins), into
+/// its own place: `-d 0` (keep the data format) is left to the options that made it.
 func convertCommand(_ facts: AssetFacts, _ options: String, extension ext: String? = nil) -> String {
     let path = facts.path
     let (folder, base, own) = pathParts(path)
     let suffix = ext ?? (keepsItsContainer(facts, own) ? own : ".caf")
+    if let origin = facts.origin {
+        let kept =
+            options.hasPrefix(keepsDataFormat + " ") ? String(options.dropFirst(keepsDataFormat.count + 1)) : options
+        return
+            "afkit convert \((origin.options.map { shellQuoted($0, isPath: false) } + [kept]).joined(separator: " ")) "
+            + "\(shellQuoted(origin.source)) \(shellQuoted(folder + base + suffix))"
+    }
     var output = folder + base + suffix
     if output == path { output = folder + base + "-fixed" + suffix }
     return "afkit convert \(options) \(shellQuoted(path)) \(shellQuoted(output))"
+}
+
+/// `convert`'s option that keeps the source's data format.
+private let keepsDataFormat = "-d 0"
+
+/// The fix for a sound longer than the profile allows: cut to the limit in the file's own data format and
+/// container (an IMA4 file stays IMA4), by `--trim` where convert finds the limit itself (a built-in profile,
+/// named unless it is validate's default), else by `--duration`.
+private func durationFix(_ facts: AssetFacts, limit: Double) -> String {
+    let cut: String
+    if let name = facts.profileName, Profile.builtIn[name]?.maximumSeconds == limit {
+        cut = "--trim" + (name == Profile.standard.name ? "" : " --profile \(name)")
+    } else {
+        cut = "--duration \(shortDecimal(limit))"
+    }
+    return convertCommand(facts, keepsDataFormat + " " + cut)
 }
 
 /// Whether a fixed file can keep its name's container: afkit writes it (`.3gp`, `.ac3`, `.au` it only reads),
@@ -400,12 +425,12 @@ private func presetFix(_ facts: AssetFacts, _ options: String = "", resamplingTo
         extension: preset == "music" ? ".m4a" : ".caf")
 }
 
-/// A path as a POSIX shell reads it: as it is when it has nothing the shell would take, else in single quotes
-/// (`./` before a name that starts with a dash);
+/// A path (or, `isPath` false, an option) as a POSIX shell reads it: as it is when it has nothing the shell would
+/// take, else in single quotes (`./` before a name that starts with a dash);
 /// a name with a control character or a byte that is not UTF-8 in bash's `$'...'`, which spells them.
-func shellQuoted(_ text: String) -> String {
+func shellQuoted(_ text: String, isPath: Bool = true) -> String {
     // A name that starts with a dash is given as `./-x.wav`, never taken for an option.
-    if text.hasPrefix("-") { return shellQuoted("./" + text) }
+    if isPath && text.hasPrefix("-") { return shellQuoted("./" + text) }
     if PathEscaping.needsANSIQuoting(text) { return PathEscaping.ansiCQuoted(text) }
     let plain =
         !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,=:@".contains($0)) }

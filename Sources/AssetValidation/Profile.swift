@@ -55,6 +55,14 @@ public struct Profile: Sendable {
         hlsAudio.name: hlsAudio,
     ]
 
+    /// The profile `afkit validate` checks against when none is named: Apple's system-sound rules.
+    public static let standard = systemSound
+
+    /// The longest sound the profile passes, in seconds: its `duration` rule's limit, where that rule is on.
+    public var maximumSeconds: Double? {
+        entries.first { $0.rule == "duration" && $0.enabled }?.settings.number("maximumSeconds")
+    }
+
     /// The built-in profiles' names, in the README's order.
     public static let builtInNames = [
         systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming, dialogue, hlsAudio,

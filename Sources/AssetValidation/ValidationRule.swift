@@ -124,6 +124,10 @@ public struct AssetFacts: Sendable {
     /// An HTTP Live Streaming playlist and what it names, where the path is one and the profile checks them
     /// (the `hls-*` rules).
     public var playlist: PlaylistFacts?
+    /// The name of the profile the file is checked against.
+    public var profileName: String?
+    /// Where the file came from, where a conversion made it (a batch's output): a fix remakes it from there.
+    public var origin: FixOrigin?
 
     /// The file name's extension, lower-cased, without the dot.
     public var fileExtension: String { nameExtension(of: path) }
@@ -294,3 +298,19 @@ public struct LoopSeam: Sendable, Hashable {
 }
 
 private func decibels(_ ratio: Double) -> Double { ratio > 0 ? 20 * log10(ratio) : -Double.infinity }
+
+/// The source a conversion made a file from, and the `afkit convert` options that made it (a batch's): a fix
+/// remakes the file from its source with those options and its own, never from the file itself (that would be a
+/// second lossy generation).
+public struct FixOrigin: Sendable, Hashable {
+    /// The source file.
+    public var source: String
+    /// The options that made the file, one argument each (`["--preset", "sfx", "--gain", "-3"]`).
+    public var options: [String]
+
+    /// The origin of a file made from `source` with `options`.
+    public init(source: String, options: [String]) {
+        self.source = source
+        self.options = options
+    }
+}

@@ -164,8 +164,19 @@ public enum AudioConverter {
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
+        var framesWritten: Int64 = 0
         func write() throws {
             guard packets.packetCount > 0 || !packets.bytes.isEmpty else { return }
+            if let progress = plan.settings.progress {
+                framesWritten +=
+                    format.framesPerPacket > 0
+                    ? Int64(packets.packetCount) * Int64(format.framesPerPacket)
+                    : packets.descriptions.reduce(0) { $0 + Int64($1.variableFramesInPacket) }
+                progress(
+                    ConversionProgress(
+                        framesWritten: framesWritten, expectedFrames: plan.expectedFrameCount,
+                        sampleRate: format.sampleRate))
+            }
             try writer.writePackets(packets.bytes, descriptions: format.hasConstantPackets ? nil : packets.descriptions)
             packets.removeAll()
         }

@@ -34,16 +34,40 @@ public struct BatchConverter: Sendable {
         case failed(String)
     }
 
-    /// Two sources that would write the same output (`a.wav` and `a.aif` both make `a.caf`).
+    /// Sources that would write the same output (`a.wav` and `a.aif` both make `a.caf`): every such output of the
+    /// run, found before any work, and a name pattern that would keep them apart.
     public struct CollisionError: Error, CustomStringConvertible, Sendable {
-        /// The output both would write.
-        public var output: String
-        /// The sources that would write it.
-        public var sources: [String]
-        /// The message, naming both.
+        /// An output and the sources that would each write it.
+        public struct Collision: Sendable, Hashable {
+            /// The output they would write.
+            public var output: String
+            /// The sources, in the order they were found.
+            public var sources: [String]
+        }
+
+        /// Every output more than one source would write, in the order found.
+        public var collisions: [Collision]
+        /// A `--name` pattern under which no two sources share an output, where one of those tried does.
+        public var separatingPattern: OutputNamePattern?
+
+        /// The message: every collision, and the pattern that separates them.
         public var description: String {
-            "batch: \(sources.map { "'\($0)'" }.joined(separator: " and ")) would both be written to '\(output)'; "
-                + "rename one (nothing was converted)"
+            let lines = collisions.map { collision in
+                let sources = collision.sources.map { "'\($0)'" }
+                let named =
+                    sources.count == 2
+                    ? sources.joined(separator: " and ")
+                    : sources.dropLast().joined(separator: ", ") + " and " + (sources.last ?? "")
+                return
+                    "batch: \(named) would \(sources.count == 2 ? "both" : "all") be written to '\(collision.output)'"
+            }
+            let remedy =
+                separatingPattern.map { "give --name '\($0)' to name them apart, or rename the sources" }
+                ?? "rename the sources"
+            return lines.joined(separator: "\n") + "\n"
+                + "batch: \(collisions.count) \(collisions.count == 1 ? "output" : "outputs") would each be made from "
+                + "more than one source: "
+                + "\(remedy) (nothing was converted)"
         }
     }
 
@@ -57,6 +81,9 @@ public struct BatchConverter: Sendable {
     public let parallelJobs: Int
     /// Cut sources longer than the preset allows instead of failing them.
     public let trimsToMaximum: Bool
+    /// What `trimsToMaximum` cuts to: seconds, and the name a note gives the limit (`the system-sound profile`);
+    /// `nil`: the preset's own limit.
+    public var durationLimit: (seconds: Double, name: String)?
     /// Normalize every output to this loudness (`--loudness`).
     public var loudness: LoudnessTarget?
     /// The container every output is written as (`-f`), named by its usual extension; `nil`: CAF.
@@ -69,6 +96,11 @@ public struct BatchConverter: Sendable {
     public var keepsMetadata = true
     /// The edits every source gets (`--start`, `--fade-in`, `--pad`, `--gain`, ...).
     public var edits = Edits()
+    /// Called as each job's output grows (from its converting thread): the job, and how far it has come; first
+    /// with nothing written and a rate of 0 as the job starts.
+    public var progress: (@Sendable (Job, ConversionProgress) -> Void)?
+    /// How each output is named below ``outputFolder`` (`--name`); by default the source tree is mirrored.
+    public var namePattern = OutputNamePattern.mirroring
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
         preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
@@ -99,11 +131,13 @@ public struct BatchConverter: Sendable {
 
     /// The provenance for a source whose content hash is known.
     func provenance(hash: ContentHash) -> String {
-        "afkit \(AudioConverter.version); \(note)\(trimsToMaximum ? " trim" : "")"
+        "afkit \(AudioConverter.version); \(note)"
+            + (trimsToMaximum ? " trim" + (durationLimit.map { " \(shortDecimal($0.seconds))" } ?? "") : "")
             + (loudness.map { "; loudness \($0.description)" } ?? "")
             + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
             + (edits.isEmpty ? "" : "; " + edits.description)
             + (keepsMetadata ? "" : "; no-metadata")
+            + (namePattern == .mirroring ? "" : "; name \(namePattern)")
             + "; source xxh64 \(hash.hexDigits)"
     }
 
@@ -122,7 +156,8 @@ public struct BatchConverter: Sendable {
     public func plan(for sources: [String], alsoWriting others: [(path: String, what: String)] = []) throws -> (
         jobs: [Job], skipped: [String]
     ) {
-        var jobs: [Job] = []
+        // Each source and its path below the batch's root, as mirrored.
+        var found: [(source: String, relative: String)] = []
         var walked: [String] = []
         var skipped: [String] = []
         let namesFolders = sources.filter(isDirectory).count > 1
@@ -131,35 +166,22 @@ public struct BatchConverter: Sendable {
                 let root = source.hasSuffix("/") ? source : source + "/"
                 let name = source.split(separator: "/").last.map(String.init)
                 let prefix = namesFolders ? (name.flatMap { $0 == "." || $0 == ".." ? nil : $0 + "/" } ?? "") : ""
-                let found = try ContainerRegistry.soundFiles(below: source, excluding: [outputFolder])
-                skipped += found.skipped
-                walked += found.folders
-                for file in found.files {
-                    jobs.append(
-                        Job(source: file, output: outputPath(for: prefix + String(file.dropFirst(root.count)))))
-                }
+                let walk = try ContainerRegistry.soundFiles(below: source, excluding: [outputFolder])
+                skipped += walk.skipped
+                walked += walk.folders
+                for file in walk.files { found.append((file, prefix + String(file.dropFirst(root.count)))) }
             } else {
-                jobs.append(
-                    Job(
-                        source: source,
-                        output: outputPath(for: source.split(separator: "/").last.map(String.init) ?? source)))
+                found.append((source, source.split(separator: "/").last.map(String.init) ?? source))
             }
         }
-        // The same file named twice, however spelled (`a.wav ./a.wav`, a folder and a file in it), is one job;
-        // two files that would write one output are a collision.
-        var seen: [String: String] = [:]
-        var unique: [Job] = []
-        for job in jobs {
-            if let other = seen[job.output] {
-                guard other == job.source || FileIdentity(path: other) == FileIdentity(path: job.source) else {
-                    throw CollisionError(output: job.output, sources: [other, job.source])
-                }
-                continue
+        var (jobs, collisions) = Self.jobs(found, named: { outputPath(for: $0, pattern: namePattern) })
+        if !collisions.isEmpty {
+            // Every collision at once, with the first pattern tried that leaves none.
+            let separating = namePattern.separatingCandidates.first { pattern in
+                pattern != namePattern && Self.jobs(found, named: { outputPath(for: $0, pattern: pattern) }).1.isEmpty
             }
-            seen[job.output] = job.source
-            unique.append(job)
+            throw CollisionError(collisions: collisions, separatingPattern: separating)
         }
-        jobs = unique
         // Every output through the one guard, before anything is written: never a source of the run (an
         // output already in place of its source, `batch --out . y.caf`), never a FIFO or a device.
         var outputs = OutputGuard(
@@ -179,10 +201,36 @@ public struct BatchConverter: Sendable {
         return (jobs, skipped)
     }
 
-    private func outputPath(for relative: String) -> String {
-        let base = relative.lastIndex(of: ".").map { String(relative[..<$0]) } ?? relative
-        return (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/") + base
-            + (outputFileType.fileNameExtensions.first ?? ".caf")
+    /// The jobs for sources and their paths below the root, each output named by `named`: the same file named
+    /// twice, however spelled (`a.wav ./a.wav`, a folder and a file in it), is one job; two files that would
+    /// write one output are a collision.
+    private static func jobs(_ found: [(source: String, relative: String)], named: (String) -> String) -> (
+        [Job], [CollisionError.Collision]
+    ) {
+        var jobs: [Job] = []
+        var writers: [String: [String]] = [:]
+        var order: [String] = []
+        for (source, relative) in found {
+            let output = named(relative)
+            if let others = writers[output] {
+                let same = others.contains { $0 == source || FileIdentity(path: $0) == FileIdentity(path: source) }
+                if !same { writers[output]?.append(source) }
+                continue
+            }
+            writers[output] = [source]
+            order.append(output)
+            jobs.append(Job(source: source, output: output))
+        }
+        let collisions = order.compactMap { output in
+            writers[output].flatMap { $0.count > 1 ? CollisionError.Collision(output: output, sources: $0) : nil }
+        }
+        return (jobs, collisions)
+    }
+
+    /// Where the output of the source at `relative` (below the batch's root) goes, named by `pattern`.
+    private func outputPath(for relative: String, pattern: OutputNamePattern) -> String {
+        (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/")
+            + pattern.name(forSourceAt: relative, preset: preset) + (outputFileType.fileNameExtensions.first ?? ".caf")
     }
 
     /// Whether an output is current: it records the provenance the source has now, and it reads back
@@ -222,6 +270,10 @@ public struct BatchConverter: Sendable {
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.trimToMaximum = trimsToMaximum
+        if let durationLimit {
+            settings.maximumSeconds = durationLimit.seconds
+            settings.limitName = durationLimit.name
+        }
         settings.loudness = loudness
         settings.silenceThreshold = silenceThreshold
         settings.edits = edits
@@ -256,6 +308,10 @@ public struct BatchConverter: Sendable {
                     let hash = try contentHash(ofFileAt: job.source)
                     let provenance = provenance(hash: hash)
                     conversion.provenance = provenance
+                    if let growth = self.progress {
+                        growth(job, ConversionProgress(framesWritten: 0, expectedFrames: nil, sampleRate: 0))
+                        conversion.progress = { growth(job, $0) }
+                    }
                     conversion.sourceContentHash = hash
                     if isUpToDate(job, provenance: provenance) {
                         outcome = .upToDate

@@ -230,7 +230,17 @@ public struct ConversionPlan {
         let untouched =
             settings.sampleRate == nil && settings.channels == nil && specifier.sampleRate == nil
             && settings.maximumSeconds == nil && !processes
+            && source.sampleRate <= settings.maximumSampleRate ?? .infinity
+            && source.channels <= settings.maximumChannels ?? Int.max
         let copiesCodec = sameCodec && (specifier.kind == .alac || !reencodingAsked)
+        // An ADPCM or G.711 source is written again in its format only where a change (a cut, a rate) asks for an
+        // encode anyway: with nothing to change, `-d 0` would be a second generation of loss for nothing.
+        if copyAsked && untouched && !sameCodec && source.format.formatID != .lpcm {
+            throw ConversionUsageError(
+                "-d 0 copies nothing from \(CodecDescriptor.spokenName(of: source.format.formatID)): with nothing "
+                    + "to change it would only encode the sound again; give -d \(specifier.description) for that, or "
+                    + "-d 0 with the change (a cut, a rate, channels) to keep the format")
+        }
         // The packets are copyable where afkit parsed them as the codec's own (LOAS frames are LATM) and
         // the format names its channels (an ADTS header's configuration 0 leaves them to the payload).
         let copyable =
@@ -391,6 +401,10 @@ public struct ConversionPlan {
         if let allowed = try Self.frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
             render.count = allowed
             render.fadeOut = 0
+            notes.append(
+                "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
+                    + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "
+                    + "from the source)")
         }
         var options = writerOptions
         options.metadata =
@@ -626,6 +640,11 @@ public struct ConversionPlan {
         switch format.formatID {
         case .aac: name = "aac"
         case .alac: name = "alac"
+        // Encoded again (a cut, a new rate) in the source's own format.
+        case .ima4: name = "ima4"
+        case .ulaw: name = "ulaw"
+        case .alaw: name = "alaw"
+        case .imaADPCMWAVE: name = "ima-adpcm"
         case .lpcm:
             let isFloat = format.formatFlags.contains(.isFloat)
             let bits = (format.bitsPerChannel + 7) / 8 * 8
@@ -644,7 +663,8 @@ public struct ConversionPlan {
         }
         guard let name, let specifier = DataFormatSpecifier(name) else {
             throw ConversionUsageError(
-                "-d 0 keeps linear PCM and copies AAC and Apple Lossless packets; the source is "
+                "-d 0 keeps linear PCM, IMA4, IMA ADPCM, µ-law and A-law and copies AAC and Apple Lossless packets; "
+                    + "the source is "
                     + "\(CodecDescriptor.spokenName(of: format.formatID)): give a data format")
         }
         try Destination.check(specifier, in: fileType)
@@ -702,7 +722,13 @@ public struct ConversionPlan {
                     + "\(formatSampleRate(most)) Hz: resampled from \(formatSampleRate(rate)) Hz")
             rate = most
         }
-        var channels = settings.channels ?? min(source.channels, settings.maximumChannels ?? source.channels)
+        var channels = settings.channels ?? source.channels
+        if settings.channels == nil, let most = settings.maximumChannels, channels > most {
+            notes.append(
+                "\(settings.name ?? "the settings") keep\(settings.name == nil ? "" : "s") \(most) channels at most: "
+                    + "mixed down from \(channels) (-c keeps more)")
+            channels = most
+        }
         guard channels >= 1 && channels <= 64 else {
             throw AudioFileError.unsupportedDataFormat("\(channels) output channels: afkit writes 1 to 64", offset: nil)
         }

@@ -44,8 +44,10 @@ public struct ConversionSettings: Sendable {
     public var strategy: BitRateStrategy?
     /// Refuse (or, with `trimToMaximum`, cut) sources longer than this many seconds.
     public var maximumSeconds: Double?
-    /// Cut a source longer than `maximumSeconds` to it instead of refusing it (`--trim`).
+    /// Cut a source longer than `maximumSeconds` to it instead of refusing it (`--trim`), with a note.
     public var trimToMaximum = false
+    /// What sets `maximumSeconds`, as the note of a cut names it (`the system-sound profile`); `nil`: ``name``.
+    public var limitName: String?
     /// A note written into the output's metadata (the batch runner records its preset there).
     public var encodingNote: String?
     /// Copy an AAC source's packets untouched (never re-encode) when the output is AAC and neither the
@@ -79,26 +81,60 @@ public struct ConversionSettings: Sendable {
     /// (``ClipScanner``'s counts, on the grid and between samples): `convert --check-clip`.
     public var checksClipping = false
 
+    /// Called as the output grows, from the converting thread, after each block written: how far the output
+    /// has come (what a progress line shows; each round of a loudness normalization starts again at 0).
+    public var progress: (@Sendable (ConversionProgress) -> Void)?
+
     /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
 }
 
+/// How far a conversion has come, at the output's rate.
+public struct ConversionProgress: Sendable {
+    /// Frames written so far (whole packets, priming included).
+    public var framesWritten: Int64
+    /// The frames the output will hold, where the source's length is known.
+    public var expectedFrames: Int64?
+    /// The output's sample rate.
+    public var sampleRate: Double
+
+    /// Progress of `framesWritten` of `expectedFrames` at `sampleRate`.
+    public init(framesWritten: Int64, expectedFrames: Int64?, sampleRate: Double) {
+        self.framesWritten = framesWritten
+        self.expectedFrames = expectedFrames
+        self.sampleRate = sampleRate
+    }
+}
+
 /// Apple's preferred formats, by name.
 public enum Preset: String, CaseIterable, Sendable {
-    /// A system sound: CAF, 16-bit PCM, 30 s or less.
+    /// A system sound: CAF, 16-bit PCM, 30 s or less, 48 kHz and two channels at most.
     case systemSound = "system-sound"
     /// A game sound effect played with many others: CAF, IMA4, mono, 22.05 kHz.
     case sfx
     /// CAF with 16-bit little-endian PCM.
     case pcm
-    /// Music played one sound at a time: AAC at 128 kbit/s stereo in CAF (or M4A, or ADTS, as the name
-    /// asks); an AAC source's packets copied untouched; an `.mp3` name gets MP3 through LAME.
+    /// Music played one sound at a time: AAC at 128 kbit/s stereo, 48 kHz at most, in CAF (or M4A, or ADTS, as
+    /// the name asks); an AAC source within those limits has its packets copied untouched; an `.mp3` name gets MP3 through LAME.
     case music
-    /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost.
+    /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost but rates above 48 kHz.
     case lossless
     /// Dialogue lines: Opus at 32 kbit/s, mono, in CAF at a constant bit rate (what Apple's players decode),
     /// or Ogg Opus for an `.opus` name.
     case voice
+
+    /// The validation profile the preset's outputs pass without a finding (`afkit validate --profile NAME`): what
+    /// a batch's HTML report checks them against, and whose duration limit `--trim` cuts to; `nil` for `pcm`,
+    /// which keeps the source's rate and channels whatever they are.
+    public var profileName: String? {
+        switch self {
+        case .systemSound: "system-sound"
+        case .sfx: "simultaneous-sfx"
+        case .pcm: nil
+        case .music, .lossless: "music"
+        case .voice: "dialogue"
+        }
+    }
 
     /// The settings the preset stands for.
     public var settings: ConversionSettings {
@@ -110,8 +146,10 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.adaptsToContainer = true
             settings.maximumSeconds = 30
-            // The system-sound profile warns above 48 kHz: the preset's output passes its own profile.
+            // The system-sound profile warns above 48 kHz and above two channels: the preset's output passes its
+            // own profile.
             settings.maximumSampleRate = 48000
+            settings.maximumChannels = 2
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .sfx:
             settings.dataFormat = DataFormatSpecifier("ima4")
@@ -127,11 +165,15 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.dataFormat = DataFormatSpecifier("aac")
             settings.adaptsToContainer = true
             settings.maximumChannels = 2
+            // The music profile warns above 48 kHz: the preset's output passes its own profile.
+            settings.maximumSampleRate = 48000
             settings.copiesCompressedPackets = true
             settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
             settings.adaptsToContainer = true
+            // Lossless as a codec, at the rates the music profile passes (-d alac@RATE keeps a higher one).
+            settings.maximumSampleRate = 48000
             settings.allowedFileTypes = [.caf, .m4a, .flac]
         case .voice:
             settings.dataFormat = DataFormatSpecifier("opus")

@@ -6,7 +6,8 @@ import AudioFormats
 
 /// An output data format in afconvert's spelling: `LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`, `ima4`,
 /// `ulaw`, `alaw` (and `ima-adpcm` for WAV's IMA ADPCM), `aac` (AAC-LC), `alac` (Apple Lossless), `.mp3`,
-/// `flac` and `opus`, with an optional `@RATE`; `0` for the source's own format, its packets copied.
+/// `flac` and `opus`, with an optional `@RATE`; `0` for the source's own format (AAC and ALAC packets copied;
+/// PCM kept; IMA4, IMA ADPCM, µ-law and A-law written again in it where a change, such as a cut, is asked).
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     /// The codec or sample layout named.
     public enum Kind: Hashable, Sendable {

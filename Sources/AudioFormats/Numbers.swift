@@ -56,6 +56,21 @@ public func spokenList(_ items: [String], conjunction: String = "or") -> String 
     return items.dropLast().joined(separator: ", ") + " \(conjunction) " + last
 }
 
+/// Seconds as `HH:MM:SS.fff` (as the Vorbis chapter extension writes times), with `fractionDigits` digits after
+/// the point (1 to 3; a progress line shows `00:02:13.4`).
+public func clockTime(_ seconds: Double, fractionDigits: Int = 3) -> String {
+    let digitsAfter = min(3, max(1, fractionDigits))
+    let unit = [10, 100, 1000][digitsAfter - 1]
+    let ticks = Int64((max(0, seconds.isFinite ? seconds : 0) * Double(unit)).rounded())
+    func digits(_ value: Int64, _ count: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, count - text.count)) + text
+    }
+    let whole = ticks / Int64(unit)
+    return digits(whole / 3600, 2) + ":" + digits(whole / 60 % 60, 2) + ":" + digits(whole % 60, 2) + "."
+        + digits(ticks % Int64(unit), digitsAfter)
+}
+
 /// `[[HH:]MM:]SS[.fff]` as seconds (whitespace ignored), or `nil`: the clock time of chapters and edits.
 public func clockSeconds(_ text: String) -> Double? {
     let parts = text.filter { !$0.isWhitespace }.split(separator: ":", omittingEmptySubsequences: false)

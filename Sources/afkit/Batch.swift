@@ -48,6 +48,18 @@ struct Batch: ParsableCommand {
     @OptionGroup var shared: SharedConversionOptions
 
     @Option(
+        help: ArgumentHelp(
+            "Name each output below --out: {stem} (the source's name without its extension), {ext} (its extension), "
+                + "{dir} (its folder, as mirrored), {preset}; the extension comes from the container (default: "
+                + "\(OutputNamePattern.mirroring)).", valueName: "pattern"),
+        transform: { text in
+            do { return try OutputNamePattern(text) } catch let error as ConversionUsageError {
+                throw ValidationError(error.description)
+            }
+        })
+    var name: OutputNamePattern?
+
+    @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Sources converted at once (default: the cores).", valueName: "count"))
     var jobs: Int?
@@ -64,8 +76,10 @@ struct Batch: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The profile an HTML report checks the outputs against (default: the preset's own: system-sound, "
-                + "simultaneous-sfx for sfx, music for music and lossless).", valueName: "name"))
+            "The profile an HTML report checks the outputs against and whose duration limit --trim cuts to "
+                + "(default: the preset's own: "
+                + Preset.allCases.map { "\($0.profileName ?? Profile.standard.name) for \($0.rawValue)" }.joined(
+                    separator: ", ") + ").", valueName: "name"))
     var profile: String?
 
     @Argument(help: "Source files and folders.")
@@ -80,8 +94,9 @@ struct Batch: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
         try checkPathsExist(sources, in: Self.self)
         let writesHTML = report.map(Self.isHTML) ?? false
-        if profile != nil, !writesHTML {
-            throw usageError("--profile is for an HTML report: give --report FILE.html", in: Self.self)
+        if profile != nil, !writesHTML, !shared.trim {
+            throw usageError(
+                "--profile is for an HTML report or --trim: give --report FILE.html or --trim", in: Self.self)
         }
         // The HTML report's profile, loaded before anything is converted (a bad name is a usage error).
         var reportProfile: Profile?
@@ -98,6 +113,13 @@ struct Batch: ParsableCommand {
         var batch = BatchConverter(
             preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
             parallelJobs: jobs, trimsToMaximum: shared.trim)
+        if shared.trim {
+            do { batch.durationLimit = try trimLimit(profile: profile, preset: preset) } catch let error
+                as ValidationError
+            {
+                throw usageError(error.message, in: Self.self)
+            }
+        }
         batch.loudness = shared.loudnessTarget
         batch.fileType = fileType
         batch.dataFormat = dataFormat
@@ -108,11 +130,12 @@ struct Batch: ParsableCommand {
         batch.silenceThreshold = shared.trimSilence
         batch.keepsMetadata = !shared.noMetadata
         batch.edits = try shared.edits()
+        if let name { batch.namePattern = name }
         let jobs: [BatchConverter.Job]
         do {
             let plan = try batch.plan(for: sources, alsoWriting: report.map { [($0, "the report")] } ?? [])
             jobs = plan.jobs
-            if let note = ContainerRegistry.skippedNote(plan.skipped, command: "batch") {
+            if let note = ContainerRegistry.skippedNote(plan.skipped, command: "batch"), !shared.quiet {
                 Output.standardError(note + "\n")
             }
         } catch let error as BatchConverter.CollisionError {
@@ -133,29 +156,33 @@ struct Batch: ParsableCommand {
             )
             throw ExitCode(AFKit.Status.usage)
         }
+        // On a terminal (or with --progress), one line shows the files done and how far the file being written
+        // has come; when piped, a line a file converted; with --quiet, errors only.
+        let quiet = shared.quiet
         let terminal = standardErrorIsTerminal
-        let outcomes = batch.run(jobs) { job, outcome, done in
+        let line =
+            ProgressLine.isShown(forced: shared.progress, quiet: quiet)
+            ? ProgressLine(command: "batch", total: total) : nil
+        if let line { batch.progress = { job, progress in line.report(job.source, progress) } }
+        let say: @Sendable (String) -> Void = { text in
+            if let line { line.write(text) } else { Output.standardError(text) }
+        }
+        let outcomes = batch.run(jobs) { job, outcome, _ in
             switch outcome {
             case .failed(let message):
-                Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): error: \(message)\n")
-            case .converted(let notes, let normalization):
+                say(fileMessage("batch", job.source, .error, message))
+            case .converted(let notes, let normalization) where !quiet:
                 // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
                 // loudness normalization's measures and changes, one line a file.
                 for note in notes + (normalization.map { [$0.summary] } ?? []) {
-                    Output.standardError("\(terminal ? "\r\u{1B}[K" : "")\(job.source): note: \(note)\n")
+                    say(fileMessage("batch", job.source, .note, note))
                 }
-                if !terminal { Output.standardError("converted \(job.source) -> \(job.output)\n") }
+                if !terminal { say("batch: converted \(job.source) -> \(job.output)\n") }
             default: break
             }
-            if terminal {
-                let width = 30
-                let filled = total == 0 ? width : done * width / total
-                Output.standardError(
-                    "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)"
-                )
-                if done == total { Output.standardError("\n") }
-            }
+            line?.end(job.source)
         }
+        line?.clear()
         var converted = 0
         var current = 0
         var failed = 0
@@ -182,10 +209,22 @@ struct Batch: ParsableCommand {
                 failed += 1
             }
         }
-        Output.standardOutput(
-            "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
-                + "\(failed) failed\n")
+        if !quiet {
+            Output.standardOutput(
+                "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
+                    + "\(failed) failed\n")
+        }
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
+    }
+
+    /// The batch's conversion options as `convert` takes them: the preset, `-f`, `-d`, `--profile` with `--trim`,
+    /// and the options the two share.
+    var conversionArguments: [String] {
+        var arguments = ["--preset", preset.rawValue]
+        if let fileType { arguments += ["-f", fileType.afconvertCode] }
+        if let dataFormat { arguments += ["-d", dataFormat.description] }
+        if shared.trim, let profile { arguments += ["--profile", profile] }
+        return arguments + shared.arguments
     }
 
     static func isHTML(_ path: String) -> Bool {
@@ -194,13 +233,7 @@ struct Batch: ParsableCommand {
 
     /// The profile an HTML report checks the outputs against: `--profile`, or the preset's own.
     func reportProfile() throws -> Profile {
-        if let profile { return try Validate.loadProfile(profile) }
-        switch preset {
-        case .systemSound, .pcm: return .systemSound
-        case .sfx: return .simultaneousSoundEffects
-        case .music, .lossless: return .music
-        case .voice: return .dialogue
-        }
+        try profileInForce(profile, preset: preset)
     }
 
     /// `--report FILE.html`: the outputs validated against `profile` and drawn; a job that failed is a file
@@ -208,7 +241,13 @@ struct Batch: ParsableCommand {
     func htmlReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome], profile checked: Profile)
         -> String
     {
-        let validator = Validate.validator(checked, drawsPictures: true)
+        var validator = Validate.validator(checked, drawsPictures: true)
+        // A fix remakes an output from its source with the batch's options, never from the output itself.
+        let origins = Dictionary(
+            jobs.map { ($0.output, FixOrigin(source: $0.source, options: conversionArguments)) },
+            uniquingKeysWith: { a, _ in a })
+        validator.origin = { origins[$0] }
+        let checker = validator
         let files = ResultSlots<FileReport>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             if case .failed(let message) = outcomes[index] {
@@ -218,7 +257,7 @@ struct Batch: ParsableCommand {
                         violations: [Violation(rule: "conversion", severity: .error, message: message)]),
                     at: index)
             } else {
-                var report = validator.validate(path: jobs[index].output)
+                var report = checker.validate(path: jobs[index].output)
                 if case .converted(let notes, let normalization) = outcomes[index] {
                     report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
                 }

@@ -47,7 +47,7 @@ struct Clip: ParsableCommand {
                 }
             } catch let error as AudioFileError {
                 anything = true
-                Output.standardError("clip: \(namingFile(error, path))\n")
+                Output.standardError(fileMessage("clip", path, .error, "\(error)"))
                 if json { entries.append(.object([("path", .string(path)), ("error", .string("\(error)"))])) }
             }
         }

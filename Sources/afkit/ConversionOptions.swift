@@ -68,7 +68,10 @@ struct SharedConversionOptions: ParsableArguments {
             valueName: "quality"))
     var quality: IMAQuality = .balanced
 
-    @Flag(help: "Cut a source longer than the preset allows instead of refusing it.")
+    @Flag(
+        help: ArgumentHelp(
+            "Cut a source longer than the profile in force allows to its limit, with a note (the profile: --profile, "
+                + "else the preset's own, else system-sound's 30 s); a usage error where that profile sets no limit."))
     var trim = false
 
     @Option(
@@ -143,6 +146,15 @@ struct SharedConversionOptions: ParsableArguments {
         help: ArgumentHelp("Change the level by this many dB (before any limiter).", valueName: "DB"))
     var gain: Double?
 
+    @Flag(help: "Errors only: no notes, no progress, nothing at all on success.")
+    var quiet = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Show the progress line (files, time into the file being written, speed) on standard error even when it "
+                + "is not a terminal (on a terminal it is shown unless --quiet)."))
+    var progress = false
+
     @Flag(
         name: .customLong("no-metadata"),
         help: "Leave the source's tags (title, artist, album, track, date, genre, comments) out of the output.")
@@ -150,6 +162,7 @@ struct SharedConversionOptions: ParsableArguments {
 
     func validate() throws {
         _ = try edits()
+        if quiet && progress { throw ValidationError("--quiet and --progress: give one") }
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
         if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil) {
@@ -200,6 +213,22 @@ struct SharedConversionOptions: ParsableArguments {
         return edits
     }
 
+    /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
+    var arguments: [String] {
+        var arguments: [String] = quality == .balanced ? [] : ["--quality", quality.rawValue]
+        if trim { arguments.append("--trim") }
+        let values: [(String, String?)] = [
+            ("--loudness", loudness.map(shortDecimal)), ("--true-peak", truePeak.map(shortDecimal)),
+            ("--max-limiting", maxLimiting.map(shortDecimal)), ("--trim-silence", trimSilence.map(shortDecimal)),
+            ("--start", start), ("--end", end), ("--duration", duration), ("--fade-in", fadeIn),
+            ("--fade-out", fadeOut), ("--fade-shape", fadeShape), ("--pad", pad), ("--gain", gain.map(shortDecimal)),
+        ]
+        for (option, value) in values { if let value { arguments.append("\(option)=\(value)") } }
+        if noLimiter { arguments.append("--no-limiter") }
+        if noMetadata { arguments.append("--no-metadata") }
+        return arguments
+    }
+
     /// The normalization asked for.
     var loudnessTarget: LoudnessTarget? {
         loudness.map { loudness in
@@ -236,4 +265,28 @@ struct SharedConversionOptions: ParsableArguments {
         }
         return result
     }
+}
+
+/// The profile a conversion answers to: `--profile`, else the preset's own (``Preset/profileName``), else the one
+/// `validate` checks against when none is named.
+func profileInForce(_ name: String?, preset: Preset?) throws -> Profile {
+    if let name { return try Validate.loadProfile(name) }
+    return preset?.profileName.flatMap { Profile.builtIn[$0] } ?? .standard
+}
+
+/// What `--trim` cuts to: the duration limit of the profile in force (``profileInForce(_:preset:)``), and the name
+/// its note gives it; a usage error where that profile sets none, for then there is no limit to cut to.
+func trimLimit(profile name: String?, preset: Preset?) throws -> (seconds: Double, name: String) {
+    let profile = try profileInForce(name, preset: preset)
+    guard let seconds = profile.maximumSeconds else {
+        let origin =
+            name != nil
+            ? "given by --profile"
+            : preset?.profileName != nil ? "--preset \(preset?.rawValue ?? "")'s own" : "validate's default"
+        throw ValidationError(
+            "--trim cuts to the duration limit of the profile in force, and \(profile.name) (\(origin)) sets none: "
+                + "there is no limit to cut to; give --profile with a profile that sets one (\(Profile.standard.name): "
+                + "\(shortDecimal(Profile.standard.maximumSeconds ?? 0)) s), or cut with --duration TIME")
+    }
+    return (seconds, "the \(profile.name) profile")
 }

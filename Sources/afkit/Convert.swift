@@ -42,7 +42,7 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("d"),
         help: ArgumentHelp(
-            "Output data format, with an optional @RATE; 0 for the source's (packets copied).",
+            "Output data format, with an optional @RATE; 0 for the source's own (AAC and ALAC packets copied).",
             valueName: "format[@rate]"),
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
@@ -102,6 +102,12 @@ struct Convert: ParsableCommand {
 
     @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
     var preset: Preset?
+
+    @Option(
+        help: ArgumentHelp(
+            "The profile whose duration limit --trim cuts to (default: the preset's own, else system-sound).",
+            valueName: "name"))
+    var profile: String?
 
     @Flag(
         name: .customLong("check-clip"),
@@ -179,6 +185,9 @@ struct Convert: ParsableCommand {
         if let sourceComplexity, !["line", "norm", "bats"].contains(sourceComplexity) {
             throw ValidationError("--src-complexity takes line, norm or bats")
         }
+        if profile != nil && !shared.trim { throw ValidationError("--profile goes with --trim (the limit it cuts to)") }
+        if shared.trim { _ = try trimLimit(profile: profile, preset: preset) }
+        if verbose && shared.quiet { throw ValidationError("-v and --quiet: give one") }
         if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
         if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
         // Folders: convert makes one file from one file.
@@ -342,7 +351,11 @@ struct Convert: ParsableCommand {
         settings.resampler = ResamplerChoice.afconvert(
             quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
         settings.imaQuality = shared.quality.encoding
-        settings.trimToMaximum = shared.trim
+        if shared.trim, let limit = try? trimLimit(profile: profile, preset: preset) {  // checked in validate()
+            settings.trimToMaximum = true
+            settings.maximumSeconds = limit.seconds
+            settings.limitName = limit.name
+        }
         settings.loudness = shared.loudnessTarget
         settings.silenceThreshold = shared.trimSilence
         settings.keepsMetadata = !shared.noMetadata
@@ -387,18 +400,26 @@ struct Convert: ParsableCommand {
             .fileType
         }
         defer { if streamed { StandardStreams.discard(target) } }
-        let shown = shownInput(input)
+        // A long encode shows how far it has come, on a terminal (or with --progress).
+        let line =
+            ProgressLine.isShown(forced: shared.progress, quiet: shared.quiet) ? ProgressLine(command: "convert") : nil
+        if let line {
+            let name = shownInput(input)
+            settings.progress = { line.report(name, $0) }
+            line.begin(name)
+        }
+        defer { line?.clear() }
         do {
             let result = try AudioConverter.convert(input: source, output: target, settings: settings)
-            for note in result.notes { Output.standardError("convert: \(shown): note: \(note)\n") }
+            line?.clear()
+            let notes = result.notes + (result.normalization.map { [$0.summary] } ?? [])
+            for note in notes where !shared.quiet { Output.standardError(fileMessage("convert", input, .note, note)) }
             if verbose { Output.standardError(Self.story(of: result, settings: settings, input: input)) }
-            if let outcome = result.normalization {
-                Output.standardError("convert: \(shown): note: \(outcome.summary)\n")
-            }
             if toStandardOutput { try StandardStreams.copyToStandardOutput(target) }
         } catch let error as AudioFileError {
+            line?.clear()
             // Every message names the file it is about (once).
-            Output.standardError("convert: \(namingFile(error, input))\n")
+            Output.standardError(fileMessage("convert", input, .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.

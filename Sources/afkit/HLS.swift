@@ -121,7 +121,7 @@ struct HLSCommand: ParsableCommand {
                 if sources.count > 1 { try makeDirectories(out) }
                 let renditions = try HLSPackager.package(source: source, output: folder, settings: settings)
                 for note in Set(renditions.flatMap(\.notes)).sorted() {
-                    Output.standardError("hls: \(source): note: \(note)\n")
+                    Output.standardError(fileMessage("hls", source, .note, note))
                 }
                 for rendition in renditions {
                     Output.standardOutput(
@@ -133,7 +133,7 @@ struct HLSCommand: ParsableCommand {
                 Output.standardOutput("\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) renditions\n")
             } catch let error as AudioFileError {
                 failed = true
-                Output.standardError("hls: \(namingFile(error, source))\n")
+                Output.standardError(fileMessage("hls", source, .error, "\(error)"))
             }
         }
         if failed { throw ExitCode(AFKit.Status.problemFound) }

@@ -136,7 +136,7 @@ struct Info: NetworkCommand {
                 if json {
                     objects.append(.object([("path", .string(shown)), ("error", errorJSON(error))]))
                 } else {
-                    Output.standardError("\(shown): error: \(error)\n")
+                    Output.standardError(fileMessage("info", path, .error, "\(error)"))
                 }
             }
         }

@@ -23,14 +23,6 @@ func shownInput(_ argument: String) -> String {
     argument == "-" ? "standard input" : PathEscaping.controlEscaped(shownArgument(argument))
 }
 
-/// An error's message as a command prints it: naming its file once (the message itself may already start with
-/// the path, quoted or not).
-func namingFile(_ error: AudioFileError, _ argument: String) -> String {
-    let message = "\(error)"
-    let named = message.hasPrefix(argument) || message.hasPrefix("'\(argument)'")
-    return named ? message : "\(shownInput(argument)): \(message)"
-}
-
 /// How `packets` and `info` reach a URL: timeouts, retries, trust and redirects, in curl's spelling
 /// where curl has one.
 struct NetworkOptions: ParsableArguments {

@@ -117,7 +117,7 @@ struct Packets: NetworkCommand {
                     JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                         .serialized(pretty: true) + "\n")
             } else {
-                Output.standardError("\(shownArgument(file)): error: \(error)\n")
+                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
@@ -147,12 +147,12 @@ struct Packets: NetworkCommand {
                     JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                         .serialized(pretty: true) + "\n")
             } else {
-                Output.standardError("\(shownArgument(file)): error: \(error)\n")
+                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
             }
             throw ExitCode(AFKit.Status.problemFound)
         }
         for problem in reader.problems {
-            Output.standardError("packets: \(shownArgument(file)): warning: \(problem)\n")
+            Output.standardError(fileMessage("packets", file, .warning, problem))
         }
         try printListing(
             summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets, titles: nil,

@@ -28,7 +28,7 @@ struct Validate: ParsableCommand {
     }
 
     @Option(help: "A profile name (\(Profile.builtInNames.joined(separator: ", "))) or a JSON profile file.")
-    var profile = "system-sound"
+    var profile = Profile.standard.name
 
     @Option(
         help:

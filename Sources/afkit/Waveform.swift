@@ -130,7 +130,7 @@ struct Waveform: ParsableCommand {
             let reader = try SourceReader(path: source)
             // A source cut short or damaged is drawn as far as it goes, and said, as convert says it.
             for note in reader.conditionNotes(whatIsHeld: "drawn") {
-                Output.standardError("waveform: \(shownInput(input)): note: \(note)\n")
+                Output.standardError(fileMessage("waveform", input, .note, note))
             }
             let picture = kind == .svg || kind == .png
             // A picture fits the whole sound in its width unless a zoom is given; zoomed, it shows its width's
@@ -169,7 +169,7 @@ struct Waveform: ParsableCommand {
             }
         } catch let error as AudioFileError {
             // Every message names the file it is about, once.
-            Output.standardError("waveform: \(namingFile(error, input))\n")
+            Output.standardError(fileMessage("waveform", input, .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         }
     }

@@ -351,11 +351,17 @@ extension FLACAndOpusOutputTests {
         #expect(pcm.format.bitsPerChannel == 24 && pcm.format.formatFlags.contains(.isBigEndian))
         #expect(
             try decodedSamples(folder.path + "/b.aif") == (try decodedSamples(fixtures + "/caf/pcm-s24le-stereo.caf")))
-        // IMA4 cannot be copied; a copy cannot be resampled.
+        // IMA4 is not copied: with nothing to change, refused; with a change (a cut), written again as IMA4.
         #expect(throws: ConversionUsageError.self) {
             try AudioConverter.convert(
                 input: fixtures + "/caf/ima4-mono.caf", output: folder.path + "/c.caf", settings: settings("0"))
         }
+        var cut = settings("0")
+        cut.edits.duration = EditTime("1000f")
+        let ima4 = try AudioConverter.convert(
+            input: fixtures + "/caf/ima4-mono.caf", output: folder.path + "/e.caf", settings: cut)
+        #expect(ima4.format.formatID == .ima4 && ima4.frameCount == 1000)
+        // A copy cannot be resampled.
         var resampled = settings("0")
         resampled.sampleRate = 22050
         #expect(throws: ConversionUsageError.self) {

@@ -115,7 +115,7 @@ import Testing
         // A fix command names such a file `./-dash.wav`, so it runs as printed.
         try writeTone(scratch.path + "/-long.wav", rate: 8000, frequency: 440, seconds: 31)
         let long = try bash("cd '\(scratch.path)' && \"$AFKIT\" validate -- -long.wav")
-        #expect(long.stdout.contains("--trim ./-long.wav ./-long.caf"), "\(long.stdout)")
+        #expect(long.stdout.contains("--trim ./-long.wav ./-long-fixed.wav"), "\(long.stdout)")
         let terminated = try bash("cd '\(scratch.path)' && \"$AFKIT\" info -- -dash.wav")
         #expect(terminated.status == 0, "\(terminated.stderr)")
         // Negative values stay values.

@@ -88,17 +88,6 @@ enum VorbisComment {
         return chapters.sorted { $0.startTime < $1.startTime }
     }
 
-    /// Seconds as `HH:MM:SS.fff`, as the chapter extension writes times.
-    static func clockTime(_ seconds: Double) -> String {
-        let milliseconds = Int64((max(0, seconds) * 1000).rounded())
-        func digits(_ value: Int64, _ count: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, count - text.count)) + text
-        }
-        return digits(milliseconds / 3_600_000, 2) + ":" + digits(milliseconds / 60_000 % 60, 2) + ":"
-            + digits(milliseconds / 1000 % 60, 2) + "." + digits(milliseconds % 1000, 3)
-    }
-
     /// The loop game engines and RPG Maker read from comments: `LOOPSTART` (a frame) with `LOOPLENGTH` (frames)
     /// or `LOOPEND` (the frame after the loop), taken out of `fields` (lower-case keys, as ``fields(_:)`` gives
     /// them); `nil` where they do not make one.

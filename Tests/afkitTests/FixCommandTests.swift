@@ -1,0 +1,94 @@
+import AudioContainers
+import Foundation
+import Testing
+
+/// Fixes keep what the user chose (issue 49): each fix the validator suggests, run as it is written, clears its
+/// rule and keeps the file's data format (an IMA4 file too long is cut as IMA4); a batch report's fix remakes the
+/// output from its source with the batch's options.
+@Suite struct FixCommandTests {
+    /// The fixes `validate --format json` suggests for `path`, by rule.
+    static func fixes(_ path: String, profile: String = "system-sound") throws -> [String: String] {
+        let report = try Command.run(["validate", "--profile", profile, "--format", "json", path])
+        let files = try #require((report.json as? [String: Any])?["files"] as? [[String: Any]])
+        var fixes: [String: String] = [:]
+        for violation in files.first?["violations"] as? [[String: Any]] ?? [] {
+            if let rule = violation["rule"] as? String, let fix = violation["fix"] as? String { fixes[rule] = fix }
+        }
+        return fixes
+    }
+
+    /// Runs a fix command as a shell would (`afkit` being the built binary); returns the output it names last.
+    static func run(_ fix: String) throws -> String {
+        #expect(fix.hasPrefix("afkit convert "), "\(fix)")
+        let result = try bash("\"$AFKIT\" " + fix.dropFirst("afkit ".count))
+        #expect(result.status == 0, "\(fix): \(result.stderr)")
+        return String(fix.split(separator: " ").last ?? "")
+    }
+
+    /// The rules `validate` reports for `path`.
+    static func rules(_ path: String, profile: String = "system-sound") throws -> Set<String> {
+        let report = try Command.run(["validate", "--profile", profile, "--format", "json", path])
+        let files = try #require((report.json as? [String: Any])?["files"] as? [[String: Any]])
+        return Set((files.first?["violations"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String })
+    }
+
+    @Test func eachFixClearsItsRuleAndKeepsTheDataFormat() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/long.wav"
+        try toneWAV(source, seconds: 31, rate: 2000, channels: 3)
+        // IMA4 in CAF, 24-bit PCM in WAV, µ-law in AIFF-C: each too long and with too many channels.
+        for (options, name, formatID, bits) in [
+            (["-d", "ima4"], "long-ima4.caf", "ima4", 0), (["-d", "LEI24"], "long-24.wav", "lpcm", 24),
+            (["-d", "ulaw"], "long-ulaw.aifc", "ulaw", 8),
+        ] {
+            let made = folder.path + "/" + name
+            #expect(try Command.run(["convert"] + options + [source, made]).status == 0)
+            let fixes = try Self.fixes(made)
+            for rule in ["duration", "channels"] {
+                let fix = try #require(fixes[rule], "\(name): no \(rule) fix in \(fixes)")
+                let fixed = try Self.run(fix)
+                #expect(try !Self.rules(fixed).contains(rule), "\(fix)")
+                let file = try AudioFile(path: fixed)
+                #expect(file.dataFormat.formatID.description == formatID, "\(fix)")
+                #expect(Int(file.dataFormat.bitsPerChannel) == bits, "\(fix)")
+                #expect(nameExtension(fixed) == nameExtension(made), "\(fix) keeps the container")
+                try FileManager.default.removeItem(atPath: fixed)
+            }
+        }
+        // A profile of another limit: its own, by --profile or --duration.
+        let profile = folder.path + "/short.json"
+        try Data(#"{"name": "short", "rules": {"duration": {"maximumSeconds": 5}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: profile))
+        let ima4 = folder.path + "/short.caf"
+        #expect(try Command.run(["convert", "-d", "ima4", "-c", "1", source, ima4]).status == 0)
+        let fix = try #require(try Self.fixes(ima4, profile: profile)["duration"])
+        #expect(fix.contains("--duration 5"), "\(fix)")
+        #expect(try !Self.rules(Self.run(fix), profile: profile).contains("duration"))
+    }
+
+    @Test func aBatchReportsFixRemakesTheOutputFromItsSource() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        let source = folder.path + "/src/long.wav"
+        try toneWAV(source, seconds: 40)
+        let report = folder.path + "/report.html"
+        let out = folder.path + "/out"
+        // pcm keeps 40 s; the report checks the outputs against system-sound, whose limit is 30 s.
+        let batch = try Command.run([
+            "batch", "--preset", "pcm", "--gain", "-3", "--out", out, "--report", report, "--profile", "system-sound",
+            source,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        let start = try #require(html.range(of: "fix: <code>afkit convert --preset pcm"), "\(html)")
+        let end = try #require(html[start.upperBound...].range(of: "</code>"))
+        let fix = String(html[start.lowerBound..<end.lowerBound].dropFirst("fix: <code>".count))
+        // The source and the batch's options, then the fix's own; the output is the batch's own.
+        #expect(fix == "afkit convert --preset pcm --gain=-3 --trim \(source) \(out)/long.caf", "\(fix)")
+        let fixed = try Self.run(fix)
+        #expect(try !Self.rules(fixed).contains("duration"))
+        #expect(try AudioFile(path: fixed).properties.validFrameCount == 30 * 8000)
+    }
+}
+
+private func nameExtension(_ path: String) -> String { String(path.split(separator: ".").last ?? "") }
