@@ -81,6 +81,9 @@ public final class AACEncoder: AudioEncoder {
             context.pointee.sample_rate = Int32(format.sampleRate)
             context.pointee.time_base = AVRational(num: 1, den: Int32(format.sampleRate))
             av.av_channel_layout_default(&context.pointee.ch_layout, Int32(channelCount))
+            // Three channels are L R C, AAC's channel configuration 3 (libavcodec's default for three is 2.1,
+            // which AAC holds only with a program config element).
+            if channelCount == 3 { context.pointee.ch_layout.u.mask = 0x7 }
             context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
             if strategy == .variable {
                 context.pointee.flags |= AV_CODEC_FLAG_QSCALE
@@ -96,7 +99,10 @@ public final class AACEncoder: AudioEncoder {
         // AAC-LC configs are the two core bytes, and a reader that sees the extension may take the
         // stream for HE-AAC. Keep the core.
         var config = engine.extradata
-        if config.count > 2, config[0] >> 3 == 2, (config[0] & 7) << 1 | config[1] >> 7 != 15 {
+        // (A channel configuration of 0 is followed by its program config element, which is kept.)
+        if config.count > 2, config[0] >> 3 == 2, (config[0] & 7) << 1 | config[1] >> 7 != 15,
+            (config[1] >> 3) & 0xF != 0
+        {
             config = Array(config[0..<2])
         }
         guard !config.isEmpty, Int(engine.context.pointee.frame_size) == framesPerPacket else {
