@@ -102,7 +102,7 @@ public enum PlaylistInspector {
         -> MediaPlaylistFacts
     {
         var facts = MediaPlaylistFacts(uri: uri, playlist: playlist)
-        var sections: [HLS.MediaInitializationSection: Result<([UInt8], UInt32?), any Error>] = [:]
+        var sections: [HLS.MediaInitializationSection: Result<([UInt8], MP4.InitializationFacts), any Error>] = [:]
         for segment in playlist.segments {
             var measured = HLS.SegmentFacts(
                 uri: segment.uri, declaredDuration: segment.duration, discontinuity: segment.discontinuity)
@@ -120,25 +120,26 @@ public enum PlaylistInspector {
             }
             measured.byteCount = Int64(bytes.count)
             var initialization: [UInt8]?
-            var timescale: UInt32?
+            var initializationFacts: MP4.InitializationFacts?
             if let map = segment.map {
                 let loaded =
                     sections[map]
                     ?? Result {
                         let bytes = try fetch(HLS.resolve(map.uri, against: location), map.byteRange)
-                        return (bytes, try MP4.mediaTimescale(inInitialization: bytes))
+                        return (bytes, try MP4.initializationFacts(bytes))
                     }
                 sections[map] = loaded
                 switch loaded {
-                case .success(let (bytes, scale)):
+                case .success(let (bytes, found)):
                     initialization = bytes
-                    timescale = scale
+                    initializationFacts = found
                 case .failure(let error):
                     measured.error = "its initialization section '\(map.uri)': \(error)"
                     continue
                 }
             }
-            HLS.measure(bytes, initialization: initialization, timescale: timescale, into: &measured)
+            HLS.measure(
+                bytes, initialization: initialization, initializationFacts: initializationFacts, into: &measured)
         }
         return facts
     }
@@ -314,50 +315,15 @@ extension ValidationRule {
         guard let playlist = facts.playlist else { return [] }
         var findings: [Finding] = []
         for media in playlist.media {
-            var expected: (value: Double, ticksPerSecond: Double)?
-            for segment in media.segments where segment.error == nil {
-                var now: (value: Double, ticksPerSecond: Double)?
-                switch segment.kind {
-                case .packed:
-                    guard let timestamp = segment.timestamp else {
-                        findings.append(
-                            Finding(
-                                "\(place(media, segment)): no ID3 PRIV '\(ID3.transportStreamTimestampOwner)' timestamp"
-                            ))
-                        expected = nil
-                        continue
-                    }
-                    now = (Double(timestamp), 90000)
-                case .fragmentedMP4:
-                    guard let time = segment.decodeTime else {
-                        findings.append(Finding("\(place(media, segment)): no 'tfdt' decode time"))
-                        expected = nil
-                        continue
-                    }
-                    now = (Double(time.time), Double(time.timescale))
-                default: continue
+            var timeline = HLS.Timeline()
+            for segment in media.segments {
+                // A segment that cannot be read is hls-segments' finding; the count starts again after it.
+                guard segment.error == nil else {
+                    timeline = HLS.Timeline()
+                    continue
                 }
-                if let expected, let now, !segment.discontinuity, expected.ticksPerSecond == now.ticksPerSecond {
-                    // The 33-bit clock wraps: the difference is taken modulo 2^33 for packed audio.
-                    // Against the expected time rounded to the clock's tick, as a writer rounds it.
-                    var difference = now.value - expected.value.rounded()
-                    if now.ticksPerSecond == 90000, abs(difference) > 4_294_967_296 {
-                        difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
-                    }
-                    let slack = now.ticksPerSecond == 90000 ? 1.0 : 0.0
-                    if abs(difference) > slack {
-                        let milliseconds = difference / now.ticksPerSecond * 1000
-                        findings.append(
-                            Finding(
-                                "\(place(media, segment)): \(difference > 0 ? "a gap" : "an overlap") of "
-                                    + "\(fixedPoint(abs(milliseconds), places: 3)) ms after the segment before "
-                                    + "(timestamp \(Int64(now.value)), expected \(Int64(expected.value.rounded())))"))
-                    }
-                }
-                if let now, let frames = segment.frames, let rate = segment.format?.sampleRate, rate > 0 {
-                    expected = (now.value + Double(frames) * now.ticksPerSecond / rate, now.ticksPerSecond)
-                } else {
-                    expected = nil
+                if let problem = timeline.check(segment) {
+                    findings.append(Finding(prefix(media) + problem))
                 }
             }
         }

@@ -167,22 +167,18 @@ public enum HLSPackager {
             throw AudioFileError.unsupportedDataFormat("hls: the encoder gave no AudioSpecificConfig", offset: nil)
         }
         let packets = file.packetCount
+        guard packets > 0, (file.properties.validFrameCount ?? 0) > 0 else {
+            throw AudioFileError.malformed("hls: '\(source)' holds no audio: nothing to package", offset: nil)
+        }
         let framesPerPacket = Int64(format.framesPerPacket)
         let rate = format.sampleRate
         let table = file.properties.packetTableInfo
         let priming = Int64(table?.primingFrames ?? 0)
         let validFrames = table?.validFrames ?? packets * framesPerPacket - priming
 
-        // Segment k ends at the first packet boundary at or after k segment durations of media time.
-        var boundaries: [Int64] = [0]
-        var last: Int64 = 0
-        var index: Int64 = 1
-        while last < packets {
-            let end = Int64((Double(index) * settings.segmentDuration * rate / Double(framesPerPacket)).rounded(.up))
-            last = min(packets, max(end, last + 1))
-            boundaries.append(last)
-            index += 1
-        }
+        // Every segment holds the most whole packets that fit in the segment duration, so none lasts longer.
+        let perSegment = max(1, Int64((settings.segmentDuration * rate / Double(framesPerPacket)).rounded(.down)))
+        let boundaries = Array(stride(from: 0, to: packets, by: Int(perSegment)).map { Int64($0) }) + [packets]
         var playlist = HLS.MediaPlaylist()
         playlist.version = settings.segmentType == .fmp4 ? 7 : 3
         playlist.playlistType = "VOD"
@@ -235,7 +231,8 @@ public enum HLSPackager {
         }
         let durations = playlist.segments.map(\.duration)
         let longest = durations.max() ?? 0
-        let target = max(1, Int(longest.rounded()))
+        // The duration asked for (Apple's 6 s), or the longest segment's where that rounds above it.
+        let target = max(1, Int(settings.segmentDuration.rounded()), Int(longest.rounded()))
         playlist.targetDuration = target
         try writeFile(directory + "/" + mediaPlaylistName, bytes: Array(playlist.text.utf8))
         let peak = HLS.peakSegmentBitRate(sizes: sizes, durations: durations, targetDuration: Double(target))

@@ -340,7 +340,7 @@ func checkHLS(_ bytes: [UInt8]) -> String? {
         return "a track fragment outside the bytes"
     }
     var facts = HLS.SegmentFacts(uri: "s", declaredDuration: 1)
-    HLS.measure(bytes, initialization: nil, timescale: nil, into: &facts)
+    HLS.measure(bytes, initialization: nil, into: &facts)
     if facts.error == nil, facts.format == nil, facts.kind != .unknown, facts.frames != nil {
         return "a segment with frames and no format"
     }

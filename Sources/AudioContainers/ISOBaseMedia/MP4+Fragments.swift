@@ -48,7 +48,7 @@ extension MP4 {
         var styp: [UInt8] = []
         styp.appendFourCharCode("msdh")
         styp.appendInteger(UInt32(0), endianness: .big)
-        for brand: FourCharCode in ["msdh", "msix"] { styp.appendFourCharCode(brand) }
+        styp.appendFourCharCode("msdh")  // (not `msix`: the segments have no `sidx`)
         var mfhd = fullBoxHeader(version: 0, flags: 0)
         mfhd.appendInteger(sequenceNumber, endianness: .big)
         // Offsets from the start of the moof (default-base-is-moof), the track's defaults from trex.
@@ -180,26 +180,79 @@ extension MP4 {
         return fragments
     }
 
-    /// The media timescale (`mdhd`) of the first track of an initialization section (or any file with a
-    /// `moov`): the unit of its `tfdt` decode times; `nil` where it has none.
-    public static func mediaTimescale(inInitialization bytes: [UInt8]) throws -> UInt32? {
-        var timescale: UInt32?
+    /// What an initialization section says about the samples its segments hold: the first track's media
+    /// timescale (`mdhd`: the unit of `tfdt`), its edit list (`elst`: where the presentation starts in the media,
+    /// and for how long, in the movie's timescale, `mvhd`; 0 where it does not say) and the `trex` defaults.
+    public struct InitializationFacts: Hashable, Sendable {
+        /// `mdhd`'s timescale.
+        public var mediaTimescale: UInt32?
+        /// `mvhd`'s timescale.
+        public var movieTimescale: UInt32?
+        /// The first edit's media time (media timescale): the frames the presentation skips (the priming).
+        public var editMediaTime: Int64?
+        /// The first edit's duration (movie timescale); 0 or `nil`: to the end.
+        public var editDuration: Int64?
+        /// `trex`'s default sample duration and flags.
+        public var defaultSampleDuration: UInt32?
+        /// `trex`'s default sample flags (bit 16: not a sync sample).
+        public var defaultSampleFlags: UInt32?
+
+        /// The media span the presentation shows, in media timescale units: from the edit's media time, for its
+        /// duration (to the end where it has none).
+        public var presentedMedia: Range<Int64>? {
+            guard let start = editMediaTime, start >= 0 else { return nil }
+            guard let duration = editDuration, duration > 0, let movie = movieTimescale, movie > 0,
+                let media = mediaTimescale, media > 0
+            else { return start..<Int64.max }
+            let length = Double(duration) * Double(media) / Double(movie)
+            guard length < 9e18 else { return start..<Int64.max }
+            return start..<start + Int64(length.rounded())
+        }
+    }
+
+    /// The facts of an initialization section (or any file with a `moov`); boxes that overrun are an error.
+    public static func initializationFacts(_ bytes: [UInt8]) throws -> InitializationFacts {
+        var facts = InitializationFacts()
         try bytes.withUnsafeBytes { bytes in
             func word(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).bigEndian }
+            func wide(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian }
+            var tracks = 0
             func descend(_ start: Int, _ end: Int) throws {
                 try walkBoxes(bytes, start, end) { type, start, end in
-                    guard timescale == nil else { return }
-                    if ["moov", "trak", "mdia"].contains(type) {
-                        try descend(start, end)
-                    } else if type == "mdhd", end - start >= 24 {
-                        // Version 1 has 64-bit times before the timescale, version 0 32-bit ones.
-                        timescale = word(start + (bytes[start] == 1 ? 20 : 12))
+                    let version = end > start ? bytes[start] : 0
+                    switch type {
+                    case "trak":
+                        tracks += 1
+                        if tracks == 1 { try descend(start, end) }
+                    case "moov", "mdia", "edts", "mvex": try descend(start, end)
+                    case "mvhd" where end - start >= (version == 1 ? 24 : 16):
+                        facts.movieTimescale = word(start + (version == 1 ? 20 : 12))
+                    case "mdhd" where end - start >= (version == 1 ? 24 : 16):
+                        facts.mediaTimescale = word(start + (version == 1 ? 20 : 12))
+                    case "elst" where end - start >= 8 && word(start + 4) > 0:
+                        let entry = start + 8
+                        if version == 1, end - entry >= 16 {
+                            facts.editDuration = Int64(bitPattern: wide(entry))
+                            facts.editMediaTime = Int64(bitPattern: wide(entry + 8))
+                        } else if version == 0, end - entry >= 8 {
+                            facts.editDuration = Int64(word(entry))
+                            facts.editMediaTime = Int64(Int32(bitPattern: word(entry + 4)))
+                        }
+                    case "trex" where end - start >= 24 && facts.defaultSampleDuration == nil:
+                        facts.defaultSampleDuration = word(start + 12)
+                        facts.defaultSampleFlags = word(start + 20)
+                    default: return
                     }
                 }
             }
             try descend(0, bytes.count)
         }
-        return timescale
+        return facts
+    }
+
+    /// The media timescale (`mdhd`) of the first track of an initialization section; `nil` where it has none.
+    public static func mediaTimescale(inInitialization bytes: [UInt8]) throws -> UInt32? {
+        try initializationFacts(bytes).mediaTimescale
     }
 
     /// Calls `body` with each box's type and its body's range between `start` and `end`; a box that overruns

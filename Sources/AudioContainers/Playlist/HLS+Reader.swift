@@ -132,9 +132,9 @@ extension HLS {
 
         /// What has been read: the initialization section held, the stream's format, the timeline's start
         /// (on the segments' own clock) and the frames delivered.
-        private var section: (map: MediaInitializationSection, bytes: [UInt8], timescale: UInt32?)?
+        private var section: (map: MediaInitializationSection, bytes: [UInt8], facts: MP4.InitializationFacts)?
         private var format: StreamDescription?
-        private var clock: (ticks: Double, frames: Int64, ticksPerSecond: Double)?
+        private var timeline = Timeline()
         private var frames: Int64 = 0
         private var startTime = 0.0
 
@@ -154,9 +154,9 @@ extension HLS {
                 throw AudioFileError.unsupportedDataFormat(
                     "hls: '\(map.uri)' is a new initialization section; afkit reads one stream", offset: nil)
             }
-            let timescale = try MP4.mediaTimescale(inInitialization: bytes)
+            let facts = try MP4.initializationFacts(bytes)
             if section == nil { try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler) }
-            section = (map, bytes, timescale)
+            section = (map, bytes, facts)
         }
 
         /// Reads one segment's bytes (its initialization section held): checks what it is and its time against
@@ -172,7 +172,7 @@ extension HLS {
             let held = entry.map != nil ? section : nil
             var facts = SegmentFacts(
                 uri: entry.uri, declaredDuration: entry.duration, discontinuity: entry.discontinuity)
-            measure(bytes, initialization: held?.bytes, timescale: held?.timescale, into: &facts)
+            measure(bytes, initialization: held?.bytes, initializationFacts: held?.facts, into: &facts)
             if let error = facts.error {
                 throw AudioFileError.unsupportedFileType("hls: '\(entry.uri)': \(error)", offset: nil)
             }
@@ -187,7 +187,8 @@ extension HLS {
                     offset: nil)
             }
             format = facts.format ?? format
-            let problem = checkTime(of: entry, facts)
+            let problem = timeline.check(facts)
+            if let problem { problems.append(problem) }
             let start = SegmentStart(
                 uri: entry.uri, mediaSequence: sequence, startTime: startTime, discontinuity: entry.discontinuity,
                 firstPacket: frames / Int64(max(1, format?.framesPerPacket ?? 1)), timingProblem: problem)
@@ -196,35 +197,6 @@ extension HLS {
             try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler)
             frames += facts.frames ?? 0
             startTime = ((startTime + entry.duration) * 1_000_000).rounded() / 1_000_000
-        }
-
-        /// A segment's `PRIV` or `tfdt` time against the frames before it: a gap or an overlap is a problem, and
-        /// the count starts again from it (as after a discontinuity).
-        @discardableResult
-        private mutating func checkTime(of entry: Segment, _ facts: SegmentFacts) -> String? {
-            let stamp: (ticks: Double, rate: Double)? =
-                facts.timestamp.map { (Double($0), 90000) }
-                ?? facts.decodeTime.map { (Double($0.time), Double($0.timescale)) }
-            guard let (ticks, rate) = stamp, let sampleRate = facts.format?.sampleRate, sampleRate > 0 else {
-                return nil
-            }
-            defer { clock = (ticks, frames, rate) }
-            if let clock, !entry.discontinuity, clock.ticksPerSecond == rate {
-                let expected = (clock.ticks + Double(frames - clock.frames) * rate / sampleRate).rounded()
-                var difference = ticks - expected
-                // The 90 kHz clock is 33 bits wide and wraps.
-                if rate == 90000, abs(difference) > 4_294_967_296 {
-                    difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
-                }
-                guard abs(difference) > (rate == 90000 ? 1 : 0) else { return nil }
-                let problem =
-                    "\(entry.uri): \(difference > 0 ? "a gap" : "an overlap") of "
-                    + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
-                    + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))"
-                problems.append(problem)
-                return problem
-            }
-            return nil
         }
 
         /// Parses `bytes` `chunkSize` at a time.

@@ -49,19 +49,25 @@ extension HLS {
             self.discontinuity = discontinuity
         }
 
-        /// Its duration from its frames, seconds.
+        /// fMP4: the frames of it the initialization section's edit list presents (the priming at the start
+        /// and the padding at the end left out).
+        public var presentedFrames: Int64?
+
+        /// Its duration from the frames it presents, seconds.
         public var measuredDuration: Double? {
-            guard let frames, let rate = format?.sampleRate, rate > 0 else { return nil }
+            guard let frames = presentedFrames ?? frames, let rate = format?.sampleRate, rate > 0 else { return nil }
             return Double(frames) / rate
         }
     }
 
-    /// Reads a segment's bytes (after its initialization section, for fMP4, whose `mdhd` timescale is
-    /// `timescale`) into `facts`: what it is, its format, frames, timestamp and first packet; an MPEG-TS
-    /// segment, or bytes that do not parse, leave `facts.error` saying why.
+    /// Reads a segment's bytes (after its initialization section, for fMP4, and what that section says) into
+    /// `facts`: what it is, its format, frames, timestamp and first packet; an MPEG-TS segment, or bytes that do
+    /// not parse, leave `facts.error` saying why.
     public static func measure(
-        _ bytes: [UInt8], initialization: [UInt8]?, timescale: UInt32?, into facts: inout SegmentFacts
+        _ bytes: [UInt8], initialization: [UInt8]?, initializationFacts: MP4.InitializationFacts? = nil,
+        into facts: inout SegmentFacts
     ) {
+        let timescale = initializationFacts?.mediaTimescale
         if bytes.count >= 188 * 2, bytes[0] == 0x47, bytes[188] == 0x47 {
             facts.kind = .transportStream
             facts.error = "an MPEG-2 transport stream segment: afkit reads packed audio and fMP4 segments, not MPEG-TS"
@@ -82,7 +88,10 @@ extension HLS {
                 facts.trackCount = Set(fragments.map(\.trackID)).count
                 if let first = fragments.first {
                     if let time = first.baseDecodeTime, let timescale { facts.decodeTime = (time, timescale) }
-                    facts.startsWithSyncPoint = first.firstSampleIsSync ?? true
+                    // Where the fragment does not say, trex's default flags do (bit 16: not a sync sample).
+                    facts.startsWithSyncPoint =
+                        first.firstSampleIsSync
+                        ?? initializationFacts?.defaultSampleFlags.map { $0 & 0x0001_0000 == 0 } ?? true
                 }
             } catch {
                 facts.error = "\(error)"
@@ -114,7 +123,63 @@ extension HLS {
             format.framesPerPacket > 0
         {
             facts.frames = packets * Int64(format.framesPerPacket)
+            // fMP4: the part of the segment's media the edit list presents.
+            if let frames = facts.frames, let (time, scale) = facts.decodeTime, scale > 0, format.sampleRate > 0,
+                let shown = initializationFacts?.presentedMedia
+            {
+                let perFrame = Double(scale) / format.sampleRate
+                let start = Double(time)
+                let end = start + Double(frames) * perFrame
+                let overlap = min(end, Double(shown.upperBound)) - max(start, Double(shown.lowerBound))
+                facts.presentedFrames = Int64((max(0, overlap) / perFrame).rounded())
+            }
         }
         if let damage = properties.damage.first { facts.error = "damaged: \(damage)" }
+    }
+
+    /// The segments' own clock against the frames read: each segment's time (packed audio's `PRIV` on the 90
+    /// kHz clock, fMP4's `tfdt` in the media timescale) should be where the frames before it end, counted from
+    /// the first segment (or the last discontinuity, or the last time that was off) as the writer counts it, so
+    /// that a time rounded to its tick is exact. One place for the reader and the validator.
+    public struct Timeline: Sendable {
+        private var base: (ticks: Double, frames: Int64, ticksPerSecond: Double)?
+        private var frames: Int64 = 0
+
+        /// A timeline with nothing read.
+        public init() {}
+
+        /// Checks `segment`'s time against the frames before it and counts its frames: the gap or overlap as a
+        /// message naming it, or `nil`. A segment without its time (`PRIV`, `tfdt`) is a message too.
+        public mutating func check(_ segment: SegmentFacts) -> String? {
+            defer { frames += segment.frames ?? 0 }
+            let stamp: (ticks: Double, rate: Double)? =
+                segment.timestamp.map { (Double($0), 90000) }
+                ?? segment.decodeTime.map { (Double($0.time), Double($0.timescale)) }
+            guard let (ticks, rate) = stamp, let sampleRate = segment.format?.sampleRate, sampleRate > 0 else {
+                base = nil
+                guard segment.error == nil else { return nil }
+                switch segment.kind {
+                case .packed: return "\(segment.uri): no ID3 PRIV '\(ID3.transportStreamTimestampOwner)' timestamp"
+                case .fragmentedMP4: return "\(segment.uri): no 'tfdt' decode time"
+                default: return nil
+                }
+            }
+            guard let base, !segment.discontinuity, base.ticksPerSecond == rate else {
+                self.base = (ticks, frames, rate)
+                return nil
+            }
+            let expected = (base.ticks + Double(frames - base.frames) * rate / sampleRate).rounded()
+            var difference = ticks - expected
+            // The 90 kHz clock is 33 bits wide and wraps.
+            if rate == 90000, abs(difference) > 4_294_967_296 {
+                difference -= difference.sign == .minus ? -8_589_934_592 : 8_589_934_592
+            }
+            guard abs(difference) > (rate == 90000 ? 1 : 0) else { return nil }
+            // The count goes on from this segment's own time.
+            self.base = (ticks, frames, rate)
+            return "\(segment.uri): \(difference > 0 ? "a gap" : "an overlap") of "
+                + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
+                + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))"
+        }
     }
 }

@@ -251,12 +251,20 @@ public enum HLS {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw AudioFileError.malformed("hls: a playlist is UTF-8 text; this one is not", offset: 0)
         }
+        // Lines end with LF or CR LF (RFC 8216, 4.1): split on the bytes (a Character "\r\n" is not "\n").
         var lines: [(text: Substring, offset: Int64)] = []
+        var start = text.utf8.startIndex
         var offset: Int64 = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            lines.append((trimmed, offset))
-            offset += Int64(line.utf8.count) + 1
+        while start <= text.utf8.endIndex {
+            let end = text.utf8[start...].firstIndex(of: 0x0A) ?? text.utf8.endIndex
+            var lineEnd = end
+            if lineEnd > start, text.utf8[text.utf8.index(before: lineEnd)] == 0x0D {
+                lineEnd = text.utf8.index(before: lineEnd)
+            }
+            lines.append((Substring(text.utf8[start..<lineEnd]), offset))
+            offset += Int64(text.utf8.distance(from: start, to: end)) + 1
+            guard end < text.utf8.endIndex else { break }
+            start = text.utf8.index(after: end)
         }
         let isMaster = lines.contains {
             $0.text.hasPrefix("#EXT-X-STREAM-INF") || $0.text.hasPrefix("#EXT-X-MEDIA:")
@@ -297,8 +305,14 @@ public enum HLS {
                         stated.offset = end
                         start = end
                     }
+                    let (end, overflow) = start.addingReportingOverflow(stated.length)
+                    guard !overflow else {
+                        throw AudioFileError.malformed(
+                            "hls: the byte range \(stated.length)@\(start) runs past any resource's end", offset: offset
+                        )
+                    }
                     segment.byteRange = stated
-                    rangeEnd[segment.uri] = start + stated.length
+                    rangeEnd[segment.uri] = end
                 }
                 playlist.segments.append(segment)
                 pending = nil
@@ -322,7 +336,8 @@ public enum HLS {
                 guard let first = parts.first, let duration = Double(first.trimmingSpaces), duration >= 0,
                     duration.isFinite
                 else {
-                    throw AudioFileError.malformed("hls: EXTINF needs a duration, not '\(value ?? "")'", offset: offset)
+                    throw AudioFileError.malformed(
+                        "hls: EXTINF needs a duration, not '\(String((value ?? "").prefix(40)))'", offset: offset)
                 }
                 var segment = Segment(uri: "", duration: duration)
                 segment.title = parts.count > 1 ? String(parts[1]) : ""
@@ -338,8 +353,12 @@ public enum HLS {
                 guard let uri = attributes["URI"] else {
                     throw AudioFileError.malformed("hls: EXT-X-MAP needs a URI", offset: offset)
                 }
-                map = MediaInitializationSection(
-                    uri: uri, byteRange: try attributes["BYTERANGE"].map { try byteRange($0, offset) })
+                let section = try attributes["BYTERANGE"].map { try byteRange($0, offset) }
+                if let section, section.offset.map({ $0.addingReportingOverflow(section.length).overflow }) == true {
+                    throw AudioFileError.malformed(
+                        "hls: the byte range \(section.text) runs past any resource's end", offset: offset)
+                }
+                map = MediaInitializationSection(uri: uri, byteRange: section)
             default: continue  // a comment, or a tag afkit does not use
             }
         }
@@ -406,7 +425,8 @@ public enum HLS {
     private static func integer(_ value: (some StringProtocol)?, _ name: String, _ offset: Int64) throws -> Int64? {
         guard let value else { return nil }
         guard let number = Int64(value.trimmingSpaces), number >= 0 else {
-            throw AudioFileError.malformed("hls: \(name) needs a whole number, not '\(value)'", offset: offset)
+            throw AudioFileError.malformed(
+                "hls: \(name) needs a whole number, not '\(String(value.prefix(40)))'", offset: offset)
         }
         return number
     }
@@ -416,7 +436,7 @@ public enum HLS {
         guard parts.count <= 2, let length = Int64(parts[0]), length >= 0,
             parts.count == 1 || Int64(parts[1]).map({ $0 >= 0 }) == true
         else {
-            throw AudioFileError.malformed("hls: a byte range is 'n[@o]', not '\(text)'", offset: offset)
+            throw AudioFileError.malformed("hls: a byte range is 'n[@o]', not '\(text.prefix(40))'", offset: offset)
         }
         return ByteRange(length: length, offset: parts.count == 2 ? Int64(parts[1]) : nil)
     }
@@ -509,6 +529,8 @@ public enum HLS {
 
     /// A duration as playlists write it: six decimals, trailing zeros kept (FFmpeg's and Apple's habit).
     static func decimal(_ value: Double) -> String {
+        // (Past a billion seconds, as any duration no real segment has, written as Swift writes a Double.)
+        guard value.isFinite, abs(value) < 1e9 else { return "\(value)" }
         let micro = Int64((value * 1_000_000).rounded())
         let fraction = String(micro % 1_000_000)
         return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
