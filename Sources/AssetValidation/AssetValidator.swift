@@ -126,20 +126,22 @@ public struct AssetValidator: Sendable {
         return report
     }
 
-    /// The playlists below a folder that no other playlist there names (the master playlists, and media
-    /// playlists given alone).
+    /// The playlists below a folder to check: every master playlist, and each media playlist no master there
+    /// names (a master is always checked, even one a loop of playlists names).
     static func playlists(below folder: String) throws -> [String] {
         let found = try filesBelow(folder).filter { nameExtension(of: $0) == "m3u8" || nameExtension(of: $0) == "m3u" }
         var named = Set<String>()
+        var masters = Set<String>()
         for path in found {
             guard let bytes = try? PlaylistInspector.read(path, limit: HLS.maximumPlaylistSize),
                 case .master(let master)? = try? HLS.parse(bytes)
             else { continue }
+            masters.insert(path)
             for uri in master.variants.map(\.uri) + master.renditions.compactMap(\.uri) {
                 named.insert(HLS.resolve(uri, against: path))
             }
         }
-        return found.filter { !named.contains($0) }
+        return found.filter { masters.contains($0) || !named.contains($0) }
     }
 
     /// What the decode pass measures beyond its fixed statistics, as the active rules ask.

@@ -13,6 +13,8 @@ public struct PlaylistFacts: Sendable {
     public var media: [MediaPlaylistFacts] = []
     /// Why the playlist itself could not be read.
     public var error: String?
+    /// The playlists (as named in findings) that start with a byte order mark, which RFC 8216 forbids.
+    public var byteOrderMarks: [String] = []
 
     /// Facts about the playlist at `path`, nothing read yet.
     public init(path: String) { self.path = path }
@@ -64,7 +66,9 @@ public enum PlaylistInspector {
         var facts = PlaylistFacts(path: path)
         let playlist: HLS.Playlist
         do {
-            playlist = try HLS.parse(try fetch(path, nil))
+            let bytes = try fetch(path, nil)
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { facts.byteOrderMarks.append(path) }
+            playlist = try HLS.parse(bytes)
         } catch {
             facts.error = "\(error)"
             return facts
@@ -83,7 +87,9 @@ public enum PlaylistInspector {
             for uri in uris {
                 let location = HLS.resolve(uri, against: path)
                 do {
-                    guard case .media(let media) = try HLS.parse(try fetch(location, nil))
+                    let bytes = try fetch(location, nil)
+                    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { facts.byteOrderMarks.append(uri) }
+                    guard case .media(let media) = try HLS.parse(bytes)
                     else {
                         facts.media.append(
                             MediaPlaylistFacts(uri: uri, error: "a master playlist where a media playlist belongs"))
@@ -196,6 +202,9 @@ extension ValidationRule {
                 findings.append(Finding("\(prefix(media))a VOD playlist without EXT-X-ENDLIST"))
             }
         }
+        for name in playlist.byteOrderMarks {
+            findings.append(Finding("\(name): starts with a UTF-8 byte order mark, which RFC 8216 forbids"))
+        }
         let sequences = Set(playlist.media.compactMap { $0.playlist?.mediaSequence })
         if sequences.count > 1 {
             findings.append(
@@ -215,11 +224,13 @@ extension ValidationRule {
             var previous: StreamDescription?
             // The same failure in many segments (every one an MPEG-TS segment) is one finding.
             var failures: [(error: String, segments: [String])] = []
+            var failureIndex: [String: Int] = [:]
             for segment in media.segments {
                 if let error = segment.error {
-                    if let index = failures.firstIndex(where: { $0.error == error }) {
+                    if let index = failureIndex[error] {
                         failures[index].segments.append(segment.uri)
                     } else {
+                        failureIndex[error] = failures.count
                         failures.append((error, [segment.uri]))
                     }
                     continue
@@ -397,14 +408,27 @@ extension ValidationRule {
                 let uris = master.renditions.filter { $0.groupID == group }.compactMap(\.uri)
                 members += playlist.media.filter { uris.contains($0.uri) && $0.uri != variant.uri }
             }
+            var held: [String] = []
             for media in members {
                 guard let actual = codecs(of: media) else { continue }
+                held.append(actual)
                 if !declared.contains(actual) {
                     findings.append(
                         Finding(
                             "\(variant.uri): CODECS \"\(declared.joined(separator: ","))\" does not name the stream's "
                                 + actual + (media.uri == variant.uri ? "" : " (\(media.uri))")))
                 }
+            }
+            // Every format CODECS lists is in the variant (RFC 8216, 4.3.4.2): where each of its playlists is one
+            // audio stream, read whole, a codec no stream holds (a video codec on audio alone) is an error.
+            let wholeAudio =
+                !members.isEmpty
+                && members.allSatisfy { media in
+                    media.format != nil && media.segments.allSatisfy { $0.error == nil && $0.trackCount == 1 }
+                }
+            for extra in declared where wholeAudio && !held.contains(extra) {
+                findings.append(
+                    Finding("\(variant.uri): CODECS names \(extra), which none of the variant's streams holds"))
             }
         }
         for rendition in master.renditions where rendition.type == "AUDIO" {

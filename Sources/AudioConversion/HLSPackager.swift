@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import AudioCodecs
 import AudioContainers
+import AudioDecoding
 import AudioFormats
 import FileAccess
 
@@ -80,6 +86,11 @@ public enum HLSPackager {
 
     /// Refuses an output folder that would replace a source or that holds files a package does not.
     public static func checkOutputFolder(_ output: String, sources: [String]) throws {
+        var link = stat()
+        if lstatPath(output, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+            throw AudioFileError.illegalOperation(
+                "hls: '\(output)' is a symbolic link: afkit replaces a folder as a whole, not through a link")
+        }
         guard pathExists(output) else { return }
         guard isDirectory(output) else {
             throw AudioFileError.illegalOperation("hls: '\(output)' is a file: --out names a folder")
@@ -151,8 +162,17 @@ public enum HLSPackager {
         conversion.copiesCompressedPackets = false
         // AAC-LC as HLS carries it: at most 48 kHz; stereo unless the channels are asked for.
         if conversion.channels == nil { conversion.maximumChannels = min(conversion.maximumChannels ?? 2, 2) }
+        // Apple's devices play HLS audio at 44.1 or 48 kHz: other rates are resampled (44.1 kHz's family to it).
+        var notes: [String] = []
         if conversion.sampleRate == nil {
-            conversion.maximumSampleRate = min(conversion.maximumSampleRate ?? 48000, 48000)
+            let rate = try SourceReader(path: source).sampleRate
+            if rate != 44100 && rate != 48000 {
+                let chosen: Double = rate.truncatingRemainder(dividingBy: 11025) == 0 ? 44100 : 48000
+                conversion.sampleRate = chosen
+                notes.append(
+                    "HLS audio is 44.1 or 48 kHz on Apple's devices: resampled from \(formatSampleRate(rate)) Hz to "
+                        + "\(formatSampleRate(chosen)) Hz")
+            }
         }
         conversion.synchronizesFolder = false
         let encoded = directory + "/.encoded.m4a"
@@ -185,9 +205,11 @@ public enum HLSPackager {
         playlist.independentSegments = true
         playlist.endList = true
         let map = settings.segmentType == .fmp4 ? HLS.MediaInitializationSection(uri: initializationName) : nil
+        // The source's tags (unless --no-metadata): in the initialization section, or the first packed segment's tag.
+        let tags = file.properties.infoDictionary.filter { MetadataKeys.carried.contains($0.key) }
         if settings.segmentType == .fmp4 {
             let initialization = try MP4.fragmentedInitialization(
-                format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames)
+                format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames, metadata: tags)
             try writeFile(directory + "/" + initializationName, bytes: initialization)
         }
         var sizes: [Int64] = []
@@ -208,7 +230,7 @@ public enum HLSPackager {
                 uri = "segment\(segment).aac"
                 // The first sample's time on the MPEG-2 90 kHz clock, rounded to the nearest tick.
                 let timestamp = UInt64((Double(startFrame) * 90000 / rate).rounded())
-                bytes = ID3.transportStreamTimestampTag(timestamp)
+                bytes = ID3.transportStreamTimestampTag(timestamp, metadata: segment == 0 ? tags : [:])
                 bytes.reserveCapacity(bytes.count + data.count + 7 * count)
                 for description in descriptions {
                     let start = Int(description.startOffset)
@@ -241,6 +263,6 @@ public enum HLSPackager {
             segmentCount: sizes.count, longestSegment: longest, peakBitRate: Int64(peak.rounded(.up)),
             averageBitRate: Int64(HLS.averageSegmentBitRate(sizes: sizes, durations: durations).rounded(.up)),
             frameCount: settings.segmentType == .fmp4 ? validFrames : packets * framesPerPacket,
-            notes: result.notes)
+            notes: notes + result.notes)
     }
 }

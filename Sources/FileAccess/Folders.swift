@@ -125,9 +125,17 @@ public func writeFolderAtomically<Result>(_ path: String, _ body: (_ temporaryFo
     let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     var existing = stat()
     let exists = lstatPath(trimmed, &existing) == 0
+    if exists, existing.st_mode & S_IFMT == S_IFLNK {
+        throw AudioFileError.io(
+            "'\(path)' is a symbolic link: afkit replaces a folder as a whole, not through a link (name the folder "
+                + "itself)", errno: EEXIST)
+    }
     if exists, existing.st_mode & S_IFMT != S_IFDIR {
         throw AudioFileError.io("'\(path)' exists and is not a folder: afkit does not replace it", errno: EEXIST)
     }
+    // The folder it goes in is made where missing.
+    let parent = parentFolder(of: trimmed)
+    if !isDirectory(parent) { try makeDirectories(parent) }
     var temporary = ""
     for _ in 0..<16 {
         let candidate = String(temporaryPath(beside: trimmed).dropLast(".tmp".count))

@@ -3,6 +3,7 @@ import AudioContainers
 import AudioConversion
 import AudioFormats
 import FileAccess
+import Foundation
 
 /// `afkit hls`: HTTP Live Streaming audio renditions, as Apple's HLS Authoring Specification asks.
 struct HLSCommand: ParsableCommand {
@@ -72,12 +73,23 @@ struct HLSCommand: ParsableCommand {
         if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
     }
 
-    /// `--bitrates`' rates, each as `-b` takes it.
+    /// `--bitrates`' rates, each as `-b` takes it (spaces around the commas allowed), each once.
     func bitRates() throws -> [Int] {
-        let rates = try bitrates.split(separator: ",").map { try Convert.bitRate(String($0)) }
-        guard !rates.isEmpty else { throw ValidationError("--bitrates needs at least one rate") }
-        for rate in rates where !(8000...320_000).contains(rate) {
-            throw ValidationError("--bitrates: \(rate / 1000)k is outside AAC-LC's 8k to 320k")
+        var rates: [Int] = []
+        for part in bitrates.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = part.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { throw ValidationError("--bitrates '\(bitrates)': a rate is missing between commas") }
+            let rate: Int
+            do {
+                rate = try Convert.bitRate(text)
+            } catch {
+                throw ValidationError("--bitrates: '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")
+            }
+            guard (8000...320_000).contains(rate) else {
+                throw ValidationError("--bitrates: \(rate / 1000)k is outside AAC-LC's 8k to 320k")
+            }
+            guard !rates.contains(rate) else { throw ValidationError("--bitrates: \(text) is given twice") }
+            rates.append(rate)
         }
         return rates
     }
@@ -111,13 +123,21 @@ struct HLSCommand: ParsableCommand {
                 targets.append((source, out + "/" + stem))
             }
             if !clashes.isEmpty {
-                throw ValidationError("each source gets a folder named after it: " + clashes.joined(separator: "; "))
+                throw usageError(
+                    "each source gets a folder named after it: " + clashes.joined(separator: "; "), in: Self.self)
+            }
+        }
+        // An output folder that cannot be written as a set is a usage error, before any work.
+        for (_, folder) in targets {
+            do {
+                try HLSPackager.checkOutputFolder(folder, sources: sources)
+            } catch let error as AudioFileError {
+                throw usageError(error.message, in: Self.self)
             }
         }
         var failed = false
         for (source, folder) in targets {
             do {
-                try HLSPackager.checkOutputFolder(folder, sources: sources)
                 if sources.count > 1 { try makeDirectories(out) }
                 let renditions = try HLSPackager.package(source: source, output: folder, settings: settings)
                 for note in Set(renditions.flatMap(\.notes)).sorted() {
@@ -127,10 +147,13 @@ struct HLSCommand: ParsableCommand {
                     Output.standardOutput(
                         "\(folder)/\(rendition.playlist): \(rendition.codecs), "
                             + "\(rendition.format.channelsPerFrame) ch, \(formatSampleRate(rendition.format.sampleRate)) Hz, "
-                            + "\(rendition.segmentCount) segments (longest \(fixedPoint(rendition.longestSegment, places: 3)) s), "
+                            + "\(rendition.segmentCount) segment\(rendition.segmentCount == 1 ? "" : "s") "
+                            + "(longest \(fixedPoint(rendition.longestSegment, places: 3)) s), "
                             + "BANDWIDTH \(rendition.peakBitRate), AVERAGE-BANDWIDTH \(rendition.averageBitRate)\n")
                 }
-                Output.standardOutput("\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) renditions\n")
+                Output.standardOutput(
+                    "\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) rendition"
+                        + (renditions.count == 1 ? "\n" : "s\n"))
             } catch let error as AudioFileError {
                 failed = true
                 Output.standardError(fileMessage("hls", source, .error, "\(error)"))

@@ -235,13 +235,16 @@ public enum ID3 {
         return content.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } & 0x1_FFFF_FFFF
     }
 
-    /// The ID3v2.4 tag that starts a packed-audio segment: one `PRIV` frame holding `timestamp` (90 kHz,
-    /// taken modulo 2^33 as the MPEG-2 clock wraps).
-    public static func transportStreamTimestampTag(_ timestamp: UInt64) -> [UInt8] {
+    /// The ID3v2.4 tag that starts a packed-audio segment: first a `PRIV` frame holding `timestamp` (90 kHz,
+    /// taken modulo 2^33 as the MPEG-2 clock wraps), then `metadata` as ``tag(metadata:pictures:chapters:)``
+    /// writes it (the first segment's title and artist).
+    public static func transportStreamTimestampTag(_ timestamp: UInt64, metadata: [String: String] = [:]) -> [UInt8] {
         var content = Array(transportStreamTimestampOwner.utf8) + [0]
         content.appendInteger(timestamp & 0x1_FFFF_FFFF, endianness: .big)
-        let frame = Array("PRIV".utf8) + syncsafe(content.count) + [0, 0] + content
-        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frame.count) + frame
+        var frames = Array("PRIV".utf8) + syncsafe(content.count) + [0, 0] + content
+        let text = tag(metadata: metadata)
+        if text.count > headerSize { frames += text[headerSize...] }
+        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
     }
 
     /// The `PRIV` timestamp of the ID3v2 tag at the start of `segment` (a packed-audio segment), or `nil`
