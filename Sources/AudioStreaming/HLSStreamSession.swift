@@ -83,20 +83,26 @@ final class HLSStreamSession: StreamSession {
         let first = playlist.mediaSequence
         let sequence = nextSequence ?? first
         if sequence < first {
-            // A live playlist moved past segments not read: the audio before and after does not join up.
+            // A live playlist moved past segments not read: the audio before and after does not join up, and the
+            // next segment starts the timeline again.
             pending.append(
                 .discontinuity(
                     .init(
                         reason: "the playlist no longer lists segments \(sequence) to \(first - 1)", attempt: 0,
-                        nextPacket: deliveredPackets)))
+                        nextPacket: reader.nextPacket)))
             nextSequence = first
+            skippedSegments = true
             return
         }
         let position = Int(sequence - first)
         if position < playlist.segments.count {
-            try await read(playlist.segments[position], sequence: sequence, from: media.location)
+            var segment = playlist.segments[position]
+            if skippedSegments { segment.discontinuity = true }
+            skippedSegments = false
+            try await read(segment, sequence: sequence, from: media.location)
             nextSequence = sequence + 1
             reloadBroughtNews = true
+            lastNews = .now
             return
         }
         if playlist.endList {
@@ -115,31 +121,42 @@ final class HLSStreamSession: StreamSession {
                 "http: the time limit\(options.maximumTime.map { " of \($0)" } ?? "") passed while the live playlist "
                     + "was being followed", offset: nil)
         }
+        // A live playlist that brings no segment for ten target durations has stopped (its encoder is gone).
+        let since = lastNews ?? .now
+        lastNews = since
+        if ContinuousClock.now - since > .milliseconds(Int64(target * 10_000)) {
+            throw AudioFileError.network(
+                "http: the live playlist \(HTTPAudioStream.redactingCredentials(in: media.location)) brought no new "
+                    + "segment in \(fixedPoint(target * 10, places: 0)) s (ten target durations): it has stopped",
+                offset: nil)
+        }
         try await Task.sleep(for: wait)
-        let (reloaded, _) = try await mediaPlaylist(media.location)
+        let (reloaded, _, _) = try await mediaPlaylist(media.location)
         reloadBroughtNews = reloaded.mediaSequence + Int64(reloaded.segments.count) > sequence
         self.media = (media.location, reloaded)
     }
 
-    private var deliveredPackets: Int64 = 0
+    /// Whether segments were dropped from the live playlist before they were read.
+    private var skippedSegments = false
+    /// When the last new segment was read.
+    private var lastNews: ContinuousClock.Instant?
 
     /// The playlist at the stream's URL, and a master's chosen variant's media playlist. Each response is a
     /// `.connected` event; the media playlist's says `isLive` where the playlist has no `EXT-X-ENDLIST`.
     private func openPlaylist() async throws {
-        let (bytes, response) = try await fetch(url, range: nil)
+        let (bytes, response, effective) = try await fetch(url, range: nil)
         switch try HLS.parse(bytes) {
         case .media(let playlist):
             var response = response
             response.isLive = !playlist.endList
             pending.append(.connected(response))
-            media = (url, playlist)
+            media = (effective, playlist)
         case .master(let master):
             pending.append(.connected(response))
             guard let chosen = reader.choose(master) else {
                 throw AudioFileError.malformed("hls: the master playlist names no variant stream", offset: 0)
             }
-            let location = HLS.resolve(chosen, against: response.url)
-            let (playlist, mediaResponse) = try await mediaPlaylist(location)
+            let (playlist, mediaResponse, location) = try await mediaPlaylist(HLS.resolve(chosen, against: effective))
             var facts = mediaResponse
             facts.isLive = !playlist.endList
             pending.append(.connected(facts))
@@ -148,13 +165,15 @@ final class HLSStreamSession: StreamSession {
         stream = AudioFileStream(fileTypeHint: options.fileTypeHint, limits: options.limits)
     }
 
-    private func mediaPlaylist(_ location: String) async throws -> (HLS.MediaPlaylist, HTTPAudioStream.Response) {
-        let (bytes, response) = try await fetch(location, range: nil)
+    private func mediaPlaylist(_ location: String) async throws -> (
+        HLS.MediaPlaylist, HTTPAudioStream.Response, String
+    ) {
+        let (bytes, response, effective) = try await fetch(location, range: nil)
         guard case .media(let playlist) = try HLS.parse(bytes) else {
             throw AudioFileError.malformed(
                 "hls: '\(location)' is a master playlist where a media playlist belongs", offset: 0)
         }
-        return (playlist, response)
+        return (playlist, response, effective)
     }
 
     /// Fetches a segment (and the initialization section it needs) and reads it into the stream.
@@ -186,7 +205,6 @@ final class HLSStreamSession: StreamSession {
         case .propertyChanged(let id, let properties):
             pending.append(.propertyChanged(id, properties: properties))
         case .packets(let run):
-            deliveredPackets = run.firstPacket + Int64(run.count)
             pending.append(
                 .packets(
                     AudioFileStream.OwnedPackets(
@@ -200,7 +218,7 @@ final class HLSStreamSession: StreamSession {
     // MARK: - Fetching
 
     private func fetch(_ location: String, range: HLS.ByteRange?) async throws -> (
-        bytes: [UInt8], response: HTTPAudioStream.Response
+        bytes: [UInt8], response: HTTPAudioStream.Response, location: String
     ) {
         let fetched = try await HTTPResource.fetch(location, range: range, options: options, deadline: deadline)
         receivedByteCount += Int64(fetched.bytes.count)

@@ -184,17 +184,25 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         if HLS.isPlaylistURL(url) {
             return Iterator(session: HLSStreamSession(url: url, options: options, variant: options.variant))
         }
-        return Iterator(session: HTTPStreamSession(url: url, options: options))
+        return Iterator(session: HTTPStreamSession(url: url, options: options), options: options)
     }
 
     /// Takes the events one at a time; also seeks, for a file served with range support.
     public struct Iterator: AsyncIteratorProtocol {
-        let session: any StreamSession
+        var session: any StreamSession
+        /// Where the first response turns out to be a playlist (by its `Content-Type`), how to read it.
+        var options: Options?
 
         /// The next event, or `nil` after the last. Errors are ``AudioFileError``s (`net!` for the
         /// server and connection) or `CancellationError`.
         public mutating func next() async throws -> Event? {
-            do { return try await session.next() } catch let error as AudioFileError {
+            do {
+                return try await session.next()
+            } catch let found as HTTPStreamSession.PlaylistFound {
+                let options = self.options ?? Options()
+                session = HLSStreamSession(url: found.url, options: options, variant: options.variant)
+                return try await next()
+            } catch let error as AudioFileError {
                 throw error.rewritten(HTTPAudioStream.redactingCredentials)
             }
         }

@@ -10,13 +10,14 @@ public enum HTTPResource {
     /// The most bytes one resource may hold (64 MiB).
     public static let maximumSize = 64 << 20
 
-    /// The resource at `location` (or `range` of it) and the response's facts, retried with the options'
+    /// The resource at `location` (or `range` of it), the response's facts and the address it came from after
+    /// redirects (credentials kept, for resolving the URIs a playlist holds), retried with the options'
     /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final). Errors are
     /// ``AudioFileError``s: `net!` for the server and the connection.
     public static func fetch(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
         deadline: ContinuousClock.Instant? = nil
-    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response) {
+    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
         var attempt = 0
         while true {
@@ -40,7 +41,7 @@ public enum HTTPResource {
     private static func fetchOnce(
         _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
         deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int
-    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response) {
+    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         var request = HTTPTransfer.Request(url: location)
         request.userAgent = options.userAgent
         request.connectTimeout = options.connectTimeout
@@ -86,7 +87,8 @@ public enum HTTPResource {
                 throw AudioFileError.truncated(
                     "http: \(location) sent \(bytes.count) bytes of the range \(range.text)", offset: nil)
             }
-            return (bytes, response)
+            // Where the bytes came from after redirects, its credentials kept: what relative URIs resolve against.
+            return (bytes, response, head.url)
         } catch let failure as HTTPTransfer.Failure {
             switch failure {
             case .cancelled: throw CancellationError()

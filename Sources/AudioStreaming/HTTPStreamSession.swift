@@ -77,7 +77,7 @@ final class HTTPStreamSession {
             } catch {
                 await close()
                 let failure =
-                    error is AudioFileError || error is CancellationError
+                    error is AudioFileError || error is CancellationError || error is PlaylistFound
                     ? error
                     : (error as? Unrecoverable)?.error
                         ?? AudioFileError.network("http: \(describe(error))", offset: resourcePosition)
@@ -377,6 +377,13 @@ final class HTTPStreamSession {
         packetAtConnection = nextPacket
         responseEnd = facts.contentLength.map { facts.startOffset + $0 }
         if first == nil {
+            // A playlist served under another name (`Content-Type` alone says so, RFC 8216, 4): read as HLS.
+            if let type = facts.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+                .lowercased(), HLS.mediaTypes.contains(type)
+            {
+                transfer.cancel()
+                throw PlaylistFound(url: head.url)
+            }
             first = facts
             stream = AudioFileStream(
                 fileTypeHint: options.fileTypeHint ?? facts.contentType.flatMap(FileType.init(mediaType:)),
@@ -384,6 +391,12 @@ final class HTTPStreamSession {
         }
         demuxer = wantsMetadata ? facts.metadataInterval.map(ICYMetadataDemuxer.init(metadataInterval:)) : nil
         pending.append(.connected(facts))
+    }
+
+    /// The first response is an HLS playlist: the iterator reads it as one (``HLSStreamSession``).
+    struct PlaylistFound: Error {
+        /// Where it was found, after redirects.
+        var url: String
     }
 
     /// An error no further attempt can mend (the file changed on the server): it ends the stream at once.

@@ -78,12 +78,15 @@ struct HLSCommand: ParsableCommand {
         var rates: [Int] = []
         for part in bitrates.split(separator: ",", omittingEmptySubsequences: false) {
             let text = part.trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else { throw ValidationError("--bitrates '\(bitrates)': a rate is missing between commas") }
+            guard !text.isEmpty else {
+                throw ValidationError("--bitrates '\(bitrates)': a rate is missing between commas")
+            }
             let rate: Int
             do {
                 rate = try Convert.bitRate(text)
             } catch {
-                throw ValidationError("--bitrates: '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")
+                throw ValidationError(
+                    "--bitrates: '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")
             }
             guard (8000...320_000).contains(rate) else {
                 throw ValidationError("--bitrates: \(rate / 1000)k is outside AAC-LC's 8k to 320k")

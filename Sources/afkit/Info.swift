@@ -53,7 +53,8 @@ struct Info: NetworkCommand {
     /// With URLs: each stream's header is read first (what awaits), then every path is reported in order.
     func runOverNetwork() async throws {
         try checkStandardOutput()
-        var streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>] = [:]
+        var streams: [String: Result<(StreamProperties, HTTPAudioStream.Response, PlaylistReading?), AudioFileError>] =
+            [:]
         for url in files where isStreamURL(url) && streams[url] == nil {
             do {
                 streams[url] = .success(try await readStreamHeader(url, network: network))
@@ -65,8 +66,9 @@ struct Info: NetworkCommand {
     }
 
     /// Reports every path in order, streams from the headers read (`streams`).
-    private func report(streams: [String: Result<(StreamProperties, HTTPAudioStream.Response), AudioFileError>]) throws
-    {
+    private func report(
+        streams: [String: Result<(StreamProperties, HTTPAudioStream.Response, PlaylistReading?), AudioFileError>]
+    ) throws {
         var failed = false
         var missing = false
         var objects: [JSONValue] = []
@@ -75,16 +77,20 @@ struct Info: NetworkCommand {
             let shown = shownArgument(path)
             do {
                 if isStreamURL(path) {
-                    let (properties, response) = try
+                    let (properties, response, playlist) = try
                         (streams[path]
                         ?? .failure(.illegalOperation("\(shown): the stream's header was not read"))).get()
                     let summary = try AudioFileSummary(properties)
                     if json {
                         objects.append(
-                            .object([("path", .string(shown))] + summary.jsonFields + [("http", response.json)]))
+                            .object(
+                                [("path", .string(shown))] + summary.jsonFields + [("http", response.json)]
+                                    + (playlist.map { [("hls", $0.json)] } ?? [])))
                     } else {
                         var text = InfoText.render(path: shown, summary: summary, properties: properties)
-                        text.insert(contentsOf: response.text, at: text.index(text.endIndex, offsetBy: -5))
+                        text.insert(
+                            contentsOf: response.text + (playlist?.text ?? ""),
+                            at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
                     continue
@@ -95,20 +101,15 @@ struct Info: NetworkCommand {
                     var stream = AudioFileStream()
                     try reader.read(location: path, into: &stream) { _ in }
                     let summary = try AudioFileSummary(stream.properties)
-                    let playlist: [(String, JSONValue)] = [
-                        ("mediaPlaylist", .string(reader.mediaLocation ?? path)),
-                        ("segments", .integer(Int64(reader.segments.count))),
-                        ("problems", .array(reader.problems.map(JSONValue.string))),
-                    ]
+                    let playlist = PlaylistReading(
+                        mediaPlaylist: reader.mediaLocation ?? path, segments: reader.segments.count,
+                        problems: reader.problems)
                     if json {
                         objects.append(
-                            .object([("path", .string(path))] + summary.jsonFields + [("hls", .object(playlist))]))
+                            .object([("path", .string(path))] + summary.jsonFields + [("hls", playlist.json)]))
                     } else {
                         var text = InfoText.render(path: path, summary: summary, properties: stream.properties)
-                        let lines =
-                            "HLS:                    \(reader.segments.count) segments of \(reader.mediaLocation ?? path)\n"
-                            + reader.problems.map { "                        \($0)\n" }.joined()
-                        text.insert(contentsOf: lines, at: text.index(text.endIndex, offsetBy: -5))
+                        text.insert(contentsOf: playlist.text, at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
                     continue

@@ -155,25 +155,52 @@ func fetchBlocking(_ url: String, range: HLS.ByteRange?) throws -> [UInt8] {
     return try outcome.result.get()
 }
 
+/// What `info` says of an HLS playlist read over HTTP: its media playlist, segments and timing problems.
+struct PlaylistReading {
+    var mediaPlaylist: String
+    var segments = 0
+    var problems: [String] = []
+
+    /// `hls` in `info --json`.
+    var json: JSONValue {
+        .object([
+            ("mediaPlaylist", .string(mediaPlaylist)), ("segments", .integer(Int64(segments))),
+            ("problems", .array(problems.map(JSONValue.string))),
+        ])
+    }
+
+    /// The `HLS:` line of `info`'s text.
+    var text: String {
+        "HLS:                    \(segments) segments of \(mediaPlaylist)\n"
+            + problems.map { "                        \($0)\n" }.joined()
+    }
+}
+
 func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
-    StreamProperties, HTTPAudioStream.Response
+    StreamProperties, HTTPAudioStream.Response, PlaylistReading?
 ) {
     var iterator = HTTPAudioStream(url: url, options: network.options(typeHint: nil)).makeAsyncIterator()
     var response: HTTPAudioStream.Response?
     var properties = StreamProperties()
     // An HLS VOD playlist is read to its end (its counts are its segments'); a live one, like a file, to its header.
-    var readsToEnd = false
+    var playlist: PlaylistReading?
+    var live = false
     while let event = try await iterator.next() {
         switch event {
         case .connected(let facts):
             response = response ?? facts
-            readsToEnd = HLS.isPlaylistURL(url) && !facts.isLive
+            live = facts.isLive
+            if playlist != nil || HLS.isPlaylistURL(url) || facts.contentType.map(isPlaylistType) == true {
+                playlist = PlaylistReading(mediaPlaylist: facts.url)
+            }
+        case .segment: playlist?.segments += 1
+        case .discontinuity(let gap): playlist?.problems.append(gap.reason)
         case .propertyChanged(let id, let known):
             properties = known
-            if id == .readyToProducePackets, !readsToEnd {
+            if id == .readyToProducePackets, playlist == nil || live {
                 await iterator.close()
                 guard let response else { break }
-                return (properties, response)
+                return (properties, response, playlist)
             }
         default: break
         }
@@ -181,7 +208,13 @@ func readStreamHeader(_ url: String, network: NetworkOptions) async throws -> (
     guard let response else {
         throw AudioFileError.network("http: \(shownArgument(url)) sent no response", offset: nil)
     }
-    return (readsToEnd ? iterator.properties : properties, response)
+    return (playlist != nil ? iterator.properties : properties, response, playlist)
+}
+
+/// Whether a `Content-Type` is a playlist's.
+func isPlaylistType(_ contentType: String) -> Bool {
+    HLS.mediaTypes.contains(
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
 }
 
 extension Packets {

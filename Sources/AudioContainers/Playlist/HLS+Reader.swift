@@ -130,6 +130,9 @@ extension HLS {
             try stream.finish(handler)
         }
 
+        /// The index the next segment's first packet will have.
+        public var nextPacket: Int64 { frames / Int64(max(1, format?.framesPerPacket ?? 1)) }
+
         /// What has been read: the initialization section held, the stream's format, the timeline's start
         /// (on the segments' own clock) and the frames delivered.
         private var section: (map: MediaInitializationSection, bytes: [UInt8], facts: MP4.InitializationFacts)?
@@ -212,6 +215,11 @@ extension HLS {
             }
         }
     }
+
+    /// The media types a playlist is served as (RFC 8216, 4, and the older names players accept).
+    public static let mediaTypes: Set<String> = [
+        "application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl",
+    ]
 
     /// Whether a URL names a playlist: its path (before any query) ends in `.m3u8` or `.m3u`.
     public static func isPlaylistURL(_ url: String) -> Bool {
