@@ -326,4 +326,66 @@ import Testing
             reader.problems.count == 2 && reader.problems[0].hasPrefix("segment1.aac: a gap of 20.000 ms"),
             "\(reader.problems)")
     }
+
+    /// A new user's cases: a sound that fits in one fMP4 segment passes its own validation (the edit list's priming
+    /// and padding are not the segment's); three channels are AAC's configuration 3 (decodable, no PCE lost); the
+    /// source's title rides in init.mp4; 22.05 kHz is resampled to 44.1 kHz with a note.
+    @Test func shortSoundsThreeChannelsTagsAndRates() throws {
+        let short = try source(rate: 22050, seconds: 3)
+        var settings = HLSSettings()
+        settings.conversion.channels = 3
+        let output = folder.root + "/short"
+        let renditions = try HLSPackager.package(source: short, output: output, settings: settings)
+        let rendition = try #require(renditions.first)
+        #expect(rendition.format.sampleRate == 44100 && rendition.format.channelsPerFrame == 3)
+        #expect(rendition.notes.contains { $0.contains("resampled from 22050 Hz to 44100 Hz") })
+        let report = AssetValidator(profile: .hlsAudio).validate(path: output + "/master.m3u8")
+        // Only Apple's ask for a stereo rendition: the 3-channel package is otherwise clean.
+        #expect(report.violations.map(\.rule) == ["hls-audio-renditions"], "\(report.violations.map(\.described))")
+        let initialization = try Self.bytes(output + "/aac-128k/init.mp4")
+        var stream = AudioFileStream(fileTypeHint: .mp4)
+        try stream.parse(initialization + (try Self.bytes(output + "/aac-128k/segment0.m4s"))) { _ in }
+        try stream.finish()
+        let cookie = try #require(stream.properties.magicCookie)
+        let config = try #require(AudioSpecificConfig.audioSpecificConfig(inCookie: cookie))
+        #expect((config[1] >> 3) & 0xF == 3, "channel configuration 3 (L R C), not 0 without a PCE")
+        #expect(stream.properties.validFrameCount == Int64(3 * 44100))
+
+        // Tags: the WAV's title (written with an INFO chunk by afkit's writer) in init.mp4.
+        let tagged = folder.root + "/tagged.wav"
+        var options = AudioFileWriterOptions()
+        options.metadata = ["title": "Night Train", "artist": "afkit"]
+        let format = StreamDescription.linearPCM(sampleRate: 48000, channels: 2, bitsPerChannel: 16)
+        let writer = try AudioFileWriter(path: tagged, fileType: .wav, format: format, options: options)
+        try writer.writePackets([UInt8](repeating: 1, count: 48000 * 4))
+        try writer.close()
+        let taggedOutput = folder.root + "/tagged-hls"
+        _ = try HLSPackager.package(source: tagged, output: taggedOutput, settings: HLSSettings())
+        var tags = AudioFileStream(fileTypeHint: .mp4)
+        try tags.parse(try Self.bytes(taggedOutput + "/aac-128k/init.mp4")) { _ in }
+        #expect(tags.properties.infoDictionary["title"] == "Night Train")
+    }
+
+    /// The validator's new user cases: a folder whose master names itself is still checked (and fails); a byte
+    /// order mark and a video codec on audio alone are errors.
+    @Test func mastersInLoopsMarksAndExtraCodecs() throws {
+        let (output, _) = try package(.packed, source: try source(seconds: 7), bitRates: [96000])
+        let master = output + "/" + HLSPackager.masterPlaylistName
+        let text = try String(contentsOfFile: master, encoding: .utf8)
+        let validator = AssetValidator(profile: .hlsAudio)
+        // A video codec named for audio alone.
+        try text.replacingOccurrences(of: "CODECS=\"mp4a.40.2\"", with: "CODECS=\"avc1.4d401e,mp4a.40.2\"")
+            .write(toFile: master, atomically: true, encoding: .utf8)
+        #expect(
+            validator.validate(path: master).violations.contains { $0.message.contains("CODECS names avc1.4d401e") })
+        // A byte order mark.
+        try Data([0xEF, 0xBB, 0xBF] + Array(text.utf8)).write(to: URL(fileURLWithPath: master))
+        #expect(validator.validate(path: master).violations.contains { $0.message.contains("byte order mark") })
+        // The master names itself: the folder walk checks it, and it fails.
+        try (text + "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\"\nmaster.m3u8\n").write(
+            toFile: master, atomically: true, encoding: .utf8)
+        let report = try validator.validate(paths: [output])
+        #expect(report.files.map(\.path).contains(master), "\(report.files.map(\.path))")
+        #expect(!report.ok)
+    }
 }

@@ -205,4 +205,19 @@ import Testing
         }
         #expect(lists.allSatisfy { $0 == sizes }, "\(lists)")
     }
+
+    /// RFC 8216 allows CR LF line ends: the same playlist as with LF. A byte range whose end overflows is an error
+    /// with its line's offset; a duration past any real one reads and writes without trapping.
+    @Test func lineEndsOverflowsAndHugeDurations() throws {
+        let lf = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:5.5,\na.aac\n#EXT-X-ENDLIST\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try Self.media(crlf).text == Self.media(lf).text)  // (the lines' offsets differ by the CRs)
+        let list = try Self.media(crlf)
+        #expect(list.endList && list.segments.map(\.uri) == ["a.aac"] && list.targetDuration == 6)
+        let overflow = "#EXTM3U\n#EXTINF:1,\n#EXT-X-BYTERANGE:97062@9223372036854775807\na.m4s\n"
+        #expect(throws: AudioFileError.self) { try HLS.parse(Array(overflow.utf8)) }
+        let huge = try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:1e308,\na.aac\n")
+        #expect(huge.segments.first?.duration == 1e308)
+        #expect(huge.text.contains("#EXTINF:1e+308,"))
+    }
 }

@@ -150,4 +150,20 @@ struct HLSStreamTests {
         let server = try NginxServer(serving: Self.fixtures + "/hls")
         await #expect(throws: AudioFileError.self) { _ = try await Self.read(server.url("ffmpeg-ts/prog.m3u8")) }
     }
+
+    /// A playlist under a name that does not say so, served as `application/vnd.apple.mpegurl` (RFC 8216, 4: the
+    /// type alone identifies it): read as HLS.
+    @Test func aPlaylistKnownByItsContentType() async throws {
+        let root = try Loopback.temporaryFolder("hls-typed")
+        for name in ["init.mp4", "seg0.m4s", "seg1.m4s", "seg2.m4s", "seg3.m4s", "prog.m3u8"] {
+            try FileManager.default.copyItem(
+                atPath: Self.fixtures + "/hls/ffmpeg-fmp4/" + name,
+                toPath: root + "/" + (name == "prog.m3u8" ? "listing" : name))
+        }
+        let server = try NginxServer(
+            serving: root, locations: "location = /listing { default_type application/vnd.apple.mpegurl; }")
+        let reading = try await Self.read(server.url("listing"))
+        #expect(reading.segments.count == 4)
+        #expect(packetBytes(reading.packets) == (try Self.localPackets(Self.fixtures + "/hls/ffmpeg-fmp4/prog.m3u8")))
+    }
 }
