@@ -242,7 +242,10 @@ extension ValidationRule {
             return [
                 Finding(
                     "\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work",
-                    fix: presetFix(facts, resamplingTo: maximum))
+                    // The file's own format at the rate (an IMA4 file stays IMA4), else the profile's preset.
+                    fix: CodecDescriptor.afconvertName(of: format).map {
+                        convertCommand(facts, "-d \($0)@\(formatSampleRate(maximum))")
+                    } ?? presetFix(facts, resamplingTo: maximum))
             ]
         }
         guard !native.contains(format.sampleRate) else { return [] }

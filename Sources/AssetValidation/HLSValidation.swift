@@ -288,7 +288,7 @@ extension ValidationRule {
                         severity: .warning))
             }
             for segment in media.segments {
-                if Int(segment.declaredDuration.rounded()) > target {
+                if segment.declaredDuration.rounded() > Double(target) {
                     findings.append(
                         Finding(
                             "\(place(media, segment)): EXTINF \(fixedPoint(segment.declaredDuration, places: 3)) s is "
@@ -377,13 +377,14 @@ extension ValidationRule {
                     findings.append(
                         Finding(
                             "\(variant.uri): \(name) \(declared) understates the measured \(what) of "
-                                + "\(Int64(measured.rounded())) by more than \(fixedPoint(tolerance * 100, places: 0)) %"
+                                + "\(fixedPoint(measured.rounded(), places: 0)) by more than \(fixedPoint(tolerance * 100, places: 0)) %"
                         ))
                 } else if Double(declared) > measured * (1 + tolerance) {
                     findings.append(
                         Finding(
                             "\(variant.uri): \(name) \(declared) is more than \(fixedPoint(tolerance * 100, places: 0)) % "
-                                + "over the measured \(what) of \(Int64(measured.rounded()))", severity: .warning))
+                                + "over the measured \(what) of \(fixedPoint(measured.rounded(), places: 0))",
+                            severity: .warning))
                 }
             }
         }
@@ -479,14 +480,14 @@ extension ValidationRule {
                 if format.channelsPerFrame == 2, rate > 0, rate < low * 0.95 || rate > high * 1.05 {
                     findings.append(
                         Finding(
-                            "\(prefix(media))stereo AAC-LC at \(Int(rate / 1000)) kbit/s; Apple recommends "
+                            "\(prefix(media))stereo AAC-LC at \(fixedPoint((rate / 1000).rounded(.down), places: 0)) kbit/s; Apple recommends "
                                 + "\(Int(low / 1000)) to \(Int(high / 1000)) kbit/s", severity: .warning))
                 }
             }
             if codecs == "mp4a.40.5" || codecs == "mp4a.40.29", rate > highHE * 1.05 {
                 findings.append(
                     Finding(
-                        "\(prefix(media))HE-AAC at \(Int(rate / 1000)) kbit/s; Apple says not above "
+                        "\(prefix(media))HE-AAC at \(fixedPoint((rate / 1000).rounded(.down), places: 0)) kbit/s; Apple says not above "
                             + "\(Int(highHE / 1000)) kbit/s (use AAC-LC)", severity: .warning))
             }
             if format.sampleRate != 44100 && format.sampleRate != 48000 {

@@ -105,6 +105,26 @@ public struct CodecDescriptor: Sendable {
     /// The codec with Apple's format ID `formatID`, or `nil` for one afkit does not name.
     public static func of(_ formatID: FourCharCode) -> CodecDescriptor? { byFormatID[formatID] }
 
+    /// A format as `-d` spells it (afconvert's spelling: `LEI16`, `BEF32`, `I8`, `UI8`, `ima4`, `ulaw`, `alaw`,
+    /// `ima-adpcm`, `aac`, `alac`, `.mp3`, `flac`, `opus`), or `nil` for one afkit does not write: what a fix
+    /// that keeps a file's format names.
+    public static func afconvertName(of format: StreamDescription) -> String? {
+        if format.formatID == .lpcm {
+            let bits = format.bitsPerChannel
+            if bits == 8 && !format.formatFlags.contains(.isFloat) {
+                return format.formatFlags.contains(.isSignedInteger) ? "I8" : "UI8"
+            }
+            let kind = format.formatFlags.contains(.isFloat) ? "F" : "I"
+            guard (kind == "F" ? [32, 64] : [16, 24, 32]).contains(bits) else { return nil }
+            return (format.formatFlags.contains(.isBigEndian) ? "BE" : "LE") + kind + "\(bits)"
+        }
+        let names: [FourCharCode: String] = [
+            .ima4: "ima4", .ulaw: "ulaw", .alaw: "alaw", .aac: "aac", .alac: "alac", .mpegLayer3: ".mp3",
+            .flac: "flac", .opus: "opus", FourCharCode(rawValue: 0x6D73_0011): "ima-adpcm",
+        ]
+        return names[format.formatID]
+    }
+
     /// `formatID`'s name with its code (`AAC ('aac ')`), or the code alone for a codec afkit does not name.
     public static func spokenName(of formatID: FourCharCode) -> String {
         of(formatID)?.spokenName ?? "'\(formatID)'"

@@ -114,7 +114,8 @@ final class HLSStreamSession: StreamSession {
             return
         }
         // Live: wait, then reload.
-        let target = Double(playlist.targetDuration ?? 6)
+        // (A target over an hour is no live stream's: the waits are bounded by an hour.)
+        let target = Double(min(max(playlist.targetDuration ?? 6, 1), 3600))
         let wait = Duration.milliseconds(Int64(target * (reloadBroughtNews ? 1000 : 500)))
         if let deadline, ContinuousClock.now + wait > deadline {
             throw AudioFileError.network(

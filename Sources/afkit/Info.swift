@@ -97,7 +97,7 @@ struct Info: NetworkCommand {
                 }
                 if path != "-", HLS.isPlaylistFile(path) {
                     // An HLS playlist: its (best variant's) segments read as one stream.
-                    var reader = HLS.Reader { location, range in try HLS.readLocalResource(location, range: range) }
+                    var reader = HLS.Reader(fetch: fetchPlaylistResource)
                     var stream = AudioFileStream()
                     try reader.read(location: path, into: &stream) { _ in }
                     let summary = try AudioFileSummary(stream.properties)

@@ -135,6 +135,13 @@ extension HTTPAudioStream.Response {
 
 /// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
 /// end, for a stream that ends first), and the first response's facts; the rest is not read.
+/// A playlist's resource (a playlist, segment or initialization section): over HTTP for a URL, else from
+/// the disk. One fetch for `packets`, `info` and `validate`.
+@Sendable func fetchPlaylistResource(_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8] {
+    isStreamURL(location)
+        ? try fetchBlocking(location, range: range) : try HLS.readLocalResource(location, range: range)
+}
+
 /// A resource over HTTP for code that cannot wait asynchronously (the validator's worker threads, which are
 /// not the concurrency pool's): the fetch runs as a task and the calling thread waits for it.
 func fetchBlocking(_ url: String, range: HLS.ByteRange?) throws -> [UInt8] {

@@ -131,9 +131,7 @@ struct Packets: NetworkCommand {
     /// segment's start listed with the packets, gaps and overlaps of its timestamps as warnings.
     func runPlaylist() throws {
         let packets = try PacketSpool()
-        var reader = HLS.Reader(variant: variant.flatMap(HLS.VariantChoice.init) ?? .best) { location, range in
-            try HLS.readLocalResource(location, range: range)
-        }
+        var reader = HLS.Reader(variant: variant.flatMap(HLS.VariantChoice.init) ?? .best, fetch: fetchPlaylistResource)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
         do {
             try reader.read(location: file, into: &stream, chunkSize: chunkSize) { event in

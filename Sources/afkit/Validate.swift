@@ -135,10 +135,7 @@ extension Validate {
         }
         validator.sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
         // Playlists and segments: from the disk, or over HTTP (each fetched whole, with the usual retries).
-        validator.fetchResource = { location, range in
-            isStreamURL(location)
-                ? try fetchBlocking(location, range: range) : try HLS.readLocalResource(location, range: range)
-        }
+        validator.fetchResource = fetchPlaylistResource
         return validator
     }
 }

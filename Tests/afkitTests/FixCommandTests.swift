@@ -66,6 +66,22 @@ import Testing
         #expect(try !Self.rules(Self.run(fix), profile: profile).contains("duration"))
     }
 
+    /// A rate above the profile's most: the fix resamples in the file's own format (IMA4 at 96 kHz becomes IMA4 at
+    /// 48 kHz, not 16-bit PCM), and the rule clears.
+    @Test func theRateFixKeepsTheDataFormat() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/fast.wav"
+        try toneWAV(source, seconds: 1, rate: 96000, channels: 1)
+        let made = folder.path + "/fast.caf"
+        #expect(try Command.run(["convert", "-d", "ima4", source, made]).status == 0)
+        let fix = try #require(try Self.fixes(made)["sample-rate"])
+        #expect(fix.contains("-d ima4@48000"), "\(fix)")
+        let fixed = try Self.run(fix)
+        #expect(try !Self.rules(fixed).contains("sample-rate"), "\(fix)")
+        let file = try AudioFile(path: fixed)
+        #expect(file.dataFormat.formatID.description == "ima4" && file.dataFormat.sampleRate == 48000)
+    }
+
     @Test func aBatchReportsFixRemakesTheOutputFromItsSource() throws {
         let folder = try ScratchFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)

@@ -19,7 +19,9 @@ extension HLS {
             default:
                 let thousands = text.hasSuffix("k") || text.hasSuffix("K")
                 guard let number = Int64(thousands ? String(text.dropLast()) : text), number > 0 else { return nil }
-                self = .bandwidth(thousands ? number * 1000 : number)
+                let (value, overflow) = number.multipliedReportingOverflow(by: thousands ? 1000 : 1)
+                guard !overflow else { return nil }
+                self = .bandwidth(value)
             }
         }
     }
@@ -227,10 +229,12 @@ extension HLS {
         return path.hasSuffix(".m3u8") || path.hasSuffix(".m3u")
     }
 
-    /// Whether the file at `path` is a playlist: named `.m3u8` or `.m3u`, or starting with `#EXTM3U`.
+    /// Whether the file at `path` is a playlist: named `.m3u8` or `.m3u`, or a regular file starting with
+    /// `#EXTM3U`.
     public static func isPlaylistFile(_ path: String) -> Bool {
         if ["m3u8", "m3u"].contains(nameExtension(of: path)) { return true }
-        guard let file = try? ReadableFile(path: path) else { return false }
+        // Only a file that can be read twice is looked into (a named pipe's first bytes would be lost).
+        guard isSeekableFile(path), let file = try? ReadableFile(path: path) else { return false }
         var bytes = [UInt8](repeating: 0, count: 10)
         let read = (try? bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }) ?? 0
         return isPlaylist(bytes.prefix(read))

@@ -179,7 +179,7 @@ extension HLS {
             self.base = (ticks, frames, rate)
             return "\(segment.uri): \(difference > 0 ? "a gap" : "an overlap") of "
                 + "\(fixedPoint(abs(difference) / rate * 1000, places: 3)) ms before it (its timestamp "
-                + "\(Int64(ticks)), the frames before it end at \(Int64(expected)))"
+                + "\(fixedPoint(ticks, places: 0)), the frames before it end at \(fixedPoint(expected, places: 0)))"
         }
     }
 }

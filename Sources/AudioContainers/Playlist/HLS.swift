@@ -324,8 +324,9 @@ public enum HLS {
             switch name {
             case "#EXT-X-VERSION": playlist.version = try integer(value, name, offset).map(Int.init)
             case "#EXT-X-TARGETDURATION": playlist.targetDuration = try integer(value, name, offset).map(Int.init)
-            case "#EXT-X-MEDIA-SEQUENCE": playlist.mediaSequence = try integer(value, name, offset) ?? 0
-            case "#EXT-X-DISCONTINUITY-SEQUENCE": playlist.discontinuitySequence = try integer(value, name, offset) ?? 0
+            case "#EXT-X-MEDIA-SEQUENCE": playlist.mediaSequence = try sequenceNumber(value, name, offset)
+            case "#EXT-X-DISCONTINUITY-SEQUENCE":
+                playlist.discontinuitySequence = try sequenceNumber(value, name, offset)
             case "#EXT-X-PLAYLIST-TYPE": playlist.playlistType = value.map(String.init)
             case "#EXT-X-ENDLIST": playlist.endList = true
             case "#EXT-X-INDEPENDENT-SEGMENTS": playlist.independentSegments = true
@@ -427,6 +428,19 @@ public enum HLS {
         guard let number = Int64(value.trimmingSpaces), number >= 0 else {
             throw AudioFileError.malformed(
                 "hls: \(name) needs a whole number, not '\(String(value.prefix(40)))'", offset: offset)
+        }
+        return number
+    }
+
+    /// The most a media or discontinuity sequence number may be, so that counting on from it never overflows
+    /// (2^62: a segment a second for a hundred billion years).
+    static let maximumSequenceNumber: Int64 = 1 << 62
+
+    private static func sequenceNumber(_ value: Substring?, _ name: String, _ offset: Int64) throws -> Int64 {
+        let number = try integer(value, name, offset) ?? 0
+        guard number <= maximumSequenceNumber else {
+            throw AudioFileError.limitExceeded(
+                "hls: \(name) \(number) is over afkit's limit of 2^62", offset: offset)
         }
         return number
     }
