@@ -130,11 +130,11 @@ extension FileReport {
         }
         if let loudness = audio?.loudness {
             if loudness.integrated.isFinite {
-                facts.append(fixedPoint(loudness.integrated, places: 1) + " LUFS integrated")
+                facts.append(rounded(loudness.integrated, places: 1) + " LUFS integrated")
             } else if let short = loudness.shortSoundLoudness, short.isFinite {
-                facts.append(fixedPoint(short, places: 1) + " LUFS (one block)")
+                facts.append(rounded(short, places: 1) + " LUFS (one block)")
             }
-            if loudness.truePeak.isFinite { facts.append(fixedPoint(loudness.truePeak, places: 1) + " dBTP true peak") }
+            if loudness.truePeak.isFinite { facts.append(rounded(loudness.truePeak, places: 1) + " dBTP true peak") }
         }
         if !facts.isEmpty { section += "<p class=\"facts\">\(markupEscaped(facts.joined(separator: " · ")))</p>\n" }
         if !conversionNotes.isEmpty {
@@ -173,7 +173,7 @@ extension FileReport {
         }
         if let loudness = audio.loudness, let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
             marked.append(
-                "true peak \(fixedPoint(loudness.truePeak, places: 1)) dBTP at "
+                "true peak \(rounded(loudness.truePeak, places: 1)) dBTP at "
                     + "\(fixedPoint(Double(frame) / summary.format.sampleRate, places: 3)) s")
         }
         section += "<div class=\"figures\">\n"
@@ -189,8 +189,8 @@ extension FileReport {
                     ? "Momentary loudness (400 ms window, LUFS: the sound is shorter than the 3 s short-term window)"
                     : "Short-term loudness (3 s window, LUFS)")
                     + (loudnessBand.map {
-                        "; the profile's band \(fixedPoint($0.lowerBound, places: 1)) to "
-                            + "\(fixedPoint($0.upperBound, places: 1)) LUFS shaded"
+                        "; the profile's band \(rounded($0.lowerBound, places: 1)) to "
+                            + "\(rounded($0.upperBound, places: 1)) LUFS shaded"
                     } ?? "") + ".", described)
         }
         section += figure("spectrogram", index, "Spectrogram (log frequency, channels mixed).", described)
@@ -353,10 +353,17 @@ private func formatDescription(_ format: StreamDescription) -> String {
     return "\(name), \(format.bitsPerChannel)-bit \(kind)"
 }
 
+/// `value` to `places` decimals, rounded (as the page's script writes its labels), not cut.
+private func rounded(_ value: Double, places: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    return fixedPoint((value * scale).rounded() / scale, places: places)
+}
+
 private func numberCell(_ value: Double?, places: Int, label: String) -> String {
     guard let value, value.isFinite else { return "<td data-label=\"\(label)\" data-value=\"\">—</td>" }
     return
-        "<td class=\"number\" data-label=\"\(label)\" data-value=\"\(value)\">\(fixedPoint(value, places: places))</td>"
+        "<td class=\"number\" data-label=\"\(label)\" data-value=\"\(value)\">\(rounded(value, places: places))</td>"
 }
 
 /// A path escaped for the page, with a line-break opportunity after each separator (`/`, `-`, `_`, `.`, space),
