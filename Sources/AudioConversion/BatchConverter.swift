@@ -174,7 +174,7 @@ public struct BatchConverter: Sendable {
                 found.append((source, source.split(separator: "/").last.map(String.init) ?? source))
             }
         }
-        var (jobs, collisions) = Self.jobs(found, named: { outputPath(for: $0, pattern: namePattern) })
+        let (jobs, collisions) = Self.jobs(found, named: { outputPath(for: $0, pattern: namePattern) })
         if !collisions.isEmpty {
             // Every collision at once, with the first pattern tried that leaves none.
             let separating = namePattern.separatingCandidates.first { pattern in

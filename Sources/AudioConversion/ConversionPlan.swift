@@ -398,9 +398,21 @@ public struct ConversionPlan {
         }
         try applyEdits(settings.edits, to: source, input: input)
         let taken = render.count ?? source.frameCount
-        if let allowed = try Self.frameLimit(frames: taken, rate: source.sampleRate, input: input, settings: settings) {
-            render.count = allowed
-            render.fadeOut = 0
+        // The limit holds for the output: the silence padded counts (at the source's rate).
+        let padded = Int64(
+            (Double(render.padStart + render.padEnd) * source.sampleRate / format.sampleRate).rounded(.up))
+        if let limit = settings.maximumSeconds, padded > 0, Double(padded) >= limit * source.sampleRate {
+            throw ConversionUsageError(
+                "--pad adds \(shortDecimal(Double(padded) / source.sampleRate)) s, as long as or longer than the "
+                    + "\(shortDecimal(limit)) s limit")
+        }
+        if let allowed = try Self.frameLimit(
+            frames: taken.map { $0 + padded }, rate: source.sampleRate, input: input, settings: settings)
+        {
+            render.count = allowed - padded
+            // A fade-out asked for ends the part kept; a silence cut's, at the end cut away, goes.
+            render.fadeOut =
+                settings.edits.fadeOut.map { Int(min($0.frames(at: source.sampleRate), allowed - padded)) } ?? 0
             notes.append(
                 "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
                     + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "
@@ -440,17 +452,14 @@ public struct ConversionPlan {
     /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
     /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
     mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions) {
-        // The output's last frame: the part taken, else the source's length (a loop past it is not kept).
+        // Positions are judged in the part taken (at the output's rate), then moved past the silence padded
+        // before it: what the cut removed stays removed, however much padding comes in its place.
         let end =
-            (render.count ?? source.frameCount).map {
-                Int64(saturating: (Double($0) * scale).rounded()) + render.padStart
-            } ?? Int64.max
+            (render.count ?? source.frameCount).map { Int64(saturating: (Double($0) * scale).rounded()) } ?? Int64.max
         let start = render.start
         let container = fileType.descriptor.name
         let padding = render.padStart
-        func moved(_ frame: Int64) -> Int64 {
-            Int64(saturating: (Double(frame - start) * scale).rounded()) + padding
-        }
+        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
         func span(_ loop: Loop) -> String { "\(loop.start)-\(loop.end)" }
         let keeps = fileType.descriptor.keeps
         let holdsMarkers = keeps.markers
@@ -459,7 +468,9 @@ public struct ConversionPlan {
             var carried = marker
             carried.framePosition = moved(marker.framePosition)
             let name = marker.name.isEmpty ? "marker \(marker.id)" : "marker '\(marker.name)'"
-            if !(0...end).contains(carried.framePosition) {
+            let inside = (0...end).contains(carried.framePosition)
+            carried.framePosition = carried.framePosition.saturatingAdd(padding)
+            if !inside {
                 timeline.append("\(name) at frame \(marker.framePosition): outside the audio kept, dropped")
             } else {
                 markers.append(carried)
@@ -491,12 +502,14 @@ public struct ConversionPlan {
             if kept != whole {
                 notes.append(
                     render.count == nil && render.start == 0
-                        ? "\(name) runs past the end of the audio: it ends at frame \(kept.end) in the output"
-                        : "the cut shortens \(name) to output frames \(span(kept))")
+                        ? "\(name) runs past the end of the audio: it ends at frame \(kept.end + padding) in the output"
+                        : "the cut shortens \(name) to output frames \(kept.start + padding)-\(kept.end + padding)")
             }
             let held = loops.count < keeps.loops
-            loops.append(kept)
-            timeline.append("\(name)" + (kept == loop ? "" : " now \(span(kept))") + (held ? "" : ": not carried"))
+            let placed = Loop(
+                start: kept.start.saturatingAdd(padding), end: kept.end.saturatingAdd(padding), playMode: loop.playMode)
+            loops.append(placed)
+            timeline.append("\(name)" + (placed == loop ? "" : " now \(span(placed))") + (held ? "" : ": not carried"))
         }
         let heldLoops = min(loops.count, keeps.loops)
         // Chapters move with the cut (one that began before it starts at 0), each ending where the next begins and
@@ -514,8 +527,12 @@ public struct ConversionPlan {
                 timeline.append("\(name): outside the audio kept, dropped")
                 continue
             }
-            chapters.append(Chapter(startTime: max(0, shifted), endTime: ending, title: chapter.title))
-            timeline.append(name + (seconds == 0 ? "" : " moved to \(shortDecimal(max(0, shifted))) s"))
+            // Past the silence padded before the audio.
+            let padded = Double(padding) / format.sampleRate
+            chapters.append(
+                Chapter(startTime: max(0, shifted) + padded, endTime: ending.map { $0 + padded }, title: chapter.title))
+            timeline.append(
+                name + (seconds == 0 && padded == 0 ? "" : " moved to \(shortDecimal(max(0, shifted) + padded)) s"))
         }
         if keeps.chapters {
             options.chapters = chapters
@@ -582,8 +599,22 @@ public struct ConversionPlan {
                 throw ConversionUsageError("--fade-out needs the source's length, which '\(input)' does not state")
             }
             render.count = taken
-            let fadeIn = edits.fadeIn.map { min($0.frames(at: rate), taken) } ?? 0
-            let fadeOut = edits.fadeOut.map { min($0.frames(at: rate), taken) } ?? 0
+            // SoX's fades: a fade longer than the sound keeps its slope (the sound ends short of full level), and
+            // a fade-in and a fade-out that overlap are refused.
+            let fadeIn = edits.fadeIn.map { $0.frames(at: rate) } ?? 0
+            let fadeOut = edits.fadeOut.map { $0.frames(at: rate) } ?? 0
+            if fadeIn > 0, fadeOut > 0, fadeIn + fadeOut > taken {
+                throw ConversionUsageError(
+                    "--fade-in and --fade-out overlap: together \(shortDecimal(Double(fadeIn + fadeOut) / rate)) s, the "
+                        + "sound kept \(shortDecimal(Double(taken) / rate)) s")
+            }
+            for (name, length) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] where length > taken {
+                let level = edits.fadeShape.gain((Double(taken) - 0.5) / Double(length))
+                notes.append(
+                    "\(name) \(shortDecimal(Double(length) / rate)) s is longer than the \(shortDecimal(Double(taken) / rate)) s "
+                        + "kept: its slope is kept, so the sound \(name == "--fade-in" ? "ends" : "starts") at "
+                        + "\(shortDecimal(level * 100)) % of its level, as SoX fades")
+            }
             render.fadeIn = Int(fadeIn)
             render.fadeOut = Int(fadeOut)
             render.fadeShape = edits.fadeShape

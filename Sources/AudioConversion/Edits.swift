@@ -13,13 +13,18 @@ public enum EditTime: Hashable, Sendable, CustomStringConvertible {
     /// Frames of the source.
     case frames(Int64)
 
-    /// Parses `1.5`, `[[HH:]MM:]SS[.mmm]` or `44100f`; `nil` for anything else (negative included).
+    /// The longest edit time: a week (a longer cut, fade or pad is a mistyped number, not a sound).
+    public static let maximumSeconds = 604_800.0
+
+    /// Parses `1.5`, `[[HH:]MM:]SS[.mmm]` or `44100f`; `nil` for anything else (negative included, and past
+    /// ``maximumSeconds``, in frames at the highest rate afkit reads).
     public init?(_ text: String) {
         if text.hasSuffix("f"), let frames = Int64(text.dropLast()), frames >= 0 {
+            guard Double(frames) <= Self.maximumSeconds * 1_536_000 else { return nil }
             self = .frames(frames)
             return
         }
-        guard let seconds = clockSeconds(text) else { return nil }
+        guard let seconds = clockSeconds(text), seconds <= Self.maximumSeconds else { return nil }
         self = .seconds(seconds)
     }
 

@@ -184,7 +184,8 @@ struct SharedConversionOptions: ParsableArguments {
             guard let text else { return nil }
             guard let time = EditTime(text) else {
                 throw ValidationError(
-                    "\(option) takes seconds (1.5), [[HH:]MM:]SS[.mmm] or frames (44100f), not '\(text)'")
+                    "\(option) takes seconds (1.5), [[HH:]MM:]SS[.mmm] or frames (44100f), from 0 up to a week, "
+                        + "not '\(text)'")
             }
             return time
         }

@@ -220,4 +220,36 @@ import Testing
         #expect(huge.segments.first?.duration == 1e308)
         #expect(huge.text.contains("#EXTINF:1e+308,"))
     }
+
+    /// A long presentation: more than 1,025 fragments through one parser (the sample table drops what is read
+    /// every 1,024 runs; a podcast of 1,035 segments once crashed the reader there), every packet delivered.
+    @Test func moreThanAThousandFragments() throws {
+        let format = StreamDescription(
+            sampleRate: 8000, formatID: .aac, formatFlags: [], bytesPerPacket: 0, framesPerPacket: 1024,
+            bytesPerFrame: 0, channelsPerFrame: 1, bitsPerChannel: 0)
+        var bytes = try MP4.fragmentedInitialization(
+            format: format, magicCookie: [0x15, 0x88], primingFrames: 0, validFrames: 0)
+        var sizes: [UInt32] = []
+        for segment in 0..<1100 {
+            let packetSizes: [UInt32] = [UInt32(10 + segment % 7), 12, 13]
+            sizes += packetSizes
+            bytes += MP4.mediaSegment(
+                sequenceNumber: UInt32(segment + 1), baseDecodeTime: UInt64(segment * 3 * 1024),
+                sampleSizes: packetSizes, data: packetSizes.flatMap { [UInt8](repeating: 1, count: Int($0)) })
+        }
+        var stream = AudioFileStream(fileTypeHint: .mp4)
+        var read: [UInt32] = []
+        var position = 0
+        while position < bytes.count {
+            let end = min(bytes.count, position + 4096)
+            try stream.parse(Array(bytes[position..<end])) { event in
+                if case .packets(let packets) = event {
+                    read += (packets.descriptions.map { Array($0) } ?? []).map(\.dataByteSize)
+                }
+            }
+            position = end
+        }
+        try stream.finish()
+        #expect(read == sizes)
+    }
 }

@@ -325,6 +325,8 @@ func checkHLS(_ bytes: [UInt8]) -> String? {
                 again.segments.count == playlist.segments.count
             else { return "a media playlist's own text reads back differently" }
         case .master(let master):
+            // (A master whose tags named nothing complete writes no tag that makes it one.)
+            guard !master.variants.isEmpty || !master.renditions.isEmpty else { break }
             guard case .master(let again) = try HLS.parse(Array(master.text.utf8)),
                 again.variants.count == master.variants.count
             else { return "a master playlist's own text reads back differently" }

@@ -26,8 +26,11 @@ struct MP4SampleTable {
     private(set) var durations: [(count: Int64, delta: UInt32)] = []
     /// The sample the first duration entry starts at (after trimming).
     private var durationsBase: Int64 = 0
-    /// Samples in the table.
-    var sampleCount: Int64 { runs.last.map { $0.firstSample + $0.count } ?? 0 }
+    /// Samples in the table (those trimmed away included: a run appended after every run was read and dropped
+    /// goes on from them).
+    var sampleCount: Int64 { runs.last.map { $0.firstSample + $0.count } ?? trimmedSampleCount }
+    /// The samples of the runs trimmed away.
+    private var trimmedSampleCount: Int64 = 0
 
     /// Total duration in the track's timescale.
     private(set) var totalDuration: Int64 = 0
@@ -120,6 +123,7 @@ struct MP4SampleTable {
     mutating func trim(_ cursor: inout Cursor) {
         if cursor.run > 1024 {
             let drop = cursor.run
+            trimmedSampleCount = runs[drop - 1].firstSample + runs[drop - 1].count
             let dropSizes = runs[drop...].first { $0.sizeIndex >= 0 }?.sizeIndex ?? sizes.count
             runs.removeFirst(drop)
             sizes.removeFirst(dropSizes)

@@ -266,10 +266,9 @@ public enum HLS {
             guard end < text.utf8.endIndex else { break }
             start = text.utf8.index(after: end)
         }
-        let isMaster = lines.contains {
-            $0.text.hasPrefix("#EXT-X-STREAM-INF") || $0.text.hasPrefix("#EXT-X-MEDIA:")
-                || $0.text.hasPrefix("#EXT-X-I-FRAME-STREAM-INF")
-        }
+        // A master playlist is one with a variant or rendition tag (by its whole name).
+        let masterTags: Set<String> = ["#EXT-X-STREAM-INF", "#EXT-X-MEDIA", "#EXT-X-I-FRAME-STREAM-INF"]
+        let isMaster = lines.contains { $0.text.hasPrefix("#EXT-X-") && masterTags.contains(tag($0.text).0) }
         return isMaster ? .master(try master(lines)) : .media(try media(lines))
     }
 
