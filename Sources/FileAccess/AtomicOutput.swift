@@ -228,9 +228,18 @@ public enum TemporaryFiles {
     /// The identity of a temporary this process created, where `path` is one.
     public static func identity(of path: String) -> FileIdentity? { files.identity(of: path) }
 
-    /// Removes every temporary file being written, and refuses to create more; returns how many.
+    /// Removes every temporary file being written (and every temporary folder, ``writeFolderAtomically(_:_:)``'s),
+    /// and refuses to create more; returns how many files.
     @discardableResult
-    public static func removeAll() -> Int { files.removeAll() }
+    public static func removeAll() -> Int {
+        for folder in folders.withLock({ held in
+            defer { held.removeAll() }; return held
+        }) { removeTree(folder) }
+        return files.removeAll()
+    }
+
+    /// The temporary folders being filled.
+    static let folders = Mutex<Set<String>>([])
 
     /// Removes afkit's temporaries in `folder` that no process is writing (left by a kill -9 or a power
     /// cut): hidden files named `.NAME.afkit-....tmp` that nobody holds locked. The lock is the kernel's,

@@ -146,6 +146,9 @@ public func writeFolderAtomically<Result>(_ path: String, _ body: (_ temporaryFo
         guard errno == EEXIST else { throw ioError("cannot create a folder beside '\(path)'") }
     }
     guard !temporary.isEmpty else { throw ioError("cannot create a folder beside '\(path)'") }
+    // An interrupted command removes it (TemporaryFiles.removeAll).
+    TemporaryFiles.folders.withLock { _ = $0.insert(temporary) }
+    defer { TemporaryFiles.folders.withLock { _ = $0.remove(temporary) } }
     do {
         let result = try body(temporary)
         let written = try walkFolder(temporary)

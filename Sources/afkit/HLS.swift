@@ -143,6 +143,8 @@ struct HLSCommand: ParsableCommand {
             do {
                 if sources.count > 1 { try makeDirectories(out) }
                 let renditions = try HLSPackager.package(source: source, output: folder, settings: settings)
+                // --quiet: errors only.
+                if shared.quiet { continue }
                 for note in Set(renditions.flatMap(\.notes)).sorted() {
                     Output.standardError(fileMessage("hls", source, .note, note))
                 }

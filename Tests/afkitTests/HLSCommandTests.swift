@@ -121,4 +121,33 @@ import Testing
         #expect(ts.status == 1 && ts.stderr.contains("MPEG-2 transport stream"), "\(ts.stderr)")
         #expect(try Command.run(["packets", "--variant", "loud", "hls/ffmpeg-fmp4/prog.m3u8"]).status == 2)
     }
+
+    /// A new user's cases: a source named with '#' (a path is taken as it is, not as a URL with a fragment), a
+    /// segment URI with %XX escapes on the disk, --quiet printing nothing, a last segment cut mid-frame failing.
+    @Test func pathsEscapesQuietAndCutSegments() throws {
+        let folder = scratch + "/odd #1?"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/my song #1.wav"
+        try FileManager.default.copyItem(atPath: Command.fixtures + "/signals/speech.wav", toPath: source)
+        let out = folder + "/out #2"
+        let quiet = try Command.run([
+            "hls", "--quiet", "--segment-type", "packed", "--segment-duration", "1", source, "--out", out,
+        ])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+        #expect(try Command.run(["validate", "--profile", "hls-audio", out]).status == 0)
+        // A segment renamed with a space and '#', named in the playlist by its %XX escapes.
+        let media = out + "/aac-128k/prog_index.m3u8"
+        try FileManager.default.moveItem(atPath: out + "/aac-128k/segment0.aac", toPath: out + "/aac-128k/seg one#.aac")
+        let text = try String(contentsOfFile: media, encoding: .utf8)
+        try text.replacingOccurrences(of: "segment0.aac", with: "seg%20one%23.aac").write(
+            toFile: media, atomically: true, encoding: .utf8)
+        let escaped = try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"])
+        #expect(escaped.status == 0, "\(escaped.stdout)")
+        // The last segment cut 50 bytes short.
+        let last = out + "/aac-128k/segment2.aac"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: last))
+        try bytes.dropLast(50).write(to: URL(fileURLWithPath: last))
+        let cut = try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"])
+        #expect(cut.status == 1 && cut.stdout.contains("segment2.aac: cut short"), "\(cut.stdout)")
+    }
 }

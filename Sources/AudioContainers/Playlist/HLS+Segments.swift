@@ -135,6 +135,15 @@ extension HLS {
             }
         }
         if let damage = properties.damage.first { facts.error = "damaged: \(damage)" }
+        // A segment cut short (its last frame or sample partial) is no whole piece of the stream.
+        if properties.isTruncated {
+            facts.error = "cut short: its last frame is not whole"
+        } else if let fragments = try? MP4.trackFragments(in: bytes), isFragment,
+            let packets = properties.audioDataPacketCount,
+            case let listed = fragments.reduce(Int64(0), { $0 + $1.sampleCount }), listed != packets
+        {
+            facts.error = "its fragments list \(listed) samples; \(packets) lie whole in its 'mdat'"
+        }
     }
 
     /// The segments' own clock against the frames read: each segment's time (packed audio's `PRIV` on the 90

@@ -579,13 +579,48 @@ public enum HLS {
             let host = baseBytes[(scheme + 3)...].firstIndex(of: 0x2F) ?? baseBytes.endIndex
             return String(decoding: baseBytes[..<host], as: UTF8.self) + reference
         }
-        // Queries and fragments of the base do not carry over.
+        // A URL's query and fragment do not carry over; a file's path is taken as it is ('#' and '?' are
+        // characters of its name), and a reference against it is a URI path: its %XX escapes name bytes.
+        guard scheme != nil else {
+            let local = percentDecoded(reference)
+            guard let slash = baseBytes.lastIndex(of: 0x2F) else { return local }
+            return String(decoding: baseBytes[...slash], as: UTF8.self) + local
+        }
         let path = baseBytes.prefix { $0 != 0x3F && $0 != 0x23 }
         guard let slash = path.lastIndex(of: 0x2F), slash >= (scheme.map { $0 + 3 } ?? 0) else {
-            // A server's root ("http://host"), or a file in the working folder.
-            return scheme == nil ? reference : String(decoding: path, as: UTF8.self) + "/" + reference
+            return String(decoding: path, as: UTF8.self) + "/" + reference  // a server's root ("http://host")
         }
         return String(decoding: path[...slash], as: UTF8.self) + reference
+    }
+}
+
+extension HLS {
+    /// `text` with each `%XX` escape (two hexadecimal digits) made the byte it stands for; anything else kept.
+    static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        var index = 0
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x37
+            case 0x61...0x66: byte - 0x57
+            default: nil
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count, let high = hex(bytes[index + 1]),
+                let low = hex(bytes[index + 2])
+            {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
