@@ -136,7 +136,9 @@ public enum AudioConverter {
         var result = ConversionResult(
             outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
             packetTableInfo: table, notes: plan.notes)
-        if gainOverloads > 0 {
+        // (A float output keeps samples past full scale: nothing clips in it.)
+        let keepsOverloads = plan.format.formatID == .lpcm && plan.format.formatFlags.contains(.isFloat)
+        if gainOverloads > 0 && !keepsOverloads {
             result.notes.append(
                 "--gain \(shortDecimal(settings.edits.gain ?? 0)) dB took \(gainOverloads) samples past full scale, which "
                     + "clip in the output: lower the gain, or use --loudness with its limiter")

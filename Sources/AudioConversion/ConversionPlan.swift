@@ -586,7 +586,14 @@ public struct ConversionPlan {
                         + "\(shortDecimal((Double(total) / rate * 1000).rounded() / 1000)) s)")
             }
             var end = edits.end.map { $0.frames(at: rate) } ?? edits.duration.map { start + $0.frames(at: rate) }
-            if let total = source.frameCount { end = min(end ?? total, total) }
+            if let total = source.frameCount {
+                if let asked = end, asked > total {
+                    notes.append(
+                        "the cut asked to end at \(shortDecimal(Double(asked) / rate)) s, past the source's "
+                            + "\(shortDecimal(Double(total) / rate)) s: it goes to the end")
+                }
+                end = min(end ?? total, total)
+            }
             if let end, end <= start {
                 throw ConversionUsageError("the cut ends at or before it starts (--end or --duration)")
             }

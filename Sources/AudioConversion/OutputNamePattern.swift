@@ -81,7 +81,13 @@ public struct OutputNamePattern: Sendable, Hashable, CustomStringConvertible {
             case .placeholder(let name): values[name] ?? ""
             }
         }.joined()
-        return text.split(separator: "/").joined(separator: "/")
+        let name = text.split(separator: "/").joined(separator: "/")
+        // A name that comes out empty (`{dir}` for a source at the root) is the source's stem there: an output is
+        // never a hidden `.caf`.
+        guard let last = name.split(separator: "/").last, !last.isEmpty else {
+            return (name.isEmpty ? "" : name + "/") + (values["stem"] ?? "")
+        }
+        return name
     }
 
     /// Patterns that name apart sources that share a stem, this one extended, in the order a message offers them.

@@ -74,11 +74,18 @@ public func clockTime(_ seconds: Double, fractionDigits: Int = 3) -> String {
 /// `[[HH:]MM:]SS[.fff]` as seconds (whitespace ignored), or `nil`: the clock time of chapters and edits.
 public func clockSeconds(_ text: String) -> Double? {
     let parts = text.filter { !$0.isWhitespace }.split(separator: ":", omittingEmptySubsequences: false)
-    guard (1...3).contains(parts.count), let last = Double(parts[parts.count - 1]), last >= 0, last.isFinite
+    // Plain decimals only (no `1e3`, `0x1`, `inf`); seconds under 60 where minutes are given.
+    let decimal = parts.last.map { part in
+        !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+            && part.filter { $0 == "." }.count <= 1
+            && part != "."
+    }
+    guard (1...3).contains(parts.count), decimal == true, let last = Double(parts[parts.count - 1]), last >= 0,
+        last.isFinite, parts.count == 1 || last < 60
     else { return nil }
     var total = last
     for (index, part) in parts.dropLast().reversed().enumerated() {
-        guard let value = Int(part), value >= 0 else { return nil }
+        guard let value = Int(part), value >= 0, index == 1 || parts.count == 2 || value < 60 else { return nil }
         total += Double(value) * (index == 0 ? 60 : 3600)
     }
     return total

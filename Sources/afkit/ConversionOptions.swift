@@ -123,10 +123,14 @@ struct SharedConversionOptions: ParsableArguments {
         help: ArgumentHelp("Take this long from the start.", valueName: "TIME"))
     var duration: String?
 
-    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade in over this long.", valueName: "TIME"))
+    @Option(
+        name: .customLong("fade-in"), parsing: .unconditional,
+        help: ArgumentHelp("Fade in over this long.", valueName: "TIME"))
     var fadeIn: String?
 
-    @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade out over this long.", valueName: "TIME"))
+    @Option(
+        name: .customLong("fade-out"), parsing: .unconditional,
+        help: ArgumentHelp("Fade out over this long.", valueName: "TIME"))
     var fadeOut: String?
 
     @Option(
@@ -137,7 +141,7 @@ struct SharedConversionOptions: ParsableArguments {
     var fadeShape: String?
 
     @Option(
-        name: .customLong("pad"),
+        name: .customLong("pad"), parsing: .unconditional,
         help: ArgumentHelp("Silence before the sound, and after it (START[,END]).", valueName: "START[,END]"))
     var pad: String?
 
@@ -196,6 +200,9 @@ struct SharedConversionOptions: ParsableArguments {
         edits.fadeIn = try time(fadeIn, "--fade-in")
         edits.fadeOut = try time(fadeOut, "--fade-out")
         if let fadeShape {
+            guard fadeIn != nil || fadeOut != nil else {
+                throw ValidationError("--fade-shape shapes --fade-in and --fade-out: give one of them")
+            }
             guard let shape = FadeShape(rawValue: fadeShape) else {
                 throw ValidationError("--fade-shape takes q, h, t, l or p, not '\(fadeShape)'")
             }

@@ -69,7 +69,9 @@ struct HLSCommand: ParsableCommand {
         guard segmentDuration.isFinite, (1...60).contains(segmentDuration) else {
             throw ValidationError("--segment-duration takes 1 to 60 seconds (Apple recommends 6)")
         }
-        if let channels, !(1...8).contains(channels) { throw ValidationError("-c takes 1 to 8 channels") }
+        if let channels, !(1...8).contains(channels) || channels == 7 {
+            throw ValidationError("-c takes 1 to 6 or 8 channels (AAC has no 7-channel configuration)")
+        }
         if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
     }
 
@@ -159,6 +161,9 @@ struct HLSCommand: ParsableCommand {
                 Output.standardOutput(
                     "\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) rendition"
                         + (renditions.count == 1 ? "\n" : "s\n"))
+            } catch let error as ConversionUsageError {
+                // (An edit that does not fit the source: a usage error, as convert says it.)
+                throw usageError("\(source): \(error.description)", in: Self.self)
             } catch let error as AudioFileError {
                 failed = true
                 Output.standardError(fileMessage("hls", source, .error, "\(error)"))

@@ -96,6 +96,11 @@ struct Info: NetworkCommand {
                     continue
                 }
                 if path != "-", HLS.isPlaylistFile(path) {
+                    if loudness {
+                        throw AudioFileError.illegalOperation(
+                            "--loudness measures a sound file; a playlist's segments are not measured (measure the source)"
+                        )
+                    }
                     // An HLS playlist: its (best variant's) segments read as one stream.
                     var reader = HLS.Reader(fetch: fetchPlaylistResource)
                     var stream = AudioFileStream()

@@ -104,8 +104,9 @@ struct Validate: ParsableCommand {
             Output.standardError(note + "\n")
         }
         if report.files.isEmpty && !allowEmpty {
+            let what = try loadProfile().checksPlaylists ? "playlist (.m3u8)" : "sound file"
             Output.standardError(
-                "validate: no sound file in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+                "validate: no \(what) in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
             throw ExitCode(AFKit.Status.usage)
         }
         switch format {

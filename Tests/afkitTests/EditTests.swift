@@ -108,6 +108,54 @@ import Testing
         #expect(properties.loops.first.map { [$0.start, $0.end] } == [600, 2600])
     }
 
+    /// A new user's cases: a marker the cut removed stays removed however much padding replaces it, and a loop
+    /// is cut before the padding moves it; --trim keeps the fade-out at the new end and counts the padding in the
+    /// limit; a fade longer than the sound keeps SoX's slope, overlapping fades are refused; times past a week,
+    /// hex, exponents and 0:99 are usage errors, as --fade-shape with no fade is; a float output keeps what a gain
+    /// takes past full scale (no clipping note).
+    @Test func editsAsSoXDoesThem() throws {
+        let folder = try ScratchFolder()
+        // sampler.wav: 4000 frames, markers at 1000, 3000, 3600; loops 1000-3000 and 3000-3600.
+        let padded = folder.path + "/padded.wav"
+        #expect(
+            try Command.run(["convert", "--start", "1500f", "--pad", "2000f", "markers/sampler.wav", padded]).status
+                == 0)
+        let properties = try AudioFile(path: padded).properties
+        #expect(properties.markers.map(\.framePosition) == [3500, 4100], "\(properties.markers)")
+        #expect(properties.loops.first.map { [$0.start, $0.end] } == [2000, 3500], "\(properties.loops)")
+
+        let long = folder.path + "/long.wav"
+        try toneWAV(long, seconds: 40)
+        let faded = folder.path + "/faded.wav"
+        let trimmed = try Command.run([
+            "convert", "-d", "LEI16", "--trim", "--fade-out", "1", "--fade-shape", "t", long, faded,
+        ])
+        #expect(trimmed.status == 0, "\(trimmed.stderr)")
+        let tail = try Self.samples(faded).suffix(80)
+        #expect(
+            tail.allSatisfy { abs(Int($0)) < 400 }, "the last 10 ms are faded: \(tail.map { abs(Int($0)) }.max() ?? 0)")
+        let padTrim = folder.path + "/padtrim.caf"
+        #expect(try Command.run(["convert", "--trim", "--pad", "5", long, padTrim]).status == 0)
+        #expect(try AudioFile(path: padTrim).properties.validFrameCount == 30 * 8000)
+
+        let short = folder.path + "/short.wav"
+        try toneWAV(short, seconds: 1)
+        let slope = try Command.run([
+            "convert", "--fade-in", "2", "--fade-shape", "t", short, folder.path + "/slope.wav",
+        ])
+        #expect(slope.status == 0 && slope.stderr.contains("ends at 50 %"), "\(slope.stderr)")
+        for options in [
+            ["--fade-in", "0.6", "--fade-out", "0.6"], ["--start", "1e20"], ["--pad", "0x10"], ["-t", "0:99"],
+            ["--fade-in", "-1"], ["--fade-shape", "t"], ["--pad", "1e3"],
+        ] {
+            let result = try Command.run(["convert"] + options + [short, folder.path + "/x.wav"])
+            #expect(result.status == 2, "\(options): \(result.stderr)")
+        }
+        let float = folder.path + "/float.wav"
+        let loud = try Command.run(["convert", "-d", "LEF32", "--gain", "12", short, float])
+        #expect(loud.status == 0 && !loud.stderr.contains("clip"), "\(loud.stderr)")
+    }
+
     /// `convert INPUT` alone writes beside it with the extension of -f (CAF by default), never over the input;
     /// `-o` names the output as the argument does.
     @Test func anOutputBesideTheInput() throws {
