@@ -400,7 +400,7 @@ extension ValidationRule {
             media.format.flatMap { HLS.codecs(for: $0.0, magicCookie: $0.1) }
         }
         for variant in master.variants {
-            guard let declared = variant.codecs else {
+            guard let written = variant.codecs else {
                 findings.append(Finding("\(variant.uri): EXT-X-STREAM-INF has no CODECS"))
                 continue
             }
@@ -409,11 +409,20 @@ extension ValidationRule {
                 let uris = master.renditions.filter { $0.groupID == group }.compactMap(\.uri)
                 members += playlist.media.filter { uris.contains($0.uri) && $0.uri != variant.uri }
             }
+            // (`mp4a.40.02` is `mp4a.40.2`: numbers compare without their leading zeros.)
+            func normal(_ codec: String) -> String {
+                codec.split(separator: ".").map { part in
+                    part.allSatisfy(\.isNumber) ? String(Int(part).map(String.init) ?? String(part)) : String(part)
+                }.joined(separator: ".")
+            }
+            let declared = written.map(normal)
             var held: [String] = []
+            var mismatched = false
             for media in members {
                 guard let actual = codecs(of: media) else { continue }
                 held.append(actual)
                 if !declared.contains(actual) {
+                    mismatched = true
                     findings.append(
                         Finding(
                             "\(variant.uri): CODECS \"\(declared.joined(separator: ","))\" does not name the stream's "
@@ -427,7 +436,7 @@ extension ValidationRule {
                 && members.allSatisfy { media in
                     media.format != nil && media.segments.allSatisfy { $0.error == nil && $0.trackCount == 1 }
                 }
-            for extra in declared where wholeAudio && !held.contains(extra) {
+            for extra in declared where wholeAudio && !mismatched && !held.contains(extra) {
                 findings.append(
                     Finding("\(variant.uri): CODECS names \(extra), which none of the variant's streams holds"))
             }

@@ -144,6 +144,11 @@ public enum HLSPackager {
             master.variants.append(variant)
         }
         try writeFile(folder + "/" + masterPlaylistName, bytes: Array(master.text.utf8))
+        if let rendition = renditions.first, !renditions.contains(where: { $0.format.channelsPerFrame <= 2 }) {
+            renditions[0].notes.append(
+                "every rendition has \(rendition.format.channelsPerFrame) channels: Apple's authoring specification asks "
+                    + "for a stereo AAC-LC one too (package it again with -c 2)")
+        }
         return renditions
     }
 

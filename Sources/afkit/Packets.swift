@@ -81,6 +81,11 @@ struct Packets: NetworkCommand {
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
         try checkStandardOutput(against: [file], in: Self.self)
         if file != "-", HLS.isPlaylistFile(file) { return try runPlaylist() }
+        if variant != nil {
+            throw usageError(
+                "--variant chooses among an HLS master playlist's variants; '\(shownArgument(file))' is none",
+                in: Self.self)
+        }
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
         let packets = try PacketSpool()

@@ -150,4 +150,44 @@ import Testing
         let cut = try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"])
         #expect(cut.status == 1 && cut.stdout.contains("segment2.aac: cut short"), "\(cut.stdout)")
     }
+
+    /// The second new user's smaller cases: `mp4a.40.02` is `mp4a.40.2`; a wrong CODECS is one error, not two;
+    /// packed audio where fMP4 belongs is named; --variant on a file that is no playlist is a usage error; a byte
+    /// order mark is a reader's problem too; a package without a stereo rendition says so when it is made.
+    @Test func secondRoundEdges() throws {
+        let out = scratch + "/edges"
+        #expect(try Command.run(["hls", "signals/speech.wav", "--out", out, "--segment-duration", "1"]).status == 0)
+        let master = out + "/master.m3u8"
+        let text = try String(contentsOfFile: master, encoding: .utf8)
+        try text.replacingOccurrences(of: "mp4a.40.2", with: "mp4a.40.02").write(
+            toFile: master, atomically: true, encoding: .utf8)
+        #expect(try Command.run(["validate", "--profile", "hls-audio", master]).status == 0)
+        try text.replacingOccurrences(of: "mp4a.40.2", with: "mp4a.40.5").write(
+            toFile: master, atomically: true, encoding: .utf8)
+        let wrong = try Command.run(["validate", "--profile", "hls-audio", "--format", "json", master])
+        let violations =
+            ((wrong.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"] as? [[String: Any]]
+        #expect(violations?.filter { $0["rule"] as? String == "hls-codecs" }.count == 1, "\(wrong.stdout)")
+        try text.write(toFile: master, atomically: true, encoding: .utf8)
+        // An ADTS segment put where an .m4s belongs.
+        let packed = scratch + "/edges-packed"
+        #expect(
+            try Command.run(["hls", "--segment-type", "packed", "signals/speech.wav", "--out", packed]).status == 0)
+        try FileManager.default.removeItem(atPath: out + "/aac-128k/segment0.m4s")
+        try FileManager.default.copyItem(
+            atPath: packed + "/aac-128k/segment0.aac", toPath: out + "/aac-128k/segment0.m4s")
+        let misplaced = try Command.run(["validate", "--profile", "hls-audio", master])
+        #expect(
+            misplaced.stdout.contains("a packed-audio (ID3/ADTS) segment where an fMP4 segment belongs"),
+            "\(misplaced.stdout)")
+        #expect(try Command.run(["packets", "--variant", "best", "signals/speech.wav"]).status == 2)
+        // A byte order mark: info reads the playlist and lists it among the problems.
+        let bom = packed + "/aac-128k/prog_index.m3u8"
+        let media = try Data(contentsOf: URL(fileURLWithPath: bom))
+        try (Data([0xEF, 0xBB, 0xBF]) + media).write(to: URL(fileURLWithPath: bom))
+        let info = try Command.run(["info", bom])
+        #expect(info.status == 0 && info.stdout.contains("byte order mark"), "\(info.stdout)")
+        let surround = try Command.run(["hls", "-c", "3", "signals/speech.wav", "--out", scratch + "/three"])
+        #expect(surround.status == 0 && surround.stderr.contains("a stereo AAC-LC one too"), "\(surround.stderr)")
+    }
 }

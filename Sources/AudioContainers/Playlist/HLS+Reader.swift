@@ -74,7 +74,11 @@ extension HLS {
         /// The media playlist at `location`, or the chosen variant's where it is a master playlist: its
         /// location and contents.
         public mutating func mediaPlaylist(at location: String) throws -> (String, MediaPlaylist) {
-            switch try parse(try fetch(location, nil)) {
+            let bytes = try fetch(location, nil)
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                problems.append("\(location): starts with a UTF-8 byte order mark, which RFC 8216 forbids")
+            }
+            switch try parse(bytes) {
             case .media(let playlist):
                 mediaLocation = location
                 return (location, playlist)

@@ -79,6 +79,13 @@ extension HLS {
         var stream: [UInt8]
         if isFragment {
             facts.kind = .fragmentedMP4
+            // Packed audio (an ID3 tag or an ADTS frame) where an fMP4 segment belongs.
+            if bytes.starts(with: Array("ID3".utf8))
+                || (bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xF6 == 0xF0)
+            {
+                facts.error = "a packed-audio (ID3/ADTS) segment where an fMP4 segment belongs (EXT-X-MAP is in force)"
+                return
+            }
             guard let initialization else {
                 facts.error = "an fMP4 segment with no EXT-X-MAP initialization section before it"
                 return
