@@ -9,6 +9,12 @@ import Testing
 
     init() throws { try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
 
+    /// A playlist made wrong on purpose: `old` replaced by `new` in the file at `path`.
+    static func replace(_ old: String, with new: String, in path: String) throws {
+        try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: old, with: new).write(
+            toFile: path, atomically: true, encoding: .utf8)
+    }
+
     /// A package of speech (mono, 22.05 kHz, 2.5 s) in 1 s segments, both kinds: the master names the renditions,
     /// each rendition's segments are there, and validate passes it (exit 0) as text and JSON.
     @Test func writesAndValidatesAPackage() throws {
@@ -59,10 +65,7 @@ import Testing
 
         let out = scratch + "/broken"
         #expect(try Command.run(["hls", "signals/speech.wav", "--out", out, "--segment-duration", "1"]).status == 0)
-        let media = out + "/aac-128k/prog_index.m3u8"
-        let text = try String(contentsOfFile: media, encoding: .utf8)
-        try text.replacingOccurrences(of: "segment1.m4s", with: "segment7.m4s").write(
-            toFile: media, atomically: true, encoding: .utf8)
+        try Self.replace("segment1.m4s", with: "segment7.m4s", in: out + "/aac-128k/prog_index.m3u8")
         let checked = try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"])
         #expect(checked.status == 1)
         #expect(
@@ -159,11 +162,10 @@ import Testing
         #expect(try Command.run(["hls", "signals/speech.wav", "--out", out, "--segment-duration", "1"]).status == 0)
         let master = out + "/master.m3u8"
         let text = try String(contentsOfFile: master, encoding: .utf8)
-        try text.replacingOccurrences(of: "mp4a.40.2", with: "mp4a.40.02").write(
-            toFile: master, atomically: true, encoding: .utf8)
+        try Self.replace("mp4a.40.2", with: "mp4a.40.02", in: master)
         #expect(try Command.run(["validate", "--profile", "hls-audio", master]).status == 0)
-        try text.replacingOccurrences(of: "mp4a.40.2", with: "mp4a.40.5").write(
-            toFile: master, atomically: true, encoding: .utf8)
+        try text.write(toFile: master, atomically: true, encoding: .utf8)
+        try Self.replace("mp4a.40.2", with: "mp4a.40.5", in: master)
         let wrong = try Command.run(["validate", "--profile", "hls-audio", "--format", "json", master])
         let violations =
             ((wrong.json as? [String: Any])?["files"] as? [[String: Any]])?.first?["violations"] as? [[String: Any]]
