@@ -133,7 +133,7 @@ public struct AssetValidator: Sendable {
         var named = Set<String>()
         var masters = Set<String>()
         for path in found {
-            guard let bytes = try? PlaylistInspector.read(path, limit: HLS.maximumPlaylistSize),
+            guard let bytes = try? HLS.readLocalResource(path, limit: HLS.maximumPlaylistSize),
                 case .master(let master)? = try? HLS.parse(bytes)
             else { continue }
             masters.insert(path)

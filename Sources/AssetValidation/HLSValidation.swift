@@ -51,9 +51,6 @@ public struct MediaPlaylistFacts: Sendable {
 
 /// Reads a playlist and everything it names, for the `hls-*` rules.
 public enum PlaylistInspector {
-    /// The most bytes one segment or initialization section may hold (a minute of 320 kbit/s audio is 2.4 MB).
-    public static let maximumSegmentSize = 64 << 20
-
     /// Reads a resource: a playlist, segment or initialization section (all of it or a byte range).
     public typealias Fetch = @Sendable (_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8]
 
@@ -148,11 +145,6 @@ public enum PlaylistInspector {
                 bytes, initialization: initialization, initializationFacts: initializationFacts, into: &measured)
         }
         return facts
-    }
-
-    /// A local file's bytes (or `range` of them), refusing more than `limit`.
-    static func read(_ path: String, range: HLS.ByteRange? = nil, limit: Int = maximumSegmentSize) throws -> [UInt8] {
-        try HLS.readLocalResource(path, range: range, limit: limit)
     }
 }
 

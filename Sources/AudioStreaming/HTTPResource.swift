@@ -7,8 +7,8 @@ import Foundation
 /// `reconnectDelay`, at most `maximumReconnectAttempts`). A byte range is asked for with `Range`; a server
 /// that sends the whole resource instead has the range cut from it.
 public enum HTTPResource {
-    /// The most bytes one resource may hold (64 MiB).
-    public static let maximumSize = 64 << 20
+    /// The most bytes one resource may hold: ``HLS/maximumResourceSize``.
+    public static let maximumSize = HLS.maximumResourceSize
 
     /// The resource at `location` (or `range` of it), the response's facts and the address it came from after
     /// redirects (credentials kept, for resolving the URIs a playlist holds), retried with the options'
@@ -42,14 +42,8 @@ public enum HTTPResource {
         _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
         deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int
     ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        var request = HTTPTransfer.Request(url: location)
-        request.userAgent = options.userAgent
-        request.connectTimeout = options.connectTimeout
-        request.stallTimeout = options.readTimeout
-        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
-        request.deadline = deadline
-        request.trustedRoots = trustedRoots
-        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
+        var request = HTTPTransfer.Request(
+            url: location, options: options, deadline: deadline, trustedRoots: trustedRoots)
         if let range {
             request.rangeStart = range.offset ?? 0
             request.rangeEnd = (range.offset ?? 0) + range.length - 1

@@ -313,14 +313,8 @@ final class HTTPStreamSession {
     /// Sends a request for the resource from `offset` and reads the response's head.
     private func open(from offset: Int64, attempt: Int) async throws {
         if deadline == nil, let limit = options.maximumTime { deadline = .now + limit }
-        var request = HTTPTransfer.Request(url: url)
-        request.userAgent = options.userAgent
-        request.connectTimeout = options.connectTimeout
-        request.stallTimeout = options.readTimeout
-        request.speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
-        request.deadline = deadline
-        request.trustedRoots = try trustedRoots.get()
-        request.followsRedirectsToHTTP = options.followsRedirectsToHTTP
+        var request = HTTPTransfer.Request(
+            url: url, options: options, deadline: deadline, trustedRoots: try trustedRoots.get())
         let wantsMetadata = options.requestsMetadata && (first?.isLive ?? true)
         if wantsMetadata { request.headers.append("Icy-MetaData: 1") }
         if offset > 0 {

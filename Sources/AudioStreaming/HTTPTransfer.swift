@@ -31,6 +31,22 @@ final class HTTPTransfer: @unchecked Sendable {
         var trustedRoots: [UInt8]?
         /// Follow a redirect from https to plain http.
         var followsRedirectsToHTTP = false
+
+        /// A request for `url` with a stream's timeouts, speed limit, user agent and redirect rule, ended by
+        /// `deadline`, trusting `trustedRoots`.
+        init(
+            url: String, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?,
+            trustedRoots: [UInt8]?
+        ) {
+            self.url = url
+            userAgent = options.userAgent
+            connectTimeout = options.connectTimeout
+            stallTimeout = options.readTimeout
+            speedLimit = options.speedLimit.map { ($0.bytesPerSecond, $0.period) }
+            self.deadline = deadline
+            self.trustedRoots = trustedRoots
+            followsRedirectsToHTTP = options.followsRedirectsToHTTP
+        }
     }
 
     /// The final response's head (after redirects).

@@ -117,14 +117,7 @@ struct Packets: NetworkCommand {
                 try stream.finish(collect)
             }
         } catch let error as AudioFileError {
-            if json {
-                Output.standardOutput(
-                    JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
-                        .serialized(pretty: true) + "\n")
-            } else {
-                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
-            }
-            throw ExitCode(AFKit.Status.problemFound)
+            throw failure(error)
         }
         try printListing(
             summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets,
@@ -145,14 +138,7 @@ struct Packets: NetworkCommand {
                     run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
             }
         } catch let error as AudioFileError {
-            if json {
-                Output.standardOutput(
-                    JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
-                        .serialized(pretty: true) + "\n")
-            } else {
-                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
-            }
-            throw ExitCode(AFKit.Status.problemFound)
+            throw failure(error)
         }
         for problem in reader.problems {
             Output.standardError(fileMessage("packets", file, .warning, problem))
@@ -160,6 +146,19 @@ struct Packets: NetworkCommand {
         try printListing(
             summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets, titles: nil,
             segments: reader.segments)
+    }
+
+    /// Reports a file that could not be read (an error object with `--json`, a line otherwise): the status to
+    /// end with.
+    func failure(_ error: AudioFileError) -> ExitCode {
+        if json {
+            Output.standardOutput(
+                JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
+                    .serialized(pretty: true) + "\n")
+        } else {
+            Output.standardError(fileMessage("packets", file, .error, "\(error)"))
+        }
+        return ExitCode(AFKit.Status.problemFound)
     }
 
     /// A stream title as listed: where in the audio it took effect, and from which packet when known.

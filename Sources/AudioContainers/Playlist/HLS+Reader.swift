@@ -227,6 +227,10 @@ extension HLS {
         "application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl",
     ]
 
+    /// The most bytes one segment or initialization section may hold, on the disk or over HTTP (64 MiB; a minute of
+    /// 320 kbit/s audio is 2.4 MB).
+    public static let maximumResourceSize = 64 << 20
+
     /// Whether a URL names a playlist: its path (before any query) ends in `.m3u8` or `.m3u`.
     public static func isPlaylistURL(_ url: String) -> Bool {
         let path = url.prefix { $0 != "?" && $0 != "#" }.lowercased()
@@ -246,7 +250,8 @@ extension HLS {
 
     /// A file's bytes (or `range` of them), refusing more than `limit`: what a reader or the validator fetches
     /// from the disk. A URL is not read here.
-    public static func readLocalResource(_ path: String, range: ByteRange? = nil, limit: Int = 64 << 20) throws
+    public static func readLocalResource(_ path: String, range: ByteRange? = nil, limit: Int = maximumResourceSize)
+        throws
         -> [UInt8]
     {
         if path.contains("://") {

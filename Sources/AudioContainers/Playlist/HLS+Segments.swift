@@ -77,6 +77,7 @@ extension HLS {
             initialization != nil
             || (bytes.count >= 8 && ["styp", "moof", "sidx"].contains(String(decoding: bytes[4..<8], as: UTF8.self)))
         var stream: [UInt8]
+        var fragments: [MP4.TrackFragment] = []
         if isFragment {
             facts.kind = .fragmentedMP4
             // Packed audio (an ID3 tag or an ADTS frame) where an fMP4 segment belongs.
@@ -91,7 +92,7 @@ extension HLS {
                 return
             }
             do {
-                let fragments = try MP4.trackFragments(in: bytes)
+                fragments = try MP4.trackFragments(in: bytes)
                 facts.trackCount = Set(fragments.map(\.trackID)).count
                 if let first = fragments.first {
                     if let time = first.baseDecodeTime, let timescale { facts.decodeTime = (time, timescale) }
@@ -145,8 +146,7 @@ extension HLS {
         // A segment cut short (its last frame or sample partial) is no whole piece of the stream.
         if properties.isTruncated {
             facts.error = "cut short: its last frame is not whole"
-        } else if let fragments = try? MP4.trackFragments(in: bytes), isFragment,
-            let packets = properties.audioDataPacketCount,
+        } else if isFragment, let packets = properties.audioDataPacketCount,
             case let listed = fragments.reduce(Int64(0), { $0 + $1.sampleCount }), listed != packets
         {
             facts.error = "its fragments list \(listed) samples; \(packets) lie whole in its 'mdat'"
