@@ -206,11 +206,7 @@ final class HLSStreamSession: StreamSession {
         case .propertyChanged(let id, let properties):
             pending.append(.propertyChanged(id, properties: properties))
         case .packets(let run):
-            pending.append(
-                .packets(
-                    AudioFileStream.OwnedPackets(
-                        bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
-                        count: run.count, descriptions: run.descriptions.map(Array.init))))
+            pending.append(.packets(AudioFileStream.OwnedPackets(copying: run)))
         case .seekRequested:
             break
         }

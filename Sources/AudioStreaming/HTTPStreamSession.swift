@@ -97,14 +97,15 @@ final class HTTPStreamSession {
         }
         self.stream = nil
         defer { self.stream = stream }
-        let offset = try stream.seek(toPacket: packet).byteOffset
+        let (offset, estimated) = try stream.seek(toPacket: packet)
         dropTransfer()
         pending.removeAll()
         index = 0
         waitingTitles.removeAll()
         try await open(from: offset, attempt: 0)
         resumeFlags = (.discontinuity, nil)
-        nextPacket = packet
+        // (After an estimate, the packets say their own index, or that it is unknown.)
+        if !estimated { nextPacket = packet }
         return offset
     }
 
@@ -198,10 +199,7 @@ final class HTTPStreamSession {
         case .propertyChanged(let id, let properties):
             pending.append(.propertyChanged(id, properties: properties))
         case .packets(let run):
-            deliver(
-                AudioFileStream.OwnedPackets(
-                    bytes: Array(run.bytes), streamOffset: run.streamOffset, firstPacket: run.firstPacket,
-                    count: run.count, descriptions: run.descriptions.map(Array.init)))
+            deliver(AudioFileStream.OwnedPackets(copying: run))
         case .seekRequested:
             break  // the stream holds the request: answered in `step()` from `nextByteOffset`
         }
@@ -620,11 +618,12 @@ extension AudioFileStream.OwnedPackets {
             cut = bytes.count / count * index
         }
         let head = Self(
-            bytes: Array(bytes[..<cut]), streamOffset: streamOffset, firstPacket: firstPacket, count: index,
-            descriptions: headDescriptions)
+            bytes: Array(bytes[..<cut]), streamOffset: streamOffset, firstPacket: firstPacket,
+            indexIsKnown: indexIsKnown, count: index, descriptions: headDescriptions)
         let rest = Self(
             bytes: Array(bytes[cut...]), streamOffset: streamOffset + Int64(cut),
-            firstPacket: firstPacket + Int64(index), count: count - index, descriptions: restDescriptions)
+            firstPacket: firstPacket + Int64(index), indexIsKnown: indexIsKnown, count: count - index,
+            descriptions: restDescriptions)
         return (head, rest)
     }
 }

@@ -499,9 +499,8 @@ extension ChunkWalker: StreamParser {
         if case .awaitingSeek(let then) = state { state = then }
     }
 
-    var isEstimatingSeeks: Bool { false }
-
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
         guard context.announcedReady, let dataOffset = context.properties.dataOffset else {
             throw AudioFileError.illegalOperation("\(Container.name): cannot seek before the audio data is found")
         }
@@ -509,8 +508,8 @@ extension ChunkWalker: StreamParser {
         let remaining = context.declaredAudioBytes.map { $0 - byteOffset }
         let pad = Container.layout.pad(after: context.declaredAudioBytes)
         state = .audio(remaining: remaining, pad: pad)
-        context.nextPacket = packet
+        resumeNumbering(atPacket: packet, isEstimate: false, averagePacketSize: nil)
         context.audioBytesSeen = byteOffset
-        return dataOffset + byteOffset
+        return (dataOffset + byteOffset, false)
     }
 }

@@ -56,6 +56,8 @@ struct ElementaryStreamParser: StreamParser {
         /// Whether the first frame has been checked for a Xing/Info/VBRI header.
         var checkedFirst = false
         var notedRateChange = false
+        /// Audio frames accepted (whatever their numbering after a seek).
+        var frameCount: Int64 = 0
     }
 
     var context: ParseContext
@@ -64,8 +66,6 @@ struct ElementaryStreamParser: StreamParser {
     private var gap = Gap()
     private var tally = FrameTally()
     private(set) var encoderHeader: MPEGAudio.EncoderHeader?
-    /// After a discontinuity, the packet numbering resumes here.
-    private(set) var resumedPacket: Int64?
     /// The most frames one run gathers.
     static let maximumRunPackets = 256
 
@@ -674,9 +674,11 @@ struct ElementaryStreamParser: StreamParser {
         let size = length - payloadOffset
         tally.largest = max(tally.largest, size)
         tally.lastEnd = offset + Int64(length)
+        tally.frameCount += 1
+        let start = offset + Int64(payloadOffset)
+        numberResumedPacket(at: start)
         let packet = context.nextPacket
         context.nextPacket += 1
-        let start = offset + Int64(payloadOffset)
         context.packetIndex?.append(
             PacketDescription(
                 startOffset: start, variableFramesInPacket: frames,
@@ -764,15 +766,31 @@ struct ElementaryStreamParser: StreamParser {
         }
     }
 
-    /// The offset of a packet, estimated from the Xing table of contents, the VBRI table, or the
-    /// average size of the frames so far.
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+    /// Resumes at a packet: exact from the packet index (a file read for indexing), else at the estimate of
+    /// ``packetToByte(_:averagePacketSize:)``; the frame found there is numbered from its own offset.
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
         confirmedHeader = nil
-        guard let format = context.properties.dataFormat, let dataOffset = context.properties.dataOffset, packet >= 0
+        guard let dataOffset = context.properties.dataOffset, packet >= 0,
+            let estimate = packetToByte(packet, averagePacketSize: averagePacketSize)
         else {
             throw AudioFileError.illegalOperation("\(containerName): cannot seek before the first frame")
         }
-        var estimate: Int64
+        resumeNumbering(atPacket: packet, isEstimate: estimate.isEstimate, averagePacketSize: averagePacketSize)
+        gap.tagRemaining = 0
+        // The index holds where a packet's payload begins; an ADTS frame's header comes before it.
+        let header = estimate.isEstimate ? 0 : Int64(adts?.headerLength ?? 0)
+        let (offset, overflow) = dataOffset.addingReportingOverflow(max(estimate.offset - header, 0))
+        return (overflow ? Int64.max : offset, estimate.isEstimate)
+    }
+
+    /// A packet's offset: exact from the packet index, else estimated from the Xing table of contents, the
+    /// VBRI table, or the average packet size (the one estimator behind seeking and Apple's PacketToByte).
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard packet >= 0 else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
+            return (index[Int(packet)].startOffset - dataOffset, false)
+        }
         if let encoder = encoderHeader, let toc = encoder.tableOfContents, let frames = encoder.frameCount, frames > 0,
             let bytes = encoder.byteCount
         {
@@ -781,27 +799,59 @@ struct ElementaryStreamParser: StreamParser {
             let low = Double(toc[index])
             let high = index < 99 ? Double(toc[index + 1]) : 256
             let fraction = (low + (high - low) * (percent - Double(index))) / 256
-            estimate = Int64(fraction * Double(bytes))
-        } else if let encoder = encoderHeader, let entries = encoder.vbriEntries, let perEntry = encoder.framesPerEntry,
+            return (Int64(fraction * Double(bytes)), true)
+        }
+        if let encoder = encoderHeader, let entries = encoder.vbriEntries, let perEntry = encoder.framesPerEntry,
             perEntry > 0
         {
-            let whole = Int(packet) / perEntry
-            estimate = Int64(entries.prefix(whole).reduce(0, +))
+            let whole = Int(min(packet / Int64(perEntry), Int64(entries.count)))
+            var estimate = Int64(entries.prefix(whole).reduce(0, +))
             if whole < entries.count {
                 estimate += Int64(entries[whole]) * (packet % Int64(perEntry)) / Int64(perEntry)
             }
-        } else {
-            let seen = max(context.nextPacket, 1)
-            let bytes = (tally.lastEnd ?? dataOffset + Int64(tally.largest)) - dataOffset
-            // A packet far past the stream's end estimates to its end's proportion, not an overflow.
-            estimate = bytes.multipliedOrNil(by: packet).map { $0 / seen } ?? Int64.max - dataOffset
+            return (estimate, true)
         }
-        _ = format
-        context.nextPacket = packet
-        resumedPacket = packet
-        gap.tagRemaining = 0
-        return dataOffset + max(estimate, 0)
+        return averageEstimate(packet, averagePacketSize: averagePacketSize ?? averageFrameSize)
     }
 
-    var isEstimatingSeeks: Bool { true }
+    /// The packet a byte of the audio lies in: the inverse of ``packetToByte(_:averagePacketSize:)``.
+    func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
+        guard byte >= 0 else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, let last = index.last,
+            byte < last.startOffset + Int64(last.dataByteSize) - dataOffset
+        {
+            return exactPacket(holding: byte)
+        }
+        if let encoder = encoderHeader, let toc = encoder.tableOfContents, let frames = encoder.frameCount, frames > 0,
+            let bytes = encoder.byteCount, bytes > 0
+        {
+            let position = min(Double(byte) / Double(bytes) * 256, 255.999)
+            // The last entry at or before the byte, and the share of the way to the next.
+            let index = toc.lastIndex { Double($0) <= position } ?? 0
+            let low = Double(toc[index])
+            let high = index < 99 ? Double(toc[index + 1]) : 256
+            let share = high > low ? (position - low) / (high - low) : 0
+            let packet = Int64((Double(index) + min(share, 1)) / 100 * Double(frames))
+            return (packet, 0, true)
+        }
+        if let encoder = encoderHeader, let entries = encoder.vbriEntries, let perEntry = encoder.framesPerEntry,
+            perEntry > 0
+        {
+            var start: Int64 = 0
+            for (entry, size) in entries.enumerated() where byte < start + Int64(size) {
+                let packet = Int64(entry * perEntry) + (byte - start) * Int64(perEntry) / Int64(max(size, 1))
+                return (packet, 0, true)
+            }
+            return (Int64(entries.count * perEntry), 0, true)
+        }
+        return averageEstimate(byte: byte, averagePacketSize: averagePacketSize ?? averageFrameSize)
+    }
+
+    /// The average length of the frames counted so far (with their headers), where any were.
+    private var averageFrameSize: Double? {
+        guard tally.frameCount > 0, let first = tally.firstOffset, let end = tally.lastEnd else { return nil }
+        return Double(end - first) / Double(tally.frameCount)
+    }
 }

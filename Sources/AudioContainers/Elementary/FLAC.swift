@@ -115,7 +115,6 @@ struct FLACParser: StreamParser {
     private var lastEnd: Int64?
     /// Samples per channel in the frames delivered.
     private var samplesSeen: Int64 = 0
-    private var lastSeekWasEstimate = true
     /// After a seek: the next frame found gives its number to the packet count.
     private var renumbers = false
     /// Before any frame is accepted: the first frame header found (its CRC-8 passing) that STREAMINFO's
@@ -141,8 +140,6 @@ struct FLACParser: StreamParser {
         previous = nil
         endJunk(at: nil)
     }
-
-    var isEstimatingSeeks: Bool { lastSeekWasEstimate }
 
     // MARK: Metadata
 
@@ -476,9 +473,16 @@ struct FLACParser: StreamParser {
             context.announcedReady = true
             context.announce(.readyToProducePackets)
         }
-        if renumbers, !header.isVariableBlockSize {
-            // After a seek, the frame's own number says which packet it is.
-            context.nextPacket = Int64(header.number)
+        if renumbers {
+            if header.isVariableBlockSize {
+                // Its number counts samples, not packets: numbered from its offset, said to be unknown.
+                numberResumedPacket(at: offset)
+            } else {
+                // After a seek, the frame's own number says which packet it is.
+                context.nextPacket = Int64(header.number)
+                context.packetIndexIsKnown = true
+                context.numberingFromOffset = nil
+            }
         }
         renumbers = false
         if let previous, !previous.isFollowed(by: header), !header.isVariableBlockSize {
@@ -562,34 +566,45 @@ struct FLACParser: StreamParser {
         context.announce(.packetTableInfo)
     }
 
-    /// A packet's offset: exact from a `SEEKTABLE` point at its first sample, else estimated from the
-    /// nearest point before it, or from the stream's size; the frame found there says which packet it is.
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
-        guard let info = streamInfo, let first = firstFrameOffset ?? context.properties.dataOffset, packet >= 0 else {
+    /// Resumes at a packet: exact from the index or a `SEEKTABLE` point at its first sample, else at the
+    /// estimate of ``packetToByte(_:averagePacketSize:)``; the frame found there says which packet it is
+    /// (its number, in a stream of fixed blocks).
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
+        guard streamInfo != nil, let first = firstFrameOffset ?? context.properties.dataOffset, packet >= 0,
+            let estimate = packetToByte(packet, averagePacketSize: averagePacketSize)
+        else {
             throw AudioFileError.illegalOperation("flac: cannot seek before the first frame")
         }
         search = nil
         previous = nil
         phase = .frames
-        let blockSize = Int64(info.maximumBlockSize)
-        let sample = packet * blockSize
-        let point = seekPoints.last { $0.sample <= sample }
-        var offset: Int64
-        if let point, point.sample == sample {
-            offset = point.offset
-            lastSeekWasEstimate = false
-        } else {
-            lastSeekWasEstimate = true
-            let average =
-                context.nextPacket > 0
-                ? Double((lastEnd ?? first) - first) / Double(context.nextPacket)
-                : Double(max(info.maximumFrameSize, info.minimumFrameSize, 1))
-            let from = point.map { ($0.offset, $0.sample / blockSize) } ?? (0, 0)
-            offset = from.0 + Int64(Double(packet - from.1) * average)
+        resumeNumbering(atPacket: packet, isEstimate: estimate.isEstimate, averagePacketSize: averagePacketSize)
+        renumbers = estimate.isEstimate
+        let (offset, overflow) = first.addingReportingOverflow(max(estimate.offset, 0))
+        return (overflow ? Int64.max : offset, estimate.isEstimate)
+    }
+
+    /// A packet's offset: exact from the index or a `SEEKTABLE` point at its first sample, else estimated
+    /// from the nearest point before it and the average frame.
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard packet >= 0, let info = streamInfo else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
+            return (index[Int(packet)].startOffset - dataOffset, false)
         }
-        context.nextPacket = packet
-        renumbers = true
-        return first + max(offset, 0)
+        let blockSize = Int64(info.maximumBlockSize)
+        guard let sample = packet.multipliedOrNil(by: blockSize) else { return nil }
+        let point = seekPoints.last { $0.sample <= sample }
+        if let point, point.sample == sample { return (point.offset, false) }
+        let first = firstFrameOffset ?? context.properties.dataOffset ?? 0
+        let average =
+            averagePacketSize
+            ?? (context.nextPacket > 0
+                ? Double((lastEnd ?? first) - first) / Double(context.nextPacket)
+                : Double(max(info.maximumFrameSize, info.minimumFrameSize, 1)))
+        let from = point.map { ($0.offset, $0.sample / blockSize) } ?? (0, 0)
+        let estimate = Double(from.0) + Double(packet - from.1) * average
+        return (estimate < Double(Int64.max / 2) ? Int64(estimate) : Int64.max / 2, true)
     }
 }
 

@@ -57,6 +57,7 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     private var bytesSeen: Int64 = 0
     private var lastEnd: Int64?
     private var framesSeen: Int64 = 0
+    private var packetsSeen: Int64 = 0
     /// Whether every packet so far has had one size (a seek is then exact).
     private var constantSize: Int?? = .none
 
@@ -70,7 +71,6 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     mutating func skip(_ count: Int64) {}
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
     mutating func discontinuity() { endJunk() }
-    var isEstimatingSeeks: Bool { constantSize.flatMap { $0 } == nil }
 
     private var name: String { Format.fileType.rawValue }
 
@@ -192,6 +192,8 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         bytesSeen += Int64(length)
         framesSeen += Int64(frame.frames)
         lastEnd = offset + Int64(length)
+        packetsSeen += 1
+        numberResumedPacket(at: offset)
         let packet = context.nextPacket
         context.nextPacket += 1
         context.packetIndex?.append(
@@ -216,21 +218,33 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         context.properties.maximumPacketSize = UInt32(largest)
     }
 
-    /// Exact where every packet so far had one size (CBR), else estimated from the average.
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
-        guard let dataOffset = context.properties.dataOffset, packet >= 0, context.nextPacket > 0 else {
+    /// Resumes at a packet: exact where every packet so far had one size (CBR) or the index holds it, else at
+    /// the average's estimate, the frame found there numbered from its own offset.
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
+        guard let dataOffset = context.properties.dataOffset, packet >= 0,
+            let estimate = packetToByte(packet, averagePacketSize: averagePacketSize)
+        else {
             throw AudioFileError.illegalOperation("\(name): cannot seek before the first frame")
         }
-        if let size = constantSize.flatMap({ $0 }) {
-            context.nextPacket = packet
-            return dataOffset + packet * Int64(size)
-        }
-        guard Format.confirmsByNext else {
+        guard !estimate.isEstimate || Format.confirmsByNext else {
             throw AudioFileError.illegalOperation(
                 "\(name): frames of varying sizes carry no sync word: a seek needs the file indexed first")
         }
-        let average = Double(bytesSeen) / Double(context.nextPacket)
-        context.nextPacket = packet
-        return dataOffset + Int64(Double(packet) * average)
+        resumeNumbering(atPacket: packet, isEstimate: estimate.isEstimate, averagePacketSize: averagePacketSize)
+        let (offset, overflow) = dataOffset.addingReportingOverflow(estimate.offset)
+        return (overflow ? Int64.max : offset, estimate.isEstimate)
+    }
+
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard packet >= 0 else { return nil }
+        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
+            return (index[Int(packet)].startOffset - dataOffset, false)
+        }
+        if let size = constantSize.flatMap({ $0 }) {
+            return packet.multipliedOrNil(by: Int64(size)).map { ($0, false) }
+        }
+        let average = packetsSeen > 0 ? Double(bytesSeen) / Double(packetsSeen) : nil
+        return averageEstimate(packet, averagePacketSize: averagePacketSize ?? average)
     }
 }

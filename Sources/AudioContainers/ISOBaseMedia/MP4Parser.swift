@@ -141,8 +141,6 @@ struct MP4Parser: StreamParser {
         self.requestsSeeks = requestsSeeks && mode == .streaming
     }
 
-    var isEstimatingSeeks: Bool { false }
-
     var declaresPacketCounts: Bool { movieParsed && !isFragmented }
 
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
@@ -195,7 +193,8 @@ struct MP4Parser: StreamParser {
         resumed = false
     }
 
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
         guard movieParsed, let cursor = table.cursor(at: packet), let offset = table.sample(at: cursor)?.offset else {
             throw AudioFileError.invalidPacket(
                 "mp4: packet \(packet) is not in the sample table read so far (\(table.sampleCount) packets)",
@@ -208,7 +207,8 @@ struct MP4Parser: StreamParser {
         state = .media(box ?? Box(type: "mdat", offset: offset, headerSize: 0, end: nil))
         context.retained.release()
         resumed = true
-        return offset
+        resumeNumbering(atPacket: packet, isEstimate: false, averagePacketSize: nil)
+        return (offset, false)
     }
 
     // MARK: Walking the boxes

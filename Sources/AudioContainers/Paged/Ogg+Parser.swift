@@ -58,6 +58,8 @@ struct OggParser: StreamParser {
     private var notedStranger = false
     private var largest = 0
     private var audioBytes: Int64 = 0
+    /// Audio packets counted (whatever their numbering after a seek).
+    private var packetsCounted: Int64 = 0
 
     init(mode: ParseMode, limits: ParserLimits) {
         context = ParseContext(mode: mode, limits: limits)
@@ -72,7 +74,6 @@ struct OggParser: StreamParser {
     var skippableByteCount: Int64 { 0 }
     mutating func skip(_ count: Int64) {}
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
-    var isEstimatingSeeks: Bool { true }
 
     mutating func discontinuity() {
         resyncing = true
@@ -305,6 +306,7 @@ struct OggParser: StreamParser {
         }
         largest = max(largest, bytes.count)
         audioBytes += Int64(bytes.count)
+        packetsCounted += 1
         guard context.mode == .indexing else {
             queue.append(QueuedPacket(start: start, size: bytes.count, frames: frames, pageOffset: pageOffset))
             return
@@ -324,6 +326,7 @@ struct OggParser: StreamParser {
 
     /// A run of one packet, at the offset of the page it begins on.
     private mutating func run(_ packet: QueuedPacket, cursor: ByteCursor) -> PacketRun {
+        numberResumedPacket(at: packet.pageOffset)
         context.beginPacketRun()
         _ = context.appendPacket(at: 0, size: UInt32(packet.size), frames: UInt32(packet.frames))
         defer { context.nextPacket += 1 }
@@ -488,15 +491,29 @@ struct OggParser: StreamParser {
     /// longest packet 5760): a last granule short of the packets by more is not trimming their padding.
     static let largestPacketFrames: Int64 = 8192
 
-    /// An estimate from the average packet so far; the next page whose CRC checks resumes the stream.
-    mutating func resume(atPacket packet: Int64) throws -> Int64 {
-        guard let first = context.properties.dataOffset, packet >= 0, context.nextPacket > 0 else {
+    /// Resumes at a packet. From the index (a file read for indexing), at the page the packet begins on,
+    /// numbered from the first packet that begins there; else at the estimate of
+    /// ``packetToByte(_:averagePacketSize:)``, where the next page whose CRC checks resumes the stream and
+    /// its first packet is numbered from its page's offset (said to be an estimate).
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
+    {
+        let average = averagePacketSize ?? (packetsCounted > 0 ? Double(audioBytes) / Double(packetsCounted) : nil)
+        guard let first = context.properties.dataOffset, packet >= 0,
+            let estimate = packetToByte(packet, averagePacketSize: average)
+        else {
             throw AudioFileError.illegalOperation("ogg: cannot seek before the first audio packet")
         }
         discontinuity()
-        let average = Double(audioBytes) / Double(context.nextPacket)
-        context.nextPacket = packet
-        return first + Int64(Double(packet) * average)
+        if !estimate.isEstimate, let index = context.packetIndex {
+            let page = index[Int(packet)].startOffset
+            var firstOnPage = Int(packet)
+            while firstOnPage > 0 && index[firstOnPage - 1].startOffset == page { firstOnPage -= 1 }
+            resumeNumbering(atPacket: Int64(firstOnPage), isEstimate: false, averagePacketSize: nil)
+            return (page, false)
+        }
+        resumeNumbering(atPacket: packet, isEstimate: true, averagePacketSize: average)
+        let (offset, overflow) = first.addingReportingOverflow(estimate.offset)
+        return (overflow ? Int64.max : offset, true)
     }
 }
 

@@ -76,7 +76,8 @@ public final class AudioFile {
                 framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0)
     }
 
-    /// Where a packet lies: absolute offset, bytes and frames.
+    /// Where a packet lies: the absolute offset of its first byte (for Ogg, inside its page; a packet that
+    /// spans pages continues on the next), bytes and frames.
     public func packetDescription(_ packet: Int64) throws -> PacketDescription {
         guard packet >= 0, packet < packetCount else {
             throw AudioFileError.invalidPacket(
@@ -86,7 +87,11 @@ public final class AudioFile {
             guard packet < table.count else {
                 throw AudioFileError.invalidPacket("\(path): packet \(packet) has no place in the file", offset: nil)
             }
-            return table[Int(packet)]
+            var description = table[Int(packet)]
+            if let pieces = packetPieces, packet < pieces.dataOffsets.count {
+                description.startOffset = pieces.dataOffsets[Int(packet)]
+            }
+            return description
         }
         let size = Int64(dataFormat.bytesPerPacket)
         return PacketDescription(startOffset: (properties.dataOffset ?? 0) + packet * size, dataByteSize: UInt32(size))

@@ -15,8 +15,10 @@ extension AudioFileStream {
         public var bytes: [UInt8]
         /// Absolute stream offset of `bytes[0]`.
         public var streamOffset: Int64
-        /// The number of the first packet.
+        /// The number of the first packet (an estimate where ``indexIsKnown`` is `false`).
         public var firstPacket: Int64
+        /// Whether ``firstPacket`` is the true index (``AudioFileStream/Packets/indexIsKnown``).
+        public var indexIsKnown: Bool
         /// How many packets.
         public var count: Int
         /// Offsets relative to `bytes`; `nil` where every packet has the format's constant size.
@@ -24,13 +26,23 @@ extension AudioFileStream {
 
         /// Packets owning `bytes`.
         public init(
-            bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, count: Int, descriptions: [PacketDescription]?
+            bytes: [UInt8], streamOffset: Int64, firstPacket: Int64, indexIsKnown: Bool = true, count: Int,
+            descriptions: [PacketDescription]?
         ) {
             self.bytes = bytes
             self.streamOffset = streamOffset
             self.firstPacket = firstPacket
+            self.indexIsKnown = indexIsKnown
             self.count = count
             self.descriptions = descriptions
+        }
+
+        /// A copy of packets handed out during a parse call.
+        public init(copying packets: Packets) {
+            self.init(
+                bytes: Array(packets.bytes), streamOffset: packets.streamOffset, firstPacket: packets.firstPacket,
+                indexIsKnown: packets.indexIsKnown, count: packets.count,
+                descriptions: packets.descriptions.map(Array.init))
         }
     }
 
@@ -86,12 +98,7 @@ where Base.Element: Sequence, Base.Element.Element == UInt8 {
                     case .propertyChanged(let id, let properties):
                         events.append(.propertyChanged(id, properties: properties))
                     case .packets(let run):
-                        events.append(
-                            .packets(
-                                AudioFileStream.OwnedPackets(
-                                    bytes: Array(run.bytes), streamOffset: run.streamOffset,
-                                    firstPacket: run.firstPacket,
-                                    count: run.count, descriptions: run.descriptions.map(Array.init))))
+                        events.append(.packets(AudioFileStream.OwnedPackets(copying: run)))
                     case .seekRequested:
                         break  // this parser is made without `requestsSeeks`: a byte sequence cannot seek
                     }

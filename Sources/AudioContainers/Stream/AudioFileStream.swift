@@ -49,8 +49,14 @@ public struct AudioFileStream {
         public var bytes: UnsafeRawBufferPointer
         /// Absolute offset in the stream of `bytes[0]`.
         public var streamOffset: Int64
-        /// Index of the first packet in the stream.
+        /// Index of the first packet in the stream: true where ``indexIsKnown``, else estimated from the
+        /// packets' own offset.
         public var firstPacket: Int64
+        /// Whether ``firstPacket`` is the packets' true index. After ``AudioFileStream/seek(toPacket:)``
+        /// answered with an estimate, a parser that cannot learn the index from the bytes (MPEG audio, ADTS,
+        /// AC-3, Ogg; not FLAC, whose frames are numbered) says `false` from then on: `firstPacket` is then
+        /// an estimate from where the packets lie, never the number asked for.
+        public var indexIsKnown: Bool
         /// How many packets.
         public var count: Int
         /// One description per packet, offsets relative to `bytes`; `nil` where all packets have the
@@ -208,15 +214,21 @@ public struct AudioFileStream {
     }
 
     /// The absolute byte offset of a packet; parse from there with `.discontinuity` to resume at it.
+    ///
+    /// Exact from the file's tables, constant packets or a seek table; otherwise the estimate that
+    /// ``packetToByte(_:)`` gives (the same one), and the packets that follow carry
+    /// ``Packets/indexIsKnown`` `false` unless their frames say their index (FLAC). An Ogg packet resumes
+    /// at the page it begins on, numbered from the first packet that begins there.
     public mutating func seek(toPacket packet: Int64) throws -> (byteOffset: Int64, isEstimated: Bool) {
         guard var parser = self.parser else {
             throw AudioFileError.illegalOperation("cannot seek before the stream's format is known")
         }
+        let average = averageBytesPerPacket?.value
         self.parser = nil
         defer { self.parser = parser }
-        let offset = try parser.resume(atPacket: packet)
+        let (offset, isEstimate) = try parser.resume(atPacket: packet, averagePacketSize: average)
         pendingSeek = offset
-        return (offset, parser.isEstimatingSeeks)
+        return (offset, isEstimate)
     }
 
     /// The first frame of a packet, where packets have a constant frame count.
@@ -342,8 +354,9 @@ public struct AudioFileStream {
                     try handler(.propertyChanged(id, parser.context.properties))
                 }
                 try deliver(
-                    run, input: bytes, descriptions: run.hasDescriptions ? parser.runDescriptions : [],
-                    retained: { parser.retainedBytes }, handler)
+                    run, indexIsKnown: parser.context.packetIndexIsKnown, input: bytes,
+                    descriptions: run.hasDescriptions ? parser.runDescriptions : [], retained: { parser.retainedBytes },
+                    handler)
             case .seek(let offset):
                 pendingSeek = offset
                 awaitingSeek = true
@@ -359,7 +372,8 @@ public struct AudioFileStream {
     }
 
     private mutating func deliver(
-        _ run: PacketRun, input: UnsafeRawBufferPointer, descriptions: [PacketDescription], retained: () -> [UInt8],
+        _ run: PacketRun, indexIsKnown: Bool, input: UnsafeRawBufferPointer, descriptions: [PacketDescription],
+        retained: () -> [UInt8],
         _ handler: (Event) throws -> Void
     ) throws {
         deliveredPackets += Int64(run.packetCount)
@@ -375,14 +389,16 @@ public struct AudioFileStream {
                         .packets(
                             Packets(
                                 bytes: bytes, streamOffset: run.absoluteOffset,
-                                firstPacket: run.firstPacket, count: run.packetCount, descriptions: descriptions)))
+                                firstPacket: run.firstPacket, indexIsKnown: indexIsKnown, count: run.packetCount,
+                                descriptions: descriptions)))
                 }
             } else {
                 try handler(
                     .packets(
                         Packets(
                             bytes: bytes, streamOffset: run.absoluteOffset,
-                            firstPacket: run.firstPacket, count: run.packetCount, descriptions: nil)))
+                            firstPacket: run.firstPacket, indexIsKnown: indexIsKnown, count: run.packetCount,
+                            descriptions: nil)))
             }
         }
         switch run.source {

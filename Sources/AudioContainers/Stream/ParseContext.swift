@@ -43,6 +43,12 @@ struct ParseContext {
     var descriptions: [PacketDescription] = []
     /// The next packet the parser will deliver, and its offset from the data start.
     var nextPacket: Int64 = 0
+    /// Whether ``nextPacket`` is the true index of the next packet: after a seek to an estimated offset, a
+    /// parser that cannot learn the index from the bytes (MPEG audio, ADTS, Ogg) numbers packets by estimate.
+    var packetIndexIsKnown = true
+    /// After a seek to an estimated offset, until the first packet is found: the average packet size the
+    /// estimate used, to number that packet from its own offset (``StreamParser/numberResumedPacket(at:)``).
+    var numberingFromOffset: Double??
     var notedSkippedTail = false
     var nextPacketByteOffset: Int64 = 0
     /// Audio bytes that have passed through the audio chunk so far.

@@ -2,7 +2,7 @@ import AudioFormats
 
 /// What ``AudioFileStream`` needs from one container's incremental parser.
 protocol StreamParser {
-    var context: ParseContext { get }
+    var context: ParseContext { get set }
     /// The descriptions of the run just returned (the context's, read without copying the context).
     var runDescriptions: [PacketDescription] { get }
     /// The audio the parser retains (read without copying the context).
@@ -12,14 +12,13 @@ protocol StreamParser {
     mutating func finish(endOffset: Int64, unconsumed: Int) throws
     var skippableByteCount: Int64 { get }
     mutating func skip(_ count: Int64)
-    /// Positions the parser at a packet of the audio after a seek; returns the packet's absolute offset.
-    mutating func resume(atPacket packet: Int64) throws -> Int64
+    /// Positions the parser at a packet of the audio after a seek; returns the packet's absolute offset and
+    /// whether it is an estimate (from ``packetToByte(_:averagePacketSize:)``, with `averagePacketSize`).
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (offset: Int64, isEstimate: Bool)
     /// Drains announcements made outside `next` (at `finish`).
     mutating func nextAnnouncement() -> StreamPropertyID?
     /// The next bytes do not follow the previous ones.
     mutating func discontinuity()
-    /// Whether ``resume(atPacket:)`` gives estimates rather than exact offsets.
-    var isEstimatingSeeks: Bool { get }
     /// The offset of a packet from the start of the audio data, exact from the file's tables or
     /// constant packets, else estimated from `averagePacketSize`; `nil` where neither is known.
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)?
@@ -41,23 +40,15 @@ extension StreamParser {
         {
             return (offset, false)
         }
-        guard let average = averagePacketSize, average > 0 else { return nil }
-        return (Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? Int64.max), true)
+        return averageEstimate(packet, averagePacketSize: averagePacketSize)
     }
 
     func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
         packet: Int64, offsetInPacket: Int64, isEstimate: Bool
     )? {
         guard byte >= 0, let format = context.properties.dataFormat else { return nil }
-        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
-            // The last packet starting at or before the byte.
-            var low = 0
-            var high = index.count
-            while low < high {
-                let middle = (low + high) / 2
-                if index[middle].startOffset - dataOffset <= byte { low = middle + 1 } else { high = middle }
-            }
-            if low > 0 { return (Int64(low - 1), byte - (index[low - 1].startOffset - dataOffset), false) }
+        if context.packetIndex != nil {
+            if let exact = exactPacket(holding: byte) { return exact }
         } else if context.hasUniformPackets {
             let size = Int64(format.bytesPerPacket)
             return (byte / size, byte % size, false)
@@ -68,12 +59,58 @@ extension StreamParser {
                 start += Int64(size)
             }
         }
+        return averageEstimate(byte: byte, averagePacketSize: averagePacketSize)
+    }
+
+    /// The last packet of the packet index starting at or before `byte` (from the start of the audio data).
+    func exactPacket(holding byte: Int64) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+        guard let index = context.packetIndex, let dataOffset = context.properties.dataOffset else { return nil }
+        var low = 0
+        var high = index.count
+        while low < high {
+            let middle = (low + high) / 2
+            if index[middle].startOffset - dataOffset <= byte { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        return (Int64(low - 1), byte - (index[low - 1].startOffset - dataOffset), false)
+    }
+
+    /// A packet's offset estimated as `packet` average packets.
+    func averageEstimate(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard let average = averagePacketSize, average > 0 else { return nil }
+        return (Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? Int64.max), true)
+    }
+
+    /// The packet a byte lies in, estimated as whole average packets before it.
+    func averageEstimate(byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
         guard let average = averagePacketSize, average > 0 else { return nil }
         let packet = Int64(clamping: Int64(exactly: (Double(byte) / average).rounded(.down)) ?? Int64.max)
         return (packet, byte - Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? 0), true)
     }
 
     var declaresPacketCounts: Bool { false }
+
+    /// Numbering after a seek to `packet`: from it where the offset was exact, else from the first packet
+    /// found, estimated from its own offset and said to be unknown (never the number asked for).
+    mutating func resumeNumbering(atPacket packet: Int64, isEstimate: Bool, averagePacketSize: Double?) {
+        context.nextPacket = packet
+        context.packetIndexIsKnown = !isEstimate
+        context.numberingFromOffset = isEstimate ? .some(averagePacketSize) : .none
+    }
+
+    /// Numbers the first packet found after a seek to an estimated offset (`offset`, absolute) from where
+    /// it lies: exact from the file's tables where they cover it, else the same estimator's inverse.
+    mutating func numberResumedPacket(at offset: Int64) {
+        guard case .some(let average) = context.numberingFromOffset else { return }
+        context.numberingFromOffset = nil
+        guard let dataOffset = context.properties.dataOffset,
+            let found = byteToPacket(max(offset - dataOffset, 0), averagePacketSize: average)
+        else { return }
+        context.nextPacket = found.packet
+        context.packetIndexIsKnown = !found.isEstimate && found.offsetInPacket == 0
+    }
 }
 
 extension ParseContext {
