@@ -25,6 +25,9 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev")
 #endif
 
+/// The C math library, named where it is one of its own (Linux); Darwin's libSystem holds it.
+let libm = LinkerSetting.linkedLibrary("m", .when(platforms: [.linux]))
+
 let package = Package(
     name: "afkit",
     // Where Synchronization's Mutex and Atomic exist (Linux: every Swift 6 toolchain).
@@ -39,6 +42,8 @@ let package = Package(
         .library(name: "AudioEngines", targets: ["AudioEngines"]),
         .library(name: "AudioConversion", targets: ["AudioConversion"]),
         .library(name: "AudioStreaming", targets: ["AudioStreaming"]),
+        // The common case in one product: parse, decode, convert and validate, with every engine.
+        .library(name: "AudioFileKit", targets: ["AudioFileKit"]),
         .executable(name: "afkit", targets: ["afkit"]),
     ],
     dependencies: [
@@ -47,10 +52,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        .target(name: "AudioFormats"),
+        // libm by name: a client that links a module alone links what it calls (`round`, `log10`).
+        .target(name: "AudioFormats", linkerSettings: [libm]),
         .target(name: "FileAccess", dependencies: ["AudioFormats"]),
         .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess"]),
-        .target(name: "AudioCodecs", dependencies: ["AudioFormats"]),
+        .target(name: "AudioCodecs", dependencies: ["AudioFormats"], linkerSettings: [libm]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
         // The HTML report's style sheet and script are files of their own, compiled into the module.
@@ -86,10 +92,16 @@ let package = Package(
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         curl,
+        .target(
+            name: "AudioFileKit",
+            dependencies: [
+                "AssetValidation", "AudioCodecs", "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines",
+                "AudioFormats", "FileAccess",
+            ]),
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines",
+                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines", "AudioFileKit",
                 "AudioStreaming",
                 "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -115,6 +127,7 @@ let package = Package(
             name: "AssetValidationTests",
             dependencies: [
                 "AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioDecoding", "AudioEngines",
+                "AudioFileKit",
             ]),
         .testTarget(
             name: "AudioConversionTests",

@@ -197,6 +197,8 @@ public struct AssetValidator: Sendable {
             }
         }
         var report = FileReport(path: facts.path, violations: violations)
+        report.unchecked =
+            facts.error != nil ? [] : active.compactMap { rules[$0.rule] }.compactMap { unchecked($0, facts) }
         report.audio = facts.audio
         report.summary = facts.summary
         if let loudness = active.first(where: { $0.rule == ValidationRule.loudness.id }) {
@@ -204,6 +206,30 @@ public struct AssetValidator: Sendable {
             report.loudnessBand = (target - tolerance)...(target + tolerance)
         }
         return report
+    }
+
+    /// Why `rule` could not be checked on a parsed file, or `nil` where it was.
+    func unchecked(_ rule: ValidationRule, _ facts: AssetFacts) -> UncheckedRule? {
+        let reason: String
+        if rule.needsDecodedAudio && facts.audio == nil || rule.needsLoudness && facts.loudness == nil {
+            let format = facts.summary.map { "'\($0.format.formatID)'" } ?? "its format"
+            if facts.decodeError != nil {
+                reason = "the audio cannot be decoded (see malformed)"
+            } else if facts.audio == nil {
+                reason =
+                    "no decoder for \(format) in this validator (AssetValidator(standard:), from the AudioFileKit "
+                    + "product, has every engine afkit has)"
+            } else if loudnessMeter == nil {
+                reason =
+                    "no loudness meter in this validator (AssetValidator(standard:), from the AudioFileKit product, "
+                    + "measures with libebur128)"
+            } else {
+                reason = "the loudness meter could not measure the audio"
+            }
+        } else {
+            return nil
+        }
+        return UncheckedRule(rule: rule.id, reason: reason)
     }
 
     /// Decodes the valid frames once and measures everything the rules look at: peak, clipping, silence

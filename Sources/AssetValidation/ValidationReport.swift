@@ -17,6 +17,9 @@ public struct FileReport: Sendable {
     /// What made the file, where a conversion did (`batch --report`: the loudness normalization's gain and
     /// limiting, the source's notes).
     public var conversionNotes: [String] = []
+    /// The profile's rules that could not be checked, and why (no decoder for the format, no loudness meter,
+    /// audio that cannot be decoded): a file passes only the rules that were checked.
+    public var unchecked: [UncheckedRule] = []
 
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }
@@ -25,6 +28,20 @@ public struct FileReport: Sendable {
     public init(path: String, violations: [Violation]) {
         self.path = path
         self.violations = violations
+    }
+}
+
+/// A rule of the profile that could not be checked on a file, and why.
+public struct UncheckedRule: Hashable, Sendable {
+    /// The rule's id.
+    public var rule: String
+    /// Why it could not be checked, for a person (and what would check it).
+    public var reason: String
+
+    /// Rule `rule`, not checked because of `reason`.
+    public init(rule: String, reason: String) {
+        self.rule = rule
+        self.reason = reason
     }
 }
 
@@ -51,6 +68,8 @@ public struct ValidationReport: Sendable {
     public var warnings: Int { files.reduce(0) { $0 + $1.violations.filter { $0.severity == .warning }.count } }
     /// Whether every file passes.
     public var ok: Bool { failed == 0 }
+    /// Rules not checked, over all files.
+    public var uncheckedCount: Int { files.reduce(0) { $0 + $1.unchecked.count } }
 
     /// One line per problem (`path: severity: rule: message`), then a summary line. A control character in
     /// a name or a message (a newline in a file name) prints escaped (`\n`): one problem is one line, and no
@@ -63,10 +82,16 @@ public struct ValidationReport: Sendable {
                     PathEscaping.controlEscaped(
                         "\(file.path): \(violation.severity.rawValue): \(violation.rule): \(violation.described)"))
             }
+            for unchecked in file.unchecked {
+                lines.append(
+                    PathEscaping.controlEscaped("\(file.path): not checked: \(unchecked.rule): \(unchecked.reason)"))
+            }
         }
+        let count = uncheckedCount
         lines.append(
             "\(files.count) file\(files.count == 1 ? "" : "s") checked with profile '\(profile)': \(passed) passed, "
-                + "\(failed) failed, \(warnings) warning\(warnings == 1 ? "" : "s")")
+                + "\(failed) failed, \(warnings) warning\(warnings == 1 ? "" : "s")"
+                + (count > 0 ? ", \(count) rule\(count == 1 ? "" : "s") not checked" : ""))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -95,16 +120,27 @@ public struct ValidationReport: Sendable {
                                     })
                             ),
                         ]
+                        if !file.unchecked.isEmpty {
+                            members.append(
+                                (
+                                    "unchecked",
+                                    .array(
+                                        file.unchecked.map {
+                                            .object([("rule", .string($0.rule)), ("reason", .string($0.reason))])
+                                        })
+                                ))
+                        }
                         if let audio = file.audio { members.append(("audio", audio.json)) }
                         return .object(members)
                     })
             ),
             (
                 "summary",
-                .object([
-                    ("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
-                    ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings))),
-                ])
+                .object(
+                    [
+                        ("files", .integer(Int64(files.count))), ("passed", .integer(Int64(passed))),
+                        ("failed", .integer(Int64(failed))), ("warnings", .integer(Int64(warnings))),
+                    ] + (uncheckedCount > 0 ? [("unchecked", .integer(Int64(uncheckedCount)))] : []))
             ),
         ])
     }
@@ -120,7 +156,10 @@ public struct ValidationReport: Sendable {
                 "    <testcase classname=\"afkit.validate.\(markupEscaped(profile))\" "
                 + "name=\"\(markupEscaped(PathEscaping.controlEscaped(file.path)))\""
             let errors = file.violations.filter { $0.severity == .error }
-            let warnings = file.violations.filter { $0.severity == .warning }
+            let warnings =
+                file.violations.filter { $0.severity == .warning }
+                .map { PathEscaping.controlEscaped("warning: \($0.rule): \($0.described)") }
+                + file.unchecked.map { PathEscaping.controlEscaped("not checked: \($0.rule): \($0.reason)") }
             if errors.isEmpty && warnings.isEmpty {
                 xml += "/>\n"
                 continue
@@ -135,9 +174,7 @@ public struct ValidationReport: Sendable {
                     + "\(markupEscaped(details))</failure>\n"
             }
             if !warnings.isEmpty {
-                let details = warnings.map { PathEscaping.controlEscaped("warning: \($0.rule): \($0.described)") }
-                    .joined(separator: "\n")
-                xml += "      <system-out>\(markupEscaped(details))</system-out>\n"
+                xml += "      <system-out>\(markupEscaped(warnings.joined(separator: "\n")))</system-out>\n"
             }
             xml += "    </testcase>\n"
         }
@@ -153,6 +190,11 @@ public struct ValidationReport: Sendable {
                 let command = violation.severity == .error ? "error" : "warning"
                 lines.append(
                     "::\(command) file=\(property(file.path)),title=\(property("afkit \(violation.rule)"))::\(data(violation.described))"
+                )
+            }
+            for unchecked in file.unchecked {
+                lines.append(
+                    "::notice file=\(property(file.path)),title=\(property("afkit \(unchecked.rule) not checked"))::\(data(unchecked.reason))"
                 )
             }
         }

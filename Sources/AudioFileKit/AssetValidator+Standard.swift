@@ -1,0 +1,78 @@
+import AssetValidation
+import AudioCodecs
+import AudioContainers
+import AudioConversion
+import AudioEngines
+
+extension AssetValidator {
+    /// A validator for `profile` with every engine afkit has, as `afkit validate` checks: the standard
+    /// registry's decoders and convert's own reader (libsndfile included), so the rules measure what
+    /// `convert` writes, and libebur128's loudness meter (measured only for profiles whose rules ask for
+    /// loudness, or for the pictures `drawsPictures` asks for).
+    ///
+    /// ``AssetValidator/init(profile:)`` alone has afkit's pure-Swift decoders and no meter: the rules it cannot
+    /// check are listed in each report's ``FileReport/unchecked``, never passed.
+    public init(standard profile: Profile, drawsPictures: Bool = false) {
+        self.init(profile: profile)
+        self.drawsPictures = drawsPictures
+        loudnessMeter = { channels, rate in
+            (try? LoudnessMeter(channels: channels, sampleRate: rate)).map {
+                ValidatorMeter($0, locatesTruePeak: drawsPictures)
+            }
+        }
+        decoderProvider = { format, cookie in
+            try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
+        }
+        sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
+    }
+}
+
+/// libebur128's meter as the validator's decode pass feeds it.
+final class ValidatorMeter: StreamingLoudnessMeter {
+    let meter: LoudnessMeter
+    /// Whether to find the true-peak maximum's frame (for the HTML report's mark; it costs a little).
+    let locatesTruePeak: Bool
+    private var failed = false
+    private var position: Int64 = 0
+    private var truePeak = 0.0
+    private var truePeakFrame: Int64?
+
+    init(_ meter: LoudnessMeter, locatesTruePeak: Bool) {
+        self.meter = meter
+        self.locatesTruePeak = locatesTruePeak
+    }
+
+    func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+        guard !failed else { return }
+        do { try meter.add(samples, frames: frames) } catch { failed = true }
+        // Where the true peak rose, its frame is taken as the block's largest sample's.
+        guard locatesTruePeak else { return }
+        let peak = meter.truePeak
+        if peak > truePeak, frames > 0 {
+            truePeak = peak
+            let channels = meter.channels
+            var loudest: Float = -1
+            for index in 0..<frames * channels where abs(samples[index]) > loudest {
+                loudest = abs(samples[index])
+                truePeakFrame = position + Int64(index / channels)
+            }
+        }
+        position += Int64(frames)
+    }
+
+    var facts: LoudnessFacts? {
+        guard !failed else { return nil }
+        let measured = meter.measurement
+        var facts = LoudnessFacts(
+            integrated: measured.integrated, range: measured.range, truePeak: measured.truePeak,
+            samplePeak: measured.samplePeak, shortSoundLoudness: measured.shortSoundLoudness)
+        facts.shortTermCurve = meter.shortTermReadings
+        facts.momentaryCurve = meter.momentaryReadings
+        // Shorter than one 100 ms reading: its loudness as one block is its one point.
+        if facts.momentaryCurve.isEmpty, let short = measured.shortSoundLoudness, short.isFinite {
+            facts.momentaryCurve = [Float(short)]
+        }
+        facts.truePeakFrame = truePeakFrame
+        return facts
+    }
+}
