@@ -101,7 +101,8 @@ let package = Package(
         .executableTarget(
             name: "afkit",
             dependencies: [
-                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines", "AudioFileKit",
+                "AudioContainers", "AssetValidation", "AudioConversion", "AudioDecoding", "AudioEngines",
+                "AudioFileKit",
                 "AudioStreaming",
                 "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
