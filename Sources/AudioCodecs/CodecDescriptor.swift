@@ -37,11 +37,18 @@ public struct CodecDescriptor: Sendable {
     /// For a lossless codec of integers: the depths it stores, in order (`nil` for others). A source is
     /// stored at the least of them that holds its depth (the deepest where none does); floating point at 24.
     public let storedDepths: [Int]?
+    /// Apple's roll distance: the packets before a packet a decoder must be given for that packet's frames to
+    /// come out right (an MDCT's overlap, MP3's bit reservoir); 0 where every packet stands alone.
+    public let rollDistance: Int
+    /// Frames of pre-roll the codec asks for besides (Opus: 80 ms, 3840 frames at 48 kHz, RFC 7845).
+    public let preRollFrames: Int
 
     init(
         _ formatID: FourCharCode, _ name: String, lossless: Bool = false, fixesChannelOrder: Bool = false,
-        options: CodecOptions = [], storedDepths: [Int]? = nil
+        options: CodecOptions = [], storedDepths: [Int]? = nil, roll: Int = 0, preRollFrames: Int = 0
     ) {
+        self.rollDistance = roll
+        self.preRollFrames = preRollFrames
         self.formatID = formatID
         self.name = name
         self.isLossless = lossless
@@ -64,22 +71,25 @@ public struct CodecDescriptor: Sendable {
     /// Every codec afkit names, encoders' first in the order messages list them.
     public static let all: [CodecDescriptor] = [
         CodecDescriptor(.lpcm, "linear PCM", lossless: true),
-        CodecDescriptor(.aac, "AAC", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy]),
-        CodecDescriptor(.mpegLayer3, "MP3", fixesChannelOrder: true, options: [.bitRate, .quality]),
+        CodecDescriptor(.aac, "AAC", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 2),
+        // (A frame's main data may begin up to 511 bytes back: ten frames cover it at any bit rate.)
+        CodecDescriptor(.mpegLayer3, "MP3", fixesChannelOrder: true, options: [.bitRate, .quality], roll: 10),
         appleLossless, flac,
-        CodecDescriptor(.opus, "Opus", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy]),
+        CodecDescriptor(
+            .opus, "Opus", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 1,
+            preRollFrames: 3840),
         CodecDescriptor(.ima4, "Apple IMA4"),
         CodecDescriptor(.imaADPCMWAVE, "IMA ADPCM in WAV"),
         CodecDescriptor(.ulaw, "u-law"),
         CodecDescriptor(.alaw, "A-law"),
-        CodecDescriptor(.aacSpectralBandReplication, "HE-AAC", fixesChannelOrder: true),
-        CodecDescriptor(.aacParametricStereo, "HE-AAC v2", fixesChannelOrder: true),
-        CodecDescriptor(.latmAAC, "AAC in LATM", fixesChannelOrder: true),
-        CodecDescriptor(.mpegLayer2, "MPEG Layer II", fixesChannelOrder: true),
-        CodecDescriptor(.mpegLayer1, "MPEG Layer I", fixesChannelOrder: true),
-        CodecDescriptor(.vorbis, "Vorbis", fixesChannelOrder: true),
-        CodecDescriptor(.ac3, "AC-3", fixesChannelOrder: true),
-        CodecDescriptor(.enhancedAC3, "E-AC-3", fixesChannelOrder: true),
+        CodecDescriptor(.aacSpectralBandReplication, "HE-AAC", fixesChannelOrder: true, roll: 3),
+        CodecDescriptor(.aacParametricStereo, "HE-AAC v2", fixesChannelOrder: true, roll: 3),
+        CodecDescriptor(.latmAAC, "AAC in LATM", fixesChannelOrder: true, roll: 2),
+        CodecDescriptor(.mpegLayer2, "MPEG Layer II", fixesChannelOrder: true, roll: 1),
+        CodecDescriptor(.mpegLayer1, "MPEG Layer I", fixesChannelOrder: true, roll: 1),
+        CodecDescriptor(.vorbis, "Vorbis", fixesChannelOrder: true, roll: 2),
+        CodecDescriptor(.ac3, "AC-3", fixesChannelOrder: true, roll: 1),
+        CodecDescriptor(.enhancedAC3, "E-AC-3", fixesChannelOrder: true, roll: 1),
         CodecDescriptor("samr", "AMR"),
         CodecDescriptor("sawb", "AMR-WB"),
         CodecDescriptor("QDM2", "QDesign Music 2"),
@@ -129,6 +139,9 @@ public struct CodecDescriptor: Sendable {
     public static func spokenName(of formatID: FourCharCode) -> String {
         of(formatID)?.spokenName ?? "'\(formatID)'"
     }
+
+    /// Apple's roll distance for `formatID` (0 for a codec afkit does not name: it is decoded from the start).
+    public static func rollDistance(of formatID: FourCharCode) -> Int { of(formatID)?.rollDistance ?? 0 }
 
     /// Whether `formatID` loses nothing (an unnamed codec counts as lossy).
     public static func isLossless(_ formatID: FourCharCode) -> Bool { of(formatID)?.isLossless ?? false }

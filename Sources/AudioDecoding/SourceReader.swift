@@ -60,6 +60,15 @@ public final class SourceReader {
     private var backend: Backend
     private var skip: Int64
     private var remaining: Int64
+    /// The valid frame the next read gives (Apple's ExtAudioFileTell).
+    public private(set) var position: Int64 = 0
+    /// The source's priming: decoded frames before the first valid one.
+    private var primingFrames: Int64 = 0
+    /// After a seek through a codec with pre-roll: the decoded frame sought (counted from the first packet's
+    /// first frame) and the frames decoded since the seek, until the first output places them.
+    private var aligning: (target: Int64, produced: Int64)?
+    /// The decoded frame each packet starts at, where packets' frame counts vary (made at the first seek).
+    private var packetStarts: [Int64]?
     private var pending: [Float] = []
     private var pendingStart = 0
     private var packetBytes: [UInt8] = []
@@ -142,6 +151,7 @@ public final class SourceReader {
             // first packet's frames, so that much of the priming is gone already.
             skip = max(0, summary.primingFrames - Int64(decoder.framesDroppedAtStart))
             remaining = summary.frameCount
+            primingFrames = summary.primingFrames
         case .external(let external):
             skip = 0
             remaining = external.frameCount
@@ -167,6 +177,100 @@ public final class SourceReader {
         let passed = min(max(0, count), remaining)
         skip += passed
         remaining -= passed
+        position += passed
+    }
+
+    /// Moves to valid frame `frame` (0 up to ``frameCount``) exactly, as ExtAudioFileSeek does: decoding
+    /// restarts at the packet that covers the codec's pre-roll before it (Apple's roll distance, and Opus's
+    /// 80 ms; a codec afkit does not name, from the first packet), and the frames before it are decoded and
+    /// dropped. Where the codec has pre-roll, the frames the decoder gives are placed by where they end
+    /// (the packets' frame counts): a decoder that gives nothing for its first packets after a reset is
+    /// placed right.
+    public func seek(toFrame frame: Int64) throws {
+        guard case .afkit(let file, var decoder, _) = backend else {
+            throw AudioFileError.illegalOperation("\(path): the engine that reads this file cannot seek")
+        }
+        let total = frameCount ?? 0
+        guard frame >= 0, frame <= total else {
+            throw AudioFileError.invalidPacket("\(path): frame \(frame) of \(total) does not exist", offset: nil)
+        }
+        let target = frame + primingFrames
+        let packet = try self.packet(holding: target, in: file)
+        let codec = CodecDescriptor.of(format.formatID)
+        var first = packet
+        if format.formatID != .lpcm {
+            if codec == nil {
+                first = 0
+            } else if let codec {
+                first = max(0, packet - Int64(codec.rollDistance))
+                while first > 0, try start(of: first, in: file) > target - Int64(codec.preRollFrames) { first -= 1 }
+            }
+        }
+        decoder.reset()
+        backend = .afkit(file, decoder, nextPacket: first)
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        integersPending.removeAll(keepingCapacity: true)
+        integersStart = 0
+        remaining = total - frame
+        position = frame
+        if first == packet && codec.map({ $0.rollDistance == 0 && $0.preRollFrames == 0 }) ?? true {
+            // Packets that stand alone: the frames before the target in its packet are dropped.
+            skip = target - (try start(of: packet, in: file))
+            aligning = nil
+        } else {
+            skip = 0
+            aligning = (target, 0)
+        }
+    }
+
+    /// The decoded frame (from the first packet's first) `packet` starts at.
+    private func start(of packet: Int64, in file: AudioFile) throws -> Int64 {
+        if let starts = try packetStartTable(file) { return starts[Int(min(packet, Int64(starts.count - 1)))] }
+        return packet * Int64(format.framesPerPacket)
+    }
+
+    /// The packet holding decoded frame `frame` (the last packet, for the end).
+    private func packet(holding frame: Int64, in file: AudioFile) throws -> Int64 {
+        let last = max(0, file.packetCount - 1)
+        guard let starts = try packetStartTable(file) else {
+            return min(frame / Int64(max(1, format.framesPerPacket)), last)
+        }
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= frame { low = middle + 1 } else { high = middle }
+        }
+        return min(Int64(max(0, low - 1)), last)
+    }
+
+    /// Where each packet starts, for packets whose frame counts vary (`nil` where the format's is constant).
+    private func packetStartTable(_ file: AudioFile) throws -> [Int64]? {
+        if let packetStarts { return packetStarts }
+        guard format.framesPerPacket == 0 || file.properties.fileType == .adts else { return nil }
+        var starts: [Int64] = [0]
+        starts.reserveCapacity(Int(file.packetCount) + 1)
+        for packet in 0..<file.packetCount {
+            let frames = try file.packetDescription(packet).variableFramesInPacket
+            starts.append(starts[starts.count - 1] + Int64(frames > 0 ? frames : format.framesPerPacket))
+        }
+        packetStarts = starts
+        return starts
+    }
+
+    /// Places the first frames decoded after a seek with pre-roll: `appended` frames came from packets up to
+    /// `end` (exclusive), so they end at that packet's start; the frames before the target are dropped.
+    private func align(appended: Int, endingBefore end: Int64, in file: AudioFile) throws {
+        guard var state = aligning else { return }
+        state.produced += Int64(appended)
+        guard state.produced > 0 else {
+            aligning = state
+            return
+        }
+        let firstOutput = try start(of: end, in: file) - state.produced
+        skip = max(0, state.target - firstOutput)
+        aligning = nil
     }
 
     /// Appends up to `maximum` frames to `output`; returns how many (0 at the end).
@@ -218,6 +322,7 @@ public final class SourceReader {
             start += take * elementsPerFrame
             delivered += take
             remaining -= Int64(take)
+            position += Int64(take)
         }
         return delivered
     }
@@ -246,6 +351,7 @@ public final class SourceReader {
         }
         let read = try file.readPacketData(from: next, count: Int(count), into: &bytes)
         remaining -= Int64(read)
+        position += Int64(read)
         backend = .afkit(file, decoder, nextPacket: next + Int64(read))
         return read
     }
@@ -284,7 +390,8 @@ public final class SourceReader {
             maximum: maximum, from: &integersPending, start: &integersStart, elementsPerFrame: frameBytes,
             into: &bytes
         ) { buffer in
-            try decodeNextRun { raw, count, descriptions in
+            let before = buffer.count
+            let more = try decodeNextRun { raw, count, descriptions in
                 let start = buffer.count
                 buffer.append(contentsOf: repeatElement(0, count: count * decoder.maximumFramesPerPacket * frameBytes))
                 let frames = try buffer.withUnsafeMutableBytes { output in
@@ -295,6 +402,10 @@ public final class SourceReader {
                 buffer.removeLast(buffer.count - start - frames * frameBytes)
                 return decoder
             }
+            if more, case .afkit(let file, _, let next) = backend {
+                try align(appended: (buffer.count - before) / frameBytes, endingBefore: next, in: file)
+            }
+            return more
         }
     }
 
@@ -321,8 +432,9 @@ public final class SourceReader {
     /// Decodes the next block into `pending`; `false` at the end of the input.
     private func refill(into pending: inout [Float]) throws -> Bool {
         switch backend {
-        case .afkit(_, var decoder, _):
-            return try decodeNextRun { raw, count, descriptions in
+        case .afkit(let file, var decoder, _):
+            var appendedFrames = 0
+            let more = try decodeNextRun { raw, count, descriptions in
                 // Into room for the most a run can decode to (made once, reused), then only the frames made
                 // are appended: a Vorbis run has room for 64 × 8192 frames and decodes to a tenth of that,
                 // and zeroing the room for every run cost more than decoding.
@@ -335,8 +447,13 @@ public final class SourceReader {
                         into: UnsafeMutableBufferPointer(rebasing: output[0..<room]))
                 }
                 pending.append(contentsOf: decodeRoom[0..<frames * channels])
+                appendedFrames = frames
                 return decoder
             }
+            if more, case .afkit(_, _, let next) = backend {
+                try align(appended: appendedFrames, endingBefore: next, in: file)
+            }
+            return more
         case .external(let external):
             let block = try external.readFloat(8192)
             pending.append(contentsOf: block)

@@ -30,34 +30,69 @@ public func writeAtomically<Result>(
     _ path: String, synchronizingFolder: Bool = true,
     _ body: (_ temporaryPath: String) throws -> Result
 ) throws -> Result {
-    try checkReplaceable(path)
-    let temporary = try createTemporaryFile(beside: path)
-    defer { TemporaryFiles.unregister(temporary) }
+    let output = try AtomicOutputFile(path)
     do {
-        let result = try body(temporary)
-        // A file replaced keeps its permissions (and, for root, its owner), as an edit in place would.
-        var existing = stat()
-        if lstatPath(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG, TemporaryFiles.holdsOwnFile(temporary)
-        {
-            _ = chmodPath(temporary, existing.st_mode & 0o777)
-            if getuid() == 0 { _ = lchownPath(temporary, existing.st_uid, existing.st_gid) }
-        }
-        try synchronize(temporary)
-        guard TemporaryFiles.holdsOwnFile(temporary) else {
-            throw AudioFileError.io("the temporary file for '\(path)' was replaced while it was written", errno: EEXIST)
-        }
-        try checkReplaceable(path)
-        try renameFile(temporary, to: path)
-        if synchronizingFolder { try synchronize(parentFolder(of: path)) }
+        let result = try body(output.temporaryPath)
+        try output.commit(synchronizingFolder: synchronizingFolder)
         return result
     } catch {
-        if TemporaryFiles.holdsOwnFile(temporary) { removeFile(temporary) }
+        output.abandon()
         // The temporary is afkit's business: a message names the file the caller asked for.
         if case .io(let message, let code)? = error as? AudioFileError {
-            throw AudioFileError.io(message.replacingAll(temporary, with: path), errno: code)
+            throw AudioFileError.io(message.replacingAll(output.temporaryPath, with: path), errno: code)
         }
         throw error
     }
+}
+
+/// A file written whole or not at all, over calls (what ``writeAtomically(_:synchronizingFolder:_:)`` does
+/// within one): written at ``temporaryPath``, then ``commit(synchronizingFolder:)`` puts it at its path
+/// (flushed, the permissions of a file it replaces kept), or ``abandon()`` removes it.
+public final class AtomicOutputFile {
+    /// Where the file goes.
+    public let path: String
+    /// Where it is written until it is committed.
+    public let temporaryPath: String
+    private var settled = false
+
+    /// Starts a file for `path` (refused where `path` is something other than a regular file).
+    public init(_ path: String) throws {
+        try checkReplaceable(path)
+        self.path = path
+        temporaryPath = try createTemporaryFile(beside: path)
+    }
+
+    /// Puts the finished file at its path.
+    public func commit(synchronizingFolder: Bool = true) throws {
+        guard !settled else { return }
+        // A file replaced keeps its permissions (and, for root, its owner), as an edit in place would.
+        var existing = stat()
+        if lstatPath(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG,
+            TemporaryFiles.holdsOwnFile(temporaryPath)
+        {
+            _ = chmodPath(temporaryPath, existing.st_mode & 0o777)
+            if getuid() == 0 { _ = lchownPath(temporaryPath, existing.st_uid, existing.st_gid) }
+        }
+        try synchronize(temporaryPath)
+        guard TemporaryFiles.holdsOwnFile(temporaryPath) else {
+            throw AudioFileError.io("the temporary file for '\(path)' was replaced while it was written", errno: EEXIST)
+        }
+        try checkReplaceable(path)
+        try renameFile(temporaryPath, to: path)
+        settled = true
+        TemporaryFiles.unregister(temporaryPath)
+        if synchronizingFolder { try synchronize(parentFolder(of: path)) }
+    }
+
+    /// Removes the temporary; the path is left as it was.
+    public func abandon() {
+        guard !settled else { return }
+        settled = true
+        if TemporaryFiles.holdsOwnFile(temporaryPath) { removeFile(temporaryPath) }
+        TemporaryFiles.unregister(temporaryPath)
+    }
+
+    deinit { abandon() }
 }
 
 /// Throws where `path` names something other than a regular file (following links): a finished file

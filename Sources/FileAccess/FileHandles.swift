@@ -10,7 +10,7 @@ import AudioFormats
 // afkit's operating-system I/O lives in this module: plain POSIX calls, no Foundation.
 
 /// A file opened for reading at any offset.
-package final class ReadableFile {
+package final class ReadableFile: Sendable {
     package let path: String
     private let descriptor: Int32
     /// Bytes in the file when it was opened.

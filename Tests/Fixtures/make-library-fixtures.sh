@@ -13,3 +13,18 @@ FF="ffmpeg -hide_banner -loglevel error -y -bitexact"
 # A quiet MP3 (about -51 LUFS): the speech signal 40 dB down, as a take recorded far too low.
 sox signals/speech.wav "$T/quiet.wav" vol -40dB
 lame --quiet -b 64 "$T/quiet.wav" $OUT/quiet-speech.mp3
+
+# 1.5 s of stereo 44.1 kHz (music left, speech right) as users have it: AAC in M4A (FFmpeg's encoder),
+# MP3 (LAME), Opus (opusenc) and FLAC (flac); and FFmpeg's decodes of each as the references.
+$FF -i signals/music.wav -i signals/speech.wav -filter_complex "[0][1]amerge=inputs=2,aresample=44100" \
+    -t 1.5 -c:a pcm_s16le "$T/stereo.wav"
+$FF -i "$T/stereo.wav" -c:a aac -b:a 96k $OUT/stereo.m4a
+lame --quiet -b 128 "$T/stereo.wav" $OUT/stereo.mp3
+opusenc --quiet --bitrate 64 "$T/stereo.wav" $OUT/stereo.opus
+flac --silent --force "$T/stereo.wav" -o $OUT/stereo.flac
+# The client format test: FFmpeg's 16-bit mono 22.05 kHz of the AAC file.
+$FF -i $OUT/stereo.m4a -ar 22050 -ac 1 -f s16le $OUT/stereo.m4a.mono22k.s16
+# The seek test: FFmpeg's gapless decode of each file, 4096 frames from frame 30000 on, 16-bit.
+for f in stereo.m4a stereo.mp3 stereo.opus stereo.flac; do
+    $FF -i $OUT/$f -af atrim=start_sample=30000:end_sample=34096 -f s16le $OUT/$f.at30000.s16
+done

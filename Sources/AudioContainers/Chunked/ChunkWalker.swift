@@ -7,7 +7,7 @@ import AudioFormats
 /// After each chunk it skips whatever the container half did not read, so a short read never
 /// desynchronizes the stream; unknown chunks are skipped and noted.
 struct ChunkWalker<Container: ChunkedContainer> {
-    enum State {
+    enum State: Sendable {
         case fileHeader
         case chunkHeader
         case chunkBody(ChunkHeader)

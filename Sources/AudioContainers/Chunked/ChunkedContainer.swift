@@ -46,7 +46,7 @@ enum ChunkDisposition {
 
 /// The container-specific half of a chunked parser (CAF, AIFF, WAV): its file header and the
 /// meaning of its chunks. ``ChunkWalker`` does the rest.
-protocol ChunkedContainer {
+protocol ChunkedContainer: Sendable {
     static var name: String { get }
     /// Whether a file without an audio chunk is an empty sound rather than an error (AIFF).
     static var allowsMissingAudio: Bool { get }

@@ -13,7 +13,7 @@ struct FrameInfo {
 }
 
 /// A format of frames whose headers give their lengths (AMR, AC-3/E-AC-3), read by ``FramedStreamParser``.
-protocol FrameFormat {
+protocol FrameFormat: Sendable {
     /// The container the format is.
     static var fileType: FileType { get }
     /// A format before its leader is read.

@@ -24,7 +24,7 @@ struct MP4Parser: StreamParser {
         var bodySize: Int64? { end.map { $0 - bodyOffset } }
     }
 
-    indirect enum State {
+    indirect enum State: Sendable {
         case boxHeader
         /// After a `meta` header: a full box (version and flags) or QuickTime's plain one.
         case metaHeader(Box)

@@ -1,14 +1,45 @@
 import AudioFormats
 import FileAccess
 
+/// Bytes read at any offset: a file on the disk, or a client's read callback (as Apple's
+/// `AudioFileOpenWithCallbacks` takes one). Reads may come from any thread.
+public protocol RandomAccessBytes: Sendable {
+    /// Bytes there are.
+    var size: Int64 { get }
+    /// Fills up to `buffer.count` bytes from `offset`; returns how many (fewer only at the end).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
+}
+
+/// Bytes a client reads for afkit: its size and a read function.
+public struct ReadCallbacks: RandomAccessBytes {
+    /// Bytes there are.
+    public let size: Int64
+    private let reader: @Sendable (UnsafeMutableRawBufferPointer, Int64) throws -> Int
+
+    /// Bytes of `size`, read by `read(buffer, offset)` (the bytes read: fewer only at the end).
+    public init(size: Int64, read: @escaping @Sendable (UnsafeMutableRawBufferPointer, Int64) throws -> Int) {
+        self.size = size
+        reader = read
+    }
+
+    /// Fills `buffer` from `offset`; returns how many bytes.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        guard offset >= 0, offset < size else { return 0 }
+        return try reader(buffer, offset)
+    }
+}
+
+extension ReadableFile: RandomAccessBytes {}
+
 /// Random access to an audio file: the stream parser run over the file in indexing mode (seeking
-/// over audio it does not need to read), plus a packet index and packet reads.
-public final class AudioFile {
-    /// The path given.
+/// over audio it does not need to read), plus a packet index and packet reads. Immutable once open:
+/// share it between tasks freely.
+public final class AudioFile: Sendable {
+    /// The path given (or the name given with the bytes).
     public let path: String
     /// What the parser found, settled to what the file really holds.
     public let properties: StreamProperties
-    private let file: ReadableFile
+    private let file: any RandomAccessBytes
     /// Every packet with its absolute offset, where packets vary (CAF `pakt`, MPEG and ADTS frames).
     private let packetTable: [PacketDescription]?
     /// Where the packets' bytes lie, where that is not their offset (Ogg: a packet is placed at its page).
@@ -19,19 +50,44 @@ public final class AudioFile {
 
     /// Opens and parses a file. With `hashingContent`, every byte of the file is also hashed
     /// (``contentHash``), through the same open handle.
-    public init(
+    public convenience init(
         path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits(),
         hashingContent: Bool = false
     ) throws {
-        self.path = path
         let file = try ReadableFile(path: path)
+        try self.init(bytes: file, name: path, fileTypeHint: fileTypeHint, limits: limits) {
+            // Through the handle already open: the file is opened once, however it is read.
+            hashingContent ? try file.contentHash() : nil
+        }
+    }
+
+    /// Opens and parses bytes read through `bytes` (a client's callbacks, as `AudioFileOpenWithCallbacks`);
+    /// `name` names them in messages and stands as ``path``.
+    public convenience init(
+        bytes: some RandomAccessBytes, name: String, fileTypeHint: FileType? = nil,
+        limits: ParserLimits = ParserLimits()
+    ) throws {
+        try self.init(bytes: bytes, name: name, fileTypeHint: fileTypeHint, limits: limits) { nil }
+    }
+
+    /// Opens a file without blocking the caller: the parse runs on another thread.
+    public static func open(
+        path: String, fileTypeHint: FileType? = nil, limits: ParserLimits = ParserLimits()
+    ) async throws -> AudioFile {
+        try await Task.detached { try AudioFile(path: path, fileTypeHint: fileTypeHint, limits: limits) }.value
+    }
+
+    private init(
+        bytes file: some RandomAccessBytes, name path: String, fileTypeHint: FileType?, limits: ParserLimits,
+        hash: () throws -> ContentHash?
+    ) throws {
+        self.path = path
         self.file = file
         var stream = AudioFileStream(fileTypeHint: fileTypeHint, mode: .indexing, limits: limits)
         try stream.feed(size: file.size, passingOverUnneededBytes: true, read: { try file.read(into: $0, at: $1) }) {
             _ in
         }
-        // Through the handle already open: the file is opened once, however it is read.
-        contentHash = hashingContent ? try file.contentHash() : nil
+        contentHash = try hash()
         let properties = stream.properties
         self.properties = properties
         let count = Int(properties.audioDataPacketCount ?? 0)

@@ -157,3 +157,5 @@ public struct AsyncByteChunks<Base: AsyncSequence>: AsyncSequence where Base.Ele
         }
     }
 }
+
+extension AudioFileStreamEvents: Sendable where Base: Sendable {}

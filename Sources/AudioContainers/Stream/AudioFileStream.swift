@@ -18,7 +18,7 @@ import AudioFormats
 /// }
 /// try stream.finish { _ in }
 /// ```
-public struct AudioFileStream {
+public struct AudioFileStream: Sendable {
     /// Flags for `parse(_:flags:streamOffset:_:)`.
     public struct ParseFlags: OptionSet, Sendable {
         /// The flag bits.

@@ -1,7 +1,7 @@
 import AudioFormats
 
 /// What ``AudioFileStream`` needs from one container's incremental parser.
-protocol StreamParser {
+protocol StreamParser: Sendable {
     var context: ParseContext { get set }
     /// The descriptions of the run just returned (the context's, read without copying the context).
     var runDescriptions: [PacketDescription] { get }
