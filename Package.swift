@@ -44,6 +44,8 @@ let package = Package(
         .library(name: "AudioStreaming", targets: ["AudioStreaming"]),
         // The common case in one product: parse, decode, convert and validate, with every engine.
         .library(name: "AudioFileKit", targets: ["AudioFileKit"]),
+        // Apple's C-style AudioToolbox API (Audio File, Audio File Stream, Extended Audio File Services).
+        .library(name: "AudioToolboxCompat", targets: ["AudioToolboxCompat"]),
         .executable(name: "afkit", targets: ["afkit"]),
     ],
     dependencies: [
@@ -98,6 +100,9 @@ let package = Package(
                 "AssetValidation", "AudioCodecs", "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines",
                 "AudioFormats", "FileAccess",
             ]),
+        .target(
+            name: "AudioToolboxCompat",
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioFormats"]),
         .executableTarget(
             name: "afkit",
             dependencies: [
@@ -147,6 +152,8 @@ let package = Package(
         .testTarget(
             name: "afkitTests",
             dependencies: ["AudioContainers", "AudioFormats", "CZlib", "FileAccess", "LoopbackServers"]),
+        // Programs in AudioToolbox's C style, built against AudioToolboxCompat alone.
+        .testTarget(name: "AudioToolboxCompatTests", dependencies: ["AudioToolboxCompat"]),
         .testTarget(
             name: "FuzzRegressionTests",
             dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),

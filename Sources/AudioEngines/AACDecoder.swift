@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CFAAD
+internal import CFAAD
 
 /// Decodes AAC packets (raw access units, as afkit's ADTS, CAF and MPEG-4 parsers deliver them),
 /// configured from the stream's AudioSpecificConfig: AAC-LC at 32 kHz and above by libavcodec (2.9

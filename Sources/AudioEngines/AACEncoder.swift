@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CAVCodec
+internal import CAVCodec
 
 /// Encodes AAC-LC with libavcodec's native `aac` encoder, the only AAC encoder of acceptable quality
 /// in Debian's main archive. Packets are raw access units of 1024 frames; the priming is the

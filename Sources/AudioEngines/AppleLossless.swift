@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CAVCodec
+internal import CAVCodec
 
 /// Decodes ALAC packets with libavcodec to interleaved Float32.
 public final class AppleLosslessDecoder: AudioDecoder {

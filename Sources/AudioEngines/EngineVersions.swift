@@ -1,12 +1,12 @@
-import CAVCodec
-import CEBUR128
-import CFAAD
-import CFLAC
-import CLame
-import COpus
-import CSampleRate
-import CSndFile
-import CSoxr
+internal import CAVCodec
+internal import CEBUR128
+internal import CFAAD
+internal import CFLAC
+internal import CLame
+internal import COpus
+internal import CSampleRate
+internal import CSndFile
+internal import CSoxr
 
 /// The C engines afkit converts with, and the version of each as this process has it (what a worker
 /// image must provide; `afkit --version --verbose`).

@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CFLAC
+internal import CFLAC
 
 /// Encodes FLAC with libFLAC, the reference encoder (as fast as libavcodec's on the 10-minute track and
 /// within 1 % of its size: BENCHMARKS.md). Packets are FLAC frames, one per call of libFLAC's

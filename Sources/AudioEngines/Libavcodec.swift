@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CAVCodec
+internal import CAVCodec
 
 /// libavcodec's functions, loaded when a codec first needs them (the CAVCodec shim says why): a
 /// conversion that uses no libavcodec codec never loads it, and afkit runs where it is not installed.

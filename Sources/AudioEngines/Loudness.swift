@@ -1,5 +1,5 @@
 import AudioFormats
-import CEBUR128
+internal import CEBUR128
 
 /// Loudness per ITU-R BS.1770-4 / EBU R128, measured by libebur128 (the library loudness scanners and
 /// players use; the gated loudness, range and sample peak) and afkit's own true-peak meter

@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CLame
+internal import CLame
 
 /// Decodes MPEG audio (Layers I, II and III) packet by packet with libmp3lame's decoder (`hip`).
 /// Packets are whole frames, as afkit's parser delivers them; the output is interleaved Float32.

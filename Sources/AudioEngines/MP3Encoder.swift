@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import CLame
+internal import CLame
 
 /// Encodes MP3 with libmp3lame at a constant bit rate. Packets are whole MPEG frames; the first is
 /// LAME's Xing/LAME tag frame, a placeholder until ``finish(into:)``, after which ``magicCookie``

@@ -1,6 +1,6 @@
 import AudioCodecs
 import AudioFormats
-import COpus
+internal import COpus
 
 /// Encodes Opus with libopus, the reference encoder: 20 ms packets (960 frames at 48 kHz, the only rate
 /// it is given), mono and stereo as one stream, 3 to 8 channels as Vorbis-order surround streams

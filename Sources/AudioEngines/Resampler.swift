@@ -1,6 +1,6 @@
 import AudioFormats
-import CSampleRate
-import CSoxr
+internal import CSampleRate
+internal import CSoxr
 
 /// Streaming sample-rate conversion of interleaved Float32 frames, in bounded memory.
 public protocol Resampler: AnyObject {

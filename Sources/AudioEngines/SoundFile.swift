@@ -1,5 +1,5 @@
 import AudioFormats
-import CSndFile
+internal import CSndFile
 
 /// A file read or written through libsndfile: the way in for formats afkit does not parse itself
 /// (FLAC, Ogg Vorbis, ...), and an independent reader for checking what afkit writes.

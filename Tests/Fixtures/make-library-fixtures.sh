@@ -28,3 +28,7 @@ $FF -i $OUT/stereo.m4a -ar 22050 -ac 1 -f s16le $OUT/stereo.m4a.mono22k.s16
 for f in stereo.m4a stereo.mp3 stereo.opus stereo.flac; do
     $FF -i $OUT/$f -af atrim=start_sample=30000:end_sample=34096 -f s16le $OUT/$f.at30000.s16
 done
+# ffprobe's packet count of each file (`NAME COUNT` a line), for the AudioToolbox-style programs.
+for f in stereo.m4a stereo.mp3 stereo.opus stereo.flac; do
+    echo "$f $(ffprobe -v error -select_streams a:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 $OUT/$f | tr -d ,)"
+done > $OUT/ffprobe-packets.txt
