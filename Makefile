@@ -8,6 +8,7 @@
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
+#   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
 #   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin, and the
 #                 README's picture of an HTML report (Documentation/report.png, by headless Chromium)
 #   make clean    remove build output
@@ -30,7 +31,7 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs
+.PHONY: all release test test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client
 
 all: release
 
@@ -78,6 +79,12 @@ test: test-deps test-venv
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
 	timeout 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
 	timeout 900 bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
+	$(MAKE) prove-client
+
+# afkit's products as a client package uses them (Examples/ClientPackage): each links alone, and a program
+# over them reads, seeks and validates as FFmpeg's references say.
+prove-client: deps
+	timeout 900 bash Examples/ClientPackage/prove.sh
 
 assets: $(ASSET_OUTPUTS)
 	$(AFKIT) validate --profile system-sound build/assets
@@ -111,7 +118,7 @@ dist: release
 
 # Lint fails on any finding: formatting (what `swift format format -i` would change) and the rules
 # .swift-format turns on (no force unwrap, no force try).
-LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz
+LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz Examples/ClientPackage
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
 

@@ -114,6 +114,9 @@ public struct AudioCodecRegistry: Sendable {
     private var decoders: [FourCharCode: DecoderFactory] = [:]
     private var encoders: [FourCharCode: EncoderFactory] = [:]
     private var limits: [FourCharCode: EncoderLimits] = [:]
+    /// Whether the field's engines are registered (`AudioCodecRegistry.standard`, in the AudioEngines product):
+    /// an error for a codec a registry without them lacks names the product that has them.
+    public var hasEngines = false
 
     /// An empty registry.
     public init() {}

@@ -514,7 +514,7 @@ extension ExtendedAudioFile {
             guard frames > 0 else { return }
             let bytes = try client.join(buffers, frames: frames)
             samples.removeAll(keepingCapacity: true)
-            try bytes.withUnsafeBytes { raw in
+            _ = try bytes.withUnsafeBytes { raw in
                 try clientDecoder.decode(raw, packetCount: frames, descriptions: nil, appendingTo: &samples)
             }
             staged.removeAll(keepingCapacity: true)

@@ -105,6 +105,12 @@ public final class SourceReader {
                 file: file, decoder: try registry.decoder(for: format, magicCookie: file.properties.magicCookie))
         } else if let fallback, let external = try? fallback(path) {
             try self.init(file: file, backend: .external(external))
+        } else if !registry.hasEngines {
+            let container = file.properties.fileType?.rawValue ?? "the file"
+            throw AudioFileError.unsupportedDataFormat(
+                "\(container): the audio is \(CodecDescriptor.spokenName(of: format.formatID)), which afkit's own decoders "
+                    + "do not read: AudioCodecRegistry.standard, in the AudioEngines product (AudioFileKit links it), has the "
+                    + "field's decoders", offset: file.properties.dataOffset)
         } else {
             let container = file.properties.fileType?.rawValue ?? "the file"
             throw AudioFileError.unsupportedDataFormat(

@@ -10,6 +10,7 @@ extension AudioCodecRegistry {
     /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
+        registry.hasEngines = true
         for (id, codec) in [
             (FourCharCode.mpegLayer1, "mp1float"), (.mpegLayer2, "mp2float"), (.mpegLayer3, "mp3float"),
         ] {

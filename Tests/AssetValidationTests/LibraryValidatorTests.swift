@@ -46,3 +46,19 @@ import Testing
         #expect(report.audio != nil)
     }
 }
+
+/// A reader given afkit's own decoders names the product that has the codec it lacks.
+@Suite struct ProductErrorTests {
+    @Test func aMissingDecoderNamesTheProduct() throws {
+        let file = try AudioFile(path: LibraryValidatorTests.fixture("library/quiet-speech.mp3"))
+        do {
+            _ = try SourceReader(file: file, registry: .builtIn)
+            Issue.record("afkit's own decoders read MP3")
+        } catch let error as AudioFileError {
+            #expect(error.code == "fmt?")
+            #expect(error.message.contains("MP3"))
+            #expect(error.message.contains("AudioEngines product"))
+        }
+        #expect(try SourceReader(file: file, registry: .standard).frameCount ?? 0 > 0)
+    }
+}

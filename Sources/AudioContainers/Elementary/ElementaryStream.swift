@@ -840,9 +840,12 @@ struct ElementaryStreamParser: StreamParser {
             perEntry > 0
         {
             var start: Int64 = 0
-            for (entry, size) in entries.enumerated() where byte < start + Int64(size) {
-                let packet = Int64(entry * perEntry) + (byte - start) * Int64(perEntry) / Int64(max(size, 1))
-                return (packet, 0, true)
+            for (entry, size) in entries.enumerated() {
+                if byte < start + Int64(size) {
+                    let packet = Int64(entry * perEntry) + (byte - start) * Int64(perEntry) / Int64(max(size, 1))
+                    return (packet, 0, true)
+                }
+                start += Int64(size)
             }
             return (Int64(entries.count * perEntry), 0, true)
         }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make prove-client: afkit's products as a client package uses them. Builds Examples/ClientPackage (one
+# executable a product, each linking that product alone, and client-proof), runs each, checks that a program
+# of AudioContainers alone links no codec library, and runs client-proof over Tests/Fixtures/library.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build --package-path Examples/ClientPackage
+bin=$(swift build --package-path Examples/ClientPackage --show-bin-path)
+for product in AudioFormats FileAccess AudioContainers AudioCodecs AudioDecoding AssetValidation AudioEngines \
+    AudioConversion AudioStreaming AudioFileKit AudioToolboxCompat; do
+    "$bin/uses-$product" Tests/Fixtures/library/stereo.flac
+done
+# A parsing-only program: no codec or network library among what it loads.
+if ldd "$bin/uses-AudioContainers" | grep -E 'avcodec|mp3lame|faad|sndfile|soxr|samplerate|ebur128|FLAC|opus|curl'; then
+    echo "prove-client: AudioContainers alone links a codec library" >&2
+    exit 1
+fi
+"$bin/client-proof" Tests/Fixtures/library
