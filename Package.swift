@@ -17,6 +17,14 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     let avcodec = systemLibrary("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev")
 #endif
 
+/// libfaad2 (GPL-2.0-or-later), for the AAC streams libavcodec is not given, is loaded likewise on first use
+/// (Sources/CFAAD/shim.h): a binary of afkit links no GPL library.
+#if os(Linux)
+    let faad = Target.systemLibrary(name: "CFAAD", path: "Sources/CFAAD", providers: [.apt(["libfaad-dev"])])
+#else
+    let faad = systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev")
+#endif
+
 /// AudioStreaming's HTTP client, libcurl (prebuilt: seconds of build, not BoringSSL's minutes), is
 /// loaded likewise when a URL is first opened (Sources/CCurl/shim.h), so it costs nothing at start.
 #if os(Linux)
@@ -85,7 +93,7 @@ let package = Package(
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
-        systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
+        faad,
         systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),

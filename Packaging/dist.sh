@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make dist: writes dist/afkit-VERSION-linux-ARCH.tar.gz with the binary, README.md, LICENSE where the
 # project has one, and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
-# and those it loads on use (libavcodec, libcurl), one name a line, so a worker image or a CI cache
+# and those it loads on use (libavcodec, libfaad2, libcurl), one name a line, so a worker image or a CI cache
 # installs exactly those: `xargs apt-get install -y < NEEDS`.
 # Usage: Packaging/dist.sh [BINARY [OUTPUT_DIR]]   (default: .build/release/afkit, dist)
 set -euo pipefail
@@ -31,7 +31,7 @@ owner() {
 libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
 # Loaded on use: the sonames afkit's shims open (libavcodec's major version is the one it was built with).
 avcodec=$("$binary" --version --verbose | awk '$1 == "libavcodec" && $2 ~ /^[0-9]/ { split($2, v, "."); print "libavcodec.so." v[1] }')
-for soname in $avcodec libcurl.so.4; do
+for soname in $avcodec libfaad.so.2 libcurl.so.4; do
     path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !found { print $NF; found = 1 }')
     [ -n "$path" ] && libraries="$libraries $path" || echo "dist: $soname is not installed here; NEEDS lacks it" >&2
 done

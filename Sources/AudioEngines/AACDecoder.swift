@@ -98,6 +98,21 @@ public final class AACDecoder: AudioDecoder {
     }
 }
 
+/// libfaad2's functions, loaded when an AAC stream first needs them (the CFAAD shim says why).
+enum LibFAAD {
+    private static let loaded: Result<afkit_faad, AudioFileError> = {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let functions = afkit_faad_load(&message, message.count) else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.unsupportedDataFormat("libfaad2: \(text)", offset: nil))
+        }
+        return .success(functions.pointee)
+    }()
+
+    /// The functions, or why libfaad2 cannot be used.
+    static func functions() throws -> afkit_faad { try loaded.get() }
+}
+
 /// Decodes AAC packets with libfaad2 alone, configured from the stream's AudioSpecificConfig (what
 /// ``AACDecoder`` uses for every stream but AAC-LC at 32 kHz and above; public for the benchmarks).
 public final class FAADDecoder: AudioDecoder {
@@ -116,32 +131,35 @@ public final class FAADDecoder: AudioDecoder {
     /// The channels libfaad2 outputs (known after the first packet).
     public private(set) var outputChannels: Int = 0
     private let handle: NeAACDecHandle?
+    private let faad: afkit_faad
 
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
         sourceFormat = format
+        let faad = try LibFAAD.functions()
+        self.faad = faad
         let config = AudioSpecificConfig.audioSpecificConfig(inCookie: magicCookie)
-        guard let config, !config.isEmpty, let handle = NeAACDecOpen() else {
+        guard let config, !config.isEmpty, let handle = faad.NeAACDecOpen() else {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }
         self.handle = handle
-        if let settings = NeAACDecGetCurrentConfiguration(handle) {
+        if let settings = faad.NeAACDecGetCurrentConfiguration(handle) {
             settings.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
             settings.pointee.downMatrix = 0
             // ADTS cannot say whether SBR is present; decode at the stream's own rate, 1024 frames a
             // packet, as Apple reports it (libfaad2 would otherwise guess and double the rate).
             settings.pointee.dontUpSampleImplicitSBR = 1
-            _ = NeAACDecSetConfiguration(handle, settings)
+            _ = faad.NeAACDecSetConfiguration(handle, settings)
         }
         var rate: UInt = 0
         var channels: UInt8 = 0
         var bytes = config
         let result = bytes.withUnsafeMutableBufferPointer {
-            NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &channels)
+            faad.NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &channels)
         }
         guard result >= 0 else {
-            NeAACDecClose(handle)
+            faad.NeAACDecClose(handle)
             throw AudioFileError.unsupportedDataFormat(
                 "aac: libfaad2 refuses the AudioSpecificConfig \(hexString(config))",
                 offset: nil)
@@ -150,7 +168,7 @@ public final class FAADDecoder: AudioDecoder {
         outputChannels = Int(channels)
     }
 
-    deinit { if let handle { NeAACDecClose(handle) } }
+    deinit { if let handle { faad.NeAACDecClose(handle) } }
 
     /// For each output channel in WAV order (front left, right, centre, LFE, back left, right, back
     /// centre, side left, right), the decoded channel that feeds it, from libfaad2's channel positions.
@@ -175,7 +193,7 @@ public final class FAADDecoder: AudioDecoder {
 
     /// Forgets the state kept between packets (after a seek).
     public func reset() {
-        if let handle { NeAACDecPostSeekReset(handle, 0) }
+        if let handle { faad.NeAACDecPostSeekReset(handle, 0) }
     }
 
     /// Decodes the packets into interleaved frames; returns the frames written.
@@ -204,11 +222,11 @@ public final class FAADDecoder: AudioDecoder {
                     "aac: a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
             var info = NeAACDecFrameInfo()
-            let samples = NeAACDecDecode(
+            let samples = faad.NeAACDecDecode(
                 handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
                 UInt(size))
             if info.error != 0 {
-                let message = NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
+                let message = faad.NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
                 throw AudioFileError.malformed(
                     "aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
             }

@@ -13,9 +13,12 @@ internal import CSoxr
 public enum EngineVersions {
     /// Name and version of every engine; `nil` for one loaded on use that cannot be loaded here.
     public static var conversion: [(engine: String, version: String?)] {
-        var faadID: UnsafeMutablePointer<CChar>?
-        var faadCopyright: UnsafeMutablePointer<CChar>?
-        _ = NeAACDecGetVersion(&faadID, &faadCopyright)
+        let faad = (try? LibFAAD.functions()).flatMap { faad -> String? in
+            var faadID: UnsafeMutablePointer<CChar>?
+            var faadCopyright: UnsafeMutablePointer<CChar>?
+            _ = faad.NeAACDecGetVersion(&faadID, &faadCopyright)
+            return faadID.map { String(cString: $0) + " (loaded on use)" }
+        }
         var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
         ebur128_get_version(&major, &minor, &patch)
         let avcodec = (try? LibAV.functions()).map { av -> String in
@@ -25,7 +28,7 @@ public enum EngineVersions {
         return [
             ("libsndfile", sf_version_string().map { String(cString: $0) }),
             ("libmp3lame", get_lame_version().map { String(cString: $0) }),
-            ("libfaad2", faadID.map { String(cString: $0) }),
+            ("libfaad2", faad),
             ("libsoxr", soxr_version().map { String(cString: $0) }),
             ("libsamplerate", src_get_version().map { String(cString: $0) }),
             ("libebur128", "\(major).\(minor).\(patch)"),

@@ -414,6 +414,35 @@ struct Command {
             return process.terminationStatus == 0
         }()
 
+        /// libfaad2 (GPL) is loaded on use, not linked: with it hidden, AAC-LC at 44.1 kHz still decodes (by
+        /// libavcodec) and MP3 too, while a 22.05 kHz AAC stream, which only libfaad2 is given, fails naming it.
+        @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibfaad2() throws {
+            let folder = try Loopback.temporaryFolder("cli")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
+            process.arguments = [
+                "-m", "/bin/sh", "-c",
+                """
+                PATH="$PATH:/usr/sbin:/sbin"
+                ldd "$0" | grep -q libfaad && exit 89
+                library=$(ldconfig -p | awk '/libfaad[.]so[.]2 /{print $NF; exit}')
+                [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
+                "$0" convert adts/aac-lc-44k-stereo.aac "$1/a.wav" || exit 91
+                "$0" convert mp3/lame-vbr-v5.mp3 "$1/b.wav" || exit 92
+                "$0" convert adts/aac-lc-22k-stereo.aac "$1/c.wav" 2> "$1/error" && exit 93
+                exit 0
+                """, Command.executable, folder,
+            ]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
+            #expect(error.contains("libfaad2") && error.contains("cannot be loaded"), "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/c.wav"))
+        }
+
         /// With libavcodec hidden (a private mount namespace puts an empty file over it), MP3 and AAC still
         /// decode, by libmp3lame and libfaad2, to as many frames as libavcodec gives, and an AAC output fails
         /// with a message naming the missing library.
