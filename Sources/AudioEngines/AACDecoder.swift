@@ -226,7 +226,8 @@ public final class FAADDecoder: AudioDecoder {
                 handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
                 UInt(size))
             if info.error != 0 {
-                let message = faad.NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
+                let message =
+                    faad.NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
                 throw AudioFileError.malformed(
                     "aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
             }
