@@ -67,8 +67,6 @@ public final class SourceReader {
     /// After a seek through a codec with pre-roll: the decoded frame sought (counted from the first packet's
     /// first frame) and the frames decoded since the seek, until the first output places them.
     private var aligning: (target: Int64, produced: Int64)?
-    /// The decoded frame each packet starts at, where packets' frame counts vary (made at the first seek).
-    private var packetStarts: [Int64]?
     private var pending: [Float] = []
     private var pendingStart = 0
     private var packetBytes: [UInt8] = []
@@ -232,37 +230,18 @@ public final class SourceReader {
 
     /// The decoded frame (from the first packet's first) `packet` starts at.
     private func start(of packet: Int64, in file: AudioFile) throws -> Int64 {
-        if let starts = try packetStartTable(file) { return starts[Int(min(packet, Int64(starts.count - 1)))] }
-        return packet * Int64(format.framesPerPacket)
+        guard let frame = file.frame(ofPacket: min(packet, file.packetCount)) else {
+            throw AudioFileError.illegalOperation("\(path): the packets' frames are not known: it cannot seek")
+        }
+        return frame
     }
 
     /// The packet holding decoded frame `frame` (the last packet, for the end).
     private func packet(holding frame: Int64, in file: AudioFile) throws -> Int64 {
-        let last = max(0, file.packetCount - 1)
-        guard let starts = try packetStartTable(file) else {
-            return min(frame / Int64(max(1, format.framesPerPacket)), last)
+        guard let found = file.packet(ofFrame: frame) else {
+            throw AudioFileError.illegalOperation("\(path): the packets' frames are not known: it cannot seek")
         }
-        var low = 0
-        var high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= frame { low = middle + 1 } else { high = middle }
-        }
-        return min(Int64(max(0, low - 1)), last)
-    }
-
-    /// Where each packet starts, for packets whose frame counts vary (`nil` where the format's is constant).
-    private func packetStartTable(_ file: AudioFile) throws -> [Int64]? {
-        if let packetStarts { return packetStarts }
-        guard format.framesPerPacket == 0 || file.properties.fileType == .adts else { return nil }
-        var starts: [Int64] = [0]
-        starts.reserveCapacity(Int(file.packetCount) + 1)
-        for packet in 0..<file.packetCount {
-            let frames = try file.packetDescription(packet).variableFramesInPacket
-            starts.append(starts[starts.count - 1] + Int64(frames > 0 ? frames : format.framesPerPacket))
-        }
-        packetStarts = starts
-        return starts
+        return found.packet
     }
 
     /// Places the first frames decoded after a seek with pre-roll: `appended` frames came from packets up to

@@ -175,6 +175,8 @@ final class AudioFileBox {
         }
         let file = self.file
         let dataOffset = file.properties.dataOffset ?? 0
+        parsed.frameOfPacket = { file.frame(ofPacket: $0) }
+        parsed.packetOfFrame = { file.packet(ofFrame: $0) }
         parsed.packetToByte = { packet in
             (try? file.packetDescription(packet)).map { ($0.startOffset - dataOffset, false) }
         }

@@ -169,6 +169,9 @@ struct ParsedProperties {
     /// PacketToByte and ByteToPacket, where the parse can answer them.
     var packetToByte: ((Int64) -> (offset: Int64, isEstimate: Bool)?)?
     var byteToPacket: ((Int64) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)?)?
+    /// PacketToFrame and FrameToPacket where packets vary in frames (a file's table); else the constant count.
+    var frameOfPacket: ((Int64) -> Int64?)?
+    var packetOfFrame: ((Int64) -> (packet: Int64, frameOffset: Int64)?)?
 
     /// The value of property `id`, or `nil` where afkit has none (the caller answers "unsupported").
     func value(_ id: UInt32) -> PropertyValue? {
@@ -216,15 +219,20 @@ struct ParsedProperties {
                 return noErr
             }
         case "pkfr", "frpk":
-            guard let frames = format.map({ Int64($0.framesPerPacket) }), frames > 0 else { return nil }
+            let frames = Int64(format?.framesPerPacket ?? 0)
+            let frameOfPacket = self.frameOfPacket ?? (frames > 0 ? { $0 * frames } : nil)
+            let packetOfFrame = self.packetOfFrame ?? (frames > 0 ? { ($0 / frames, $0 % frames) } : nil)
+            guard let frameOfPacket, let packetOfFrame else { return nil }
             return .translation(size: MemoryLayout<AudioFramePacketTranslation>.size) { data in
                 var translation = data.loadUnaligned(as: AudioFramePacketTranslation.self)
                 if code == "pkfr" {
-                    translation.mFrame = translation.mPacket * frames
+                    guard let frame = frameOfPacket(translation.mPacket) else { return fourCharacterStatus("pck?") }
+                    translation.mFrame = frame
                     translation.mFrameOffsetInPacket = 0
                 } else {
-                    translation.mPacket = translation.mFrame / frames
-                    translation.mFrameOffsetInPacket = UInt32(translation.mFrame % frames)
+                    guard let found = packetOfFrame(translation.mFrame) else { return fourCharacterStatus("pck?") }
+                    translation.mPacket = found.packet
+                    translation.mFrameOffsetInPacket = UInt32(clamping: found.frameOffset)
                 }
                 data.storeBytes(of: translation, as: AudioFramePacketTranslation.self)
                 return noErr

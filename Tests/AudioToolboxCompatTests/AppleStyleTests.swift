@@ -241,6 +241,36 @@ func writeAAC(_ samples: [Int16], to url: URL, sampleRate: Double) -> OSStatus {
         #expect(file.format.mFormatID == kAudioFormatMPEG4AAC)
     }
 
+    /// Packet and frame translations for packets of varying frames (Opus), and the roll distance.
+    @Test func translatesPacketsAndFrames() throws {
+        var fileID: AudioFileID?
+        let url = library.appendingPathComponent("stereo.opus")
+        let file = try #require(AudioFileOpenURL(url as CFURL, .readPermission, 0, &fileID) == noErr ? fileID : nil)
+        defer { AudioFileClose(file) }
+        var info = AudioFilePacketTableInfo()
+        var size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketTableInfo, &size, &info) == noErr)
+        var packets: UInt64 = 0
+        size = UInt32(MemoryLayout<UInt64>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &size, &packets) == noErr)
+        // The end of the last packet is every decoded frame: priming, valid and remainder.
+        var translation = AudioFramePacketTranslation(mFrame: 0, mPacket: Int64(packets), mFrameOffsetInPacket: 0)
+        size = UInt32(MemoryLayout<AudioFramePacketTranslation>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &translation) == noErr)
+        #expect(
+            translation.mFrame == info.mNumberValidFrames + Int64(info.mPrimingFrames) + Int64(info.mRemainderFrames))
+        // Frame 30000 + priming lies in the packet PacketToFrame places around it.
+        translation = AudioFramePacketTranslation(mFrame: 30000, mPacket: 0, mFrameOffsetInPacket: 0)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyFrameToPacket, &size, &translation) == noErr)
+        var back = AudioFramePacketTranslation(mFrame: 0, mPacket: translation.mPacket, mFrameOffsetInPacket: 0)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &back) == noErr)
+        #expect(back.mFrame + Int64(translation.mFrameOffsetInPacket) == 30000)
+        var roll = AudioPacketRollDistanceTranslation(mPacket: 10, mRollDistance: 0)
+        size = UInt32(MemoryLayout<AudioPacketRollDistanceTranslation>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketToRollDistance, &size, &roll) == noErr)
+        #expect(roll.mRollDistance == 1)
+    }
+
     @Test func errorsAreApplesCodes() throws {
         var fileID: AudioFileID?
         let missing = URL(fileURLWithPath: "/nonexistent/take.caf")

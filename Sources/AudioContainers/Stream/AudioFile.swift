@@ -42,6 +42,9 @@ public final class AudioFile: Sendable {
     private let file: any RandomAccessBytes
     /// Every packet with its absolute offset, where packets vary (CAF `pakt`, MPEG and ADTS frames).
     private let packetTable: [PacketDescription]?
+    /// The decoded frame each packet starts at, and the frames of all (one more entry than packets), where
+    /// packets' frame counts vary (Vorbis, Opus, ADTS frames of several blocks, CAF `pakt`).
+    private let packetStarts: [Int64]?
     /// Where the packets' bytes lie, where that is not their offset (Ogg: a packet is placed at its page).
     private let packetPieces: PacketPieces?
 
@@ -110,6 +113,47 @@ public final class AudioFile: Sendable {
         } else {
             packetTable = nil
         }
+        let framesPerPacket = Int64(properties.dataFormat?.framesPerPacket ?? 0)
+        if let table = packetTable, framesPerPacket == 0 || table.contains(where: { $0.variableFramesInPacket > 0 }) {
+            var starts: [Int64] = [0]
+            starts.reserveCapacity(table.count + 1)
+            for description in table {
+                let frames =
+                    description.variableFramesInPacket > 0 ? Int64(description.variableFramesInPacket) : framesPerPacket
+                starts.append(starts[starts.count - 1] + frames)
+            }
+            packetStarts = starts
+        } else {
+            packetStarts = nil
+        }
+    }
+
+    /// The decoded frame (counted from the first packet's first, priming included) packet `packet` starts at:
+    /// Apple's PacketToFrame, for formats whose packets vary in frames too. `packetCount` gives the end.
+    public func frame(ofPacket packet: Int64) -> Int64? {
+        guard packet >= 0, packet <= packetCount else { return nil }
+        if let starts = packetStarts { return packet < starts.count ? starts[Int(packet)] : nil }
+        guard let frames = properties.dataFormat?.framesPerPacket, frames > 0 else { return nil }
+        return packet * Int64(frames)
+    }
+
+    /// The packet holding decoded frame `frame` and the frame's offset in it (Apple's FrameToPacket); the last
+    /// packet for a frame past the end.
+    public func packet(ofFrame frame: Int64) -> (packet: Int64, frameOffset: Int64)? {
+        guard frame >= 0, packetCount > 0 else { return nil }
+        if let starts = packetStarts {
+            var low = 0
+            var high = starts.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if starts[middle] <= frame { low = middle } else { high = middle - 1 }
+            }
+            let packet = min(Int64(low), packetCount - 1)
+            return (packet, frame - starts[Int(packet)])
+        }
+        guard let frames = properties.dataFormat?.framesPerPacket, frames > 0 else { return nil }
+        let packet = min(frame / Int64(frames), packetCount - 1)
+        return (packet, frame - packet * Int64(frames))
     }
 
     /// Packets in the file.
