@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make dist: writes dist/afkit-VERSION-linux-ARCH.tar.gz with the binary, README.md, LICENSE where the
-# project has one, and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
+# make dist: writes dist/afkit-VERSION-linux-ARCH.tar.gz with the binary, README.md, LICENSE (Apache-2.0),
+# NOTICE (the engines' licenses) and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
 # and those it loads on use (libavcodec, libfaad2, libcurl), one name a line, so a worker image or a CI cache
 # installs exactly those: `xargs apt-get install -y < NEEDS`.
 # Usage: Packaging/dist.sh [BINARY [OUTPUT_DIR]]   (default: .build/release/afkit, dist)
@@ -15,7 +15,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name" "$out"
 cp "$binary" "$stage/$name/afkit"
 cp "$root/README.md" "$stage/$name/"
-[ -f "$root/LICENSE" ] && cp "$root/LICENSE" "$stage/$name/"
+cp "$root/LICENSE" "$root/NOTICE" "$stage/$name/"
 
 # The package that owns a library file (usr-merged systems record /lib or /usr/lib paths).
 owner() {

@@ -906,6 +906,23 @@ struct Command {
         let top = "afkit-\(version)-linux-"
         #expect(list.contains { $0.hasPrefix(top) && $0.hasSuffix("/afkit") })
         #expect(list.contains { $0.hasSuffix("/README.md") })
+        // A release a studio may ship: its license, and the engines' licenses beside it.
+        #expect(list.contains { $0.hasSuffix("/LICENSE") } && list.contains { $0.hasSuffix("/NOTICE") })
+        let license = try bash("tar -xzOf '\(tarball)' --wildcards '*/LICENSE'").stdout
+        #expect(license.contains("Apache License") && license.contains("Version 2.0"))
+        let notice = try bash("tar -xzOf '\(tarball)' --wildcards '*/NOTICE'").stdout
+        for engine in [
+            "libsndfile", "LAME", "libsoxr", "libavcodec", "libsamplerate", "libFLAC", "libopus", "libebur128",
+        ] {
+            #expect(notice.contains(engine), "NOTICE names \(engine)")
+        }
+        #expect(notice.contains("libfaad2") && notice.contains("GPL-2.0-or-later") && notice.contains("libcurl"))
+        // The binary links no GPL library: libfaad2 (and Debian's GPL build of libavcodec) are loaded on use.
+        let linked = try bash(
+            "tar -xzOf '\(tarball)' --wildcards '*/afkit' > '\(folder.path)/afkit' && chmod +x "
+                + "'\(folder.path)/afkit' && ldd '\(folder.path)/afkit'"
+        ).stdout
+        #expect(!linked.contains("libfaad") && !linked.contains("libavcodec"), "\(linked)")
         let needs = try bash("tar -xzOf '\(tarball)' --wildcards '*/NEEDS'").stdout.split(separator: "\n").map(
             String.init)
         for package in [
