@@ -115,8 +115,43 @@ func checkStream(_ bytes: [UInt8]) -> String? {
         if let problem = checkPlacement(resumed.packets, inputSize: bytes.count, pagePlaced: pagePlaced) {
             return "after a discontinuity: \(problem)"
         }
+        if let problem = checkSeek(bytes, packets: whole.packets.count) { return "after a seek: \(problem)" }
     }
     return nil
+}
+
+/// A seek from the middle of the input to a packet the input picks: the offset answered lies at or after
+/// the data, and the packets after it lie inside the input, each labelled with a true index only where one
+/// is known (never below 0).
+func checkSeek(_ bytes: [UInt8], packets: Int) -> String? {
+    var stream = AudioFileStream()
+    let half = bytes.count / 2
+    guard (try? stream.parse(Array(bytes[0..<half])) { _ in }) != nil, stream.properties.dataFormat != nil else {
+        return nil
+    }
+    let target = Int64(bytes[bytes.count - 2]) * Int64(max(packets, 1)) / 256
+    guard let (offset, _) = try? stream.seek(toPacket: target) else { return nil }
+    if let dataOffset = stream.properties.dataOffset, offset < dataOffset {
+        return "packet \(target) placed at \(offset), before the audio at \(dataOffset)"
+    }
+    guard offset >= 0, offset < Int64(bytes.count) else { return nil }
+    var problem: String?
+    let handler: (AudioFileStream.Event) -> Void = { event in
+        guard problem == nil, case .packets(let run) = event else { return }
+        if run.streamOffset < 0 || run.streamOffset + Int64(run.bytes.count) > Int64(bytes.count) {
+            problem = "packets at \(run.streamOffset) (\(run.bytes.count) bytes) lie outside the input"
+        } else if run.firstPacket < 0 {
+            problem = "packet index \(run.firstPacket)"
+        }
+    }
+    do {
+        try stream.parse(Array(bytes[Int(offset)...]), flags: .discontinuity, handler)
+        try stream.finish(handler)
+    } catch is AudioFileError {
+    } catch {
+        return "an error of another type: \(error)"
+    }
+    return problem
 }
 
 /// `AudioFile`: every packet description lies inside the file, in order; reads succeed or throw.
