@@ -332,6 +332,7 @@ public struct AssetValidator: Sendable {
         let rate = format.sampleRate
         var statistics = AudioStatistics(peak: peak, clippedRuns: clippedRuns)
         statistics.frameCount = measured
+        statistics.concealedPackets = reader.concealedPackets
         for (level, threshold) in thresholds.enumerated() {
             statistics.silence[threshold] = SilenceSpan(
                 leading: Double(firstLoud[level] ?? measured) / rate,

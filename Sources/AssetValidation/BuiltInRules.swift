@@ -121,6 +121,12 @@ extension ValidationRule {
         for damage in facts.properties?.damage ?? [] {
             findings.append(Finding("the file is damaged: \(damage)", severity: .warning))
         }
+        if let concealed = facts.audio?.concealedPackets, concealed > 0 {
+            findings.append(
+                Finding(
+                    "the audio is damaged: \(concealed) packet\(concealed == 1 ? "" : "s") could not be decoded "
+                        + "(silence stands in, as players conceal damage)", severity: .warning))
+        }
         return findings
     }
 

@@ -187,6 +187,8 @@ public struct AudioStatistics: Sendable, Hashable {
     public var peak: Float
     /// The valid frames measured (the decoded sound's length, priming and remainder left out).
     public var frameCount: Int64 = 0
+    /// Damaged packets the decoder replaced with silence.
+    public var concealedPackets = 0
     /// Runs of three or more consecutive samples at full scale.
     public var clippedRuns: Int
     /// The largest DC offset of any channel: the mean sample, -1...1.

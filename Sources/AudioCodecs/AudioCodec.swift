@@ -25,6 +25,9 @@ public protocol AudioDecoder {
     /// Asks the decoder to deliver the frames it would drop at the start (``framesDroppedAtStart`` is 0
     /// after): for a stream that records less priming than that, whose every decoded frame counts.
     mutating func keepFramesDroppedAtStart()
+    /// Packets the codec refused that the decoder replaced with a packet of silence (a damaged MP3 or AAC
+    /// packet, as players and FFmpeg conceal them): a reader says how many.
+    var concealedPackets: Int { get }
 }
 
 /// A decoder whose samples are integers by nature (Apple IMA4's 16 bits, FLAC's 4 to 24): it writes them
@@ -166,6 +169,9 @@ extension AudioDecoder {
 
     /// Nothing to keep: the decoder drops nothing.
     public mutating func keepFramesDroppedAtStart() {}
+
+    /// None: the decoder conceals nothing (a packet it cannot decode is an error).
+    public var concealedPackets: Int { 0 }
 
     /// How many packets to decode at once (at most `limit`) so the output holds about a million samples
     /// at most, whatever a header says a packet decodes to.

@@ -40,7 +40,8 @@ public struct CodecDescriptor: Sendable {
     /// Apple's roll distance: the packets before a packet a decoder must be given for that packet's frames to
     /// come out right (an MDCT's overlap, MP3's bit reservoir); 0 where every packet stands alone.
     public let rollDistance: Int
-    /// Frames of pre-roll the codec asks for besides (Opus: 80 ms, 3840 frames at 48 kHz, RFC 7845).
+    /// Frames of pre-roll decoded before a seek's target besides (Opus: RFC 7845 asks for at least 80 ms; its
+    /// decoder's state matches a decode from the start to within a step after about 200 ms, 9600 frames).
     public let preRollFrames: Int
 
     init(
@@ -77,7 +78,7 @@ public struct CodecDescriptor: Sendable {
         appleLossless, flac,
         CodecDescriptor(
             .opus, "Opus", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 1,
-            preRollFrames: 3840),
+            preRollFrames: 9600),
         CodecDescriptor(.ima4, "Apple IMA4"),
         CodecDescriptor(.imaADPCMWAVE, "IMA ADPCM in WAV"),
         CodecDescriptor(.ulaw, "u-law"),

@@ -106,6 +106,8 @@ public enum AudioConverter {
                 target: target, input: input, format: plan.format,
                 resampler: settings.resampler, plan: &plan.render)
         }
+        // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
+        var concealment: String?
         let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) {
             temporary in
             var reader = source
@@ -126,6 +128,7 @@ public enum AudioConverter {
                 }
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
                 // until it meets the target and the ceiling, and the source is read again for another round.
+                concealment = reader.concealmentNote
                 guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan.render) else {
                     if settings.checksClipping { try checkClipping(of: temporary, against: input) }
                     return written
@@ -135,7 +138,7 @@ public enum AudioConverter {
         }
         var result = ConversionResult(
             outputPath: output, format: plan.format, fileType: plan.fileType, frameCount: frames,
-            packetTableInfo: table, notes: plan.notes)
+            packetTableInfo: table, notes: plan.notes + (concealment.map { [$0] } ?? []))
         // (A float output keeps samples past full scale: nothing clips in it.)
         let keepsOverloads = plan.format.formatID == .lpcm && plan.format.formatFlags.contains(.isFloat)
         if gainOverloads > 0 && !keepsOverloads {

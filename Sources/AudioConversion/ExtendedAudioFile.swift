@@ -73,13 +73,13 @@ public final class ExtendedAudioFile: Sendable {
         return try ExtendedAudioFile(reading: file)
     }
 
-    /// The valid frames of the file, at the client's rate when reading (Apple's `kExtAudioFileProperty_FileLengthFrames`);
-    /// the frames written so far when writing.
+    /// The valid frames of the file (Apple's `kExtAudioFileProperty_FileLengthFrames`): at the client's rate when
+    /// reading; when writing, the file's frames made so far, at the file's rate.
     public var fileLengthFrames: Int64 {
         state.withLock { state in
             switch state {
             case .reading(let reading): reading.clientLength
-            case .writing(let writing): writing.framesWritten
+            case .writing(let writing): writing.stagedFrames
             case .closed: 0
             }
         }
@@ -152,7 +152,15 @@ public final class ExtendedAudioFile: Sendable {
         }
     }
 
-    /// The client frame the next read starts at (Apple's `ExtAudioFileTell`); when writing, the frames written.
+    /// Damaged packets the decoder replaced with silence so far (as FFmpeg and players conceal them).
+    public var concealedPackets: Int {
+        state.withLock { state in
+            if case .reading(let reading) = state { return reading.source.concealedPackets }
+            return 0
+        }
+    }
+
+    /// The client frame the next read starts at (Apple's `ExtAudioFileTell`); when writing, the client frames written.
     public func tell() -> Int64 {
         state.withLock { state in
             switch state {

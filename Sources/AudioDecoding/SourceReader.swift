@@ -162,6 +162,20 @@ public final class SourceReader {
         }
     }
 
+    /// Packets the decoder could not decode and replaced with silence so far (a damaged MP3 or AAC packet).
+    public var concealedPackets: Int {
+        if case .afkit(_, let decoder, _) = backend { return decoder.concealedPackets }
+        return 0
+    }
+
+    /// What a command says of packets the decoder replaced with silence, once the audio has been read.
+    public var concealmentNote: String? {
+        let count = concealedPackets
+        guard count > 0 else { return nil }
+        return "the source is damaged: \(count) packet\(count == 1 ? "" : "s") of its audio could not be decoded; "
+            + "silence stands in for \(count == 1 ? "it" : "them"), as players conceal damage"
+    }
+
     /// What a command says of a source cut short or damaged, `done` naming what becomes of what it holds
     /// ("converted", "drawn"): the cut, and each place audio was skipped (the first five, then how many more).
     public func conditionNotes(whatIsHeld done: String) -> [String] {

@@ -39,7 +39,7 @@ public final class AACDecoder: AudioDecoder {
         let objectType = config[0] >> 3
         if objectType == 2, format.sampleRate >= 32000, format.framesPerPacket == 1024, format.channelsPerFrame <= 8,
             let engine = try? LibavcodecDecoder(
-                codec: "aac", format: format, extradata: config, maximumFramesPerPacket: 1024)
+                codec: "aac", format: format, extradata: config, maximumFramesPerPacket: 1024, concealsErrors: true)
         {
             fast = engine
         } else {
@@ -59,6 +59,9 @@ public final class AACDecoder: AudioDecoder {
         fast?.reset()
         reference?.reset()
     }
+
+    /// Damaged packets replaced with silence (as FFmpeg's decoder conceals them).
+    public var concealedPackets: Int { (fast?.concealedPackets ?? 0) + (reference?.concealedPackets ?? 0) }
 
     /// Decodes the packets into interleaved frames; returns the frames written.
     public func decode(
@@ -132,6 +135,8 @@ public final class FAADDecoder: AudioDecoder {
     public private(set) var outputChannels: Int = 0
     private let handle: NeAACDecHandle?
     private let faad: afkit_faad
+    /// Damaged packets replaced with silence.
+    public private(set) var concealedPackets = 0
 
     /// `magicCookie` is an AudioSpecificConfig or an ES descriptor holding one (CAF's `kuki`).
     public init(format: StreamDescription, magicCookie: [UInt8]) throws {
@@ -226,10 +231,18 @@ public final class FAADDecoder: AudioDecoder {
                 handle, &info, UnsafeMutablePointer(mutating: (base + start).assumingMemoryBound(to: UInt8.self)),
                 UInt(size))
             if info.error != 0 {
-                let message =
-                    faad.NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
-                throw AudioFileError.malformed(
-                    "aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
+                // A damaged packet: a packet of silence stands in, counted (as FFmpeg conceals it).
+                let channels = Int(sourceFormat.channelsPerFrame)
+                guard (written + 1024) * channels <= output.count else {
+                    let message =
+                        faad.NeAACDecGetErrorMessage(info.error).map { String(cString: $0) } ?? "error \(info.error)"
+                    throw AudioFileError.malformed(
+                        "aac: libfaad2 could not decode the packet: \(message)", offset: Int64(start))
+                }
+                for sample in written * channels..<(written + 1024) * channels { output[sample] = 0 }
+                written += 1024
+                concealedPackets += 1
+                continue
             }
             let count = Int(info.samples)
             guard count > 0, let samples else { continue }

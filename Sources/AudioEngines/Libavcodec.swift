@@ -166,6 +166,8 @@ public final class LibavcodecDecoder: AudioDecoder {
     /// audio: a damaged frame, or one whose bit reservoir lies before a cut, costs one frame, as
     /// players and libmp3lame's decoder treat it).
     public let concealsErrors: Bool
+    /// Packets replaced with silence so far.
+    public private(set) var concealedPackets = 0
     private let engine: LibavcodecContext
 
     /// Packets of a constant size given to the engine at once (codecs that take any whole number of
@@ -230,6 +232,7 @@ public final class LibavcodecDecoder: AudioDecoder {
                 }
                 for sample in written * channels..<(written + frames) * channels { output[sample] = 0 }
                 written += frames
+                concealedPackets += 1
             }
             guard sent >= 0 else {
                 try refuse(sent)

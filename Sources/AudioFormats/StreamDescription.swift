@@ -151,11 +151,13 @@ public struct StreamDescription: Hashable, Sendable {
             let kind =
                 formatFlags.contains(.isFloat)
                 ? "float" : formatFlags.contains(.isSignedInteger) ? "signed integer" : "unsigned integer"
-            let order =
-                bytesPerFrame / max(channelsPerFrame, 1) > 1
-                ? (formatFlags.contains(.isBigEndian) ? " big-endian" : " little-endian") : ""
+            // A sample's bytes: a frame's over its channels, or a non-interleaved buffer's frame whole.
+            let nonInterleaved = formatFlags.contains(.isNonInterleaved)
+            let sampleBytes = nonInterleaved ? bytesPerFrame : bytesPerFrame / max(channelsPerFrame, 1)
+            let order = sampleBytes > 1 ? (formatFlags.contains(.isBigEndian) ? " big-endian" : " little-endian") : ""
             parts.append(
-                "(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true))) \(bitsPerChannel)-bit\(order) \(kind)")
+                "(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true))) \(bitsPerChannel)-bit\(order) \(kind)"
+                    + (nonInterleaved ? ", non-interleaved" : ""))
         } else {
             parts.append("(0x\(String(formatFlags.rawValue, radix: 16, uppercase: true)))")
             parts.append(bytesPerPacket == 0 ? "variable bytes/packet" : "\(bytesPerPacket) bytes/packet")

@@ -297,17 +297,27 @@ public func AudioFileReadPacketData(
     }
     do {
         let (data, descriptions) = try file.readPackets(from: inStartingPacket, count: count)
-        if let outBuffer {
-            data.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(start: outBuffer, count: $0.count).copyMemory(from: $0)
+        // The packets back to back (an ADTS header or damage between two in the file is not copied): never
+        // more than the `bytes` counted against the caller's capacity.
+        var written = 0
+        for (index, description) in descriptions.enumerated() {
+            let start = Int(description.startOffset)
+            let size = Int(description.dataByteSize)
+            guard start >= 0, start + size <= data.count, written + size <= capacity else {
+                return kAudioFileInvalidFileError
             }
-        }
-        if let outPacketDescriptions {
-            for (index, description) in descriptions.enumerated() {
-                outPacketDescriptions[index] = AudioStreamPacketDescription(description)
+            if let outBuffer {
+                data.withUnsafeBytes { raw in
+                    UnsafeMutableRawBufferPointer(start: outBuffer + written, count: size)
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<start + size]))
+                }
             }
+            var packed = description
+            packed.startOffset = Int64(written)
+            outPacketDescriptions?[index] = AudioStreamPacketDescription(packed)
+            written += size
         }
-        ioNumBytes.pointee = UInt32(data.count)
+        ioNumBytes.pointee = UInt32(written)
         ioNumPackets.pointee = UInt32(descriptions.count)
         return noErr
     } catch {

@@ -188,6 +188,8 @@ struct Waveform: ParsableCommand {
             block.withUnsafeBufferPointer { builder.add($0, frames: frames) }
             if let drained { try drained(builder.drain()) }
         }
+        // Packets the decoder replaced with silence are drawn as silence, and said.
+        if let note = reader.concealmentNote { Output.standardError(fileMessage("waveform", input, .note, note)) }
     }
 
     /// `.json` or `.dat`, streamed into the output as the points are made (a 3-hour sound at `--zoom 1` holds

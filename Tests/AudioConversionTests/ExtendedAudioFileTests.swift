@@ -170,6 +170,38 @@ import Testing
         }
     }
 
+    /// Damaged AAC packets (Fixtures/library/damaged-mid.m4a, two packets FFmpeg also refuses) become silence,
+    /// counted and said, as FFmpeg and players conceal them: the reader reads on, every frame there; convert
+    /// writes every frame and says so.
+    @Test func damagedPacketsAreConcealedAndSaid() throws {
+        let path = Self.fixture("damaged-mid.m4a")
+        let file = try ExtendedAudioFile(readingPath: path)
+        var bytes: [UInt8] = []
+        var frames = 0
+        while case let count = try file.read(maximumFrames: 4096, into: &bytes), count > 0 { frames += count }
+        #expect(frames == 66150)
+        #expect(file.concealedPackets == 2)
+        let output = NSTemporaryDirectory() + "afkit-concealed-\(getpid()).wav"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try AudioConverter.convert(input: path, output: output, settings: ConversionSettings())
+        #expect(result.frameCount == 66150)
+        #expect(result.notes.contains { $0.contains("2 packets of its audio could not be decoded") }, "\(result.notes)")
+    }
+
+    /// Written at another rate than the file's: the length is the file's frames, the position the client's.
+    @Test func writingCountsTheFilesFrames() throws {
+        let path = NSTemporaryDirectory() + "afkit-extaudio-rate-\(getpid()).caf"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try ExtendedAudioFile(
+            creatingPath: path, fileType: .caf, fileFormat: Self.int16Format(rate: 44100, channels: 1))
+        try writer.setClientDataFormat(Self.int16Format(rate: 48000, channels: 1))
+        try writer.write(frames: 48000, from: [UInt8](repeating: 0, count: 96000))
+        try writer.close()
+        #expect(try AudioFileSummary(AudioFile(path: path).properties).frameCount == 44100)
+        let split = Self.int16Format(rate: 44100, channels: 2, nonInterleaved: true)
+        #expect(split.summary.hasSuffix("16-bit little-endian signed integer, non-interleaved"))
+    }
+
     /// A file that exists is replaced only when asked; an abandoned writer leaves nothing.
     @Test func writingGuardsItsPath() throws {
         let folder = NSTemporaryDirectory() + "afkit-extaudio-guard-\(getpid())"

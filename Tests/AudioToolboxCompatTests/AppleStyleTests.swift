@@ -271,6 +271,46 @@ func writeAAC(_ samples: [Int16], to url: URL, sampleRate: Double) -> OSStatus {
         #expect(roll.mRollDistance == 1)
     }
 
+    /// AudioFileReadPacketData writes the packets back to back and never past the bytes it is given, whatever
+    /// lies between packets in the file (ADTS headers, junk in a damaged MP3).
+    @Test(arguments: ["adts/aac-lc-44k-stereo.aac", "mp3/hostile-garbage-between-frames.mp3"])
+    func readPacketDataStaysInItsBuffer(_ name: String) throws {
+        let url = library.deletingLastPathComponent().appendingPathComponent(name)
+        var fileID: AudioFileID?
+        let file = try #require(AudioFileOpenURL(url as CFURL, .readPermission, 0, &fileID) == noErr ? fileID : nil)
+        defer { AudioFileClose(file) }
+        var packets: UInt64 = 0
+        var size = UInt32(MemoryLayout<UInt64>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &size, &packets) == noErr)
+        var start: Int64 = 0
+        var total = 0
+        while start < Int64(packets) {
+            // First the sizes of the next five packets, then exactly that many bytes and a guard zone after.
+            var descriptions = [AudioStreamPacketDescription](repeating: AudioStreamPacketDescription(), count: 5)
+            var probeBytes = UInt32(1 << 20)
+            var count = UInt32(5)
+            var probe = [UInt8](repeating: 0, count: 1 << 20)
+            #expect(AudioFileReadPacketData(file, false, &probeBytes, &descriptions, start, &count, &probe) == noErr)
+            let exact = descriptions[0..<Int(count)].reduce(0) { $0 + Int($1.mDataByteSize) }
+            #expect(Int(probeBytes) == exact)
+            var buffer = [UInt8](repeating: 0xA5, count: exact + 64)
+            var numBytes = UInt32(exact)
+            var numPackets = count
+            #expect(
+                AudioFileReadPacketData(file, false, &numBytes, &descriptions, start, &numPackets, &buffer) == noErr)
+            #expect(numPackets == count && Int(numBytes) == exact)
+            #expect(
+                buffer[exact...].allSatisfy { $0 == 0xA5 }, "\(name): bytes written past the buffer at packet \(start)")
+            #expect(descriptions[0].mStartOffset == 0)
+            total += exact
+            start += Int64(count)
+        }
+        var byteCount: UInt64 = 0
+        size = UInt32(MemoryLayout<UInt64>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyAudioDataByteCount, &size, &byteCount) == noErr)
+        #expect(total > 0)
+    }
+
     @Test func errorsAreApplesCodes() throws {
         var fileID: AudioFileID?
         let missing = URL(fileURLWithPath: "/nonexistent/take.caf")

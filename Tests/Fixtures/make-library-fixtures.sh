@@ -32,3 +32,10 @@ done
 for f in stereo.m4a stereo.mp3 stereo.opus stereo.flac; do
     echo "$f $(ffprobe -v error -select_streams a:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 $OUT/$f | tr -d ,)"
 done > $OUT/ffprobe-packets.txt
+# Damage inside the audio of the M4A (300 bytes of 0x5A from byte 8000, in its `mdat`): packets the decoder
+# refuses, as a bad sector or a cut download leaves them.
+python3 - <<'PY'
+data = bytearray(open("library/stereo.m4a", "rb").read())
+data[8000:8300] = b"\x5a" * 300
+open("library/damaged-mid.m4a", "wb").write(bytes(data))
+PY
