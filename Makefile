@@ -9,6 +9,7 @@
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
 #   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
+#   make prove-remote-exec  the Bazel example executed by BuildGrid with a worker, on loopback ports
 #   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin, and the
 #                 README's picture of an HTML report (Documentation/report.png, by headless Chromium)
 #   make clean    remove build output
@@ -31,7 +32,8 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client
+.PHONY: all release test test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client \
+	prove-remote-exec
 
 all: release
 
@@ -46,7 +48,8 @@ deps:
 release: deps
 	$(SWIFT) build $(RELEASE) --product afkit
 
-# The tests need the libraries, Debian's bazel-bootstrap (the Bazel rules' proof) and the servers the
+# The tests need the libraries, Debian's bazel-bootstrap (the Bazel rules' proof), PostgreSQL (BuildGrid's
+# scheduler, for the remote-execution proof) and the servers the
 # network tests start on loopback (Icecast with the ezstream source client, nginx) and Chromium, headless, for
 # the HTML report: one update, one install.
 TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light chromium:chromium
@@ -56,6 +59,7 @@ test-deps:
 	for tool in $(TEST_TOOLS); do \
 		PATH="$$PATH:/usr/sbin" command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
 	python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -79,7 +83,12 @@ test: test-deps test-venv
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
 	timeout 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
 	timeout 900 bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
+	$(MAKE) prove-remote-exec
 	$(MAKE) prove-client
+
+# The Bazel rules executed remotely: BuildGrid (PyPI, pinned), PostgreSQL and one worker on loopback ports.
+prove-remote-exec: test-deps
+	timeout 900 bash Examples/bazel-assets/prove-remote-exec.sh .build/debug/afkit
 
 # afkit's products as a client package uses them (Examples/ClientPackage): each links alone, and a program
 # over them reads, seeks and validates as FFmpeg's references say.
@@ -142,4 +151,4 @@ fuzz-smoke: fuzz-build
 	AFKIT_FUZZ_JOBS=2 AFKIT_FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 20 $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build .build-fuzz build dist docs
+	rm -rf .build .build-fuzz .build-buildgrid build dist docs

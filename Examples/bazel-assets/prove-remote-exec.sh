@@ -7,6 +7,7 @@
 # hit; one changed source is one remote action; the validation test runs remotely. Everything started is
 # stopped by its PID whatever happens, and the script checks that nothing listens on its ports afterwards.
 # Usage: Examples/bazel-assets/prove-remote-exec.sh [AFKIT_BINARY]   (default: .build/debug/afkit)
+# For measuring: AFKIT_REXEC_WORKERS (default 1) workers, AFKIT_REXEC_COPIES (default 1) copies of each sound.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 afkit=$(cd "$(dirname "${1:-$root/.build/debug/afkit}")" && pwd)/$(basename "${1:-afkit}")
@@ -67,10 +68,14 @@ for _ in $(seq 300); do
     kill -0 "${pids[0]}" 2>/dev/null || { tail -20 "$work/buildgrid.log"; exit 1; }
     sleep 0.1
 done
-mkdir -p "$work/worker"
-"$venv/bin/python" "$here/remote-worker.py" --server "grpc://127.0.0.1:$grid_port" --instance afkit \
-    --workdir "$work/worker" --property OSFamily=linux >"$work/worker.log" 2>&1 &
-pids+=($!)
+workers=${AFKIT_REXEC_WORKERS:-1}
+for index in $(seq "$workers"); do
+    mkdir -p "$work/worker-$index"
+    "$venv/bin/python" "$here/remote-worker.py" --server "grpc://127.0.0.1:$grid_port" --instance afkit \
+        --workdir "$work/worker-$index" --property OSFamily=linux --name "afkit-worker-$index" \
+        >>"$work/worker.log" 2>&1 &
+    pids+=($!)
+done
 echo "BuildGrid and PostgreSQL ready in $(($(date +%s) - started)) s (ports $grid_port, $pg_port)"
 
 # The example workspace, as prove.sh makes it, and a local build to compare with.
@@ -81,14 +86,20 @@ chmod +x "$work/coverage/coverage_report_generator"
 touch "$work/coverage/WORKSPACE"
 cp "$here/BUILD.bazel" "$work/example/"
 cp "$root"/Assets/* "$work/assets/"
+for copy in $(seq 2 "${AFKIT_REXEC_COPIES:-1}"); do
+    for source in "$root"/Assets/*.wav "$root"/Assets/*.aif "$root"/Assets/*.aiff "$root"/Assets/*.caf; do
+        if [ -f "$source" ]; then cp "$source" "$work/assets/copy$copy-$(basename "$source")"; fi
+    done
+done
 cp "$afkit" "$work/tool/afkit"
 cp -r "$root/bazel" "$work/rules"
 sed -e "s#\.\./\.\./bazel#$work/rules#" -e "s#\.\./\.\./\.build/release#$work/tool#" -e "s#\.\./\.\./Assets#$work/assets#" \
     "$here/WORKSPACE" > "$work/example/WORKSPACE"
 cd "$work/example"
 remote=(--remote_executor="grpc://127.0.0.1:$grid_port" --remote_instance_name=afkit
-    --remote_default_exec_properties=OSFamily=linux --remote_timeout=120)
-bazel_run() { bazel --batch --output_user_root="$work/output" "$@" 2>&1; }
+    --remote_default_exec_properties=OSFamily=linux --remote_timeout=120 --jobs=8)
+# Each Bazel run bounded: a farm that stops answering fails the proof instead of holding it.
+bazel_run() { timeout 300 bazel --batch --output_user_root="$work/output" "$@" 2>&1; }
 summary() { grep -E "processes|ERROR" || true; }
 count() { echo "$1" | grep -oE "[0-9]+ $2" | grep -oE "^[0-9]+" || echo 0; }
 sounds=$(ls "$work/assets" | grep -cE '\.(wav|aif|aiff|aifc|caf|mp3)$')
@@ -141,4 +152,5 @@ for port in "$pg_port" "$grid_port"; do
     fi
 done
 echo "stopped: nothing listens on $grid_port or $pg_port"
+[ -c /dev/null ] || { echo "/dev/null is no longer a device after the proof"; exit 1; }
 echo "Bazel remote execution proven in $(($(date +%s) - started)) s"

@@ -25,6 +25,8 @@ from buildgrid._protos.google.devtools.remoteworkers.v1test2 import bots_pb2, bo
 from buildgrid.server.client.cas import download, upload
 
 running = True
+# CAS calls retried (with back-off) when the server is busy.
+RETRIES = 5
 
 
 def stop(*_):
@@ -40,7 +42,7 @@ def fetch_action(channel, instance, lease):
         return action
     digest = rex.Digest()
     lease.payload.Unpack(digest)
-    with download(channel, instance=instance) as downloader:
+    with download(channel, instance=instance, retries=RETRIES) as downloader:
         return downloader.get_message(digest, rex.Action())
 
 
@@ -48,7 +50,7 @@ def execute(channel, instance, action, workdir):
     """Runs one action in a fresh folder and returns its ActionResult."""
     root = tempfile.mkdtemp(prefix="action-", dir=workdir)
     try:
-        with download(channel, instance=instance) as downloader:
+        with download(channel, instance=instance, retries=RETRIES) as downloader:
             command = downloader.get_message(action.command_digest, rex.Command())
             downloader.download_directory(action.input_root_digest, root)
         cwd = os.path.join(root, command.working_directory)
@@ -66,7 +68,7 @@ def execute(channel, instance, action, workdir):
         except OSError as error:
             exit_code, stdout, stderr = 127, b"", f"remote-worker: cannot run the command: {error}\n".encode()
         result = rex.ActionResult(exit_code=exit_code)
-        with upload(channel, instance=instance) as uploader:
+        with upload(channel, instance=instance, retries=RETRIES) as uploader:
             result.stdout_digest.CopyFrom(uploader.put_blob(io.BytesIO(stdout)))
             result.stderr_digest.CopyFrom(uploader.put_blob(io.BytesIO(stderr)))
             for path in outputs:
@@ -111,18 +113,24 @@ def main():
             if lease.state not in (bots_pb2.LeaseState.PENDING, bots_pb2.LeaseState.ACTIVE):
                 continue
             lease.state = bots_pb2.LeaseState.ACTIVE
-            action = fetch_action(channel, arguments.instance, lease)
-            result = execute(channel, arguments.instance, action, arguments.workdir)
-            lease.result.Pack(result)
-            lease.status.code = 0
+            try:
+                action = fetch_action(channel, arguments.instance, lease)
+                result = execute(channel, arguments.instance, action, arguments.workdir)
+                lease.result.Pack(result)
+                lease.status.code = 0
+                print(f"remote-worker: lease {lease.id} done, exit {result.exit_code}", flush=True)
+            except Exception as error:  # a lease that cannot be run fails, and the worker goes on
+                lease.status.code = 13  # INTERNAL
+                lease.status.message = f"remote-worker: {error}"
+                print(f"remote-worker: lease {lease.id} failed: {error}", flush=True)
             lease.state = bots_pb2.LeaseState.COMPLETED
             worked = True
-            print(f"remote-worker: lease {lease.id} done, exit {result.exit_code}", flush=True)
         try:
             session = bots.UpdateBotSession(
                 bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session), timeout=30)
         except grpc.RpcError as error:
-            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) and running:
+            busy = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            if error.code() in busy and running:
                 time.sleep(0.2)
                 continue
             if not running:
