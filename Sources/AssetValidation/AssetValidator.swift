@@ -333,6 +333,7 @@ public struct AssetValidator: Sendable {
         var statistics = AudioStatistics(peak: peak, clippedRuns: clippedRuns)
         statistics.frameCount = measured
         statistics.concealedPackets = reader.concealedPackets
+        statistics.concealedPlaces = reader.concealedPlaces
         for (level, threshold) in thresholds.enumerated() {
             statistics.silence[threshold] = SilenceSpan(
                 leading: Double(firstLoud[level] ?? measured) / rate,

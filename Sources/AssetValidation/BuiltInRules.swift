@@ -121,11 +121,13 @@ extension ValidationRule {
         for damage in facts.properties?.damage ?? [] {
             findings.append(Finding("the file is damaged: \(damage)", severity: .warning))
         }
-        if let concealed = facts.audio?.concealedPackets, concealed > 0 {
+        // Packets the decoder concealed: the sound is not whole (an error, as audio that does not decode at all is).
+        if let audio = facts.audio, audio.concealedPackets > 0 {
+            let count = audio.concealedPackets
             findings.append(
                 Finding(
-                    "the audio is damaged: \(concealed) packet\(concealed == 1 ? "" : "s") could not be decoded "
-                        + "(silence stands in, as players conceal damage)", severity: .warning))
+                    "the audio cannot be decoded: \(count) packet\(count == 1 ? " is" : "s are") damaged "
+                        + "(\(audio.concealedPlaces)); players play silence there"))
         }
         return findings
     }

@@ -189,6 +189,8 @@ public struct AudioStatistics: Sendable, Hashable {
     public var frameCount: Int64 = 0
     /// Damaged packets the decoder replaced with silence.
     public var concealedPackets = 0
+    /// Where those packets lie, for a person.
+    public var concealedPlaces = ""
     /// Runs of three or more consecutive samples at full scale.
     public var clippedRuns: Int
     /// The largest DC offset of any channel: the mean sample, -1...1.

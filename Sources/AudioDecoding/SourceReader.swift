@@ -168,12 +168,26 @@ public final class SourceReader {
         return 0
     }
 
-    /// What a command says of packets the decoder replaced with silence, once the audio has been read.
+    /// The runs of packets in which the decoder concealed damage: first and last packet, and the first's offset.
+    public private(set) var concealedRuns: [(first: Int64, last: Int64, offset: Int64?)] = []
+
+    /// Where the concealed packets lie, for a person: "in packets 100-163 (from byte 8000)", the first five runs.
+    public var concealedPlaces: String {
+        let places = concealedRuns.prefix(5).map { run in
+            (run.first == run.last ? "packet \(run.first)" : "packets \(run.first)-\(run.last)")
+                + (run.offset.map { " (from byte \($0))" } ?? "")
+        }
+        return "in " + places.joined(separator: ", ")
+            + (concealedRuns.count > 5 ? " and \(concealedRuns.count - 5) more" : "")
+    }
+
+    /// What a command says of packets the decoder replaced with silence, once the audio has been read: how many,
+    /// and where.
     public var concealmentNote: String? {
         let count = concealedPackets
         guard count > 0 else { return nil }
-        return "the source is damaged: \(count) packet\(count == 1 ? "" : "s") of its audio could not be decoded; "
-            + "silence stands in for \(count == 1 ? "it" : "them"), as players conceal damage"
+        return "the source is damaged: \(count) packet\(count == 1 ? "" : "s") of its audio could not be decoded "
+            + "(\(concealedPlaces)); silence stands in for \(count == 1 ? "it" : "them"), as players conceal damage"
     }
 
     /// What a command says of a source cut short or damaged, `done` naming what becomes of what it holds
@@ -490,6 +504,11 @@ public final class SourceReader {
             } catch let error as AudioFileError {
                 throw located(error, packets: next, count: read, in: file, descriptions: descriptions)
             }
+        }
+        if updated.concealedPackets > decoder.concealedPackets {
+            // Where the decoder concealed damage: the run's packets and where they begin in the file.
+            concealedRuns.append(
+                (next, next + Int64(read) - 1, try? file.packetDescription(next).startOffset))
         }
         backend = .afkit(file, updated, nextPacket: next + Int64(read))
         return true

@@ -396,7 +396,9 @@ import Testing
         let open = try Self.streamed(path, finishing: false)
         let average = try #require(open.averageBytesPerPacket)
         #expect(average.isEstimate)
-        #expect(open.packetToByte(10)?.isEstimate == true)
+        // A packet already passed is where it was seen; one not yet seen is an estimate.
+        #expect(open.packetToByte(10)?.isEstimate == false)
+        #expect(open.packetToByte(1000)?.isEstimate == true)
         #expect(open.byteToPacket(5000)?.isEstimate == true)
         let done = try Self.streamed(path)
         #expect(done.averageBytesPerPacket?.isEstimate == false)

@@ -79,6 +79,43 @@ import Testing
         }
     }
 
+    /// A seek back to a packet the stream has already passed is exact, also where the container has no table:
+    /// the parser remembers where the packets it delivered began (unless told to remember none).
+    @Test(arguments: [
+        "seek/lame-vbr.mp3", "seek/lame-cbr-id3.mp3", "seek/ffmpeg-aac.aac", "seek/opusenc.opus", "seek/oggenc.ogg",
+        "seek/no-seektable.flac", "seek/ffmpeg.ac3",
+    ])
+    func aSeekBackIsExact(_ name: String) throws {
+        let fixture = Fixture(relativePath: name)
+        let bytes = fixture.bytes
+        let file = try AudioFile(path: fixture.path)
+        for remembers in [true, false] {
+            var limits = ParserLimits()
+            if !remembers { limits.maximumSeekIndexPackets = 0 }
+            var stream = AudioFileStream(limits: limits)
+            try stream.parse(Array(bytes[0..<bytes.count * 2 / 3])) { _ in }
+            let target: Int64 = 25
+            let (offset, estimated) = try stream.seek(toPacket: target)
+            var first: AudioFileStream.OwnedPackets?
+            try stream.parse(Array(bytes[Int(offset)...]), flags: .discontinuity) { event in
+                if first == nil, case .packets(let packets) = event { first = .init(copying: packets) }
+            }
+            let packets = try #require(first)
+            if remembers || name.hasSuffix(".ac3") {
+                // (AC-3 frames have one size: its seeks are exact anyway.)
+                #expect(!estimated, "\(name)")
+                #expect(packets.indexIsKnown)
+                #expect(
+                    file.properties.fileType == .ogg ? packets.firstPacket <= target : packets.firstPacket == target)
+                let size = Int(packets.descriptions?[0].dataByteSize ?? 0)
+                #expect(
+                    try file.readPackets(from: packets.firstPacket, count: 1).bytes == Array(packets.bytes[0..<size]))
+            } else {
+                #expect(estimated, "\(name)")
+            }
+        }
+    }
+
     /// The parsers that cannot know say so after an estimated seek; FLAC's frame numbers say which packet.
     @Test func flacFramesNumberThemselvesAfterAnEstimate() throws {
         let fixture = Fixture(relativePath: "seek/no-seektable.flac")
@@ -105,8 +142,11 @@ import Testing
         let fixture = Fixture(relativePath: name)
         let bytes = fixture.bytes
         let file = try AudioFile(path: fixture.path)
+        // (With no packets remembered, a seek back is an estimate too.)
+        var limits = ParserLimits()
+        limits.maximumSeekIndexPackets = 0
         for target in stride(from: 5, to: file.packetCount - 5, by: 7) {
-            var stream = AudioFileStream()
+            var stream = AudioFileStream(limits: limits)
             try stream.parse(Array(bytes[0..<bytes.count / 4])) { _ in }
             let (offset, estimated) = try stream.seek(toPacket: target)
             #expect(estimated)

@@ -678,6 +678,7 @@ struct ElementaryStreamParser: StreamParser {
         let start = offset + Int64(payloadOffset)
         numberResumedPacket(at: start)
         let packet = context.nextPacket
+        context.noteSeenPacket(packet, at: start)
         context.nextPacket += 1
         context.packetIndex?.append(
             PacketDescription(
@@ -788,8 +789,8 @@ struct ElementaryStreamParser: StreamParser {
     /// VBRI table, or the average packet size (the one estimator behind seeking and Apple's PacketToByte).
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
         guard packet >= 0 else { return nil }
-        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
-            return (index[Int(packet)].startOffset - dataOffset, false)
+        if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
+            return (start - dataOffset, false)
         }
         if let encoder = encoderHeader, let toc = encoder.tableOfContents, let frames = encoder.frameCount, frames > 0,
             let bytes = encoder.byteCount

@@ -498,6 +498,7 @@ struct FLACParser: StreamParser {
         lastEnd = offset + Int64(length)
         samplesSeen += Int64(header.blockSize)
         let packet = context.nextPacket
+        context.noteSeenPacket(packet, at: offset)
         context.nextPacket += 1
         let frames = context.properties.dataFormat?.framesPerPacket == 0 ? UInt32(header.blockSize) : 0
         context.packetIndex?.append(
@@ -589,8 +590,8 @@ struct FLACParser: StreamParser {
     /// from the nearest point before it and the average frame.
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
         guard packet >= 0, let info = streamInfo else { return nil }
-        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
-            return (index[Int(packet)].startOffset - dataOffset, false)
+        if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
+            return (start - dataOffset, false)
         }
         let blockSize = Int64(info.maximumBlockSize)
         guard let sample = packet.multipliedOrNil(by: blockSize) else { return nil }

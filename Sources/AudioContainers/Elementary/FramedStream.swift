@@ -195,6 +195,7 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         packetsSeen += 1
         numberResumedPacket(at: offset)
         let packet = context.nextPacket
+        context.noteSeenPacket(packet, at: offset)
         context.nextPacket += 1
         context.packetIndex?.append(
             PacketDescription(startOffset: offset, variableFramesInPacket: 0, dataByteSize: UInt32(length)))
@@ -238,8 +239,8 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
 
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
         guard packet >= 0 else { return nil }
-        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset, packet < index.count {
-            return (index[Int(packet)].startOffset - dataOffset, false)
+        if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
+            return (start - dataOffset, false)
         }
         if let size = constantSize.flatMap({ $0 }) {
             return packet.multipliedOrNil(by: Int64(size)).map { ($0, false) }

@@ -327,6 +327,7 @@ struct OggParser: StreamParser {
     /// A run of one packet, at the offset of the page it begins on.
     private mutating func run(_ packet: QueuedPacket, cursor: ByteCursor) -> PacketRun {
         numberResumedPacket(at: packet.pageOffset)
+        context.noteSeenPacket(context.nextPacket, at: packet.pageOffset)
         context.beginPacketRun()
         _ = context.appendPacket(at: 0, size: UInt32(packet.size), frames: UInt32(packet.frames))
         defer { context.nextPacket += 1 }
@@ -504,11 +505,10 @@ struct OggParser: StreamParser {
             throw AudioFileError.illegalOperation("ogg: cannot seek before the first audio packet")
         }
         discontinuity()
-        if !estimate.isEstimate, let index = context.packetIndex {
-            let page = index[Int(packet)].startOffset
-            var firstOnPage = Int(packet)
-            while firstOnPage > 0 && index[firstOnPage - 1].startOffset == page { firstOnPage -= 1 }
-            resumeNumbering(atPacket: Int64(firstOnPage), isEstimate: false, averagePacketSize: nil)
+        if !estimate.isEstimate, let page = context.knownStart(ofPacket: packet) {
+            var firstOnPage = packet
+            while firstOnPage > 0 && context.knownStart(ofPacket: firstOnPage - 1) == page { firstOnPage -= 1 }
+            resumeNumbering(atPacket: firstOnPage, isEstimate: false, averagePacketSize: nil)
             return (page, false)
         }
         resumeNumbering(atPacket: packet, isEstimate: true, averagePacketSize: average)

@@ -67,6 +67,25 @@ struct ParseContext {
     /// Where each packet's bytes lie, for containers whose packets are not read from their offset (Ogg:
     /// a packet is placed at its page, and may span pages).
     var packetPieces: PacketPieces?
+    /// In streaming mode, where each packet delivered so far starts (as the packet index would say), while the
+    /// numbering runs unbroken from the first packet: a seek back to one of them is exact
+    /// (``ParserLimits/maximumSeekIndexPackets`` of them at most).
+    var seenPacketStarts: [Int64] = []
+
+    /// Notes where packet `number` starts, as it is delivered.
+    mutating func noteSeenPacket(_ number: Int64, at offset: Int64) {
+        guard mode == .streaming, packetIndexIsKnown, number == Int64(seenPacketStarts.count),
+            seenPacketStarts.count < limits.maximumSeekIndexPackets
+        else { return }
+        seenPacketStarts.append(offset)
+    }
+
+    /// Where packet `packet` starts (absolute), from the packet index or the packets seen pass.
+    func knownStart(ofPacket packet: Int64) -> Int64? {
+        guard packet >= 0 else { return nil }
+        if let index = packetIndex { return packet < index.count ? index[Int(packet)].startOffset : nil }
+        return packet < seenPacketStarts.count ? seenPacketStarts[Int(packet)] : nil
+    }
 
     /// Whether every packet has the same size and frame count (no descriptions needed).
     var hasUniformPackets: Bool {

@@ -33,9 +33,10 @@ protocol StreamParser: Sendable {
 extension StreamParser {
     func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
         guard packet >= 0 else { return nil }
-        if let index = context.packetIndex, let dataOffset = context.properties.dataOffset {
-            if packet < index.count { return (index[Int(packet)].startOffset - dataOffset, false) }
-        } else if context.hasUniformPackets || context.packetSizes != nil,
+        if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
+            return (start - dataOffset, false)
+        }
+        if context.packetIndex == nil, context.hasUniformPackets || context.packetSizes != nil,
             let offset = try? context.byteOffset(ofPacket: packet)
         {
             return (offset, false)

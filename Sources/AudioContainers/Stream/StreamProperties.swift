@@ -342,6 +342,10 @@ public struct ParserLimits: Sendable {
     public var maximumPictureChunkBytes = 17 << 20
     /// The largest format chunk (`desc`, `fmt `, `COMM`); bigger ones are malformed.
     public var maximumFormatChunkBytes = 1 << 16
+    /// Packets whose places a stream parser remembers as they pass (8 bytes each), so a seek back to one of them
+    /// is exact where the container has no table (MPEG audio, ADTS, AC-3, Ogg): about 1.9 hours of MP3 by
+    /// default; 0 remembers none (a server holding many live streams).
+    public var maximumSeekIndexPackets = 1 << 18
 
     /// The defaults: generous for real files, bounded for hostile ones.
     public init() {}
