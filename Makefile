@@ -6,7 +6,8 @@
 #   make bench    run the benchmarks beside the reference tools
 #   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
-#   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README and NEEDS (its Debian packages)
+#   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README, LICENSE, NOTICE and NEEDS
+#                 (its Debian packages)
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
 #   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
 #   make prove-remote-exec  the Bazel example executed by BuildGrid with a worker, on loopback ports
@@ -81,19 +82,21 @@ test: test-deps test-venv
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --skip-build --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(NETWORK_TESTS)'
-	timeout 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
-	timeout 900 bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
+	timeout --foreground 900 bash Examples/bazel-assets/prove.sh .build/debug/afkit
+	timeout --foreground 900 bash Examples/bazel-assets/prove-remote-cache.sh .build/debug/afkit
 	$(MAKE) prove-remote-exec
 	$(MAKE) prove-client
 
 # The Bazel rules executed remotely: BuildGrid (PyPI, pinned), PostgreSQL and one worker on loopback ports.
+# (--foreground: an interrupt from the terminal reaches the proof, which stops what it started.)
 prove-remote-exec: test-deps
-	timeout 900 bash Examples/bazel-assets/prove-remote-exec.sh .build/debug/afkit
+	$(SWIFT) build --product afkit
+	timeout --foreground 900 bash Examples/bazel-assets/prove-remote-exec.sh .build/debug/afkit
 
 # afkit's products as a client package uses them (Examples/ClientPackage): each links alone, and a program
 # over them reads, seeks and validates as FFmpeg's references say.
 prove-client: deps
-	timeout 900 bash Examples/ClientPackage/prove.sh
+	timeout --foreground 900 bash Examples/ClientPackage/prove.sh
 
 assets: $(ASSET_OUTPUTS)
 	$(AFKIT) validate --profile system-sound build/assets

@@ -14,6 +14,8 @@ stage=$(mktemp -d "${TMPDIR:-/tmp}/afkit-dist-XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name" "$out"
 cp "$binary" "$stage/$name/afkit"
+# Without its debugging information: it travels to every worker (through a remote execution CAS, too).
+strip --strip-debug "$stage/$name/afkit"
 cp "$root/README.md" "$stage/$name/"
 cp "$root/LICENSE" "$root/NOTICE" "$stage/$name/"
 

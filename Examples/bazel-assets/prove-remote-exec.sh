@@ -10,6 +10,11 @@
 # For measuring: AFKIT_REXEC_WORKERS (default 1) workers, AFKIT_REXEC_COPIES (default 1) copies of each sound.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+[ -x "${1:-$root/.build/debug/afkit}" ] || {
+    echo "prove-remote-exec: no afkit binary at ${1:-$root/.build/debug/afkit} (swift build --product afkit)"
+    exit 1
+}
+[ "$(id -u)" = 0 ] || { echo "prove-remote-exec: runs as root (it starts PostgreSQL as the postgres user)"; exit 1; }
 afkit=$(cd "$(dirname "${1:-$root/.build/debug/afkit}")" && pwd)/$(basename "${1:-afkit}")
 here="$root/Examples/bazel-assets"
 venv="$root/.build-buildgrid/venv"
@@ -101,7 +106,8 @@ remote=(--remote_executor="grpc://127.0.0.1:$grid_port" --remote_instance_name=a
 # Each Bazel run bounded: a farm that stops answering fails the proof instead of holding it.
 bazel_run() { timeout 300 bazel --batch --output_user_root="$work/output" "$@" 2>&1; }
 summary() { grep -E "processes|ERROR" || true; }
-count() { echo "$1" | grep -oE "[0-9]+ $2" | grep -oE "^[0-9]+" || echo 0; }
+# A kind of process in Bazel's summary ("5 remote", "5 remote cache hit"): "remote" alone is not a cache hit.
+count() { echo "$1" | grep -oE "[0-9]+ $2([,.]|$)" | grep -oE "^[0-9]+" || echo 0; }
 sounds=$(ls "$work/assets" | grep -cE '\.(wav|aif|aiff|aifc|caf|mp3)$')
 
 bazel_run build //:sfx | summary >/dev/null
@@ -139,7 +145,7 @@ echo "one source changed: $third"
 tested=$(bazel_run test "${remote[@]}" --override_repository=remote_coverage_tools="$work/coverage" //:sfx_test)
 echo "validation test: $(echo "$tested" | grep -E "PASSED|FAILED|processes" | tr '\n' ' ')"
 echo "$tested" | grep -q PASSED || { echo "the validation test did not pass"; echo "$tested" | tail -20; exit 1; }
-echo "$tested" | grep -qE "[0-9]+ remote" || { echo "the test did not run remotely"; exit 1; }
+[ "$(count "$tested" "remote")" -ge 1 ] || { echo "the test did not run remotely"; exit 1; }
 
 # Everything stopped: nothing listens on the ports afterwards.
 cd "$root"

@@ -5,7 +5,9 @@ It stands in for buildbox-worker with buildbox-run-hosttools, which neither Debi
 bot session with its platform properties, takes each lease the scheduler gives it, fetches the action's
 command and input tree from the CAS into a fresh folder, runs the command there with only the action's
 environment, uploads the outputs, standard output and standard error, and reports the ActionResult as the
-lease's result. It is not part of afkit's product; a real farm runs buildbox or Buildbarn workers.
+lease's result. It is not part of afkit's product; a real farm runs buildbox or Buildbarn workers. Its limits:
+one lease at a time, no sandbox (the command runs as the worker's user), symbolic-link outputs not uploaded,
+and BuildGrid's generated protos (`buildgrid._protos`, not a public API) pinned with BuildGrid 0.4.4.
 
 Usage: remote-worker.py --server grpc://127.0.0.1:PORT --instance NAME --workdir DIR [--property KEY=VALUE ...]
 """
@@ -118,11 +120,11 @@ def main():
                 result = execute(channel, arguments.instance, action, arguments.workdir)
                 lease.result.Pack(result)
                 lease.status.code = 0
-                print(f"remote-worker: lease {lease.id} done, exit {result.exit_code}", flush=True)
+                print(f"remote-worker {arguments.name}: lease {lease.id} done, exit {result.exit_code}", flush=True)
             except Exception as error:  # a lease that cannot be run fails, and the worker goes on
                 lease.status.code = 13  # INTERNAL
                 lease.status.message = f"remote-worker: {error}"
-                print(f"remote-worker: lease {lease.id} failed: {error}", flush=True)
+                print(f"remote-worker {arguments.name}: lease {lease.id} failed: {error}", flush=True)
             lease.state = bots_pb2.LeaseState.COMPLETED
             worked = True
         try:
