@@ -182,8 +182,7 @@ public enum AudioConverter {
                         framesWritten: framesWritten, expectedFrames: plan.expectedFrameCount,
                         sampleRate: format.sampleRate))
             }
-            try writer.writePackets(packets.bytes, descriptions: format.hasConstantPackets ? nil : packets.descriptions)
-            packets.removeAll()
+            try writer.writeEncoded(&packets)
         }
         guard var encoder else {
             guard var copier = plan.copier else {
@@ -247,13 +246,7 @@ public enum AudioConverter {
         }
         let remainder = try encoder.finish(into: &packets)
         try write()
-        let priming = encoder.primingFrames
-        let table: PacketTableInfo? =
-            priming > 0 || remainder > 0 || format.framesPerPacket != 1
-            ? PacketTableInfo(
-                validFrames: outputFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
-            : nil
-        try writer.close(packetTableInfo: table, magicCookie: encoder.magicCookie)
+        let table = try writer.close(encodedBy: encoder, validFrames: outputFrames, remainderFrames: remainder)
         return (outputFrames, table)
     }
 
@@ -391,5 +384,30 @@ extension AudioConverter {
                 + "grid and between samples\(first), where the source clips \(sourceCount) time\(sourceCount == 1 ? "" : "s"): "
                 + "lower the level (--loudness with a lower --true-peak) or choose a higher bit rate; nothing was "
                 + "written (--check-clip)", offset: nil)
+    }
+}
+
+extension AudioFileWriter {
+    /// Writes an encoder's packets (their descriptions where the format's packets vary) and empties them:
+    /// the converter's and ExtendedAudioFile's one way to hand encoded packets to a file.
+    func writeEncoded(_ packets: inout EncodedPackets) throws {
+        try writePackets(packets.bytes, descriptions: format.hasConstantPackets ? nil : packets.descriptions)
+        packets.removeAll()
+    }
+
+    /// Closes a file an encoder wrote, recording its priming and remainder around `validFrames` where there is
+    /// any (or where packets hold more than a frame) and its final cookie; returns the table recorded.
+    @discardableResult
+    func close(encodedBy encoder: any AudioEncoder, validFrames: Int64, remainderFrames: Int) throws
+        -> PacketTableInfo?
+    {
+        let priming = encoder.primingFrames
+        let table: PacketTableInfo? =
+            priming > 0 || remainderFrames > 0 || format.framesPerPacket != 1
+            ? PacketTableInfo(
+                validFrames: validFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainderFrames))
+            : nil
+        try close(packetTableInfo: table, magicCookie: encoder.magicCookie)
+        return table
     }
 }

@@ -539,9 +539,7 @@ extension ExtendedAudioFile {
 
         mutating func flush() throws {
             guard packets.packetCount > 0 || !packets.bytes.isEmpty else { return }
-            try writer.writePackets(
-                packets.bytes, descriptions: fileFormat.hasConstantPackets ? nil : packets.descriptions)
-            packets.removeAll()
+            try writer.writeEncoded(&packets)
         }
 
         mutating func finish() throws {
@@ -551,13 +549,7 @@ extension ExtendedAudioFile {
                 try encodeStaged()
                 let remainder = try encoder.finish(into: &packets)
                 try flush()
-                let priming = encoder.primingFrames
-                let table: PacketTableInfo? =
-                    priming > 0 || remainder > 0 || fileFormat.framesPerPacket != 1
-                    ? PacketTableInfo(
-                        validFrames: stagedFrames, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
-                    : nil
-                try writer.close(packetTableInfo: table, magicCookie: encoder.magicCookie)
+                try writer.close(encodedBy: encoder, validFrames: stagedFrames, remainderFrames: remainder)
                 try output.commit()
             } catch {
                 cancel()

@@ -419,6 +419,25 @@ struct Command {
         @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibfaad2() throws {
             let folder = try Loopback.temporaryFolder("cli")
             defer { try? FileManager.default.removeItem(atPath: folder) }
+            let status = try Self.runHiding(
+                "libfaad[.]so[.]2", in: folder,
+                """
+                ldd "$0" | grep -q libfaad && exit 89
+                "$0" convert adts/aac-lc-44k-stereo.aac "$1/a.wav" || exit 91
+                "$0" convert mp3/lame-vbr-v5.mp3 "$1/b.wav" || exit 92
+                "$0" convert adts/aac-lc-22k-stereo.aac "$1/c.wav" 2> "$1/error" && exit 93
+                exit 0
+                """)
+            #expect(status == 0)
+            let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
+            #expect(error.contains("libfaad2") && error.contains("cannot be loaded"), "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/c.wav"))
+        }
+
+        /// Runs `script` with `sh` (`$0` afkit, `$1` `folder`, in the fixtures) in a private mount namespace in
+        /// which an empty file lies over the library `ldconfig` names by `pattern`; returns its exit status (90:
+        /// the library was not found to hide).
+        static func runHiding(_ pattern: String, in folder: String, _ script: String) throws -> Int32 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
             process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
@@ -426,21 +445,14 @@ struct Command {
                 "-m", "/bin/sh", "-c",
                 """
                 PATH="$PATH:/usr/sbin:/sbin"
-                ldd "$0" | grep -q libfaad && exit 89
-                library=$(ldconfig -p | awk '/libfaad[.]so[.]2 /{print $NF; exit}')
+                library=$(ldconfig -p | awk '/\(pattern) /{print $NF; exit}')
                 [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
-                "$0" convert adts/aac-lc-44k-stereo.aac "$1/a.wav" || exit 91
-                "$0" convert mp3/lame-vbr-v5.mp3 "$1/b.wav" || exit 92
-                "$0" convert adts/aac-lc-22k-stereo.aac "$1/c.wav" 2> "$1/error" && exit 93
-                exit 0
+                \(script)
                 """, Command.executable, folder,
             ]
             try process.run()
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
-            #expect(error.contains("libfaad2") && error.contains("cannot be loaded"), "\(error)")
-            #expect(!FileManager.default.fileExists(atPath: folder + "/c.wav"))
+            return process.terminationStatus
         }
 
         /// With libavcodec hidden (a private mount namespace puts an empty file over it), MP3 and AAC still
@@ -449,24 +461,15 @@ struct Command {
         @Test(.enabled(if: canHideLibraries)) func decodesWithoutLibavcodec() throws {
             let folder = try Loopback.temporaryFolder("cli")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.currentDirectoryURL = URL(fileURLWithPath: Command.fixtures)
-            process.arguments = [
-                "-m", "/bin/sh", "-c",
+            let status = try Self.runHiding(
+                "libavcodec[.]so[.][0-9]+", in: folder,
                 """
-                PATH="$PATH:/usr/sbin:/sbin"
-                library=$(ldconfig -p | awk '/libavcodec[.]so[.][0-9]+ /{print $NF; exit}')
-                [ -n "$library" ] && mount --bind /dev/null "$(readlink -f "$library")" || exit 90
                 "$0" convert mp3/lame-vbr-v5.mp3 "$1/a.wav" || exit 91
                 "$0" convert adts/aac-lc-44k-stereo.aac "$1/b.wav" || exit 92
                 "$0" convert -d aac wav/pcm-s16-stereo.wav "$1/c.m4a" 2> "$1/error" && exit 93
                 exit 0
-                """, Command.executable, folder,
-            ]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+                """)
+            #expect(status == 0)
             let error = (try? String(contentsOfFile: folder + "/error", encoding: .utf8)) ?? ""
             #expect(error.contains("libavcodec") && error.contains("cannot be loaded"), "\(error)")
             #expect(!FileManager.default.fileExists(atPath: folder + "/c.m4a"))
