@@ -208,13 +208,43 @@ def effects():
     """The 200 short stereo effects the batch, durability and start-up rows share."""
     return clips("sfx", 200, 0.4, lambda i: 200 + 7 * i)
 
+def studio_effects():
+    """100 effects as a studio delivers them: 48 kHz 24-bit stereo, 0.4 to 2.9 s (165 s in all), each a
+    decaying tone with a noise burst, made once."""
+    folder = f"{WORK}/sfx48"
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        for i in range(100):
+            seconds = 0.4 + (i * 37 % 100) / 100 * 2.5
+            sh(f'ffmpeg -y -f lavfi -i "sine=frequency={150 + 11 * i}:duration={seconds:.3f}:sample_rate=48000" '
+               f'-f lavfi -i "anoisesrc=duration={seconds:.3f}:sample_rate=48000:amplitude=0.3:color=pink" '
+               f'-filter_complex "[0][1]amerge=inputs=2,afade=t=out:st=0:d={seconds:.3f}:curve=exp" '
+               f'-c:a pcm_s24le {folder}/fx-{i:03d}.wav')
+    return folder
+
+def long_effect():
+    """One 45 s stereo 48 kHz 24-bit file (music-like: two tones and pink noise), made once."""
+    path = f"{WORK}/long45/long.wav"
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        sh(f'ffmpeg -y -f lavfi -i "sine=frequency=220:duration=45:sample_rate=48000" '
+           f'-f lavfi -i "anoisesrc=duration=45:sample_rate=48000:amplitude=0.2:color=pink" '
+           f'-filter_complex "[0][1]amerge=inputs=2" -c:a pcm_s24le {path}')
+    return os.path.dirname(path)
+
+IMA4_ROWS = ([("afkit batch --preset sfx (balanced, the default)", "--preset sfx")]
+             + [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")])
+
 def batch():
-    """200 short sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg run per file."""
+    """Sound effects to CAF IMA4 22.05 kHz mono: afkit batch against FFmpeg and SoX run per file, on
+    the 200 short 44.1 kHz effects, 100 studio effects (48 kHz 24-bit) and one 45 s file."""
     folder = effects()
-    batch_table("200 effects to CAF IMA4 22.05 kHz mono", folder,
-                [("afkit batch --preset sfx (balanced, the default)", "--preset sfx")]
-                + [(f"afkit batch --preset sfx --quality {q}", f"--preset sfx --quality {q}") for q in ("fast", "best")],
-                "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf", sox_args="-c 1 -r 22050 -e ima-adpcm")
+    for title, where in (("200 effects to CAF IMA4 22.05 kHz mono", folder),
+                         ("100 studio effects (48 kHz 24-bit stereo, 165 s) to CAF IMA4 22.05 kHz mono",
+                          studio_effects()),
+                         ("one 45 s 48 kHz 24-bit stereo file to CAF IMA4 22.05 kHz mono", long_effect())):
+        batch_table(title, where, IMA4_ROWS, "-ac 1 -ar 22050 -c:a adpcm_ima_qt", "caf",
+                    sox_args="-c 1 -r 22050 -e ima-adpcm")
     durability(folder)
 
 def durability(folder):

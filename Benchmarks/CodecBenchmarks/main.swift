@@ -251,6 +251,60 @@ if arguments.count >= 4 && arguments[1] == "encode" {
     exit(0)
 }
 
+if arguments.count >= 3 && arguments[1] == "converge" {
+    for name in ["speech", "music", "noise"] {
+        let file = try AudioFile(path: arguments[2] + "/\(name).wav")
+        let bytes = try file.readAudioBytes()
+        let input: [Int16] = bytes.withUnsafeBytes { raw in
+            (0..<bytes.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+        func encode(_ from: Int) -> [UInt8] {
+            var encoder = AppleIMA4Encoder(format: file.dataFormat, quality: .balanced)
+            var packets: [UInt8] = []
+            _ = input[(from * 64)...].withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
+            _ = try? encoder.finish(into: &packets)
+            return packets
+        }
+        let whole = encode(0)
+        var lags: [Int] = []
+        for start in stride(from: 50, to: input.count / 64 - 100, by: 37) {
+            let part = encode(start)
+            // The first packet from which every packet agrees.
+            var agree = part.count / 34
+            while agree > 0 && part[(agree - 1) * 34..<agree * 34] == whole[(start + agree - 1) * 34..<(start + agree) * 34] { agree -= 1 }
+            lags.append(agree)
+        }
+        print(name, lags.sorted())
+    }
+    exit(0)
+}
+
+/// `search-speed SIGNALS_DIR WIDTH [RUNS]`: the IMA4 search alone on the test signals, best of RUNS
+/// (default 5), in nanoseconds a sample (for perf and for comparing formulations).
+if arguments.count >= 4 && arguments[1] == "search-speed", let width = Int(arguments[3]) {
+    let runs = arguments.count >= 5 ? Int(arguments[4]) ?? 5 : 5
+    for name in ["speech", "music", "noise"] {
+        let file = try AudioFile(path: arguments[2] + "/\(name).wav")
+        let bytes = try file.readAudioBytes()
+        let input: [Int16] = bytes.withUnsafeBytes { raw in
+            (0..<bytes.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+        var best = Double.infinity
+        for _ in 0..<runs {
+            var encoder = AppleIMA4Encoder(format: file.dataFormat, quality: .search(width: width))
+            var packets: [UInt8] = []
+            packets.reserveCapacity(input.count)
+            let clock = ContinuousClock.now
+            _ = input.withUnsafeBufferPointer { encoder.encode(int16: $0, into: &packets) }
+            _ = try encoder.finish(into: &packets)
+            let elapsed = ContinuousClock.now - clock
+            best = min(best, Double(elapsed.components.attoseconds) / 1e9 + Double(elapsed.components.seconds) * 1e9)
+        }
+        print("\(name): \(Int(best / Double(input.count))) ns a sample")
+    }
+    exit(0)
+}
+
 /// `snr SIGNALS_DIR [WIDTH...]`: SNR and segmental SNR of afkit's encoders on the test signals (fast,
 /// balanced, best, and searches of the widths given).
 if arguments.count >= 3 && arguments[1] == "snr" {

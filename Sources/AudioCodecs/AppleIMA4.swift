@@ -1,6 +1,17 @@
 import AudioFormats
 import Dispatch
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The cores this process may use.
+package func activeProcessorCount() -> Int {
+    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}
+
 /// Apple IMA4 (`ima4`): packets of 64 frames per channel, each channel's 34 bytes in turn. A
 /// channel's block is a big-endian 16-bit header (the top 9 bits of the predictor, then a 7-bit
 /// step index) and 32 bytes of 4-bit codes, low nibble first.
@@ -170,7 +181,15 @@ extension AppleIMA4 {
 /// A final partial packet is padded by holding the last sample; ``finish(into:)`` returns the padding
 /// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's. With the search,
 /// the channels of a long run of packets are searched at once, one thread each (a channel's blocks
-/// depend only on its own earlier blocks).
+/// depend only on its own earlier blocks); a mono stream's packets are held until every core can
+/// take a run of them (``segmentPackets`` or more), the runs after the first searched from a guessed
+/// start and then joined (below). Either way the bytes are those of a search packet by packet.
+///
+/// Joining a run searched from a guess: its blocks are searched again from the true state before it,
+/// one by one, until a block ends in the state the guessed search ended that block in; from there on
+/// the guessed search's blocks are the true ones (a block depends only on the state before it and its
+/// samples). A search restarts through the header often, so that takes one or two blocks (measured
+/// on the test signals, BENCHMARKS.md 2026-11-27).
 public struct AppleIMA4Encoder: Int16BlockEncoder {
     /// The format of the packets made.
     public let destinationFormat: StreamDescription
@@ -180,19 +199,110 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
     var blocks: BlockAccumulator
     /// Whole packets a call must hold before its channels are searched in parallel.
     private static let parallelPackets = 32
+    /// The shortest run of packets a core takes from a mono stream.
+    static let segmentPackets = 256
+    /// A mono search's whole packets' samples, held until there are enough for every core.
+    private var held: [Int16] = []
+    /// Channel coders for the runs after the first, kept between runs.
+    private var spares: [ChannelCoder] = []
+    /// The cores a mono search shares its packets among (1: packet by packet, nothing held).
+    private let cores: Int
 
     /// An encoder making `format`.
     public init(format: StreamDescription, quality: IMAEncodingQuality = .balanced) {
+        self.init(format: format, quality: quality, cores: activeProcessorCount())
+    }
+
+    /// An encoder making `format` that shares a mono search's packets among `cores` cores.
+    package init(format: StreamDescription, quality: IMAEncodingQuality, cores: Int) {
         destinationFormat = StreamDescription.appleIMA4(
             sampleRate: format.sampleRate, channels: format.channelsPerFrame)
         self.quality = quality
         coders = (0..<Int(format.channelsPerFrame)).map { _ in ChannelCoder(quality: quality) }
         blocks = BlockAccumulator(framesPerBlock: AppleIMA4.framesPerPacket, channels: Int(format.channelsPerFrame))
+        if case .search = quality, format.channelsPerFrame == 1 {
+            self.cores = max(cores, 1)
+        } else {
+            self.cores = 1
+        }
     }
 
     /// Encodes interleaved 16-bit frames; returns the packets appended.
     public mutating func encode(int16 frames: UnsafeBufferPointer<Int16>, into output: inout [UInt8]) -> Int {
-        withBlocks { encoder, accumulator in encoder.encode(frames, gatheredIn: &accumulator, into: &output) }
+        guard cores > 1 else {
+            return withBlocks { encoder, accumulator in
+                encoder.encode(frames, gatheredIn: &accumulator, into: &output)
+            }
+        }
+        _ = withBlocks { encoder, accumulator in accumulator.add(frames) { encoder.held.append(contentsOf: $0) } }
+        guard held.count >= Self.segmentPackets * AppleIMA4.framesPerPacket * cores else { return 0 }
+        return encodeHeld(into: &output)
+    }
+
+    /// Encodes what is left (held packets, then a partial packet padded by holding its last sample);
+    /// returns the packets appended and the padding frames.
+    public mutating func finish(into output: inout [UInt8]) throws -> (packets: Int, remainderFrames: Int) {
+        guard cores > 1 else {
+            let padding = withBlocks { encoder, blocks in blocks.finish { encoder.encodeBlock($0, into: &output) } }
+            return (padding > 0 ? 1 : 0, padding)
+        }
+        let padding = withBlocks { encoder, blocks in blocks.finish { encoder.held.append(contentsOf: $0) } }
+        return (encodeHeld(into: &output), padding)
+    }
+
+    /// Encodes the held packets of a mono search, a run for each core when there are enough (see the
+    /// type's description); returns how many.
+    private mutating func encodeHeld(into output: inout [UInt8]) -> Int {
+        let size = AppleIMA4.bytesPerChannelBlock
+        let length = AppleIMA4.framesPerPacket
+        let packets = held.count / length
+        let runs = max(1, min(cores, packets / Self.segmentPackets))
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: packets * size))
+        let bounds = (0...runs).map { $0 * packets / runs }
+        while spares.count < runs - 1 { spares.append(ChannelCoder(quality: quality)) }
+        // Each run's coder; those after the first start from a fresh decoder, a guess.
+        var workers = [coders[0]] + spares[0..<runs - 1].map { coder in
+            var coder = coder
+            coder.resume(from: IMAChannelState())
+            return coder
+        }
+        // The state each guessed run's blocks end in.
+        var ends = [IMAChannelState](repeating: IMAChannelState(), count: packets)
+        held.withUnsafeBufferPointer { samples in
+            output.withUnsafeMutableBytes { bytes in
+                // Never empty: whole packets were appended above.
+                guard let base = bytes.baseAddress else { return }
+                workers.withUnsafeMutableBufferPointer { workers in
+                    ends.withUnsafeMutableBufferPointer { ends in
+                        nonisolated(unsafe) let (base, workers, ends, samples) = (base, workers, ends, samples)
+                        DispatchQueue.concurrentPerform(iterations: runs) { run in
+                            for packet in bounds[run]..<bounds[run + 1] {
+                                ends[packet] = workers[run].encode(
+                                    UnsafeBufferPointer(rebasing: samples[(packet * length)...]), channel: 0,
+                                    channels: 1, into: base + start + packet * size)
+                            }
+                        }
+                    }
+                }
+                // Join each guessed run to the true state before it.
+                coders[0] = workers[0]
+                for run in 1..<runs {
+                    for packet in bounds[run]..<bounds[run + 1] {
+                        let end = coders[0].encode(
+                            UnsafeBufferPointer(rebasing: samples[(packet * length)...]), channel: 0, channels: 1,
+                            into: base + start + packet * size)
+                        guard end != ends[packet] else {
+                            coders[0].resume(from: ends[bounds[run + 1] - 1])
+                            break
+                        }
+                    }
+                }
+            }
+        }
+        for run in 1..<runs { spares[run - 1] = workers[run] }
+        held.removeAll(keepingCapacity: true)
+        return packets
     }
 
     private mutating func encode(
@@ -269,12 +379,16 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             }
         }
 
+        /// Continues from a decoder state (the state the last block ended in).
+        mutating func resume(from state: IMAChannelState) { running = state }
+
         /// Encodes this channel's block of the packet whose interleaved frames start `frames`, writing its
-        /// 34 bytes (header, then codes low nibble first) at `output`.
+        /// 34 bytes (header, then codes low nibble first) at `output`; returns the state it ends in.
+        @discardableResult
         mutating func encode(
             _ frames: UnsafeBufferPointer<Int16>, channel: Int, channels: Int,
             into output: UnsafeMutableRawPointer
-        ) {
+        ) -> IMAChannelState {
             for position in 0..<AppleIMA4.framesPerPacket {
                 block[position] = Int32(frames[position * channels + channel])
             }
@@ -286,6 +400,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
                 output.storeBytes(
                     of: codes[2 * pair] | codes[2 * pair + 1] << 4, toByteOffset: 2 + pair, as: UInt8.self)
             }
+            return state
         }
 
         /// Chooses the header and codes for the block in `block`, leaving codes in `codes`.

@@ -334,11 +334,6 @@ public struct BatchConverter: Sendable {
     }
 }
 
-/// The cores this process may use.
-func activeProcessorCount() -> Int {
-    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-}
-
 /// Hands out job indices to workers, each once.
 private final class JobCounter: Sendable {
     private let next = Atomic<Int>(0)

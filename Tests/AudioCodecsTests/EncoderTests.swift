@@ -51,6 +51,39 @@ func ima4RoundTrip(_ samples: [Int16], channels: UInt32, quality: IMAEncodingQua
         #expect(parallel == serial)
     }
 
+    /// A mono search shares its packets among cores, the runs after the first searched from a guess and
+    /// joined after; the bytes are those of one core encoding packet by packet, for any number of cores,
+    /// fed in uneven pieces or at once, and every packet is counted once.
+    @Test(arguments: [2, 3])
+    func monoRunsOnCoresMakeTheSameBytes(_ cores: Int) throws {
+        var samples: [Int16] = []
+        for name in Self.signals { samples += try CodecFixtures.signal(name).samples }
+        let format = StreamDescription.appleIMA4(sampleRate: 22050, channels: 1)
+        func encode(cores: Int, piece: (Int) -> Int) throws -> (bytes: [UInt8], packets: Int) {
+            var encoder = AppleIMA4Encoder(format: format, quality: .balanced, cores: cores)
+            var bytes: [UInt8] = []
+            var packets = 0
+            var index = 0
+            var call = 0
+            while index < samples.count {
+                let end = min(samples.count, index + piece(call))
+                packets += samples[index..<end].withUnsafeBufferPointer { encoder.encode(int16: $0, into: &bytes) }
+                index = end
+                call += 1
+            }
+            packets += try encoder.finish(into: &bytes).packets
+            return (bytes, packets)
+        }
+        let serial = try encode(cores: 1) { _ in samples.count }
+        #expect(serial.bytes.count == serial.packets * 34)
+        #expect(serial.packets == (samples.count + 63) / 64)
+        for piece in [{ (_: Int) in samples.count }, { (call: Int) in call * 977 % 5003 + 1 }] {
+            let shared = try encode(cores: cores, piece: piece)
+            #expect(shared.packets == serial.packets)
+            #expect(shared.bytes == serial.bytes)
+        }
+    }
+
     @Test(arguments: signals)
     func searchBeatsFFmpegTrellisAndSoX(_ name: String) throws {
         let (samples, _) = try CodecFixtures.signal(name)
