@@ -271,7 +271,9 @@ if arguments.count >= 3 && arguments[1] == "converge" {
             let part = encode(start)
             // The first packet from which every packet agrees.
             var agree = part.count / 34
-            while agree > 0 && part[(agree - 1) * 34..<agree * 34] == whole[(start + agree - 1) * 34..<(start + agree) * 34] { agree -= 1 }
+            while agree > 0
+                && part[(agree - 1) * 34..<agree * 34] == whole[(start + agree - 1) * 34..<(start + agree) * 34]
+            { agree -= 1 }
             lags.append(agree)
         }
         print(name, lags.sorted())

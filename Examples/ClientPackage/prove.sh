@@ -4,8 +4,12 @@
 # of AudioContainers alone links no codec library, and runs client-proof over Tests/Fixtures/library.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-swift build --package-path Examples/ClientPackage
-bin=$(swift build --package-path Examples/ClientPackage --show-bin-path)
+# A fresh build each time (about 40 s): SwiftPM's incremental build of a path dependency has been seen to
+# miss a change to afkit and link a program that crashes.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+swift build --package-path Examples/ClientPackage --scratch-path "$scratch"
+bin=$(swift build --package-path Examples/ClientPackage --scratch-path "$scratch" --show-bin-path)
 for product in AudioFormats FileAccess AudioContainers AudioCodecs AudioDecoding AssetValidation AudioEngines \
     AudioConversion AudioStreaming AudioFileKit AudioToolboxCompat; do
     "$bin/uses-$product" Tests/Fixtures/library/stereo.flac

@@ -262,11 +262,13 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
         let bounds = (0...runs).map { $0 * packets / runs }
         while spares.count < runs - 1 { spares.append(ChannelCoder(quality: quality)) }
         // Each run's coder; those after the first start from a fresh decoder, a guess.
-        var workers = [coders[0]] + spares[0..<runs - 1].map { coder in
-            var coder = coder
-            coder.resume(from: IMAChannelState())
-            return coder
-        }
+        var workers =
+            [coders[0]]
+            + spares[0..<runs - 1].map { coder in
+                var coder = coder
+                coder.resume(from: IMAChannelState())
+                return coder
+            }
         // The state each guessed run's blocks end in.
         var ends = [IMAChannelState](repeating: IMAChannelState(), count: packets)
         held.withUnsafeBufferPointer { samples in

@@ -69,7 +69,9 @@ public final class SourceReader {
     private var aligning: (target: Int64, produced: Int64)?
     private var pending: [Float] = []
     private var pendingStart = 0
+    /// A run of packets read from the file, and their descriptions: storage reused run after run.
     private var packetBytes: [UInt8] = []
+    private var packetDescriptions: [PacketDescription] = []
     /// Where a run of packets is decoded before its frames join `pending`.
     private var decodeRoom: [Float] = []
     /// Decoded integer frames not yet delivered (``readDecodedIntegers(maximum:into:)``), as bytes.
@@ -495,14 +497,15 @@ public final class SourceReader {
                 throw located(error, packets: next, count: read, in: file)
             }
         } else {
-            let (bytes, descriptions) = try file.readPackets(from: next, count: decoder.packetsPerRun(atMost: 64))
-            read = descriptions.count
+            read = try file.readPackets(
+                from: next, count: decoder.packetsPerRun(atMost: 64), into: &packetBytes,
+                descriptions: &packetDescriptions)
             do {
-                updated = try bytes.withUnsafeBytes { raw in
-                    try descriptions.withUnsafeBufferPointer { try decode(raw, read, $0) }
+                updated = try packetBytes.withUnsafeBytes { raw in
+                    try packetDescriptions.withUnsafeBufferPointer { try decode(raw, read, $0) }
                 }
             } catch let error as AudioFileError {
-                throw located(error, packets: next, count: read, in: file, descriptions: descriptions)
+                throw located(error, packets: next, count: read, in: file, descriptions: packetDescriptions)
             }
         }
         if updated.concealedPackets > decoder.concealedPackets {

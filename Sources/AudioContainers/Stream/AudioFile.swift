@@ -202,9 +202,19 @@ public final class AudioFile: Sendable {
     public func readPackets(from start: Int64, count: Int) throws -> (bytes: [UInt8], descriptions: [PacketDescription])
     {
         var bytes: [UInt8] = []
-        let read = try readPacketData(from: start, count: count, into: &bytes)
         var descriptions: [PacketDescription] = []
-        descriptions.reserveCapacity(read)
+        _ = try readPackets(from: start, count: count, into: &bytes, descriptions: &descriptions)
+        return (bytes, descriptions)
+    }
+
+    /// Reads `count` packets from `start` (fewer at the end) into `bytes` and `descriptions` (offsets
+    /// relative to the bytes), replacing what they held and reusing their storage, so a reader going
+    /// through a file allocates nothing per run; returns how many packets.
+    public func readPackets(
+        from start: Int64, count: Int, into bytes: inout [UInt8], descriptions: inout [PacketDescription]
+    ) throws -> Int {
+        let read = try readPacketData(from: start, count: count, into: &bytes)
+        descriptions.removeAll(keepingCapacity: true)
         let first = read > 0 ? try packetDescription(start).startOffset : 0
         var position: Int64 = 0
         for packet in start..<start + Int64(read) {
@@ -218,7 +228,7 @@ public final class AudioFile: Sendable {
             }
             descriptions.append(description)
         }
-        return (bytes, descriptions)
+        return read
     }
 
     /// Reads the bytes of `count` packets from `start` (fewer at the end) into `bytes`, replacing what it
@@ -247,31 +257,57 @@ public final class AudioFile: Sendable {
         return Int(end - start)
     }
 
-    /// Packets `start..<end` joined from where their bytes lie: the span they cover read at once, each
-    /// packet's piece (or pieces, for one that spans pages) copied out of it.
+    /// Packets `start..<end` joined from where their bytes lie: the span they cover read at once into
+    /// `bytes`, then each packet's piece (or pieces, for one that spans pages) moved down to join the one
+    /// before (pieces lie in the file in order, so a piece never moves up). Nothing is allocated once
+    /// `bytes` has room for the span.
     private func readPieces(_ pieces: PacketPieces, from start: Int64, to end: Int64, into bytes: inout [UInt8])
         throws
     {
-        func parts(_ packet: Int64) throws -> [(offset: Int64, size: Int)] {
-            if let split = pieces.splits[packet] { return split }
-            guard packet < pieces.dataOffsets.count else {
-                throw AudioFileError.invalidPacket("\(path): packet \(packet) has no place in the file", offset: nil)
+        /// Calls `body` with each piece of packets `start..<end`, in order.
+        func eachPiece(_ body: (Int64, Int) throws -> Void) throws {
+            for packet in start..<end {
+                if let split = pieces.splits[packet] {
+                    for part in split { try body(part.offset, part.size) }
+                    continue
+                }
+                guard packet < pieces.dataOffsets.count else {
+                    throw AudioFileError.invalidPacket(
+                        "\(path): packet \(packet) has no place in the file", offset: nil)
+                }
+                try body(pieces.dataOffsets[Int(packet)], Int(try packetDescription(packet).dataByteSize))
             }
-            return [(pieces.dataOffsets[Int(packet)], Int(try packetDescription(packet).dataByteSize))]
         }
-        var all: [(offset: Int64, size: Int)] = []
-        for packet in start..<end { all += try parts(packet) }
-        let spanStart = all.map(\.offset).min() ?? 0
-        let spanEnd = all.map { $0.offset + Int64($0.size) }.max() ?? 0
-        var span = [UInt8](repeating: 0, count: Int(spanEnd - spanStart))
-        let read = try span.withUnsafeMutableBytes { try file.read(into: $0, at: spanStart) }
-        guard read == span.count else {
+        var spanStart = Int64.max
+        var spanEnd = Int64.min
+        var previousEnd = Int64.min
+        var joined = 0
+        try eachPiece { offset, size in
+            guard offset >= previousEnd, size >= 0 else {
+                throw AudioFileError.invalidPacket("\(path): packet pieces out of order at \(offset)", offset: offset)
+            }
+            spanStart = min(spanStart, offset)
+            spanEnd = max(spanEnd, offset + Int64(size))
+            previousEnd = offset + Int64(size)
+            joined += size
+        }
+        guard spanEnd > spanStart else { return }
+        bytes.append(contentsOf: repeatElement(0, count: Int(spanEnd - spanStart)))
+        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: spanStart) }
+        guard read == bytes.count else {
             throw AudioFileError.truncated("\(path): the file changed while it was read", offset: spanStart)
         }
-        for part in all {
-            let from = Int(part.offset - spanStart)
-            bytes.append(contentsOf: span[from..<from + part.size])
+        try bytes.withUnsafeMutableBufferPointer { span in
+            guard let base = span.baseAddress else { return }
+            var position = 0
+            try eachPiece { offset, size in
+                let from = Int(offset - spanStart)
+                // Overlapping moves are allowed (the piece moves down).
+                if from != position { (base + position).moveInitialize(from: base + from, count: size) }
+                position += size
+            }
         }
+        bytes.removeLast(bytes.count - joined)
     }
 
     /// The bytes of one of the file's ``StreamProperties/pictures``: those it holds, or those at its offset
