@@ -24,6 +24,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AudioContainers", package: afkit),
                 .product(name: "AudioCodecs", package: afkit),
+                .product(name: "AudioDecoding", package: afkit),
+                .product(name: "AudioConversion", package: afkit),
             ],
             path: "Benchmarks/Allocations",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,5 +1,7 @@
 import AudioCodecs
 import AudioContainers
+import AudioConversion
+import AudioDecoding
 import AudioFormats
 import Benchmark
 import Foundation
@@ -186,6 +188,38 @@ let benchmarks: @Sendable () -> Void = {
             let packets = try parse(bytes)
             guard packets > megabytes * 2000 else { fatalError("Ogg: only \(packets) packets parsed") }
             blackHole(packets)
+        }
+    }
+
+    // Ogg Vorbis and Opus decoded from a file through the reader (the route `convert` takes): packets read
+    // into the reader's own storage, decoded by libavcodec into the reader's room, delivered into the
+    // caller's block. libavcodec references each packet it is sent (one allocation a packet, inside
+    // libavcodec: `avcodec_send_packet` cannot be given a packet without), so the gate allows exactly that:
+    // allocations beyond one a packet must not grow with the input.
+    for (name, path, headerPages) in [
+        ("Vorbis", "ogg/oggenc-stereo.ogg", 2), ("Opus", "ogg/opusenc-stereo.opus", 2),
+    ] {
+        for megabytes in [1, 8] {
+            let file = loaded(path) { () -> String in
+                let stream = try repeatedOgg(fixtures + "/" + path, megabytes: megabytes, headerPages: headerPages)
+                let output = NSTemporaryDirectory() + "afkit-allocations-\(name)-\(megabytes).ogg"
+                try Data(stream).write(to: URL(fileURLWithPath: output))
+                return output
+            }
+            let packets = loaded(file) { try AudioFile(path: file).packetCount }
+            Benchmark("decode Ogg \(name) \(megabytes) MB \(packets) packets") { benchmark in
+                let reader = try SourceReader(path: file)
+                var block: [Float] = []
+                block.reserveCapacity(8192 * 2)
+                var frames = 0
+                while true {
+                    block.removeAll(keepingCapacity: true)
+                    let read = try reader.read(maximum: 4096, into: &block)
+                    if read == 0 { break }
+                    frames += read
+                }
+                blackHole(frames)
+            }
         }
     }
 
