@@ -84,12 +84,13 @@ NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests
 # The test build also checks that every module imports only what Package.swift declares for it.
 test-build: test-deps
 	$(SWIFT) build $(TEST_BUILD) --build-tests -Xswiftc -enable-testing --explicit-target-dependency-import-check error
-# Two groups side by side (Tests/run-groups.sh): the suites, and the proofs, which mostly wait on Bazel, BuildGrid
-# and the client package's build.
+# Three groups side by side (Tests/run-groups.sh): the suites; the Bazel proofs, which mostly wait on Bazel and
+# BuildGrid; the client package's build and proof.
 test: test-deps test-venv test-build
 	bash Tests/run-groups.sh \
 		"$(SWIFT) test $(TEST_BUILD) --skip-build --skip '$(NETWORK_TESTS)' && $(SWIFT) test $(TEST_BUILD) --skip-build --filter '$(NETWORK_TESTS)'" \
-		"timeout --foreground 900 bash Examples/bazel-assets/prove.sh $(TEST_AFKIT) && timeout --foreground 900 bash Examples/bazel-assets/prove-remote-cache.sh $(TEST_AFKIT) && timeout --foreground 900 bash Examples/bazel-assets/prove-remote-exec.sh $(TEST_AFKIT) && timeout --foreground 900 bash Examples/ClientPackage/prove.sh"
+		"timeout --foreground 900 bash Examples/bazel-assets/prove.sh $(TEST_AFKIT) && timeout --foreground 900 bash Examples/bazel-assets/prove-remote-cache.sh $(TEST_AFKIT) && timeout --foreground 900 bash Examples/bazel-assets/prove-remote-exec.sh $(TEST_AFKIT)" \
+		"timeout --foreground 900 bash Examples/ClientPackage/prove.sh"
 
 # The Bazel rules executed remotely: BuildGrid (PyPI, pinned), PostgreSQL and one worker on loopback ports.
 # (--foreground: an interrupt from the terminal reaches the proof, which stops what it started.)

@@ -65,7 +65,10 @@ let package = Package(
         // libm by name: a client that links a module alone links what it calls (`round`, `log10`).
         .target(name: "AudioFormats", linkerSettings: [libm]),
         .target(name: "FileAccess", dependencies: ["AudioFormats"]),
-        .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess"]),
+        // Ogg's page CRC folded by carry-less multiplication where the processor has it (the one C file kept
+        // for speed: BENCHMARKS.md, 2026-11-27); the table-driven CRC in AudioFormats is the fallback.
+        .target(name: "CFoldedCRC", path: "Sources/CFoldedCRC"),
+        .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess", "CFoldedCRC"]),
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"], linkerSettings: [libm]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
