@@ -22,5 +22,12 @@ done
     done
     echo "}"
 } > "$work/PackageResources.swift"
+# The one C file the modules hold (CFoldedCRC: Ogg's folded CRC), compiled with the same sanitizers, and a
+# module map for it as SwiftPM makes one.
+mkdir -p "$work/CFoldedCRC"
+printf 'module CFoldedCRC {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CFoldedCRC/include/folded_crc.h" \
+    > "$work/CFoldedCRC/module.modulemap"
+clang -c -O2 -fsanitize=fuzzer-no-link,address -I Sources/CFoldedCRC/include Sources/CFoldedCRC/folded_crc.c \
+    -o "$work/CFoldedCRC/folded_crc.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AFKitFuzz -package-name afkit "$work"/*.swift Fuzz/FuzzTargets.swift \
-    -o "$out" 2> >(grep -v "Cannot export local symbol" >&2)
+    -I "$work/CFoldedCRC" "$work/CFoldedCRC/folded_crc.o" -o "$out" 2> >(grep -v "Cannot export local symbol" >&2)
