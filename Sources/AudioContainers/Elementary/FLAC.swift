@@ -369,7 +369,7 @@ struct FLACParser: StreamParser {
                 guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
                     header.isFollowed(by: next)
                 else { continue }
-                search.crc = FLACChecksum.crc16(
+                search.crc = FoldedCRC.flac(
                     UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<candidate]), continuing: search.crc)
                 search.checkedLength = candidate
                 if search.crc == 0 {
@@ -400,7 +400,7 @@ struct FLACParser: StreamParser {
                 if length == tagged && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...])) {
                     continue
                 }
-                let crc = FLACChecksum.crc16(
+                let crc = FoldedCRC.flac(
                     UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<length]), continuing: search.crc)
                 if crc == 0 { return try accept(header, length: length, cursor: &cursor) }
             }

@@ -1,5 +1,4 @@
 import AudioFormats
-internal import CFoldedCRC
 
 /// Ogg (RFC 3533), the paged kind: pages (`OggS`, a header with its CRC-32 and a lacing table) carry
 /// the packets of one or more logical streams, a packet cut by lacing values of 255 and continued
@@ -62,26 +61,15 @@ package enum Ogg {
     }
 
     /// Ogg's CRC-32 (polynomial 0x04C11DB7, unreflected, from zero) of a page, computed as if its CRC field
-    /// were zero: folded by carry-less multiplication where the processor has it, else by the tables.
+    /// were zero (``FoldedCRC``: folded where the processor can, else by the tables).
     package static func pageChecksum(_ page: UnsafeRawBufferPointer) -> UInt32 {
-        foldsCRC ? foldedPageChecksum(page) : tablePageChecksum(page)
-    }
-
-    /// ``pageChecksum(_:)`` sixteen bytes a carry-less fold (CFoldedCRC; only where ``foldsCRC``): the header
-    /// to the CRC field, four zeros, the rest.
-    package static func foldedPageChecksum(_ page: UnsafeRawBufferPointer) -> UInt32 {
-        guard let base = page.baseAddress?.assumingMemoryBound(to: UInt8.self), page.count >= 26 else {
-            return tablePageChecksum(page)
-        }
         let zeros: UInt32 = 0
-        var crc = afkit_folded_crc32(0, base, 22)
-        crc = withUnsafeBytes(of: zeros) {
-            afkit_folded_crc32(crc, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), 4)
-        }
-        return afkit_folded_crc32(crc, base + 26, page.count - 26)
+        var crc = FoldedCRC.ogg(UnsafeRawBufferPointer(rebasing: page[0..<22]), continuing: 0)
+        crc = withUnsafeBytes(of: zeros) { FoldedCRC.ogg($0, continuing: crc) }
+        return FoldedCRC.ogg(UnsafeRawBufferPointer(rebasing: page[26...]), continuing: crc)
     }
 
-    /// ``pageChecksum(_:)`` by the slicing tables (the reference, and the path on every other processor).
+    /// ``pageChecksum(_:)`` by the slicing tables alone (the reference the folded CRC is held to).
     package static func tablePageChecksum(_ page: UnsafeRawBufferPointer) -> UInt32 {
         crcTables.withUnsafeBufferPointer { tables -> UInt32 in
             let table = tables.baseAddress.unsafelyUnwrapped
@@ -97,8 +85,6 @@ package enum Ogg {
 
     /// Sixteen tables for slicing-by-16 (``CRCTables``).
     static let crcTables = CRCTables.slicing(polynomial: UInt32(0x04C1_1DB7), count: 16)
-    /// Whether this processor folds the CRC by carry-less multiplication (x86-64 with PCLMULQDQ).
-    package static let foldsCRC = afkit_folded_crc_available() != 0
 
     /// What a Vorbis stream's identification and setup headers say about its packets' lengths.
     struct VorbisBlocks: Equatable {

@@ -354,7 +354,7 @@ public struct AudioFileStream: Sendable {
                     try handler(.propertyChanged(id, parser.context.properties))
                 }
                 try deliver(
-                    run, indexIsKnown: parser.context.packetIndexIsKnown, input: bytes,
+                    run, indexIsKnown: parser.packetIndexIsKnown, input: bytes,
                     descriptions: run.hasDescriptions ? parser.runDescriptions : [], retained: { parser.retainedBytes },
                     handler)
             case .seek(let offset):

@@ -7,6 +7,9 @@ protocol StreamParser: Sendable {
     var runDescriptions: [PacketDescription] { get }
     /// The audio the parser retains (read without copying the context).
     var retainedBytes: [UInt8] { get }
+    /// Whether the packets of the run just returned carry their true index (read without copying the
+    /// context: through the existential, `context.packetIndexIsKnown` copies all of it, a run at a time).
+    var packetIndexIsKnown: Bool { get }
     /// One step; `atEnd` says no bytes will follow those in `cursor` (the stream's last call).
     mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep
     mutating func finish(endOffset: Int64, unconsumed: Int) throws
@@ -183,5 +186,6 @@ func detectContainer(
 
 extension StreamParser {
     var runDescriptions: [PacketDescription] { context.descriptions }
+    var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
     var retainedBytes: [UInt8] { context.retained.bytes }
 }

@@ -11,4 +11,8 @@ int afkit_folded_crc_available(void);
 /// bytes, continuing from `crc`, sixteen bytes a carry-less fold; only when `afkit_folded_crc_available()`.
 uint32_t afkit_folded_crc32(uint32_t crc, const uint8_t *bytes, size_t count);
 
+/// FLAC's CRC-16 (polynomial 0x8005, most significant bit first, no reflection, no final xor) of `count` bytes,
+/// continuing from `crc`; only when `afkit_folded_crc_available()`.
+uint16_t afkit_folded_crc16(uint16_t crc, const uint8_t *bytes, size_t count);
+
 #endif
