@@ -106,6 +106,10 @@ public final class AudioFileWriter {
     private let headerSize: Int
     private var closed = false
     private var framed: [UInt8] = []
+    /// The audio appended since the last write to the file, written a mebibyte at a time (a conversion hands
+    /// over 32 KiB blocks: eight times fewer system calls than one write a block).
+    private var unwritten: [UInt8] = []
+    private static let writeSize = 1 << 20
     /// ADTS: the AudioSpecificConfig every frame header is made from.
     private let adtsConfig: [UInt8]
     /// Ogg: the packets gathered into pages.
@@ -177,8 +181,27 @@ public final class AudioFileWriter {
             try writeFramed()
             return
         }
-        try file.write(bytes, at: Int64(headerSize) + counts.dataByteCount)
+        try appendAudio(bytes)
+    }
+
+    /// Appends bytes to the audio (through `unwritten`, which holds the audio's last bytes).
+    private func appendAudio(_ bytes: UnsafeRawBufferPointer) throws {
+        if unwritten.isEmpty && bytes.count >= Self.writeSize {
+            try file.write(bytes, at: Int64(headerSize) + counts.dataByteCount)
+            counts.dataByteCount += Int64(bytes.count)
+            return
+        }
+        unwritten.append(contentsOf: bytes)
         counts.dataByteCount += Int64(bytes.count)
+        if unwritten.count >= Self.writeSize { try writeUnwritten() }
+    }
+
+    /// Writes the audio held in `unwritten` where it belongs: it ends where the audio ends.
+    private func writeUnwritten() throws {
+        guard !unwritten.isEmpty else { return }
+        let start = Int64(headerSize) + counts.dataByteCount - Int64(unwritten.count)
+        try unwritten.withUnsafeBytes { try file.write($0, at: start) }
+        unwritten.removeAll(keepingCapacity: true)
     }
 
     /// ADTS: each packet behind its own header, made from the AudioSpecificConfig in the cookie.
@@ -195,8 +218,7 @@ public final class AudioFileWriter {
 
     /// Appends the framed bytes (ADTS frames, Ogg pages) to the audio.
     private func writeFramed() throws {
-        try framed.withUnsafeBytes { try file.write($0, at: Int64(headerSize) + counts.dataByteCount) }
-        counts.dataByteCount += Int64(framed.count)
+        try framed.withUnsafeBytes { try appendAudio($0) }
     }
 
     /// Appends packets from an array.
@@ -214,6 +236,8 @@ public final class AudioFileWriter {
         counts.packetTableInfo = packetTableInfo
         counts.isProvisional = false
         if fileType == .mp3, let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
+            // Over the stream's first frame, which must be in the file first.
+            try writeUnwritten()
             try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
         } else if fileType != .mp3 && format.formatID != .mpegLayer3 {
             // (LAME's tag is a frame of an MP3 file; in another container the placeholder frame stays, and the
@@ -226,6 +250,7 @@ public final class AudioFileWriter {
             pager?.finish(packetTableInfo: packetTableInfo, into: &framed)
             try writeFramed()
         }
+        try writeUnwritten()
         let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: headerSize)
         if layout.header.count != headerSize {
             // Only MPEG-4 sample tables can outgrow their room; the audio moves up behind them.
