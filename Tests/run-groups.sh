@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# make test's runs after the build, in groups side by side (the two cores): each argument is a shell command
-# run as one group, its output into build/test-logs/N.log. When a group ends its log's last lines are shown
+# make test's runs, in groups side by side (the two cores): each argument is a shell command run as one group,
+# its output into $TEST_LOGS/N.log (default build/test-logs). When a group ends its log's last lines are shown
 # (all of it when it failed); the script fails if any group failed. An interrupt stops every group.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-logs=build/test-logs
+logs=${TEST_LOGS:-build/test-logs}
 rm -rf "$logs" && mkdir -p "$logs"
 pids=()
 index=0
