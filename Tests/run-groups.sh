@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test's runs, in groups side by side (the two cores): each argument is a shell command run as one group,
-# its output into $TEST_LOGS/N.log (default build/test-logs). When a group ends its log's last lines are shown
-# (all of it when it failed); the script fails if any group failed. An interrupt stops every group.
+# its output shown as it comes, each line prefixed with the group's number, and kept in $TEST_LOGS/N.log
+# (default build/test-logs). A failed group's whole log is shown again when it ends; the script fails if any
+# group failed. An interrupt stops every group.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${TEST_LOGS:-build/test-logs}
@@ -11,7 +12,7 @@ index=0
 for command in "$@"; do
     index=$((index + 1))
     # A session of its own, so an interrupt stops the whole group (below).
-    setsid bash -c "$command" > "$logs/$index.log" 2>&1 &
+    setsid bash -c "$command" > >(tee "$logs/$index.log" | sed -u "s/^/[$index] /") 2>&1 &
     pids+=("$!")
     echo "group $index started: $command"
 done
@@ -36,11 +37,12 @@ while [ "${#running[@]}" -gt 0 ]; do
     running=("${left[@]}")
     if [ "$status" -eq 0 ]; then
         echo "== group $number passed: ${commands[$((number - 1))]}"
-        tail -n 15 "$logs/$number.log"
     else
         failed=1
         echo "== group $number FAILED ($status): ${commands[$((number - 1))]}"
         cat "$logs/$number.log"
     fi
 done
+# The prefixing pipes end after their groups: let them finish printing.
+wait
 exit "$failed"
