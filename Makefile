@@ -82,8 +82,9 @@ TEST_AFKIT := .build-test/release/afkit
 # rest keeps both cores' concurrency threads busy with long synchronous work.
 NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests
 # The test build also checks that every module imports only what Package.swift declares for it.
+TEST_FLAGS := -Xswiftc -enable-testing --explicit-target-dependency-import-check error
 test-build: test-deps
-	$(SWIFT) build $(TEST_BUILD) --build-tests -Xswiftc -enable-testing --explicit-target-dependency-import-check error
+	$(SWIFT) build $(TEST_BUILD) --build-tests $(TEST_FLAGS)
 # Three groups side by side after the build (Tests/run-groups.sh): the suites; the Bazel proofs, which mostly wait
 # on Bazel and BuildGrid; the client package's proof. (Started during the build instead, the client package's own
 # build slowed the optimized one by more than it saved: 7 minutes against 6 on a fresh clone.)
@@ -95,7 +96,9 @@ test: test-deps test-venv test-build
 
 # The Bazel rules executed remotely: BuildGrid (PyPI, pinned), PostgreSQL and one worker on loopback ports.
 # (--foreground: an interrupt from the terminal reaches the proof, which stops what it started.)
-prove-remote-exec: test-deps test-build
+# (Only the binary, with the test build's flags: the same build, reused when `make test` made it.)
+prove-remote-exec: test-deps
+	$(SWIFT) build $(TEST_BUILD) --product afkit $(TEST_FLAGS)
 	timeout --foreground 900 bash Examples/bazel-assets/prove-remote-exec.sh $(TEST_AFKIT)
 
 # afkit's products as a client package uses them (Examples/ClientPackage): each links alone, and a program

@@ -12,7 +12,7 @@ struct AC3: FrameFormat {
 
     /// A frame's second CRC covers it all but the sync word (FLAC's CRC-16, whose residue is 0).
     static func isIntact(_ frame: UnsafeRawBufferPointer) -> Bool {
-        frame.count > 4 && FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: frame[2...])) == 0
+        frame.count > 4 && FoldedCRC.flac(UnsafeRawBufferPointer(rebasing: frame[2...]), continuing: 0) == 0
     }
 
     init() {}
