@@ -5,12 +5,14 @@ import FileAccess
 
 extension ValidationRule {
     /// The rules afkit knows, by id.
-    public static let builtIn: [String: ValidationRule] = Dictionary(
-        uniqueKeysWithValues: [
+    public static let builtIn: [String: ValidationRule] = {
+        let fileRules: [ValidationRule] = [
             malformed, container, dataFormat, duration, fileExtension, truncated, empty, channels,
             sampleRate, hardwareCodec, clipping, silence, loudness, truePeak, dcOffset, monoCompatibility,
             channelBalance, leadingSilence, trailingSilence, loopSeam,
-        ].map { ($0.id, $0) } + playlistRules.map { ($0.id, $0) })
+        ]
+        return Dictionary(uniqueKeysWithValues: (fileRules + playlistRules).map { rule in (rule.id, rule) })
+    }()
 
     /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
     /// clicks where the sound starts and stops.

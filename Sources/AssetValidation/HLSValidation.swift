@@ -152,7 +152,7 @@ public enum PlaylistInspector {
 
 extension ValidationRule {
     /// The rules over HTTP Live Streaming playlists (the `hls-audio` profile's).
-    static let playlistRules = [
+    static let playlistRules: [ValidationRule] = [
         hlsPlaylist, hlsSegments, hlsTargetDuration, hlsTimestamps, hlsBandwidth, hlsCodecs, hlsAudioRenditions,
     ]
 

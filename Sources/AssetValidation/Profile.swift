@@ -49,11 +49,12 @@ public struct Profile: Sendable {
     }
 
     /// The profiles afkit ships.
-    public static let builtIn: [String: Profile] = [
-        systemSound.name: systemSound, simultaneousSoundEffects.name: simultaneousSoundEffects, music.name: music,
-        gameSoundEffects.name: gameSoundEffects, musicStreaming.name: musicStreaming, dialogue.name: dialogue,
-        hlsAudio.name: hlsAudio,
-    ]
+    public static let builtIn: [String: Profile] = {
+        let profiles: [Profile] = [
+            systemSound, simultaneousSoundEffects, music, gameSoundEffects, musicStreaming, dialogue, hlsAudio,
+        ]
+        return Dictionary(uniqueKeysWithValues: profiles.map { profile in (profile.name, profile) })
+    }()
 
     /// The profile `afkit validate` checks against when none is named: Apple's system-sound rules.
     public static let standard = systemSound
@@ -73,7 +74,7 @@ public struct Profile: Sendable {
     /// such as the 6 s target duration, are warnings within them).
     public static let hlsAudio = Profile(
         name: "hls-audio",
-        entries: ValidationRule.playlistRules.map { Entry($0.id, .error) })
+        entries: ValidationRule.playlistRules.map { (rule: ValidationRule) -> Entry in Entry(rule.id, .error) })
 
     /// Whether the profile's rules check playlists (the paths it is given are `.m3u8` files).
     public var checksPlaylists: Bool {

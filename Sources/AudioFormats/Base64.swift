@@ -13,8 +13,9 @@ public enum Base64 {
             if count > 1 { word |= UInt32(bytes[index + 1]) << 8 }
             if count > 2 { word |= UInt32(bytes[index + 2]) }
             for position in 0..<4 {
-                out.append(
-                    position <= count ? alphabet[Int(word >> (18 - 6 * UInt32(position)) & 63)] : UInt8(ascii: "="))
+                let shift = UInt32(18 - 6 * position)
+                let sextet = Int((word >> shift) & 63)
+                out.append(position <= count ? alphabet[sextet] : UInt8(ascii: "="))
             }
             index += 3
         }

@@ -118,21 +118,28 @@ extension VorbisComment {
             "album artist": "ALBUMARTIST", "encoder": "ENCODER", "lyricist": "LYRICS",
             "encoding application": "ENCODER",
         ]
-        let entries =
-            metadata.map { key, value in
-                // A field name is printable ASCII without '='.
-                let name = (fields[key] ?? key.uppercased()).unicodeScalars.filter {
-                    $0.value >= 0x20 && $0.value <= 0x7D && $0 != "="
-                }
-                return String(String.UnicodeScalarView(name)) + "=" + value
-            }.sorted() + pictures.map { "METADATA_BLOCK_PICTURE=" + Base64.encoded($0.flacBlockBody()) }
-            + (loops.first.map { ["LOOPSTART=\($0.start)", "LOOPLENGTH=\($0.end - $0.start)"] } ?? [])
-            + chapters.prefix(999).enumerated().flatMap { index, chapter in
-                let number = String(index + 1)
-                let name = "CHAPTER" + String(repeating: "0", count: 3 - number.count) + number
-                return [name + "=" + clockTime(chapter.startTime)]
-                    + (chapter.title.isEmpty ? [] : [name + "NAME=" + chapter.title])
+        // Built a kind at a time: one expression of all four took seconds to type-check.
+        var entries: [String] = metadata.map { key, value in
+            // A field name is printable ASCII without '='.
+            let name = (fields[key] ?? key.uppercased()).unicodeScalars.filter {
+                $0.value >= 0x20 && $0.value <= 0x7D && $0 != "="
             }
+            return String(String.UnicodeScalarView(name)) + "=" + value
+        }
+        entries.sort()
+        for picture in pictures {
+            entries.append("METADATA_BLOCK_PICTURE=" + Base64.encoded(picture.flacBlockBody()))
+        }
+        if let loop = loops.first {
+            entries.append("LOOPSTART=\(loop.start)")
+            entries.append("LOOPLENGTH=\(loop.end - loop.start)")
+        }
+        for (index, chapter) in chapters.prefix(999).enumerated() {
+            let number = String(index + 1)
+            let name = "CHAPTER" + String(repeating: "0", count: 3 - number.count) + number
+            entries.append(name + "=" + clockTime(chapter.startTime))
+            if !chapter.title.isEmpty { entries.append(name + "NAME=" + chapter.title) }
+        }
         var body: [UInt8] = []
         let vendor = Array("afkit".utf8)
         body.appendInteger(UInt32(vendor.count), endianness: .little)
