@@ -68,7 +68,21 @@ let package = Package(
         // Ogg's page CRC folded by carry-less multiplication where the processor has it (the one C file kept
         // for speed: BENCHMARKS.md, 2026-11-27); the table-driven CRC in AudioFormats is the fallback.
         .target(name: "CFoldedCRC", path: "Sources/CFoldedCRC"),
-        .target(name: "AudioContainers", dependencies: ["AudioFormats", "FileAccess", "CFoldedCRC"]),
+        // The containers by kind, side by side on a build's cores, over the parsing core they share; AudioContainers
+        // is their one face (it re-exports them) with the registry, detection, the push and read APIs and HLS.
+        .target(name: "StreamParsing", dependencies: ["AudioFormats", "CFoldedCRC"]),
+        .target(name: "ChunkedContainers", dependencies: ["AudioFormats", "StreamParsing"]),
+        .target(name: "ElementaryStreams", dependencies: ["AudioFormats", "StreamParsing"]),
+        .target(
+            name: "ISOBaseMedia",
+            dependencies: ["AudioFormats", "StreamParsing", "ChunkedContainers", "ElementaryStreams"]),
+        .target(name: "PagedContainers", dependencies: ["AudioFormats", "StreamParsing", "ElementaryStreams"]),
+        .target(
+            name: "AudioContainers",
+            dependencies: [
+                "AudioFormats", "FileAccess", "StreamParsing", "ChunkedContainers", "ElementaryStreams", "ISOBaseMedia",
+                "PagedContainers",
+            ]),
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"], linkerSettings: [libm]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),

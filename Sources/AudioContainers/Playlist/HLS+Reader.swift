@@ -1,5 +1,6 @@
 import AudioFormats
 import FileAccess
+import StreamParsing
 
 extension HLS {
     /// Which variant of a master playlist to read.

@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 extension HLS {
     /// One media segment, as read: what its bytes are and hold.

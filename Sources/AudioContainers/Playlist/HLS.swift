@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 /// HTTP Live Streaming playlists (RFC 8216): the media playlist that lists a rendition's segments and the
 /// master (multivariant) playlist that lists the renditions, read from their text and written back.

@@ -1,5 +1,6 @@
 import AudioFormats
 import FileAccess
+import StreamParsing
 
 /// Bytes read at any offset: a file on the disk, or a client's read callback (as Apple's
 /// `AudioFileOpenWithCallbacks` takes one). Reads may come from any thread.

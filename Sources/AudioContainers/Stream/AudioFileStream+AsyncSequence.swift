@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 extension AudioFileStream {
     /// An event whose packet bytes are copied out, so it can outlive the parse call.

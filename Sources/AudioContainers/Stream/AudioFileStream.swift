@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 /// A push parser for audio files arriving in pieces, in the manner of Audio File Stream Services.
 ///

@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 /// The facts `afkit info` reports for a parsed file, computed as the command-line contract says.
 public struct AudioFileSummary: Hashable, Sendable {

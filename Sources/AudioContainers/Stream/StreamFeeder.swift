@@ -1,4 +1,5 @@
 import AudioFormats
+import StreamParsing
 
 extension AudioFileStream {
     /// Where the next bytes must come from: the offset of a seek the parser asked for (to be parsed with

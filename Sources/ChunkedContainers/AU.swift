@@ -1,0 +1,135 @@
+import AudioFormats
+import StreamParsing
+
+/// Sun/NeXT audio (`.au`, `.snd`): a 24-byte header (`.snd`, the data's offset, its size, the encoding,
+/// the rate, the channels), an annotation up to the data's offset, then the samples, all big-endian
+/// (`dns.` and every field little-endian, as DEC wrote them). A size of 0xFFFFFFFF means "to the end".
+/// A header and one implicit chunk: the chunk walker reads the audio as it reads any other container's.
+package enum AU {
+    /// The encodings afkit reads: u-law, A-law, linear PCM of 8 to 32 bits, float and double.
+    package static func format(encoding: UInt32, sampleRate: Double, channels: UInt32, isBigEndian: Bool)
+        -> StreamDescription?
+    {
+        switch encoding {
+        case 1: return .g711(.ulaw, sampleRate: sampleRate, channels: channels)
+        case 27: return .g711(.alaw, sampleRate: sampleRate, channels: channels)
+        case 2...5:
+            // 8-bit linear samples are signed in AU.
+            let bits = UInt32(encoding - 1) * 8
+            return .linearPCM(
+                sampleRate: sampleRate, channels: channels, bitsPerChannel: bits, isBigEndian: isBigEndian,
+                signed8: true)
+        case 6, 7:
+            return .linearPCM(
+                sampleRate: sampleRate, channels: channels, bitsPerChannel: encoding == 6 ? 32 : 64, isFloat: true,
+                isBigEndian: isBigEndian)
+        default: return nil
+        }
+    }
+
+    /// The names of the encodings afkit does not read, for the refusal.
+    package static let encodingNames: [UInt32: String] = [
+        8: "fragmented samples", 10: "DSP program", 11: "8-bit fixed point", 12: "16-bit fixed point",
+        13: "24-bit fixed point", 14: "32-bit fixed point", 18: "16-bit linear with emphasis",
+        19: "16-bit linear, compressed", 20: "16-bit linear with emphasis, compressed", 21: "Music Kit DSP commands",
+        23: "G.721 ADPCM", 24: "G.722 ADPCM", 25: "G.723 3-bit ADPCM", 26: "G.723 5-bit ADPCM",
+    ]
+
+    package struct Container: ChunkedContainer {
+        package static let name = "au"
+        package static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 1)
+        package static let fileHeaderSize = 24
+        package var outerEnd: Int64?
+        /// The audio as a chunk: from the end of the header, the annotation then the samples.
+        private var audio: (chunk: ChunkHeader, annotation: Int64)?
+
+        package init() {}
+
+        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+            let start = cursor.absoluteOffset
+            guard let magic = cursor.readFourCharCode(), magic == ".snd" || magic == "dns." else {
+                throw AudioFileError.unsupportedFileType("au: the file does not start with '.snd'", offset: start)
+            }
+            let order: Endianness = magic == ".snd" ? .big : .little
+            func field() -> UInt32 { cursor.readInteger(endianness: order, as: UInt32.self) ?? 0 }
+            let dataOffset = field()
+            let dataSize = field()
+            let encoding = field()
+            let rate = field()
+            let channels = field()
+            guard dataOffset >= 24 else {
+                throw AudioFileError.malformed(
+                    "au: the data offset is \(dataOffset), inside the 24-byte header", offset: start + 4)
+            }
+            guard rate > 0, channels > 0, channels <= 1024 else {
+                throw AudioFileError.malformed(
+                    "au: \(channels) channels at \(rate) Hz", offset: start + (rate == 0 ? 16 : 20))
+            }
+            guard
+                let format = AU.format(
+                    encoding: encoding, sampleRate: Double(rate), channels: channels, isBigEndian: order == .big)
+            else {
+                let name = AU.encodingNames[encoding].map { " (\($0))" } ?? ""
+                throw AudioFileError.unsupportedDataFormat(
+                    "au: encoding \(encoding)\(name); afkit reads u-law, A-law, linear PCM and float AU files",
+                    offset: start + 12)
+            }
+            context.properties.fileType = .au
+            context.properties.dataFormat = format
+            context.announce(.fileFormat)
+            context.announce(.dataFormat)
+            let annotation = Int64(dataOffset) - 24
+            let size: Int64? = dataSize == UInt32.max ? nil : Int64(dataSize) + annotation
+            outerEnd = size.map { start + 24 + $0 }
+            audio = (ChunkHeader(id: "data", offset: start, size: size, bodyOffset: start + 24), annotation)
+            if dataSize == UInt32.max {
+                context.properties.trace.append(
+                    offset: start + 8, "data size 0xFFFFFFFF: audio runs to the end of the stream")
+            }
+        }
+
+        package mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? {
+            defer { audio = nil }
+            return audio.map { ($0.chunk, $0.annotation) }
+        }
+
+        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+            (limits.maximumMetadataChunkBytes, false)
+        }
+
+        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+            -> ChunkDisposition
+        {
+            .skip(note: "bytes after the audio ignored")
+        }
+
+        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+        {}
+
+        package mutating func parseAudioPrefix(
+            _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
+        )
+            -> Int64
+        { 0 }
+
+        package mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws {}
+    }
+}
+
+extension FileType {
+    /// Sun/NeXT audio.
+    public static let au = FileType(rawValue: "au")
+}
+
+extension AU {
+    /// AU, read only.
+    package static let descriptor = ContainerDescriptor(
+        .au, name: "AU", kind: "a Sun/NeXT AU file", fileTypeID: "NeXT", extensions: ["au", "snd"],
+        mediaTypes: ["audio/basic"],
+        signatures: [
+            FileSignature.Entry(outcome: .read(.au)) { bytes, _ in
+                FileSignature.any(FileSignature.magic(bytes, ".snd"), FileSignature.magic(bytes, "dns."))
+            }
+        ],
+        makeParser: { ChunkWalker<AU.Container>(mode: $0.mode, limits: $0.limits) })
+}

@@ -1,0 +1,80 @@
+import AudioFormats
+import StreamParsing
+
+/// How a container lays out its chunk headers.
+package struct ChunkLayout {
+    package var sizeEndianness: Endianness
+    /// 8 for CAF's and Wave64's 64-bit sizes, else 4.
+    package var sizeWidth: Int
+    /// Chunks start at multiples of this from the previous one's start: RIFF and IFF pad odd-sized
+    /// chunks with one byte (2), Wave64 to 8 bytes, CAF not at all (1).
+    package var alignment: Int64
+    /// 16 for Wave64's GUIDs, else 4.
+    package var idWidth = 4
+    /// Whether a chunk's size counts its own header (Wave64).
+    package var sizeCountsHeader = false
+
+    package var headerSize: Int { idWidth + sizeWidth }
+
+    /// The pad bytes after a body of `size` bytes (none after a chunk that runs to the end).
+    package func pad(after size: Int64?) -> Int64 {
+        guard let size, alignment > 1 else { return 0 }
+        // Wave64 aligns whole chunks (header included, a multiple of 8): the body's remainder decides.
+        return (alignment - size % alignment) % alignment
+    }
+}
+
+/// One chunk header as read from the stream.
+package struct ChunkHeader {
+    package var id: FourCharCode
+    /// Absolute offset of the header's first byte.
+    package var offset: Int64
+    /// Body size; `nil` means "to the end of the stream" (CAF's -1, RIFF's 0xFFFFFFFF on `data`).
+    package var size: Int64?
+    /// Absolute offset of the body's first byte.
+    package var bodyOffset: Int64
+}
+
+/// What a container does with a chunk once its header is read.
+package enum ChunkDisposition {
+    /// Read the whole body (at most `limit` bytes) and hand it to `parseChunk`.
+    case read
+    /// The chunk holds the audio; its first `prefix` bytes go to `parseAudioPrefix`.
+    case audioData(prefix: Int)
+    /// Step over it.
+    case skip(note: String)
+}
+
+/// The container-specific half of a chunked parser (CAF, AIFF, WAV): its file header and the
+/// meaning of its chunks. ``ChunkWalker`` does the rest.
+package protocol ChunkedContainer: Sendable {
+    static var name: String { get }
+    /// Whether a file without an audio chunk is an empty sound rather than an error (AIFF).
+    static var allowsMissingAudio: Bool { get }
+    static var layout: ChunkLayout { get }
+    static var fileHeaderSize: Int { get }
+    init()
+    /// Absolute end of the outer chunk (RIFF, FORM), where it has one.
+    var outerEnd: Int64? { get }
+    /// Reads the file header, all `fileHeaderSize` bytes of which are in `cursor`.
+    mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws
+    /// Decides what to do with a chunk; may correct its size (RF64's `ds64`).
+    mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws -> ChunkDisposition
+    /// Interprets a whole chunk body.
+    mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
+    /// Reads the bytes before the audio in an audio chunk; returns how many more to skip before it.
+    mutating func parseAudioPrefix(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) throws
+        -> Int64
+    /// Container rules applied once the stream has ended (frame counts, required chunks).
+    mutating func finish(_ context: inout ParseContext, endOffset: Int64) throws
+    /// Whether a chunk this big is read whole; the chunk's role decides.
+    func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool)
+    /// The audio of a container without chunks (AU), right after its file header: the chunk it would
+    /// be, and the bytes to step over at its start (an annotation). Asked once, after the file header.
+    mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)?
+}
+
+extension ChunkedContainer {
+    package static var allowsMissingAudio: Bool { false }
+    package mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? { nil }
+}

@@ -1,0 +1,987 @@
+import AudioFormats
+import ChunkedContainers
+import ElementaryStreams
+import StreamParsing
+
+/// The push parser for ISO base media files (`.m4a`, `.mp4`): boxes walked as they arrive, in any
+/// chunking, the first sound track's sample table turned into packets at absolute offsets.
+///
+/// - Containers (`moov`, `trak`, `mdia`, `minf`, `stbl`, `edts`, `udta`, `meta`, `ilst`, `mvex`,
+///   `moof`, `traf`) are descended with a stack, never recursion, bounded in depth and in boxes.
+/// - Leaf boxes the parser needs are read whole within the parser's limits; every other box, cover
+///   art among them, is stepped over by its size without being held.
+/// - A packet is one sample. Samples are cut from `mdat` as its bytes pass; where `mdat` comes
+///   before `moov`, the streaming parser holds it (up to the retained-audio limit, then `optm`) or,
+///   when its client answers seek requests, asks for the bytes after it and comes back.
+/// - Fragmented files (`mvex`, then `moof`/`mdat` pairs) add each fragment's samples as they come.
+/// - Gapless: the edit list (media time = priming, segment duration = valid frames), else
+///   `iTunSMPB`, else nothing.
+package struct MP4Parser: StreamParser {
+    package struct Box {
+        package var type: FourCharCode
+        package var offset: Int64
+        package var headerSize: Int
+        /// Absolute end; `nil` for a last box that runs to the end of the stream (size 0).
+        package var end: Int64?
+        package var bodyOffset: Int64 { offset + Int64(headerSize) }
+        package var bodySize: Int64? { end.map { $0 - bodyOffset } }
+    }
+
+    package indirect enum State: Sendable {
+        case boxHeader
+        /// After a `meta` header: a full box (version and flags) or QuickTime's plain one.
+        case metaHeader(Box)
+        case boxBody(Box)
+        /// A cover's `data` box: its type and first bytes are read, the picture passed over.
+        case pictureData(Box)
+        /// Bytes to step over; `nil`: to the end of the stream.
+        case skip(remaining: Int64?)
+        /// Inside `mdat` with the sample table known: packets are cut as the bytes pass.
+        case media(Box)
+        /// Inside `mdat` before `moov`: the bytes are held until the table arrives.
+        case retaining(Box)
+        /// A seek was requested; bytes are ignored until the client's discontinuity.
+        case awaitingSeek(target: Int64, then: State)
+        /// A chapter track's sample (by its index in ``MP4Parser/chapterSamples``), read where a seek led.
+        case chapterSample(Int)
+    }
+
+    /// What the parser keeps of one `trak` while it is read.
+    package struct Track {
+        package var id: UInt32 = 0
+        package var handler: FourCharCode?
+        package var timescale: UInt32 = 0
+        package var edits: [(duration: Int64, mediaTime: Int64)] = []
+        package var entry: SampleEntry?
+        package var timeToSample: [(count: UInt32, delta: UInt32)] = []
+        package var samplesPerChunk: [(firstChunk: UInt32, samples: UInt32)] = []
+        package var constantSize: UInt32 = 0
+        package var sampleCount: Int64 = 0
+        package var sizes: [UInt32] = []
+        package var chunkOffsets: [Int64] = []
+        package var tableOffset: Int64 = 0
+    }
+
+    /// A chapter track's sample: where its title lies and when the chapter runs, in seconds.
+    package struct ChapterSample {
+        package var offset: Int64
+        package var size: Int
+        package var start: Double
+        package var end: Double
+    }
+
+    /// The first sample description of the sound track.
+    package struct SampleEntry {
+        package var format: StreamDescription
+        package var formatList: [StreamDescription]
+        package var cookie: [UInt8]?
+        /// Whether the codec fixes the frames per packet (else the time-to-sample table says).
+        package var knowsFramesPerPacket: Bool
+    }
+
+    /// Running figures over the packets counted so far.
+    package struct Tally {
+        package var packets: Int64 = 0
+        package var bytes: Int64 = 0
+        package var largest: UInt32 = 0
+        package var duration: Int64 = 0
+
+        package mutating func add(size: UInt32, duration: UInt32) {
+            packets += 1
+            bytes += Int64(size)
+            largest = max(largest, size)
+            self.duration += Int64(duration)
+        }
+    }
+
+    /// Deepest nesting of boxes followed, and most boxes read inside one top-level box.
+    package static let maximumDepth = 16
+    package static let maximumBoxesPerHeader = 100_000
+    /// Most packets handed out in one run.
+    package static let maximumPacketsPerRun = 4096
+
+    package var context: ParseContext
+    package var state = State.boxHeader
+    package let requestsSeeks: Bool
+    package var open: [Box] = []
+    package var boxesInHeader = 0
+    package var sawFileType = false
+    package var movieTimescale: UInt32 = 0
+    package var track: Track?
+    package var audio: Track?
+    package var movieParsed = false
+    package var isFragmented = false
+    package var trackDefaults: (duration: UInt32, size: UInt32)?
+    package var table = MP4SampleTable()
+    package var sampleCursor = MP4SampleTable.Cursor()
+    package var tally = Tally()
+    package var itunesGapless: (priming: Int64, remainder: Int64, valid: Int64)?
+    package var framesPerDuration = 1.0
+    /// `mdat` boxes seen, so a seek can tell which one holds an offset.
+    package var mediaBoxes: [Box] = []
+    /// The first `mdat` met before `moov`.
+    package var earlyMedia: Box?
+    package var pendingSeekRequest: (target: Int64, then: State)?
+    package var resumed = false
+    /// The first text track (QuickTime's chapter track, which Apple's audiobooks and podcasts carry).
+    package var chapterTrack: Track?
+    /// Its samples (a title each) not read yet, in file order, and where the walk goes once they are.
+    package var chapterSamples: [ChapterSample] = []
+    package var afterChapters: (target: Int64, then: State)?
+    package var readsChapterTrack = false
+    // Fragments.
+    package var fragmentOffset: Int64 = 0
+    package var lastFragmentOffset: Int64?
+    package var previousFragmentDataEnd: Int64?
+    package var fragment:
+        (
+            trackID: UInt32, flags: UInt32, base: Int64, defaultDuration: UInt32, defaultSize: UInt32,
+            dataEnd: Int64?
+        )?
+
+    package init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
+        context = ParseContext(mode: mode, limits: limits)
+        self.requestsSeeks = requestsSeeks && mode == .streaming
+    }
+
+    package var declaresPacketCounts: Bool { movieParsed && !isFragmented }
+
+    package func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+        guard let cursor = table.cursor(at: packet), let sample = table.sample(at: cursor),
+            let dataOffset = context.properties.dataOffset
+        else { return nil }
+        return (sample.offset - dataOffset, false)
+    }
+
+    package func byteToPacket(_ byte: Int64, averagePacketSize: Double?) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
+        guard let dataOffset = context.properties.dataOffset, byte >= 0 else { return nil }
+        let offset = dataOffset.saturatingAdd(byte)
+        // The run holding the offset, then the sample in it.
+        guard let run = table.runs.last(where: { $0.offset <= offset }), offset < run.end,
+            var cursor = table.cursor(at: run.firstSample)
+        else { return nil }
+        if run.sizeIndex < 0 && run.constantSize > 0 {
+            let index = (offset - run.offset) / Int64(run.constantSize)
+            return (run.firstSample + index, (offset - run.offset) % Int64(run.constantSize), false)
+        }
+        while let sample = table.sample(at: cursor), cursor.sample < run.firstSample + run.count {
+            if offset < sample.offset + Int64(sample.size) { return (cursor.sample, offset - sample.offset, false) }
+            table.advance(&cursor)
+        }
+        return nil
+    }
+
+    package var skippableByteCount: Int64 {
+        if case .skip(let remaining) = state { return remaining ?? Int64.max }
+        return 0
+    }
+
+    package mutating func skip(_ count: Int64) {
+        guard case .skip(let remaining?) = state else { return }
+        state = remaining - count > 0 ? .skip(remaining: remaining - count) : .boxHeader
+    }
+
+    package mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+
+    package mutating func discontinuity() {
+        if case .awaitingSeek(_, let then) = state {
+            state = then
+        } else if !resumed {
+            // Bytes from somewhere else with no seek to place them: take them as a box boundary.
+            open.removeAll()
+            state = .boxHeader
+        }
+        resumed = false
+    }
+
+    package mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
+        offset: Int64, isEstimate: Bool
+    ) {
+        guard movieParsed, let cursor = table.cursor(at: packet), let offset = table.sample(at: cursor)?.offset else {
+            throw AudioFileError.invalidPacket(
+                "mp4: packet \(packet) is not in the sample table read so far (\(table.sampleCount) packets)",
+                offset: nil)
+        }
+        sampleCursor = cursor
+        tally.packets = packet
+        let box = mediaBoxes.last { $0.bodyOffset <= offset && offset < ($0.end ?? Int64.max) }
+        open.removeAll()
+        state = .media(box ?? Box(type: "mdat", offset: offset, headerSize: 0, end: nil))
+        context.retained.release()
+        resumed = true
+        resumeNumbering(atPacket: packet, isEstimate: false, averagePacketSize: nil)
+        return (offset, false)
+    }
+
+    // MARK: Walking the boxes
+
+    package mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+        while true {
+            if let id = context.nextAnnouncement() { return .property(id) }
+            if context.retained.isReplaying, let run = replayRetained(before: cursor.absoluteOffset) {
+                return .packets(run)
+            }
+            if let request = pendingSeekRequest {
+                pendingSeekRequest = nil
+                state = .awaitingSeek(target: request.target, then: request.then)
+                return .seek(request.target)
+            }
+            switch state {
+            case .boxHeader:
+                let position = cursor.absoluteOffset
+                if let parent = open.last, let end = parent.end, position >= end {
+                    try close()
+                    continue
+                }
+                if let parent = open.last, let end = parent.end, end - position < 8 {
+                    // QuickTime ends some lists with a 32-bit zero; anything shorter than a header is not a box.
+                    context.properties.trace.append(
+                        offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
+                    state = .skip(remaining: end - position)
+                    continue
+                }
+                guard cursor.remaining >= 8 else { return .needMore(8) }
+                if cursor.peekInteger(endianness: .big, as: UInt32.self) == 1 && cursor.remaining < 16 {
+                    return .needMore(16)
+                }
+                try readBoxHeader(&cursor)
+
+            case .metaHeader(let box):
+                // A full box has version and flags before its children; QuickTime's `meta` has a child first.
+                let body = box.bodySize ?? 0
+                if body < 8 {
+                    state = .skip(remaining: body)
+                    continue
+                }
+                guard cursor.remaining >= 8 else { return .needMore(8) }
+                let plain =
+                    cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
+                    == FourCharCode("hdlr").rawValue
+                if !plain { _ = cursor.skip(4) }
+                try descend(into: box)
+
+            case .pictureData(let box):
+                // Type indicator (13 JPEG, 14 PNG, 27 BMP; 0 implicit), locale, then the picture.
+                let size = box.bodySize ?? 0
+                let wanted = Int(min(size, 20))
+                guard cursor.remaining >= wanted else { return .needMore(wanted) }
+                if size >= 8, let indicator = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt32.self)
+                {
+                    let head = cursor.bytes[cursor.position + 8..<cursor.position + wanted]
+                    let named: [UInt32: String] = [13: "image/jpeg", 14: "image/png", 27: "image/bmp"]
+                    var picture = Picture(
+                        type: 3, mimeType: named[indicator & 0xFF_FFFF] ?? Picture.sniffedMIMEType(head) ?? "",
+                        byteCount: Int(size - 8))
+                    picture.dataOffset = box.bodyOffset + 8
+                    context.properties.pictures.append(picture)
+                }
+                skip(box, note: "cover art")
+            case .boxBody(let box):
+                let size = Int(box.bodySize ?? 0)
+                guard cursor.remaining >= size, let bytes = cursor.readSlice(size) else { return .needMore(size) }
+                var body = ByteCursor(bytes, baseOffset: box.bodyOffset)
+                state = .boxHeader
+                try parseBox(box, &body)
+
+            case .skip(let remaining):
+                guard let remaining else {
+                    _ = cursor.skip(cursor.remaining)
+                    return .needMore(1)
+                }
+                let count = Int(min(Int64(cursor.remaining), remaining))
+                _ = cursor.skip(count)
+                if Int64(count) < remaining {
+                    state = .skip(remaining: remaining - Int64(count))
+                    return .needMore(1)
+                }
+                state = .boxHeader
+
+            case .media(let box):
+                if let step = try produceMedia(&cursor, in: box) { return step }
+
+            case .retaining(let box):
+                let position = cursor.absoluteOffset
+                let end = box.end ?? Int64.max
+                if position >= end {
+                    state = .boxHeader
+                    continue
+                }
+                let count = Int(min(Int64(cursor.remaining), end - position))
+                guard count > 0 else { return .needMore(1) }
+                let limit = context.limits.maximumRetainedAudioBytes
+                let media = earlyMedia ?? box
+                if let bytes = cursor.readSlice(count) {
+                    try context.retained.hold(bytes, at: position, limit: limit) {
+                        .notOptimized(
+                            "mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
+                                + "arrived without it, and a stream cannot wait longer", offset: media.offset)
+                    }
+                }
+
+            case .awaitingSeek:
+                _ = cursor.skip(cursor.remaining)
+                return .needMore(1)
+
+            case .chapterSample(let index):
+                let sample = chapterSamples[index]
+                guard cursor.remaining >= sample.size || atEnd else { return .needMore(sample.size) }
+                readChapterTitle(index, from: cursor)
+                state = .boxHeader
+                if index + 1 < chapterSamples.count {
+                    pendingSeekRequest = (chapterSamples[index + 1].offset, .chapterSample(index + 1))
+                } else {
+                    pendingSeekRequest = afterChapters
+                }
+            }
+        }
+    }
+
+    package mutating func readBoxHeader(_ cursor: inout ByteCursor) throws {
+        let offset = cursor.absoluteOffset
+        let size = cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0
+        let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
+        let parent = open.last
+        var headerSize = 8
+        var end: Int64?
+        switch size {
+        case 0:
+            guard parent == nil else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: box '\(type)' inside '\(parent?.type ?? type)' has size 0; only a last top-level box may run to the end",
+                    offset: offset)
+            }
+        case 1:
+            let large = cursor.readInteger(endianness: .big, as: UInt64.self) ?? 0
+            headerSize = 16
+            guard large >= 16, large <= UInt64(Int64.max - offset) else {
+                throw AudioFileError.invalidChunk(
+                    "mp4: box '\(type)' has a 64-bit size of \(large) bytes, which cannot be",
+                    offset: offset + 8)
+            }
+            end = offset + Int64(large)
+        case 2..<8:
+            throw AudioFileError.invalidChunk(
+                "mp4: box '\(type)' of \(size) bytes is smaller than its header", offset: offset)
+        default:
+            end = offset + Int64(size)
+        }
+        if let parent, let parentEnd = parent.end, let end, end > parentEnd {
+            throw AudioFileError.invalidChunk(
+                "mp4: box '\(type)' of \(end - offset) bytes runs past the end of its parent '\(parent.type)' at byte \(parentEnd)",
+                offset: offset)
+        }
+        let box = Box(type: type, offset: offset, headerSize: headerSize, end: end)
+        if parent == nil {
+            boxesInHeader = 0
+        } else {
+            boxesInHeader += 1
+            guard boxesInHeader <= Self.maximumBoxesPerHeader else {
+                throw AudioFileError.limitExceeded(
+                    "mp4: more than \(Self.maximumBoxesPerHeader) boxes inside one top-level box", offset: offset)
+            }
+        }
+        if !sawFileType {
+            guard type == "ftyp" else {
+                throw AudioFileError.unsupportedFileType(
+                    "mp4: the file does not start with an 'ftyp' box", offset: offset)
+            }
+        }
+        if parent == nil || parent?.type == "moov" {
+            context.properties.trace.append(offset: offset, chunk: type, size: end.map { $0 - offset })
+        }
+        try dispatch(box, parent: parent?.type)
+    }
+
+    /// What to do with a box, by its type and its parent's.
+    package mutating func dispatch(_ box: Box, parent: FourCharCode?) throws {
+        let limits = context.limits
+        switch (parent, box.type) {
+        case (nil, "ftyp"): try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case (nil, "moov"):
+            if movieParsed {
+                skip(box, note: "'moov' already read")
+            } else {
+                try descend(into: box)
+            }
+        case (nil, "moof"):
+            if let last = lastFragmentOffset, box.offset <= last {
+                skip(box, note: "movie fragment already read")
+            } else if movieParsed && isFragmented {
+                lastFragmentOffset = box.offset
+                fragmentOffset = box.offset
+                previousFragmentDataEnd = nil
+                try descend(into: box)
+            } else {
+                skip(
+                    box,
+                    note: movieParsed
+                        ? "a movie fragment in a file without 'mvex' ignored" : "a movie fragment before 'moov' ignored"
+                )
+            }
+        case (nil, "mdat"): beginMedia(box)
+        case ("moov", "mvhd"), ("trak", "tkhd"), ("mdia", "mdhd"), ("mdia", "hdlr"), ("edts", "elst"), ("mvex", "trex"),
+            ("traf", "tfhd"):
+            try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case ("moov", "trak"):
+            track = Track()
+            try descend(into: box)
+        case ("moov", "mvex"):
+            isFragmented = true
+            try descend(into: box)
+        case ("moov", "udta"), ("trak", "edts"), ("trak", "mdia"), ("udta", "ilst"), ("meta", "ilst"), ("moof", "traf"):
+            if box.type == "traf" { fragment = nil }
+            try descend(into: box)
+        case ("moov", "meta"), ("udta", "meta"):
+            guard open.count < Self.maximumDepth else { throw tooDeep(box) }
+            state = .metaHeader(box)
+        case ("mdia", "minf"), ("minf", "stbl"):
+            if let handler = track?.handler, handler != "soun", handler != "text" {
+                skip(box, note: "not a sound track")
+            } else {
+                try descend(into: box)
+            }
+        case ("stbl", "stsd"):
+            try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
+        case ("stbl", "stts"), ("stbl", "stsc"), ("stbl", "stsz"), ("stbl", "stz2"), ("stbl", "stco"), ("stbl", "co64"),
+            ("traf", "trun"):
+            try read(box, limit: limits.maximumTableChunkBytes, essential: true)
+        case ("ilst", "covr"):
+            try descend(into: box)
+        case ("covr", "data"):
+            state = .pictureData(box)
+        case ("ilst", _), ("udta", "chpl"):
+            try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
+        default:
+            skip(box, note: "")
+        }
+    }
+
+    package mutating func read(_ box: Box, limit: Int, essential: Bool) throws {
+        guard let size = box.bodySize else {
+            throw AudioFileError.invalidChunk("mp4: box '\(box.type)' has no size", offset: box.offset)
+        }
+        if size > Int64(limit) {
+            if essential {
+                throw AudioFileError.limitExceeded(
+                    "mp4: '\(box.type)' box of \(size) bytes is larger than the \(limit)-byte limit", offset: box.offset
+                )
+            }
+            skip(box, note: "too large to read; skipped")
+            return
+        }
+        state = .boxBody(box)
+    }
+
+    package mutating func skip(_ box: Box, note: String) {
+        if !note.isEmpty {
+            context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, note)
+        }
+        state = .skip(remaining: box.bodySize)
+    }
+
+    package func tooDeep(_ box: Box) -> AudioFileError {
+        .limitExceeded("mp4: boxes nested more than \(Self.maximumDepth) deep", offset: box.offset)
+    }
+
+    package mutating func descend(into box: Box) throws {
+        guard open.count < Self.maximumDepth else { throw tooDeep(box) }
+        open.append(box)
+        state = .boxHeader
+    }
+
+    /// Leaves the innermost open box, finishing what it held.
+    package mutating func close() throws {
+        guard let box = open.popLast() else { return }
+        switch box.type {
+        case "trak":
+            if let track, audio == nil, track.handler == "soun", track.entry != nil { audio = track }
+            if let track, chapterTrack == nil, track.handler == "text" { chapterTrack = track }
+            track = nil
+        case "moov":
+            try finishMovie(box)
+        case "moof":
+            if context.properties.dataOffset == nil, let first = table.runs.first {
+                context.properties.dataOffset = first.offset
+                context.announce(.dataOffset)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: The movie, then its packets
+
+    package mutating func finishMovie(_ box: Box) throws {
+        movieParsed = true
+        guard let audio, let entry = audio.entry else {
+            throw AudioFileError.unsupportedDataFormat(
+                "mp4: the movie has no sound track afkit can read", offset: box.offset)
+        }
+        var built = MP4SampleTable()
+        try buildTable(audio, into: &built)
+        table = built
+        sampleCursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
+        var format = entry.format
+        guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 100_000_000 else {
+            throw AudioFileError.malformed("mp4: sample rate \(format.sampleRate) cannot be", offset: box.offset)
+        }
+        guard format.channelsPerFrame > 0, format.channelsPerFrame <= 1024 else {
+            throw AudioFileError.malformed("mp4: \(format.channelsPerFrame) channels cannot be", offset: box.offset)
+        }
+        framesPerDuration = audio.timescale > 0 ? format.sampleRate / Double(audio.timescale) : 1
+        if !entry.knowsFramesPerPacket, let delta = table.uniformDelta, !isFragmented {
+            let frames = (Double(delta) * framesPerDuration).rounded()
+            if frames >= 1, frames <= Double(1 << 20) { format.framesPerPacket = UInt32(frames) }
+        }
+        context.properties.dataFormat = format
+        context.properties.formatList = entry.formatList.count > 1 ? entry.formatList : [format]
+        context.properties.magicCookie = entry.cookie
+        context.properties.isOptimized = earlyMedia == nil
+        context.announce(.fileFormat)
+        context.announce(.dataFormat)
+        context.announce(.formatList)
+        if entry.cookie != nil { context.announce(.magicCookie) }
+        if !context.properties.infoDictionary.isEmpty { context.announce(.infoDictionary) }
+        if let first = table.runs.first {
+            context.properties.dataOffset = first.offset
+            context.announce(.dataOffset)
+        }
+        if !isFragmented {
+            context.properties.audioDataPacketCount = table.sampleCount
+            context.properties.audioDataByteCount = table.byteCount
+            context.properties.packetTableInfo = gaplessInfo(
+                decodedFrames: decodedFrames(
+                    packets: table.sampleCount,
+                    duration: table.totalDuration), exactDuration: table.totalDuration)
+            context.announce(.audioDataPacketCount)
+            context.announce(.audioDataByteCount)
+            if context.properties.packetTableInfo != nil { context.announce(.packetTableInfo) }
+            context.announce(.bitRate)
+        }
+        context.properties.maximumPacketSize = table.maximumSize
+        context.announce(.maximumPacketSize)
+        context.announce(.readyToProducePackets)
+        context.announcedReady = true
+        self.audio?.sizes = []
+        self.audio?.chunkOffsets = []
+        // Audio that came before the table: replay what was held, or ask for it again.
+        if !context.retained.isEmpty { context.retained.isReplaying = true }
+        if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor),
+            first.offset < box.end ?? 0
+        {
+            let holder =
+                mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
+            pendingSeekRequest = (first.offset, .media(holder))
+        }
+        findChapters(after: box)
+    }
+
+    /// The chapter track's titles: read from the audio held before `moov`, else where a seek leads (a file read by
+    /// index passes over `mdat`; a stream that can seek has passed them), else as the bytes pass (a stream that
+    /// cannot seek, `moov` first).
+    package mutating func findChapters(after movie: Box) {
+        guard let track = chapterTrack, !isFragmented else { return }
+        chapterSamples = chapterSamples(of: track)
+        chapterTrack = nil
+        for index in chapterSamples.indices.reversed() {
+            let sample = chapterSamples[index]
+            if let held = context.retained.index(of: sample.offset, count: sample.size) {
+                let bytes = Array(context.retained.bytes[held..<held + sample.size])
+                bytes.withUnsafeBytes { readChapterTitle(index, from: ByteCursor($0)) }
+            }
+        }
+        chapterSamples.removeAll { $0.size < 0 }
+        let position = movie.end ?? 0
+        let seeks = context.mode == .indexing || requestsSeeks
+        if let first = chapterSamples.first, seeks, context.mode == .indexing || first.offset < position {
+            afterChapters = pendingSeekRequest ?? (position, .boxHeader)
+            pendingSeekRequest = (first.offset, .chapterSample(0))
+        }
+    }
+
+    /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
+    /// 1000 of at most 4 KiB each: what a chapter track holds. A table that does not hold together gives none.
+    package mutating func chapterSamples(of track: Track) -> [ChapterSample] {
+        var chapters = MP4SampleTable()
+        guard track.timescale > 0, (try? buildTable(track, into: &chapters)) != nil,
+            var cursor = chapters.cursor(at: 0)
+        else { return [] }
+        let scale = Double(track.timescale)
+        var samples: [ChapterSample] = []
+        var time: Int64 = 0
+        for _ in 0..<min(chapters.sampleCount, 1000) {
+            guard let sample = chapters.sample(at: cursor) else { break }
+            let start = Double(time) / scale
+            time += Int64(sample.duration)
+            if (2...4096).contains(sample.size) {
+                samples.append(
+                    ChapterSample(
+                        offset: sample.offset, size: Int(sample.size), start: start, end: Double(time) / scale))
+            }
+            chapters.advance(&cursor)
+        }
+        return samples.sorted { $0.offset < $1.offset }
+    }
+
+    /// A chapter sample's title (a 16-bit length, then UTF-8, or UTF-16 after its byte-order mark) into the
+    /// chapters, in time order, replacing `chpl`'s; the sample is then done (its size set to -1).
+    package mutating func readChapterTitle(_ index: Int, from cursor: ByteCursor) {
+        let sample = chapterSamples[index]
+        chapterSamples[index].size = -1
+        guard let length = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt16.self),
+            Int(length) + 2 <= min(sample.size, cursor.remaining)
+        else { return }
+        let text = Array(cursor.bytes[cursor.position + 2..<cursor.position + 2 + Int(length)])
+        let title: String
+        if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) {
+            let big = text[0] == 0xFE
+            let units = stride(from: 2, to: text.count - 1, by: 2).map { (at: Int) -> UInt16 in
+                let (high, low) = big ? (text[at], text[at + 1]) : (text[at + 1], text[at])
+                return UInt16(high) << 8 | UInt16(low)
+            }
+            title = String(decoding: units, as: UTF16.self)
+        } else {
+            title = String(decoding: text, as: UTF8.self)
+        }
+        if !readsChapterTrack {
+            readsChapterTrack = true
+            context.properties.chapters = []
+        }
+        let chapter = Chapter(startTime: sample.start, endTime: sample.end, title: title)
+        let place = context.properties.chapters.firstIndex { $0.startTime > sample.start }
+        context.properties.chapters.insert(chapter, at: place ?? context.properties.chapters.endIndex)
+    }
+
+    /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
+    /// there a sample is a frame of the sound description's bytes (as QuickTime reads it).
+    package func constantSize(_ track: Track) -> UInt32 {
+        guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm,
+            format.bytesPerFrame > 1
+        else { return track.constantSize }
+        return format.bytesPerFrame
+    }
+
+    /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`, durations
+    /// from `stts`.
+    package mutating func buildTable(_ track: Track, into table: inout MP4SampleTable) throws {
+        for run in track.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
+        let declared = track.sampleCount
+        var sample: Int64 = 0
+        var entry = 0
+        for (index, offset) in track.chunkOffsets.enumerated() {
+            let chunk = UInt32(truncatingIfNeeded: index + 1)
+            while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= chunk {
+                entry += 1
+            }
+            guard entry < track.samplesPerChunk.count, track.samplesPerChunk[entry].firstChunk <= chunk else {
+                continue
+            }
+            let count = min(Int64(track.samplesPerChunk[entry].samples), declared - sample)
+            guard count > 0 else { break }
+            let sizes = track.constantSize > 0 ? [] : track.sizes[Int(sample)..<Int(sample + count)]
+            try table.append(
+                offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
+                tableOffset: track.tableOffset)
+            sample += count
+        }
+        if sample < declared {
+            context.properties.trace.append(
+                offset: track.tableOffset,
+                "'stsz' counts \(declared) samples; the chunks of 'stsc' and 'stco' hold \(sample)")
+        }
+        let timed = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        if timed != table.sampleCount {
+            context.properties.trace.append(
+                offset: track.tableOffset,
+                "'stts' times \(timed) samples; the table holds \(table.sampleCount)")
+        }
+    }
+
+    package func decodedFrames(packets: Int64, duration: Int64) -> Int64 {
+        guard let format = context.properties.dataFormat else { return 0 }
+        if format.framesPerPacket > 0 { return packets.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? Int64.max }
+        return frames(duration, scale: framesPerDuration)
+    }
+
+    package func frames(_ time: Int64, scale: Double) -> Int64 {
+        Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max)
+    }
+
+    /// Priming, remainder and valid frames from the edit list, else from `iTunSMPB`, else `nil`.
+    /// `exactDuration` is the media's length in its timescale where the whole table is known: no edit
+    /// runs past it.
+    package func gaplessInfo(decodedFrames: Int64, exactDuration: Int64?) -> PacketTableInfo? {
+        guard let audio, let format = context.properties.dataFormat else { return nil }
+        var priming: Int64
+        var valid: Int64
+        if let edit = audio.edits.first(where: { $0.mediaTime >= 0 }) {
+            priming = frames(edit.mediaTime, scale: framesPerDuration)
+            if edit.duration == 0 || movieTimescale == 0 {
+                valid = decodedFrames - priming
+            } else {
+                // The edit's own duration, never past the media's end (a coarse movie timescale's rounding
+                // up); an edit that ends before the media's end is taken as it is.
+                valid = frames(edit.duration, scale: format.sampleRate / Double(movieTimescale))
+                if let exactDuration { valid = min(valid, frames(exactDuration, scale: framesPerDuration) - priming) }
+            }
+        } else if let tag = itunesGapless {
+            priming = tag.priming
+            valid = tag.valid
+        } else {
+            return nil
+        }
+        priming = min(max(priming, 0), decodedFrames, Int64(Int32.max))
+        valid = min(max(valid, 0), decodedFrames - priming)
+        let remainder = min(decodedFrames - priming - valid, Int64(Int32.max))
+        return PacketTableInfo(validFrames: valid, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
+    }
+
+    package mutating func beginMedia(_ box: Box) {
+        if mediaBoxes.count < 4096 { mediaBoxes.append(box) }
+        context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, "audio data")
+        if context.mode == .indexing {
+            if !movieParsed && earlyMedia == nil { earlyMedia = box }
+            state = .skip(remaining: box.bodySize)
+        } else if movieParsed {
+            state = .media(box)
+        } else {
+            if earlyMedia == nil { earlyMedia = box }
+            if requestsSeeks, let end = box.end {
+                pendingSeekRequest = (end, .boxHeader)
+                state = .skip(remaining: 0)
+            } else {
+                state = .retaining(box)
+            }
+        }
+    }
+
+    /// Counts a packet the cursor passes, delivered or not.
+    package mutating func advance() {
+        if let sample = table.sample(at: sampleCursor) { tally.add(size: sample.size, duration: sample.duration) }
+        table.advance(&sampleCursor)
+    }
+
+    package func framesOf(_ duration: UInt32) -> UInt32 {
+        guard context.properties.dataFormat?.framesPerPacket == 0 else { return 0 }
+        return UInt32(clamping: frames(Int64(duration), scale: framesPerDuration))
+    }
+
+    /// One step inside `mdat`: a run of whole packets, or bytes stepped over or awaited.
+    package mutating func produceMedia(_ cursor: inout ByteCursor, in box: Box) throws -> ParserStep? {
+        let position = cursor.absoluteOffset
+        let end = box.end ?? Int64.max
+        if position >= end {
+            state = .boxHeader
+            return nil
+        }
+        let available = Int(min(Int64(cursor.remaining), end - position))
+        guard available > 0 else { return .needMore(1) }
+        // A chapter title between the packets, in a stream that cannot seek back for it: read as it passes.
+        let gapEnd = min(table.sample(at: sampleCursor)?.offset ?? end, end)
+        if gapEnd > position,
+            let index = chapterSamples.firstIndex(where: { $0.size >= 0 && $0.offset >= position && $0.offset < gapEnd }
+            )
+        {
+            let sample = chapterSamples[index]
+            if sample.offset > position {
+                _ = cursor.skip(Int(min(Int64(available), sample.offset - position)))
+                return nil
+            }
+            guard cursor.remaining >= sample.size else { return .needMore(sample.size) }
+            readChapterTitle(index, from: cursor)
+            return nil
+        }
+        guard let next = table.sample(at: sampleCursor), next.offset < end else {
+            _ = cursor.skip(available)
+            return nil
+        }
+        if next.offset < position {
+            skipUnreachable(before: position)
+            return nil
+        }
+        if next.offset > position {
+            _ = cursor.skip(Int(min(Int64(available), next.offset - position)))
+            return nil
+        }
+        let first = tally.packets
+        let span = cutPackets(from: position, available: available)
+        if context.descriptions.isEmpty {
+            if Int64(next.size) > end - position {
+                context.properties.trace.append(
+                    offset: position,
+                    "sample \(sampleCursor.sample) of \(next.size) bytes runs past the end of 'mdat'; it is not a packet"
+                )
+                table.advance(&sampleCursor)
+                return nil
+            }
+            guard Int(next.size) <= context.limits.maximumRetainedAudioBytes else {
+                throw AudioFileError.limitExceeded(
+                    "mp4: packet \(sampleCursor.sample) of \(next.size) bytes is larger than the parser may hold",
+                    offset: position)
+            }
+            return .needMore(Int(next.size))
+        }
+        let run = PacketRun(
+            source: .input(index: cursor.position), firstPacket: first,
+            packetCount: context.descriptions.count, absoluteOffset: position, byteCount: span, hasDescriptions: true)
+        _ = cursor.skip(span)
+        table.trim(&sampleCursor)
+        return .packets(run)
+    }
+
+    /// Passes over samples that lie before `position`, outside any `mdat` the stream passed through: a
+    /// stream cannot go back for them, and the file API does not count them either.
+    package mutating func skipUnreachable(before position: Int64) {
+        var skipped: Int64 = 0
+        let first = sampleCursor.sample
+        while let sample = table.sample(at: sampleCursor), sample.offset < position {
+            let run = table.runs[sampleCursor.run]
+            if run.end <= position, sampleCursor.runOffset == 0 {
+                skipped += run.count
+                sampleCursor.run += 1
+                sampleCursor.sample += run.count
+                if let cursor = table.cursor(at: sampleCursor.sample) { sampleCursor = cursor }
+                continue
+            }
+            table.advance(&sampleCursor)
+            skipped += 1
+        }
+        context.properties.trace.append(
+            offset: position,
+            "\(skipped) samples from sample \(first) lie outside the media data the stream passed; they are not packets"
+        )
+    }
+
+    /// Packets whose bytes were held while `moov` was awaited.
+    package mutating func replayRetained(before position: Int64) -> PacketRun? {
+        guard let sample = table.sample(at: sampleCursor), sample.offset < position,
+            let index = context.retained.index(of: sample.offset, count: Int(sample.size))
+        else {
+            context.retained.release()
+            return nil
+        }
+        let first = tally.packets
+        let span = cutPackets(from: sample.offset, available: context.retained.heldBytes(from: sample.offset))
+        return PacketRun(
+            source: .retained(index: index), firstPacket: first, packetCount: context.descriptions.count,
+            absoluteOffset: sample.offset, byteCount: span, hasDescriptions: true)
+    }
+
+    /// Fills `context.descriptions` with the whole packets, from the next one on, that lie in the
+    /// `available` bytes from `start`; returns the bytes they span.
+    package mutating func cutPackets(from start: Int64, available: Int) -> Int {
+        context.beginPacketRun()
+        var span = 0
+        while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
+            let offset = sample.offset - start
+            guard offset >= Int64(span), offset + Int64(sample.size) <= Int64(available) else { break }
+            span = context.appendPacket(at: offset, size: sample.size, frames: framesOf(sample.duration))
+            advance()
+        }
+        return span
+    }
+
+    // MARK: The end
+
+    package mutating func finish(endOffset: Int64, unconsumed: Int) throws {
+        switch state {
+        case .boxBody(let box) where !movieParsed || open.contains(where: { $0.type == "moov" }):
+            throw AudioFileError.truncated(
+                "mp4: the stream ends inside the '\(box.type)' box (\(box.bodySize ?? 0) bytes declared, \(unconsumed) present)",
+                offset: box.offset)
+        case .boxHeader where unconsumed > 0 && !movieParsed, .metaHeader where !movieParsed:
+            throw AudioFileError.truncated(
+                "mp4: the stream ends inside a box header", offset: endOffset - Int64(unconsumed))
+        case .awaitingSeek(let target, _) where !movieParsed:
+            throw AudioFileError.notOptimized(
+                "mp4: 'moov' follows the audio; the parser asked for byte \(target) and the stream ended without it",
+                offset: earlyMedia?.offset)
+        default:
+            if unconsumed > 0 {
+                context.properties.trace.append(
+                    offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end not read")
+            }
+        }
+        guard movieParsed else {
+            if let movie = open.first(where: { $0.type == "moov" }) {
+                let length = movie.end.map { "\($0 - movie.offset) bytes long" } ?? "running to the end"
+                throw AudioFileError.truncated(
+                    "mp4: the stream ends inside its 'moov' box (at byte \(movie.offset), \(length)): the file is cut short",
+                    offset: endOffset)
+            }
+            if let early = earlyMedia {
+                throw AudioFileError.truncated(
+                    "mp4: the stream ends without a 'moov' box (its 'mdat' at byte \(early.offset) came first)",
+                    offset: endOffset)
+            }
+            throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
+        }
+        if let first = table.runs.first, first.offset >= endOffset {
+            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is); the
+            // audio would have begun where the stream ends.
+            context.properties.trace.append(
+                offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
+            context.properties.dataOffset = endOffset
+        }
+        var reached = sampleCursor.sample
+        if context.mode == .indexing {
+            // Every packet whose bytes lie within the file, in order.
+            var index: [PacketDescription] = []
+            var cursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
+            tally = Tally()
+            var box = 0
+            var outside: Int64 = 0
+            while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
+                table.advance(&cursor)
+                while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
+                guard
+                    mediaBoxes.count >= 4096
+                        || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
+                            && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
+                else {
+                    outside += 1
+                    continue
+                }
+                index.append(
+                    PacketDescription(
+                        startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration),
+                        dataByteSize: sample.size))
+                tally.add(size: sample.size, duration: sample.duration)
+            }
+            reached = cursor.sample
+            if outside > 0 {
+                context.noteDamage(
+                    "mp4: the sample table puts \(outside) packets outside the media data ('mdat'); they are lost")
+            }
+            context.packetIndex = index
+        }
+        let claimed = table.sampleCount
+        if reached < claimed {
+            // Cut short where the stream ends inside the media data; where every 'mdat' is whole, the table lies.
+            let mediaWhole = !mediaBoxes.isEmpty && mediaBoxes.allSatisfy { ($0.end ?? Int64.max) <= endOffset }
+            let note = "\(claimed - reached) of \(claimed) packets lie past the end of the stream"
+            if mediaWhole && !isFragmented {
+                context.noteDamage(
+                    "mp4: the sample table puts \(claimed - reached) of its \(claimed) packets past the end of the "
+                        + "stream, though the media data ('mdat') is whole: the table is damaged; they are lost")
+            } else {
+                context.properties.isTruncated = true
+                context.properties.trace.append(offset: endOffset, note)
+            }
+        }
+        context.properties.audioDataPacketCount = tally.packets
+        context.properties.audioDataByteCount = tally.bytes
+        context.properties.maximumPacketSize = tally.largest
+        if context.properties.dataOffset == nil {
+            context.properties.dataOffset = min(
+                table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
+        }
+        let complete = reached == claimed && !isFragmented
+        context.properties.packetTableInfo = gaplessInfo(
+            decodedFrames: decodedFrames(packets: tally.packets, duration: tally.duration),
+            exactDuration: complete ? table.totalDuration : nil)
+        context.announce(.packetTableInfo)
+    }
+}

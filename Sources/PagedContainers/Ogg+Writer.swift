@@ -1,0 +1,136 @@
+import AudioFormats
+import ElementaryStreams
+import StreamParsing
+
+extension Ogg {
+    /// Pages before the audio in a written Ogg Opus file: `OpusHead`, then `OpusTags`.
+    package static let headerPageCount: UInt32 = 2
+    /// The logical stream's serial number ("afkt"): fixed, so the same input makes the same file.
+    package static let writtenSerial: UInt32 = 0x6166_6B74
+    /// Frames (at 48 kHz) a page gathers before it is written: one second, as `opusenc` pages.
+    package static let pageFrames = 48000
+
+    /// Ogg Opus's comment header (`OpusTags`) of the metadata, pictures and loops: what must fit in one page
+    /// (``largestOnePagePacket``), which the converter asks before it carries a cover.
+    package static func commentHeader(
+        metadata: [String: String], pictures: [Picture], loops: [Loop], chapters: [Chapter] = []
+    ) -> [UInt8] {
+        Array("OpusTags".utf8)
+            + VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops, chapters: chapters)
+    }
+
+    /// Header of an Ogg Opus file: the `OpusHead` page (the cookie; first of the stream) and the
+    /// `OpusTags` page (the metadata as Vorbis comments). The audio pages are made as packets arrive.
+    package static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts) throws
+        -> ContainerLayout
+    {
+        guard format.formatID == .opus else {
+            throw AudioFileError.unsupportedDataFormat(
+                "ogg: afkit writes Ogg Opus; use -d opus, not '\(format.formatID)'", offset: nil)
+        }
+        guard let head = counts.cookie(options), head.count >= 19, head.starts(with: Array("OpusHead".utf8)) else {
+            throw AudioFileError.unsupportedDataFormat("ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
+        }
+        // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
+        // says so), then metadata.
+        var tags = commentHeader(
+            metadata: options.metadata, pictures: options.pictures, loops: options.loops, chapters: options.chapters)
+        if tags.count > largestOnePagePacket {
+            tags = commentHeader(
+                metadata: options.metadata, pictures: [], loops: options.loops, chapters: options.chapters)
+        }
+        if tags.count > largestOnePagePacket { tags = commentHeader(metadata: [:], pictures: [], loops: []) }
+        var header: [UInt8] = []
+        appendPage(&header, flags: 2, granule: 0, sequence: 0, lacing: lacing(for: head.count), body: head)
+        appendPage(&header, flags: 0, granule: 0, sequence: 1, lacing: lacing(for: tags.count), body: tags)
+        return ContainerLayout(header: header, trailer: [])
+    }
+
+    /// The lacing values of one packet of `count` bytes.
+    package static func lacing(for count: Int) -> [UInt8] {
+        [UInt8](repeating: 255, count: count / 255) + [UInt8(count % 255)]
+    }
+
+    /// Appends a page of the written stream, its CRC computed.
+    package static func appendPage(
+        _ out: inout [UInt8], flags: UInt8, granule: Int64, sequence: UInt32, lacing: [UInt8], body: [UInt8]
+    ) {
+        let start = out.count
+        out += Array("OggS".utf8) + [0, flags]
+        out.appendInteger(UInt64(bitPattern: granule), endianness: .little)
+        out.appendInteger(writtenSerial, endianness: .little)
+        out.appendInteger(sequence, endianness: .little)
+        out.appendInteger(UInt32(0), endianness: .little)
+        out.append(UInt8(lacing.count))
+        out += lacing
+        out += body
+        let crc = out.withUnsafeBytes { pageChecksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        for index in 0..<4 { out[start + 22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
+    }
+
+    /// Gathers a written stream's packets into pages: a page is written when the next packet would take it
+    /// past 255 lacing values or it holds a second of audio; a packet too large for one page continues on
+    /// the next. Each page's granule position is the frames decoded by the end of its last whole packet
+    /// (the pre-skip included); the last page, written by ``finish(packetTableInfo:into:)``, states where
+    /// the valid frames end.
+    package struct Pager {
+        private var sequence: UInt32
+        private let framesPerPacket: Int
+        private var lacing: [UInt8] = []
+        private var body: [UInt8] = []
+        private var granule: Int64 = 0
+        private var pageFrames = 0
+        private var endsPacket = false
+        private var continues = false
+
+        /// A pager whose first page has number `firstSequence`, for packets of `format`.
+        package init(firstSequence: UInt32, format: StreamDescription) {
+            sequence = firstSequence
+            framesPerPacket = Int(format.framesPerPacket)
+        }
+
+        /// Adds a packet of `frames` (0: the format's constant count), appending any page it completes.
+        package mutating func append(packet: UnsafeRawBufferPointer, frames: Int, into out: inout [UInt8]) {
+            let segments = packet.count / 255 + 1
+            if !lacing.isEmpty && (lacing.count + segments > 255 || pageFrames >= Ogg.pageFrames) {
+                writePage(last: false, finalGranule: nil, into: &out)
+            }
+            var position = 0
+            while true {
+                if lacing.count == 255 {
+                    // The packet goes on in the next page.
+                    writePage(last: false, finalGranule: nil, into: &out)
+                    continues = true
+                }
+                let value = min(255, packet.count - position)
+                lacing.append(UInt8(value))
+                body += UnsafeRawBufferPointer(rebasing: packet[position..<position + value])
+                position += value
+                if value < 255 { break }
+            }
+            let count = frames > 0 ? frames : framesPerPacket
+            granule += Int64(count)
+            pageFrames += count
+            endsPacket = true
+        }
+
+        /// Writes the last page (end of stream), its granule ending the valid frames where `packetTableInfo`
+        /// states them.
+        package mutating func finish(packetTableInfo: PacketTableInfo?, into out: inout [UInt8]) {
+            let final = packetTableInfo.map { Int64($0.primingFrames) + $0.validFrames }
+            writePage(last: true, finalGranule: final, into: &out)
+        }
+
+        private mutating func writePage(last: Bool, finalGranule: Int64?, into out: inout [UInt8]) {
+            let flags: UInt8 = (continues ? 1 : 0) | (last ? 4 : 0)
+            let position = finalGranule ?? (endsPacket ? granule : -1)
+            Ogg.appendPage(&out, flags: flags, granule: position, sequence: sequence, lacing: lacing, body: body)
+            sequence &+= 1
+            lacing.removeAll(keepingCapacity: true)
+            body.removeAll(keepingCapacity: true)
+            pageFrames = 0
+            endsPacket = false
+            continues = false
+        }
+    }
+}
