@@ -22,12 +22,41 @@ struct IMAEncoderTables {
     /// `midpoints[index << 3 | m]` = level(m) + level(m+1), m in 0...6.
     let midpoints: [Int32]
 
+    /// The beam search's candidates of a state, by step index and nearest magnitude `n`:
+    /// `expansions[(index << 3 | n) * 4 + lane]` holds, for each candidate, the magnitude's difference
+    /// (unsigned) << 12, its code (bit 3 set: the sign opposite the sample's) << 8, and the next step
+    /// index. The candidates, in the order they are tried: n-1, n, n+1 (those in 0...7, once each),
+    /// then for n <= 1 magnitude 0 of the other sign; 2 to 4 of them (unused lanes repeat lane 0).
+    let expansions: [Int32]
+
     init(_ reconstruction: IMA.Reconstruction) {
         let differences = IMA.differenceTable(reconstruction)
         self.differences = differences
         midpoints = (0..<89 * 8).map { entry in
             entry & 7 == 7 ? Int32.max : differences[entry] + differences[entry + 1]
         }
+        var expansions: [Int32] = []
+        for index in 0..<89 {
+            for nearest in 0..<8 {
+                var codes: [Int32] = []
+                for code in [max(nearest - 1, 0), nearest, min(nearest + 1, 7)] where !codes.contains(Int32(code)) {
+                    codes.append(Int32(code))
+                }
+                if nearest <= 1 { codes.append(8) }
+                while codes.count < 4 { codes.append(codes[0]) }
+                for code in codes {
+                    let next = min(max(Int32(index) + IMA.indexTable[Int(code)], 0), IMA.maximumStepIndex)
+                    expansions.append(differences[index << 3 | Int(code & 7)] << 12 | code << 8 | next)
+                }
+            }
+        }
+        self.expansions = expansions
+    }
+
+    /// How many candidates a state whose nearest magnitude is `n` makes (see `expansions`).
+    @inline(__always)
+    static func candidateCount(nearest n: Int32) -> Int {
+        3 &+ (n == 1 ? 1 : 0) &- (n == 7 ? 1 : 0)
     }
 
     static let shiftAndAdd = IMAEncoderTables(.shiftAndAdd)
@@ -39,13 +68,19 @@ struct IMACoder {
     let differences: UnsafeBufferPointer<Int32>
     let midpoints: UnsafeBufferPointer<Int32>
     let nextIndex: UnsafeBufferPointer<UInt8>
+    let expansions: UnsafeBufferPointer<Int32>
 
     static func with<R>(_ reconstruction: IMA.Reconstruction, _ body: (IMACoder) throws -> R) rethrows -> R {
         let tables = reconstruction == .shiftAndAdd ? IMAEncoderTables.shiftAndAdd : IMAEncoderTables.multiply
         return try tables.differences.withUnsafeBufferPointer { differences in
             try tables.midpoints.withUnsafeBufferPointer { midpoints in
                 try IMA.nextIndexTable.withUnsafeBufferPointer { next in
-                    try body(IMACoder(differences: differences, midpoints: midpoints, nextIndex: next))
+                    try tables.expansions.withUnsafeBufferPointer { expansions in
+                        try body(
+                            IMACoder(
+                                differences: differences, midpoints: midpoints, nextIndex: next,
+                                expansions: expansions))
+                    }
                 }
             }
         }
@@ -113,8 +148,9 @@ struct IMABeamSearch {
     let maximumLength: Int
     private let buffers: Buffers
 
-    /// The merge table's size (slots), well above the candidates of one step.
-    fileprivate static let tableBits = 11
+    /// The cost of a candidate merged into an earlier one in the same decoder state: above every real
+    /// cost (a run's samples times 2^32), and exact as a Double.
+    fileprivate static let dead = 0x1p62
 
     /// States kept at most: the width, and the cheapest of each of the 89 step indices.
     private var capacity: Int { width + 89 }
@@ -127,6 +163,14 @@ struct IMABeamSearch {
 
     /// Searches codes for `count` samples from any of `seeds` (at most 64); returns the seed the best
     /// path starts from, its final state and squared error, writing its codes.
+    ///
+    /// Each sample goes in phases: every kept state makes its candidates (four lanes at once, stored
+    /// in the order they are tried); candidates in the same decoder state are merged, in that order,
+    /// into the first (the cheaper one's path stays; the later is marked dead), and each step index's
+    /// cheapest (the first to reach its cost) is noted; the `width`-th smallest cost is found; the
+    /// candidates kept (cheaper than it, a step index's cheapest, or as cheap while places last, in
+    /// order) become the next states. A state is one word, (predictor + 32768) << 7 | step index; costs
+    /// are Doubles, exact (integers far below 2^53).
     func search(
         _ samples: (Int) -> Int32, count: Int, seeds: UnsafeBufferPointer<IMAChannelState>, coder: IMACoder,
         codes output: (Int, UInt8) -> Void
@@ -135,140 +179,212 @@ struct IMABeamSearch {
         // The buffers' pointers as locals: a class's stored properties are checked for exclusive access
         // on every use.
         let b = buffers
-        var states = b.states, next = b.nextStates
-        let candidatePredictors = b.candidatePredictors, candidateStepIndices = b.candidateStepIndices
-        let candidateParents = b.candidateParents, candidateCosts = b.candidateCosts
-        let scratch = b.scratch, histogram = b.histogram, candidateCodes = b.candidateCodes, bests = b.bests
-        let bestStamps = b.bestStamps, parents = b.parents, codes = b.codes
-        let slots = b.slots, slotStamps = b.slotStamps
-        let tableMask = (1 << Self.tableBits) - 1
+        var keys = b.keys, costs = b.costs, nextKeys = b.nextKeys, nextCosts = b.nextCosts
+        let candidateKeys = b.candidateKeys, candidateCosts = b.candidateCosts, candidatePaths = b.candidatePaths
+        let tags = b.tags, tableMask = b.tableMask, tableShift = b.tableShift
+        let bestCosts = b.bestCosts, bestTags = b.bestTags
+        let history = b.history, scratch = b.scratch, histogram = b.histogram
+        guard let midpoints = coder.midpoints.baseAddress, let expansions = coder.expansions.baseAddress else {
+            preconditionFailure("IMA encoder tables")
+        }
         var stamp = b.stamp
         defer { b.stamp = stamp }
         let capacity = self.capacity
         let width = self.width
+        let dead = Int64(bitPattern: Self.dead.bitPattern)
         var kept = 0
-        for (index, seed) in seeds.enumerated() {
-            states.predictors[kept] = seed.predictor
-            states.stepIndices[kept] = seed.stepIndex
-            states.costs[kept] = 0
-            states.seeds[kept] = Int32(index)
+        for seed in seeds {
+            keys[kept] = (seed.predictor &+ 32768) << 7 | seed.stepIndex
+            costs[kept] = 0
             kept += 1
         }
         for position in 0..<count {
             let sample = samples(position)
             stamp &+= 1
-            if stamp == 0 {
-                for index in 0..<89 { bestStamps[index] = 0 }
-                for index in 0...tableMask { slotStamps[index] = 0 }
+            if stamp == 1 << 24 {
+                for index in 0..<128 { bestTags[index] = 0 }
+                for index in 0...tableMask { tags[index] = 0 }
                 stamp = 1
             }
+            // Expansion.
             var made = 0
+            let sampleVector = SIMD4<Int32>(repeating: sample)
             for state in 0..<kept {
-                let predictor = states.predictors[state]
-                let stepIndex = Int(states.stepIndices[state])
-                let cost = states.costs[state]
-                let delta = sample - predictor
-                let sign: Int32 = delta < 0 ? 8 : 0
-                let nearest = coder.nearestMagnitude(abs(delta), index: stepIndex)
-                @inline(__always) func add(_ code: Int32) {
-                    let difference = coder.differences[stepIndex << 3 | Int(code & 7)]
-                    let next = min(
-                        max(code & 8 != 0 ? predictor &- difference : predictor &+ difference, -32768), 32767)
-                    let nextIndex = Int(coder.nextIndex[stepIndex << 4 | Int(code)])
-                    let miss = Int64(sample &- next)
-                    // Costs stay far below 2^63: a block's samples times 2^32.
-                    let total = cost &+ miss &* miss
-                    // Merge with a candidate in the same decoder state (open addressing on predictor and step index).
-                    let key = UInt32(bitPattern: (next + 32768) << 7 | Int32(nextIndex))
-                    var hash = Int((key &* 2_654_435_761) >> UInt32(32 - Self.tableBits))
-                    while slotStamps[hash] == stamp {
-                        let slot = Int(slots[hash])
-                        if candidatePredictors[slot] == next && candidateStepIndices[slot] == Int32(nextIndex) {
-                            if total < candidateCosts[slot] {
-                                candidateCosts[slot] = total
-                                candidateParents[slot] = Int32(state)
-                                candidateCodes[slot] = UInt8(code)
-                                if total < candidateCosts[Int(bests[nextIndex])] { bests[nextIndex] = Int32(slot) }
-                            }
-                            return
+                let key = keys[state]
+                let predictor = key &>> 7 &- 32768
+                let stepIndex = Int(key & 127)
+                let delta = sample &- predictor
+                let negative = delta &>> 31
+                let twice = SIMD4<Int32>(repeating: ((delta ^ negative) &- negative) &<< 1)
+                let row = UnsafeRawPointer(midpoints + stepIndex << 3)
+                let low = row.loadUnaligned(as: SIMD4<Int32>.self)
+                let high = row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Int32>.self)
+                let zero = SIMD4<Int32>(repeating: 0)
+                let counts =
+                    zero.replacing(with: 1, where: low .<= twice) &+ zero.replacing(with: 1, where: high .<= twice)
+                let nearest = counts.wrappedSum()
+                let entry = UnsafeRawPointer(expansions + (stepIndex << 3 | Int(nearest)) << 2)
+                    .loadUnaligned(as: SIMD4<Int32>.self)
+                let difference = entry &>> 12
+                let flip = (entry &<< 20) &>> 31
+                let negate = flip ^ SIMD4<Int32>(repeating: negative)
+                var next = SIMD4<Int32>(repeating: predictor) &+ ((difference ^ negate) &- negate)
+                next = next.replacing(with: -32768, where: next .< -32768)
+                next = next.replacing(with: 32767, where: next .> 32767)
+                let miss = SIMD4<Double>(sampleVector &- next)
+                let total = miss * miss + SIMD4<Double>(repeating: Double(bitPattern: UInt64(bitPattern: costs[state])))
+                let code = ((entry &>> 8) & 15) ^ SIMD4<Int32>(repeating: negative & 8)
+                UnsafeMutableRawPointer(candidateKeys + made).storeBytes(
+                    of: (next &+ 32768) &<< 7 | (entry & 127), as: SIMD4<Int32>.self)
+                UnsafeMutableRawPointer(candidatePaths + made).storeBytes(
+                    of: SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: state) << 4) | code, as: SIMD4<Int32>.self)
+                UnsafeMutableRawPointer(candidateCosts + made).storeBytes(of: total, as: SIMD4<Double>.self)
+                made &+= IMAEncoderTables.candidateCount(nearest: nearest)
+            }
+            // Merging, in the order tried, and each step index's cheapest. Costs are compared as the
+            // bits of the Doubles (non-negative: the same order). A table entry is stamp << 40 |
+            // candidate << 23 | key.
+            var live = made
+            let stampTag = UInt64(stamp) << 40
+            let bestStamp = UInt64(stamp) << 32
+            let match: UInt64 = ~(((1 << 17) - 1) << 23)
+            for candidate in 0..<made {
+                let key = candidateKeys[candidate]
+                let cost = candidateCosts[candidate]
+                let tag = stampTag | UInt64(UInt32(bitPattern: key))
+                var hash = Int(truncatingIfNeeded: (UInt32(bitPattern: key) &* 2_654_435_761) &>> tableShift)
+                var entry = tags[hash]
+                while entry & match != tag && entry >> 40 == stampTag >> 40 {
+                    hash = (hash &+ 1) & tableMask
+                    entry = tags[hash]
+                }
+                let stepIndex = Int(key & 127)
+                if entry & match == tag {
+                    let slot = Int(truncatingIfNeeded: entry >> 23) & ((1 << 17) - 1)
+                    if cost < candidateCosts[slot] {
+                        candidateCosts[slot] = cost
+                        candidatePaths[slot] = candidatePaths[candidate]
+                        if cost < bestCosts[stepIndex] {
+                            bestCosts[stepIndex] = cost
+                            bestTags[stepIndex] = bestStamp | UInt64(slot)
                         }
-                        hash = (hash &+ 1) & tableMask
                     }
-                    slotStamps[hash] = stamp
-                    slots[hash] = Int32(made)
-                    // Without a branch: a stale entry (another step's) always gives way.
-                    let current = bests[nextIndex]
-                    let stale = bestStamps[nextIndex] != stamp
-                    let cheaper = total < candidateCosts[Int(current)]
-                    bestStamps[nextIndex] = stamp
-                    bests[nextIndex] = stale || cheaper ? Int32(made) : current
-                    candidatePredictors[made] = next
-                    candidateStepIndices[made] = Int32(nextIndex)
-                    candidateCosts[made] = total
-                    candidateParents[made] = Int32(state)
-                    candidateCodes[made] = UInt8(code)
-                    made &+= 1
+                    candidateCosts[candidate] = dead
+                    live &-= 1
+                    continue
                 }
-                // The nearest magnitude and its neighbours, a fixed three (at 0 or 7 one repeats, and
-                // merges with itself), then the other sign near zero.
-                add(sign | max(nearest - 1, 0))
-                add(sign | nearest)
-                add(sign | min(nearest + 1, 7))
-                if nearest <= 1 { add(sign ^ 8) }
+                tags[hash] = tag | UInt64(candidate) << 23
+                let info = bestTags[stepIndex]
+                // A stale entry (another step's) gives way: its cost is read as at least `dead`
+                // (arithmetic: the compiler makes a branch of a condition).
+                let other = Int64(bitPattern: (info ^ bestStamp) >> 32)
+                let current = bestCosts[stepIndex] | (dead & ((other | (0 &- other)) &>> 63))
+                let cheaper = cost < current
+                bestCosts[stepIndex] = cheaper ? cost : current
+                bestTags[stepIndex] = bestStamp | (cheaper ? UInt64(candidate) : info & 0xFFFF_FFFF)
             }
-            // Keep the `width` cheapest (ties while places last) and each step index's cheapest.
-            var threshold = Int64.max
-            var ties = made
-            if made > width {
-                let selected = Self.nthSmallest(
-                    width, of: candidateCosts, count: made, histogram: histogram, scratch: scratch)
-                threshold = selected.value
-                ties = width - selected.below
+            // The `width`-th smallest cost (all are kept when there are no more).
+            var threshold = dead
+            if live > width {
+                if width == 6 {
+                    // An odd count's last pair ends in a cost above all.
+                    candidateCosts[made] = dead
+                    // Two lists of the six smallest side by side (even and odd candidates, `insert`), then
+                    // the odd list's inserted into the even one.
+                    var t0 = SIMD2<Double>(repeating: Self.dead), t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0
+                    let raw = UnsafeRawPointer(candidateCosts)
+                    for pair in 0..<(made &+ 1) >> 1 {
+                        let cost = raw.loadUnaligned(fromByteOffset: pair << 4, as: SIMD2<Double>.self)
+                        Self.insert(cost, into: &t0, &t1, &t2, &t3, &t4, &t5)
+                    }
+                    let odd = SIMD8<Double>(t0[1], t1[1], t2[1], t3[1], t4[1], t5[1], Self.dead, Self.dead)
+                    for index in 0..<6 {
+                        let cost = SIMD2<Double>(repeating: odd[index])
+                        Self.insert(cost, into: &t0, &t1, &t2, &t3, &t4, &t5)
+                    }
+                    threshold = Int64(bitPattern: t5[0].bitPattern)
+                } else {
+                    var gathered = 0
+                    for candidate in 0..<made {
+                        let cost = candidateCosts[candidate]
+                        scratch[gathered] = cost
+                        gathered &+= cost < dead ? 1 : 0
+                    }
+                    threshold = Self.nthSmallest(
+                        width, of: scratch, count: gathered, histogram: histogram, scratch: scratch + gathered)
+                }
             }
-            let history = position * capacity
+            // Kept, in order: cheaper than the threshold, each step index's cheapest, and those as cheap
+            // as the threshold while places last (each step index's cheapest takes none).
+            // (Arithmetic rather than conditions: the compiler makes branches of those.)
+            var ties = 0
+            if threshold < dead {
+                ties = width
+                for candidate in 0..<made {
+                    ties &-= Int(truncatingIfNeeded: UInt64(bitPattern: candidateCosts[candidate] &- threshold) >> 63)
+                }
+            }
+            let row = history + position * capacity
             kept = 0
-            for slot in 0..<made {
-                let cost = candidateCosts[slot]
-                var keep = cost < threshold || Int(bests[Int(candidateStepIndices[slot])]) == slot
-                if !keep && cost == threshold && ties > 0 {
-                    keep = true
-                    ties -= 1
-                }
-                guard keep else { continue }
-                let parent = Int(candidateParents[slot])
-                next.predictors[kept] = candidatePredictors[slot]
-                next.stepIndices[kept] = candidateStepIndices[slot]
-                next.costs[kept] = cost
-                next.seeds[kept] = states.seeds[parent]
-                parents[history + kept] = Int32(parent)
-                codes[history + kept] = candidateCodes[slot]
-                kept += 1
+            for candidate in 0..<made {
+                let key = candidateKeys[candidate]
+                let cost = candidateCosts[candidate]
+                let slot = Int(truncatingIfNeeded: bestTags[Int(key & 127)] & 0xFFFF_FFFF)
+                let isBest = (slot ^ candidate) == 0 ? 1 : 0
+                let less = Int(truncatingIfNeeded: UInt64(bitPattern: cost &- threshold) >> 63)
+                let equal = cost == threshold ? 1 : 0
+                let tie = equal & (isBest ^ 1) & Int(truncatingIfNeeded: UInt64(bitPattern: Int64(0 &- ties)) >> 63)
+                ties &-= tie
+                nextKeys[kept] = key
+                nextCosts[kept] = cost
+                row[kept] = candidatePaths[candidate]
+                kept &+= less | isBest | tie
             }
-            swap(&states, &next)
+            swap(&keys, &nextKeys)
+            swap(&costs, &nextCosts)
         }
         var best = 0
-        for state in 1..<max(kept, 1) where states.costs[state] < states.costs[best] { best = state }
-        let winner = (
-            seed: Int(states.seeds[best]),
-            state: IMAChannelState(predictor: states.predictors[best], stepIndex: states.stepIndices[best]),
-            cost: states.costs[best]
-        )
+        for state in 1..<max(kept, 1) where costs[state] < costs[best] { best = state }
+        let key = keys[best]
+        let cost = Int64(Double(bitPattern: UInt64(bitPattern: costs[best])))
         var state = best
         for position in stride(from: count - 1, through: 0, by: -1) {
-            output(position, codes[position * capacity + state])
-            state = Int(parents[position * capacity + state])
+            let path = history[position * capacity + state]
+            output(position, UInt8(truncatingIfNeeded: path & 15))
+            state = Int(path >> 4)
         }
-        return winner
+        return (
+            seed: state, state: IMAChannelState(predictor: key &>> 7 &- 32768, stepIndex: key & 127), cost: cost
+        )
     }
 
-    /// The `n`-th smallest (1-based) of the first `count` values, exactly, and how many values are
-    /// smaller, with few unpredictable branches: a histogram of each value's top 8 bits above the
-    /// smallest finds the bucket holding it, and only that bucket's values (usually a handful) are
-    /// selected among.
+    /// Inserts `cost` into two sorted lists of six, lane by lane, without a branch: the k-th smallest after
+    /// it is min(t_k, max(t_k-1, cost)).
+    @inline(__always)
+    private static func insert(
+        _ cost: SIMD2<Double>, into t0: inout SIMD2<Double>, _ t1: inout SIMD2<Double>, _ t2: inout SIMD2<Double>,
+        _ t3: inout SIMD2<Double>, _ t4: inout SIMD2<Double>, _ t5: inout SIMD2<Double>
+    ) {
+        t5 = t5.replacing(with: cost, where: cost .< t5)
+        t5 = t5.replacing(with: t4, where: t5 .< t4)
+        t4 = t4.replacing(with: cost, where: cost .< t4)
+        t4 = t4.replacing(with: t3, where: t4 .< t3)
+        t3 = t3.replacing(with: cost, where: cost .< t3)
+        t3 = t3.replacing(with: t2, where: t3 .< t2)
+        t2 = t2.replacing(with: cost, where: cost .< t2)
+        t2 = t2.replacing(with: t1, where: t2 .< t1)
+        t1 = t1.replacing(with: cost, where: cost .< t1)
+        t1 = t1.replacing(with: t0, where: t1 .< t0)
+        t0 = t0.replacing(with: cost, where: cost .< t0)
+    }
+
+    /// The `n`-th smallest (1-based) of the first `count` values, exactly, with few unpredictable
+    /// branches: a histogram of each value's top 8 bits above the smallest finds the bucket holding
+    /// it, and only that bucket's values (usually a handful) are selected among.
     private static func nthSmallest(
         _ n: Int, of values: UnsafePointer<Int64>, count: Int,
         histogram: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int64>
-    ) -> (value: Int64, below: Int) {
+    ) -> Int64 {
         var low = values[0]
         var high = values[0]
         for index in 1..<count {
@@ -276,7 +392,7 @@ struct IMABeamSearch {
             high = max(high, values[index])
         }
         let span = UInt64(bitPattern: high &- low)
-        if span == 0 { return (low, 0) }
+        if span == 0 { return low }
         let shift = UInt64(max(64 - span.leadingZeroBitCount - 8, 0))
         let buckets = Int(span >> shift) + 1
         for bucket in 0..<buckets { histogram[bucket] = 0 }
@@ -293,10 +409,7 @@ struct IMABeamSearch {
             scratch[gathered] = value
             gathered &+= Int(UInt64(bitPattern: value &- low) >> shift) == bucket ? 1 : 0
         }
-        let value = quickselect(n - below, of: scratch, count: gathered)
-        // The bucket's values below the chosen one join those of the buckets before it.
-        for index in 0..<gathered { below &+= scratch[index] < value ? 1 : 0 }
-        return (value, below)
+        return quickselect(n - below, of: scratch, count: gathered)
     }
 
     /// The `n`-th smallest (1-based) of the first `count` values, which it reorders.
@@ -322,69 +435,65 @@ struct IMABeamSearch {
         return values[k]
     }
 
-    /// One sample's decoder states: predictor, step index, the seed its path starts from, and its cost.
-    private struct Layer {
-        let predictors, stepIndices, seeds: UnsafeMutablePointer<Int32>
-        let costs: UnsafeMutablePointer<Int64>
-    }
-
     /// The search's memory: two layers of states, the candidates of one step, the merge table, each
-    /// step index's cheapest candidate, and each step's parents and codes for the way back.
+    /// step index's cheapest candidate, the kept candidates' bits, and each step's paths (parent << 4 |
+    /// code) for the way back.
     private final class Buffers: @unchecked Sendable {
-        /// The states of the sample being searched, and of the next: each layer's arrays in one struct.
-        let states, nextStates: Layer
-        let candidatePredictors, candidateStepIndices, candidateParents: UnsafeMutablePointer<Int32>
-        let candidateCosts, scratch: UnsafeMutablePointer<Int64>
-        /// Bucket counts for the selection of the cheapest.
+        /// The states of the sample being searched, and of the next (costs: a Double's bits).
+        let keys, nextKeys: UnsafeMutablePointer<Int32>
+        let costs, nextCosts: UnsafeMutablePointer<Int64>
+        let candidateKeys, candidatePaths: UnsafeMutablePointer<Int32>
+        /// A Double's bits (stored as Doubles by the expansion).
+        let candidateCosts: UnsafeMutablePointer<Int64>
+        /// The merge table: stamp << 40 | candidate << 23 | key (valid where the stamp is the step's).
+        let tags: UnsafeMutablePointer<UInt64>
+        let tableMask: Int
+        let tableShift: UInt32
+        /// Per step index, the cheapest candidate's cost, and stamp << 32 | candidate (valid where the
+        /// stamp is the step's).
+        let bestCosts: UnsafeMutablePointer<Int64>
+        let bestTags: UnsafeMutablePointer<UInt64>
+        /// For widths other than 6: the selection's room.
+        let scratch: UnsafeMutablePointer<Int64>
         let histogram: UnsafeMutablePointer<Int32>
-        let candidateCodes: UnsafeMutablePointer<UInt8>
-        /// Per step index, the cheapest candidate (valid where `bestStamps` holds the step's stamp).
-        let bests: UnsafeMutablePointer<Int32>
-        let bestStamps: UnsafeMutablePointer<UInt32>
-        /// The merge table: candidate per slot, valid where `slotStamps` holds the step's stamp.
-        let slots: UnsafeMutablePointer<Int32>
-        let slotStamps: UnsafeMutablePointer<UInt32>
         var stamp: UInt32 = 0
-        let parents: UnsafeMutablePointer<Int32>
-        let codes: UnsafeMutablePointer<UInt8>
+        let history: UnsafeMutablePointer<Int32>
         private let allocations: [UnsafeMutableRawPointer]
 
         init(capacity: Int, length: Int) {
-            // Each state makes at most four candidates.
-            let candidates = capacity * 4
+            // Each state makes at most four candidates; four lanes are stored past the last.
+            let candidates = capacity * 4 + 4
             var allocations: [UnsafeMutableRawPointer] = []
             func make<T>(_ type: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
                 let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(count, 1))
                 allocations.append(UnsafeMutableRawPointer(pointer))
                 return pointer
             }
-            func layer() -> Layer {
-                Layer(
-                    predictors: make(Int32.self, capacity), stepIndices: make(Int32.self, capacity),
-                    seeds: make(Int32.self, capacity), costs: make(Int64.self, capacity))
-            }
-            states = layer()
-            nextStates = layer()
-            candidatePredictors = make(Int32.self, candidates)
-            candidateStepIndices = make(Int32.self, candidates)
-            candidateParents = make(Int32.self, candidates)
+            // The kept states are written one past the last.
+            keys = make(Int32.self, capacity + 1)
+            nextKeys = make(Int32.self, capacity + 1)
+            costs = make(Int64.self, capacity + 1)
+            nextCosts = make(Int64.self, capacity + 1)
+            candidateKeys = make(Int32.self, candidates)
+            candidatePaths = make(Int32.self, candidates)
             candidateCosts = make(Int64.self, candidates)
-            scratch = make(Int64.self, candidates)
+            // At least four times the candidates' slots.
+            var bits = 10
+            while 1 << bits < candidates * 4 { bits += 1 }
+            tableMask = (1 << bits) - 1
+            tableShift = UInt32(32 - bits)
+            tags = make(UInt64.self, 1 << bits)
+            tags.initialize(repeating: 0, count: 1 << bits)
+            bestCosts = make(Int64.self, 128)
+            bestCosts.initialize(repeating: 0, count: 128)
+            bestTags = make(UInt64.self, 128)
+            bestTags.initialize(repeating: 0, count: 128)
+            scratch = make(Int64.self, 2 * candidates)
             histogram = make(Int32.self, 256)
-            candidateCodes = make(UInt8.self, candidates)
-            bests = make(Int32.self, 89)
-            bests.initialize(repeating: 0, count: 89)
-            bestStamps = make(UInt32.self, 89)
-            bestStamps.initialize(repeating: 0, count: 89)
-            slots = make(Int32.self, 1 << IMABeamSearch.tableBits)
-            slotStamps = make(UInt32.self, 1 << IMABeamSearch.tableBits)
-            slotStamps.initialize(repeating: 0, count: 1 << IMABeamSearch.tableBits)
-            parents = make(Int32.self, capacity * length)
-            codes = make(UInt8.self, capacity * length)
+            history = make(Int32.self, capacity * length + 1)
             self.allocations = allocations
         }
 
         deinit { for pointer in allocations { pointer.deallocate() } }
-
     }
 }
