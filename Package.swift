@@ -86,10 +86,15 @@ let package = Package(
         .target(name: "AudioCodecs", dependencies: ["AudioFormats"], linkerSettings: [libm]),
         // The one reader of decoded valid frames, shared by the converter and the validator (pure Swift).
         .target(name: "AudioDecoding", dependencies: ["AudioContainers", "AudioCodecs", "AudioFormats"]),
-        // The HTML report's style sheet and script are files of their own, compiled into the module.
+        // What the validator draws (waveforms, spectrograms, PNG) and the HTML report's style sheet and script,
+        // files of their own compiled into the module: none of it reads a container, so a build compiles it
+        // beside the containers.
         .target(
-            name: "AssetValidation", dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess"],
+            name: "ReportGraphics", dependencies: ["AudioFormats"],
             resources: [.embedInCode("Resources/report.css"), .embedInCode("Resources/report.js")]),
+        .target(
+            name: "AssetValidation",
+            dependencies: ["AudioContainers", "AudioCodecs", "AudioDecoding", "FileAccess", "ReportGraphics"]),
         // The field's C libraries, one wrapper a file, registered into AudioCodecRegistry.standard.
         .target(
             name: "AudioEngines",

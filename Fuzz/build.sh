@@ -6,16 +6,16 @@ cd "$(dirname "$0")/.."
 out="${1:-.build-fuzz/afkit-fuzz}"
 work=.build-fuzz/sources
 rm -rf "$work" && mkdir -p "$work" "$(dirname "$out")"
-for file in $(find Sources/{AudioFormats,FileAccess,StreamParsing,ChunkedContainers,ElementaryStreams,ISOBaseMedia,PagedContainers,AudioContainers,AudioCodecs,AudioDecoding,AssetValidation} -name '*.swift' | sort) \
+for file in $(find Sources/{AudioFormats,FileAccess,StreamParsing,ChunkedContainers,ElementaryStreams,ISOBaseMedia,PagedContainers,AudioContainers,AudioCodecs,AudioDecoding,ReportGraphics,AssetValidation} -name '*.swift' | sort) \
     Tests/FuzzRegressionTests/FuzzInvariants.swift; do
     # One module: drop the imports of the others.
-    sed -E '/^(@_exported )?import (AudioFormats|FileAccess|StreamParsing|ChunkedContainers|ElementaryStreams|ISOBaseMedia|PagedContainers|AudioContainers|AudioCodecs|AudioDecoding|AssetValidation)$/d' "$file" \
+    sed -E '/^(@_exported )?import (AudioFormats|FileAccess|StreamParsing|ChunkedContainers|ElementaryStreams|ISOBaseMedia|PagedContainers|AudioContainers|AudioCodecs|AudioDecoding|ReportGraphics|AssetValidation)$/d' "$file" \
         > "$work/$(basename "$(dirname "$file")")-$(basename "$file")"
 done
 # The report's resources, as SwiftPM embeds them (`.embedInCode`): a byte array per file.
 {
     echo "enum PackageResources {"
-    for resource in Sources/AssetValidation/Resources/*; do
+    for resource in Sources/ReportGraphics/Resources/*; do
         printf '    static let %s: [UInt8] = [' "$(basename "$resource" | tr '.-' '__')"
         od -An -v -tu1 "$resource" | tr -s ' \n' ',' | sed 's/^,//; s/,$//'
         echo "]"

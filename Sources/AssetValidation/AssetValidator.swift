@@ -1,3 +1,4 @@
+import ReportGraphics
 import AudioCodecs
 import AudioContainers
 import AudioDecoding

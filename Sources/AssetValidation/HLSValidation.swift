@@ -1,3 +1,4 @@
+import ReportGraphics
 import AudioContainers
 import AudioFormats
 import FileAccess

@@ -1,3 +1,4 @@
+import ReportGraphics
 import AudioFormats
 
 /// A set of rules with their severities and parameters, and per-path changes to them.

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import ReportGraphics
 import AudioContainers
 import AudioFormats
 import FileAccess

@@ -19,8 +19,8 @@ public struct Spectrogram: Sendable, Hashable {
 
 /// Builds a ``Spectrogram`` from interleaved Float frames fed in order, a block at a time, in one pass:
 /// a Hann-windowed 512-point FFT of the channels' mean ends at each column's moment.
-struct SpectrogramBuilder {
-    static let size = 512
+package struct SpectrogramBuilder {
+    package static let size = 512
     private let channels: Int
     private let columnEnds: [Int64]
     private var next = 0
@@ -38,7 +38,7 @@ struct SpectrogramBuilder {
 
     /// A builder for `frameCount` frames of `channels` at `sampleRate`: `columns` moments at most, fewer
     /// where the sound is so short that their windows would overlap (one a window's length, 512 frames).
-    init(frameCount: Int64, sampleRate: Double, channels: Int, columns most: Int = 128, bands: Int = 48) {
+    package init(frameCount: Int64, sampleRate: Double, channels: Int, columns most: Int = 128, bands: Int = 48) {
         self.channels = max(channels, 1)
         let size = Int64(Self.size)
         let columns = Int(max(1, min(Int64(most), frameCount / size)))
@@ -67,7 +67,7 @@ struct SpectrogramBuilder {
     }
 
     /// Adds `frames` interleaved frames.
-    mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+    package mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         let scale = 1 / Float(channels)
         let channels = self.channels
         var frame = 0
@@ -92,7 +92,7 @@ struct SpectrogramBuilder {
     }
 
     /// The spectrogram (the columns not yet reached measured on what there is).
-    mutating func finish() -> Spectrogram {
+    package mutating func finish() -> Spectrogram {
         while next < columnEnds.count { addColumn() }
         return result
     }
@@ -125,8 +125,8 @@ struct SpectrogramBuilder {
 
 /// The power (|X|², unscaled) of bins 0 through N/2 of a real signal of N values, N a power of two: the even
 /// and odd values as one complex signal of N/2, transformed, and the two halves' spectra separated.
-struct PowerSpectrum {
-    let size: Int
+package struct PowerSpectrum {
+    package let size: Int
     private let transform: FourierTransform
     /// cos and -sin of 2πk/N, k from 0 through N/2.
     private let twiddleReal: [Float]
@@ -134,7 +134,7 @@ struct PowerSpectrum {
     private var real: [Float]
     private var imaginary: [Float]
 
-    init(size: Int) {
+    package init(size: Int) {
         self.size = size
         transform = FourierTransform(size: size / 2)
         twiddleReal = (0...size / 2).map { cos(2 * Float.pi * Float($0) / Float(size)) }
@@ -144,7 +144,7 @@ struct PowerSpectrum {
     }
 
     /// Writes the power of bins 0 through N/2 of `input` (N values) into `power` (N/2 + 1 values).
-    mutating func compute(_ input: UnsafeBufferPointer<Float>, into power: inout [Float]) {
+    package mutating func compute(_ input: UnsafeBufferPointer<Float>, into power: inout [Float]) {
         let half = size / 2
         for index in 0..<half {
             real[index] = input[2 * index]
@@ -169,15 +169,15 @@ struct PowerSpectrum {
 }
 
 /// An in-place radix-2 complex FFT of a fixed power-of-two size.
-struct FourierTransform {
-    let size: Int
+package struct FourierTransform {
+    package let size: Int
     /// Each stage's twiddles, contiguous: for the stage joining halves of `half` values, cos and sin of
     /// -2π offset / (2 half) at `half + offset` (so the butterflies of a stage read them in order).
     private let cosines: [Float]
     private let sines: [Float]
     private let reversed: [Int]
 
-    init(size: Int) {
+    package init(size: Int) {
         self.size = size
         var cosines = [Float](repeating: 0, count: max(size, 1))
         var sines = [Float](repeating: 0, count: max(size, 1))
@@ -202,7 +202,7 @@ struct FourierTransform {
 
     /// Replaces `real` + i `imaginary` (``size`` values each) by its discrete Fourier transform
     /// (e^-2πi kn/N, unscaled).
-    func forward(_ real: inout [Float], _ imaginary: inout [Float]) {
+    package func forward(_ real: inout [Float], _ imaginary: inout [Float]) {
         precondition(real.count == size && imaginary.count == size)
         let size = self.size
         real.withUnsafeMutableBufferPointer { re in

@@ -139,7 +139,7 @@ public struct WaveformBuilder {
     }
 
     /// A sample as a 16-bit value: scaled by 32768, rounded, clamped; NaN as 0.
-    @inline(__always) static func quantized(_ value: Float) -> Int16 {
+    @inline(__always) package static func quantized(_ value: Float) -> Int16 {
         guard !value.isNaN else { return 0 }
         return Int16(max(-32768, min(32767, (value * 32768).rounded())))
     }

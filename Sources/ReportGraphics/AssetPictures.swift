@@ -21,6 +21,13 @@ public struct AssetPictures: Sendable, Hashable {
         public var before: [Float]
         /// The frames from the loop's start.
         public var after: [Float]
+
+        package init(start: Int64, end: Int64, before: [Float], after: [Float]) {
+            self.start = start
+            self.end = end
+            self.before = before
+            self.after = after
+        }
     }
 
     /// Waveform points at most (a plot's width in pixels on a wide screen).
@@ -41,12 +48,14 @@ public struct AssetPictures: Sendable, Hashable {
 
 /// Gathers ``AssetPictures/clippedSpans`` frame by frame: a clipped frame right after the last span extends
 /// it, else opens another; bounded by merging neighbours.
-struct ClipSpans {
-    private(set) var spans: [AssetPictures.ClipSpan] = []
+package struct ClipSpans {
+    package private(set) var spans: [AssetPictures.ClipSpan] = []
+
+    package init() {}
 
     /// A frame that clips; `newRunOf` counts a run that reaches three samples here (its first two frames
     /// before this one are in it too).
-    mutating func mark(_ frame: Int64, newRunOf length: Int?) {
+    package mutating func mark(_ frame: Int64, newRunOf length: Int?) {
         let start = frame - Int64((length ?? 1) - 1)
         if var last = spans.last, start <= last.end + 1 {
             last.end = max(last.end, frame)
@@ -68,11 +77,11 @@ struct ClipSpans {
 }
 
 /// Gathers ``AssetPictures`` in the validator's decode pass.
-struct PictureBuilder {
+package struct PictureBuilder {
     private var waveform: WaveformBuilder
     private var spectrogram: SpectrogramBuilder
 
-    init(frameCount: Int64, sampleRate: Double, channels: Int) {
+    package init(frameCount: Int64, sampleRate: Double, channels: Int) {
         let points = Int64(AssetPictures.waveformPoints)
         waveform = WaveformBuilder(
             sampleRate: sampleRate, channels: channels,
@@ -81,12 +90,12 @@ struct PictureBuilder {
         spectrogram = SpectrogramBuilder(frameCount: frameCount, sampleRate: sampleRate, channels: channels)
     }
 
-    mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+    package mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         waveform.add(samples, frames: frames)
         spectrogram.add(samples, frames: frames)
     }
 
-    mutating func finish() -> AssetPictures {
+    package mutating func finish() -> AssetPictures {
         // A sound longer than its file said made more points than fit: paired down to the plot's width.
         AssetPictures(
             waveform: waveform.finish().fitted(to: AssetPictures.waveformPoints), spectrogram: spectrogram.finish())
