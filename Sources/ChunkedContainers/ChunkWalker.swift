@@ -488,6 +488,11 @@ package struct ChunkWalker<Container: ChunkedContainer> {
 }
 
 extension ChunkWalker: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    package var retainedBytes: [UInt8] { context.retained.bytes }
+
     package mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
 
     package var declaresPacketCounts: Bool {

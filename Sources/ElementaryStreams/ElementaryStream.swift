@@ -15,6 +15,11 @@ import StreamParsing
 /// - a free-format MPEG frame's length is measured to the next matching header;
 /// - a last frame cut short is not a packet, and marks the stream truncated.
 package struct ElementaryStreamParser: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    package var retainedBytes: [UInt8] { context.retained.bytes }
+
     package enum Header {
         case mpeg(MPEGAudio.FrameHeader)
         case adts(ADTS.FrameHeader)
@@ -684,7 +689,8 @@ package struct ElementaryStreamParser: StreamParser {
         tally.lastEnd = offset + Int64(length)
         tally.frameCount += 1
         let start = offset + Int64(payloadOffset)
-        numberResumedPacket(at: start)
+        // Read here, on the stored context: through the protocol a read copies the whole context.
+        if context.numberingFromOffset != nil { numberResumedPacket(at: start) }
         let packet = context.nextPacket
         context.noteSeenPacket(packet, at: start)
         context.nextPacket += 1

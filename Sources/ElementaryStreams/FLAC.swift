@@ -74,6 +74,11 @@ package enum FLAC {
 /// such end confirms within the largest size a frame of its block can take is damaged: a `dta?` error
 /// at its offset, never a misread.
 package struct FLACParser: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    package var retainedBytes: [UInt8] { context.retained.bytes }
+
     package enum Phase {
         case signature
         case blockHeader
@@ -477,7 +482,8 @@ package struct FLACParser: StreamParser {
         if renumbers {
             if header.isVariableBlockSize {
                 // Its number counts samples, not packets: numbered from its offset, said to be unknown.
-                numberResumedPacket(at: offset)
+                // Read here, on the stored context: through the protocol a read copies the whole context.
+                if context.numberingFromOffset != nil { numberResumedPacket(at: offset) }
             } else {
                 // After a seek, the frame's own number says which packet it is.
                 context.nextPacket = Int64(header.number)

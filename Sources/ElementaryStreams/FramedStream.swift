@@ -49,6 +49,11 @@ extension FrameFormat {
 /// and noted; where none does, they are a `dta?` error at their offset. A last frame cut short is not a
 /// packet and marks the stream truncated.
 package struct FramedStreamParser<Format: FrameFormat>: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    package var retainedBytes: [UInt8] { context.retained.bytes }
+
     package var context: ParseContext
     private var format = Format()
     private var leaderRead = false

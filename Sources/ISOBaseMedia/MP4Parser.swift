@@ -17,6 +17,11 @@ import StreamParsing
 /// - Gapless: the edit list (media time = priming, segment duration = valid frames), else
 ///   `iTunSMPB`, else nothing.
 package struct MP4Parser: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    package var retainedBytes: [UInt8] { context.retained.bytes }
+
     package struct Box {
         package var type: FourCharCode
         package var offset: Int64

@@ -10,6 +10,10 @@ import StreamParsing
 /// the last granule position: Opus's pre-skip is priming, the decoded frames past the last granule the
 /// remainder.
 package struct OggParser: StreamParser {
+    // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
+    package var runDescriptions: [PacketDescription] { context.descriptions }
+    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+
     /// The logical stream afkit reads.
     package struct Stream {
         package var serial: UInt32
@@ -328,7 +332,8 @@ package struct OggParser: StreamParser {
 
     /// A run of one packet, at the offset of the page it begins on.
     private mutating func run(_ packet: QueuedPacket, cursor: ByteCursor) -> PacketRun {
-        numberResumedPacket(at: packet.pageOffset)
+        // Read here, on the stored context: through the protocol a read copies the whole context.
+        if context.numberingFromOffset != nil { numberResumedPacket(at: packet.pageOffset) }
         context.noteSeenPacket(context.nextPacket, at: packet.pageOffset)
         context.beginPacketRun()
         _ = context.appendPacket(at: 0, size: UInt32(packet.size), frames: UInt32(packet.frames))

@@ -34,7 +34,9 @@ package protocol StreamParser: Sendable {
 }
 
 extension StreamParser {
-    package func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+    package func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (
+        offset: Int64, isEstimate: Bool
+    )? {
         guard packet >= 0 else { return nil }
         if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
             return (start - dataOffset, false)
@@ -67,7 +69,9 @@ extension StreamParser {
     }
 
     /// The last packet of the packet index starting at or before `byte` (from the start of the audio data).
-    package func exactPacket(holding byte: Int64) -> (packet: Int64, offsetInPacket: Int64, isEstimate: Bool)? {
+    package func exactPacket(holding byte: Int64) -> (
+        packet: Int64, offsetInPacket: Int64, isEstimate: Bool
+    )? {
         guard let index = context.packetIndex, let dataOffset = context.properties.dataOffset else { return nil }
         var low = 0
         var high = index.count
@@ -80,7 +84,9 @@ extension StreamParser {
     }
 
     /// A packet's offset estimated as `packet` average packets.
-    package func averageEstimate(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+    package func averageEstimate(_ packet: Int64, averagePacketSize: Double?) -> (
+        offset: Int64, isEstimate: Bool
+    )? {
         guard let average = averagePacketSize, average > 0 else { return nil }
         return (Int64(clamping: Int64(exactly: (Double(packet) * average).rounded(.down)) ?? Int64.max), true)
     }
@@ -98,7 +104,9 @@ extension StreamParser {
 
     /// Numbering after a seek to `packet`: from it where the offset was exact, else from the first packet
     /// found, estimated from its own offset and said to be unknown (never the number asked for).
-    package mutating func resumeNumbering(atPacket packet: Int64, isEstimate: Bool, averagePacketSize: Double?) {
+    package mutating func resumeNumbering(
+        atPacket packet: Int64, isEstimate: Bool, averagePacketSize: Double?
+    ) {
         context.nextPacket = packet
         context.packetIndexIsKnown = !isEstimate
         context.numberingFromOffset = isEstimate ? .some(averagePacketSize) : .none
