@@ -3,7 +3,9 @@ import AudioFormats
 /// What ``AudioFileStream`` needs from one container's incremental parser.
 package protocol StreamParser: Sendable {
     var context: ParseContext { get set }
-    /// The descriptions of the run just returned (the context's, read without copying the context).
+    /// The descriptions of the run just returned (the context's, read without copying the context: each
+    /// parser reads these three where its context is a stored property; a default here, generic over the
+    /// parser in another module, would copy the whole context every read).
     var runDescriptions: [PacketDescription] { get }
     /// The audio the parser retains (read without copying the context).
     var retainedBytes: [UInt8] { get }
@@ -148,10 +150,4 @@ extension ParseContext {
         }
         return offset
     }
-}
-
-extension StreamParser {
-    package var runDescriptions: [PacketDescription] { context.descriptions }
-    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
-    package var retainedBytes: [UInt8] { context.retained.bytes }
 }
