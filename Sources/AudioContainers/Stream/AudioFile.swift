@@ -161,7 +161,7 @@ public final class AudioFile: Sendable {
     public var packetCount: Int64 { properties.audioDataPacketCount ?? 0 }
 
     /// The format a decoder takes the packets as: the data format, except that LOAS frames are AAC in
-    /// LATM framing (``FourCharCode/latmAAC``), which an AAC decoder cannot take and a copy must not pass
+    /// LATM framing (`FourCharCode.latmAAC`), which an AAC decoder cannot take and a copy must not pass
     /// off as AAC access units.
     public var decodingFormat: StreamDescription {
         var format = dataFormat
@@ -311,7 +311,7 @@ public final class AudioFile: Sendable {
         bytes.removeLast(bytes.count - joined)
     }
 
-    /// The bytes of one of the file's ``StreamProperties/pictures``: those it holds, or those at its offset
+    /// The bytes of one of the file's `StreamProperties.pictures`: those it holds, or those at its offset
     /// (read now; the parse passed over them). Throws where the file ends before them.
     public func pictureData(_ picture: Picture) throws -> [UInt8] {
         if let data = picture.data { return data }
