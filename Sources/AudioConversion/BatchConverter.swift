@@ -144,8 +144,8 @@ public struct BatchConverter: Sendable {
     /// The jobs for files and folders: a folder's files keep their path below it, and where several folders
     /// are given, below the folder's own name (`a/x.wav` and `b/x.wav` make `OUT/a/x.caf` and `OUT/b/x.caf`,
     /// as `cp -r a b OUT` would place them); the output folder is never read as a source. Two sources that
-    /// would write one output are a ``CollisionError``; an output the ``OutputGuard`` refuses (a source of
-    /// the run, a FIFO or a device where the output would go), an ``OutputGuard/Refusal``. `alsoWriting`
+    /// would write one output are a ``CollisionError``; an output the `OutputGuard` refuses (a source of
+    /// the run, a FIFO or a device where the output would go), an `OutputGuard.Refusal`. `alsoWriting`
     /// names the run's other outputs (a report), checked by the same guard.
     public func jobs(for sources: [String], alsoWriting others: [(path: String, what: String)] = []) throws -> [Job] {
         try plan(for: sources, alsoWriting: others).jobs

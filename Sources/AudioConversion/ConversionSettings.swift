@@ -78,7 +78,7 @@ public struct ConversionSettings: Sendable {
     public var edits = Edits()
 
     /// Whether a conversion fails, writing nothing, where its output decoded clips more than its source
-    /// (``ClipScanner``'s counts, on the grid and between samples): `convert --check-clip`.
+    /// (`ClipScanner`'s counts, on the grid and between samples): `convert --check-clip`.
     public var checksClipping = false
 
     /// Called as the output grows, from the converting thread, after each block written: how far the output
