@@ -689,8 +689,7 @@ package struct ElementaryStreamParser: StreamParser {
         tally.lastEnd = offset + Int64(length)
         tally.frameCount += 1
         let start = offset + Int64(payloadOffset)
-        // Read here, on the stored context: through the protocol a read copies the whole context.
-        if context.numberingFromOffset != nil { numberResumedPacket(at: start) }
+        numberResumedPacket(at: start)
         let packet = context.nextPacket
         context.noteSeenPacket(packet, at: start)
         context.nextPacket += 1

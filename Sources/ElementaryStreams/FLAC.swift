@@ -482,8 +482,7 @@ package struct FLACParser: StreamParser {
         if renumbers {
             if header.isVariableBlockSize {
                 // Its number counts samples, not packets: numbered from its offset, said to be unknown.
-                // Read here, on the stored context: through the protocol a read copies the whole context.
-                if context.numberingFromOffset != nil { numberResumedPacket(at: offset) }
+                numberResumedPacket(at: offset)
             } else {
                 // After a seek, the frame's own number says which packet it is.
                 context.nextPacket = Int64(header.number)

@@ -332,8 +332,7 @@ package struct OggParser: StreamParser {
 
     /// A run of one packet, at the offset of the page it begins on.
     private mutating func run(_ packet: QueuedPacket, cursor: ByteCursor) -> PacketRun {
-        // Read here, on the stored context: through the protocol a read copies the whole context.
-        if context.numberingFromOffset != nil { numberResumedPacket(at: packet.pageOffset) }
+        numberResumedPacket(at: packet.pageOffset)
         context.noteSeenPacket(context.nextPacket, at: packet.pageOffset)
         context.beginPacketRun()
         _ = context.appendPacket(at: 0, size: UInt32(packet.size), frames: UInt32(packet.frames))

@@ -116,9 +116,10 @@ extension StreamParser {
 
     /// Numbers the first packet found after a seek to an estimated offset (`offset`, absolute) from where
     /// it lies: exact from the file's tables where they cover it, else the same estimator's inverse.
+    /// Called for every run: the pending estimate is taken in place (through the context's modify accessor), since
+    /// a plain read of `context` from here, generic over the parser in another module, copies all of it.
     package mutating func numberResumedPacket(at offset: Int64) {
-        guard case .some(let average) = context.numberingFromOffset else { return }
-        context.numberingFromOffset = nil
+        guard case .some(let average) = context.numberingFromOffset.take() else { return }
         guard let dataOffset = context.properties.dataOffset,
             let found = byteToPacket(max(offset - dataOffset, 0), averagePacketSize: average)
         else { return }
