@@ -86,14 +86,17 @@ struct IMACoder {
         }
     }
 
-    /// The magnitude (0...7) whose level is nearest to `distance` at a step index.
+    /// The magnitude (0...7) whose level is nearest to `distance` at a step index: how many of the step index's
+    /// midpoints (increasing; the eighth above every distance) twice the distance reaches, eight compared at once.
     @inline(__always)
     func nearestMagnitude(_ distance: Int32, index: Int) -> Int32 {
-        let twice = distance &* 2
-        let base = index << 3
-        var magnitude: Int32 = 0
-        for m in 0..<7 where twice >= midpoints[base + m] { magnitude = Int32(m) + 1 }
-        return magnitude
+        let twice = SIMD4<Int32>(repeating: distance &* 2)
+        let row = UnsafeRawPointer(midpoints.baseAddress.unsafelyUnwrapped + index << 3)
+        let low = row.loadUnaligned(as: SIMD4<Int32>.self)
+        let high = row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Int32>.self)
+        let zero = SIMD4<Int32>(repeating: 0)
+        return (zero.replacing(with: 1, where: low .<= twice) &+ zero.replacing(with: 1, where: high .<= twice))
+            .wrappedSum()
     }
 
     /// Applies a code to a decoder state, as the decoder does.
@@ -184,7 +187,7 @@ struct IMABeamSearch {
         let tags = b.tags, tableMask = b.tableMask, tableShift = b.tableShift
         let bestCosts = b.bestCosts, bestTags = b.bestTags
         let history = b.history, scratch = b.scratch, histogram = b.histogram
-        guard let midpoints = coder.midpoints.baseAddress, let expansions = coder.expansions.baseAddress else {
+        guard let expansions = coder.expansions.baseAddress else {
             preconditionFailure("IMA encoder tables")
         }
         var stamp = b.stamp
@@ -215,14 +218,7 @@ struct IMABeamSearch {
                 let stepIndex = Int(key & 127)
                 let delta = sample &- predictor
                 let negative = delta &>> 31
-                let twice = SIMD4<Int32>(repeating: ((delta ^ negative) &- negative) &<< 1)
-                let row = UnsafeRawPointer(midpoints + stepIndex << 3)
-                let low = row.loadUnaligned(as: SIMD4<Int32>.self)
-                let high = row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Int32>.self)
-                let zero = SIMD4<Int32>(repeating: 0)
-                let counts =
-                    zero.replacing(with: 1, where: low .<= twice) &+ zero.replacing(with: 1, where: high .<= twice)
-                let nearest = counts.wrappedSum()
+                let nearest = coder.nearestMagnitude((delta ^ negative) &- negative, index: stepIndex)
                 let entry = UnsafeRawPointer(expansions + (stepIndex << 3 | Int(nearest)) << 2)
                     .loadUnaligned(as: SIMD4<Int32>.self)
                 let difference = entry &>> 12
