@@ -31,7 +31,6 @@ extension FileSignature {
         }
         return needed > 0 ? .needMore(needed) : .unknown
     }
-
 }
 
 /// What detection decided from a stream's first bytes.
