@@ -10,7 +10,7 @@ public enum IMAEncodingQuality: Hashable, Sendable {
     /// The widest search afkit makes (`--quality best`): the 32 cheapest states and each step index's.
     public static let best = IMAEncodingQuality.search(width: 32)
     /// afkit's default: the cheapest search whose SNR and segmental SNR beat every peer's (FFmpeg's, with
-    /// and without `-trellis 8`, SoX's, libsndfile's) by at least 0.3 dB on each test signal: the 8
+    /// and without `-trellis 8`, SoX's, libsndfile's) by at least 0.3 dB on each test signal: the 6
     /// cheapest states and each step index's (BENCHMARKS.md gives the widths measured).
     public static let balanced = IMAEncodingQuality.search(width: 6)
 }
