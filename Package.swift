@@ -36,6 +36,11 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// The C math library, named where it is one of its own (Linux); Darwin's libSystem holds it.
 let libm = LinkerSetting.linkedLibrary("m", .when(platforms: [.linux]))
 
+/// The test targets compile unoptimized in the optimized test build: their code is mostly calls into the
+/// optimized modules, and optimizing the suites' expanded expectations took about 170 s of the build's CPU
+/// (BENCHMARKS.md, 2026-11-28).
+let testSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+
 let package = Package(
     name: "afkit",
     // Where Synchronization's Mutex and Atomic exist (Linux: every Swift 6 toolchain).
@@ -149,44 +154,47 @@ let package = Package(
             ],
             path: "Benchmarks/CodecBenchmarks"
         ),
-        .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"]),
+        .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"], swiftSettings: testSettings),
         .testTarget(
             name: "AudioContainersTests",
             dependencies: [
                 "AudioContainers", "AudioConversion", "AudioDecoding", "AudioEngines", "FileAccess", "LoopbackServers",
-            ]
-        ),
+            ], swiftSettings: testSettings),
         .testTarget(
             name: "AudioCodecsTests",
-            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"]),
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines"],
+            swiftSettings: testSettings),
         .testTarget(
             name: "AssetValidationTests",
             dependencies: [
                 "AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioDecoding", "AudioEngines",
                 "AudioFileKit",
-            ]),
+            ], swiftSettings: testSettings),
         .testTarget(
             name: "AudioConversionTests",
             dependencies: [
                 "AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess",
                 // libebur128 itself, the reference afkit's own true-peak meter is held to.
                 "CEBUR128",
-            ]),
+            ], swiftSettings: testSettings),
         // zlib, the independent reader of afkit's PNG pictures in the tests (afkit itself does not link it).
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         .testTarget(
             name: "AudioStreamingTests",
-            dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"]),
+            dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"],
+            swiftSettings: testSettings),
         .testTarget(
             name: "afkitTests",
-            dependencies: ["AudioContainers", "AudioFormats", "CZlib", "FileAccess", "LoopbackServers"]),
+            dependencies: ["AudioContainers", "AudioFormats", "CZlib", "FileAccess", "LoopbackServers"],
+            swiftSettings: testSettings),
         // Programs in AudioToolbox's C style, built against AudioToolboxCompat alone.
-        .testTarget(name: "AudioToolboxCompatTests", dependencies: ["AudioToolboxCompat"]),
+        .testTarget(name: "AudioToolboxCompatTests", dependencies: ["AudioToolboxCompat"], swiftSettings: testSettings),
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"]),
+            dependencies: ["AudioFormats", "AudioContainers", "AudioCodecs", "AssetValidation"],
+            swiftSettings: testSettings),
     ],
     swiftLanguageModes: [.v6]
 )

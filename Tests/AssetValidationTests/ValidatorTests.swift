@@ -27,12 +27,14 @@ final class Scratch {
         let format = StreamDescription.linearPCM(
             sampleRate: rate, channels: channels, bitsPerChannel: 16,
             isBigEndian: type == .aiff)
-        var samples: [Float] = []
-        for frame in 0..<frames {
-            let time = Double(frame) / rate - silence
-            var value: Float = time < 0 ? 0 : Float(0.5 * sin(2 * .pi * 440 * time))
-            if clip && frame % 100 < 10 { value = 1 }
-            samples += repeatElement(value, count: Int(channels))
+        var samples = [Float](repeating: 0, count: frames * Int(channels))
+        samples.withUnsafeMutableBufferPointer { samples in
+            for frame in 0..<frames {
+                let time = Double(frame) / rate - silence
+                var value: Float = time < 0 ? 0 : Float(0.5 * sin(2 * .pi * 440 * time))
+                if clip && frame % 100 < 10 { value = 1 }
+                for channel in 0..<Int(channels) { samples[frame * Int(channels) + channel] = value }
+            }
         }
         var encoder = try PCMEncoder(format: format)
         var bytes: [UInt8] = []

@@ -11,19 +11,16 @@ import Testing
 /// encode of it is still running a second after it starts.
 func noiseWAV(_ path: String, seconds: Int) throws {
     var random = SystemRandomNumberGenerator()
-    var pcm = [UInt8](repeating: 0, count: 48000 * seconds * 4)
-    for index in stride(from: 0, to: pcm.count, by: 8) {
-        let word = random.next() & 0x0FFF_0FFF_0FFF_0FFF
-        withUnsafeBytes(of: word.littleEndian) { pcm.replaceSubrange(index..<index + 8, with: $0) }
-    }
-    try pcmWAV(path, rate: 48000, channels: 2, bytes: pcm)
+    // Four 12-bit samples a word, little-endian.
+    let words = (0..<48000 * seconds / 2).map { _ in (random.next() & 0x0FFF_0FFF_0FFF_0FFF).littleEndian }
+    try pcmWAV(path, rate: 48000, channels: 2, bytes: words.withUnsafeBytes { Array($0) })
 }
 
 /// Writes interleaved 16-bit samples as a WAV, through afkit's own writer.
 func pcmWAV(_ path: String, rate: Double, channels: UInt32, samples: [Int16]) throws {
     try pcmWAV(
         path, rate: rate, channels: channels,
-        bytes: samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+        bytes: samples.map(\.littleEndian).withUnsafeBytes { Array($0) })
 }
 
 private func pcmWAV(_ path: String, rate: Double, channels: UInt32, bytes: [UInt8]) throws {
