@@ -75,7 +75,8 @@ test-venv: test-deps
 		rm -rf $(VENV) && python3 -m venv $(VENV) && $(VENV)/bin/pip install -q mutagen==1.47.0; }
 
 # The tests run on an optimized build (with testable imports) in a folder of its own, so the release build
-# is never rebuilt with other flags: the suites take a minute instead of six and a half (BENCHMARKS.md).
+# is never rebuilt with other flags: the suites take a minute instead of six and a half (BENCHMARKS.md). The
+# test targets themselves compile unoptimized (Package.swift's testSettings: a minute less of building).
 TEST_BUILD := -c release --scratch-path .build-test
 TEST_AFKIT := .build-test/release/afkit
 # The network tests run on their own after the rest: they time servers and reconnections, and the
