@@ -73,24 +73,24 @@ public enum AIFF {
     public static let aifcVersion1: UInt32 = 0xA280_5140
 
     package struct Container: ChunkedContainer {
-        package static let name = "aiff"
-        package static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 2)
-        package static let fileHeaderSize = 12
-        package var outerEnd: Int64?
-        package var isAIFC = false
+        static let name = "aiff"
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 2)
+        static let fileHeaderSize = 12
+        var outerEnd: Int64?
+        var isAIFC = false
         /// COMM's frame count (packets for `ima4`) and where COMM sits.
-        package var commonFrames: (count: Int64, offset: Int64)?
+        var commonFrames: (count: Int64, offset: Int64)?
         /// Whether the codec's packets are not delimited in the file (DWVW, QDesign without its
         /// configuration): SSND is one packet.
-        package var isUndelimited = false
+        var isUndelimited = false
         /// Whether COMM counts packets rather than frames (`ima4` as Apple writes it; QDesign).
-        package var countsPackets = false
+        var countsPackets = false
         /// Whether SSND's size was left without its audio by its writer (read to the end).
-        package var sizeLeftUnset = false
+        var sizeLeftUnset = false
 
         /// For a codec whose packets the file does not delimit, once COMM and SSND's size are known: one
         /// packet of all of SSND, holding the frames COMM counts.
-        package func describeUndelimitedAudio(_ context: inout ParseContext) {
+        func describeUndelimitedAudio(_ context: inout ParseContext) {
             guard isUndelimited, context.packetSizes == nil, let frames = commonFrames?.count,
                 let bytes = context.declaredAudioBytes, bytes > 0
             else { return }
@@ -98,9 +98,9 @@ public enum AIFF {
             context.packetFrames = [UInt32(clamping: frames)]
         }
 
-        package init() {}
+        init() {}
 
-        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let offset = cursor.absoluteOffset
             guard cursor.readFourCharCode() == ChunkType.FORM,
                 let size = cursor.readInteger(endianness: .big, as: UInt32.self),
@@ -115,7 +115,7 @@ public enum AIFF {
             context.announce(.fileFormat)
         }
 
-        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             switch id {
             case ChunkType.COMM: (limits.maximumFormatChunkBytes, true)
             case ChunkType.ID3, "id3 ": (limits.maximumPictureChunkBytes, false)
@@ -123,7 +123,7 @@ public enum AIFF {
             }
         }
 
-        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
             switch chunk.id {
@@ -160,7 +160,7 @@ public enum AIFF {
             }
         }
 
-        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws
         {
             switch chunk.id {
@@ -302,7 +302,7 @@ public enum AIFF {
             }
         }
 
-        package func isQDesign(_ context: ParseContext) -> Bool {
+        func isQDesign(_ context: ParseContext) -> Bool {
             guard let id = context.properties.dataFormat?.formatID else { return false }
             return id == "QDM2" || id == "QDMC"
         }
@@ -405,7 +405,7 @@ public enum AIFF {
                 sustainLoop: sustain, releaseLoop: release)
         }
 
-        package mutating func parseAudioPrefix(
+        mutating func parseAudioPrefix(
             _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
         )
             throws -> Int64
@@ -451,7 +451,7 @@ public enum AIFF {
         }
 
         /// The instrument's loops in frames, from the positions of the markers they name.
-        package func resolvedLoops(_ context: ParseContext) -> [Loop] {
+        func resolvedLoops(_ context: ParseContext) -> [Loop] {
             guard let instrument = context.properties.instrument else { return [] }
             return [instrument.sustainLoop, instrument.releaseLoop].compactMap { loop in
                 guard let loop, let mode = loop.playMode,
@@ -464,7 +464,7 @@ public enum AIFF {
         }
 
         /// A file with COMM and no SSND is an empty sound.
-        package static let allowsMissingAudio = true
+        static let allowsMissingAudio = true
     }
 }
 
@@ -472,7 +472,7 @@ public enum AIFF {
 
 extension AIFF {
     /// The COMM compression type and name for a format, or `nil` where AIFF-C has no code for it.
-    package static func compression(for format: StreamDescription) -> (type: FourCharCode, name: String)? {
+    static func compression(for format: StreamDescription) -> (type: FourCharCode, name: String)? {
         let flags = format.formatFlags
         switch format.formatID {
         case .lpcm where flags.contains(.isFloat):

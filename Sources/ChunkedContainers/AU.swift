@@ -7,7 +7,7 @@ import StreamParsing
 /// A header and one implicit chunk: the chunk walker reads the audio as it reads any other container's.
 package enum AU {
     /// The encodings afkit reads: u-law, A-law, linear PCM of 8 to 32 bits, float and double.
-    package static func format(encoding: UInt32, sampleRate: Double, channels: UInt32, isBigEndian: Bool)
+    static func format(encoding: UInt32, sampleRate: Double, channels: UInt32, isBigEndian: Bool)
         -> StreamDescription?
     {
         switch encoding {
@@ -28,7 +28,7 @@ package enum AU {
     }
 
     /// The names of the encodings afkit does not read, for the refusal.
-    package static let encodingNames: [UInt32: String] = [
+    static let encodingNames: [UInt32: String] = [
         8: "fragmented samples", 10: "DSP program", 11: "8-bit fixed point", 12: "16-bit fixed point",
         13: "24-bit fixed point", 14: "32-bit fixed point", 18: "16-bit linear with emphasis",
         19: "16-bit linear, compressed", 20: "16-bit linear with emphasis, compressed", 21: "Music Kit DSP commands",
@@ -36,16 +36,16 @@ package enum AU {
     ]
 
     package struct Container: ChunkedContainer {
-        package static let name = "au"
-        package static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 1)
-        package static let fileHeaderSize = 24
-        package var outerEnd: Int64?
+        static let name = "au"
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 1)
+        static let fileHeaderSize = 24
+        var outerEnd: Int64?
         /// The audio as a chunk: from the end of the header, the annotation then the samples.
         private var audio: (chunk: ChunkHeader, annotation: Int64)?
 
-        package init() {}
+        init() {}
 
-        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let start = cursor.absoluteOffset
             guard let magic = cursor.readFourCharCode(), magic == ".snd" || magic == "dns." else {
                 throw AudioFileError.unsupportedFileType("au: the file does not start with '.snd'", offset: start)
@@ -88,25 +88,24 @@ package enum AU {
             }
         }
 
-        package mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? {
+        mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? {
             defer { audio = nil }
             return audio.map { ($0.chunk, $0.annotation) }
         }
 
-        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             (limits.maximumMetadataChunkBytes, false)
         }
 
-        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
             .skip(note: "bytes after the audio ignored")
         }
 
-        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
-        {}
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {}
 
-        package mutating func parseAudioPrefix(
+        mutating func parseAudioPrefix(
             _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
         )
             -> Int64

@@ -30,27 +30,27 @@ public enum CAF {
     }
 
     /// CAF's own linear PCM flags, which differ from AudioStreamBasicDescription's.
-    package enum LinearPCMFlags {
-        package static let isFloat: UInt32 = 1
-        package static let isLittleEndian: UInt32 = 2
+    enum LinearPCMFlags {
+        static let isFloat: UInt32 = 1
+        static let isLittleEndian: UInt32 = 2
     }
 
     package struct Container: ChunkedContainer {
-        package static let name = "caf"
-        package static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 8, alignment: 1)
-        package static let fileHeaderSize = 8
-        package var outerEnd: Int64? { nil }
-        package var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?
+        static let name = "caf"
+        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 8, alignment: 1)
+        static let fileHeaderSize = 8
+        var outerEnd: Int64? { nil }
+        var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?
         /// Bytes the packet table's packets add up to.
-        package var packetTableBytes: Int64 = 0
+        var packetTableBytes: Int64 = 0
         /// `strg` strings by ID (marker names), and `regn` regions by ID, resolved at the end.
-        package var strings: [Int: String] = [:]
-        package var regions: [Int: (flags: UInt32, markers: [Marker])] = [:]
-        package var regionOrder: [Int] = []
+        var strings: [Int: String] = [:]
+        var regions: [Int: (flags: UInt32, markers: [Marker])] = [:]
+        var regionOrder: [Int] = []
 
-        package init() {}
+        init() {}
 
-        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let offset = cursor.absoluteOffset
             guard cursor.readFourCharCode() == CAF.fileType else {
                 throw AudioFileError.unsupportedFileType("caf: the file does not start with 'caff'", offset: offset)
@@ -66,7 +66,7 @@ public enum CAF {
             context.announce(.fileFormat)
         }
 
-        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             switch id {
             case ChunkType.desc: (limits.maximumFormatChunkBytes, true)
             case ChunkType.pakt, ChunkType.kuki: (limits.maximumTableChunkBytes, true)
@@ -74,7 +74,7 @@ public enum CAF {
             }
         }
 
-        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
             if chunk.size == nil && chunk.id != ChunkType.data {
@@ -102,7 +102,7 @@ public enum CAF {
             }
         }
 
-        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws
         {
             switch chunk.id {
@@ -128,7 +128,7 @@ public enum CAF {
             }
         }
 
-        package mutating func parseAudioPrefix(
+        mutating func parseAudioPrefix(
             _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
         )
             throws -> Int64
@@ -402,7 +402,7 @@ public enum CAF {
         }
 
         /// The play mode of a region's flags, or `nil` where it does not loop.
-        package static func playMode(_ flags: UInt32) -> LoopPlayMode? {
+        static func playMode(_ flags: UInt32) -> LoopPlayMode? {
             guard flags & 1 != 0 else { return nil }
             switch (flags & 2 != 0, flags & 4 != 0) {
             case (true, true): return .pingpong
@@ -485,7 +485,7 @@ public enum CAF {
 }
 
 /// Rejects the values that cannot be: no channels; a rate that is 0, negative, NaN or infinite.
-package func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UInt32, offset: Int64) throws {
+func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UInt32, offset: Int64) throws {
     guard channels > 0 else {
         throw AudioFileError.malformed("\(container): 0 channels", offset: offset)
     }
@@ -507,7 +507,7 @@ extension CAF {
     /// so a file cut off mid-write still reads to its end.
     /// Markers in `mark` named in `strg` (string ID = marker ID), loops as looping regions in `regn` (IDs
     /// from 1), the instrument in `inst` with the first two loops as its sustain and release regions.
-    package static func markerChunks(_ options: AudioFileWriterOptions) -> [(FourCharCode, [UInt8])] {
+    static func markerChunks(_ options: AudioFileWriterOptions) -> [(FourCharCode, [UInt8])] {
         var chunks: [(FourCharCode, [UInt8])] = []
         func appendMarker(_ body: inout [UInt8], type: FourCharCode, position: Int64, id: Int) {
             body.appendFourCharCode(type)

@@ -7,8 +7,8 @@ import StreamParsing
 ///
 /// After each chunk it skips whatever the container half did not read, so a short read never
 /// desynchronizes the stream; unknown chunks are skipped and noted.
-package struct ChunkWalker<Container: ChunkedContainer> {
-    package enum State: Sendable {
+struct ChunkWalker<Container: ChunkedContainer> {
+    enum State: Sendable {
         case fileHeader
         case chunkHeader
         case chunkBody(ChunkHeader)
@@ -23,13 +23,13 @@ package struct ChunkWalker<Container: ChunkedContainer> {
         indirect case awaitingSeek(then: State)
     }
 
-    package var container = Container()
-    package var state = State.fileHeader
-    package var context: ParseContext
+    var container = Container()
+    var state = State.fileHeader
+    var context: ParseContext
     /// Whether the client answers seek requests: audio that needs a table which follows it (a CAF's
     /// `pakt` after `data`, as FFmpeg writes ALAC) and is more than a megabyte (or than the stream may
     /// hold) is then read after the table, by seeking past it and back, rather than held.
-    package let requestsSeeks: Bool
+    let requestsSeeks: Bool
     /// The audio stepped over to read the chunks after it: where it starts, and its size.
     private var deferredAudio: (offset: Int64, remaining: Int64, pad: Int64)?
     /// Chunks before this offset were read while looking past the audio; the second pass skips them.
@@ -38,18 +38,18 @@ package struct ChunkWalker<Container: ChunkedContainer> {
 
     /// Audio before its table that is held rather than sought around, where the client answers seeks:
     /// below this, a second request costs more than the memory (and more than a round trip on a network).
-    package static var heldAudioBeforeSeeking: Int { 1 << 20 }
+    static var heldAudioBeforeSeeking: Int { 1 << 20 }
 
-    package init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool = false) {
+    init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool = false) {
         context = ParseContext(mode: mode, limits: limits)
         self.requestsSeeks = requestsSeeks && mode == .streaming
     }
 
     /// Whether everything needed to describe the audio has been read.
-    package var hasEssentials: Bool { context.properties.dataFormat != nil && context.sawAudioChunk }
+    var hasEssentials: Bool { context.properties.dataFormat != nil && context.sawAudioChunk }
 
     /// Bytes the parser will step over without looking; the file API may seek instead.
-    package var skippableByteCount: Int64 {
+    var skippableByteCount: Int64 {
         switch state {
         case .skip(let remaining): return remaining
         case .audioLead(let skip, _, _): return skip
@@ -61,7 +61,7 @@ package struct ChunkWalker<Container: ChunkedContainer> {
     }
 
     /// Steps over `count` bytes (at most ``skippableByteCount``) that the driver did not read.
-    package mutating func skip(_ count: Int64) {
+    mutating func skip(_ count: Int64) {
         switch state {
         case .skip(let remaining):
             state = remaining - count > 0 ? .skip(remaining: remaining - count) : .chunkHeader
@@ -82,7 +82,7 @@ package struct ChunkWalker<Container: ChunkedContainer> {
         }
     }
 
-    package mutating func next(_ cursor: inout ByteCursor) throws -> ParserStep {
+    mutating func next(_ cursor: inout ByteCursor) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
             if context.retained.isReplaying, let run = replayRetained() { return .packets(run) }
@@ -489,23 +489,23 @@ package struct ChunkWalker<Container: ChunkedContainer> {
 
 extension ChunkWalker: StreamParser {
     // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
-    package var runDescriptions: [PacketDescription] { context.descriptions }
-    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
-    package var retainedBytes: [UInt8] { context.retained.bytes }
+    var runDescriptions: [PacketDescription] { context.descriptions }
+    var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    var retainedBytes: [UInt8] { context.retained.bytes }
 
-    package mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
 
-    package var declaresPacketCounts: Bool {
+    var declaresPacketCounts: Bool {
         context.properties.audioDataPacketCount != nil && context.declaredAudioBytes != nil && context.canProducePackets
     }
 
-    package mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep { try next(&cursor) }
 
-    package mutating func discontinuity() {
+    mutating func discontinuity() {
         if case .awaitingSeek(let then) = state { state = then }
     }
 
-    package mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
         offset: Int64, isEstimate: Bool
     ) {
         guard context.announcedReady, let dataOffset = context.properties.dataOffset else {

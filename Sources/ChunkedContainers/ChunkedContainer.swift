@@ -2,22 +2,22 @@ import AudioFormats
 import StreamParsing
 
 /// How a container lays out its chunk headers.
-package struct ChunkLayout {
-    package var sizeEndianness: Endianness
+struct ChunkLayout {
+    var sizeEndianness: Endianness
     /// 8 for CAF's and Wave64's 64-bit sizes, else 4.
-    package var sizeWidth: Int
+    var sizeWidth: Int
     /// Chunks start at multiples of this from the previous one's start: RIFF and IFF pad odd-sized
     /// chunks with one byte (2), Wave64 to 8 bytes, CAF not at all (1).
-    package var alignment: Int64
+    var alignment: Int64
     /// 16 for Wave64's GUIDs, else 4.
-    package var idWidth = 4
+    var idWidth = 4
     /// Whether a chunk's size counts its own header (Wave64).
-    package var sizeCountsHeader = false
+    var sizeCountsHeader = false
 
-    package var headerSize: Int { idWidth + sizeWidth }
+    var headerSize: Int { idWidth + sizeWidth }
 
     /// The pad bytes after a body of `size` bytes (none after a chunk that runs to the end).
-    package func pad(after size: Int64?) -> Int64 {
+    func pad(after size: Int64?) -> Int64 {
         guard let size, alignment > 1 else { return 0 }
         // Wave64 aligns whole chunks (header included, a multiple of 8): the body's remainder decides.
         return (alignment - size % alignment) % alignment
@@ -25,18 +25,18 @@ package struct ChunkLayout {
 }
 
 /// One chunk header as read from the stream.
-package struct ChunkHeader {
-    package var id: FourCharCode
+struct ChunkHeader {
+    var id: FourCharCode
     /// Absolute offset of the header's first byte.
-    package var offset: Int64
+    var offset: Int64
     /// Body size; `nil` means "to the end of the stream" (CAF's -1, RIFF's 0xFFFFFFFF on `data`).
-    package var size: Int64?
+    var size: Int64?
     /// Absolute offset of the body's first byte.
-    package var bodyOffset: Int64
+    var bodyOffset: Int64
 }
 
 /// What a container does with a chunk once its header is read.
-package enum ChunkDisposition {
+enum ChunkDisposition {
     /// Read the whole body (at most `limit` bytes) and hand it to `parseChunk`.
     case read
     /// The chunk holds the audio; its first `prefix` bytes go to `parseAudioPrefix`.
@@ -47,7 +47,7 @@ package enum ChunkDisposition {
 
 /// The container-specific half of a chunked parser (CAF, AIFF, WAV): its file header and the
 /// meaning of its chunks. ``ChunkWalker`` does the rest.
-package protocol ChunkedContainer: Sendable {
+protocol ChunkedContainer: Sendable {
     static var name: String { get }
     /// Whether a file without an audio chunk is an empty sound rather than an error (AIFF).
     static var allowsMissingAudio: Bool { get }
@@ -75,6 +75,6 @@ package protocol ChunkedContainer: Sendable {
 }
 
 extension ChunkedContainer {
-    package static var allowsMissingAudio: Bool { false }
-    package mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? { nil }
+    static var allowsMissingAudio: Bool { false }
+    mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? { nil }
 }

@@ -51,38 +51,38 @@ public enum WAVE {
     }
 
     /// The tail every WAVE_FORMAT_EXTENSIBLE subformat GUID shares after its leading format tag.
-    package static let subformatGUIDTail: [UInt8] = [
+    static let subformatGUIDTail: [UInt8] = [
         0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
     ]
 
     /// LIST/INFO keys and the names afkit reports them under.
-    package static let infoKeys: [FourCharCode: String] = [
+    static let infoKeys: [FourCharCode: String] = [
         "INAM": "title", "IART": "artist", "IPRD": "album", "ICMT": "comments", "ICRD": "year",
         "IGNR": "genre", "ICOP": "copyright", "ISFT": "encoding application", "ITRK": "track number",
         "IENG": "engineer", "ISBJ": "subject", "IKEY": "keywords",
     ]
 
     package struct Container: ChunkedContainer {
-        package static let name = "wav"
-        package static let layout = ChunkLayout(sizeEndianness: .little, sizeWidth: 4, alignment: 2)
-        package static let fileHeaderSize = 12
-        package var outerEnd: Int64?
-        package var isRF64 = false
+        static let name = "wav"
+        static let layout = ChunkLayout(sizeEndianness: .little, sizeWidth: 4, alignment: 2)
+        static let fileHeaderSize = 12
+        var outerEnd: Int64?
+        var isRF64 = false
         /// Whether the `data` chunk's size was left 0 by its writer (read to the end).
-        package var sizeLeftUnset = false
+        var sizeLeftUnset = false
         /// 64-bit sizes from `ds64`: the data chunk's, and others by chunk type.
-        package var ds64DataSize: Int64?
-        package var ds64Sizes: [FourCharCode: Int64] = [:]
-        package var factFrames: (count: Int64, offset: Int64)?
-        package var samplesPerBlock: UInt32 = 0
+        var ds64DataSize: Int64?
+        var ds64Sizes: [FourCharCode: Int64] = [:]
+        var factFrames: (count: Int64, offset: Int64)?
+        var samplesPerBlock: UInt32 = 0
         /// `LIST/adtl` labels by cue ID (the cue list may come before or after them).
-        package var labels: [Int: String] = [:]
+        var labels: [Int: String] = [:]
         /// `smpl`'s loops, by the cue they name, resolved at the end.
-        package var sampleLoops: [(cue: Int, loop: Loop)] = []
+        var sampleLoops: [(cue: Int, loop: Loop)] = []
 
-        package init() {}
+        init() {}
 
-        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let offset = cursor.absoluteOffset
             guard let riff = cursor.readFourCharCode(),
                 riff == ChunkType.RIFF || riff == ChunkType.RF64 || riff == ChunkType.BW64,
@@ -99,7 +99,7 @@ public enum WAVE {
             context.announce(.fileFormat)
         }
 
-        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             switch id {
             case ChunkType.fmt, ChunkType.ds64: (limits.maximumFormatChunkBytes, true)
             // Tags with cover art: up to the largest picture afkit carries.
@@ -108,7 +108,7 @@ public enum WAVE {
             }
         }
 
-        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
             if chunk.id == ChunkType.data, chunk.size == 0, !isRF64 {
@@ -143,7 +143,7 @@ public enum WAVE {
             }
         }
 
-        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws
         {
             switch chunk.id {
@@ -390,7 +390,7 @@ public enum WAVE {
             context.announce(.infoDictionary)
         }
 
-        package mutating func parseAudioPrefix(
+        mutating func parseAudioPrefix(
             _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
         )
             throws -> Int64
@@ -435,7 +435,7 @@ public enum WAVE {
 
 extension WAVE {
     /// The usual speaker mask for a channel count (mono is front centre).
-    package static func defaultChannelMask(channels: UInt32) -> UInt32 {
+    static func defaultChannelMask(channels: UInt32) -> UInt32 {
         switch channels {
         case 1: 0x4
         case 2: 0x3
@@ -450,7 +450,7 @@ extension WAVE {
     }
 
     /// Bytes of the `ds64` body afkit writes (and reserves as `JUNK` in RIFF files).
-    package static let dataSize64BodySize = 28
+    static let dataSize64BodySize = 28
 
     /// Header and trailer of a WAV file: `JUNK` reserved for `ds64` (unless the audio is known to
     /// stay small), `fmt `, `fact` for non-PCM data, `LIST`/`INFO` text, then `data`. A file whose
@@ -527,7 +527,7 @@ extension WAVE {
 
     /// Markers as `cue ` points named in `LIST/adtl`, loops in `smpl` (its `end` the loop's last frame),
     /// the instrument's note, tuning, gain and ranges in `smpl` and `inst`.
-    package static func appendSamplerChunks(
+    static func appendSamplerChunks(
         _ options: AudioFileWriterOptions, sampleRate: Double,
         _ append: (FourCharCode, [UInt8]) -> Void
     ) {
@@ -593,7 +593,7 @@ extension WAVE {
 
     /// The `fmt ` body: WAVEFORMATEX, or WAVE_FORMAT_EXTENSIBLE for more than two channels or
     /// samples that do not fill their bytes.
-    package static func formatChunkBody(_ format: StreamDescription, _ options: AudioFileWriterOptions) throws
+    static func formatChunkBody(_ format: StreamDescription, _ options: AudioFileWriterOptions) throws
         -> [UInt8]
     {
         let channels = format.channelsPerFrame

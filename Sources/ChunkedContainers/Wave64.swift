@@ -7,26 +7,26 @@ import StreamParsing
 /// their bodies; only the file header differs: the `riff` GUID, the file's size, the `wave` GUID.
 package enum Wave64 {
     /// The `riff` GUID (66666972-912E-11CF-A5D6-28DB04C10000) as the file stores it.
-    package static let riffGUID: [UInt8] = [
+    static let riffGUID: [UInt8] = [
         0x72, 0x69, 0x66, 0x66, 0x2E, 0x91, 0xCF, 0x11, 0xA5, 0xD6, 0x28, 0xDB, 0x04, 0xC1, 0x00, 0x00,
     ]
     /// The `wave` GUID (65766177-ACF3-11D3-8CD1-00C04F8EDB8A) as the file stores it.
-    package static let waveGUID: [UInt8] = [
+    static let waveGUID: [UInt8] = [
         0x77, 0x61, 0x76, 0x65, 0xF3, 0xAC, 0xD3, 0x11, 0x8C, 0xD1, 0x00, 0xC0, 0x4F, 0x8E, 0xDB, 0x8A,
     ]
 
     package struct Container: ChunkedContainer {
-        package static let name = "w64"
-        package static let layout = ChunkLayout(
+        static let name = "w64"
+        static let layout = ChunkLayout(
             sizeEndianness: .little, sizeWidth: 8, alignment: 8, idWidth: 16, sizeCountsHeader: true)
-        package static let fileHeaderSize = 40
+        static let fileHeaderSize = 40
         /// WAV's half, for the chunks both share.
-        package var wave = WAVE.Container()
-        package var outerEnd: Int64?
+        var wave = WAVE.Container()
+        var outerEnd: Int64?
 
-        package init() {}
+        init() {}
 
-        package mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
+        mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let offset = cursor.absoluteOffset
             guard let riff = cursor.readSlice(16), riff.elementsEqual(Wave64.riffGUID),
                 let size = cursor.readInteger(endianness: .little, as: UInt64.self),
@@ -41,23 +41,23 @@ package enum Wave64 {
             context.announce(.fileFormat)
         }
 
-        package func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
+        func readLimit(for id: FourCharCode, limits: ParserLimits) -> (limit: Int, essential: Bool) {
             wave.readLimit(for: id, limits: limits)
         }
 
-        package mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
+        mutating func disposition(of chunk: inout ChunkHeader, _ context: inout ParseContext) throws
             -> ChunkDisposition
         {
             try wave.disposition(of: &chunk, &context)
         }
 
-        package mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
+        mutating func parseChunk(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext)
             throws
         {
             try wave.parseChunk(chunk, &body, &context)
         }
 
-        package mutating func parseAudioPrefix(
+        mutating func parseAudioPrefix(
             _ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext
         )
             throws -> Int64

@@ -6,26 +6,26 @@ import StreamParsing
 /// size and holds 256 frames per block (1, 2, 3 or 6 blocks); a dependent substream (extra channels)
 /// belongs to the packet of the independent frame before it. Apple's `ac-3` and `ec-3`.
 package struct AC3: FrameFormat {
-    package static let fileType = FileType.ac3
-    package static let headerSize = 8
-    package static let confirmsByNext = true
-    package static let hasJoiningFrames = true
+    static let fileType = FileType.ac3
+    static let headerSize = 8
+    static let confirmsByNext = true
+    static let hasJoiningFrames = true
 
     /// A frame's second CRC covers it all but the sync word (FLAC's CRC-16, whose residue is 0).
-    package static func isIntact(_ frame: UnsafeRawBufferPointer) -> Bool {
+    static func isIntact(_ frame: UnsafeRawBufferPointer) -> Bool {
         frame.count > 4 && FoldedCRC.flac(UnsafeRawBufferPointer(rebasing: frame[2...]), continuing: 0) == 0
     }
 
-    package init() {}
+    init() {}
 
-    package static func fileType(of format: StreamDescription) -> FileType {
+    static func fileType(of format: StreamDescription) -> FileType {
         format.formatID == .enhancedAC3 ? .ec3 : .ac3
     }
 
-    package mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? { 0 }
+    mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? { 0 }
 
     /// Frame sizes in 16-bit words by frame-size code pairs, at 48, 44.1 and 32 kHz (A/52 table 5.18).
-    package static let frameWords: [[Int]] = [
+    static let frameWords: [[Int]] = [
         [64, 69, 96], [64, 70, 96], [80, 87, 120], [80, 88, 120], [96, 104, 144], [96, 105, 144],
         [112, 121, 168], [112, 122, 168], [128, 139, 192], [128, 140, 192], [160, 174, 240], [160, 175, 240],
         [192, 208, 288], [192, 209, 288], [224, 243, 336], [224, 244, 336], [256, 278, 384], [256, 279, 384],
@@ -37,7 +37,7 @@ package struct AC3: FrameFormat {
     /// Full-bandwidth channels by audio coding mode.
     package static let modeChannels = [2, 1, 2, 3, 3, 4, 4, 5]
 
-    package func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
+    func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
         guard bytes[0] == 0x0B, bytes[1] == 0x77 else { return nil }
         let bsid = Int(bytes[5] >> 3)
         if bsid <= 10 {
@@ -81,7 +81,7 @@ package struct AC3: FrameFormat {
             joinsPrevious: streamType == 1)
     }
 
-    package static func format(_ id: FourCharCode, rate: Double, channels: Int, frames: Int) -> StreamDescription {
+    static func format(_ id: FourCharCode, rate: Double, channels: Int, frames: Int) -> StreamDescription {
         StreamDescription(
             sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: UInt32(frames), bytesPerFrame: 0,
             channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
@@ -114,7 +114,7 @@ extension AC3 {
 extension FileSignature {
     /// AC-3 and E-AC-3 sync frames: 0x0B77, a valid frame size, and (where the bytes reach it) the next
     /// frame's sync right after.
-    package static func ac3(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) -> Verdict {
+    static func ac3(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) -> Verdict {
         let sync = magic(bytes, [0x0B, 0x77])
         guard case .yes = sync else { return sync }
         guard bytes.count >= AC3.headerSize else { return atEnd ? .no : .undecided(AC3.headerSize) }

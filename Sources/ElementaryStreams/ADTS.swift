@@ -33,7 +33,7 @@ public enum ADTS {
         /// Raw data blocks in the frame (AAC frames of 1024 samples).
         public var rawDataBlocks: Int
 
-        package init?(_ bytes: UnsafeRawBufferPointer) {
+        init?(_ bytes: UnsafeRawBufferPointer) {
             guard bytes.count >= 7, bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 else { return nil }
             isMPEG2 = bytes[1] & 0x08 != 0
             hasCRC = bytes[1] & 1 == 0
@@ -56,7 +56,7 @@ public enum ADTS {
         /// config element inside the stream says).
         public var channels: Int { channelConfiguration == 7 ? 8 : channelConfiguration }
 
-        package func continues(_ other: FrameHeader) -> Bool {
+        func continues(_ other: FrameHeader) -> Bool {
             objectType == other.objectType && sampleRateIndex == other.sampleRateIndex
                 && channelConfiguration == other.channelConfiguration
         }
@@ -68,7 +68,7 @@ public enum ADTS {
             return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
         }
 
-        package var streamDescription: StreamDescription {
+        var streamDescription: StreamDescription {
             StreamDescription(
                 sampleRate: Double(sampleRate), formatID: .aac, bytesPerPacket: 0, framesPerPacket: 1024,
                 bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)

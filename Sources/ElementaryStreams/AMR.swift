@@ -5,21 +5,21 @@ import StreamParsing
 /// frames, each a header byte (its frame type gives the size) and the speech bits. Apple's `samr` and
 /// `sawb`: 160 frames a packet at 8 kHz, 320 at 16 kHz, mono.
 package struct AMR: FrameFormat {
-    package static let fileType = FileType.amr
-    package static let headerSize = 1
-    package static let confirmsByNext = false
+    static let fileType = FileType.amr
+    static let headerSize = 1
+    static let confirmsByNext = false
 
     /// Packet sizes by frame type, the header byte included (types 9 to 15: comfort noise of other
     /// standards, lost and empty frames).
-    package static let narrowbandSizes = [13, 14, 16, 18, 20, 21, 27, 32, 6, 1, 1, 1, 1, 1, 1, 1]
-    package static let widebandSizes = [18, 24, 33, 37, 41, 47, 51, 59, 61, 6, 1, 1, 1, 1, 1, 1]
+    static let narrowbandSizes = [13, 14, 16, 18, 20, 21, 27, 32, 6, 1, 1, 1, 1, 1, 1, 1]
+    static let widebandSizes = [18, 24, 33, 37, 41, 47, 51, 59, 61, 6, 1, 1, 1, 1, 1, 1]
 
     /// Whether the stream is AMR-WB: fixed by its magic. Frames carry no mark of it.
-    package var wideband = false
+    var wideband = false
 
-    package init() {}
+    init() {}
 
-    package mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? {
+    mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? {
         for (magic, isWide) in [("#!AMR\n", false), ("#!AMR-WB\n", true)] where bytes.starts(with: magic.utf8) {
             wideband = isWide
             return magic.utf8.count
@@ -33,7 +33,7 @@ package struct AMR: FrameFormat {
         throw AudioFileError.unsupportedFileType("amr: no '#!AMR' magic", offset: 0)
     }
 
-    package func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
+    func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
         let header = bytes[0]
         // The padding bits must be 0.
         guard header & 0x83 == 0 else { return nil }

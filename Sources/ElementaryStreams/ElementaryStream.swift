@@ -20,50 +20,50 @@ package struct ElementaryStreamParser: StreamParser {
     package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
     package var retainedBytes: [UInt8] { context.retained.bytes }
 
-    package enum Header {
+    enum Header {
         case mpeg(MPEGAudio.FrameHeader)
         case adts(ADTS.FrameHeader)
     }
 
     /// Where the parser is: before the stream's first frame, or inside a stream whose kind and
     /// parameters that frame fixed.
-    package enum State {
+    enum State {
         case searching
         case framing(Header)
     }
 
     /// What lies between frames: the rest of a tag being stepped over, or a run of junk being passed
     /// a byte at a time (resync), noted once it ends.
-    package struct Gap {
-        package var tagRemaining: Int64 = 0
+    struct Gap {
+        var tagRemaining: Int64 = 0
         /// An ID3v2 tag larger than the parser reads whole, walked a frame at a time: its version and where it
         /// ends (the frames before that still to come).
-        package var id3Walk: (version: UInt8, end: Int64)?
-        package var junkStart: Int64?
-        package var junkBytes: Int64 = 0
+        var id3Walk: (version: UInt8, end: Int64)?
+        var junkStart: Int64?
+        var junkBytes: Int64 = 0
         /// Bytes skipped before the first frame, tags and the zero padding right after a tag not counted.
-        package var leadingJunk: Int64 = 0
+        var leadingJunk: Int64 = 0
         /// Whether the bytes skipped since the last tag are all zero.
-        package var isPaddingAfterTag = false
+        var isPaddingAfterTag = false
         /// Where the last leading tag ended: the signature table is asked about the bytes there.
-        package var checkSignatureAt: Int64?
+        var checkSignatureAt: Int64?
         /// Where the last tag met while searching ends: the search for a first frame counts from there (a
         /// leading tag may hold megabytes of cover art).
-        package var leadingTagEnd: Int64 = 0
+        var leadingTagEnd: Int64 = 0
         /// An ID3v2 tag the stream ended inside: where, its size, the bytes present.
-        package var tagCutShort: (offset: Int64, total: Int, present: Int)?
+        var tagCutShort: (offset: Int64, total: Int, present: Int)?
     }
 
     /// Figures over the audio frames so far.
-    package struct FrameTally {
-        package var firstOffset: Int64?
-        package var lastEnd: Int64?
-        package var largest = 0
+    struct FrameTally {
+        var firstOffset: Int64?
+        var lastEnd: Int64?
+        var largest = 0
         /// Whether the first frame has been checked for a Xing/Info/VBRI header.
-        package var checkedFirst = false
-        package var notedRateChange = false
+        var checkedFirst = false
+        var notedRateChange = false
         /// Audio frames accepted (whatever their numbering after a seek).
-        package var frameCount: Int64 = 0
+        var frameCount: Int64 = 0
     }
 
     package var context: ParseContext
@@ -71,33 +71,33 @@ package struct ElementaryStreamParser: StreamParser {
     /// The signature table's verdict on bytes (``FileSignature``'s, given by the registry above this module):
     /// a file with a signature behind a leading tag is what the signature says.
     private let identify: @Sendable (UnsafeRawBufferPointer, _ atEnd: Bool) -> FileSignature.Identification
-    package private(set) var state = State.searching
+    private(set) var state = State.searching
     private var gap = Gap()
     private var tally = FrameTally()
-    package private(set) var encoderHeader: MPEGAudio.EncoderHeader?
+    private(set) var encoderHeader: MPEGAudio.EncoderHeader?
     /// The most frames one run gathers.
-    package static let maximumRunPackets = 256
+    static let maximumRunPackets = 256
 
     private var isSearching: Bool { if case .searching = state { true } else { false } }
     private var mpeg: MPEGAudio.FrameHeader? { if case .framing(.mpeg(let first)) = state { first } else { nil } }
     private var adts: ADTS.FrameHeader? { if case .framing(.adts(let first)) = state { first } else { nil } }
 
     /// How far to look for the next header of a free-format frame.
-    package static let freeFormatWindow = 8192
+    static let freeFormatWindow = 8192
     /// How far into a stream to look for a first frame before giving up on it.
-    package static let maximumLeadingBytes: Int64 = 1 << 20
+    static let maximumLeadingBytes: Int64 = 1 << 20
 
     // The rule for a stream's start (README, "Recognising files"). A first frame at a clean start (the
     // stream's first byte, or right after ID3v2/APE tags and zero padding) needs this many consistent
     // frames in a row, the first included; or frames that run consistently to the end of the input or
     // to a tag (a stream of one to three frames).
-    package static let framesAtCleanStart = 4
+    static let framesAtCleanStart = 4
     /// After junk, more frames, which must also cover at least as many bytes as the junk before them.
-    package static let framesAfterJunk = 8
+    static let framesAfterJunk = 8
     /// Junk (bytes other than tags and zero padding) allowed before a first frame.
-    package static let maximumLeadingJunk: Int64 = 64 << 10
+    static let maximumLeadingJunk: Int64 = 64 << 10
     /// Frames of the other kind than the type hint names need this many more.
-    package static let framesAgainstHint = 2
+    static let framesAgainstHint = 2
 
     package init(
         mode: ParseMode, limits: ParserLimits, hint: FileType?,
@@ -361,7 +361,7 @@ package struct ElementaryStreamParser: StreamParser {
     }
 
     /// The refusal of bytes that are no format afkit knows.
-    package static func unrecognised(_ detail: String) -> AudioFileError {
+    static func unrecognised(_ detail: String) -> AudioFileError {
         .unsupportedFileType(
             "not an audio file afkit recognises: no signature of a known format, and no MPEG audio or "
                 + "ADTS stream in \(detail)", offset: 0)
@@ -489,7 +489,7 @@ package struct ElementaryStreamParser: StreamParser {
 
     /// How far past a frame not followed by the next the parser looks for the end of the stream: bytes after the
     /// last frame up to this many are trailing junk; a frame followed by more is damage.
-    package static let trailingWindow = 4096
+    static let trailingWindow = 4096
 
     /// Whether a frame of the stream starts anywhere in `bytes`.
     private static func holdsFrame(_ bytes: UnsafeRawBufferPointer, of first: Header, _ parser: Self) -> Bool {
@@ -506,7 +506,7 @@ package struct ElementaryStreamParser: StreamParser {
     }
 
     /// A frame's length in bytes.
-    package enum FrameLength {
+    enum FrameLength {
         case length(Int)
         case needMore(Int)
         /// A free-format frame whose end cannot be found.
@@ -539,7 +539,7 @@ package struct ElementaryStreamParser: StreamParser {
     }
 
     /// What the frames from a stream's first one say about it.
-    package enum Evidence {
+    enum Evidence {
         case confirmed
         case rejected
         case needMore(Int)

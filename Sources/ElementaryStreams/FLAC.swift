@@ -17,13 +17,13 @@ package enum FLAC {
     }
 
     /// A `SEEKTABLE` point: a frame's first sample and its offset from the first frame.
-    package struct SeekPoint: Hashable, Sendable {
-        package var sample: Int64
-        package var offset: Int64
+    struct SeekPoint: Hashable, Sendable {
+        var sample: Int64
+        var offset: Int64
     }
 
     /// The points of a `SEEKTABLE` body, placeholders dropped.
-    package static func seekPoints(_ bytes: UnsafeRawBufferPointer) -> [SeekPoint] {
+    static func seekPoints(_ bytes: UnsafeRawBufferPointer) -> [SeekPoint] {
         let reader = ByteCursor(bytes)
         return stride(from: 0, through: bytes.count - 18, by: 18).compactMap { start in
             guard let sample = reader.getInteger(at: start, endianness: .big, as: UInt64.self),
@@ -36,7 +36,7 @@ package enum FLAC {
 
     /// The markers of a `CUESHEET` body: each track's index points (a track's first index named after
     /// the track), the lead-out left out; `nil` where the body is shorter than its counts.
-    package static func cueSheetMarkers(_ bytes: UnsafeRawBufferPointer) -> [Marker]? {
+    static func cueSheetMarkers(_ bytes: UnsafeRawBufferPointer) -> [Marker]? {
         let reader = ByteCursor(bytes)
         guard bytes.count >= 396 else { return nil }
         let trackCount = Int(bytes[395])
@@ -79,7 +79,7 @@ package struct FLACParser: StreamParser {
     package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
     package var retainedBytes: [UInt8] { context.retained.bytes }
 
-    package enum Phase {
+    enum Phase {
         case signature
         case blockHeader
         /// A metadata block of `length` bytes, read whole.
@@ -94,18 +94,18 @@ package struct FLACParser: StreamParser {
     }
 
     /// Where the search for a frame's end stands, so more bytes resume it rather than start it again.
-    package struct EndSearch {
-        package var frameOffset: Int64
+    struct EndSearch {
+        var frameOffset: Int64
         /// The next index (from the frame's start) where a following header may begin.
-        package var position: Int
+        var position: Int
         /// The CRC-16 of the frame's bytes up to `checkedLength`.
-        package var crc: UInt16 = 0
-        package var checkedLength = 0
+        var crc: UInt16 = 0
+        var checkedLength = 0
     }
 
     package var context: ParseContext
     private var phase = Phase.signature
-    package private(set) var streamInfo: FLACStreamInfo?
+    private(set) var streamInfo: FLACStreamInfo?
     private var seekPoints: [FLAC.SeekPoint] = []
     /// Bytes of a metadata block being passed over.
     private var stepping: Int64 = 0
@@ -620,7 +620,7 @@ package struct FLACParser: StreamParser {
 
 extension FLAC {
     /// Seconds between the points of the `SEEKTABLE` a written file carries (as `flac` places them).
-    package static let seekPointInterval = 10.0
+    static let seekPointInterval = 10.0
 
     /// Header of a `.flac` file: `fLaC`, `STREAMINFO` (the encoder's final one once the file closes, its
     /// frame sizes taken from the packets written), a `SEEKTABLE` with room for a point every 10 s of the

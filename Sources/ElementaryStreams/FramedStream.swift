@@ -2,19 +2,19 @@ import AudioFormats
 import StreamParsing
 
 /// One frame of a framed format, as its header describes it.
-package struct FrameInfo {
+struct FrameInfo {
     /// Bytes of the frame, header included.
-    package var length: Int
+    var length: Int
     /// Frames (samples per channel) it decodes to.
-    package var frames: Int
+    var frames: Int
     /// The format it implies.
-    package var format: StreamDescription
+    var format: StreamDescription
     /// Whether it belongs to the packet before it (an E-AC-3 dependent substream) rather than starting one.
-    package var joinsPrevious = false
+    var joinsPrevious = false
 }
 
 /// A format of frames whose headers give their lengths (AMR, AC-3/E-AC-3), read by ``FramedStreamParser``.
-package protocol FrameFormat: Sendable {
+protocol FrameFormat: Sendable {
     /// The container the format is.
     static var fileType: FileType { get }
     /// A format before its leader is read.
@@ -38,9 +38,9 @@ package protocol FrameFormat: Sendable {
 }
 
 extension FrameFormat {
-    package static func fileType(of format: StreamDescription) -> FileType { fileType }
-    package static func isIntact(_ frame: UnsafeRawBufferPointer) -> Bool { true }
-    package static var hasJoiningFrames: Bool { false }
+    static func fileType(of format: StreamDescription) -> FileType { fileType }
+    static func isIntact(_ frame: UnsafeRawBufferPointer) -> Bool { true }
+    static var hasJoiningFrames: Bool { false }
 }
 
 /// The push parser for ``FrameFormat``s: a leader, then frames back to back, one packet each (an
@@ -48,13 +48,13 @@ extension FrameFormat {
 /// by its own check (AC-3's CRC); where a sync word allows it, bytes that are no frame are passed over
 /// and noted; where none does, they are a `dta?` error at their offset. A last frame cut short is not a
 /// packet and marks the stream truncated.
-package struct FramedStreamParser<Format: FrameFormat>: StreamParser {
+struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
-    package var runDescriptions: [PacketDescription] { context.descriptions }
-    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
-    package var retainedBytes: [UInt8] { context.retained.bytes }
+    var runDescriptions: [PacketDescription] { context.descriptions }
+    var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    var retainedBytes: [UInt8] { context.retained.bytes }
 
-    package var context: ParseContext
+    var context: ParseContext
     private var format = Format()
     private var leaderRead = false
     private var first: FrameInfo?
@@ -67,20 +67,20 @@ package struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     /// Whether every packet so far has had one size (a seek is then exact).
     private var constantSize: Int?? = .none
 
-    package init(mode: ParseMode, limits: ParserLimits) {
+    init(mode: ParseMode, limits: ParserLimits) {
         context = ParseContext(mode: mode, limits: limits)
         context.properties.fileType = Format.fileType
         if mode == .indexing { context.packetIndex = [] }
     }
 
-    package var skippableByteCount: Int64 { 0 }
-    package mutating func skip(_ count: Int64) {}
-    package mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
-    package mutating func discontinuity() { endJunk() }
+    var skippableByteCount: Int64 { 0 }
+    mutating func skip(_ count: Int64) {}
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+    mutating func discontinuity() { endJunk() }
 
     private var name: String { Format.fileType.rawValue }
 
-    package mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
             guard cursor.remaining > 0 else { return .needMore(1) }
@@ -227,7 +227,7 @@ package struct FramedStreamParser<Format: FrameFormat>: StreamParser {
 
     /// Resumes at a packet: exact where every packet so far had one size (CBR) or the index holds it, else at
     /// the average's estimate, the frame found there numbered from its own offset.
-    package mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
         offset: Int64, isEstimate: Bool
     ) {
         guard let dataOffset = context.properties.dataOffset, packet >= 0,
@@ -244,7 +244,7 @@ package struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         return (overflow ? Int64.max : offset, estimate.isEstimate)
     }
 
-    package func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
+    func packetToByte(_ packet: Int64, averagePacketSize: Double?) -> (offset: Int64, isEstimate: Bool)? {
         guard packet >= 0 else { return nil }
         if let start = context.knownStart(ofPacket: packet), let dataOffset = context.properties.dataOffset {
             return (start - dataOffset, false)

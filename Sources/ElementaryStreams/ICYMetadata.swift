@@ -120,7 +120,7 @@ public struct ICYMetadataDemuxer: Sendable {
     }
 
     /// The value of `Key='value';` in a metadata block (the value may itself hold quotes or semicolons).
-    package static func field(_ key: String, in text: String) -> String? {
+    static func field(_ key: String, in text: String) -> String? {
         let bytes = Array(text.utf8)
         guard let start = firstIndex(of: Array((key + "='").utf8), in: bytes, from: 0) else { return nil }
         let valueStart = start + key.utf8.count + 2

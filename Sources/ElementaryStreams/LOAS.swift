@@ -9,20 +9,20 @@ import StreamParsing
 /// whole by an engine that reads LATM (``AudioFile/decodingFormat`` names them `latm`), never copied as
 /// AAC access units.
 package struct LOAS: FrameFormat {
-    package static let fileType = FileType.loas
-    package static let headerSize = 3
-    package static let confirmsByNext = true
+    static let fileType = FileType.loas
+    static let headerSize = 3
+    static let confirmsByNext = true
 
     /// The stream's format, from the first frame's StreamMuxConfig.
-    package private(set) var format: StreamDescription?
+    private(set) var format: StreamDescription?
     /// The AudioSpecificConfig (byte-aligned) the first frame carries.
-    package private(set) var audioSpecificConfig: [UInt8] = []
+    private(set) var audioSpecificConfig: [UInt8] = []
 
-    package init() {}
+    init() {}
 
     /// Reads the first frame's StreamMuxConfig (no bytes precede the frames): `nil` until the whole frame
     /// is there.
-    package mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? {
+    mutating func leaderLength(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws -> Int? {
         guard bytes.count >= Self.headerSize, let length = Self.frameLength(bytes) else {
             if atEnd || bytes.count >= Self.headerSize {
                 throw AudioFileError.unsupportedFileType("loas: no AudioSyncStream sync word", offset: 0)
@@ -44,20 +44,20 @@ package struct LOAS: FrameFormat {
         return 0
     }
 
-    package func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
+    func frame(_ bytes: UnsafeRawBufferPointer) -> FrameInfo? {
         guard let length = Self.frameLength(bytes), let format else { return nil }
         return FrameInfo(length: length, frames: Int(format.framesPerPacket), format: format)
     }
 
     /// A frame's length, header included, where `bytes` start with the sync word.
-    package static func frameLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    static func frameLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count >= 3, bytes[0] == 0x56, bytes[1] & 0xE0 == 0xE0 else { return nil }
         return 3 + (Int(bytes[1] & 0x1F) << 8 | Int(bytes[2]))
     }
 
     /// The AudioSpecificConfig of an AudioMuxElement that carries a StreamMuxConfig (one program, one
     /// layer), byte-aligned; throws where the element carries none or one afkit does not read.
-    package static func streamMuxConfig(_ element: [UInt8]) throws -> [UInt8] {
+    static func streamMuxConfig(_ element: [UInt8]) throws -> [UInt8] {
         var reader = BitReader(element)
         func value() -> Int? {
             // LatmGetValue: 2 bits for the count of further bytes, then the bytes.

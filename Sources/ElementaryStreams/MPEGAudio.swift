@@ -38,7 +38,7 @@ extension MPEGAudio {
     }
 
     /// Looks for a Xing/Info or VBRI header in a whole first frame.
-    package static func encoderHeader(in frame: UnsafeRawBufferPointer, header: FrameHeader) -> EncoderHeader? {
+    static func encoderHeader(in frame: UnsafeRawBufferPointer, header: FrameHeader) -> EncoderHeader? {
         var cursor = ByteCursor(frame)
         func isXing(at offset: Int) -> Bool {
             guard frame.count >= offset + 8, let tag = cursor.getInteger(at: offset, endianness: .big, as: UInt32.self)
@@ -102,7 +102,7 @@ extension MPEGAudio {
 }
 
 extension MPEGAudio.EncoderHeader {
-    package init(kind: Kind) { self.kind = kind }
+    init(kind: Kind) { self.kind = kind }
 }
 
 extension FileType {

@@ -260,7 +260,7 @@ extension MP4 {
 
     /// Calls `body` with each box's type and its body's range between `start` and `end`; a box that overruns
     /// them is an error with its offset.
-    package static func walkBoxes(
+    static func walkBoxes(
         _ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ body: (FourCharCode, Int, Int) throws -> Void
     ) throws {
         var position = start

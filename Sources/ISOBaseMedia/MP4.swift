@@ -10,7 +10,7 @@ import StreamParsing
 public enum MP4 {
     /// The most packets an open file's provisional sample table is sized for, whatever a header's estimate
     /// says (4 Mi packets: over 24 hours of AAC at 48 kHz); a longer output's table is placed when it closes.
-    package static let maximumEstimatedPackets: Int64 = 1 << 22
+    static let maximumEstimatedPackets: Int64 = 1 << 22
 
     /// Box types, spelled as in the specification.
     public enum BoxType {
@@ -31,7 +31,7 @@ public enum MP4 {
     }
 
     /// Samples per chunk in the files afkit writes (the last chunk holds the rest).
-    package static let samplesPerChunk = 64
+    static let samplesPerChunk = 64
 }
 
 // MARK: - Writing
@@ -117,7 +117,7 @@ extension MP4 {
         return ContainerLayout(header: header, trailer: [])
     }
 
-    package static func moov(
+    static func moov(
         format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
         chunkOffsets: [Int64], wideOffsets: Bool, fragmented: Bool = false
@@ -410,11 +410,11 @@ extension MP4 {
         return udta
     }
 
-    package static func fullBoxHeader(version: UInt8, flags: UInt32) -> [UInt8] {
+    static func fullBoxHeader(version: UInt8, flags: UInt32) -> [UInt8] {
         [version, UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)]
     }
 
-    package static func appendBox(_ bytes: inout [UInt8], _ type: FourCharCode, _ body: [UInt8]) {
+    static func appendBox(_ bytes: inout [UInt8], _ type: FourCharCode, _ body: [UInt8]) {
         bytes.appendInteger(UInt32(8 + body.count), endianness: .big)
         bytes.appendFourCharCode(type)
         bytes += body

@@ -9,7 +9,7 @@ import StreamParsing
 extension MP4Parser {
     // MARK: Reading the boxes
 
-    package mutating func parseBox(_ box: Box, _ body: inout ByteCursor) throws {
+    mutating func parseBox(_ box: Box, _ body: inout ByteCursor) throws {
         switch box.type {
         case "ftyp": parseFileType(&body)
         case "mvhd":
@@ -49,7 +49,7 @@ extension MP4Parser {
         }
     }
 
-    package mutating func parseFileType(_ body: inout ByteCursor) {
+    mutating func parseFileType(_ body: inout ByteCursor) {
         sawFileType = true
         var brands: [FourCharCode] = []
         if let major = body.readFourCharCode() { brands.append(major) }
@@ -62,7 +62,7 @@ extension MP4Parser {
         context.announce(.fileFormat)
     }
 
-    package mutating func parseEditList(_ box: Box, _ body: inout ByteCursor) throws {
+    mutating func parseEditList(_ box: Box, _ body: inout ByteCursor) throws {
         let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
         _ = body.skip(3)
         let count = Int(body.readInteger(endianness: .big, as: UInt32.self) ?? 0)
@@ -87,7 +87,7 @@ extension MP4Parser {
         }
     }
 
-    package mutating func parseSampleTable(_ box: Box, _ body: inout ByteCursor) throws {
+    mutating func parseSampleTable(_ box: Box, _ body: inout ByteCursor) throws {
         guard track != nil else { return }
         _ = body.skip(4)
         func entries(_ size: Int, _ countOffset: Int = 0) throws -> Int {
@@ -183,7 +183,7 @@ extension MP4Parser {
         }
     }
 
-    package mutating func parseMetadataItem(_ box: Box, _ body: inout ByteCursor) {
+    mutating func parseMetadataItem(_ box: Box, _ body: inout ByteCursor) {
         var name: String?
         var values: [(type: UInt32, bytes: [UInt8])] = []
         while body.remaining >= 8 {
@@ -232,7 +232,7 @@ extension MP4Parser {
     /// Nero's chapter list (`udta/chpl`, which FFmpeg and mutagen write beside or instead of a chapter track):
     /// version and flags, 4 reserved bytes in version 1, a count, then each chapter's start in 100 ns units and
     /// its title (a length byte, UTF-8). A list cut short keeps the chapters it holds.
-    package mutating func parseChapterList(_ body: inout ByteCursor) {
+    mutating func parseChapterList(_ body: inout ByteCursor) {
         let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
         _ = body.skip(3 + (version == 1 ? 4 : 0))
         let count = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
@@ -250,7 +250,7 @@ extension MP4Parser {
 
     // MARK: The sample description
 
-    package func parseSampleDescription(_ box: Box, _ body: inout ByteCursor) throws -> SampleEntry? {
+    func parseSampleDescription(_ box: Box, _ body: inout ByteCursor) throws -> SampleEntry? {
         _ = body.skip(4)
         guard (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) > 0, body.remaining >= 8 else { return nil }
         let entryOffset = body.absoluteOffset
@@ -435,7 +435,7 @@ extension MP4Parser {
 
     /// `OpusHead` (RFC 7845) from an MP4 `dOps` box's body: version 1, the channel count, pre-skip, input rate
     /// and output gain turned little-endian, the channel mapping as it is.
-    package static func opusHead(fromOpusSpecificBox box: [UInt8]) -> [UInt8] {
+    static func opusHead(fromOpusSpecificBox box: [UInt8]) -> [UInt8] {
         var head = Array("OpusHead".utf8) + [1, box[1]]
         head += [box[3], box[2]]  // pre-skip
         head += [box[7], box[6], box[5], box[4]]  // input sample rate
@@ -446,7 +446,7 @@ extension MP4Parser {
 
     // MARK: Fragments
 
-    package mutating func parseFragmentHeader(_ box: Box, _ body: inout ByteCursor) throws {
+    mutating func parseFragmentHeader(_ box: Box, _ body: inout ByteCursor) throws {
         let flags = (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) & 0xFF_FFFF
         let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
         var base = flags & 0x02_0000 != 0 ? fragmentOffset : previousFragmentDataEnd ?? fragmentOffset
@@ -459,7 +459,7 @@ extension MP4Parser {
         fragment = (trackID, flags, base, duration, size, nil)
     }
 
-    package mutating func parseTrackRun(_ box: Box, _ body: inout ByteCursor) throws {
+    mutating func parseTrackRun(_ box: Box, _ body: inout ByteCursor) throws {
         guard let header = fragment else {
             throw AudioFileError.malformed("mp4: 'trun' before the 'tfhd' of its track fragment", offset: box.offset)
         }

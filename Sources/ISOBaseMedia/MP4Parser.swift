@@ -22,17 +22,17 @@ package struct MP4Parser: StreamParser {
     package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
     package var retainedBytes: [UInt8] { context.retained.bytes }
 
-    package struct Box {
-        package var type: FourCharCode
-        package var offset: Int64
-        package var headerSize: Int
+    struct Box {
+        var type: FourCharCode
+        var offset: Int64
+        var headerSize: Int
         /// Absolute end; `nil` for a last box that runs to the end of the stream (size 0).
-        package var end: Int64?
-        package var bodyOffset: Int64 { offset + Int64(headerSize) }
-        package var bodySize: Int64? { end.map { $0 - bodyOffset } }
+        var end: Int64?
+        var bodyOffset: Int64 { offset + Int64(headerSize) }
+        var bodySize: Int64? { end.map { $0 - bodyOffset } }
     }
 
-    package indirect enum State: Sendable {
+    indirect enum State: Sendable {
         case boxHeader
         /// After a `meta` header: a full box (version and flags) or QuickTime's plain one.
         case metaHeader(Box)
@@ -52,46 +52,46 @@ package struct MP4Parser: StreamParser {
     }
 
     /// What the parser keeps of one `trak` while it is read.
-    package struct Track {
-        package var id: UInt32 = 0
-        package var handler: FourCharCode?
-        package var timescale: UInt32 = 0
-        package var edits: [(duration: Int64, mediaTime: Int64)] = []
-        package var entry: SampleEntry?
-        package var timeToSample: [(count: UInt32, delta: UInt32)] = []
-        package var samplesPerChunk: [(firstChunk: UInt32, samples: UInt32)] = []
-        package var constantSize: UInt32 = 0
-        package var sampleCount: Int64 = 0
-        package var sizes: [UInt32] = []
-        package var chunkOffsets: [Int64] = []
-        package var tableOffset: Int64 = 0
+    struct Track {
+        var id: UInt32 = 0
+        var handler: FourCharCode?
+        var timescale: UInt32 = 0
+        var edits: [(duration: Int64, mediaTime: Int64)] = []
+        var entry: SampleEntry?
+        var timeToSample: [(count: UInt32, delta: UInt32)] = []
+        var samplesPerChunk: [(firstChunk: UInt32, samples: UInt32)] = []
+        var constantSize: UInt32 = 0
+        var sampleCount: Int64 = 0
+        var sizes: [UInt32] = []
+        var chunkOffsets: [Int64] = []
+        var tableOffset: Int64 = 0
     }
 
     /// A chapter track's sample: where its title lies and when the chapter runs, in seconds.
-    package struct ChapterSample {
-        package var offset: Int64
-        package var size: Int
-        package var start: Double
-        package var end: Double
+    struct ChapterSample {
+        var offset: Int64
+        var size: Int
+        var start: Double
+        var end: Double
     }
 
     /// The first sample description of the sound track.
-    package struct SampleEntry {
-        package var format: StreamDescription
-        package var formatList: [StreamDescription]
-        package var cookie: [UInt8]?
+    struct SampleEntry {
+        var format: StreamDescription
+        var formatList: [StreamDescription]
+        var cookie: [UInt8]?
         /// Whether the codec fixes the frames per packet (else the time-to-sample table says).
-        package var knowsFramesPerPacket: Bool
+        var knowsFramesPerPacket: Bool
     }
 
     /// Running figures over the packets counted so far.
-    package struct Tally {
-        package var packets: Int64 = 0
-        package var bytes: Int64 = 0
-        package var largest: UInt32 = 0
-        package var duration: Int64 = 0
+    struct Tally {
+        var packets: Int64 = 0
+        var bytes: Int64 = 0
+        var largest: UInt32 = 0
+        var duration: Int64 = 0
 
-        package mutating func add(size: UInt32, duration: UInt32) {
+        mutating func add(size: UInt32, duration: UInt32) {
             packets += 1
             bytes += Int64(size)
             largest = max(largest, size)
@@ -100,51 +100,51 @@ package struct MP4Parser: StreamParser {
     }
 
     /// Deepest nesting of boxes followed, and most boxes read inside one top-level box.
-    package static let maximumDepth = 16
+    static let maximumDepth = 16
     package static let maximumBoxesPerHeader = 100_000
     /// Most packets handed out in one run.
-    package static let maximumPacketsPerRun = 4096
+    static let maximumPacketsPerRun = 4096
 
     package var context: ParseContext
-    package var state = State.boxHeader
-    package let requestsSeeks: Bool
-    package var open: [Box] = []
-    package var boxesInHeader = 0
-    package var sawFileType = false
-    package var movieTimescale: UInt32 = 0
-    package var track: Track?
-    package var audio: Track?
-    package var movieParsed = false
-    package var isFragmented = false
-    package var trackDefaults: (duration: UInt32, size: UInt32)?
-    package var table = MP4SampleTable()
-    package var sampleCursor = MP4SampleTable.Cursor()
-    package var tally = Tally()
-    package var itunesGapless: (priming: Int64, remainder: Int64, valid: Int64)?
-    package var framesPerDuration = 1.0
+    var state = State.boxHeader
+    let requestsSeeks: Bool
+    var open: [Box] = []
+    var boxesInHeader = 0
+    var sawFileType = false
+    var movieTimescale: UInt32 = 0
+    var track: Track?
+    var audio: Track?
+    var movieParsed = false
+    var isFragmented = false
+    var trackDefaults: (duration: UInt32, size: UInt32)?
+    var table = MP4SampleTable()
+    var sampleCursor = MP4SampleTable.Cursor()
+    var tally = Tally()
+    var itunesGapless: (priming: Int64, remainder: Int64, valid: Int64)?
+    var framesPerDuration = 1.0
     /// `mdat` boxes seen, so a seek can tell which one holds an offset.
-    package var mediaBoxes: [Box] = []
+    var mediaBoxes: [Box] = []
     /// The first `mdat` met before `moov`.
-    package var earlyMedia: Box?
-    package var pendingSeekRequest: (target: Int64, then: State)?
-    package var resumed = false
+    var earlyMedia: Box?
+    var pendingSeekRequest: (target: Int64, then: State)?
+    var resumed = false
     /// The first text track (QuickTime's chapter track, which Apple's audiobooks and podcasts carry).
-    package var chapterTrack: Track?
+    var chapterTrack: Track?
     /// Its samples (a title each) not read yet, in file order, and where the walk goes once they are.
-    package var chapterSamples: [ChapterSample] = []
-    package var afterChapters: (target: Int64, then: State)?
-    package var readsChapterTrack = false
+    var chapterSamples: [ChapterSample] = []
+    var afterChapters: (target: Int64, then: State)?
+    var readsChapterTrack = false
     // Fragments.
-    package var fragmentOffset: Int64 = 0
-    package var lastFragmentOffset: Int64?
-    package var previousFragmentDataEnd: Int64?
-    package var fragment:
+    var fragmentOffset: Int64 = 0
+    var lastFragmentOffset: Int64?
+    var previousFragmentDataEnd: Int64?
+    var fragment:
         (
             trackID: UInt32, flags: UInt32, base: Int64, defaultDuration: UInt32, defaultSize: UInt32,
             dataEnd: Int64?
         )?
 
-    package init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
+    init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
         context = ParseContext(mode: mode, limits: limits)
         self.requestsSeeks = requestsSeeks && mode == .streaming
     }
@@ -343,7 +343,7 @@ package struct MP4Parser: StreamParser {
         }
     }
 
-    package mutating func readBoxHeader(_ cursor: inout ByteCursor) throws {
+    mutating func readBoxHeader(_ cursor: inout ByteCursor) throws {
         let offset = cursor.absoluteOffset
         let size = cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0
         let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
@@ -400,7 +400,7 @@ package struct MP4Parser: StreamParser {
     }
 
     /// What to do with a box, by its type and its parent's.
-    package mutating func dispatch(_ box: Box, parent: FourCharCode?) throws {
+    mutating func dispatch(_ box: Box, parent: FourCharCode?) throws {
         let limits = context.limits
         switch (parent, box.type) {
         case (nil, "ftyp"): try read(box, limit: limits.maximumFormatChunkBytes, essential: true)
@@ -463,7 +463,7 @@ package struct MP4Parser: StreamParser {
         }
     }
 
-    package mutating func read(_ box: Box, limit: Int, essential: Bool) throws {
+    mutating func read(_ box: Box, limit: Int, essential: Bool) throws {
         guard let size = box.bodySize else {
             throw AudioFileError.invalidChunk("mp4: box '\(box.type)' has no size", offset: box.offset)
         }
@@ -479,25 +479,25 @@ package struct MP4Parser: StreamParser {
         state = .boxBody(box)
     }
 
-    package mutating func skip(_ box: Box, note: String) {
+    mutating func skip(_ box: Box, note: String) {
         if !note.isEmpty {
             context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, note)
         }
         state = .skip(remaining: box.bodySize)
     }
 
-    package func tooDeep(_ box: Box) -> AudioFileError {
+    func tooDeep(_ box: Box) -> AudioFileError {
         .limitExceeded("mp4: boxes nested more than \(Self.maximumDepth) deep", offset: box.offset)
     }
 
-    package mutating func descend(into box: Box) throws {
+    mutating func descend(into box: Box) throws {
         guard open.count < Self.maximumDepth else { throw tooDeep(box) }
         open.append(box)
         state = .boxHeader
     }
 
     /// Leaves the innermost open box, finishing what it held.
-    package mutating func close() throws {
+    mutating func close() throws {
         guard let box = open.popLast() else { return }
         switch box.type {
         case "trak":
@@ -518,7 +518,7 @@ package struct MP4Parser: StreamParser {
 
     // MARK: The movie, then its packets
 
-    package mutating func finishMovie(_ box: Box) throws {
+    mutating func finishMovie(_ box: Box) throws {
         movieParsed = true
         guard let audio, let entry = audio.entry else {
             throw AudioFileError.unsupportedDataFormat(
@@ -586,7 +586,7 @@ package struct MP4Parser: StreamParser {
     /// The chapter track's titles: read from the audio held before `moov`, else where a seek leads (a file read by
     /// index passes over `mdat`; a stream that can seek has passed them), else as the bytes pass (a stream that
     /// cannot seek, `moov` first).
-    package mutating func findChapters(after movie: Box) {
+    mutating func findChapters(after movie: Box) {
         guard let track = chapterTrack, !isFragmented else { return }
         chapterSamples = chapterSamples(of: track)
         chapterTrack = nil
@@ -608,7 +608,7 @@ package struct MP4Parser: StreamParser {
 
     /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
     /// 1000 of at most 4 KiB each: what a chapter track holds. A table that does not hold together gives none.
-    package mutating func chapterSamples(of track: Track) -> [ChapterSample] {
+    mutating func chapterSamples(of track: Track) -> [ChapterSample] {
         var chapters = MP4SampleTable()
         guard track.timescale > 0, (try? buildTable(track, into: &chapters)) != nil,
             var cursor = chapters.cursor(at: 0)
@@ -632,7 +632,7 @@ package struct MP4Parser: StreamParser {
 
     /// A chapter sample's title (a 16-bit length, then UTF-8, or UTF-16 after its byte-order mark) into the
     /// chapters, in time order, replacing `chpl`'s; the sample is then done (its size set to -1).
-    package mutating func readChapterTitle(_ index: Int, from cursor: ByteCursor) {
+    mutating func readChapterTitle(_ index: Int, from cursor: ByteCursor) {
         let sample = chapterSamples[index]
         chapterSamples[index].size = -1
         guard let length = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt16.self),
@@ -661,7 +661,7 @@ package struct MP4Parser: StreamParser {
 
     /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
     /// there a sample is a frame of the sound description's bytes (as QuickTime reads it).
-    package func constantSize(_ track: Track) -> UInt32 {
+    func constantSize(_ track: Track) -> UInt32 {
         guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm,
             format.bytesPerFrame > 1
         else { return track.constantSize }
@@ -670,7 +670,7 @@ package struct MP4Parser: StreamParser {
 
     /// The sample table of a non-fragmented track: chunks from `stco`, samples per chunk from `stsc`, durations
     /// from `stts`.
-    package mutating func buildTable(_ track: Track, into table: inout MP4SampleTable) throws {
+    mutating func buildTable(_ track: Track, into table: inout MP4SampleTable) throws {
         for run in track.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
         let declared = track.sampleCount
         var sample: Int64 = 0
@@ -704,20 +704,20 @@ package struct MP4Parser: StreamParser {
         }
     }
 
-    package func decodedFrames(packets: Int64, duration: Int64) -> Int64 {
+    func decodedFrames(packets: Int64, duration: Int64) -> Int64 {
         guard let format = context.properties.dataFormat else { return 0 }
         if format.framesPerPacket > 0 { return packets.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? Int64.max }
         return frames(duration, scale: framesPerDuration)
     }
 
-    package func frames(_ time: Int64, scale: Double) -> Int64 {
+    func frames(_ time: Int64, scale: Double) -> Int64 {
         Int64(clamping: Int64(exactly: (Double(time) * scale).rounded()) ?? Int64.max)
     }
 
     /// Priming, remainder and valid frames from the edit list, else from `iTunSMPB`, else `nil`.
     /// `exactDuration` is the media's length in its timescale where the whole table is known: no edit
     /// runs past it.
-    package func gaplessInfo(decodedFrames: Int64, exactDuration: Int64?) -> PacketTableInfo? {
+    func gaplessInfo(decodedFrames: Int64, exactDuration: Int64?) -> PacketTableInfo? {
         guard let audio, let format = context.properties.dataFormat else { return nil }
         var priming: Int64
         var valid: Int64
@@ -743,7 +743,7 @@ package struct MP4Parser: StreamParser {
         return PacketTableInfo(validFrames: valid, primingFrames: Int32(priming), remainderFrames: Int32(remainder))
     }
 
-    package mutating func beginMedia(_ box: Box) {
+    mutating func beginMedia(_ box: Box) {
         if mediaBoxes.count < 4096 { mediaBoxes.append(box) }
         context.properties.trace.append(offset: box.offset, chunk: box.type, size: box.bodySize, "audio data")
         if context.mode == .indexing {
@@ -763,18 +763,18 @@ package struct MP4Parser: StreamParser {
     }
 
     /// Counts a packet the cursor passes, delivered or not.
-    package mutating func advance() {
+    mutating func advance() {
         if let sample = table.sample(at: sampleCursor) { tally.add(size: sample.size, duration: sample.duration) }
         table.advance(&sampleCursor)
     }
 
-    package func framesOf(_ duration: UInt32) -> UInt32 {
+    func framesOf(_ duration: UInt32) -> UInt32 {
         guard context.properties.dataFormat?.framesPerPacket == 0 else { return 0 }
         return UInt32(clamping: frames(Int64(duration), scale: framesPerDuration))
     }
 
     /// One step inside `mdat`: a run of whole packets, or bytes stepped over or awaited.
-    package mutating func produceMedia(_ cursor: inout ByteCursor, in box: Box) throws -> ParserStep? {
+    mutating func produceMedia(_ cursor: inout ByteCursor, in box: Box) throws -> ParserStep? {
         let position = cursor.absoluteOffset
         let end = box.end ?? Int64.max
         if position >= end {
@@ -838,7 +838,7 @@ package struct MP4Parser: StreamParser {
 
     /// Passes over samples that lie before `position`, outside any `mdat` the stream passed through: a
     /// stream cannot go back for them, and the file API does not count them either.
-    package mutating func skipUnreachable(before position: Int64) {
+    mutating func skipUnreachable(before position: Int64) {
         var skipped: Int64 = 0
         let first = sampleCursor.sample
         while let sample = table.sample(at: sampleCursor), sample.offset < position {
@@ -860,7 +860,7 @@ package struct MP4Parser: StreamParser {
     }
 
     /// Packets whose bytes were held while `moov` was awaited.
-    package mutating func replayRetained(before position: Int64) -> PacketRun? {
+    mutating func replayRetained(before position: Int64) -> PacketRun? {
         guard let sample = table.sample(at: sampleCursor), sample.offset < position,
             let index = context.retained.index(of: sample.offset, count: Int(sample.size))
         else {
@@ -876,7 +876,7 @@ package struct MP4Parser: StreamParser {
 
     /// Fills `context.descriptions` with the whole packets, from the next one on, that lie in the
     /// `available` bytes from `start`; returns the bytes they span.
-    package mutating func cutPackets(from start: Int64, available: Int) -> Int {
+    mutating func cutPackets(from start: Int64, available: Int) -> Int {
         context.beginPacketRun()
         var span = 0
         while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {

@@ -8,41 +8,41 @@ import StreamParsing
 ///
 /// Memory follows the tables' bytes, never their claims: a run of samples of one size is one entry
 /// however many samples it counts, and sizes are held only where the file lists them one by one.
-package struct MP4SampleTable {
-    package struct Run {
+struct MP4SampleTable {
+    struct Run {
         /// Absolute offset of the run's first sample.
-        package var offset: Int64
+        var offset: Int64
         /// Index of the run's first sample in the track.
-        package var firstSample: Int64
-        package var count: Int64
+        var firstSample: Int64
+        var count: Int64
         /// Every sample's size, or 0 where `sizeIndex` points into ``sizes``.
-        package var constantSize: UInt32
-        package var sizeIndex: Int
+        var constantSize: UInt32
+        var sizeIndex: Int
         /// Bytes the run spans.
-        package var byteCount: Int64
-        package var end: Int64 { offset + byteCount }
+        var byteCount: Int64
+        var end: Int64 { offset + byteCount }
     }
 
-    package private(set) var runs: [Run] = []
-    package private(set) var sizes: [UInt32] = []
+    private(set) var runs: [Run] = []
+    private(set) var sizes: [UInt32] = []
     /// Sample durations in the track's timescale, run-length coded.
-    package private(set) var durations: [(count: Int64, delta: UInt32)] = []
+    private(set) var durations: [(count: Int64, delta: UInt32)] = []
     /// The sample the first duration entry starts at (after trimming).
     private var durationsBase: Int64 = 0
     /// Samples in the table (those trimmed away included: a run appended after every run was read and dropped
     /// goes on from them).
-    package var sampleCount: Int64 { runs.last.map { $0.firstSample + $0.count } ?? trimmedSampleCount }
+    var sampleCount: Int64 { runs.last.map { $0.firstSample + $0.count } ?? trimmedSampleCount }
     /// The samples of the runs trimmed away.
     private var trimmedSampleCount: Int64 = 0
 
     /// Total duration in the track's timescale.
-    package private(set) var totalDuration: Int64 = 0
+    private(set) var totalDuration: Int64 = 0
 
     /// The largest sample, and the bytes of all samples.
-    package private(set) var maximumSize: UInt32 = 0
-    package private(set) var byteCount: Int64 = 0
+    private(set) var maximumSize: UInt32 = 0
+    private(set) var byteCount: Int64 = 0
 
-    package func size(ofSample index: Int64, in run: Run) -> UInt32 {
+    func size(ofSample index: Int64, in run: Run) -> UInt32 {
         run.constantSize > 0 || run.sizeIndex < 0
             ? run.constantSize : sizes[run.sizeIndex + Int(index - run.firstSample)]
     }
@@ -91,7 +91,7 @@ package struct MP4SampleTable {
     }
 
     /// Adds `count` samples of `delta` time units.
-    package mutating func appendDurations(count: Int64, delta: UInt32) {
+    mutating func appendDurations(count: Int64, delta: UInt32) {
         guard count > 0 else { return }
         totalDuration = totalDuration.saturatingAdd(count.multipliedOrNil(by: Int64(delta)) ?? Int64.max)
         if let last = durations.last, last.delta == delta {
@@ -102,7 +102,7 @@ package struct MP4SampleTable {
     }
 
     /// The delta every sample has, but perhaps the last (whose duration often ends the track early).
-    package var uniformDelta: UInt32? {
+    var uniformDelta: UInt32? {
         switch durations.count {
         case 1: durations[0].delta
         case 2 where durations[1].count == 1: durations[0].delta
@@ -111,7 +111,7 @@ package struct MP4SampleTable {
     }
 
     /// The index of the run holding `sample`.
-    package func runIndex(ofSample sample: Int64) -> Int? {
+    func runIndex(ofSample sample: Int64) -> Int? {
         var low = 0
         var high = runs.count
         while low < high {
@@ -123,7 +123,7 @@ package struct MP4SampleTable {
 
     /// Drops what lies wholly before `cursor` once it is much (streaming mode keeps no history), and
     /// moves the cursor to match.
-    package mutating func trim(_ cursor: inout Cursor) {
+    mutating func trim(_ cursor: inout Cursor) {
         if cursor.run > 1024 {
             let drop = cursor.run
             trimmedSampleCount = runs[drop - 1].firstSample + runs[drop - 1].count
@@ -141,17 +141,17 @@ package struct MP4SampleTable {
     }
 
     /// A position in the table: the next sample, where it lies, and its duration.
-    package struct Cursor {
-        package var sample: Int64 = 0
-        package var run = 0
+    struct Cursor {
+        var sample: Int64 = 0
+        var run = 0
         /// Bytes from the start of the run to the sample.
-        package var runOffset: Int64 = 0
-        package var durationRun = 0
-        package var durationUsed: Int64 = 0
+        var runOffset: Int64 = 0
+        var durationRun = 0
+        var durationUsed: Int64 = 0
     }
 
     /// A cursor at `sample`.
-    package func cursor(at sample: Int64) -> Cursor? {
+    func cursor(at sample: Int64) -> Cursor? {
         guard let index = runIndex(ofSample: sample) else { return nil }
         let run = runs[index]
         var offset: Int64 = 0
@@ -171,7 +171,7 @@ package struct MP4SampleTable {
     }
 
     /// The sample at a cursor: offset, size and duration; `nil` past the table.
-    package func sample(at cursor: Cursor) -> (offset: Int64, size: UInt32, duration: UInt32)? {
+    func sample(at cursor: Cursor) -> (offset: Int64, size: UInt32, duration: UInt32)? {
         guard cursor.run < runs.count else { return nil }
         let run = runs[cursor.run]
         let duration = cursor.durationRun < durations.count ? durations[cursor.durationRun].delta : 0
@@ -179,7 +179,7 @@ package struct MP4SampleTable {
     }
 
     /// Moves a cursor past the sample it points at.
-    package func advance(_ cursor: inout Cursor) {
+    func advance(_ cursor: inout Cursor) {
         guard cursor.run < runs.count else { return }
         let run = runs[cursor.run]
         cursor.runOffset += Int64(size(ofSample: cursor.sample, in: run))

@@ -9,41 +9,41 @@ import StreamParsing
 /// come from the codec (Vorbis's block sizes, Opus's TOC, FLAC's frame header), the valid frames from
 /// the last granule position: Opus's pre-skip is priming, the decoded frames past the last granule the
 /// remainder.
-package struct OggParser: StreamParser {
+struct OggParser: StreamParser {
     // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
-    package var runDescriptions: [PacketDescription] { context.descriptions }
-    package var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
+    var runDescriptions: [PacketDescription] { context.descriptions }
+    var packetIndexIsKnown: Bool { context.packetIndexIsKnown }
 
     /// The logical stream afkit reads.
-    package struct Stream {
-        package var serial: UInt32
-        package var codec: Ogg.Codec
+    struct Stream {
+        var serial: UInt32
+        var codec: Ogg.Codec
         /// Header packets still to come (`nil`: FLAC's count not given, until the first frame).
-        package var headersLeft: Int?
-        package var headers: [[UInt8]] = []
-        package var vorbis: Ogg.VorbisBlocks?
-        package var previousBlock: Int?
-        package var preSkip = 0
-        package var nextSequence: UInt32?
-        package var lastGranule: Int64?
+        var headersLeft: Int?
+        var headers: [[UInt8]] = []
+        var vorbis: Ogg.VorbisBlocks?
+        var previousBlock: Int?
+        var preSkip = 0
+        var nextSequence: UInt32?
+        var lastGranule: Int64?
         /// The granule position before the first audio packet (0 for a stream that starts at the start).
-        package var startGranule: Int64?
+        var startGranule: Int64?
         /// Frames of the audio packets completed so far (what a decoder gives).
-        package var frames: Int64 = 0
-        package var ended = false
+        var frames: Int64 = 0
+        var ended = false
     }
 
     /// An audio packet of the page being handed out.
-    package struct QueuedPacket {
+    struct QueuedPacket {
         /// Its index in the page, or `nil` for the packet joined from pieces (in ``joined``).
-        package var start: Int?
-        package var size: Int
-        package var frames: Int
+        var start: Int?
+        var size: Int
+        var frames: Int
         /// The offset of the page it begins on.
-        package var pageOffset: Int64
+        var pageOffset: Int64
     }
 
-    package var context: ParseContext
+    var context: ParseContext
     private var stream: Stream?
     /// Streams seen and not read, by serial, with their codec.
     private var others: [UInt32: Ogg.Codec] = [:]
@@ -67,7 +67,7 @@ package struct OggParser: StreamParser {
     /// Audio packets counted (whatever their numbering after a seek).
     private var packetsCounted: Int64 = 0
 
-    package init(mode: ParseMode, limits: ParserLimits) {
+    init(mode: ParseMode, limits: ParserLimits) {
         context = ParseContext(mode: mode, limits: limits)
         context.properties.fileType = .ogg
         if mode == .indexing {
@@ -76,12 +76,12 @@ package struct OggParser: StreamParser {
         }
     }
 
-    package var retainedBytes: [UInt8] { joined }
-    package var skippableByteCount: Int64 { 0 }
-    package mutating func skip(_ count: Int64) {}
-    package mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
+    var retainedBytes: [UInt8] { joined }
+    var skippableByteCount: Int64 { 0 }
+    mutating func skip(_ count: Int64) {}
+    mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
 
-    package mutating func discontinuity() {
+    mutating func discontinuity() {
         resyncing = true
         queue.removeAll()
         queueIndex = 0
@@ -97,7 +97,7 @@ package struct OggParser: StreamParser {
         partialPieces.removeAll()
     }
 
-    package mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
+    mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
             if let size = currentPageSize {
@@ -496,13 +496,13 @@ package struct OggParser: StreamParser {
 
     /// More frames than any Vorbis or Opus packet decodes to (Vorbis's longest block, 8192, gives 4096; Opus's
     /// longest packet 5760): a last granule short of the packets by more is not trimming their padding.
-    package static let largestPacketFrames: Int64 = 8192
+    static let largestPacketFrames: Int64 = 8192
 
     /// Resumes at a packet. From the index (a file read for indexing), at the page the packet begins on,
     /// numbered from the first packet that begins there; else at the estimate of
     /// ``packetToByte(_:averagePacketSize:)``, where the next page whose CRC checks resumes the stream and
     /// its first packet is numbered from its page's offset (said to be an estimate).
-    package mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
+    mutating func resume(atPacket packet: Int64, averagePacketSize: Double?) throws -> (
         offset: Int64, isEstimate: Bool
     ) {
         let average = averagePacketSize ?? (packetsCounted > 0 ? Double(audioBytes) / Double(packetsCounted) : nil)

@@ -6,9 +6,9 @@ extension Ogg {
     /// Pages before the audio in a written Ogg Opus file: `OpusHead`, then `OpusTags`.
     package static let headerPageCount: UInt32 = 2
     /// The logical stream's serial number ("afkt"): fixed, so the same input makes the same file.
-    package static let writtenSerial: UInt32 = 0x6166_6B74
+    static let writtenSerial: UInt32 = 0x6166_6B74
     /// Frames (at 48 kHz) a page gathers before it is written: one second, as `opusenc` pages.
-    package static let pageFrames = 48000
+    static let pageFrames = 48000
 
     /// Ogg Opus's comment header (`OpusTags`) of the metadata, pictures and loops: what must fit in one page
     /// (``largestOnePagePacket``), which the converter asks before it carries a cover.
@@ -47,12 +47,12 @@ extension Ogg {
     }
 
     /// The lacing values of one packet of `count` bytes.
-    package static func lacing(for count: Int) -> [UInt8] {
+    static func lacing(for count: Int) -> [UInt8] {
         [UInt8](repeating: 255, count: count / 255) + [UInt8(count % 255)]
     }
 
     /// Appends a page of the written stream, its CRC computed.
-    package static func appendPage(
+    static func appendPage(
         _ out: inout [UInt8], flags: UInt8, granule: Int64, sequence: UInt32, lacing: [UInt8], body: [UInt8]
     ) {
         let start = out.count

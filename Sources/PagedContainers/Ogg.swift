@@ -9,12 +9,12 @@ import StreamParsing
 /// file's later links are noted, not read).
 package enum Ogg {
     /// The codec of a logical stream, from its first packet.
-    package enum Codec: Equatable {
+    enum Codec: Equatable {
         case vorbis, opus, flac
         /// Recognised and not read: named in the refusal.
         case other(name: String, reason: String)
 
-        package init(firstPacket bytes: UnsafeRawBufferPointer) {
+        init(firstPacket bytes: UnsafeRawBufferPointer) {
             func starts(_ prefix: [UInt8]) -> Bool { bytes.count >= prefix.count && bytes.starts(with: prefix) }
             if starts([1] + Array("vorbis".utf8)) {
                 self = .vorbis
@@ -33,23 +33,23 @@ package enum Ogg {
             }
         }
 
-        package var isAudio: Bool { if case .other = self { false } else { true } }
+        var isAudio: Bool { if case .other = self { false } else { true } }
     }
 
     /// A page header: 27 bytes, then the lacing table.
-    package struct PageHeader {
-        package var flags: UInt8
-        package var granulePosition: Int64
-        package var serial: UInt32
-        package var sequence: UInt32
-        package var segments: Int
-        package var isContinued: Bool { flags & 1 != 0 }
-        package var isFirst: Bool { flags & 2 != 0 }
-        package var isLast: Bool { flags & 4 != 0 }
-        package static let size = 27
+    struct PageHeader {
+        var flags: UInt8
+        var granulePosition: Int64
+        var serial: UInt32
+        var sequence: UInt32
+        var segments: Int
+        var isContinued: Bool { flags & 1 != 0 }
+        var isFirst: Bool { flags & 2 != 0 }
+        var isLast: Bool { flags & 4 != 0 }
+        static let size = 27
 
         /// The header at the start of `bytes` (which hold at least 27), or `nil` where it is none.
-        package init?(_ bytes: UnsafeRawBufferPointer) {
+        init?(_ bytes: UnsafeRawBufferPointer) {
             guard bytes.count >= Self.size, bytes[0] == 0x4F, bytes[1] == 0x67, bytes[2] == 0x67, bytes[3] == 0x53,
                 bytes[4] == 0
             else { return nil }
@@ -86,18 +86,18 @@ package enum Ogg {
     package static let largestOnePagePacket = 254 * 255
 
     /// What a Vorbis stream's identification and setup headers say about its packets' lengths.
-    package struct VorbisBlocks: Equatable {
-        package var short: Int
-        package var long: Int
+    struct VorbisBlocks: Equatable {
+        var short: Int
+        var long: Int
         /// Each mode's block flag (long or short).
-        package var modeIsLong: [Bool]
+        var modeIsLong: [Bool]
 
         /// The mode number's width in an audio packet's first byte.
-        package var modeBits: Int { modeIsLong.count <= 1 ? 0 : 64 - UInt64(modeIsLong.count - 1).leadingZeroBitCount }
+        var modeBits: Int { modeIsLong.count <= 1 ? 0 : 64 - UInt64(modeIsLong.count - 1).leadingZeroBitCount }
 
         /// The block size of an audio packet (bit 0 of its first byte 0, then the mode number); `nil` for a
         /// packet that is none.
-        package func blockSize(_ packet: UnsafeRawBufferPointer) -> Int? {
+        func blockSize(_ packet: UnsafeRawBufferPointer) -> Int? {
             guard let first = packet.first, first & 1 == 0 else { return nil }
             let mode = Int(first >> 1) & ((1 << modeBits) - 1)
             guard mode < modeIsLong.count else { return nil }
@@ -108,7 +108,7 @@ package enum Ogg {
         /// bit, before it each mode's 41 bits (a block flag, a window type and a transform type that must be
         /// 0, a mapping), before them the count less one in 6 bits. The modes are the longest run of zero
         /// types the count before them agrees with.
-        package static func modes(setup: UnsafeRawBufferPointer) -> [Bool]? {
+        static func modes(setup: UnsafeRawBufferPointer) -> [Bool]? {
             guard let lastIndex = setup.lastIndex(where: { $0 != 0 }) else { return nil }
             // Bits are numbered from the start, each byte's least significant bit first.
             func bit(_ position: Int) -> Bool { setup[position >> 3] >> (position & 7) & 1 == 1 }
@@ -132,7 +132,7 @@ package enum Ogg {
     }
 
     /// The frames an Opus packet decodes to (RFC 6716, 3.1): its TOC's frame duration times its frame count.
-    package static func opusFrames(_ packet: UnsafeRawBufferPointer) -> Int? {
+    static func opusFrames(_ packet: UnsafeRawBufferPointer) -> Int? {
         guard let toc = packet.first else { return nil }
         let config = Int(toc >> 3)
         let duration: Int

@@ -90,7 +90,7 @@ public struct PNGImage: Sendable {
     }
 
     /// PNG's CRC-32 (the reflected polynomial 0xEDB88320, as zlib's).
-    package static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF
@@ -104,7 +104,7 @@ public struct PNGImage: Sendable {
 
     /// A zlib stream (RFC 1950) of one fixed-Huffman deflate block (RFC 1951): at each byte the longer of the
     /// runs that repeat the pixel before (distance 3) or the row above (`rowStride`), else a literal.
-    package static func zlib(_ data: [UInt8], rowStride: Int) -> [UInt8] {
+    static func zlib(_ data: [UInt8], rowStride: Int) -> [UInt8] {
         var bits = DeflateBits()
         bits.write(1, count: 1)  // the final block
         bits.write(1, count: 2)  // fixed Huffman codes
@@ -149,7 +149,7 @@ private struct DeflateBits {
     private var buffer: UInt64 = 0
     private var filled = 0
 
-    package mutating func write(_ value: Int, count: Int) {
+    mutating func write(_ value: Int, count: Int) {
         buffer |= UInt64(value) << UInt64(filled)
         filled += count
         while filled >= 8 {
@@ -160,14 +160,14 @@ private struct DeflateBits {
     }
 
     /// A Huffman code of `count` bits, its first bit the most significant.
-    package mutating func writeCode(_ code: Int, count: Int) {
+    mutating func writeCode(_ code: Int, count: Int) {
         var reversed = 0
         for bit in 0..<count { reversed |= (code >> bit & 1) << (count - 1 - bit) }
         write(reversed, count: count)
     }
 
     /// A literal/length symbol in the fixed code.
-    package mutating func writeLiteral(_ symbol: Int) {
+    mutating func writeLiteral(_ symbol: Int) {
         switch symbol {
         case 0...143: writeCode(0x30 + symbol, count: 8)
         case 144...255: writeCode(0x190 + symbol - 144, count: 9)
@@ -188,13 +188,13 @@ private struct DeflateBits {
         6145, 8193, 12289, 16385, 24577,
     ]
 
-    package mutating func writeLength(_ length: Int) {
+    mutating func writeLength(_ length: Int) {
         let code = (Self.lengthBases.lastIndex { $0 <= length } ?? 0)
         writeLiteral(257 + code)
         if Self.lengthExtra[code] > 0 { write(length - Self.lengthBases[code], count: Self.lengthExtra[code]) }
     }
 
-    package mutating func writeDistance(_ distance: Int) {
+    mutating func writeDistance(_ distance: Int) {
         let code = Self.distanceBases.lastIndex { $0 <= distance } ?? 0
         writeCode(code, count: 5)
         let extra = code < 4 ? 0 : code / 2 - 1

@@ -20,7 +20,7 @@ public struct Spectrogram: Sendable, Hashable {
 /// Builds a ``Spectrogram`` from interleaved Float frames fed in order, a block at a time, in one pass:
 /// a Hann-windowed 512-point FFT of the channels' mean ends at each column's moment.
 package struct SpectrogramBuilder {
-    package static let size = 512
+    static let size = 512
     private let channels: Int
     private let columnEnds: [Int64]
     private var next = 0
@@ -126,7 +126,7 @@ package struct SpectrogramBuilder {
 /// The power (|X|², unscaled) of bins 0 through N/2 of a real signal of N values, N a power of two: the even
 /// and odd values as one complex signal of N/2, transformed, and the two halves' spectra separated.
 package struct PowerSpectrum {
-    package let size: Int
+    let size: Int
     private let transform: FourierTransform
     /// cos and -sin of 2πk/N, k from 0 through N/2.
     private let twiddleReal: [Float]
@@ -170,7 +170,7 @@ package struct PowerSpectrum {
 
 /// An in-place radix-2 complex FFT of a fixed power-of-two size.
 package struct FourierTransform {
-    package let size: Int
+    let size: Int
     /// Each stage's twiddles, contiguous: for the stage joining halves of `half` values, cos and sin of
     /// -2π offset / (2 half) at `half + offset` (so the butterflies of a stage read them in order).
     private let cosines: [Float]
