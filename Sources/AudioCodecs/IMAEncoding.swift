@@ -51,12 +51,33 @@ struct IMAEncoderTables {
             }
         }
         self.expansions = expansions
+        var rows: [Int32] = []
+        rows.reserveCapacity(89 * 8 * 2 * 12)
+        for entry in 0..<89 * 8 {
+            for negative in [false, true] {
+                let lanes = (0..<4).map { expansions[entry * 4 + $0] }
+                // The sign opposite the sample's (code bit 3) subtracts when the sample is above.
+                rows += lanes.map { lane in
+                    let difference = lane >> 12
+                    return (lane >> 11 & 1 != 0) != negative ? -difference : difference
+                }
+                rows += lanes.map { lane in 32768 << 7 | lane & 127 }
+                rows += lanes.map { lane in (lane >> 8 & 15) ^ (negative ? 8 : 0) }
+            }
+        }
+        self.rows = rows
     }
+
+    /// `expansions` ready to use, by step index, nearest magnitude and the sample's side of the predictor
+    /// (`rows[((index << 3 | n) << 1 | below) * 12...]`): each candidate's signed difference, then what
+    /// its key adds to its predictor << 7 ((32768 << 7) | next step index), then its code; four lanes each.
+    let rows: [Int32]
 
     /// How many candidates a state whose nearest magnitude is `n` makes (see `expansions`).
     @inline(__always)
     static func candidateCount(nearest n: Int32) -> Int {
-        3 &+ (n == 1 ? 1 : 0) &- (n == 7 ? 1 : 0)
+        // A nibble each (a lookup, not a branch): 3, 4, then 3 up to 2 for n = 7.
+        Int(truncatingIfNeeded: (0x2333_3343 as UInt32) &>> (UInt32(bitPattern: n) &<< 2) & 15)
     }
 
     static let shiftAndAdd = IMAEncoderTables(.shiftAndAdd)
@@ -69,6 +90,7 @@ struct IMACoder {
     let midpoints: UnsafeBufferPointer<Int32>
     let nextIndex: UnsafeBufferPointer<UInt8>
     let expansions: UnsafeBufferPointer<Int32>
+    let rows: UnsafeBufferPointer<Int32>
 
     static func with<R>(_ reconstruction: IMA.Reconstruction, _ body: (IMACoder) throws -> R) rethrows -> R {
         let tables = reconstruction == .shiftAndAdd ? IMAEncoderTables.shiftAndAdd : IMAEncoderTables.multiply
@@ -76,10 +98,12 @@ struct IMACoder {
             try tables.midpoints.withUnsafeBufferPointer { midpoints in
                 try IMA.nextIndexTable.withUnsafeBufferPointer { next in
                     try tables.expansions.withUnsafeBufferPointer { expansions in
-                        try body(
-                            IMACoder(
-                                differences: differences, midpoints: midpoints, nextIndex: next,
-                                expansions: expansions))
+                        try tables.rows.withUnsafeBufferPointer { rows in
+                            try body(
+                                IMACoder(
+                                    differences: differences, midpoints: midpoints, nextIndex: next,
+                                    expansions: expansions, rows: rows))
+                        }
                     }
                 }
             }
@@ -94,9 +118,14 @@ struct IMACoder {
         let row = UnsafeRawPointer(midpoints.baseAddress.unsafelyUnwrapped + index << 3)
         let low = row.loadUnaligned(as: SIMD4<Int32>.self)
         let high = row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Int32>.self)
+        // The midpoints above, as bytes of all ones (narrowed by saturating packs): the magnitude is the
+        // first such byte's place.
         let zero = SIMD4<Int32>(repeating: 0)
-        return (zero.replacing(with: 1, where: low .<= twice) &+ zero.replacing(with: 1, where: high .<= twice))
-            .wrappedSum()
+        let above = SIMD8<Int32>(
+            lowHalf: zero.replacing(with: -1, where: low .> twice),
+            highHalf: zero.replacing(with: -1, where: high .> twice))
+        let bytes = unsafeBitCast(SIMD8<Int8>(truncatingIfNeeded: above), to: UInt64.self)
+        return Int32(truncatingIfNeeded: bytes.trailingZeroBitCount &>> 3)
     }
 
     /// Applies a code to a decoder state, as the decoder does.
@@ -170,7 +199,8 @@ struct IMABeamSearch {
     /// Each sample goes in phases: every kept state makes its candidates (four lanes at once, stored
     /// in the order they are tried); candidates in the same decoder state are merged, in that order,
     /// into the first (the cheaper one's path stays; the later is marked dead), and each step index's
-    /// cheapest (the first to reach its cost) is noted; the `width`-th smallest cost is found; the
+    /// cheapest (the first to reach its cost) is noted, and for width 6 the six smallest costs are kept
+    /// as they go (else the `width`-th smallest cost is found after); the
     /// candidates kept (cheaper than it, a step index's cheapest, or as cheap while places last, in
     /// order) become the next states. A state is one word, (predictor + 32768) << 7 | step index; costs
     /// are Doubles, exact (integers far below 2^53).
@@ -185,9 +215,9 @@ struct IMABeamSearch {
         var keys = b.keys, costs = b.costs, nextKeys = b.nextKeys, nextCosts = b.nextCosts
         let candidateKeys = b.candidateKeys, candidateCosts = b.candidateCosts, candidatePaths = b.candidatePaths
         let tags = b.tags, tableMask = b.tableMask, tableShift = b.tableShift
-        let bestCosts = b.bestCosts, bestTags = b.bestTags
+        let bestCosts = b.bestCosts, bestSlots = b.bestSlots
         let history = b.history, scratch = b.scratch, histogram = b.histogram
-        guard let expansions = coder.expansions.baseAddress else {
+        guard let rows = coder.rows.baseAddress else {
             preconditionFailure("IMA encoder tables")
         }
         var stamp = b.stamp
@@ -205,13 +235,14 @@ struct IMABeamSearch {
             let sample = samples(position)
             stamp &+= 1
             if stamp == 1 << 24 {
-                for index in 0..<128 { bestTags[index] = 0 }
                 for index in 0...tableMask { tags[index] = 0 }
                 stamp = 1
             }
             // Expansion.
             var made = 0
             let sampleVector = SIMD4<Int32>(repeating: sample)
+            // The state's place << 4, in each lane.
+            var parent = SIMD4<Int32>(repeating: 0)
             for state in 0..<kept {
                 let key = keys[state]
                 let predictor = key &>> 7 &- 32768
@@ -219,21 +250,18 @@ struct IMABeamSearch {
                 let delta = sample &- predictor
                 let negative = delta &>> 31
                 let nearest = coder.nearestMagnitude((delta ^ negative) &- negative, index: stepIndex)
-                let entry = UnsafeRawPointer(expansions + (stepIndex << 3 | Int(nearest)) << 2)
-                    .loadUnaligned(as: SIMD4<Int32>.self)
-                let difference = entry &>> 12
-                let flip = (entry &<< 20) &>> 31
-                let negate = flip ^ SIMD4<Int32>(repeating: negative)
-                var next = SIMD4<Int32>(repeating: predictor) &+ ((difference ^ negate) &- negate)
+                let row = UnsafeRawPointer(rows + ((stepIndex << 3 | Int(nearest)) << 1 | Int(negative & 1)) &* 12)
+                var next = SIMD4<Int32>(repeating: predictor) &+ row.loadUnaligned(as: SIMD4<Int32>.self)
                 next = next.replacing(with: -32768, where: next .< -32768)
                 next = next.replacing(with: 32767, where: next .> 32767)
                 let miss = SIMD4<Double>(sampleVector &- next)
                 let total = miss * miss + SIMD4<Double>(repeating: Double(bitPattern: UInt64(bitPattern: costs[state])))
-                let code = ((entry &>> 8) & 15) ^ SIMD4<Int32>(repeating: negative & 8)
                 UnsafeMutableRawPointer(candidateKeys + made).storeBytes(
-                    of: (next &+ 32768) &<< 7 | (entry & 127), as: SIMD4<Int32>.self)
+                    of: (next &<< 7) &+ row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Int32>.self),
+                    as: SIMD4<Int32>.self)
                 UnsafeMutableRawPointer(candidatePaths + made).storeBytes(
-                    of: SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: state) << 4) | code, as: SIMD4<Int32>.self)
+                    of: parent | row.loadUnaligned(fromByteOffset: 32, as: SIMD4<Int32>.self), as: SIMD4<Int32>.self)
+                parent &+= 16
                 UnsafeMutableRawPointer(candidateCosts + made).storeBytes(of: total, as: SIMD4<Double>.self)
                 made &+= IMAEncoderTables.candidateCount(nearest: nearest)
             }
@@ -242,27 +270,48 @@ struct IMABeamSearch {
             // candidate << 23 | key.
             var live = made
             let stampTag = UInt64(stamp) << 40
-            let bestStamp = UInt64(stamp) << 32
             let match: UInt64 = ~(((1 << 17) - 1) << 23)
+            // The six smallest costs of the candidates not merged, as they go (a merge that lowers a
+            // cost replaces it).
+            var t0 = Self.dead, t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0
             for candidate in 0..<made {
                 let key = candidateKeys[candidate]
                 let cost = candidateCosts[candidate]
                 let tag = stampTag | UInt64(UInt32(bitPattern: key))
                 var hash = Int(truncatingIfNeeded: (UInt32(bitPattern: key) &* 2_654_435_761) &>> tableShift)
                 var entry = tags[hash]
-                while entry & match != tag && entry >> 40 == stampTag >> 40 {
+                // An entry of another step is free (the usual case, tested first), one of this step holds
+                // this key or another.
+                var merging = false
+                while entry >> 40 == stampTag >> 40 {
+                    if entry & match == tag {
+                        merging = true
+                        break
+                    }
                     hash = (hash &+ 1) & tableMask
                     entry = tags[hash]
                 }
                 let stepIndex = Int(key & 127)
-                if entry & match == tag {
+                if merging {
                     let slot = Int(truncatingIfNeeded: entry >> 23) & ((1 << 17) - 1)
-                    if cost < candidateCosts[slot] {
+                    let slotCost = candidateCosts[slot]
+                    if cost < slotCost {
+                        let old = Double(bitPattern: UInt64(bitPattern: slotCost))
+                        if old <= t5 {
+                            // The old cost is among the six: out (one of them; the list shifts down).
+                            t0 = t0 >= old ? t1 : t0
+                            t1 = t1 >= old ? t2 : t1
+                            t2 = t2 >= old ? t3 : t2
+                            t3 = t3 >= old ? t4 : t3
+                            t4 = t4 >= old ? t5 : t4
+                            t5 = Self.dead
+                        }
+                        Self.insert(Double(bitPattern: UInt64(bitPattern: cost)), into: &t0, &t1, &t2, &t3, &t4, &t5)
                         candidateCosts[slot] = cost
                         candidatePaths[slot] = candidatePaths[candidate]
                         if cost < bestCosts[stepIndex] {
                             bestCosts[stepIndex] = cost
-                            bestTags[stepIndex] = bestStamp | UInt64(slot)
+                            bestSlots[stepIndex] = Int32(truncatingIfNeeded: slot)
                         }
                     }
                     candidateCosts[candidate] = dead
@@ -270,35 +319,24 @@ struct IMABeamSearch {
                     continue
                 }
                 tags[hash] = tag | UInt64(candidate) << 23
-                let info = bestTags[stepIndex]
-                // A stale entry (another step's) gives way: its cost is read as at least `dead`
-                // (arithmetic: the compiler makes a branch of a condition).
-                let other = Int64(bitPattern: (info ^ bestStamp) >> 32)
-                let current = bestCosts[stepIndex] | (dead & ((other | (0 &- other)) &>> 63))
+                Self.insert(Double(bitPattern: UInt64(bitPattern: cost)), into: &t0, &t1, &t2, &t3, &t4, &t5)
+                // (A step index none reached yet has `dead`: the keep below puts it back.)
+                let current = bestCosts[stepIndex]
                 let cheaper = cost < current
                 bestCosts[stepIndex] = cheaper ? cost : current
-                bestTags[stepIndex] = bestStamp | (cheaper ? UInt64(candidate) : info & 0xFFFF_FFFF)
+                let previous = bestSlots[stepIndex]
+                bestSlots[stepIndex] = cheaper ? Int32(truncatingIfNeeded: candidate) : previous
             }
             // The `width`-th smallest cost (all are kept when there are no more).
             var threshold = dead
+            var ties = 0
             if live > width {
                 if width == 6 {
-                    // An odd count's last pair ends in a cost above all.
-                    candidateCosts[made] = dead
-                    // Two lists of the six smallest side by side (even and odd candidates, `insert`), then
-                    // the odd list's inserted into the even one.
-                    var t0 = SIMD2<Double>(repeating: Self.dead), t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0
-                    let raw = UnsafeRawPointer(candidateCosts)
-                    for pair in 0..<(made &+ 1) >> 1 {
-                        let cost = raw.loadUnaligned(fromByteOffset: pair << 4, as: SIMD2<Double>.self)
-                        Self.insert(cost, into: &t0, &t1, &t2, &t3, &t4, &t5)
-                    }
-                    let odd = SIMD8<Double>(t0[1], t1[1], t2[1], t3[1], t4[1], t5[1], Self.dead, Self.dead)
-                    for index in 0..<6 {
-                        let cost = SIMD2<Double>(repeating: odd[index])
-                        Self.insert(cost, into: &t0, &t1, &t2, &t3, &t4, &t5)
-                    }
-                    threshold = Int64(bitPattern: t5[0].bitPattern)
+                    threshold = Int64(bitPattern: t5.bitPattern)
+                    // Those cheaper than the threshold are among the six smallest.
+                    ties =
+                        6 &- (t0 < t5 ? 1 : 0) &- (t1 < t5 ? 1 : 0) &- (t2 < t5 ? 1 : 0) &- (t3 < t5 ? 1 : 0)
+                        &- (t4 < t5 ? 1 : 0)
                 } else {
                     var gathered = 0
                     for candidate in 0..<made {
@@ -308,24 +346,24 @@ struct IMABeamSearch {
                     }
                     threshold = Self.nthSmallest(
                         width, of: scratch, count: gathered, histogram: histogram, scratch: scratch + gathered)
+                    ties = width
+                    for candidate in 0..<made {
+                        ties &-= Int(
+                            truncatingIfNeeded: UInt64(bitPattern: candidateCosts[candidate] &- threshold) >> 63)
+                    }
                 }
             }
             // Kept, in order: cheaper than the threshold, each step index's cheapest, and those as cheap
             // as the threshold while places last (each step index's cheapest takes none).
             // (Arithmetic rather than conditions: the compiler makes branches of those.)
-            var ties = 0
-            if threshold < dead {
-                ties = width
-                for candidate in 0..<made {
-                    ties &-= Int(truncatingIfNeeded: UInt64(bitPattern: candidateCosts[candidate] &- threshold) >> 63)
-                }
-            }
             let row = history + position * capacity
             kept = 0
             for candidate in 0..<made {
                 let key = candidateKeys[candidate]
                 let cost = candidateCosts[candidate]
-                let slot = Int(truncatingIfNeeded: bestTags[Int(key & 127)] & 0xFFFF_FFFF)
+                let slot = Int(truncatingIfNeeded: bestSlots[Int(key & 127)])
+                // Each step index reached is unreached again for the next step.
+                bestCosts[Int(key & 127)] = dead
                 let isBest = (slot ^ candidate) == 0 ? 1 : 0
                 let less = Int(truncatingIfNeeded: UInt64(bitPattern: cost &- threshold) >> 63)
                 let equal = cost == threshold ? 1 : 0
@@ -354,24 +392,22 @@ struct IMABeamSearch {
         )
     }
 
-    /// Inserts `cost` into two sorted lists of six, lane by lane, without a branch: the k-th smallest after
-    /// it is min(t_k, max(t_k-1, cost)).
+    /// Inserts `cost` into a sorted list of six, without a branch: the k-th smallest after it is
+    /// min(t_k, max(t_k-1, cost)).
     @inline(__always)
     private static func insert(
-        _ cost: SIMD2<Double>, into t0: inout SIMD2<Double>, _ t1: inout SIMD2<Double>, _ t2: inout SIMD2<Double>,
-        _ t3: inout SIMD2<Double>, _ t4: inout SIMD2<Double>, _ t5: inout SIMD2<Double>
+        _ cost: Double, into t0: inout Double, _ t1: inout Double, _ t2: inout Double,
+        _ t3: inout Double, _ t4: inout Double, _ t5: inout Double
     ) {
-        t5 = t5.replacing(with: cost, where: cost .< t5)
-        t5 = t5.replacing(with: t4, where: t5 .< t4)
-        t4 = t4.replacing(with: cost, where: cost .< t4)
-        t4 = t4.replacing(with: t3, where: t4 .< t3)
-        t3 = t3.replacing(with: cost, where: cost .< t3)
-        t3 = t3.replacing(with: t2, where: t3 .< t2)
-        t2 = t2.replacing(with: cost, where: cost .< t2)
-        t2 = t2.replacing(with: t1, where: t2 .< t1)
-        t1 = t1.replacing(with: cost, where: cost .< t1)
-        t1 = t1.replacing(with: t0, where: t1 .< t0)
-        t0 = t0.replacing(with: cost, where: cost .< t0)
+        // (Selects of this shape are single min and max instructions.)
+        @inline(__always) func low(_ a: Double, _ b: Double) -> Double { a < b ? a : b }
+        @inline(__always) func high(_ a: Double, _ b: Double) -> Double { a > b ? a : b }
+        t5 = low(t5, high(cost, t4))
+        t4 = low(t4, high(cost, t3))
+        t3 = low(t3, high(cost, t2))
+        t2 = low(t2, high(cost, t1))
+        t1 = low(t1, high(cost, t0))
+        t0 = low(t0, cost)
     }
 
     /// The `n`-th smallest (1-based) of the first `count` values, exactly, with few unpredictable
@@ -445,10 +481,9 @@ struct IMABeamSearch {
         let tags: UnsafeMutablePointer<UInt64>
         let tableMask: Int
         let tableShift: UInt32
-        /// Per step index, the cheapest candidate's cost, and stamp << 32 | candidate (valid where the
-        /// stamp is the step's).
+        /// Per step index, the cheapest candidate's cost (`dead` between steps), and the candidate.
         let bestCosts: UnsafeMutablePointer<Int64>
-        let bestTags: UnsafeMutablePointer<UInt64>
+        let bestSlots: UnsafeMutablePointer<Int32>
         /// For widths other than 6: the selection's room.
         let scratch: UnsafeMutablePointer<Int64>
         let histogram: UnsafeMutablePointer<Int32>
@@ -481,9 +516,9 @@ struct IMABeamSearch {
             tags = make(UInt64.self, 1 << bits)
             tags.initialize(repeating: 0, count: 1 << bits)
             bestCosts = make(Int64.self, 128)
-            bestCosts.initialize(repeating: 0, count: 128)
-            bestTags = make(UInt64.self, 128)
-            bestTags.initialize(repeating: 0, count: 128)
+            bestCosts.initialize(repeating: Int64(bitPattern: IMABeamSearch.dead.bitPattern), count: 128)
+            bestSlots = make(Int32.self, 128)
+            bestSlots.initialize(repeating: 0, count: 128)
             scratch = make(Int64.self, 2 * candidates)
             histogram = make(Int32.self, 256)
             history = make(Int32.self, capacity * length + 1)
