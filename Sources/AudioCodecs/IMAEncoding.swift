@@ -22,12 +22,12 @@ struct IMAEncoderTables {
     /// `midpoints[index << 3 | m]` = level(m) + level(m+1), m in 0...6.
     let midpoints: [Int32]
 
-    /// The beam search's candidates of a state, by step index and nearest magnitude `n`:
-    /// `expansions[(index << 3 | n) * 4 + lane]` holds, for each candidate, the magnitude's difference
-    /// (unsigned) << 12, its code (bit 3 set: the sign opposite the sample's) << 8, and the next step
-    /// index. The candidates, in the order they are tried: n-1, n, n+1 (those in 0...7, once each),
-    /// then for n <= 1 magnitude 0 of the other sign; 2 to 4 of them (unused lanes repeat lane 0).
-    let expansions: [Int32]
+    /// The beam search's candidates of a state, by step index, nearest magnitude `n` and the sample's side
+    /// of the predictor (`rows[((index << 3 | n) << 1 | below) * 12...]`), four lanes each: every
+    /// candidate's signed difference, then what its key adds to its predictor << 7 ((32768 << 7) | next step
+    /// index), then its code. The candidates, in the order they are tried: n-1, n, n+1 (those in 0...7, once
+    /// each), then for n <= 1 magnitude 0 of the other sign; 2 to 4 of them (unused lanes repeat lane 0).
+    let rows: [Int32]
 
     init(_ reconstruction: IMA.Reconstruction) {
         let differences = IMA.differenceTable(reconstruction)
@@ -35,45 +35,34 @@ struct IMAEncoderTables {
         midpoints = (0..<89 * 8).map { entry in
             entry & 7 == 7 ? Int32.max : differences[entry] + differences[entry + 1]
         }
-        var expansions: [Int32] = []
+        var rows: [Int32] = []
+        rows.reserveCapacity(89 * 8 * 2 * 12)
         for index in 0..<89 {
             for nearest in 0..<8 {
+                // Codes with bit 3 set take the sign opposite the sample's.
                 var codes: [Int32] = []
                 for code in [max(nearest - 1, 0), nearest, min(nearest + 1, 7)] where !codes.contains(Int32(code)) {
                     codes.append(Int32(code))
                 }
                 if nearest <= 1 { codes.append(8) }
                 while codes.count < 4 { codes.append(codes[0]) }
-                for code in codes {
-                    let next = min(max(Int32(index) + IMA.indexTable[Int(code)], 0), IMA.maximumStepIndex)
-                    expansions.append(differences[index << 3 | Int(code & 7)] << 12 | code << 8 | next)
+                for below in [false, true] {
+                    // Subtracted where the code's sign and the sample's side say the level lies below.
+                    rows += codes.map { code in
+                        let difference = differences[index << 3 | Int(code & 7)]
+                        return (code & 8 != 0) != below ? -difference : difference
+                    }
+                    rows += codes.map { code in
+                        32768 << 7 | min(max(Int32(index) + IMA.indexTable[Int(code)], 0), IMA.maximumStepIndex)
+                    }
+                    rows += codes.map { code in code ^ (below ? 8 : 0) }
                 }
-            }
-        }
-        self.expansions = expansions
-        var rows: [Int32] = []
-        rows.reserveCapacity(89 * 8 * 2 * 12)
-        for entry in 0..<89 * 8 {
-            for negative in [false, true] {
-                let lanes = (0..<4).map { expansions[entry * 4 + $0] }
-                // The sign opposite the sample's (code bit 3) subtracts when the sample is above.
-                rows += lanes.map { lane in
-                    let difference = lane >> 12
-                    return (lane >> 11 & 1 != 0) != negative ? -difference : difference
-                }
-                rows += lanes.map { lane in 32768 << 7 | lane & 127 }
-                rows += lanes.map { lane in (lane >> 8 & 15) ^ (negative ? 8 : 0) }
             }
         }
         self.rows = rows
     }
 
-    /// `expansions` ready to use, by step index, nearest magnitude and the sample's side of the predictor
-    /// (`rows[((index << 3 | n) << 1 | below) * 12...]`): each candidate's signed difference, then what
-    /// its key adds to its predictor << 7 ((32768 << 7) | next step index), then its code; four lanes each.
-    let rows: [Int32]
-
-    /// How many candidates a state whose nearest magnitude is `n` makes (see `expansions`).
+    /// How many candidates a state whose nearest magnitude is `n` makes (see `rows`).
     @inline(__always)
     static func candidateCount(nearest n: Int32) -> Int {
         // A nibble each (a lookup, not a branch): 3, 4, then 3 up to 2 for n = 7.
@@ -89,7 +78,6 @@ struct IMACoder {
     let differences: UnsafeBufferPointer<Int32>
     let midpoints: UnsafeBufferPointer<Int32>
     let nextIndex: UnsafeBufferPointer<UInt8>
-    let expansions: UnsafeBufferPointer<Int32>
     let rows: UnsafeBufferPointer<Int32>
 
     static func with<R>(_ reconstruction: IMA.Reconstruction, _ body: (IMACoder) throws -> R) rethrows -> R {
@@ -97,13 +85,9 @@ struct IMACoder {
         return try tables.differences.withUnsafeBufferPointer { differences in
             try tables.midpoints.withUnsafeBufferPointer { midpoints in
                 try IMA.nextIndexTable.withUnsafeBufferPointer { next in
-                    try tables.expansions.withUnsafeBufferPointer { expansions in
-                        try tables.rows.withUnsafeBufferPointer { rows in
-                            try body(
-                                IMACoder(
-                                    differences: differences, midpoints: midpoints, nextIndex: next,
-                                    expansions: expansions, rows: rows))
-                        }
+                    try tables.rows.withUnsafeBufferPointer { rows in
+                        try body(
+                            IMACoder(differences: differences, midpoints: midpoints, nextIndex: next, rows: rows))
                     }
                 }
             }
