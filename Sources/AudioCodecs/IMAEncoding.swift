@@ -4,11 +4,13 @@ public enum IMAEncodingQuality: Hashable, Sendable {
     case fast
     /// A beam search keeping the `width` best decoder states (by squared error so far) at each
     /// sample, and the best of each step index reached, modelling the decoder exactly; at each IMA4
-    /// packet start it also considers restarting the decoder through the header.
+    /// packet start it also considers restarting the decoder through the header. Searches narrower
+    /// than ``best`` try, of the levels next to the sample, the nearest on either side for each step
+    /// index they lead to; ``best`` tries them all.
     case search(width: Int)
 
     /// The widest search afkit makes (`--quality best`): the 32 cheapest states and each step index's.
-    public static let best = IMAEncodingQuality.search(width: 32)
+    public static let best = IMAEncodingQuality.search(width: IMABeamSearch.widest)
     /// afkit's default: the cheapest search whose SNR and segmental SNR beat every peer's (FFmpeg's, with
     /// and without `-trellis 8`, SoX's, libsndfile's) by at least 0.3 dB on each test signal: the 6
     /// cheapest states and each step index's (BENCHMARKS.md gives the widths measured).
@@ -22,12 +24,26 @@ struct IMAEncoderTables {
     /// `midpoints[index << 3 | m]` = level(m) + level(m+1), m in 0...6.
     let midpoints: [Int32]
 
-    /// The beam search's candidates of a state, by step index, nearest magnitude `n` and the sample's side
-    /// of the predictor (`rows[((index << 3 | n) << 1 | below) * 12...]`), four lanes each: every
+    /// The beam search's candidates of a state, for each ``CandidateSet`` (`rows[set.rawValue * setSize...]`), by
+    /// step index, nearest magnitude `n`, whether the sample lies beyond level `n`, and the sample's side of the
+    /// predictor (`(((index << 3 | n) << 1 | beyond) << 1 | below) * 12` within the set), four lanes each: every
     /// candidate's signed difference, then what its key adds to its predictor << 7 ((32768 << 7) | next step
-    /// index), then its code. The candidates, in the order they are tried: n-1, n, n+1 (those in 0...7, once
-    /// each), then for n <= 1 magnitude 0 of the other sign; 2 to 4 of them (unused lanes repeat lane 0).
+    /// index), then its code (``candidateCodes(nearest:beyond:set:)``; unused lanes repeat lane 0).
     let rows: [Int32]
+    /// How many candidates each row of a set holds: a nibble for each `n << 1 | beyond`.
+    let candidateCounts: [UInt64]
+    /// The rows of one set.
+    static let setSize = 89 * 8 * 2 * 2 * 12
+
+    /// The codes the beam search tries from a state.
+    enum CandidateSet: Int, CaseIterable {
+        /// The nearest level and one either side of it.
+        case everyNearLevel
+        /// The same, less the one on the far side of the nearest level where it leads to the same step
+        /// index as a level nearer the sample on its side: the nearer one reaches that decoder step with a
+        /// smaller error.
+        case nearestForEachStep
+    }
 
     init(_ reconstruction: IMA.Reconstruction) {
         let differences = IMA.differenceTable(reconstruction)
@@ -36,37 +52,57 @@ struct IMAEncoderTables {
             entry & 7 == 7 ? Int32.max : differences[entry] + differences[entry + 1]
         }
         var rows: [Int32] = []
-        rows.reserveCapacity(89 * 8 * 2 * 12)
-        for index in 0..<89 {
-            for nearest in 0..<8 {
-                // Codes with bit 3 set take the sign opposite the sample's.
-                var codes: [Int32] = []
-                for code in [max(nearest - 1, 0), nearest, min(nearest + 1, 7)] where !codes.contains(Int32(code)) {
-                    codes.append(Int32(code))
-                }
-                if nearest <= 1 { codes.append(8) }
-                while codes.count < 4 { codes.append(codes[0]) }
-                for below in [false, true] {
-                    // Subtracted where the code's sign and the sample's side say the level lies below.
-                    rows += codes.map { code in
-                        let difference = differences[index << 3 | Int(code & 7)]
-                        return (code & 8 != 0) != below ? -difference : difference
+        rows.reserveCapacity(CandidateSet.allCases.count * Self.setSize)
+        var counts: [UInt64] = []
+        for set in CandidateSet.allCases {
+            var nibbles: UInt64 = 0
+            for index in 0..<89 {
+                for nearest in 0..<8 {
+                    for beyond in [false, true] {
+                        var codes = Self.candidateCodes(nearest: nearest, beyond: beyond, set: set)
+                        nibbles |= UInt64(codes.count) << ((nearest << 1 | (beyond ? 1 : 0)) << 2)
+                        while codes.count < 4 { codes.append(codes[0]) }
+                        for below in [false, true] {
+                            // Subtracted where the code's sign and the sample's side say the level lies below.
+                            rows += codes.map { code in
+                                let difference = differences[index << 3 | Int(code & 7)]
+                                return (code & 8 != 0) != below ? -difference : difference
+                            }
+                            rows += codes.map { code in
+                                32768 << 7
+                                    | min(max(Int32(index) + IMA.indexTable[Int(code)], 0), IMA.maximumStepIndex)
+                            }
+                            rows += codes.map { code in code ^ (below ? 8 : 0) }
+                        }
                     }
-                    rows += codes.map { code in
-                        32768 << 7 | min(max(Int32(index) + IMA.indexTable[Int(code)], 0), IMA.maximumStepIndex)
-                    }
-                    rows += codes.map { code in code ^ (below ? 8 : 0) }
                 }
             }
+            counts.append(nibbles)
         }
         self.rows = rows
+        candidateCounts = counts
     }
 
-    /// How many candidates a state whose nearest magnitude is `n` makes (see `rows`).
-    @inline(__always)
-    static func candidateCount(nearest n: Int32) -> Int {
-        // A nibble each (a lookup, not a branch): 3, 4, then 3 up to 2 for n = 7.
-        Int(truncatingIfNeeded: (0x2333_3343 as UInt32) &>> (UInt32(bitPattern: n) &<< 2) & 15)
+    /// The codes tried from a state whose nearest magnitude is `n`, where the sample lies `beyond` level `n`
+    /// or not (codes with bit 3 set take the sign opposite the sample's), in the order they are tried: n-1,
+    /// n, n+1 (those in 0...7, once each), then magnitude 0 of the other sign (for n <= 1; for `n == 0` and
+    /// the sample short of level 0 it is the level below the sample). ``CandidateSet/nearestForEachStep``
+    /// leaves out those a level nearer the sample on the same side makes redundant (all of these but
+    /// magnitudes 4 to 7 lead to the same step index).
+    static func candidateCodes(nearest n: Int, beyond: Bool, set: CandidateSet) -> [Int32] {
+        var codes: [Int32] = []
+        for code in [max(n - 1, 0), n, min(n + 1, 7)] where !codes.contains(Int32(code)) {
+            codes.append(Int32(code))
+        }
+        if n <= 1 { codes.append(8) }
+        guard set == .nearestForEachStep else { return codes }
+        // The levels either side of the sample: n and n+1 beyond level n, else n-1 and n (for n = 0, the
+        // other sign's level 0 below).
+        let bracket: [Int32] = beyond ? [Int32(n), Int32(min(n + 1, 7))] : n == 0 ? [8, 0] : [Int32(n - 1), Int32(n)]
+        let step = { (code: Int32) in IMA.indexTable[Int(code & 7)] }
+        return codes.filter { code in
+            bracket.contains(code) || !bracket.contains { step($0) == step(code) }
+        }
     }
 
     static let shiftAndAdd = IMAEncoderTables(.shiftAndAdd)
@@ -78,7 +114,9 @@ struct IMACoder {
     let differences: UnsafeBufferPointer<Int32>
     let midpoints: UnsafeBufferPointer<Int32>
     let nextIndex: UnsafeBufferPointer<UInt8>
+    /// Every ``IMAEncoderTables/CandidateSet``'s rows, and how many candidates each row holds.
     let rows: UnsafeBufferPointer<Int32>
+    let candidateCounts: [UInt64]
 
     static func with<R>(_ reconstruction: IMA.Reconstruction, _ body: (IMACoder) throws -> R) rethrows -> R {
         let tables = reconstruction == .shiftAndAdd ? IMAEncoderTables.shiftAndAdd : IMAEncoderTables.multiply
@@ -87,7 +125,9 @@ struct IMACoder {
                 try IMA.nextIndexTable.withUnsafeBufferPointer { next in
                     try tables.rows.withUnsafeBufferPointer { rows in
                         try body(
-                            IMACoder(differences: differences, midpoints: midpoints, nextIndex: next, rows: rows))
+                            IMACoder(
+                                differences: differences, midpoints: midpoints, nextIndex: next, rows: rows,
+                                candidateCounts: tables.candidateCounts))
                     }
                 }
             }
@@ -150,7 +190,7 @@ struct IMACoder {
 
 /// A beam search over IMA decoder states that keeps step indices apart. At each sample every kept
 /// state is expanded by the codes whose levels lie next to the sample (the nearest magnitude and its
-/// neighbours, and the other sign near zero); candidates that reach the same decoder state are merged
+/// neighbours, and the other sign near zero; see ``candidates``); candidates that reach the same decoder state are merged
 /// (the cheaper stays); then the `width` cheapest by squared error so far are kept, and with them the
 /// cheapest state of every step index reached. A state's future depends on its step index far more
 /// than on its exact predictor, so those few extra states buy what a beam twice as wide would
@@ -162,7 +202,14 @@ struct IMACoder {
 struct IMABeamSearch {
     let width: Int
     let maximumLength: Int
+    /// The codes tried from each state: every level near the sample for searches as wide as ``widest``, else
+    /// each step index's nearest on either side of the sample (as good a search for a fifth fewer candidates,
+    /// where the widest is about the last hundredth of a decibel).
+    let candidates: IMAEncoderTables.CandidateSet
     private let buffers: Buffers
+
+    /// The width of ``IMAEncodingQuality/best``.
+    static let widest = 32
 
     /// The cost of a candidate merged into an earlier one in the same decoder state: above every real
     /// cost (a run's samples times 2^32), and exact as a Double.
@@ -174,6 +221,7 @@ struct IMABeamSearch {
     init(width: Int, maximumLength: Int) {
         self.width = max(width, 1)
         self.maximumLength = maximumLength
+        candidates = width >= Self.widest ? .everyNearLevel : .nearestForEachStep
         buffers = Buffers(capacity: self.width + 89, length: maximumLength)
     }
 
@@ -201,7 +249,10 @@ struct IMABeamSearch {
         let tags = b.tags, tableMask = b.tableMask, tableShift = b.tableShift
         let bestCosts = b.bestCosts, bestSlots = b.bestSlots
         let history = b.history, scratch = b.scratch, histogram = b.histogram
-        guard let rows = coder.rows.baseAddress else {
+        let candidateCounts = coder.candidateCounts[candidates.rawValue]
+        guard let rows = coder.rows.baseAddress.map({ $0 + candidates.rawValue * IMAEncoderTables.setSize }),
+            let differences = coder.differences.baseAddress
+        else {
             preconditionFailure("IMA encoder tables")
         }
         var stamp = b.stamp
@@ -233,8 +284,11 @@ struct IMABeamSearch {
                 let stepIndex = Int(key & 127)
                 let delta = sample &- predictor
                 let negative = delta &>> 31
-                let nearest = coder.nearestMagnitude((delta ^ negative) &- negative, index: stepIndex)
-                let row = UnsafeRawPointer(rows + ((stepIndex << 3 | Int(nearest)) << 1 | Int(negative & 1)) &* 12)
+                let distance = (delta ^ negative) &- negative
+                let nearest = Int(truncatingIfNeeded: coder.nearestMagnitude(distance, index: stepIndex))
+                // (index << 3 | n) << 1 | beyond: its low four bits pick the row's candidate count.
+                let entry = (stepIndex << 3 | nearest) << 1 | (distance > differences[stepIndex << 3 | nearest] ? 1 : 0)
+                let row = UnsafeRawPointer(rows + (entry << 1 | Int(negative & 1)) &* 12)
                 var next = SIMD4<Int32>(repeating: predictor) &+ row.loadUnaligned(as: SIMD4<Int32>.self)
                 next = next.replacing(with: -32768, where: next .< -32768)
                 next = next.replacing(with: 32767, where: next .> 32767)
@@ -247,7 +301,8 @@ struct IMABeamSearch {
                     of: parent | row.loadUnaligned(fromByteOffset: 32, as: SIMD4<Int32>.self), as: SIMD4<Int32>.self)
                 parent &+= 16
                 UnsafeMutableRawPointer(candidateCosts + made).storeBytes(of: total, as: SIMD4<Double>.self)
-                made &+= IMAEncoderTables.candidateCount(nearest: nearest)
+                made &+= Int(
+                    truncatingIfNeeded: candidateCounts &>> (UInt64(truncatingIfNeeded: entry & 15) &<< 2) & 15)
             }
             // Merging, in the order tried, and each step index's cheapest. Costs are compared as the
             // bits of the Doubles (non-negative: the same order). A table entry is stamp << 40 |
