@@ -66,6 +66,7 @@ public enum AudioConverter {
             target.integrated = candidate
             attempt.loudness = target
             attempt.synchronizesFolder = false
+            attempt.deferredCommit = nil
             if attempt.fileType == nil {
                 attempt.fileType = try ConversionPlan.Destination(output: output, settings: settings).fileType
             }
@@ -108,8 +109,9 @@ public enum AudioConverter {
         }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
         var concealment: String?
-        let (frames, table) = try writeAtomically(output, synchronizingFolder: settings.synchronizesFolder) {
-            temporary in
+        let (frames, table) = try writeAtomically(
+            output, synchronizingFolder: settings.synchronizesFolder, deferringCommit: settings.deferredCommit
+        ) { temporary in
             var reader = source
             while true {
                 let encoder = try plan.takeEncoder()

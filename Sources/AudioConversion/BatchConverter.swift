@@ -289,8 +289,11 @@ public struct BatchConverter: Sendable {
             output: "output" + (outputFileType.fileNameExtensions.first ?? ".caf"), settings: settings)
     }
 
-    /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread, one call at a
-    /// time) after each.
+    /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread) after each.
+    ///
+    /// Each output's flush to the disk and rename are left to one thread of their own (a wait on the disk,
+    /// not work for a core), so the workers go on to the next source meanwhile; a job is done, and said,
+    /// when its output is in place.
     public func run(_ jobs: [Job], progress: @escaping @Sendable (Job, Outcome, Int) -> Void) -> [Outcome] {
         let results = ResultSlots<Outcome>(count: jobs.count)
         let base = settings
@@ -298,9 +301,18 @@ public struct BatchConverter: Sendable {
         let folders = Set(jobs.map { parentFolder(of: $0.output) })
         for folder in folders { TemporaryFiles.removeStale(in: folder) }
         let next = JobCounter()
+        let committer = DispatchQueue(label: "afkit.batch.commit")
+        // Outputs waiting for the committer at most (each holds its temporary open): a slow disk holds the
+        // workers back rather than letting them fill it with open files.
+        let waiting = DispatchSemaphore(value: 2 * parallelJobs)
+        @Sendable func finish(_ index: Int, _ outcome: Outcome) {
+            let done = results.store(outcome, at: index)
+            progress(jobs[index], outcome, done)
+        }
         DispatchQueue.concurrentPerform(iterations: min(parallelJobs, max(jobs.count, 1))) { _ in
             while let index = next.take(below: jobs.count) {
                 let job = jobs[index]
+                let finished = FinishedOutput()
                 let outcome: Outcome
                 do {
                     var conversion = base
@@ -313,6 +325,7 @@ public struct BatchConverter: Sendable {
                         conversion.progress = { growth(job, $0) }
                     }
                     conversion.sourceContentHash = hash
+                    conversion.deferredCommit = { finished.file = $0 }
                     if isUpToDate(job, provenance: provenance) {
                         outcome = .upToDate
                     } else {
@@ -324,14 +337,36 @@ public struct BatchConverter: Sendable {
                 } catch {
                     outcome = .failed("\(error)")
                 }
-                let done = results.store(outcome, at: index)
-                progress(job, outcome, done)
+                guard finished.file != nil else {
+                    finish(index, outcome)
+                    continue
+                }
+                waiting.wait()
+                committer.async {
+                    defer { waiting.signal() }
+                    guard let file = finished.file else { return }
+                    do {
+                        try file.commit(synchronizingFolder: false)
+                        finish(index, outcome)
+                    } catch {
+                        file.abandon()
+                        finish(index, .failed("\(error)"))
+                    }
+                }
             }
         }
-        // Each output was flushed before its rename; the folders' new entries are flushed once each here.
+        // Every output in place; each was flushed before its rename, and the folders' new entries are flushed
+        // once each here.
+        committer.sync {}
         for folder in folders { try? synchronize(folder) }
         return results.values
     }
+}
+
+/// A conversion's finished output, not yet in place (see ``ConversionSettings/deferredCommit``).
+private final class FinishedOutput: @unchecked Sendable {
+    /// Set by the conversion, on the worker's thread, before the worker reads it.
+    var file: AtomicOutputFile?
 }
 
 /// Hands out job indices to workers, each once.

@@ -65,6 +65,9 @@ public struct ConversionSettings: Sendable {
     public var sourceContentHash: ContentHash?
     /// Flush the output's folder to the disk after the rename (a batch flushes each folder once, at the end).
     public var synchronizesFolder = true
+    /// Where set, the finished output is handed here unflushed and not yet in place, to be committed (or
+    /// abandoned) by the caller, instead of the conversion waiting for the disk (a batch).
+    public var deferredCommit: (@Sendable (AtomicOutputFile) -> Void)?
     /// Normalize to an integrated loudness under a true-peak ceiling (`--loudness`, `--true-peak`).
     public var loudness: LoudnessTarget?
     /// Trim leading and trailing silence below this level, in dBFS, with short fades

@@ -25,23 +25,24 @@ public func renameFile(_ source: String, to destination: String) throws {
 /// the output. An existing `path` that is not a regular file (a device, a FIFO, a directory, ...) is
 /// never renamed over: that is an error, before anything is written and again before the rename. A
 /// caller that writes many files into one folder can pass `synchronizingFolder: false` and call
-/// ``synchronize(_:)`` on the folder once, after the last.
+/// ``synchronize(_:)`` on the folder once, after the last; one that would rather not wait for the disk
+/// passes `deferringCommit`, which is handed the finished file to commit (or abandon) later.
 public func writeAtomically<Result>(
-    _ path: String, synchronizingFolder: Bool = true,
+    _ path: String, synchronizingFolder: Bool = true, deferringCommit: ((AtomicOutputFile) -> Void)? = nil,
     _ body: (_ temporaryPath: String) throws -> Result
 ) throws -> Result {
     let output = try AtomicOutputFile(path)
     do {
         let result = try body(output.temporaryPath)
-        try output.commit(synchronizingFolder: synchronizingFolder)
+        if let deferringCommit {
+            deferringCommit(output)
+        } else {
+            try output.commit(synchronizingFolder: synchronizingFolder)
+        }
         return result
     } catch {
         output.abandon()
-        // The temporary is afkit's business: a message names the file the caller asked for.
-        if case .io(let message, let code)? = error as? AudioFileError {
-            throw AudioFileError.io(message.replacingAll(output.temporaryPath, with: path), errno: code)
-        }
-        throw error
+        throw output.namingPath(in: error)
     }
 }
 
@@ -62,8 +63,22 @@ public final class AtomicOutputFile {
         temporaryPath = try createTemporaryFile(beside: path)
     }
 
-    /// Puts the finished file at its path.
+    /// Puts the finished file at its path (an error names the path, not the temporary).
     public func commit(synchronizingFolder: Bool = true) throws {
+        do {
+            try settle(synchronizingFolder: synchronizingFolder)
+        } catch {
+            throw namingPath(in: error)
+        }
+    }
+
+    /// `error` with the temporary's path replaced by the path: a message names the file the caller asked for.
+    func namingPath(in error: any Error) -> any Error {
+        guard case .io(let message, let code)? = error as? AudioFileError else { return error }
+        return AudioFileError.io(message.replacingAll(temporaryPath, with: path), errno: code)
+    }
+
+    private func settle(synchronizingFolder: Bool) throws {
         guard !settled else { return }
         // A file replaced keeps its permissions (and, for root, its owner), as an edit in place would.
         var existing = stat()

@@ -360,6 +360,21 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
     }
 }
 
+/// The outputs a batch said it made, and those of them not in place when it said so.
+private final class SaidOutputs: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var outputs: [String] = []
+    private(set) var missing: [String] = []
+
+    func note(_ output: String) {
+        let exists = FileManager.default.fileExists(atPath: output)
+        lock.withLock {
+            outputs.append(output)
+            if !exists { missing.append(output) }
+        }
+    }
+}
+
 @Suite struct BatchTests {
     @Test func twoHundredFilesThenNothingThenOne() throws {
         let folder = try Folder()
@@ -375,7 +390,16 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         let jobs = try batch.jobs(for: [sources])
         #expect(jobs.count == 200)
         #expect(jobs.first { $0.source.hasSuffix("set1/sound1.wav") }?.output == folder.path + "/out/set1/sound1.caf")
-        #expect(converted(batch.run(jobs) { _, _, _ in }) == 200)
+        // Each job is said when its output is in place (the flushes and renames are done on a thread of their
+        // own, the workers going on), once; no temporary is left when the batch returns.
+        let said = SaidOutputs()
+        #expect(converted(batch.run(jobs) { job, _, _ in said.note(job.output) }) == 200)
+        #expect(said.outputs.sorted() == jobs.map(\.output).sorted())
+        #expect(said.missing.isEmpty)
+        for set in 0..<4 {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/out/set\(set)")
+            #expect(names.count == 50 && names.allSatisfy { !$0.hasPrefix(".") })
+        }
         let times = jobs.map { modificationTime($0.output) }
         #expect(converted(batch.run(jobs) { _, _, _ in }) == 0)
         #expect(jobs.map { modificationTime($0.output) } == times)
