@@ -337,7 +337,9 @@ public struct BatchConverter: Sendable {
                 } catch {
                     outcome = .failed("\(error)")
                 }
-                guard finished.file != nil else {
+                guard case .converted = outcome, finished.file != nil else {
+                    // (A conversion that failed after handing its output over leaves nothing behind.)
+                    finished.file?.abandon()
                     finish(index, outcome)
                     continue
                 }
