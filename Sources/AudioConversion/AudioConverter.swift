@@ -25,6 +25,12 @@ public enum AudioConverter {
                 "\(input): no frame of its audio could be read (\(damage)); nothing was converted",
                 offset: file.properties.dataOffset)
         }
+        if source.frameCount == 0, let file = source.audioFile, file.properties.isTruncated {
+            // A file cut short before its first whole frame: its audio is missing, not silent.
+            throw AudioFileError.malformed(
+                "\(input): the file is cut short before its first whole frame of audio: nothing was converted",
+                offset: file.properties.dataOffset)
+        }
         guard source.frameCount == 0, let file = source.audioFile, file.packetCount > 0,
             let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
         else { return }

@@ -490,7 +490,13 @@ struct OggParser: StreamParser {
             remainderFrames: Int32(clamping: max(decoded - priming - valid, 0)))
         context.announce(.packetTableInfo)
         if !stream.ended && !context.properties.isTruncated {
-            context.properties.trace.append(offset: endOffset, "no end-of-stream page: the stream may be cut short")
+            if packets == 0 {
+                // Headers, then nothing: not an empty stream (that ends with its end-of-stream page) but one cut
+                // short before its audio.
+                context.properties.isTruncated = true
+            } else {
+                context.properties.trace.append(offset: endOffset, "no end-of-stream page: the stream may be cut short")
+            }
         }
     }
 

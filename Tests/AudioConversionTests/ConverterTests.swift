@@ -345,6 +345,29 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
         #expect(info["title"] == "Chime" && info["artist"] == "afkit")
     }
 
+    /// A file cut short before its first whole frame (its header whole, its audio gone) is refused, naming the
+    /// cut, never made an empty output: in every container, Ogg's headers without their end-of-stream page too.
+    @Test(arguments: [
+        "signals/speech.wav", "caf/float32-stereo.caf", "aiff/fl32.aifc", "flac/speech.flac", "mp4/aac-faststart.m4a",
+        "loops/vorbis-looplength.ogg", "loops/opus-looplength.opus", "mp3/lame-cbr32-mono-22k.mp3",
+    ])
+    func aSourceCutBeforeItsAudioIsRefused(_ name: String) throws {
+        let folder = try Folder()
+        let whole = try AudioFile(path: fixtures + "/" + name)
+        let offset = try #require(whole.properties.dataOffset)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + name))
+        let cut = folder.path + "/cut." + (name as NSString).pathExtension
+        try bytes.prefix(Int(offset)).write(to: URL(fileURLWithPath: cut))
+        let output = folder.path + "/out.caf"
+        #expect {
+            try AudioConverter.convert(input: cut, output: output, settings: Preset.sfx.settings)
+        } throws: { error in
+            "\(error)".contains("cut short before its first whole frame") || "\(error)".contains("too short")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        if offset > 0 { #expect(try AudioFile(path: cut).properties.isTruncated) }
+    }
+
     @Test func presetsMakeApplesFormats() throws {
         let folder = try Folder()
         let source = fixtures + "/signals/music.wav"
