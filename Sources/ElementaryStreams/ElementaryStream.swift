@@ -355,8 +355,7 @@ package struct ElementaryStreamParser: StreamParser {
         }
         gap.leadingJunk += Int64(count)
         if gap.leadingJunk > Self.maximumLeadingJunk {
-            throw Self.unrecognised(
-                "more than \(Self.maximumLeadingJunk) bytes before any run of MPEG audio or ADTS frames")
+            throw Self.unrecognised("its first \(Self.maximumLeadingJunk) bytes (after any tags)")
         }
     }
 
