@@ -203,7 +203,7 @@ struct IMABeamSearch {
     let width: Int
     let maximumLength: Int
     /// The codes tried from each state: every level near the sample for searches as wide as ``widest``, else
-    /// each step index's nearest on either side of the sample (as good a search for a fifth fewer candidates,
+    /// each step index's nearest on either side of the sample (as good a search for a third fewer candidates,
     /// where the widest is about the last hundredth of a decibel).
     let candidates: IMAEncoderTables.CandidateSet
     private let buffers: Buffers
