@@ -16,23 +16,23 @@ public enum AudioConverter {
     public static let registry = AudioCodecRegistry.standard
 
     /// Whole or said: a source whose packets hold audio but whose counts leave no valid frame (priming and
-    /// remainder covering every frame, a header page's granule position of 2^63-1) is damaged, and refused
-    /// by name, never converted into an empty output with success.
+    /// remainder covering every frame, a header page's granule position of 2^63-1), or that is cut short before
+    /// its first frame, is damaged, and refused by name, never converted into an empty output with success.
     static func checkHoldsValidFrames(_ source: SourceReader, input: String) throws {
-        if source.frameCount == 0, let file = source.audioFile, let damage = file.properties.damage.first {
+        guard source.frameCount == 0, let file = source.audioFile else { return }
+        if let damage = file.properties.damage.first {
             // Audio the file holds, none of it readable: refused, never an empty output.
             throw AudioFileError.malformed(
                 "\(input): no frame of its audio could be read (\(damage)); nothing was converted",
                 offset: file.properties.dataOffset)
         }
-        if source.frameCount == 0, let file = source.audioFile, file.properties.isTruncated {
+        if file.properties.isTruncated {
             // A file cut short before its first whole frame: its audio is missing, not silent.
             throw AudioFileError.malformed(
                 "\(input): the file is cut short before its first whole frame of audio: nothing was converted",
                 offset: file.properties.dataOffset)
         }
-        guard source.frameCount == 0, let file = source.audioFile, file.packetCount > 0,
-            let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
+        guard file.packetCount > 0, let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
         else { return }
         throw AudioFileError.malformed(
             "\(input): its \(summary.packetCount) packets hold \(summary.dataByteCount) bytes of audio, but the file's "

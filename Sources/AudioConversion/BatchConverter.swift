@@ -346,12 +346,11 @@ public struct BatchConverter: Sendable {
                 waiting.wait()
                 committer.async {
                     defer { waiting.signal() }
-                    guard let file = finished.file else { return }
                     do {
-                        try file.commit(synchronizingFolder: false)
+                        try finished.file?.commit(synchronizingFolder: false)
                         finish(index, outcome)
                     } catch {
-                        file.abandon()
+                        finished.file?.abandon()
                         finish(index, .failed("\(error)"))
                     }
                 }
