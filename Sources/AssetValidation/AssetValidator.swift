@@ -40,9 +40,12 @@ public struct AssetValidator: Sendable {
     /// Files with these extensions are checked when a directory is searched.
     public static var soundExtensions: Set<String> { ContainerRegistry.walkedExtensions }
 
-    /// How a playlist profile reads playlists and segments (URLs, where the caller gives a fetch over HTTP);
-    /// `nil`: files on the disk.
-    public var fetchResource: PlaylistInspector.Fetch?
+    /// How a playlist profile reads URLs (the caller's fetch over HTTP; `nil`: none is read). What a playlist
+    /// names passes ``HLS/ResourceAccess``: files below the playlist's folder (or the folder given), URLs from
+    /// a playlist on the disk only with ``allowsNetwork``.
+    public var networkFetch: HLS.ResourceAccess.NetworkFetch?
+    /// Whether a playlist on the disk may name resources over HTTP (`--allow-network`).
+    public var allowsNetwork = false
 
     /// Where a file came from, where a conversion made it (a batch's outputs): its fixes remake it from there.
     public var origin: (@Sendable (String) -> FixOrigin?)?
@@ -52,12 +55,17 @@ public struct AssetValidator: Sendable {
         self.profile = profile
     }
 
-    /// Checks one file.
-    public func validate(path: String) -> FileReport {
+    /// Checks one file (a playlist's resources read below its own folder).
+    public func validate(path: String) -> FileReport { validate(path: path, folder: nil) }
+
+    /// Checks one file; a playlist reads the files it names below `folder` (its own folder where `nil`).
+    func validate(path: String, folder: String?) -> FileReport {
         var facts = AssetFacts(path: path)
         if profile.checksPlaylists {
             // A playlist profile reads playlists and what they name; the audio rules see no file.
-            facts.playlist = PlaylistInspector.inspect(path: path, fetch: fetchResource ?? PlaylistInspector.localFiles)
+            let access = HLS.ResourceAccess(
+                playlist: path, folder: folder, allowsNetwork: allowsNetwork, network: networkFetch)
+            facts.playlist = PlaylistInspector.inspect(path: path, fetch: access.fetcher)
             return check(facts, measure: { _ in nil })
         }
         var file: AudioFile?
@@ -106,9 +114,13 @@ public struct AssetValidator: Sendable {
     public func validate(paths: [String]) throws -> ValidationReport {
         var files: [String] = []
         var skipped: [String] = []
+        // A playlist found in a folder given reads below that folder.
+        var folders: [String: String] = [:]
         for path in paths {
             if isDirectory(path), profile.checksPlaylists {
-                files += try Self.playlists(below: path)
+                let found = try Self.playlists(below: path)
+                files += found
+                for playlist in found { folders[playlist] = path }
             } else if isDirectory(path) {
                 let found = try ContainerRegistry.soundFiles(below: path)
                 files += found.files
@@ -118,9 +130,10 @@ public struct AssetValidator: Sendable {
             }
         }
         let targets = files
+        let targetFolders = folders
         let results = ResultSlots<FileReport>(count: targets.count)
         DispatchQueue.concurrentPerform(iterations: targets.count) { index in
-            results.store(validate(path: targets[index]), at: index)
+            results.store(validate(path: targets[index], folder: targetFolders[targets[index]]), at: index)
         }
         var report = ValidationReport(profile: profile.name, files: results.values)
         report.skippedFiles = skipped

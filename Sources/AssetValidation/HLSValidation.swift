@@ -55,12 +55,11 @@ public enum PlaylistInspector {
     /// Reads a resource: a playlist, segment or initialization section (all of it or a byte range).
     public typealias Fetch = @Sendable (_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8]
 
-    /// Files on the disk.
-    public static let localFiles: Fetch = { try HLS.readLocalResource($0, range: $1) }
-
     /// Reads the playlist at `path` (URIs in it resolved against it) and every media playlist and segment it
-    /// names, each through `fetch` (files on the disk by default).
-    public static func inspect(path: String, fetch: Fetch = localFiles) -> PlaylistFacts {
+    /// names, each through `fetch` (by default, ``HLS/ResourceAccess``'s for `path`: files below its folder,
+    /// no network).
+    public static func inspect(path: String, fetch: Fetch? = nil) -> PlaylistFacts {
+        let fetch = fetch ?? HLS.ResourceAccess(playlist: path).fetcher
         var facts = PlaylistFacts(path: path)
         let playlist: HLS.Playlist
         do {
@@ -130,7 +129,12 @@ public enum PlaylistInspector {
                     sections[map]
                     ?? Result {
                         let bytes = try fetch(HLS.resolve(map.uri, against: location), map.byteRange)
-                        return (bytes, try MP4.initializationFacts(bytes))
+                        do {
+                            return (bytes, try MP4.initializationFacts(bytes))
+                        } catch {
+                            throw AudioFileError.unsupportedFileType(
+                                HLS.unreadable(error, what: "an initialization section"), offset: nil)
+                        }
                     }
                 sections[map] = loaded
                 switch loaded {

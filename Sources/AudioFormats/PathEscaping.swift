@@ -67,12 +67,19 @@ public enum PathEscaping {
 
     /// The name as a person reads it: each escaped byte as `\xFF`, a control character as `\n`, `\r`, `\t`
     /// or `\x1B`.
+    /// A bidirectional control (U+202E and its kin), which would reorder the text around it, prints as
+    /// `\u202E`: readable in text, and the same character again inside a JSON string.
     public static func displayed(_ string: String) -> String {
-        guard string.utf8.contains(0xF4) else { return string }
+        guard string.utf8.contains(where: { $0 == 0xF4 || $0 == 0xE2 || $0 == 0xD8 }) else { return string }
+        guard string.unicodeScalars.contains(where: { isEscape($0) || isBidirectionalControl($0) }) else {
+            return string
+        }
         var text = ""
         for scalar in string.unicodeScalars {
             if isEscape(scalar) {
                 text += spelling(of: byte(escapedBy: scalar))
+            } else if isBidirectionalControl(scalar) {
+                text += unicodeSpelling(of: scalar)
             } else {
                 text.unicodeScalars.append(scalar)
             }
@@ -119,12 +126,17 @@ public enum PathEscaping {
 
     /// Text from a file (a tag, a marker's name) as a line of text output may show it: every control character
     /// printed as ``displayed(_:)`` prints a name's, so nothing a file says can start a line of its own.
+    /// Bidirectional controls print as `\u202E`, as ``displayed(_:)`` prints them.
     public static func controlEscaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard text.unicodeScalars.contains(where: { isControl($0) || isBidirectionalControl($0) }) else {
+            return text
+        }
         var out = ""
         for scalar in text.unicodeScalars {
             if isControl(scalar) {
                 out += spelling(of: UInt8(scalar.value))
+            } else if isBidirectionalControl(scalar) {
+                out += unicodeSpelling(of: scalar)
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -144,6 +156,22 @@ public enum PathEscaping {
 
     /// Whether a scalar is a control character a name or a line must not carry raw (C0 or DEL).
     static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
+
+    /// Whether a scalar is one of Unicode's bidirectional controls (marks, embeddings, overrides, isolates),
+    /// which make a terminal or a page show text in an order other than its own (a name ending `\u202Eavc.wav`
+    /// reads as `...vaw.cva`).
+    static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `\u` and four hexadecimal digits (a scalar below U+10000).
+    static func unicodeSpelling(of scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
 
     /// The byte an escape scalar stands for.
     static func byte(escapedBy scalar: Unicode.Scalar) -> UInt8 {

@@ -217,6 +217,8 @@ final class HLSStreamSession: StreamSession {
     private func fetch(_ location: String, range: HLS.ByteRange?) async throws -> (
         bytes: [UInt8], response: HTTPAudioStream.Response, location: String
     ) {
+        // What a playlist read over HTTP names passes the one boundary: http and https only, never a local path.
+        try HLS.ResourceAccess(playlist: url).check(location)
         let fetched = try await HTTPResource.fetch(location, range: range, options: options, deadline: deadline)
         receivedByteCount += Int64(fetched.bytes.count)
         return fetched

@@ -241,36 +241,6 @@ extension HTTPStreamSession: StreamSession {}
 
 extension HTTPAudioStream {
     /// `text` with the user information of every URL in it (`http://alice:s3cret@host/` and the like)
-    /// replaced by `***`, as a message, a listing or a log may show it: a password in a URL is never
-    /// printed. The URL's scheme, host, port, path and query stay.
-    public static func redactingCredentials(in text: String) -> String {
-        guard text.contains("@"), text.contains("://") else { return text }
-        var scalars = Array(text.unicodeScalars)
-        var index = 0
-        while index + 2 < scalars.count {
-            guard scalars[index] == ":", scalars[index + 1] == "/", scalars[index + 2] == "/" else {
-                index += 1
-                continue
-            }
-            let start = index + 3
-            // The authority runs to the first '/', '?', '#', space, quote or control character.
-            var end = start
-            var at: Int?
-            while end < scalars.count {
-                let scalar = scalars[end]
-                if "/?#\"'<> ".unicodeScalars.contains(scalar) || scalar.value < 0x20 { break }
-                if scalar == "@" { at = end }
-                end += 1
-            }
-            if let at {
-                scalars.replaceSubrange(start..<at, with: "***".unicodeScalars)
-                index = start + 3
-            } else {
-                index = end
-            }
-        }
-        var result = String.UnicodeScalarView()
-        result.append(contentsOf: scalars)
-        return String(result)
-    }
+    /// replaced by `***` (``Redaction/credentialsRemoved(from:)``, the one redaction afkit prints through).
+    public static func redactingCredentials(in text: String) -> String { Redaction.credentialsRemoved(from: text) }
 }

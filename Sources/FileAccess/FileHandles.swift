@@ -16,11 +16,30 @@ package final class ReadableFile: Sendable {
     /// Bytes in the file when it was opened.
     package let size: Int64
 
-    package init(path: String) throws {
+    /// Opens `path` for reading. With `root` (a real path: ``realPath(_:)``), the file must lie below that
+    /// folder after every link is followed, outside `/proc`, `/sys` and `/dev`: checked before the open (so a
+    /// device a link leads to is never opened) and on the descriptor after it (so a link swapped in between is
+    /// caught); otherwise ``FileAccessRefusal/outsideFolder`` is thrown.
+    package init(path: String, below root: String? = nil) throws {
         self.path = path
+        var name = path
+        if let root {
+            guard let real = realPath(path) else { throw ioError("cannot open '\(path)'") }
+            guard realPath(real, liesBelow: root) else { throw FileAccessRefusal.outsideFolder(path) }
+            // Only a regular file is opened at all (opening a device can act on it).
+            var info = stat()
+            guard statPath(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                throw AudioFileError.io("'\(path)' is not a regular file", errno: EISDIR)
+            }
+            name = real
+        }
         // Non-blocking, so a FIFO with no writer cannot hang the open; only regular files are read.
-        descriptor = openPath(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        descriptor = openPath(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (root == nil ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
+        if let root, !(openedPath(descriptor).map { realPath($0, liesBelow: root) } ?? false) {
+            close(descriptor)
+            throw FileAccessRefusal.outsideFolder(path)
+        }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             let error = ioError("cannot stat '\(path)'")
@@ -51,6 +70,12 @@ package final class ReadableFile: Sendable {
             pread(descriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
         }
     }
+}
+
+/// Why a file was not opened where a folder confines what may be read.
+package enum FileAccessRefusal: Error {
+    /// The path leads outside the folder (through `..` or a symbolic link), or into `/proc`, `/sys` or `/dev`.
+    case outsideFolder(String)
 }
 
 /// A file written front to back, with in-place patches of headers written earlier.

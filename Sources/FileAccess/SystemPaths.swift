@@ -59,3 +59,40 @@ public func opendirPath(_ path: String) -> OpaquePointer? {
 func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
     withUnsafeBytes(of: entry.pointee.d_name) { raw in PathEscaping.string(fromBytes: raw.prefix { $0 != 0 }) }
 }
+
+/// The absolute path with every symbolic link, `.` and `..` resolved (`realpath(3)`), or `nil` where a part
+/// of it does not exist or cannot be read.
+public func realPath(_ path: String) -> String? {
+    PathEscaping.withCString(path) { name in
+        guard let resolved = realpath(name, nil) else { return nil }
+        defer { free(resolved) }
+        return PathEscaping.string(fromBytes: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+    }
+}
+
+/// The path an open descriptor names as the kernel resolved it (Linux: `/proc/self/fd/N`; Darwin:
+/// `F_GETPATH`), or `nil` where the system cannot say.
+func openedPath(_ descriptor: Int32) -> String? {
+    #if os(Linux)
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self) else { return -1 }
+            return readlink("/proc/self/fd/\(descriptor)", base, raw.count)
+        }
+        guard count > 0, count < buffer.count else { return nil }
+        return PathEscaping.string(fromBytes: buffer[..<count])
+    #elseif canImport(Darwin)
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)
+        guard fcntl(descriptor, F_GETPATH, &buffer) == 0 else { return nil }
+        return buffer.withUnsafeBytes { raw in PathEscaping.string(fromBytes: raw.prefix { $0 != 0 }) }
+    #else
+        return nil
+    #endif
+}
+
+/// Whether `path` (a real path: absolute, no links) lies below the real folder `root`, and outside the
+/// kernel's own trees (`/proc`, `/sys`, `/dev`), whatever `root` is.
+public func realPath(_ path: String, liesBelow root: String) -> Bool {
+    func below(_ folder: String) -> Bool { path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") }
+    return below(root) && !["/proc", "/sys", "/dev"].contains(where: below)
+}

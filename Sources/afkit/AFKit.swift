@@ -212,12 +212,15 @@ enum Interruption {
     }
 }
 
-/// Writes straight to the standard streams (no buffering to flush before exiting). A report that cannot
+/// Writes straight to the standard streams (no buffering to flush before exiting). Every text afkit prints
+/// passes here, so every URL in it passes the one redaction (``Redaction/credentialsRemoved(from:)``: no
+/// password of the command line, a playlist or a redirect is printed) and every name its escaping
+/// (``PathEscaping/displayed(_:)``), in every report format. A report that cannot
 /// reach standard output (a full disk, a closed file) ends the command with status 1 and a message; a
 /// reader that closed the pipe (`afkit info *.caf | head -1`) ends it quietly with status 0.
 enum Output {
     static func standardOutput(_ text: String) {
-        var text = PathEscaping.displayed(text)
+        var text = PathEscaping.displayed(Redaction.credentialsRemoved(from: text))
         text.withUTF8 { standardOutput(bytes: UnsafeRawBufferPointer($0)) }
     }
 
@@ -232,7 +235,7 @@ enum Output {
     }
 
     static func standardError(_ text: String) {
-        var text = PathEscaping.displayed(text)
+        var text = PathEscaping.displayed(Redaction.credentialsRemoved(from: text))
         _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: 2) }
     }
 

@@ -25,6 +25,9 @@ struct Info: NetworkCommand {
     @OptionGroup(title: "For http:// and https:// URLs")
     var network: NetworkOptions
 
+    @Flag(help: allowNetworkHelp)
+    var allowNetwork = false
+
     @Argument(
         help: "Audio files (- for standard input, or http:// and https:// URLs: the header is read and the rest left).")
     var files: [String]
@@ -102,7 +105,7 @@ struct Info: NetworkCommand {
                         )
                     }
                     // An HLS playlist: its (best variant's) segments read as one stream.
-                    var reader = HLS.Reader(fetch: fetchPlaylistResource)
+                    var reader = HLS.Reader(fetch: playlistAccess(path, allowsNetwork: allowNetwork).fetcher)
                     var stream = AudioFileStream()
                     try reader.read(location: path, into: &stream) { _ in }
                     let summary = try AudioFileSummary(stream.properties)

@@ -133,14 +133,17 @@ extension HTTPAudioStream.Response {
     }
 }
 
-/// `afkit info URL`: the stream's properties once the parser is ready to produce packets (or at its
-/// end, for a stream that ends first), and the first response's facts; the rest is not read.
-/// A playlist's resource (a playlist, segment or initialization section): over HTTP for a URL, else from
-/// the disk. One fetch for `packets`, `info` and `validate`.
-@Sendable func fetchPlaylistResource(_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8] {
-    isStreamURL(location)
-        ? try fetchBlocking(location, range: range) : try HLS.readLocalResource(location, range: range)
+/// The trust boundary for the playlist the user named at `location` (``HLS/ResourceAccess``): what it names
+/// is read below its folder, over HTTP where it was read over HTTP, and from a playlist on the disk only with
+/// `--allow-network`. One boundary for `packets`, `info` and `validate`.
+func playlistAccess(_ location: String, allowsNetwork: Bool) -> HLS.ResourceAccess {
+    HLS.ResourceAccess(playlist: location, allowsNetwork: allowsNetwork) { try fetchBlocking($0, range: $1) }
 }
+
+/// The help of `--allow-network`, one text for every command that reads playlists.
+let allowNetworkHelp = ArgumentHelp(
+    "Let a playlist on the disk name segments and playlists over HTTP (by default it reads only files below "
+        + "its own folder, and never the network).")
 
 /// A resource over HTTP for code that cannot wait asynchronously (the validator's worker threads, which are
 /// not the concurrency pool's): the fetch runs as a task and the calling thread waits for it.

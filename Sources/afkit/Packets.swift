@@ -48,6 +48,9 @@ struct Packets: NetworkCommand {
     @OptionGroup(title: "Over HTTP")
     var network: NetworkOptions
 
+    @Flag(help: allowNetworkHelp)
+    var allowNetwork = false
+
     @Argument(help: "An audio file, - for standard input, or an http:// or https:// URL.")
     var file: String
 
@@ -129,7 +132,9 @@ struct Packets: NetworkCommand {
     /// segment's start listed with the packets, gaps and overlaps of its timestamps as warnings.
     func runPlaylist() throws {
         let packets = try PacketSpool()
-        var reader = HLS.Reader(variant: variant.flatMap(HLS.VariantChoice.init) ?? .best, fetch: fetchPlaylistResource)
+        var reader = HLS.Reader(
+            variant: variant.flatMap(HLS.VariantChoice.init) ?? .best,
+            fetch: playlistAccess(file, allowsNetwork: allowNetwork).fetcher)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
         do {
             try reader.read(location: file, into: &stream, chunkSize: chunkSize) { event in

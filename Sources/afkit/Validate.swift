@@ -40,6 +40,9 @@ struct Validate: ParsableCommand {
     @Flag(help: "Succeed when the paths hold no sound file.")
     var allowEmpty = false
 
+    @Flag(help: allowNetworkHelp)
+    var allowNetwork = false
+
     @Argument(help: "Sound files and directories.")
     var paths: [String]
 
@@ -75,7 +78,8 @@ struct Validate: ParsableCommand {
             paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.
         try checkStandardOutput(against: paths, in: Self.self)
-        let validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
+        var validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
+        validator.allowsNetwork = allowNetwork
         var report: ValidationReport
         // `-`: standard input, kept in a temporary file and reported as `-`.
         let spool = paths.contains("-") ? try StandardStreams.spoolStandardInput() : nil
@@ -98,6 +102,11 @@ struct Validate: ParsableCommand {
         } catch let error as AudioFileError {
             Output.standardError("validate: \(error)\n")
             throw ExitCode(AFKit.Status.problemFound)
+        }
+        // A URL is reported without its password: every format escapes or breaks a name its own way (GitHub's
+        // `%3A`, HTML's line breaks), so the one redaction is made before any of them.
+        for index in report.files.indices where isStreamURL(report.files[index].path) {
+            report.files[index].path = shownArgument(report.files[index].path)
         }
         // The files a folder walk found are inputs too: the report never goes into one of them.
         try checkStandardOutput(against: report.files.map(\.path), in: Self.self)
@@ -126,8 +135,9 @@ extension Validate {
     /// playlists and segments from the disk or over HTTP.
     static func validator(_ profile: Profile, drawsPictures: Bool = false) -> AssetValidator {
         var validator = AssetValidator(standard: profile, drawsPictures: drawsPictures)
-        // Playlists and segments: from the disk, or over HTTP (each fetched whole, with the usual retries).
-        validator.fetchResource = fetchPlaylistResource
+        // Playlists and segments over HTTP: each fetched whole, with the usual retries (from a playlist on the
+        // disk only with --allow-network).
+        validator.networkFetch = { try fetchBlocking($0, range: $1) }
         return validator
     }
 }

@@ -164,8 +164,16 @@ extension HLS {
                 throw AudioFileError.unsupportedDataFormat(
                     "hls: '\(map.uri)' is a new initialization section; afkit reads one stream", offset: nil)
             }
-            let facts = try MP4.initializationFacts(bytes)
-            if section == nil { try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler) }
+            let facts: MP4.InitializationFacts
+            do {
+                facts = try MP4.initializationFacts(bytes)
+            } catch {
+                throw AudioFileError.unsupportedFileType(
+                    "hls: '\(map.uri)': \(HLS.unreadable(error, what: "an initialization section"))", offset: nil)
+            }
+            if section == nil {
+                try Self.feed(bytes, of: map.uri, what: "an initialization section", to: &stream, chunkSize, handler)
+            }
             section = (map, bytes, facts)
         }
 
@@ -204,21 +212,35 @@ extension HLS {
                 firstPacket: frames / Int64(max(1, format?.framesPerPacket ?? 1)), timingProblem: problem)
             segments.append(start)
             try segment(start)
-            try Self.feed(bytes, to: &stream, chunkSize: chunkSize, handler)
+            try Self.feed(bytes, of: entry.uri, what: "a segment", to: &stream, chunkSize, handler)
             frames += facts.frames ?? 0
             startTime = ((startTime + entry.duration) * 1_000_000).rounded() / 1_000_000
         }
 
-        /// Parses `bytes` `chunkSize` at a time.
+        /// Parses `bytes` (of the resource at `uri`) `chunkSize` at a time; a parser's error is said without
+        /// what the bytes hold (``HLS/unreadable(_:what:)``), an error of `handler`'s own as it is.
         private static func feed(
-            _ bytes: [UInt8], to stream: inout AudioFileStream, chunkSize: Int,
+            _ bytes: [UInt8], of uri: String, what: String, to stream: inout AudioFileStream, _ chunkSize: Int,
             _ handler: (AudioFileStream.Event) throws -> Void
         ) throws {
             var start = 0
-            while start < bytes.count {
-                let end = min(bytes.count, start + max(1, chunkSize))
-                try bytes[start..<end].withUnsafeBytes { try stream.parse($0, handler) }
-                start = end
+            var handlerFailed = false
+            do {
+                while start < bytes.count {
+                    let end = min(bytes.count, start + max(1, chunkSize))
+                    try bytes[start..<end].withUnsafeBytes { chunk in
+                        try stream.parse(chunk) { event in
+                            do { try handler(event) } catch {
+                                handlerFailed = true
+                                throw error
+                            }
+                        }
+                    }
+                    start = end
+                }
+            } catch  where !handlerFailed {
+                throw AudioFileError.unsupportedFileType(
+                    "hls: '\(uri)': \(HLS.unreadable(error, what: what))", offset: nil)
             }
         }
     }
@@ -247,35 +269,5 @@ extension HLS {
         var bytes = [UInt8](repeating: 0, count: 10)
         let read = (try? bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }) ?? 0
         return isPlaylist(bytes.prefix(read))
-    }
-
-    /// A file's bytes (or `range` of them), refusing more than `limit`: what a reader or the validator fetches
-    /// from the disk. A URL is not read here.
-    public static func readLocalResource(_ path: String, range: ByteRange? = nil, limit: Int = maximumResourceSize)
-        throws
-        -> [UInt8]
-    {
-        if path.contains("://") {
-            throw AudioFileError.illegalOperation(
-                "'\(path)': playlists and segments on the disk are read here; fetch URLs over HTTP")
-        }
-        let file = try ReadableFile(path: path)
-        let start = range?.offset ?? 0
-        let count = range.map(\.length) ?? (file.size - start)
-        guard start >= 0, count >= 0, start + count <= file.size else {
-            throw AudioFileError.truncated(
-                "'\(path)' holds \(file.size) bytes; the byte range \(count)@\(start) runs past them", offset: file.size
-            )
-        }
-        guard count <= Int64(limit) else {
-            throw AudioFileError.limitExceeded("'\(path)': \(count) bytes, over afkit's limit of \(limit)", offset: 0)
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(count))
-        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: start) }
-        guard read == Int(count) else {
-            throw AudioFileError.truncated(
-                "'\(path)' ended after \(read) of \(count) bytes", offset: start + Int64(read))
-        }
-        return bytes
     }
 }

@@ -103,7 +103,7 @@ extension HLS {
                         ?? initializationFacts?.defaultSampleFlags.map { $0 & 0x0001_0000 == 0 } ?? true
                 }
             } catch {
-                facts.error = "\(error)"
+                facts.error = unreadable(error, what: "an fMP4 segment")
                 return
             }
             stream = initialization + bytes
@@ -121,7 +121,7 @@ extension HLS {
             try parser.parse(stream) { _ in }
             try parser.finish()
         } catch {
-            facts.error = "\(error)"
+            facts.error = unreadable(error, what: isFragment ? "an fMP4 segment" : "a packed-audio segment")
             return
         }
         stream = []
@@ -143,14 +143,27 @@ extension HLS {
                 facts.presentedFrames = Int64((max(0, overlap) / perFrame).rounded())
             }
         }
-        if let damage = properties.damage.first { facts.error = "damaged: \(damage)" }
+        if !properties.damage.isEmpty { facts.error = "damaged: a frame or page in it fails its check" }
         // A segment cut short (its last frame or sample partial) is no whole piece of the stream.
         if properties.isTruncated {
             facts.error = "cut short: its last frame is not whole"
         } else if isFragment, let packets = properties.audioDataPacketCount,
             case let listed = fragments.reduce(Int64(0), { $0 + $1.sampleCount }), listed != packets
         {
-            facts.error = "its fragments list \(listed) samples; \(packets) lie whole in its 'mdat'"
+            facts.error = "its fragments list other samples than its 'mdat' holds whole"
+        }
+    }
+
+    /// What a report says of a segment or initialization section whose bytes do not parse: the kind of problem,
+    /// never what the bytes hold (no box type, size or text: a playlist can name any file, and a file the user
+    /// did not name is never quoted). `afkit info` on the file itself says more.
+    public static func unreadable(_ error: any Error, what: String) -> String {
+        switch (error as? AudioFileError)?.code {
+        case "eof!": "cut short: \(what) that ends inside its own structure"
+        case "fmt?": "\(what) holding a data format afkit does not read"
+        case "lim!": "\(what) over afkit's limits"
+        case "io!!": "\(what) that cannot be read"
+        default: "not \(what) afkit reads"
         }
     }
 

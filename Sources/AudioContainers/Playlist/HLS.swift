@@ -553,20 +553,6 @@ public enum HLS {
     /// `base` with its last path component replaced by `reference` (a URI relative to a playlist), or
     /// `reference` itself where it is absolute (a scheme, or a path from the root).
     public static func resolve(_ reference: String, against base: String) -> String {
-        let separator = Array("://".utf8)
-        func schemeEnd(_ text: String) -> Int? {
-            let bytes = Array(text.utf8)
-            guard bytes.count >= 3 else { return nil }
-            for index in 0...(bytes.count - 3) where Array(bytes[index..<index + 3]) == separator {
-                // A scheme is letters, digits, '+', '-', '.' before "://".
-                return bytes[..<index].allSatisfy {
-                    $0 < 0x80
-                        && ($0 == 0x2B || $0 == 0x2D || $0 == 0x2E || (0x30...0x39).contains($0)
-                            || (0x41...0x5A).contains($0 & 0xDF))
-                } && index > 0 ? index : nil
-            }
-            return nil
-        }
         if schemeEnd(reference) != nil { return reference }
         let baseBytes = Array(base.utf8)
         let scheme = schemeEnd(base)
@@ -596,6 +582,27 @@ public enum HLS {
 }
 
 extension HLS {
+    /// Where a URI's scheme ends (the UTF-8 offset of its "://"), or `nil` where it has none: a scheme is
+    /// letters, digits, '+', '-' and '.' before "://".
+    static func schemeEnd(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 3 else { return nil }
+        for index in 0...(bytes.count - 3)
+        where bytes[index] == 0x3A && bytes[index + 1] == 0x2F && bytes[index + 2] == 0x2F {
+            return bytes[..<index].allSatisfy {
+                $0 < 0x80
+                    && ($0 == 0x2B || $0 == 0x2D || $0 == 0x2E || (0x30...0x39).contains($0)
+                        || (0x41...0x5A).contains($0 & 0xDF))
+            } && index > 0 ? index : nil
+        }
+        return nil
+    }
+
+    /// A URI's scheme in lower case (`http`, `file`), or `nil` for a path.
+    public static func scheme(of uri: String) -> String? {
+        schemeEnd(uri).map { String(decoding: Array(uri.utf8)[..<$0], as: UTF8.self).lowercased() }
+    }
+
     /// `text` with each `%XX` escape (two hexadecimal digits) made the byte it stands for; anything else kept.
     static func percentDecoded(_ text: String) -> String {
         guard text.contains("%") else { return text }
