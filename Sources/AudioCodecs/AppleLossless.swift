@@ -30,22 +30,26 @@ public enum AppleLossless {
             framesPerPacket: UInt32(framesPerPacket))
     }
 
-    /// The 24-byte ALACSpecificConfig inside a cookie: bare, after an `alac` atom header (libavcodec's
-    /// 36-byte extradata, an MP4 `alac` box) or inside Apple's `frma`/`alac` wrapping.
+    /// The 24-byte ALACSpecificConfig inside a cookie: bare, or in an `alac` atom (size, type, version and
+    /// flags, then the config: libavcodec's 36-byte extradata, an MP4 `alac` box), found by walking the atoms
+    /// as Apple's decoder does, past a `frma` atom (whose data is the tag `alac`, no config: FFmpeg's CAF
+    /// cookies start with one) and into a QuickTime `wave` atom.
     public static func specificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
         if cookie.count == 24 { return cookie }
-        // Find the `alac` atom: 4-byte size, 'alac', 4-byte version and flags, then the config.
-        let tag: [UInt8] = Array("alac".utf8)
-        var index = 4
-        while index + 4 + 4 + 24 <= cookie.count {
-            if Array(cookie[index..<index + 4]) == tag {
-                let start = index + 8
-                // 'frma' boxes hold the tag 'alac' as data: the atom we want is followed by a config whose
-                // frame length is not 0.
-                let config = Array(cookie[start..<start + 24])
-                if config[0..<4] != [0, 0, 0, 0] { return config }
+        return specificConfig(inAtoms: cookie[...])
+    }
+
+    private static func specificConfig(inAtoms atoms: ArraySlice<UInt8>) -> [UInt8]? {
+        var offset = atoms.startIndex
+        while offset + 8 <= atoms.endIndex {
+            let size = atoms[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard size >= 8, size <= atoms.endIndex - offset else { return nil }
+            switch String(decoding: atoms[offset + 4..<offset + 8], as: UTF8.self) {
+            case "alac" where size >= 36: return Array(atoms[offset + 12..<offset + 36])
+            case "wave": if let config = specificConfig(inAtoms: atoms[offset + 8..<offset + size]) { return config }
+            default: break
             }
-            index += 1
+            offset += size
         }
         return nil
     }

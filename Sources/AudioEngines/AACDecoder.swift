@@ -148,7 +148,8 @@ public final class FAADDecoder: AudioDecoder {
             throw AudioFileError.unsupportedDataFormat(
                 "aac: no AudioSpecificConfig to configure the decoder", offset: nil)
         }
-        self.handle = handle
+        // Every step that can fail runs on the local handle and closes it there: `self.handle` is set last, so a
+        // refusal is closed exactly once (once every property is set, a throwing initializer runs `deinit` too).
         if let settings = faad.NeAACDecGetCurrentConfiguration(handle) {
             settings.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
             settings.pointee.downMatrix = 0
@@ -169,6 +170,7 @@ public final class FAADDecoder: AudioDecoder {
                 "aac: libfaad2 refuses the AudioSpecificConfig \(hexString(config))",
                 offset: nil)
         }
+        self.handle = handle
         outputSampleRate = Int(rate)
         outputChannels = Int(channels)
     }

@@ -159,6 +159,12 @@ public final class SampleRateResampler: Resampler {
         from inputRate: Double, to outputRate: Double, channels: Int,
         converter: ResamplerChoice.SampleRateConverter = .sincBest
     ) throws {
+        // The ratio is checked before the state exists: a refusal never has a state to free (once every property
+        // is set, a throwing initializer runs `deinit`, which frees it).
+        ratio = outputRate / inputRate
+        guard src_is_valid_ratio(ratio) != 0 else {
+            throw AudioFileError.unsupportedDataFormat("libsamplerate: cannot resample by \(ratio)", offset: nil)
+        }
         var error: Int32 = 0
         guard let state = src_new(converter.rawValue, Int32(channels), &error), error == 0 else {
             throw AudioFileError.unsupportedDataFormat(
@@ -166,11 +172,6 @@ public final class SampleRateResampler: Resampler {
         }
         self.state = state
         self.channels = channels
-        ratio = outputRate / inputRate
-        guard src_is_valid_ratio(ratio) != 0 else {
-            src_delete(state)
-            throw AudioFileError.unsupportedDataFormat("libsamplerate: cannot resample by \(ratio)", offset: nil)
-        }
     }
 
     deinit { src_delete(state) }

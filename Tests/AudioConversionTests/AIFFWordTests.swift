@@ -211,3 +211,11 @@ import Testing
         #expect(hash.hexDigits == reference["f32leXXH64"] as? String, "\(name): \(file.dataFormat)")
     }
 }
+
+/// FFmpeg's ALAC in CAF (its cookie wrapped in `frma`/`alac` atoms) decodes to the samples libsndfile's ALAC
+/// of the same source does (both lossless: Tests/Fixtures/caf, make-fixtures.py).
+@Test func ffmpegAppleLosslessInCAFDecodesLikeLibsndfiles() throws {
+    let ffmpeg = try decodedSamples(fixtures + "/caf/alac-stereo.caf")
+    let sndfile = try decodedSamples(fixtures + "/caf/sndfile-alac16.caf")
+    #expect(sndfile.count == 8820 * 2 && ffmpeg == sndfile)
+}
