@@ -184,15 +184,16 @@ import Testing
 
 /// QuickTime sound descriptions of PCM as FFmpeg writes them (Tests/Fixtures/quicktime, made by
 /// make-quicktime-fixtures.sh): version 1 `in24`, `in32` and `fl32` with `enda` 1 are little-endian,
-/// version 2 `lpcm` follows its bits and flags, and a QuickTime-classic `stsz` of 1 means frames of the
-/// description's bytes. Each decodes to FFmpeg's decode, every float of it, with its frame count.
+/// version 2 `lpcm` follows its bits and flags, a QuickTime-classic `stsz` of 1 means frames of the
+/// description's bytes, and `twos`/`sowt` chunks between a video track's are read where `stco` puts them.
+/// Each decodes to FFmpeg's decode, every float of it, with its frame count.
 @Suite struct QuickTimePCMTests {
     static let folder = fixtures + "/quicktime"
     static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
         .filter { $0.hasSuffix(".mov") }.sorted()
 
     @Test func everyDescriptionIsThere() {
-        #expect(Self.names.count == 6)
+        #expect(Self.names.count == 8)
     }
 
     @Test(arguments: names)

@@ -12,8 +12,10 @@ make() { # NAME RATE CODEC
 }
 record() { # NAME COMMAND
     local digest frames
-    digest=$(ffmpeg -v error -i "$out/$1" -f f32le - | xxhsum -H64 | cut -d' ' -f1)
-    frames=$(( $(ffmpeg -v error -i "$out/$1" -f f32le - | wc -c) / 8 ))
+    local channels
+    channels=$(ffprobe -v error -select_streams a -show_entries stream=channels -of csv=p=0 "$out/$1")
+    digest=$(ffmpeg -v error -i "$out/$1" -map 0:a -f f32le - | xxhsum -H64 | cut -d' ' -f1)
+    frames=$(( $(ffmpeg -v error -i "$out/$1" -map 0:a -f f32le - | wc -c) / (4 * channels) ))
     printf '{\n "command": "%s",\n "reference": {"decoder": "FFmpeg", "f32leXXH64": "%s", "frames": %d}\n}\n' \
         "$2" "$digest" "$frames" > "$out/$1.json"
 }
@@ -31,3 +33,12 @@ data[at + 8:at + 12] = (1).to_bytes(4, "big")  # version/flags, then the sample 
 open(sys.argv[2], "wb").write(data)
 PY
 record sowt-stsz-1.mov "pcm_s16le.mov with its stsz sample size patched from 4 to 1 by make-quicktime-fixtures.sh"
+# PCM interleaved with video, as cameras and FFmpeg write it: big-endian 'twos' and little-endian 'sowt'
+# (version 0), 8 kHz mono for a second beside 10 fps of 16x16 MJPEG, so the audio's chunks lie between
+# the video's and a reader must follow 'stco'.
+for codec in pcm_s16be pcm_s16le; do
+    name="$codec-with-video.mov"
+    ffmpeg -v error -y -f lavfi -i testsrc=d=1:s=16x16:r=10 -f lavfi -i "sine=f=440:r=8000:d=1" -map 0 -map 1 \
+        -c:v mjpeg -c:a "$codec" -f mov "$out/$name"
+    record "$name" "ffmpeg -f lavfi -i testsrc=d=1:s=16x16:r=10 -f lavfi -i sine=f=440:r=8000:d=1 -map 0 -map 1 -c:v mjpeg -c:a $codec -f mov $name"
+done

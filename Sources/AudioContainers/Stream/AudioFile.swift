@@ -217,10 +217,11 @@ public final class AudioFile: Sendable {
         let read = try readPacketData(from: start, count: count, into: &bytes)
         descriptions.removeAll(keepingCapacity: true)
         let first = read > 0 ? try packetDescription(start).startOffset : 0
+        let joined = packetPieces != nil || !packetsLieTogether(from: start, to: start + Int64(read))
         var position: Int64 = 0
         for packet in start..<start + Int64(read) {
             var description = try packetDescription(packet)
-            if packetPieces != nil {
+            if joined {
                 // Joined back to back.
                 description.startOffset = position
                 position += Int64(description.dataByteSize)
@@ -234,8 +235,9 @@ public final class AudioFile: Sendable {
 
     /// Reads the bytes of `count` packets from `start` (fewer at the end) into `bytes`, replacing what it
     /// held (its storage is reused); returns how many packets. The bytes run from the first packet's start
-    /// to the last one's end: for formats with constant packets, exactly `bytesPerPacket` per packet. Ogg's
-    /// packets, which page headers interrupt, are joined back to back.
+    /// to the last one's end where the packets lie together: for formats with constant packets, exactly
+    /// `bytesPerPacket` per packet. Packets apart in the file (Ogg's, which page headers interrupt; an MPEG-4
+    /// track's chunks between another track's) are joined back to back.
     public func readPacketData(from start: Int64, count: Int, into bytes: inout [UInt8]) throws -> Int {
         guard start >= 0, start <= packetCount, count >= 0 else {
             throw AudioFileError.invalidPacket("\(path): packet \(start) does not exist", offset: nil)
@@ -247,6 +249,10 @@ public final class AudioFile: Sendable {
             try readPieces(pieces, from: start, to: end, into: &bytes)
             return Int(end - start)
         }
+        if !packetsLieTogether(from: start, to: end) {
+            try readApart(from: start, to: end, into: &bytes)
+            return Int(end - start)
+        }
         let first = try packetDescription(start)
         let last = try packetDescription(end - 1)
         let byteCount = Int(last.startOffset + Int64(last.dataByteSize) - first.startOffset)
@@ -256,6 +262,45 @@ public final class AudioFile: Sendable {
             throw AudioFileError.truncated("\(path): the file changed while it was read", offset: first.startOffset)
         }
         return Int(end - start)
+    }
+
+    /// Whether packets `start..<end` lie back to back in the file (always, without a packet table: their
+    /// places are computed from one offset).
+    private func packetsLieTogether(from start: Int64, to end: Int64) -> Bool {
+        guard packetPieces == nil, let table = packetTable, end - start > 1, end <= table.count else {
+            return packetPieces == nil
+        }
+        var next = table[Int(start)].startOffset
+        for packet in Int(start)..<Int(end) {
+            guard table[packet].startOffset == next else { return false }
+            next += Int64(table[packet].dataByteSize)
+        }
+        return true
+    }
+
+    /// Reads packets `start..<end` that lie apart, each run of them that lies together with one read, joined
+    /// back to back.
+    private func readApart(from start: Int64, to end: Int64, into bytes: inout [UInt8]) throws {
+        guard let table = packetTable else { return }
+        var packet = Int(start)
+        while packet < Int(end) {
+            let runStart = table[packet].startOffset
+            var runEnd = runStart
+            while packet < Int(end), table[packet].startOffset == runEnd {
+                runEnd += Int64(table[packet].dataByteSize)
+                packet += 1
+            }
+            let position = bytes.count
+            let count = Int(runEnd - runStart)
+            bytes.append(contentsOf: repeatElement(0, count: count))
+            let read = try bytes.withUnsafeMutableBytes {
+                try file.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: $0[position..<position + count]), at: runStart)
+            }
+            guard read == count else {
+                throw AudioFileError.truncated("\(path): the file changed while it was read", offset: runStart)
+            }
+        }
     }
 
     /// Packets `start..<end` joined from where their bytes lie: the span they cover read at once into
