@@ -171,13 +171,17 @@ extension ValidationRule {
 
     /// The playlists can be read and say what RFC 8216 asks: `EXTM3U`, a target duration, segments, a
     /// version that has the tags used (`EXT-X-MAP` needs 6; byte ranges 4; decimal durations 3), an ended VOD
-    /// playlist; the renditions of a master agree on their media sequence.
+    /// playlist; a master lists each media playlist once (per audio group); the renditions of a master agree on
+    /// their media sequence.
     public static let hlsPlaylist = ValidationRule(id: "hls-playlist", parameters: []) { facts, _ in
         guard let playlist = facts.playlist else { return [] }
         if let error = playlist.error { return [Finding("the playlist cannot be read: \(error)")] }
         var findings: [Finding] = []
-        if let master = playlist.master, master.variants.isEmpty {
-            findings.append(Finding("the master playlist names no variant stream (EXT-X-STREAM-INF)"))
+        if let master = playlist.master {
+            if master.variants.isEmpty {
+                findings.append(Finding("the master playlist names no variant stream (EXT-X-STREAM-INF)"))
+            }
+            findings += repeatedURIs(in: master, at: playlist.path)
         }
         for media in playlist.media {
             guard let list = media.playlist else {
@@ -210,6 +214,32 @@ extension ValidationRule {
                     severity: .warning))
         }
         return findings
+    }
+
+    /// A media playlist the master lists twice: two variant streams (`EXT-X-STREAM-INF`) with one URI and one
+    /// audio group, or two `EXT-X-MEDIA` renditions with one URI in one group, are one stream offered twice (two
+    /// renditions written into one folder, the later over the earlier). URIs compare as resolved against `path`.
+    private static func repeatedURIs(in master: HLS.MasterPlaylist, at path: String) -> [Finding] {
+        var counts: [String: (uri: String, count: Int)] = [:]
+        var order: [String] = []
+        let listed =
+            master.variants.map { ("EXT-X-STREAM-INF", $0.audioGroup ?? "", $0.uri) }
+            + master.renditions.compactMap { rendition in
+                rendition.uri.map { ("EXT-X-MEDIA", rendition.type + " " + rendition.groupID, $0) }
+            }
+        for (tag, group, uri) in listed {
+            let key = tag + "\n" + group + "\n" + HLS.resolve(uri, against: path)
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: (uri, 0)].count += 1
+        }
+        return order.compactMap { key in
+            guard let (uri, count) = counts[key], count > 1 else { return nil }
+            let tag = key.prefix { $0 != "\n" }
+            let how = tag == "EXT-X-MEDIA" ? "in one group" : "and one audio group"
+            return Finding(
+                "the master lists '\(uri)' \(count) times (\(tag) tags with one URI \(how)): each rendition is a "
+                    + "media playlist of its own")
+        }
     }
 
     /// Every segment can be read and is one audio stream that starts on a sync point; its format changes only

@@ -165,6 +165,30 @@ import Testing
         #expect(!names.contains { $0.contains(".afkit-") }, "\(names)")
     }
 
+    /// Issue 65: a master that lists one media playlist twice (two variant streams with one URI and audio group,
+    /// as two renditions written into one folder made it) fails `hls-playlist`, naming the URI once; the same
+    /// URI under two audio groups (a video variant offered with each) is no error.
+    @Test func aMasterListingAPlaylistTwiceFails() throws {
+        let (output, _) = try package(.fmp4, source: try source(seconds: 3))
+        let master = output + "/" + HLSPackager.masterPlaylistName
+        let text = String(decoding: try Self.bytes(master), as: UTF8.self)
+        let validator = AssetValidator(profile: .hlsAudio)
+        try Data(
+            text.replacingOccurrences(of: "\naac-128k/", with: "\naac-64k/").replacingOccurrences(
+                of: "AUDIO=\"aac-128k\"", with: "AUDIO=\"aac-64k\""
+            ).utf8
+        ).write(to: URL(fileURLWithPath: master))
+        let errors = validator.validate(path: master).violations.filter { $0.severity == .error }
+        #expect(
+            errors.map { "\($0.rule): \($0.message)" } == [
+                "hls-playlist: the master lists 'aac-64k/prog_index.m3u8' 2 times (EXT-X-STREAM-INF tags with one URI "
+                    + "and one audio group): each rendition is a media playlist of its own"
+            ])
+        try Data(text.replacingOccurrences(of: "\naac-128k/", with: "\naac-64k/").utf8).write(
+            to: URL(fileURLWithPath: master))
+        #expect(!validator.validate(path: master).violations.contains { $0.rule == "hls-playlist" })
+    }
+
     /// FFmpeg's fMP4 package (separate segments and one file of byte ranges) passes, with Apple's 6 s target as a
     /// warning; MPEG-TS segments are refused by name, once for all of them.
     @Test func ffmpegsPlaylists() throws {
