@@ -278,18 +278,13 @@ public enum TemporaryFiles {
     /// The identity of a temporary this process created, where `path` is one.
     public static func identity(of path: String) -> FileIdentity? { files.identity(of: path) }
 
-    /// Removes every temporary file being written (and every temporary folder, ``writeFolderAtomically(_:_:)``'s),
-    /// and refuses to create more; returns how many files.
+    /// Removes every temporary file being written (and every temporary folder,
+    /// ``writeFolderAtomically(_:checkingReplaced:_:)``'s), and refuses to create more; returns how many files.
     @discardableResult
     public static func removeAll() -> Int {
-        for folder in folders.withLock({ held in
-            defer { held.removeAll() }; return held
-        }) { removeTree(folder) }
+        TemporaryFolders.removeAll()
         return files.removeAll()
     }
-
-    /// The temporary folders being filled.
-    static let folders = Mutex<Set<String>>([])
 
     /// Removes afkit's temporaries in `folder` that no process is writing (left by a kill -9 or a power
     /// cut): hidden files named `.NAME.afkit-....tmp` that nobody holds locked. The lock is the kernel's,
@@ -324,22 +319,34 @@ public enum TemporaryFiles {
 
 /// A hidden path in the same folder as `path`, for writing a file that is renamed into place when
 /// complete: `.NAME.afkit-RANDOM.tmp`, with 60 random bits (no PID: names do not repeat across PID
-/// namespaces, and nobody can guess the next). NAME is shortened so the name fits in NAME_MAX bytes.
+/// namespaces, and nobody can guess the next). NAME is shortened so the name fits in NAME_MAX bytes
+/// (``temporaryStem(of:)``).
 public func temporaryPath(beside path: String) -> String {
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[...$0]) } ?? ""
-    var name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let suffixBytes = ".afkit-".utf8.count + 12 + ".tmp".utf8.count + 1
-    while name.utf8.count > 255 - suffixBytes { name.removeLast() }
-    let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+    let name = temporaryStem(of: slash.map { String(path[path.index(after: $0)...]) } ?? path)
     var generator = SystemRandomNumberGenerator()
     var random: UInt64 = generator.next()
     var tag: [UInt8] = []
     for _ in 0..<12 {
-        tag.append(alphabet[Int(random & 31)])
+        tag.append(temporaryNameAlphabet[Int(random & 31)])
         random >>= 5
     }
     return folder + "." + name + ".afkit-" + String(decoding: tag, as: UTF8.self) + ".tmp"
+}
+
+/// The letters of a temporary's random part.
+let temporaryNameAlphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+
+/// The bytes a NAME in a temporary's name keeps at most: NAME_MAX less `.`, `.afkit-`, 12 letters and `.tmp`
+/// (a folder's old copy, `.old` for `.tmp`, fits the same).
+let temporaryStemLimit = 255 - (".afkit-".utf8.count + 12 + ".tmp".utf8.count + 1)
+
+/// `name` as a temporary's name holds it: shortened, whole characters at a time, to ``temporaryStemLimit`` bytes.
+func temporaryStem(of name: String) -> String {
+    var name = name
+    while name.utf8.count > temporaryStemLimit { name.removeLast() }
+    return name
 }
 
 /// The temporaries of this process: their open, locked descriptors and identities, behind one lock, so

@@ -114,62 +114,23 @@ public func removeTree(_ path: String) {
     _ = rmdir(path)
 }
 
-/// Writes the folder `path` as a set: `body` fills a hidden temporary folder beside it (whose path it is
-/// given); when `body` returns, every file in it is flushed to the disk and the folder is renamed into
-/// place, replacing an existing folder `path` (moved aside first, then removed), so a reader sees the
-/// old set or the new one, never a mixture. When `body` throws, the temporary folder is removed. The
-/// caller decides whether an existing `path` may be replaced.
-public func writeFolderAtomically<Result>(_ path: String, _ body: (_ temporaryFolder: String) throws -> Result)
-    throws -> Result
-{
-    let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-    var existing = stat()
-    let exists = lstatPath(trimmed, &existing) == 0
-    if exists, existing.st_mode & S_IFMT == S_IFLNK {
-        throw AudioFileError.io(
-            "'\(path)' is a symbolic link: afkit replaces a folder as a whole, not through a link (name the folder "
-                + "itself)", errno: EEXIST)
-    }
-    if exists, existing.st_mode & S_IFMT != S_IFDIR {
-        throw AudioFileError.io("'\(path)' exists and is not a folder: afkit does not replace it", errno: EEXIST)
-    }
-    // The folder it goes in is made where missing.
-    let parent = parentFolder(of: trimmed)
-    if !isDirectory(parent) { try makeDirectories(parent) }
-    var temporary = ""
-    for _ in 0..<16 {
-        let candidate = String(temporaryPath(beside: trimmed).dropLast(".tmp".count))
-        if mkdirPath(candidate, 0o755) == 0 {
-            temporary = candidate
-            break
+/// Visits everything below the folder `path` as it is, links not followed and nothing left out: each entry's
+/// path relative to `path` and its kind (`S_IFREG`, `S_IFDIR`, `S_IFLNK`, ...), a folder before what it holds.
+/// `visit` stops the walk by throwing, so a check that fails at the first entry reads no further.
+public func visitEntries(below path: String, _ visit: (_ relativePath: String, _ kind: mode_t) throws -> Void) throws {
+    var pending = [""]
+    while let relative = pending.popLast() {
+        let directory = relative.isEmpty ? path : path + "/" + relative
+        guard let handle = opendirPath(directory) else { throw ioError("cannot read the directory '\(directory)'") }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = entryName(entry)
+            if name == "." || name == ".." { continue }
+            let child = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstatPath(path + "/" + child, &info) == 0 else { continue }
+            try visit(child, info.st_mode & S_IFMT)
+            if info.st_mode & S_IFMT == S_IFDIR { pending.append(child) }
         }
-        guard errno == EEXIST else { throw ioError("cannot create a folder beside '\(path)'") }
-    }
-    guard !temporary.isEmpty else { throw ioError("cannot create a folder beside '\(path)'") }
-    // An interrupted command removes it (TemporaryFiles.removeAll).
-    TemporaryFiles.folders.withLock { _ = $0.insert(temporary) }
-    defer { TemporaryFiles.folders.withLock { _ = $0.remove(temporary) } }
-    do {
-        let result = try body(temporary)
-        let written = try walkFolder(temporary)
-        for file in written.files { try synchronize(file) }
-        for folder in written.folders { try synchronize(folder) }
-        if exists {
-            let aside = String(temporaryPath(beside: trimmed).dropLast(".tmp".count)) + ".old"
-            guard renamePath(trimmed, aside) == 0 else { throw ioError("cannot move '\(path)' aside to replace it") }
-            guard renamePath(temporary, trimmed) == 0 else {
-                let failure = ioError("cannot rename the new '\(path)' into place")
-                _ = renamePath(aside, trimmed)
-                throw failure
-            }
-            removeTree(aside)
-        } else {
-            guard renamePath(temporary, trimmed) == 0 else { throw ioError("cannot rename '\(path)' into place") }
-        }
-        try synchronize(parentFolder(of: trimmed))
-        return result
-    } catch {
-        removeTree(temporary)
-        throw error
     }
 }

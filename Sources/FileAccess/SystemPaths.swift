@@ -50,6 +50,47 @@ public func renamePath(_ source: String, _ destination: String) -> Int32 {
     PathEscaping.withCString(source) { from in PathEscaping.withCString(destination) { rename(from, $0) } }
 }
 
+/// How ``renamePath(_:_:flags:)`` renames.
+public enum RenameFlag: Sendable {
+    /// Swap the two names, atomically: both must exist (Linux's `RENAME_EXCHANGE`, Darwin's `RENAME_SWAP`).
+    case exchange
+    /// Fail with `EEXIST` rather than replace what the destination names (`RENAME_NOREPLACE`, `RENAME_EXCL`).
+    case noReplace
+}
+
+/// `renameat2(2)` on Linux, `renamex_np(3)` on Darwin: a rename that exchanges the two names or never replaces.
+/// -1 with `ENOSYS` where the C library has no such call, `EINVAL` (or `ENOTSUP`) where the file system does not.
+public func renamePath(_ source: String, _ destination: String, flags: RenameFlag) -> Int32 {
+    PathEscaping.withCString(source) { from in
+        PathEscaping.withCString(destination) { to in
+            #if canImport(Darwin)
+                renamex_np(from, to, UInt32(flags == .exchange ? RENAME_SWAP : RENAME_EXCL))
+            #else
+                // Glibc declares renameat2 only under _GNU_SOURCE, which Swift's Glibc module is not built with:
+                // the function is looked up by name (glibc 2.28 and later have it).
+                guard let address = renameAt2Address, let symbol = UnsafeRawPointer(bitPattern: address) else {
+                    errno = ENOSYS
+                    return -1
+                }
+                typealias RenameAt2 =
+                    @convention(c) (
+                        Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32
+                    ) -> Int32
+                // Linux's RENAME_NOREPLACE (1) and RENAME_EXCHANGE (2), from <linux/fs.h>.
+                return unsafeBitCast(symbol, to: RenameAt2.self)(
+                    AT_FDCWD, from, AT_FDCWD, to, flags == .exchange ? 2 : 1)
+            #endif
+        }
+    }
+}
+
+#if !canImport(Darwin)
+    /// Where the C library's `renameat2` is, looked up once (`nil` where it has none).
+    private let renameAt2Address: UInt? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
+        UInt(bitPattern: $0)
+    }
+#endif
+
 /// `opendir(3)`; `nil` with `errno`.
 public func opendirPath(_ path: String) -> OpaquePointer? {
     PathEscaping.withCString(path) { opendir($0) }

@@ -60,6 +60,25 @@ struct Command {
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
+
+    /// Another process holding `path` locked (`flock`, as a live afkit holds its temporaries) until it is
+    /// terminated; returned once the lock is taken (a non-blocking attempt of our own fails), within 10 s.
+    static func holdLock(on path: String) throws -> Process {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [path, "sleep", "60"]
+        try holder.run()
+        for _ in 0..<1000 {
+            let probe = Process()
+            probe.executableURL = holder.executableURL
+            probe.arguments = ["-n", path, "true"]
+            try probe.run()
+            probe.waitUntilExit()
+            if probe.terminationStatus != 0 { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return holder
+    }
 }
 
 @Suite struct InfoCommandTests {

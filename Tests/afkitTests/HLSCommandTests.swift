@@ -1,4 +1,5 @@
 import AudioContainers
+@testable import FileAccess
 import Foundation
 import Testing
 
@@ -191,5 +192,37 @@ import Testing
         #expect(info.status == 0 && info.stdout.contains("byte order mark"), "\(info.stdout)")
         let surround = try Command.run(["hls", "-c", "3", "signals/speech.wav", "--out", scratch + "/three"])
         #expect(surround.status == 0 && surround.stderr.contains("a stereo AAC-LC one too"), "\(surround.stderr)")
+    }
+
+    /// The names in `folder`, sorted (hidden ones included).
+    static func names(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// The swap itself: where names can be exchanged, --out is exchanged for the new folder in one step (a new
+    /// folder at the same name, the old one's files gone); where they cannot, the old folder goes aside and the
+    /// new one in, and neither the aside copy nor the temporary is left.
+    @Test func theFolderIsSwappedWhole() throws {
+        let parent = scratch + "/swap"
+        let out = parent + "/out"
+        for exchanging in [true, false] {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try Data([1]).write(to: URL(fileURLWithPath: out + "/old"))
+            let temporary = try TemporaryFolders.create(beside: out)
+            try Data([2]).write(to: URL(fileURLWithPath: temporary + "/new"))
+            try TemporaryFolders.settle(temporary, at: out, as: out, checkingReplaced: nil, exchanging: exchanging)
+            #expect(try Self.names(parent) == ["out"], "exchanging: \(exchanging)")
+            #expect(try Self.names(out) == ["new"])
+            try FileManager.default.removeItem(atPath: out)
+        }
+        // The exchange of two names, as the system call gives it.
+        try FileManager.default.createDirectory(atPath: parent + "/a/x", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: parent + "/b/y", withIntermediateDirectories: true)
+        if renamePath(parent + "/a", parent + "/b", flags: .exchange) == 0 {
+            #expect(try Self.names(parent + "/a") == ["y"] && Self.names(parent + "/b") == ["x"])
+        } else {
+            // A file system without the exchange: the fallback above is what such a one gets.
+            #expect(TemporaryFolders.exchangeMissing.contains(errno))
+        }
     }
 }

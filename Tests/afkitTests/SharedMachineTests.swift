@@ -172,12 +172,8 @@ import Testing
         let left = folder + "/.a.caf.afkit-abcdefghijkl.tmp"
         let held = folder + "/.b.caf.afkit-\(getpid())-1.tmp"
         for path in [left, held] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [held, "sleep", "20"]
-        try holder.run()
+        let holder = try Command.holdLock(on: held)
         defer { holder.terminate() }
-        Thread.sleep(forTimeInterval: 0.3)
         let result = try Command.run(["convert", "wav/pcm-s16-stereo.wav", folder + "/out.caf"])
         #expect(result.status == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
