@@ -20,11 +20,19 @@ public struct HLSSettings: Sendable {
         case fmp4
     }
 
+    /// The segment durations afkit writes, seconds: Apple recommends 6; a longer one is a mistyped number.
+    public static let segmentDurations = 1.0...60.0
+    /// The most renditions (bit rates) one package holds: far more than a player chooses among.
+    public static let maximumRenditions = 32
+    /// The longest `--pad` each side, seconds (ten minutes): a longer silence is a mistyped number, not a lead-in.
+    public static let maximumPadSeconds = 600.0
+
     /// The segments' kind (fMP4 by default, as Apple's authoring specification prefers).
     public var segmentType = SegmentType.fmp4
-    /// The duration each segment aims at, seconds (Apple recommends 6).
+    /// The duration each segment aims at, seconds (Apple recommends 6), within ``segmentDurations``.
     public var segmentDuration = 6.0
-    /// One AAC-LC rendition per bit rate, bits per second, in the master playlist's order.
+    /// One AAC-LC rendition per bit rate, bits per second, in the master playlist's order (at most
+    /// ``maximumRenditions``).
     public var bitRates = [128_000]
     /// How each rendition is converted (edits, loudness, channels, rate): the output's format and bit
     /// rate are the packager's.
@@ -71,20 +79,79 @@ public enum HLSPackager {
     /// The fMP4 initialization section's name.
     public static let initializationName = "init.mp4"
 
-    /// The extensions of the files a package holds: an existing output folder holding anything else is
-    /// not replaced.
-    public static let writtenExtensions: Set<String> = ["m3u8", "mp4", "m4s", "aac"]
+    /// The hidden file in a package that says afkit wrote it and names every file it wrote: the next run
+    /// replaces the folder only where it holds nothing else.
+    public static let markerName = ".afkit-package"
+    /// The marker's first line.
+    static let markerHeading = "afkit hls package"
+
+    /// A rendition's folder: `aac-128k` for a whole number of kbit/s, else the bits per second (`aac-16050`), so
+    /// two rates never share one.
+    public static func renditionName(bitRate: Int) -> String {
+        bitRate % 1000 == 0 ? "aac-\(bitRate / 1000)k" : "aac-\(bitRate)"
+    }
 
     /// Packages `source` into the folder `output` (replacing an earlier package there; anything else in the
     /// way is refused), and returns what each rendition holds.
     public static func package(source: String, output: String, settings: HLSSettings) throws -> [HLSRendition] {
+        try checkSettings(settings, sourceRate: try SourceReader(path: source).sampleRate)
         try checkOutputFolder(output, sources: [source])
-        return try writeFolderAtomically(output) { folder in
-            try write(source: source, into: folder, settings: settings)
+        return try writeFolderAtomically(output, checkingReplaced: { try checkOutputFolder($0, sources: [source]) }) {
+            folder in try write(source: source, into: folder, settings: settings)
         }
     }
 
-    /// Refuses an output folder that would replace a source or that holds files a package does not.
+    /// Throws a ``ConversionUsageError`` where `settings` cannot be packaged: a segment duration outside
+    /// ``HLSSettings/segmentDurations``, no bit rate or more than ``HLSSettings/maximumRenditions``, two rates
+    /// that would share a rendition's folder, a pad over ``HLSSettings/maximumPadSeconds`` (one given in frames
+    /// is checked where `sourceRate`, the source's frames per second, is given).
+    public static func checkSettings(_ settings: HLSSettings, sourceRate: Double? = nil) throws {
+        let durations = HLSSettings.segmentDurations
+        guard settings.segmentDuration.isFinite, durations.contains(settings.segmentDuration) else {
+            throw ConversionUsageError(
+                "a segment duration of \(shortDecimal(settings.segmentDuration)) s: give "
+                    + "\(shortDecimal(durations.lowerBound)) to \(shortDecimal(durations.upperBound)) s "
+                    + "(Apple recommends 6)")
+        }
+        guard !settings.bitRates.isEmpty else { throw ConversionUsageError("give a bit rate") }
+        guard settings.bitRates.count <= HLSSettings.maximumRenditions else {
+            throw ConversionUsageError(
+                "\(settings.bitRates.count) bit rates: a package holds at most \(HLSSettings.maximumRenditions) "
+                    + "renditions")
+        }
+        var rates: [String: Int] = [:]
+        for rate in settings.bitRates {
+            let name = renditionName(bitRate: rate)
+            if let other = rates[name] {
+                throw ConversionUsageError(
+                    "the bit rates \(other) and \(rate) would both be the rendition '\(name)': give each rate once")
+            }
+            rates[name] = rate
+        }
+        let limit = HLSSettings.maximumPadSeconds
+        for (side, time) in [("start", settings.conversion.edits.padStart), ("end", settings.conversion.edits.padEnd)] {
+            let over: String? =
+                switch time {
+                case .seconds(let seconds)? where seconds > limit: "\(shortDecimal(seconds)) s"
+                case .frames(let frames)?:
+                    sourceRate.flatMap { rate in
+                        let most = Int64(limit * rate)
+                        return frames > most
+                            ? "\(frames) frames (over \(most) at the source's \(formatSampleRate(rate)) Hz)" : nil
+                    }
+                default: nil
+                }
+            if let over {
+                throw ConversionUsageError(
+                    "a pad of \(over) at the \(side): afkit hls pads at most \(shortDecimal(limit)) s each side")
+            }
+        }
+    }
+
+    /// Refuses an output folder that would replace a source, or that holds anything but a package afkit
+    /// wrote: afkit replaces a folder only where every entry in it is a file its marker (``markerName``) names,
+    /// or, for a package an earlier afkit wrote without one, its master playlist and what that names in afkit's
+    /// layout (macOS's `.DS_Store` and `._` files aside). An empty folder is replaced.
     public static func checkOutputFolder(_ output: String, sources: [String]) throws {
         var link = stat()
         if lstatPath(output, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
@@ -96,33 +163,119 @@ public enum HLSPackager {
             throw AudioFileError.illegalOperation("hls: '\(output)' is a file: --out names a folder")
         }
         let identities = Set(sources.compactMap(FileIdentity.init(path:)))
-        for file in try filesBelow(output) {
-            if let identity = FileIdentity(path: file), identities.contains(identity) {
+        let package = packageFiles(in: output)
+        let folders = Set(
+            (package?.files ?? []).flatMap { file in
+                file.indices.filter { file[$0] == "/" }.map { String(file[..<$0]) }
+            })
+        try visitEntries(below: output) { relative, kind in
+            let path = output + "/" + relative
+            if kind == S_IFREG, let identity = FileIdentity(path: path), identities.contains(identity) {
                 throw AudioFileError.illegalOperation(
-                    "hls: the source '\(file)' is inside the output folder '\(output)', which is replaced as a whole")
+                    "hls: the source '\(path)' is inside the output folder '\(output)', which is replaced as a whole")
             }
-            guard writtenExtensions.contains(nameExtension(of: file)) else {
+            let name = relative.split(separator: "/").last ?? ""
+            if kind == S_IFREG && (name == ".DS_Store" || name.hasPrefix("._")) { return }
+            guard let package else {
                 throw AudioFileError.illegalOperation(
-                    "hls: '\(output)' holds '\(file)', which afkit hls does not write: give an empty or new folder "
-                        + "(an earlier package is replaced as a whole)")
+                    "hls: '\(output)' holds '\(path)' and is no package afkit wrote (it has no \(markerName) and no "
+                        + "master playlist of afkit's): give an empty or new folder; afkit replaces only its own "
+                        + "packages")
+            }
+            let named =
+                kind == S_IFREG
+                ? relative == markerName && package.marked || package.files.contains(relative)
+                : kind == S_IFDIR && folders.contains(relative)
+            guard named else {
+                throw AudioFileError.illegalOperation(
+                    "hls: '\(output)' is a package afkit wrote, but '\(path)' in it is not afkit's: the folder is "
+                        + "replaced as a whole, and afkit deletes only what it made; move that away, or give another "
+                        + "folder")
             }
         }
     }
 
+    /// The files (relative paths) of the package afkit wrote in `folder`: those its marker names, or, without a
+    /// marker, an earlier afkit's master playlist and what it names in afkit's layout (rendition folders as
+    /// ``renditionName(bitRate:)`` names them, or an earlier afkit's `aac-NNk-N`; `prog_index.m3u8`, `init.mp4`,
+    /// `segmentN.m4s` or `.aac`). `nil` where the folder holds no package afkit wrote.
+    static func packageFiles(in folder: String) -> (files: Set<String>, marked: Bool)? {
+        func read(_ relative: String) -> String? {
+            var info = stat()
+            let path = folder + "/" + relative
+            guard lstatPath(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                let bytes = try? HLS.readLocalResource(path, limit: maximumListSize)
+            else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        if let marker = read(markerName) {
+            let lines = marker.split(separator: "\n").map(String.init)
+            guard lines.first?.hasPrefix(markerHeading) == true else { return nil }
+            return (Set(lines.dropFirst()), true)
+        }
+        func playlist(_ relative: String) -> HLS.Playlist? {
+            read(relative).flatMap { try? HLS.parse(Array($0.utf8)) }
+        }
+        guard case .master(let master)? = playlist(masterPlaylistName) else { return nil }
+        var files: Set<String> = [masterPlaylistName]
+        for variant in master.variants {
+            let parts = variant.uri.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[1] == mediaPlaylistName, isRenditionName(parts[0]),
+                case .media(let media)? = playlist(variant.uri)
+            else { return nil }
+            files.insert(variant.uri)
+            for segment in media.segments {
+                guard isSegmentName(segment.uri), segment.map.map({ $0.uri == initializationName }) ?? true else {
+                    return nil
+                }
+                files.insert(parts[0] + "/" + segment.uri)
+                if segment.map != nil { files.insert(parts[0] + "/" + initializationName) }
+            }
+        }
+        return (files, false)
+    }
+
+    /// The largest marker or playlist read to recognise a package (64 MiB: a day of 1 s segments in 32 renditions).
+    static let maximumListSize = 64 << 20
+
+    /// Whether `name` is a rendition folder's name as afkit writes it, or as an earlier afkit wrote it (`aac-16k-1`).
+    static func isRenditionName(_ name: Substring) -> Bool {
+        guard name.hasPrefix("aac-") else { return false }
+        let parts = name.dropFirst(4).split(separator: "-", omittingEmptySubsequences: false)
+        let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        switch parts.count {
+        case 1: return digits(parts[0]) || parts[0].hasSuffix("k") && digits(parts[0].dropLast())
+        case 2: return parts[0].hasSuffix("k") && digits(parts[0].dropLast()) && digits(parts[1])
+        default: return false
+        }
+    }
+
+    /// Whether `uri` is a segment's name as afkit writes it: `segmentN.m4s` or `segmentN.aac`.
+    static func isSegmentName(_ uri: String) -> Bool {
+        guard uri.hasPrefix("segment"), uri.hasSuffix(".m4s") || uri.hasSuffix(".aac") else { return false }
+        let number = uri.dropFirst("segment".count).dropLast(4)
+        return !number.isEmpty && number.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// Writes the marker into the filled package `folder`: afkit's version, then every file below it.
+    static func writeMarker(in folder: String) throws {
+        var files: [String] = []
+        try visitEntries(below: folder) { relative, kind in
+            if kind == S_IFREG && relative != markerName { files.append(relative) }
+        }
+        let text =
+            ([markerHeading + " (afkit \(AudioConverter.version)): the files afkit wrote here"] + files.sorted())
+            .joined(separator: "\n") + "\n"
+        try writeFile(folder + "/" + markerName, bytes: Array(text.utf8))
+    }
+
     /// Writes the renditions and the master playlist into `folder`.
     static func write(source: String, into folder: String, settings: HLSSettings) throws -> [HLSRendition] {
-        guard settings.segmentDuration >= 1, settings.segmentDuration <= 60 else {
-            throw AudioFileError.illegalOperation(
-                "hls: a segment duration of \(settings.segmentDuration) s: give 1 to 60 (Apple recommends 6)")
-        }
-        guard !settings.bitRates.isEmpty else { throw AudioFileError.illegalOperation("hls: give a bit rate") }
         var renditions: [HLSRendition] = []
-        var names = Set<String>()
         for bitRate in settings.bitRates {
-            var name = "aac-\(bitRate / 1000)k"
-            if !names.insert(name).inserted { name += "-\(names.count)" }
             let rendition = try writeRendition(
-                source: source, folder: folder, name: name, bitRate: bitRate, settings: settings)
+                source: source, folder: folder, name: renditionName(bitRate: bitRate), bitRate: bitRate,
+                settings: settings)
             renditions.append(rendition)
         }
         var master = HLS.MasterPlaylist()
@@ -131,7 +284,8 @@ public enum HLSPackager {
         for rendition in renditions {
             let group = String(rendition.playlist.prefix { $0 != "/" })
             // The rendition's media is the variant's own URI: EXT-X-MEDIA names its channels, no URI of its own.
-            var media = HLS.Rendition(groupID: group, name: "AAC \(rendition.bitRate / 1000) kbit/s")
+            var media = HLS.Rendition(
+                groupID: group, name: "AAC \(shortDecimal(Double(rendition.bitRate) / 1000)) kbit/s")
             media.channels = "\(rendition.format.channelsPerFrame)"
             media.isDefault = true
             media.autoselect = true
@@ -144,6 +298,7 @@ public enum HLSPackager {
             master.variants.append(variant)
         }
         try writeFile(folder + "/" + masterPlaylistName, bytes: Array(master.text.utf8))
+        try writeMarker(in: folder)
         if let rendition = renditions.first, !renditions.contains(where: { $0.format.channelsPerFrame <= 2 }) {
             renditions[0].notes.append(
                 "every rendition has \(rendition.format.channelsPerFrame) channels: Apple's authoring specification asks "

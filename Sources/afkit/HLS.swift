@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioContainers
 import AudioConversion
+import AudioDecoding
 import AudioFormats
 import FileAccess
 import Foundation
@@ -16,10 +17,19 @@ struct HLSCommand: ParsableCommand {
             and an edit list for the encoder's priming) or packed audio (ADTS .aac segments, each starting with an \
             ID3 PRIV timestamp on the 90 kHz clock). Every rendition has its folder and prog_index.m3u8; \
             master.m3u8 lists them with BANDWIDTH (the peak segment bit rate), AVERAGE-BANDWIDTH, CODECS and \
-            CHANNELS. The output folder is written as a set: a temporary folder renamed into place, replacing an \
-            earlier package (a folder holding other files is refused). With several sources, each gets a folder \
-            named after it. Check the result with 'afkit validate --profile hls-audio DIR/master.m3u8'.
+            CHANNELS. The output folder is written as a set: a temporary folder exchanged for the old one in one \
+            step, so a killed run leaves the old package or the new one whole (and the next run removes what it \
+            left). Only a package afkit wrote is replaced: its \(HLSPackager.markerName) names the files afkit \
+            wrote, and a folder holding anything else is refused. With several sources, each gets a folder named \
+            after it. Limits: --segment-duration \(durations), at most \(HLSSettings.maximumRenditions) renditions \
+            (bit rates), --pad at most \(shortDecimal(HLSSettings.maximumPadSeconds)) s each side. Check the result \
+            with 'afkit validate --profile hls-audio DIR/master.m3u8'.
             """)
+
+    /// `--segment-duration`'s range, as help and errors say it.
+    static let durations =
+        "\(shortDecimal(HLSSettings.segmentDurations.lowerBound)) to "
+        + "\(shortDecimal(HLSSettings.segmentDurations.upperBound)) s"
 
     @Option(help: ArgumentHelp("The output folder (created; an earlier package in it is replaced).", valueName: "DIR"))
     var out: String
@@ -29,7 +39,8 @@ struct HLSCommand: ParsableCommand {
     var segmentType: SegmentTypeArgument = .fmp4
 
     @Option(
-        help: ArgumentHelp("The duration each segment aims at, seconds (Apple recommends 6).", valueName: "seconds"))
+        help: ArgumentHelp(
+            "The duration each segment aims at, \(durations) (Apple recommends 6).", valueName: "seconds"))
     var segmentDuration = 6.0
 
     @Option(
@@ -66,13 +77,33 @@ struct HLSCommand: ParsableCommand {
                 "-d \(dataFormat): afkit hls writes AAC-LC renditions (-d aac, at most 48 kHz); packed MP3, AC-3, "
                     + "FLAC and Opus renditions are not written yet")
         }
-        guard segmentDuration.isFinite, (1...60).contains(segmentDuration) else {
-            throw ValidationError("--segment-duration takes 1 to 60 seconds (Apple recommends 6)")
-        }
         if let channels, !(1...8).contains(channels) || channels == 7 {
             throw ValidationError("-c takes 1 to 6 or 8 channels (AAC has no 7-channel configuration)")
         }
         if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
+        // The packager's limits (segment duration, renditions, pads in seconds), before anything is read.
+        do {
+            try HLSPackager.checkSettings(try settings())
+        } catch let error as ConversionUsageError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// What the options ask of the packager.
+    func settings() throws -> HLSSettings {
+        var settings = HLSSettings()
+        settings.segmentType = segmentType == .fmp4 ? .fmp4 : .packed
+        settings.segmentDuration = segmentDuration
+        settings.bitRates = try bitRates()
+        var conversion = ConversionSettings()
+        conversion.channels = channels
+        conversion.sampleRate = try DataFormatSpecifier.fromArgument(dataFormat).sampleRate
+        conversion.loudness = shared.loudnessTarget
+        conversion.silenceThreshold = shared.trimSilence
+        conversion.keepsMetadata = !shared.noMetadata
+        conversion.edits = try shared.edits()
+        settings.conversion = conversion
+        return settings
     }
 
     /// `--bitrates`' rates, each as `-b` takes it (spaces around the commas allowed), each once.
@@ -101,18 +132,7 @@ struct HLSCommand: ParsableCommand {
 
     func run() throws {
         try checkPathsExist(sources, in: Self.self)
-        var settings = HLSSettings()
-        settings.segmentType = segmentType == .fmp4 ? .fmp4 : .packed
-        settings.segmentDuration = segmentDuration
-        settings.bitRates = try bitRates()
-        var conversion = ConversionSettings()
-        conversion.channels = channels
-        conversion.sampleRate = try DataFormatSpecifier.fromArgument(dataFormat).sampleRate
-        conversion.loudness = shared.loudnessTarget
-        conversion.silenceThreshold = shared.trimSilence
-        conversion.keepsMetadata = !shared.noMetadata
-        conversion.edits = try shared.edits()
-        settings.conversion = conversion
+        let settings = try settings()
 
         // One source: the package is the folder; several: a folder each, named after it.
         var targets: [(source: String, folder: String)] = []
@@ -123,6 +143,12 @@ struct HLSCommand: ParsableCommand {
             var clashes: [String] = []
             for source in sources {
                 let stem = pathParts(source).base
+                // A folder of its own: not '.', '..' (the output folder itself, or its parent) or afkit's temporary.
+                if stem.isEmpty || stem == "." || stem == ".." || TemporaryFolders.isTemporaryName(stem) {
+                    throw usageError(
+                        "each source gets a folder named after it, and '\(source)' would get '\(stem)', which names "
+                            + "no folder of its own: rename it, or package it alone", in: Self.self)
+                }
                 if let other = seen[stem] { clashes.append("'\(other)' and '\(source)' would both be '\(stem)'") }
                 seen[stem] = source
                 targets.append((source, out + "/" + stem))
@@ -132,12 +158,21 @@ struct HLSCommand: ParsableCommand {
                     "each source gets a folder named after it: " + clashes.joined(separator: "; "), in: Self.self)
             }
         }
-        // An output folder that cannot be written as a set is a usage error, before any work.
-        for (_, folder) in targets {
+        // An output folder that cannot be written as a set, or a pad in frames over the limit at a source's rate,
+        // is a usage error, before any work.
+        for (source, folder) in targets {
             do {
                 try HLSPackager.checkOutputFolder(folder, sources: sources)
+                // (A source that cannot be read is said when it is packaged, as a problem of its own.)
+                if settings.conversion.edits.padStart != nil || settings.conversion.edits.padEnd != nil,
+                    let rate = try? SourceReader(path: source).sampleRate
+                {
+                    try HLSPackager.checkSettings(settings, sourceRate: rate)
+                }
             } catch let error as AudioFileError {
                 throw usageError(error.message, in: Self.self)
+            } catch let error as ConversionUsageError {
+                throw usageError("\(source): \(error.description)", in: Self.self)
             }
         }
         var failed = false

@@ -134,27 +134,28 @@ import Testing
         }
     }
 
-    /// Written twice, the same bytes; written over an earlier package, replaced as a whole; a folder holding
-    /// anything else, or the source itself, is refused and left as it was.
+    /// Written twice, the same bytes; written over an earlier package, replaced as a whole; a package holding
+    /// a file afkit did not write (even one named like a segment), or the source itself, is refused and left as
+    /// it was (issue 65: afkit deletes only what it made).
     @Test func theFolderIsWrittenAsASet() throws {
         let source = try source(seconds: 3)
         let (output, _) = try package(.fmp4, source: source, bitRates: [64000])
         let first = try filesBelow(output).map { try Self.bytes($0) }
-        try Data([1]).write(to: URL(fileURLWithPath: output + "/aac-64k/segment9.m4s"))  // a stale segment
         let (again, _) = try package(.fmp4, source: source, bitRates: [64000])
         #expect(try filesBelow(again).map { try Self.bytes($0) } == first)
-        #expect(!pathExists(output + "/aac-64k/segment9.m4s"))
-        // A foreign file: refused, nothing touched.
-        try Data([1]).write(to: URL(fileURLWithPath: output + "/notes.txt"))
-        #expect(throws: AudioFileError.self) { try package(.fmp4, source: source, bitRates: [64000]) }
-        #expect(pathExists(output + "/notes.txt") && pathExists(output + "/master.m3u8"))
+        // Files afkit did not write: refused, nothing touched.
+        for foreign in ["/aac-64k/segment9.m4s", "/notes.txt"] {
+            try Data([1]).write(to: URL(fileURLWithPath: output + foreign))
+            #expect(throws: AudioFileError.self) { try package(.fmp4, source: source, bitRates: [64000]) }
+            #expect(pathExists(output + foreign) && pathExists(output + "/master.m3u8"))
+            removeFile(output + foreign)
+        }
         // The source inside the folder that would be replaced.
         let inside = output + "/aac-64k/source.aac"
         let encoded = folder.root + "/source.aac"
         var settings = ConversionSettings()
         settings.bitRate = 64000
         try AudioConverter.convert(input: source, output: encoded, settings: settings)
-        removeFile(output + "/notes.txt")
         try FileManager.default.moveItem(atPath: encoded, toPath: inside)
         var hls = HLSSettings()
         hls.bitRates = [64000]

@@ -199,6 +199,116 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
+    /// Issue 65: rates that round to one kbit/s get folders of their own (they shared `aac-16k-1`, the later
+    /// overwriting the earlier, the master listing it twice), and the package passes validate.
+    @Test func renditionsAreNamedUniquely() throws {
+        let out = scratch + "/rates"
+        let result = try Command.run([
+            "hls", "signals/speech.wav", "--out", out, "--segment-duration", "1", "--bitrates", "16000,16050,16100",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.names(out) == [".afkit-package", "aac-16050", "aac-16100", "aac-16k", "master.m3u8"])
+        let master = try String(contentsOfFile: out + "/master.m3u8", encoding: .utf8)
+        let uris = master.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(uris == ["aac-16k/prog_index.m3u8", "aac-16050/prog_index.m3u8", "aac-16100/prog_index.m3u8"])
+        #expect(try Command.run(["validate", "--profile", "hls-audio", out + "/master.m3u8"]).status == 0)
+    }
+
+    /// Issue 65: the limits are usage errors (exit 2) that say them, before anything is written: a segment duration
+    /// of 2e9 s, 33 renditions, a pad over ten minutes in seconds or in the source's frames (22,050 Hz), sources whose
+    /// folders would be '.' or '..' (named by afkit, not stopped by the kernel). The help states the limits.
+    @Test func limitsAreUsageErrors() throws {
+        let out = scratch + "/limits"
+        let rates = (0..<33).map { "\(8 + $0)k" }.joined(separator: ",")
+        let dots = scratch + "/dots"
+        try FileManager.default.createDirectory(atPath: dots, withIntermediateDirectories: true)
+        for name in ["..wav", "...wav"] {
+            try FileManager.default.copyItem(
+                atPath: Command.fixtures + "/signals/speech.wav", toPath: dots + "/" + name)
+        }
+        let cases: [([String], String)] = [
+            (["--segment-duration", "2e9"], "give 1 to 60 s"),
+            (["--bitrates", rates], "33 bit rates: a package holds at most 32 renditions"),
+            (["--pad", "601"], "a pad of 601 s at the start: afkit hls pads at most 600 s each side"),
+            (["--pad", "0,13230001f"], "a pad of 13230001 frames (over 13230000 at the source's 22050 Hz) at the end"),
+            ([dots + "/..wav"], "'\(dots)/..wav' would get '.', which names no folder of its own"),
+            ([dots + "/...wav"], "'\(dots)/...wav' would get '..', which names no folder of its own"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Command.run(["hls", "signals/speech.wav", "--out", out] + arguments)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try Self.names(dots) == ["...wav", "..wav"])
+        let help = try Command.run(["hls", "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(help.contains("at most 32 renditions") && help.contains("--pad at most 600 s each side"), "\(help)")
+    }
+
+    /// Issue 65: only a package afkit wrote is replaced. A folder of package-like names (sounds of one's own) is
+    /// refused, naming --out, and left as it was; a package holds a marker naming the files afkit wrote, and one
+    /// holding anything else is refused, naming that file; a package an earlier afkit wrote (no marker, its master
+    /// naming everything in afkit's layout) is replaced.
+    @Test func replacesOnlyWhatAfkitWrote() throws {
+        let mine = scratch + "/my sounds"
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        for name in ["a.aac", "b.m4s", "c.m3u8"] {
+            try FileManager.default.copyItem(
+                atPath: Command.fixtures + "/signals/speech.wav", toPath: mine + "/" + name)
+        }
+        let refused = try Command.run(["hls", "signals/speech.wav", "--out", mine])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("'\(mine)' holds") && refused.stderr.contains("no package afkit wrote"))
+        #expect(try Self.names(mine) == ["a.aac", "b.m4s", "c.m3u8"])
+
+        let out = scratch + "/package"
+        #expect(try Command.run(["hls", "--quiet", "signals/speech.wav", "--out", out]).status == 0)
+        let marker = try String(contentsOfFile: out + "/.afkit-package", encoding: .utf8).split(separator: "\n")
+        #expect(marker.first?.hasPrefix("afkit hls package (afkit ") == true)
+        #expect(
+            Array(marker.dropFirst()) == [
+                "aac-128k/init.mp4", "aac-128k/prog_index.m3u8", "aac-128k/segment0.m4s", "master.m3u8",
+            ])
+        try Data([1]).write(to: URL(fileURLWithPath: out + "/aac-128k/segment9.m4s"))
+        let foreign = try Command.run(["hls", "signals/speech.wav", "--out", out])
+        #expect(foreign.status == 2 && foreign.stderr.contains("'\(out)/aac-128k/segment9.m4s' in it is not afkit's"))
+        #expect(FileManager.default.fileExists(atPath: out + "/aac-128k/segment9.m4s"))
+        try FileManager.default.removeItem(atPath: out + "/aac-128k/segment9.m4s")
+        // An earlier afkit's package, without the marker: recognised by its master playlist, replaced.
+        try FileManager.default.removeItem(atPath: out + "/.afkit-package")
+        let replaced = try Command.run(["hls", "--quiet", "signals/speech.wav", "--out", out, "--bitrates", "64k"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try Self.names(out) == [".afkit-package", "aac-64k", "master.m3u8"])
+    }
+
+    /// Issue 65, what a kill -9 leaves, made by hand (no timing): temporary folders of killed runs, one aside
+    /// copy of the old package with no --out (a kill between the two renames where names cannot be exchanged).
+    /// The next run puts the old package back, then replaces it; it removes every temporary no process holds,
+    /// and keeps one another process holds locked (as a live run does), however old.
+    @Test func killedRunsLeaveNothingBehind() throws {
+        let parent = scratch + "/killed"
+        let out = parent + "/out"
+        #expect(try Command.run(["hls", "--quiet", "signals/speech.wav", "--out", out]).status == 0)
+        let partial = parent + "/.out.afkit-aaaaaaaaaaaa"
+        try FileManager.default.createDirectory(atPath: partial + "/aac-128k", withIntermediateDirectories: true)
+        try Data([1]).write(to: URL(fileURLWithPath: partial + "/aac-128k/segment0.m4s"))
+        let live = parent + "/.out.afkit-bbbbbbbbbbbb"
+        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+        // Not afkit's shape: left alone.
+        try FileManager.default.createDirectory(atPath: parent + "/.out.afkit-mine", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: out, toPath: parent + "/.out.afkit-cccccccccccc.old")
+        let holder = try Command.holdLock(on: live)
+        defer { holder.terminate() }
+        let result = try Command.run(["hls", "signals/speech.wav", "--out", out, "--bitrates", "64k"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.names(parent) == [".out.afkit-bbbbbbbbbbbb", ".out.afkit-mine", "out"])
+        #expect(try Self.names(out) == [".afkit-package", "aac-64k", "master.m3u8"])
+        // An aside copy beside a complete --out (a kill after the second rename) is removed too.
+        try FileManager.default.createDirectory(
+            atPath: parent + "/.out.afkit-dddddddddddd.old/aac-128k", withIntermediateDirectories: true)
+        #expect(try Command.run(["hls", "--quiet", "signals/speech.wav", "--out", out]).status == 0)
+        #expect(try Self.names(parent) == [".out.afkit-bbbbbbbbbbbb", ".out.afkit-mine", "out"])
+    }
+
     /// The swap itself: where names can be exchanged, --out is exchanged for the new folder in one step (a new
     /// folder at the same name, the old one's files gone); where they cannot, the old folder goes aside and the
     /// new one in, and neither the aside copy nor the temporary is left.
