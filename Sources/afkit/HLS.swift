@@ -31,7 +31,10 @@ struct HLSCommand: ParsableCommand {
         "\(shortDecimal(HLSSettings.segmentDurations.lowerBound)) to "
         + "\(shortDecimal(HLSSettings.segmentDurations.upperBound)) s"
 
-    @Option(help: ArgumentHelp("The output folder (created; an earlier package in it is replaced).", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "The output folder (created; an earlier package afkit wrote there is replaced, anything else refused).",
+            valueName: "DIR"))
     var out: String
 
     @Option(
