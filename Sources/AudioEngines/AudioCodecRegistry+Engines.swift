@@ -8,6 +8,12 @@ extension AudioCodecRegistry {
     /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself), FLAC encoded by libFLAC
     /// (afkit decodes it itself), Opus encoded by libopus. Every conversion, the
     /// validator and the command ask this registry.
+    /// Whether an AMR frame carries no speech bits: NO_DATA (header only) or comfort noise (AMR-NB's type 8,
+    /// AMR-WB's 9), which libavcodec does not decode.
+    static func carriesNoSpeech(_ packet: UnsafeRawBufferPointer, comfortNoiseType: UInt8) -> Bool {
+        packet.count <= 1 || (packet[0] >> 3) & 0x0F == comfortNoiseType
+    }
+
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
         registry.hasEngines = true
@@ -24,7 +30,8 @@ extension AudioCodecRegistry {
                 guard LibAV.isAvailable else { return try MP3Decoder(format: format) }
                 return try LibavcodecDecoder(
                     codec: codec, format: format, extradata: nil,
-                    maximumFramesPerPacket: Int(max(format.framesPerPacket, 1152)), concealsErrors: true)
+                    maximumFramesPerPacket: Int(max(format.framesPerPacket, 1152)), concealsErrors: true,
+                    upmixesMono: true)
             }
         }
         // AIFF-C's older codecs, by libavcodec: MACE 3:1 and 6:1 and G.722 take many of their tiny packets at
@@ -79,8 +86,16 @@ extension AudioCodecRegistry {
             (.ac3, "ac3", 1536), (.enhancedAC3, "eac3", 1536), ("samr", "amrnb", 160), ("sawb", "amrwb", 320),
         ]
         for (id, codec, frames) in speechAndSurround {
+            // AMR's frames without speech bits (NO_DATA, and the comfort-noise SID frames libavcodec does not
+            // decode) are 20 ms of silence each, keeping the stream's time.
+            var silent: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+            if id == "samr" { silent = { AudioCodecRegistry.carriesNoSpeech($0, comfortNoiseType: 8) } }
+            if id == "sawb" { silent = { AudioCodecRegistry.carriesNoSpeech($0, comfortNoiseType: 9) } }
+            let noSpeech = silent
             registry.registerDecoder(for: id) { format, _ in
-                try LibavcodecDecoder(codec: codec, format: format, extradata: nil, maximumFramesPerPacket: frames)
+                try LibavcodecDecoder(
+                    codec: codec, format: format, extradata: nil, maximumFramesPerPacket: frames,
+                    isSilentPacket: noSpeech)
             }
         }
         registry.registerEncoder(for: .mpegLayer3, limits: MP3Encoder.limits) { settings in try MP3Encoder(settings) }

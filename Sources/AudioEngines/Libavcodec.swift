@@ -173,14 +173,23 @@ public final class LibavcodecDecoder: AudioDecoder {
     /// Packets of a constant size given to the engine at once (codecs that take any whole number of
     /// them, such as MACE and G.722, whose packets are a few bytes).
     public let packetsPerCall: Int
+    /// Whether a packet that decodes to one channel of a two-channel stream fills both (MPEG audio, whose
+    /// frames may switch between mono and stereo: the stream is read at its larger layout, as FFmpeg does).
+    private let upmixesMono: Bool
+    /// Which packets carry no sound of their own and decode to a packet of silence, never reaching the engine
+    /// (AMR's NO_DATA and comfort-noise frames, legal in a stream, which libavcodec refuses).
+    private let isSilentPacket: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
 
     /// `codec` is libavcodec's decoder name (`alac`, `aac`, `mp3float`); `extradata` its configuration;
     /// `setsBlockAlign` gives the engine the constant packet size too (as FFmpeg's demuxers do for QDesign).
     public init(
         codec: String, format: StreamDescription, extradata: [UInt8]?, maximumFramesPerPacket: Int,
-        concealsErrors: Bool = false, packetsPerCall: Int = 1, setsBlockAlign: Bool = false
+        concealsErrors: Bool = false, packetsPerCall: Int = 1, setsBlockAlign: Bool = false,
+        isSilentPacket: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, upmixesMono: Bool = false
     ) throws {
         sourceFormat = format
+        self.isSilentPacket = isSilentPacket
+        self.upmixesMono = upmixesMono
         self.maximumFramesPerPacket = maximumFramesPerPacket
         self.concealsErrors = concealsErrors
         self.packetsPerCall = max(packetsPerCall, 1)
@@ -219,6 +228,18 @@ public final class LibavcodecDecoder: AudioDecoder {
                 throw AudioFileError.invalidPacket(
                     "\(name): a packet lies outside the bytes given", offset: Int64(max(0, start)))
             }
+            if let isSilentPacket, descriptions != nil,
+                isSilentPacket(UnsafeRawBufferPointer(start: base + start, count: size))
+            {
+                let frames = Int(sourceFormat.framesPerPacket)
+                guard (written + frames) * channels <= output.count else {
+                    throw AudioFileError.invalidPacket(
+                        "\(name): more frames than the output holds", offset: Int64(start))
+                }
+                for sample in written * channels..<(written + frames) * channels { output[sample] = 0 }
+                written += frames
+                continue
+            }
             engine.packet.pointee.data = UnsafeMutablePointer(
                 mutating: (base + start).assumingMemoryBound(to: UInt8.self))
             engine.packet.pointee.size = Int32(size)
@@ -248,7 +269,9 @@ public final class LibavcodecDecoder: AudioDecoder {
                 defer { engine.av.av_frame_unref(engine.frame) }
                 let frames = Int(engine.frame.pointee.nb_samples)
                 let decodedChannels = Int(engine.frame.pointee.ch_layout.nb_channels)
-                guard decodedChannels == channels else {
+                // A mono frame of a stream that is stereo elsewhere (MPEG audio may switch) fills both channels.
+                let spreadsMono = upmixesMono && decodedChannels == 1 && channels == 2
+                guard decodedChannels == channels || spreadsMono else {
                     throw AudioFileError.invalidPacket(
                         "\(name): a packet decodes to \(decodedChannels) channels; the stream has \(channels)",
                         offset: Int64(start))
@@ -259,7 +282,14 @@ public final class LibavcodecDecoder: AudioDecoder {
                         "\(name): the packets decode to more than the \(output.count / channels) frames they can hold "
                             + "(\(written + frames)): a packet's size or place is damaged", offset: Int64(start))
                 }
-                try interleave(frames, into: UnsafeMutableBufferPointer(rebasing: output[(written * channels)...]))
+                let region = UnsafeMutableBufferPointer(rebasing: output[(written * channels)...])
+                try interleave(frames, channels: decodedChannels, into: region)
+                if spreadsMono {
+                    for frame in (0..<frames).reversed() {
+                        region[2 * frame + 1] = region[frame]
+                        region[2 * frame] = region[frame]
+                    }
+                }
                 written += frames
             }
         }
@@ -267,8 +297,7 @@ public final class LibavcodecDecoder: AudioDecoder {
     }
 
     /// Copies the decoded frame's planes (or its one interleaved plane) into `output` as Float32.
-    private func interleave(_ frames: Int, into output: UnsafeMutableBufferPointer<Float>) throws {
-        let channels = Int(sourceFormat.channelsPerFrame)
+    private func interleave(_ frames: Int, channels: Int, into output: UnsafeMutableBufferPointer<Float>) throws {
         let format = AVSampleFormat(rawValue: engine.frame.pointee.format)
         @inline(__always) func copy<T>(_ type: T.Type, planar: Bool, _ convert: (T) -> Float) {
             guard planar else {

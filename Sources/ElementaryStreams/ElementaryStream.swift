@@ -62,6 +62,9 @@ package struct ElementaryStreamParser: StreamParser {
         /// Whether the first frame has been checked for a Xing/Info/VBRI header.
         var checkedFirst = false
         var notedRateChange = false
+        /// The most channels an MPEG audio frame has had: a stream that switches between mono and stereo
+        /// (legal; ISO's conformance streams do) is read at its larger layout, its mono frames filling both.
+        var mostChannels = 0
         /// Audio frames accepted (whatever their numbering after a seek).
         var frameCount: Int64 = 0
     }
@@ -683,6 +686,15 @@ package struct ElementaryStreamParser: StreamParser {
             context.properties.trace.append(offset: offset, note)
             context.properties.warnings.append(note)
         }
+        if case .mpeg(let frame) = header, frame.channels != tally.mostChannels {
+            if tally.mostChannels > 0, frame.channels > tally.mostChannels {
+                context.properties.trace.append(
+                    offset: offset,
+                    "the channels change from mono to stereo at byte \(offset): the stream is read as stereo, its "
+                        + "mono frames in both channels")
+            }
+            tally.mostChannels = max(tally.mostChannels, frame.channels)
+        }
         let size = length - payloadOffset
         tally.largest = max(tally.largest, size)
         tally.lastEnd = offset + Int64(length)
@@ -750,6 +762,10 @@ package struct ElementaryStreamParser: StreamParser {
             context.properties.trace.append(offset: endOffset, "the stream ends \(gap.tagRemaining) bytes inside a tag")
         }
         let packets = context.nextPacket
+        if tally.mostChannels > Int(format.channelsPerFrame), format.channelsPerFrame > 0 {
+            context.properties.dataFormat?.channelsPerFrame = UInt32(tally.mostChannels)
+            context.announce(.dataFormat)
+        }
         context.properties.audioDataPacketCount = packets
         context.properties.audioDataByteCount =
             tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0

@@ -384,7 +384,15 @@ extension MP4Parser {
                 channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
             }
             return plain(.ac3, frames: 1536)
-        case "ec-3": return plain(.enhancedAC3, frames: 1536)
+        case "ec-3":
+            // dec3: data_rate(13) num_ind_sub(3), then the first independent substream's fscod(2) bsid(5)
+            // reserved(1) asvc(1) bsmod(3) acmod(3) lfeon(1): its channels, as the raw stream's frames give them
+            // (the sample entry's count is a placeholder: 2 for 5.1 with Atmos' joint object coding).
+            if let config = children["dec3"], config.count >= 5 {
+                let mode = Int(config[3] >> 1 & 7)
+                channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[3] & 1)
+            }
+            return plain(.enhancedAC3, frames: 1536)
         // AMR in 3GPP files: a 20 ms frame a sample, mono at 8 or 16 kHz whatever the entry says.
         case "samr", "sawb":
             var result = plain(type, frames: type == "samr" ? 160 : 320)

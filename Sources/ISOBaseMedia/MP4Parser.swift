@@ -734,6 +734,14 @@ package struct MP4Parser: StreamParser {
         } else if let tag = itunesGapless {
             priming = tag.priming
             valid = tag.valid
+        } else if format.formatID == .opus, let head = context.properties.magicCookie, head.count >= 12 {
+            // No edit list: the pre-skip `dOps` states is the priming, as FFmpeg reads it.
+            priming = Int64(head[10]) | Int64(head[11]) << 8
+            valid = decodedFrames - priming
+        } else if format.framesPerPacket == 0 {
+            // Packets of varying frames (a fragmented file's): the frames are the samples' durations.
+            priming = 0
+            valid = decodedFrames
         } else {
             return nil
         }

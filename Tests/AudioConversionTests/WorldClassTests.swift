@@ -1,0 +1,68 @@
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+/// Classes of file other projects' test data showed afkit reading wrong (issue 66), each proven on a fixture
+/// of its own (Tests/Fixtures/world-classes, made by make-world-class-fixtures.sh).
+@Suite struct WorldClassTests {
+    static let folder = fixtures + "/world-classes"
+
+    /// A channel count comes from the codec's own configuration box, not the sample entry's placeholder:
+    /// FFmpeg's E-AC-3 5.1 in MP4 says 2 in its entry and 3/2 + LFE in 'dec3'. FFmpeg decodes 10,496 frames of
+    /// six channels from it.
+    @Test func enhancedAC3ChannelsComeFromDec3() throws {
+        let path = Self.folder + "/eac3-5.1.mp4"
+        let file = try AudioFile(path: path)
+        #expect(file.dataFormat.formatID == .enhancedAC3 && file.dataFormat.channelsPerFrame == 6)
+        let samples = try decodedSamples(path)
+        #expect(samples.count % 6 == 0 && abs(samples.count / 6 - 10496) <= 1536, "\(samples.count / 6) frames")
+        // Every channel carries its own share of the tone: none is silent.
+        for channel in 0..<6 {
+            let peak = stride(from: channel, to: samples.count, by: 6).map { abs(samples[$0]) }.max() ?? 0
+            #expect(peak > 0.01, "channel \(channel)")
+        }
+    }
+
+    /// Opus in fragmented MP4 with no edit list: the fragments' sample durations give the frames (FFmpeg's
+    /// muxer shortens the last to the source's end: 24,312) and `dOps`' pre-skip (312) the priming, so the
+    /// source's half second comes back exactly (FFmpeg decodes the whole last packet: 24,648). It read 0 frames.
+    @Test func opusInFragmentedMP4CountsItsDurations() throws {
+        let path = Self.folder + "/opus-fragmented.mp4"
+        let file = try AudioFile(path: path)
+        #expect(file.packetCount == 26)
+        #expect(file.properties.validFrameCount == 24000 && file.properties.packetTableInfo?.primingFrames == 312)
+        #expect(try decodedSamples(path).count == 24000)
+    }
+
+    /// AMR's NO_DATA frames (legal: nothing sent for 20 ms) are 20 ms of silence each, never a failed
+    /// conversion; the frames around them decode as they do without them.
+    @Test func amrNoDataFramesAreSilence() throws {
+        let path = Self.folder + "/amr-no-data.amr"
+        let samples = try decodedSamples(path)
+        #expect(samples.count == 52 * 160)
+        #expect(samples[(10 * 160)..<(11 * 160)].allSatisfy { $0 == 0 })
+        #expect(samples[(21 * 160)..<(22 * 160)].allSatisfy { $0 == 0 })
+        let plain = try decodedSamples(fixtures + "/framed/speech.amr")
+        let spoken = Array(samples[..<(10 * 160)]) + samples[(11 * 160)..<(21 * 160)] + samples[(22 * 160)...]
+        #expect(spoken == plain)
+    }
+
+    /// MPEG audio that switches between mono and stereo is read at its larger layout by every command (`info`
+    /// and the decoder agree), its mono frames filling both channels; FFmpeg decodes 72,576 frames of it.
+    @Test func mpegAudioThatSwitchesChannelsIsReadAtItsLargerLayout() throws {
+        let path = Self.folder + "/mp3-mono-stereo-switch.mp3"
+        let file = try AudioFile(path: path)
+        #expect(file.dataFormat.channelsPerFrame == 2)
+        let samples = try decodedSamples(path)
+        #expect(Int64(samples.count / 2) == file.properties.validFrameCount && samples.count / 2 <= 72576)
+        #expect(samples.count / 2 >= 72576 - 2 * 1152, "\(samples.count / 2) frames")
+        // The mono parts fill both channels; every part sounds.
+        #expect(stride(from: 0, to: samples.count, by: 2).allSatisfy { samples[$0] == samples[$0 + 1] })
+        for part in 0..<3 {
+            let start = part * 22050 + 5000
+            #expect(samples[(2 * start)..<(2 * (start + 1000))].map(abs).max() ?? 0 > 0.05, "part \(part)")
+        }
+    }
+}
