@@ -2,18 +2,18 @@ import AudioCodecs
 import AudioFormats
 
 extension AudioCodecRegistry {
-    /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
-    /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
-    /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by
-    /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself), FLAC encoded by libFLAC
-    /// (afkit decodes it itself), Opus encoded by libopus. Every conversion, the
-    /// validator and the command ask this registry.
     /// Whether an AMR frame carries no speech bits: NO_DATA (header only) or comfort noise (AMR-NB's type 8,
     /// AMR-WB's 9), which libavcodec does not decode.
     static func carriesNoSpeech(_ packet: UnsafeRawBufferPointer, comfortNoiseType: UInt8) -> Bool {
         packet.count <= 1 || (packet[0] >> 3) & 0x0F == comfortNoiseType
     }
 
+    /// afkit's own codecs and the C engines: MPEG audio decoded by libavcodec (2.6 times as fast as
+    /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
+    /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by
+    /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself), FLAC encoded by libFLAC
+    /// (afkit decodes it itself), Opus encoded by libopus. Every conversion, the
+    /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
         registry.hasEngines = true
