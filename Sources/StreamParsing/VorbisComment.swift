@@ -31,7 +31,9 @@ package enum VorbisComment {
         let vendor = text(vendorLength)
         guard let count = reader.getInteger(at: position, endianness: .little, as: UInt32.self) else { return nil }
         position += 4
-        var fields: [String: String] = [:]
+        // Every value of a field, in order: joined once at the end (joining as they come copied the values so far
+        // at each repeat, quadratic in a block of one field given 300,000 times).
+        var values: [String: [String]] = [:]
         var pictures: [Picture] = []
         // Each field takes at least its 4-byte length: a count past that is a lie, read as far as it holds.
         for _ in 0..<min(Int(count), (bytes.count - position) / 4) {
@@ -53,8 +55,9 @@ package enum VorbisComment {
                 continue
             }
             let key = names[name] ?? name.lowercased()
-            if let earlier = fields[key] { fields[key] = earlier + "; " + value } else { fields[key] = value }
+            values[key, default: []].append(value)
         }
+        var fields = values.mapValues { $0.joined(separator: "; ") }
         if !vendor.isEmpty && fields["encoder"] == nil { fields["encoding application"] = vendor }
         return (fields, pictures)
     }

@@ -189,4 +189,62 @@ import Testing
         // The signature and nothing else.
         #expect(record(Array("fLaC".utf8), chunkSizes: [1]).error?.code == "eof!")
     }
+
+    /// speech.flac with its metadata replaced: STREAMINFO, then `blocks` (type and body, the last flagged), then
+    /// speech.flac's frames.
+    static func speech(withBlocks blocks: [(type: UInt8, body: [UInt8])]) throws -> [UInt8] {
+        let speech = Fixture.named("flac/speech.flac").bytes
+        var position = 4
+        while speech[position] & 0x80 == 0 {
+            position +=
+                4 + (Int(speech[position + 1]) << 16 | Int(speech[position + 2]) << 8 | Int(speech[position + 3]))
+        }
+        let frames =
+            position + 4
+            + (Int(speech[position + 1]) << 16 | Int(speech[position + 2]) << 8 | Int(speech[position + 3]))
+        var bytes = Array(speech[0..<42])
+        for (index, block) in blocks.enumerated() {
+            let length = block.body.count
+            #expect(length < 1 << 24)
+            bytes += [
+                (index == blocks.count - 1 ? 0x80 : 0) | block.type, UInt8(truncatingIfNeeded: length >> 16),
+                UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            ]
+            bytes += block.body
+        }
+        if blocks.isEmpty { bytes[4] |= 0x80 }
+        return bytes + speech[frames...]
+    }
+
+    /// A `VORBIS_COMMENT` body holding `fields`, vendor "test".
+    static func commentBody(_ fields: [String]) -> [UInt8] {
+        var body: [UInt8] = [4, 0, 0, 0] + Array("test".utf8)
+        body.appendInteger(UInt32(fields.count), endianness: .little)
+        for field in fields {
+            body.appendInteger(UInt32(field.utf8.count), endianness: .little)
+            body += field.utf8
+        }
+        return body
+    }
+
+    /// A field given tens of thousands of times keeps every value, in order, joined once (joined as they came, each
+    /// repeat copied all the values before it: 300,000 comments took `info` 87 s).
+    @Test func aFieldRepeatedManyTimesKeepsEveryValueInOrder() throws {
+        let count = 40000
+        var fields: [String] = []
+        for index in 0..<count {
+            fields.append("ARTIST=a\(index)")
+            if index % 2 == 0 { fields.append("genre=g\(index)") }
+        }
+        let bytes = try Self.speech(withBlocks: [(4, Self.commentBody(fields))])
+        for chunk in [4096, 65536] {
+            let recording = record(bytes, chunkSizes: [chunk])
+            #expect(recording.error == nil)
+            let metadata = recording.properties.infoDictionary
+            #expect(metadata["artist"] == (0..<count).map { "a\($0)" }.joined(separator: "; "))
+            #expect(metadata["genre"] == stride(from: 0, to: count, by: 2).map { "g\($0)" }.joined(separator: "; "))
+            #expect(metadata["encoding application"] == "test")
+            #expect(recording.properties.validFrameCount == 22050)
+        }
+    }
 }
