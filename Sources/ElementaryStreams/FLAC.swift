@@ -70,9 +70,11 @@ package enum FLAC {
 /// (`STREAMINFO`, `SEEKTABLE`, `VORBIS_COMMENT` into `metadata`, `CUESHEET` into markers); pictures,
 /// padding and application blocks are stepped over. A frame is a packet: it starts at a header that
 /// passes its CRC-8 and belongs to the stream (its rate, channels and depth, numbered next), and ends
-/// where the next such header starts and the bytes between pass the frame's CRC-16. A frame that no
-/// such end confirms within the largest size a frame of its block can take is damaged: a `dta?` error
-/// at its offset, never a misread.
+/// where a header of the stream starts and the bytes between pass the frame's CRC-16. A frame that no
+/// such end confirms within the largest size a frame of its block can take is damaged: skipped with the
+/// bytes after it up to the next frame of the stream, and said (frames lost, bytes skipped, where). The
+/// stream resumes at the first frame numbered after the last one read, never at a stray copy of a later
+/// frame while a frame numbered before it follows within reach.
 package struct FLACParser: StreamParser {
     // Here, where the context is a stored property: the protocol's default, in StreamParsing, would copy it.
     package var runDescriptions: [PacketDescription] { context.descriptions }
@@ -317,16 +319,47 @@ package struct FLACParser: StreamParser {
     /// Whether a header belongs to this stream: `STREAMINFO`'s channels, rate and depth, numbered after
     /// the frame before (any number after a discontinuity).
     private func belongs(_ header: FLACFrameHeader, info: FLACStreamInfo) -> Bool {
-        guard header.channels == info.channels, header.sampleRate.map({ $0 == info.sampleRate }) ?? true,
-            header.bitsPerSample.map({ $0 == info.bitsPerSample }) ?? true,
-            header.blockSize <= info.maximumBlockSize
-        else { return false }
+        guard Self.matches(header, info: info) else { return false }
         guard let previous else { return true }
         // After damage skipped as junk: any later frame of the stream resumes it (the frames between are lost).
         if junk != nil, header.isVariableBlockSize == previous.isVariableBlockSize, header.number > previous.number {
             return true
         }
         return previous.isFollowed(by: header)
+    }
+
+    /// Whether a header states `STREAMINFO`'s channels, rate and depth, and a block it allows.
+    private static func matches(_ header: FLACFrameHeader, info: FLACStreamInfo) -> Bool {
+        header.channels == info.channels && (header.sampleRate.map { $0 == info.sampleRate } ?? true)
+            && (header.bitsPerSample.map { $0 == info.bitsPerSample } ?? true)
+            && header.blockSize <= info.maximumBlockSize
+    }
+
+    /// How far past a frame that resumes the stream after damage with a jump in its number the parser looks
+    /// for a frame numbered inside the jump (see ``jumpsPastAFrameAhead(_:in:after:info:)``).
+    private static func resumeLookAhead(_ header: FLACFrameHeader, info: FLACStreamInfo) -> Int {
+        max(4 * largestFrame(header, info: info), 1 << 16)
+    }
+
+    /// Whether a frame of the stream numbered between `previous` and `header` (a header passing its CRC-8) starts
+    /// within the look-ahead after `header`'s first byte. Then `header` is not where the stream resumes: it is a
+    /// stray copy of a later frame (bytes of the stream duplicated into it, as a botched copy or transfer leaves
+    /// them), and resuming there would refuse every genuine frame after it as out of order.
+    private static func jumpsPastAFrameAhead(
+        _ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, after previous: FLACFrameHeader,
+        info: FLACStreamInfo
+    ) -> Bool {
+        let end = min(bytes.count, resumeLookAhead(header, info: info))
+        var position = 1
+        while let candidate = nextSync(in: bytes, from: position, before: end - 1) {
+            position = candidate + 1
+            guard candidate + FLACFrameHeader.maximumLength <= bytes.count,
+                let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+                matches(next, info: info), next.isVariableBlockSize == previous.isVariableBlockSize
+            else { continue }
+            if next.number > previous.number && next.number < header.number { return true }
+        }
+        return false
     }
 
     /// The most bytes a frame of `header`'s block can take: its samples stored verbatim, a side channel's
@@ -360,6 +393,19 @@ package struct FLACParser: StreamParser {
             _ = cursor.skip(skip)
             return nil
         }
+        if junk != nil, let previous, !previous.isFollowed(by: header) {
+            // Resuming after damage with frames lost: not at a stray copy of a later frame.
+            if bytes.count < Self.resumeLookAhead(header, info: info) && !atEnd {
+                return .needMore(Self.resumeLookAhead(header, info: info))
+            }
+            if Self.jumpsPastAFrameAhead(header, in: bytes, after: previous, info: info) {
+                var skip = 1
+                while skip < bytes.count, bytes[skip] != 0xFF { skip += 1 }
+                junk?.count += Int64(skip)
+                _ = cursor.skip(skip)
+                return nil
+            }
+        }
         let limit = Self.largestFrame(header, info: info)
         if search?.frameOffset != offset { search = EndSearch(frameOffset: offset, position: header.length + 1) }
         guard var search else { return nil }
@@ -372,8 +418,11 @@ package struct FLACParser: StreamParser {
                     return .needMore(candidate + FLACFrameHeader.maximumLength)
                 }
                 search.position = candidate + 1
+                // The next frame of the stream, or a stray one (whole frames copied in after this one: their
+                // CRC-16s would check together with this frame's, one packet swallowing them unsaid). Either way
+                // this frame ends where its CRC-16 checks; the stray frames after it are damage, said as such.
                 guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
-                    header.isFollowed(by: next)
+                    header.isFollowed(by: next) || Self.matches(next, info: info)
                 else { continue }
                 search.crc = FoldedCRC.flac(
                     UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<candidate]), continuing: search.crc)

@@ -11,6 +11,8 @@ import Testing
         "eight-bit", "surround-5.1", "octo-7.1", "total-zero", "ffmpeg-stereo", "id3-before",
         // Cover art larger than the file API's 64 KiB read: stepped over unread (issue 53).
         "large-picture",
+        // Two seconds in blocks of 1152: the stream the resync tests damage (issue 65).
+        "music-b1152",
     ]
 
     /// ffprobe's packets (offset, size) for a fixture.
@@ -246,5 +248,87 @@ import Testing
             #expect(metadata["encoding application"] == "test")
             #expect(recording.properties.validFrameCount == 22050)
         }
+    }
+
+    /// music-b1152.flac damaged 100 bytes into frame 15 (of 39) in four ways, as a botched copy or transfer leaves
+    /// a file: the stream's own end copied in (from inside frame 34 on: frames 35 to 38 whole, CRCs and all),
+    /// frames 15 to 17 overwritten by such a copy (of frames 34 to 37), 100 bytes inserted, 50 overwritten.
+    /// `ffmpeg -v error -i DAMAGED -f s16le -` (FFmpeg 5.1, measured when the test was written) decodes 45252,
+    /// 41796, 42948 and 42948 samples: afkit's are the same in the last two, one frame fewer in the second (FFmpeg
+    /// decodes the damaged stretch as one frame), and in the first FFmpeg also plays two of the stray copies
+    /// (2 × 1152 samples of later audio again, in the wrong place), which afkit skips as damage. Resuming at the
+    /// first stray frame refused every genuine frame after it as out of order (21,060 of 44,100 samples kept).
+    /// Each case: its name, its bytes, the damaged range, FFmpeg's samples, and the stray frames FFmpeg plays.
+    static func damagedMusic() -> [(name: String, bytes: [UInt8], damage: Range<Int64>, ffmpeg: Int64, stray: Int64)] {
+        let clean = Fixture.named("flac/music-b1152.flac").bytes
+        let offsets = ((try? reference("music-b1152")) ?? []).map { Int($0.offset) }
+        guard offsets.count == 39 else { return [] }
+        let at = offsets[15] + 100
+        let pattern = (0..<100).map { UInt8(truncatingIfNeeded: $0 * 151 + 7) }
+        let copy = Array(clean[(offsets[34] + 50)...])
+        let overwriting = Array(clean[(offsets[34] + 50)..<(offsets[37] + 10)])
+        func inserted(_ bytes: [UInt8]) -> [UInt8] { Array(clean[..<at]) + bytes + clean[at...] }
+        func overwritten(_ bytes: [UInt8]) -> [UInt8] {
+            Array(clean[..<at]) + bytes + clean[(at + bytes.count)...]
+        }
+        let start = Int64(at)
+        return [
+            ("a copy of the end inserted", inserted(copy), start..<start + Int64(copy.count), 45252, 2),
+            (
+                "a copy of later frames over three", overwritten(overwriting), start..<start + Int64(overwriting.count),
+                41796, 0
+            ),
+            ("100 bytes inserted", inserted(pattern), start..<start + 100, 42948, 0),
+            ("50 bytes overwritten", overwritten(Array(pattern[..<50])), start..<start + 50, 42948, 0),
+        ]
+    }
+
+    /// Every intact frame after the damage is read (at its offset, moved by what was inserted), the frames lost
+    /// are named and the file is damaged, not truncated; the same at every chunking and through the file API.
+    @Test func aDamagedStretchResumesAtTheNextGenuineFrame() throws {
+        let reference = try Self.reference("music-b1152")
+        let cases = Self.damagedMusic()
+        #expect(cases.count == 4)
+        for (name, bytes, damage, ffmpeg, stray) in cases {
+            let shift = Int64(bytes.count) - Int64(Fixture.named("flac/music-b1152.flac").bytes.count)
+            // The frames whose bytes the damage leaves whole, where they now stand.
+            var intact: [Int64] = []
+            var lost: [Int] = []
+            for (index, frame) in reference.enumerated() {
+                let end = frame.offset + Int64(frame.size)
+                if end <= damage.lowerBound {
+                    intact.append(frame.offset)
+                } else if frame.offset >= damage.lowerBound + (shift > 0 ? 0 : Int64(damage.count)) {
+                    intact.append(frame.offset + shift)
+                } else {
+                    lost.append(index)
+                }
+            }
+            let whole = record(bytes, chunkSizes: [bytes.count])
+            #expect(whole.error == nil, "\(name)")
+            #expect(Self.packets(whole).map(\.offset) == intact, "\(name)")
+            #expect(whole.properties.isDamaged && !whole.properties.isTruncated, "\(name)")
+            let note = "\(lost.count) frame\(lost.count == 1 ? "" : "s") after frame \(lost[0] - 1) lost"
+            #expect(whole.properties.damage.contains { $0.contains(note) }, "\(name): \(whole.properties.damage)")
+            // 324 samples in the short last frame (44100 = 38 × 1152 + 324).
+            let samples = Int64(intact.count - 1) * 1152 + 324
+            #expect(whole.properties.validFrameCount == samples, "\(name)")
+            // Every intact frame: FFmpeg's count, less the stray copies it plays, within one frame.
+            #expect(abs(samples - (ffmpeg - stray * 1152)) <= 1152, "\(name)")
+            for sizes in [[1], [7], [4096], [1, 4095, 2, 13]] {
+                let chunked = record(bytes, chunkSizes: sizes)
+                #expect(chunked.events == whole.events, "\(name), chunks \(sizes)")
+                #expect(chunked.properties.damage == whole.properties.damage, "\(name), chunks \(sizes)")
+            }
+            let path = NSTemporaryDirectory() + "afkit-flac-damage-\(UInt32.random(in: 0...UInt32.max)).flac"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let file = try AudioFile(path: path)
+            #expect(file.packetCount == Int64(intact.count) && file.properties.isDamaged, "\(name)")
+        }
+        // The clean file: every frame, nothing said.
+        let clean = record(Fixture.named("flac/music-b1152.flac").bytes, chunkSizes: [4096])
+        #expect(Self.packets(clean).map(\.offset) == reference.map(\.offset))
+        #expect(!clean.properties.isDamaged && clean.properties.warnings.isEmpty)
     }
 }

@@ -39,6 +39,9 @@ $FLAC --lax -l 32 -b 1000 "$T/hires.wav" -o $OUT/hires-lpc32-b1000.flac     # 16
 $FLAC -b 192 --no-padding "$T/eight.wav" -o $OUT/eight-bit.flac
 $FLAC "$T/surround.wav" -o $OUT/surround-5.1.flac
 $FLAC "$T/octo.wav" -o $OUT/octo-7.1.flac
+# Two seconds of music in blocks of 1152 (39 frames): the stream the resync tests damage (issue 65).
+$FF -i signals/music.wav -t 2 -map_metadata -1 "$T/music.wav"
+$FLAC -b 1152 --no-padding "$T/music.wav" -o $OUT/music-b1152.flac
 # STREAMINFO's total 0 (and no seek table): flac writing to a pipe cannot go back to fill it in.
 $FLAC -c "$T/speech.wav" | cat > $OUT/total-zero.flac
 # A CD-layout cue sheet: track 2 starts 0.2 s in (15 sectors of 588 samples).
