@@ -212,6 +212,11 @@ struct ChunkWalker<Container: ChunkedContainer> {
                         offset: offset)
                 }
                 context.properties.trace.append(offset: offset, chunk: id, size: size, "too large to read; skipped")
+                // Metadata afkit reads, past the read limit: memory stays bounded, and what is left is said.
+                context.noteNotRead(
+                    "\(Container.name): the '\(id)' chunk at byte \(offset) is \(size) bytes, more than the \(limit) "
+                        + "afkit reads: skipped, not read",
+                    NotRead(what: "'\(id)' chunk", count: size, unit: "bytes", offset: offset))
                 state = .skip(remaining: size.saturatingAdd(pad))
             } else {
                 context.properties.trace.append(offset: offset, chunk: id, size: size)

@@ -331,6 +331,12 @@ package struct ElementaryStreamParser: StreamParser {
                 picture.dataOffset = stored ? position + Int64(headerLength + headerPart) : nil
                 context.properties.pictures.append(picture)
             }
+        } else if id.hasPrefix("T") || id.hasPrefix("COM") || id == "CHAP" {
+            // A text, comment or chapter frame past the read limit: memory stays bounded, and its loss is said.
+            context.noteNotRead(
+                "id3: the '\(id)' frame at byte \(position) is \(size) bytes, more than the "
+                    + "\(context.limits.maximumMetadataChunkBytes) afkit reads: stepped over, not read",
+                NotRead(what: "ID3 '\(id)' frame", count: Int64(size), unit: "bytes", offset: position))
         }
         gap.tagRemaining = Int64(frame)
         return nil

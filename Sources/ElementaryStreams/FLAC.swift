@@ -16,6 +16,12 @@ package enum FLAC {
         case streamInfo = 0, padding, application, seekTable, vorbisComment, cueSheet, picture
     }
 
+    /// The blocks' names as RFC 9639 spells them.
+    static let blockNames: [UInt8: String] = [
+        0: "STREAMINFO", 1: "PADDING", 2: "APPLICATION", 3: "SEEKTABLE", 4: "VORBIS_COMMENT", 5: "CUESHEET",
+        6: "PICTURE",
+    ]
+
     /// A `SEEKTABLE` point: a frame's first sample and its offset from the first frame.
     struct SeekPoint: Hashable, Sendable {
         var sample: Int64
@@ -205,6 +211,16 @@ package struct FLACParser: StreamParser {
                     let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
                     context.properties.trace.append(
                         offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
+                    if read.contains(type) {
+                        // A block afkit reads, past the read limit: memory stays bounded, and the block's loss is said.
+                        let block = FLAC.blockNames[type] ?? name
+                        context.noteNotRead(
+                            "flac: the \(block) block at byte \(cursor.absoluteOffset - 4) is \(length) bytes, more than "
+                                + "the \(context.limits.maximumMetadataChunkBytes) afkit reads: stepped over, not read",
+                            NotRead(
+                                what: "\(block) block", count: Int64(length), unit: "bytes",
+                                offset: cursor.absoluteOffset - 4))
+                    }
                     stepping = Int64(length)
                     phase = .steppingOver(isLast: isLast)
                 }

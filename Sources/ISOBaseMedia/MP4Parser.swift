@@ -474,6 +474,11 @@ package struct MP4Parser: StreamParser {
                 )
             }
             skip(box, note: "too large to read; skipped")
+            // Metadata afkit reads, past the read limit: memory stays bounded, and what is left is said.
+            context.noteNotRead(
+                "mp4: the '\(box.type)' box at byte \(box.offset) is \(size) bytes, more than the \(limit) afkit "
+                    + "reads: skipped, not read",
+                NotRead(what: "'\(box.type)' box", count: size, unit: "bytes", offset: box.offset))
             return
         }
         state = .boxBody(box)
@@ -606,8 +611,12 @@ package struct MP4Parser: StreamParser {
         }
     }
 
+    /// The most chapters read from a chapter track: memory stays bounded whatever its table counts.
+    static let maximumChapters = 1000
+
     /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
-    /// 1000 of at most 4 KiB each: what a chapter track holds. A table that does not hold together gives none.
+    /// ``maximumChapters`` of at most 4 KiB each (more are said, not read): what a chapter track holds. A table
+    /// that does not hold together gives none.
     mutating func chapterSamples(of track: Track) -> [ChapterSample] {
         var chapters = MP4SampleTable()
         guard track.timescale > 0, (try? buildTable(track, into: &chapters)) != nil,
@@ -616,7 +625,15 @@ package struct MP4Parser: StreamParser {
         let scale = Double(track.timescale)
         var samples: [ChapterSample] = []
         var time: Int64 = 0
-        for _ in 0..<min(chapters.sampleCount, 1000) {
+        let cap = Int64(Self.maximumChapters)
+        if chapters.sampleCount > cap {
+            let more = chapters.sampleCount - cap
+            context.noteNotRead(
+                "mp4: the chapter track holds \(chapters.sampleCount) chapters; the first \(Self.maximumChapters) are "
+                    + "read, \(more) more chapters not read",
+                NotRead(what: "chapters", count: more, unit: "chapters", offset: nil))
+        }
+        for _ in 0..<min(chapters.sampleCount, cap) {
             guard let sample = chapters.sample(at: cursor) else { break }
             let start = Double(time) / scale
             time += Int64(sample.duration)

@@ -118,6 +118,13 @@ package struct ParseContext {
         properties.damage.append(message)
     }
 
+    /// Notes metadata left unread (a block past the read limit, entries past a cap): a warning, and the file's
+    /// ``StreamProperties/notRead``. `message` says it in words, naming the container.
+    package mutating func noteNotRead(_ message: String, _ left: NotRead) {
+        properties.warnings.append(message)
+        properties.notRead.append(left)
+    }
+
     /// Whether announcements wait to be handed out.
     package var hasAnnouncements: Bool { queueHead < queue.count }
 

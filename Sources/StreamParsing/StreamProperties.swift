@@ -60,6 +60,9 @@ public struct StreamProperties: Sendable {
     public var damage: [String] = []
     /// Whether audio was skipped as damaged (``damage`` says where).
     public var isDamaged: Bool { !damage.isEmpty }
+    /// What of the file's metadata the parser left unread to keep its memory bounded (a comment block past the
+    /// read limit, chapters past the thousand read), each said how much and where; also among ``warnings``.
+    public var notRead: [NotRead] = []
     /// What the parser saw, chunk by chunk.
     public var trace = ParseTrace()
 
@@ -349,4 +352,24 @@ public struct ParserLimits: Sendable {
 
     /// The defaults: generous for real files, bounded for hostile ones.
     public init() {}
+}
+
+/// Metadata a parser left unread to keep its memory bounded: what, how much of it, and where it begins.
+public struct NotRead: Hashable, Sendable {
+    /// What was left, in words ("VORBIS_COMMENT block", "chapters").
+    public var what: String
+    /// How much was left, in `unit`s.
+    public var count: Int64
+    /// What `count` counts ("bytes", "chapters").
+    public var unit: String
+    /// The byte offset where it begins in the file, where known.
+    public var offset: Int64?
+
+    /// Metadata left unread.
+    public init(what: String, count: Int64, unit: String, offset: Int64?) {
+        self.what = what
+        self.count = count
+        self.unit = unit
+        self.offset = offset
+    }
 }

@@ -166,6 +166,22 @@ extension AudioFileSummary {
         if let layout = channelLayout { fields.append(("channelLayoutName", .string(layout.spokenName))) }
         fields.append(("truncated", .bool(isTruncated)))
         fields.append(("damaged", .bool(!damage.isEmpty)))
+        // Metadata left unread to keep memory bounded (a block past the read limit, chapters past the cap): said.
+        if !notRead.isEmpty {
+            fields.append(
+                (
+                    "notRead",
+                    .array(
+                        notRead.map { left in
+                            .object(
+                                [
+                                    ("what", .string(left.what)), ("count", .integer(left.count)),
+                                    ("unit", .string(left.unit)),
+                                ]
+                                    + (left.offset.map { [("offset", .integer($0))] } ?? []))
+                        })
+                ))
+        }
         return fields
     }
 }

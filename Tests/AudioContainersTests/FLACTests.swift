@@ -331,4 +331,27 @@ import Testing
         #expect(Self.packets(clean).map(\.offset) == reference.map(\.offset))
         #expect(!clean.properties.isDamaged && clean.properties.warnings.isEmpty)
     }
+
+    /// A `VORBIS_COMMENT` block past the 1 MiB read limit (100,000 comments) is stepped over, as it was, and now said:
+    /// a warning naming the block, its offset and size, and a `notRead` entry; the frames are all read.
+    @Test func aCommentBlockPastTheReadLimitIsSaid() throws {
+        let body = Self.commentBody((0..<100_000).map { "ARTIST=artist number \($0)" })
+        #expect(body.count > ParserLimits().maximumMetadataChunkBytes)
+        let bytes = try Self.speech(withBlocks: [(4, body)])
+        for chunk in [4096, 65536] {
+            let recording = record(bytes, chunkSizes: [chunk])
+            #expect(recording.error == nil)
+            #expect(recording.properties.infoDictionary["artist"] == nil)
+            #expect(
+                recording.properties.notRead == [
+                    NotRead(what: "VORBIS_COMMENT block", count: Int64(body.count), unit: "bytes", offset: 42)
+                ])
+            #expect(
+                recording.properties.warnings == [
+                    "flac: the VORBIS_COMMENT block at byte 42 is \(body.count) bytes, more than the 1048576 afkit "
+                        + "reads: stepped over, not read"
+                ])
+            #expect(recording.properties.validFrameCount == 22050 && !recording.properties.isDamaged)
+        }
+    }
 }

@@ -77,4 +77,25 @@ struct ResourceBoundTests {
             #expect((stream.properties.audioDataByteCount ?? 0) <= Int64(bytes.count))
         }
     }
+
+    /// A metadata chunk past the 1 MiB read limit (a 1.5 MB `LIST` before a WAV's audio) is skipped unread, as it was,
+    /// and now said: a warning naming the chunk, its offset and size, and a `notRead` entry; the audio is whole.
+    @Test func aChunkPastTheReadLimitIsSaid() throws {
+        let wave = Fixture.named("wav/pcm-u8-mono.wav").bytes
+        let size = 1_500_000
+        var list = Array("LIST".utf8) + withUnsafeBytes(of: UInt32(size).littleEndian) { Array($0) }
+        list += Array("INFO".utf8) + [UInt8](repeating: 0x20, count: size - 4)
+        let bytes = Array(wave[0..<12]) + list + wave[12...]
+        let expected = record(wave, chunkSizes: [4096]).properties
+        for chunk in [4096, 1 << 20] {
+            let properties = record(bytes, chunkSizes: [chunk]).properties
+            #expect(
+                properties.notRead == [NotRead(what: "'LIST' chunk", count: Int64(size), unit: "bytes", offset: 12)])
+            #expect(
+                properties.warnings.contains(
+                    "wav: the 'LIST' chunk at byte 12 is \(size) bytes, more than the 1048576 afkit reads: skipped, "
+                        + "not read"), "\(properties.warnings)")
+            #expect(properties.validFrameCount == expected.validFrameCount)
+        }
+    }
 }

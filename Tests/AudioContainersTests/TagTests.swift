@@ -42,6 +42,25 @@ import Testing
         }
     }
 
+    /// FFmpeg's 2,204 chapters (tags/many-chapters.m4a): the chapter track's first 1,000 read, as before, and the
+    /// 1,204 more said (they were left out silently), the same at every chunking of a stream.
+    @Test func chaptersPastTheCapAreSaid() throws {
+        let fixture = Fixture.named("tags/many-chapters.m4a")
+        let properties = try AudioFile(path: fixture.path).properties
+        #expect(properties.chapters.count == 1000)
+        #expect(properties.chapters.first?.title == "c0" && properties.chapters.last?.title == "c999")
+        #expect(properties.notRead == [NotRead(what: "chapters", count: 1204, unit: "chapters", offset: nil)])
+        #expect(
+            properties.warnings.contains(
+                "mp4: the chapter track holds 2204 chapters; the first 1000 are read, 1204 more chapters not read"),
+            "\(properties.warnings)")
+        for size in [7, 4096] {
+            // (A stream that cannot seek never reaches the chapter track's samples, which lie before its table.)
+            let recording = record(fixture.bytes, chunkSizes: [size])
+            #expect(recording.properties.notRead == properties.notRead, "\(size)-byte chunks")
+        }
+    }
+
     /// ReplayGain under its own names from ID3 `TXXX`, MP4 free-form items and FLAC comments; iTunes'
     /// normalization from an ID3 comment with that description and an MP4 free-form item, the plain comment
     /// left as the comment (it was overwritten by whichever comment frame came last).

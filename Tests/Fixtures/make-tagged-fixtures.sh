@@ -195,6 +195,11 @@ for source, target in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
     data[at:at + 4] = b"free"
     open(target, "wb").write(data)
 PY
+# 2,204 chapters of 1 ms (a chapter track and a `chpl` of 255): past the 1,000 afkit reads, said (issue 65).
+python3 -c 'print(";FFMETADATA1"); [print(f"[CHAPTER]\nTIMEBASE=1/1000\nSTART={i}\nEND={i + 1}\ntitle=c{i}") for i in range(2204)]' \
+    > "$T/many.txt"
+$FF -f lavfi -i "sine=f=440:d=2.3:r=8000" -i "$T/many.txt" -map_metadata 1 -map_chapters 1 -c:a aac -b:a 16k \
+    tags/many-chapters.m4a
 for file in tags/ffmpeg-chapters.* tags/chapter-track-*; do
     ffprobe -v error -show_entries chapter=start_time,end_time:chapter_tags=title -of csv=p=0 "$file" > "$file.chapters"
 done

@@ -668,6 +668,25 @@ struct Command {
         #expect(text.components(separatedBy: "Layout:").count == 3)
     }
 
+    /// Chapters past the 1,000 read (FFmpeg's 2,204, tags/many-chapters.m4a) are said in both forms: a warning in
+    /// the text, and a `notRead` member in the JSON (what, how many, of what); a file with nothing left has none.
+    @Test func infoSaysWhatItLeftUnread() throws {
+        let json = try Command.run(["info", "--json", "tags/many-chapters.m4a", "mp4/aac-moov-last.m4a"])
+        #expect(json.status == 0)
+        let files = try #require(json.json as? [[String: Any]])
+        let left = try #require(files[0]["notRead"] as? [[String: Any]])
+        #expect(left.count == 1)
+        #expect(left.first?["what"] as? String == "chapters" && left.first?["count"] as? Int == 1204)
+        #expect(left.first?["unit"] as? String == "chapters")
+        #expect((files[0]["chapters"] as? [Any])?.count == 1000)
+        #expect(files[1]["notRead"] == nil)
+        let text = try Command.run(["info", "tags/many-chapters.m4a"]).stdout
+        #expect(
+            text.contains(
+                "Warning:                mp4: the chapter track holds 2204 chapters; the first 1000 are read, "
+                    + "1204 more chapters not read"), "\(text.suffix(300))")
+    }
+
     /// A FILE whose moov follows mdat: the command answers the parser's seek requests and lists every
     /// packet; the same bytes on standard input are held (well under 64 MiB) and give the same packets.
     @Test func packetsOfAFileWhoseMovieComesLast() throws {

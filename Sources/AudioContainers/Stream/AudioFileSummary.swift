@@ -54,6 +54,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var isTruncated: Bool
     /// Where audio was skipped as damaged (empty: none was).
     public var damage: [String]
+    /// Metadata left unread to keep memory bounded (empty: all was read).
+    public var notRead: [NotRead]
 
     /// Summarizes settled stream properties (after `finish`).
     public init(_ properties: StreamProperties) throws {
@@ -85,5 +87,6 @@ public struct AudioFileSummary: Hashable, Sendable {
         channelLayout = properties.channelLayout
         isTruncated = properties.isTruncated
         damage = properties.damage
+        notRead = properties.notRead
     }
 }
