@@ -28,16 +28,28 @@ public final class ClipScanner {
         public var onSample: [Int64]
         /// Per channel: intervals clipped between samples.
         public var interSample: [Int64]
-        /// Every run, in the order they start.
+        /// The runs listed, in the order they start: each channel's first ``ClipScanner/maximumListedRuns``.
         public var runs: [Run]
+        /// Per channel: every run, listed or not.
+        public var runCounts: [Int64]
         /// Frames scanned.
         public var frames: Int64
 
+        /// Per channel: the runs past ``ClipScanner/maximumListedRuns``, counted and not listed.
+        public var runsNotListed: [Int64] {
+            runCounts.indices.map { channel in
+                runCounts[channel] - Int64(runs.count(where: { $0.channel == channel }))
+            }
+        }
         /// Clips counted, every channel, on the grid and between samples.
         public var total: Int64 { onSample.reduce(0, +) + interSample.reduce(0, +) }
         /// Whether anything clips.
-        public var clips: Bool { !runs.isEmpty }
+        public var clips: Bool { total > 0 }
     }
+
+    /// The most runs listed per channel (both kinds together, the first to start): a sound clipped at every
+    /// other sample has millions, and memory must not grow with them. Every run is still counted.
+    public static let maximumListedRuns = 1000
 
     /// The level a sample clips at: 16-bit full scale (32767 of 32768) and beyond.
     public static let fullScale: Float = 32767 / 32768
@@ -51,7 +63,11 @@ public final class ClipScanner {
     private var base: Int64 = -Int64(ClipScanner.reach)
     private var nextInterval: Int64 = 0
     private var report: Report
+    /// Per channel and kind (`channel * 2`, plus 1 between samples): the run still growing. Its `peak` and
+    /// `count` are kept whether it is listed or not (see `listed`).
     private var open: [Int: Run] = [:]
+    /// The keys of `open` whose run is among its channel's first ``maximumListedRuns``.
+    private var listed: Set<Int> = []
 
     /// A scanner for interleaved frames of `channels` at `sampleRate`.
     public init(channels: Int, sampleRate: Double) {
@@ -61,7 +77,7 @@ public final class ClipScanner {
         held = Array(repeating: Array(repeating: 0, count: Self.reach), count: channels)
         report = Report(
             onSample: Array(repeating: 0, count: channels), interSample: Array(repeating: 0, count: channels),
-            runs: [], frames: 0)
+            runs: [], runCounts: Array(repeating: 0, count: channels), frames: 0)
     }
 
     /// Adds `frames` interleaved frames.
@@ -135,9 +151,12 @@ public final class ClipScanner {
         }
         close(key)
         open[key] = Run(channel: channel, kind: kind, start: position, count: 1, peak: peak)
+        // Runs of a channel start in frame order (both kinds): its first ones are the ones listed.
+        if report.runCounts[channel] < Int64(Self.maximumListedRuns) { listed.insert(key) }
+        report.runCounts[channel] += 1
     }
 
     private func close(_ key: Int) {
-        if let run = open.removeValue(forKey: key) { report.runs.append(run) }
+        if let run = open.removeValue(forKey: key), listed.remove(key) != nil { report.runs.append(run) }
     }
 }

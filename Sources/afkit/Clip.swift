@@ -16,10 +16,15 @@ struct Clip: ParsableCommand {
         discussion:
             "Each file is decoded as convert decodes it (a lossy file counts as decoded). A sample at full scale "
             + "(32767 of 32768) or beyond clips on the grid; a peak over full scale between two samples that do not "
-            + "clip themselves clips between samples. Exit status 1 when anything clips (or a file cannot be read)."
+            + "clip themselves clips between samples. Each channel's first \(ClipScanner.maximumListedRuns) runs are "
+            + "listed; every run is counted, and the runs past them are said (\"N more runs not listed\"; in JSON, "
+            + "'runCount' and 'runsNotListed' per channel). Exit status 1 when anything clips (or a file cannot be read)."
     )
 
-    @Flag(help: "Print a JSON array with one object per file: per channel 'onSample' and 'interSample', and the runs.")
+    @Flag(
+        help: ArgumentHelp(
+            "Print a JSON array with one object per file: per channel 'onSample', 'interSample', 'runCount' and "
+                + "'runsNotListed', and the runs listed."))
     var json = false
 
     @Argument(help: "Audio files.")
@@ -87,10 +92,16 @@ struct Clip: ParsableCommand {
                 lines.append(cells.joined(separator: " "))
             }
         }
+        let notListed = report.runsNotListed
         for channel in 0..<channels {
             lines.append(
                 "channel \(channel + 1): \(report.onSample[channel]) clipped on the sample grid, "
                     + "\(report.interSample[channel]) between samples")
+            if notListed[channel] > 0 {
+                lines.append(
+                    "channel \(channel + 1): \(report.runCounts[channel]) runs, \(notListed[channel]) more runs not listed "
+                        + "(the first \(ClipScanner.maximumListedRuns) are)")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -100,7 +111,8 @@ struct Clip: ParsableCommand {
     }
 
     static func json(path: String, _ report: ClipScanner.Report, rate: Double) -> JSONValue {
-        .object([
+        let notListed = report.runsNotListed
+        return .object([
             ("path", .string(path)), ("frames", .integer(report.frames)), ("sampleRate", .number(rate)),
             (
                 "channels",
@@ -110,6 +122,8 @@ struct Clip: ParsableCommand {
                             ("channel", .integer(Int64(channel + 1))),
                             ("onSample", .integer(report.onSample[channel])),
                             ("interSample", .integer(report.interSample[channel])),
+                            ("runCount", .integer(report.runCounts[channel])),
+                            ("runsNotListed", .integer(notListed[channel])),
                         ])
                     })
             ),

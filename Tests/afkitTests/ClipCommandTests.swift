@@ -108,4 +108,42 @@ import Testing
         let result = try Command.run(["clip", path])
         #expect(result.status == 0 && result.stdout.contains("no clipping"), "\(result.stdout)")
     }
+
+    /// Full scale at every other sample (stereo, 16-bit, written here): each clip is a run of its own, 2,500 a
+    /// channel. The counts stay exact; each channel lists its first 1,000 runs and says how many more there are (every
+    /// run was held: 13 MB of such samples took 1.8 GB and aborted).
+    @Test func runsPastTheListedOnesAreCountedNotHeld() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/alternating.wav"
+        let frames = 5000
+        func le(_ value: Int, _ bytes: Int) -> [UInt8] {
+            (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        var wav = Array("RIFF".utf8) + le(36 + frames * 4, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(2, 2)
+        wav += le(44100, 4) + le(44100 * 4, 4) + le(4, 2) + le(16, 2) + Array("data".utf8) + le(frames * 4, 4)
+        for frame in 0..<frames {
+            // Channel 1 at +full scale on even frames, channel 2 at -full scale on odd ones.
+            wav += le(frame % 2 == 0 ? 32767 : 0, 2) + le(frame % 2 == 1 ? -32768 : 0, 2)
+        }
+        try Data(wav).write(to: URL(fileURLWithPath: path))
+        let (status, entry) = try Self.report(path)
+        #expect(status == 1)
+        let channels = entry["channels"] as? [[String: Any]] ?? []
+        #expect(channels.count == 2)
+        for channel in channels {
+            #expect(channel["onSample"] as? Int == frames / 2 && channel["interSample"] as? Int == 0, "\(channel)")
+            #expect(channel["runCount"] as? Int == frames / 2 && channel["runsNotListed"] as? Int == frames / 2 - 1000)
+        }
+        let runs = entry["runs"] as? [[String: Any]] ?? []
+        #expect(runs.count == 2000)
+        for (number, parity) in [(1, 0), (2, 1)] {
+            let starts = runs.filter { $0["channel"] as? Int == number }.map { $0["startFrame"] as? Int ?? -1 }
+            #expect(starts == Array(stride(from: parity, to: 2000, by: 2)), "channel \(number)")
+        }
+        let text = try Command.run(["clip", path])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("channel 1: 2500 clipped on the sample grid, 0 between samples"), "\(text.stdout)")
+        #expect(text.stdout.contains("channel 2: 2500 runs, 1500 more runs not listed (the first 1000 are)"))
+        #expect(text.stdout.split(separator: "\n").count(where: { $0.hasSuffix("on sample") }) == 2000)
+    }
 }

@@ -85,6 +85,22 @@ import Testing
         #expect(status == 1, "30 s of 7.1 under the 1 s stream's limit plus 8 MiB (\(short) KiB): \(stderr)")
     }
 
+    /// `clip` on 30 s of full scale at every other sample (1.3 M runs a channel) takes the memory of 1 s: the runs
+    /// past each channel's first 1,000 are counted, not held (before: 13 MB of such samples took 1.8 GB).
+    @Test func clipMemoryDoesNotGrowWithTheRuns() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-clip-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for seconds in [1, 30] {
+            let frames = 44_100 * seconds
+            let samples = (0..<frames * 2).map { $0 % 4 == 0 ? Int16.max : $0 % 4 == 1 ? Int16.min : 0 }
+            try pcmWAV("\(folder)/a\(seconds).wav", rate: 44_100, channels: 2, samples: samples)
+        }
+        let short = try Self.baseline(["clip", "--json", "\(folder)/a1.wav"], status: 1, settled: true)
+        let (status, stderr) = try Self.run(["clip", "--json", "\(folder)/a30.wav"], limitKiB: short + (8 << 10))
+        #expect(status == 1, "30 s under the 1 s file's limit plus 8 MiB (\(short) KiB): \(stderr)")
+    }
+
     /// A million and a half empty top-level MPEG-4 boxes (12 MB) are walked at a few hundred
     /// nanoseconds each (before: 3.4 µs, 7 to 9 s for `info`) and end in the typed error for a file
     /// without `moov`.
