@@ -486,25 +486,32 @@ public final class SourceReader {
         guard case .afkit(let file, let decoder, let next) = backend else { return false }
         guard next < file.packetCount else { return false }
         let format = file.dataFormat
+        // A run never crosses the end of the packets that hold valid frames: the packets after them (wholly
+        // outside an edit list, or the remainder's) are decoded in runs of their own, only for a decoder that
+        // lags, and one that will not decode is the end, as the edit list says, never a failed file.
+        let needed = packetsHoldingValidFrames(file, decoder)
+        func limited(_ count: Int) -> Int { next < needed ? Int(min(Int64(count), needed - next)) : count }
         let read: Int
         let updated: any AudioDecoder
         if format.hasConstantPackets {
             read = try file.readPacketData(
-                from: next, count: max(64, (64 << 10) / Int(format.bytesPerPacket)), into: &packetBytes)
+                from: next, count: limited(max(64, (64 << 10) / Int(format.bytesPerPacket))), into: &packetBytes)
             do {
                 updated = try packetBytes.withUnsafeBytes { try decode($0, read, nil) }
             } catch let error as AudioFileError {
+                if next >= needed { return false }
                 throw located(error, packets: next, count: read, in: file)
             }
         } else {
             read = try file.readPackets(
-                from: next, count: decoder.packetsPerRun(atMost: 64), into: &packetBytes,
+                from: next, count: limited(decoder.packetsPerRun(atMost: 64)), into: &packetBytes,
                 descriptions: &packetDescriptions)
             do {
                 updated = try packetBytes.withUnsafeBytes { raw in
                     try packetDescriptions.withUnsafeBufferPointer { try decode(raw, read, $0) }
                 }
             } catch let error as AudioFileError {
+                if next >= needed { return false }
                 throw located(error, packets: next, count: read, in: file, descriptions: packetDescriptions)
             }
         }
@@ -515,6 +522,17 @@ public final class SourceReader {
         }
         backend = .afkit(file, updated, nextPacket: next + Int64(read))
         return true
+    }
+}
+
+extension SourceReader {
+    /// The packets from the first that hold the file's valid frames (with the frames `decoder` drops at its
+    /// start, which push its output later): all of them where the file states no valid count.
+    func packetsHoldingValidFrames(_ file: AudioFile, _ decoder: any AudioDecoder) -> Int64 {
+        guard let info = file.properties.packetTableInfo, info.validFrames > 0 else { return file.packetCount }
+        let last = Int64(info.primingFrames) + info.validFrames - 1 + Int64(decoder.framesDroppedAtStart)
+        guard let (packet, _) = file.packet(ofFrame: last) else { return file.packetCount }
+        return min(file.packetCount, packet + 1)
     }
 }
 

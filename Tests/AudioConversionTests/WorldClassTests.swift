@@ -65,4 +65,14 @@ import Testing
             #expect(samples[(2 * start)..<(2 * (start + 1000))].map(abs).max() ?? 0 > 0.05, "part \(part)")
         }
     }
+
+    /// A packet wholly outside the edit list is never decoded: ALAC whose fifth packet (past the edit's 13,230
+    /// frames) libavcodec refuses converts whole, as Apple's decoder, which never reaches it, plays it.
+    @Test func aPacketPastTheEditListIsNotDecoded() throws {
+        let path = Self.folder + "/alac-packet-past-edit.m4a"
+        let file = try AudioFile(path: path)
+        #expect(file.packetCount == 5 && file.properties.validFrameCount == 13230)
+        let samples = try decodedSamples(path)
+        #expect(samples.count == 13230 * 2)
+    }
 }

@@ -31,3 +31,43 @@ ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=0.5" -ac 1 -c:a libmp3lame 
 ffmpeg -v error -y -f lavfi -i "sine=f=660:r=44100:d=0.5" -ac 2 -c:a libmp3lame -b:a 128k -write_xing 0 \
     -id3v2_version 0 /tmp/afkit-stereo.mp3
 cat /tmp/afkit-mono.mp3 /tmp/afkit-stereo.mp3 /tmp/afkit-mono.mp3 > "$out/mp3-mono-stereo-switch.mp3"
+# ALAC in MP4 with a packet wholly outside the edit list (Apple's decoder never reaches it; FFmpeg's demuxer
+# drops it): FFmpeg's ALAC M4A of 0.3 s (13,230 frames, four packets) with a fifth sample of 4096 frames
+# appended to its table and 100 bytes that libavcodec refuses as an ALAC packet (0, 1, ..., 99) appended to its 'mdat', the edit unchanged.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=0.3" -ac 2 -c:a alac /tmp/afkit-alac.m4a
+python3 - /tmp/afkit-alac.m4a "$out/alac-packet-past-edit.m4a" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+containers = {b"moov", b"trak", b"mdia", b"minf", b"stbl"}
+
+def boxes(body):
+    at, out = 0, []
+    while at + 8 <= len(body):
+        size, kind = struct.unpack(">I4s", body[at:at + 8])
+        out.append([kind, body[at + 8:at + size]])
+        at += size
+    return out
+
+def write(tree):
+    return b"".join(struct.pack(">I4s", 8 + len(b), k) + b for k, b in
+                    ((k, write(v) if isinstance(v, list) else v) for k, v in tree))
+
+def edit(tree):
+    for box in tree:
+        kind, body = box
+        if kind in containers:
+            box[1] = edit(boxes(body))
+        elif kind == b"stts":
+            count = struct.unpack(">I", body[4:8])[0]
+            box[1] = body[:4] + struct.pack(">I", count + 1) + body[8:] + struct.pack(">II", 1, 4096)
+        elif kind == b"stsc":
+            box[1] = body[:12] + struct.pack(">I", struct.unpack(">I", body[12:16])[0] + 1) + body[16:]
+        elif kind == b"stsz":
+            count = struct.unpack(">I", body[8:12])[0]
+            box[1] = body[:8] + struct.pack(">I", count + 1) + body[12:] + struct.pack(">I", 100)
+        elif kind == b"mdat":
+            box[1] = body + bytes(range(100))
+    return tree
+
+open(sys.argv[2], "wb").write(write(edit(boxes(data))))
+PY
