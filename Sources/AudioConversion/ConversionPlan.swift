@@ -529,12 +529,21 @@ public struct ConversionPlan {
             }
             // Past the silence padded before the audio.
             let padded = Double(padding) / format.sampleRate
+            // Past the most the output holds: not carried (said below, with how many).
+            let held = keeps.chapters == 0 || chapters.count < keeps.chapters
             chapters.append(
                 Chapter(startTime: max(0, shifted) + padded, endTime: ending.map { $0 + padded }, title: chapter.title))
             timeline.append(
-                name + (seconds == 0 && padded == 0 ? "" : " moved to \(shortDecimal(max(0, shifted) + padded)) s"))
+                name + (seconds == 0 && padded == 0 ? "" : " moved to \(shortDecimal(max(0, shifted) + padded)) s")
+                    + (held ? "" : ": not carried"))
         }
-        if keeps.chapters {
+        if keeps.chapters > 0 {
+            if chapters.count > keeps.chapters {
+                notes.append(
+                    "\(container) holds \(keeps.chapters) chapters: the source's first \(keeps.chapters) are carried, "
+                        + "\(chapters.count - keeps.chapters) more are not")
+                chapters.removeLast(chapters.count - keeps.chapters)
+            }
             options.chapters = chapters
         } else if holdsMarkers && !chapters.isEmpty {
             let firstID = (markers.map(\.id).max() ?? 0) + 1

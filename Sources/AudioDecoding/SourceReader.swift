@@ -193,7 +193,8 @@ public final class SourceReader {
     }
 
     /// What a command says of a source cut short or damaged, `done` naming what becomes of what it holds
-    /// ("converted", "drawn"): the cut, and each place audio was skipped (the first five, then how many more).
+    /// ("converted", "drawn"): the cut, each place audio was skipped (the first five, then how many more), and
+    /// the metadata left unread.
     public func conditionNotes(whatIsHeld done: String) -> [String] {
         guard let properties = audioFile?.properties else { return [] }
         var notes: [String] = []
@@ -202,6 +203,11 @@ public final class SourceReader {
         for place in properties.damage.prefix(5) { notes.append("the source is damaged: \(place)") }
         if properties.damage.count > 5 {
             notes.append("the source is damaged in \(properties.damage.count - 5) more places (afkit info lists them)")
+        }
+        for left in properties.notRead {
+            let place = left.offset.map { " at byte \($0)" } ?? ""
+            notes.append(
+                "\(left.count) \(left.unit) of the source's \(left.what)\(place) not read (memory stays bounded)")
         }
         return notes
     }

@@ -121,7 +121,7 @@ extension ADTS {
         .adts, name: "ADTS", kind: "an ADTS (AAC) stream", fileTypeID: "adts", extensions: ["aac", "adts"],
         formatCodes: ["adts"], writtenExtensions: [".aac", ".adts"],
         mediaTypes: ["audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts"],
-        keeps: WrittenTimeline(chapters: true),
+        keeps: WrittenTimeline(chapters: ID3.maximumChapters),
         writer: { format, options, _, _ in
             // An ID3v2 tag with the text tags (as HLS's packed audio and FFmpeg have it), then raw AAC access
             // units, each behind its own header (written with the packets).

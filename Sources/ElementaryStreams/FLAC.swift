@@ -782,7 +782,7 @@ extension FLAC {
     package static let descriptor = ContainerDescriptor(
         .flac, name: "FLAC", kind: "a FLAC file", fileTypeID: "flac", extensions: ["flac"], formatCodes: ["flac"],
         writtenExtensions: [".flac"], mediaTypes: ["audio/flac", "audio/x-flac"],
-        keeps: WrittenTimeline(loops: 1, chapters: true),
+        keeps: WrittenTimeline(loops: 1, chapters: VorbisComment.maximumChapters),
         signatures: [FileSignature.Entry(outcome: .read(.flac)) { bytes, _ in FileSignature.magic(bytes, "fLaC") }],
         makeParser: { FLACParser(mode: $0.mode, limits: $0.limits) },
         writer: { format, options, counts, _ in try FLAC.layout(format: format, options: options, counts: counts) })

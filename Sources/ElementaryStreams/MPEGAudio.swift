@@ -117,7 +117,7 @@ extension MPEGAudio {
         extensions: ["mp3", "mp2", "mp1", "mpa"], hintExtensions: ["mp3", "mp2", "mp1", "mpa", "mpga"],
         formatCodes: ["MPG3", "mp3"], writtenExtensions: [".mp3"],
         mediaTypes: ["audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg"], recordsPriming: true,
-        keeps: WrittenTimeline(chapters: true),
+        keeps: WrittenTimeline(chapters: ID3.maximumChapters),
         writer: { format, options, _, _ in
             // An ID3v2 tag with the text tags, then MPEG frames back to back; LAME's tag frame is the first.
             guard format.formatID == .mpegLayer3 else {

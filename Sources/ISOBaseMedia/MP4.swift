@@ -8,6 +8,9 @@ import StreamParsing
 /// `moov` comes last with `optm`), with an edit list that skips the encoder's priming and ends at the
 /// last valid frame, and the same numbers in an `iTunSMPB` tag for players that read only that.
 public enum MP4 {
+    /// The most chapters a written file holds: Nero's chapter list (`chpl`) counts them in a byte.
+    package static let maximumChapters = 255
+
     /// The most packets an open file's provisional sample table is sized for, whatever a header's estimate
     /// says (4 Mi packets: over 24 hours of AAC at 48 kHz); a longer output's table is placed when it closes.
     static let maximumEstimatedPackets: Int64 = 1 << 22
@@ -391,8 +394,9 @@ extension MP4 {
         appendBox(&udta, "meta", meta)
         if !chapters.isEmpty {
             // Nero's chapter list, version 1 (as FFmpeg writes it): starts in 100 ns units, titles of up to 255 bytes.
-            var list = fullBoxHeader(version: 1, flags: 0) + [0, 0, 0, 0, UInt8(clamping: chapters.count)]
-            for chapter in chapters.prefix(255) {
+            let count = min(chapters.count, maximumChapters)
+            var list = fullBoxHeader(version: 1, flags: 0) + [0, 0, 0, 0, UInt8(count)]
+            for chapter in chapters.prefix(count) {
                 list.appendInteger(
                     UInt64(clamping: Int64((chapter.startTime * 10_000_000).rounded())), endianness: .big)
                 // Whole characters, up to 255 bytes.
@@ -449,7 +453,7 @@ extension MP4 {
         .m4a, name: "M4A", kind: "an MPEG-4 audio (M4A) file", fileTypeID: "m4af", extensions: ["m4a", "m4b", "m4r"],
         otherExtensions: ["mp4"], hintExtensions: ["m4a", "m4b"], formatCodes: ["m4af", "m4a"],
         writtenExtensions: [".m4a"], mediaTypes: ["audio/mp4", "audio/x-m4a", "audio/m4a"], recordsPriming: true,
-        keeps: WrittenTimeline(chapters: true),
+        keeps: WrittenTimeline(chapters: MP4.maximumChapters),
         writer: { format, options, counts, reserved in
             try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
         })

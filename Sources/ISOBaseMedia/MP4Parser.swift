@@ -612,10 +612,10 @@ package struct MP4Parser: StreamParser {
     }
 
     /// The most chapters read from a chapter track: memory stays bounded whatever its table counts.
-    static let maximumChapters = 1000
+    static let maximumChaptersRead = 1000
 
     /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
-    /// ``maximumChapters`` of at most 4 KiB each (more are said, not read): what a chapter track holds. A table
+    /// ``maximumChaptersRead`` of at most 4 KiB each (more are said, not read): what a chapter track holds. A table
     /// that does not hold together gives none.
     mutating func chapterSamples(of track: Track) -> [ChapterSample] {
         var chapters = MP4SampleTable()
@@ -625,13 +625,13 @@ package struct MP4Parser: StreamParser {
         let scale = Double(track.timescale)
         var samples: [ChapterSample] = []
         var time: Int64 = 0
-        let cap = Int64(Self.maximumChapters)
+        let cap = Int64(Self.maximumChaptersRead)
         if chapters.sampleCount > cap {
             let more = chapters.sampleCount - cap
             context.noteNotRead(
-                "mp4: the chapter track holds \(chapters.sampleCount) chapters; the first \(Self.maximumChapters) are "
+                "mp4: the chapter track holds \(chapters.sampleCount) chapters; the first \(Self.maximumChaptersRead) are "
                     + "read, \(more) more chapters not read",
-                NotRead(what: "chapters", count: more, unit: "chapters", offset: nil))
+                NotRead(what: "chapter track", count: more, unit: "chapters", offset: nil))
         }
         for _ in 0..<min(chapters.sampleCount, cap) {
             guard let sample = chapters.sample(at: cursor) else { break }

@@ -169,7 +169,7 @@ extension Ogg {
         hintExtensions: ["ogg", "oga", "opus", "ogv"], formatCodes: ["opus", "OggS", "ogg"],
         writtenExtensions: [".opus", ".ogg", ".oga"], mediaTypes: ["audio/ogg", "audio/opus", "application/ogg"],
         recordsPriming: true,
-        keeps: WrittenTimeline(loops: 1, chapters: true),
+        keeps: WrittenTimeline(loops: 1, chapters: VorbisComment.maximumChapters),
         signatures: [
             FileSignature.Entry(
                 outcome: .refuse(name: "an Ogg Speex file", reason: FileSignature.notDecoded("Speex"))

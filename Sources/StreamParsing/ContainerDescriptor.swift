@@ -6,11 +6,12 @@ public struct WrittenTimeline: Sendable {
     public var markers = false
     /// Loops: AIFF's instrument two, WAV's `smpl` and CAF's regions any number, FLAC's and Ogg Opus's comments one.
     public var loops = 0
-    /// Chapters (MP4 `chpl`, ID3 `CHAP`, Vorbis `CHAPTERnnn` comments).
-    public var chapters = false
+    /// How many chapters: MP4 `chpl` and ID3 `CTOC` count them in a byte (255), Vorbis `CHAPTERnnn` comments in
+    /// three digits (999); 0, none. A conversion carries the first ones and says how many more it leaves.
+    public var chapters = 0
 
     /// Keeps nothing unless told.
-    public init(markers: Bool = false, loops: Int = 0, chapters: Bool = false) {
+    public init(markers: Bool = false, loops: Int = 0, chapters: Int = 0) {
         self.markers = markers
         self.loops = loops
         self.chapters = chapters

@@ -9,6 +9,8 @@ import AudioFormats
 public enum ID3 {
     package static let headerSize = 10
     package static let version1Size = 128
+    /// The most chapters a tag's table of contents (`CTOC`, its entry count a byte) names.
+    package static let maximumChapters = 255
 
     /// A parsed ID3v2 header: the bytes the whole tag occupies from its first byte.
     package struct Header {
@@ -213,8 +215,9 @@ public enum ID3 {
         // Chapters: a table of contents naming them in order, then each with its times and title.
         if !chapters.isEmpty {
             let ids = chapters.indices.map { Array("ch\($0)".utf8) + [0] }
-            frame("CTOC", Array("toc".utf8) + [0, 0x03, UInt8(clamping: chapters.count)] + ids.prefix(255).joined())
-            for (id, chapter) in zip(ids, chapters).prefix(255) {
+            let count = min(chapters.count, maximumChapters)
+            frame("CTOC", Array("toc".utf8) + [0, 0x03, UInt8(count)] + ids.prefix(count).joined())
+            for (id, chapter) in zip(ids, chapters).prefix(count) {
                 func milliseconds(_ seconds: Double) -> [UInt8] {
                     let value = UInt32(clamping: Int64((seconds * 1000).rounded()))
                     return (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }

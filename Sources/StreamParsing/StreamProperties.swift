@@ -356,9 +356,9 @@ public struct ParserLimits: Sendable {
 
 /// Metadata a parser left unread to keep its memory bounded: what, how much of it, and where it begins.
 public struct NotRead: Hashable, Sendable {
-    /// What was left, in words ("VORBIS_COMMENT block", "chapters").
+    /// What was left (all or part of), in words ("VORBIS_COMMENT block", "chapter track").
     public var what: String
-    /// How much was left, in `unit`s.
+    /// How much of it was left, in `unit`s.
     public var count: Int64
     /// What `count` counts ("bytes", "chapters").
     public var unit: String

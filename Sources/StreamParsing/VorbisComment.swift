@@ -109,6 +109,9 @@ package enum VorbisComment {
 }
 
 extension VorbisComment {
+    /// The most chapters a comment block holds: `CHAPTER001` to `CHAPTER999`.
+    package static let maximumChapters = 999
+
     /// A comment block of `metadata` (Apple's names back to the fields they came from, any other key in
     /// upper case), sorted by field, with afkit as the vendor: FLAC's `VORBIS_COMMENT` body and, after
     /// `OpusTags`, Ogg Opus's comment header.
@@ -137,7 +140,7 @@ extension VorbisComment {
             entries.append("LOOPSTART=\(loop.start)")
             entries.append("LOOPLENGTH=\(loop.end - loop.start)")
         }
-        for (index, chapter) in chapters.prefix(999).enumerated() {
+        for (index, chapter) in chapters.prefix(maximumChapters).enumerated() {
             let number = String(index + 1)
             let name = "CHAPTER" + String(repeating: "0", count: 3 - number.count) + number
             entries.append(name + "=" + clockTime(chapter.startTime))

@@ -49,7 +49,7 @@ import Testing
         let properties = try AudioFile(path: fixture.path).properties
         #expect(properties.chapters.count == 1000)
         #expect(properties.chapters.first?.title == "c0" && properties.chapters.last?.title == "c999")
-        #expect(properties.notRead == [NotRead(what: "chapters", count: 1204, unit: "chapters", offset: nil)])
+        #expect(properties.notRead == [NotRead(what: "chapter track", count: 1204, unit: "chapters", offset: nil)])
         #expect(
             properties.warnings.contains(
                 "mp4: the chapter track holds 2204 chapters; the first 1000 are read, 1204 more chapters not read"),

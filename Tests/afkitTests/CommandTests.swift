@@ -676,7 +676,7 @@ struct Command {
         let files = try #require(json.json as? [[String: Any]])
         let left = try #require(files[0]["notRead"] as? [[String: Any]])
         #expect(left.count == 1)
-        #expect(left.first?["what"] as? String == "chapters" && left.first?["count"] as? Int == 1204)
+        #expect(left.first?["what"] as? String == "chapter track" && left.first?["count"] as? Int == 1204)
         #expect(left.first?["unit"] as? String == "chapters")
         #expect((files[0]["chapters"] as? [Any])?.count == 1000)
         #expect(files[1]["notRead"] == nil)

@@ -126,6 +126,32 @@ import Testing
         print(json.dumps(out))
         """#
 
+    /// Chapters past what an output holds (M4A's `chpl` and ID3's `CTOC` count a byte of them, Vorbis comments
+    /// three digits): the first ones carried and the rest said (they were dropped silently). The source is FFmpeg's
+    /// 2,204 chapters, of which afkit reads 1,000 (said too).
+    @Test func chaptersPastWhatTheOutputHoldsAreSaid() throws {
+        let folder = try Loopback.temporaryFolder("many-chapters")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, held) in [("out.m4a", 255), ("out.mp3", 255), ("out.flac", 999), ("out.wav", 0)] {
+            let output = folder + "/" + name
+            let result = try Command.run(["convert", "tags/many-chapters.m4a", output])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(
+                result.stderr.contains("1204 chapters of the source's chapter track not read"),
+                "\(name): \(result.stderr)")
+            let written = try AudioFile(path: output).properties
+            guard held > 0 else {
+                #expect(written.markers.count == 1000 && !result.stderr.contains("more are not\n"))
+                continue
+            }
+            #expect(written.chapters.map(\.title) == (0..<held).map { "c\($0)" }, "\(name)")
+            #expect(
+                result.stderr.contains(
+                    "holds \(held) chapters: the source's first \(held) are carried, \(1000 - held) more are not"),
+                "\(name): \(result.stderr)")
+        }
+    }
+
     /// Chapters travel (issue 53): into M4A's `chpl`, MP3's and ADTS's `CHAP` frames (with a `CTOC`), FLAC's and
     /// Ogg Opus's chapter comments, read back by afkit and by mutagen; into WAV and CAF, which hold no chapters,
     /// as markers at the same times, with a note.
