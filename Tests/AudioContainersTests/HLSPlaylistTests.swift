@@ -95,8 +95,8 @@ import Testing
                 #expect(error.offset == offset, "\(text): \(error)")
             }
         }
-        // A playlist ending after EXTINF is cut short.
-        #expect(throws: AudioFileError.self) { try HLS.parse(Array("#EXTM3U\n#EXTINF:1,\n".utf8)) }
+        // A playlist ending after EXTINF is a live one caught mid-write (PlaylistLeniencyTests): its segments so far.
+        #expect(try HLSPlaylistTests.media("#EXTM3U\n#EXTINF:1,\n").segments.isEmpty)
     }
 
     /// URIs relative to a playlist: files, servers, roots, absolute URLs.
@@ -251,5 +251,44 @@ import Testing
         }
         try stream.finish()
         #expect(read == sizes)
+    }
+}
+
+/// Playlists as the world writes them (issue 69): read as players read them, and a radio list named for what it is.
+@Suite struct PlaylistLeniencyTests {
+    static let body = "#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\na.aac\n#EXTINF:6.0,\nb.aac\n"
+
+    /// A radio or IPTV list (`#EXTINF:-1,` before each stream URL, or no EXT-X- tag at all) is refused as an M3U
+    /// list of streams, never as a broken HLS playlist.
+    @Test func aListOfStreamsIsNamedForWhatItIs() {
+        for list in [
+            "#EXTM3U\n#EXTINF:-1,Radio One\nhttp://radio.example/one.mp3\n#EXTINF:-1,Two\nhttp://radio.example/two\n",
+            "#EXTM3U\nhttp://radio.example/one.mp3\n",
+            "#EXTM3U\n#EXT-X-VERSION:3\n#EXTINF:-1 tvg-id=\"a\",Channel\nhttp://tv.example/a.m3u8\n",
+            "\u{FEFF}#EXTM3U\n#EXTINF:-1,Radio\nhttp://radio.example/one.mp3\n",
+        ] {
+            #expect {
+                _ = try HLS.parse(Array(list.utf8))
+            } throws: { error in
+                (error as? AudioFileError)?.message.contains("an M3U list of streams") == true
+            }
+        }
+    }
+
+    /// A trailing EXTINF with no URI yet (a live playlist caught mid-write), whitespace-only lines, spaces around
+    /// lines and a comment before `#EXTM3U` are read as players read them: the same two segments.
+    @Test func whatPlayersTolerateIsRead() throws {
+        let variants = [
+            "#EXTM3U\n" + Self.body + "#EXTINF:6.0,\n",
+            "#EXTM3U\n \n" + Self.body.replacingOccurrences(of: "\n", with: "\n\t \n"),
+            "#EXTM3U\n" + Self.body.replacingOccurrences(of: "a.aac", with: "  a.aac "),
+            "# made by a tool\n\n#EXTM3U\n" + Self.body,
+        ]
+        for text in variants {
+            let playlist = try HLSPlaylistTests.media(text)
+            #expect(playlist.segments.map(\.uri) == ["a.aac", "b.aac"], "\(text)")
+            #expect(playlist.targetDuration == 6)
+        }
+        #expect(throws: AudioFileError.self) { _ = try HLS.parse(Array("# no tag\n#EXTINF:6,\na.aac\n".utf8)) }
     }
 }

@@ -246,9 +246,6 @@ public enum HLS {
             throw AudioFileError.limitExceeded(
                 "hls: a playlist of \(bytes.count) bytes is over afkit's limit of \(maximumPlaylistSize)", offset: 0)
         }
-        guard isPlaylist(bytes) else {
-            throw AudioFileError.malformed("hls: a playlist starts with '#EXTM3U'", offset: 0)
-        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw AudioFileError.malformed("hls: a playlist is UTF-8 text; this one is not", offset: 0)
         }
@@ -262,10 +259,29 @@ public enum HLS {
             if lineEnd > start, text.utf8[text.utf8.index(before: lineEnd)] == 0x0D {
                 lineEnd = text.utf8.index(before: lineEnd)
             }
-            lines.append((Substring(text.utf8[start..<lineEnd]), offset))
+            // Spaces and tabs around a line are not part of it (whitespace-only lines are blank), as players read them.
+            var line = Substring(text.utf8[start..<lineEnd])
+            if offset == 0, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }  // a byte order mark
+            lines.append((Substring(line.trimmingSpaces), offset))
             offset += Int64(text.utf8.distance(from: start, to: end)) + 1
             guard end < text.utf8.endIndex else { break }
             start = text.utf8.index(after: end)
+        }
+        // `#EXTM3U` first (RFC 8216); blank lines and comments before it are passed over, as players do.
+        let leading = lines.prefix { $0.text.isEmpty || ($0.text.hasPrefix("#") && !$0.text.hasPrefix("#EXT")) }.count
+        guard leading < lines.count, lines[leading].text.hasPrefix("#EXTM3U") else {
+            throw AudioFileError.malformed("hls: a playlist starts with '#EXTM3U'", offset: 0)
+        }
+        lines.removeFirst(leading)
+        // An extended M3U whose entries last `#EXTINF:-1` (no duration: a live stream each), or that holds URLs
+        // and no HLS tag at all, is a list of streams (radio, IPTV), not a presentation of segments.
+        let unending = lines.contains { $0.text.hasPrefix("#EXTINF:-") }
+        let untagged = !lines.contains { $0.text.hasPrefix("#EXT-X-") || $0.text.hasPrefix("#EXTINF") }
+        if unending || (untagged && lines.contains { !$0.text.isEmpty && !$0.text.hasPrefix("#") }) {
+            throw AudioFileError.unsupportedFileType(
+                "hls: an M3U list of streams (radio, IPTV: " + (unending ? "'#EXTINF:-1'" : "URLs and no HLS tag")
+                    + "), not an HLS playlist; afkit reads HLS playlists: give it a stream of the list by its URL",
+                offset: 0)
         }
         // A master playlist is one with a variant or rendition tag (by its whole name).
         let masterTags: Set<String> = ["#EXT-X-STREAM-INF", "#EXT-X-MEDIA", "#EXT-X-I-FRAME-STREAM-INF"]
@@ -363,9 +379,8 @@ public enum HLS {
             default: continue  // a comment, or a tag afkit does not use
             }
         }
-        if pending != nil {
-            throw AudioFileError.truncated("hls: the playlist ends after an EXTINF with no segment URI", offset: nil)
-        }
+        // An EXTINF with no URI after it at the end: a live playlist caught while it is written (its segment
+        // comes with the next reload), as players take it; the segments before it stand.
         return playlist
     }
 
@@ -635,6 +650,9 @@ extension HLS {
 extension StringProtocol {
     /// The text without spaces and tabs at either end.
     fileprivate var trimmingSpaces: String {
+        guard let first = first, let last = last, first == " " || first == "\t" || last == " " || last == "\t" else {
+            return String(self)
+        }
         let characters = Array(self)
         var start = 0
         var end = characters.count
