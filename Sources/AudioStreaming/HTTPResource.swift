@@ -1,6 +1,7 @@
 import AudioContainers
 import AudioFormats
 import Foundation
+import Synchronization
 
 /// A whole resource over HTTP, in one response: what an HLS reader fetches (playlists, segments,
 /// initialization sections), with the stream options' timeouts, trust roots and retries (backoff from
@@ -19,6 +20,12 @@ public enum HTTPResource {
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+        let server = origin(of: location)
+        if let known = UnreachableServers.failure(of: server) {
+            throw AudioFileError.network(
+                "http: \(location): not tried: \(Redaction.credentialsRemoved(from: server)) could not be reached "
+                    + "moments ago (\(known))", offset: nil)
+        }
         var attempt = 0
         while true {
             do {
@@ -27,15 +34,37 @@ public enum HTTPResource {
                     attempt: attempt)
             } catch let final as Final {
                 throw final.error
+            } catch let unreachable as Unreachable where attempt >= options.maximumReconnectAttempts {
+                // Every attempt failed to connect: the other resources on that server fail at once for a while
+                // (a package of many segments on a dead host is not retried segment by segment).
+                UnreachableServers.note(server, unreachable.reason)
+                throw unreachable.error
             } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
             {
                 attempt += 1
-                var delay = options.reconnectDelay
-                for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
-                if let deadline, ContinuousClock.now + delay > deadline { throw error }
-                try await Task.sleep(for: delay)
+                try await backOff(attempt, options: options, deadline: deadline, error: error)
+            } catch let unreachable as Unreachable {
+                attempt += 1
+                try await backOff(attempt, options: options, deadline: deadline, error: unreachable.error)
             }
         }
+    }
+
+    /// Waits before attempt `attempt` (the options' backoff), or throws `error` where the deadline comes first.
+    private static func backOff(
+        _ attempt: Int, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?, error: AudioFileError
+    ) async throws {
+        var delay = options.reconnectDelay
+        for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
+        if let deadline, ContinuousClock.now + delay > deadline { throw error }
+        try await Task.sleep(for: delay)
+    }
+
+    /// A URL's scheme, user information, host and port: the server a failure to connect is remembered for.
+    static func origin(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        return String(url[..<scheme.upperBound]) + String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
     }
 
     private static func fetchOnce(
@@ -88,7 +117,11 @@ public enum HTTPResource {
             case .cancelled: throw CancellationError()
             case .deadlinePassed:
                 throw AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil)
-            case .transfer(let message, _): throw AudioFileError.network("http: \(location): \(message)", offset: nil)
+            case .transfer(let message, let code):
+                let error = AudioFileError.network("http: \(location): \(message)", offset: nil)
+                // No connection at all (the name not resolved, the connection refused or timed out).
+                if [5, 6, 7].contains(code) { throw Unreachable(error: error, reason: message) }
+                throw error
             case .stalled(let timeout):
                 throw AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil)
             case .tooSlow:
@@ -100,5 +133,35 @@ public enum HTTPResource {
     /// An error no retry mends.
     private struct Final: Error {
         var error: AudioFileError
+    }
+
+    /// A failure to connect to the server at all.
+    private struct Unreachable: Error {
+        var error: AudioFileError
+        var reason: String
+    }
+}
+
+/// The servers afkit could not connect to in this process, each for ``memory`` after its last attempt: their
+/// other resources fail at once in that time instead of each waiting through the retries.
+enum UnreachableServers {
+    /// How long a server that could not be reached is not tried again.
+    static let memory: Duration = .seconds(60)
+    private static let failures = Mutex<[String: (until: ContinuousClock.Instant, reason: String)]>([:])
+
+    static func note(_ server: String, _ reason: String) {
+        failures.withLock { $0[server] = (ContinuousClock.now + memory, reason) }
+    }
+
+    /// Why `server` could not be reached, where that was within ``memory``.
+    static func failure(of server: String) -> String? {
+        failures.withLock { known in
+            guard let entry = known[server] else { return nil }
+            guard entry.until > ContinuousClock.now else {
+                known[server] = nil
+                return nil
+            }
+            return entry.reason
+        }
     }
 }
