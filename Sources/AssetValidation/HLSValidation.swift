@@ -536,6 +536,14 @@ extension ValidationRule {
         if !offersLC, playlist.media.contains(where: { $0.format != nil }) {
             findings.append(Finding("no stereo AAC-LC rendition: Apple's authoring specification requires one"))
         }
+        // Apple's authoring specification: every audio rendition MUST say its language (a player's menu lists it).
+        for rendition in playlist.master?.renditions ?? [] where rendition.type == "AUDIO" {
+            guard rendition.language?.isEmpty ?? true else { continue }
+            findings.append(
+                Finding(
+                    "the audio rendition '\(rendition.name)' (GROUP-ID '\(rendition.groupID)') has no LANGUAGE: Apple's "
+                        + "authoring specification requires one (afkit hls --language)"))
+        }
         return findings
     }
 }

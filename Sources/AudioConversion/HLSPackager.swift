@@ -34,6 +34,10 @@ public struct HLSSettings: Sendable {
     /// One AAC-LC rendition per bit rate, bits per second, in the master playlist's order (at most
     /// ``maximumRenditions``).
     public var bitRates = [128_000]
+    /// The renditions' `LANGUAGE` (a BCP 47 tag; `und`, undetermined, where none is given).
+    public var language = "und"
+    /// The renditions' `NAME`, what a player's audio menu shows: one for every bit rate.
+    public var renditionName = "Main"
     /// How each rendition is converted (edits, loudness, channels, rate): the output's format and bit
     /// rate are the packager's.
     public var conversion = ConversionSettings()
@@ -284,8 +288,10 @@ public enum HLSPackager {
         for rendition in renditions {
             let group = String(rendition.playlist.prefix { $0 != "/" })
             // The rendition's media is the variant's own URI: EXT-X-MEDIA names its channels, no URI of its own.
-            var media = HLS.Rendition(
-                groupID: group, name: "AAC \(shortDecimal(Double(rendition.bitRate) / 1000)) kbit/s")
+            // One NAME and LANGUAGE for every rate of the same content, each in the group of its own variant (as
+            // Apple's examples have them): a player's menu lists one audio track, not one a bit rate.
+            var media = HLS.Rendition(groupID: group, name: settings.renditionName)
+            media.language = settings.language
             media.channels = "\(rendition.format.channelsPerFrame)"
             media.isDefault = true
             media.autoselect = true

@@ -62,6 +62,18 @@ struct HLSCommand: ParsableCommand {
         help: ArgumentHelp("Output channels (default: the source's, at most 2).", valueName: "N"))
     var channels: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "The renditions' LANGUAGE, a BCP 47 tag such as en or pt-BR (Apple requires one; und: undetermined).",
+            valueName: "tag"))
+    var language = "und"
+
+    @Option(
+        help: ArgumentHelp(
+            "The renditions' NAME, one for every bit rate: what a player's audio menu shows.",
+            valueName: "name"))
+    var name = "Main"
+
     @OptionGroup var shared: SharedConversionOptions
 
     @Argument(help: "Sound files.")
@@ -84,6 +96,14 @@ struct HLSCommand: ParsableCommand {
             throw ValidationError("-c takes 1 to 6 or 8 channels (AAC has no 7-channel configuration)")
         }
         if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
+        // BCP 47's shape: subtags of 1 to 8 letters and digits joined by hyphens, the first 2 to 8 letters.
+        let subtags = language.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = subtags.first, (2...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }),
+            subtags.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+        else { throw ValidationError("--language '\(language)' is no BCP 47 language tag (en, pt-BR, und)") }
+        guard !name.isEmpty, !name.contains("\""), !name.contains(where: { $0.isNewline }) else {
+            throw ValidationError("--name: give a NAME with no quote or line break")
+        }
         // The packager's limits (segment duration, renditions, pads in seconds), before anything is read.
         do {
             try HLSPackager.checkSettings(try settings())
@@ -98,6 +118,8 @@ struct HLSCommand: ParsableCommand {
         settings.segmentType = segmentType == .fmp4 ? .fmp4 : .packed
         settings.segmentDuration = segmentDuration
         settings.bitRates = try bitRates()
+        settings.language = language
+        settings.renditionName = name
         var conversion = ConversionSettings()
         conversion.channels = channels
         conversion.sampleRate = try DataFormatSpecifier.fromArgument(dataFormat).sampleRate

@@ -1,0 +1,33 @@
+import Foundation
+import LoopbackServers
+import Testing
+
+/// Renditions as Apple's authoring specification asks (issue 69): one NAME and LANGUAGE for every bit rate of
+/// the same content, each in its own GROUP-ID tied to its variant; validate requires LANGUAGE.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct HLSRenditionNamingTests {
+    @Test func everyRateSharesOneNameAndLanguage() throws {
+        let folder = try Loopback.temporaryFolder("hls-names")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Command.run([
+            "hls", "--bitrates", "64k,96k", "--language", "pt-BR", "--name", "Português", "--duration", "3",
+            "signals/speech.wav", "--out", folder + "/pkg",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let master = try String(contentsOfFile: folder + "/pkg/master.m3u8", encoding: .utf8)
+        let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:") }
+        #expect(media.count == 2)
+        #expect(media.allSatisfy { $0.contains("NAME=\"Português\"") && $0.contains("LANGUAGE=\"pt-BR\"") })
+        #expect(Set(media.compactMap { $0.components(separatedBy: "GROUP-ID=\"").last?.prefix { $0 != "\"" } }).count == 2)
+        let checked = try Command.run(["validate", "--profile", "hls-audio", folder + "/pkg/master.m3u8"])
+        #expect(checked.status == 0, "\(checked.stdout)")
+        // Without LANGUAGE: an error naming the rendition.
+        try Data(master.replacingOccurrences(of: ",LANGUAGE=\"pt-BR\"", with: "").utf8).write(
+            to: URL(fileURLWithPath: folder + "/pkg/bare.m3u8"))
+        let bare = try Command.run(["validate", "--profile", "hls-audio", folder + "/pkg/bare.m3u8"])
+        #expect(bare.status == 1 && bare.stdout.contains("has no LANGUAGE"), "\(bare.stdout)")
+        // A tag that is no language tag is a usage error.
+        let wrong = try Command.run(["hls", "--language", "english!", "signals/speech.wav", "--out", folder + "/x"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("BCP 47"))
+    }
+}
