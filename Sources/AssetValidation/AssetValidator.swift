@@ -146,8 +146,10 @@ public struct AssetValidator: Sendable {
         let found = try filesBelow(folder).filter { nameExtension(of: $0) == "m3u8" || nameExtension(of: $0) == "m3u" }
         var named = Set<String>()
         var masters = Set<String>()
+        // Only what really lies below the folder is read (a link that leads out is left to the boundary's refusal).
+        let real = realPath(folder) ?? "/nonexistent"
         for path in found {
-            guard let bytes = try? HLS.readLocalResource(path, limit: HLS.maximumPlaylistSize),
+            guard let bytes = try? HLS.readLocalResource(path, limit: HLS.maximumPlaylistSize, below: real),
                 case .master(let master)? = try? HLS.parse(bytes)
             else { continue }
             masters.insert(path)

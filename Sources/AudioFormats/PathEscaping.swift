@@ -144,6 +144,22 @@ public enum PathEscaping {
         return out
     }
 
+    /// Text as a terminal or a log may receive it: every control character but the line feed and the tab (an
+    /// escape sequence, a carriage return, a bell from a playlist's URI or a server's message) spelled as `\x1B`,
+    /// `\r`, `\x07`; JSON's and the reports' own text never holds them raw.
+    public static func withoutRawControls(_ text: String) -> String {
+        guard text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) && scalar != "\n" && scalar != "\t" {
+                out += spelling(of: UInt8(scalar.value))
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// The control character an escape scalar stands for (a newline, a tab), or `nil` for an escaped byte of
     /// a name that is not UTF-8 (and for any other scalar).
     public static func controlCharacter(escapedBy scalar: Unicode.Scalar) -> Unicode.Scalar? {

@@ -1,4 +1,5 @@
 internal import CCurl
+import AudioFormats
 import Foundation
 import Synchronization
 
@@ -479,7 +480,11 @@ final class HTTPTransfer: @unchecked Sendable {
         if let easy {
             var code = 0
             if afkit_curl_get_long(api, easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
-            if let effective = effectiveURL(easy) { url = effective }
+            if let effective = effectiveURL(easy) {
+                // A redirect's password is kept from what afkit prints, as the request's own is.
+                Redaction.noteCredentials(in: effective)
+                url = effective
+            }
         }
         return Head(
             status: status, reason: parts.count > 2 ? String(parts[2]) : "",

@@ -175,31 +175,6 @@ public func writeFile(_ path: String, bytes: [UInt8]) throws {
     }
 }
 
-extension String {
-    /// The string with every occurrence of `target` replaced, matched scalar by scalar (so `"\r"` is found in
-    /// `"\r\n"`, which is one Character). Written without Foundation: the pure modules use neither it nor
-    /// string-processing API that older macOS releases lack.
-    public func replacingAll(_ target: String, with replacement: String) -> String {
-        let pattern = Array(target.unicodeScalars)
-        guard let first = pattern.first, unicodeScalars.contains(first) else { return self }
-        let scalars = Array(unicodeScalars)
-        var out = String.UnicodeScalarView()
-        var index = 0
-        while index < scalars.count {
-            if scalars[index] == first, index + pattern.count <= scalars.count,
-                scalars[index..<(index + pattern.count)].elementsEqual(pattern)
-            {
-                out.append(contentsOf: replacement.unicodeScalars)
-                index += pattern.count
-            } else {
-                out.append(scalars[index])
-                index += 1
-            }
-        }
-        return String(out)
-    }
-}
-
 /// The folder a path lies in (`.` for a bare name).
 public func parentFolder(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

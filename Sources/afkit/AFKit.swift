@@ -50,6 +50,8 @@ struct AFKit: ParsableCommand {
             }
                 ?? ""
         }
+        // A password in a URL given on the command line is never printed, in any spelling.
+        for argument in arguments { Redaction.noteCredentials(in: argument) }
         if arguments.isEmpty {
             Output.standardError(helpMessage() + "\n")
             terminate(Status.usage)
@@ -215,12 +217,14 @@ enum Interruption {
 /// Writes straight to the standard streams (no buffering to flush before exiting). Every text afkit prints
 /// passes here, so every URL in it passes the one redaction (``Redaction/credentialsRemoved(from:)``: no
 /// password of the command line, a playlist or a redirect is printed) and every name its escaping
-/// (``PathEscaping/displayed(_:)``), in every report format. A report that cannot
+/// (``PathEscaping/displayed(_:)``) and no raw control character but line feeds and tabs
+/// (``PathEscaping/withoutRawControls(_:)``: a playlist's URI cannot reach the terminal as an escape sequence), in
+/// every report format. A report that cannot
 /// reach standard output (a full disk, a closed file) ends the command with status 1 and a message; a
 /// reader that closed the pipe (`afkit info *.caf | head -1`) ends it quietly with status 0.
 enum Output {
     static func standardOutput(_ text: String) {
-        var text = PathEscaping.displayed(Redaction.credentialsRemoved(from: text))
+        var text = PathEscaping.withoutRawControls(PathEscaping.displayed(Redaction.credentialsRemoved(from: text)))
         text.withUTF8 { standardOutput(bytes: UnsafeRawBufferPointer($0)) }
     }
 
@@ -235,8 +239,16 @@ enum Output {
     }
 
     static func standardError(_ text: String) {
-        var text = PathEscaping.displayed(Redaction.credentialsRemoved(from: text))
+        var text = PathEscaping.withoutRawControls(PathEscaping.displayed(Redaction.credentialsRemoved(from: text)))
         _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: 2) }
+    }
+
+    /// Clears the terminal line on standard error (a progress line's `\r` and erase-line sequence): the one
+    /// control sequence afkit writes; every other control character it prints is spelled out.
+    static func clearTerminalLine() {
+        _ = "\r\u{1B}[K".utf8CString.withUnsafeBytes {
+            writeAll(UnsafeRawBufferPointer(rebasing: $0.dropLast()), to: 2)
+        }
     }
 
     /// Writes every byte to a descriptor; returns the errno of a failed write, or `nil`.

@@ -73,7 +73,7 @@ final class ProgressLine: Sendable {
     /// Clears the line where it was drawn (at the end); the next report draws it again.
     func clear() {
         state.withLock { state in
-            if state.drawn { Output.standardError("\r\u{1B}[K") }
+            if state.drawn { Output.clearTerminalLine() }
             state.drawn = false
         }
     }
@@ -81,7 +81,8 @@ final class ProgressLine: Sendable {
     /// Writes `text` (whole lines) to standard error under the line: cleared first, redrawn by the next report.
     func write(_ text: String) {
         state.withLock { state in
-            Output.standardError((state.drawn ? "\r\u{1B}[K" : "") + text)
+            if state.drawn { Output.clearTerminalLine() }
+            Output.standardError(text)
             state.drawn = false
         }
     }
@@ -104,7 +105,8 @@ final class ProgressLine: Sendable {
             parts.append(text)
         }
         guard !parts.isEmpty else { return }
-        Output.standardError("\r\u{1B}[K\(command): " + parts.joined(separator: " · "))
+        Output.clearTerminalLine()
+        Output.standardError("\(command): " + parts.joined(separator: " · "))
         state.drawn = true
     }
 }

@@ -74,6 +74,11 @@ struct Validate: ParsableCommand {
         // Checked here, not in validate(): argument-parser reports an unknown option first. A playlist
         // profile also reads playlists over HTTP.
         let checksPlaylists = try loadProfile().checksPlaylists
+        if checksPlaylists && paths.contains("-") {
+            // A playlist's URIs are relative to its own folder, which standard input has none of.
+            throw usageError(
+                "a playlist on standard input has no folder for its segments: give the playlist's path", in: Self.self)
+        }
         try checkPathsExist(
             paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true)
         // A report written into one of the inputs (`>> IN`) is refused before anything is read.

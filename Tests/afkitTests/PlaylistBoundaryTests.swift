@@ -208,4 +208,65 @@ struct PlaylistBoundaryTests {
         let path = ((json.json as? [[String: Any]])?.first ?? (json.json as? [String: Any]))?["path"] as? String
         #expect(path == name, "\(json.stdout)")
     }
+
+    /// What an attacker tried next: a playlist on standard input (its spool's folder is /tmp), a playlist link
+    /// in a folder given to validate, a path that leads out to a file that does not exist (an existence probe),
+    /// `%00`, passwords with the characters a URL's user information may not hold, and escape sequences in a
+    /// URI.
+    @Test func theSecondRoundOfTricksIsRefused() throws {
+        let (folder, secret) = try Self.package("second")
+        let root = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let secretName = URL(fileURLWithPath: secret).lastPathComponent
+        // Standard input: refused as a usage error before anything is read.
+        let stdin = try Command.run(
+            ["validate", "--profile", "hls-audio", "-"],
+            stdin: Data(Self.playlist.replacingOccurrences(of: "seg0.m4s", with: secretName).utf8))
+        #expect(stdin.status == 2 && stdin.stderr.contains("standard input"), "\(stdin.stderr)")
+        // A link in the folder given that leads to a playlist outside it: not read.
+        let outside = root + "/outside.m3u8"
+        try Data(Self.playlist.replacingOccurrences(of: "seg0.m4s", with: "QZX7-LISTED.m4s").utf8).write(
+            to: URL(fileURLWithPath: outside))
+        let walked = root + "/walked"
+        try FileManager.default.createDirectory(atPath: walked, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: walked + "/link.m3u8", withDestinationPath: outside)
+        let walk = try Command.run(["validate", "--profile", "hls-audio", walked])
+        #expect(!walk.stdout.contains("QZX7-LISTED") && walk.stdout.contains("is not read"), "\(walk.stdout)")
+        // '..' out to a file that does not exist, and a NUL: refused by rule, never "no such file".
+        for uri in ["../no-such-file.m4s", "seg0.m4s%00/../../" + secretName] {
+            let path = folder + "/probe.m3u8"
+            try Data(Self.playlist.replacingOccurrences(of: "seg1.m4s", with: uri).utf8).write(
+                to: URL(fileURLWithPath: path))
+            let result = try Command.run(["validate", "--profile", "hls-audio", path])
+            #expect(
+                result.stdout.contains("is not read") && !result.stdout.contains("No such file"), "\(result.stdout)")
+        }
+        // Passwords with characters RFC 3986 does not allow there (libcurl sends them as they are).
+        let server = try ScriptedServer { _, _, socket in
+            ScriptedServer.send(socket, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        }
+        for password in ["se\"cr3t", "se<cr3t", "se>cr3t", "se\\cr3t", "se cr3t"] {
+            let url = "http://alice:\(password)@127.0.0.1:\(server.port)/seg1.m4s"
+            let path = folder + "/pw.m3u8"
+            try Data(Self.playlist.replacingOccurrences(of: "seg1.m4s", with: url).utf8).write(
+                to: URL(fileURLWithPath: path))
+            for reading in Self.readings {
+                let result = try Command.run([reading[0], "--allow-network"] + reading.dropFirst() + [path])
+                let output = result.stdout + result.stderr
+                #expect(!output.contains("cr3t"), "\(reading) \(password): \(output)")
+            }
+            let direct = try Command.run(["info", url.replacingOccurrences(of: "seg1.m4s", with: "x.m3u8")])
+            #expect(!(direct.stdout + direct.stderr).contains("cr3t"), "\(direct.stderr)")
+        }
+        // An escape sequence in a URI reaches no terminal raw.
+        let escape = folder + "/escape.m3u8"
+        try Data(Self.playlist.replacingOccurrences(of: "seg1.m4s", with: "no\u{1B}]0;TITLE\u{07}pe.m4s").utf8).write(
+            to: URL(fileURLWithPath: escape))
+        for reading in [["info"], ["packets"], ["validate", "--profile", "hls-audio"]] {
+            let result = try Command.run(reading + [escape])
+            let output = result.stdout + result.stderr
+            #expect(!output.contains("\u{1B}") && !output.contains("\u{07}"), "\(reading)")
+            #expect(output.contains("\\x1B"), "\(reading): \(output)")
+        }
+    }
 }

@@ -25,15 +25,20 @@ extension HLS {
         public let folder: (given: String, real: String?)?
         /// Whether a playlist on the disk may name `http:` and `https:` resources.
         public let allowsNetwork: Bool
+        /// Whether the playlist itself must lie below the folder (one a folder walk found: a link in the folder
+        /// given that leads out is not read).
+        private let confinesPlaylist: Bool
         private let network: NetworkFetch?
 
         /// The boundary for the playlist the user named at `playlist`: a playlist on the disk reads below
-        /// `folder` (its own folder where `nil`), the network only with `allowsNetwork`, through `network`.
+        /// `folder` (its own folder where `nil`; where given, the playlist itself must lie below it too), the
+        /// network only with `allowsNetwork`, through `network`.
         public init(
             playlist: String, folder: String? = nil, allowsNetwork: Bool = false, network: NetworkFetch? = nil
         ) {
             named = playlist
             self.allowsNetwork = allowsNetwork
+            confinesPlaylist = folder != nil
             self.network = network
             if HLS.scheme(of: playlist) != nil {
                 self.folder = nil
@@ -63,6 +68,8 @@ extension HLS {
                 }
                 return
             }
+            // A NUL (`%00`) would cut the path the system is given short of the one the playlist names.
+            guard !location.utf8.contains(0) else { throw refusal(location, "a NUL byte in a path") }
             guard !isNamed else { return }
             guard let folder else {
                 throw refusal(location, "a local path named by a playlist read over HTTP, which afkit never reads")
@@ -70,8 +77,20 @@ extension HLS {
             // Lexically below the folder as given: an absolute path elsewhere is refused before anything is opened
             // (the real path is checked as the file is opened).
             let prefix = folder.given.isEmpty ? "" : folder.given.hasSuffix("/") ? folder.given : folder.given + "/"
-            guard location.hasPrefix(prefix), prefix.hasPrefix("/") || !location.hasPrefix("/"), folder.real != nil
+            guard location.hasPrefix(prefix), prefix.hasPrefix("/") || !location.hasPrefix("/"), folder.real != nil,
+                !Self.climbsOut(location.dropFirst(prefix.count))
             else { throw refusal(location, outsideRule) }
+        }
+
+        /// Whether a relative path's `..` climbs above where it starts, as written (links aside: the real path
+        /// is checked at the open), so a path that leads out is refused whether or not its file exists.
+        static func climbsOut(_ path: Substring) -> Bool {
+            var depth = 0
+            for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+                if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
+                if depth < 0 { return true }
+            }
+            return false
         }
 
         /// The bytes at `location` (resolved against the playlist that names it), or `range` of them, where the
@@ -85,7 +104,7 @@ extension HLS {
                 }
                 return try network(location, range)
             }
-            guard location != named, let real = folder?.real else {
+            guard location != named || confinesPlaylist, let real = folder?.real else {
                 return try HLS.readLocalResource(location, range: range)
             }
             do {

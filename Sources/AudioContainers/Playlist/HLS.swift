@@ -249,6 +249,8 @@ public enum HLS {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw AudioFileError.malformed("hls: a playlist is UTF-8 text; this one is not", offset: 0)
         }
+        // Every password a playlist holds is kept from what afkit prints, whatever its spelling.
+        Redaction.noteCredentials(in: text)
         // Lines end with LF or CR LF (RFC 8216, 4.1): split on the bytes (a Character "\r\n" is not "\n").
         var lines: [(text: Substring, offset: Int64)] = []
         var start = text.utf8.startIndex
