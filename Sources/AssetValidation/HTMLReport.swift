@@ -389,33 +389,6 @@ func breakable(_ path: String) -> String {
     return result + markupEscaped(part)
 }
 
-/// Text as XML or HTML content or a quoted attribute value (JUnit's and the HTML report's): the five
-/// markup characters as references, control characters other than tab and line breaks (which XML 1.0
-/// cannot hold) as "?".
-func markupEscaped(_ text: String) -> String {
-    guard
-        text.utf8.contains(where: {
-            $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xF4
-        })
-    else { return text }
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
-        // A name's escaped byte or control character, as the text outputs print it (`\xFF`, `\n`).
-        case let c where c.value >= 0x10FF00: out += PathEscaping.displayed(String(c))
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
-
 /// 16-bit integers as base64 of their little-endian bytes.
 func base64(_ values: [Int16]) -> String {
     var bytes: [UInt8] = []

@@ -28,14 +28,14 @@ public final class ClipScanner {
         public var onSample: [Int64]
         /// Per channel: intervals clipped between samples.
         public var interSample: [Int64]
-        /// The runs listed, in the order they start: each channel's first ``ClipScanner/maximumListedRuns``.
+        /// The runs listed, in the order they start: each channel's first ``ClipScanner/listedRuns(perChannelOf:)``.
         public var runs: [Run]
         /// Per channel: every run, listed or not.
         public var runCounts: [Int64]
         /// Frames scanned.
         public var frames: Int64
 
-        /// Per channel: the runs past ``ClipScanner/maximumListedRuns``, counted and not listed.
+        /// Per channel: the runs past ``ClipScanner/listedRuns(perChannelOf:)``, counted and not listed.
         public var runsNotListed: [Int64] {
             runCounts.indices.map { channel in
                 runCounts[channel] - Int64(runs.count(where: { $0.channel == channel }))
@@ -50,6 +50,13 @@ public final class ClipScanner {
     /// The most runs listed per channel (both kinds together, the first to start): a sound clipped at every
     /// other sample has millions, and memory must not grow with them. Every run is still counted.
     public static let maximumListedRuns = 1000
+    /// The most runs listed in all, whatever the channels (a sound of 1,024 channels lists 15 a channel).
+    public static let maximumListedRunsInAll = 16000
+
+    /// The runs listed per channel for a sound of `channels`.
+    public static func listedRuns(perChannelOf channels: Int) -> Int {
+        min(maximumListedRuns, max(1, maximumListedRunsInAll / max(channels, 1)))
+    }
 
     /// The level a sample clips at: 16-bit full scale (32767 of 32768) and beyond.
     public static let fullScale: Float = 32767 / 32768
@@ -66,7 +73,7 @@ public final class ClipScanner {
     /// Per channel and kind (`channel * 2`, plus 1 between samples): the run still growing. Its `peak` and
     /// `count` are kept whether it is listed or not (see `listed`).
     private var open: [Int: Run] = [:]
-    /// The keys of `open` whose run is among its channel's first ``maximumListedRuns``.
+    /// The keys of `open` whose run is among its channel's first ``listedRuns(perChannelOf:)``.
     private var listed: Set<Int> = []
 
     /// A scanner for interleaved frames of `channels` at `sampleRate`.
@@ -152,7 +159,7 @@ public final class ClipScanner {
         close(key)
         open[key] = Run(channel: channel, kind: kind, start: position, count: 1, peak: peak)
         // Runs of a channel start in frame order (both kinds): its first ones are the ones listed.
-        if report.runCounts[channel] < Int64(Self.maximumListedRuns) { listed.insert(key) }
+        if report.runCounts[channel] < Int64(Self.listedRuns(perChannelOf: channels)) { listed.insert(key) }
         report.runCounts[channel] += 1
     }
 

@@ -96,25 +96,13 @@ private final class KnownSecrets: Sendable {
     func add(_ secret: String) {
         state.withLock { state in
             guard state.secrets.insert(secret).inserted else { return }
-            var forms: Set<String> = [secret]
-            var json = ""
-            var html = ""
+            // As JSON writes it inside a string, as the HTML and JUnit reports write it, and percent-encoded (as
+            // GitHub's annotations write a file name).
+            let json = String(JSONValue.string(secret).serialized().dropFirst().dropLast())
+            let html = markupEscaped(secret)
             var percent = ""
             for scalar in secret.unicodeScalars {
-                switch scalar {
-                case "\"": json += "\\\""
-                case "\\": json += "\\\\"
-                default: json.unicodeScalars.append(scalar)
-                }
-                switch scalar {
-                case "&": html += "&amp;"
-                case "<": html += "&lt;"
-                case ">": html += "&gt;"
-                case "\"": html += "&quot;"
-                case "'": html += "&#39;"
-                default: html.unicodeScalars.append(scalar)
-                }
-                if scalar.properties.isAlphabetic && scalar.isASCII || ("0"..."9").contains(scalar) {
+                if scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) {
                     percent.unicodeScalars.append(scalar)
                 } else {
                     for byte in String(scalar).utf8 {
@@ -122,6 +110,7 @@ private final class KnownSecrets: Sendable {
                     }
                 }
             }
+            var forms: Set<String> = [secret]
             forms.formUnion([json, html, percent, html.replacingAll("&#39;", with: "&apos;")])
             // The longest first, so a spelling inside another is never left half replaced.
             state.spellings = Set(state.spellings).union(forms.filter { $0.count >= 2 }).sorted { $0.count > $1.count }
@@ -154,4 +143,31 @@ extension String {
         }
         return String(out)
     }
+}
+
+/// Text as XML or HTML content or a quoted attribute value (JUnit's and the HTML report's): the five
+/// markup characters as references, control characters other than tab and line breaks (which XML 1.0
+/// cannot hold) as "?".
+public func markupEscaped(_ text: String) -> String {
+    guard
+        text.utf8.contains(where: {
+            $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xF4
+        })
+    else { return text }
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
+        // A name's escaped byte or control character, as the text outputs print it (`\xFF`, `\n`).
+        case let c where c.value >= 0x10FF00: out += PathEscaping.displayed(String(c))
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }

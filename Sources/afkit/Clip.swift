@@ -16,7 +16,8 @@ struct Clip: ParsableCommand {
         discussion:
             "Each file is decoded as convert decodes it (a lossy file counts as decoded). A sample at full scale "
             + "(32767 of 32768) or beyond clips on the grid; a peak over full scale between two samples that do not "
-            + "clip themselves clips between samples. Each channel's first \(ClipScanner.maximumListedRuns) runs are "
+            + "clip themselves clips between samples. Each channel's first \(ClipScanner.maximumListedRuns) runs (fewer with "
+            + "many channels: \(ClipScanner.maximumListedRunsInAll) in all) are "
             + "listed; every run is counted, and the runs past them are said (\"N more runs not listed\"; in JSON, "
             + "'runCount' and 'runsNotListed' per channel). Exit status 1 when anything clips (or a file cannot be read)."
     )
@@ -100,7 +101,7 @@ struct Clip: ParsableCommand {
             if notListed[channel] > 0 {
                 lines.append(
                     "channel \(channel + 1): \(report.runCounts[channel]) runs, \(notListed[channel]) more runs not listed "
-                        + "(the first \(ClipScanner.maximumListedRuns) are)")
+                        + "(the first \(ClipScanner.listedRuns(perChannelOf: channels)) are)")
             }
         }
         return lines.joined(separator: "\n") + "\n"

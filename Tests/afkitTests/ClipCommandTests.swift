@@ -146,4 +146,32 @@ import Testing
         #expect(text.stdout.contains("channel 2: 2500 runs, 1500 more runs not listed (the first 1000 are)"))
         #expect(text.stdout.split(separator: "\n").count(where: { $0.hasSuffix("on sample") }) == 2000)
     }
+
+    /// Many channels list fewer runs each: 16,000 in all, however many channels (1,024 channels at 1,000 runs each
+    /// took 814 MB).
+    @Test func manyChannelsListSixteenThousandRunsInAll() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/many.wav"
+        let (channels, frames) = (64, 1000)
+        func le(_ value: Int, _ bytes: Int) -> [UInt8] {
+            (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        let dataSize = frames * channels * 2
+        var wav = Array("RIFF".utf8) + le(36 + dataSize, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2)
+        wav += le(channels, 2) + le(8000, 4) + le(8000 * channels * 2, 4) + le(channels * 2, 2) + le(16, 2)
+        wav += Array("data".utf8) + le(dataSize, 4)
+        for frame in 0..<frames {
+            for _ in 0..<channels { wav += le(frame % 2 == 0 ? 32767 : 0, 2) }
+        }
+        try Data(wav).write(to: URL(fileURLWithPath: path))
+        let (status, entry) = try Self.report(path)
+        #expect(status == 1)
+        let counts = (entry["channels"] as? [[String: Any]] ?? []).map {
+            ($0["runCount"] as? Int ?? -1, $0["runsNotListed"] as? Int ?? -1)
+        }
+        #expect(
+            counts.count == channels && counts.allSatisfy { $0 == (frames / 2, frames / 2 - 250) },
+            "\(counts.prefix(2))")
+        #expect((entry["runs"] as? [[String: Any]])?.count == 16000)
+    }
 }
