@@ -17,9 +17,9 @@ package final class ReadableFile: Sendable {
     package let size: Int64
 
     /// Opens `path` for reading. With `root` (a real path: ``realPath(_:)``), the file must lie below that
-    /// folder after every link is followed, outside `/proc`, `/sys` and `/dev`: checked before the open (so a
-    /// device a link leads to is never opened) and on the descriptor after it (so a link swapped in between is
-    /// caught); otherwise ``FileAccessRefusal/outsideFolder`` is thrown.
+    /// folder after every link is followed, outside `/proc`, `/sys` and `/dev`: checked before the open and on
+    /// what is opened (``openBelow(_:_:as:)``: a device a link leads to, or one swapped in, is never opened);
+    /// otherwise ``FileAccessRefusal/outsideFolder`` is thrown.
     package init(path: String, below root: String? = nil) throws {
         self.path = path
         var name = path
@@ -34,7 +34,9 @@ package final class ReadableFile: Sendable {
             name = real
         }
         // Non-blocking, so a FIFO with no writer cannot hang the open; only regular files are read.
-        descriptor = openPath(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (root == nil ? 0 : O_NOFOLLOW))
+        descriptor =
+            try root.map { try Self.openBelow($0, name, as: path) }
+            ?? openPath(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw ioError("cannot open '\(path)'") }
         if let root, !(openedPath(descriptor).map { realPath($0, liesBelow: root) } ?? false) {
             close(descriptor)
@@ -62,6 +64,30 @@ package final class ReadableFile: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// Opens `name` (a real path) for reading where it is a regular file below `root`. On Linux its place is
+    /// taken first without opening the file (`O_PATH`: no device acts on it), checked (a regular file, really
+    /// below `root`), and the file opened through that very place, so a link swapped in meanwhile changes
+    /// nothing; elsewhere it is opened without following a last link and checked after.
+    private static func openBelow(_ root: String, _ name: String, as path: String) throws -> Int32 {
+        #if os(Linux)
+            // O_PATH (Glibc declares it only under _GNU_SOURCE): 010000000 on x86_64 and arm64 Linux.
+            let pathOnly: Int32 = 0o10000000
+            let place = openPath(name, pathOnly | O_NOFOLLOW | O_CLOEXEC)
+            guard place >= 0 else { throw ioError("cannot open '\(path)'") }
+            defer { close(place) }
+            var info = stat()
+            guard fstat(place, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                throw AudioFileError.io("'\(path)' is not a regular file", errno: EISDIR)
+            }
+            guard openedPath(place).map({ realPath($0, liesBelow: root) }) ?? false else {
+                throw FileAccessRefusal.outsideFolder(path)
+            }
+            return openPath("/proc/self/fd/\(place)", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #else
+            return openPath(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        #endif
+    }
 
     /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at the end).
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
