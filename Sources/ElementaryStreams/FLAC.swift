@@ -458,6 +458,14 @@ package struct FLACParser: StreamParser {
                 return nil
             }
             if !atEnd { return .needMore(min(limit + 2, max(bytes.count * 2, bytes.count + 4096))) }
+            // Not the last frame where a later frame of the stream follows it: its bytes fail the CRC-16 up to every
+            // frame after it, so it is damaged, skipped up to the next frame and said, as within the stream.
+            if Self.frameFollows(header, in: bytes, info: info) {
+                if junk == nil { junk = (offset, 0) }
+                junk?.count += 1
+                _ = cursor.skip(1)
+                return nil
+            }
             // The last frame runs to the end of the stream, or to an ID3v1 tag, or is followed by bytes that are
             // not frames (zeros, junk): the end where its CRC-16 checks, the one nearest the frame before in size
             // where the bytes check at more than one place.
@@ -494,6 +502,22 @@ package struct FLACParser: StreamParser {
             _ = cursor.skip(bytes.count)
             return nil
         }
+    }
+
+    /// Whether a frame of the stream numbered after `header`'s starts in `bytes` after `header`'s own.
+    private static func frameFollows(_ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, info: FLACStreamInfo)
+        -> Bool
+    {
+        var position = header.length
+        while let candidate = nextSync(in: bytes, from: position, before: bytes.count - 1) {
+            position = candidate + 1
+            guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+                matches(next, info: info), next.isVariableBlockSize == header.isVariableBlockSize,
+                next.number > header.number
+            else { continue }
+            return true
+        }
+        return false
     }
 
     private static func isTrailingTag(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -285,6 +285,26 @@ import Testing
 
     /// Every intact frame after the damage is read (at its offset, moved by what was inserted), the frames lost
     /// are named and the file is damaged, not truncated; the same at every chunking and through the file API.
+    /// Damage in one of the last frames (50 bytes zeroed 200 into it): the frames after it still come, and it is
+    /// said as damage, never as a stream cut short (the end's own search for the last frame's CRC-16 found no end
+    /// for the damaged frame and called the rest truncated, or took a chance match for its end).
+    @Test func damageNearTheEndIsDamageNotTruncation() throws {
+        let clean = Fixture.named("flac/music-b1152.flac").bytes
+        let reference = try Self.reference("music-b1152")
+        for back in 2...6 {
+            let frame = reference[reference.count - back]
+            guard frame.size > 260 else { continue }
+            var bytes = clean
+            let at = Int(frame.offset) + 200
+            for index in at..<at + 50 { bytes[index] = 0 }
+            let whole = record(bytes, chunkSizes: [bytes.count])
+            #expect(whole.error == nil, "frame -\(back)")
+            #expect(whole.properties.isDamaged && !whole.properties.isTruncated, "frame -\(back)")
+            let expected = reference.map(\.offset).filter { $0 != frame.offset }
+            #expect(Self.packets(whole).map(\.offset) == expected, "frame -\(back)")
+        }
+    }
+
     @Test func aDamagedStretchResumesAtTheNextGenuineFrame() throws {
         let reference = try Self.reference("music-b1152")
         let cases = Self.damagedMusic()
