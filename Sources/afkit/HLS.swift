@@ -99,7 +99,9 @@ struct HLSCommand: ParsableCommand {
         // BCP 47's shape: subtags of 1 to 8 letters and digits joined by hyphens, the first 2 to 8 letters.
         let subtags = language.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = subtags.first, (2...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }),
-            subtags.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+            subtags.allSatisfy({
+                (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            })
         else { throw ValidationError("--language '\(language)' is no BCP 47 language tag (en, pt-BR, und)") }
         guard !name.isEmpty, !name.contains("\""), !name.contains(where: { $0.isNewline }) else {
             throw ValidationError("--name: give a NAME with no quote or line break")

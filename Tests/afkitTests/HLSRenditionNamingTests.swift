@@ -18,7 +18,8 @@ struct HLSRenditionNamingTests {
         let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:") }
         #expect(media.count == 2)
         #expect(media.allSatisfy { $0.contains("NAME=\"Português\"") && $0.contains("LANGUAGE=\"pt-BR\"") })
-        #expect(Set(media.compactMap { $0.components(separatedBy: "GROUP-ID=\"").last?.prefix { $0 != "\"" } }).count == 2)
+        #expect(
+            Set(media.compactMap { $0.components(separatedBy: "GROUP-ID=\"").last?.prefix { $0 != "\"" } }).count == 2)
         let checked = try Command.run(["validate", "--profile", "hls-audio", folder + "/pkg/master.m3u8"])
         #expect(checked.status == 0, "\(checked.stdout)")
         // Without LANGUAGE: an error naming the rendition.
