@@ -166,18 +166,22 @@ struct HLSCommand: ParsableCommand {
         if sources.count == 1 {
             targets = [(sources[0], out)]
         } else {
-            var seen: [String: String] = [:]
+            // Keyed by the name's bytes: two spellings Unicode takes as one (`café` composed and decomposed) are two
+            // names on the disk, and two folders.
+            var seen: [[UInt8]: String] = [:]
             var clashes: [String] = []
             for source in sources {
                 let stem = pathParts(source).base
-                // A folder of its own: not '.', '..' (the output folder itself, or its parent) or afkit's temporary.
-                if stem.isEmpty || stem == "." || stem == ".." || TemporaryFolders.isTemporaryName(stem) {
+                // A folder of its own, not hidden: not '.', '..' (the output folder itself, or its parent), nor a name
+                // of afkit's own (its temporaries, the package marker).
+                if stem.isEmpty || stem.hasPrefix(".") || TemporaryFolders.isTemporaryName(stem) {
                     throw usageError(
                         "each source gets a folder named after it, and '\(source)' would get '\(stem)', which names "
-                            + "no folder of its own: rename it, or package it alone", in: Self.self)
+                            + "no folder of its own (a hidden name): rename it, or package it alone", in: Self.self)
                 }
-                if let other = seen[stem] { clashes.append("'\(other)' and '\(source)' would both be '\(stem)'") }
-                seen[stem] = source
+                let key = PathEscaping.bytes(of: stem)
+                if let other = seen[key] { clashes.append("'\(other)' and '\(source)' would both be '\(stem)'") }
+                seen[key] = source
                 targets.append((source, out + "/" + stem))
             }
             if !clashes.isEmpty {

@@ -31,4 +31,24 @@ struct HLSRenditionNamingTests {
         let wrong = try Command.run(["hls", "--language", "english!", "signals/speech.wav", "--out", folder + "/x"])
         #expect(wrong.status == 2 && wrong.stderr.contains("BCP 47"))
     }
+
+    /// Sources packaged side by side get folders named by their bytes: a hidden stem (`.afkit-package.wav`, named
+    /// like the package marker) is refused, and `café` composed and decomposed are two names, two folders.
+    @Test func sourceFoldersAreNamedByTheirBytes() throws {
+        let folder = try Loopback.temporaryFolder("hls-stems")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let speech = Command.fixtures + "/signals/speech.wav"
+        let names = [".afkit-package.wav", "plain.wav", "caf\u{E9}.wav", "cafe\u{301}.wav"]
+        for name in names { try FileManager.default.copyItem(atPath: speech, toPath: folder + "/" + name) }
+        let hidden = try Command.run([
+            "hls", "--duration", "1", folder + "/.afkit-package.wav", folder + "/plain.wav", "--out", folder + "/a",
+        ])
+        #expect(hidden.status == 2 && hidden.stderr.contains("a hidden name"), "\(hidden.stderr)")
+        let accents = try Command.run([
+            "hls", "--duration", "1", folder + "/caf\u{E9}.wav", folder + "/cafe\u{301}.wav", "--out", folder + "/b",
+        ])
+        #expect(accents.status == 0, "\(accents.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: folder + "/b").filter { !$0.hasPrefix(".") }
+        #expect(made.count == 2, "\(made)")
+    }
 }
