@@ -43,7 +43,8 @@ extension HLS {
             if HLS.scheme(of: playlist) != nil {
                 self.folder = nil
             } else {
-                let given = folder ?? HLS.folder(of: playlist)
+                // Its own folder as the path gives it, with its slash (`pkg/`; empty for a bare name).
+                let given = folder ?? pathParts(playlist).folder
                 self.folder = (given, realPath(given.isEmpty ? "." : given))
             }
         }
@@ -128,13 +129,6 @@ extension HLS {
         private func refusal(_ location: String, _ rule: String) -> AudioFileError {
             .illegalOperation("hls: '\(location)' is not read: \(rule)")
         }
-    }
-
-    /// The folder part of a path (`pkg/aac` of `pkg/aac/index.m3u8`; empty for a bare name).
-    static func folder(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        let folder = String(path[..<slash])
-        return folder.isEmpty ? "/" : folder
     }
 
     /// A file's bytes (or `range` of them), refusing more than `limit`: what a reader or the validator fetches
