@@ -29,9 +29,14 @@ public struct FLACFrameHeader: Hashable, Sendable {
     /// Parses the header at the start of `bytes`, checking its reserved bits and CRC-8; `nil` where the
     /// bytes are no frame header (or too few to tell: a caller with more to come asks for
     /// ``maximumLength``).
-    public init?(_ bytes: UnsafeRawBufferPointer) {
+    ///
+    /// With the stream's `STREAMINFO`, a header whose blocking bit says "fixed" in a stream whose smallest
+    /// and largest blocks differ numbers its first sample, as libFLAC reads it: the variable block size
+    /// streams Flake wrote before the bit was defined (IETF testbench subset 27).
+    public init?(_ bytes: UnsafeRawBufferPointer, streamInfo: FLACStreamInfo? = nil) {
         guard bytes.count >= 6, bytes[0] == 0xFF, bytes[1] & 0xFE == 0xF8 else { return nil }
-        isVariableBlockSize = bytes[1] & 1 == 1
+        isVariableBlockSize =
+            bytes[1] & 1 == 1 || streamInfo.map { $0.minimumBlockSize != $0.maximumBlockSize } == true
         let blockCode = bytes[2] >> 4
         sampleRateCode = bytes[2] & 0x0F
         channelAssignment = bytes[3] >> 4
@@ -104,10 +109,14 @@ public struct FLACFrameHeader: Hashable, Sendable {
     /// Whether `next` can follow this frame in the same stream: the same numbering, rate, channels and
     /// depth, numbered right after it.
     public func isFollowed(by next: FLACFrameHeader) -> Bool {
-        guard next.isVariableBlockSize == isVariableBlockSize, next.sampleRateCode == sampleRateCode,
-            next.sampleRate == sampleRate, next.channels == channels, next.bitsPerSample == bitsPerSample
-        else { return false }
-        return next.number == number + (isVariableBlockSize ? UInt64(blockSize) : 1)
+        next.sampleRateCode == sampleRateCode && next.sampleRate == sampleRate && next.channels == channels
+            && next.bitsPerSample == bitsPerSample && isNumbered(before: next)
+    }
+
+    /// Whether `next` is numbered right after this frame, whatever its rate, channels and depth.
+    public func isNumbered(before next: FLACFrameHeader) -> Bool {
+        next.isVariableBlockSize == isVariableBlockSize
+            && next.number == number + (isVariableBlockSize ? UInt64(blockSize) : 1)
     }
 }
 

@@ -370,7 +370,7 @@ package struct FLACParser: StreamParser {
         while let candidate = nextSync(in: bytes, from: position, before: end - 1) {
             position = candidate + 1
             guard candidate + FLACFrameHeader.maximumLength <= bytes.count,
-                let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+                let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...]), streamInfo: info),
                 matches(next, info: info), next.isVariableBlockSize == previous.isVariableBlockSize
             else { continue }
             if next.number > previous.number && next.number < header.number { return true }
@@ -392,9 +392,24 @@ package struct FLACParser: StreamParser {
         let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
         let offset = cursor.absoluteOffset
         if bytes.count < FLACFrameHeader.maximumLength && !atEnd { return .needMore(FLACFrameHeader.maximumLength) }
-        guard bytes[0] == 0xFF, let header = FLACFrameHeader(bytes), belongs(header, info: info) else {
-            if firstFrameOffset == nil, disowned == nil, bytes[0] == 0xFF, let header = FLACFrameHeader(bytes) {
+        guard bytes[0] == 0xFF, let header = FLACFrameHeader(bytes, streamInfo: info), belongs(header, info: info)
+        else {
+            if firstFrameOffset == nil, disowned == nil, bytes[0] == 0xFF,
+                let header = FLACFrameHeader(bytes, streamInfo: info)
+            {
                 disowned = (offset, header)
+            }
+            if junk == nil, bytes[0] == 0xFF, let header = FLACFrameHeader(bytes, streamInfo: info),
+                !Self.matches(header, info: info),
+                previous.map({ $0.isNumbered(before: header) }) ?? (firstFrameOffset == nil)
+            {
+                // A whole frame where the stream's next (or first) frame belongs, in a format STREAMINFO does not
+                // state: the stream changes its format, or (its first frame) its STREAMINFO lies.
+                switch Self.checksWhole(header, in: bytes, info: info, atEnd: atEnd) {
+                case .some(true): throw Self.disowning(header, info: info, at: offset, midStream: previous != nil)
+                case .none: return .needMore(Self.largestFrame(header, info: info) + 2)
+                case .some(false): break
+                }
             }
             // Not this stream's next frame: pass to the next byte that could start one.
             if atEnd && previous != nil && Self.isTrailingTag(bytes) {
@@ -434,11 +449,12 @@ package struct FLACParser: StreamParser {
                     return .needMore(candidate + FLACFrameHeader.maximumLength)
                 }
                 search.position = candidate + 1
-                // The next frame of the stream, or a stray one (whole frames copied in after this one: their
+                // The next frame of the stream (in this format or, refused below, another), or a stray one (whole frames copied in after this one: their
                 // CRC-16s would check together with this frame's, one packet swallowing them unsaid). Either way
                 // this frame ends where its CRC-16 checks; the stray frames after it are damage, said as such.
-                guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
-                    header.isFollowed(by: next) || Self.matches(next, info: info)
+                guard
+                    let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...]), streamInfo: info),
+                    header.isNumbered(before: next) || Self.matches(next, info: info)
                 else { continue }
                 search.crc = FoldedCRC.flac(
                     UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<candidate]), continuing: search.crc)
@@ -504,6 +520,67 @@ package struct FLACParser: StreamParser {
         }
     }
 
+    /// Whether the frame `header` starts at the start of `bytes` checks whole: its CRC-16 passes where another frame
+    /// header (of any format) starts, or at the end of the stream; `nil` where more bytes could tell.
+    private static func checksWhole(
+        _ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, info: FLACStreamInfo, atEnd: Bool
+    ) -> Bool? {
+        let limit = largestFrame(header, info: info)
+        var position = header.length + 1
+        var crc: UInt16 = 0
+        var checked = 0
+        while let candidate = nextSync(in: bytes, from: position, before: min(bytes.count - 1, limit)) {
+            position = candidate + 1
+            guard FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])) != nil else { continue }
+            crc = FoldedCRC.flac(UnsafeRawBufferPointer(rebasing: bytes[checked..<candidate]), continuing: crc)
+            checked = candidate
+            if crc == 0 { return true }
+        }
+        if atEnd && bytes.count <= limit + 1 {
+            return FoldedCRC.flac(UnsafeRawBufferPointer(rebasing: bytes[checked...]), continuing: crc) == 0
+        }
+        return bytes.count > limit + 1 ? false : nil
+    }
+
+    /// The refusal of a stream whose frame at `offset`, whole, has a format `STREAMINFO` does not state: mid-stream,
+    /// a stream that changes its rate, channels or depth (legal and rare: IETF testbench `uncommon` 01-04, which
+    /// libFLAC and FFmpeg refuse too); otherwise metadata that lies.
+    private static func disowning(_ header: FLACFrameHeader, info: FLACStreamInfo, at offset: Int64, midStream: Bool)
+        -> AudioFileError
+    {
+        if midStream {
+            var changes: [String] = []
+            if let rate = header.sampleRate, rate != info.sampleRate {
+                changes.append("its sample rate from \(info.sampleRate) Hz to \(rate) Hz")
+            }
+            if header.channels != info.channels {
+                changes.append("its channels from \(info.channels) to \(header.channels)")
+            }
+            if let bits = header.bitsPerSample, bits != info.bitsPerSample {
+                changes.append("its depth from \(info.bitsPerSample) to \(bits) bits")
+            }
+            if header.blockSize > info.maximumBlockSize {
+                changes.append(
+                    "its block size to \(header.blockSize), above STREAMINFO's largest (\(info.maximumBlockSize))")
+            }
+            return .unsupportedDataFormat(
+                "flac: the stream changes \(changes.joined(separator: " and ")) mid-stream; afkit reads a FLAC stream "
+                    + "of one format (split it where it changes)", offset: offset)
+        }
+        func describe(rate: Int?, channels: Int, bits: Int?, block: Int) -> String {
+            [rate.map { "\($0) Hz" }, "\(channels) ch", bits.map { "\($0) bits" }, "blocks of \(block) samples"]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+        let stated = describe(
+            rate: info.sampleRate, channels: info.channels, bits: info.bitsPerSample,
+            block: info.maximumBlockSize)
+        let found = describe(
+            rate: header.sampleRate, channels: header.channels, bits: header.bitsPerSample, block: header.blockSize)
+        return .malformed(
+            "flac: STREAMINFO states \(stated) at most; the frame at byte \(offset) states \(found): the file's "
+                + "metadata lies", offset: offset)
+    }
+
     /// Whether a frame of the stream numbered after `header`'s starts in `bytes` after `header`'s own.
     private static func frameFollows(_ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, info: FLACStreamInfo)
         -> Bool
@@ -511,7 +588,7 @@ package struct FLACParser: StreamParser {
         var position = header.length
         while let candidate = nextSync(in: bytes, from: position, before: bytes.count - 1) {
             position = candidate + 1
-            guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+            guard let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...]), streamInfo: info),
                 matches(next, info: info), next.isVariableBlockSize == header.isVariableBlockSize,
                 next.number > header.number
             else { continue }
@@ -627,15 +704,7 @@ package struct FLACParser: StreamParser {
         context.properties.maximumPacketSize = UInt32(max(largest, info.maximumFrameSize))
         if firstFrameOffset == nil, let (offset, header) = disowned {
             // Frames are there, and none agrees with STREAMINFO: the metadata lies; never 0 frames with success.
-            func describe(rate: Int?, channels: Int, bits: Int?) -> String {
-                [rate.map { "\($0) Hz" }, "\(channels) ch", bits.map { "\($0) bits" }].compactMap { $0 }.joined(
-                    separator: ", ")
-            }
-            throw AudioFileError.malformed(
-                "flac: STREAMINFO states \(describe(rate: info.sampleRate, channels: info.channels, bits: info.bitsPerSample)); "
-                    + "the frame at byte \(offset) states "
-                    + "\(describe(rate: header.sampleRate, channels: header.channels, bits: header.bitsPerSample)) "
-                    + "and no frame agrees: the file's metadata lies", offset: offset)
+            throw Self.disowning(header, info: info, at: offset, midStream: false)
         }
         if info.totalSamples > 0 && samplesSeen != info.totalSamples && samplesSeen + lostSamples != info.totalSamples {
             let note =

@@ -75,4 +75,48 @@ import Testing
         let samples = try decodedSamples(path)
         #expect(samples.count == 13230 * 2)
     }
+
+    /// Flake 0.11's old variable block size (the IETF testbench's subset 27): blocks numbered by their first sample
+    /// with the blocking bit 0, in a stream whose STREAMINFO gives a smallest and a largest block that differ.
+    /// libFLAC reads the numbers as samples; so does afkit, and decodes every sample (it stopped at the first
+    /// block of another size with a false "truncated").
+    @Test func flakesOldVariableBlockSizeIsReadWhole() throws {
+        let path = Self.folder + "/flac-legacy-variable-blocks.flac"
+        let file = try AudioFile(path: path)
+        #expect(file.packetCount == 7 && file.properties.validFrameCount == 13230)
+        #expect(file.properties.isTruncated == false && file.properties.warnings.isEmpty)
+        #expect(try decodedSamples(path) == decodedSamples(Self.folder + "/flac-legacy-variable-blocks.wav"))
+    }
+
+    /// A FLAC stream that changes its rate, channels or depth mid-stream (legal, and refused by libFLAC and
+    /// FFmpeg) is refused by every command, the change named: it converted its first part with exit 0 and no
+    /// word, the rest called "bytes after the last frame".
+    @Test(arguments: [
+        ("rate", "its sample rate from 32000 Hz to 24000 Hz"), ("channel", "its channels from 1 to 2"),
+        ("depth", "its depth from 16 to 24 bits"),
+    ])
+    func aFLACStreamThatChangesFormatIsRefusedByName(_ name: String, _ change: String) throws {
+        let path = Self.folder + "/flac-\(name)-change.flac"
+        for open in [{ _ = try AudioFile(path: path) }, { _ = try decodedSamples(path) }] {
+            do {
+                try open()
+                Issue.record("\(name): read")
+            } catch let error as AudioFileError {
+                #expect(error.code == "fmt?" && error.message.contains("changes \(change) mid-stream"), "\(error)")
+                // The first frame of the second part: after the 7 blocks of 1024 samples at 32 kHz.
+                #expect(error.offset == 10000)
+            }
+        }
+    }
+
+    /// A whole first frame larger than STREAMINFO's largest block says the metadata lies (FFmpeg refuses it too):
+    /// it converted the short last frame alone, 942 of 13,230 frames, with a note that the count lies.
+    @Test func framesLargerThanStreamInfoAllowsAreRefused() throws {
+        #expect {
+            _ = try AudioFile(path: Self.folder + "/flac-streaminfo-small-blocks.flac")
+        } throws: { error in
+            guard let error = error as? AudioFileError else { return false }
+            return error.code == "dta?" && error.message.contains("blocks of 4096 samples: the file's metadata lies")
+        }
+    }
 }

@@ -71,3 +71,120 @@ def edit(tree):
 
 open(sys.argv[2], "wb").write(write(edit(boxes(data))))
 PY
+# FLAC streams whose frames are rewritten by the script below from the specification (RFC 9639): frames of
+# `flac` (libFLAC) encodes, renumbered and with STREAMINFO edited, each frame's CRC-8 and CRC-16 recomputed.
+# - flac-legacy-variable-blocks.flac: Flake 0.11's old variable block size (the IETF testbench's subset 27):
+#   blocks of 4096 then 1152 samples, numbered by first sample with the blocking bit 0, STREAMINFO's smallest
+#   and largest blocks differing. libFLAC decodes it to flac-legacy-variable-blocks.wav's samples (checked).
+# - flac-rate-change.flac, flac-channel-change.flac, flac-depth-change.flac: a stream that changes its rate
+#   (32 to 24 kHz), channels (1 to 2) or depth (16 to 24 bits) mid-stream, frame numbers running on
+#   (testbench uncommon 01-04; libFLAC and FFmpeg refuse them).
+# - flac-streaminfo-small-blocks.flac: STREAMINFO says blocks of 1024 at most; every frame holds 4096.
+ffmpeg -v error -y -f lavfi -i "anoisesrc=d=0.3:c=pink:r=44100:a=0.3:s=66" -ac 1 -c:a pcm_s16le -bitexact \
+    "$out/flac-legacy-variable-blocks.wav"
+ffmpeg -v error -y -f lavfi -i "anoisesrc=d=0.2:c=pink:r=32000:a=0.3:s=7" -ac 1 -c:a pcm_s16le -bitexact /tmp/afkit-32k.wav
+ffmpeg -v error -y -f lavfi -i "anoisesrc=d=0.2:c=pink:r=24000:a=0.3:s=8" -ac 1 -c:a pcm_s16le -bitexact /tmp/afkit-24k.wav
+ffmpeg -v error -y -f lavfi -i "anoisesrc=d=0.2:c=pink:r=32000:a=0.3:s=9" -ac 2 -c:a pcm_s16le -bitexact /tmp/afkit-32k-2.wav
+ffmpeg -v error -y -f lavfi -i "anoisesrc=d=0.2:c=pink:r=32000:a=0.3:s=10" -ac 1 -c:a pcm_s24le -bitexact /tmp/afkit-32k-24.wav
+trimmed() { ffmpeg -v error -y -i "$1" -af "atrim=start_sample=$2:end_sample=$3" -c:a pcm_s16le -bitexact "$4"; }
+trimmed "$out/flac-legacy-variable-blocks.wav" 0 8192 /tmp/afkit-head.wav
+trimmed "$out/flac-legacy-variable-blocks.wav" 8192 13230 /tmp/afkit-tail.wav
+flac -s -f -b 4096 -o /tmp/afkit-head.flac /tmp/afkit-head.wav
+flac -s -f -b 1152 -o /tmp/afkit-tail.flac /tmp/afkit-tail.wav
+for name in 32k 24k 32k-2 32k-24; do flac -s -f -b 1024 -o "/tmp/afkit-$name.flac" "/tmp/afkit-$name.wav"; done
+flac -s -f -b 4096 -o /tmp/afkit-blocks.flac "$out/flac-legacy-variable-blocks.wav"
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+
+def crc(data, poly, width):
+    top, mask, value = 1 << (width - 1), (1 << width) - 1, 0
+    for byte in data:
+        value ^= byte << (width - 8)
+        for _ in range(8):
+            value = ((value << 1) ^ poly) & mask if value & top else (value << 1) & mask
+    return value
+
+def coded(number):
+    if number < 0x80:
+        return bytes([number])
+    for extra, lead in ((1, 0xC0), (2, 0xE0), (3, 0xF0), (4, 0xF8), (5, 0xFC), (6, 0xFE)):
+        if number < 1 << (6 * extra + (6 - extra if extra < 6 else 0)):
+            tail = [0x80 | (number >> (6 * i)) & 0x3F for i in reversed(range(extra))]
+            return bytes([lead | number >> (6 * extra)] + tail)
+
+def parse(path):
+    """STREAMINFO's 34 bytes and the frames (header fields and bytes) of a libFLAC file."""
+    data = open(path, "rb").read()
+    at, info = 4, None
+    while True:
+        last, kind, size = data[at] >> 7, data[at] & 0x7F, int.from_bytes(data[at + 1:at + 4], "big")
+        if kind == 0:
+            info = bytearray(data[at + 4:at + 4 + size])
+        at += 4 + size
+        if last:
+            break
+    starts = [i for i in range(at, len(data) - 1) if data[i] == 0xFF and data[i + 1] == 0xF8]
+    frames, begin = [], at
+    for end in starts[1:] + [len(data)]:
+        if end > begin and crc(data[begin:end], 0x8005, 16) == 0:
+            frames.append(data[begin:end])
+            begin = end
+    assert begin == len(data), path
+    return info, frames
+
+def renumber(frame, number, variable_bit=0):
+    """The frame with its coded number replaced (and the blocking bit set), its CRCs recomputed."""
+    lead = frame[4]
+    extra = 0 if lead < 0x80 else (8 - (lead ^ 0xFF).bit_length()) - 1
+    rest = frame[5 + extra:-2]
+    header_tail = {6: 1, 7: 2}.get(frame[2] >> 4, 0) + {12: 1, 13: 2, 14: 2}.get(frame[2] & 0x0F, 0)
+    head = bytes([0xFF, 0xF8 | variable_bit]) + frame[2:4] + coded(number) + rest[:header_tail]
+    body = head + bytes([crc(head, 0x07, 8)]) + rest[header_tail + 1:]
+    return body + crc(body, 0x8005, 16).to_bytes(2, "big")
+
+def write(path, info, frames):
+    block = struct.pack(">I", 0x80 << 24 | len(info)) + bytes(info)
+    open(path, "wb").write(b"fLaC" + block + b"".join(frames))
+
+def blocks(frame):
+    code = frame[2] >> 4
+    extra = 0 if frame[4] < 0x80 else (8 - (frame[4] ^ 0xFF).bit_length()) - 1
+    field = frame[5 + extra:]
+    if code == 1:
+        return 192
+    if code in (6, 7):
+        return int.from_bytes(field[:code - 5], "big") + 1
+    return 576 << (code - 2) if code <= 5 else 256 << (code - 8)
+
+# Old variable block size: samples numbered with the blocking bit 0; STREAMINFO 1152..4096, no MD5.
+info, head = parse("/tmp/afkit-head.flac")
+_, tail = parse("/tmp/afkit-tail.flac")
+frames, sample = [], 0
+for frame in head + tail:
+    frames.append(renumber(frame, sample))
+    sample += blocks(frame)
+info[0:4] = struct.pack(">HH", 1152, 4096)
+info[4:10] = bytes(6)
+info[13:18] = ((int.from_bytes(info[13:18], "big") >> 36 << 36) | sample).to_bytes(5, "big")
+info[18:34] = bytes(16)
+write(f"{out}/flac-legacy-variable-blocks.flac", info, frames)
+
+# Format changes mid-stream: the first stream's STREAMINFO (no length, no MD5), the frames numbered on.
+for name, second in (("rate", "24k"), ("channel", "32k-2"), ("depth", "32k-24")):
+    info, first = parse("/tmp/afkit-32k.flac")
+    _, then = parse(f"/tmp/afkit-{second}.flac")
+    info[4:10] = bytes(6)
+    info[13:18] = (int.from_bytes(info[13:18], "big") >> 36 << 36).to_bytes(5, "big")
+    info[18:34] = bytes(16)
+    write(f"{out}/flac-{name}-change.flac", info,
+          [renumber(frame, index) for index, frame in enumerate(first + then)])
+
+# STREAMINFO's blocks smaller than the frames'.
+info, frames = parse("/tmp/afkit-blocks.flac")
+info[0:4] = struct.pack(">HH", 1024, 1024)
+write(f"{out}/flac-streaminfo-small-blocks.flac", info, frames)
+PY
+flac -s -d -f -o /tmp/afkit-legacy.wav "$out/flac-legacy-variable-blocks.flac"
+cmp <(ffmpeg -v error -i /tmp/afkit-legacy.wav -f s16le -) \
+    <(ffmpeg -v error -i "$out/flac-legacy-variable-blocks.wav" -f s16le -)
