@@ -74,7 +74,7 @@ public enum AIFF {
 
     package struct Container: ChunkedContainer {
         static let name = "aiff"
-        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 2)
+        let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 2)
         static let fileHeaderSize = 12
         var outerEnd: Int64?
         var isAIFC = false

@@ -37,7 +37,7 @@ package enum AU {
 
     package struct Container: ChunkedContainer {
         static let name = "au"
-        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 1)
+        let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 4, alignment: 1)
         static let fileHeaderSize = 24
         var outerEnd: Int64?
         /// The audio as a chunk: from the end of the header, the annotation then the samples.

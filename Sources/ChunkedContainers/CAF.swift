@@ -37,7 +37,7 @@ public enum CAF {
 
     package struct Container: ChunkedContainer {
         static let name = "caf"
-        static let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 8, alignment: 1)
+        let layout = ChunkLayout(sizeEndianness: .big, sizeWidth: 8, alignment: 1)
         static let fileHeaderSize = 8
         var outerEnd: Int64? { nil }
         var packetTable: (packets: Int64, info: PacketTableInfo, offset: Int64)?

@@ -113,7 +113,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                     state = .trailing
                     continue
                 }
-                let layout = Container.layout
+                let layout = container.layout
                 guard cursor.remaining >= layout.headerSize else { return .needMore(layout.headerSize) }
                 try readChunkHeader(&cursor)
 
@@ -123,7 +123,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
                 guard let body = cursor.readSlice(size) else { return .needMore(size) }
                 var bodyCursor = ByteCursor(body, baseOffset: chunk.bodyOffset)
                 try container.parseChunk(chunk, &bodyCursor, &context)
-                let pad = Container.layout.pad(after: Int64(size))
+                let pad = container.layout.pad(after: Int64(size))
                 state = pad > 0 ? .skip(remaining: pad) : .chunkHeader
                 resolveDeferredAudio(chunkEnd: chunk.bodyOffset + Int64(size) + pad)
 
@@ -163,7 +163,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
     }
 
     private mutating func readChunkHeader(_ cursor: inout ByteCursor) throws {
-        let layout = Container.layout
+        let layout = container.layout
         let offset = cursor.absoluteOffset
         guard let id = cursor.readFourCharCode() else { return }
         // A GUID's other 12 bytes (Wave64): its first 4 are the FourCC the chunk is known by.
@@ -265,7 +265,7 @@ struct ChunkWalker<Container: ChunkedContainer> {
             }
         }
         if context.canProducePackets { announceReady() }
-        let pad = Container.layout.pad(after: chunk.size)
+        let pad = container.layout.pad(after: chunk.size)
         state = .audioLead(skip: extraSkip, remaining: declared, pad: pad)
     }
 
@@ -518,7 +518,7 @@ extension ChunkWalker: StreamParser {
         }
         let byteOffset = try context.byteOffset(ofPacket: packet)
         let remaining = context.declaredAudioBytes.map { $0 - byteOffset }
-        let pad = Container.layout.pad(after: context.declaredAudioBytes)
+        let pad = container.layout.pad(after: context.declaredAudioBytes)
         state = .audio(remaining: remaining, pad: pad)
         resumeNumbering(atPacket: packet, isEstimate: false, averagePacketSize: nil)
         context.audioBytesSeen = byteOffset

@@ -51,7 +51,8 @@ protocol ChunkedContainer: Sendable {
     static var name: String { get }
     /// Whether a file without an audio chunk is an empty sound rather than an error (AIFF).
     static var allowsMissingAudio: Bool { get }
-    static var layout: ChunkLayout { get }
+    /// How its chunk headers are laid out (RIFX's byte order is known once its file header is read).
+    var layout: ChunkLayout { get }
     static var fileHeaderSize: Int { get }
     init()
     /// Absolute end of the outer chunk (RIFF, FORM), where it has one.

@@ -12,6 +12,8 @@ public enum WAVE {
     public enum ChunkType {
         /// The RIFF container chunk.
         public static let RIFF: FourCharCode = "RIFF"
+        /// RIFF's big-endian twin: every size and number, and the samples, big-endian.
+        public static let RIFX: FourCharCode = "RIFX"
         /// RF64's container chunk (EBU Tech 3306).
         public static let RF64: FourCharCode = "RF64"
         /// BW64's container chunk (ITU-R BS.2088).
@@ -64,10 +66,12 @@ public enum WAVE {
 
     package struct Container: ChunkedContainer {
         static let name = "wav"
-        static let layout = ChunkLayout(sizeEndianness: .little, sizeWidth: 4, alignment: 2)
+        var layout: ChunkLayout { ChunkLayout(sizeEndianness: order, sizeWidth: 4, alignment: 2) }
         static let fileHeaderSize = 12
         var outerEnd: Int64?
         var isRF64 = false
+        /// The byte order of every number in the file: little-endian, big-endian in RIFX (its samples too).
+        var order = Endianness.little
         /// Whether the `data` chunk's size was left 0 by its writer (read to the end).
         var sizeLeftUnset = false
         /// 64-bit sizes from `ds64`: the data chunk's, and others by chunk type.
@@ -85,14 +89,15 @@ public enum WAVE {
         mutating func parseFileHeader(_ cursor: inout ByteCursor, _ context: inout ParseContext) throws {
             let offset = cursor.absoluteOffset
             guard let riff = cursor.readFourCharCode(),
-                riff == ChunkType.RIFF || riff == ChunkType.RF64 || riff == ChunkType.BW64,
-                let size = cursor.readInteger(endianness: .little, as: UInt32.self),
+                [ChunkType.RIFF, ChunkType.RIFX, ChunkType.RF64, ChunkType.BW64].contains(riff),
+                let size = cursor.readInteger(endianness: riff == ChunkType.RIFX ? .big : .little, as: UInt32.self),
                 cursor.readFourCharCode() == ChunkType.WAVE
             else {
                 throw AudioFileError.unsupportedFileType(
-                    "wav: the file does not start with 'RIFF' (or 'RF64') and 'WAVE'", offset: offset)
+                    "wav: the file does not start with 'RIFF' (or 'RIFX', 'RF64') and 'WAVE'", offset: offset)
             }
-            isRF64 = riff != ChunkType.RIFF
+            order = riff == ChunkType.RIFX ? .big : .little
+            isRF64 = riff == ChunkType.RF64 || riff == ChunkType.BW64
             // 0 and 0xFFFFFFFF are what streaming writers leave; they bound nothing.
             outerEnd = !isRF64 && size >= 4 && size != UInt32.max ? offset + 8 + Int64(size) : nil
             context.properties.fileType = isRF64 ? .rf64 : .wav
@@ -150,7 +155,7 @@ public enum WAVE {
             case ChunkType.ds64: try parseDataSize64(chunk, &body)
             case ChunkType.fmt: try parseFormat(chunk, &body, &context)
             case ChunkType.fact:
-                if let frames = body.readInteger(endianness: .little, as: UInt32.self) {
+                if let frames = body.readInteger(endianness: order, as: UInt32.self) {
                     factFrames = (Int64(frames), chunk.offset)
                 }
             case ChunkType.LIST: parseList(chunk, &body, &context)
@@ -167,9 +172,9 @@ public enum WAVE {
 
         /// `ds64`: 64-bit RIFF size, data size and sample count, then a table of other chunks' sizes.
         private mutating func parseDataSize64(_ chunk: ChunkHeader, _ body: inout ByteCursor) throws {
-            guard let riffSize = body.readInteger(endianness: .little, as: UInt64.self),
-                let dataSize = body.readInteger(endianness: .little, as: UInt64.self),
-                body.readInteger(endianness: .little, as: UInt64.self) != nil
+            guard let riffSize = body.readInteger(endianness: order, as: UInt64.self),
+                let dataSize = body.readInteger(endianness: order, as: UInt64.self),
+                body.readInteger(endianness: order, as: UInt64.self) != nil
             else {
                 throw AudioFileError.invalidChunk(
                     "wav: 'ds64' chunk is \(body.bytes.count) bytes; it needs at least 24", offset: chunk.offset)
@@ -179,10 +184,10 @@ public enum WAVE {
             }
             ds64DataSize = Int64(dataSize)
             outerEnd = riffSize >= 4 ? Int64(riffSize).saturatingAdd(8) : nil
-            let count = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+            let count = body.readInteger(endianness: order, as: UInt32.self) ?? 0
             for _ in 0..<min(count, UInt32(body.remaining / 12)) {
                 guard let id = body.readFourCharCode(),
-                    let size = body.readInteger(endianness: .little, as: UInt64.self)
+                    let size = body.readInteger(endianness: order, as: UInt64.self)
                 else { break }
                 ds64Sizes[id] = Int64(clamping: size)
             }
@@ -193,25 +198,25 @@ public enum WAVE {
             throws
         {
             guard body.remaining >= 14,
-                var tag = body.readInteger(endianness: .little, as: UInt16.self),
-                let channels = body.readInteger(endianness: .little, as: UInt16.self),
-                let rate = body.readInteger(endianness: .little, as: UInt32.self),
-                body.readInteger(endianness: .little, as: UInt32.self) != nil,  // average bytes per second
-                let blockAlign = body.readInteger(endianness: .little, as: UInt16.self)
+                var tag = body.readInteger(endianness: order, as: UInt16.self),
+                let channels = body.readInteger(endianness: order, as: UInt16.self),
+                let rate = body.readInteger(endianness: order, as: UInt32.self),
+                body.readInteger(endianness: order, as: UInt32.self) != nil,  // average bytes per second
+                let blockAlign = body.readInteger(endianness: order, as: UInt16.self)
             else {
                 throw AudioFileError.invalidChunk(
                     "wav: 'fmt ' chunk is \(body.bytes.count) bytes; it needs at least 14", offset: chunk.offset)
             }
-            let bits = body.readInteger(endianness: .little, as: UInt16.self) ?? 0
-            let extraSize = body.readInteger(endianness: .little, as: UInt16.self) ?? 0
+            let bits = body.readInteger(endianness: order, as: UInt16.self) ?? 0
+            let extraSize = body.readInteger(endianness: order, as: UInt16.self) ?? 0
             let base = chunk.bodyOffset
             try checkRateAndChannels("wav", sampleRate: Double(rate), channels: UInt32(channels), offset: base + 2)
             var validBits = UInt32(bits)
             if tag == FormatTag.extensible {
                 guard extraSize >= 22, body.remaining >= 22,
-                    let valid = body.readInteger(endianness: .little, as: UInt16.self),
-                    let mask = body.readInteger(endianness: .little, as: UInt32.self),
-                    let subformat = body.readInteger(endianness: .little, as: UInt16.self),
+                    let valid = body.readInteger(endianness: order, as: UInt16.self),
+                    let mask = body.readInteger(endianness: order, as: UInt32.self),
+                    let subformat = body.readInteger(endianness: order, as: UInt16.self),
                     let guidTail = body.readBytes(14)
                 else {
                     throw AudioFileError.invalidChunk(
@@ -249,7 +254,7 @@ public enum WAVE {
                 }
                 format = .linearPCM(
                     sampleRate: sampleRate, channels: channelCount, bitsPerChannel: validBits, isFloat: isFloat,
-                    bytesPerSample: width)
+                    isBigEndian: order == .big && width > 1, bytesPerSample: width)
             case FormatTag.mulaw, FormatTag.alaw:
                 guard UInt32(blockAlign) == channelCount else {
                     throw AudioFileError.malformed(
@@ -257,8 +262,12 @@ public enum WAVE {
                         offset: base + 12)
                 }
                 format = .g711(tag == FormatTag.mulaw ? .ulaw : .alaw, sampleRate: sampleRate, channels: channelCount)
+            case FormatTag.imaADPCM where order == .big:
+                // Its blocks' headers hold 16-bit numbers, in an order no RIFX writer has published.
+                throw AudioFileError.unsupportedDataFormat(
+                    "wav: IMA ADPCM in a big-endian RIFX file; afkit reads RIFX with PCM, float or G.711", offset: base)
             case FormatTag.imaADPCM:
-                let declared = extraSize >= 2 ? UInt32(body.readInteger(endianness: .little, as: UInt16.self) ?? 0) : 0
+                let declared = extraSize >= 2 ? UInt32(body.readInteger(endianness: order, as: UInt16.self) ?? 0) : 0
                 // Each channel has a 4-byte header (one frame) and then 4-bit codes, 8 frames a 4-byte group.
                 let perChannel = UInt32(blockAlign) / channelCount
                 guard perChannel > 4, perChannel * channelCount == UInt32(blockAlign), bits == 4 || bits == 0 else {
@@ -289,18 +298,18 @@ public enum WAVE {
             let type = body.readFourCharCode()
             if type == "adtl" {
                 while let id = body.readFourCharCode(),
-                    let size = body.readInteger(endianness: .little, as: UInt32.self),
+                    let size = body.readInteger(endianness: order, as: UInt32.self),
                     let content = body.readSlice(Int(min(size, UInt32(body.remaining))))
                 {
                     if size % 2 == 1 { _ = body.skip(1) }
                     guard id == "labl", content.count >= 4 else { continue }
-                    let cue = ByteCursor(content).getInteger(at: 0, endianness: .little, as: UInt32.self) ?? 0
+                    let cue = ByteCursor(content).getInteger(at: 0, endianness: order, as: UInt32.self) ?? 0
                     labels[Int(cue)] = decodeText(UnsafeRawBufferPointer(rebasing: content[4...]))
                 }
                 return
             }
             guard type == ChunkType.INFO else { return }
-            while let id = body.readFourCharCode(), let size = body.readInteger(endianness: .little, as: UInt32.self) {
+            while let id = body.readFourCharCode(), let size = body.readInteger(endianness: order, as: UInt32.self) {
                 guard let text = body.readSlice(Int(min(size, UInt32(body.remaining)))) else { break }
                 if size % 2 == 1 { _ = body.skip(1) }
                 let key = WAVE.infoKeys[id] ?? id.description
@@ -311,7 +320,7 @@ public enum WAVE {
 
         /// `cue `: points by ID, each at a sample offset in the data (the markers of WAV).
         private func parseCues(_ chunk: ChunkHeader, _ body: inout ByteCursor, _ context: inout ParseContext) {
-            let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+            let count = Int(body.readInteger(endianness: order, as: UInt32.self) ?? 0)
             let present = min(count, body.remaining / 24)
             if present < count {
                 context.properties.trace.append(
@@ -319,9 +328,9 @@ public enum WAVE {
                     "counts \(count) cue points in \(body.remaining) bytes; those present are read")
             }
             for _ in 0..<present {
-                let id = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+                let id = body.readInteger(endianness: order, as: UInt32.self) ?? 0
                 _ = body.skip(16)  // play position, data chunk ID, chunk start, block start
-                let offset = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+                let offset = body.readInteger(endianness: order, as: UInt32.self) ?? 0
                 context.properties.markers.append(Marker(id: Int(id), framePosition: Int64(offset), name: ""))
             }
             context.announce(.markers)
@@ -334,10 +343,10 @@ public enum WAVE {
         ) {
             guard body.remaining >= 36 else { return }
             _ = body.skip(12)  // manufacturer, product, sample period
-            let unityNote = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 60)
-            let pitchFraction = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
+            let unityNote = Int(body.readInteger(endianness: order, as: UInt32.self) ?? 60)
+            let pitchFraction = body.readInteger(endianness: order, as: UInt32.self) ?? 0
             _ = body.skip(8)  // SMPTE format and offset
-            let count = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+            let count = Int(body.readInteger(endianness: order, as: UInt32.self) ?? 0)
             _ = body.skip(4)  // sampler data
             var instrument = context.properties.instrument ?? Instrument()
             // The unity note and the cents above it, as the nearest note and -50 to 50 cents from it.
@@ -345,10 +354,10 @@ public enum WAVE {
             instrument.baseNote = min(max(unityNote + (cents > 50 ? 1 : 0), 0), 127)
             instrument.detune = cents > 50 ? cents - 100 : cents
             for index in 0..<min(count, body.remaining / 24) {
-                let cue = Int(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
-                let type = body.readInteger(endianness: .little, as: UInt32.self) ?? 0
-                let start = Int64(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
-                let last = Int64(body.readInteger(endianness: .little, as: UInt32.self) ?? 0)
+                let cue = Int(body.readInteger(endianness: order, as: UInt32.self) ?? 0)
+                let type = body.readInteger(endianness: order, as: UInt32.self) ?? 0
+                let start = Int64(body.readInteger(endianness: order, as: UInt32.self) ?? 0)
+                let last = Int64(body.readInteger(endianness: order, as: UInt32.self) ?? 0)
                 _ = body.skip(8)  // fraction, play count
                 let mode: LoopPlayMode = type == 1 ? .pingpong : type == 2 ? .backward : .forward
                 sampleLoops.append((cue, Loop(start: start, end: last + 1, playMode: mode)))
@@ -363,8 +372,8 @@ public enum WAVE {
             guard body.remaining >= 7 else { return }
             func byte(signed: Bool = false) -> Int {
                 signed
-                    ? Int(body.readInteger(endianness: .little, as: Int8.self) ?? 0)
-                    : Int(body.readInteger(endianness: .little, as: UInt8.self) ?? 0)
+                    ? Int(body.readInteger(endianness: order, as: Int8.self) ?? 0)
+                    : Int(body.readInteger(endianness: order, as: UInt8.self) ?? 0)
             }
             var instrument = context.properties.instrument ?? Instrument()
             instrument.baseNote = byte()
@@ -684,8 +693,8 @@ extension WAVE {
             FileSignature.Entry(outcome: .read(.wav)) { bytes, _ in
                 FileSignature.all(
                     FileSignature.any(
-                        FileSignature.magic(bytes, "RIFF"), FileSignature.magic(bytes, "RF64"),
-                        FileSignature.magic(bytes, "BW64")),
+                        FileSignature.magic(bytes, "RIFF"), FileSignature.magic(bytes, "RIFX"),
+                        FileSignature.magic(bytes, "RF64"), FileSignature.magic(bytes, "BW64")),
                     FileSignature.magic(bytes, "WAVE", at: 8))
             }
         ],

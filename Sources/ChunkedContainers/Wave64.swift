@@ -17,7 +17,7 @@ package enum Wave64 {
 
     package struct Container: ChunkedContainer {
         static let name = "w64"
-        static let layout = ChunkLayout(
+        let layout = ChunkLayout(
             sizeEndianness: .little, sizeWidth: 8, alignment: 8, idWidth: 16, sizeCountsHeader: true)
         static let fileHeaderSize = 40
         /// WAV's half, for the chunks both share.

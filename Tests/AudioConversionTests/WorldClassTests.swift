@@ -119,4 +119,16 @@ import Testing
             return error.code == "dta?" && error.message.contains("blocks of 4096 samples: the file's metadata lies")
         }
     }
+
+    /// RIFX, RIFF's big-endian twin (SoX and libsndfile write it), is read as WAV with its numbers and samples
+    /// big-endian: it was refused as "a RIFF file afkit does not read". The samples are the source's.
+    @Test(arguments: ["s16", "s24", "f32"])
+    func rifxIsReadAsBigEndianWAV(_ encoding: String) throws {
+        let path = Self.folder + "/rifx-\(encoding).wav"
+        let file = try AudioFile(path: path)
+        #expect(file.properties.fileType == .wav && file.dataFormat.formatFlags.contains(.isBigEndian))
+        #expect(file.properties.validFrameCount == 4410)
+        let source = try decodedSamples(Self.folder + "/flac-legacy-variable-blocks.wav")
+        #expect(try decodedSamples(path) == Array(source[..<4410]))
+    }
 }

@@ -188,3 +188,9 @@ PY
 flac -s -d -f -o /tmp/afkit-legacy.wav "$out/flac-legacy-variable-blocks.flac"
 cmp <(ffmpeg -v error -i /tmp/afkit-legacy.wav -f s16le -) \
     <(ffmpeg -v error -i "$out/flac-legacy-variable-blocks.wav" -f s16le -)
+# RIFX: RIFF's big-endian twin (every size and number, and the samples, big-endian), written by SoX (-B) from
+# the first 4,410 samples of flac-legacy-variable-blocks.wav, as 16- and 24-bit integers and 32-bit floats.
+# SoX and libsndfile read them back to the source's samples (FFmpeg refuses 24-bit and float RIFX).
+for encoding in "s16:-e signed -b 16" "s24:-e signed -b 24" "f32:-e floating-point -b 32"; do
+    sox "$out/flac-legacy-variable-blocks.wav" -B ${encoding#*:} "$out/rifx-${encoding%%:*}.wav" trim 0 4410s
+done
