@@ -103,7 +103,8 @@ extension AC3 {
         signatures: [
             FileSignature.Entry(outcome: .read(.ac3)) { bytes, atEnd in FileSignature.ac3(bytes, atEnd: atEnd) }
         ],
-        makeParser: { FramedStreamParser<AC3>(mode: $0.mode, limits: $0.limits) })
+        makeParser: { FramedStreamParser<AC3>(mode: $0.mode, limits: $0.limits, leadingTagSize: $0.leadingTagSize) },
+        readsBehindID3Tag: true)
 
     /// E-AC-3, found by AC-3's parser.
     package static let enhancedDescriptor = ContainerDescriptor(

@@ -877,6 +877,7 @@ extension FLAC {
         writtenExtensions: [".flac"], mediaTypes: ["audio/flac", "audio/x-flac"],
         keeps: WrittenTimeline(loops: 1, chapters: VorbisComment.maximumChapters),
         signatures: [FileSignature.Entry(outcome: .read(.flac)) { bytes, _ in FileSignature.magic(bytes, "fLaC") }],
-        makeParser: { FLACParser(mode: $0.mode, limits: $0.limits) },
+        makeParser: { FLACParser(mode: $0.mode, limits: $0.limits, leadingTagSize: $0.leadingTagSize) },
+        readsBehindID3Tag: true,
         writer: { format, options, counts, _ in try FLAC.layout(format: format, options: options, counts: counts) })
 }

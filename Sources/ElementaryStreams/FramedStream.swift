@@ -67,14 +67,19 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     /// Whether every packet so far has had one size (a seek is then exact).
     private var constantSize: Int?? = .none
 
-    init(mode: ParseMode, limits: ParserLimits) {
+    /// The bytes of a leading ID3v2 tag still to step over.
+    private var tagRemaining: Int64
+
+    /// `leadingTagSize`: the bytes of an ID3v2 tag before the stream (HLS packed audio's timestamp), stepped over.
+    init(mode: ParseMode, limits: ParserLimits, leadingTagSize: Int = 0) {
         context = ParseContext(mode: mode, limits: limits)
         context.properties.fileType = Format.fileType
+        tagRemaining = Int64(leadingTagSize)
         if mode == .indexing { context.packetIndex = [] }
     }
 
-    var skippableByteCount: Int64 { 0 }
-    mutating func skip(_ count: Int64) {}
+    var skippableByteCount: Int64 { tagRemaining }
+    mutating func skip(_ count: Int64) { tagRemaining = max(tagRemaining - count, 0) }
     mutating func nextAnnouncement() -> StreamPropertyID? { context.nextAnnouncement() }
     mutating func discontinuity() { endJunk() }
 
@@ -84,6 +89,15 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
             guard cursor.remaining > 0 else { return .needMore(1) }
+            if tagRemaining > 0 {
+                let count = Int(min(Int64(cursor.remaining), tagRemaining))
+                _ = cursor.skip(count)
+                tagRemaining -= Int64(count)
+                if tagRemaining == 0 {
+                    context.properties.trace.append(offset: 0, size: cursor.absoluteOffset, "ID3v2 tag stepped over")
+                }
+                continue
+            }
             let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
             if !leaderRead {
                 guard let count = try format.leaderLength(bytes, atEnd: atEnd) else {

@@ -54,6 +54,9 @@ public struct ContainerDescriptor: Sendable {
     package let signatures: [FileSignature.Entry]
     /// Its incremental parser, for the family's first type.
     package let makeParser: (@Sendable (ParserSetup) -> any StreamParser)?
+    /// Whether its parser steps over an ID3v2 tag before the stream (``ParserSetup/leadingTagSize``): taggers
+    /// put one before FLAC, and HLS packed audio one (its timestamp) before every AC-3 and E-AC-3 segment.
+    package let readsBehindID3Tag: Bool
     /// Its writer's layout (header and trailer around the packets), where afkit writes it.
     package let writer:
         (@Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout)?
@@ -66,7 +69,7 @@ public struct ContainerDescriptor: Sendable {
         otherExtensions: [String] = [], hintExtensions: [String]? = nil, formatCodes: [String] = [],
         writtenExtensions: [String] = [], mediaTypes: [String] = [], recordsPriming: Bool = false,
         keeps: WrittenTimeline = WrittenTimeline(), signatures: [FileSignature.Entry] = [],
-        makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil,
+        makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil, readsBehindID3Tag: Bool = false,
         writer: (
             @Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout
         )? =
@@ -86,6 +89,7 @@ public struct ContainerDescriptor: Sendable {
         self.keeps = keeps
         self.signatures = signatures
         self.makeParser = makeParser
+        self.readsBehindID3Tag = readsBehindID3Tag
         self.writer = writer
     }
 }
@@ -95,10 +99,13 @@ package struct ParserSetup {
     package var mode: ParseMode
     package var limits: ParserLimits
     package var requestsSeeks: Bool
+    /// The bytes of an ID3v2 tag before the stream, for a parser that steps over it.
+    package var leadingTagSize: Int
 
-    package init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool) {
+    package init(mode: ParseMode, limits: ParserLimits, requestsSeeks: Bool, leadingTagSize: Int = 0) {
         self.mode = mode
         self.limits = limits
         self.requestsSeeks = requestsSeeks
+        self.leadingTagSize = leadingTagSize
     }
 }

@@ -118,6 +118,20 @@ package struct ParseContext {
         properties.damage.append(message)
     }
 
+    /// Whole or said, once a stream is read to its end: packets that hold audio whose counts (priming and
+    /// remainder: a LAME tag's, an edit list's, a `pakt`'s) leave no valid frame are damaged, said by every
+    /// command (a conversion refuses them), never a sound of 0 frames read without a word.
+    package mutating func noteCountsLeavingNoFrame() {
+        guard properties.damage.isEmpty, !properties.isTruncated, let info = properties.packetTableInfo,
+            info.validFrames == 0, let packets = properties.audioDataPacketCount, packets > 0,
+            let bytes = properties.audioDataByteCount, bytes > 0
+        else { return }
+        noteDamage(
+            "\(properties.fileType?.rawValue ?? "the file"): its \(packets) packets hold \(bytes) bytes of audio, but its "
+                + "counts leave no valid frame (\(info.primingFrames) priming, \(info.remainderFrames) remainder frames): "
+                + "they are damaged")
+    }
+
     /// Notes metadata left unread (a block past the read limit, entries past a cap): a warning, and the file's
     /// ``StreamProperties/notRead``. `message` says it in words, naming the container.
     package mutating func noteNotRead(_ message: String, _ left: NotRead) {

@@ -131,4 +131,33 @@ import Testing
         let source = try decodedSamples(Self.folder + "/flac-legacy-variable-blocks.wav")
         #expect(try decodedSamples(path) == Array(source[..<4410]))
     }
+
+    /// AC-3 behind an ID3v2 tag (HLS packed audio's timestamp before each segment) is read past the tag, as MP3,
+    /// ADTS and FLAC behind one are: it was refused as "an ac3 file behind an ID3 tag". Its 10 packets are
+    /// ffprobe's, its samples those of the same stream without the tag.
+    @Test func ac3BehindAnID3TagIsRead() throws {
+        let path = Self.folder + "/ac3-behind-id3.ac3"
+        let file = try AudioFile(path: path)
+        #expect(file.properties.fileType == .ac3 && file.packetCount == 10 && file.properties.dataOffset == 73)
+        let folder = try Folder()
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        try Data(bytes[73...]).write(to: URL(fileURLWithPath: folder.path + "/plain.ac3"))
+        let samples = try decodedSamples(path)
+        let plain = try decodedSamples(folder.path + "/plain.ac3")
+        #expect(samples.count == 15360 * 2 && samples == plain)
+    }
+
+    /// Counts that leave no valid frame of packets holding audio (a LAME tag whose delay and padding cover all
+    /// 3,456 frames) are damage, said by every reader: the file reads as damaged, and a conversion refuses it
+    /// (`info` said 0 frames with success while `convert` refused).
+    @Test func countsLeavingNoFrameAreDamageEverywhere() throws {
+        let path = Self.folder + "/mp3-lame-tag-covers-all.mp3"
+        let file = try AudioFile(path: path)
+        #expect(file.properties.validFrameCount == 0 && file.packetCount == 3)
+        #expect(file.properties.isDamaged && file.properties.damage.first?.contains("they are damaged") == true)
+        let folder = try Folder()
+        #expect {
+            try AudioConverter.convert(input: path, output: folder.path + "/out.wav", settings: settings("LEI16"))
+        } throws: { error in (error as? AudioFileError)?.code == "dta?" }
+    }
 }

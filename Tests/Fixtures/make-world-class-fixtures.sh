@@ -194,3 +194,26 @@ cmp <(ffmpeg -v error -i /tmp/afkit-legacy.wav -f s16le -) \
 for encoding in "s16:-e signed -b 16" "s24:-e signed -b 24" "f32:-e floating-point -b 32"; do
     sox "$out/flac-legacy-variable-blocks.wav" -B ${encoding#*:} "$out/rifx-${encoding%%:*}.wav" trim 0 4410s
 done
+# AC-3 behind an ID3v2 tag, as HLS packed audio carries it (a PRIV frame with the segment's MPEG-2 timestamp,
+# com.apple.streaming.transportStreamTimestamp, 900,000 = 10 s): FFmpeg's 0.3 s AC-3 at 96 kbit/s (10 frames),
+# the tag written before it by the script below.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=48000:d=0.3" -ac 2 -c:a ac3 -b:a 96k -f ac3 /tmp/afkit-plain.ac3
+python3 - /tmp/afkit-plain.ac3 "$out/ac3-behind-id3.ac3" <<'PY'
+import struct, sys
+def syncsafe(n):
+    return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+payload = b"com.apple.streaming.transportStreamTimestamp\x00" + struct.pack(">Q", 900000)
+frame = b"PRIV" + syncsafe(len(payload)) + b"\x00\x00" + payload
+open(sys.argv[2], "wb").write(b"ID3\x04\x00\x00" + syncsafe(len(frame)) + frame + open(sys.argv[1], "rb").read())
+PY
+# An MP3 whose LAME tag's counts leave no valid frame: FFmpeg's 0.05 s of LAME (3 audio frames, 3,456
+# samples) with the tag's padding (byte 21 of its 'Lavc' extension, low 12 bits) set to 4095.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=0.05" -ac 1 -c:a libmp3lame -b:a 64k /tmp/afkit-short.mp3
+python3 - /tmp/afkit-short.mp3 "$out/mp3-lame-tag-covers-all.mp3" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+tag = data.index(b"Lavc", data.index(b"Info"))
+field = int.from_bytes(data[tag + 21:tag + 24], "big")
+data[tag + 21:tag + 24] = (field | 0xFFF).to_bytes(3, "big")
+open(sys.argv[2], "wb").write(data)
+PY

@@ -204,6 +204,7 @@ public struct AudioFileStream: Sendable {
             self.parser = nil
             defer { self.parser = parser }
             try parser.finish(endOffset: streamPosition, unconsumed: tail.count)
+            parser.context.noteCountsLeavingNoFrame()
             while let id = parser.nextAnnouncement() { try handler(.propertyChanged(id, parser.context.properties)) }
             for id: StreamPropertyID in [.audioDataByteCount, .audioDataPacketCount, .maximumPacketSize, .bitRate] {
                 try handler(.propertyChanged(id, parser.context.properties))

@@ -46,15 +46,23 @@ func detectContainer(
     _ bytes: UnsafeRawBufferPointer, atEnd: Bool, hint: FileType?, mode: ParseMode,
     limits: ParserLimits, requestsSeeks: Bool
 ) throws -> Detection {
-    // FLAC behind an ID3v2 tag (some taggers write one; `flac` and FFmpeg read past it): the tag's header
-    // gives its size, and within the metadata limit the bytes after it decide.
+    // A stream behind an ID3v2 tag (taggers put one before FLAC; HLS packed audio one before each AC-3 segment):
+    // the tag's header gives its size, and within the metadata limit the bytes after it decide. MPEG audio and
+    // ADTS behind tags are the frame scanner's; another file behind one is refused by it, named.
     if let tag = ID3.header(bytes), tag.totalSize <= limits.maximumMetadataChunkBytes {
-        if bytes.count >= tag.totalSize + 4 {
-            if bytes[tag.totalSize..<tag.totalSize + 4].elementsEqual("fLaC".utf8) {
-                return .parser(FLACParser(mode: mode, limits: limits, leadingTagSize: tag.totalSize))
+        let after = UnsafeRawBufferPointer(rebasing: bytes[min(tag.totalSize, bytes.count)...])
+        switch FileSignature.identify(after, atEnd: atEnd) {
+        case .needMore(let count): return .needMore(tag.totalSize + count)
+        case .container(let fileType):
+            if let descriptor = ContainerRegistry.descriptor(of: fileType), descriptor.readsBehindID3Tag,
+                let makeParser = descriptor.makeParser
+            {
+                return .parser(
+                    makeParser(
+                        ParserSetup(
+                            mode: mode, limits: limits, requestsSeeks: requestsSeeks, leadingTagSize: tag.totalSize)))
             }
-        } else if !atEnd {
-            return .needMore(tag.totalSize + 4)
+        default: break
         }
     }
     switch FileSignature.identify(bytes, atEnd: atEnd) {
