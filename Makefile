@@ -4,6 +4,9 @@
 #   make test     build and run every test
 #   make assets   convert Assets/ to CAF and validate the results as system sounds
 #   make bench    run the benchmarks beside the reference tools
+#   make conformance  afkit over other projects' test files, each checked against FFmpeg (flac, libsndfile):
+#                 CONFORMANCE_SOURCES holds folders or git directories, each optionally @subfolder
+#                 (CONFORMANCE.md); AFKIT=PATH checks that binary instead of building one
 #   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README, LICENSE, NOTICE and NEEDS
@@ -33,7 +36,7 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-build test-deps test-venv assets bench clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client \
+.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client \
 	prove-remote-exec
 
 all: release
@@ -133,6 +136,15 @@ bench: release
 		command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	python3 Benchmarks/bench.py
+
+# Not run by CI: the sources are other projects' repositories, fetched first (CONFORMANCE.md). The default binary
+# is built; one given as AFKIT=PATH is checked as it is. Results go to build/conformance.
+CONFORMANCE_SOURCES ?=
+conformance: $(if $(filter .build/release/afkit,$(AFKIT)),release)
+	@for tool in ffmpeg:ffmpeg flac:flac sndfile-convert:sndfile-programs; do \
+		command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	python3 Conformance/conformance.py --afkit $(AFKIT) --out build/conformance $(CONFORMANCE_SOURCES)
 
 dist: release
 	bash Packaging/dist.sh $(AFKIT) dist
