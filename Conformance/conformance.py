@@ -11,7 +11,7 @@ files are never copied into afkit's tree. Git LFS pointers and symbolic links ar
 
 Which files: every file ffprobe finds an audio stream in, and every file named with an extension afkit reads
 (afkit's own folder walk says which, `afkit validate` over empty probe files): a file afkit must refuse is a
-result too.
+result too. Text files (UTF-8 without NUL in the first 4 KB: manifests, playlists, dumps) are not probed.
 
 Per file: `afkit info --json FILE` and `afkit convert -d FORMAT FILE out.wav`, FORMAT keeping every bit (LEI32
 for integer PCM and lossless codecs, LEF64 for float PCM, LEF32 for lossy codecs). The reference is FFmpeg's
@@ -335,12 +335,15 @@ def compare_lossy(a_bytes, r_bytes, channels, priming):
     for lag in LIKELY_LAGS + [difference, priming]:
         lags.update({lag, -lag})
     best = max(lags, key=lambda lag: snr(a, r, lag, channels, start, window))
-    if snr(a, r, best, channels, start, window) < MIN_SNR:
-        # every lag within 4096 frames, on 1024 frames of the first channel
+    # then every lag within 128 frames of it (an edit list read in other units), and, when that is still far
+    # off, every lag within 4096 frames: on 1024 frames of the first channel
+    for low, high, enough in ((best - 128, best + 128, math.inf), (-4096, 4096, MIN_SNR)):
+        if snr(a, r, best, channels, start, window) >= enough:
+            continue
         short = min(window, 1024)
         ref = r[start * channels:(start + short) * channels:channels]
         scores = {}
-        for lag in range(-4096, 4097):
+        for lag in range(low, high + 1):
             first = (start + lag) * channels
             if first < 0 or first + short * channels > len(a):
                 continue
@@ -353,12 +356,68 @@ def compare_lossy(a_bytes, r_bytes, channels, priming):
     # the whole overlap at that alignment (at most 2 M samples)
     count = min(frames, max(1, 2_000_000 // channels))
     value = snr(a, r, best, channels, 0, count)
+    if value < MIN_SNR and difference != 0 and abs(difference) <= 4096:
+        piecewise, lags = align_piecewise(a, r, channels, difference)
+        if piecewise > value:
+            steps = ", ".join(f"{lag} from frame {frame}" for frame, lag in lags)
+            return (piecewise, best, f"SNR {piecewise:.1f} dB aligned block by block (afkit's lag {steps}): "
+                                     f"frames inserted or dropped on one side")
     return (value, best, f"SNR {value:.1f} dB at lag {best}")
+
+
+def align_piecewise(a, r, channels, difference, block=4096, window=1024, most=64):
+    """SNR with each block of the reference aligned on its own (one side inserting or dropping frames midway,
+    as an AMR NO_DATA frame or a lost packet does): lags between 0 and `difference`, found on the first
+    channel; at most `most` blocks spread over the file. Returns (SNR, [(frame, lag) where the lag changes])."""
+    frames = len(r) // channels
+    starts = list(range(0, max(1, frames - window), block))
+    if len(starts) > most:
+        starts = [starts[i * len(starts) // most] for i in range(most)]
+    low, high = min(0, difference) - 64, max(0, difference) + 64
+    energy = noise = 0.0
+    changes, previous = [], None
+    for start in starts:
+        ref = r[start * channels:(start + window) * channels:channels]
+        best, best_error = 0, math.inf
+        for lag in range(low, high + 1):
+            first = (start + lag) * channels
+            if first < 0 or first + window * channels > len(a):
+                continue
+            error = sum((x - y) * (x - y) for x, y in zip(ref, a[first:first + window * channels:channels]))
+            if error < best_error:
+                best, best_error = lag, error
+        end = min(frames, start + block)
+        for x, y in zip(r[start * channels:end * channels],
+                        a[(start + best) * channels:(end + best) * channels]):
+            energy += x * x
+            noise += (x - y) * (x - y)
+        if best != previous:
+            changes.append((start, best))
+            previous = best
+    if noise == 0:
+        return (math.inf, changes)
+    return ((10 * math.log10(energy / noise)) if energy else -math.inf, changes)
 
 
 # ---- one file ------------------------------------------------------------------------------------------------
 
+def is_text(path):
+    """Whether a file starts as text (manifests, playlists, dumps): no audio stream to look for, and FFmpeg's
+    playlist demuxers can spend a minute on one."""
+    with open(path, "rb") as file:
+        head = file.read(4096)
+    if not head or b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start > len(head) - 4  # a character cut at the end of the window
+    return True
+
+
 def probe(path, timeout):
+    if is_text(path):
+        return None
     status, stdout, _, hung = run(["ffprobe", "-v", "error", "-protocol_whitelist", "file,crypto,data",
                                    "-show_streams", "-show_format", "-of", "json", path], timeout)
     if hung or status != 0:
@@ -433,7 +492,8 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
     elif status != 0:
         codes = CODE.findall(stderr)
         convert["code"] = codes[-1] if codes else None
-        convert["message"] = last_lines(stderr, 1)
+        errors = [line for line in stderr.splitlines() if ": error: " in line]
+        convert["message"] = (errors[-1] if errors else last_lines(stderr, 1)).replace(source.root + "/", "")
         if not codes or (path not in stderr and base not in stderr):
             record["faults"].append(("unnamed refusal", f"status {status}: {last_lines(stderr)}"))
     converted = read_wav(output) if status == 0 and not hung and os.path.exists(output) else None
@@ -447,8 +507,13 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
 
     # info and convert
     if info_reads and status != 0 and not hung and not crashed(status, stderr):
-        record["faults"].append(("disagreement", f"info reads {info['frames']} frames ({info.get('id')}); "
-                                                 f"convert refuses: {convert.get('message', '')}"))
+        if convert.get("code") == "fmt?":
+            # afinfo's way: info describes a stream whose data format convert does not decode
+            record["notes"].append(f"info describes it ({info['frames']} frames of '{info.get('id')}', "
+                                   f"{info.get('channels')} ch); convert refuses the data format")
+        else:
+            record["faults"].append(("disagreement", f"info reads {info['frames']} frames ({info.get('id')}); "
+                                                     f"convert refuses: {convert.get('message', '')}"))
     if info["status"] != 0 and not info["hung"] and converted:
         record["faults"].append(("disagreement", f"info refuses ({info.get('error', {}).get('message', '')}); "
                                                  f"convert reads {convert['frames']} frames"))
@@ -459,6 +524,14 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
     # the reference
     reference = decode_reference(path, stream, codec, kind, ffmpeg_format, work, timeout, record)
     record["reference"] = {k: v for k, v in (reference or {}).items() if k != "data"}
+    if reference and info_reads and (info.get("channels"), info.get("rate")) != (reference["channels"],
+                                                                                reference["rate"]):
+        said = (f"info says {info.get('rate'):g} Hz {info.get('channels')} ch; {reference['tool']} decodes "
+                f"{reference['rate']} Hz {reference['channels']} ch")
+        if str(info.get("id", "")).startswith("aac"):  # HE-AAC: the core's rate and channels, as afinfo says
+            record["notes"].append(said)
+        else:
+            record["faults"].append(("wrong rate/channels", said))
     if reference is None:  # a named refusal stands on its own; a read has nothing to be checked against
         record["verdict"] = verdict(record, "no reference" if converted else "refused")
         return record
@@ -497,12 +570,16 @@ def decode_reference(path, stream, codec, kind, ffmpeg_format, work, timeout, re
                                        "--sign=signed", "-o", target, path], timeout * 2)
         record["commands"]["flac"] = ("flac -d -f --force-raw-format --endian=little --sign=signed "
                                       "-o /tmp/flac.raw {file}")
-        if status == 0 and not hung and os.path.exists(target) and result:
+        if status == 0 and not hung and os.path.exists(target):
             width = (bits + 7) // 8
             with open(target, "rb") as file:
                 data = raw_to_i32(file.read(), width, bits)
+            if result is None:  # FFmpeg decodes nothing: the stream's rate and channels as ffprobe says them
+                result = {"tool": "flac", "rate": int(stream.get("sample_rate") or 0),
+                          "channels": int(stream.get("channels") or 1), "data": b""}
+                record["notes"].append("FFmpeg decodes nothing; flac does")
             frames = len(data) // (4 * result["channels"])
-            if data != result["data"]:
+            if data != result["data"] and result["tool"] == "ffmpeg":
                 record["notes"].append(f"flac -d and FFmpeg differ (flac {frames} frames, FFmpeg "
                                        f"{result['frames']}); flac is the reference")
             result = dict(result, tool="flac", frames=frames, data=data)
@@ -597,7 +674,7 @@ def figures(name, source, records, examined):
         skipped.append(f"{source.lfs_pointers} LFS pointers skipped")
     if source.absent:
         skipped.append(f"{len(source.absent)} absent from the git directory")
-    line = (f"{name}: {len(records)} files ({examined} in the tree{', ' + ', '.join(skipped) if skipped else ''}), "
+    line = (f"{name}: {len(records)} files (of {examined}{'; ' + ', '.join(skipped) if skipped else ''}), "
             f"{counts.get('read right', 0)} read right, {counts.get('refused', 0)} refused (named), "
             f"{counts.get('no reference', 0)} no reference, faults: "
             + ", ".join(f"{fault_counts[f]} {f}" for f in FAULTS))
@@ -684,6 +761,22 @@ def write_outputs(out, records, lines, sections, afkit):
                    conv.get("message", ""), "; ".join(r["notes"])]
             file.write("\t".join("" if v is None else str(v).replace("\t", " ").replace("\n", " | ")
                                  for v in row) + "\n")
+    with open(os.path.join(out, "refusals.md"), "w") as file:
+        file.write("# What afkit refuses, by reason\n\n")
+        groups = {}
+        for r in records:
+            message = (r.get("convert") or {}).get("message")
+            if r["verdict"] == "refused" and message:
+                reason = message.replace(r["path"] + ": ", "").replace("convert: ", "", 1).replace("error: ", "", 1)
+                reason = re.sub(r"(?<![A-Za-z0-9])\d+(?![A-Za-z0-9])", "N", reason.replace(r["path"], "FILE"))
+                groups.setdefault((r["convert"].get("code") or "", reason), []).append(r)
+        for (code, reason), members in sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]))):
+            reference = sum(1 for r in members if (r.get("reference") or {}).get("frames"))
+            file.write(f"- '{code}' x{len(members)} ({reference} decoded by the reference): {reason}\n")
+            for r in members[:4]:
+                file.write(f"  - {r['source']}: {r['path']} ({r['ffprobe']['codec'] or 'no audio stream to ffprobe'})\n")
+            if len(members) > 4:
+                file.write(f"  - and {len(members) - 4} more\n")
     with open(os.path.join(out, "faults.md"), "w") as file:
         file.write(f"# Conformance faults\n\nafkit: {afkit}\n\n")
         for line in lines:
