@@ -768,7 +768,7 @@ def write_outputs(out, records, lines, sections, afkit):
             message = (r.get("convert") or {}).get("message")
             if r["verdict"] == "refused" and message:
                 reason = message.replace(r["path"] + ": ", "").replace("convert: ", "", 1).replace("error: ", "", 1)
-                reason = re.sub(r"(?<![A-Za-z0-9])\d+(?![A-Za-z0-9])", "N", reason.replace(r["path"], "FILE"))
+                reason = re.sub(r"(?<![A-Za-z0-9-])\d+(?![A-Za-z0-9])", "N", reason.replace(r["path"], "FILE"))
                 groups.setdefault((r["convert"].get("code") or "", reason), []).append(r)
         for (code, reason), members in sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]))):
             reference = sum(1 for r in members if (r.get("reference") or {}).get("frames"))
