@@ -484,7 +484,8 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
     status, _, stderr, hung = run(convert_args, timeout)
     convert = {"status": status, "hung": hung, "messages": stderr.strip()}
     record["convert"] = convert
-    record["commands"] = {"afkit": f"{shlex.quote(afkit)} convert -d {data_format} {{file}} /tmp/afkit.wav"}
+    record["commands"] = {"info": f"{shlex.quote(afkit)} info --json {{file}}",
+                          "afkit": f"{shlex.quote(afkit)} convert -d {data_format} {{file}} /tmp/afkit.wav"}
     if hung:
         record["faults"].append(("hang", f"afkit convert ran past {timeout} s"))
     elif crashed(status, stderr):
@@ -554,7 +555,7 @@ def decode_reference(path, stream, codec, kind, ffmpeg_format, work, timeout, re
         status, _, stderr, hung = run(args, timeout * 2)
         decoded = read_wav(target) if os.path.exists(target) and not hung else None
         record["commands"]["ffmpeg"] = ("ffmpeg -v error -i {file} -map 0:a:0 -c:a " + ffmpeg_format +
-                                        " -f wav /tmp/ffmpeg.wav")
+                                        " -f wav -y /tmp/ffmpeg.wav")
         if decoded and decoded[3]:
             rate, channels, _, data = decoded
             result = {"tool": "ffmpeg", "rate": rate, "channels": channels,
