@@ -83,9 +83,9 @@ class Source:
         self.spec = spec
         place, _, self.subfolder = spec.partition("@")
         self.place = os.path.abspath(place)
-        self.is_git = subprocess.run(["git", "-C", self.place, "rev-parse", "--git-dir"], capture_output=True,
-                                     text=True).returncode == 0 and not os.path.isdir(os.path.join(self.place, ".git")) \
-            and os.path.isfile(os.path.join(self.place, "HEAD"))
+        # a git directory (a bare mirror) is read at HEAD; a working tree is a folder like any other
+        self.is_git = os.path.isfile(os.path.join(self.place, "HEAD")) and os.path.isdir(
+            os.path.join(self.place, "objects"))
         parent = os.path.basename(os.path.dirname(self.place)) if os.path.basename(self.place) == "repo" else ""
         self.name = parent.replace("+", "/", 1) if "+" in parent else os.path.basename(self.place.rstrip("/"))
         self.commit = None
@@ -160,7 +160,8 @@ class Source:
     def reproduce(self, relative, local):
         """A shell line that puts the file at `local`."""
         if self.is_git:
-            return f"git -C {shlex.quote(self.place)} show {self.commit[:12]}:{shlex.quote(relative)} > {shlex.quote(local)}"
+            return (f"git -C {shlex.quote(self.place)} show {self.commit[:12]}:{shlex.quote(relative)} "
+                    f"> {shlex.quote(local)}")
         return f"cp {shlex.quote(os.path.join(self.place, relative))} {shlex.quote(local)}"
 
     def cleanup(self):
@@ -499,10 +500,11 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
             record["faults"].append(("unnamed refusal", f"status {status}: {last_lines(stderr)}"))
     converted = read_wav(output) if status == 0 and not hung and os.path.exists(output) else None
     if status == 0 and not hung and converted is None:
-        record["faults"].append(("crash", "afkit convert exited 0 but its output is no readable WAV"))
+        record["faults"].append(("wrong length", "afkit convert exited 0 but its output is no readable WAV"))
     if converted:
         rate, channels, got_kind, data = converted
-        convert.update(rate=rate, channels=channels, frames=len(data) // (channels * (8 if got_kind == "f64" else 4)))
+        frames = len(data) // (channels * (8 if got_kind == "f64" else 4))
+        convert.update(rate=rate, channels=channels, frames=frames)
         if got_kind != kind:
             record["notes"].append(f"afkit wrote {got_kind}, asked {kind}")
 
@@ -775,7 +777,8 @@ def write_outputs(out, records, lines, sections, afkit):
             reference = sum(1 for r in members if (r.get("reference") or {}).get("frames"))
             file.write(f"- '{code}' x{len(members)} ({reference} decoded by the reference): {reason}\n")
             for r in members[:4]:
-                file.write(f"  - {r['source']}: {r['path']} ({r['ffprobe']['codec'] or 'no audio stream to ffprobe'})\n")
+                codec = r["ffprobe"]["codec"] or "no audio stream to ffprobe"
+                file.write(f"  - {r['source']}: {r['path']} ({codec})\n")
             if len(members) > 4:
                 file.write(f"  - and {len(members) - 4} more\n")
     with open(os.path.join(out, "faults.md"), "w") as file:
