@@ -461,7 +461,8 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
             fmt = entry.get("format", {})
             info.update(frames=entry.get("frameCount"), id=fmt.get("id"), rate=fmt.get("sampleRate"),
                         channels=fmt.get("channels"), bits=fmt.get("bitsPerChannel"), flags=fmt.get("flags"),
-                        priming=entry.get("primingFrames", 0), container=entry.get("container"))
+                        priming=entry.get("primingFrames", 0), container=entry.get("container"),
+                        truncated=entry.get("truncated", False), damaged=entry.get("damaged", False))
     except (ValueError, IndexError, KeyError, TypeError):
         pass
     record["info"] = info
@@ -510,7 +511,11 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
 
     # info and convert
     if info_reads and status != 0 and not hung and not crashed(status, stderr):
-        if convert.get("code") == "fmt?":
+        if info["frames"] == 0 and (info.get("truncated") or info.get("damaged")):
+            # Both say it: info reads no frame of a file it calls cut short or damaged; convert refuses it.
+            record["notes"].append(f"info reads 0 frames of a {'truncated' if info.get('truncated') else 'damaged'} "
+                                   f"file; convert refuses: {convert.get('message', '')}")
+        elif convert.get("code") == "fmt?":
             # afinfo's way: info describes a stream whose data format convert does not decode
             record["notes"].append(f"info describes it ({info['frames']} frames of '{info.get('id')}', "
                                    f"{info.get('channels')} ch); convert refuses the data format")

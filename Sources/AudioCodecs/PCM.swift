@@ -10,8 +10,11 @@ public struct PCMLayout: Hashable, Sendable {
     public var isBigEndian: Bool
     /// Whether integers are signed (8-bit WAV samples are not).
     public var isSigned: Bool
-    /// Significant bits (at most `width × 8`, left-justified).
+    /// Significant bits (at most `width × 8`, left-justified unless ``lowAlignment`` says otherwise).
     public var bits: Int
+    /// The bits below the samples' top where they sit at the bottom of a wider integer (no aligned-high bit:
+    /// ALSA's S24_LE, 24 bits in 4 bytes); 0 where they are left-justified.
+    public var lowAlignment = 0
 
     /// Native-endian signed integers of `width` bytes holding `bits` significant bits, left-justified.
     public init(nativeIntegerWidth width: Int, bits: Int) {
@@ -38,6 +41,9 @@ public struct PCMLayout: Hashable, Sendable {
             throw AudioFileError.unsupportedDataFormat(
                 "pcm: \(bits)-bit samples in \(width) bytes are not supported",
                 offset: nil)
+        }
+        if !isFloat && width > 1 && bits < width * 8 && !format.formatFlags.contains(.isAlignedHigh) {
+            lowAlignment = width * 8 - bits
         }
     }
 }
@@ -137,6 +143,21 @@ public enum PCM {
         into output: UnsafeMutableBufferPointer<Float>
     ) {
         let big = layout.isBigEndian
+        if layout.lowAlignment > 0 {
+            // Samples at the bottom of their integers: each moved to the top (the bits above them dropped),
+            // then read as left-justified. Rare (ALSA's S24_LE in WAV): one plain loop.
+            let width = layout.width
+            let shift = UInt32(32 - width * 8 + layout.lowAlignment)
+            for index in 0..<count {
+                var word: UInt32 = 0
+                for byte in 0..<width {
+                    let value = UInt32(bytes[index * width + byte])
+                    word |= big ? value << UInt32(8 * (width - 1 - byte)) : value << UInt32(8 * byte)
+                }
+                output[index] = Float(Double(Int32(bitPattern: word << shift)) * (1 / 2_147_483_648))
+            }
+            return
+        }
         switch (layout.isFloat, layout.width) {
         case (true, 4):
             for index in 0..<count {
@@ -206,8 +227,9 @@ public enum PCM {
             quantize16(samples, bigEndian: big, into: bytes)
             return
         }
-        // Quantize to the significant bits, then place them at the top of the container.
-        let shift = Int64(layout.width * 8 - layout.bits)
+        // Quantize to the significant bits, then place them at the top of the container (or keep them at its
+        // bottom, sign-extended, where the layout is aligned low).
+        let shift = layout.lowAlignment > 0 ? 0 : Int64(layout.width * 8 - layout.bits)
         switch layout.width {
         case 1:
             let offset: Int64 = layout.isSigned ? 0 : 128
@@ -306,7 +328,7 @@ extension PCM {
     /// Float32 (which holds 24 bits: 32-bit integers and doubles would lose their low bits): integers to
     /// integers of at least as many bits, floats to floats at least as wide.
     public static func transcodesExactly(from source: PCMLayout, to destination: PCMLayout) -> Bool {
-        source.isFloat == destination.isFloat
+        source.lowAlignment == 0 && destination.lowAlignment == 0 && source.isFloat == destination.isFloat
             && (source.isFloat ? destination.width >= source.width : destination.bits >= source.bits)
     }
 

@@ -60,10 +60,11 @@ public struct StreamDescription: Hashable, Sendable {
     /// Interleaved, packed linear PCM.
     ///
     /// Integer samples of 8 bits are unsigned (no signed-integer bit) unless `signed8` is set;
-    /// wider integers are signed.
+    /// wider integers are signed. Samples narrower than their container sit at its top (Apple's
+    /// aligned-high bit) unless `isAlignedLow` is set.
     public static func linearPCM(
         sampleRate: Double, channels: UInt32, bitsPerChannel: UInt32, isFloat: Bool = false,
-        isBigEndian: Bool = false, bytesPerSample: UInt32? = nil, signed8: Bool = false
+        isBigEndian: Bool = false, bytesPerSample: UInt32? = nil, signed8: Bool = false, isAlignedLow: Bool = false
     ) -> StreamDescription {
         let width = bytesPerSample ?? (bitsPerChannel + 7) / 8
         var flags: FormatFlags = []
@@ -74,7 +75,11 @@ public struct StreamDescription: Hashable, Sendable {
         }
         // The bit says how the container stores samples, also for one-byte samples.
         if isBigEndian { flags.insert(.isBigEndian) }
-        if UInt64(width) * 8 == UInt64(bitsPerChannel) { flags.insert(.isPacked) } else { flags.insert(.isAlignedHigh) }
+        if UInt64(width) * 8 == UInt64(bitsPerChannel) {
+            flags.insert(.isPacked)
+        } else if !isAlignedLow {
+            flags.insert(.isAlignedHigh)
+        }
         return StreamDescription(
             sampleRate: sampleRate, formatID: .lpcm, formatFlags: flags, bytesPerPacket: width * channels,
             framesPerPacket: 1, bytesPerFrame: width * channels, channelsPerFrame: channels,

@@ -212,7 +212,8 @@ public enum WAVE {
             let base = chunk.bodyOffset
             try checkRateAndChannels("wav", sampleRate: Double(rate), channels: UInt32(channels), offset: base + 2)
             var validBits = UInt32(bits)
-            if tag == FormatTag.extensible {
+            let isExtensible = tag == FormatTag.extensible
+            if isExtensible {
                 guard extraSize >= 22, body.remaining >= 22,
                     let valid = body.readInteger(endianness: order, as: UInt16.self),
                     let mask = body.readInteger(endianness: order, as: UInt32.self),
@@ -252,9 +253,13 @@ public enum WAVE {
                         "wav: \(isFloat ? "float" : "PCM") with \(validBits) bits in \(blockAlign)-byte frames of "
                             + "\(channels) channels cannot be", offset: base + 12)
                 }
+                // WAVE_FORMAT_EXTENSIBLE's valid bits, and a sample size that is no whole number of bytes, sit at
+                // the top of their container; PCMWAVEFORMAT's whole spare bytes (24 bits in 4, as ALSA's arecord
+                // writes S24_LE) at its bottom, as hound reads them.
                 format = .linearPCM(
                     sampleRate: sampleRate, channels: channelCount, bitsPerChannel: validBits, isFloat: isFloat,
-                    isBigEndian: order == .big && width > 1, bytesPerSample: width)
+                    isBigEndian: order == .big && width > 1, bytesPerSample: width,
+                    isAlignedLow: !isExtensible && !isFloat && width * 8 - validBits >= 8)
             case FormatTag.mulaw, FormatTag.alaw:
                 guard UInt32(blockAlign) == channelCount else {
                     throw AudioFileError.malformed(

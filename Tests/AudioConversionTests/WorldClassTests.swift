@@ -160,4 +160,24 @@ import Testing
             try AudioConverter.convert(input: path, output: folder.path + "/out.wav", settings: settings("LEI16"))
         } throws: { error in (error as? AudioFileError)?.code == "dta?" }
     }
+
+    /// 24 bits in 4-byte PCMWAVEFORMAT frames sit at the bottom of each word (ALSA's S24_LE, as arecord writes
+    /// it and hound reads it): they were read as the top 24 bits, every sample wrong. WAVE_FORMAT_EXTENSIBLE's
+    /// valid bits stay at the top, as its specification says.
+    @Test func pcmWaveFormatsSpareBytesAreAtTheTop() throws {
+        let path = Self.folder + "/wav-24-in-32-low.wav"
+        let file = try AudioFile(path: path)
+        #expect(file.dataFormat.bitsPerChannel == 24 && !file.dataFormat.formatFlags.contains(.isAlignedHigh))
+        let samples = try decodedSamples(path)
+        let expected = (0..<100).flatMap { n -> [Float] in
+            let left = n * 83887 - 8_388_608
+            return [Float(left) / 8_388_608, Float(-left - 1) / 8_388_608]
+        }
+        #expect(samples == expected)
+        // Kept whole through a lossless conversion: 24-bit integers again, at the top of a packed 3-byte word.
+        let folder = try Folder()
+        let output = folder.path + "/out.wav"
+        try AudioConverter.convert(input: path, output: output, settings: settings("LEI24"))
+        #expect(try decodedSamples(output) == expected)
+    }
 }

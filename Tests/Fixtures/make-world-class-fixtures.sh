@@ -217,3 +217,14 @@ field = int.from_bytes(data[tag + 21:tag + 24], "big")
 data[tag + 21:tag + 24] = (field | 0xFFF).to_bytes(3, "big")
 open(sys.argv[2], "wb").write(data)
 PY
+# 24-bit samples in 4-byte PCMWAVEFORMAT frames (format tag 1, block align 8), at the bottom of each word with
+# its top byte 0, as ALSA's arecord writes S24_LE (hound's test data has one): written by the script below,
+# 100 stereo frames of a 24-bit ramp (left n × 83,887 - 8,388,608, right its negation less one).
+python3 - "$out/wav-24-in-32-low.wav" <<'PY'
+import struct, sys
+frames = [(n * 83887 - 8388608, -(n * 83887 - 8388608) - 1) for n in range(100)]
+data = b"".join(struct.pack("<II", l & 0xFFFFFF, r & 0xFFFFFF) for l, r in frames)
+fmt = struct.pack("<HHIIHH", 1, 2, 48000, 48000 * 8, 8, 24)
+body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", len(body)) + body)
+PY
