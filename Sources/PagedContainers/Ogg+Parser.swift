@@ -31,6 +31,11 @@ struct OggParser: StreamParser {
         /// Frames of the audio packets completed so far (what a decoder gives).
         var frames: Int64 = 0
         var ended = false
+        /// Its identification header and count of header packets, kept to know a repeated beginning.
+        var identification: [UInt8] = []
+        var headerCount = 0
+        /// Header packets of a repeated beginning of the stream still to pass over.
+        var repeatedHeaders = 0
     }
 
     /// An audio packet of the page being handed out.
@@ -213,6 +218,19 @@ struct OggParser: StreamParser {
             }
             return
         }
+        if header.isFirst && stream.headersLeft == 0 {
+            // The stream begins again (its start flag and headers repeated, as a muxer restarting leaves them):
+            // the same headers are passed over and its audio read on; other headers would be another stream.
+            let first = UnsafeRawBufferPointer(rebasing: page[body..<min(body + Int(lacing.first ?? 0), page.count)])
+            guard first.elementsEqual(stream.identification) else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "ogg: the stream (serial \(header.serial)) begins again at byte \(offset) with other headers; afkit "
+                        + "reads one format a stream", offset: offset)
+            }
+            context.properties.trace.append(offset: offset, "the stream's headers repeat here: passed over")
+            stream.repeatedHeaders = stream.headerCount
+            stream.nextSequence = nil
+        }
         if stream.ended {
             // A page of the stream after its end-of-stream page: that flag lied; the stream is read through.
             stream.ended = false
@@ -284,6 +302,10 @@ struct OggParser: StreamParser {
         _ stream: inout Stream, _ bytes: UnsafeRawBufferPointer, at start: Int?, pageOffset: Int64,
         pieces: [(offset: Int64, size: Int)]?
     ) throws {
+        if stream.repeatedHeaders > 0 {
+            stream.repeatedHeaders -= 1
+            return
+        }
         if stream.headersLeft != 0 {
             let isFrame = bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xFE == 0xF8
             guard stream.codec == .flac && stream.headersLeft == nil && isFrame else {
@@ -349,6 +371,8 @@ struct OggParser: StreamParser {
     private mutating func header(_ stream: inout Stream, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let index = stream.headers.count
         stream.headers.append(Array(bytes))
+        if index == 0 { stream.identification = Array(bytes) }
+        stream.headerCount = index + 1
         if let left = stream.headersLeft { stream.headersLeft = left - 1 }
         switch (stream.codec, index) {
         case (.vorbis, 0):

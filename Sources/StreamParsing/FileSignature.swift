@@ -131,6 +131,9 @@ package enum FileSignature {
         Entry(outcome: .refuse(name: "a RealAudio file", reason: extractFirst)) { bytes, _ in
             any(magic(bytes, ".ra\u{FD}"), magic(bytes, ".RMF"))
         },
+        Entry(outcome: .refuse(name: "a Flash Video (FLV) file", reason: extractFirst)) { bytes, _ in
+            magic(bytes, [0x46, 0x4C, 0x56, 0x01])
+        },
         Entry(outcome: .refuse(name: "an IFF file", reason: notRead("IFF"))) { bytes, _ in iff(bytes) },
         Entry(outcome: .refuse(name: "a RIFF file", reason: notRead("RIFF"))) { bytes, _ in riff(bytes) },
         Entry(

@@ -21,7 +21,7 @@ import Testing
         ("nist.sph", "a NIST SPHERE file"), ("ircam.sf", "an IRCAM file"),
         ("ensoniq.paf", "an Ensoniq PARIS (PAF) file"),
         ("fasttracker.xi", "a FastTracker 2 instrument (XI)"), ("htk.htk", "an HTK file"),
-        ("amiga.8svx", "an IFF 8SVX file"),
+        ("amiga.8svx", "an IFF 8SVX file"), ("flv-aac.flv", "a Flash Video (FLV) file"),
         ("text.mp3", "a text file"),
     ]
 

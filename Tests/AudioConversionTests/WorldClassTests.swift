@@ -180,4 +180,23 @@ import Testing
         try AudioConverter.convert(input: path, output: output, settings: settings("LEI24"))
         #expect(try decodedSamples(output) == expected)
     }
+
+    /// An Ogg stream whose beginning repeats (its start-flagged identification page and its comments again, same
+    /// serial, before the audio) is read past the repeat: the header packets were taken for audio, which the
+    /// decoder refused while `info` counted them as frames. Opus (two header packets) and Vorbis (three) read as
+    /// the same stream without the repeat.
+    @Test(arguments: [
+        ("ogg-opus-repeated-headers.opus", "ogg/ffmpeg-opus.opus"),
+        ("ogg-vorbis-repeated-headers.ogg", "ogg/oggenc-speech.ogg"),
+    ])
+    func anOggStreamWhoseBeginningRepeatsIsReadPastIt(_ name: String, _ original: String) throws {
+        let path = Self.folder + "/" + name
+        let file = try AudioFile(path: path)
+        let plain = try AudioFile(path: fixtures + "/" + original)
+        #expect(
+            file.packetCount == plain.packetCount && file.properties.validFrameCount == plain.properties.validFrameCount
+        )
+        #expect(file.properties.warnings.isEmpty)
+        #expect(try decodedSamples(path) == decodedSamples(fixtures + "/" + original))
+    }
 }

@@ -228,3 +228,24 @@ fmt = struct.pack("<HHIIHH", 1, 2, 48000, 48000 * 8, 8, 24)
 body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
 open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", len(body)) + body)
 PY
+# Ogg streams whose beginning repeats (the start-flagged identification page and the comment page again, same
+# serial, sequence 0 and 1, before the audio; a muxer restarting leaves them, androidx/media's test data has
+# one): ogg/ffmpeg-opus.opus and ogg/oggenc-speech.ogg (Vorbis: three header packets) with their header pages
+# written twice by the script below. FFmpeg reads past them.
+python3 - <<'PY'
+import struct
+def pages(data):
+    at, out = 0, []
+    while at < len(data):
+        count = data[at + 26]
+        size = 27 + count + sum(data[at + 27:at + 27 + count])
+        out.append(data[at:at + size])
+        at += size
+    return out
+for source, target in (("ogg/ffmpeg-opus.opus", "ogg-opus-repeated-headers.opus"),
+                       ("ogg/oggenc-speech.ogg", "ogg-vorbis-repeated-headers.ogg")):
+    every = pages(open(source, "rb").read())
+    # The header pages: those before the first page with a granule position other than 0.
+    headers = next(i for i, page in enumerate(every) if struct.unpack("<q", page[6:14])[0] not in (0, -1))
+    open("world-classes/" + target, "wb").write(b"".join(every[:headers] * 2 + every[headers:]))
+PY
