@@ -135,6 +135,9 @@ package enum FileSignature {
             magic(bytes, [0x46, 0x4C, 0x56, 0x01])
         },
         Entry(outcome: .refuse(name: "an IFF file", reason: notRead("IFF"))) { bytes, _ in iff(bytes) },
+        Entry(outcome: .refuse(name: "an AVI file", reason: extractFirst)) { bytes, _ in
+            all(magic(bytes, "RIFF"), magic(bytes, "AVI ", at: 8))
+        },
         Entry(outcome: .refuse(name: "a RIFF file", reason: notRead("RIFF"))) { bytes, _ in riff(bytes) },
         Entry(
             outcome: .refuse(name: "a MIDI file", reason: "a MIDI file holds notes, not audio; render it to WAV first")
@@ -328,7 +331,7 @@ package enum FileSignature {
         guard bytes.count >= 12 else { return .undecided(12) }
         let type = formType(bytes)
         if magic(bytes, "RIFX").isYes { return .yes(name: "a big-endian RIFF (RIFX) file") }
-        let names = ["AVI ": "an AVI file", "WEBP": "a WebP image", "RMID": "a RIFF MIDI file", "sfbk": "a SoundFont"]
+        let names = ["WEBP": "a WebP image", "RMID": "a RIFF MIDI file", "sfbk": "a SoundFont"]
         return .yes(name: names[type] ?? "a RIFF file of form '\(type)'")
     }
 

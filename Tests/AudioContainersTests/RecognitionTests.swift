@@ -22,6 +22,7 @@ import Testing
         ("ensoniq.paf", "an Ensoniq PARIS (PAF) file"),
         ("fasttracker.xi", "a FastTracker 2 instrument (XI)"), ("htk.htk", "an HTK file"),
         ("amiga.8svx", "an IFF 8SVX file"), ("flv-aac.flv", "a Flash Video (FLV) file"),
+        ("avi-pcm.avi", "an AVI file"),
         ("text.mp3", "a text file"),
     ]
 

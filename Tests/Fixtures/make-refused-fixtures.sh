@@ -32,5 +32,6 @@ sox "$SRC" -t xi $OUT/fasttracker.xi
 sox "$SRC" -t htk $OUT/htk.htk
 sox "$SRC" $OUT/amiga.8svx
 $FF -i "$SRC" -c:a aac -b:a 32k -f flv $OUT/flv-aac.flv
+$FF -i "$SRC" -c:a pcm_s16le -f avi $OUT/avi-pcm.avi
 # Text that claims to be an MP3. (Opus in CAF, made here once, is read now: other/caf-opus.caf.)
 printf 'This is a text file named like an MP3.\nIt holds no audio at all.\n' > $OUT/text.mp3
