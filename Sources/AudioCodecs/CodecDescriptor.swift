@@ -102,6 +102,17 @@ public struct CodecDescriptor: Sendable {
         CodecDescriptor("MAC6", "MACE 6:1"),
         CodecDescriptor("G722", "G.722"),
         CodecDescriptor("DWVW", "Delta With Variable Word width"),
+        // Codecs MPEG-4 files carry that afkit does not decode, named as their sample entries are (ETSI TS 102 114
+        // for DTS; mp4ra.org for the rest).
+        CodecDescriptor("dtsc", "DTS"),
+        CodecDescriptor("dtsh", "DTS-HD"),
+        CodecDescriptor("dtsl", "DTS-HD Master Audio"),
+        CodecDescriptor("dtse", "DTS Express"),
+        CodecDescriptor("ac-4", "AC-4"),
+        CodecDescriptor("mlpa", "Dolby TrueHD"),
+        CodecDescriptor("mha1", "MPEG-H 3D Audio"),
+        CodecDescriptor("mhm1", "MPEG-H 3D Audio"),
+        CodecDescriptor("sevc", "EVRC"),
     ]
 
     /// Apple Lossless: 16, 20, 24 or 32 bits stored.

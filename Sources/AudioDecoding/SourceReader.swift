@@ -199,7 +199,10 @@ public final class SourceReader {
         guard let properties = audioFile?.properties else { return [] }
         var notes: [String] = []
         // The whole packets a cut file holds are used; the user learns the source was cut.
-        if properties.isTruncated { notes.append("the source is cut short (truncated): what it holds is \(done)") }
+        if properties.isTruncated {
+            let place = properties.truncationOffset.map { " at byte \($0)" } ?? ""
+            notes.append("the source is cut short (truncated)\(place): what it holds is \(done)")
+        }
         for place in properties.damage.prefix(5) { notes.append("the source is damaged: \(place)") }
         if properties.damage.count > 5 {
             notes.append("the source is damaged in \(properties.damage.count - 5) more places (afkit info lists them)")
@@ -207,7 +210,7 @@ public final class SourceReader {
         for left in properties.notRead {
             let place = left.offset.map { " at byte \($0)" } ?? ""
             notes.append(
-                "\(left.count) \(left.unit) of the source's \(left.what)\(place) not read (memory stays bounded)")
+                "\(left.count) \(left.unit) of the source's \(left.what)\(place) not read (\(left.reason))")
         }
         return notes
     }

@@ -441,7 +441,16 @@ extension MP4 {
         otherExtensions: ["m4a", "m4b", "m4r", "mov", "3gp"], hintExtensions: ["mp4"], mediaTypes: ["video/mp4"],
         recordsPriming: true,
         signatures: [
-            FileSignature.Entry(outcome: .read(.mp4)) { bytes, _ in FileSignature.magic(bytes, "ftyp", at: 4) }
+            FileSignature.Entry(outcome: .read(.mp4)) { bytes, _ in FileSignature.magic(bytes, "ftyp", at: 4) },
+            // QuickTime movies from before ISO's file type box begin with their media or movie box, or 'wide' (a
+            // placeholder for a 64-bit 'mdat' header) and then 'mdat'.
+            FileSignature.Entry(outcome: .read(.mp4)) { bytes, _ in
+                FileSignature.any(
+                    FileSignature.magic(bytes, "mdat", at: 4), FileSignature.magic(bytes, "moov", at: 4),
+                    FileSignature.all(
+                        FileSignature.magic(bytes, [0, 0, 0, 8], at: 0), FileSignature.magic(bytes, "wide", at: 4),
+                        FileSignature.magic(bytes, "mdat", at: 12)))
+            },
         ],
         makeParser: { MP4Parser(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
         writer: { format, options, counts, reserved in

@@ -333,13 +333,47 @@ extension MP4Parser {
                 return SampleEntry(
                     format: layers[0], formatList: layers, cookie: config.specificInfo,
                     knowsFramesPerPacket: true)
+            // MPEG-2 (0x69) and MPEG-1 (0x6B) audio, any layer: the first frame's header says which, and its
+            // channels (the entry's count is a template's).
             case 0x69, 0x6B: return plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
             case 0xA5: return plain(.ac3, frames: 1536)
             case 0xA6: return plain(.enhancedAC3, frames: 1536)
             case 0xAD: return plain(.opus, frames: 0)
-            default: return plain(type, frames: 0)
+            case 0xDD:
+                // Vorbis (FFmpeg's private indication): the three headers, Xiph-laced, are the cookie as
+                // libavcodec takes it, and the identification header gives the channels and rate.
+                guard let header = Self.vorbisIdentification(laced: config.specificInfo) else {
+                    throw AudioFileError.malformed(
+                        "mp4: Vorbis in 'esds' without its three headers", offset: entryOffset)
+                }
+                var result = plain(.vorbis, frames: 0)
+                result.format.channelsPerFrame = header.channels
+                result.format.sampleRate = header.rate
+                result.formatList = [result.format]
+                result.cookie = config.specificInfo
+                return result
+            default:
+                // A codec afkit does not decode keeps its own name where MP4's registry gives it one.
+                return plain(Self.objectTypeFormats[Int(config.objectType)] ?? type, frames: 0)
             }
         case ".mp3": return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+        case "ipcm", "fpcm":
+            // ISO/IEC 23003-5: 'pcmC' (a full box) holds format_flags (bit 0: little-endian) and the sample size;
+            // 'ipcm' is integers, 'fpcm' floats.
+            guard let config = children["pcmC"], config.count >= 6 else {
+                throw AudioFileError.malformed(
+                    "mp4: an '\(type)' sample entry without its 'pcmC' box", offset: entryOffset)
+            }
+            let bits = UInt32(config[5])
+            let isFloat = type == "fpcm"
+            guard isFloat ? bits == 32 || bits == 64 : bits == 16 || bits == 24 || bits == 32 else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "mp4: ISO/IEC 23003-5 PCM ('\(type)') of \(bits)-bit samples cannot be", offset: entryOffset)
+            }
+            let format = StreamDescription.linearPCM(
+                sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
+                isBigEndian: config[4] & 1 == 0, signed8: true)
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
         case "alac":
             guard let atom = children["alac"], atom.count >= 28 else {
                 throw AudioFileError.malformed(
@@ -412,9 +446,11 @@ extension MP4Parser {
                 sampleRate: rate, channels: channels, bitsPerChannel: bits,
                 isFloat: isFloat, isBigEndian: flags & 2 != 0, signed8: flags & 4 != 0)
             return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
-        case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw":
+        case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw", "ima4", "MAC3", "MAC6",
+            "agsm":
             // QuickTime's uncompressed entries name the same sample words as AIFF-C's compression types
-            // ('lpcm' as 'twos'); a sample size no word has leaves the entry undescribed. The 24- and
+            // ('lpcm' as 'twos'), and its constant-packet codecs the same codecs (IMA4, MACE, GSM); a sample size
+            // no word has leaves the entry undescribed. The 24- and
             // 32-bit words and the floats are little-endian where `wave` holds `enda` with 1, as FFmpeg
             // writes them from little-endian sources.
             let littleEndian =
@@ -439,6 +475,39 @@ extension MP4Parser {
         default:
             return plain(type, frames: 0)
         }
+    }
+
+    /// The codecs MP4's registry of objectTypeIndications names that afkit does not decode (mp4ra.org), by
+    /// Apple's or the sample entry's code: refused by their names, not as 'mp4a'.
+    static let objectTypeFormats: [Int: FourCharCode] = [
+        0xA9: "dtsc", 0xAA: "dtsh", 0xAB: "dtsl", 0xAC: "dtse", 0xAE: "ac-4", 0xD1: "sevc", 0xE1: "Qclp",
+    ]
+
+    /// The channels and rate of a Vorbis identification header, the first of three Xiph-laced headers (a count
+    /// byte, 2, then the first two lengths as runs of 255 and a last byte); `nil` where they do not hold.
+    static func vorbisIdentification(laced: [UInt8]) -> (channels: UInt32, rate: Double)? {
+        guard laced.first == 2 else { return nil }
+        var at = 1
+        var lengths: [Int] = []
+        while lengths.count < 2, at < laced.count {
+            var length = 0
+            while at < laced.count, laced[at] == 255 {
+                length += 255
+                at += 1
+            }
+            guard at < laced.count else { return nil }
+            length += Int(laced[at])
+            at += 1
+            lengths.append(length)
+        }
+        // The identification header: type 1, "vorbis", version (4), channels (1), rate (4, little-endian).
+        guard lengths.count == 2, lengths[0] >= 30, laced.count - at >= lengths[0] + lengths[1],
+            laced[at] == 1, Array(laced[(at + 1)..<(at + 7)]) == Array("vorbis".utf8)
+        else { return nil }
+        let channels = UInt32(laced[at + 11])
+        let rate = (0..<4).reduce(0) { $0 | UInt32(laced[at + 12 + $1]) << (8 * $1) }
+        guard channels > 0, rate > 0 else { return nil }
+        return (channels, Double(rate))
     }
 
     /// `OpusHead` (RFC 7845) from an MP4 `dOps` box's body: version 1, the channel count, pre-skip, input rate

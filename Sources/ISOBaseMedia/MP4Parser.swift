@@ -49,6 +49,8 @@ package struct MP4Parser: StreamParser {
         case awaitingSeek(target: Int64, then: State)
         /// A chapter track's sample (by its index in ``MP4Parser/chapterSamples``), read where a seek led.
         case chapterSample(Int)
+        /// The first MPEG audio frame of the movie (its `moov`), read where a seek led.
+        case firstFrameHeader(Box)
     }
 
     /// What the parser keeps of one `trak` while it is read.
@@ -99,6 +101,10 @@ package struct MP4Parser: StreamParser {
         }
     }
 
+    /// The boxes a QuickTime movie without `ftyp` begins with (Apple's QuickTime File Format: the movie, its
+    /// media, a `wide` placeholder, free space, a preview).
+    static let quickTimeFirstBoxes: Set<FourCharCode> = ["moov", "mdat", "wide", "free", "skip", "pnot"]
+
     /// Deepest nesting of boxes followed, and most boxes read inside one top-level box.
     static let maximumDepth = 16
     package static let maximumBoxesPerHeader = 100_000
@@ -134,6 +140,11 @@ package struct MP4Parser: StreamParser {
     var chapterSamples: [ChapterSample] = []
     var afterChapters: (target: Int64, then: State)?
     var readsChapterTrack = false
+    /// The `moov` read whose format waits for its first MPEG audio frame's header.
+    var movieAwaitingFirstFrame: Box?
+    /// The duration the table gives a first packet that decodes to no frames (Vorbis's: its first block only
+    /// primes the overlap, Vorbis I 1.3.2), in the track's timescale: part of the edit's media time, not priming.
+    var silentFirstPacketTicks: Int64 = 0
     // Fragments.
     var fragmentOffset: Int64 = 0
     var lastFragmentOffset: Int64?
@@ -329,6 +340,17 @@ package struct MP4Parser: StreamParser {
                 _ = cursor.skip(cursor.remaining)
                 return .needMore(1)
 
+            case .firstFrameHeader(let movie):
+                guard cursor.remaining >= 4 || atEnd else { return .needMore(4) }
+                if cursor.remaining >= 4 {
+                    readFirstFrameHeader(
+                        UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 4]))
+                }
+                _ = cursor.skip(cursor.remaining)
+                state = .skip(remaining: nil)
+                if let end = movie.end { pendingSeekRequest = (end, .boxHeader) }
+                try announceMovie(movie)
+
             case .chapterSample(let index):
                 let sample = chapterSamples[index]
                 guard cursor.remaining >= sample.size || atEnd else { return .needMore(sample.size) }
@@ -367,15 +389,19 @@ package struct MP4Parser: StreamParser {
             }
             end = offset + Int64(large)
         case 2..<8:
+            if skipBrokenMetadata(type, at: offset, headerSize: 8, "of \(size) bytes is smaller than its header") {
+                return
+            }
             throw AudioFileError.invalidChunk(
                 "mp4: box '\(type)' of \(size) bytes is smaller than its header", offset: offset)
         default:
             end = offset + Int64(size)
         }
         if let parent, let parentEnd = parent.end, let end, end > parentEnd {
-            throw AudioFileError.invalidChunk(
-                "mp4: box '\(type)' of \(end - offset) bytes runs past the end of its parent '\(parent.type)' at byte \(parentEnd)",
-                offset: offset)
+            let problem =
+                "of \(end - offset) bytes runs past the end of its parent '\(parent.type)' at byte \(parentEnd)"
+            if skipBrokenMetadata(type, at: offset, headerSize: headerSize, problem) { return }
+            throw AudioFileError.invalidChunk("mp4: box '\(type)' \(problem)", offset: offset)
         }
         let box = Box(type: type, offset: offset, headerSize: headerSize, end: end)
         if parent == nil {
@@ -388,15 +414,43 @@ package struct MP4Parser: StreamParser {
             }
         }
         if !sawFileType {
-            guard type == "ftyp" else {
+            // QuickTime movies from before ISO's file type box begin with one of QuickTime's top-level boxes.
+            guard type == "ftyp" || Self.quickTimeFirstBoxes.contains(type) else {
                 throw AudioFileError.unsupportedFileType(
-                    "mp4: the file does not start with an 'ftyp' box", offset: offset)
+                    "mp4: the file does not start with an 'ftyp' box or a QuickTime movie's first box", offset: offset)
+            }
+            if type != "ftyp" {
+                sawFileType = true
+                context.properties.fileType = .mp4
+                context.announce(.fileFormat)
             }
         }
         if parent == nil || parent?.type == "moov" {
             context.properties.trace.append(offset: offset, chunk: type, size: end.map { $0 - offset })
         }
         try dispatch(box, parent: parent?.type)
+    }
+
+    /// The boxes that hold metadata only: a broken box inside one costs the metadata, never the audio.
+    static let metadataBoxes: Set<FourCharCode> = ["udta", "meta", "ilst"]
+
+    /// Steps over the rest of the metadata box that holds a broken box (`type` at `offset`, its header read), with
+    /// a warning, and says `true`; `false` where no metadata box holds it (the file is broken).
+    mutating func skipBrokenMetadata(_ type: FourCharCode, at offset: Int64, headerSize: Int, _ problem: String)
+        -> Bool
+    {
+        guard let holder = open.last(where: { Self.metadataBoxes.contains($0.type) }), let parent = open.last,
+            let end = parent.end
+        else { return false }
+        let within = holder.type == parent.type ? "" : " (in '\(holder.type)')"
+        context.noteNotRead(
+            "mp4: the metadata box '\(type)' at byte \(offset) \(problem): the rest of '\(parent.type)'\(within), "
+                + "\(end - offset) bytes, is not read; the audio is read whole",
+            NotRead(
+                what: "'\(parent.type)' box, broken at its '\(type)' box", count: end - offset, unit: "bytes",
+                offset: offset, reason: "it is broken"))
+        state = .skip(remaining: end - offset - Int64(headerSize))
+        return true
     }
 
     /// What to do with a box, by its type and its parent's.
@@ -533,7 +587,64 @@ package struct MP4Parser: StreamParser {
         try buildTable(audio, into: &built)
         table = built
         sampleCursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
+        // MPEG audio's layer and channels are its first frame's (the entry's count is a template's 2): read from
+        // the audio held before `moov`, else where a seek leads (a file read by index passes over `mdat`), else
+        // as the bytes pass (where a stream that seeks goes for the audio before `moov` anyway); the format waits.
+        if [.mpegLayer1, .mpegLayer2, .mpegLayer3].contains(entry.format.formatID),
+            let first = table.sample(at: sampleCursor)
+        {
+            if let held = context.retained.index(of: first.offset, count: 4) {
+                context.retained.bytes.withUnsafeBytes {
+                    readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: $0[held..<held + 4]))
+                }
+            } else {
+                movieAwaitingFirstFrame = box
+                if context.mode == .indexing {
+                    pendingSeekRequest = (first.offset, .firstFrameHeader(box))
+                } else if let seek = earlyMediaSeek(after: box) {
+                    pendingSeekRequest = seek
+                }
+                return
+            }
+        }
+        try announceMovie(box)
+    }
+
+    /// Where a stream that answers seeks goes for audio that came before `moov` and was not held.
+    func earlyMediaSeek(after movie: Box) -> (target: Int64, then: State)? {
+        guard requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor),
+            first.offset < movie.end ?? 0
+        else { return nil }
+        let holder = mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
+        return (first.offset, .media(holder))
+    }
+
+    /// The first MPEG audio frame's header, where it parses: its layer, frames and channels replace the sample
+    /// entry's.
+    mutating func readFirstFrameHeader(_ bytes: UnsafeRawBufferPointer) {
+        guard let header = MPEGAudio.FrameHeader(bytes), var entry = audio?.entry else { return }
+        if entry.format.channelsPerFrame != UInt32(header.channels) || entry.format.formatID != header.formatID {
+            context.properties.trace.append(
+                offset: table.runs.first?.offset ?? 0,
+                "the first MPEG audio frame says layer \(header.layer), \(header.channels) channels; the sample entry "
+                    + "says '\(entry.format.formatID)', \(entry.format.channelsPerFrame)")
+        }
+        entry.format.formatID = header.formatID
+        entry.format.framesPerPacket = UInt32(header.samplesPerFrame)
+        entry.format.channelsPerFrame = UInt32(header.channels)
+        entry.formatList = [entry.format]
+        audio?.entry = entry
+    }
+
+    /// The movie's properties, announced: its format, counts, gapless figures and layout; then the seek to audio
+    /// before `moov`, unless the parser `isAtMedia` already.
+    mutating func announceMovie(_ box: Box, isAtMedia: Bool = false) throws {
+        movieAwaitingFirstFrame = nil
+        guard let audio, let entry = audio.entry else { return }
         var format = entry.format
+        if format.formatID == .vorbis, let first = table.cursor(at: 0).flatMap({ table.sample(at: $0) }) {
+            silentFirstPacketTicks = Int64(first.duration)
+        }
         guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 100_000_000 else {
             throw AudioFileError.malformed("mp4: sample rate \(format.sampleRate) cannot be", offset: box.offset)
         }
@@ -578,13 +689,7 @@ package struct MP4Parser: StreamParser {
         self.audio?.chunkOffsets = []
         // Audio that came before the table: replay what was held, or ask for it again.
         if !context.retained.isEmpty { context.retained.isReplaying = true }
-        if requestsSeeks, let early = earlyMedia, let first = table.sample(at: sampleCursor),
-            first.offset < box.end ?? 0
-        {
-            let holder =
-                mediaBoxes.last { $0.bodyOffset <= first.offset && first.offset < ($0.end ?? Int64.max) } ?? early
-            pendingSeekRequest = (first.offset, .media(holder))
-        }
+        if !isAtMedia, let seek = earlyMediaSeek(after: box) { pendingSeekRequest = seek }
         findChapters(after: box)
     }
 
@@ -676,8 +781,8 @@ package struct MP4Parser: StreamParser {
         context.properties.chapters.insert(chapter, at: place ?? context.properties.chapters.endIndex)
     }
 
-    /// `stsz`'s constant size, but for QuickTime-classic PCM, whose `stsz` says 1 for every sample:
-    /// there a sample is a frame of the sound description's bytes (as QuickTime reads it).
+    /// `stsz`'s constant size, but for QuickTime-classic PCM whose `stts` does not time every sample (else
+    /// ``constantPacket(of:)`` reads it): its `stsz` says 1, and a sample is a frame.
     func constantSize(_ track: Track) -> UInt32 {
         guard track.constantSize == 1, let format = track.entry?.format, format.formatID == .lpcm,
             format.bytesPerFrame > 1
@@ -689,9 +794,13 @@ package struct MP4Parser: StreamParser {
     /// from `stts`.
     mutating func buildTable(_ track: Track, into table: inout MP4SampleTable) throws {
         for run in track.timeToSample { table.appendDurations(count: Int64(run.count), delta: run.delta) }
+        let packet = constantPacket(of: track)
         let declared = track.sampleCount
         var sample: Int64 = 0
         var entry = 0
+        // Where the next sample's duration is (for packets of the description): an `stts` entry, samples used of it.
+        var timing = 0
+        var timed: Int64 = 0
         for (index, offset) in track.chunkOffsets.enumerated() {
             let chunk = UInt32(truncatingIfNeeded: index + 1)
             while entry + 1 < track.samplesPerChunk.count, track.samplesPerChunk[entry + 1].firstChunk <= chunk {
@@ -703,28 +812,75 @@ package struct MP4Parser: StreamParser {
             let count = min(Int64(track.samplesPerChunk[entry].samples), declared - sample)
             guard count > 0 else { break }
             let sizes = track.constantSize > 0 ? [] : track.sizes[Int(sample)..<Int(sample + count)]
-            try table.append(
-                offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
-                tableOffset: track.tableOffset)
             sample += count
+            guard let packet else {
+                try table.append(
+                    offset: offset, count: count, constantSize: constantSize(track), sampleSizes: sizes,
+                    tableOffset: track.tableOffset)
+                continue
+            }
+            // Packets of the description: the bytes `stsz` lists, else the frames the samples last.
+            var packets: Int64
+            if !sizes.isEmpty {
+                packets = sizes.reduce(Int64(0)) { $0 + Int64($1) } / packet.bytes
+            } else {
+                var ticks: Int64 = 0
+                var left = count
+                while left > 0, timing < track.timeToSample.count {
+                    let run = track.timeToSample[timing]
+                    let taken = min(left, Int64(run.count) - timed)
+                    ticks = ticks.saturatingAdd(taken.multipliedOrNil(by: Int64(run.delta)) ?? Int64.max)
+                    left -= taken
+                    timed += taken
+                    if timed == Int64(run.count) {
+                        timing += 1
+                        timed = 0
+                    }
+                }
+                let frames = Int64(exactly: (Double(ticks) * packet.framesPerTick).rounded()) ?? Int64.max
+                packets = frames / packet.frames + (frames % packet.frames > 0 ? 1 : 0)
+            }
+            guard packets <= Int64(UInt32.max) else {
+                throw AudioFileError.malformed(
+                    "mp4: chunk \(index + 1) holds \(packets) packets, which cannot be", offset: track.tableOffset)
+            }
+            try table.append(
+                offset: offset, count: packets, constantSize: UInt32(packet.bytes), sampleSizes: [],
+                tableOffset: track.tableOffset)
         }
         if sample < declared {
             context.properties.trace.append(
                 offset: track.tableOffset,
                 "'stsz' counts \(declared) samples; the chunks of 'stsc' and 'stco' hold \(sample)")
         }
-        let timed = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
-        if timed != table.sampleCount {
+        let timedSamples = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        if packet == nil, timedSamples != table.sampleCount {
             context.properties.trace.append(
                 offset: track.tableOffset,
-                "'stts' times \(timed) samples; the table holds \(table.sampleCount)")
+                "'stts' times \(timedSamples) samples; the table holds \(table.sampleCount)")
         }
+    }
+
+    /// The bytes and frames of every packet, where the sound description fixes both (PCM, IMA4, MACE, GSM,
+    /// ISO/IEC 23003-5 PCM), and `stts` times every sample `stsz` counts with a duration: there a sample of the
+    /// table is any number of frames (QuickTime's version 0 and 1 tables count frames, a sample a frame with an
+    /// `stsz` of 1, or a chunk's worth a sample), and a chunk holds the packets of the frames its samples last
+    /// (or of the bytes `stsz` lists), a last one partly filled counted whole.
+    func constantPacket(of track: Track) -> (bytes: Int64, frames: Int64, framesPerTick: Double)? {
+        guard let format = track.entry?.format, format.bytesPerPacket > 0, format.framesPerPacket > 0,
+            track.timescale > 0, format.sampleRate >= 1, format.sampleRate.isFinite,
+            track.timeToSample.allSatisfy({ $0.delta > 0 }),
+            track.timeToSample.reduce(Int64(0), { $0 + Int64($1.count) }) == track.sampleCount
+        else { return nil }
+        return (
+            Int64(format.bytesPerPacket), Int64(format.framesPerPacket), format.sampleRate / Double(track.timescale)
+        )
     }
 
     func decodedFrames(packets: Int64, duration: Int64) -> Int64 {
         guard let format = context.properties.dataFormat else { return 0 }
         if format.framesPerPacket > 0 { return packets.multipliedOrNil(by: Int64(format.framesPerPacket)) ?? Int64.max }
-        return frames(duration, scale: framesPerDuration)
+        return frames(max(0, duration - silentFirstPacketTicks), scale: framesPerDuration)
     }
 
     func frames(_ time: Int64, scale: Double) -> Int64 {
@@ -739,14 +895,17 @@ package struct MP4Parser: StreamParser {
         var priming: Int64
         var valid: Int64
         if let edit = audio.edits.first(where: { $0.mediaTime >= 0 }) {
-            priming = frames(edit.mediaTime, scale: framesPerDuration)
+            priming = frames(max(0, edit.mediaTime - silentFirstPacketTicks), scale: framesPerDuration)
             if edit.duration == 0 || movieTimescale == 0 {
                 valid = decodedFrames - priming
             } else {
                 // The edit's own duration, never past the media's end (a coarse movie timescale's rounding
                 // up); an edit that ends before the media's end is taken as it is.
                 valid = frames(edit.duration, scale: format.sampleRate / Double(movieTimescale))
-                if let exactDuration { valid = min(valid, frames(exactDuration, scale: framesPerDuration) - priming) }
+                if let exactDuration {
+                    let decoded = frames(exactDuration - silentFirstPacketTicks, scale: framesPerDuration)
+                    valid = min(valid, decoded - priming)
+                }
             }
         } else if let tag = itunesGapless {
             priming = tag.priming
@@ -793,8 +952,12 @@ package struct MP4Parser: StreamParser {
         table.advance(&sampleCursor)
     }
 
-    func framesOf(_ duration: UInt32) -> UInt32 {
-        guard context.properties.dataFormat?.framesPerPacket == 0 else { return 0 }
+    /// The frames a packet of `duration` decodes to (0 where the format fixes them); the first (`sample` 0) of a
+    /// codec whose first packet decodes to none, none.
+    func framesOf(_ duration: UInt32, sample: Int64) -> UInt32 {
+        guard context.properties.dataFormat?.framesPerPacket == 0, sample > 0 || silentFirstPacketTicks == 0 else {
+            return 0
+        }
         return UInt32(clamping: frames(Int64(duration), scale: framesPerDuration))
     }
 
@@ -833,6 +996,12 @@ package struct MP4Parser: StreamParser {
         }
         if next.offset > position {
             _ = cursor.skip(Int(min(Int64(available), next.offset - position)))
+            return nil
+        }
+        if let movie = movieAwaitingFirstFrame {
+            guard available >= 4 else { return .needMore(4) }
+            readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 4]))
+            try announceMovie(movie, isAtMedia: true)
             return nil
         }
         let first = tally.packets
@@ -907,7 +1076,8 @@ package struct MP4Parser: StreamParser {
         while context.descriptions.count < Self.maximumPacketsPerRun, let sample = table.sample(at: sampleCursor) {
             let offset = sample.offset - start
             guard offset >= Int64(span), offset + Int64(sample.size) <= Int64(available) else { break }
-            span = context.appendPacket(at: offset, size: sample.size, frames: framesOf(sample.duration))
+            span = context.appendPacket(
+                at: offset, size: sample.size, frames: framesOf(sample.duration, sample: sampleCursor.sample))
             advance()
         }
         return span
@@ -916,6 +1086,8 @@ package struct MP4Parser: StreamParser {
     // MARK: The end
 
     package mutating func finish(endOffset: Int64, unconsumed: Int) throws {
+        // A stream that ends before its first MPEG audio frame: the sample entry's format, as it is.
+        if let movie = movieAwaitingFirstFrame { try announceMovie(movie) }
         switch state {
         case .boxBody(let box) where !movieParsed || open.contains(where: { $0.type == "moov" }):
             throw AudioFileError.truncated(
@@ -964,6 +1136,7 @@ package struct MP4Parser: StreamParser {
             var box = 0
             var outside: Int64 = 0
             while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
+                let number = cursor.sample
                 table.advance(&cursor)
                 while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
                 guard
@@ -976,7 +1149,7 @@ package struct MP4Parser: StreamParser {
                 }
                 index.append(
                     PacketDescription(
-                        startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration),
+                        startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration, sample: number),
                         dataByteSize: sample.size))
                 tally.add(size: sample.size, duration: sample.duration)
             }
@@ -998,6 +1171,7 @@ package struct MP4Parser: StreamParser {
                         + "stream, though the media data ('mdat') is whole: the table is damaged; they are lost")
             } else {
                 context.properties.isTruncated = true
+                context.properties.truncationOffset = endOffset
                 context.properties.trace.append(offset: endOffset, note)
             }
         }

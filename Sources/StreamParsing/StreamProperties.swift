@@ -51,6 +51,8 @@ public struct StreamProperties: Sendable {
     public var loops: [Loop] = []
     /// Whether the audio ends before its header says it should, or a packet is cut short.
     public var isTruncated = false
+    /// Where the stream ends short, where the parser says (every whole packet before it is read).
+    public var truncationOffset: Int64?
     /// Disagreements in the header a person should know of (AIFF's COMM counting other frames than
     /// SSND holds), shown by `afkit info` as warnings; the parse goes on with what the audio holds.
     public var warnings: [String] = []
@@ -354,7 +356,8 @@ public struct ParserLimits: Sendable {
     public init() {}
 }
 
-/// Metadata a parser left unread to keep its memory bounded: what, how much of it, and where it begins.
+/// Metadata a parser left unread, to keep its memory bounded or because it is broken: what, how much of it, where
+/// it begins, and why.
 public struct NotRead: Hashable, Sendable {
     /// What was left (all or part of), in words ("VORBIS_COMMENT block", "chapter track").
     public var what: String
@@ -364,12 +367,20 @@ public struct NotRead: Hashable, Sendable {
     public var unit: String
     /// The byte offset where it begins in the file, where known.
     public var offset: Int64?
+    /// Why, in words after the rest ("memory stays bounded", "it is broken").
+    public var reason: String
 
-    /// Metadata left unread.
+    /// Metadata left unread to keep memory bounded.
     public init(what: String, count: Int64, unit: String, offset: Int64?) {
+        self.init(what: what, count: count, unit: unit, offset: offset, reason: "memory stays bounded")
+    }
+
+    /// Metadata left unread, and why.
+    public init(what: String, count: Int64, unit: String, offset: Int64?, reason: String) {
         self.what = what
         self.count = count
         self.unit = unit
         self.offset = offset
+        self.reason = reason
     }
 }

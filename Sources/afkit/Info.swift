@@ -223,7 +223,8 @@ enum InfoText {
             lines.append("Warning:                \(PathEscaping.controlEscaped(warning))")
         }
         if summary.isTruncated {
-            lines.append("Warning:                the file is truncated: its audio ends before its header says")
+            let place = properties.truncationOffset.map { " at byte \($0)" } ?? ""
+            lines.append("Warning:                the file is truncated\(place): its audio ends before its header says")
         }
         lines.append("----")
         return lines.joined(separator: "\n") + "\n"
