@@ -108,14 +108,19 @@ import Testing
         #expect(try Self.convertedFrames(path) == 13230)
     }
 
-    /// HE-AAC v2 signalled explicitly (object type 29) over a mono core decodes to stereo at SBR's rate, as
-    /// FFmpeg does (ffprobe: 2 channels, 48 kHz); the edit list's 0.3 s are 14,400 frames.
-    @Test func parametricStereoAnnouncesTwoChannels() throws {
-        let path = Self.folder + "/heaac-v2-explicit.m4a"
+    /// HE-AAC v2 over a mono core, signalled explicitly (object type 29) or backward-compatibly (sync extensions
+    /// 0x2B7 and 0x548 after an AAC-LC config), decodes to stereo at SBR's rate, as FFmpeg does (ffprobe: 2
+    /// channels, 48 kHz, from both); the edit list's 0.3 s are 14,400 frames, FFmpeg's first 14,400 of each the
+    /// same digest.
+    @Test(arguments: ["heaac-v2-explicit.m4a", "heaac-v2-backward-compatible.m4a"])
+    func parametricStereoAnnouncesTwoChannels(_ name: String) throws {
+        let path = Self.folder + "/" + name
         let file = try AudioFile(path: path)
         #expect(file.dataFormat.formatID == .aacParametricStereo && file.dataFormat.channelsPerFrame == 2)
         #expect(file.dataFormat.sampleRate == 48000 && file.properties.validFrameCount == 14400)
-        #expect(try decodedSamples(path).count == 14400 * 2)
+        let samples = try decodedSamples(path)
+        #expect(samples.count == 14400 * 2)
+        #expect(Self.digest(samples) == "01d2395413ca4d01")
         #expect(try Self.convertedFrames(path) == 14400)
     }
 

@@ -196,13 +196,16 @@ mono flac flac-mono-entry-2.mp4 -strict -2
 mono ac3 ac3-mono-entry-2.mp4 -b:a 96k
 ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.3)" -ac 1 -c:a libmp3lame -b:a 64k "$out/mp3-mono.mp4"
 entrychannels "$out/mp3-mono.mp4" "$out/mp3-mono-dotmp3.mov" 2 .mp3
-# HE-AAC v2 signalled explicitly (ISO/IEC 14496-3 1.6.2.1: audioObjectType 29, SBR with parametric stereo, over a
-# mono AAC-LC core): FFmpeg's 24 kHz mono AAC-LC (Debian's FFmpeg has no HE-AAC encoder) with its
-# AudioSpecificConfig written anew: 29, core rate index 6 (24 kHz), channel configuration 1, extension rate index
-# 3 (48 kHz), object type 2, GASpecificConfig 0. Decoders output SBR's rate and PS's two channels from it.
+# HE-AAC v2 over a mono AAC-LC core (ISO/IEC 14496-3 1.6.2.1 and 1.6.6): FFmpeg's 24 kHz mono AAC-LC (Debian's
+# FFmpeg has no HE-AAC encoder) with its AudioSpecificConfig written anew, in the two explicit signallings.
+# Hierarchical: audioObjectType 29 (SBR with parametric stereo), core rate index 6 (24 kHz), channel configuration
+# 1, extension rate index 3 (48 kHz), object type 2, GASpecificConfig 0. Backward-compatible: AAC-LC (2), 6, 1,
+# GASpecificConfig 0, then the sync extension 0x2B7, extension object type 5 with sbrPresentFlag 1 and rate index 3,
+# and the sync extension 0x548 with psPresentFlag 1. Decoders output SBR's rate and PS's two channels from either.
 ffmpeg -v error -y -f lavfi -i "$(sine 24000 0.3)" -ac 1 -c:a aac -b:a 32k "$work/lc24.m4a"
-python3 - "$work/lc24.m4a" "$out/heaac-v2-explicit.m4a" <<'PY'
-import sys, boxes
+heaacv2() { # SOURCE OUTPUT BITS
+    python3 - "$@" <<'PY'
+import struct, sys, boxes
 tree = boxes.load(sys.argv[1])
 stsd = boxes.one(tree, boxes.STBL + "stsd")
 body = bytearray(stsd[1])
@@ -210,14 +213,12 @@ body = bytearray(stsd[1])
 old = bytes([0x13, 0x08, 0x56, 0xE5, 0x00])
 at = body.find(b"\x05" + bytes([0x80, 0x80, 0x80, len(old)]) + old)
 assert at > 0
-# 11101 0110 0001 0011 00010 000, padded: 29, 6, 1, 3, 2, then frameLength, dependsOnCore, extension 0.
-bits = "11101" + "0110" + "0001" + "0011" + "00010" + "000"
+bits = sys.argv[3].replace(" ", "")
 bits += "0" * (-len(bits) % 8)
 config = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
 body[at:at + 5 + len(old)] = b"\x05" + bytes([0x80, 0x80, 0x80, len(config)]) + config
 grow = len(config) - len(old)
-# Every size around it grows: the entry's, the esds box's and the ES, decoder config descriptors' lengths.
-import struct
+# Every size around it changes: the entry's, the esds box's and the ES, decoder config descriptors' lengths.
 body[8:12] = struct.pack(">I", struct.unpack(">I", body[8:12])[0] + grow)
 esds = body.find(b"esds")
 body[esds - 4:esds] = struct.pack(">I", struct.unpack(">I", body[esds - 4:esds])[0] + grow)
@@ -227,6 +228,10 @@ for tag in (b"\x03", b"\x04"):
 stsd[1] = bytes(body)
 boxes.save(tree, sys.argv[2])
 PY
+}
+heaacv2 "$work/lc24.m4a" "$out/heaac-v2-explicit.m4a" "11101 0110 0001 0011 00010 000"
+heaacv2 "$work/lc24.m4a" "$out/heaac-v2-backward-compatible.m4a" \
+    "00010 0110 0001 000 01010110111 00101 1 0011 10101001000 1"
 
 # --- Refusals turned into reads ---
 # ISO/IEC 23003-5 uncompressed PCM in MP4: an 'ipcm' AudioSampleEntry with its 'pcmC' box (format_flags bit 0:
