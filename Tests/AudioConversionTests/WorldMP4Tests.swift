@@ -49,15 +49,18 @@ import Testing
         #expect(try decodedSamples(path).count == Int(frames) * Int(file.dataFormat.channelsPerFrame))
     }
 
-    /// QuickTime's sound tables count frames, not packets, in every description version: a version 0 `sowt` whose
-    /// samples are frames (`stsz` 1) in chunks of 2,205 and 1,005 apart in the file; a version 0 `twos` whose
-    /// samples are whole chunks of 1,100 frames (`stts` deltas of 1,100; `stsz` 1: FFmpeg reads 8 frames of its
-    /// 8,000, the class "10 frames for 44,100"); a version 1 `ima4` whose samples are frames and whose chunks hold
-    /// 20 packets of 68 bytes (64 frames), and FFmpeg's own `ima4` whose samples are packets. Each decodes to
-    /// FFmpeg's samples of the same audio: its decode of the fixture, or for `twos` of the MOV it was written from.
+    /// QuickTime's sound tables count frames, not packets, in every description version: version 0 `sowt` and
+    /// `raw ` whose samples are frames (`stsz` 1) in chunks of 2,000 (and 1,025) apart in the file; version 0 `twos`
+    /// and `ulaw` whose samples are whole chunks of 1,100 frames (`stts` deltas of 1,100; `stsz` 1: FFmpeg reads 8
+    /// frames of their 8,000, the class "10 frames for 44,100"); a version 1 `ima4` whose samples are frames and
+    /// whose chunks hold 20 packets of 68 bytes (64 frames), and FFmpeg's own `ima4` whose samples are packets.
+    /// Each decodes to FFmpeg's samples of the same audio: its decode of the fixture, or for `twos` and `ulaw` of
+    /// the MOV it was written from.
     @Test(arguments: [
         ("sowt-v0-frames.mov", 11025, 11025, "ba2e952e1fb068cd"),
         ("twos-v0-chunk-samples.mov", 8000, 8000, "693d9355f27b90f8"),
+        ("raw-v0-frames.mov", 4000, 4000, "fa1c64481fe407bd"),
+        ("ulaw-v0-chunk-samples.mov", 8000, 8000, "abae43d501b0e6f9"),
         ("ima4-v1-frames.mov", 207, 13248, "1d31b0fa6b369366"),
         ("ima4-ffmpeg.mov", 207, 13248, "1d31b0fa6b369366"),
     ])

@@ -87,8 +87,8 @@ stz2 "$work/silence.mp4" "$out/opus-stz2-4.mp4" 4
 # QuickTime's tables for sound as its specification defines them, written over FFmpeg's MOV (its 'mdat' remade):
 # the chunks of 'stco' lie apart, 64 bytes of 0x7F (loud noise if read as sound) before each, and 'stsc' gives
 # them different frame counts. 'sowt' version 0 (22,050 Hz stereo, 11,025 frames): a sample is a frame ('stts'
-# one entry of 11,025 deltas of 1; 'stsz' a size of 1, QuickTime-classic), chunks of 2,205 frames but the last
-# (1,005, from the table's second entry). 'twos' version 0 (8 kHz mono, 8,000 frames): a sample is a whole chunk
+# one entry of 11,025 deltas of 1; 'stsz' a size of 1, QuickTime-classic), chunks of 2,000 frames but the last
+# (1,025, from the table's second entry). 'twos' version 0 (8 kHz mono, 8,000 frames): a sample is a whole chunk
 # of frames (an 'stts' delta of 1,100 a sample, the last 300; 'stsz' a size of 1; 'stsc' one sample a chunk), as
 # old QuickTime writers left them. 'ima4' version 1 (44.1 kHz stereo, 207 packets of 64 frames): its own
 # samplesPerPacket 64, bytesPerPacket 34, bytesPerFrame 68, bytesPerSample 2 (FFmpeg writes 0 for both byte
@@ -105,9 +105,9 @@ media = next(box for box in tree if box[0] == b"mdat")
 data = media[1]
 if layout == "sowt-frames":
     frames, frame_bytes = count, constant
-    chunks = [2205] * 4 + [frames - 4 * 2205]
+    chunks = [2000] * (frames // 2000) + ([frames % 2000] if frames % 2000 else [])
     stts = [(frames, 1)]
-    stsc = [(1, 2205), (5, chunks[-1])]
+    stsc = [(1, 2000)] + ([(len(chunks), chunks[-1])] if frames % 2000 else [])
     sample_count, sample_size = frames, 1
 elif layout == "twos-chunk-samples":
     frames, frame_bytes = count, constant
@@ -154,6 +154,12 @@ ffmpeg -v error -y -f lavfi -i "$(sine 8000 1)" -ac 1 -c:a pcm_s16be -f mov "$wo
 qtclassic "$work/twos.mov" "$out/twos-v0-chunk-samples.mov" twos-chunk-samples
 ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.3)" -ac 2 -c:a adpcm_ima_qt -f mov "$work/ima4.mov"
 qtclassic "$work/ima4.mov" "$out/ima4-v1-frames.mov" ima4-frames
+# The same two layouts for 8-bit words: 'raw ' (unsigned, 8 kHz mono, 4,000 frames) a sample a frame in chunks of
+# 2,000, 'ulaw' (8 kHz mono, 8,000 frames) a sample a chunk of 1,100 frames.
+ffmpeg -v error -y -f lavfi -i "$(sine 8000 0.5)" -ac 1 -c:a pcm_u8 -f mov "$work/raw.mov"
+qtclassic "$work/raw.mov" "$out/raw-v0-frames.mov" sowt-frames
+ffmpeg -v error -y -f lavfi -i "$(sine 8000 1)" -ac 1 -c:a pcm_mulaw -f mov "$work/ulaw.mov"
+qtclassic "$work/ulaw.mov" "$out/ulaw-v0-chunk-samples.mov" twos-chunk-samples
 # FFmpeg's own 'ima4' MOV (version 1, samplesPerPacket 64, a sample a packet: 'stts' deltas of 64, 'stsz' 68), as
 # it wrote it: the same packets, the other table.
 cp "$work/ima4.mov" "$out/ima4-ffmpeg.mov"
