@@ -11,7 +11,8 @@ import Testing
     static let names = [
         "aac-stz2-16.m4a", "opus-stz2-4.mp4", "sowt-v0-frames.mov", "twos-v0-chunk-samples.mov",
         "ulaw-v0-chunk-samples.mov",
-        "ima4-v1-frames.mov", "mp3-mono.mp4", "mp3-mono-dotmp3.mov", "ipcm-s16le-stereo.mp4", "vorbis.mp4",
+        "ima4-v1-frames.mov", "mp3-mono.mp4", "mp3-mono-dotmp3.mov", "mp2-mono.mp4", "ipcm-s16le-stereo.mp4",
+        "vorbis.mp4",
         "mdat-first.mov", "broken-metadata.m4a", "truncated.m4a", "dts.mp4",
     ]
 

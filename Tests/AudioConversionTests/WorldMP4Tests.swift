@@ -111,6 +111,18 @@ import Testing
         #expect(try Self.convertedFrames(path) == 13230)
     }
 
+    /// MPEG-1 audio in MP4 (objectTypeIndication 0x6B) is any layer: the first frame says Layer II, mono, and it
+    /// decodes as Layer II to FFmpeg's 13,343 frames and samples (ffprobe: 1 channel).
+    @Test func mpegAudioLayerFromItsFirstFrame() throws {
+        let path = Self.folder + "/mp2-mono.mp4"
+        let file = try AudioFile(path: path)
+        #expect(file.dataFormat.formatID == .mpegLayer2 && file.dataFormat.channelsPerFrame == 1)
+        #expect(file.properties.validFrameCount == 13343)
+        let samples = try decodedSamples(path)
+        #expect(samples.count == 13343)
+        #expect(Self.digest(samples) == "bd32dd133ed187d0")
+    }
+
     /// HE-AAC v2 over a mono core, signalled explicitly (object type 29) or backward-compatibly (sync extensions
     /// 0x2B7 and 0x548 after an AAC-LC config), decodes to stereo at SBR's rate, as FFmpeg does (ffprobe: 2
     /// channels, 48 kHz, from both); the edit list's 0.3 s are 14,400 frames, FFmpeg's first 14,400 of each the

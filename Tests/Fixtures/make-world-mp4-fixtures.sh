@@ -202,6 +202,8 @@ mono flac flac-mono-entry-2.mp4 -strict -2
 mono ac3 ac3-mono-entry-2.mp4 -b:a 96k
 ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.3)" -ac 1 -c:a libmp3lame -b:a 64k "$out/mp3-mono.mp4"
 entrychannels "$out/mp3-mono.mp4" "$out/mp3-mono-dotmp3.mov" 2 .mp3
+# MPEG-1 Layer II in MP4: objectTypeIndication 0x6B names MPEG-1 audio of any layer; the first frame says II.
+ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.3)" -ac 1 -c:a mp2 -b:a 64k -f mp4 "$out/mp2-mono.mp4"
 # HE-AAC v2 over a mono AAC-LC core (ISO/IEC 14496-3 1.6.2.1 and 1.6.6): FFmpeg's 24 kHz mono AAC-LC (Debian's
 # FFmpeg has no HE-AAC encoder) with its AudioSpecificConfig written anew, in the two explicit signallings.
 # Hierarchical: audioObjectType 29 (SBR with parametric stereo), core rate index 6 (24 kHz), channel configuration
