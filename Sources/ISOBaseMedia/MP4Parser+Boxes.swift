@@ -272,7 +272,10 @@ extension MP4Parser {
         // Version 2's own fields: the bits and CoreAudio format flags of its `lpcm`.
         var lpcm: (bits: UInt32, flags: UInt32)?
         switch version {
-        case 1: _ = entry.skip(16)
+        case 1:
+            // QuickTime's version 1 adds four fields (samples and bytes a packet, bytes a frame and a sample); ISO's
+            // AudioSampleEntryV1 adds none, its boxes ('chnl', 'srat', the codec's) follow at once.
+            if !Self.beginsWithBox(entry) { _ = entry.skip(16) }
         case 2:
             _ = entry.skip(4)
             rate = Double(bitPattern: entry.readInteger(endianness: .big, as: UInt64.self) ?? 0)
@@ -475,6 +478,14 @@ extension MP4Parser {
         default:
             return plain(type, frames: 0)
         }
+    }
+
+    /// Whether a box header (a size that fits, a type of printable characters) stands at the cursor.
+    static func beginsWithBox(_ cursor: ByteCursor) -> Bool {
+        guard let size = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt32.self),
+            size >= 8, Int(size) <= cursor.remaining, cursor.remaining >= 8
+        else { return false }
+        return (4..<8).allSatisfy { (0x20...0x7E).contains(cursor.bytes[cursor.position + $0]) }
     }
 
     /// The codecs MP4's registry of objectTypeIndications names that afkit does not decode (mp4ra.org), by

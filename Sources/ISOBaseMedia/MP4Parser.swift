@@ -623,13 +623,17 @@ package struct MP4Parser: StreamParser {
     /// entry's.
     mutating func readFirstFrameHeader(_ bytes: UnsafeRawBufferPointer) {
         guard let header = MPEGAudio.FrameHeader(bytes), var entry = audio?.entry else { return }
-        if entry.format.channelsPerFrame != UInt32(header.channels) || entry.format.formatID != header.formatID {
+        if entry.format.channelsPerFrame != UInt32(header.channels) || entry.format.formatID != header.formatID
+            || entry.format.sampleRate != Double(header.sampleRate)
+        {
             context.properties.trace.append(
                 offset: table.runs.first?.offset ?? 0,
-                "the first MPEG audio frame says layer \(header.layer), \(header.channels) channels; the sample entry "
-                    + "says '\(entry.format.formatID)', \(entry.format.channelsPerFrame)")
+                "the first MPEG audio frame says layer \(header.layer), \(header.channels) channels at "
+                    + "\(header.sampleRate) Hz; the sample entry says '\(entry.format.formatID)', "
+                    + "\(entry.format.channelsPerFrame) at \(entry.format.sampleRate)")
         }
         entry.format.formatID = header.formatID
+        entry.format.sampleRate = Double(header.sampleRate)
         entry.format.framesPerPacket = UInt32(header.samplesPerFrame)
         entry.format.channelsPerFrame = UInt32(header.channels)
         entry.formatList = [entry.format]

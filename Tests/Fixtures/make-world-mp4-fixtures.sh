@@ -246,10 +246,11 @@ heaacv2 "$work/lc24.m4a" "$out/heaac-v2-backward-compatible.m4a" \
 # little-endian; PCM_sample_size), which FFmpeg 5.1 cannot write: FFmpeg's MOV of the same samples with its
 # sample entry written anew and an 'isom' file type. 16-bit little-endian stereo at 44.1 kHz in samples of 1,024
 # frames ('stsz' lists each; the last shorter), and 24-bit big-endian mono at 48 kHz a sample a frame.
-ipcm() { # SOURCE OUTPUT LITTLE-ENDIAN FRAMES-A-SAMPLE
+ipcm() { # SOURCE OUTPUT LITTLE-ENDIAN FRAMES-A-SAMPLE [ISO-V1]
     python3 - "$@" <<'PY'
 import struct, sys, boxes
 tree, little, per = boxes.load(sys.argv[1]), sys.argv[3] == "1", int(sys.argv[4])
+iso_v1 = len(sys.argv) > 5
 stbl = boxes.STBL
 stsd = boxes.one(tree, stbl + "stsd")
 old = stsd[1]
@@ -257,7 +258,10 @@ channels = struct.unpack(">H", old[32:34])[0]
 rate = old[40:44]
 stsz = boxes.one(tree, stbl + "stsz")
 bits = struct.unpack(">I", stsz[1][4:8])[0] * 8 // channels  # version 1's sample size field says 16
-entry = b"\0" * 6 + struct.pack(">H", 1) + b"\0" * 8 + struct.pack(">HHHH", channels, bits, 0, 0) + rate
+version = 1 if iso_v1 else 0
+entry = b"\0" * 6 + struct.pack(">HH", 1, version) + b"\0" * 6 + struct.pack(">HHHH", channels, bits, 0, 0) + rate
+if iso_v1:  # 'chnl' (12.2.4): channel-structured, defined layout 2 (ISO/IEC 23091-3: stereo), no channel omitted
+    entry += struct.pack(">I4sIBBQ", 22, b"chnl", 0, 1, 2, 0)
 pcmc = struct.pack(">I4sIBB", 14, b"pcmC", 0, 1 if little else 0, bits)
 entry += pcmc
 stsd[1] = struct.pack(">II", 0, 1) + struct.pack(">I4s", 8 + len(entry), b"ipcm") + entry
@@ -286,6 +290,8 @@ PY
 }
 ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.1)" -ac 2 -c:a pcm_s16le -f mov "$work/s16le.mov"
 ipcm "$work/s16le.mov" "$out/ipcm-s16le-stereo.mp4" 1 1024
+# The same as ISO's AudioSampleEntryV1 (version 1: no QuickTime fields after the rate; a 'chnl' box, stereo).
+ipcm "$work/s16le.mov" "$out/ipcm-v1-chnl.mp4" 1 1024 iso-v1
 ffmpeg -v error -y -f lavfi -i "$(sine 48000 0.1)" -ac 1 -c:a pcm_s24be -f mov "$work/s24be.mov"
 ipcm "$work/s24be.mov" "$out/ipcm-s24be-mono.mp4" 0 1
 # Vorbis in MP4 (FFmpeg's muxer: an 'mp4a' entry whose 'esds' has objectTypeIndication 0xDD and the three Vorbis
