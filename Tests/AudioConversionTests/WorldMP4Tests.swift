@@ -144,10 +144,12 @@ import Testing
     /// ISO/IEC 23003-5 PCM ('ipcm' with 'pcmC'): little-endian 16-bit stereo in samples of 1,024 frames, and
     /// big-endian 24-bit mono a sample a frame, decode to FFmpeg's samples (4,410 and 4,800 frames). The stereo
     /// file again with ISO's AudioSampleEntryV1 (no QuickTime fields; 'chnl' before 'pcmC') decodes to the same
-    /// samples (FFmpeg 5.1 takes its boxes for QuickTime's version 1 fields and reads it big-endian).
+    /// samples (FFmpeg 5.1 takes its boxes for QuickTime's version 1 fields and reads it big-endian). 'fpcm'
+    /// (32-bit little-endian floats, which FFmpeg 5.1 does not read) decodes to FFmpeg's samples of the MOV it
+    /// was written from (2,205 frames).
     @Test(arguments: [
         ("ipcm-s16le-stereo.mp4", 4410, "805e2e28485cdfd9"), ("ipcm-s24be-mono.mp4", 4800, "be0429345a74195e"),
-        ("ipcm-v1-chnl.mp4", 4410, "805e2e28485cdfd9"),
+        ("ipcm-v1-chnl.mp4", 4410, "805e2e28485cdfd9"), ("fpcm-f32le-stereo.mp4", 2205, "279eb9bb232f4ea2"),
     ])
     func isoPCM(_ name: String, _ frames: Int64, _ reference: String) throws {
         let path = Self.folder + "/" + name

@@ -264,7 +264,8 @@ if iso_v1:  # 'chnl' (12.2.4): channel-structured, defined layout 2 (ISO/IEC 230
     entry += struct.pack(">I4sIBBQ", 22, b"chnl", 0, 1, 2, 0)
 pcmc = struct.pack(">I4sIBB", 14, b"pcmC", 0, 1 if little else 0, bits)
 entry += pcmc
-stsd[1] = struct.pack(">II", 0, 1) + struct.pack(">I4s", 8 + len(entry), b"ipcm") + entry
+kind = b"fpcm" if "fl32" in str(old[12:16]) else b"ipcm"  # FFmpeg's floats ('fl32') become 'fpcm'
+stsd[1] = struct.pack(">II", 0, 1) + struct.pack(">I4s", 8 + len(entry), kind) + entry
 frame = channels * bits // 8
 frames = struct.unpack(">I", stsz[1][8:12])[0]
 media = next(box for box in tree if box[0] == b"mdat")
@@ -290,6 +291,10 @@ PY
 }
 ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.1)" -ac 2 -c:a pcm_s16le -f mov "$work/s16le.mov"
 ipcm "$work/s16le.mov" "$out/ipcm-s16le-stereo.mp4" 1 1024
+# 'fpcm' (the same standard's floats): 32-bit little-endian stereo at 44.1 kHz, a sample a frame, from FFmpeg's
+# 'fl32' MOV (whose 'wave' box says little-endian), written anew as above.
+ffmpeg -v error -y -f lavfi -i "$(sine 44100 0.05)" -ac 2 -c:a pcm_f32le -f mov "$work/f32le.mov"
+ipcm "$work/f32le.mov" "$out/fpcm-f32le-stereo.mp4" 1 1
 # The same as ISO's AudioSampleEntryV1 (version 1: no QuickTime fields after the rate; a 'chnl' box, stereo).
 ipcm "$work/s16le.mov" "$out/ipcm-v1-chnl.mp4" 1 1024 iso-v1
 ffmpeg -v error -y -f lavfi -i "$(sine 48000 0.1)" -ac 1 -c:a pcm_s24be -f mov "$work/s24be.mov"
