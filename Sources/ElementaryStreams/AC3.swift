@@ -81,6 +81,23 @@ package struct AC3: FrameFormat {
             joinsPrevious: streamType == 1)
     }
 
+    /// The frames (per channel) that one MP4 sample of E-AC-3 decodes to: the blocks (256 frames each) of its
+    /// syncframes of the first independent substream, dependent substreams and other programs adding none; `nil`
+    /// where no syncframe starts `bytes`. (A sample should hold six blocks; some muxers time it so whatever it
+    /// holds: the bitstream says what decodes.)
+    package static func framesInSample(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var position = 0
+        var total = 0
+        while position + headerSize <= bytes.count,
+            let frame = AC3().frame(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+        {
+            let substream = Int(bytes[position + 2] >> 3) & 7
+            if !frame.joinsPrevious && (frame.format.formatID == .ac3 || substream == 0) { total += frame.frames }
+            position += frame.length
+        }
+        return total > 0 ? total : nil
+    }
+
     static func format(_ id: FourCharCode, rate: Double, channels: Int, frames: Int) -> StreamDescription {
         StreamDescription(
             sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: UInt32(frames), bytesPerFrame: 0,

@@ -341,11 +341,11 @@ package struct MP4Parser: StreamParser {
                 return .needMore(1)
 
             case .firstFrameHeader(let movie):
-                guard cursor.remaining >= 4 || atEnd else { return .needMore(4) }
-                if cursor.remaining >= 4 {
-                    readFirstFrameHeader(
-                        UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 4]))
-                }
+                let count = firstSampleBytesRead
+                guard cursor.remaining >= count || atEnd else { return .needMore(count) }
+                let available = min(count, cursor.remaining)
+                readFirstFrameHeader(
+                    UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + available]))
                 _ = cursor.skip(cursor.remaining)
                 state = .skip(remaining: nil)
                 if let end = movie.end { pendingSeekRequest = (end, .boxHeader) }
@@ -590,12 +590,14 @@ package struct MP4Parser: StreamParser {
         // MPEG audio's layer and channels are its first frame's (the entry's count is a template's 2): read from
         // the audio held before `moov`, else where a seek leads (a file read by index passes over `mdat`), else
         // as the bytes pass (where a stream that seeks goes for the audio before `moov` anyway); the format waits.
-        if [.mpegLayer1, .mpegLayer2, .mpegLayer3].contains(entry.format.formatID),
+        // So are E-AC-3's frames a sample: its syncframes' blocks, whatever the sample table times it.
+        if [.mpegLayer1, .mpegLayer2, .mpegLayer3, .enhancedAC3].contains(entry.format.formatID),
             let first = table.sample(at: sampleCursor)
         {
-            if let held = context.retained.index(of: first.offset, count: 4) {
+            let count = firstSampleBytesRead
+            if let held = context.retained.index(of: first.offset, count: count) {
                 context.retained.bytes.withUnsafeBytes {
-                    readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: $0[held..<held + 4]))
+                    readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: $0[held..<held + count]))
                 }
             } else {
                 movieAwaitingFirstFrame = box
@@ -619,9 +621,31 @@ package struct MP4Parser: StreamParser {
         return (first.offset, .media(holder))
     }
 
+    /// The bytes of the first sample ``readFirstFrameHeader(_:)`` reads: an MPEG audio frame's header; an E-AC-3
+    /// sample whole (at most 64 KiB).
+    var firstSampleBytesRead: Int {
+        guard audio?.entry?.format.formatID == .enhancedAC3, let first = table.sample(at: sampleCursor) else {
+            return 4
+        }
+        return Int(min(first.size, 1 << 16))
+    }
+
     /// The first MPEG audio frame's header, where it parses: its layer, frames and channels replace the sample
-    /// entry's.
+    /// entry's; the first E-AC-3 sample's syncframes: their frames replace the entry's 1,536.
     mutating func readFirstFrameHeader(_ bytes: UnsafeRawBufferPointer) {
+        if audio?.entry?.format.formatID == .enhancedAC3 {
+            guard let frames = AC3.framesInSample(bytes), var entry = audio?.entry,
+                frames != Int(entry.format.framesPerPacket)
+            else { return }
+            context.properties.trace.append(
+                offset: table.runs.first?.offset ?? 0,
+                "the first E-AC-3 sample's syncframes hold \(frames) frames; the sample table times "
+                    + "\(entry.format.framesPerPacket): the syncframes decide")
+            entry.format.framesPerPacket = UInt32(frames)
+            entry.formatList = [entry.format]
+            audio?.entry = entry
+            return
+        }
         guard let header = MPEGAudio.FrameHeader(bytes), var entry = audio?.entry else { return }
         if entry.format.channelsPerFrame != UInt32(header.channels) || entry.format.formatID != header.formatID
             || entry.format.sampleRate != Double(header.sampleRate)

@@ -199,4 +199,16 @@ import Testing
         #expect(file.properties.warnings.isEmpty)
         #expect(try decodedSamples(path) == decodedSamples(fixtures + "/" + original))
     }
+
+    /// E-AC-3 in MP4: a sample decodes to what its syncframes hold (256 frames a block), whatever the sample table
+    /// times it; one-block syncframes timed as 1,536 read as 7 × 1,536 where FFmpeg's decoder gives 7 × 256
+    /// (`info` and `convert` disagreed on androidx/media's such file).
+    @Test func enhancedAC3FramesComeFromItsSyncframes() throws {
+        let file = try AudioFile(path: Self.folder + "/eac3-one-block-syncframes.mp4")
+        #expect(file.dataFormat.framesPerPacket == 256 && file.packetCount == 7)
+        let decoded = try #require(file.properties.decodedFrameCount)
+        #expect(decoded == 1792, "\(decoded)")
+        let plain = try AudioFile(path: Self.folder + "/eac3-5.1.mp4")
+        #expect(plain.dataFormat.framesPerPacket == 1536)
+    }
 }

@@ -35,7 +35,10 @@ struct IcecastTests {
             var iterator = HTTPAudioStream(url: url, options: options).makeAsyncIterator()
             do {
                 if case .connected(let response) = try await iterator.next() { return (iterator, response) }
-            } catch let error as AudioFileError where error.message.contains("404") {
+            } catch let error as AudioFileError
+                where error.message.contains("404") || error.message.contains("connection refused")
+            {
+                // The mount not there yet, or (a loaded machine) the server not yet listening.
                 try await Task.sleep(for: .milliseconds(50))
             }
         }

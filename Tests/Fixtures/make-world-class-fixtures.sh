@@ -249,3 +249,16 @@ for source, target in (("ogg/ffmpeg-opus.opus", "ogg-opus-repeated-headers.opus"
     headers = next(i for i, page in enumerate(every) if struct.unpack("<q", page[6:14])[0] not in (0, -1))
     open("world-classes/" + target, "wb").write(b"".join(every[:headers] * 2 + every[headers:]))
 PY
+# E-AC-3 in MP4 whose syncframes say one block (256 frames) where the sample table times 1,536 (androidx/media's
+# test data has such a file; FFmpeg decodes 256 a sample): eac3-5.1.mp4 with each syncframe's numblkscod set to 0
+# by the script below. Its audio no longer decodes (the CRCs fail): the file proves what the parser counts.
+python3 - "$out/eac3-5.1.mp4" "$out/eac3-one-block-syncframes.mp4" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+mdat = data.index(b"mdat") + 4
+at = data.index(b"\x0b\x77", mdat)
+while at + 6 <= len(data) and data[at:at + 2] == b"\x0b\x77":
+    data[at + 4] &= 0xCF
+    at += ((data[at + 2] & 7) << 8 | data[at + 3]) * 2 + 2
+open(sys.argv[2], "wb").write(data)
+PY
