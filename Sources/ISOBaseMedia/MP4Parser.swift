@@ -942,6 +942,14 @@ package struct MP4Parser: StreamParser {
             // No edit list: the pre-skip `dOps` states is the priming, as FFmpeg reads it.
             priming = Int64(head[10]) | Int64(head[11]) << 8
             valid = decodedFrames - priming
+        } else if [FourCharCode.alac, .flac].contains(format.formatID), let exactDuration,
+            case let timed = frames(exactDuration, scale: framesPerDuration), timed < decodedFrames,
+            decodedFrames - timed < Int64(format.framesPerPacket)
+        {
+            // No edit list; packets that say their own frames (ALAC's and FLAC's last is short), and a sample table
+            // that times the last one short, as Apple and FFmpeg write them: the table's time is the sound's.
+            priming = 0
+            valid = timed
         } else if format.framesPerPacket == 0 {
             // Packets of varying frames (a fragmented file's): the frames are the samples' durations.
             priming = 0

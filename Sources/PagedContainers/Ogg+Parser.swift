@@ -220,16 +220,18 @@ struct OggParser: StreamParser {
         }
         if header.isFirst && stream.headersLeft == 0 {
             // The stream begins again (its start flag and headers repeated, as a muxer restarting leaves them):
-            // the same headers are passed over and its audio read on; other headers would be another stream.
+            // the same headers are passed over and its audio read on; another identification header would be
+            // another stream. (A start flag on a page of audio is a flag that lies: the page is read.)
             let first = UnsafeRawBufferPointer(rebasing: page[body..<min(body + Int(lacing.first ?? 0), page.count)])
-            guard first.elementsEqual(stream.identification) else {
+            if first.elementsEqual(stream.identification) {
+                context.properties.trace.append(offset: offset, "the stream's headers repeat here: passed over")
+                stream.repeatedHeaders = stream.headerCount
+                stream.nextSequence = nil
+            } else if Ogg.Codec(firstPacket: first).isAudio {
                 throw AudioFileError.unsupportedDataFormat(
                     "ogg: the stream (serial \(header.serial)) begins again at byte \(offset) with other headers; afkit "
                         + "reads one format a stream", offset: offset)
             }
-            context.properties.trace.append(offset: offset, "the stream's headers repeat here: passed over")
-            stream.repeatedHeaders = stream.headerCount
-            stream.nextSequence = nil
         }
         if stream.ended {
             // A page of the stream after its end-of-stream page: that flag lied; the stream is read through.

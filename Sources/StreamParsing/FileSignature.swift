@@ -72,6 +72,8 @@ package enum FileSignature {
     package static let extractFirst =
         "afkit does not read it; extract its audio first (for example `ffmpeg -i FILE -vn out.wav`)"
     package static let notAudio = "not audio"
+    package static let trackerModule =
+        "a tracker module (MOD, S3M, XM, IT) holds patterns and instruments, not a sound; render it to WAV first"
 
     /// The formats afkit recognises and does not read, by what to do instead.
     package static let refusals: [Entry] = [
@@ -130,6 +132,19 @@ package enum FileSignature {
         Entry(outcome: .refuse(name: "a DSDIFF file", reason: notDecoded("DSD"))) { bytes, _ in magic(bytes, "FRM8") },
         Entry(outcome: .refuse(name: "a RealAudio file", reason: extractFirst)) { bytes, _ in
             any(magic(bytes, ".ra\u{FD}"), magic(bytes, ".RMF"))
+        },
+        Entry(outcome: .refuse(name: "a TAK file", reason: notDecoded("TAK"))) { bytes, _ in magic(bytes, "tBaK") },
+        Entry(outcome: .refuse(name: "an ADIF AAC file", reason: notRead("ADIF"))) { bytes, _ in magic(bytes, "ADIF") },
+        // (Signatures deep in the file decide only on the bytes there: never a wait that holds back the others.)
+        Entry(outcome: .refuse(name: "a tracker module", reason: trackerModule)) { bytes, _ in
+            any(
+                magic(bytes, "Extended Module: "), magic(bytes, "IMPM"),
+                bytes.count < 48 ? .no : magic(bytes, "SCRM", at: 44),
+                bytes.count < 1084
+                    ? .no
+                    : any(
+                        magic(bytes, "M.K.", at: 1080), magic(bytes, "M!K!", at: 1080), magic(bytes, "FLT4", at: 1080))
+            )
         },
         Entry(outcome: .refuse(name: "a Flash Video (FLV) file", reason: extractFirst)) { bytes, _ in
             magic(bytes, [0x46, 0x4C, 0x56, 0x01])

@@ -48,6 +48,19 @@ import Testing
         }
     }
 
+    /// Formats known by a few bytes (TAK, ADIF, the tracker modules FFmpeg renders through libopenmpt) are refused
+    /// by name; they were "no signature of a known format". Each is 2 KiB of zeros with its signature in place.
+    @Test(arguments: [
+        ("tBaK", 0, "a TAK file"), ("ADIF", 0, "an ADIF AAC file"), ("Extended Module: ", 0, "a tracker module"),
+        ("IMPM", 0, "a tracker module"), ("SCRM", 44, "a tracker module"), ("M.K.", 1080, "a tracker module"),
+    ])
+    func signaturesOfFormatsNotReadAreNamed(_ signature: String, _ offset: Int, _ name: String) {
+        var bytes = [UInt8](repeating: 0, count: 2048)
+        bytes.replaceSubrange(offset..<offset + signature.utf8.count, with: signature.utf8)
+        let recording = record(bytes, chunkSizes: [4096])
+        #expect(recording.error?.code == "typ?" && recording.error?.message.hasPrefix(name + ":") == true)
+    }
+
     /// A 20-byte ID3v2.4 tag with one text frame.
     static let id3Tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 10] + Array("TIT2".utf8) + [0, 0, 0, 0, 0, 0]
 

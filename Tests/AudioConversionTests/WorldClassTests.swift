@@ -211,4 +211,24 @@ import Testing
         let plain = try AudioFile(path: Self.folder + "/eac3-5.1.mp4")
         #expect(plain.dataFormat.framesPerPacket == 1536)
     }
+
+    /// ALAC (and FLAC) in MP4 with no edit list: the sample table times the last packet short, as the packet
+    /// itself says, and every reader counts what the decoder gives (FFmpeg: 13,230 frames); `info` said 16,384.
+    @Test func aShortLastSampleOfSelfDescribingPacketsIsCounted() throws {
+        let path = Self.folder + "/alac-no-edit-list.m4a"
+        let file = try AudioFile(path: path)
+        #expect(file.packetCount == 4 && file.properties.validFrameCount == 13230)
+        #expect(try decodedSamples(path).count == 13230 * 2)
+    }
+
+    /// An MP3 cut short keeps the end it has: the LAME tag's padding belongs to the end that is missing. Cut after
+    /// two frames of audio, it reads 2 × 1,152 - 1,105 = 1,199 frames, as FFmpeg decodes, and says it is cut
+    /// short (the padding took 875 more, and a cut nearer the start left no frame and a refusal).
+    @Test func aCutMP3KeepsItsEnd() throws {
+        let path = Self.folder + "/mp3-lame-cut-short.mp3"
+        let file = try AudioFile(path: path)
+        #expect(file.properties.isTruncated && file.properties.packetTableInfo?.remainderFrames == 0)
+        #expect(file.properties.validFrameCount == 1199)
+        #expect(try decodedSamples(path).count == 1199)
+    }
 }

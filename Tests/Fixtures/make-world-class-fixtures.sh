@@ -262,3 +262,19 @@ while at + 6 <= len(data) and data[at:at + 2] == b"\x0b\x77":
     at += ((data[at + 2] & 7) << 8 | data[at + 3]) * 2 + 2
 open(sys.argv[2], "wb").write(data)
 PY
+# ALAC in MP4 with no edit list, its last sample timed short by the sample table (FFmpeg's -use_editlist 0: 0.3 s,
+# four packets of 4,096, the last timed 942): FFmpeg decodes 13,230 frames.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=0.3" -ac 2 -c:a alac -use_editlist 0 "$out/alac-no-edit-list.m4a"
+# An MP3 cut short after the LAME tag's frame and two frames of audio (the tag states 44 frames and a padding
+# of 875): FFmpeg's 1 s of LAME at 128 kbit/s, mono, cut at its fourth frame. FFmpeg decodes 1,199 frames.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=1" -ac 1 -c:a libmp3lame -b:a 128k /tmp/afkit-lame.mp3
+python3 - /tmp/afkit-lame.mp3 "$out/mp3-lame-cut-short.mp3" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+at = 10 + (data[6] << 21 | data[7] << 14 | data[8] << 7 | data[9]) if data[:3] == b"ID3" else 0
+for _ in range(3):
+    header = int.from_bytes(data[at:at + 4], "big")
+    rate = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320][header >> 12 & 15] * 1000
+    at += 144 * rate // 44100 + (header >> 9 & 1)
+open(sys.argv[2], "wb").write(data[:at])
+PY
