@@ -586,6 +586,13 @@ package struct MP4Parser: StreamParser {
         var built = MP4SampleTable()
         try buildTable(audio, into: &built)
         table = built
+        let timed = audio.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        if timed > 0 && built.sampleCount == 0 {
+            // Whole or said: a movie that times audio its tables hold none of is damaged, not a silent sound.
+            context.noteDamage(
+                "mp4: 'stts' times \(timed) samples of audio, but the sample table ('stsz', 'stsc', 'stco') holds none: "
+                    + "it is damaged")
+        }
         sampleCursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
         // MPEG audio's layer and channels are its first frame's (the entry's count is a template's 2): read from
         // the audio held before `moov`, else where a seek leads (a file read by index passes over `mdat`), else

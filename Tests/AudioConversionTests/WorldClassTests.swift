@@ -231,4 +231,17 @@ import Testing
         #expect(file.properties.validFrameCount == 1199)
         #expect(try decodedSamples(path).count == 1199)
     }
+
+    /// A movie that times audio its sample table holds none of (an empty 'stsz') is damaged, said by `info` and
+    /// refused by a conversion: it converted to an empty file with exit 0.
+    @Test func aSampleTableHoldingNoneOfTheTimedAudioIsDamage() throws {
+        let path = Self.folder + "/m4a-empty-sample-sizes.m4a"
+        let file = try AudioFile(path: path)
+        #expect(file.packetCount == 0 && file.properties.isDamaged)
+        let folder = try Folder()
+        #expect {
+            try AudioConverter.convert(input: path, output: folder.path + "/out.wav", settings: settings("LEI16"))
+        } throws: { error in (error as? AudioFileError)?.code == "dta?" }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/out.wav"))
+    }
 }

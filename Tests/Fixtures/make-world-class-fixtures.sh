@@ -278,3 +278,20 @@ for _ in range(3):
     at += 144 * rate // 44100 + (header >> 9 & 1)
 open(sys.argv[2], "wb").write(data[:at])
 PY
+# An M4A whose 'stsz' is a bare box with no fields (mutagen's test data has such an audiobook: 'stts' times
+# 3,639,600 samples, the table holds none): alac-no-edit-list.m4a with its 'stsz' emptied by the script below.
+python3 - "$out/alac-no-edit-list.m4a" "$out/m4a-empty-sample-sizes.m4a" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+containers = {b"moov", b"trak", b"mdia", b"minf", b"stbl"}
+def rewrite(body):
+    at, out = 0, b""
+    while at + 8 <= len(body):
+        size, kind = struct.unpack(">I4s", body[at:at + 8])
+        content = body[at + 8:at + size]
+        content = rewrite(content) if kind in containers else b"" if kind == b"stsz" else content
+        out += struct.pack(">I4s", 8 + len(content), kind) + content
+        at += size
+    return out
+open(sys.argv[2], "wb").write(rewrite(data))
+PY
