@@ -509,6 +509,11 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
         if got_kind != kind:
             record["notes"].append(f"afkit wrote {got_kind}, asked {kind}")
 
+    # Whole or said: an empty output with success needs info to have said why (cut short or damaged).
+    if converted and convert["frames"] == 0 and not (info.get("truncated") or info.get("damaged")):
+        record["faults"].append(("wrong length", "convert exited 0 with an empty output, and info said nothing "
+                                                 "of damage or a cut"))
+
     # info and convert
     if info_reads and status != 0 and not hung and not crashed(status, stderr):
         if info["frames"] == 0 and (info.get("truncated") or info.get("damaged")):
