@@ -788,11 +788,9 @@ package struct ElementaryStreamParser: StreamParser {
         }
         if let info = context.properties.packetTableInfo {
             let total = packets * Int64(format.framesPerPacket)
-            // The encoder's padding ends the stream it wrote: a stream cut short keeps the end it has.
-            let remainder = context.properties.isTruncated ? 0 : Int64(info.remainderFrames)
             context.properties.packetTableInfo = PacketTableInfo(
-                validFrames: max(total - Int64(info.primingFrames) - remainder, 0),
-                primingFrames: info.primingFrames, remainderFrames: Int32(remainder))
+                validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
+                primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
         }
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets),
             encoder.kind != .info || stated != 0

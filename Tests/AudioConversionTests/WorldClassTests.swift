@@ -221,15 +221,15 @@ import Testing
         #expect(try decodedSamples(path).count == 13230 * 2)
     }
 
-    /// An MP3 cut short keeps the end it has: the LAME tag's padding belongs to the end that is missing. Cut after
-    /// two frames of audio, it reads 2 × 1,152 - 1,105 = 1,199 frames, as FFmpeg decodes, and says it is cut
-    /// short (the padding took 875 more, and a cut nearer the start left no frame and a refusal).
-    @Test func aCutMP3KeepsItsEnd() throws {
+    /// An MP3 cut short keeps the LAME tag's counts, as the command's contract states them (priming delay + 529,
+    /// remainder padding - 529, from the tag alone), and says it is cut short: two frames of audio less 1,105 and
+    /// 875 leave 324 frames (FFmpeg, which drops the padding of a cut stream, decodes 1,199).
+    @Test func aCutMP3KeepsTheTagsCountsAndSaysItIsCut() throws {
         let path = Self.folder + "/mp3-lame-cut-short.mp3"
         let file = try AudioFile(path: path)
-        #expect(file.properties.isTruncated && file.properties.packetTableInfo?.remainderFrames == 0)
-        #expect(file.properties.validFrameCount == 1199)
-        #expect(try decodedSamples(path).count == 1199)
+        #expect(file.properties.isTruncated && file.properties.packetTableInfo?.remainderFrames == 875)
+        #expect(file.properties.validFrameCount == 324)
+        #expect(try decodedSamples(path).count == 324)
     }
 
     /// A movie that times audio its sample table holds none of (an empty 'stsz') is damaged, said by `info` and

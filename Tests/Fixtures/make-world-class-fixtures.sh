@@ -266,7 +266,8 @@ PY
 # four packets of 4,096, the last timed 942): FFmpeg decodes 13,230 frames.
 ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=0.3" -ac 2 -c:a alac -use_editlist 0 "$out/alac-no-edit-list.m4a"
 # An MP3 cut short after the LAME tag's frame and two frames of audio (the tag states 44 frames and a padding
-# of 875): FFmpeg's 1 s of LAME at 128 kbit/s, mono, cut at its fourth frame. FFmpeg decodes 1,199 frames.
+# of 875): FFmpeg's 1 s of LAME at 128 kbit/s, mono, cut at its fourth frame. afkit keeps the tag's counts (324
+# frames, as the command's contract states them); FFmpeg decodes 1,199.
 ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=1" -ac 1 -c:a libmp3lame -b:a 128k /tmp/afkit-lame.mp3
 python3 - /tmp/afkit-lame.mp3 "$out/mp3-lame-cut-short.mp3" <<'PY'
 import sys
