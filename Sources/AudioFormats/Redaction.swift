@@ -165,7 +165,7 @@ public func markupEscaped(_ text: String) -> String {
         case "'": out += "&#39;"
         case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += "?"
         // A name's escaped byte or control character, as the text outputs print it (`\xFF`, `\n`).
-        case let c where c.value >= 0x10FF00: out += PathEscaping.displayed(String(c))
+        case let c where PathEscaping.isEscape(c): out += PathEscaping.displayed(String(c))
         default: out.unicodeScalars.append(scalar)
         }
     }

@@ -392,15 +392,12 @@ package struct FLACParser: StreamParser {
         let bytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position...])
         let offset = cursor.absoluteOffset
         if bytes.count < FLACFrameHeader.maximumLength && !atEnd { return .needMore(FLACFrameHeader.maximumLength) }
-        guard bytes[0] == 0xFF, let header = FLACFrameHeader(bytes, streamInfo: info), belongs(header, info: info)
-        else {
-            if firstFrameOffset == nil, disowned == nil, bytes[0] == 0xFF,
-                let header = FLACFrameHeader(bytes, streamInfo: info)
-            {
+        let parsed = bytes[0] == 0xFF ? FLACFrameHeader(bytes, streamInfo: info) : nil
+        guard let header = parsed, belongs(header, info: info) else {
+            if firstFrameOffset == nil, disowned == nil, let header = parsed {
                 disowned = (offset, header)
             }
-            if junk == nil, bytes[0] == 0xFF, let header = FLACFrameHeader(bytes, streamInfo: info),
-                !Self.matches(header, info: info),
+            if junk == nil, let header = parsed, !Self.matches(header, info: info),
                 previous.map({ $0.isNumbered(before: header) }) ?? (firstFrameOffset == nil)
             {
                 // A whole frame where the stream's next (or first) frame belongs, in a format STREAMINFO does not
@@ -449,9 +446,10 @@ package struct FLACParser: StreamParser {
                     return .needMore(candidate + FLACFrameHeader.maximumLength)
                 }
                 search.position = candidate + 1
-                // The next frame of the stream (in this format or, refused below, another), or a stray one (whole frames copied in after this one: their
-                // CRC-16s would check together with this frame's, one packet swallowing them unsaid). Either way
-                // this frame ends where its CRC-16 checks; the stray frames after it are damage, said as such.
+                // The next frame of the stream (in this format or, refused above, another), or a stray one (whole
+                // frames copied in after this one: their CRC-16s would check together with this frame's, one packet
+                // swallowing them unsaid). Either way this frame ends where its CRC-16 checks; the stray frames after
+                // it are damage, said as such.
                 guard
                     let next = FLACFrameHeader(UnsafeRawBufferPointer(rebasing: bytes[candidate...]), streamInfo: info),
                     header.isNumbered(before: next) || Self.matches(next, info: info)

@@ -61,6 +61,8 @@ package struct MP4Parser: StreamParser {
         var edits: [(duration: Int64, mediaTime: Int64)] = []
         var entry: SampleEntry?
         var timeToSample: [(count: UInt32, delta: UInt32)] = []
+        /// The samples `stts` times.
+        var timedSampleCount: Int64 { timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) } }
         var samplesPerChunk: [(firstChunk: UInt32, samples: UInt32)] = []
         var constantSize: UInt32 = 0
         var sampleCount: Int64 = 0
@@ -586,7 +588,7 @@ package struct MP4Parser: StreamParser {
         var built = MP4SampleTable()
         try buildTable(audio, into: &built)
         table = built
-        let timed = audio.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        let timed = audio.timedSampleCount
         if timed > 0 && built.sampleCount == 0 {
             // Whole or said: a movie that times audio its tables hold none of is damaged, not a silent sound.
             context.noteDamage(
@@ -888,7 +890,7 @@ package struct MP4Parser: StreamParser {
                 offset: track.tableOffset,
                 "'stsz' counts \(declared) samples; the chunks of 'stsc' and 'stco' hold \(sample)")
         }
-        let timedSamples = track.timeToSample.reduce(Int64(0)) { $0 + Int64($1.count) }
+        let timedSamples = track.timedSampleCount
         if packet == nil, timedSamples != table.sampleCount {
             context.properties.trace.append(
                 offset: track.tableOffset,

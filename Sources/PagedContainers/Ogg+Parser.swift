@@ -31,7 +31,8 @@ struct OggParser: StreamParser {
         /// Frames of the audio packets completed so far (what a decoder gives).
         var frames: Int64 = 0
         var ended = false
-        /// Its identification header and count of header packets, kept to know a repeated beginning.
+        /// Its identification header and count of header packets, kept once they are read to know a repeated
+        /// beginning.
         var identification: [UInt8] = []
         var headerCount = 0
         /// Header packets of a repeated beginning of the stream still to pass over.
@@ -373,8 +374,6 @@ struct OggParser: StreamParser {
     private mutating func header(_ stream: inout Stream, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let index = stream.headers.count
         stream.headers.append(Array(bytes))
-        if index == 0 { stream.identification = Array(bytes) }
-        stream.headerCount = index + 1
         if let left = stream.headersLeft { stream.headersLeft = left - 1 }
         switch (stream.codec, index) {
         case (.vorbis, 0):
@@ -463,6 +462,8 @@ struct OggParser: StreamParser {
             context.announce(.packetTableInfo)
         default: break
         }
+        stream.identification = stream.headers.first ?? []
+        stream.headerCount = stream.headers.count
         stream.headers.removeAll()
         context.announce(.magicCookie)
     }
