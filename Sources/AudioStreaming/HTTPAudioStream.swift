@@ -171,6 +171,13 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
     /// libcurl's version (with its TLS library's) as loaded, or `nil` where it cannot be loaded.
     public static var engineVersion: String? { HTTPTransfer.engineVersion }
 
+    /// Cancels every HTTP transfer of the process and waits, up to `timeout`, for each to close its
+    /// connection. Call it before `exit` in a program that may exit with a transfer running: a TLS
+    /// connection still closing while the process's exit handlers run can crash it.
+    public static func endAllTransfers(within timeout: Duration = .seconds(2)) {
+        HTTPTransfer.endAll(within: timeout)
+    }
+
     /// A stream of the audio at `url` (http or https).
     public init(url: String, options: Options = Options()) {
         self.url = url

@@ -131,9 +131,31 @@ final class HTTPTransfer: @unchecked Sendable {
             shared.withLock { $0.outcome = .failure(failure) }
             return
         }
-        let thread = Thread { [self] in run() }
+        Self.running.withLock { $0.transfers[ObjectIdentifier(self)] = self }
+        let thread = Thread { [self] in
+            run()
+            Self.running.withLock { $0.transfers[ObjectIdentifier(self)] = nil }
+        }
         thread.name = "afkit http"
         thread.start()
+    }
+
+    /// The transfers whose libcurl thread has not yet ended.
+    private struct Running {
+        var transfers: [ObjectIdentifier: HTTPTransfer] = [:]
+    }
+    private static let running = Mutex(Running())
+
+    /// Cancels every transfer still running and waits, up to `timeout`, for their threads to end. A process
+    /// that exits while a libcurl thread still closes its TLS connection races the TLS library's exit
+    /// handlers (they free locks the thread still takes): call this before `exit`.
+    static func endAll(within timeout: Duration) {
+        for transfer in running.withLock({ Array($0.transfers.values) }) { transfer.cancel() }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while running.withLock({ !$0.transfers.isEmpty }), clock.now < deadline {
+            usleep(1000)
+        }
     }
 
     deinit {

@@ -177,8 +177,11 @@ func holdClosedStandardDescriptors() {
     }
 }
 
-/// Ends the process with a status.
-func terminate(_ status: Int32) -> Never { exit(status) }
+/// Ends the process with a status, once any HTTP transfer still running has closed its connection.
+func terminate(_ status: Int32) -> Never {
+    HTTPAudioStream.endAllTransfers()
+    exit(status)
+}
 
 /// SIGINT, SIGTERM and SIGHUP: the temporaries being written are removed, then the process exits as a
 /// shell expects (128 + the signal: 130, 143, 129). The signals are blocked in every thread and taken
