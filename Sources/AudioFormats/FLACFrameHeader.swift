@@ -144,3 +144,110 @@ public enum FLACChecksum {
     @usableFromInline
     static let crc16Tables = CRCTables.slicing(polynomial: UInt16(0x8005), count: 16)
 }
+
+extension FLACFrameHeader {
+    /// The length of the frame this header starts in `bytes`, found by walking its subframes (RFC 9639,
+    /// sections 9.2-9.3) without decoding them: their headers, warm-up samples, coefficients and residual
+    /// partitions to the byte-aligned CRC-16, which must check. `nil` where the bytes end before the frame does
+    /// or its structure or CRC-16 does not hold. For a stream's last frame, whose end no next header shows.
+    public func walkedLength(in bytes: UnsafeRawBufferPointer, streamBitsPerSample: Int) -> Int? {
+        guard let depth = bitsPerSample ?? (streamBitsPerSample > 0 ? streamBitsPerSample : nil) else { return nil }
+        var reader = BitWalker(bytes: bytes, bit: length * 8)
+        for channel in 0..<channels {
+            // The side channel carries one bit more.
+            let isSide =
+                (channelAssignment == 8 && channel == 1) || (channelAssignment == 9 && channel == 0)
+                || (channelAssignment == 10 && channel == 1)
+            var sampleBits = depth + (isSide ? 1 : 0)
+            guard reader.read(1) == 0, let type = reader.read(6), let hasWasted = reader.read(1) else { return nil }
+            if hasWasted == 1 {
+                guard let zeros = reader.unary(limit: sampleBits) else { return nil }
+                sampleBits -= zeros + 1
+                guard sampleBits > 0 else { return nil }
+            }
+            switch type {
+            case 0: guard reader.skip(sampleBits) else { return nil }
+            case 1: guard reader.skip(sampleBits * blockSize) else { return nil }
+            case 8...12, 32...63:
+                let order = type <= 12 ? Int(type) - 8 : Int(type) - 31
+                guard order <= blockSize, reader.skip(order * sampleBits) else { return nil }
+                if type >= 32 {
+                    guard let precision = reader.read(4), precision != 15, reader.skip(5),
+                        reader.skip(order * (Int(precision) + 1))
+                    else { return nil }
+                }
+                guard reader.skipResidual(blockSize: blockSize, order: order) else { return nil }
+            default: return nil
+            }
+        }
+        let end = (reader.bit + 7) / 8 + 2
+        guard end <= bytes.count,
+            FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: bytes[0..<end])) == 0
+        else { return nil }
+        return end
+    }
+}
+
+/// A bit position in bytes, read most significant bit first; every read fails rather than pass the end.
+private struct BitWalker {
+    let bytes: UnsafeRawBufferPointer
+    var bit: Int
+
+    mutating func read(_ count: Int) -> UInt32? {
+        guard count <= 32, bit + count <= bytes.count * 8 else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<count {
+            value = value << 1 | UInt32(bytes[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
+            bit += 1
+        }
+        return value
+    }
+
+    mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, bit + count <= bytes.count * 8 else { return false }
+        bit += count
+        return true
+    }
+
+    /// Zero bits before the next one bit (which is passed), at most `limit` of them where one is given.
+    mutating func unary(limit: Int = .max) -> Int? {
+        var zeros = 0
+        while bit < bytes.count * 8 {
+            let byte = bytes[bit >> 3] << UInt8(bit & 7)
+            if byte == 0 {
+                // The rest of this byte is zeros.
+                let rest = 8 - (bit & 7)
+                zeros += rest
+                bit += rest
+            } else {
+                let leading = byte.leadingZeroBitCount
+                zeros += leading
+                bit += leading + 1
+                return zeros <= limit ? zeros : nil
+            }
+            if zeros > limit { return nil }
+        }
+        return nil
+    }
+
+    /// A subframe's residual: Rice-coded partitions (4- or 5-bit parameters, an escape for raw samples).
+    mutating func skipResidual(blockSize: Int, order: Int) -> Bool {
+        guard let method = read(2), method <= 1, let partitionOrder = read(4) else { return false }
+        let parameterBits = method == 0 ? 4 : 5
+        let escape: UInt32 = method == 0 ? 15 : 31
+        let partitions = 1 << Int(partitionOrder)
+        guard blockSize % partitions == 0, blockSize >> Int(partitionOrder) >= order else { return false }
+        for partition in 0..<partitions {
+            let samples = (blockSize >> Int(partitionOrder)) - (partition == 0 ? order : 0)
+            guard let parameter = read(parameterBits) else { return false }
+            if parameter == escape {
+                guard let width = read(5), skip(Int(width) * samples) else { return false }
+                continue
+            }
+            for _ in 0..<samples {
+                guard unary() != nil, skip(Int(parameter)) else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -135,6 +135,14 @@ final class FileStreamBox {
     /// Whether a parse call is under way: the callbacks it makes may ask for properties, which then come from
     /// what it last said (the stream itself is busy).
     var parsing = false
+    /// Whether ``AudioFileStreamSeek(_:_:_:_:)`` was called since the last parse: the next parse with the
+    /// discontinuity flag starts at the offset it gave.
+    var seekPending = false
+    /// Packets and their bytes handed to the client (the running average while the parse is busy).
+    var deliveredPackets: Int64 = 0
+    var deliveredBytes: Int64 = 0
+    /// Whether the packet-size upper bound has been said (with the data format, where packets vary).
+    var saidUpperBound = false
 
     /// What a client that gave no data pointer gets (Apple's callbacks take a non-null one).
     private let placeholder = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
@@ -166,7 +174,17 @@ final class FileStreamBox {
             guard let code = Self.appleID(of: id) else { return }
             var flags = AudioFileStreamPropertyFlags()
             listener(data, self.id, code, &flags)
+            // The bound on a packet's size is known with the format (the codec's ceiling): said then.
+            if id == .dataFormat, !saidUpperBound, properties.dataFormat?.bytesPerPacket == 0,
+                properties.packetSizeUpperBound != nil
+            {
+                saidUpperBound = true
+                var flags = AudioFileStreamPropertyFlags()
+                listener(data, self.id, kAudioFileStreamProperty_PacketSizeUpperBound, &flags)
+            }
         case .packets(let packets):
+            deliveredPackets += Int64(packets.count)
+            deliveredBytes += Int64(packets.bytes.count)
             guard let base = packets.bytes.baseAddress else { return }
             if let own = packets.descriptions {
                 descriptions.removeAll(keepingCapacity: true)
@@ -205,7 +223,19 @@ final class FileStreamBox {
     /// The properties as a listener asks for them.
     var parsed: ParsedProperties {
         var parsed = ParsedProperties(properties: known)
-        guard !parsing else { return parsed }
+        // ADTS packets leave out their 7- or 9-byte headers: the byte count is theirs, as the packets say.
+        if known.fileType == .adts, known.audioDataPacketCount == deliveredPackets {
+            parsed.properties.audioDataByteCount = deliveredBytes
+        }
+        guard !parsing else {
+            // The stream is busy: the running average of what it has delivered (exact once its counts are known).
+            if let packets = known.audioDataPacketCount, packets > 0, let bytes = parsed.properties.audioDataByteCount {
+                parsed.averageBytesPerPacket = Double(bytes) / Double(packets)
+            } else if deliveredPackets > 0 {
+                parsed.averageBytesPerPacket = Double(deliveredBytes) / Double(deliveredPackets)
+            }
+            return parsed
+        }
         parsed.averageBytesPerPacket = stream.averageBytesPerPacket?.value
         let stream = self.stream
         parsed.packetToByte = { stream.packetToByte($0) }
@@ -240,9 +270,12 @@ public func AudioFileStreamOpen(
 }
 
 /// Parses the next `inDataByteSize` bytes, calling the listener and packets procedures as properties and
-/// packets become known. With `.discontinuity`, the bytes start where the last seek said. Zero bytes end
-/// the stream: the last packets (held until the bytes after them show where they end) are delivered, as
-/// ``AudioFileStreamClose(_:)`` does.
+/// packets become known: a packet whose length its header or the container states is delivered in the parse that
+/// completes it. With `.discontinuity` after ``AudioFileStreamSeek(_:_:_:_:)``, the bytes start where the seek
+/// said; with no seek since the last parse the flag changes nothing: the bytes continue where the last ended, as
+/// Apple's parser takes them (clients set it on every parse after ReadyToProducePackets). Zero bytes end the
+/// stream: a last packet whose end only the end of the stream shows (an E-AC-3 frame, a FLAC frame where
+/// STREAMINFO states no length) is delivered then, and the counts are settled.
 @discardableResult
 public func AudioFileStreamParseBytes(
     _ inAudioFileStream: AudioFileStreamID, _ inDataByteSize: UInt32, _ inData: UnsafeRawPointer?,
@@ -259,7 +292,9 @@ public func AudioFileStreamParseBytes(
             return noErr
         }
         let bytes = UnsafeRawBufferPointer(start: inData, count: Int(inDataByteSize))
-        let flags: AudioFileStream.ParseFlags = inFlags.contains(.discontinuity) ? .discontinuity : []
+        let flags: AudioFileStream.ParseFlags =
+            inFlags.contains(.discontinuity) && box.seekPending ? .discontinuity : []
+        box.seekPending = false
         try box.stream.parse(bytes, flags: flags) { box.handle($0) }
         return noErr
     } catch {
@@ -282,6 +317,7 @@ public func AudioFileStreamSeek(
         outDataByteOffset.pointee = offset - (box.stream.properties.dataOffset ?? 0)
         ioFlags.pointee = estimated ? .offsetIsEstimated : []
         box.failed = false
+        box.seekPending = true
         return noErr
     } catch {
         return status(of: error) == fourCharacterStatus("nope")
@@ -324,16 +360,10 @@ public func AudioFileStreamSetProperty(
     kAudioFileStreamError_UnsupportedProperty
 }
 
-/// Closes the parser. The stream's last packets, held until the bytes after them show where they end, are
-/// delivered first (afkit's parser confirms a frame by the next; Apple's has no call that ends a stream).
+/// Closes the parser and frees it, calling neither procedure (clients close in `deinit`): every packet came in the
+/// parse that completed it; a last one only the end of the stream shows comes with a zero-byte parse.
 @discardableResult
 public func AudioFileStreamClose(_ inAudioFileStream: AudioFileStreamID) -> OSStatus {
-    let unmanaged = Unmanaged<FileStreamBox>.fromOpaque(UnsafeRawPointer(inAudioFileStream))
-    let box = unmanaged.takeUnretainedValue()
-    if !box.failed && !box.parsing {
-        box.parsing = true
-        try? box.stream.finish { box.handle($0) }
-    }
-    unmanaged.release()
+    Unmanaged<FileStreamBox>.fromOpaque(UnsafeRawPointer(inAudioFileStream)).release()
     return noErr
 }

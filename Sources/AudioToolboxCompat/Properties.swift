@@ -187,7 +187,8 @@ struct ParsedProperties {
         case "mgic": return properties.magicCookie.map { .bytes($0) }
         case "bcnt": return properties.audioDataByteCount.map { .value(UInt64(max(0, $0))) }
         case "pcnt": return properties.audioDataPacketCount.map { .value(UInt64(max(0, $0))) }
-        case "psze", "pkub": return properties.maximumPacketSize.map { .value($0) }
+        case "psze": return properties.maximumPacketSize.map { .value($0) }
+        case "pkub": return (properties.packetSizeUpperBound ?? properties.maximumPacketSize).map { .value($0) }
         case "doff": return properties.dataOffset.map { .value($0) }
         case "pnfo":
             return properties.packetTableInfo.map {
@@ -198,6 +199,8 @@ struct ParsedProperties {
             }
         case "abpp": return averageBytesPerPacket.map { .value($0) }
         case "brat":
+            // Constant-rate MPEG audio: the rate its headers state (128000, where the bytes average 127999).
+            if let stated = properties.headerBitRate { return .value(UInt32(clamping: stated)) }
             guard let format, let average = averageBytesPerPacket, format.framesPerPacket > 0 else { return nil }
             return .value(UInt32(average * 8 * format.sampleRate / Double(format.framesPerPacket)))
         case "cmap":

@@ -8,7 +8,9 @@ import StreamParsing
 ///   signature right after a leading tag (FLAC, Ogg, ...) is refused by name, as at the start;
 /// - a stream starts only on strong evidence (``evidence(_:first:atEnd:)``): a run of consistent frames
 ///   from a clean start, a longer one that also outweighs the junk before it otherwise;
-/// - inside a stream, a frame is accepted only when the header right after it parses and belongs to the
+/// - inside a stream, a frame right where the last ended, with the first frame's parameters, is a packet as
+///   soon as its bytes are whole (Apple's delivery: the last packet comes without a close); any other frame
+///   (after junk, at another rate, free format) only when the header right after it parses and belongs to the
 ///   same stream (same version, layer and rate; same profile, rate and channels), or a tag or the end follows;
 /// - anything else is skipped a byte at a time (resync), and noted;
 /// - the stream's parameters are fixed by its first frame: a header that changes them is not a frame;
@@ -462,7 +464,13 @@ package struct ElementaryStreamParser: StreamParser {
             try garbage(&cursor)
             return nil
         }
-        let nextHeaderBytes = 9
+        // A frame right where the last ended, with the stream's parameters and a length its header states, is a
+        // packet as soon as its bytes are whole (as Apple's parser delivers it: a client that never closes the
+        // stream still gets the last); any other frame waits for the header after it to confirm it.
+        let isNextInLine =
+            !isSearching && tally.lastEnd == cursor.absoluteOffset && Self.fixedLength(of: header) != nil
+            && keepsParameters(header)
+        let nextHeaderBytes = isNextInLine ? 0 : 9
         if bytes.count < length + nextHeaderBytes && !atEnd { return .needMore(length + nextHeaderBytes) }
         if bytes.count < length {
             // The end comes inside the frame: a confirmed stream's last frame is cut short.
@@ -473,7 +481,7 @@ package struct ElementaryStreamParser: StreamParser {
             _ = cursor.skip(bytes.count)
             return nil
         }
-        if bytes.count > length {
+        if bytes.count > length && !isNextInLine {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
             let confirmation = confirmation(rest, first: header)
             if !confirmation.confirms && !(atEnd && isHeaderCutShort(rest, first: header)) {
@@ -493,6 +501,16 @@ package struct ElementaryStreamParser: StreamParser {
             if let next = confirmation.header { confirmedHeader = (cursor.absoluteOffset + Int64(length), next) }
         }
         return try accept(header, length: length, cursor: &cursor, extending: run)
+    }
+
+    /// Whether a frame keeps the parameters of the stream's first (an MPEG frame at another rate waits for the
+    /// header after it to confirm the change).
+    private func keepsParameters(_ header: Header) -> Bool {
+        switch (state, header) {
+        case (.framing(.mpeg(let first)), .mpeg(let frame)): first.continues(frame)
+        case (.framing(.adts(let first)), .adts(let frame)): first.continues(frame)
+        default: false
+        }
     }
 
     /// How far past a frame not followed by the next the parser looks for the end of the stream: bytes after the
@@ -700,6 +718,14 @@ package struct ElementaryStreamParser: StreamParser {
                         + "mono frames in both channels")
             }
             tally.mostChannels = max(tally.mostChannels, frame.channels)
+        }
+        if case .mpeg(let frame) = header {
+            if tally.frameCount == 0 {
+                context.properties.headerBitRate = frame.bitrate > 0 ? Int64(frame.bitrate) : nil
+                context.announce(.bitRate)
+            } else if context.properties.headerBitRate != Int64(frame.bitrate) {
+                context.properties.headerBitRate = nil
+            }
         }
         let size = length - payloadOffset
         tally.largest = max(tally.largest, size)

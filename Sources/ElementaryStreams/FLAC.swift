@@ -109,6 +109,11 @@ package struct FLACParser: StreamParser {
         /// The CRC-16 of the frame's bytes up to `checkedLength`.
         var crc: UInt16 = 0
         var checkedLength = 0
+        /// The CRC-16 of the frame's bytes up to `runLength` (all those seen): 0 where the frame may end there.
+        var runCRC: UInt16 = 0
+        var runLength = 0
+        /// The bytes present when the frame's subframes were last walked to find its end.
+        var walkedAt = 0
     }
 
     package var context: ParseContext
@@ -471,7 +476,12 @@ package struct FLACParser: StreamParser {
                 _ = cursor.skip(1)
                 return nil
             }
-            if !atEnd { return .needMore(min(limit + 2, max(bytes.count * 2, bytes.count + 4096))) }
+            if let length = lastFrameLength(header, in: bytes, info: info, search: &search) {
+                return try accept(header, length: length, cursor: &cursor)
+            }
+            // Any byte more may end the frame (the search goes on where it stopped): a stream that ends soon after
+            // still has every frame it completed delivered in the parse that completed it.
+            if !atEnd { return .needMore(min(limit + 2, bytes.count + 1)) }
             // Not the last frame where a later frame of the stream follows it: its bytes fail the CRC-16 up to every
             // frame after it, so it is damaged, skipped up to the next frame and said, as within the stream.
             if Self.frameFollows(header, in: bytes, info: info) {
@@ -516,6 +526,28 @@ package struct FLACParser: StreamParser {
             _ = cursor.skip(bytes.count)
             return nil
         }
+    }
+
+    /// The length of the stream's last frame by `STREAMINFO`'s sample count, found by walking its subframes: no next
+    /// header shows where it ends, and a client that never says the stream ended still gets it (as Apple's parser
+    /// delivers it). Walked where the bytes so far check (CRC-16 0) or have doubled since the last walk, so a
+    /// stream fed a byte at a time costs linear time.
+    private func lastFrameLength(
+        _ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, info: FLACStreamInfo, search: inout EndSearch
+    ) -> Int? {
+        guard info.totalSamples > 0 else { return nil }
+        let first = header.isVariableBlockSize ? header.number : header.number &* UInt64(info.maximumBlockSize)
+        guard first < UInt64(info.totalSamples), first + UInt64(header.blockSize) >= UInt64(info.totalSamples) else {
+            return nil
+        }
+        if search.runLength < bytes.count {
+            search.runCRC = FoldedCRC.flac(
+                UnsafeRawBufferPointer(rebasing: bytes[search.runLength...]), continuing: search.runCRC)
+            search.runLength = bytes.count
+        }
+        guard search.runCRC == 0 || bytes.count >= 2 * max(search.walkedAt, header.length + 2) else { return nil }
+        search.walkedAt = bytes.count
+        return header.walkedLength(in: bytes, streamBitsPerSample: info.bitsPerSample)
     }
 
     /// Whether the frame `header` starts at the start of `bytes` checks whole: its CRC-16 passes where another frame

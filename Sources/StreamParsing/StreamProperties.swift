@@ -28,6 +28,9 @@ public struct StreamProperties: Sendable {
     public var audioDataPacketCount: Int64?
     /// The largest packet in bytes.
     public var maximumPacketSize: UInt32?
+    /// The bit rate every frame header so far states, where each states the same one (constant-rate MPEG audio:
+    /// 128000, where the average over the bytes may read 127999); `nil` once one differs, or where headers state none.
+    public var headerBitRate: Int64?
     /// Valid, priming and remainder frames, where the file states them.
     public var packetTableInfo: PacketTableInfo?
     /// The channel layout, where the file states one.

@@ -142,8 +142,13 @@ def main():
         pos = [p for p, _ in ffprobe_packets(os.path.join(HERE, "mp3/lame-cbr128-stereo-44k.mp3"))]
         cut = pos[10]
         return d[:cut] + bytes([0xFF, 0xFB, 0x90, 0x64] + [0x55] * 200 + [0xFF, 0xFA, 0x10, 0x00] * 10 + [0xAA] * 333) + d[cut:]
+    # The garbage opens with a whole false frame (a 128 kbit/s header and 413 bytes) right where the 10th frame
+    # ended: afkit delivers a frame in line as soon as its bytes are whole, as Apple's parser does (a client that
+    # never closes the stream gets its last packet), so that false frame is a packet FFmpeg's demuxer drops.
+    in_line_false_frame = lambda ps: (lambda s: s[:10] + [[ps[10][0], 417]] + s[10:])(shift(577, 10)(ps))
     derive("mp3/hostile-garbage-between-frames.mp3", "mp3/lame-cbr128-stereo-44k.mp3", garbage_between,
-           "577 bytes of garbage, with false frame headers, inserted before the 11th audio frame", shift(577, 10))
+           "577 bytes of garbage, with false frame headers, inserted before the 11th audio frame (the first 417 a "
+           "whole false frame in line)", in_line_false_frame)
     whole = lambda size: (lambda ps: [[p, n] for p, n in ps if p + n <= size])
     base_size = os.path.getsize(os.path.join(HERE, "mp3/lame-cbr128-stereo-44k.mp3"))
     derive("mp3/hostile-truncated-last-frame.mp3", "mp3/lame-cbr128-stereo-44k.mp3", lambda d: d[:-150],

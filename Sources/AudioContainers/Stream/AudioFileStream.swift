@@ -288,8 +288,9 @@ public struct AudioFileStream: Sendable {
         var copied = 0
         while true {
             if !tail.isEmpty || parser == nil && bytes.count - index < needed {
-                // Complete the unit that straddles the last call's end, copying only what it needs.
-                let take = min(max(needed - tail.count, 0), bytes.count - index)
+                // Complete the unit that straddles the last call's end, copying what it needs (at least a few KiB
+                // where the call has them: a parser that asks for a byte more is not run a byte at a time).
+                let take = min(max(needed - tail.count, Self.leastTailCopy), bytes.count - index)
                 tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
                 index += take
                 copied += take
@@ -320,6 +321,9 @@ public struct AudioFileStream: Sendable {
             return
         }
     }
+
+    /// The fewest bytes of a call copied into the tail at a time, where the call has them.
+    static let leastTailCopy = 4096
 
     /// Runs the parser over `bytes` until it needs more; returns the bytes it consumed.
     private mutating func run(

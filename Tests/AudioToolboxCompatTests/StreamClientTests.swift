@@ -1,0 +1,149 @@
+// Streaming clients written as real iOS players are: one never closes its parser (nor parses zero bytes), one sets
+// the discontinuity flag on every parse after ReadyToProducePackets, one reads the bit rate and the packet-size
+// bound in its listener. Each is held to ffprobe's packet count at every chunking, before the end of input.
+#if canImport(AudioToolbox)
+    import AudioToolbox
+#else
+    import AudioToolboxCompat
+#endif
+import Foundation
+import Testing
+
+private let fixtures = library.deletingLastPathComponent()
+
+/// ffprobe's packet count of a stream fixture (its sidecar) or of a library file (ffprobe-packets.txt).
+private func referencePackets(_ name: String) throws -> Int {
+    if let count = ffprobePackets[(name as NSString).lastPathComponent], name.hasPrefix("library/") { return count }
+    let sidecar = try Data(contentsOf: fixtures.appendingPathComponent(name + ".json"))
+    let json = try #require(try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])
+    return try #require(json["ffprobePackets"] as? [Any]).count
+}
+
+/// What a player's callbacks saw.
+private final class Player {
+    var ready = false
+    var setsDiscontinuityAfterReady = false
+    var packets = 0
+    var bytes = 0
+    var bitRateInListener: UInt32?
+    var upperBoundInListener: UInt32?
+    var propertiesAfterClose = 0
+}
+
+private func play(_ name: String, chunkSize: Int, discontinuityAfterReady: Bool = false) throws -> (
+    Player, AudioFileStreamID
+) {
+    let data = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
+    let player = Player()
+    player.setsDiscontinuityAfterReady = discontinuityAfterReady
+    let listener: AudioFileStream_PropertyListenerProc = { clientData, streamID, propertyID, _ in
+        let player = Unmanaged<Player>.fromOpaque(clientData).takeUnretainedValue()
+        player.propertiesAfterClose += 1
+        switch propertyID {
+        case kAudioFileStreamProperty_ReadyToProducePackets:
+            player.ready = true
+        case kAudioFileStreamProperty_BitRate:
+            var rate: UInt32 = 0
+            var size = UInt32(MemoryLayout<UInt32>.size)
+            if AudioFileStreamGetProperty(streamID, propertyID, &size, &rate) == noErr {
+                player.bitRateInListener = rate
+            }
+        case kAudioFileStreamProperty_PacketSizeUpperBound:
+            var bound: UInt32 = 0
+            var size = UInt32(MemoryLayout<UInt32>.size)
+            if AudioFileStreamGetProperty(streamID, propertyID, &size, &bound) == noErr {
+                player.upperBoundInListener = bound
+            }
+        default: break
+        }
+    }
+    let packetsProc: AudioFileStream_PacketsProc = { clientData, numberBytes, numberPackets, _, _ in
+        let player = Unmanaged<Player>.fromOpaque(clientData).takeUnretainedValue()
+        player.packets += Int(numberPackets)
+        player.bytes += Int(numberBytes)
+    }
+    var streamID: AudioFileStreamID?
+    let clientData = Unmanaged.passUnretained(player).toOpaque()
+    guard AudioFileStreamOpen(clientData, listener, packetsProc, 0, &streamID) == noErr, let stream = streamID else {
+        throw CompatTestError("AudioFileStreamOpen failed")
+    }
+    var offset = 0
+    while offset < data.count {
+        let count = min(chunkSize, data.count - offset)
+        let flags: AudioFileStreamParseFlags =
+            player.setsDiscontinuityAfterReady && player.ready ? .discontinuity : []
+        let status = data[offset..<offset + count].withUnsafeBytes { chunk in
+            AudioFileStreamParseBytes(stream, UInt32(count), chunk.baseAddress, flags)
+        }
+        guard status == noErr else { throw CompatTestError("AudioFileStreamParseBytes: \(status) at \(offset)") }
+        offset += count
+    }
+    player.propertiesAfterClose = 0
+    return (player, stream)
+}
+
+private struct CompatTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+@Suite struct StreamClientTests {
+    static let streams = [
+        "library/stereo.mp3", "library/stereo.m4a", "library/stereo.flac", "library/stereo.opus",
+        "adts/aac-lc-44k-stereo.aac", "adts/aac-lc-8k-mono.aac", "mp3/lame-cbr128-stereo-44k.mp3",
+        "mp3/lame-vbr-v5.mp3", "mp3/lame-id3v1-id3v2.mp3",
+    ]
+
+    /// A player that never closes its parser and never parses zero bytes gets every packet ffprobe counts by the
+    /// time the last byte is parsed; closing it then calls neither procedure.
+    @Test(arguments: streams)
+    func everyPacketArrivesWithTheLastByte(_ name: String) throws {
+        let expected = try referencePackets(name)
+        let size = try Data(contentsOf: fixtures.appendingPathComponent(name)).count
+        for chunkSize in [1, 333, 4096, size] {
+            let (player, stream) = try play(name, chunkSize: chunkSize)
+            #expect(player.packets == expected, "\(name) in chunks of \(chunkSize)")
+            let before = player.packets
+            AudioFileStreamClose(stream)
+            #expect(player.packets == before && player.propertiesAfterClose == 0, "Close calls back")
+        }
+    }
+
+    /// The discontinuity flag on every parse after ReadyToProducePackets, with no seek, loses nothing: the bytes
+    /// continue where the last parse ended (a pattern of real players).
+    @Test(arguments: streams)
+    func theDiscontinuityFlagWithoutASeekLosesNothing(_ name: String) throws {
+        let expected = try referencePackets(name)
+        for chunkSize in [333, 4096] {
+            let (player, stream) = try play(name, chunkSize: chunkSize, discontinuityAfterReady: true)
+            defer { AudioFileStreamClose(stream) }
+            #expect(player.packets == expected, "\(name) in chunks of \(chunkSize)")
+        }
+    }
+
+    /// The bit rate and the packet-size bound are readable in the listener when announced: constant-rate MP3 says
+    /// its header's 128000; the bound, with the format, is at least every packet delivered.
+    @Test func propertiesAreReadableWhenAnnounced() throws {
+        let (mp3, mp3Stream) = try play("mp3/lame-cbr128-stereo-44k.mp3", chunkSize: 4096)
+        defer { AudioFileStreamClose(mp3Stream) }
+        #expect(mp3.bitRateInListener == 128_000)
+        let bound = try #require(mp3.upperBoundInListener)
+        var largest: UInt32 = 0
+        var size = UInt32(MemoryLayout<UInt32>.size)
+        #expect(AudioFileStreamParseBytes(mp3Stream, 0, nil, []) == noErr)
+        #expect(
+            AudioFileStreamGetProperty(mp3Stream, kAudioFileStreamProperty_MaximumPacketSize, &size, &largest) == noErr)
+        #expect(bound >= largest && largest > 0)
+
+        let (adts, adtsStream) = try play("adts/aac-lc-44k-stereo.aac", chunkSize: 4096)
+        defer { AudioFileStreamClose(adtsStream) }
+        #expect(adts.upperBoundInListener.map { $0 >= 768 * 2 } == true)
+        // The byte count agrees with the packets, which leave out the ADTS headers.
+        #expect(AudioFileStreamParseBytes(adtsStream, 0, nil, []) == noErr)
+        var bytes: UInt64 = 0
+        size = UInt32(MemoryLayout<UInt64>.size)
+        #expect(
+            AudioFileStreamGetProperty(adtsStream, kAudioFileStreamProperty_AudioDataByteCount, &size, &bytes) == noErr)
+        #expect(bytes == UInt64(adts.bytes))
+    }
+}
