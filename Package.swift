@@ -137,7 +137,7 @@ let package = Package(
             ]),
         .target(
             name: "AudioToolboxCompat",
-            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioFormats"]),
+            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines", "AudioFormats"]),
         .executableTarget(
             name: "afkit",
             dependencies: [

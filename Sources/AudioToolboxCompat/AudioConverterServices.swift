@@ -1,0 +1,1061 @@
+import AudioCodecs
+import AudioConversion
+import AudioEngines
+import AudioFormats
+
+// Audio Converter Services (AudioConverter.h) over afkit's codec registry, channel mixer and resampler: a
+// converter decodes any format afkit decodes to linear PCM, converts linear PCM to linear PCM (rate, channels,
+// integer or float, depth, byte order, interleaving), and encodes linear PCM to any format afkit encodes.
+
+/// A converter made by ``AudioConverterNew(_:_:_:)``.
+public typealias AudioConverterRef = OpaquePointer
+/// A property of a converter (`kAudioConverter...`).
+public typealias AudioConverterPropertyID = UInt32
+/// A four-character code as Apple's C headers type it (a plain 32-bit integer).
+public typealias OSType = UInt32
+
+/// Supplies input to ``AudioConverterFillComplexBuffer(_:_:_:_:_:_:)``: the converter, the packets it asks for
+/// (set to the packets given, 0 at the end of the input), the buffers to point at them, where to point at their
+/// descriptions (for formats whose packets vary), and the caller's data. A non-zero status with no packets
+/// means "no data now": the converter returns that status and what it made, and resumes on the next call.
+/// (Apple's is a C function pointer; a Swift function or a closure that captures nothing, as such code passes,
+/// is taken as it is.)
+public typealias AudioConverterComplexInputDataProc =
+    (
+        AudioConverterRef, UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<AudioBufferList>,
+        UnsafeMutablePointer<UnsafeMutablePointer<AudioStreamPacketDescription>?>?, UnsafeMutableRawPointer?
+    ) -> OSStatus
+
+/// Apple's AudioConverterPrimeInfo: frames of input a converter needs before the first output frame and after
+/// the last (`kAudioConverterPrimeInfo`).
+public struct AudioConverterPrimeInfo: Hashable, Sendable, BitwiseCopyable {
+    /// Apple's `leadingFrames` field.
+    public var leadingFrames: UInt32
+    /// Apple's `trailingFrames` field.
+    public var trailingFrames: UInt32
+
+    /// Every field zero.
+    public init() { self.init(leadingFrames: 0, trailingFrames: 0) }
+
+    /// Counts of the fields given.
+    public init(leadingFrames: UInt32, trailingFrames: UInt32) {
+        self.leadingFrames = leadingFrames
+        self.trailingFrames = trailingFrames
+    }
+}
+
+/// Apple's AudioClassDescription: a codec by kind, format and maker (``AudioConverterNewSpecific(_:_:_:_:_:)``).
+public struct AudioClassDescription: Hashable, Sendable, BitwiseCopyable {
+    /// Apple's `mType` field (`kAudioDecoderComponentType`, `kAudioEncoderComponentType`).
+    public var mType: OSType
+    /// Apple's `mSubType` field: the format ID.
+    public var mSubType: OSType
+    /// Apple's `mManufacturer` field.
+    public var mManufacturer: OSType
+
+    /// Every field zero.
+    public init() { self.init(mType: 0, mSubType: 0, mManufacturer: 0) }
+
+    /// A description of the fields given.
+    public init(mType: OSType, mSubType: OSType, mManufacturer: OSType) {
+        self.mType = mType
+        self.mSubType = mSubType
+        self.mManufacturer = mManufacturer
+    }
+}
+
+// MARK: - Result codes (AudioConverter.h)
+
+/// Apple's `kAudioConverterErr_FormatNotSupported` result code.
+public var kAudioConverterErr_FormatNotSupported: OSStatus { fourCharacterStatus("fmt?") }
+/// Apple's `kAudioConverterErr_OperationNotSupported` result code.
+public var kAudioConverterErr_OperationNotSupported: OSStatus { 0x6F70_3F3F }  // 'op??'
+/// Apple's `kAudioConverterErr_PropertyNotSupported` result code.
+public var kAudioConverterErr_PropertyNotSupported: OSStatus { fourCharacterStatus("prop") }
+/// Apple's `kAudioConverterErr_InvalidInputSize` result code.
+public var kAudioConverterErr_InvalidInputSize: OSStatus { fourCharacterStatus("insz") }
+/// Apple's `kAudioConverterErr_InvalidOutputSize` result code.
+public var kAudioConverterErr_InvalidOutputSize: OSStatus { fourCharacterStatus("otsz") }
+/// Apple's `kAudioConverterErr_UnspecifiedError` result code.
+public var kAudioConverterErr_UnspecifiedError: OSStatus { fourCharacterStatus("what") }
+/// Apple's `kAudioConverterErr_BadPropertySizeError` result code.
+public var kAudioConverterErr_BadPropertySizeError: OSStatus { fourCharacterStatus("!siz") }
+/// Apple's `kAudioConverterErr_RequiresPacketDescriptionsError` result code.
+public var kAudioConverterErr_RequiresPacketDescriptionsError: OSStatus { fourCharacterStatus("!pkd") }
+/// Apple's `kAudioConverterErr_InputSampleRateOutOfRange` result code.
+public var kAudioConverterErr_InputSampleRateOutOfRange: OSStatus { fourCharacterStatus("!isr") }
+/// Apple's `kAudioConverterErr_OutputSampleRateOutOfRange` result code.
+public var kAudioConverterErr_OutputSampleRateOutOfRange: OSStatus { fourCharacterStatus("!osr") }
+/// Apple's `kAudioConverterErr_HardwareInUse` result code.
+public var kAudioConverterErr_HardwareInUse: OSStatus { fourCharacterStatus("hwiu") }
+/// Apple's `kAudioConverterErr_NoHardwarePermission` result code.
+public var kAudioConverterErr_NoHardwarePermission: OSStatus { fourCharacterStatus("perm") }
+/// Apple's `kAudioCodecBadDataError` result code (AudioCodec.h): a decoder refused the packets it was given.
+public var kAudioCodecBadDataError: OSStatus { fourCharacterStatus("bada") }
+
+// MARK: - Properties (AudioConverter.h)
+
+/// A property ID of its four characters.
+@inlinable func converterProperty(_ code: StaticString) -> AudioConverterPropertyID { FourCharCode(code).rawValue }
+
+/// Apple's `kAudioConverterPropertyMinimumInputBufferSize`.
+public var kAudioConverterPropertyMinimumInputBufferSize: AudioConverterPropertyID { converterProperty("mibs") }
+/// Apple's `kAudioConverterPropertyMinimumOutputBufferSize`.
+public var kAudioConverterPropertyMinimumOutputBufferSize: AudioConverterPropertyID { converterProperty("mobs") }
+/// Apple's `kAudioConverterPropertyMaximumInputPacketSize`.
+public var kAudioConverterPropertyMaximumInputPacketSize: AudioConverterPropertyID { converterProperty("xips") }
+/// Apple's `kAudioConverterPropertyMaximumOutputPacketSize`.
+public var kAudioConverterPropertyMaximumOutputPacketSize: AudioConverterPropertyID { converterProperty("xops") }
+/// Apple's `kAudioConverterPropertyCalculateInputBufferSize`.
+public var kAudioConverterPropertyCalculateInputBufferSize: AudioConverterPropertyID { converterProperty("cibs") }
+/// Apple's `kAudioConverterPropertyCalculateOutputBufferSize`.
+public var kAudioConverterPropertyCalculateOutputBufferSize: AudioConverterPropertyID { converterProperty("cobs") }
+/// Apple's `kAudioConverterSampleRateConverterComplexity`.
+public var kAudioConverterSampleRateConverterComplexity: AudioConverterPropertyID { converterProperty("srca") }
+/// Apple's `kAudioConverterSampleRateConverterQuality`.
+public var kAudioConverterSampleRateConverterQuality: AudioConverterPropertyID { converterProperty("srcq") }
+/// Apple's `kAudioConverterCodecQuality`.
+public var kAudioConverterCodecQuality: AudioConverterPropertyID { converterProperty("cdqu") }
+/// Apple's `kAudioConverterPrimeMethod`.
+public var kAudioConverterPrimeMethod: AudioConverterPropertyID { converterProperty("prmm") }
+/// Apple's `kAudioConverterPrimeInfo`.
+public var kAudioConverterPrimeInfo: AudioConverterPropertyID { converterProperty("prim") }
+/// Apple's `kAudioConverterChannelMap`.
+public var kAudioConverterChannelMap: AudioConverterPropertyID { converterProperty("chmp") }
+/// Apple's `kAudioConverterDecompressionMagicCookie`.
+public var kAudioConverterDecompressionMagicCookie: AudioConverterPropertyID { converterProperty("dmgc") }
+/// Apple's `kAudioConverterCompressionMagicCookie`.
+public var kAudioConverterCompressionMagicCookie: AudioConverterPropertyID { converterProperty("cmgc") }
+/// Apple's `kAudioConverterEncodeBitRate`.
+public var kAudioConverterEncodeBitRate: AudioConverterPropertyID { converterProperty("brat") }
+/// Apple's `kAudioConverterCurrentOutputStreamDescription`.
+public var kAudioConverterCurrentOutputStreamDescription: AudioConverterPropertyID { converterProperty("acod") }
+/// Apple's `kAudioConverterCurrentInputStreamDescription`.
+public var kAudioConverterCurrentInputStreamDescription: AudioConverterPropertyID { converterProperty("acid") }
+/// Apple's `kAudioConverterPropertyBitDepthHint`.
+public var kAudioConverterPropertyBitDepthHint: AudioConverterPropertyID { converterProperty("acbd") }
+/// Apple's `kAudioConverterPropertyCanResumeFromInterruption`.
+public var kAudioConverterPropertyCanResumeFromInterruption: AudioConverterPropertyID { converterProperty("crfi") }
+
+/// Apple's `kAudioConverterQuality_Max`.
+public var kAudioConverterQuality_Max: UInt32 { 0x7F }
+/// Apple's `kAudioConverterQuality_High`.
+public var kAudioConverterQuality_High: UInt32 { 0x60 }
+/// Apple's `kAudioConverterQuality_Medium`.
+public var kAudioConverterQuality_Medium: UInt32 { 0x40 }
+/// Apple's `kAudioConverterQuality_Low`.
+public var kAudioConverterQuality_Low: UInt32 { 0x20 }
+/// Apple's `kAudioConverterQuality_Min`.
+public var kAudioConverterQuality_Min: UInt32 { 0 }
+/// Apple's `kAudioConverterSampleRateConverterComplexity_Linear`.
+public var kAudioConverterSampleRateConverterComplexity_Linear: UInt32 { FourCharCode("line").rawValue }
+/// Apple's `kAudioConverterSampleRateConverterComplexity_Normal`.
+public var kAudioConverterSampleRateConverterComplexity_Normal: UInt32 { FourCharCode("norm").rawValue }
+/// Apple's `kAudioConverterSampleRateConverterComplexity_Mastering`.
+public var kAudioConverterSampleRateConverterComplexity_Mastering: UInt32 { FourCharCode("bats").rawValue }
+/// Apple's `kAudioDecoderComponentType`.
+public var kAudioDecoderComponentType: OSType { FourCharCode("adec").rawValue }
+/// Apple's `kAudioEncoderComponentType`.
+public var kAudioEncoderComponentType: OSType { FourCharCode("aenc").rawValue }
+/// Apple's `kAppleSoftwareAudioCodecManufacturer`.
+public var kAppleSoftwareAudioCodecManufacturer: OSType { FourCharCode("appl").rawValue }
+/// Apple's `kAppleHardwareAudioCodecManufacturer`.
+public var kAppleHardwareAudioCodecManufacturer: OSType { FourCharCode("aphw").rawValue }
+/// Apple's `kConverterPrimeMethod_Pre`.
+public var kConverterPrimeMethod_Pre: UInt32 { 0 }
+/// Apple's `kConverterPrimeMethod_Normal`.
+public var kConverterPrimeMethod_Normal: UInt32 { 1 }
+/// Apple's `kConverterPrimeMethod_None`.
+public var kConverterPrimeMethod_None: UInt32 { 2 }
+
+// MARK: - The converter
+
+/// Linear PCM as it lies in an ``AudioBufferList``: the layout of one buffer's samples, and how many buffers
+/// (one interleaved, or one a channel).
+struct BufferLayout {
+    var sample: PCMLayout
+    var channels: Int
+    var isNonInterleaved: Bool
+    /// Bytes a frame takes in one buffer.
+    var bytesPerFrame: Int { isNonInterleaved ? sample.width : sample.width * channels }
+    var bufferCount: Int { isNonInterleaved ? channels : 1 }
+
+    init(_ format: AudioStreamBasicDescription) throws {
+        var description = format.streamDescription
+        channels = Int(format.mChannelsPerFrame)
+        isNonInterleaved = format.mFormatFlags & kAudioFormatFlagIsNonInterleaved != 0
+        if isNonInterleaved {
+            // One channel a buffer: the sample layout is that of a one-channel frame.
+            description.channelsPerFrame = 1
+        }
+        sample = try PCMLayout(description)
+    }
+}
+
+/// The state behind an ``AudioConverterRef``: a decoder (or linear PCM read as it is), a channel mix, a
+/// resampler, and linear PCM written or an encoder, with what each holds between calls.
+final class ConverterBox {
+    let inputFormat: AudioStreamBasicDescription
+    let outputFormat: AudioStreamBasicDescription
+    let registry = AudioCodecRegistry.standard
+    /// The PCM sides' layouts (`nil` for a compressed side).
+    let inputLayout: BufferLayout?
+    let outputLayout: BufferLayout?
+
+    // Settings.
+    var decompressionCookie: [UInt8]?
+    var channelMap: [Int32]?
+    var bitRate: UInt32?
+    var codecQuality: UInt32 = 0x40
+    var resamplerQuality: UInt32 = 0x60
+    var resamplerComplexity: UInt32 = FourCharCode("norm").rawValue
+    var primeMethod: UInt32 = 1
+    var primeInfo = AudioConverterPrimeInfo()
+
+    // What converts, made at the first conversion (a setting changed before it applies).
+    var decoder: (any AudioDecoder)?
+    var encoder: (any AudioEncoder)?
+    var mixer: ChannelMixer?
+    var resampler: (any Resampler)?
+    var isConfigured = false
+
+    // What is held between calls.
+    /// Frames in the output's rate and channels, as floats, from `readyStart` on.
+    var ready: [Float] = []
+    var readyStart = 0
+    /// Packets made, from `packetStart` on.
+    var packets = EncodedPackets()
+    var packetStart = 0
+    /// The input proc said the input ended; `drained`: the resampler and encoder gave what they held.
+    var inputEnded = false
+    var drained = false
+
+    // Scratch, reused.
+    var decoded: [Float] = []
+    var mixed: [Float] = []
+    var resampled: [Float] = []
+    var channelScratch: [Float] = []
+    var descriptions: [PacketDescription] = []
+    let inputList: UnsafeMutableAudioBufferListPointer
+
+    init(input: AudioStreamBasicDescription, output: AudioStreamBasicDescription) throws {
+        inputFormat = input
+        outputFormat = output
+        inputLayout = input.mFormatID == kAudioFormatLinearPCM ? try BufferLayout(input) : nil
+        outputLayout = output.mFormatID == kAudioFormatLinearPCM ? try BufferLayout(output) : nil
+        inputList = AudioBufferList.allocate(maximumBuffers: max(1, Int(input.mChannelsPerFrame)))
+    }
+
+    deinit { inputList.unsafeMutablePointer.deallocate() }
+
+    var reference: AudioConverterRef { AudioConverterRef(Unmanaged.passUnretained(self).toOpaque()) }
+
+    static func from(_ reference: AudioConverterRef) -> ConverterBox {
+        Unmanaged<ConverterBox>.fromOpaque(UnsafeRawPointer(reference)).takeUnretainedValue()
+    }
+
+    /// Whether input was asked for since the converter was made or reset (settings then no longer change it).
+    var hasStarted = false
+
+    // MARK: Configuration
+
+    /// Makes the decoder, mix, resampler and encoder the settings ask for.
+    func configure() throws {
+        guard !isConfigured else { return }
+        var decodedRate = inputFormat.mSampleRate
+        var decodedChannels = Int(inputFormat.mChannelsPerFrame)
+        if inputLayout == nil {
+            let format = inputFormat.streamDescription
+            var cookie = decompressionCookie
+            if cookie == nil, format.formatID == .aac { cookie = Self.audioSpecificConfig(of: inputFormat) }
+            var made = try registry.decoder(for: format, magicCookie: cookie)
+            // Every frame the codec decodes, as Apple's converter gives them: priming is the reader's to trim.
+            made.keepFramesDroppedAtStart()
+            decodedRate = made.sourceFormat.sampleRate
+            decodedChannels = Int(made.sourceFormat.channelsPerFrame)
+            decoder = made
+        }
+        let outputChannels = Int(outputFormat.mChannelsPerFrame)
+        if let channelMap {
+            var gains = Array(repeating: Array(repeating: Float(0), count: decodedChannels), count: outputChannels)
+            for (output, input) in channelMap.prefix(outputChannels).enumerated() where input >= 0 {
+                if Int(input) < decodedChannels { gains[output][Int(input)] = 1 }
+            }
+            mixer = ChannelMixer(gains: gains)
+        } else {
+            mixer = ChannelMixer(from: decodedChannels, to: outputChannels)
+        }
+        if decodedRate != outputFormat.mSampleRate {
+            let complexity = FourCharCode(rawValue: resamplerComplexity).description
+            let choice = ResamplerChoice.afconvert(
+                quality: Int(resamplerQuality), complexity: complexity, engine: "soxr")
+            resampler = try choice.make(from: decodedRate, to: outputFormat.mSampleRate, channels: outputChannels)
+        }
+        if outputLayout == nil {
+            var settings = EncoderSettings(
+                format: outputFormat.streamDescription,
+                sourceFormat: inputFormat.mFormatID == kAudioFormatLinearPCM
+                    ? inputFormat.streamDescription
+                    : .linearPCM(
+                        sampleRate: decodedRate, channels: UInt32(decodedChannels), bitsPerChannel: 32, isFloat: true))
+            settings.bitRate = bitRate.map { Int($0) }
+            settings.quality = Int(codecQuality)
+            if let layout = inputLayout, !layout.sample.isFloat { settings.sourceBitDepth = layout.sample.bits }
+            encoder = try registry.encoder(settings)
+        }
+        isConfigured = true
+    }
+
+    /// Forgets what the converter made, so the next conversion makes it with the settings then.
+    func unconfigure() {
+        decoder = nil
+        encoder = nil
+        mixer = nil
+        resampler = nil
+        isConfigured = false
+    }
+
+    /// Back to the state of a new converter, the settings kept.
+    func reset() {
+        unconfigure()
+        ready.removeAll(keepingCapacity: true)
+        readyStart = 0
+        packets.removeAll()
+        packetStart = 0
+        inputEnded = false
+        drained = false
+        hasStarted = false
+    }
+
+    /// An AudioSpecificConfig for AAC described by its stream description alone (ADTS, as Apple's decoder takes
+    /// it without a cookie): the object type from the flags (AAC-LC where they say none), the rate, the channels.
+    static func audioSpecificConfig(of format: AudioStreamBasicDescription) -> [UInt8]? {
+        let rates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+        guard let rateIndex = rates.firstIndex(of: format.mSampleRate), (1...7).contains(format.mChannelsPerFrame)
+        else { return nil }
+        let objectType = format.mFormatFlags > 0 && format.mFormatFlags < 31 ? format.mFormatFlags : 2
+        let channels = format.mChannelsPerFrame == 8 ? 7 : format.mChannelsPerFrame
+        let bits = objectType << 11 | UInt32(rateIndex) << 7 | channels << 3
+        return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+    }
+
+    // MARK: Input
+
+    /// Calls the input proc once for about `frames` frames of output and converts what it gives; returns its
+    /// status where that is not `noErr` (nothing else changes), or an error of the packets given.
+    func pullInput(
+        frames: Int, _ proc: AudioConverterComplexInputDataProc, _ userData: UnsafeMutableRawPointer?
+    ) -> OSStatus {
+        hasStarted = true
+        let ratio = inputFormat.mSampleRate > 0 ? inputFormat.mSampleRate / outputFormat.mSampleRate : 1
+        let framesPerPacket = max(1, Int(inputFormat.mFramesPerPacket))
+        let inputFrames = Int((Double(frames) * ratio).rounded(.up))
+        var count = UInt32(clamping: max(1, min(8192, (inputFrames + framesPerPacket - 1) / framesPerPacket)))
+        let list = inputList
+        list.count = inputLayout?.bufferCount ?? 1
+        for index in 0..<list.count {
+            list[index] = AudioBuffer(
+                mNumberChannels: inputLayout?.isNonInterleaved == true ? 1 : inputFormat.mChannelsPerFrame,
+                mDataByteSize: 0, mData: nil)
+        }
+        var given: UnsafeMutablePointer<AudioStreamPacketDescription>?
+        let status: OSStatus
+        if inputLayout == nil {
+            status = proc(reference, &count, list.unsafeMutablePointer, &given, userData)
+        } else {
+            status = proc(reference, &count, list.unsafeMutablePointer, nil, userData)
+        }
+        // Packets given with an error status are converted too; no packets and an error: "no data now".
+        guard count > 0 else {
+            if status == noErr { inputEnded = true }
+            return status
+        }
+        let converted = inputLayout != nil ? convertPCMInput(frames: Int(count)) : decodeInput(Int(count), given)
+        return converted != noErr ? converted : status
+    }
+
+    /// The linear PCM input's `frames` frames (fewer where the buffers hold fewer), into `ready`.
+    func convertPCMInput(frames: Int) -> OSStatus {
+        guard let layout = inputLayout, layout.bytesPerFrame > 0, inputList.count >= layout.bufferCount else {
+            return kAudioConverterErr_InvalidInputSize
+        }
+        var count = frames
+        for buffer in inputList.prefix(layout.bufferCount) {
+            guard buffer.mData != nil || buffer.mDataByteSize == 0 else { return kAudioConverterErr_InvalidInputSize }
+            count = min(count, Int(buffer.mDataByteSize) / layout.bytesPerFrame)
+        }
+        let buffers = inputList.prefix(layout.bufferCount).map {
+            UnsafeRawBufferPointer(start: $0.mData, count: count * layout.bytesPerFrame)
+        }
+        Self.readPCM(buffers, layout, frames: count, into: &decoded, scratch: &channelScratch)
+        return accept(decodedFrames: count, channels: layout.channels)
+    }
+
+    /// Decodes the packets the input proc gave, into `ready`.
+    func decodeInput(_ count: Int, _ given: UnsafeMutablePointer<AudioStreamPacketDescription>?) -> OSStatus {
+        guard var decoder, inputList.count >= 1, let data = inputList[0].mData else {
+            return kAudioConverterErr_InvalidInputSize
+        }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(inputList[0].mDataByteSize))
+        var packetCount = count
+        descriptions.removeAll(keepingCapacity: true)
+        if let given {
+            for index in 0..<count {
+                let description = given[index]
+                // Never past the bytes given: a description the caller got wrong is an error, not a read.
+                guard description.mStartOffset >= 0, Int(description.mDataByteSize) <= bytes.count,
+                    description.mStartOffset <= Int64(bytes.count - Int(description.mDataByteSize))
+                else { return kAudioConverterErr_InvalidInputSize }
+                descriptions.append(
+                    PacketDescription(
+                        startOffset: description.mStartOffset,
+                        variableFramesInPacket: description.mVariableFramesInPacket,
+                        dataByteSize: description.mDataByteSize))
+            }
+        } else if inputFormat.mBytesPerPacket > 0 {
+            packetCount = min(count, bytes.count / Int(inputFormat.mBytesPerPacket))
+        } else if count == 1 {
+            descriptions.append(
+                PacketDescription(startOffset: 0, variableFramesInPacket: 0, dataByteSize: UInt32(bytes.count)))
+        } else {
+            return kAudioConverterErr_RequiresPacketDescriptionsError
+        }
+        let channels = Int(decoder.sourceFormat.channelsPerFrame)
+        let room = packetCount * decoder.maximumFramesPerPacket * channels
+        if decoded.count < room { decoded = Array(repeating: 0, count: room) }
+        let frames: Int
+        do {
+            frames = try descriptions.withUnsafeBufferPointer { list in
+                try decoded.withUnsafeMutableBufferPointer { output in
+                    try decoder.decode(
+                        bytes, packetCount: packetCount, descriptions: descriptions.isEmpty ? nil : list,
+                        into: UnsafeMutableBufferPointer(rebasing: output[0..<room]))
+                }
+            }
+        } catch {
+            self.decoder = decoder
+            return kAudioCodecBadDataError
+        }
+        self.decoder = decoder
+        return accept(decodedFrames: frames, channels: channels)
+    }
+
+    /// Mixes and resamples `frames` frames of `decoded`, appending them to `ready` (or encoding them).
+    func accept(decodedFrames frames: Int, channels: Int) -> OSStatus {
+        guard frames > 0, let mixer else { return noErr }
+        mixed.removeAll(keepingCapacity: true)
+        decoded.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+        if let resampler {
+            resampled.removeAll(keepingCapacity: true)
+            do {
+                try mixed.withUnsafeBufferPointer {
+                    try resampler.process($0, frames: frames, into: &resampled)
+                }
+            } catch {
+                return kAudioConverterErr_UnspecifiedError
+            }
+            return deliver(resampled)
+        }
+        return deliver(mixed)
+    }
+
+    /// Frames in the output's rate and channels: held for linear PCM output, encoded otherwise.
+    func deliver(_ frames: [Float]) -> OSStatus {
+        guard var encoder else {
+            if readyStart > 0 && readyStart >= ready.count / 2 {
+                ready.removeFirst(readyStart)
+                readyStart = 0
+            }
+            ready.append(contentsOf: frames)
+            return noErr
+        }
+        compactPackets()
+        do {
+            try frames.withUnsafeBufferPointer { try encoder.encode($0, into: &packets) }
+        } catch {
+            self.encoder = encoder
+            return kAudioConverterErr_UnspecifiedError
+        }
+        self.encoder = encoder
+        return noErr
+    }
+
+    /// At the end of the input: what the resampler and the encoder hold.
+    func drain() -> OSStatus {
+        drained = true
+        if let resampler {
+            resampled.removeAll(keepingCapacity: true)
+            do { try resampler.finish(into: &resampled) } catch { return kAudioConverterErr_UnspecifiedError }
+            let status = deliver(resampled)
+            guard status == noErr else { return status }
+        }
+        guard var encoder else { return noErr }
+        compactPackets()
+        do {
+            let remainder = try encoder.finish(into: &packets)
+            // A lossless codec's last packet holds only the frames it was given; other codecs pad it.
+            let padded = CodecDescriptor.of(encoder.destinationFormat.formatID)?.isLossless != true
+            primeInfo = AudioConverterPrimeInfo(
+                leadingFrames: UInt32(clamping: encoder.primingFrames),
+                trailingFrames: padded ? UInt32(clamping: remainder) : 0)
+        } catch {
+            self.encoder = encoder
+            return kAudioConverterErr_UnspecifiedError
+        }
+        self.encoder = encoder
+        return noErr
+    }
+
+    /// Drops the packets already handed out.
+    func compactPackets() {
+        guard packetStart > 0, packetStart == packets.packetCount else { return }
+        packets.removeAll()
+        packetStart = 0
+    }
+
+    // MARK: Output
+
+    /// Fills the caller's buffers: linear PCM frames, or packets with their descriptions.
+    func fill(
+        _ proc: AudioConverterComplexInputDataProc, _ userData: UnsafeMutableRawPointer?,
+        _ ioPackets: UnsafeMutablePointer<UInt32>, _ output: UnsafeMutablePointer<AudioBufferList>,
+        _ outDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?
+    ) -> OSStatus {
+        let list = UnsafeMutableAudioBufferListPointer(output)
+        do { try configure() } catch {
+            ioPackets.pointee = 0
+            for index in list.indices { list[index].mDataByteSize = 0 }
+            return kAudioConverterErr_FormatNotSupported
+        }
+        if let layout = outputLayout {
+            return fillPCM(layout, proc, userData, ioPackets, list)
+        }
+        return fillPackets(proc, userData, ioPackets, list, outDescriptions)
+    }
+
+    func fillPCM(
+        _ layout: BufferLayout, _ proc: AudioConverterComplexInputDataProc, _ userData: UnsafeMutableRawPointer?,
+        _ ioPackets: UnsafeMutablePointer<UInt32>, _ list: UnsafeMutableAudioBufferListPointer
+    ) -> OSStatus {
+        guard list.count >= layout.bufferCount, layout.bytesPerFrame > 0 else {
+            ioPackets.pointee = 0
+            return kAudioConverterErr_InvalidOutputSize
+        }
+        var room = Int(ioPackets.pointee)
+        for buffer in list.prefix(layout.bufferCount) {
+            guard buffer.mData != nil else {
+                ioPackets.pointee = 0
+                return kAudioConverterErr_InvalidOutputSize
+            }
+            room = min(room, Int(buffer.mDataByteSize) / layout.bytesPerFrame)
+        }
+        let channels = layout.channels
+        var written = 0
+        var status = noErr
+        while written < room {
+            let available = (ready.count - readyStart) / max(1, channels)
+            if available > 0 {
+                let count = min(available, room - written)
+                ready.withUnsafeBufferPointer { frames in
+                    let samples = UnsafeBufferPointer(rebasing: frames[readyStart..<readyStart + count * channels])
+                    Self.writePCM(samples, layout, frames: count, to: list, atFrame: written, scratch: &channelScratch)
+                }
+                readyStart += count * channels
+                written += count
+                continue
+            }
+            guard refill(frames: room - written, proc, userData, status: &status) else { break }
+        }
+        if readyStart == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyStart = 0
+        }
+        for index in 0..<layout.bufferCount { list[index].mDataByteSize = UInt32(written * layout.bytesPerFrame) }
+        ioPackets.pointee = UInt32(written)
+        return status
+    }
+
+    func fillPackets(
+        _ proc: AudioConverterComplexInputDataProc, _ userData: UnsafeMutableRawPointer?,
+        _ ioPackets: UnsafeMutablePointer<UInt32>, _ list: UnsafeMutableAudioBufferListPointer,
+        _ outDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?
+    ) -> OSStatus {
+        guard list.count >= 1, let data = list[0].mData, let encoder else {
+            ioPackets.pointee = 0
+            return kAudioConverterErr_InvalidOutputSize
+        }
+        let constantSize = Int(encoder.destinationFormat.bytesPerPacket)
+        guard constantSize > 0 || outDescriptions != nil else {
+            ioPackets.pointee = 0
+            return kAudioConverterErr_RequiresPacketDescriptionsError
+        }
+        let capacity = Int(list[0].mDataByteSize)
+        let wanted = Int(ioPackets.pointee)
+        var written = 0
+        var bytes = 0
+        var status = noErr
+        let framesPerPacket = max(1, Int(encoder.destinationFormat.framesPerPacket))
+        while written < wanted {
+            if packetStart < packets.packetCount {
+                let (offset, size, frames) = packet(packetStart, constantSize: constantSize)
+                guard bytes + size <= capacity else {
+                    if written == 0 && status == noErr { status = kAudioConverterErr_InvalidOutputSize }
+                    break
+                }
+                packets.bytes.withUnsafeBytes { source in
+                    if let base = source.baseAddress { (data + bytes).copyMemory(from: base + offset, byteCount: size) }
+                }
+                outDescriptions?[written] = AudioStreamPacketDescription(
+                    mStartOffset: Int64(bytes), mVariableFramesInPacket: UInt32(frames), mDataByteSize: UInt32(size))
+                bytes += size
+                written += 1
+                packetStart += 1
+                continue
+            }
+            guard refill(frames: (wanted - written) * framesPerPacket, proc, userData, status: &status) else { break }
+        }
+        list[0].mDataByteSize = UInt32(bytes)
+        ioPackets.pointee = UInt32(written)
+        return status
+    }
+
+    /// Once what the converter holds is handed out: pulls more input, or at the end drains what the resampler and
+    /// encoder hold. False where the call ends: a status from the input proc (which ends the call once what its
+    /// packets made is delivered), or nothing more to come.
+    func refill(
+        frames: Int, _ proc: AudioConverterComplexInputDataProc, _ userData: UnsafeMutableRawPointer?,
+        status: inout OSStatus
+    ) -> Bool {
+        guard status == noErr, !drained else { return false }
+        status = inputEnded ? drain() : pullInput(frames: frames, proc, userData)
+        return true
+    }
+
+    /// Where packet `index` of the held packets lies.
+    func packet(_ index: Int, constantSize: Int) -> (offset: Int, size: Int, frames: Int) {
+        if index < packets.descriptions.count {
+            let description = packets.descriptions[index]
+            return (
+                Int(description.startOffset), Int(description.dataByteSize), Int(description.variableFramesInPacket)
+            )
+        }
+        return (index * constantSize, constantSize, 0)
+    }
+
+    // MARK: Linear PCM in buffers
+
+    /// Reads `frames` frames from a buffer list's buffers as interleaved floats.
+    static func readPCM(
+        _ buffers: [UnsafeRawBufferPointer], _ layout: BufferLayout, frames: Int, into output: inout [Float],
+        scratch: inout [Float]
+    ) {
+        let channels = layout.channels
+        if output.count < frames * channels { output = Array(repeating: 0, count: frames * channels) }
+        output.withUnsafeMutableBufferPointer { out in
+            guard layout.isNonInterleaved else {
+                PCM.decode(buffers[0], layout.sample, count: frames * channels, into: out)
+                return
+            }
+            if scratch.count < frames { scratch = Array(repeating: 0, count: frames) }
+            scratch.withUnsafeMutableBufferPointer { plane in
+                for channel in 0..<channels {
+                    PCM.decode(buffers[channel], layout.sample, count: frames, into: plane)
+                    for frame in 0..<frames { out[frame * channels + channel] = plane[frame] }
+                }
+            }
+        }
+    }
+
+    /// Writes `frames` interleaved float frames into a buffer list's buffers from frame `start` on (no dither,
+    /// as Apple's converter by default).
+    static func writePCM(
+        _ samples: UnsafeBufferPointer<Float>, _ layout: BufferLayout, frames: Int,
+        to list: UnsafeMutableAudioBufferListPointer, atFrame start: Int, scratch: inout [Float]
+    ) {
+        var dither: TPDFDither?
+        let width = layout.sample.width
+        guard layout.isNonInterleaved else {
+            guard let data = list[0].mData else { return }
+            let bytes = UnsafeMutableRawBufferPointer(
+                start: data + start * layout.bytesPerFrame, count: frames * layout.bytesPerFrame)
+            PCM.encode(samples, layout.sample, into: bytes, dither: &dither)
+            return
+        }
+        let channels = layout.channels
+        if scratch.count < frames { scratch = Array(repeating: 0, count: frames) }
+        scratch.withUnsafeMutableBufferPointer { plane in
+            for channel in 0..<channels {
+                guard let data = list[channel].mData else { continue }
+                for frame in 0..<frames { plane[frame] = samples[frame * channels + channel] }
+                PCM.encode(
+                    UnsafeBufferPointer(rebasing: plane[0..<frames]), layout.sample,
+                    into: UnsafeMutableRawBufferPointer(start: data + start * width, count: frames * width),
+                    dither: &dither)
+            }
+        }
+    }
+}
+
+// MARK: - Functions
+
+/// Makes a converter from `inSourceFormat` to `inDestinationFormat`: any format afkit decodes to linear PCM,
+/// linear PCM to linear PCM (any rate, channels, sample type, byte order, interleaving), or linear PCM to any
+/// format afkit encodes. Other pairs are `kAudioConverterErr_FormatNotSupported`.
+@discardableResult
+public func AudioConverterNew(
+    _ inSourceFormat: UnsafePointer<AudioStreamBasicDescription>,
+    _ inDestinationFormat: UnsafePointer<AudioStreamBasicDescription>,
+    _ outAudioConverter: UnsafeMutablePointer<AudioConverterRef?>
+) -> OSStatus {
+    let source = inSourceFormat.pointee
+    let destination = inDestinationFormat.pointee
+    let registry = AudioCodecRegistry.standard
+    let pcmIn = source.mFormatID == kAudioFormatLinearPCM
+    let pcmOut = destination.mFormatID == kAudioFormatLinearPCM
+    guard pcmIn || pcmOut, source.mChannelsPerFrame > 0, destination.mChannelsPerFrame > 0 else {
+        return kAudioConverterErr_FormatNotSupported
+    }
+    guard source.mSampleRate > 0, source.mSampleRate.isFinite else {
+        return kAudioConverterErr_InputSampleRateOutOfRange
+    }
+    guard destination.mSampleRate > 0, destination.mSampleRate.isFinite else {
+        return kAudioConverterErr_OutputSampleRateOutOfRange
+    }
+    if !pcmIn && !registry.canDecode(FourCharCode(rawValue: source.mFormatID)) {
+        return kAudioConverterErr_FormatNotSupported
+    }
+    if !pcmOut && !registry.canEncode(FourCharCode(rawValue: destination.mFormatID)) {
+        return kAudioConverterErr_FormatNotSupported
+    }
+    guard (try? ResamplerChoice.checkRatio(from: source.mSampleRate, to: destination.mSampleRate)) != nil else {
+        return kAudioConverterErr_OutputSampleRateOutOfRange
+    }
+    do {
+        let box = try ConverterBox(input: source, output: destination)
+        if !pcmOut {
+            // The encoder's settings are checked now (a rate or channel count it cannot hold).
+            try box.configure()
+        }
+        outAudioConverter.pointee = AudioConverterRef(Unmanaged.passRetained(box).toOpaque())
+        return noErr
+    } catch {
+        return kAudioConverterErr_FormatNotSupported
+    }
+}
+
+/// Makes a converter as ``AudioConverterNew(_:_:_:)`` does: afkit has one codec a format, whichever class is
+/// named.
+@discardableResult
+public func AudioConverterNewSpecific(
+    _ inSourceFormat: UnsafePointer<AudioStreamBasicDescription>,
+    _ inDestinationFormat: UnsafePointer<AudioStreamBasicDescription>, _ inNumberClassDescriptions: UInt32,
+    _ inClassDescriptions: UnsafePointer<AudioClassDescription>,
+    _ outAudioConverter: UnsafeMutablePointer<AudioConverterRef?>
+) -> OSStatus {
+    AudioConverterNew(inSourceFormat, inDestinationFormat, outAudioConverter)
+}
+
+/// Frees a converter.
+@discardableResult
+public func AudioConverterDispose(_ inAudioConverter: AudioConverterRef) -> OSStatus {
+    Unmanaged<ConverterBox>.fromOpaque(UnsafeRawPointer(inAudioConverter)).release()
+    return noErr
+}
+
+/// Forgets the frames and packets the converter holds and its codecs' state (after a seek, or to start a new
+/// stream after the end of one); the properties set stay.
+@discardableResult
+public func AudioConverterReset(_ inAudioConverter: AudioConverterRef) -> OSStatus {
+    ConverterBox.from(inAudioConverter).reset()
+    return noErr
+}
+
+/// Fills `outOutputData` with up to `*ioOutputDataPacketSize` packets (frames, for linear PCM) made from the
+/// input `inInputDataProc` supplies, setting the count made and each buffer's `mDataByteSize`; for packets that
+/// vary, their descriptions go to `outPacketDescription`. When the proc returns a non-zero status with no
+/// packets, the call returns that status with what it made, and the next call resumes where this one stopped.
+@discardableResult
+public func AudioConverterFillComplexBuffer(
+    _ inAudioConverter: AudioConverterRef, _ inInputDataProc: AudioConverterComplexInputDataProc,
+    _ inInputDataProcUserData: UnsafeMutableRawPointer?, _ ioOutputDataPacketSize: UnsafeMutablePointer<UInt32>,
+    _ outOutputData: UnsafeMutablePointer<AudioBufferList>,
+    _ outPacketDescription: UnsafeMutablePointer<AudioStreamPacketDescription>?
+) -> OSStatus {
+    ConverterBox.from(inAudioConverter).fill(
+        inInputDataProc, inInputDataProcUserData, ioOutputDataPacketSize, outOutputData, outPacketDescription)
+}
+
+/// Converts `inNumberPCMFrames` frames of linear PCM from `inInputData`'s buffers to `outOutputData`'s, at the
+/// same rate (a converter that resamples or codes is `kAudioConverterErr_OperationNotSupported`).
+@discardableResult
+public func AudioConverterConvertComplexBuffer(
+    _ inAudioConverter: AudioConverterRef, _ inNumberPCMFrames: UInt32, _ inInputData: UnsafePointer<AudioBufferList>,
+    _ outOutputData: UnsafeMutablePointer<AudioBufferList>
+) -> OSStatus {
+    ConverterBox.from(inAudioConverter).convert(
+        frames: Int(inNumberPCMFrames),
+        from: UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: inInputData)),
+        to: UnsafeMutableAudioBufferListPointer(outOutputData))
+}
+
+/// Converts interleaved linear PCM in one buffer to interleaved linear PCM in another, at the same rate:
+/// `inInputDataSize` bytes in, `*ioOutputDataSize` bytes of room out (set to the bytes written).
+@discardableResult
+public func AudioConverterConvertBuffer(
+    _ inAudioConverter: AudioConverterRef, _ inInputDataSize: UInt32, _ inInputData: UnsafeRawPointer,
+    _ ioOutputDataSize: UnsafeMutablePointer<UInt32>, _ outOutputData: UnsafeMutableRawPointer
+) -> OSStatus {
+    let box = ConverterBox.from(inAudioConverter)
+    guard let inputLayout = box.inputLayout, let outputLayout = box.outputLayout,
+        !inputLayout.isNonInterleaved, !outputLayout.isNonInterleaved
+    else { return kAudioConverterErr_OperationNotSupported }
+    guard inputLayout.bytesPerFrame > 0, Int(inInputDataSize) % inputLayout.bytesPerFrame == 0 else {
+        return kAudioConverterErr_InvalidInputSize
+    }
+    let frames = Int(inInputDataSize) / inputLayout.bytesPerFrame
+    guard Int(ioOutputDataSize.pointee) >= frames * outputLayout.bytesPerFrame else {
+        return kAudioConverterErr_InvalidOutputSize
+    }
+    var input = AudioBufferList(
+        mNumberBuffers: 1,
+        mBuffers: AudioBuffer(
+            mNumberChannels: UInt32(inputLayout.channels), mDataByteSize: inInputDataSize,
+            mData: UnsafeMutableRawPointer(mutating: inInputData)))
+    var output = AudioBufferList(
+        mNumberBuffers: 1,
+        mBuffers: AudioBuffer(
+            mNumberChannels: UInt32(outputLayout.channels), mDataByteSize: ioOutputDataSize.pointee,
+            mData: outOutputData))
+    let status = AudioConverterConvertComplexBuffer(inAudioConverter, UInt32(frames), &input, &output)
+    if status == noErr { ioOutputDataSize.pointee = output.mBuffers.mDataByteSize }
+    return status
+}
+
+extension ConverterBox {
+    /// Converts `frames` frames of linear PCM from `input`'s buffers to `output`'s, at one rate.
+    func convert(
+        frames: Int, from input: UnsafeMutableAudioBufferListPointer, to output: UnsafeMutableAudioBufferListPointer
+    ) -> OSStatus {
+        guard let inputLayout, let outputLayout,
+            inputFormat.mSampleRate == outputFormat.mSampleRate
+        else { return kAudioConverterErr_OperationNotSupported }
+        guard input.count >= inputLayout.bufferCount,
+            input.prefix(inputLayout.bufferCount).allSatisfy({
+                $0.mData != nil && Int($0.mDataByteSize) >= frames * inputLayout.bytesPerFrame
+            })
+        else { return kAudioConverterErr_InvalidInputSize }
+        guard output.count >= outputLayout.bufferCount,
+            output.prefix(outputLayout.bufferCount).allSatisfy({
+                $0.mData != nil && Int($0.mDataByteSize) >= frames * outputLayout.bytesPerFrame
+            })
+        else { return kAudioConverterErr_InvalidOutputSize }
+        do { try configure() } catch { return kAudioConverterErr_FormatNotSupported }
+        guard let mixer else { return kAudioConverterErr_UnspecifiedError }
+        let buffers = input.prefix(inputLayout.bufferCount).map {
+            UnsafeRawBufferPointer(start: $0.mData, count: frames * inputLayout.bytesPerFrame)
+        }
+        // The same words where nothing is lost without passing through Float32 (32-bit integers, doubles).
+        if !inputLayout.isNonInterleaved && !outputLayout.isNonInterleaved && mixer.isIdentity,
+            PCM.transcodesExactly(from: inputLayout.sample, to: outputLayout.sample), let data = output[0].mData
+        {
+            PCM.transcode(
+                buffers[0], inputLayout.sample, count: frames * inputLayout.channels, to: outputLayout.sample,
+                into: UnsafeMutableRawBufferPointer(start: data, count: frames * outputLayout.bytesPerFrame))
+        } else {
+            Self.readPCM(buffers, inputLayout, frames: frames, into: &decoded, scratch: &channelScratch)
+            mixed.removeAll(keepingCapacity: true)
+            decoded.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
+            mixed.withUnsafeBufferPointer {
+                Self.writePCM(
+                    $0, outputLayout, frames: frames, to: output, atFrame: 0, scratch: &channelScratch)
+            }
+        }
+        for index in 0..<outputLayout.bufferCount {
+            output[index].mDataByteSize = UInt32(frames * outputLayout.bytesPerFrame)
+        }
+        return noErr
+    }
+}
+
+// MARK: - Properties
+
+extension ConverterBox {
+    /// The value of property `id`, or `nil` where the converter has none.
+    func value(_ id: AudioConverterPropertyID) -> PropertyValue? {
+        switch FourCharCode(rawValue: id) {
+        case "acid": return .value(inputFormat)
+        case "acod":
+            if let encoder = try? configuredEncoder() {
+                return .value(AudioStreamBasicDescription(encoder.destinationFormat))
+            }
+            return .value(outputFormat)
+        case "dmgc": return inputLayout == nil ? .bytes(decompressionCookie ?? []) : nil
+        case "cmgc": return (try? configuredEncoder())?.magicCookie.map { .bytes($0) }
+        case "xops", "mobs":
+            if let layout = outputLayout { return .value(UInt32(layout.bytesPerFrame)) }
+            return (try? configuredEncoder()).map { .value(UInt32(clamping: $0.maximumPacketSize)) }
+        case "xips", "mibs":
+            if let layout = inputLayout { return .value(UInt32(layout.bytesPerFrame)) }
+            if inputFormat.mBytesPerPacket > 0 { return .value(inputFormat.mBytesPerPacket) }
+            // No packet of a codec afkit decodes is larger than its frames as 32-bit samples and a header.
+            let frames = max(Int(inputFormat.mFramesPerPacket), (try? configuredDecoder())?.maximumFramesPerPacket ?? 0)
+            return .value(UInt32(clamping: frames * Int(inputFormat.mChannelsPerFrame) * 4 + 64))
+        case "prim": return .value(currentPrimeInfo)
+        case "prmm": return .value(primeMethod)
+        case "brat":
+            guard outputLayout == nil else { return nil }
+            if let bitRate { return .value(bitRate) }
+            return (try? configuredEncoder()).flatMap { Self.bitRate(of: $0) }.map { .value(UInt32(clamping: $0)) }
+        case "cdqu": return .value(codecQuality)
+        case "srcq": return .value(resamplerQuality)
+        case "srca": return .value(resamplerComplexity)
+        case "chmp":
+            let map =
+                channelMap
+                ?? (0..<Int32(outputFormat.mChannelsPerFrame)).map {
+                    $0 < Int32(inputFormat.mChannelsPerFrame) ? $0 : (inputFormat.mChannelsPerFrame == 1 ? 0 : -1)
+                }
+            return .bytes(map.withUnsafeBytes { Array($0) })
+        case "crfi": return .value(UInt32(1))
+        default: return nil
+        }
+    }
+
+    /// The prime info: an encoder's priming and (at the end) remainder; what was set otherwise.
+    var currentPrimeInfo: AudioConverterPrimeInfo {
+        guard let encoder, primeInfo == AudioConverterPrimeInfo() else { return primeInfo }
+        return AudioConverterPrimeInfo(leadingFrames: UInt32(clamping: encoder.primingFrames), trailingFrames: 0)
+    }
+
+    func configuredEncoder() throws -> (any AudioEncoder)? {
+        try configure()
+        return encoder
+    }
+
+    func configuredDecoder() throws -> (any AudioDecoder)? {
+        try configure()
+        return decoder
+    }
+
+    /// An encoder's bit rate, where its codec has one.
+    static func bitRate(of encoder: any AudioEncoder) -> Int? {
+        if let aac = encoder as? AACEncoder { return aac.bitRate }
+        if let opus = encoder as? OpusEncoder { return opus.bitRate }
+        return nil
+    }
+
+    /// Sets property `id` from `size` bytes at `data`.
+    func set(_ id: AudioConverterPropertyID, size: Int, data: UnsafeRawPointer) -> OSStatus {
+        func uint32() -> UInt32? { size == 4 ? data.loadUnaligned(as: UInt32.self) : nil }
+        switch FourCharCode(rawValue: id) {
+        case "dmgc":
+            guard inputLayout == nil else { return kAudioConverterErr_PropertyNotSupported }
+            decompressionCookie = Array(UnsafeRawBufferPointer(start: data, count: size))
+            // The decoder is made again with it at the next conversion.
+            unconfigure()
+            return noErr
+        case "brat":
+            guard outputLayout == nil else { return kAudioConverterErr_PropertyNotSupported }
+            guard let value = uint32() else { return kAudioConverterErr_BadPropertySizeError }
+            return reconfigure { bitRate = value }
+        case "cdqu":
+            guard let value = uint32() else { return kAudioConverterErr_BadPropertySizeError }
+            return reconfigure { codecQuality = min(value, 0x7F) }
+        case "srcq":
+            guard let value = uint32() else { return kAudioConverterErr_BadPropertySizeError }
+            return reconfigure { resamplerQuality = min(value, 0x7F) }
+        case "srca":
+            guard let value = uint32() else { return kAudioConverterErr_BadPropertySizeError }
+            guard ["line", "norm", "bats", "minp"].contains(FourCharCode(rawValue: value).description) else {
+                return kAudioConverterErr_PropertyNotSupported
+            }
+            return reconfigure { resamplerComplexity = value }
+        case "prmm":
+            guard let value = uint32() else { return kAudioConverterErr_BadPropertySizeError }
+            primeMethod = value
+            return noErr
+        case "prim":
+            guard size == MemoryLayout<AudioConverterPrimeInfo>.size else {
+                return kAudioConverterErr_BadPropertySizeError
+            }
+            primeInfo = data.loadUnaligned(as: AudioConverterPrimeInfo.self)
+            return noErr
+        case "chmp":
+            guard size == Int(outputFormat.mChannelsPerFrame) * 4 else {
+                return kAudioConverterErr_BadPropertySizeError
+            }
+            let map = (0..<size / 4).map { data.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self) }
+            return reconfigure { channelMap = map }
+        case "acbd":
+            return uint32() == nil ? kAudioConverterErr_BadPropertySizeError : noErr
+        default:
+            return kAudioConverterErr_PropertyNotSupported
+        }
+    }
+
+    /// The properties a client may set.
+    static let writable: Set<FourCharCode> = ["dmgc", "brat", "cdqu", "srcq", "srca", "prmm", "prim", "chmp"]
+
+    /// Property `id`'s size and whether it can be set (`kAudioConverterErr_PropertyNotSupported` where the
+    /// converter has no such property).
+    func describe(
+        _ id: AudioConverterPropertyID, size: UnsafeMutablePointer<UInt32>?,
+        writable: UnsafeMutablePointer<DarwinBoolean>?
+    ) -> OSStatus {
+        guard let value = value(id) else { return kAudioConverterErr_PropertyNotSupported }
+        size?.pointee = UInt32(value.size)
+        writable?.pointee = DarwinBoolean(Self.writable.contains(FourCharCode(rawValue: id)))
+        return noErr
+    }
+
+    /// Writes property `id`'s value into `data`, whose `size` must fit it.
+    func get(_ id: AudioConverterPropertyID, size: UnsafeMutablePointer<UInt32>, into data: UnsafeMutableRawPointer)
+        -> OSStatus
+    {
+        value(id)?.write(into: data, size: size, badSize: kAudioConverterErr_BadPropertySizeError)
+            ?? kAudioConverterErr_PropertyNotSupported
+    }
+
+    /// Applies a setting that changes what converts: before the first conversion only.
+    func reconfigure(_ change: () -> Void) -> OSStatus {
+        guard !hasStarted else { return kAudioConverterErr_OperationNotSupported }
+        let wasConfigured = isConfigured
+        change()
+        unconfigure()
+        guard wasConfigured else { return noErr }
+        do {
+            try configure()
+            return noErr
+        } catch {
+            return kAudioConverterErr_PropertyNotSupported
+        }
+    }
+}
+
+/// The size of a property's value, and whether it can be set.
+@discardableResult
+public func AudioConverterGetPropertyInfo(
+    _ inAudioConverter: AudioConverterRef, _ inPropertyID: AudioConverterPropertyID,
+    _ outSize: UnsafeMutablePointer<UInt32>?, _ outWritable: UnsafeMutablePointer<DarwinBoolean>?
+) -> OSStatus {
+    ConverterBox.from(inAudioConverter).describe(inPropertyID, size: outSize, writable: outWritable)
+}
+
+/// A property's value, written to `outPropertyData` (`*ioPropertyDataSize` bytes, set to those written).
+@discardableResult
+public func AudioConverterGetProperty(
+    _ inAudioConverter: AudioConverterRef, _ inPropertyID: AudioConverterPropertyID,
+    _ ioPropertyDataSize: UnsafeMutablePointer<UInt32>, _ outPropertyData: UnsafeMutableRawPointer
+) -> OSStatus {
+    ConverterBox.from(inAudioConverter).get(inPropertyID, size: ioPropertyDataSize, into: outPropertyData)
+}
+
+/// Sets a property: the magic cookie to decode with, the bit rate and quality to encode with, the resampler's
+/// quality and complexity, the channel map, the prime method and info.
+@discardableResult
+public func AudioConverterSetProperty(
+    _ inAudioConverter: AudioConverterRef, _ inPropertyID: AudioConverterPropertyID, _ inPropertyDataSize: UInt32,
+    _ inPropertyData: UnsafeRawPointer
+) -> OSStatus {
+    ConverterBox.from(inAudioConverter).set(inPropertyID, size: Int(inPropertyDataSize), data: inPropertyData)
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# References for the Audio Converter Services programs (Tests/AudioToolboxCompatTests/AudioConverterTests.swift):
+# FFmpeg 5.1's (Debian 12) decodes of fixtures that other scripts made, every frame its decoder gives. Run from this
+# folder to remake them:
+#   bash make-converter-fixtures.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+OUT=converter
+mkdir -p $OUT
+FF="ffmpeg -hide_banner -loglevel error -y -bitexact"
+
+# AAC in ADTS (no magic cookie: the converter configures its decoder from the stream description), all 1024-frame
+# packets as libavcodec's AAC decoder gives them (ADTS records no priming, so FFmpeg trims none); the first 32,768
+# frames, to keep the file small.
+$FF -i adts/aac-lc-44k-stereo.aac -af atrim=end_sample=32768 -f s16le $OUT/aac-lc-44k-stereo.aac.s16le
+# 24-bit little-endian PCM in CAF, as 32-bit words (the samples in their top 24 bits).
+$FF -i caf/pcm-s24le-stereo.caf -f s32le $OUT/pcm-s24le-stereo.caf.s32le
+# 16-bit big-endian PCM in AIFF, as native 16-bit words.
+$FF -i aiff/pcm-s16-stereo.aiff -f s16le $OUT/pcm-s16-stereo.aiff.s16le
