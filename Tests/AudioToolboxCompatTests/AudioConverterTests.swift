@@ -324,6 +324,25 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(ratio > minimumSNR, "\(name): \(ratio) dB")
     }
 
+    /// The other codecs a player meets decode to every frame FFmpeg's decoder gives (an MP4's edit list ignored),
+    /// within a stated SNR: HE-AAC v2 in both signallings, AC-3, E-AC-3, AMR-NB and AMR-WB.
+    @Test(arguments: [
+        "world-classes/heaac-v2-explicit.m4a", "world-classes/heaac-v2-backward-compatible.m4a",
+        "framed/stereo-44k.ac3", "framed/stereo.eac3", "framed/speech.amr", "framed/speech-wb.amr",
+    ])
+    func otherCodecsDecodeWithinSNR(_ name: String) throws {
+        let data = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
+        let file = URL(fileURLWithPath: name).lastPathComponent
+        let reference = try fileSamples("converter/\(file).s16le", as: Int16.self)
+        let player = try #require(playStream(data, chunkSize: 700, output: interleavedInt16))
+        let decoded = samples(player.output, as: Int16.self)
+        let format = try #require(player.format)
+        try #require(decoded.count >= reference.count, "\(name): \(decoded.count) samples, \(format)")
+        let ratio = snr(decoded[0..<reference.count], reference[...])
+        print("\(name): \(format.mSampleRate) Hz, \(format.mChannelsPerFrame) channels, SNR \(ratio) dB")
+        #expect(ratio > 60, "\(name): \(ratio) dB")
+    }
+
     /// AAC in ADTS has no magic cookie: the converter configures its decoder from the stream description.
     @Test func adtsDecodesWithoutACookie() throws {
         let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("adts/aac-lc-44k-stereo.aac")))
