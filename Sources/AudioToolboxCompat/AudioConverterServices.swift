@@ -237,13 +237,15 @@ final class ConverterBox {
     var channelScratch: [Float] = []
     var descriptions: [PacketDescription] = []
     let inputList: UnsafeMutableAudioBufferListPointer
+    let inputBufferCapacity: Int
 
     init(input: AudioStreamBasicDescription, output: AudioStreamBasicDescription) throws {
         inputFormat = input
         outputFormat = output
         inputLayout = input.mFormatID == kAudioFormatLinearPCM ? try BufferLayout(input) : nil
         outputLayout = output.mFormatID == kAudioFormatLinearPCM ? try BufferLayout(output) : nil
-        inputList = AudioBufferList.allocate(maximumBuffers: max(1, Int(input.mChannelsPerFrame)))
+        inputBufferCapacity = max(1, Int(input.mChannelsPerFrame))
+        inputList = AudioBufferList.allocate(maximumBuffers: inputBufferCapacity)
     }
 
     deinit { inputList.unsafeMutablePointer.deallocate() }
@@ -365,7 +367,14 @@ final class ConverterBox {
         } else {
             status = proc(reference, &count, list.unsafeMutablePointer, nil, userData)
         }
-        // Packets given with an error status are converted too; no packets and an error: "no data now".
+        // Packets given with an error status are converted too; no packets and an error: "no data now". A proc
+        // that returns an error without pointing the buffers anywhere gave none, whatever it left in the count
+        // (players that say "not enough data" leave the count asked for).
+        // (The proc may have set the buffer count: no more are read than the list holds.)
+        let set = list.prefix(min(list.count, inputBufferCapacity))
+        if status != noErr && set.allSatisfy({ $0.mData == nil || $0.mDataByteSize == 0 }) {
+            count = 0
+        }
         guard count > 0 else {
             if status == noErr { inputEnded = true }
             return status
@@ -712,7 +721,10 @@ public func AudioConverterNew(
     let registry = AudioCodecRegistry.standard
     let pcmIn = source.mFormatID == kAudioFormatLinearPCM
     let pcmOut = destination.mFormatID == kAudioFormatLinearPCM
-    guard pcmIn || pcmOut, source.mChannelsPerFrame > 0, destination.mChannelsPerFrame > 0 else {
+    // Compressed to compressed is two conversions; channels as many as a channel layout names (a description
+    // that states more is not believed).
+    guard pcmIn || pcmOut, (1...64).contains(source.mChannelsPerFrame), (1...64).contains(destination.mChannelsPerFrame)
+    else {
         return kAudioConverterErr_FormatNotSupported
     }
     guard source.mSampleRate > 0, source.mSampleRate.isFinite else {

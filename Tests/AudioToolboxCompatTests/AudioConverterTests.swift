@@ -60,6 +60,8 @@ final class StreamingPlayer {
     /// The status the callback returns with the packets it hands over (AudioStreaming's player returns a
     /// status of its own, "processed", with each packet, and takes it as "go on").
     var statusWithPackets: OSStatus = noErr
+    /// Whether "no data yet" leaves the packet count as the converter asked (the buffers pointed nowhere).
+    var leavesCountOnPause = false
 }
 
 /// The property listener: the data format, the cookie and the priming when the parser is ready.
@@ -125,8 +127,10 @@ func playerInput(
     player.callCount += 1
     let available = player.queue.count - player.queueStart
     if available == 0 || (player.pausesEveryOtherCall && player.callCount % 2 == 0) {
-        ioNumberDataPackets.pointee = 0
-        return available == 0 && player.finished ? noErr : noDataYet
+        // SwiftAudioPlayer's callback leaves the count as asked when it says "not enough data".
+        let ended = available == 0 && player.finished
+        if ended || !player.leavesCountOnPause { ioNumberDataPackets.pointee = 0 }
+        return ended ? noErr : noDataYet
     }
     let count = min(available, player.packetsPerCallback)
     player.handed.removeAll()
@@ -371,6 +375,12 @@ var feedPCM: AudioConverterComplexInputDataProc {
             playStream(data, chunkSize: 5000, output: interleavedInt16) { player in
                 player.statusWithPackets = 0x7072_6364  // 'prcd'
             })
+        let leaving = try #require(
+            playStream(data, chunkSize: 2500, output: interleavedInt16) { player in
+                player.pausesEveryOtherCall = true
+                player.leavesCountOnPause = true
+            })
+        #expect(leaving.output == steady.output, "\(name)")
         #expect(!steady.output.isEmpty)
         #expect(pausing.output == steady.output, "\(name)")
         #expect(processed.output == steady.output, "\(name)")
