@@ -52,7 +52,12 @@ final class StreamingPlayer {
     var pausesEveryOtherCall = false
     var callCount = 0
     var converter: AudioConverterRef?
-    var output: [UInt8] = []
+    /// The decoded bytes: interleaved, or one plane a channel.
+    var planes: [[UInt8]] = []
+    var output: [UInt8] {
+        get { planes.first ?? [] }
+        set { planes = [newValue] }
+    }
     var outputFormat = AudioStreamBasicDescription()
     var lastStatus: OSStatus = 0
     /// Whether the stream's magic cookie is given to the converter.
@@ -154,23 +159,34 @@ func playerInput(
 @discardableResult
 func decodeQueued(_ player: StreamingPlayer) -> OSStatus {
     guard let converter = player.converter else { return kAudioConverterErr_UnspecifiedError }
-    let framesPerCall: UInt32 = 1000
-    let bytesPerFrame = Int(player.outputFormat.mBytesPerFrame)
-    var buffer = [UInt8](repeating: 0, count: Int(framesPerCall) * bytesPerFrame)
+    let framesPerCall = 1000
+    let format = player.outputFormat
+    // One buffer of interleaved frames, or one a channel.
+    let buffers = format.mFormatFlags & kAudioFormatFlagIsNonInterleaved != 0 ? Int(format.mChannelsPerFrame) : 1
+    let bytesPerFrame = Int(format.mBytesPerFrame)
+    if player.planes.count < buffers { player.planes = Array(repeating: [], count: buffers) }
+    var memory = [UInt8](repeating: 0, count: framesPerCall * bytesPerFrame * buffers)
+    let list = AudioBufferList.allocate(maximumBuffers: buffers)
+    defer { list.unsafeMutablePointer.deallocate() }
     while true {
-        var frames = framesPerCall
-        let status = buffer.withUnsafeMutableBytes { raw -> OSStatus in
-            var list = AudioBufferList(
-                mNumberBuffers: 1,
-                mBuffers: AudioBuffer(
-                    mNumberChannels: player.outputFormat.mChannelsPerFrame, mDataByteSize: UInt32(raw.count),
-                    mData: raw.baseAddress))
-            let status = AudioConverterFillComplexBuffer(
-                converter, playerInput, Unmanaged.passUnretained(player).toOpaque(), &frames, &list, nil)
-            #expect(Int(list.mBuffers.mDataByteSize) == Int(frames) * bytesPerFrame)
-            return status
+        var frames = UInt32(framesPerCall)
+        let status = memory.withUnsafeMutableBytes { raw -> OSStatus in
+            for index in 0..<buffers {
+                list[index] = AudioBuffer(
+                    mNumberChannels: buffers == 1 ? format.mChannelsPerFrame : 1,
+                    mDataByteSize: UInt32(framesPerCall * bytesPerFrame),
+                    mData: raw.baseAddress.map { $0 + index * framesPerCall * bytesPerFrame })
+            }
+            return AudioConverterFillComplexBuffer(
+                converter, playerInput, Unmanaged.passUnretained(player).toOpaque(), &frames, list.unsafeMutablePointer,
+                nil)
         }
-        player.output += buffer[0..<Int(frames) * bytesPerFrame]
+        let written = Int(frames) * bytesPerFrame
+        for index in 0..<buffers {
+            #expect(Int(list[index].mDataByteSize) == written)
+            let start = index * framesPerCall * bytesPerFrame
+            player.planes[index] += memory[start..<start + written]
+        }
         player.lastStatus = status
         if status != noErr && status != player.statusWithPackets { return status }
         if frames == 0 && status == noErr { return noErr }
@@ -302,6 +318,29 @@ var feedPCM: AudioConverterComplexInputDataProc {
         let decoded = samples(player.output, as: Int16.self)
         #expect(decoded.count == 66150 * 2)
         #expect(Array(decoded[60000..<60000 + reference.count]) == reference)
+    }
+
+    /// Non-interleaved 32-bit floats (AVAudioEngine's standard format), one buffer a channel: each the 16-bit
+    /// decode's samples over 32,768, exactly.
+    @Test func decodesToNonInterleavedFloat() throws {
+        let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("afkit-outputs/speech-alac.m4a")))
+        let int16 = try #require(playStream(data, chunkSize: 4096, output: interleavedInt16))
+        let planar = try #require(
+            playStream(data, chunkSize: 4096) {
+                pcmFormat(
+                    sampleRate: $0.mSampleRate, channels: $0.mChannelsPerFrame, bits: 32, float: true,
+                    nonInterleaved: true)
+            })
+        let reference = samples(int16.output, as: Int16.self)
+        let channels = Int(try #require(int16.format).mChannelsPerFrame)
+        #expect(planar.planes.count == channels)
+        for channel in 0..<channels {
+            let plane = samples(planar.planes[channel], as: Float.self)
+            #expect(plane.count * channels == reference.count)
+            #expect(
+                plane.indices.allSatisfy { plane[$0] == Float(reference[$0 * channels + channel]) / 32768 },
+                "channel \(channel)")
+        }
     }
 
     /// 24-bit PCM to 32-bit integers: FFmpeg's words, exactly.
