@@ -929,6 +929,22 @@ extension ConverterBox {
                 }
             return .bytes(map.withUnsafeBytes { Array($0) })
         case "crfi": return .value(UInt32(1))
+        case "cibs", "cobs":
+            // Between formats of constant packets only (linear PCM, IMA4, G.711): bytes to frames, the rates'
+            // ratio, frames to whole packets.
+            let toInput = FourCharCode(rawValue: id) == "cibs"
+            let from = toInput ? outputFormat : inputFormat
+            let to = toInput ? inputFormat : outputFormat
+            guard from.mBytesPerPacket > 0, from.mFramesPerPacket > 0, to.mBytesPerPacket > 0, to.mFramesPerPacket > 0
+            else { return nil }
+            return .translation(size: 4) { data in
+                let frames =
+                    Double(data.loadUnaligned(as: UInt32.self) / from.mBytesPerPacket)
+                    * Double(from.mFramesPerPacket) * to.mSampleRate / from.mSampleRate
+                let packets = (frames / Double(to.mFramesPerPacket)).rounded(.up)
+                data.storeBytes(of: UInt32(clamping: Int64(packets) * Int64(to.mBytesPerPacket)), as: UInt32.self)
+                return noErr
+            }
         default: return nil
         }
     }

@@ -526,6 +526,11 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(
             AudioConverterGetProperty(decoder, kAudioConverterPropertyMaximumOutputPacketSize, &size, &value) == noErr)
         #expect(value == 4)
+        // Buffer sizes are calculated between formats of constant packets, not for AAC's.
+        value = 4096
+        #expect(
+            AudioConverterGetProperty(decoder, kAudioConverterPropertyCalculateInputBufferSize, &size, &value)
+                == kAudioConverterErr_PropertyNotSupported)
         // ConvertBuffer converts linear PCM at one rate; a decoder is not that.
         var input = [UInt8](repeating: 0, count: 16)
         var output = [UInt8](repeating: 0, count: 64)
@@ -540,6 +545,18 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(
             AudioConverterConvertBuffer(resampling, 16, &input, &outputSize, &output)
                 == kAudioConverterErr_OperationNotSupported)
+        // 4,096 bytes of 16-bit stereo at 44.1 kHz (1,024 frames) are 1,114.6 frames at 48 kHz: 1,115 whole.
+        var bytes: UInt32 = 4096
+        size = 4
+        #expect(
+            AudioConverterGetProperty(resampling, kAudioConverterPropertyCalculateOutputBufferSize, &size, &bytes)
+                == noErr)
+        #expect(bytes == 1115 * 4)
+        bytes = 1115 * 4
+        #expect(
+            AudioConverterGetProperty(resampling, kAudioConverterPropertyCalculateInputBufferSize, &size, &bytes)
+                == noErr)
+        #expect(bytes == 1025 * 4)
         AudioConverterDispose(resampling)
         var float = pcmFormat(sampleRate: 44100, channels: 2, bits: 32, float: true)
         #expect(AudioConverterNew(&pcm, &float, &converter) == noErr)
