@@ -402,10 +402,10 @@ final class ConverterBox {
 
     /// Decodes the packets the input proc gave, into `ready`.
     func decodeInput(_ count: Int, _ given: UnsafeMutablePointer<AudioStreamPacketDescription>?) -> OSStatus {
-        guard var decoder, inputList.count >= 1, let data = inputList[0].mData else {
-            return kAudioConverterErr_InvalidInputSize
-        }
-        let bytes = UnsafeRawBufferPointer(start: data, count: Int(inputList[0].mDataByteSize))
+        guard var decoder, inputList.count >= 1 else { return kAudioConverterErr_InvalidInputSize }
+        // Packets of no bytes may come without a pointer.
+        let data = inputList[0].mData
+        let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : Int(inputList[0].mDataByteSize))
         var packetCount = count
         descriptions.removeAll(keepingCapacity: true)
         if let given {

@@ -839,13 +839,15 @@ var feedPCM: AudioConverterComplexInputDataProc {
             player.finished = true
             player.packetsPerCallback = 3
             for _ in 0..<40 {
-                let size = format.mBytesPerPacket > 0 ? Int(format.mBytesPerPacket) : Int(next() % 1500) + 1
+                // Sizes from none to 1,500 bytes, and frame counts that lie (up to a million).
+                let size = format.mBytesPerPacket > 0 ? Int(format.mBytesPerPacket) : Int(next() % 1501)
                 let packet = (0..<size).map { _ in UInt8(truncatingIfNeeded: next()) }
+                let frames = next() % 3 == 0 ? UInt32(next() % 1_000_000) : 0
                 player.queue.append(
                     (
                         packet,
                         AudioStreamPacketDescription(
-                            mStartOffset: 0, mVariableFramesInPacket: 0, mDataByteSize: UInt32(size))
+                            mStartOffset: 0, mVariableFramesInPacket: frames, mDataByteSize: UInt32(size))
                     ))
             }
             var destination = interleavedInt16(format)
