@@ -278,15 +278,12 @@ final class ConverterBox {
             decoder = made
         }
         let outputChannels = Int(outputFormat.mChannelsPerFrame)
-        if let channelMap {
-            var gains = Array(repeating: Array(repeating: Float(0), count: decodedChannels), count: outputChannels)
-            for (output, input) in channelMap.prefix(outputChannels).enumerated() where input >= 0 {
-                if Int(input) < decodedChannels { gains[output][Int(input)] = 1 }
-            }
-            mixer = ChannelMixer(gains: gains)
-        } else {
-            mixer = ChannelMixer(from: decodedChannels, to: outputChannels)
+        let map = channelMap ?? Self.defaultChannelMap(from: decodedChannels, to: outputChannels)
+        var gains = Array(repeating: Array(repeating: Float(0), count: decodedChannels), count: outputChannels)
+        for (output, input) in map.prefix(outputChannels).enumerated() where input >= 0 {
+            if Int(input) < decodedChannels { gains[output][Int(input)] = 1 }
         }
+        mixer = ChannelMixer(gains: gains)
         if decodedRate != outputFormat.mSampleRate {
             let complexity = FourCharCode(rawValue: resamplerComplexity).description
             let choice = ResamplerChoice.afconvert(
@@ -327,6 +324,13 @@ final class ConverterBox {
         inputEnded = false
         drained = false
         hasStarted = false
+    }
+
+    /// Apple's channel map where none is set (kAudioConverterChannelMap's documentation): output channel n takes
+    /// input channel n; inputs past the outputs are dropped, outputs past the inputs are silent, except that one
+    /// input channel goes to every output (a mono stream plays on both sides of a stereo output).
+    static func defaultChannelMap(from inputs: Int, to outputs: Int) -> [Int32] {
+        (0..<outputs).map { $0 < inputs ? Int32($0) : (inputs == 1 ? 0 : -1) }
     }
 
     /// An AudioSpecificConfig for AAC described by its stream description alone (ADTS, as Apple's decoder takes
@@ -924,9 +928,8 @@ extension ConverterBox {
         case "chmp":
             let map =
                 channelMap
-                ?? (0..<Int32(outputFormat.mChannelsPerFrame)).map {
-                    $0 < Int32(inputFormat.mChannelsPerFrame) ? $0 : (inputFormat.mChannelsPerFrame == 1 ? 0 : -1)
-                }
+                ?? Self.defaultChannelMap(
+                    from: Int(inputFormat.mChannelsPerFrame), to: Int(outputFormat.mChannelsPerFrame))
             return .bytes(map.withUnsafeBytes { Array($0) })
         case "crfi": return .value(UInt32(1))
         case "cibs", "cobs":

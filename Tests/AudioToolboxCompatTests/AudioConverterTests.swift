@@ -386,6 +386,18 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(ratio > 60, "\(name): \(ratio) dB")
     }
 
+    /// A mono stream decoded to stereo plays on both sides: each channel is FFmpeg's mono decode.
+    @Test func monoStreamFillsBothSidesOfStereo() throws {
+        let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("framed/speech.amr")))
+        let reference = try fileSamples("converter/speech.amr.s16le", as: Int16.self)
+        let player = try #require(
+            playStream(data, chunkSize: 500) { pcmFormat(sampleRate: $0.mSampleRate, channels: 2) })
+        let decoded = samples(player.output, as: Int16.self)
+        try #require(decoded.count >= reference.count * 2)
+        #expect(
+            reference.indices.allSatisfy { decoded[2 * $0] == reference[$0] && decoded[2 * $0 + 1] == reference[$0] })
+    }
+
     /// AAC in ADTS has no magic cookie: the converter configures its decoder from the stream description.
     @Test func adtsDecodesWithoutACookie() throws {
         let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("adts/aac-lc-44k-stereo.aac")))
@@ -572,9 +584,9 @@ var feedPCM: AudioConverterComplexInputDataProc {
 
     // MARK: Linear PCM to linear PCM
 
-    /// ConvertBuffer: 16-bit stereo to 32-bit float mono at one rate is each frame's mean over 32,768, as
-    /// computed here.
-    @Test func convertBufferMixesToFloatMono() throws {
+    /// ConvertBuffer: 16-bit stereo to 32-bit float mono at one rate is each frame's first channel over 32,768
+    /// (Apple's default channel map drops the inputs past the outputs); with the channel map [1], the second.
+    @Test func convertBufferMapsChannelsToFloatMono() throws {
         var source = pcmFormat(sampleRate: 44100, channels: 2)
         var destination = pcmFormat(sampleRate: 44100, channels: 1, bits: 32, float: true)
         var converter: AudioConverterRef?
@@ -586,10 +598,19 @@ var feedPCM: AudioConverterComplexInputDataProc {
         var outputSize = UInt32(output.count * 4)
         #expect(AudioConverterConvertBuffer(made, UInt32(input.count * 2), &input, &outputSize, &output) == noErr)
         #expect(outputSize == 4000)
-        for frame in 0..<1000 {
-            let expected = (Float(input[2 * frame]) / 32768 + Float(input[2 * frame + 1]) / 32768) / 2
-            #expect(abs(output[frame] - expected) <= 1e-7, "frame \(frame)")
-        }
+        #expect((0..<1000).allSatisfy { output[$0] == Float(input[2 * $0]) / 32768 })
+        var map: [Int32] = [-1]
+        var size: UInt32 = 4
+        #expect(AudioConverterGetProperty(made, kAudioConverterChannelMap, &size, &map) == noErr)
+        #expect(map == [0])
+        var right: [Int32] = [1]
+        #expect(AudioConverterSetProperty(made, kAudioConverterChannelMap, 4, &right) == noErr)
+        #expect(
+            AudioConverterSetProperty(made, kAudioConverterChannelMap, 8, &right)
+                == kAudioConverterErr_BadPropertySizeError)
+        outputSize = UInt32(output.count * 4)
+        #expect(AudioConverterConvertBuffer(made, UInt32(input.count * 2), &input, &outputSize, &output) == noErr)
+        #expect((0..<1000).allSatisfy { output[$0] == Float(input[2 * $0 + 1]) / 32768 })
     }
 
     /// ConvertComplexBuffer: interleaved 16-bit to non-interleaved big-endian 32-bit integers (each sample
@@ -650,9 +671,9 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(again == input)
     }
 
-    /// FillComplexBuffer resamples: two tones in 16-bit stereo at 44.1 kHz become their mean in 32-bit float
-    /// mono at 48 kHz, as computed here from the tones' formulas, to better than 70 dB.
-    @Test func fillComplexBufferResamplesAndMixes() throws {
+    /// FillComplexBuffer resamples: two tones in 16-bit stereo at 44.1 kHz become the first channel's tone in 32-bit
+    /// float mono at 48 kHz (Apple's default channel map), as computed here from its formula, to better than 70 dB.
+    @Test func fillComplexBufferResamplesAndMapsChannels() throws {
         var source = pcmFormat(sampleRate: 44100, channels: 2)
         var destination = pcmFormat(sampleRate: 48000, channels: 1, bits: 32, float: true)
         var converter: AudioConverterRef?
@@ -686,7 +707,7 @@ var feedPCM: AudioConverterComplexInputDataProc {
         var noise = 0.0
         for frame in 200..<47800 {
             let time = Double(frame) / 48000
-            let expected = (tone(440, time) + tone(1000, time)) / 2 * 32767 / 32768
+            let expected = tone(440, time) * 32767 / 32768
             signal += expected * expected
             noise += (Double(output[frame]) - expected) * (Double(output[frame]) - expected)
         }
