@@ -416,14 +416,25 @@ final class ConverterBox {
             for index in 0..<count {
                 let description = given[index]
                 // Never past the bytes given: a description the caller got wrong is an error, not a read.
+                // A packet of a constant format is whole.
                 guard description.mStartOffset >= 0, Int(description.mDataByteSize) <= bytes.count,
-                    description.mStartOffset <= Int64(bytes.count - Int(description.mDataByteSize))
+                    description.mStartOffset <= Int64(bytes.count - Int(description.mDataByteSize)),
+                    inputFormat.mBytesPerPacket == 0 || description.mDataByteSize == inputFormat.mBytesPerPacket
                 else { return kAudioConverterErr_InvalidInputSize }
                 descriptions.append(
                     PacketDescription(
                         startOffset: description.mStartOffset,
                         variableFramesInPacket: description.mVariableFramesInPacket,
                         dataByteSize: description.mDataByteSize))
+            }
+            // Constant packets one after another need no descriptions (their decoders read them in order).
+            let size = Int64(inputFormat.mBytesPerPacket)
+            if size > 0
+                && descriptions.indices.allSatisfy({
+                    descriptions[$0].startOffset == Int64($0) * size && Int64(descriptions[$0].dataByteSize) == size
+                })
+            {
+                descriptions.removeAll(keepingCapacity: true)
             }
         } else if inputFormat.mBytesPerPacket > 0 {
             packetCount = min(count, bytes.count / Int(inputFormat.mBytesPerPacket))
@@ -433,24 +444,48 @@ final class ConverterBox {
         } else {
             return kAudioConverterErr_RequiresPacketDescriptionsError
         }
+        // A run of packets at a time, so the output holds about a million samples at most, whatever the proc
+        // gives at once and a packet's description says it decodes to.
         let channels = Int(decoder.sourceFormat.channelsPerFrame)
-        let room = packetCount * decoder.maximumFramesPerPacket * channels
-        if decoded.count < room { decoded = Array(repeating: 0, count: room) }
-        let frames: Int
-        do {
-            frames = try descriptions.withUnsafeBufferPointer { list in
-                try decoded.withUnsafeMutableBufferPointer { output in
-                    try decoder.decode(
-                        bytes, packetCount: packetCount, descriptions: descriptions.isEmpty ? nil : list,
-                        into: UnsafeMutableBufferPointer(rebasing: output[0..<room]))
+        let constantSize = Int(inputFormat.mBytesPerPacket)
+        var start = 0
+        while start < packetCount {
+            // Constant packets described elsewhere than one after another: one at a time, each where it lies.
+            let scattered = constantSize > 0 && !descriptions.isEmpty
+            let run = scattered ? 1 : decoder.packetsPerRun(atMost: packetCount - start)
+            let room = run * decoder.maximumFramesPerPacket * channels
+            if decoded.count < room { decoded = Array(repeating: 0, count: room) }
+            let frames: Int
+            do {
+                frames = try descriptions.withUnsafeBufferPointer { list in
+                    // Described packets lie where their offsets say; constant ones one after another.
+                    var runBytes = bytes
+                    var runDescriptions = list.isEmpty ? nil : UnsafeBufferPointer(rebasing: list[start..<start + run])
+                    if scattered {
+                        let offset = Int(list[start].startOffset)
+                        runBytes = UnsafeRawBufferPointer(
+                            rebasing: bytes[offset..<offset + Int(list[start].dataByteSize)])
+                        runDescriptions = nil
+                    } else if constantSize > 0 {
+                        runBytes = UnsafeRawBufferPointer(
+                            rebasing: bytes[start * constantSize..<(start + run) * constantSize])
+                    }
+                    return try decoded.withUnsafeMutableBufferPointer { output in
+                        try decoder.decode(
+                            runBytes, packetCount: run, descriptions: runDescriptions,
+                            into: UnsafeMutableBufferPointer(rebasing: output[0..<room]))
+                    }
                 }
+            } catch {
+                self.decoder = decoder
+                return kAudioCodecBadDataError
             }
-        } catch {
             self.decoder = decoder
-            return kAudioCodecBadDataError
+            let status = accept(decodedFrames: frames, channels: channels)
+            guard status == noErr else { return status }
+            start += run
         }
-        self.decoder = decoder
-        return accept(decodedFrames: frames, channels: channels)
+        return noErr
     }
 
     /// Mixes and resamples `frames` frames of `decoded`, appending them to `ready` (or encoding them).
@@ -737,7 +772,8 @@ public func AudioConverterNew(
     guard destination.mSampleRate > 0, destination.mSampleRate.isFinite else {
         return kAudioConverterErr_OutputSampleRateOutOfRange
     }
-    if !pcmIn && !registry.canDecode(FourCharCode(rawValue: source.mFormatID)) {
+    // A packet of more than a million frames is no codec's (FLAC's largest is 65,535).
+    if !pcmIn && (!registry.canDecode(FourCharCode(rawValue: source.mFormatID)) || source.mFramesPerPacket > 1 << 20) {
         return kAudioConverterErr_FormatNotSupported
     }
     if !pcmOut && !registry.canEncode(FourCharCode(rawValue: destination.mFormatID)) {

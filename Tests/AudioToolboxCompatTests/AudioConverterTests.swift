@@ -503,6 +503,20 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(AudioConverterNew(&pcm, &unknown, &converter) == kAudioConverterErr_FormatNotSupported)
         #expect(AudioConverterNew(&unknown, &pcm, &converter) == kAudioConverterErr_FormatNotSupported)
 
+        // Descriptions no stream has: a packet of two billion frames, a thousand channels, no rate.
+        var huge = aac
+        huge.mFramesPerPacket = 1 << 31
+        #expect(AudioConverterNew(&huge, &pcm, &converter) == kAudioConverterErr_FormatNotSupported)
+        huge = aac
+        huge.mChannelsPerFrame = 1000
+        #expect(AudioConverterNew(&huge, &pcm, &converter) == kAudioConverterErr_FormatNotSupported)
+        huge = aac
+        huge.mSampleRate = 0
+        #expect(AudioConverterNew(&huge, &pcm, &converter) == kAudioConverterErr_InputSampleRateOutOfRange)
+        var badPCM = pcm
+        badPCM.mBytesPerFrame = 3
+        #expect(AudioConverterNew(&aac, &badPCM, &converter) == kAudioConverterErr_FormatNotSupported)
+
         #expect(AudioConverterNew(&aac, &pcm, &converter) == noErr)
         let decoder = try #require(converter)
         defer { AudioConverterDispose(decoder) }
@@ -920,9 +934,18 @@ var feedPCM: AudioConverterComplexInputDataProc {
         player.finished = true
         player.converter = made
         player.outputFormat = destination
-        if format.mBytesPerPacket == 0 {
-            #expect(decodeQueued(player) == kAudioConverterErr_InvalidInputSize)
+        if format.mBytesPerPacket > 0 {
+            // Part of a packet of a constant format.
+            let half = Int(format.mBytesPerPacket) / 2
+            player.queue = [
+                (
+                    [UInt8](repeating: 0x5A, count: half),
+                    AudioStreamPacketDescription(
+                        mStartOffset: 0, mVariableFramesInPacket: 0, mDataByteSize: UInt32(half))
+                )
+            ]
         }
+        #expect(decodeQueued(player) == kAudioConverterErr_InvalidInputSize)
         player.converter = nil
     }
 }
