@@ -268,6 +268,9 @@ final class PCMFeeder {
     var samples: [Int16]
     var next = 0
     let framesPerCall: Int
+    /// Whether every other call says "no data yet" first (a live source between captures).
+    var pausesEveryOtherCall = false
+    var calls = 0
     init(_ samples: [Int16], framesPerCall: Int) {
         self.samples = samples
         self.framesPerCall = framesPerCall
@@ -279,6 +282,11 @@ var feedPCM: AudioConverterComplexInputDataProc {
     { _, ioPackets, ioData, _, userData in
         guard let userData else { return kAudioConverterErr_UnspecifiedError }
         let feeder = Unmanaged<PCMFeeder>.fromOpaque(userData).takeUnretainedValue()
+        feeder.calls += 1
+        if feeder.pausesEveryOtherCall && feeder.calls % 2 == 0 {
+            ioPackets.pointee = 0
+            return noDataYet
+        }
         let count = min(Int(ioPackets.pointee), feeder.framesPerCall, feeder.samples.count / 2 - feeder.next)
         ioData.pointee.mBuffers.mData = feeder.samples.withUnsafeMutableBytes {
             $0.baseAddress.map { $0 + feeder.next * 4 }
@@ -850,6 +858,53 @@ var feedPCM: AudioConverterComplexInputDataProc {
             print("\(name): priming \(prime.leadingFrames), remainder \(prime.trailingFrames), SNR \(ratio) dB")
             #expect(ratio > minimumSNR)
         }
+    }
+
+    /// A live encoder's loop: one AAC packet a call into a buffer of the largest packet's size, its source saying
+    /// "no data yet" every other call; the packets are byte for byte those of a source that never pauses.
+    @Test func pausingNeverChangesTheEncodedPackets() throws {
+        let source: [Int16] = (0..<44100 * 2).map { Int16(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 20) / 4 }
+        func encode(pausing: Bool) throws -> [[UInt8]] {
+            var pcm = pcmFormat(sampleRate: 44100, channels: 2)
+            var aac = AudioStreamBasicDescription()
+            aac.mSampleRate = 44100
+            aac.mFormatID = kAudioFormatMPEG4AAC
+            aac.mChannelsPerFrame = 2
+            var converter: AudioConverterRef?
+            try #require(AudioConverterNew(&pcm, &aac, &converter) == noErr)
+            let encoder = try #require(converter)
+            defer { AudioConverterDispose(encoder) }
+            var maximum: UInt32 = 0
+            var size: UInt32 = 4
+            #expect(
+                AudioConverterGetProperty(encoder, kAudioConverterPropertyMaximumOutputPacketSize, &size, &maximum)
+                    == noErr)
+            let feeder = PCMFeeder(source, framesPerCall: 512)
+            feeder.pausesEveryOtherCall = pausing
+            var packets: [[UInt8]] = []
+            var buffer = [UInt8](repeating: 0, count: Int(maximum))
+            var description = AudioStreamPacketDescription()
+            for _ in 0..<100_000 {
+                var count: UInt32 = 1
+                let status = buffer.withUnsafeMutableBytes { raw -> OSStatus in
+                    var list = AudioBufferList(
+                        mNumberBuffers: 1,
+                        mBuffers: AudioBuffer(
+                            mNumberChannels: 2, mDataByteSize: UInt32(raw.count), mData: raw.baseAddress))
+                    return AudioConverterFillComplexBuffer(
+                        encoder, feedPCM, Unmanaged.passUnretained(feeder).toOpaque(), &count, &list, &description)
+                }
+                if count == 1 { packets.append(Array(buffer[0..<Int(description.mDataByteSize)])) }
+                if status == noDataYet { continue }
+                #expect(status == noErr)
+                if count == 0 { break }
+            }
+            return packets
+        }
+        let steady = try encode(pausing: false)
+        let pausing = try encode(pausing: true)
+        #expect(steady.count == (1024 + 44100 + 1023) / 1024)
+        #expect(pausing == steady)
     }
 
     // MARK: Hostile input
