@@ -223,6 +223,13 @@ final class ConverterBox {
     /// Frames in the output's rate and channels, as floats, from `readyStart` on.
     var ready: [Float] = []
     var readyStart = 0
+    /// Linear PCM in the output's layout, from `readyBytesStart` on, where samples pass from input to output
+    /// without Float32 (``passesWordsThrough``).
+    var readyBytes: [UInt8] = []
+    var readyBytesStart = 0
+    /// Whether linear PCM goes to linear PCM of the same rate and channels, interleaved, as words rewritten
+    /// (`PCM.transcode`): 32-bit integers and doubles keep every bit, as they would not through Float32.
+    var passesWordsThrough = false
     /// Packets made, from `packetStart` on.
     var packets = EncodedPackets()
     var packetStart = 0
@@ -284,6 +291,11 @@ final class ConverterBox {
             if Int(input) < decodedChannels { gains[output][Int(input)] = 1 }
         }
         mixer = ChannelMixer(gains: gains)
+        if let input = inputLayout, let output = outputLayout {
+            passesWordsThrough =
+                !input.isNonInterleaved && !output.isNonInterleaved && decodedRate == outputFormat.mSampleRate
+                && mixer?.isIdentity == true && PCM.transcodesExactly(from: input.sample, to: output.sample)
+        }
         if decodedRate != outputFormat.mSampleRate {
             let complexity = FourCharCode(rawValue: resamplerComplexity).description
             let choice = ResamplerChoice.afconvert(
@@ -319,6 +331,8 @@ final class ConverterBox {
         unconfigure()
         ready.removeAll(keepingCapacity: true)
         readyStart = 0
+        readyBytes.removeAll(keepingCapacity: true)
+        readyBytesStart = 0
         packets.removeAll()
         packetStart = 0
         inputEnded = false
@@ -399,6 +413,20 @@ final class ConverterBox {
         }
         let buffers = inputList.prefix(layout.bufferCount).map {
             UnsafeRawBufferPointer(start: $0.mData, count: count * layout.bytesPerFrame)
+        }
+        if passesWordsThrough, let output = outputLayout {
+            if readyBytesStart > 0 {
+                readyBytes.removeFirst(readyBytesStart)
+                readyBytesStart = 0
+            }
+            let start = readyBytes.count
+            readyBytes.append(contentsOf: repeatElement(0, count: count * output.bytesPerFrame))
+            readyBytes.withUnsafeMutableBytes {
+                PCM.transcode(
+                    buffers[0], layout.sample, count: count * layout.channels, to: output.sample,
+                    into: UnsafeMutableRawBufferPointer(rebasing: $0[start...]))
+            }
+            return noErr
         }
         Self.readPCM(buffers, layout, frames: count, into: &decoded, scratch: &channelScratch)
         return accept(decodedFrames: count, channels: layout.channels)
@@ -601,6 +629,19 @@ final class ConverterBox {
         var written = 0
         var status = noErr
         while written < room {
+            let held = (readyBytes.count - readyBytesStart) / layout.bytesPerFrame
+            if held > 0, let data = list[0].mData {
+                let count = min(held, room - written)
+                readyBytes.withUnsafeBytes { bytes in
+                    if let base = bytes.baseAddress {
+                        (data + written * layout.bytesPerFrame).copyMemory(
+                            from: base + readyBytesStart, byteCount: count * layout.bytesPerFrame)
+                    }
+                }
+                readyBytesStart += count * layout.bytesPerFrame
+                written += count
+                continue
+            }
             let available = (ready.count - readyStart) / max(1, channels)
             if available > 0 {
                 let count = min(available, room - written)

@@ -263,17 +263,22 @@ func snr(_ test: ArraySlice<Int16>, _ reference: ArraySlice<Int16>) -> Double {
     return noise == 0 ? .infinity : 10 * log10(signal / noise)
 }
 
-/// Interleaved 16-bit stereo frames handed to a converter a run at a time.
+/// Linear PCM frames handed to a converter a run at a time (16-bit stereo unless said).
 final class PCMFeeder {
-    var samples: [Int16]
+    var bytes: [UInt8]
+    let bytesPerFrame: Int
     var next = 0
     let framesPerCall: Int
     /// Whether every other call says "no data yet" first (a live source between captures).
     var pausesEveryOtherCall = false
     var calls = 0
-    init(_ samples: [Int16], framesPerCall: Int) {
-        self.samples = samples
+    init(bytes: [UInt8], bytesPerFrame: Int, framesPerCall: Int) {
+        self.bytes = bytes
+        self.bytesPerFrame = bytesPerFrame
         self.framesPerCall = framesPerCall
+    }
+    convenience init(_ samples: [Int16], framesPerCall: Int) {
+        self.init(bytes: samples.withUnsafeBytes { Array($0) }, bytesPerFrame: 4, framesPerCall: framesPerCall)
     }
 }
 
@@ -287,14 +292,30 @@ var feedPCM: AudioConverterComplexInputDataProc {
             ioPackets.pointee = 0
             return noDataYet
         }
-        let count = min(Int(ioPackets.pointee), feeder.framesPerCall, feeder.samples.count / 2 - feeder.next)
-        ioData.pointee.mBuffers.mData = feeder.samples.withUnsafeMutableBytes {
-            $0.baseAddress.map { $0 + feeder.next * 4 }
+        let count = min(
+            Int(ioPackets.pointee), feeder.framesPerCall, feeder.bytes.count / feeder.bytesPerFrame - feeder.next)
+        ioData.pointee.mBuffers.mData = feeder.bytes.withUnsafeMutableBytes {
+            $0.baseAddress.map { $0 + feeder.next * feeder.bytesPerFrame }
         }
-        ioData.pointee.mBuffers.mDataByteSize = UInt32(count * 4)
+        ioData.pointee.mBuffers.mDataByteSize = UInt32(count * feeder.bytesPerFrame)
         ioPackets.pointee = UInt32(count)
         feeder.next += count
         return noErr
+    }
+}
+
+/// One FillComplexBuffer call taking its input from `feeder`, into `buffer` as the one buffer of `channels`
+/// channels: `packets` asked for in, made out; packet descriptions to `descriptions` where given.
+func fill(
+    _ converter: AudioConverterRef, from feeder: PCMFeeder, into buffer: inout [UInt8], channels: UInt32,
+    packets: inout UInt32, descriptions: UnsafeMutablePointer<AudioStreamPacketDescription>? = nil
+) -> OSStatus {
+    buffer.withUnsafeMutableBytes { raw in
+        var list = AudioBufferList(
+            mNumberBuffers: 1,
+            mBuffers: AudioBuffer(mNumberChannels: channels, mDataByteSize: UInt32(raw.count), mData: raw.baseAddress))
+        return AudioConverterFillComplexBuffer(
+            converter, feedPCM, Unmanaged.passUnretained(feeder).toOpaque(), &packets, &list, descriptions)
     }
 }
 
@@ -693,6 +714,25 @@ var feedPCM: AudioConverterComplexInputDataProc {
         #expect(again == input)
     }
 
+    /// FillComplexBuffer at one rate keeps every bit of 32-bit integers (little-endian to big-endian), which
+    /// Float32 would not.
+    @Test func fillComplexBufferKeepsThirtyTwoBitWords() throws {
+        var source = pcmFormat(sampleRate: 96000, channels: 2, bits: 32)
+        var destination = source
+        destination.mFormatFlags |= kAudioFormatFlagIsBigEndian
+        var converter: AudioConverterRef?
+        try #require(AudioConverterNew(&source, &destination, &converter) == noErr)
+        let made = try #require(converter)
+        defer { AudioConverterDispose(made) }
+        let words: [Int32] = (0..<20000).map { Int32(truncatingIfNeeded: $0 &* 1_103_515_245 &+ 12345) }
+        let feeder = PCMFeeder(bytes: words.withUnsafeBytes { Array($0) }, bytesPerFrame: 8, framesPerCall: 333)
+        var output = [UInt8](repeating: 0, count: words.count * 4)
+        var frames = UInt32(words.count / 2)
+        #expect(fill(made, from: feeder, into: &output, channels: 2, packets: &frames) == noErr)
+        #expect(frames == UInt32(words.count / 2))
+        #expect(samples(output, as: UInt32.self).map { Int32(bitPattern: UInt32(bigEndian: $0)) } == words)
+    }
+
     /// FillComplexBuffer resamples: two tones in 16-bit stereo at 44.1 kHz become the first channel's tone in 32-bit
     /// float mono at 48 kHz (Apple's default channel map), as computed here from its formula, to better than 70 dB.
     @Test func fillComplexBufferResamplesAndMapsChannels() throws {
@@ -710,19 +750,12 @@ var feedPCM: AudioConverterComplexInputDataProc {
         }
         let feeder = PCMFeeder(input, framesPerCall: 777)
         var output: [Float] = []
-        var buffer = [Float](repeating: 0, count: 1024)
+        var buffer = [UInt8](repeating: 0, count: 1024 * 4)
         while true {
-            var packets = UInt32(buffer.count)
-            let status = buffer.withUnsafeMutableBytes { raw -> OSStatus in
-                var list = AudioBufferList(
-                    mNumberBuffers: 1,
-                    mBuffers: AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(raw.count), mData: raw.baseAddress))
-                return AudioConverterFillComplexBuffer(
-                    made, feedPCM, Unmanaged.passUnretained(feeder).toOpaque(), &packets, &list, nil)
-            }
-            #expect(status == noErr)
+            var packets: UInt32 = 1024
+            #expect(fill(made, from: feeder, into: &buffer, channels: 1, packets: &packets) == noErr)
             if packets == 0 { break }
-            output += buffer[0..<Int(packets)]
+            output += samples(Array(buffer[0..<Int(packets) * 4]), as: Float.self)
         }
         #expect(output.count == 48000)
         var signal = 0.0
@@ -791,13 +824,8 @@ var feedPCM: AudioConverterComplexInputDataProc {
         var descriptions = [AudioStreamPacketDescription](repeating: AudioStreamPacketDescription(), count: 4)
         while true {
             var count: UInt32 = 4
-            let status = buffer.withUnsafeMutableBytes { raw -> OSStatus in
-                var list = AudioBufferList(
-                    mNumberBuffers: 1,
-                    mBuffers: AudioBuffer(mNumberChannels: 2, mDataByteSize: UInt32(raw.count), mData: raw.baseAddress))
-                return AudioConverterFillComplexBuffer(
-                    encoder, feedPCM, Unmanaged.passUnretained(feeder).toOpaque(), &count, &list, &descriptions)
-            }
+            let status = fill(
+                encoder, from: feeder, into: &buffer, channels: 2, packets: &count, descriptions: &descriptions)
             #expect(status == noErr)
             if count == 0 { break }
             for description in descriptions[0..<Int(count)] {
@@ -886,14 +914,8 @@ var feedPCM: AudioConverterComplexInputDataProc {
             var description = AudioStreamPacketDescription()
             for _ in 0..<100_000 {
                 var count: UInt32 = 1
-                let status = buffer.withUnsafeMutableBytes { raw -> OSStatus in
-                    var list = AudioBufferList(
-                        mNumberBuffers: 1,
-                        mBuffers: AudioBuffer(
-                            mNumberChannels: 2, mDataByteSize: UInt32(raw.count), mData: raw.baseAddress))
-                    return AudioConverterFillComplexBuffer(
-                        encoder, feedPCM, Unmanaged.passUnretained(feeder).toOpaque(), &count, &list, &description)
-                }
+                let status = fill(
+                    encoder, from: feeder, into: &buffer, channels: 2, packets: &count, descriptions: &description)
                 if count == 1 { packets.append(Array(buffer[0..<Int(description.mDataByteSize)])) }
                 if status == noDataYet { continue }
                 #expect(status == noErr)
