@@ -546,6 +546,13 @@ func fill(
         badPCM.mBytesPerFrame = 3
         #expect(AudioConverterNew(&aac, &badPCM, &converter) == kAudioConverterErr_FormatNotSupported)
 
+        // A converter of a named codec class, as players ask for Apple's software or hardware decoder.
+        let manufacturer: OSType = kAppleSoftwareAudioCodecManufacturer
+        var codec = AudioClassDescription(
+            mType: kAudioDecoderComponentType, mSubType: kAudioFormatMPEG4AAC, mManufacturer: manufacturer)
+        #expect(AudioConverterNewSpecific(&aac, &pcm, 1, &codec, &converter) == noErr)
+        AudioConverterDispose(try #require(converter))
+
         #expect(AudioConverterNew(&aac, &pcm, &converter) == noErr)
         let decoder = try #require(converter)
         defer { AudioConverterDispose(decoder) }
