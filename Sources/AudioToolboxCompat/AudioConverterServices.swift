@@ -227,6 +227,9 @@ final class ConverterBox {
     /// without Float32 (``passesWordsThrough``).
     var readyBytes: [UInt8] = []
     var readyBytesStart = 0
+    /// Whether the AAC packets given are whole LOAS frames (decided at the first packet).
+    var packetsAreLOASFrames = false
+    var checkedForLOAS = false
     /// Whether linear PCM goes to linear PCM of the same rate and channels, interleaved, as words rewritten
     /// (`PCM.transcode`): 32-bit integers and doubles keep every bit, as they would not through Float32.
     var passesWordsThrough = false
@@ -274,12 +277,7 @@ final class ConverterBox {
         var decodedRate = inputFormat.mSampleRate
         var decodedChannels = Int(inputFormat.mChannelsPerFrame)
         if inputLayout == nil {
-            let format = inputFormat.streamDescription
-            var cookie = decompressionCookie
-            if cookie == nil, format.formatID == .aac { cookie = Self.audioSpecificConfig(of: inputFormat) }
-            var made = try registry.decoder(for: format, magicCookie: cookie)
-            // Every frame the codec decodes, as Apple's converter gives them: priming is the reader's to trim.
-            made.keepFramesDroppedAtStart()
+            let made = try makeDecoder()
             decodedRate = made.sourceFormat.sampleRate
             decodedChannels = Int(made.sourceFormat.channelsPerFrame)
             decoder = made
@@ -315,6 +313,31 @@ final class ConverterBox {
             encoder = try registry.encoder(settings)
         }
         isConfigured = true
+    }
+
+    /// A decoder of the input format, configured by the cookie set (or for AAC without one, by the stream
+    /// description), that gives every frame the codec decodes as Apple's converter does: priming is the
+    /// reader's to trim.
+    func makeDecoder() throws -> any AudioDecoder {
+        var format = inputFormat.streamDescription
+        var cookie = decompressionCookie
+        if packetsAreLOASFrames {
+            format.formatID = .latmAAC
+            cookie = nil
+        } else if cookie == nil, format.formatID == .aac {
+            cookie = Self.audioSpecificConfig(of: inputFormat)
+        }
+        var made = try registry.decoder(for: format, magicCookie: cookie)
+        made.keepFramesDroppedAtStart()
+        return made
+    }
+
+    /// Whether AAC's packets are whole LOAS frames (an 11-bit sync of 0x2B7 and a 13-bit length that is the
+    /// packet's, less the 3 bytes of the header), as afkit's LOAS parser delivers them: they go to a LATM
+    /// decoder. No raw access unit is that by chance: the length must match the packet to the byte.
+    static func isLOASFrame(_ packet: UnsafeRawBufferPointer) -> Bool {
+        guard packet.count >= 3, packet[0] == 0x56, packet[1] & 0xE0 == 0xE0 else { return false }
+        return (Int(packet[1] & 0x1F) << 8 | Int(packet[2])) + 3 == packet.count
     }
 
     /// Forgets what the converter made, so the next conversion makes it with the settings then.
@@ -471,6 +494,17 @@ final class ConverterBox {
                 PacketDescription(startOffset: 0, variableFramesInPacket: 0, dataByteSize: UInt32(bytes.count)))
         } else {
             return kAudioConverterErr_RequiresPacketDescriptionsError
+        }
+        if !checkedForLOAS && inputFormat.mFormatID == kAudioFormatMPEG4AAC && packetCount > 0 {
+            checkedForLOAS = true
+            let first = descriptions.first.map {
+                UnsafeRawBufferPointer(
+                    rebasing: bytes[Int($0.startOffset)..<Int($0.startOffset) + Int($0.dataByteSize)])
+            }
+            if let first, Self.isLOASFrame(first) {
+                packetsAreLOASFrames = true
+                do { decoder = try makeDecoder() } catch { return kAudioConverterErr_FormatNotSupported }
+            }
         }
         // A run of packets at a time, so the output holds about a million samples at most, whatever the proc
         // gives at once and a packet's description says it decodes to.

@@ -327,6 +327,7 @@ func fill(
         ("codecs/music-alaw.caf", "codecs/music-alaw.caf.s16le"),
         ("codecs/noise-ulaw.aifc", "codecs/noise-ulaw.aifc.s16le"),
         ("aiff/pcm-s16-stereo.aiff", "converter/pcm-s16-stereo.aiff.s16le"),
+        ("codecs/music-ima-adpcm.wav", "codecs/music-ima-adpcm.wav.s16le"),
     ])
     func losslessStreamsDecodeToFFmpegsSamples(_ name: String, _ referenceName: String) throws {
         let data = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
@@ -397,15 +398,19 @@ func fill(
     }
 
     /// The other codecs a player meets decode to every frame FFmpeg's decoder gives (an MP4's edit list ignored),
-    /// within a stated SNR: HE-AAC v2 in both signallings, AC-3, E-AC-3, AMR-NB and AMR-WB.
+    /// within a stated SNR: HE-AAC v2 in both signallings, AC-3, E-AC-3, AMR-NB, AMR-WB, Vorbis, MPEG-1 Layer II,
+    /// AAC in LOAS, GSM 6.10 and MACE 3:1 (the references of the last two by make-aifc-fixtures.py).
     @Test(arguments: [
         "world-classes/heaac-v2-explicit.m4a", "world-classes/heaac-v2-backward-compatible.m4a",
         "framed/stereo-44k.ac3", "framed/stereo.eac3", "framed/speech.amr", "framed/speech-wb.amr",
+        "ogg/oggenc-stereo.ogg", "mp3/ffmpeg-mp2-48k.mp2", "framed/stereo.loas", "aifc-codecs/gsm-sndfile.aifc",
+        "aifc-codecs/mac3-assembled.aifc",
     ])
     func otherCodecsDecodeWithinSNR(_ name: String) throws {
         let data = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
         let file = URL(fileURLWithPath: name).lastPathComponent
-        let reference = try fileSamples("converter/\(file).s16le", as: Int16.self)
+        let referenceName = name.hasPrefix("aifc-codecs/") ? "\(name).s16le" : "converter/\(file).s16le"
+        let reference = try fileSamples(referenceName, as: Int16.self)
         let player = try #require(playStream(data, chunkSize: 700, output: interleavedInt16))
         let decoded = samples(player.output, as: Int16.self)
         let format = try #require(player.format)

@@ -18,10 +18,12 @@ $FF -i caf/pcm-s24le-stereo.caf -f s32le $OUT/pcm-s24le-stereo.caf.s32le
 # 16-bit big-endian PCM in AIFF, as native 16-bit words.
 $FF -i aiff/pcm-s16-stereo.aiff -f s16le $OUT/pcm-s16-stereo.aiff.s16le
 # The other codecs a player meets, each the first 16,384 frames of every frame FFmpeg's decoder gives (an MP4's edit
-# list ignored, as a converter knows none): HE-AAC v2 in MP4 (both signallings), AC-3, E-AC-3, AMR-NB and AMR-WB.
+# list ignored, as a converter knows none): HE-AAC v2 in MP4 (both signallings), AC-3, E-AC-3, AMR-NB, AMR-WB, Vorbis
+# in Ogg, MPEG-1 Layer II and AAC in LOAS.
 for f in world-classes/heaac-v2-explicit.m4a world-classes/heaac-v2-backward-compatible.m4a; do
     $FF -ignore_editlist 1 -i $f -af atrim=end_sample=16384 -f s16le $OUT/$(basename $f).s16le
 done
-for f in framed/stereo-44k.ac3 framed/stereo.eac3 framed/speech.amr framed/speech-wb.amr; do
+for f in framed/stereo-44k.ac3 framed/stereo.eac3 framed/speech.amr framed/speech-wb.amr ogg/oggenc-stereo.ogg \
+    mp3/ffmpeg-mp2-48k.mp2 framed/stereo.loas; do
     $FF -i $f -af atrim=end_sample=16384 -f s16le $OUT/$(basename $f).s16le
 done
