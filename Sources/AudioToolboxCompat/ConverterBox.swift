@@ -566,8 +566,12 @@ final class ConverterBox {
                 packets.bytes.withUnsafeBytes { source in
                     if let base = source.baseAddress { (data + bytes).copyMemory(from: base + offset, byteCount: size) }
                 }
-                outDescriptions?[written] = AudioStreamPacketDescription(
-                    mStartOffset: Int64(bytes), mVariableFramesInPacket: UInt32(frames), mDataByteSize: UInt32(size))
+                // Descriptions for packets that vary; constant ones (IMA4) have none, as Apple's converter writes.
+                if constantSize == 0 {
+                    outDescriptions?[written] = AudioStreamPacketDescription(
+                        mStartOffset: Int64(bytes), mVariableFramesInPacket: UInt32(frames),
+                        mDataByteSize: UInt32(size))
+                }
                 bytes += size
                 written += 1
                 packetStart += 1

@@ -840,6 +840,14 @@ func fill(
                 encoder, from: feeder, into: &buffer, channels: 2, packets: &count, descriptions: &descriptions)
             #expect(status == noErr)
             if count == 0 { break }
+            // Packets of a constant size (IMA4) come without descriptions: they lie one after another.
+            if encoded.mBytesPerPacket > 0 {
+                for index in 0..<Int(count) {
+                    descriptions[index] = AudioStreamPacketDescription(
+                        mStartOffset: Int64(index) * Int64(encoded.mBytesPerPacket), mVariableFramesInPacket: 0,
+                        mDataByteSize: encoded.mBytesPerPacket)
+                }
+            }
             for description in descriptions[0..<Int(count)] {
                 let start = Int(description.mStartOffset)
                 let packet = Array(buffer[start..<start + Int(description.mDataByteSize)])
