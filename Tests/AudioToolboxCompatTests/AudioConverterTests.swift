@@ -420,6 +420,23 @@ func fill(
         #expect(ratio > 60, "\(name): \(ratio) dB")
     }
 
+    /// Decoding and resampling in one converter, as a player with a fixed 48 kHz output asks: the AAC stream's
+    /// every frame at 48 kHz within a stated SNR of FFmpeg's decode resampled by libsoxr at the same precision.
+    @Test func decodesAndResamplesInOneConverter() throws {
+        let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("library/stereo.m4a")))
+        let reference = try fileSamples("converter/stereo.m4a.48k.s16le", as: Int16.self)
+        let player = try #require(
+            playStream(data, chunkSize: 3000) { pcmFormat(sampleRate: 48000, channels: $0.mChannelsPerFrame) })
+        let decoded = samples(player.output, as: Int16.self)
+        // 1,024 frames a packet at 44.1 kHz, every one, at 48 kHz.
+        let packets = player.queue.count
+        #expect(abs(decoded.count / 2 - Int((Double(packets * 1024) * 48000 / 44100).rounded())) <= 1)
+        try #require(decoded.count >= reference.count)
+        let ratio = snr(decoded[0..<reference.count], reference[...])
+        print("AAC decoded at 48 kHz: SNR \(ratio) dB")
+        #expect(ratio > 60)
+    }
+
     /// A mono stream decoded to stereo plays on both sides: each channel is FFmpeg's mono decode.
     @Test func monoStreamFillsBothSidesOfStereo() throws {
         let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("framed/speech.amr")))

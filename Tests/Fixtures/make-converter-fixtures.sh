@@ -27,3 +27,7 @@ for f in framed/stereo-44k.ac3 framed/stereo.eac3 framed/speech.amr framed/speec
     mp3/ffmpeg-mp2-48k.mp2 framed/stereo.loas; do
     $FF -i $f -af atrim=end_sample=16384 -f s16le $OUT/$(basename $f).s16le
 done
+# Decoding and resampling at once: every frame of the library's AAC (its edit list ignored) at 48 kHz by libsoxr at
+# 28 bits (the recipe afkit's converter uses), the first 16,384 frames.
+$FF -ignore_editlist 1 -i library/stereo.m4a -af aresample=48000:resampler=soxr:precision=28,atrim=end_sample=16384 \
+    -f s16le $OUT/stereo.m4a.48k.s16le
