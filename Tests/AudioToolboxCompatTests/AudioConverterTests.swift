@@ -88,10 +88,16 @@ func playerListener(
 }
 
 /// A stream's property of a fixed size, or `nil` where the parser has none.
-func streamProperty<Value>(_ stream: AudioFileStreamID, _ id: AudioFileStreamPropertyID, _ empty: Value) -> Value? {
+func streamProperty<Value: BitwiseCopyable>(
+    _ stream: AudioFileStreamID, _ id: AudioFileStreamPropertyID, _ empty: Value
+) -> Value? {
     var value = empty
     var size = UInt32(MemoryLayout<Value>.size)
-    return AudioFileStreamGetProperty(stream, id, &size, &value) == noErr ? value : nil
+    let status = withUnsafeMutableBytes(of: &value) { bytes in
+        bytes.baseAddress.map { AudioFileStreamGetProperty(stream, id, &size, $0) }
+            ?? kAudioFileStreamError_BadPropertySize
+    }
+    return status == noErr ? value : nil
 }
 
 /// The packets callback: each packet copied into the queue with its description.
