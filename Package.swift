@@ -138,7 +138,9 @@ let package = Package(
             ]),
         .target(
             name: "AudioToolboxCompat",
-            dependencies: ["AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines", "AudioFormats"]),
+            dependencies: [
+                "AudioCodecs", "AudioContainers", "AudioConversion", "AudioEngines", "AudioFormats", "FileAccess",
+            ]),
         .executableTarget(
             name: "afkit",
             dependencies: [
@@ -177,6 +179,8 @@ let package = Package(
                 "AudioConversion", "AudioContainers", "AudioCodecs", "AudioDecoding", "AudioEngines", "FileAccess",
                 // libebur128 itself, the reference afkit's own true-peak meter is held to.
                 "CEBUR128",
+                // Files written through Apple's C-style API, read back by libsndfile.
+                "AudioToolboxCompat",
             ], swiftSettings: testSettings),
         // zlib, the independent reader of afkit's PNG pictures in the tests (afkit itself does not link it).
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),

@@ -159,14 +159,25 @@ func fileType(ofAppleID id: AudioFileTypeID) -> FileType? {
     return ContainerRegistry.all.first { $0.fileTypeID.rawValue == id }?.fileType
 }
 
-/// The state behind an ``AudioFileID``.
-final class AudioFileBox {
+/// The state behind an ``AudioFileID``: a file opened for reading (``AudioFileBox``) or one being written
+/// (``AudioFileWriting``).
+class AudioFileObject {
+    /// The object `id` stands for.
+    static func object(_ id: AudioFileID) -> AudioFileObject {
+        Unmanaged<AudioFileObject>.fromOpaque(UnsafeRawPointer(id)).takeUnretainedValue()
+    }
+
+    /// An ID for the object, which holds it until ``AudioFileClose(_:)``.
+    var retainedID: AudioFileID { AudioFileID(Unmanaged.passRetained(self).toOpaque()) }
+}
+
+/// A file opened for reading.
+final class AudioFileBox: AudioFileObject {
     let file: AudioFile
     init(_ file: AudioFile) { self.file = file }
 
-    static func from(_ id: AudioFileID) -> AudioFileBox {
-        Unmanaged<AudioFileBox>.fromOpaque(UnsafeRawPointer(id)).takeUnretainedValue()
-    }
+    /// The file `id` stands for, if it was opened for reading.
+    static func from(_ id: AudioFileID) -> AudioFileBox? { object(id) as? AudioFileBox }
 
     var parsed: ParsedProperties {
         var parsed = ParsedProperties(properties: file.properties)
@@ -205,7 +216,7 @@ func filePath(_ url: CFURL) -> String {
     #endif
 }
 
-/// Opens a file for reading (afkit writes through ``ExtAudioFileCreateWithURL(_:_:_:_:_:_:)``).
+/// Opens a file for reading (``AudioFileCreateWithURL(_:_:_:_:_:)`` makes one to write).
 @discardableResult
 public func AudioFileOpenURL(
     _ inFileRef: CFURL, _ inPermissions: AudioFilePermissions, _ inFileTypeHint: AudioFileTypeID,
@@ -215,19 +226,26 @@ public func AudioFileOpenURL(
     let path = filePath(inFileRef)
     do {
         let file = try AudioFile(path: path, fileTypeHint: fileType(ofAppleID: inFileTypeHint))
-        outAudioFile.pointee = AudioFileID(Unmanaged.passRetained(AudioFileBox(file)).toOpaque())
+        outAudioFile.pointee = AudioFileBox(file).retainedID
         return noErr
     } catch {
-        if case .io(_, let code)? = error as? AudioFileError, code == ENOENT { return kAudioFileFileNotFoundError }
-        return status(of: error)
+        return fileStatus(of: error)
     }
 }
 
-/// Closes a file.
+/// Apple's code for an error opening or creating a file: a missing file (or folder) is
+/// `kAudioFileFileNotFoundError`, others the error's own code.
+func fileStatus(of error: any Error) -> OSStatus {
+    if case .io(_, let code)? = error as? AudioFileError, code == ENOENT { return kAudioFileFileNotFoundError }
+    return status(of: error)
+}
+
+/// Closes a file: one being written is finished (header, packet table, trailer) and put at its path.
 @discardableResult
 public func AudioFileClose(_ inAudioFile: AudioFileID) -> OSStatus {
-    Unmanaged<AudioFileBox>.fromOpaque(UnsafeRawPointer(inAudioFile)).release()
-    return noErr
+    let unmanaged = Unmanaged<AudioFileObject>.fromOpaque(UnsafeRawPointer(inAudioFile))
+    defer { unmanaged.release() }
+    return (unmanaged.takeUnretainedValue() as? AudioFileWriting)?.finish() ?? noErr
 }
 
 /// The size of a property's value, and whether it can be set (0: none can).
@@ -236,7 +254,10 @@ public func AudioFileGetPropertyInfo(
     _ inAudioFile: AudioFileID, _ inPropertyID: AudioFilePropertyID, _ outDataSize: UnsafeMutablePointer<UInt32>?,
     _ isWritable: UnsafeMutablePointer<UInt32>?
 ) -> OSStatus {
-    guard let value = AudioFileBox.from(inAudioFile).parsed.value(inPropertyID) else {
+    if let writing = AudioFileObject.object(inAudioFile) as? AudioFileWriting {
+        return writing.propertyInfo(inPropertyID, outDataSize, isWritable)
+    }
+    guard let value = AudioFileBox.from(inAudioFile)?.parsed.value(inPropertyID) else {
         return kAudioFileUnsupportedPropertyError
     }
     outDataSize?.pointee = UInt32(value.size)
@@ -250,19 +271,23 @@ public func AudioFileGetProperty(
     _ inAudioFile: AudioFileID, _ inPropertyID: AudioFilePropertyID, _ ioDataSize: UnsafeMutablePointer<UInt32>,
     _ outPropertyData: UnsafeMutableRawPointer
 ) -> OSStatus {
-    guard let value = AudioFileBox.from(inAudioFile).parsed.value(inPropertyID) else {
-        return kAudioFileUnsupportedPropertyError
-    }
+    let object = AudioFileObject.object(inAudioFile)
+    let parsed = (object as? AudioFileWriting)?.parsed ?? (object as? AudioFileBox)?.parsed
+    guard let value = parsed?.value(inPropertyID) else { return kAudioFileUnsupportedPropertyError }
     return value.write(into: outPropertyData, size: ioDataSize, badSize: kAudioFileBadPropertySizeError)
 }
 
-/// Sets a property: a file opened for reading takes none.
+/// Sets a property of a file being written: its magic cookie, packet table (priming and remainder), channel
+/// layout or info dictionary (``AudioFileWriting/setProperty(_:_:_:)``); a file opened for reading takes none.
 @discardableResult
 public func AudioFileSetProperty(
     _ inAudioFile: AudioFileID, _ inPropertyID: AudioFilePropertyID, _ inDataSize: UInt32,
     _ inPropertyData: UnsafeRawPointer
 ) -> OSStatus {
-    kAudioFileOperationNotSupportedError
+    guard let writing = AudioFileObject.object(inAudioFile) as? AudioFileWriting else {
+        return kAudioFileOperationNotSupportedError
+    }
+    return writing.setProperty(inPropertyID, inDataSize, inPropertyData)
 }
 
 /// Reads packets from `inStartingPacket`: as many of `ioNumPackets` as fit in `ioNumBytes` bytes of
@@ -274,7 +299,7 @@ public func AudioFileReadPacketData(
     _ outPacketDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?, _ inStartingPacket: Int64,
     _ ioNumPackets: UnsafeMutablePointer<UInt32>, _ outBuffer: UnsafeMutableRawPointer?
 ) -> OSStatus {
-    let file = AudioFileBox.from(inAudioFile).file
+    guard let file = AudioFileBox.from(inAudioFile)?.file else { return kAudioFilePermissionsError }
     guard inStartingPacket >= 0 else { return kAudioFileInvalidPacketOffsetError }
     let capacity = Int(ioNumBytes.pointee)
     var count = Int(min(Int64(ioNumPackets.pointee), max(0, file.packetCount - inStartingPacket)))
@@ -332,7 +357,7 @@ public func AudioFileReadBytes(
     _ inAudioFile: AudioFileID, _ inUseCache: Bool, _ inStartingByte: Int64, _ ioNumBytes: UnsafeMutablePointer<UInt32>,
     _ outBuffer: UnsafeMutableRawPointer
 ) -> OSStatus {
-    let file = AudioFileBox.from(inAudioFile).file
+    guard let file = AudioFileBox.from(inAudioFile)?.file else { return kAudioFilePermissionsError }
     guard inStartingByte >= 0 else { return kAudioFilePositionError }
     do {
         let bytes = try file.readAudioBytes(from: inStartingByte, count: Int(ioNumBytes.pointee))

@@ -11,7 +11,8 @@
 // ExtendedAudioFile.h) and the functions the signatures Swift imports them with. Where afkit has no answer,
 // the call returns Apple's "unsupported property" code.
 import AudioFormats
-import Foundation
+// `import AudioToolbox` brings Foundation on Apple's systems; code written for them uses it unimported.
+@_exported import Foundation
 
 /// A result code: 0 is success (`noErr`), other values Apple's codes.
 public typealias OSStatus = Int32
@@ -21,11 +22,35 @@ public var noErr: OSStatus { 0 }
 public typealias Float64 = Double
 /// A 32-bit float, as Core Audio names it.
 public typealias Float32 = Float
+/// A count of frames, as Audio Unit and AVFoundation code names it.
+public typealias AUAudioFrameCount = UInt32
+
+/// Apple's `kAudio_UnimplementedError` result code.
+public var kAudio_UnimplementedError: OSStatus { -4 }
+/// Apple's `kAudio_FileNotFoundError` result code.
+public var kAudio_FileNotFoundError: OSStatus { -43 }
+/// Apple's `kAudio_FilePermissionError` result code.
+public var kAudio_FilePermissionError: OSStatus { -54 }
+/// Apple's `kAudio_TooManyFilesOpenError` result code.
+public var kAudio_TooManyFilesOpenError: OSStatus { -42 }
+/// Apple's `kAudio_BadFilePathError` result code.
+public var kAudio_BadFilePathError: OSStatus { fourCharacterStatus("!pth") }
+/// Apple's `kAudio_ParamError` result code: an argument that makes no sense.
+public var kAudio_ParamError: OSStatus { -50 }
+/// Apple's `kAudio_MemFullError` result code.
+public var kAudio_MemFullError: OSStatus { -108 }
 
 #if !canImport(Darwin)
     /// Core Foundation's URL, as code written for Apple's platforms casts to it (`url as CFURL`): on Linux a
     /// Foundation `URL`.
     public typealias CFURL = URL
+    /// Core Foundation's string, as the services hand names out (`Unmanaged<CFString>`, `as String`): on Linux
+    /// Foundation's `NSString`.
+    public typealias CFString = NSString
+    /// Core Foundation's array, as the services hand lists of names out: on Linux Foundation's `NSArray`.
+    public typealias CFArray = NSArray
+    /// Core Foundation's dictionary (`kAudioFilePropertyInfoDictionary`): on Linux Foundation's `NSDictionary`.
+    public typealias CFDictionary = NSDictionary
 
     /// The C `Boolean` as Swift imports it from Apple's headers.
     public struct DarwinBoolean: ExpressibleByBooleanLiteral, Hashable, Sendable {
@@ -393,6 +418,65 @@ public var kAppleLosslessFormatFlag_20BitSourceData: AudioFormatFlags { 2 }
 public var kAppleLosslessFormatFlag_24BitSourceData: AudioFormatFlags { 3 }
 /// Apple's `kAppleLosslessFormatFlag_32BitSourceData`.
 public var kAppleLosslessFormatFlag_32BitSourceData: AudioFormatFlags { 4 }
+
+// MARK: - Channel layout tags and labels (CoreAudioBaseTypes.h)
+
+/// The value of Apple's named layout tag, from afkit's one table of them.
+func namedLayoutTag(_ name: String) -> AudioChannelLayoutTag { ChannelLayout.namedTag(name)?.tag ?? 0 }
+
+/// Apple's `kAudioChannelLayoutTag_UseChannelDescriptions`.
+public var kAudioChannelLayoutTag_UseChannelDescriptions: AudioChannelLayoutTag {
+    ChannelLayout.Tag.useChannelDescriptions
+}
+/// Apple's `kAudioChannelLayoutTag_UseChannelBitmap`.
+public var kAudioChannelLayoutTag_UseChannelBitmap: AudioChannelLayoutTag { ChannelLayout.Tag.useChannelBitmap }
+/// Apple's `kAudioChannelLayoutTag_DiscreteInOrder` (OR the channel count into it).
+public var kAudioChannelLayoutTag_DiscreteInOrder: AudioChannelLayoutTag { 147 << 16 }
+/// Apple's `kAudioChannelLayoutTag_Unknown` (OR the channel count into it).
+public var kAudioChannelLayoutTag_Unknown: AudioChannelLayoutTag { 0xFFFF_0000 }
+/// Apple's `kAudioChannelLayoutTag_Mono`.
+public var kAudioChannelLayoutTag_Mono: AudioChannelLayoutTag { namedLayoutTag("Mono") }
+/// Apple's `kAudioChannelLayoutTag_Stereo`.
+public var kAudioChannelLayoutTag_Stereo: AudioChannelLayoutTag { namedLayoutTag("Stereo") }
+/// Apple's `kAudioChannelLayoutTag_StereoHeadphones`.
+public var kAudioChannelLayoutTag_StereoHeadphones: AudioChannelLayoutTag { namedLayoutTag("StereoHeadphones") }
+/// Apple's `kAudioChannelLayoutTag_Quadraphonic`.
+public var kAudioChannelLayoutTag_Quadraphonic: AudioChannelLayoutTag { namedLayoutTag("Quadraphonic") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_3_0_A`.
+public var kAudioChannelLayoutTag_MPEG_3_0_A: AudioChannelLayoutTag { namedLayoutTag("MPEG_3_0_A") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_4_0_A`.
+public var kAudioChannelLayoutTag_MPEG_4_0_A: AudioChannelLayoutTag { namedLayoutTag("MPEG_4_0_A") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_5_0_A`.
+public var kAudioChannelLayoutTag_MPEG_5_0_A: AudioChannelLayoutTag { namedLayoutTag("MPEG_5_0_A") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_5_1_A`.
+public var kAudioChannelLayoutTag_MPEG_5_1_A: AudioChannelLayoutTag { namedLayoutTag("MPEG_5_1_A") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_5_1_C`.
+public var kAudioChannelLayoutTag_MPEG_5_1_C: AudioChannelLayoutTag { namedLayoutTag("MPEG_5_1_C") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_5_1_D`.
+public var kAudioChannelLayoutTag_MPEG_5_1_D: AudioChannelLayoutTag { namedLayoutTag("MPEG_5_1_D") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_7_1_A`.
+public var kAudioChannelLayoutTag_MPEG_7_1_A: AudioChannelLayoutTag { namedLayoutTag("MPEG_7_1_A") }
+/// Apple's `kAudioChannelLayoutTag_MPEG_7_1_C`.
+public var kAudioChannelLayoutTag_MPEG_7_1_C: AudioChannelLayoutTag { namedLayoutTag("MPEG_7_1_C") }
+/// Apple's `kAudioChannelLayoutTag_AAC_5_1`.
+public var kAudioChannelLayoutTag_AAC_5_1: AudioChannelLayoutTag { namedLayoutTag("AAC_5_1") }
+/// Apple's `kAudioChannelLayoutTag_AAC_7_1`.
+public var kAudioChannelLayoutTag_AAC_7_1: AudioChannelLayoutTag { namedLayoutTag("AAC_7_1") }
+
+/// Apple's `kAudioChannelLabel_Left`.
+public var kAudioChannelLabel_Left: AudioChannelLabel { 1 }
+/// Apple's `kAudioChannelLabel_Right`.
+public var kAudioChannelLabel_Right: AudioChannelLabel { 2 }
+/// Apple's `kAudioChannelLabel_Center`.
+public var kAudioChannelLabel_Center: AudioChannelLabel { 3 }
+/// Apple's `kAudioChannelLabel_LFEScreen`.
+public var kAudioChannelLabel_LFEScreen: AudioChannelLabel { 4 }
+/// Apple's `kAudioChannelLabel_LeftSurround`.
+public var kAudioChannelLabel_LeftSurround: AudioChannelLabel { 5 }
+/// Apple's `kAudioChannelLabel_RightSurround`.
+public var kAudioChannelLabel_RightSurround: AudioChannelLabel { 6 }
+/// Apple's `kAudioChannelLabel_Mono`.
+public var kAudioChannelLabel_Mono: AudioChannelLabel { 42 }
 
 // MARK: - Between afkit's types and Apple's
 

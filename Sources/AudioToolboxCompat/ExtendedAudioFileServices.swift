@@ -75,8 +75,7 @@ public func ExtAudioFileOpenURL(_ inURL: CFURL, _ outExtAudioFile: UnsafeMutable
         outExtAudioFile.pointee = try ExtendedAudioFile(readingPath: filePath(inURL)).reference
         return noErr
     } catch {
-        if case .io(_, let code)? = error as? AudioFileError, code == ENOENT { return kAudioFileFileNotFoundError }
-        return status(of: error)
+        return fileStatus(of: error)
     }
 }
 

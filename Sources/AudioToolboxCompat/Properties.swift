@@ -1,6 +1,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioFormats
+import Foundation
 
 /// Translations between frames and packets (`kAudioFilePropertyPacketToFrame`, `...FrameToPacket`).
 public struct AudioFramePacketTranslation: Hashable, Sendable {
@@ -263,6 +264,10 @@ struct ParsedProperties {
             guard let format, let frames = properties.validFrameCount, format.sampleRate > 0 else { return nil }
             return .value(Double(frames) / format.sampleRate)
         case "optm": return properties.isOptimized.map { .value(UInt32($0 ? 1 : 0)) }
+        case "info":
+            // A dictionary of strings by Apple's lower-case keys (afkit's names are the same).
+            let info = properties.infoDictionary
+            return retainedObject { NSDictionary(dictionary: info) }
         default: return nil
         }
     }

@@ -324,9 +324,12 @@ func writeAAC(_ samples: [Int16], to url: URL, sampleRate: Double) -> OSStatus {
                 == noErr ? fileID : nil)
         var size: UInt32 = 4
         var value: UInt32 = 0
+        // Apple's 'rgls' (kAudioFilePropertyRegionList), which afkit does not answer.
+        #expect(AudioFileGetProperty(opened, 0x7267_6C73, &size, &value) == kAudioFileUnsupportedPropertyError)
+        // The info dictionary is a Core Foundation reference: a 4-byte buffer is the wrong size.
         #expect(
             AudioFileGetProperty(opened, kAudioFilePropertyInfoDictionary, &size, &value)
-                == kAudioFileUnsupportedPropertyError)
+                == kAudioFileBadPropertySizeError)
         #expect(
             AudioFileGetProperty(opened, kAudioFilePropertyDataFormat, &size, &value) == kAudioFileBadPropertySizeError)
         AudioFileClose(opened)

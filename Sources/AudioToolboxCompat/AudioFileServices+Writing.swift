@@ -1,0 +1,385 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+import FileAccess
+import Foundation
+
+// Audio File Services (AudioFile.h), writing, over afkit's one AudioFileWriter: every container afkit writes,
+// with the formats each writer says it holds.
+
+/// A file made by ``AudioFileCreateWithURL(_:_:_:_:_:)``. What a client sets before its first packet (cookie,
+/// channel layout, info dictionary) goes into the header, so the writer starts at the first packet; the file is
+/// written beside its path and put there by ``AudioFileClose(_:)`` (nothing is left behind by a file not closed).
+final class AudioFileWriting: AudioFileObject {
+    let descriptor: ContainerDescriptor
+    let format: StreamDescription
+    private let output: AtomicOutputFile
+    private var options = AudioFileWriterOptions()
+    private var writer: AudioFileWriter?
+    /// The table the client set, checked against the frames written when it was set.
+    private var packetTable: PacketTableInfo?
+    /// A cookie set once packets were written (FLAC's `STREAMINFO` completed): it replaces the header's at close.
+    private var finalCookie: [UInt8]?
+    private var packetCount: Int64 = 0
+    private var frameCount: Int64 = 0
+    private var byteCount: Int64 = 0
+    private var maximumPacketSize: UInt32 = 0
+    /// ``AudioFileWriteBytes(_:_:_:_:_:)``'s bytes short of a whole packet, held for the next call.
+    private var partialPacket: [UInt8] = []
+    /// Packets the client's descriptions scatter, gathered end to end for the writer.
+    private var gathered: [UInt8] = []
+    private var descriptions: [PacketDescription] = []
+    private var isFinished = false
+
+    init(path: String, descriptor: ContainerDescriptor, format: StreamDescription) throws {
+        self.descriptor = descriptor
+        self.format = format
+        output = try AtomicOutputFile(path)
+    }
+
+    deinit {
+        if !isFinished {
+            writer?.cancel()
+            output.abandon()
+        }
+    }
+
+    /// The file as the property table answers it (the same table a file read answers from).
+    var parsed: ParsedProperties {
+        var properties = StreamProperties()
+        properties.fileType = descriptor.fileType
+        properties.dataFormat = format
+        properties.magicCookie = finalCookie ?? options.magicCookie
+        (properties.audioDataByteCount, properties.audioDataPacketCount) = (byteCount, packetCount)
+        properties.channelLayout = options.channelLayout
+        properties.infoDictionary = options.metadata
+        properties.maximumPacketSize = maximumPacketSize
+        properties.isOptimized = isFinished
+        properties.packetTableInfo =
+            packetTable ?? PacketTableInfo(validFrames: frameCount, primingFrames: 0, remainderFrames: 0)
+        var parsed = ParsedProperties(properties: properties)
+        if packetCount > 0 { parsed.averageBytesPerPacket = Double(byteCount) / Double(packetCount) }
+        return parsed
+    }
+
+    /// The properties a client sets: the cookie, the packet table, the channel layout, the info dictionary.
+    static let settable: Set<FourCharCode> = ["mgic", "pnfo", "cmap", "info"]
+
+    func propertyInfo(
+        _ id: AudioFilePropertyID, _ size: UnsafeMutablePointer<UInt32>?, _ writable: UnsafeMutablePointer<UInt32>?
+    ) -> OSStatus {
+        let code = FourCharCode(rawValue: id)
+        // The packet table only where the container records priming and remainder.
+        let isSettable = Self.settable.contains(code) && (code != "pnfo" || descriptor.recordsPriming)
+        let value = parsed.value(id)
+        guard value != nil || isSettable else { return kAudioFileUnsupportedPropertyError }
+        size?.pointee = UInt32(value?.size ?? 0)
+        writable?.pointee = isSettable ? 1 : 0
+        return noErr
+    }
+
+    // MARK: Properties
+
+    /// Sets property `id` from `size` bytes at `data`: a wrong size is `kAudioFileBadPropertySizeError`, a value
+    /// that contradicts the file (a cookie of another rate or channel count, a table whose frames are not those
+    /// written, a layout of other channels) `kAudio_ParamError` or the cookie's own code, a property the file
+    /// cannot hold `kAudioFileUnsupportedPropertyError`.
+    func setProperty(_ id: AudioFilePropertyID, _ size: UInt32, _ data: UnsafeRawPointer) -> OSStatus {
+        guard !isFinished else { return kAudioFileNotOpenError }
+        switch FourCharCode(rawValue: id) {
+        case "mgic": return setCookie(UnsafeRawBufferPointer(start: data, count: Int(size)))
+        case "pnfo":
+            guard Int(size) == MemoryLayout<AudioFilePacketTableInfo>.size else {
+                return kAudioFileBadPropertySizeError
+            }
+            return setPacketTable(data.loadUnaligned(as: AudioFilePacketTableInfo.self))
+        case "cmap": return setChannelLayout(UnsafeRawBufferPointer(start: data, count: Int(size)))
+        case "info":
+            guard Int(size) == MemoryLayout<UnsafeRawPointer>.size else { return kAudioFileBadPropertySizeError }
+            guard writer == nil else { return kAudioFileOperationNotSupportedError }
+            guard let pointer = data.loadUnaligned(as: UnsafeRawPointer?.self) else { return kAudio_ParamError }
+            let dictionary = Unmanaged<NSDictionary>.fromOpaque(pointer).takeUnretainedValue()
+            for case (let key as String, let value as String) in dictionary.swiftDictionary {
+                options.metadata[key] = value
+            }
+            return noErr
+        default:
+            return parsed.value(id) == nil ? kAudioFileUnsupportedPropertyError : kAudioFileOperationNotSupportedError
+        }
+    }
+
+    /// The largest cookie taken (a FLAC `dfLa` with every metadata block stays far below it).
+    static let maximumCookieSize = 1 << 20
+
+    private func setCookie(_ bytes: UnsafeRawBufferPointer) -> OSStatus {
+        guard !bytes.isEmpty, bytes.count <= Self.maximumCookieSize else { return kAudioFileBadPropertySizeError }
+        let cookie = [UInt8](bytes)
+        // A cookie afkit can read must describe the file's format: one that names another rate or channel
+        // count, or that does not parse, would make a file no decoder plays.
+        if let described = formatsDescribed(formatID: format.formatID, cookie: cookie) {
+            guard !described.isEmpty else { return kAudioFileInvalidChunkError }
+            let agrees = described.contains {
+                ($0.channelsPerFrame == format.channelsPerFrame || $0.channelsPerFrame == 0)
+                    && ($0.sampleRate == format.sampleRate || format.formatID == .opus)
+            }
+            guard agrees else { return kAudioFileUnsupportedDataFormatError }
+        }
+        guard writer != nil else {
+            options.magicCookie = cookie
+            return noErr
+        }
+        // Once the header is written, only a cookie that takes the same room and is completed at the end.
+        guard format.formatID != .mpegLayer3, cookie.count == options.magicCookie?.count else {
+            return kAudioFileOperationNotSupportedError
+        }
+        finalCookie = cookie
+        return noErr
+    }
+
+    private func setPacketTable(_ table: AudioFilePacketTableInfo) -> OSStatus {
+        guard descriptor.recordsPriming || (table.mPrimingFrames == 0 && table.mRemainderFrames == 0) else {
+            return kAudioFileUnsupportedPropertyError
+        }
+        let info = PacketTableInfo(
+            validFrames: table.mNumberValidFrames, primingFrames: table.mPrimingFrames,
+            remainderFrames: table.mRemainderFrames)
+        guard info.validFrames >= 0, info.primingFrames >= 0, info.remainderFrames >= 0, let total = info.totalFrames
+        else { return kAudio_ParamError }
+        // Apple's rule: the three counts add up to the frames the packets hold. Before any packet, the priming
+        // and remainder are kept and the valid frames follow from what is written.
+        guard total == frameCount || frameCount == 0 else { return kAudio_ParamError }
+        packetTable = info
+        return noErr
+    }
+
+    private func setChannelLayout(_ bytes: UnsafeRawBufferPointer) -> OSStatus {
+        guard bytes.count >= 12 else { return kAudioFileBadPropertySizeError }
+        guard writer == nil else { return kAudioFileOperationNotSupportedError }
+        guard let layout = channelLayout(from: bytes) else { return kAudioFileBadPropertySizeError }
+        guard layout.channelCount == Int(format.channelsPerFrame) else { return kAudio_ParamError }
+        options.channelLayout = layout
+        return noErr
+    }
+
+    // MARK: Packets
+
+    /// Appends `count` packets from `bytes` (their descriptions where the format's packets vary), starting at
+    /// packet `start`, which must be the next one: afkit writes front to back.
+    func writePackets(
+        _ bytes: UnsafeRawBufferPointer, _ packetDescriptions: UnsafePointer<AudioStreamPacketDescription>?,
+        _ start: Int64, _ count: Int
+    ) -> OSStatus {
+        guard !isFinished else { return kAudioFileNotOpenError }
+        guard start == packetCount, partialPacket.isEmpty else { return kAudioFileInvalidPacketOffsetError }
+        guard count > 0 else { return noErr }
+        let run: UnsafeRawBufferPointer
+        var frames: Int64 = 0
+        descriptions.removeAll(keepingCapacity: true)
+        if format.hasConstantPackets {
+            let size = count * Int(format.bytesPerPacket)
+            guard size <= bytes.count else { return kAudio_ParamError }
+            run = UnsafeRawBufferPointer(rebasing: bytes[0..<size])
+            frames = Int64(count) * Int64(format.framesPerPacket)
+        } else {
+            guard let packetDescriptions else { return kAudio_ParamError }
+            gathered.removeAll(keepingCapacity: true)
+            for index in 0..<count {
+                let packet = packetDescriptions[index]
+                let size = Int(packet.mDataByteSize)
+                let packetFrames = format.framesPerPacket > 0 ? format.framesPerPacket : packet.mVariableFramesInPacket
+                guard packet.mStartOffset >= 0, packet.mStartOffset <= Int64(bytes.count) - Int64(size),
+                    format.bytesPerPacket == 0 || packet.mDataByteSize == format.bytesPerPacket, packetFrames > 0
+                else { return kAudio_ParamError }
+                let offset = Int(packet.mStartOffset)
+                descriptions.append(
+                    PacketDescription(
+                        startOffset: Int64(gathered.count), variableFramesInPacket: packet.mVariableFramesInPacket,
+                        dataByteSize: packet.mDataByteSize))
+                gathered.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]))
+                frames += Int64(packetFrames)
+                maximumPacketSize = max(maximumPacketSize, packet.mDataByteSize)
+            }
+            run = UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        do {
+            let writer = try startedWriter()
+            if format.hasConstantPackets {
+                try writer.writePackets(run)
+            } else {
+                try gathered.withUnsafeBytes { try writer.writePackets($0, descriptions: descriptions) }
+            }
+        } catch {
+            return status(of: error)
+        }
+        if format.hasConstantPackets {
+            maximumPacketSize = format.bytesPerPacket
+            byteCount += Int64(run.count)
+        } else {
+            byteCount += Int64(gathered.count)
+        }
+        packetCount += Int64(count)
+        frameCount += frames
+        return noErr
+    }
+
+    /// Appends bytes of a format whose packets are all one size (linear PCM, IMA4, G.711) from `start`, which
+    /// must be where the audio ends; bytes short of a whole packet wait for the next call.
+    func writeBytes(_ bytes: UnsafeRawBufferPointer, at start: Int64) -> OSStatus {
+        guard !isFinished else { return kAudioFileNotOpenError }
+        guard format.hasConstantPackets else { return kAudioFileOperationNotSupportedError }
+        guard start == byteCount + Int64(partialPacket.count) else { return kAudioFilePositionError }
+        let packetSize = Int(format.bytesPerPacket)
+        var pending = partialPacket
+        pending.append(contentsOf: bytes)
+        let whole = pending.count / packetSize
+        partialPacket = Array(pending[(whole * packetSize)...])
+        guard whole > 0 else { return noErr }
+        return pending.withUnsafeBytes { writePacketsKeepingPartial($0, count: whole) }
+    }
+
+    private func writePacketsKeepingPartial(_ bytes: UnsafeRawBufferPointer, count: Int) -> OSStatus {
+        let held = partialPacket
+        partialPacket = []
+        defer { partialPacket = held }
+        return writePackets(bytes, nil, packetCount, count)
+    }
+
+    /// The writer, made at the first packet with what the client set before it.
+    private func startedWriter() throws -> AudioFileWriter {
+        if let writer { return writer }
+        var options = self.options
+        // The bare ALACSpecificConfig, as Apple writes it in CAF and an MPEG-4 sample entry holds it: clients copy
+        // cookies wrapped in `frma` and `alac` atoms (FFmpeg's CAF, QuickTime), which libsndfile does not read.
+        if format.formatID == .alac, let cookie = options.magicCookie {
+            options.magicCookie = AppleLossless.specificConfig(inCookie: cookie) ?? cookie
+        }
+        let writer = try AudioFileWriter(
+            path: output.temporaryPath, fileType: descriptor.fileType, format: format, options: options)
+        self.writer = writer
+        return writer
+    }
+
+    /// Ends the file: the writer closes with the packet table, and the file goes to its path.
+    func finish() -> OSStatus {
+        guard !isFinished else { return noErr }
+        isFinished = true
+        do {
+            guard partialPacket.isEmpty else {
+                throw AudioFileError.invalidPacket(
+                    "\(output.path): \(partialPacket.count) bytes short of a whole packet at the end", offset: nil)
+            }
+            var table = packetTable
+            if let known = table {
+                // Set before the packets: the valid frames are what the priming and remainder leave.
+                let valid = frameCount - Int64(known.primingFrames) - Int64(known.remainderFrames)
+                guard valid >= 0 else {
+                    throw AudioFileError.invalidPacket(
+                        "\(output.path): priming and remainder exceed the frames written", offset: nil)
+                }
+                table?.validFrames = valid
+            }
+            try startedWriter().close(packetTableInfo: table, magicCookie: finalCookie)
+            try output.commit()
+            return noErr
+        } catch {
+            writer?.cancel()
+            output.abandon()
+            if case .invalidPacket? = error as? AudioFileError { return kAudio_ParamError }
+            return status(of: error)
+        }
+    }
+}
+
+extension NSDictionary {
+    /// The entries as Swift values.
+    fileprivate var swiftDictionary: [AnyHashable: Any] {
+        var entries: [AnyHashable: Any] = [:]
+        for (key, value) in self { if let key = key as? AnyHashable { entries[key] = value } }
+        return entries
+    }
+}
+
+/// afkit's layout of Apple's AudioChannelLayout bytes (tag, bitmap, count, then 20-byte descriptions), or
+/// `nil` where the bytes hold fewer descriptions than the count says.
+func channelLayout(from bytes: UnsafeRawBufferPointer) -> ChannelLayout? {
+    guard bytes.count >= 12 else { return nil }
+    let tag = bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
+    let bitmap = bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+    let count = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+    let stride = MemoryLayout<AudioChannelDescription>.stride
+    guard count <= (bytes.count - 12) / stride else { return nil }
+    let descriptions = (0..<count).map { index in
+        let description = bytes.loadUnaligned(fromByteOffset: 12 + index * stride, as: AudioChannelDescription.self)
+        return ChannelDescription(
+            label: description.mChannelLabel, flags: description.mChannelFlags,
+            coordinates: description.mCoordinates)
+    }
+    return ChannelLayout(tag: tag, bitmap: bitmap, descriptions: descriptions)
+}
+
+/// Creates a file of `inFileType` for packets of `inFormat` at `inFileRef` (replacing a file there only with
+/// `.eraseFile`): any container afkit writes, with the formats its writer holds; another type is
+/// `kAudioFileUnsupportedFileTypeError`, another format `kAudioFileUnsupportedDataFormatError`. The file is
+/// written beside its path and appears there at ``AudioFileClose(_:)``.
+@discardableResult
+public func AudioFileCreateWithURL(
+    _ inFileRef: CFURL, _ inFileType: AudioFileTypeID, _ inFormat: UnsafePointer<AudioStreamBasicDescription>,
+    _ inFlags: AudioFileFlags, _ outAudioFile: UnsafeMutablePointer<AudioFileID?>
+) -> OSStatus {
+    guard let type = fileType(ofAppleID: inFileType), let descriptor = ContainerRegistry.descriptor(of: type),
+        descriptor.isWritten
+    else { return kAudioFileUnsupportedFileTypeError }
+    let format = inFormat.pointee.streamDescription
+    guard format.sampleRate > 0, format.sampleRate.isFinite, format.channelsPerFrame > 0 else {
+        return kAudioFileUnsupportedDataFormatError
+    }
+    do {
+        try AudioFileWriter.check(format, in: type)
+    } catch {
+        return kAudioFileUnsupportedDataFormatError
+    }
+    let path = filePath(inFileRef)
+    if !inFlags.contains(.eraseFile), FileIdentity(path: path) != nil { return kAudioFilePermissionsError }
+    do {
+        outAudioFile.pointee = try AudioFileWriting(path: path, descriptor: descriptor, format: format).retainedID
+        return noErr
+    } catch {
+        return fileStatus(of: error)
+    }
+}
+
+/// Writes `ioNumPackets` packets from `inBuffer` (`inNumBytes` bytes; descriptions where the format's packets
+/// vary, offsets into the buffer) as packets `inStartingPacket...`: the next packets, as afkit writes front to
+/// back (another start is `kAudioFileInvalidPacketOffsetError`). Descriptions missing or reaching outside the
+/// buffer are `kAudio_ParamError`; a file opened for reading is `kAudioFilePermissionsError`.
+@discardableResult
+public func AudioFileWritePackets(
+    _ inAudioFile: AudioFileID, _ inUseCache: Bool, _ inNumBytes: UInt32,
+    _ inPacketDescriptions: UnsafePointer<AudioStreamPacketDescription>?, _ inStartingPacket: Int64,
+    _ ioNumPackets: UnsafeMutablePointer<UInt32>, _ inBuffer: UnsafeRawPointer
+) -> OSStatus {
+    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else { return kAudioFilePermissionsError }
+    let bytes = UnsafeRawBufferPointer(start: inBuffer, count: Int(inNumBytes))
+    let status = file.writePackets(bytes, inPacketDescriptions, inStartingPacket, Int(ioNumPackets.pointee))
+    if status != noErr { ioNumPackets.pointee = 0 }
+    return status
+}
+
+/// Writes `ioNumBytes` bytes of audio from `inBuffer` at `inStartingByte` of the audio data (where it ends):
+/// for formats whose packets are all one size; others are `kAudioFileOperationNotSupportedError`.
+@discardableResult
+public func AudioFileWriteBytes(
+    _ inAudioFile: AudioFileID, _ inUseCache: Bool, _ inStartingByte: Int64, _ ioNumBytes: UnsafeMutablePointer<UInt32>,
+    _ inBuffer: UnsafeRawPointer
+) -> OSStatus {
+    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else { return kAudioFilePermissionsError }
+    let status = file.writeBytes(
+        UnsafeRawBufferPointer(start: inBuffer, count: Int(ioNumBytes.pointee)), at: inStartingByte)
+    if status != noErr { ioNumBytes.pointee = 0 }
+    return status
+}
+
+/// Lays the file out for reading: afkit's files are written whole at ``AudioFileClose(_:)``, so there is
+/// nothing to move.
+@discardableResult
+public func AudioFileOptimize(_ inAudioFile: AudioFileID) -> OSStatus { noErr }

@@ -1,0 +1,490 @@
+// Audio File Services writing, as iOS file utilities and converters write it: open a source, read its packets,
+// create a file, give it the cookie and the packet table, write the packets, close. Each file written is read
+// back through Audio File Services (the same packets, description and packet table); libsndfile reads the
+// PCM and ALAC ones back in AudioConversionTests/CompatWrittenFileTests.swift.
+#if canImport(AudioToolbox)
+    import AudioToolbox
+#else
+    import AudioToolboxCompat
+#endif
+import Testing
+
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+/// A fresh folder for the files a test writes.
+func scratchFolder() -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-compat-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// What a file holds, as a client reads it with Audio File Services.
+struct FilePackets {
+    var format = AudioStreamBasicDescription()
+    var cookie: [UInt8] = []
+    var packetTable: AudioFilePacketTableInfo?
+    var packets: [[UInt8]] = []
+}
+
+/// Every packet of the file at `url`, with its format, cookie and packet table.
+func readPackets(_ url: URL) -> FilePackets? {
+    var fileID: AudioFileID?
+    guard AudioFileOpenURL(url as CFURL, .readPermission, 0, &fileID) == noErr, let file = fileID else { return nil }
+    defer { AudioFileClose(file) }
+    var result = FilePackets()
+    var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+    guard AudioFileGetProperty(file, kAudioFilePropertyDataFormat, &size, &result.format) == noErr else { return nil }
+    var cookieSize: UInt32 = 0
+    if AudioFileGetPropertyInfo(file, kAudioFilePropertyMagicCookieData, &cookieSize, nil) == noErr, cookieSize > 0 {
+        result.cookie = [UInt8](repeating: 0, count: Int(cookieSize))
+        guard AudioFileGetProperty(file, kAudioFilePropertyMagicCookieData, &cookieSize, &result.cookie) == noErr
+        else { return nil }
+    }
+    var table = AudioFilePacketTableInfo()
+    size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+    if AudioFileGetProperty(file, kAudioFilePropertyPacketTableInfo, &size, &table) == noErr {
+        result.packetTable = table
+    }
+    var maximum: UInt32 = 0
+    size = 4
+    guard AudioFileGetProperty(file, kAudioFilePropertyPacketSizeUpperBound, &size, &maximum) == noErr else {
+        return nil
+    }
+    let packetsPerRead = 64
+    var buffer = [UInt8](repeating: 0, count: packetsPerRead * Int(max(maximum, 1)))
+    var descriptions = [AudioStreamPacketDescription](repeating: .init(), count: packetsPerRead)
+    var packet: Int64 = 0
+    while true {
+        var bytes = UInt32(buffer.count)
+        var count = UInt32(packetsPerRead)
+        guard AudioFileReadPacketData(file, false, &bytes, &descriptions, packet, &count, &buffer) == noErr else {
+            return nil
+        }
+        if count == 0 { break }
+        for index in 0..<Int(count) {
+            if result.format.mBytesPerPacket > 0 {
+                let size = Int(result.format.mBytesPerPacket)
+                result.packets.append(Array(buffer[index * size..<(index + 1) * size]))
+            } else {
+                let start = Int(descriptions[index].mStartOffset)
+                result.packets.append(Array(buffer[start..<start + Int(descriptions[index].mDataByteSize)]))
+            }
+        }
+        packet += Int64(count)
+    }
+    return result
+}
+
+/// Copies the packets of `source` into a new file of `fileType` at `destination`, as a packet-copying converter
+/// does: the cookie before the packets, the packet table after them. Returns the first call that failed.
+@discardableResult
+func copyPackets(from source: URL, to destination: URL, fileType: AudioFileTypeID) -> OSStatus {
+    var sourceID: AudioFileID?
+    var status = AudioFileOpenURL(source as CFURL, .readPermission, 0, &sourceID)
+    guard status == noErr, let sourceFile = sourceID else { return status }
+    defer { AudioFileClose(sourceFile) }
+    var format = AudioStreamBasicDescription()
+    var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+    status = AudioFileGetProperty(sourceFile, kAudioFilePropertyDataFormat, &size, &format)
+    guard status == noErr else { return status }
+
+    var destinationID: AudioFileID?
+    status = AudioFileCreateWithURL(destination as CFURL, fileType, &format, .eraseFile, &destinationID)
+    guard status == noErr, let destinationFile = destinationID else { return status }
+
+    // The cookie, where the source has one and the destination takes one.
+    var cookieSize: UInt32 = 0
+    var willEatTheCookie: UInt32 = 0
+    if AudioFileGetPropertyInfo(sourceFile, kAudioFilePropertyMagicCookieData, &cookieSize, nil) == noErr,
+        cookieSize > 0,
+        AudioFileGetPropertyInfo(destinationFile, kAudioFilePropertyMagicCookieData, nil, &willEatTheCookie) == noErr,
+        willEatTheCookie != 0
+    {
+        var cookie = [UInt8](repeating: 0, count: Int(cookieSize))
+        status = AudioFileGetProperty(sourceFile, kAudioFilePropertyMagicCookieData, &cookieSize, &cookie)
+        guard status == noErr else { return status }
+        status = AudioFileSetProperty(destinationFile, kAudioFilePropertyMagicCookieData, cookieSize, cookie)
+        guard status == noErr else { return status }
+    }
+
+    var maximumPacketSize: UInt32 = 0
+    size = 4
+    status = AudioFileGetProperty(sourceFile, kAudioFilePropertyPacketSizeUpperBound, &size, &maximumPacketSize)
+    guard status == noErr else { return status }
+    let packetsPerRead: UInt32 = 100
+    let bufferSize = Int(packetsPerRead * max(maximumPacketSize, 1))
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 16)
+    defer { buffer.deallocate() }
+    var descriptions = [AudioStreamPacketDescription](repeating: .init(), count: Int(packetsPerRead))
+    var packet: Int64 = 0
+    while true {
+        var bytes = UInt32(bufferSize)
+        var count = packetsPerRead
+        status = AudioFileReadPacketData(sourceFile, false, &bytes, &descriptions, packet, &count, buffer)
+        guard status == noErr else { return status }
+        if count == 0 { break }
+        if format.mBytesPerPacket == 0 || format.mFramesPerPacket == 0 {
+            status = AudioFileWritePackets(destinationFile, false, bytes, descriptions, packet, &count, buffer)
+        } else {
+            status = AudioFileWritePackets(destinationFile, false, bytes, nil, packet, &count, buffer)
+        }
+        guard status == noErr else { return status }
+        packet += Int64(count)
+    }
+
+    // Priming and remainder, where the source states them and the destination records them.
+    var table = AudioFilePacketTableInfo()
+    size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+    var takesTable: UInt32 = 0
+    if AudioFileGetProperty(sourceFile, kAudioFilePropertyPacketTableInfo, &size, &table) == noErr,
+        table.mPrimingFrames != 0 || table.mRemainderFrames != 0,
+        AudioFileGetPropertyInfo(destinationFile, kAudioFilePropertyPacketTableInfo, nil, &takesTable) == noErr,
+        takesTable != 0
+    {
+        status = AudioFileSetProperty(destinationFile, kAudioFilePropertyPacketTableInfo, size, &table)
+        guard status == noErr else { return status }
+    }
+    return AudioFileClose(destinationFile)
+}
+
+/// Interleaved, packed, native-endian signed 16-bit linear PCM, as recorders describe it.
+func int16PCM(rate: Float64, channels: UInt32) -> AudioStreamBasicDescription {
+    AudioStreamBasicDescription(
+        mSampleRate: rate, mFormatID: kAudioFormatLinearPCM,
+        mFormatFlags: kLinearPCMFormatFlagIsSignedInteger | kLinearPCMFormatFlagIsPacked, mBytesPerPacket: 2 * channels,
+        mFramesPerPacket: 1, mBytesPerFrame: 2 * channels, mChannelsPerFrame: channels, mBitsPerChannel: 16,
+        mReserved: 0)
+}
+
+/// A new file of `fileType` for `format` at `url` (replacing one there), as a recorder makes it.
+func createFile(_ url: URL, _ fileType: AudioFileTypeID, _ format: AudioStreamBasicDescription) -> AudioFileID? {
+    var format = format
+    var fileID: AudioFileID?
+    let status = AudioFileCreateWithURL(url as CFURL, fileType, &format, .eraseFile, &fileID)
+    #expect(status == noErr)
+    return fileID
+}
+
+struct CopyCase: CustomStringConvertible, Sendable {
+    let source: String
+    let fileType: AudioFileTypeID
+    let name: String
+    /// Whether the destination records priming and remainder (so the table comes back).
+    let keepsTable: Bool
+    var description: String { "\(source) -> \(name)" }
+}
+
+@Suite struct AudioFileWritingTests {
+    static let cases = [
+        CopyCase(source: "wav/pcm-s16-stereo.wav", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+        CopyCase(source: "wav/pcm-s16-stereo.wav", fileType: kAudioFileWAVEType, name: "copy.wav", keepsTable: false),
+        CopyCase(source: "wav/pcm-s24-stereo.wav", fileType: kAudioFileWAVEType, name: "copy.wav", keepsTable: false),
+        CopyCase(
+            source: "aiff/pcm-s16-stereo.aiff", fileType: kAudioFileAIFFType, name: "copy.aiff", keepsTable: false),
+        CopyCase(source: "aiff/pcm-s24-mono.aiff", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+        CopyCase(source: "caf/float32-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+        CopyCase(source: "caf/ima4-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+        CopyCase(source: "caf/alac-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
+        CopyCase(source: "caf/alac-stereo.caf", fileType: kAudioFileM4AType, name: "copy.m4a", keepsTable: true),
+        CopyCase(source: "mp4/alac-mono-22k.m4a", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
+        CopyCase(source: "mp4/aac-faststart.m4a", fileType: kAudioFileM4AType, name: "copy.m4a", keepsTable: true),
+        CopyCase(source: "mp4/aac-faststart.m4a", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
+        CopyCase(
+            source: "mp4/aac-faststart.m4a", fileType: kAudioFileAAC_ADTSType, name: "copy.aac", keepsTable: false),
+        CopyCase(
+            source: "adts/aac-lc-44k-stereo.aac", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+    ]
+
+    @Test(arguments: cases)
+    func copiedPacketsReadBackTheSame(_ copy: CopyCase) throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = fixtures.appendingPathComponent(copy.source)
+        let destination = folder.appendingPathComponent(copy.name)
+        #expect(copyPackets(from: source, to: destination, fileType: copy.fileType) == noErr)
+        let original = try #require(readPackets(source))
+        let written = try #require(readPackets(destination))
+        #expect(written.packets.count == original.packets.count)
+        #expect(written.packets == original.packets)
+        #expect(written.format.mFormatID == original.format.mFormatID)
+        #expect(written.format.mSampleRate == original.format.mSampleRate)
+        #expect(written.format.mChannelsPerFrame == original.format.mChannelsPerFrame)
+        #expect(written.format.mFramesPerPacket == original.format.mFramesPerPacket)
+        #expect(written.format.mBytesPerPacket == original.format.mBytesPerPacket)
+        #expect(written.format.mBitsPerChannel == original.format.mBitsPerChannel)
+        if original.format.mFormatID == kAudioFormatLinearPCM {
+            #expect(written.format == original.format)
+        }
+        if copy.keepsTable, let table = original.packetTable {
+            #expect(written.packetTable == table)
+        }
+        if original.format.mFormatID == kAudioFormatAppleLossless {
+            // Whatever wrapping the source's cookie had, the written one describes the same stream.
+            var fromOriginal = original.format
+            var fromWritten = written.format
+            var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+            #expect(
+                AudioFormatGetProperty(
+                    kAudioFormatProperty_FormatInfo, UInt32(original.cookie.count), original.cookie, &size,
+                    &fromOriginal) == noErr)
+            #expect(
+                AudioFormatGetProperty(
+                    kAudioFormatProperty_FormatInfo, UInt32(written.cookie.count), written.cookie, &size, &fromWritten)
+                    == noErr)
+            #expect(fromWritten == fromOriginal)
+        }
+    }
+
+    @Test func pcmWrittenWithWriteBytesReadsBack() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let format = int16PCM(rate: 8000, channels: 2)
+        let url = folder.appendingPathComponent("bytes.wav")
+        let file = try #require(createFile(url, kAudioFileWAVEType, format))
+        let samples = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        // Three writes, two of them ending inside a frame.
+        var offset: Int64 = 0
+        for range in [0..<333, 333..<334, 334..<1000] {
+            var count = UInt32(range.count)
+            let chunk = Array(samples[range])
+            #expect(AudioFileWriteBytes(file, false, offset, &count, chunk) == noErr)
+            offset += Int64(count)
+        }
+        var packets: UInt64 = 0
+        var size: UInt32 = 8
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &size, &packets) == noErr)
+        #expect(packets == 250)
+        #expect(AudioFileOptimize(file) == noErr)
+        #expect(AudioFileClose(file) == noErr)
+        let written = try #require(readPackets(url))
+        #expect(written.packets.flatMap { $0 } == samples)
+        #expect(written.format == format)
+    }
+
+    @Test func channelLayoutAndInfoDictionaryAreWritten() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let format = int16PCM(rate: 48000, channels: 6)
+        let url = folder.appendingPathComponent("surround.caf")
+        let file = try #require(createFile(url, kAudioFileCAFType, format))
+        var layout = AudioChannelLayout()
+        layout.mChannelLayoutTag = kAudioChannelLayoutTag_MPEG_5_1_A
+        #expect(
+            AudioFileSetProperty(
+                file, kAudioFilePropertyChannelLayout, UInt32(MemoryLayout<AudioChannelLayout>.size), &layout) == noErr)
+        var info = ["title": "Surround test", "artist": "afkit"] as CFDictionary
+        #expect(
+            AudioFileSetProperty(
+                file, kAudioFilePropertyInfoDictionary, UInt32(MemoryLayout<CFDictionary>.size), &info) == noErr)
+        let silence = [UInt8](repeating: 0, count: 12 * 480)
+        var count: UInt32 = 480
+        #expect(AudioFileWritePackets(file, false, UInt32(silence.count), nil, 0, &count, silence) == noErr)
+        #expect(AudioFileClose(file) == noErr)
+
+        var readID: AudioFileID?
+        #expect(AudioFileOpenURL(url as CFURL, .readPermission, kAudioFileCAFType, &readID) == noErr)
+        let read = try #require(readID)
+        defer { AudioFileClose(read) }
+        var readLayout = AudioChannelLayout()
+        var size = UInt32(MemoryLayout<AudioChannelLayout>.size)
+        #expect(AudioFileGetProperty(read, kAudioFilePropertyChannelLayout, &size, &readLayout) == noErr)
+        #expect(readLayout.mChannelLayoutTag == kAudioChannelLayoutTag_MPEG_5_1_A)
+        var dictionary: Unmanaged<CFDictionary>?
+        size = UInt32(MemoryLayout<CFDictionary>.size)
+        #expect(AudioFileGetProperty(read, kAudioFilePropertyInfoDictionary, &size, &dictionary) == noErr)
+        let values = try #require(dictionary?.takeRetainedValue() as? [String: String])
+        #expect(values["title"] == "Surround test")
+        #expect(values["artist"] == "afkit")
+    }
+
+    @Test func ffmpegALACInCAFOpensInExtendedAudioFileServices() throws {
+        var fileRef: ExtAudioFileRef?
+        let url = fixtures.appendingPathComponent("caf/alac-stereo.caf")
+        #expect(ExtAudioFileOpenURL(url as CFURL, &fileRef) == noErr)
+        let file = try #require(fileRef)
+        defer { ExtAudioFileDispose(file) }
+        var client = int16PCM(rate: 44100, channels: 2)
+        #expect(
+            ExtAudioFileSetProperty(
+                file, kExtAudioFileProperty_ClientDataFormat, UInt32(MemoryLayout<AudioStreamBasicDescription>.size),
+                &client) == noErr)
+        var frames: Int64 = 0
+        var size: UInt32 = 8
+        #expect(ExtAudioFileGetProperty(file, kExtAudioFileProperty_FileLengthFrames, &size, &frames) == noErr)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4096 * 4, alignment: 16)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            var list = AudioBufferList(
+                mNumberBuffers: 1, mBuffers: AudioBuffer(mNumberChannels: 2, mDataByteSize: 4096 * 4, mData: buffer))
+            var count: UInt32 = 4096
+            #expect(ExtAudioFileRead(file, &count, &list) == noErr)
+            if count == 0 { break }
+            total += Int64(count)
+        }
+        // FFmpeg's 'pakt' counts every frame of its three packets as valid (no remainder), as Apple's length
+        // then says; the last packet decodes to the 0.2 s at 44.1 kHz make-fixtures.py encoded.
+        #expect(frames == 3 * 4096)
+        #expect(total == 8820)
+    }
+
+    // MARK: Refusals: Apple's codes, never a trap
+
+    static func alacFormat(channels: UInt32) -> AudioStreamBasicDescription {
+        AudioStreamBasicDescription(
+            mSampleRate: 44100, mFormatID: kAudioFormatAppleLossless,
+            mFormatFlags: kAppleLosslessFormatFlag_16BitSourceData,
+            mBytesPerPacket: 0, mFramesPerPacket: 4096, mBytesPerFrame: 0, mChannelsPerFrame: channels,
+            mBitsPerChannel: 0,
+            mReserved: 0)
+    }
+
+    @Test func typesAndFormatsAWriterDoesNotHoldAreRefused() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("refused") as CFURL
+        var fileID: AudioFileID?
+        var alac = Self.alacFormat(channels: 2)
+        #expect(
+            AudioFileCreateWithURL(url, kAudioFileWAVEType, &alac, [], &fileID) == kAudioFileUnsupportedDataFormatError)
+        #expect(
+            AudioFileCreateWithURL(url, kAudioFileAIFFType, &alac, [], &fileID) == kAudioFileUnsupportedDataFormatError)
+        #expect(AudioFileCreateWithURL(url, 0x7878_7878, &alac, [], &fileID) == kAudioFileUnsupportedFileTypeError)
+        // Types afkit reads but does not write.
+        for type in [kAudioFileNextType, kAudioFileAC3Type, kAudioFileAMRType, kAudioFileWave64Type] {
+            #expect(AudioFileCreateWithURL(url, type, &alac, [], &fileID) == kAudioFileUnsupportedFileTypeError)
+        }
+        var noRate = Self.alacFormat(channels: 2)
+        noRate.mSampleRate = 0
+        #expect(
+            AudioFileCreateWithURL(url, kAudioFileCAFType, &noRate, [], &fileID) == kAudioFileUnsupportedDataFormatError
+        )
+        // An existing file is replaced only with `.eraseFile`.
+        let existing = folder.appendingPathComponent("existing.caf")
+        #expect(FileManager.default.createFile(atPath: existing.path, contents: Data([1, 2, 3])))
+        #expect(
+            AudioFileCreateWithURL(existing as CFURL, kAudioFileCAFType, &alac, [], &fileID)
+                == kAudioFilePermissionsError)
+        #expect(FileManager.default.contents(atPath: existing.path) == Data([1, 2, 3]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["existing.caf"])
+    }
+
+    @Test func hostileWritesGetApplesCodes() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("hostile.caf")
+        let file = try #require(createFile(url, kAudioFileCAFType, Self.alacFormat(channels: 1)))
+
+        // Cookies that lie: one of two channels for a mono file, and bytes that are no ALAC config.
+        let stereoCookie = try #require(readPackets(fixtures.appendingPathComponent("caf/alac-stereo.caf"))?.cookie)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, UInt32(stereoCookie.count), stereoCookie)
+                == kAudioFileUnsupportedDataFormatError)
+        let garbage = [UInt8](repeating: 0xFF, count: 40)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, UInt32(garbage.count), garbage)
+                == kAudioFileInvalidChunkError)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, 0, garbage) == kAudioFileBadPropertySizeError)
+        let monoCookie = try #require(readPackets(fixtures.appendingPathComponent("mp4/alac-mono-22k.m4a"))?.cookie)
+        var monoAt44k = monoCookie
+        // The same config at 44.1 kHz (its rate field is the last four bytes, big-endian).
+        monoAt44k.replaceSubrange(20..<24, with: [0, 0, 0xAC, 0x44])
+        #expect(AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, 24, monoAt44k) == noErr)
+
+        // Properties of the wrong size, and ones a file cannot take.
+        var table = AudioFilePacketTableInfo(mNumberValidFrames: 10, mPrimingFrames: 0, mRemainderFrames: 0)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyPacketTableInfo, 8, &table) == kAudioFileBadPropertySizeError)
+        var layout = AudioChannelLayout()
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyChannelLayout, 4, &layout) == kAudioFileBadPropertySizeError)
+        layout.mChannelLayoutTag = kAudioChannelLayoutTag_Stereo
+        #expect(
+            AudioFileSetProperty(
+                file, kAudioFilePropertyChannelLayout, UInt32(MemoryLayout<AudioChannelLayout>.size), &layout)
+                == kAudio_ParamError)
+        // A count of descriptions the bytes do not hold.
+        layout.mChannelLayoutTag = 0
+        layout.mNumberChannelDescriptions = 1_000_000
+        #expect(
+            AudioFileSetProperty(
+                file, kAudioFilePropertyChannelLayout, UInt32(MemoryLayout<AudioChannelLayout>.size), &layout)
+                == kAudioFileBadPropertySizeError)
+        var rate: Double = 8000
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyDataFormat, 8, &rate) == kAudioFileOperationNotSupportedError)
+        #expect(AudioFileSetProperty(file, 0x7A7A_7A7A, 8, &rate) == kAudioFileUnsupportedPropertyError)
+
+        // Packets: descriptions missing, reaching past the buffer, of no frames, or not the next packets.
+        let bytes = [UInt8](repeating: 0, count: 100)
+        var count: UInt32 = 1
+        #expect(AudioFileWritePackets(file, false, 100, nil, 0, &count, bytes) == kAudio_ParamError)
+        #expect(count == 0)
+        var outside = [AudioStreamPacketDescription(mStartOffset: 90, mVariableFramesInPacket: 0, mDataByteSize: 20)]
+        count = 1
+        #expect(AudioFileWritePackets(file, false, 100, &outside, 0, &count, bytes) == kAudio_ParamError)
+        var negative = [AudioStreamPacketDescription(mStartOffset: -4, mVariableFramesInPacket: 0, mDataByteSize: 4)]
+        count = 1
+        #expect(AudioFileWritePackets(file, false, 100, &negative, 0, &count, bytes) == kAudio_ParamError)
+        var good = [AudioStreamPacketDescription(mStartOffset: 0, mVariableFramesInPacket: 0, mDataByteSize: 50)]
+        count = 1
+        #expect(AudioFileWritePackets(file, false, 100, &good, 5, &count, bytes) == kAudioFileInvalidPacketOffsetError)
+        count = 1
+        #expect(AudioFileWritePackets(file, false, 100, &good, 0, &count, bytes) == noErr)
+        #expect(count == 1)
+        // Bytes are for formats whose packets are all one size.
+        var byteCount: UInt32 = 10
+        #expect(AudioFileWriteBytes(file, false, 50, &byteCount, bytes) == kAudioFileOperationNotSupportedError)
+
+        // A packet table whose frames are not the 4,096 written.
+        table = AudioFilePacketTableInfo(mNumberValidFrames: 5000, mPrimingFrames: 0, mRemainderFrames: 0)
+        var size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+        #expect(AudioFileSetProperty(file, kAudioFilePropertyPacketTableInfo, size, &table) == kAudio_ParamError)
+        table = AudioFilePacketTableInfo(mNumberValidFrames: -1, mPrimingFrames: 4000, mRemainderFrames: 97)
+        #expect(AudioFileSetProperty(file, kAudioFilePropertyPacketTableInfo, size, &table) == kAudio_ParamError)
+        table = AudioFilePacketTableInfo(mNumberValidFrames: 4000, mPrimingFrames: 0, mRemainderFrames: 96)
+        #expect(AudioFileSetProperty(file, kAudioFilePropertyPacketTableInfo, size, &table) == noErr)
+        var readBack = AudioFilePacketTableInfo()
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketTableInfo, &size, &readBack) == noErr)
+        #expect(readBack == table)
+        // Reading a file made for writing.
+        var readBytes: UInt32 = 10
+        var buffer = [UInt8](repeating: 0, count: 10)
+        #expect(AudioFileReadBytes(file, false, 0, &readBytes, &buffer) == kAudioFilePermissionsError)
+        #expect(AudioFileClose(file) == noErr)
+
+        // Writing to a file opened for reading.
+        var readID: AudioFileID?
+        #expect(AudioFileOpenURL(url as CFURL, .readPermission, 0, &readID) == noErr)
+        let read = try #require(readID)
+        defer { AudioFileClose(read) }
+        count = 1
+        #expect(AudioFileWritePackets(read, false, 100, &good, 1, &count, bytes) == kAudioFilePermissionsError)
+        size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+        #expect(AudioFileGetProperty(read, kAudioFilePropertyPacketTableInfo, &size, &readBack) == noErr)
+        #expect(readBack == table)
+    }
+
+    @Test func constantPacketsShortOfTheirBytesAreRefused() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("short.wav")
+        let file = try #require(createFile(url, kAudioFileWAVEType, int16PCM(rate: 44100, channels: 2)))
+        let bytes = [UInt8](repeating: 0, count: 10)
+        var count: UInt32 = 3
+        #expect(AudioFileWritePackets(file, false, 10, nil, 0, &count, bytes) == kAudio_ParamError)
+        // WAV records no priming.
+        var table = AudioFilePacketTableInfo(mNumberValidFrames: 0, mPrimingFrames: 2, mRemainderFrames: 0)
+        #expect(
+            AudioFileSetProperty(
+                file, kAudioFilePropertyPacketTableInfo, UInt32(MemoryLayout<AudioFilePacketTableInfo>.size), &table)
+                == kAudioFileUnsupportedPropertyError)
+        // Bytes left short of a frame at the end are said, and no file is left.
+        var byteCount: UInt32 = 6
+        #expect(AudioFileWriteBytes(file, false, 0, &byteCount, bytes) == noErr)
+        #expect(AudioFileClose(file) == kAudio_ParamError)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+}
