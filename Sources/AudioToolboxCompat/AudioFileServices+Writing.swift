@@ -7,6 +7,53 @@ import Foundation
 // Audio File Services (AudioFile.h), writing, over afkit's one AudioFileWriter: every container afkit writes,
 // with the formats each writer says it holds.
 
+// The keys of `kAudioFilePropertyInfoDictionary` (AudioFile.h's `kAFInfoDictionary_...`); afkit's metadata
+// names are the same words.
+/// Apple's `kAFInfoDictionary_Artist`.
+public var kAFInfoDictionary_Artist: String { "artist" }
+/// Apple's `kAFInfoDictionary_Album`.
+public var kAFInfoDictionary_Album: String { "album" }
+/// Apple's `kAFInfoDictionary_Tempo`.
+public var kAFInfoDictionary_Tempo: String { "tempo" }
+/// Apple's `kAFInfoDictionary_KeySignature`.
+public var kAFInfoDictionary_KeySignature: String { "key signature" }
+/// Apple's `kAFInfoDictionary_TimeSignature`.
+public var kAFInfoDictionary_TimeSignature: String { "time signature" }
+/// Apple's `kAFInfoDictionary_TrackNumber`.
+public var kAFInfoDictionary_TrackNumber: String { "track number" }
+/// Apple's `kAFInfoDictionary_Year`.
+public var kAFInfoDictionary_Year: String { "year" }
+/// Apple's `kAFInfoDictionary_Composer`.
+public var kAFInfoDictionary_Composer: String { "composer" }
+/// Apple's `kAFInfoDictionary_Lyricist`.
+public var kAFInfoDictionary_Lyricist: String { "lyricist" }
+/// Apple's `kAFInfoDictionary_Genre`.
+public var kAFInfoDictionary_Genre: String { "genre" }
+/// Apple's `kAFInfoDictionary_Title`.
+public var kAFInfoDictionary_Title: String { "title" }
+/// Apple's `kAFInfoDictionary_RecordedDate`.
+public var kAFInfoDictionary_RecordedDate: String { "recorded date" }
+/// Apple's `kAFInfoDictionary_Comments`.
+public var kAFInfoDictionary_Comments: String { "comments" }
+/// Apple's `kAFInfoDictionary_Copyright`.
+public var kAFInfoDictionary_Copyright: String { "copyright" }
+/// Apple's `kAFInfoDictionary_SourceEncoder`.
+public var kAFInfoDictionary_SourceEncoder: String { "source encoder" }
+/// Apple's `kAFInfoDictionary_EncodingApplication`.
+public var kAFInfoDictionary_EncodingApplication: String { "encoding application" }
+/// Apple's `kAFInfoDictionary_NominalBitRate`.
+public var kAFInfoDictionary_NominalBitRate: String { "nominal bit rate" }
+/// Apple's `kAFInfoDictionary_ChannelLayout`.
+public var kAFInfoDictionary_ChannelLayout: String { "channel layout" }
+/// Apple's `kAFInfoDictionary_ApproximateDurationInSeconds`.
+public var kAFInfoDictionary_ApproximateDurationInSeconds: String { "approximate duration in seconds" }
+/// Apple's `kAFInfoDictionary_SourceBitDepth`.
+public var kAFInfoDictionary_SourceBitDepth: String { "source bit depth" }
+/// Apple's `kAFInfoDictionary_ISRC`.
+public var kAFInfoDictionary_ISRC: String { "ISRC" }
+/// Apple's `kAFInfoDictionary_SubTitle`.
+public var kAFInfoDictionary_SubTitle: String { "subtitle" }
+
 /// A file made by ``AudioFileCreateWithURL(_:_:_:_:_:)``. What a client sets before its first packet (cookie,
 /// channel layout, info dictionary) goes into the header, so the writer starts at the first packet; the file is
 /// written beside its path and put there by ``AudioFileClose(_:)`` (nothing is left behind by a file not closed).
@@ -30,6 +77,9 @@ final class AudioFileWriting: AudioFileObject {
     private var gathered: [UInt8] = []
     private var descriptions: [PacketDescription] = []
     private var isFinished = false
+    /// Where the file goes when a client's callbacks take it (``AudioFileInitializeWithCallbacks``) rather
+    /// than a path: the finished bytes are handed to them at close.
+    var callbacks: WriteCallbacks?
 
     init(path: String, descriptor: ContainerDescriptor, format: StreamDescription) throws {
         self.descriptor = descriptor
@@ -62,6 +112,10 @@ final class AudioFileWriting: AudioFileObject {
         return parsed
     }
 
+    /// Whether the file records the priming and remainder a client sets: where its container does, except an MP3
+    /// file, whose counts go in the LAME tag frame afkit's encoder writes first, which packets copied lack.
+    var recordsPacketTable: Bool { descriptor.recordsPriming && descriptor.fileType != .mp3 }
+
     /// The properties a client sets: the cookie, the packet table, the channel layout, the info dictionary.
     static let settable: Set<FourCharCode> = ["mgic", "pnfo", "cmap", "info"]
 
@@ -70,7 +124,7 @@ final class AudioFileWriting: AudioFileObject {
     ) -> OSStatus {
         let code = FourCharCode(rawValue: id)
         // The packet table only where the container records priming and remainder.
-        let isSettable = Self.settable.contains(code) && (code != "pnfo" || descriptor.recordsPriming)
+        let isSettable = Self.settable.contains(code) && (code != "pnfo" || recordsPacketTable)
         let value = parsed.value(id)
         guard value != nil || isSettable else { return kAudioFileUnsupportedPropertyError }
         size?.pointee = UInt32(value?.size ?? 0)
@@ -137,7 +191,7 @@ final class AudioFileWriting: AudioFileObject {
     }
 
     private func setPacketTable(_ table: AudioFilePacketTableInfo) -> OSStatus {
-        guard descriptor.recordsPriming || (table.mPrimingFrames == 0 && table.mRemainderFrames == 0) else {
+        guard recordsPacketTable || (table.mPrimingFrames == 0 && table.mRemainderFrames == 0) else {
             return kAudioFileUnsupportedPropertyError
         }
         let info = PacketTableInfo(
@@ -279,7 +333,12 @@ final class AudioFileWriting: AudioFileObject {
                 table?.validFrames = valid
             }
             try startedWriter().close(packetTableInfo: table, magicCookie: finalCookie)
-            try output.commit()
+            if let callbacks {
+                try callbacks.deliver(ReadableFile(path: output.temporaryPath))
+                output.abandon()
+            } else {
+                try output.commit()
+            }
             return noErr
         } catch {
             writer?.cancel()
@@ -383,3 +442,69 @@ public func AudioFileWriteBytes(
 /// nothing to move.
 @discardableResult
 public func AudioFileOptimize(_ inAudioFile: AudioFileID) -> OSStatus { noErr }
+
+// MARK: - Callbacks
+
+/// A client's read procedure: fills `buffer` with up to `count` bytes from `position`, setting `actualCount`.
+public typealias AudioFile_ReadProc =
+    @convention(c) (
+        _ inClientData: UnsafeMutableRawPointer, _ inPosition: Int64, _ requestCount: UInt32,
+        _ buffer: UnsafeMutableRawPointer, _ actualCount: UnsafeMutablePointer<UInt32>
+    ) -> OSStatus
+/// A client's write procedure: writes `count` bytes of `buffer` at `position`, setting `actualCount`.
+public typealias AudioFile_WriteProc =
+    @convention(c) (
+        _ inClientData: UnsafeMutableRawPointer, _ inPosition: Int64, _ requestCount: UInt32,
+        _ buffer: UnsafeRawPointer, _ actualCount: UnsafeMutablePointer<UInt32>
+    ) -> OSStatus
+/// A client's size procedure: the bytes its file holds.
+public typealias AudioFile_GetSizeProc = @convention(c) (_ inClientData: UnsafeMutableRawPointer) -> Int64
+/// A client's truncation procedure: sets the bytes its file holds.
+public typealias AudioFile_SetSizeProc =
+    @convention(c) (_ inClientData: UnsafeMutableRawPointer, _ inSize: Int64) -> OSStatus
+
+/// A client's write callbacks, which take a finished file's bytes front to back.
+struct WriteCallbacks {
+    let clientData: UnsafeMutableRawPointer
+    let write: AudioFile_WriteProc
+    let setSize: AudioFile_SetSizeProc
+
+    /// Hands every byte of `file` to the write procedure, a mebibyte at a time, then sets the size.
+    func deliver(_ file: ReadableFile) throws {
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var position: Int64 = 0
+        while position < file.size {
+            let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: position) }
+            guard count > 0 else { break }
+            var written: UInt32 = 0
+            let status = chunk.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { write(clientData, position, UInt32(count), $0, &written) } ?? kAudio_ParamError
+            }
+            guard status == noErr, Int(written) == count else {
+                throw AudioFileError.io("the write callback took \(written) of \(count) bytes (\(status))", errno: EIO)
+            }
+            position += Int64(count)
+        }
+        let status = setSize(clientData, position)
+        guard status == noErr else { throw AudioFileError.io("the size callback failed (\(status))", errno: EIO) }
+    }
+}
+
+/// Creates a file of `inFileType` for `inFormat` whose bytes go to the client's callbacks (handed over, front to
+/// back, at ``AudioFileClose(_:)``); otherwise as ``AudioFileCreateWithURL(_:_:_:_:_:)``.
+@discardableResult
+public func AudioFileInitializeWithCallbacks(
+    _ inClientData: UnsafeMutableRawPointer, _ inReadFunc: AudioFile_ReadProc,
+    _ inWriteFunc: AudioFile_WriteProc, _ inGetSizeFunc: AudioFile_GetSizeProc,
+    _ inSetSizeFunc: AudioFile_SetSizeProc, _ inFileType: AudioFileTypeID,
+    _ inFormat: UnsafePointer<AudioStreamBasicDescription>, _ inFlags: AudioFileFlags,
+    _ outAudioFile: UnsafeMutablePointer<AudioFileID?>
+) -> OSStatus {
+    // The file is made beside a name of its own in the temporary folder, and never put there.
+    let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("afkit-\(UUID().uuidString)")
+    let status = AudioFileCreateWithURL(scratch as CFURL, inFileType, inFormat, inFlags, outAudioFile)
+    guard status == noErr, let id = outAudioFile.pointee, let file = AudioFileObject.object(id) as? AudioFileWriting
+    else { return status }
+    file.callbacks = WriteCallbacks(clientData: inClientData, write: inWriteFunc, setSize: inSetSizeFunc)
+    return noErr
+}

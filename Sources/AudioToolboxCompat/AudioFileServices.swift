@@ -240,6 +240,38 @@ func fileStatus(of error: any Error) -> OSStatus {
     return status(of: error)
 }
 
+/// The client's data pointer, which afkit hands back to the client's callbacks from its reading threads.
+private struct ClientData: @unchecked Sendable { let pointer: UnsafeMutableRawPointer }
+
+/// Opens a file for reading whose bytes the client's callbacks give (`inGetSizeFunc` their count, `inReadFunc`
+/// a run of them); the write callbacks are not called.
+@discardableResult
+public func AudioFileOpenWithCallbacks(
+    _ inClientData: UnsafeMutableRawPointer, _ inReadFunc: AudioFile_ReadProc,
+    _ inWriteFunc: AudioFile_WriteProc?, _ inGetSizeFunc: AudioFile_GetSizeProc,
+    _ inSetSizeFunc: AudioFile_SetSizeProc?, _ inFileTypeHint: AudioFileTypeID,
+    _ outAudioFile: UnsafeMutablePointer<AudioFileID?>
+) -> OSStatus {
+    let client = ClientData(pointer: inClientData)
+    let read = inReadFunc
+    let bytes = ReadCallbacks(size: max(0, inGetSizeFunc(inClientData))) { buffer, offset in
+        guard let base = buffer.baseAddress else { return 0 }
+        var count: UInt32 = 0
+        let status = read(client.pointer, offset, UInt32(clamping: buffer.count), base, &count)
+        guard status == noErr || status == kAudioFileEndOfFileError else {
+            throw AudioFileError.io("the read callback failed (\(status))", errno: EIO)
+        }
+        return min(Int(count), buffer.count)
+    }
+    do {
+        let file = try AudioFile(bytes: bytes, name: "callbacks", fileTypeHint: fileType(ofAppleID: inFileTypeHint))
+        outAudioFile.pointee = AudioFileBox(file).retainedID
+        return noErr
+    } catch {
+        return status(of: error)
+    }
+}
+
 /// Closes a file: one being written is finished (header, packet table, trailer) and put at its path.
 @discardableResult
 public func AudioFileClose(_ inAudioFile: AudioFileID) -> OSStatus {

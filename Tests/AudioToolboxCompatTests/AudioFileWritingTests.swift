@@ -173,27 +173,39 @@ struct CopyCase: CustomStringConvertible, Sendable {
     /// Whether the destination records priming and remainder (so the table comes back).
     let keepsTable: Bool
     var description: String { "\(source) -> \(name)" }
+
+    init(_ source: String, _ fileType: AudioFileTypeID, _ fileExtension: String, keepsTable: Bool = false) {
+        self.source = source
+        self.fileType = fileType
+        name = "copy." + fileExtension
+        self.keepsTable = keepsTable
+    }
 }
 
 @Suite struct AudioFileWritingTests {
     static let cases = [
-        CopyCase(source: "wav/pcm-s16-stereo.wav", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
-        CopyCase(source: "wav/pcm-s16-stereo.wav", fileType: kAudioFileWAVEType, name: "copy.wav", keepsTable: false),
-        CopyCase(source: "wav/pcm-s24-stereo.wav", fileType: kAudioFileWAVEType, name: "copy.wav", keepsTable: false),
-        CopyCase(
-            source: "aiff/pcm-s16-stereo.aiff", fileType: kAudioFileAIFFType, name: "copy.aiff", keepsTable: false),
-        CopyCase(source: "aiff/pcm-s24-mono.aiff", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
-        CopyCase(source: "caf/float32-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
-        CopyCase(source: "caf/ima4-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
-        CopyCase(source: "caf/alac-stereo.caf", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
-        CopyCase(source: "caf/alac-stereo.caf", fileType: kAudioFileM4AType, name: "copy.m4a", keepsTable: true),
-        CopyCase(source: "mp4/alac-mono-22k.m4a", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
-        CopyCase(source: "mp4/aac-faststart.m4a", fileType: kAudioFileM4AType, name: "copy.m4a", keepsTable: true),
-        CopyCase(source: "mp4/aac-faststart.m4a", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: true),
-        CopyCase(
-            source: "mp4/aac-faststart.m4a", fileType: kAudioFileAAC_ADTSType, name: "copy.aac", keepsTable: false),
-        CopyCase(
-            source: "adts/aac-lc-44k-stereo.aac", fileType: kAudioFileCAFType, name: "copy.caf", keepsTable: false),
+        CopyCase("wav/pcm-s16-stereo.wav", kAudioFileCAFType, "caf"),
+        CopyCase("wav/pcm-s16-stereo.wav", kAudioFileWAVEType, "wav"),
+        CopyCase("wav/pcm-s24-stereo.wav", kAudioFileWAVEType, "wav"),
+        CopyCase("aiff/pcm-s16-stereo.aiff", kAudioFileAIFFType, "aiff"),
+        CopyCase("aiff/pcm-s24-mono.aiff", kAudioFileCAFType, "caf"),
+        CopyCase("caf/float32-stereo.caf", kAudioFileCAFType, "caf"),
+        CopyCase("caf/ima4-stereo.caf", kAudioFileCAFType, "caf"),
+        CopyCase("caf/alac-stereo.caf", kAudioFileCAFType, "caf", keepsTable: true),
+        CopyCase("caf/alac-stereo.caf", kAudioFileM4AType, "m4a", keepsTable: true),
+        CopyCase("mp4/alac-mono-22k.m4a", kAudioFileCAFType, "caf", keepsTable: true),
+        CopyCase("mp4/aac-faststart.m4a", kAudioFileM4AType, "m4a", keepsTable: true),
+        CopyCase("mp4/aac-faststart.m4a", kAudioFileCAFType, "caf", keepsTable: true),
+        CopyCase("mp4/aac-faststart.m4a", kAudioFileAAC_ADTSType, "aac"),
+        CopyCase("adts/aac-lc-44k-stereo.aac", kAudioFileCAFType, "caf"),
+        // (An MP3 file's priming and remainder live in the LAME tag frame afkit's encoder writes.)
+        CopyCase("library/stereo.mp3", kAudioFileMP3Type, "mp3"),
+        CopyCase("library/stereo.mp3", kAudioFileCAFType, "caf", keepsTable: true),
+        CopyCase("library/stereo.flac", kAudioFileFLACType, "flac"),
+        CopyCase("library/stereo.flac", kAudioFileCAFType, "caf"),
+        // Ogg's type code as afkit's registry gives it ('OggS'; AudioFile.h names none).
+        CopyCase("library/stereo.opus", 0x4F67_6753, "opus", keepsTable: true),
+        CopyCase("library/stereo.opus", kAudioFileCAFType, "caf", keepsTable: true),
     ]
 
     @Test(arguments: cases)
@@ -327,6 +339,93 @@ struct CopyCase: CustomStringConvertible, Sendable {
         // then says; the last packet decodes to the 0.2 s at 44.1 kHz make-fixtures.py encoded.
         #expect(frames == 3 * 4096)
         #expect(total == 8820)
+    }
+
+    // MARK: Files behind a client's callbacks (a file in memory, as an app hands one to a server)
+
+    /// A file in memory, as the callbacks' client data.
+    final class MemoryFile {
+        var bytes: [UInt8] = []
+    }
+
+    static let read: AudioFile_ReadProc = { clientData, position, count, buffer, actual in
+        let file = Unmanaged<MemoryFile>.fromOpaque(clientData).takeUnretainedValue()
+        let start = min(Int(position), file.bytes.count)
+        let end = min(start + Int(count), file.bytes.count)
+        file.bytes[start..<end].withUnsafeBytes {
+            if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: $0.count) }
+        }
+        actual.pointee = UInt32(end - start)
+        return noErr
+    }
+    static let write: AudioFile_WriteProc = { clientData, position, count, buffer, actual in
+        let file = Unmanaged<MemoryFile>.fromOpaque(clientData).takeUnretainedValue()
+        let end = Int(position) + Int(count)
+        if file.bytes.count < end { file.bytes += [UInt8](repeating: 0, count: end - file.bytes.count) }
+        file.bytes.replaceSubrange(Int(position)..<end, with: UnsafeRawBufferPointer(start: buffer, count: Int(count)))
+        actual.pointee = count
+        return noErr
+    }
+    static let getSize: AudioFile_GetSizeProc = { clientData in
+        Int64(Unmanaged<MemoryFile>.fromOpaque(clientData).takeUnretainedValue().bytes.count)
+    }
+    static let setSize: AudioFile_SetSizeProc = { clientData, size in
+        let file = Unmanaged<MemoryFile>.fromOpaque(clientData).takeUnretainedValue()
+        file.bytes = Array(file.bytes.prefix(Int(size)))
+        return noErr
+    }
+
+    @Test func filesBehindCallbacksAreReadAndWritten() throws {
+        let source = MemoryFile()
+        source.bytes = try [UInt8](Data(contentsOf: fixtures.appendingPathComponent("caf/alac-stereo.caf")))
+        let sourceData = Unmanaged.passUnretained(source).toOpaque()
+        var sourceID: AudioFileID?
+        #expect(
+            AudioFileOpenWithCallbacks(sourceData, Self.read, nil, Self.getSize, nil, kAudioFileCAFType, &sourceID)
+                == noErr)
+        let sourceFile = try #require(sourceID)
+        defer { AudioFileClose(sourceFile) }
+        var format = AudioStreamBasicDescription()
+        var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+        #expect(AudioFileGetProperty(sourceFile, kAudioFilePropertyDataFormat, &size, &format) == noErr)
+        var bytes: UInt32 = 1 << 16
+        var count: UInt32 = 16
+        var descriptions = [AudioStreamPacketDescription](repeating: .init(), count: 16)
+        var buffer = [UInt8](repeating: 0, count: Int(bytes))
+        #expect(AudioFileReadPacketData(sourceFile, false, &bytes, &descriptions, 0, &count, &buffer) == noErr)
+        #expect(count == 3)
+
+        let destination = MemoryFile()
+        let destinationData = Unmanaged.passUnretained(destination).toOpaque()
+        var destinationID: AudioFileID?
+        #expect(
+            AudioFileInitializeWithCallbacks(
+                destinationData, Self.read, Self.write, Self.getSize, Self.setSize, kAudioFileM4AType, &format, [],
+                &destinationID) == noErr)
+        let destinationFile = try #require(destinationID)
+        let cookie = try #require(readPackets(fixtures.appendingPathComponent("caf/alac-stereo.caf"))?.cookie)
+        #expect(
+            AudioFileSetProperty(destinationFile, kAudioFilePropertyMagicCookieData, UInt32(cookie.count), cookie)
+                == noErr)
+        #expect(AudioFileWritePackets(destinationFile, false, bytes, descriptions, 0, &count, buffer) == noErr)
+        #expect(AudioFileClose(destinationFile) == noErr)
+        #expect(destination.bytes.count > Int(bytes))
+        // The bytes the callbacks took are an M4A file holding the same packets.
+        var writtenID: AudioFileID?
+        #expect(
+            AudioFileOpenWithCallbacks(destinationData, Self.read, nil, Self.getSize, nil, 0, &writtenID) == noErr)
+        let written = try #require(writtenID)
+        defer { AudioFileClose(written) }
+        var type: AudioFileTypeID = 0
+        size = 4
+        #expect(AudioFileGetProperty(written, kAudioFilePropertyFileFormat, &size, &type) == noErr)
+        #expect(type == kAudioFileM4AType)
+        var again = [UInt8](repeating: 0, count: buffer.count)
+        var againBytes = UInt32(again.count)
+        var againCount: UInt32 = 16
+        #expect(AudioFileReadPacketData(written, false, &againBytes, &descriptions, 0, &againCount, &again) == noErr)
+        #expect(againCount == count)
+        #expect(again.prefix(Int(againBytes)) == buffer.prefix(Int(bytes)))
     }
 
     // MARK: Refusals: Apple's codes, never a trap
