@@ -274,6 +274,38 @@ struct CopyCase: CustomStringConvertible, Sendable {
         #expect(written.format == format)
     }
 
+    /// A tone generator as Core Audio's tutorials write one: big-endian 16-bit AIFF, each sample written with
+    /// its own AudioFileWriteBytes at its byte offset.
+    @Test func toneWrittenSampleBySampleReadsBack() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var format = AudioStreamBasicDescription()
+        format.mSampleRate = 8000
+        format.mFormatID = kAudioFormatLinearPCM
+        format.mFormatFlags = kAudioFormatFlagIsBigEndian | kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked
+        format.mChannelsPerFrame = 1
+        format.mFramesPerPacket = 1
+        format.mBitsPerChannel = 16
+        format.mBytesPerFrame = 2
+        format.mBytesPerPacket = 2
+        let url = folder.appendingPathComponent("440-sine.aif")
+        var audioFile: AudioFileID?
+        #expect(AudioFileCreateWithURL(url as CFURL, kAudioFileAIFFType, &format, .eraseFile, &audioFile) == noErr)
+        let file = try #require(audioFile)
+        var expected: [UInt8] = []
+        for index in 0..<4000 {
+            var sample = Int16(Double(Int16.max) * sin(2 * Double.pi * 440 * Double(index) / 8000)).bigEndian
+            var bytesToWrite: UInt32 = 2
+            #expect(AudioFileWriteBytes(file, false, Int64(index * 2), &bytesToWrite, &sample) == noErr)
+            withUnsafeBytes(of: sample) { expected += $0 }
+        }
+        #expect(AudioFileClose(file) == noErr)
+        let written = try #require(readPackets(url))
+        #expect(written.format == format)
+        #expect(written.packets.count == 4000)
+        #expect(written.packets.flatMap { $0 } == expected)
+    }
+
     @Test func channelLayoutAndInfoDictionaryAreWritten() throws {
         let folder = scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -306,8 +338,16 @@ struct CopyCase: CustomStringConvertible, Sendable {
         size = UInt32(MemoryLayout<CFDictionary>.size)
         #expect(AudioFileGetProperty(read, kAudioFilePropertyInfoDictionary, &size, &dictionary) == noErr)
         let values = try #require(dictionary?.takeRetainedValue() as? [String: String])
-        #expect(values["title"] == "Surround test")
-        #expect(values["artist"] == "afkit")
+        #expect(values[kAFInfoDictionary_Title] == "Surround test")
+        #expect(values[kAFInfoDictionary_Artist] == "afkit")
+        // As metadata tools ask it: the size and writability first, then into a dictionary variable.
+        var dictionarySize: UInt32 = 0
+        var isWritable: UInt32 = 1
+        #expect(AudioFileGetPropertyInfo(read, kAudioFilePropertyInfoDictionary, &dictionarySize, &isWritable) == noErr)
+        #expect(isWritable == 0)
+        var tags: CFDictionary = [:] as CFDictionary
+        #expect(AudioFileGetProperty(read, kAudioFilePropertyInfoDictionary, &dictionarySize, &tags) == noErr)
+        #expect((tags as? [String: String])?["title"] == "Surround test")
     }
 
     @Test func ffmpegALACInCAFOpensInExtendedAudioFileServices() throws {
