@@ -30,12 +30,17 @@ public enum AppleLossless {
             framesPerPacket: UInt32(framesPerPacket))
     }
 
-    /// The 24-byte ALACSpecificConfig inside a cookie: bare, or in an `alac` atom (size, type, version and
+    /// The 24-byte ALACSpecificConfig inside a cookie: bare (alone, or followed by the `chan` layout info Apple's
+    /// encoder adds past two channels), or in an `alac` atom (size, type, version and
     /// flags, then the config: libavcodec's 36-byte extradata, an MP4 `alac` box), found by walking the atoms
     /// as Apple's decoder does, past a `frma` atom (whose data is the tag `alac`, no config: FFmpeg's CAF
     /// cookies start with one) and into a QuickTime `wave` atom.
     public static func specificConfig(inCookie cookie: [UInt8]) -> [UInt8]? {
         if cookie.count == 24 { return cookie }
+        // Apple's encoder follows the config with an ALACChannelLayoutInfo (24 bytes, 'chan') past two channels.
+        if cookie.count >= 48, cookie[24..<28] == [0, 0, 0, 24], cookie[28..<32].elementsEqual("chan".utf8) {
+            return Array(cookie[0..<24])
+        }
         return specificConfig(inAtoms: cookie[...])
     }
 

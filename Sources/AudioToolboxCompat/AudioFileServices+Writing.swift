@@ -302,10 +302,14 @@ final class AudioFileWriting: AudioFileObject {
     private func startedWriter() throws -> AudioFileWriter {
         if let writer { return writer }
         var options = self.options
-        // The bare ALACSpecificConfig, as Apple writes it in CAF and an MPEG-4 sample entry holds it: clients copy
-        // cookies wrapped in `frma` and `alac` atoms (FFmpeg's CAF, QuickTime), which libsndfile does not read.
-        if format.formatID == .alac, let cookie = options.magicCookie {
-            options.magicCookie = AppleLossless.specificConfig(inCookie: cookie) ?? cookie
+        // The bare ALACSpecificConfig, as Apple writes it in CAF (there with its `chan` layout info, where it has
+        // one) and an MPEG-4 sample entry holds it: clients copy cookies wrapped in `frma` and `alac` atoms
+        // (FFmpeg's CAF, QuickTime), which libsndfile does not read.
+        if format.formatID == .alac, let cookie = options.magicCookie,
+            let config = AppleLossless.specificConfig(inCookie: cookie),
+            descriptor.fileType != .caf || !cookie.starts(with: config)
+        {
+            options.magicCookie = config
         }
         let writer = try AudioFileWriter(
             path: output.temporaryPath, fileType: descriptor.fileType, format: format, options: options)

@@ -73,6 +73,14 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
         let (wrappedStatus, wrapped) = formatInfo(kAudioFormatAppleLossless, cookie: quickTime)
         #expect(wrappedStatus == noErr)
         #expect(wrapped == format)
+        // The config followed by the ALACChannelLayoutInfo Apple's encoder adds past two channels (size 24,
+        // 'chan', version and flags, the layout tag, two reserved words).
+        var withLayout = bare + [0, 0, 0, 24] + Array("chan".utf8) + [0, 0, 0, 0]
+        withLayout += withUnsafeBytes(of: kAudioChannelLayoutTag_Mono.bigEndian) { [UInt8]($0) }
+        withLayout += [UInt8](repeating: 0, count: 8)
+        let (layoutStatus, described) = formatInfo(kAudioFormatAppleLossless, cookie: withLayout)
+        #expect(layoutStatus == noErr)
+        #expect(described == format)
     }
 
     @Test func aacElementaryStreamDescriptorGivesItsStream() throws {
