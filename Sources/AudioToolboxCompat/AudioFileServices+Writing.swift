@@ -230,8 +230,8 @@ final class AudioFileWriting: AudioFileObject {
         var frames: Int64 = 0
         descriptions.removeAll(keepingCapacity: true)
         if format.hasConstantPackets {
-            let size = count * Int(format.bytesPerPacket)
-            guard size <= bytes.count else { return kAudio_ParamError }
+            let (size, overflow) = count.multipliedReportingOverflow(by: Int(format.bytesPerPacket))
+            guard !overflow, size <= bytes.count else { return kAudio_ParamError }
             run = UnsafeRawBufferPointer(rebasing: bytes[0..<size])
             frames = Int64(count) * Int64(format.framesPerPacket)
         } else {

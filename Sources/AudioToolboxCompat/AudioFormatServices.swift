@@ -32,6 +32,10 @@ public var kAudioFormatProperty_ChannelLayoutForTag: AudioFormatPropertyID { Fou
 public var kAudioFormatProperty_ChannelLayoutForBitmap: AudioFormatPropertyID { FourCharCode("cmpb").rawValue }
 /// Apple's `kAudioFormatProperty_NumberOfChannelsForLayout`.
 public var kAudioFormatProperty_NumberOfChannelsForLayout: AudioFormatPropertyID { FourCharCode("nchm").rawValue }
+/// Apple's `kAudioFormatProperty_TagsForNumberOfChannels`.
+public var kAudioFormatProperty_TagsForNumberOfChannels: AudioFormatPropertyID { FourCharCode("tagc").rawValue }
+/// Apple's `kAudioFormatProperty_TagForChannelLayout`.
+public var kAudioFormatProperty_TagForChannelLayout: AudioFormatPropertyID { FourCharCode("cmpt").rawValue }
 /// Apple's `kAudioFormatProperty_ChannelLayoutName`.
 public var kAudioFormatProperty_ChannelLayoutName: AudioFormatPropertyID { FourCharCode("lonm").rawValue }
 
@@ -231,6 +235,16 @@ func formatPropertyValue(_ id: AudioFormatPropertyID, _ specifier: UnsafeRawBuff
             labels.count == bitmap.nonzeroBitCount, bitmap != 0
         else { return .failure(.init(kAudioFormatUnknownFormatError)) }
         return .success(.bytes(layoutBytes(describedLayout(labels))))
+    case "tagc":
+        guard let channels = word() else { return badSpecifier }
+        let tags = ChannelLayout.namedTags.filter { $0.labels.count == Int(channels) }.map(\.tag)
+        guard !tags.isEmpty else { return .failure(.init(kAudioFormatUnknownFormatError)) }
+        return .success(listValue(tags))
+    case "cmpt":
+        guard let layout = channelLayout(from: specifier) else { return badSpecifier }
+        let named = ChannelLayout.namedTags.first { $0.tag == layout.tag || $0.labels == layout.labels }
+        guard let tag = named?.tag else { return .failure(.init(kAudioFormatUnknownFormatError)) }
+        return .success(.value(tag))
     case "nchm", "lonm":
         guard let layout = channelLayout(from: specifier) else { return badSpecifier }
         if id == FourCharCode("nchm").rawValue { return .success(.value(UInt32(layout.channelCount))) }

@@ -614,6 +614,8 @@ struct CopyCase: CustomStringConvertible, Sendable {
         let bytes = [UInt8](repeating: 0, count: 10)
         var count: UInt32 = 3
         #expect(AudioFileWritePackets(file, false, 10, nil, 0, &count, bytes) == kAudio_ParamError)
+        count = .max
+        #expect(AudioFileWritePackets(file, false, 10, nil, 0, &count, bytes) == kAudio_ParamError)
         // WAV records no priming.
         var table = AudioFilePacketTableInfo(mNumberValidFrames: 0, mPrimingFrames: 2, mRemainderFrames: 0)
         #expect(

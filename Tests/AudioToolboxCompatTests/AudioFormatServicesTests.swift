@@ -238,6 +238,39 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
         #expect(text.contains("5.1"))
     }
 
+    @Test func tagsForLayoutsAndChannelCounts() {
+        // A layout given as descriptions names the tag of the same speakers in the same order.
+        let size = MemoryLayout<AudioChannelLayout>.size + MemoryLayout<AudioChannelDescription>.stride
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let layout = raw.bindMemory(to: AudioChannelLayout.self, capacity: 1)
+        layout.pointee.mChannelLayoutTag = kAudioChannelLayoutTag_UseChannelDescriptions
+        layout.pointee.mNumberChannelDescriptions = 2
+        let offset = MemoryLayout<AudioChannelLayout>.offset(of: \AudioChannelLayout.mChannelDescriptions) ?? 12
+        for (index, label) in [kAudioChannelLabel_Left, kAudioChannelLabel_Right].enumerated() {
+            let description = raw + offset + index * MemoryLayout<AudioChannelDescription>.stride
+            description.storeBytes(of: label, as: AudioChannelLabel.self)
+        }
+        var tag: AudioChannelLayoutTag = 0
+        var tagSize: UInt32 = 4
+        #expect(
+            AudioFormatGetProperty(kAudioFormatProperty_TagForChannelLayout, UInt32(size), raw, &tagSize, &tag) == noErr
+        )
+        #expect(tag == kAudioChannelLayoutTag_Stereo)
+
+        var channels: UInt32 = 6
+        var tagsSize: UInt32 = 0
+        #expect(
+            AudioFormatGetPropertyInfo(kAudioFormatProperty_TagsForNumberOfChannels, 4, &channels, &tagsSize) == noErr)
+        var tags = [AudioChannelLayoutTag](repeating: 0, count: Int(tagsSize) / 4)
+        #expect(
+            AudioFormatGetProperty(kAudioFormatProperty_TagsForNumberOfChannels, 4, &channels, &tagsSize, &tags)
+                == noErr)
+        #expect(tags.contains(kAudioChannelLayoutTag_MPEG_5_1_A))
+        #expect(tags.allSatisfy { $0 & 0xFFFF == 6 })
+    }
+
     // MARK: Hostile questions: Apple's codes
 
     @Test func hostileQuestionsGetApplesCodes() {
