@@ -421,7 +421,9 @@ public func AudioFileWritePackets(
     _ inPacketDescriptions: UnsafePointer<AudioStreamPacketDescription>?, _ inStartingPacket: Int64,
     _ ioNumPackets: UnsafeMutablePointer<UInt32>, _ inBuffer: UnsafeRawPointer
 ) -> OSStatus {
-    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else { return kAudioFilePermissionsError }
+    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else {
+        return AudioFileBox.refusedChange(inAudioFile)
+    }
     let bytes = UnsafeRawBufferPointer(start: inBuffer, count: Int(inNumBytes))
     let status = file.writePackets(bytes, inPacketDescriptions, inStartingPacket, Int(ioNumPackets.pointee))
     if status != noErr { ioNumPackets.pointee = 0 }
@@ -435,7 +437,9 @@ public func AudioFileWriteBytes(
     _ inAudioFile: AudioFileID, _ inUseCache: Bool, _ inStartingByte: Int64, _ ioNumBytes: UnsafeMutablePointer<UInt32>,
     _ inBuffer: UnsafeRawPointer
 ) -> OSStatus {
-    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else { return kAudioFilePermissionsError }
+    guard let file = AudioFileObject.object(inAudioFile) as? AudioFileWriting else {
+        return AudioFileBox.refusedChange(inAudioFile)
+    }
     let status = file.writeBytes(
         UnsafeRawBufferPointer(start: inBuffer, count: Int(ioNumBytes.pointee)), at: inStartingByte)
     if status != noErr { ioNumBytes.pointee = 0 }

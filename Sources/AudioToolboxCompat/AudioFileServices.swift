@@ -174,7 +174,18 @@ class AudioFileObject {
 /// A file opened for reading.
 final class AudioFileBox: AudioFileObject {
     let file: AudioFile
-    init(_ file: AudioFile) { self.file = file }
+    /// Whether the client asked to write too (`.readWritePermission`).
+    let asksToWrite: Bool
+    init(_ file: AudioFile, asksToWrite: Bool = false) {
+        self.file = file
+        self.asksToWrite = asksToWrite
+    }
+
+    /// The code for a call that would change the file `id` stands for, which is not one being written: what afkit
+    /// cannot do where the client asked for write permission, a permission error where it did not.
+    static func refusedChange(_ id: AudioFileID) -> OSStatus {
+        from(id)?.asksToWrite == true ? kAudioFileOperationNotSupportedError : kAudioFilePermissionsError
+    }
 
     /// The file `id` stands for, if it was opened for reading.
     static func from(_ id: AudioFileID) -> AudioFileBox? { object(id) as? AudioFileBox }
@@ -216,17 +227,20 @@ func filePath(_ url: CFURL) -> String {
     #endif
 }
 
-/// Opens a file for reading (``AudioFileCreateWithURL(_:_:_:_:_:)`` makes one to write).
+/// Opens a file for reading (``AudioFileCreateWithURL(_:_:_:_:_:)`` makes one to write). With
+/// `.readWritePermission`, as metadata tools open files, it is read as with `.readPermission`, and calls that
+/// would change it are `kAudioFileOperationNotSupportedError` (afkit does not edit a file in place); write
+/// permission alone is `kAudioFilePermissionsError`.
 @discardableResult
 public func AudioFileOpenURL(
     _ inFileRef: CFURL, _ inPermissions: AudioFilePermissions, _ inFileTypeHint: AudioFileTypeID,
     _ outAudioFile: UnsafeMutablePointer<AudioFileID?>
 ) -> OSStatus {
-    guard inPermissions == .readPermission else { return kAudioFilePermissionsError }
+    guard inPermissions != .writePermission else { return kAudioFilePermissionsError }
     let path = filePath(inFileRef)
     do {
         let file = try AudioFile(path: path, fileTypeHint: fileType(ofAppleID: inFileTypeHint))
-        outAudioFile.pointee = AudioFileBox(file).retainedID
+        outAudioFile.pointee = AudioFileBox(file, asksToWrite: inPermissions == .readWritePermission).retainedID
         return noErr
     } catch {
         return fileStatus(of: error)
@@ -317,7 +331,7 @@ public func AudioFileSetProperty(
     _ inPropertyData: UnsafeRawPointer
 ) -> OSStatus {
     guard let writing = AudioFileObject.object(inAudioFile) as? AudioFileWriting else {
-        return kAudioFileOperationNotSupportedError
+        return AudioFileBox.refusedChange(inAudioFile)
     }
     return writing.setProperty(inPropertyID, inDataSize, inPropertyData)
 }

@@ -604,6 +604,21 @@ struct CopyCase: CustomStringConvertible, Sendable {
         size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
         #expect(AudioFileGetProperty(read, kAudioFilePropertyPacketTableInfo, &size, &readBack) == noErr)
         #expect(readBack == table)
+
+        // Opened to read and write, as metadata tools open files: it reads; changing it is not done in place.
+        var bothID: AudioFileID?
+        #expect(AudioFileOpenURL(url as CFURL, .readWritePermission, 0, &bothID) == noErr)
+        let both = try #require(bothID)
+        defer { AudioFileClose(both) }
+        #expect(AudioFileGetProperty(both, kAudioFilePropertyPacketTableInfo, &size, &readBack) == noErr)
+        count = 1
+        #expect(
+            AudioFileWritePackets(both, false, 100, &good, 1, &count, bytes) == kAudioFileOperationNotSupportedError)
+        #expect(
+            AudioFileSetProperty(both, kAudioFilePropertyPacketTableInfo, size, &table)
+                == kAudioFileOperationNotSupportedError)
+        var writeOnlyID: AudioFileID?
+        #expect(AudioFileOpenURL(url as CFURL, .writePermission, 0, &writeOnlyID) == kAudioFilePermissionsError)
     }
 
     @Test func constantPacketsShortOfTheirBytesAreRefused() throws {
