@@ -369,6 +369,8 @@ public var kAudioFormatEnhancedAC3: AudioFormatID { FourCharCode("ec-3").rawValu
 public var kAudioFormatFLAC: AudioFormatID { FourCharCode("flac").rawValue }
 /// Apple's `kAudioFormatOpus`.
 public var kAudioFormatOpus: AudioFormatID { FourCharCode("opus").rawValue }
+/// Apple's `kAudioFormatDVIIntelIMA`: IMA ADPCM as WAV files hold it (`'ms\0\x11'`).
+public var kAudioFormatDVIIntelIMA: AudioFormatID { 0x6D73_0011 }
 
 /// Apple's `kAudioFormatFlagIsFloat`.
 public var kAudioFormatFlagIsFloat: AudioFormatFlags { 1 << 0 }

@@ -374,6 +374,11 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
             globalCodes(kAudioFileGlobalInfo_AvailableFormatIDs, specifier: kAudioFileAAC_ADTSType) == [
                 kAudioFormatMPEG4AAC
             ])
+        let wave = try #require(globalCodes(kAudioFileGlobalInfo_AvailableFormatIDs, specifier: kAudioFileWAVEType))
+        for format in [kAudioFormatLinearPCM, kAudioFormatDVIIntelIMA, kAudioFormatULaw, kAudioFormatALaw] {
+            #expect(wave.contains(format))
+        }
+        #expect(!wave.contains(kAudioFormatMPEG4AAC))
         let m4a = try #require(globalCodes(kAudioFileGlobalInfo_AvailableFormatIDs, specifier: kAudioFileM4AType))
         #expect(Set(m4a) == [kAudioFormatMPEG4AAC, kAudioFormatAppleLossless])
 
