@@ -63,8 +63,19 @@ final class AudioFileWriting: AudioFileObject {
     private let output: AtomicOutputFile
     private var options = AudioFileWriterOptions()
     private var writer: AudioFileWriter?
-    /// The table the client set, checked against the frames written when it was set.
+    /// The table the client set, checked against the frames written when it was set; its valid frames follow
+    /// the frames written (``currentPacketTable``), so a table set before the packets holds once they are.
     private var packetTable: PacketTableInfo?
+
+    /// The packet table as it stands: the client's priming and remainder (none where it set none) around the
+    /// rest of the frames written; `nil` where they exceed them.
+    private var currentPacketTable: PacketTableInfo? {
+        let priming = packetTable?.primingFrames ?? 0
+        let remainder = packetTable?.remainderFrames ?? 0
+        let valid = frameCount - Int64(priming) - Int64(remainder)
+        return valid >= 0
+            ? PacketTableInfo(validFrames: valid, primingFrames: priming, remainderFrames: remainder) : nil
+    }
     /// A cookie set once packets were written (FLAC's `STREAMINFO` completed): it replaces the header's at close.
     private var finalCookie: [UInt8]?
     private var packetCount: Int64 = 0
@@ -105,8 +116,7 @@ final class AudioFileWriting: AudioFileObject {
         properties.infoDictionary = options.metadata
         properties.maximumPacketSize = maximumPacketSize
         properties.isOptimized = isFinished
-        properties.packetTableInfo =
-            packetTable ?? PacketTableInfo(validFrames: frameCount, primingFrames: 0, remainderFrames: 0)
+        properties.packetTableInfo = currentPacketTable
         var parsed = ParsedProperties(properties: properties)
         if packetCount > 0 { parsed.averageBytesPerPacket = Double(byteCount) / Double(packetCount) }
         return parsed
@@ -326,17 +336,11 @@ final class AudioFileWriting: AudioFileObject {
                 throw AudioFileError.invalidPacket(
                     "\(output.path): \(partialPacket.count) bytes short of a whole packet at the end", offset: nil)
             }
-            var table = packetTable
-            if let known = table {
-                // Set before the packets: the valid frames are what the priming and remainder leave.
-                let valid = frameCount - Int64(known.primingFrames) - Int64(known.remainderFrames)
-                guard valid >= 0 else {
-                    throw AudioFileError.invalidPacket(
-                        "\(output.path): priming and remainder exceed the frames written", offset: nil)
-                }
-                table?.validFrames = valid
+            guard let table = currentPacketTable else {
+                throw AudioFileError.invalidPacket(
+                    "\(output.path): priming and remainder exceed the frames written", offset: nil)
             }
-            try startedWriter().close(packetTableInfo: table, magicCookie: finalCookie)
+            try startedWriter().close(packetTableInfo: packetTable == nil ? nil : table, magicCookie: finalCookie)
             if let callbacks {
                 try callbacks.deliver(ReadableFile(path: output.temporaryPath))
                 output.abandon()

@@ -279,6 +279,39 @@ struct CopyCase: CustomStringConvertible, Sendable {
         #expect(written.format == format)
     }
 
+    /// Priming and remainder set before the packets, as an encoder's client knows them up front: the valid
+    /// frames are what the packets leave.
+    @Test func packetTableSetBeforeThePacketsHolds() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = try #require(readPackets(fixtures.appendingPathComponent("mp4/aac-faststart.m4a")))
+        let url = folder.appendingPathComponent("early.caf")
+        let file = try #require(createFile(url, kAudioFileCAFType, source.format))
+        var table = AudioFilePacketTableInfo(mNumberValidFrames: 0, mPrimingFrames: 2112, mRemainderFrames: 100)
+        let tableSize = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+        #expect(AudioFileSetProperty(file, kAudioFilePropertyPacketTableInfo, tableSize, &table) == noErr)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, UInt32(source.cookie.count), source.cookie)
+                == noErr)
+        var descriptions: [AudioStreamPacketDescription] = []
+        var bytes: [UInt8] = []
+        for packet in source.packets {
+            descriptions.append(
+                AudioStreamPacketDescription(
+                    mStartOffset: Int64(bytes.count), mVariableFramesInPacket: 0, mDataByteSize: UInt32(packet.count)))
+            bytes += packet
+        }
+        var count = UInt32(source.packets.count)
+        #expect(AudioFileWritePackets(file, false, UInt32(bytes.count), descriptions, 0, &count, bytes) == noErr)
+        var current = AudioFilePacketTableInfo()
+        var size = tableSize
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyPacketTableInfo, &size, &current) == noErr)
+        let frames = Int64(source.packets.count) * 1024
+        #expect(current.mNumberValidFrames == frames - 2212)
+        #expect(AudioFileClose(file) == noErr)
+        #expect(try #require(readPackets(url)).packetTable == current)
+    }
+
     /// A tone generator as Core Audio's tutorials write one: big-endian 16-bit AIFF, each sample written with
     /// its own AudioFileWriteBytes at its byte offset.
     @Test func toneWrittenSampleBySampleReadsBack() throws {
