@@ -659,6 +659,51 @@ struct CopyCase: CustomStringConvertible, Sendable {
         #expect(AudioFileOpenURL(url as CFURL, .writePermission, 0, &writeOnlyID) == kAudioFilePermissionsError)
     }
 
+    @Test func aacCookieOfAnotherStreamIsRefused() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stereo = try #require(readPackets(fixtures.appendingPathComponent("mp4/aac-faststart.m4a")))
+        let file = try #require(createFile(folder.appendingPathComponent("aac.caf"), kAudioFileCAFType, stereo.format))
+        defer { AudioFileClose(file) }
+        // make-mp4-fixtures.py: 22.05 kHz mono, where the file is 44.1 kHz stereo.
+        let mono = try #require(cookie(of: "mp4/aac-mono-22k.m4a"))
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, UInt32(mono.count), mono)
+                == kAudioFileUnsupportedDataFormatError)
+        #expect(
+            AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, UInt32(stereo.cookie.count), stereo.cookie)
+                == noErr)
+    }
+
+    /// Descriptions of every kind, most of them wrong: each call is written or refused with kAudio_ParamError,
+    /// and the file that results reads back with the packets written.
+    @Test func randomDescriptionsNeverTrap() throws {
+        let folder = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("random.caf")
+        let file = try #require(createFile(url, kAudioFileCAFType, Self.alacFormat(channels: 2)))
+        var generator = SystemRandomNumberGenerator()
+        let buffer = [UInt8](repeating: 0x5A, count: 256)
+        let edges: [Int64] = [-1, 0, 1, 255, 256, 257, .max, .min, Int64(UInt32.max)]
+        var written: Int64 = 0
+        for _ in 0..<2000 {
+            let start =
+                Bool.random(using: &generator)
+                ? edges.randomElement(using: &generator) ?? 0 : Int64.random(in: -8...300)
+            let size = UInt32.random(in: 0...300, using: &generator)
+            var descriptions = [
+                AudioStreamPacketDescription(mStartOffset: start, mVariableFramesInPacket: 0, mDataByteSize: size)
+            ]
+            var count: UInt32 = 1
+            let status = AudioFileWritePackets(file, false, 256, &descriptions, written, &count, buffer)
+            let fits = start >= 0 && start <= 256 - Int64(size)
+            #expect(status == (fits ? noErr : kAudio_ParamError))
+            if status == noErr { written += 1 }
+        }
+        #expect(AudioFileClose(file) == noErr)
+        #expect(try #require(readPackets(url)).packets.count == Int(written))
+    }
+
     @Test func constantPacketsShortOfTheirBytesAreRefused() throws {
         let folder = scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
