@@ -121,6 +121,19 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
         }
     }
 
+    /// FLAC's STREAMINFO and Opus's OpusHead, as the files' readers hand them out, describe the streams the
+    /// files do (Opus decodes at 48 kHz whatever rate its header says the source had).
+    @Test(arguments: [("library/stereo.flac", kAudioFormatFLAC), ("library/stereo.opus", kAudioFormatOpus)])
+    func flacAndOpusCookiesGiveTheirStreams(_ path: String, _ formatID: AudioFormatID) throws {
+        let file = try #require(readPackets(fixtures.appendingPathComponent(path)))
+        #expect(file.format.mFormatID == formatID)
+        let (status, format) = formatInfo(formatID, cookie: file.cookie)
+        #expect(status == noErr)
+        #expect(format.mSampleRate == (formatID == kAudioFormatOpus ? 48000 : file.format.mSampleRate))
+        #expect(format.mChannelsPerFrame == file.format.mChannelsPerFrame)
+        #expect(format.mChannelsPerFrame == 2)
+    }
+
     @Test func formatsWithoutCookiesAreCompleted() {
         var pcm = AudioStreamBasicDescription()
         pcm.mFormatID = kAudioFormatLinearPCM
