@@ -95,6 +95,8 @@ final class AudioFileWriting: AudioFileObject {
     init(path: String, descriptor: ContainerDescriptor, format: StreamDescription) throws {
         self.descriptor = descriptor
         self.format = format
+        // Packets all one size have it before any is written.
+        maximumPacketSize = format.bytesPerPacket
         output = try AtomicOutputFile(path)
     }
 
