@@ -205,11 +205,8 @@ struct ParsedProperties {
             guard let format, let average = averageBytesPerPacket, format.framesPerPacket > 0 else { return nil }
             return .value(UInt32(average * 8 * format.sampleRate / Double(format.framesPerPacket)))
         case "cmap":
-            guard let layout = properties.channelLayout else { return nil }
-            return .value(
-                AudioChannelLayout(
-                    mChannelLayoutTag: layout.tag, mChannelBitmap: 0, mNumberChannelDescriptions: 0,
-                    mChannelDescriptions: AudioChannelDescription()))
+            // The whole layout: its tag, bitmap and every description (at least Apple's struct's size).
+            return properties.channelLayout.map { .bytes(layoutBytes($0)) }
         case "rrap":
             // Packets that depend on those before them (a codec with a roll distance) restrict random access.
             return format.map { .value(UInt32(CodecDescriptor.rollDistance(of: $0.formatID) > 0 ? 1 : 0)) }

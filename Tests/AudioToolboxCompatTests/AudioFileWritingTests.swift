@@ -372,6 +372,36 @@ struct CopyCase: CustomStringConvertible, Sendable {
         var size = UInt32(MemoryLayout<AudioChannelLayout>.size)
         #expect(AudioFileGetProperty(read, kAudioFilePropertyChannelLayout, &size, &readLayout) == noErr)
         #expect(readLayout.mChannelLayoutTag == kAudioChannelLayoutTag_MPEG_5_1_A)
+        // A layout of descriptions comes back whole (the size asked first).
+        let stereo = folder.appendingPathComponent("described.caf")
+        let described = try #require(createFile(stereo, kAudioFileCAFType, int16PCM(rate: 8000, channels: 2)))
+        let layoutSize = MemoryLayout<AudioChannelLayout>.size + MemoryLayout<AudioChannelDescription>.stride
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: layoutSize, alignment: 8)
+        defer { bytes.deallocate() }
+        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: layoutSize)
+        let offset = MemoryLayout<AudioChannelLayout>.offset(of: \AudioChannelLayout.mChannelDescriptions) ?? 12
+        bytes.storeBytes(of: UInt32(2), toByteOffset: 8, as: UInt32.self)
+        bytes.storeBytes(of: kAudioChannelLabel_Right, toByteOffset: offset, as: AudioChannelLabel.self)
+        bytes.storeBytes(
+            of: kAudioChannelLabel_Left, toByteOffset: offset + MemoryLayout<AudioChannelDescription>.stride,
+            as: AudioChannelLabel.self)
+        #expect(AudioFileSetProperty(described, kAudioFilePropertyChannelLayout, UInt32(layoutSize), bytes) == noErr)
+        var frames = [UInt8](repeating: 0, count: 400)
+        var frameCount: UInt32 = 100
+        #expect(AudioFileWritePackets(described, false, 400, nil, 0, &frameCount, &frames) == noErr)
+        #expect(AudioFileClose(described) == noErr)
+        var swappedID: AudioFileID?
+        #expect(AudioFileOpenURL(stereo as CFURL, .readPermission, 0, &swappedID) == noErr)
+        let swapped = try #require(swappedID)
+        defer { AudioFileClose(swapped) }
+        var swappedSize: UInt32 = 0
+        #expect(AudioFileGetPropertyInfo(swapped, kAudioFilePropertyChannelLayout, &swappedSize, nil) == noErr)
+        #expect(Int(swappedSize) == layoutSize)
+        let back = UnsafeMutableRawPointer.allocate(byteCount: Int(swappedSize), alignment: 8)
+        defer { back.deallocate() }
+        #expect(AudioFileGetProperty(swapped, kAudioFilePropertyChannelLayout, &swappedSize, back) == noErr)
+        #expect(back.load(fromByteOffset: 8, as: UInt32.self) == 2)
+        #expect(back.load(fromByteOffset: offset, as: AudioChannelLabel.self) == kAudioChannelLabel_Right)
         var dictionary: Unmanaged<CFDictionary>?
         size = UInt32(MemoryLayout<CFDictionary>.size)
         #expect(AudioFileGetProperty(read, kAudioFilePropertyInfoDictionary, &size, &dictionary) == noErr)
