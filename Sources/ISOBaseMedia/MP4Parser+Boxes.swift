@@ -430,6 +430,15 @@ extension MP4Parser {
                 channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[3] & 1)
             }
             return plain(.enhancedAC3, frames: 1536)
+        case "mlpa":
+            // Dolby TrueHD: `dmlp` opens with the major sync's format_info, whose 8-channel (else 6-channel)
+            // presentation assignment names the channel groups (the entry's count is a template's 2).
+            if let config = children["dmlp"], config.count >= 4,
+                let count = Self.trueHDChannels(formatInfo: config.prefix(4).reduce(0) { $0 << 8 | UInt32($1) })
+            {
+                channels = count
+            }
+            return plain(type, frames: 0)
         // AMR in 3GPP files: a 20 ms frame a sample, mono at 8 or 16 kHz whatever the entry says.
         case "samr", "sawb":
             var result = plain(type, frames: type == "samr" ? 160 : 320)
@@ -486,6 +495,19 @@ extension MP4Parser {
             size >= 8, Int(size) <= cursor.remaining, cursor.remaining >= 8
         else { return false }
         return (4..<8).allSatisfy { (0x20...0x7E).contains(cursor.bytes[cursor.position + $0]) }
+    }
+
+    /// The channels a TrueHD format_info presents: its 8-channel presentation's assignment (13 bits, its low
+    /// end) where it names any group, else its 6-channel one (5 bits); each bit a group of one or two channels.
+    static func trueHDChannels(formatInfo: UInt32) -> UInt32? {
+        let groupSizes: [UInt32] = [2, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1]
+        func count(_ assignment: UInt32, bits: Int) -> UInt32 {
+            (0..<bits).reduce(0) { $0 + (assignment >> UInt32($1) & 1 == 1 ? groupSizes[$1] : 0) }
+        }
+        let eight = formatInfo & 0x1FFF
+        let six = formatInfo >> 15 & 0x1F
+        let channels = eight != 0 ? count(eight, bits: 13) : count(six, bits: 5)
+        return channels > 0 ? channels : nil
     }
 
     /// The codecs MP4's registry of objectTypeIndications names that afkit does not decode (mp4ra.org), by

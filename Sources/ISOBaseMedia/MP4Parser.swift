@@ -675,6 +675,12 @@ package struct MP4Parser: StreamParser {
 
     /// The movie's properties, announced: its format, counts, gapless figures and layout; then the seek to audio
     /// before `moov`, unless the parser `isAtMedia` already.
+    /// Codecs whose sample entries state 0 channels by rule (the stream's own configuration carries them).
+    static let channelsInOwnConfiguration: [FourCharCode: String] = [
+        "iamf": "IAMF (Immersive Audio Model and Formats)", "mha1": "MPEG-H 3D Audio", "mha2": "MPEG-H 3D Audio",
+        "mhm1": "MPEG-H 3D Audio", "mhm2": "MPEG-H 3D Audio",
+    ]
+
     mutating func announceMovie(_ box: Box, isAtMedia: Bool = false) throws {
         movieAwaitingFirstFrame = nil
         guard let audio, let entry = audio.entry else { return }
@@ -684,6 +690,12 @@ package struct MP4Parser: StreamParser {
         }
         guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 100_000_000 else {
             throw AudioFileError.malformed("mp4: sample rate \(format.sampleRate) cannot be", offset: box.offset)
+        }
+        if format.channelsPerFrame == 0, let codec = Self.channelsInOwnConfiguration[format.formatID] {
+            // The entry's count is 0 by the codec's own rule: its channels are in a configuration afkit does not read.
+            throw AudioFileError.unsupportedDataFormat(
+                "mp4: the sound track is \(codec) ('\(format.formatID)'), which afkit does not read", offset: box.offset
+            )
         }
         guard format.channelsPerFrame > 0, format.channelsPerFrame <= 1024 else {
             throw AudioFileError.malformed("mp4: \(format.channelsPerFrame) channels cannot be", offset: box.offset)

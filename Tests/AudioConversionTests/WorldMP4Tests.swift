@@ -222,4 +222,23 @@ import Testing
             #expect(error.code == "fmt?" && error.message.contains("DTS ('dtsc')"), "\(error)")
         }
     }
+    /// TrueHD's channels come from 'dmlp' (the major sync's format_info), never the entry's template 2: FFmpeg's
+    /// 5.1 TrueHD, which ffprobe reads as 6 channels and 120 packets of 4,800 frames; afkit reads no TrueHD audio.
+    @Test func trueHDChannelsFromItsFormatInfo() throws {
+        let file = try AudioFile(path: Self.folder + "/truehd-5.1.mp4")
+        #expect(file.dataFormat.formatID == FourCharCode("mlpa") && file.dataFormat.channelsPerFrame == 6)
+        #expect(file.packetCount == 120 && file.properties.validFrameCount == 4800)
+    }
+
+    /// IAMF and MPEG-H 3D Audio state 0 channels in their entries by rule: refused by their names ('fmt?'), not as a
+    /// malformed count.
+    @Test(arguments: [("iamf-entry.mp4", "IAMF"), ("mhm1-entry.mp4", "MPEG-H 3D Audio")])
+    func codecsWithChannelsInTheirOwnConfigurationAreNamed(_ name: String, _ codec: String) throws {
+        do {
+            _ = try AudioFile(path: Self.folder + "/" + name)
+            Issue.record("\(name) was read")
+        } catch let error as AudioFileError {
+            #expect(error.code == "fmt?" && error.message.contains(codec), "\(error)")
+        }
+    }
 }

@@ -9,9 +9,6 @@
 #endif
 import Testing
 
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
 /// A fresh folder for the files a test writes.
 func scratchFolder() -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("afkit-compat-\(UUID().uuidString)")

@@ -9,8 +9,6 @@
 import Foundation
 import Testing
 
-private let fixtures = library.deletingLastPathComponent()
-
 /// ffprobe's packet count of a stream fixture (its sidecar) or of a library file (ffprobe-packets.txt).
 private func referencePackets(_ name: String) throws -> Int {
     if let count = ffprobePackets[(name as NSString).lastPathComponent], name.hasPrefix("library/") { return count }

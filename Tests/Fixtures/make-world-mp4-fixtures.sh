@@ -338,3 +338,11 @@ head -c $(( $(stat -c %s "$work/whole.m4a") - 3000 )) "$work/whole.m4a" > "$out/
 # 48 kHz stereo, 0.1 s: refused by its codec's name. Its 'dtsc' entry form is the same entry renamed, no 'esds'.
 ffmpeg -v error -y -f lavfi -i "$(sine 48000 0.1)" -ac 2 -c:a dca -strict -2 -f mp4 "$out/dts.mp4"
 entrychannels "$out/dts.mp4" "$out/dts-dtsc.mp4" 2 dtsc
+# Dolby TrueHD in MP4 (FFmpeg's experimental encoder), 5.1 at 48 kHz, 0.1 s: its 'mlpa' entry says a template's 2
+# channels; 'dmlp' holds the major sync's format_info, whose presentation assignment says 6 (ffprobe: 6).
+ffmpeg -v error -y -f lavfi -i "$(sine 48000 0.1)" -af "pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0" \
+    -c:a truehd -strict -2 -f mp4 "$out/truehd-5.1.mp4"
+# Codecs whose entries state 0 channels by rule (their own configuration holds them): IAMF ('iamf') and MPEG-H 3D
+# Audio ('mhm1'), made as the DTS entry renamed with its channel count 0 (Debian's FFmpeg writes neither).
+entrychannels "$out/dts.mp4" "$out/iamf-entry.mp4" 0 iamf
+entrychannels "$out/dts.mp4" "$out/mhm1-entry.mp4" 0 mhm1
