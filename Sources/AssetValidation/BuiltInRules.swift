@@ -129,8 +129,9 @@ extension ValidationRule {
             let count = audio.concealedPackets
             findings.append(
                 Finding(
-                    "the audio cannot be decoded: \(count) packet\(count == 1 ? " is" : "s are") damaged "
-                        + "(\(audio.concealedPlaces)); players play silence there"))
+                    "the audio cannot be decoded: \(count) packet\(count == 1 ? " is" : "s are") damaged"
+                        + (audio.concealedPlaces.isEmpty ? "" : " (\(audio.concealedPlaces))")
+                        + "; players play silence there"))
         }
         return findings
     }

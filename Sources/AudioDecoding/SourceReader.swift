@@ -179,6 +179,7 @@ public final class SourceReader {
             (run.first == run.last ? "packet \(run.first)" : "packets \(run.first)-\(run.last)")
                 + (run.offset.map { " (from byte \($0))" } ?? "")
         }
+        guard !places.isEmpty else { return "" }
         return "in " + places.joined(separator: ", ")
             + (concealedRuns.count > 5 ? " and \(concealedRuns.count - 5) more" : "")
     }
@@ -188,8 +189,9 @@ public final class SourceReader {
     public var concealmentNote: String? {
         let count = concealedPackets
         guard count > 0 else { return nil }
-        return "the source is damaged: \(count) packet\(count == 1 ? "" : "s") of its audio could not be decoded "
-            + "(\(concealedPlaces)); silence stands in for \(count == 1 ? "it" : "them"), as players conceal damage"
+        return "the source is damaged: \(count) packet\(count == 1 ? "" : "s") of its audio could not be decoded"
+            + (concealedPlaces.isEmpty ? "" : " (\(concealedPlaces))")
+            + "; silence stands in for \(count == 1 ? "it" : "them"), as players conceal damage"
     }
 
     /// What a command says of a source cut short or damaged, `done` naming what becomes of what it holds

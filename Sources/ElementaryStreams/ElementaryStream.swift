@@ -38,6 +38,8 @@ package struct ElementaryStreamParser: StreamParser {
     /// a byte at a time (resync), noted once it ends.
     struct Gap {
         var tagRemaining: Int64 = 0
+        /// The kind of tag being stepped over ("ID3v2", "APEv2"), for what is said of it.
+        var tagKind = "ID3v2"
         /// An ID3v2 tag larger than the parser reads whole, walked a frame at a time: its version and where it
         /// ends (the frames before that still to come).
         var id3Walk: (version: UInt8, end: Int64)?
@@ -191,6 +193,7 @@ package struct ElementaryStreamParser: StreamParser {
                     context.properties.trace.append(offset: offset, chunk: "APE ", size: total, "APEv2 tag skipped")
                     _ = cursor.skip(32)
                     gap.tagRemaining = total - 32
+                    gap.tagKind = "APEv2"
                     continue
                 }
             case 0xFF:
@@ -267,6 +270,7 @@ package struct ElementaryStreamParser: StreamParser {
                 "ID3v2 tag too large to read; skipped")
             _ = cursor.skip(ID3.headerSize)
             gap.tagRemaining = Int64(total - ID3.headerSize)
+            gap.tagKind = "ID3v2"
             if isSearching && gap.leadingJunk == 0 { gap.checkSignatureAt = offset + Int64(total) }
             if isSearching { gap.leadingTagEnd = offset + Int64(total) }
             gap.isPaddingAfterTag = true
@@ -285,6 +289,7 @@ package struct ElementaryStreamParser: StreamParser {
         func stop() {
             gap.id3Walk = nil
             gap.tagRemaining = max(left, 0)
+            gap.tagKind = "ID3v2"
         }
         guard left >= Int64(headerLength) else {
             stop()
@@ -787,7 +792,8 @@ package struct ElementaryStreamParser: StreamParser {
             }
             // A tag that claims more bytes than the stream holds hides whatever follows it: say so.
             let cut =
-                gap.tagRemaining > 0 ? " (it ends \(gap.tagRemaining) bytes before the end its ID3v2 tag claims)" : ""
+                gap.tagRemaining > 0
+                ? " (it ends \(gap.tagRemaining) bytes before the end its \(gap.tagKind) tag claims)" : ""
             throw Self.unrecognised("its \(endOffset) bytes\(cut)")
         }
         if gap.tagRemaining > 0 {

@@ -12,6 +12,23 @@ import Testing
     /// A channel count comes from the codec's own configuration box, not the sample entry's placeholder:
     /// FFmpeg's E-AC-3 5.1 in MP4 says 2 in its entry and 3/2 + LFE in 'dec3'. FFmpeg decodes 10,496 frames of
     /// six channels from it.
+    /// A lone APEv2 tag that claims more bytes than follow is said to be an APEv2 tag (taglib's test data met it as
+    /// "its ID3v2 tag").
+    @Test func anAPETagThatClaimsTooMuchIsNamedAsOne() throws {
+        var bytes = Array("APETAGEX".utf8)
+        for field: UInt32 in [2000, 4096, 1, 0xA000_0000] { withUnsafeBytes(of: field.littleEndian) { bytes += $0 } }
+        bytes += [UInt8](repeating: 0, count: 8) + Array("hello".utf8)
+        let path = NSTemporaryDirectory() + "afkit-ape-\(getpid()).mp3"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try AudioFile(path: path)
+            Issue.record("the tag was read as audio")
+        } catch let error as AudioFileError {
+            #expect(error.message.contains("its APEv2 tag claims") && !error.message.contains("ID3v2"), "\(error)")
+        }
+    }
+
     @Test func enhancedAC3ChannelsComeFromDec3() throws {
         let path = Self.folder + "/eac3-5.1.mp4"
         let file = try AudioFile(path: path)
