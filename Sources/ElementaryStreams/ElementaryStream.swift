@@ -614,7 +614,13 @@ package struct ElementaryStreamParser: StreamParser {
             if position >= bytes.count {
                 // The input ends at or inside this frame: a short stream, from a clean start only (a lone
                 // frame cut short is none).
-                return clean && (frames > 1 || position == bytes.count) ? .confirmed : .rejected
+                if clean { return frames > 1 || position == bytes.count ? .confirmed : .rejected }
+                // After junk, a run to the end of the input (its last frame whole or cut short) of as many whole
+                // frames as a clean start needs, covering the junk: a stream whose start was lost (taglib's
+                // invalid-frames3: 969 bytes of junk, six frames and a seventh cut short).
+                let whole = frames - (position > bytes.count ? 1 : 0)
+                let wholeBytes = position > bytes.count ? position - length : position
+                return whole >= Self.framesAtCleanStart && Int64(wholeBytes) >= gap.leadingJunk ? .confirmed : .rejected
             }
             let following = UnsafeRawBufferPointer(rebasing: bytes[position...])
             let confirmation = confirmation(following, first: first)

@@ -29,6 +29,16 @@ import Testing
         }
     }
 
+    /// An MP3 whose start was lost: junk, then frames to the end of the file (six whole, a seventh cut short). As
+    /// many whole frames as a clean start needs, covering the junk, make a stream; ffprobe reads 7 packets, the last
+    /// cut short, and afkit the six whole ones, saying the file is cut short.
+    @Test func anMP3WhoseStartWasLostIsRead() throws {
+        let file = try AudioFile(path: Self.folder + "/mp3-lost-start.mp3")
+        #expect(file.dataFormat.formatID == .mpegLayer3 && file.dataFormat.channelsPerFrame == 2)
+        #expect(file.packetCount == 6 && file.properties.isTruncated)
+        #expect(file.properties.dataOffset == 969)
+    }
+
     @Test func enhancedAC3ChannelsComeFromDec3() throws {
         let path = Self.folder + "/eac3-5.1.mp4"
         let file = try AudioFile(path: path)

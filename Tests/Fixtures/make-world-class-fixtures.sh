@@ -296,3 +296,16 @@ def rewrite(body):
     return out
 open(sys.argv[2], "wb").write(rewrite(data))
 PY
+# An MP3 whose start was lost (as taglib's invalid-frames3): 969 bytes of noise, then six whole frames of LAME at
+# 320 kbit/s and 100 bytes of a seventh, to the end of the file (frame ends by ffprobe). FFmpeg reads 7 packets
+# (the last cut); afkit reads the six whole ones and says the file is cut short.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:r=44100:d=1" -ac 2 -c:a libmp3lame -b:a 320k -write_xing 0 \
+    -id3v2_version 0 /tmp/afkit-lost-start.mp3
+ffprobe -v error -show_entries packet=pos -of csv=p=0 /tmp/afkit-lost-start.mp3 > /tmp/afkit-lost-start.csv
+python3 - /tmp/afkit-lost-start.mp3 "$out/mp3-lost-start.mp3" /tmp/afkit-lost-start.csv <<'PY'
+import random, sys
+data = open(sys.argv[1], "rb").read()
+starts = [int(line) for line in open(sys.argv[3]) if line.strip()]
+noise = bytes(random.Random(7).randrange(256) for _ in range(969)).replace(b"\xff", b"\x7f")
+open(sys.argv[2], "wb").write(noise + data[starts[0]:starts[6] + 100])
+PY
