@@ -144,4 +144,47 @@ private struct CompatTestError: Error, CustomStringConvertible {
             AudioFileStreamGetProperty(adtsStream, kAudioFileStreamProperty_AudioDataByteCount, &size, &bytes) == noErr)
         #expect(bytes == UInt64(adts.bytes))
     }
+    /// Ogg, which Apple's parser does not read, comes as Apple documents formats whose packets vary in frames
+    /// ("such as Ogg Vorbis": `mFramesPerPacket` 0), each packet's frames in its description's
+    /// `mVariableFramesInPacket`: together the stream's frames, as its packet table states them.
+    @Test(arguments: ["library/stereo.opus", "ogg/oggenc-stereo.ogg"])
+    func oggPacketsCarryTheirFrames(_ name: String) throws {
+        final class Frames {
+            var format: AudioStreamBasicDescription?
+            var frames: [UInt32] = []
+        }
+        let seen = Frames()
+        let listener: AudioFileStream_PropertyListenerProc = { clientData, streamID, propertyID, _ in
+            guard propertyID == kAudioFileStreamProperty_DataFormat else { return }
+            var format = AudioStreamBasicDescription()
+            var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+            if AudioFileStreamGetProperty(streamID, propertyID, &size, &format) == noErr {
+                Unmanaged<Frames>.fromOpaque(clientData).takeUnretainedValue().format = format
+            }
+        }
+        let packetsProc: AudioFileStream_PacketsProc = { clientData, _, numberPackets, _, descriptions in
+            let seen = Unmanaged<Frames>.fromOpaque(clientData).takeUnretainedValue()
+            for index in 0..<Int(numberPackets) {
+                seen.frames.append(descriptions?[index].mVariableFramesInPacket ?? 0)
+            }
+        }
+        var streamID: AudioFileStreamID?
+        #expect(
+            AudioFileStreamOpen(Unmanaged.passUnretained(seen).toOpaque(), listener, packetsProc, 0, &streamID) == noErr
+        )
+        let stream = try #require(streamID)
+        defer { AudioFileStreamClose(stream) }
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(name))
+        let status = data.withUnsafeBytes { AudioFileStreamParseBytes(stream, UInt32($0.count), $0.baseAddress, []) }
+        #expect(status == noErr)
+        #expect(AudioFileStreamParseBytes(stream, 0, nil, []) == noErr)
+        #expect(seen.format?.mFramesPerPacket == 0)
+        // (Vorbis's first audio packet only primes the overlap: 0 frames.)
+        #expect(!seen.frames.isEmpty && seen.frames.dropFirst().allSatisfy { $0 > 0 }, "\(seen.frames.prefix(4))")
+        var table = AudioFilePacketTableInfo()
+        var size = UInt32(MemoryLayout<AudioFilePacketTableInfo>.size)
+        #expect(AudioFileStreamGetProperty(stream, kAudioFileStreamProperty_PacketTableInfo, &size, &table) == noErr)
+        let total = table.mNumberValidFrames + Int64(table.mPrimingFrames) + Int64(table.mRemainderFrames)
+        #expect(seen.frames.reduce(Int64(0)) { $0 + Int64($1) } == total)
+    }
 }
