@@ -49,8 +49,9 @@ package struct MP4Parser: StreamParser {
         case awaitingSeek(target: Int64, then: State)
         /// A chapter track's sample (by its index in ``MP4Parser/chapterSamples``), read where a seek led.
         case chapterSample(Int)
-        /// The first MPEG audio frame of the movie (its `moov`), read where a seek led.
-        case firstFrameHeader(Box)
+        /// The first MPEG audio frame of the movie (its `moov`), read where a seek led; then back to `returnTo`
+        /// (the end of the box read last: `moov`, or a fragment's `moof`).
+        case firstFrameHeader(Box, returnTo: Int64?)
     }
 
     /// What the parser keeps of one `trak` while it is read.
@@ -342,7 +343,7 @@ package struct MP4Parser: StreamParser {
                 _ = cursor.skip(cursor.remaining)
                 return .needMore(1)
 
-            case .firstFrameHeader(let movie):
+            case .firstFrameHeader(let movie, let returnTo):
                 let count = firstSampleBytesRead
                 guard cursor.remaining >= count || atEnd else { return .needMore(count) }
                 let available = min(count, cursor.remaining)
@@ -350,7 +351,7 @@ package struct MP4Parser: StreamParser {
                     UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + available]))
                 _ = cursor.skip(cursor.remaining)
                 state = .skip(remaining: nil)
-                if let end = movie.end { pendingSeekRequest = (end, .boxHeader) }
+                if let end = returnTo { pendingSeekRequest = (end, .boxHeader) }
                 try announceMovie(movie)
 
             case .chapterSample(let index):
@@ -568,6 +569,13 @@ package struct MP4Parser: StreamParser {
         case "moov":
             try finishMovie(box)
         case "moof":
+            if let movie = movieAwaitingFirstFrame, context.mode == .indexing,
+                let first = table.sample(at: sampleCursor)
+            {
+                // A file read by index passes over `mdat`: the first fragment's first sample is read where a seek
+                // leads, then the walk goes on after this `moof`.
+                pendingSeekRequest = (first.offset, .firstFrameHeader(movie, returnTo: box.end))
+            }
             if context.properties.dataOffset == nil, let first = table.runs.first {
                 context.properties.dataOffset = first.offset
                 context.announce(.dataOffset)
@@ -600,9 +608,12 @@ package struct MP4Parser: StreamParser {
         // the audio held before `moov`, else where a seek leads (a file read by index passes over `mdat`), else
         // as the bytes pass (where a stream that seeks goes for the audio before `moov` anyway); the format waits.
         // So are E-AC-3's frames a sample: its syncframes' blocks, whatever the sample table times it.
-        if [.mpegLayer1, .mpegLayer2, .mpegLayer3, .enhancedAC3].contains(entry.format.formatID),
-            let first = table.sample(at: sampleCursor)
-        {
+        if Self.readsFirstSample.contains(entry.format.formatID), isFragmented, table.sample(at: sampleCursor) == nil {
+            // A fragmented movie's samples come with its fragments: the format waits for the first.
+            movieAwaitingFirstFrame = box
+            return
+        }
+        if Self.readsFirstSample.contains(entry.format.formatID), let first = table.sample(at: sampleCursor) {
             let count = firstSampleBytesRead
             if let held = context.retained.index(of: first.offset, count: count) {
                 context.retained.bytes.withUnsafeBytes {
@@ -611,7 +622,7 @@ package struct MP4Parser: StreamParser {
             } else {
                 movieAwaitingFirstFrame = box
                 if context.mode == .indexing {
-                    pendingSeekRequest = (first.offset, .firstFrameHeader(box))
+                    pendingSeekRequest = (first.offset, .firstFrameHeader(box, returnTo: box.end))
                 } else if let seek = earlyMediaSeek(after: box) {
                     pendingSeekRequest = seek
                 }
@@ -620,6 +631,9 @@ package struct MP4Parser: StreamParser {
         }
         try announceMovie(box)
     }
+
+    /// Formats whose first sample's bytes decide the format (MPEG audio's layer and channels; E-AC-3's frames).
+    static let readsFirstSample: [FourCharCode] = [.mpegLayer1, .mpegLayer2, .mpegLayer3, .enhancedAC3]
 
     /// Where a stream that answers seeks goes for audio that came before `moov` and was not held.
     func earlyMediaSeek(after movie: Box) -> (target: Int64, then: State)? {
@@ -1056,8 +1070,10 @@ package struct MP4Parser: StreamParser {
             return nil
         }
         if let movie = movieAwaitingFirstFrame {
-            guard available >= 4 else { return .needMore(4) }
-            readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + 4]))
+            let count = Int(min(Int64(firstSampleBytesRead), end - position))
+            guard available >= count else { return .needMore(count) }
+            readFirstFrameHeader(
+                UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + count]))
             try announceMovie(movie, isAtMedia: true)
             return nil
         }

@@ -13,7 +13,8 @@ import Testing
         "ulaw-v0-chunk-samples.mov",
         "ima4-v1-frames.mov", "mp3-mono.mp4", "mp3-mono-dotmp3.mov", "mp2-mono.mp4", "ipcm-s16le-stereo.mp4",
         "vorbis.mp4",
-        "mdat-first.mov", "broken-metadata.m4a", "truncated.m4a", "dts.mp4",
+        "mdat-first.mov", "broken-metadata.m4a", "truncated.m4a", "dts.mp4", "mp3-mono-fragmented.mp4",
+        "eac3-one-block-fragmented.mp4",
     ]
 
     @Test(arguments: names)

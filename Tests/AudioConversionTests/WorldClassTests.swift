@@ -237,6 +237,13 @@ import Testing
         #expect(decoded == 1792, "\(decoded)")
         let plain = try AudioFile(path: Self.folder + "/eac3-5.1.mp4")
         #expect(plain.dataFormat.framesPerPacket == 1536)
+        // In a fragmented MP4 (androidx/media's sample_eac3_fragmented.mp4 is one) the format waits for the first
+        // fragment's first sample; so does MP3's channel count (FFmpeg's entry says 2 for mono frames).
+        let fragmented = try AudioFile(path: Self.folder + "/eac3-one-block-fragmented.mp4")
+        #expect(fragmented.dataFormat.framesPerPacket == 256 && fragmented.packetCount == 7)
+        let mp3 = try AudioFile(path: Self.folder + "/mp3-mono-fragmented.mp4")
+        #expect(mp3.dataFormat.formatID == .mpegLayer3 && mp3.dataFormat.channelsPerFrame == 1)
+        #expect(mp3.packetCount == 13)
     }
 
     /// ALAC (and FLAC) in MP4 with no edit list: the sample table times the last packet short, as the packet

@@ -309,3 +309,24 @@ starts = [int(line) for line in open(sys.argv[3]) if line.strip()]
 noise = bytes(random.Random(7).randrange(256) for _ in range(969)).replace(b"\xff", b"\x7f")
 open(sys.argv[2], "wb").write(noise + data[starts[0]:starts[6] + 100])
 PY
+# The same one-block syncframes in a fragmented MP4 (androidx/media's sample_eac3_fragmented.mp4 is one): FFmpeg's
+# fragmented remux of eac3-5.1.mp4, each syncframe in every 'mdat' patched as above. The format waits for the
+# first fragment's first sample: 256 frames a packet, where the fragments time 1,536.
+ffmpeg -v error -y -i "$out/eac3-5.1.mp4" -c copy -movflags +frag_keyframe+empty_moov+default_base_moof+delay_moov \
+    -frag_duration 100000 /tmp/afkit-eac3-fragmented.mp4
+python3 - /tmp/afkit-eac3-fragmented.mp4 "$out/eac3-one-block-fragmented.mp4" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+mdat = data.find(b"mdat")
+while mdat >= 0:
+    size = int.from_bytes(data[mdat - 4:mdat], "big")
+    at, end = mdat + 4, mdat - 4 + size
+    while at + 6 <= end and data[at:at + 2] == b"\x0b\x77":
+        data[at + 4] &= 0xCF
+        at += ((data[at + 2] & 7) << 8 | data[at + 3]) * 2 + 2
+    mdat = data.find(b"mdat", end)
+open(sys.argv[2], "wb").write(data)
+PY
+# MP3 in a fragmented MP4: FFmpeg's fragmented remux of mp3-mono.mp4 (its entry says 2 channels; the frames, 1).
+ffmpeg -v error -y -i "$out/mp3-mono.mp4" -c copy -movflags +frag_keyframe+empty_moov+default_base_moof \
+    -frag_duration 100000 -f mp4 "$out/mp3-mono-fragmented.mp4"
