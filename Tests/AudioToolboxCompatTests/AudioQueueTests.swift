@@ -1,0 +1,370 @@
+// Programs that play streams with Audio Queue Services the way iOS streaming players do: a stream parsed with
+// Audio File Stream Services, its packets copied into a few queue buffers with their descriptions, each buffer
+// enqueued when full, the player waiting for a free buffer until the output callback hands one back. Headless, the
+// queue renders offline (as Apple's AQOfflineRenderTest sample does), and what it renders is held to FFmpeg's
+// decodes (Tests/Fixtures: the references the converter tests use, make-converter-fixtures.sh and the scripts it
+// names).
+#if canImport(AudioToolbox)
+    import AudioToolbox
+#else
+    import AudioToolboxCompat
+#endif
+import Foundation
+import Testing
+
+/// A player's state: the stream's format, the queue and its buffers (which are in use), the buffer being filled,
+/// and what the queue rendered.
+final class QueuePlayer {
+    static let bufferCount = 3
+    static let maximumPacketDescriptions = 512
+
+    var bufferSize = 16384
+    /// Frames asked of each offline render.
+    var framesPerRender: UInt32 = 1500
+    var renderFormat: (AudioStreamBasicDescription) -> AudioStreamBasicDescription
+    var volume: Float32 = 1
+    /// Whether the stream's magic cookie is given to the queue.
+    var setsCookie = true
+
+    var format = AudioStreamBasicDescription()
+    var primingFrames = 0
+    var queue: AudioQueueRef?
+    var buffers: [AudioQueueBufferRef] = []
+    var inUse: [Bool] = []
+    var fillIndex = 0
+    var bytesFilled = 0
+    var packetsFilled = 0
+    var descriptions = [AudioStreamPacketDescription](
+        repeating: AudioStreamPacketDescription(), count: QueuePlayer.maximumPacketDescriptions)
+    var started = false
+    var isRunning = false
+    var runningChanges: [UInt32] = []
+    var output: [UInt8] = []
+    var renderBuffer: AudioQueueBufferRef?
+    var time = AudioTimeStamp()
+    /// The first status that went wrong, with what was being done.
+    var failure: (String, OSStatus)?
+
+    init(renderFormat: @escaping (AudioStreamBasicDescription) -> AudioStreamBasicDescription) {
+        self.renderFormat = renderFormat
+    }
+
+    func check(_ status: OSStatus, _ what: String) {
+        if status != noErr && failure == nil { failure = (what, status) }
+    }
+
+    var packetsVary: Bool { format.mBytesPerPacket == 0 }
+}
+
+/// The output callback: the buffer is free again.
+func queuePlayerOutput(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef) {
+    guard let userData else { return }
+    let player = Unmanaged<QueuePlayer>.fromOpaque(userData).takeUnretainedValue()
+    if let index = player.buffers.firstIndex(of: buffer) { player.inUse[index] = false }
+}
+
+/// The IsRunning listener: the queue started, or played all it was given and stopped.
+func queuePlayerRunningChanged(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ id: AudioQueuePropertyID)
+{
+    guard let userData else { return }
+    let player = Unmanaged<QueuePlayer>.fromOpaque(userData).takeUnretainedValue()
+    var running: UInt32 = 0
+    var size = UInt32(MemoryLayout<UInt32>.size)
+    player.check(AudioQueueGetProperty(queue, id, &running, &size), "get IsRunning")
+    player.isRunning = running != 0
+    player.runningChanges.append(running)
+}
+
+/// The stream's property listener: once packets can come, the queue is made for the stream's format and cookie,
+/// set to render offline, and given its buffers.
+func queuePlayerStreamProperty(
+    _ clientData: UnsafeMutableRawPointer, _ stream: AudioFileStreamID, _ id: AudioFileStreamPropertyID,
+    _ flags: UnsafeMutablePointer<AudioFileStreamPropertyFlags>
+) {
+    let player = Unmanaged<QueuePlayer>.fromOpaque(clientData).takeUnretainedValue()
+    guard id == kAudioFileStreamProperty_ReadyToProducePackets, player.queue == nil else { return }
+    guard let format = streamProperty(stream, kAudioFileStreamProperty_DataFormat, AudioStreamBasicDescription())
+    else { return player.check(kAudioFileStreamError_ValueUnknown, "data format") }
+    player.format = format
+    let table = streamProperty(stream, kAudioFileStreamProperty_PacketTableInfo, AudioFilePacketTableInfo())
+    player.primingFrames = Int(table?.mPrimingFrames ?? 0)
+    var streamFormat = format
+    var queue: AudioQueueRef?
+    player.check(
+        AudioQueueNewOutput(
+            &streamFormat, queuePlayerOutput, clientData, CFRunLoopGetCurrent(), CFRunLoopMode.commonModes.rawValue, 0,
+            &queue), "new output")
+    guard let queue else { return }
+    player.queue = queue
+    var cookieSize: UInt32 = 0
+    var writable: DarwinBoolean = false
+    if player.setsCookie,
+        AudioFileStreamGetPropertyInfo(stream, kAudioFileStreamProperty_MagicCookieData, &cookieSize, &writable)
+            == noErr, cookieSize > 0
+    {
+        let cookie = UnsafeMutableRawPointer.allocate(byteCount: Int(cookieSize), alignment: 8)
+        defer { cookie.deallocate() }
+        player.check(
+            AudioFileStreamGetProperty(stream, kAudioFileStreamProperty_MagicCookieData, &cookieSize, cookie), "cookie")
+        player.check(AudioQueueSetProperty(queue, kAudioQueueProperty_MagicCookie, cookie, cookieSize), "set cookie")
+    }
+    for _ in 0..<QueuePlayer.bufferCount {
+        var buffer: AudioQueueBufferRef?
+        player.check(AudioQueueAllocateBuffer(queue, UInt32(player.bufferSize), &buffer), "allocate")
+        if let buffer {
+            player.buffers.append(buffer)
+            player.inUse.append(false)
+        }
+    }
+    player.check(
+        AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, queuePlayerRunningChanged, clientData),
+        "listener")
+    var render = player.renderFormat(format)
+    player.check(AudioQueueSetOfflineRenderFormat(queue, &render, nil), "offline render format")
+    var renderBuffer: AudioQueueBufferRef?
+    player.check(
+        AudioQueueAllocateBuffer(queue, player.framesPerRender * render.mBytesPerFrame, &renderBuffer), "render buffer")
+    player.renderBuffer = renderBuffer
+    player.check(AudioQueueSetParameter(queue, kAudioQueueParam_Volume, player.volume), "volume")
+    player.time.mFlags = .sampleTimeValid
+}
+
+/// Renders once, keeping what the queue gives; returns the frames rendered.
+@discardableResult
+func renderOnce(_ player: QueuePlayer) -> Int {
+    guard let queue = player.queue, let buffer = player.renderBuffer else { return 0 }
+    let status = AudioQueueOfflineRender(queue, &player.time, buffer, player.framesPerRender)
+    player.check(status, "offline render")
+    let bytes = Int(buffer.pointee.mAudioDataByteSize)
+    player.output += UnsafeRawBufferPointer(start: buffer.pointee.mAudioData, count: bytes)
+    let frames = bytes / Int(player.renderFormat(player.format).mBytesPerFrame)
+    player.time.mSampleTime += Float64(frames)
+    return status == noErr ? frames : 0
+}
+
+/// Enqueues the buffer being filled, starts the queue after the first, and waits (rendering) for the next buffer
+/// to be free.
+func enqueueFilledBuffer(_ player: QueuePlayer) {
+    guard let queue = player.queue, player.bytesFilled > 0 else { return }
+    let buffer = player.buffers[player.fillIndex]
+    player.inUse[player.fillIndex] = true
+    buffer.pointee.mAudioDataByteSize = UInt32(player.bytesFilled)
+    let status = player.descriptions.withUnsafeBufferPointer {
+        player.packetsVary
+            ? AudioQueueEnqueueBuffer(queue, buffer, UInt32(player.packetsFilled), $0.baseAddress)
+            : AudioQueueEnqueueBuffer(queue, buffer, 0, nil)
+    }
+    player.check(status, "enqueue")
+    if !player.started {
+        player.started = true
+        player.check(AudioQueueStart(queue, nil), "start")
+        renderOnce(player)  // Apple's sample renders 0 frames first; the frames asked are given here from the start.
+    }
+    player.fillIndex = (player.fillIndex + 1) % player.buffers.count
+    player.bytesFilled = 0
+    player.packetsFilled = 0
+    // Wait for the next buffer: headless, the wait is rendering until the queue hands one back.
+    var attempts = 0
+    while player.inUse[player.fillIndex] && player.failure == nil {
+        attempts += 1
+        if renderOnce(player) == 0 && attempts > 1000 { return player.check(kAudioQueueErr_BufferEmpty, "wait") }
+    }
+}
+
+/// The packets callback: each packet copied into the buffer being filled with its description (constant packets
+/// in runs), the buffer enqueued when the next would not fit.
+func queuePlayerPackets(
+    _ clientData: UnsafeMutableRawPointer, _ numberBytes: UInt32, _ numberPackets: UInt32, _ data: UnsafeRawPointer,
+    _ packetDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?
+) {
+    let player = Unmanaged<QueuePlayer>.fromOpaque(clientData).takeUnretainedValue()
+    guard player.queue != nil, player.failure == nil else { return }
+    guard let packetDescriptions else {
+        // Constant packets: as many whole ones at a time as the buffer has room for.
+        let packetSize = max(1, Int(player.format.mBytesPerPacket))
+        var offset = 0
+        while offset < Int(numberBytes) && player.failure == nil {
+            let room = (player.bufferSize - player.bytesFilled) / packetSize * packetSize
+            if room == 0 {
+                enqueueFilledBuffer(player)
+                continue
+            }
+            let count = min(room, Int(numberBytes) - offset)
+            let buffer = player.buffers[player.fillIndex]
+            (buffer.pointee.mAudioData + player.bytesFilled).copyMemory(from: data + offset, byteCount: count)
+            player.bytesFilled += count
+            offset += count
+        }
+        return
+    }
+    for index in 0..<Int(numberPackets) where player.failure == nil {
+        let packet = packetDescriptions[index]
+        let size = Int(packet.mDataByteSize)
+        if player.bytesFilled + size > player.bufferSize { enqueueFilledBuffer(player) }
+        let buffer = player.buffers[player.fillIndex]
+        (buffer.pointee.mAudioData + player.bytesFilled).copyMemory(
+            from: data + Int(packet.mStartOffset), byteCount: size)
+        player.descriptions[player.packetsFilled] = AudioStreamPacketDescription(
+            mStartOffset: Int64(player.bytesFilled), mVariableFramesInPacket: packet.mVariableFramesInPacket,
+            mDataByteSize: packet.mDataByteSize)
+        player.bytesFilled += size
+        player.packetsFilled += 1
+        if player.packetsFilled == QueuePlayer.maximumPacketDescriptions { enqueueFilledBuffer(player) }
+    }
+}
+
+/// Plays a file as a stream of `chunkSize`-byte reads through an audio queue rendering offline; at the end of the
+/// stream the last buffer is enqueued, the queue flushed and stopped once it has played everything, and rendered
+/// until it says it is no longer running.
+func playThroughQueue(
+    _ data: [UInt8], chunkSize: Int,
+    renderFormat: @escaping (AudioStreamBasicDescription) -> AudioStreamBasicDescription,
+    configure: (QueuePlayer) -> Void = { _ in }
+) -> QueuePlayer {
+    let player = QueuePlayer(renderFormat: renderFormat)
+    configure(player)
+    let clientData = Unmanaged.passUnretained(player).toOpaque()
+    var streamID: AudioFileStreamID?
+    player.check(
+        AudioFileStreamOpen(clientData, queuePlayerStreamProperty, queuePlayerPackets, 0, &streamID), "open stream")
+    guard let stream = streamID else { return player }
+    var offset = 0
+    while offset < data.count && player.failure == nil {
+        let count = min(chunkSize, data.count - offset)
+        let status = data[offset..<offset + count].withUnsafeBytes {
+            AudioFileStreamParseBytes(stream, UInt32(count), $0.baseAddress, [])
+        }
+        player.check(status, "parse")
+        offset += count
+    }
+    // afkit's parser delivers the last packets when the stream is closed.
+    AudioFileStreamClose(stream)
+    guard let queue = player.queue, player.failure == nil else { return player }
+    enqueueFilledBuffer(player)
+    player.check(AudioQueueFlush(queue), "flush")
+    player.check(AudioQueueStop(queue, false), "stop")
+    var renders = 0
+    while player.isRunning && player.failure == nil && renders < 100_000 {
+        renderOnce(player)
+        renders += 1
+    }
+    player.check(AudioQueueDispose(queue, true), "dispose")
+    return player
+}
+
+/// 16-bit interleaved PCM of a stream's rate and channels.
+func int16Render(_ format: AudioStreamBasicDescription) -> AudioStreamBasicDescription {
+    pcmFormat(sampleRate: format.mSampleRate, channels: format.mChannelsPerFrame)
+}
+
+/// 32-bit float interleaved PCM of a stream's rate and channels.
+func float32Render(_ format: AudioStreamBasicDescription) -> AudioStreamBasicDescription {
+    pcmFormat(sampleRate: format.mSampleRate, channels: format.mChannelsPerFrame, bits: 32, float: true)
+}
+
+func fixtureBytes(_ name: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: queueFixtures.appendingPathComponent(name)))
+}
+
+private let queueFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+@Suite struct AudioQueueTests {
+    /// A player streaming lossless formats through a queue rendering 16-bit PCM gives FFmpeg's samples, every one,
+    /// the queue's own decoding (big-endian PCM, ALAC with its cookie, IMA4, µ-law, A-law) doing the work; and the
+    /// queue says it started and, after the last frame, that it stopped.
+    @Test(arguments: [
+        ("aiff/pcm-s16-stereo.aiff", "converter/pcm-s16-stereo.aiff.s16le"),
+        ("afkit-outputs/speech-alac.m4a", "afkit-outputs/speech-alac.m4a.ffmpeg.s16le"),
+        ("codecs/speech-ima4-stereo.aifc", "codecs/speech-ima4-stereo.aifc.s16le"),
+        ("codecs/speech-ulaw.wav", "codecs/speech-ulaw.wav.s16le"),
+        ("codecs/music-alaw.caf", "codecs/music-alaw.caf.s16le"),
+    ])
+    func losslessStreamsRenderToFFmpegsSamples(_ name: String, _ referenceName: String) throws {
+        let reference = try fileSamples(referenceName, as: Int16.self)
+        let player = playThroughQueue(try fixtureBytes(name), chunkSize: 3000, renderFormat: int16Render)
+        #expect(player.failure == nil, "\(name): \(String(describing: player.failure))")
+        let rendered = samples(player.output, as: Int16.self)
+        #expect(rendered.count == reference.count, "\(name)")
+        #expect(rendered == reference, "\(name)")
+        #expect(player.runningChanges == [1, 0], "\(name)")
+        #expect(player.time.mSampleTime == Float64(reference.count) / Float64(player.format.mChannelsPerFrame))
+    }
+
+    /// FLAC (the library's stereo file), over the window FFmpeg's reference holds.
+    @Test func flacStreamRendersToFFmpegsSamples() throws {
+        let reference = try fileSamples("library/stereo.flac.at30000.s16", as: Int16.self)
+        let player = playThroughQueue(
+            try fixtureBytes("library/stereo.flac"), chunkSize: 4096, renderFormat: int16Render)
+        #expect(player.failure == nil, "\(String(describing: player.failure))")
+        let rendered = samples(player.output, as: Int16.self)
+        #expect(rendered.count == 66150 * 2)
+        try #require(rendered.count >= 60000 + reference.count)
+        #expect(Array(rendered[60000..<60000 + reference.count]) == reference)
+    }
+
+    /// Rendering to 32-bit floats gives the 16-bit decode's samples over 32,768, exactly.
+    @Test func rendersToFloat32() throws {
+        let reference = try fileSamples("afkit-outputs/speech-alac.m4a.ffmpeg.s16le", as: Int16.self)
+        let player = playThroughQueue(
+            try fixtureBytes("afkit-outputs/speech-alac.m4a"), chunkSize: 5000, renderFormat: float32Render)
+        #expect(player.failure == nil)
+        let rendered = samples(player.output, as: Float.self)
+        #expect(rendered.count == reference.count)
+        #expect(zip(rendered, reference).allSatisfy { $0 == Float($1) / 32768 })
+    }
+
+    /// Lossy streams render to FFmpeg's samples within a stated SNR: the queue plays every frame the codec decodes,
+    /// so the stream's priming comes before FFmpeg's gapless frame 30,000.
+    @Test(arguments: ["stereo.m4a", "stereo.mp3", "stereo.opus"])
+    func lossyStreamsRenderWithinSNR(_ name: String) throws {
+        let reference = try fileSamples("library/\(name).at30000.s16", as: Int16.self)
+        let player = playThroughQueue(try fixtureBytes("library/\(name)"), chunkSize: 2048, renderFormat: int16Render)
+        #expect(player.failure == nil, "\(name): \(String(describing: player.failure))")
+        let rendered = samples(player.output, as: Int16.self)
+        let start = (30000 + player.primingFrames) * 2
+        try #require(rendered.count >= start + reference.count)
+        let ratio = snr(rendered[start..<start + reference.count], reference[...])
+        #expect(ratio > 60, "\(name): \(ratio) dB")
+    }
+
+    /// AAC in ADTS has no magic cookie: the queue decodes from the stream description alone.
+    @Test func adtsRendersWithoutACookie() throws {
+        let reference = try fileSamples("converter/aac-lc-44k-stereo.aac.s16le", as: Int16.self)
+        let player = playThroughQueue(
+            try fixtureBytes("adts/aac-lc-44k-stereo.aac"), chunkSize: 3000, renderFormat: int16Render)
+        #expect(player.failure == nil)
+        let rendered = samples(player.output, as: Int16.self)
+        try #require(rendered.count >= reference.count)
+        #expect(snr(rendered[0..<reference.count], reference[...]) > 60)
+    }
+
+    /// A render format of another rate: the queue resamples (the library's AAC at 48 kHz, against FFmpeg's decode
+    /// resampled by libsoxr at the converter's precision), and its time counts the stream's frames.
+    @Test func rendersAtAnotherRate() throws {
+        let reference = try fileSamples("converter/stereo.m4a.48k.s16le", as: Int16.self)
+        let player = playThroughQueue(try fixtureBytes("library/stereo.m4a"), chunkSize: 3000) {
+            pcmFormat(sampleRate: 48000, channels: $0.mChannelsPerFrame)
+        }
+        #expect(player.failure == nil)
+        let rendered = samples(player.output, as: Int16.self)
+        try #require(rendered.count >= reference.count)
+        #expect(snr(rendered[0..<reference.count], reference[...]) > 60)
+    }
+
+    /// The volume parameter scales what the queue renders: at 0.5, floats are exactly half, 16-bit samples half
+    /// to the nearest.
+    @Test func halfVolumeHalvesTheSamples() throws {
+        let reference = try fileSamples("afkit-outputs/speech-alac.m4a.ffmpeg.s16le", as: Int16.self)
+        let data = try fixtureBytes("afkit-outputs/speech-alac.m4a")
+        let floats = playThroughQueue(data, chunkSize: 4096, renderFormat: float32Render) { $0.volume = 0.5 }
+        let rendered = samples(floats.output, as: Float.self)
+        #expect(rendered.count == reference.count)
+        #expect(zip(rendered, reference).allSatisfy { $0 == Float($1) / 65536 })
+        let integers = playThroughQueue(data, chunkSize: 4096, renderFormat: int16Render) { $0.volume = 0.5 }
+        let halved = samples(integers.output, as: Int16.self)
+        #expect(halved.count == reference.count)
+        #expect(zip(halved, reference).allSatisfy { abs(2 * Int($0) - Int($1)) <= 1 })
+        #expect(halved != reference)
+    }
+}
