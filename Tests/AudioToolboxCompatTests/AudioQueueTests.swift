@@ -368,3 +368,246 @@ private let queueFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComp
         #expect(halved != reference)
     }
 }
+
+// MARK: A queue of linear PCM made by hand: errors, buffers handed back, priming, trimming, time and levels
+
+/// What a queue's callback and listener saw.
+final class QueueLog {
+    var returned: [AudioQueueBufferRef] = []
+    /// Whether the callback enqueues each buffer again at once, and what that answered.
+    var enqueuesAgain = false
+    var enqueueAnswers: [OSStatus] = []
+    var runningChanges = 0
+}
+
+func logReturnedBuffer(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef) {
+    guard let userData else { return }
+    let log = Unmanaged<QueueLog>.fromOpaque(userData).takeUnretainedValue()
+    log.returned.append(buffer)
+    if log.enqueuesAgain { log.enqueueAnswers.append(AudioQueueEnqueueBuffer(queue, buffer, 0, nil)) }
+}
+
+func logRunningChange(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ id: AudioQueuePropertyID) {
+    guard let userData else { return }
+    Unmanaged<QueueLog>.fromOpaque(userData).takeUnretainedValue().runningChanges += 1
+}
+
+/// A queue of 16-bit stereo PCM at 44.1 kHz, rendering the same format offline where asked, logging to `log`.
+func makePCMQueue(_ log: QueueLog, offline: Bool = true) throws -> AudioQueueRef {
+    var format = pcmFormat(sampleRate: 44100, channels: 2)
+    var made: AudioQueueRef?
+    let userData = Unmanaged.passUnretained(log).toOpaque()
+    try #require(AudioQueueNewOutput(&format, logReturnedBuffer, userData, nil, nil, 0, &made) == noErr)
+    let queue = try #require(made)
+    try #require(
+        AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, logRunningChange, userData) == noErr)
+    if offline { try #require(AudioQueueSetOfflineRenderFormat(queue, &format, nil) == noErr) }
+    return queue
+}
+
+/// A buffer of `queue` holding `frames` stereo frames of a ramp starting at `first` (left n, right -n).
+func pcmBuffer(_ queue: AudioQueueRef, frames: Int, first: Int = 0) throws -> AudioQueueBufferRef {
+    var made: AudioQueueBufferRef?
+    try #require(AudioQueueAllocateBuffer(queue, UInt32(frames * 4), &made) == noErr)
+    let buffer = try #require(made)
+    let samples = buffer.pointee.mAudioData.bindMemory(to: Int16.self, capacity: frames * 2)
+    for frame in 0..<frames {
+        samples[2 * frame] = Int16(truncatingIfNeeded: first + frame)
+        samples[2 * frame + 1] = Int16(truncatingIfNeeded: -(first + frame))
+    }
+    buffer.pointee.mAudioDataByteSize = UInt32(frames * 4)
+    return buffer
+}
+
+/// One offline render of up to `frames` frames into `buffer`: its status and the samples.
+func render(_ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef, frames: UInt32) -> (OSStatus, [Int16]) {
+    var time = AudioTimeStamp()
+    time.mFlags = .sampleTimeValid
+    let status = AudioQueueOfflineRender(queue, &time, buffer, frames)
+    let count = Int(buffer.pointee.mAudioDataByteSize) / 2
+    return (
+        status,
+        Array(
+            UnsafeBufferPointer(
+                start: buffer.pointee.mAudioData.bindMemory(to: Int16.self, capacity: count), count: count))
+    )
+}
+
+func ramp(_ frames: Range<Int>) -> [Int16] {
+    frames.flatMap { [Int16(truncatingIfNeeded: $0), Int16(truncatingIfNeeded: -$0)] }
+}
+
+/// A property of a fixed size, or the status that refused it.
+func queueProperty<Value: BitwiseCopyable>(_ queue: AudioQueueRef, _ id: AudioQueuePropertyID, _ empty: Value)
+    -> Result<Value, QueueStatus>
+{
+    var value = empty
+    var size = UInt32(MemoryLayout<Value>.size)
+    let status = withUnsafeMutableBytes(of: &value) { bytes in
+        bytes.baseAddress.map { AudioQueueGetProperty(queue, id, $0, &size) } ?? kAudio_ParamError
+    }
+    return status == noErr ? .success(value) : .failure(QueueStatus(status: status))
+}
+
+struct QueueStatus: Error, Equatable { var status: OSStatus }
+
+extension AudioQueueTests {
+    /// Without an offline render format there is no device: starting and priming answer kAudioQueueErr_InvalidDevice
+    /// (Apple's "the audio hardware device could not be located"), rendering kAudioQueueErr_InvalidOfflineMode.
+    @Test func aQueueWithoutARenderFormatHasNoDevice() throws {
+        let log = QueueLog()
+        let queue = try makePCMQueue(log, offline: false)
+        defer { AudioQueueDispose(queue, true) }
+        #expect(AudioQueueStart(queue, nil) == kAudioQueueErr_InvalidDevice)
+        #expect(AudioQueuePrime(queue, 100, nil) == kAudioQueueErr_InvalidDevice)
+        let output = try pcmBuffer(queue, frames: 10)
+        #expect(render(queue, output, frames: 10).0 == kAudioQueueErr_InvalidOfflineMode)
+        #expect(queueProperty(queue, kAudioQueueProperty_IsRunning, UInt32(7)) == .success(0))
+        #expect(log.runningChanges == 0)
+    }
+
+    /// Calls a player gets wrong are answered with Apple's codes, never a trap: formats the queue cannot play,
+    /// empty and foreign buffers, a buffer enqueued twice or freed while enqueued, packets without descriptions or
+    /// described outside their bytes, unknown properties and parameters, and every call on a disposed queue.
+    @Test func badCallsGetApplesCodes() throws {
+        var unknown = AudioStreamBasicDescription(
+            mSampleRate: 44100, mFormatID: 0x7A7A_7A7A, mFormatFlags: 0, mBytesPerPacket: 0, mFramesPerPacket: 1024,
+            mBytesPerFrame: 0, mChannelsPerFrame: 2, mBitsPerChannel: 0, mReserved: 0)
+        var refused: AudioQueueRef?
+        #expect(
+            AudioQueueNewOutput(&unknown, logReturnedBuffer, nil, nil, nil, 0, &refused)
+                == kAudioFormatUnsupportedDataFormatError)
+        #expect(refused == nil)
+        var planar = pcmFormat(sampleRate: 44100, channels: 2, nonInterleaved: true)
+        #expect(
+            AudioQueueNewOutput(&planar, logReturnedBuffer, nil, nil, nil, 0, &refused)
+                == kAudioFormatUnsupportedDataFormatError)
+
+        let log = QueueLog()
+        let queue = try makePCMQueue(log)
+        let other = try makePCMQueue(QueueLog())
+        defer { AudioQueueDispose(other, true) }
+        var empty: AudioQueueBufferRef?
+        try #require(AudioQueueAllocateBuffer(queue, 64, &empty) == noErr)
+        #expect(AudioQueueEnqueueBuffer(queue, try #require(empty), 0, nil) == kAudioQueueErr_BufferEmpty)
+        let foreign = try pcmBuffer(other, frames: 4)
+        #expect(AudioQueueEnqueueBuffer(queue, foreign, 0, nil) == kAudioQueueErr_InvalidBuffer)
+        #expect(AudioQueueFreeBuffer(queue, foreign) == kAudioQueueErr_InvalidBuffer)
+        #expect(render(queue, foreign, frames: 4).0 == kAudioQueueErr_InvalidBuffer)
+        let full = try pcmBuffer(queue, frames: 4)
+        #expect(AudioQueueEnqueueBuffer(queue, full, 0, nil) == noErr)
+        #expect(AudioQueueEnqueueBuffer(queue, full, 0, nil) == kAudioQueueErr_BufferEnqueuedTwice)
+        #expect(AudioQueueFreeBuffer(queue, full) == kAudioQueueErr_BufferInQueue)
+        #expect(render(queue, full, frames: 4).0 == kAudioQueueErr_BufferInQueue)
+        #expect(render(queue, try #require(empty), frames: 4).0 == kAudioQueueErr_InvalidRunState)
+        // A property or parameter the queue does not have, a size too small, a value that is read only.
+        var parameter: AudioQueueParameterValue = 0
+        #expect(AudioQueueGetParameter(queue, 99, &parameter) == kAudioQueueErr_InvalidParameter)
+        #expect(AudioQueueSetParameter(queue, 99, 1) == kAudioQueueErr_InvalidParameter)
+        var (value, size): (UInt32, UInt32) = (0, 2)
+        #expect(AudioQueueGetProperty(queue, 0x7A7A_7A7A, &value, &size) == kAudioQueueErr_InvalidProperty)
+        #expect(
+            AudioQueueGetProperty(queue, kAudioQueueProperty_IsRunning, &value, &size)
+                == kAudioQueueErr_InvalidPropertySize)
+        #expect(
+            AudioQueueSetProperty(queue, kAudioQueueProperty_IsRunning, &value, 4)
+                == kAudioQueueErr_InvalidPropertyValue)
+        var aac = AudioStreamBasicDescription(
+            mSampleRate: 44100, mFormatID: kAudioFormatMPEG4AAC, mFormatFlags: 0, mBytesPerPacket: 0,
+            mFramesPerPacket: 1024, mBytesPerFrame: 0, mChannelsPerFrame: 2, mBitsPerChannel: 0, mReserved: 0)
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &aac, nil) == kAudioFormatUnsupportedDataFormatError)
+
+        // Packets that vary need descriptions, and each lies inside the bytes enqueued.
+        var aacQueue: AudioQueueRef?
+        try #require(AudioQueueNewOutput(&aac, logReturnedBuffer, nil, nil, nil, 0, &aacQueue) == noErr)
+        let compressed = try #require(aacQueue)
+        var packets: AudioQueueBufferRef?
+        try #require(AudioQueueAllocateBufferWithPacketDescriptions(compressed, 100, 2, &packets) == noErr)
+        let packetBuffer = try #require(packets)
+        packetBuffer.pointee.mAudioDataByteSize = 100
+        #expect(AudioQueueEnqueueBuffer(compressed, packetBuffer, 0, nil) == kAudio_ParamError)
+        var outside = AudioStreamPacketDescription(mStartOffset: 60, mVariableFramesInPacket: 0, mDataByteSize: 50)
+        #expect(AudioQueueEnqueueBuffer(compressed, packetBuffer, 1, &outside) == kAudio_ParamError)
+        #expect(AudioQueueDispose(compressed, true) == noErr)
+
+        // A disposed queue answers every call, and frees its buffers itself.
+        #expect(AudioQueueDispose(queue, true) == noErr)
+        #expect(AudioQueueEnqueueBuffer(queue, full, 0, nil) == kAudio_ParamError)
+        #expect(AudioQueueStart(queue, nil) == kAudio_ParamError)
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_IsRunning, &value, &size) == kAudio_ParamError)
+        #expect(AudioQueueDispose(queue, true) == kAudio_ParamError)
+        #expect(log.returned.isEmpty)
+    }
+
+    /// Reset and an immediate stop hand the enqueued buffers back to the callback in order, unplayed, refusing a
+    /// buffer enqueued meanwhile (kAudioQueueErr_EnqueueDuringReset); the listener hears the queue start, pause, start again and
+    /// stop; a paused queue renders nothing and keeps its buffers, and a stopped one renders nothing (kAudioQueueErr_InvalidRunState).
+    @Test func resetAndStopHandBuffersBack() throws {
+        let log = QueueLog()
+        let queue = try makePCMQueue(log)
+        defer { AudioQueueDispose(queue, true) }
+        let first = try pcmBuffer(queue, frames: 100)
+        let second = try pcmBuffer(queue, frames: 100, first: 100)
+        let output = try pcmBuffer(queue, frames: 400)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        #expect(log.runningChanges == 1)
+        #expect(AudioQueueEnqueueBuffer(queue, first, 0, nil) == noErr)
+        #expect(AudioQueueEnqueueBuffer(queue, second, 0, nil) == noErr)
+        // Paused, the queue renders nothing and keeps its buffers.
+        #expect(AudioQueuePause(queue) == noErr)
+        #expect(render(queue, output, frames: 400) == (noErr, []))
+        #expect(log.returned.isEmpty)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        #expect(log.runningChanges == 3)
+        log.enqueuesAgain = true
+        #expect(AudioQueueReset(queue) == noErr)
+        #expect(log.returned == [first, second])
+        #expect(log.enqueueAnswers == [kAudioQueueErr_EnqueueDuringReset, kAudioQueueErr_EnqueueDuringReset])
+        #expect(render(queue, output, frames: 400) == (noErr, []))
+        log.enqueuesAgain = false
+        #expect(AudioQueueEnqueueBuffer(queue, second, 0, nil) == noErr)
+        #expect(AudioQueueStop(queue, true) == noErr)
+        #expect(log.returned == [first, second, second])
+        #expect(log.runningChanges == 4)
+        #expect(render(queue, output, frames: 400).0 == kAudioQueueErr_InvalidRunState)
+    }
+
+    /// Priming decodes ahead (the buffer goes back to the callback before the queue starts); trimming drops frames
+    /// from a buffer's start and end; the queue's time counts the frames rendered; a stop that waits ends once all
+    /// is rendered; and the level meter measures the last render.
+    @Test func primeTrimTimeAndLevels() throws {
+        let log = QueueLog()
+        let queue = try makePCMQueue(log)
+        defer { AudioQueueDispose(queue, true) }
+        let first = try pcmBuffer(queue, frames: 1000)
+        let second = try pcmBuffer(queue, frames: 1000, first: 1000)
+        let output = try pcmBuffer(queue, frames: 3000)
+        #expect(AudioQueueEnqueueBuffer(queue, first, 0, nil) == noErr)
+        #expect(
+            AudioQueueEnqueueBufferWithParameters(queue, second, 0, nil, 100, 50, 0, nil, nil, nil) == noErr)
+        var prepared: UInt32 = 0
+        #expect(AudioQueuePrime(queue, 600, &prepared) == noErr)
+        #expect(prepared == 600)
+        #expect(log.returned == [first])
+        var metering: UInt32 = 1
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_EnableLevelMetering, &metering, 4) == noErr)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        #expect(render(queue, output, frames: 0) == (noErr, []))
+        #expect(render(queue, output, frames: 700) == (noErr, ramp(0..<700)))
+        var levels = [AudioQueueLevelMeterState](repeating: AudioQueueLevelMeterState(), count: 2)
+        var size = UInt32(2 * MemoryLayout<AudioQueueLevelMeterState>.size)
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_CurrentLevelMeter, &levels, &size) == noErr)
+        #expect(levels.map(\.mPeakPower) == [699 / 32768, 699 / 32768])
+        var time = AudioTimeStamp()
+        #expect(AudioQueueGetCurrentTime(queue, nil, &time, nil) == noErr)
+        #expect(time.mSampleTime == 700 && time.mFlags == .sampleTimeValid)
+        #expect(AudioQueueStop(queue, false) == noErr)
+        #expect(render(queue, output, frames: 3000) == (noErr, ramp(700..<1000) + ramp(1100..<1950)))
+        #expect(log.returned == [first, second])
+        #expect(AudioQueueGetCurrentTime(queue, nil, &time, nil) == kAudioQueueErr_InvalidRunState)
+        #expect(log.runningChanges == 2)
+        #expect(
+            queueProperty(queue, kAudioQueueProperty_StreamDescription, AudioStreamBasicDescription())
+                == .success(pcmFormat(sampleRate: 44100, channels: 2)))
+    }
+}
