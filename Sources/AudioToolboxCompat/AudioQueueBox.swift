@@ -354,9 +354,12 @@ final class AudioQueueBox: @unchecked Sendable {
         return applyCookie()
     }
 
-    /// Gives the converter the magic cookie (before it has decoded anything).
+    /// Gives the converter the magic cookie (before it has decoded anything). Linear PCM has no use for one: a
+    /// cookie set on a queue of it is kept and not used.
     func applyCookie() -> OSStatus {
-        guard let converter, var cookie, !cookie.isEmpty else { return noErr }
+        guard let converter, var cookie, !cookie.isEmpty, format.mFormatID != kAudioFormatLinearPCM else {
+            return noErr
+        }
         return AudioConverterSetProperty(
             converter, kAudioConverterDecompressionMagicCookie, UInt32(cookie.count), &cookie)
     }

@@ -107,6 +107,13 @@ func queuePlayerStreamProperty(
         player.check(
             AudioFileStreamGetProperty(stream, kAudioFileStreamProperty_MagicCookieData, &cookieSize, cookie), "cookie")
         player.check(AudioQueueSetProperty(queue, kAudioQueueProperty_MagicCookie, cookie, cookieSize), "set cookie")
+        // The queue gives the cookie back as it was set.
+        var size: UInt32 = 0
+        player.check(AudioQueueGetPropertySize(queue, kAudioQueueProperty_MagicCookie, &size), "cookie size")
+        var copy = [UInt8](repeating: 0, count: Int(size))
+        player.check(AudioQueueGetProperty(queue, kAudioQueueProperty_MagicCookie, &copy, &size), "get cookie")
+        let same = copy == Array(UnsafeRawBufferPointer(start: cookie, count: Int(cookieSize)))
+        player.check(same ? noErr : kAudioQueueErr_InvalidPropertyValue, "cookie given back")
     }
     for _ in 0..<QueuePlayer.bufferCount {
         var buffer: AudioQueueBufferRef?
@@ -609,5 +616,59 @@ extension AudioQueueTests {
         #expect(
             queueProperty(queue, kAudioQueueProperty_StreamDescription, AudioStreamBasicDescription())
                 == .success(pcmFormat(sampleRate: 44100, channels: 2)))
+    }
+}
+
+extension AudioQueueTests {
+    /// A queue made with a dispatch queue hands buffers back to its block, within the render that consumed them.
+    @Test func dispatchQueueFormHandsBuffersToItsBlock() throws {
+        var format = pcmFormat(sampleRate: 44100, channels: 2)
+        let log = QueueLog()
+        var made: AudioQueueRef?
+        let status = AudioQueueNewOutputWithDispatchQueue(&made, &format, 0, DispatchQueue(label: "player")) {
+            _, buffer in log.returned.append(buffer)
+        }
+        try #require(status == noErr)
+        let queue = try #require(made)
+        defer { AudioQueueDispose(queue, true) }
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &format, nil) == noErr)
+        let input = try pcmBuffer(queue, frames: 300, first: 5)
+        let output = try pcmBuffer(queue, frames: 300)
+        #expect(AudioQueueEnqueueBuffer(queue, input, 0, nil) == noErr)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        #expect(render(queue, output, frames: 300) == (noErr, ramp(5..<305)))
+        #expect(log.returned == [input])
+    }
+
+    /// A decoder that refuses what it is given: the render answers the converter's code, the queue's
+    /// ConverterError property says it, and the buffer still goes back to the client.
+    @Test func aDecoderErrorIsReportedAndTheBufferReturned() throws {
+        var ima4 = AudioStreamBasicDescription(
+            mSampleRate: 44100, mFormatID: kAudioFormatAppleIMA4, mFormatFlags: 0, mBytesPerPacket: 34,
+            mFramesPerPacket: 64, mBytesPerFrame: 0, mChannelsPerFrame: 1, mBitsPerChannel: 0, mReserved: 0)
+        let log = QueueLog()
+        var made: AudioQueueRef?
+        let userData = Unmanaged.passUnretained(log).toOpaque()
+        try #require(AudioQueueNewOutput(&ima4, logReturnedBuffer, userData, nil, nil, 0, &made) == noErr)
+        let queue = try #require(made)
+        defer { AudioQueueDispose(queue, true) }
+        var render16 = pcmFormat(sampleRate: 44100, channels: 1)
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &render16, nil) == noErr)
+        var input: AudioQueueBufferRef?
+        var output: AudioQueueBufferRef?
+        try #require(AudioQueueAllocateBuffer(queue, 68, &input) == noErr)
+        try #require(AudioQueueAllocateBuffer(queue, 4096, &output) == noErr)
+        let buffer = try #require(input)
+        buffer.pointee.mAudioData.initializeMemory(as: UInt8.self, repeating: 0, count: 68)
+        buffer.pointee.mAudioDataByteSize = 68
+        // Half an IMA4 packet, described as one.
+        var half = AudioStreamPacketDescription(mStartOffset: 0, mVariableFramesInPacket: 0, mDataByteSize: 17)
+        #expect(AudioQueueEnqueueBuffer(queue, buffer, 1, &half) == noErr)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        let (status, rendered) = render(queue, try #require(output), frames: 64)
+        #expect(status == kAudioConverterErr_InvalidInputSize)
+        #expect(rendered.isEmpty)
+        #expect(queueProperty(queue, kAudioQueueProperty_ConverterError, Int32(0)) == .success(status))
+        #expect(log.returned == [buffer])
     }
 }
