@@ -7,8 +7,10 @@ import Synchronization
 // buffers enqueued, the PCM decoded and not yet rendered) and how it decodes them, through an Audio Converter from
 // the queue's format to the offline render format, one enqueued buffer at a time.
 
-/// The state behind an ``AudioQueueRef``. Every call on a queue holds its lock (recursive: a callback the queue
-/// makes may call it again on the same thread), so the state is never touched by two threads at once.
+/// The state behind an ``AudioQueueRef``. Every call on a queue holds its lock, so the state is never touched by
+/// two threads at once; the lock is let go while the queue calls the client (``callOut(_:)``), so a callback may
+/// call the queue again and a player may call it from another thread while holding a lock its callback takes,
+/// as players written for Apple's queue (whose callbacks come from a thread of its own) do.
 final class AudioQueueBox: @unchecked Sendable {
     /// Whom the queue hands consumed buffers to.
     enum Callback {
@@ -44,6 +46,8 @@ final class AudioQueueBox: @unchecked Sendable {
     private static let live = Mutex<[UInt: AudioQueueBox]>([:])
 
     let lock = NSRecursiveLock()
+    /// How many times the calling thread holds `lock` (read and written holding it).
+    var lockDepth = 0
     let format: AudioStreamBasicDescription
     let callback: Callback
 
@@ -126,7 +130,11 @@ final class AudioQueueBox: @unchecked Sendable {
     static func with(_ reference: AudioQueueRef, _ body: (AudioQueueBox) -> OSStatus) -> OSStatus {
         guard let box = live.withLock({ $0[UInt(bitPattern: reference)] }) else { return kAudio_ParamError }
         box.lock.lock()
-        defer { box.lock.unlock() }
+        box.lockDepth += 1
+        defer {
+            box.lockDepth -= 1
+            box.lock.unlock()
+        }
         guard !box.isDisposed else { return kAudio_ParamError }
         return body(box)
     }
@@ -238,10 +246,22 @@ final class AudioQueueBox: @unchecked Sendable {
 
     /// Hands a consumed buffer back to the client.
     func giveBack(_ buffer: AudioQueueBufferRef) {
+        let reference = reference
         switch callback {
-        case .function(let proc, let userData): proc(userData, reference, buffer)
-        case .block(let block): block(reference, buffer)
+        case .function(let proc, let userData): callOut { proc(userData, reference, buffer) }
+        case .block(let block): callOut { block(reference, buffer) }
         }
+    }
+
+    /// Calls the client with the lock let go (as often as this thread holds it), and takes it again. The state may
+    /// have changed meanwhile: callers read it afresh.
+    func callOut(_ call: () -> Void) {
+        let depth = lockDepth
+        lockDepth = 0
+        for _ in 0..<depth { lock.unlock() }
+        call()
+        for _ in 0..<depth { lock.lock() }
+        lockDepth = depth
     }
 
     /// Hands every buffer waiting back, unplayed (enqueueing meanwhile is refused), and forgets what the decoder
@@ -252,10 +272,10 @@ final class AudioQueueBox: @unchecked Sendable {
         defer { isReturningBuffers = false }
         let waiting = entries
         entries.removeAll()
-        for case .buffer(let enqueued) in waiting where !isDisposed { giveBack(enqueued.buffer) }
         if let converter { AudioConverterReset(converter) }
         ready.removeAll()
         readyStart = 0
+        for case .buffer(let enqueued) in waiting where !isDisposed { giveBack(enqueued.buffer) }
     }
 
     // MARK: Running
@@ -323,7 +343,8 @@ final class AudioQueueBox: @unchecked Sendable {
         state = newState
         guard wasRunning != (newState == .running) else { return }
         for listener in listeners where listener.property == kAudioQueueProperty_IsRunning && !isDisposed {
-            listener.proc(listener.userData, reference, kAudioQueueProperty_IsRunning)
+            let reference = reference
+            callOut { listener.proc(listener.userData, reference, kAudioQueueProperty_IsRunning) }
         }
     }
 
@@ -389,8 +410,9 @@ final class AudioQueueBox: @unchecked Sendable {
         guard state == .running else { return noErr }
         let room = min(frames, Int(buffer.pointee.mAudioDataBytesCapacity) / bytesPerRenderFrame)
         let status = decode(untilReady: room)
-        // A callback may have disposed of the queue (and this buffer with it) or stopped it.
-        guard !isDisposed else { return status }
+        // A callback (or another thread meanwhile) may have disposed of the queue or freed this buffer, or stopped
+        // the queue.
+        guard !isDisposed, buffers.contains(buffer) else { return status }
         guard state == .running else { return status }
         let count = min(room, readyFrames)
         let byteCount = count * bytesPerRenderFrame

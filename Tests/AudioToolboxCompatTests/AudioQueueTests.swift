@@ -13,8 +13,10 @@ import Foundation
 import Testing
 
 /// A player's state: the stream's format, the queue and its buffers (which are in use), the buffer being filled,
-/// and what the queue rendered.
-final class QueuePlayer {
+/// and what the queue rendered. Where a thread of its own renders (as Apple's queue plays on a thread of its own),
+/// what both threads touch (which buffers are in use, whether the queue runs, the first failure) is read and written
+/// holding `condition` or `failureLock`; the rest belongs to one thread, and is read by the other after `finished`.
+final class QueuePlayer: @unchecked Sendable {
     static let bufferCount = 3
     static let maximumPacketDescriptions = 512
 
@@ -42,15 +44,29 @@ final class QueuePlayer {
     var output: [UInt8] = []
     var renderBuffer: AudioQueueBufferRef?
     var time = AudioTimeStamp()
+    /// Whether a thread of its own renders: the player then waits on `condition` for a free buffer.
+    var rendersOnAThread = false
+    let condition = NSCondition()
+    /// The queue played all it was given and stopped; the render thread has kept all it rendered and ended.
+    var finished = false
+    var renderThreadEnded = false
+    let failureLock = NSLock()
+    private var firstFailure: (String, OSStatus)?
     /// The first status that went wrong, with what was being done.
-    var failure: (String, OSStatus)?
+    var failure: (String, OSStatus)? {
+        failureLock.lock()
+        defer { failureLock.unlock() }
+        return firstFailure
+    }
 
     init(renderFormat: @escaping (AudioStreamBasicDescription) -> AudioStreamBasicDescription) {
         self.renderFormat = renderFormat
     }
 
     func check(_ status: OSStatus, _ what: String) {
-        if status != noErr && failure == nil { failure = (what, status) }
+        failureLock.lock()
+        defer { failureLock.unlock() }
+        if status != noErr && firstFailure == nil { firstFailure = (what, status) }
     }
 
     var packetsVary: Bool { format.mBytesPerPacket == 0 }
@@ -60,7 +76,10 @@ final class QueuePlayer {
 func queuePlayerOutput(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef) {
     guard let userData else { return }
     let player = Unmanaged<QueuePlayer>.fromOpaque(userData).takeUnretainedValue()
+    player.condition.lock()
+    defer { player.condition.unlock() }
     if let index = player.buffers.firstIndex(of: buffer) { player.inUse[index] = false }
+    player.condition.broadcast()
 }
 
 /// The IsRunning listener: the queue started, or played all it was given and stopped.
@@ -71,8 +90,12 @@ func queuePlayerRunningChanged(_ userData: UnsafeMutableRawPointer?, _ queue: Au
     var running: UInt32 = 0
     var size = UInt32(MemoryLayout<UInt32>.size)
     player.check(AudioQueueGetProperty(queue, id, &running, &size), "get IsRunning")
+    player.condition.lock()
+    defer { player.condition.unlock() }
     player.isRunning = running != 0
     player.runningChanges.append(running)
+    if running == 0 { player.finished = true }
+    player.condition.broadcast()
 }
 
 /// The stream's property listener: once packets can come, the queue is made for the stream's format and cookie,
@@ -154,6 +177,8 @@ func renderOnce(_ player: QueuePlayer) -> Int {
 func enqueueFilledBuffer(_ player: QueuePlayer) {
     guard let queue = player.queue, player.bytesFilled > 0 else { return }
     let buffer = player.buffers[player.fillIndex]
+    // As AudioStreamer does, the buffer is marked in use and enqueued holding the lock the output callback takes.
+    player.condition.lock()
     player.inUse[player.fillIndex] = true
     buffer.pointee.mAudioDataByteSize = UInt32(player.bytesFilled)
     let status = player.descriptions.withUnsafeBufferPointer {
@@ -161,21 +186,55 @@ func enqueueFilledBuffer(_ player: QueuePlayer) {
             ? AudioQueueEnqueueBuffer(queue, buffer, UInt32(player.packetsFilled), $0.baseAddress)
             : AudioQueueEnqueueBuffer(queue, buffer, 0, nil)
     }
+    player.condition.unlock()
     player.check(status, "enqueue")
     if !player.started {
-        player.started = true
         player.check(AudioQueueStart(queue, nil), "start")
-        renderOnce(player)  // Apple's sample renders 0 frames first; the frames asked are given here from the start.
+        player.condition.lock()
+        player.started = true
+        player.condition.unlock()
+        // Apple's sample renders 0 frames first; the frames asked are given here from the start.
+        if !player.rendersOnAThread { renderOnce(player) }
     }
     player.fillIndex = (player.fillIndex + 1) % player.buffers.count
     player.bytesFilled = 0
     player.packetsFilled = 0
-    // Wait for the next buffer: headless, the wait is rendering until the queue hands one back.
-    var attempts = 0
-    while player.inUse[player.fillIndex] && player.failure == nil {
-        attempts += 1
-        if renderOnce(player) == 0 && attempts > 1000 { return player.check(kAudioQueueErr_BufferEmpty, "wait") }
+    waitForFreeBuffer(player)
+}
+
+/// Waits until the buffer to fill next is free: for the render thread to hand it back, or (with none) rendering
+/// until the queue hands one back.
+func waitForFreeBuffer(_ player: QueuePlayer) {
+    guard player.rendersOnAThread else {
+        var attempts = 0
+        while player.inUse[player.fillIndex] && player.failure == nil {
+            attempts += 1
+            if renderOnce(player) == 0 && attempts > 1000 { return player.check(kAudioQueueErr_BufferEmpty, "wait") }
+        }
+        return
     }
+    player.condition.lock()
+    defer { player.condition.unlock() }
+    while player.inUse[player.fillIndex] && player.failure == nil {
+        if !player.condition.wait(until: Date(timeIntervalSinceNow: 30)) {
+            return player.check(kAudioQueueErr_BufferEmpty, "wait for the render thread")
+        }
+    }
+}
+
+/// The render thread: renders once the queue has started, until it has played everything and stopped.
+func renderUntilFinished(_ player: QueuePlayer) {
+    while true {
+        player.condition.lock()
+        let (started, finished) = (player.started, player.finished)
+        player.condition.unlock()
+        if finished || player.failure != nil { break }
+        if !started || renderOnce(player) == 0 { Thread.sleep(forTimeInterval: 0.0002) }
+    }
+    player.condition.lock()
+    player.renderThreadEnded = true
+    player.condition.broadcast()
+    player.condition.unlock()
 }
 
 /// The packets callback: each packet copied into the buffer being filled with its description (constant packets
@@ -230,6 +289,7 @@ func playThroughQueue(
 ) -> QueuePlayer {
     let player = QueuePlayer(renderFormat: renderFormat)
     configure(player)
+    if player.rendersOnAThread { Thread { renderUntilFinished(player) }.start() }
     let clientData = Unmanaged.passUnretained(player).toOpaque()
     var streamID: AudioFileStreamID?
     player.check(
@@ -246,12 +306,25 @@ func playThroughQueue(
     }
     // afkit's parser delivers the last packets when the stream is closed.
     AudioFileStreamClose(stream)
-    guard let queue = player.queue, player.failure == nil else { return player }
+    guard let queue = player.queue, player.failure == nil else {
+        player.check(kAudio_ParamError, "no queue")  // (which ends a render thread)
+        return player
+    }
     enqueueFilledBuffer(player)
     player.check(AudioQueueFlush(queue), "flush")
     player.check(AudioQueueStop(queue, false), "stop")
+    if player.rendersOnAThread {
+        player.condition.lock()
+        while !player.renderThreadEnded {
+            if !player.condition.wait(until: Date(timeIntervalSinceNow: 30)) {
+                player.check(kAudioQueueErr_InvalidRunState, "wait for the end")
+                break
+            }
+        }
+        player.condition.unlock()
+    }
     var renders = 0
-    while player.isRunning && player.failure == nil && renders < 100_000 {
+    while player.isRunning && !player.rendersOnAThread && player.failure == nil && renders < 100_000 {
         renderOnce(player)
         renders += 1
     }
@@ -670,5 +743,77 @@ extension AudioQueueTests {
         #expect(rendered.isEmpty)
         #expect(queueProperty(queue, kAudioQueueProperty_ConverterError, Int32(0)) == .success(status))
         #expect(log.returned == [buffer])
+    }
+}
+
+extension AudioQueueTests {
+    /// A player whose queue renders on a thread of its own while the stream is parsed on another, the player
+    /// enqueueing while holding the lock its output callback takes (as AudioStreamer does): the queue lets its lock
+    /// go while it calls back, so neither thread waits for the other forever, and the samples are those rendered on
+    /// one thread (FFmpeg's, for ALAC).
+    @Test func aRenderThreadGivesTheSameSamples() throws {
+        let reference = try fileSamples("afkit-outputs/speech-alac.m4a.ffmpeg.s16le", as: Int16.self)
+        let threaded = playThroughQueue(
+            try fixtureBytes("afkit-outputs/speech-alac.m4a"), chunkSize: 1000, renderFormat: int16Render
+        ) { $0.rendersOnAThread = true }
+        #expect(threaded.failure == nil, "\(String(describing: threaded.failure))")
+        threaded.condition.lock()
+        defer { threaded.condition.unlock() }
+        #expect(samples(threaded.output, as: Int16.self) == reference)
+        #expect(threaded.runningChanges == [1, 0])
+        let data = try fixtureBytes("library/stereo.m4a")
+        let aac = playThroughQueue(data, chunkSize: 1500, renderFormat: int16Render) { $0.rendersOnAThread = true }
+        let steady = playThroughQueue(data, chunkSize: 1500, renderFormat: int16Render)
+        aac.condition.lock()
+        defer { aac.condition.unlock() }
+        #expect(aac.failure == nil && steady.failure == nil)
+        #expect(!aac.output.isEmpty && aac.output == steady.output)
+    }
+}
+
+/// What two threads share in a test of the queue's lock: the queue and the buffers, handed between them, and the
+/// semaphores they meet at.
+final class Handshake: @unchecked Sendable {
+    var queue: AudioQueueRef?
+    var output: AudioQueueBufferRef?
+    let inCallback = DispatchSemaphore(value: 0)
+    let answered = DispatchSemaphore(value: 0)
+    let rendered = DispatchSemaphore(value: 0)
+    /// Whether the callback saw the other thread's call answered while it ran (set before `rendered`).
+    var callbackSawAnswer = false
+    var renderStatus: OSStatus = noErr
+}
+
+extension AudioQueueTests {
+    /// Another thread may call the queue while its output callback runs on the render thread (the callback
+    /// waits for that call to be answered): the queue does not hold its lock while it calls the client.
+    @Test func anotherThreadMayCallTheQueueWhileItsCallbackRuns() throws {
+        var format = pcmFormat(sampleRate: 44100, channels: 2)
+        let handshake = Handshake()
+        var made: AudioQueueRef?
+        let status = AudioQueueNewOutputWithDispatchQueue(&made, &format, 0, DispatchQueue(label: "player")) { _, _ in
+            handshake.inCallback.signal()
+            handshake.callbackSawAnswer = handshake.answered.wait(timeout: .now() + 10) == .success
+        }
+        try #require(status == noErr)
+        let queue = try #require(made)
+        defer { AudioQueueDispose(queue, true) }
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &format, nil) == noErr)
+        #expect(AudioQueueEnqueueBuffer(queue, try pcmBuffer(queue, frames: 100), 0, nil) == noErr)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        handshake.queue = queue
+        handshake.output = try pcmBuffer(queue, frames: 100)
+        Thread {
+            if let queue = handshake.queue, let output = handshake.output {
+                handshake.renderStatus = render(queue, output, frames: 100).0
+            }
+            handshake.rendered.signal()
+        }.start()
+        #expect(handshake.inCallback.wait(timeout: .now() + 10) == .success)
+        #expect(queueProperty(queue, kAudioQueueProperty_IsRunning, UInt32(0)) == .success(1))
+        handshake.answered.signal()
+        #expect(handshake.rendered.wait(timeout: .now() + 20) == .success)
+        #expect(handshake.callbackSawAnswer)
+        #expect(handshake.renderStatus == noErr)
     }
 }
