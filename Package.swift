@@ -57,8 +57,8 @@ let package = Package(
         .library(name: "AudioStreaming", targets: ["AudioStreaming"]),
         // The common case in one product: parse, decode, convert and validate, with every engine.
         .library(name: "AudioFileKit", targets: ["AudioFileKit"]),
-        // Apple's C-style AudioToolbox API (Audio File, Audio File Stream, Extended Audio File and Audio Converter
-        // Services).
+        // Apple's C-style AudioToolbox API (Audio File, Audio File Stream, Extended Audio File, Audio Converter and
+        // Audio Queue Services).
         .library(name: "AudioToolboxCompat", targets: ["AudioToolboxCompat"]),
         .executable(name: "afkit", targets: ["afkit"]),
     ],

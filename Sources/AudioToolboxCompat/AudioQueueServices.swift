@@ -11,8 +11,9 @@ import Foundation
 // Threading: the output callback is called within the call that consumes a buffer (AudioQueueOfflineRender,
 // AudioQueuePrime) or returns it (AudioQueueStop, AudioQueueReset), on the calling thread, whatever run loop or
 // dispatch queue was named; property listeners are called likewise within the call that changes the property.
-// Each queue serializes its calls with a lock of its own (a callback may call the queue again on its thread), so
-// a queue may be called from any thread.
+// Each queue serializes its calls with a lock of its own, let go while it calls the client, so a queue may be
+// called from any thread: from its callbacks, and from a player's other threads while a callback runs (a render
+// thread standing for Apple's own).
 
 /// A playback queue made by ``AudioQueueNewOutput(_:_:_:_:_:_:_:)``.
 public typealias AudioQueueRef = OpaquePointer

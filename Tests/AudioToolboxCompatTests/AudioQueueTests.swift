@@ -304,7 +304,8 @@ func playThroughQueue(
         player.check(status, "parse")
         offset += count
     }
-    // afkit's parser delivers the last packets when the stream is closed.
+    // The end of the stream: a parse of no bytes settles a last packet only the end shows.
+    player.check(AudioFileStreamParseBytes(stream, 0, nil, []), "parse the end")
     AudioFileStreamClose(stream)
     guard let queue = player.queue, player.failure == nil else {
         player.check(kAudio_ParamError, "no queue")  // (which ends a render thread)
@@ -678,6 +679,8 @@ extension AudioQueueTests {
         var size = UInt32(2 * MemoryLayout<AudioQueueLevelMeterState>.size)
         #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_CurrentLevelMeter, &levels, &size) == noErr)
         #expect(levels.map(\.mPeakPower) == [699 / 32768, 699 / 32768])
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_CurrentLevelMeterDB, &levels, &size) == noErr)
+        #expect(levels.allSatisfy { abs($0.mPeakPower - 20 * log10(699 / 32768)) < 0.001 })
         var time = AudioTimeStamp()
         #expect(AudioQueueGetCurrentTime(queue, nil, &time, nil) == noErr)
         #expect(time.mSampleTime == 700 && time.mFlags == .sampleTimeValid)
