@@ -531,7 +531,8 @@ final class AudioQueueBox: @unchecked Sendable {
         }
         handing = nil
         let buffer = enqueued.buffer.pointee
-        let size = Int(buffer.mAudioDataByteSize)
+        // The size as it is now (a client may have changed it since), never past the buffer's bytes.
+        let size = Int(min(buffer.mAudioDataByteSize, buffer.mAudioDataBytesCapacity))
         // Linear PCM counts frames; constant packets undescribed are counted by their size.
         let unit = format.mFormatID == kAudioFormatLinearPCM ? format.mBytesPerFrame : format.mBytesPerPacket
         let packets = enqueued.descriptions.isEmpty ? size / max(1, Int(unit)) : enqueued.descriptions.count
