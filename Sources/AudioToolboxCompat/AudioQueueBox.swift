@@ -295,14 +295,20 @@ final class AudioQueueBox: @unchecked Sendable {
         return noErr
     }
 
+    /// Stops at once, or once what is queued is rendered: a stop that waits flushes the decoder first, as Apple's
+    /// does, and where nothing but the end of a stream is queued the decoder gives what it holds now.
     func stop(immediately: Bool) -> OSStatus {
         guard state != .stopped else { return noErr }
-        if immediately || isEmpty {
+        guard !immediately else {
             stopNow()
-        } else {
-            stopsWhenRendered = true
-            appendEndOfStream()
+            return noErr
         }
+        appendEndOfStream()
+        if entries.allSatisfy({ if case .endOfStream = $0 { true } else { false } }) {
+            entries.removeAll()
+            _ = drainConverter()
+        }
+        if isEmpty && entries.isEmpty { stopNow() } else { stopsWhenRendered = true }
         return noErr
     }
 
@@ -440,9 +446,8 @@ final class AudioQueueBox: @unchecked Sendable {
         while readyFrames < frames && !entries.isEmpty && !isDisposed && resets == generation {
             switch entries.removeFirst() {
             case .endOfStream:
-                let status = convert(nil)
-                if let converter { AudioConverterReset(converter) }
-                guard status == noErr else { return failed(status) }
+                let status = drainConverter()
+                guard status == noErr else { return status }
             case .buffer(let enqueued):
                 for event in enqueued.parameters { _ = setParameter(event.mID, event.mValue) }
                 let status = convert(enqueued)
@@ -451,6 +456,15 @@ final class AudioQueueBox: @unchecked Sendable {
             }
         }
         return noErr
+    }
+
+    /// At the end of a stream: what the converter holds (a resampler's last frames) into `ready`, and the
+    /// converter afresh for what comes next.
+    func drainConverter() -> OSStatus {
+        guard renderFormat != nil else { return noErr }
+        let status = convert(nil)
+        if let converter { AudioConverterReset(converter) }
+        return status == noErr ? noErr : failed(status)
     }
 
     func failed(_ status: OSStatus) -> OSStatus {

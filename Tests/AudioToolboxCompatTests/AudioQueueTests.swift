@@ -39,6 +39,8 @@ final class QueuePlayer: @unchecked Sendable {
     var descriptions = [AudioStreamPacketDescription](
         repeating: AudioStreamPacketDescription(), count: QueuePlayer.maximumPacketDescriptions)
     var started = false
+    /// Packets the stream delivered (those with descriptions).
+    var packetCount = 0
     var isRunning = false
     var runningChanges: [UInt32] = []
     var output: [UInt8] = []
@@ -275,6 +277,7 @@ func queuePlayerPackets(
             mDataByteSize: packet.mDataByteSize)
         player.bytesFilled += size
         player.packetsFilled += 1
+        player.packetCount += 1
         if player.packetsFilled == QueuePlayer.maximumPacketDescriptions { enqueueFilledBuffer(player) }
     }
 }
@@ -440,7 +443,7 @@ private let queueFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComp
     }
 
     /// A render format of another rate: the queue resamples (the library's AAC at 48 kHz, against FFmpeg's decode
-    /// resampled by libsoxr at the converter's precision), and its time counts the stream's frames.
+    /// resampled by libsoxr at the converter's precision), every frame of every packet.
     @Test func rendersAtAnotherRate() throws {
         let reference = try fileSamples("converter/stereo.m4a.48k.s16le", as: Int16.self)
         let player = playThroughQueue(try fixtureBytes("library/stereo.m4a"), chunkSize: 3000) {
@@ -448,6 +451,8 @@ private let queueFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComp
         }
         #expect(player.failure == nil)
         let rendered = samples(player.output, as: Int16.self)
+        // Every frame of every packet, at 48 kHz: the resampler's last frames come with the stop that waits.
+        #expect(abs(rendered.count / 2 - Int((Double(player.packetCount * 1024) * 48000 / 44100).rounded())) <= 1)
         try #require(rendered.count >= reference.count)
         #expect(snr(rendered[0..<reference.count], reference[...]) > 60)
     }
@@ -837,5 +842,35 @@ extension AudioQueueTests {
         #expect(handshake.rendered.wait(timeout: .now() + 20) == .success)
         #expect(handshake.callbackSawAnswer)
         #expect(handshake.renderStatus == noErr)
+    }
+}
+
+extension AudioQueueTests {
+    /// A stop that waits flushes the decoder, as Apple's does: with everything enqueued rendered, a queue that
+    /// resamples still holds the resampler's last frames, and they come with the next render, which stops it.
+    @Test func aStopThatWaitsGivesTheResamplersLastFrames() throws {
+        let log = QueueLog()
+        let queue = try makePCMQueue(log, offline: false)
+        defer { AudioQueueDispose(queue, true) }
+        var render48 = pcmFormat(sampleRate: 48000, channels: 2)
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &render48, nil) == noErr)
+        let input = try pcmBuffer(queue, frames: 4410)
+        let output = try pcmBuffer(queue, frames: 8000)
+        #expect(AudioQueueEnqueueBuffer(queue, input, 0, nil) == noErr)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        var frames = 0
+        var rendered = render(queue, output, frames: 8000)
+        while rendered.0 == noErr && !rendered.1.isEmpty {
+            frames += rendered.1.count / 2
+            rendered = render(queue, output, frames: 8000)
+        }
+        #expect(frames < 4800)
+        #expect(AudioQueueStop(queue, false) == noErr)
+        #expect(queueProperty(queue, kAudioQueueProperty_IsRunning, UInt32(0)) == .success(1))
+        rendered = render(queue, output, frames: 8000)
+        #expect(rendered.0 == noErr)
+        #expect(frames + rendered.1.count / 2 == 4800)
+        #expect(queueProperty(queue, kAudioQueueProperty_IsRunning, UInt32(1)) == .success(0))
+        #expect(log.runningChanges == 2)
     }
 }
