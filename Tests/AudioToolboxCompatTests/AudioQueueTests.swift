@@ -874,3 +874,103 @@ extension AudioQueueTests {
         #expect(log.runningChanges == 2)
     }
 }
+
+// MARK: Apple's offline render sample: a file read a buffer at a time in the output callback
+
+/// The state of a client that renders a file offline as Apple's AQOfflineRenderTest does: the callback reads the
+/// next packets into the buffer it is handed and enqueues it again, and at the end of the file flushes the queue.
+final class FileRenderer {
+    var file: AudioFileID?
+    var nextPacket: Int64 = 0
+    var packetsPerBuffer: UInt32 = 0
+    var done = false
+    var status: OSStatus = noErr
+}
+
+func fileRendererRefill(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef) {
+    guard let userData else { return }
+    let renderer = Unmanaged<FileRenderer>.fromOpaque(userData).takeUnretainedValue()
+    guard !renderer.done, let file = renderer.file else { return }
+    var bytes = buffer.pointee.mAudioDataBytesCapacity
+    var packets = renderer.packetsPerBuffer
+    let read = AudioFileReadPacketData(
+        file, false, &bytes, buffer.pointee.mPacketDescriptions, renderer.nextPacket, &packets,
+        buffer.pointee.mAudioData)
+    if read != noErr && read != kAudioFileEndOfFileError { renderer.status = read }
+    guard packets > 0 else {
+        renderer.done = true
+        if renderer.status == noErr { renderer.status = AudioQueueFlush(queue) }
+        return
+    }
+    buffer.pointee.mAudioDataByteSize = bytes
+    buffer.pointee.mPacketDescriptionCount = packets
+    renderer.nextPacket += Int64(packets)
+    // No descriptions given: the queue reads the buffer's own.
+    let enqueued = AudioQueueEnqueueBuffer(queue, buffer, 0, nil)
+    if enqueued != noErr && renderer.status == noErr { renderer.status = enqueued }
+}
+
+extension AudioQueueTests {
+    /// Apple's sample, in Swift: the buffers primed by calling the callback, a render of no frames first, then
+    /// renders until the end, the callback refilling each buffer within the render that consumed it, so every
+    /// render but the last gives all the frames asked; the samples are FFmpeg's.
+    @Test func appleOfflineRenderSampleGivesFFmpegsSamples() throws {
+        let reference = try fileSamples("afkit-outputs/speech-alac.m4a.ffmpeg.s16le", as: Int16.self)
+        let renderer = FileRenderer()
+        let url = queueFixtures.appendingPathComponent("afkit-outputs/speech-alac.m4a")
+        try #require(AudioFileOpenURL(url as CFURL, .readPermission, 0, &renderer.file) == noErr)
+        let file = try #require(renderer.file)
+        defer { AudioFileClose(file) }
+        var format = AudioStreamBasicDescription()
+        var size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+        try #require(AudioFileGetProperty(file, kAudioFilePropertyDataFormat, &size, &format) == noErr)
+        var maximumPacket: UInt32 = 0
+        size = 4
+        try #require(AudioFileGetProperty(file, kAudioFilePropertyPacketSizeUpperBound, &size, &maximumPacket) == noErr)
+        let userData = Unmanaged.passUnretained(renderer).toOpaque()
+        var made: AudioQueueRef?
+        try #require(AudioQueueNewOutput(&format, fileRendererRefill, userData, nil, nil, 0, &made) == noErr)
+        let queue = try #require(made)
+        defer { AudioQueueDispose(queue, true) }
+        var cookieSize: UInt32 = 0
+        var writable: UInt32 = 0
+        try #require(AudioFileGetPropertyInfo(file, kAudioFilePropertyMagicCookieData, &cookieSize, &writable) == noErr)
+        var cookie = [UInt8](repeating: 0, count: Int(cookieSize))
+        try #require(AudioFileGetProperty(file, kAudioFilePropertyMagicCookieData, &cookieSize, &cookie) == noErr)
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_MagicCookie, cookie, cookieSize) == noErr)
+        var captureFormat = pcmFormat(sampleRate: format.mSampleRate, channels: format.mChannelsPerFrame)
+        #expect(AudioQueueSetOfflineRenderFormat(queue, &captureFormat, nil) == noErr)
+        // Two small buffers of a few packets each, primed by calling the callback as the sample does.
+        renderer.packetsPerBuffer = 4
+        for _ in 0..<2 {
+            var buffer: AudioQueueBufferRef?
+            try #require(
+                AudioQueueAllocateBufferWithPacketDescriptions(queue, 4 * maximumPacket, 4, &buffer) == noErr)
+            fileRendererRefill(userData, queue, try #require(buffer))
+        }
+        var capture: AudioQueueBufferRef?
+        let framesPerRender: UInt32 = 5000
+        try #require(AudioQueueAllocateBuffer(queue, framesPerRender * captureFormat.mBytesPerFrame, &capture) == noErr)
+        let output = try #require(capture)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        var time = AudioTimeStamp()
+        time.mFlags = .sampleTimeValid
+        #expect(AudioQueueOfflineRender(queue, &time, output, 0) == noErr)
+        var rendered: [Int16] = []
+        var shortRenders = 0
+        while true {
+            #expect(AudioQueueOfflineRender(queue, &time, output, framesPerRender) == noErr)
+            let frames = Int(output.pointee.mAudioDataByteSize / captureFormat.mBytesPerFrame)
+            rendered += UnsafeBufferPointer(
+                start: output.pointee.mAudioData.bindMemory(to: Int16.self, capacity: frames * 2),
+                count: frames * Int(captureFormat.mChannelsPerFrame))
+            time.mSampleTime += Float64(frames)
+            if frames < framesPerRender { shortRenders += 1 }
+            if renderer.done && frames == 0 || renderer.status != noErr || shortRenders > 2 { break }
+        }
+        #expect(renderer.status == noErr)
+        #expect(shortRenders == 2)  // the last frames, then none
+        #expect(rendered == reference)
+        #expect(AudioQueueStop(queue, true) == noErr)
+    }
+}
