@@ -89,6 +89,8 @@ final class AudioQueueBox: @unchecked Sendable {
     var meteringEnabled = false
     var levels: [AudioQueueLevelMeterState] = []
     var samples: [Float] = []
+    /// Parameters enqueued with buffers, and where in `ready` (a byte offset) the buffer's frames begin.
+    var scheduled: [(offset: Int, events: [AudioQueueParameterEvent])] = []
     var listeners: [Listener] = []
 
     init(format: AudioStreamBasicDescription, callback: Callback) {
@@ -275,6 +277,7 @@ final class AudioQueueBox: @unchecked Sendable {
         if let converter { AudioConverterReset(converter) }
         ready.removeAll()
         readyStart = 0
+        scheduled.removeAll()
         for case .buffer(let enqueued) in waiting where !isDisposed { giveBack(enqueued.buffer) }
     }
 
@@ -362,6 +365,7 @@ final class AudioQueueBox: @unchecked Sendable {
         converter = nil
         ready.removeAll()
         readyStart = 0
+        scheduled.removeAll()
         guard var format else {
             renderFormat = nil
             renderLayout = nil
@@ -426,12 +430,14 @@ final class AudioQueueBox: @unchecked Sendable {
         ready.withUnsafeBytes { bytes in
             output.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[readyStart..<readyStart + byteCount]))
         }
+        applyParameters(output, layout, from: readyStart)
+        if meteringEnabled && count > 0 { measure(UnsafeRawBufferPointer(output), layout) }
         readyStart += byteCount
         if readyStart == ready.count || readyStart > 1 << 20 {
             ready.removeFirst(readyStart)
+            for index in scheduled.indices { scheduled[index].offset -= readyStart }
             readyStart = 0
         }
-        applyVolumeAndMeters(output, layout, frames: count)
         buffer.pointee.mAudioDataByteSize = UInt32(byteCount)
         renderedFrames += count
         if stopsWhenRendered && isEmpty && entries.isEmpty { stopNow() }
@@ -449,7 +455,8 @@ final class AudioQueueBox: @unchecked Sendable {
                 let status = drainConverter()
                 guard status == noErr else { return status }
             case .buffer(let enqueued):
-                for event in enqueued.parameters { _ = setParameter(event.mID, event.mValue) }
+                // The buffer's parameters apply from its first frame rendered.
+                if !enqueued.parameters.isEmpty { scheduled.append((ready.count, enqueued.parameters)) }
                 let status = convert(enqueued)
                 giveBack(enqueued.buffer)
                 guard status == noErr else { return failed(status) }
@@ -558,80 +565,6 @@ final class AudioQueueBox: @unchecked Sendable {
             handedDescriptions.isEmpty
             ? nil : handedDescriptions.withUnsafeMutableBufferPointer { $0.baseAddress }
         ioPackets.pointee = UInt32(clamping: packets)
-        return noErr
-    }
-
-    /// Scales what was rendered by the volume and measures its levels where metering is on.
-    func applyVolumeAndMeters(_ output: UnsafeMutableRawBufferPointer, _ layout: PCMLayout, frames: Int) {
-        let gain = volume
-        guard frames > 0, gain != 1 || meteringEnabled else { return }
-        let channels = Int(renderFormat?.mChannelsPerFrame ?? 1)
-        let count = frames * channels
-        if samples.count < count { samples = Array(repeating: 0, count: count) }
-        samples.withUnsafeMutableBufferPointer { floats in
-            let used = UnsafeMutableBufferPointer(rebasing: floats[0..<count])
-            PCM.decode(UnsafeRawBufferPointer(output), layout, count: count, into: used)
-            if gain != 1 {
-                for index in used.indices { used[index] *= gain }
-                var dither: TPDFDither?
-                PCM.encode(UnsafeBufferPointer(used), layout, into: output, dither: &dither)
-            }
-            if meteringEnabled { measure(UnsafeBufferPointer(used), channels: channels) }
-        }
-    }
-
-    func measure(_ samples: UnsafeBufferPointer<Float>, channels: Int) {
-        let frames = samples.count / channels
-        levels = (0..<channels).map { channel in
-            var peak: Float = 0
-            var sum: Double = 0
-            for frame in 0..<frames {
-                let value = samples[frame * channels + channel]
-                peak = max(peak, abs(value))
-                sum += Double(value) * Double(value)
-            }
-            return AudioQueueLevelMeterState(
-                mAveragePower: Float((sum / Double(max(1, frames))).squareRoot()), mPeakPower: peak)
-        }
-    }
-
-    // MARK: Parameters
-
-    func parameter(_ id: AudioQueueParameterID) -> AudioQueueParameterValue? {
-        switch id {
-        case kAudioQueueParam_Volume, kAudioQueueParam_PlayRate: return parameters[id] ?? 1
-        case kAudioQueueParam_Pitch, kAudioQueueParam_VolumeRampTime, kAudioQueueParam_Pan: return parameters[id] ?? 0
-        default: return nil
-        }
-    }
-
-    func setParameter(_ id: AudioQueueParameterID, _ value: AudioQueueParameterValue) -> OSStatus {
-        guard parameter(id) != nil else { return kAudioQueueErr_InvalidParameter }
-        guard value.isFinite else { return kAudioQueueErr_InvalidPropertyValue }
-        parameters[id] = id == kAudioQueueParam_Volume ? min(1, max(0, value)) : value
-        return noErr
-    }
-
-    // MARK: Listeners
-
-    func addListener(
-        _ id: AudioQueuePropertyID, _ proc: AudioQueuePropertyListenerProc, _ userData: UnsafeMutableRawPointer?
-    ) -> OSStatus {
-        guard propertySize(id) != nil else { return kAudioQueueErr_InvalidProperty }
-        listeners.append(Listener(property: id, proc: proc, userData: userData))
-        return noErr
-    }
-
-    func removeListener(
-        _ id: AudioQueuePropertyID, _ proc: AudioQueuePropertyListenerProc, _ userData: UnsafeMutableRawPointer?
-    ) -> OSStatus {
-        let function = unsafeBitCast(proc, to: UnsafeRawPointer.self)
-        if let index = listeners.firstIndex(where: {
-            $0.property == id && $0.userData == userData
-                && unsafeBitCast($0.proc, to: UnsafeRawPointer.self) == function
-        }) {
-            listeners.remove(at: index)
-        }
         return noErr
     }
 }

@@ -301,7 +301,7 @@ public func AudioQueueEnqueueBuffer(
 }
 
 /// Enqueues a buffer as ``AudioQueueEnqueueBuffer(_:_:_:_:)`` does, with frames trimmed from the start and end of
-/// what it decodes to and parameter values that apply from when it is decoded. The start time asked is not used
+/// what it decodes to and parameter values that apply from its first frame rendered. The start time asked is not used
 /// (the buffer plays after those before it), and the actual start time is reported as not known (no valid field).
 @discardableResult
 public func AudioQueueEnqueueBufferWithParameters(

@@ -974,3 +974,31 @@ extension AudioQueueTests {
         #expect(AudioQueueStop(queue, true) == noErr)
     }
 }
+
+extension AudioQueueTests {
+    /// A volume enqueued with a buffer takes effect at that buffer's first frame rendered: not when it is decoded
+    /// ahead (primed), and not for the frames of the buffer before it.
+    @Test func aParameterEnqueuedWithABufferAppliesFromItsFirstFrame() throws {
+        let log = QueueLog()
+        let queue = try makePCMQueue(log)
+        defer { AudioQueueDispose(queue, true) }
+        let first = try pcmBuffer(queue, frames: 500, first: 1000)
+        let second = try pcmBuffer(queue, frames: 500, first: 1500)
+        let output = try pcmBuffer(queue, frames: 1000)
+        var half = AudioQueueParameterEvent(mID: kAudioQueueParam_Volume, mValue: 0.5)
+        #expect(AudioQueueEnqueueBuffer(queue, first, 0, nil) == noErr)
+        #expect(AudioQueueEnqueueBufferWithParameters(queue, second, 0, nil, 0, 0, 1, &half, nil, nil) == noErr)
+        var prepared: UInt32 = 0
+        #expect(AudioQueuePrime(queue, 1000, &prepared) == noErr && prepared == 1000)
+        var volume: AudioQueueParameterValue = 0
+        #expect(AudioQueueGetParameter(queue, kAudioQueueParam_Volume, &volume) == noErr && volume == 1)
+        #expect(AudioQueueStart(queue, nil) == noErr)
+        let (status, rendered) = render(queue, output, frames: 700)
+        #expect(status == noErr)
+        #expect(Array(rendered[0..<1000]) == ramp(1000..<1500))
+        let expected = ramp(1500..<1700)
+        #expect(rendered.count == 1400)
+        #expect(zip(rendered[1000...], expected).allSatisfy { abs(2 * Int($0) - Int($1)) <= 1 })
+        #expect(AudioQueueGetParameter(queue, kAudioQueueParam_Volume, &volume) == noErr && volume == 0.5)
+    }
+}
