@@ -253,9 +253,9 @@ public func AudioQueueNewOutputWithDispatchQueue(
     AudioQueueBox.make(inFormat.pointee, callback: .block(inCallbackBlock), into: outAQ)
 }
 
-/// Disposes of a queue and its buffers. Immediately, or (`inImmediate` false) once the buffers enqueued have been
-/// rendered; either way the queue takes no more calls (``kAudio_ParamError``, or while a disposal waits,
-/// ``kAudioQueueErr_DisposalPending``).
+/// Disposes of a queue and its buffers, with no more callbacks; every later call on it answers ``kAudio_ParamError``
+/// (its reference is checked, never followed). At once even where `inImmediate` is false: Apple's queue then plays
+/// what is enqueued first, but offline nothing could render it, as the queue takes no more calls.
 @discardableResult
 public func AudioQueueDispose(_ inAQ: AudioQueueRef, _ inImmediate: Bool) -> OSStatus {
     AudioQueueBox.with(inAQ) { $0.dispose(immediately: inImmediate) }
