@@ -237,7 +237,7 @@ func playStream(
             guard status == noDataYet else { return nil }
         }
     }
-    // afkit's parser delivers the last packets when the stream is closed.
+    // Every packet came in the parse that completed it: closing delivers nothing more.
     AudioFileStreamClose(stream)
     player.finished = true
     var status = noDataYet
