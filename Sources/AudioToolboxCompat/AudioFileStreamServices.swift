@@ -171,12 +171,13 @@ final class FileStreamBox {
         switch event {
         case .propertyChanged(let id, let properties):
             known = properties
-            guard let code = Self.appleID(of: id) else { return }
+            // A property is said only once it can be read.
+            guard let code = Self.appleID(of: id), parsed.value(code) != nil else { return }
             var flags = AudioFileStreamPropertyFlags()
             listener(data, self.id, code, &flags)
             // The bound on a packet's size is known with the format (the codec's ceiling): said then.
             if id == .dataFormat, !saidUpperBound, properties.dataFormat?.bytesPerPacket == 0,
-                properties.packetSizeUpperBound != nil
+                (properties.packetSizeUpperBound ?? 0) > 0
             {
                 saidUpperBound = true
                 var flags = AudioFileStreamPropertyFlags()

@@ -202,7 +202,10 @@ struct ParsedProperties {
         case "brat":
             // Constant-rate MPEG audio: the rate its headers state (128000, where the bytes average 127999).
             if let stated = properties.headerBitRate { return .value(UInt32(clamping: stated)) }
-            guard let format, let average = averageBytesPerPacket, format.framesPerPacket > 0 else { return nil }
+            guard let format, let average = averageBytesPerPacket, format.framesPerPacket > 0 else {
+                // Packets of varying frames (Opus, Vorbis): the rate over the whole stream, once its counts are known.
+                return properties.bitRate.map { .value(UInt32(clamping: $0)) }
+            }
             return .value(UInt32(average * 8 * format.sampleRate / Double(format.framesPerPacket)))
         case "cmap":
             // The whole layout: its tag, bitmap and every description (at least Apple's struct's size).

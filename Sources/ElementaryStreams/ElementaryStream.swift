@@ -687,9 +687,12 @@ package struct ElementaryStreamParser: StreamParser {
                     "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "")
                         + ": not an audio packet")
                 if let (priming, remainder) = encoder.gapless {
+                    // The tag's frame count gives the valid frames from the start (as Apple's parser says them);
+                    // the end settles them to the frames present.
+                    let stated = Int64(encoder.frameCount ?? 0) * Int64(mpegHeader.samplesPerFrame)
                     context.properties.packetTableInfo = PacketTableInfo(
-                        validFrames: 0, primingFrames: Int32(priming),
-                        remainderFrames: Int32(remainder))
+                        validFrames: max(stated - Int64(priming) - Int64(remainder), 0),
+                        primingFrames: Int32(priming), remainderFrames: Int32(remainder))
                     context.announce(.packetTableInfo)
                 }
                 _ = cursor.skip(length)
@@ -732,9 +735,11 @@ package struct ElementaryStreamParser: StreamParser {
         }
         if case .mpeg(let frame) = header {
             if tally.frameCount == 0 {
-                context.properties.headerBitRate = frame.bitrate > 0 ? Int64(frame.bitrate) : nil
+                context.properties.headerBitRate = statedBitRate(firstFrame: frame)
                 context.announce(.bitRate)
-            } else if context.properties.headerBitRate != Int64(frame.bitrate) {
+            } else if encoderHeader.map({ $0.kind != .info }) != true,
+                context.properties.headerBitRate != Int64(frame.bitrate)
+            {
                 context.properties.headerBitRate = nil
             }
         }
@@ -765,6 +770,19 @@ package struct ElementaryStreamParser: StreamParser {
             PacketRun(
                 source: .input(index: cursor.position - length + payloadOffset), firstPacket: packet,
                 packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
+    }
+
+    /// The bit rate the stream states at its first audio frame: a VBR header's (Xing, VBRI) bytes over its frames'
+    /// duration; else the frame's own (a constant-rate stream's, as an Info header says it is).
+    private func statedBitRate(firstFrame frame: MPEGAudio.FrameHeader) -> Int64? {
+        if let encoder = encoderHeader, encoder.kind != .info {
+            guard let frames = encoder.frameCount, frames > 0, let bytes = encoder.byteCount, bytes > 0 else {
+                return nil
+            }
+            let seconds = Double(frames * frame.samplesPerFrame) / Double(frame.sampleRate)
+            return Int64((Double(bytes) * 8 / seconds).rounded())
+        }
+        return frame.bitrate > 0 ? Int64(frame.bitrate) : nil
     }
 
     /// Fixes the stream's kind and format from its first frame.

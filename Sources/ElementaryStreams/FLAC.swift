@@ -447,8 +447,13 @@ package struct FLACParser: StreamParser {
             let end = min(bytes.count - 1, limit)
             if let candidate = Self.nextSync(in: bytes, from: search.position, before: end) {
                 if candidate + FLACFrameHeader.maximumLength > bytes.count && !atEnd {
+                    // (Bytes near the end that look like a sync: the stream's last frame may end there all the same.)
+                    if let length = lastFrameLength(header, in: bytes, info: info, search: &search) {
+                        return try accept(header, length: length, cursor: &cursor)
+                    }
+                    // (Asked again at every byte more: the last frame may end before this header could.)
                     search.position = candidate
-                    return .needMore(candidate + FLACFrameHeader.maximumLength)
+                    return .needMore(bytes.count + 1)
                 }
                 search.position = candidate + 1
                 // The next frame of the stream (in this format or, refused above, another), or a stray one (whole

@@ -28,8 +28,9 @@ public struct StreamProperties: Sendable {
     public var audioDataPacketCount: Int64?
     /// The largest packet in bytes.
     public var maximumPacketSize: UInt32?
-    /// The bit rate every frame header so far states, where each states the same one (constant-rate MPEG audio:
-    /// 128000, where the average over the bytes may read 127999); `nil` once one differs, or where headers state none.
+    /// The bit rate the stream's headers state: a constant-rate MPEG audio stream's frames' (128000, where the average
+    /// over the bytes may read 127999), a VBR header's bytes over its frames' duration; `nil` once a frame of a stream
+    /// with no VBR header differs, or where no header states one.
     public var headerBitRate: Int64?
     /// Valid, priming and remainder frames, where the file states them.
     public var packetTableInfo: PacketTableInfo?

@@ -330,3 +330,19 @@ PY
 # MP3 in a fragmented MP4: FFmpeg's fragmented remux of mp3-mono.mp4 (its entry says 2 channels; the frames, 1).
 ffmpeg -v error -y -i "$out/mp3-mono.mp4" -c copy -movflags +frag_keyframe+empty_moov+default_base_moof \
     -frag_duration 100000 -f mp4 "$out/mp3-mono-fragmented.mp4"
+# A FLAC stream whose last frame ends in bytes that look like a frame's sync (0xFFF8, its last sample -8 in a
+# verbatim subframe, then the CRC-16): libFLAC's reference encoder with verbatim subframes only, 0.2 s of a
+# 16-bit stereo tone whose last sample is -8 in both channels. ffprobe: 3 packets.
+python3 - <<'PY'
+import math, struct
+rate, count = 44100, 44100 // 5 + 123
+samples = bytearray()
+for i in range(count):
+    value = int(8000 * math.sin(2 * math.pi * 440 * i / rate))
+    left, right = (-8, -8) if i == count - 1 else (value, -value)
+    samples += struct.pack("<hh", left, right)
+open("/tmp/afkit-false-sync.raw", "wb").write(samples)
+PY
+flac -s -f -0 --force-raw-format --endian=little --sign=signed --channels=2 --bps=16 --sample-rate=44100 \
+    --disable-constant-subframes --disable-fixed-subframes --max-lpc-order=0 -b 4096 \
+    -o "$out/flac-false-sync-at-end.flac" /tmp/afkit-false-sync.raw

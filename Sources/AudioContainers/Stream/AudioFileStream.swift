@@ -206,9 +206,11 @@ public struct AudioFileStream: Sendable {
             try parser.finish(endOffset: streamPosition, unconsumed: tail.count)
             parser.context.noteCountsLeavingNoFrame()
             while let id = parser.nextAnnouncement() { try handler(.propertyChanged(id, parser.context.properties)) }
-            for id: StreamPropertyID in [.audioDataByteCount, .audioDataPacketCount, .maximumPacketSize, .bitRate] {
-                try handler(.propertyChanged(id, parser.context.properties))
-            }
+            var settled: [StreamPropertyID] = [
+                .audioDataByteCount, .audioDataPacketCount, .maximumPacketSize, .bitRate,
+            ]
+            if parser.context.properties.packetTableInfo != nil { settled.append(.packetTableInfo) }
+            for id in settled { try handler(.propertyChanged(id, parser.context.properties)) }
         } catch let error as AudioFileError {
             failure = error
             throw error
