@@ -323,6 +323,11 @@ final class AudioFileWriting: AudioFileObject {
         {
             options.magicCookie = config
         }
+        // AAC's cookie as the writers take it (and CAF's `kuki` must hold it): the ES descriptor, where a client
+        // gives the bare AudioSpecificConfig (afkit's readers hand that out), as the packet copier gives it.
+        if format.formatID == .aac, let cookie = options.magicCookie {
+            options.magicCookie = AudioSpecificConfig.elementaryStreamDescriptor(inCookie: cookie)
+        }
         let writer = try AudioFileWriter(
             path: output.temporaryPath, fileType: descriptor.fileType, format: format, options: options)
         self.writer = writer

@@ -233,6 +233,18 @@ struct CopyCase: CustomStringConvertible, Sendable {
         if copy.keepsTable, let table = original.packetTable {
             #expect(written.packetTable == table)
         }
+        if original.format.mFormatID == kAudioFormatMPEG4AAC, copy.fileType == kAudioFileCAFType {
+            // CAF's `kuki` holds AAC's ES descriptor (tag 3) around the AudioSpecificConfig the reader hands out, as
+            // CAF's specification asks and FFmpeg reads it (a bare config was unreadable to FFmpeg and libsndfile).
+            let bytes = Array(try Data(contentsOf: destination))
+            let at = try #require((0..<bytes.count - 12).first { bytes[$0..<$0 + 4].elementsEqual("kuki".utf8) })
+            let kuki = Array(bytes[(at + 12)...])
+            #expect(kuki.first == 0x03)
+            let config = original.cookie.first == 0x03 ? [] : original.cookie
+            #expect(
+                config.isEmpty
+                    || (0..<kuki.count - config.count).contains { kuki[$0..<$0 + config.count].elementsEqual(config) })
+        }
         if original.format.mFormatID == kAudioFormatAppleLossless {
             // Whatever wrapping the source's cookie had, the written one describes the same stream.
             var fromOriginal = original.format
