@@ -121,6 +121,11 @@ public var kAudioConverterPrimeMethod: AudioConverterPropertyID { converterPrope
 public var kAudioConverterPrimeInfo: AudioConverterPropertyID { converterProperty("prim") }
 /// Apple's `kAudioConverterChannelMap`.
 public var kAudioConverterChannelMap: AudioConverterPropertyID { converterProperty("chmp") }
+/// Apple's `kAudioConverterInputChannelLayout` (afkit's converter maps channels by `kAudioConverterChannelMap`; it
+/// answers "property not supported").
+public var kAudioConverterInputChannelLayout: AudioConverterPropertyID { converterProperty("icl ") }
+/// Apple's `kAudioConverterOutputChannelLayout` (as the input's: "property not supported").
+public var kAudioConverterOutputChannelLayout: AudioConverterPropertyID { converterProperty("ocl ") }
 /// Apple's `kAudioConverterDecompressionMagicCookie`.
 public var kAudioConverterDecompressionMagicCookie: AudioConverterPropertyID { converterProperty("dmgc") }
 /// Apple's `kAudioConverterCompressionMagicCookie`.

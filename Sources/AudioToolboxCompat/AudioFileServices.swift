@@ -152,6 +152,12 @@ public var kAudioFilePropertyEstimatedDuration: AudioFilePropertyID { FourCharCo
 public var kAudioFilePropertyBitRate: AudioFilePropertyID { FourCharCode("brat").rawValue }
 /// Apple's `kAudioFilePropertyInfoDictionary`.
 public var kAudioFilePropertyInfoDictionary: AudioFilePropertyID { FourCharCode("info").rawValue }
+/// Apple's `kAudioFilePropertyAlbumArtwork`: the front cover (else the first picture) as `CFData`, where the file
+/// holds one.
+public var kAudioFilePropertyAlbumArtwork: AudioFilePropertyID { FourCharCode("aart").rawValue }
+/// Apple's `kAudioFilePropertyID3Tag`: afkit reads ID3 tags into the info dictionary and keeps no raw tag, so it
+/// answers "unsupported property".
+public var kAudioFilePropertyID3Tag: AudioFilePropertyID { FourCharCode("id3t").rawValue }
 
 /// The container of Apple's file type `id` (0: none given).
 func fileType(ofAppleID id: AudioFileTypeID) -> FileType? {
@@ -198,6 +204,7 @@ final class AudioFileBox: AudioFileObject {
         let file = self.file
         let dataOffset = file.properties.dataOffset ?? 0
         parsed.frameOfPacket = { file.frame(ofPacket: $0) }
+        parsed.pictureData = { try? file.pictureData($0) }
         parsed.packetOfFrame = { file.packet(ofFrame: $0) }
         parsed.packetToByte = { packet in
             (try? file.packetDescription(packet)).map { ($0.startOffset - dataOffset, false) }

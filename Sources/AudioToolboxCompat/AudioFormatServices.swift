@@ -158,7 +158,7 @@ func listValue<Element: BitwiseCopyable>(_ elements: [Element]) -> PropertyValue
 /// Apple's AudioChannelLayout bytes of afkit's layout: the tag, bitmap and count, then each description.
 func layoutBytes(_ layout: ChannelLayout) -> [UInt8] {
     var header = AudioChannelLayout(
-        mChannelLayoutTag: layout.tag, mChannelBitmap: layout.bitmap,
+        mChannelLayoutTag: layout.tag, mChannelBitmap: AudioChannelBitmap(rawValue: layout.bitmap),
         mNumberChannelDescriptions: UInt32(layout.descriptions.count), mChannelDescriptions: AudioChannelDescription())
     let offset = MemoryLayout<AudioChannelLayout>.offset(of: \AudioChannelLayout.mChannelDescriptions) ?? 12
     var bytes = withUnsafeBytes(of: &header) { [UInt8]($0.prefix(offset)) }

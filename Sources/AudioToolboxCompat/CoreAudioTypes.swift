@@ -51,6 +51,8 @@ public var kAudio_MemFullError: OSStatus { -108 }
     public typealias CFArray = NSArray
     /// Core Foundation's dictionary (`kAudioFilePropertyInfoDictionary`): on Linux Foundation's `NSDictionary`.
     public typealias CFDictionary = NSDictionary
+    /// Core Foundation's data (`kAudioFilePropertyAlbumArtwork`): on Linux Foundation's `NSData`.
+    public typealias CFData = NSData
 
     /// The C `Boolean` as Swift imports it from Apple's headers.
     public struct DarwinBoolean: ExpressibleByBooleanLiteral, Hashable, Sendable {
@@ -78,8 +80,50 @@ public typealias AudioFormatFlags = UInt32
 public typealias AudioChannelLayoutTag = UInt32
 /// A channel label.
 public typealias AudioChannelLabel = UInt32
-/// A channel bitmap.
-public typealias AudioChannelBitmap = UInt32
+/// A channel bitmap: which of Apple's channel positions a layout holds (`kAudioChannelBit_...`), an option set as
+/// Swift imports it.
+public struct AudioChannelBitmap: OptionSet, Hashable, Sendable, BitwiseCopyable {
+    /// The bits, as Apple's C field holds them.
+    public let rawValue: UInt32
+    /// The bitmap of these bits.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Apple's `kAudioChannelBit_Left`.
+    public static var bit_Left: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 0) }
+    /// Apple's `kAudioChannelBit_Right`.
+    public static var bit_Right: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 1) }
+    /// Apple's `kAudioChannelBit_Center`.
+    public static var bit_Center: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 2) }
+    /// Apple's `kAudioChannelBit_LFEScreen`.
+    public static var bit_LFEScreen: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 3) }
+    /// Apple's `kAudioChannelBit_LeftSurround`.
+    public static var bit_LeftSurround: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 4) }
+    /// Apple's `kAudioChannelBit_RightSurround`.
+    public static var bit_RightSurround: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 5) }
+    /// Apple's `kAudioChannelBit_LeftCenter`.
+    public static var bit_LeftCenter: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 6) }
+    /// Apple's `kAudioChannelBit_RightCenter`.
+    public static var bit_RightCenter: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 7) }
+    /// Apple's `kAudioChannelBit_CenterSurround`.
+    public static var bit_CenterSurround: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 8) }
+    /// Apple's `kAudioChannelBit_LeftSurroundDirect`.
+    public static var bit_LeftSurroundDirect: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 9) }
+    /// Apple's `kAudioChannelBit_RightSurroundDirect`.
+    public static var bit_RightSurroundDirect: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 10) }
+    /// Apple's `kAudioChannelBit_TopCenterSurround`.
+    public static var bit_TopCenterSurround: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 11) }
+    /// Apple's `kAudioChannelBit_VerticalHeightLeft`.
+    public static var bit_VerticalHeightLeft: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 12) }
+    /// Apple's `kAudioChannelBit_VerticalHeightCenter`.
+    public static var bit_VerticalHeightCenter: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 13) }
+    /// Apple's `kAudioChannelBit_VerticalHeightRight`.
+    public static var bit_VerticalHeightRight: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 14) }
+    /// Apple's `kAudioChannelBit_TopBackLeft`.
+    public static var bit_TopBackLeft: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 15) }
+    /// Apple's `kAudioChannelBit_TopBackCenter`.
+    public static var bit_TopBackCenter: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 16) }
+    /// Apple's `kAudioChannelBit_TopBackRight`.
+    public static var bit_TopBackRight: AudioChannelBitmap { AudioChannelBitmap(rawValue: 1 << 17) }
+}
 /// Flags of a channel description.
 public typealias AudioChannelFlags = UInt32
 
@@ -295,7 +339,7 @@ public struct AudioChannelLayout: Hashable, Sendable {
     /// Every field zero.
     public init() {
         self.init(
-            mChannelLayoutTag: 0, mChannelBitmap: 0, mNumberChannelDescriptions: 0,
+            mChannelLayoutTag: 0, mChannelBitmap: [], mNumberChannelDescriptions: 0,
             mChannelDescriptions: AudioChannelDescription())
     }
 

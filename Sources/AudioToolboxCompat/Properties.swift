@@ -173,6 +173,8 @@ struct ParsedProperties {
     /// PacketToFrame and FrameToPacket where packets vary in frames (a file's table); else the constant count.
     var frameOfPacket: ((Int64) -> Int64?)?
     var packetOfFrame: ((Int64) -> (packet: Int64, frameOffset: Int64)?)?
+    /// A picture's bytes, where the parse left them in the file (a file opened for reading reads them there).
+    var pictureData: ((Picture) -> [UInt8]?)?
 
     /// The value of property `id`, or `nil` where afkit has none (the caller answers "unsupported").
     func value(_ id: UInt32) -> PropertyValue? {
@@ -264,6 +266,12 @@ struct ParsedProperties {
             guard let format, let frames = properties.validFrameCount, format.sampleRate > 0 else { return nil }
             return .value(Double(frames) / format.sampleRate)
         case "optm": return properties.isOptimized.map { .value(UInt32($0 ? 1 : 0)) }
+        case "aart":
+            let pictures = properties.pictures
+            guard let picture = pictures.first(where: { $0.type == 3 }) ?? pictures.first,
+                let data = picture.data ?? pictureData?(picture)
+            else { return nil }
+            return retainedObject { NSData(bytes: data, length: data.count) }
         case "info":
             // A dictionary of strings by Apple's lower-case keys (afkit's names are the same).
             let info = properties.infoDictionary

@@ -440,3 +440,28 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
                 == kAudioFileBadPropertySizeError)
     }
 }
+
+/// The cover art as Apple's `kAudioFilePropertyAlbumArtwork` hands it out: the picture's bytes as `CFData`,
+/// retained for the caller (FFmpeg's APIC frame, its size and format as make-tagged-fixtures.sh records them).
+@Test func albumArtworkIsTheCoverAsData() throws {
+    let url = fixtures.appendingPathComponent("pictures/ffmpeg-apic-v24.mp3")
+    var fileID: AudioFileID?
+    #expect(AudioFileOpenURL(url as CFURL, .readPermission, 0, &fileID) == noErr)
+    let file = try #require(fileID)
+    defer { AudioFileClose(file) }
+    var artwork: Unmanaged<CFData>?
+    var size = UInt32(MemoryLayout<Unmanaged<CFData>?>.size)
+    #expect(AudioFileGetProperty(file, kAudioFilePropertyAlbumArtwork, &size, &artwork) == noErr)
+    let data = try #require(artwork).takeRetainedValue() as Data
+    #expect(data.starts(with: [0xFF, 0xD8]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    var tagSize: UInt32 = 0
+    var writable: UInt32 = 0
+    #expect(
+        AudioFileGetPropertyInfo(file, kAudioFilePropertyID3Tag, &tagSize, &writable)
+            == kAudioFileUnsupportedPropertyError)
+    // The bitmap is an option set, as Swift imports it.
+    let layout = AudioChannelLayout(
+        mChannelLayoutTag: 0x10000, mChannelBitmap: [.bit_Left, .bit_Right], mNumberChannelDescriptions: 0,
+        mChannelDescriptions: AudioChannelDescription())
+    #expect(layout.mChannelBitmap.rawValue == 3)
+}
