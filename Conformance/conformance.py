@@ -24,8 +24,9 @@ Verdicts (one per file; a file can carry more than one fault, all listed):
                  PCM and lossless codecs, SNR at least MIN_SNR dB against FFmpeg for lossy ones (after the
                  best alignment among the likely priming offsets), info and convert agreeing
   refused        convert exits non-zero with a message naming the file and a typed code ('fmt?', ...)
-  no reference   FFmpeg decodes no audio from the file (afkit's result is kept, and crashes, hangs,
-                 disagreements and unnamed refusals are still faults)
+  no reference   FFmpeg decodes no audio from the file, or decodes a PCM file's samples as another word than
+                 the file declares (float for integers, another depth) where no tie-breaker reads it (afkit's
+                 result is kept, and crashes, hangs, disagreements and unnamed refusals are still faults)
   faults         crash (signal, status >= 128, runtime or sanitizer text), hang (TIMEOUT s), wrong length,
                  wrong rate/channels, wrong sample, disagreement (info reads what convert refuses or the
                  reverse, or their frame counts differ), unnamed refusal
@@ -509,10 +510,6 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
         if got_kind != kind:
             record["notes"].append(f"afkit wrote {got_kind}, asked {kind}")
 
-    # Whole or said: an empty output with success needs info to have said why (cut short or damaged).
-    if converted and convert["frames"] == 0 and not (info.get("truncated") or info.get("damaged")):
-        record["faults"].append(("wrong length", "convert exited 0 with an empty output, and info said nothing "
-                                                 "of damage or a cut"))
 
     # info and convert
     if info_reads and status != 0 and not hung and not crashed(status, stderr):
@@ -537,6 +534,14 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
     # the reference
     reference = decode_reference(path, stream, codec, kind, ffmpeg_format, work, timeout, record)
     record["reference"] = {k: v for k, v in (reference or {}).items() if k != "data"}
+
+    # Whole or said: an empty output with success needs info to have said why (cut short or damaged), where the
+    # file holds audio (the reference decodes some, or info counts frames); a file that declares none (an empty
+    # WAV, an fMP4 init segment) is rightly empty.
+    holds_audio = bool(reference and reference.get("frames")) or (info_reads and info.get("frames", 0) > 0)
+    if converted and convert["frames"] == 0 and holds_audio and not (info.get("truncated") or info.get("damaged")):
+        record["faults"].append(("wrong length", "convert exited 0 with an empty output, and info said nothing "
+                                                 "of damage or a cut"))
     if reference and info_reads and (info.get("channels"), info.get("rate")) != (reference["channels"],
                                                                                 reference["rate"]):
         said = (f"info says {info.get('rate'):g} Hz {info.get('channels')} ch; {reference['tool']} decodes "
@@ -553,7 +558,7 @@ def _check(afkit, source, relative, path, stream, codec, record, work, timeout):
         return record
 
     compare(record, converted, reference, kind, lossless, info, path, work, timeout, source)
-    record["verdict"] = verdict(record, "read right")
+    record["verdict"] = verdict(record, "no reference" if record.get("noReference") else "read right")
     return record
 
 
@@ -642,7 +647,29 @@ def compare(record, converted, reference, kind, lossless, info, path, work, time
             record["notes"].append(f"{reference['tool']} differs from afkit; libsndfile agrees with afkit "
                                    f"({'; '.join(p[1] for p in problems)})")
             problems = []
+    disagreement = reference_word_disagrees(record["ffprobe"]["codec"], info)
+    if problems and disagreement and all(kind == "wrong sample" for kind, _ in problems):
+        # The reference decodes another sample word than the file declares (and no tie-breaker reads the file):
+        # it is no reference for these samples. Counted apart, with the reason, never as read right.
+        record["notes"].append(f"no reference: {disagreement} ({'; '.join(p[1] for p in problems)})")
+        record["noReference"] = disagreement
+        problems = []
     record["faults"].extend(problems)
+
+
+def reference_word_disagrees(codec, info):
+    """Why FFmpeg's decode is no reference for a PCM file's samples: its codec names another sample word (float
+    for integers, another depth) than the one the file declares, as afkit reads its header; `None` where they
+    agree or either is not PCM."""
+    match = re.fullmatch(r"pcm_([suf])(\d+)(le|be)?(_planar)?", codec or "")
+    if not match or info.get("id") != "lpcm" or not info.get("bits"):
+        return None
+    is_float = bool((info.get("flags") or 0) & 1)
+    reference_float, reference_bits = match.group(1) == "f", int(match.group(2))
+    if reference_float != is_float or reference_bits != info["bits"]:
+        declared = f"{info['bits']}-bit {'float' if is_float else 'integer'}"
+        return f"FFmpeg decodes it as {codec}, where the file declares {declared} samples"
+    return None
 
 
 def sndfile_opinion(path, kind, converted, work, timeout, record):

@@ -66,6 +66,11 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
     private var packetsSeen: Int64 = 0
     /// Whether every packet so far has had one size (a seek is then exact).
     private var constantSize: Int?? = .none
+    /// Whether the stream's packets gather joining frames (E-AC-3 dependent substreams), as its first packet shows:
+    /// the substreams a program carries do not change within it, so where the first packet has none, each later
+    /// frame is a packet as soon as its bytes are whole (Apple's delivery: a client that never closes the stream
+    /// still gets the last); `nil` until the first packet is whole.
+    private var joins: Bool?
 
     /// The bytes of a leading ID3v2 tag still to step over.
     private var tagRemaining: Int64
@@ -128,6 +133,11 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
                 passJunk(&cursor)
                 continue
             }
+            if frame.joinsPrevious, joins == false {
+                // A dependent substream in a stream whose first packet had none: not a packet of its own.
+                passJunk(&cursor)
+                continue
+            }
             // The packet: this frame, whole and intact, and any that join it.
             if bytes.count < frame.length {
                 if !atEnd { return .needMore(frame.length) }
@@ -139,18 +149,23 @@ struct FramedStreamParser<Format: FrameFormat>: StreamParser {
                 continue
             }
             var length = frame.length
-            if Format.hasJoiningFrames {
+            if Format.hasJoiningFrames, joins != false {
                 while true {
                     if bytes.count < length + Format.headerSize {
                         if !atEnd { return .needMore(length + Format.headerSize) }
                         break
                     }
                     let rest = UnsafeRawBufferPointer(rebasing: bytes[length...])
-                    guard let next = format.frame(rest), next.joinsPrevious, rest.count >= next.length,
-                        Format.isIntact(UnsafeRawBufferPointer(rebasing: rest[0..<next.length]))
-                    else { break }
+                    guard let next = format.frame(rest), next.joinsPrevious else { break }
+                    if rest.count < next.length {
+                        // A joining frame not yet whole: the packet waits for it.
+                        if !atEnd { return .needMore(length + next.length) }
+                        break
+                    }
+                    guard Format.isIntact(UnsafeRawBufferPointer(rebasing: rest[0..<next.length])) else { break }
                     length += next.length
                 }
+                if joins == nil { joins = length > frame.length }
             }
             if let step = accept(frame, length: length, cursor: &cursor) { return step }
         }
