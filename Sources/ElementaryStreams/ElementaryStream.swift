@@ -737,9 +737,7 @@ package struct ElementaryStreamParser: StreamParser {
             if tally.frameCount == 0 {
                 context.properties.headerBitRate = statedBitRate(firstFrame: frame)
                 context.announce(.bitRate)
-            } else if encoderHeader.map({ $0.kind != .info }) != true,
-                context.properties.headerBitRate != Int64(frame.bitrate)
-            {
+            } else if !hasVBRHeader, context.properties.headerBitRate != Int64(frame.bitrate) {
                 context.properties.headerBitRate = nil
             }
         }
@@ -772,10 +770,14 @@ package struct ElementaryStreamParser: StreamParser {
                 packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
     }
 
+    /// Whether the stream opens with a VBR header (Xing, VBRI), whose counts state its rate; an Info header says the
+    /// stream is constant-rate.
+    private var hasVBRHeader: Bool { encoderHeader.map { $0.kind != .info } ?? false }
+
     /// The bit rate the stream states at its first audio frame: a VBR header's (Xing, VBRI) bytes over its frames'
     /// duration; else the frame's own (a constant-rate stream's, as an Info header says it is).
     private func statedBitRate(firstFrame frame: MPEGAudio.FrameHeader) -> Int64? {
-        if let encoder = encoderHeader, encoder.kind != .info {
+        if let encoder = encoderHeader, hasVBRHeader {
             guard let frames = encoder.frameCount, frames > 0, let bytes = encoder.byteCount, bytes > 0 else {
                 return nil
             }

@@ -608,24 +608,25 @@ package struct MP4Parser: StreamParser {
         // the audio held before `moov`, else where a seek leads (a file read by index passes over `mdat`), else
         // as the bytes pass (where a stream that seeks goes for the audio before `moov` anyway); the format waits.
         // So are E-AC-3's frames a sample: its syncframes' blocks, whatever the sample table times it.
-        if Self.readsFirstSample.contains(entry.format.formatID), isFragmented, table.sample(at: sampleCursor) == nil {
-            // A fragmented movie's samples come with its fragments: the format waits for the first.
-            movieAwaitingFirstFrame = box
-            return
-        }
-        if Self.readsFirstSample.contains(entry.format.formatID), let first = table.sample(at: sampleCursor) {
-            let count = firstSampleBytesRead
-            if let held = context.retained.index(of: first.offset, count: count) {
-                context.retained.bytes.withUnsafeBytes {
-                    readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: $0[held..<held + count]))
+        if Self.readsFirstSample.contains(entry.format.formatID) {
+            if let first = table.sample(at: sampleCursor) {
+                let count = firstSampleBytesRead
+                if let held = context.retained.index(of: first.offset, count: count) {
+                    context.retained.bytes.withUnsafeBytes {
+                        readFirstFrameHeader(UnsafeRawBufferPointer(rebasing: $0[held..<held + count]))
+                    }
+                } else {
+                    movieAwaitingFirstFrame = box
+                    if context.mode == .indexing {
+                        pendingSeekRequest = (first.offset, .firstFrameHeader(box, returnTo: box.end))
+                    } else if let seek = earlyMediaSeek(after: box) {
+                        pendingSeekRequest = seek
+                    }
+                    return
                 }
-            } else {
+            } else if isFragmented {
+                // A fragmented movie's samples come with its fragments: the format waits for the first.
                 movieAwaitingFirstFrame = box
-                if context.mode == .indexing {
-                    pendingSeekRequest = (first.offset, .firstFrameHeader(box, returnTo: box.end))
-                } else if let seek = earlyMediaSeek(after: box) {
-                    pendingSeekRequest = seek
-                }
                 return
             }
         }
@@ -687,14 +688,14 @@ package struct MP4Parser: StreamParser {
         audio?.entry = entry
     }
 
-    /// The movie's properties, announced: its format, counts, gapless figures and layout; then the seek to audio
-    /// before `moov`, unless the parser `isAtMedia` already.
     /// Codecs whose sample entries state 0 channels by rule (the stream's own configuration carries them).
     static let channelsInOwnConfiguration: [FourCharCode: String] = [
         "iamf": "IAMF (Immersive Audio Model and Formats)", "mha1": "MPEG-H 3D Audio", "mha2": "MPEG-H 3D Audio",
         "mhm1": "MPEG-H 3D Audio", "mhm2": "MPEG-H 3D Audio",
     ]
 
+    /// The movie's properties, announced: its format, counts, gapless figures and layout; then the seek to audio
+    /// before `moov`, unless the parser `isAtMedia` already.
     mutating func announceMovie(_ box: Box, isAtMedia: Bool = false) throws {
         movieAwaitingFirstFrame = nil
         guard let audio, let entry = audio.entry else { return }
