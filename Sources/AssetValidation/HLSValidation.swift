@@ -1,4 +1,5 @@
 import ReportGraphics
+import AudioCodecs
 import AudioContainers
 import AudioFormats
 import FileAccess
@@ -424,7 +425,7 @@ extension ValidationRule {
         guard let playlist = facts.playlist, let master = playlist.master else { return [] }
         var findings: [Finding] = []
         func codecs(of media: MediaPlaylistFacts) -> String? {
-            media.format.flatMap { HLS.codecs(for: $0.0, magicCookie: $0.1) }
+            media.format.flatMap { CodecDescriptor.codecString(for: $0.0, magicCookie: $0.1) }
         }
         for variant in master.variants {
             guard let written = variant.codecs else {
@@ -504,7 +505,8 @@ extension ValidationRule {
         var findings: [Finding] = []
         var offersLC = false
         for media in playlist.media {
-            guard let (format, cookie) = media.format, let codecs = HLS.codecs(for: format, magicCookie: cookie)
+            guard let (format, cookie) = media.format,
+                let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)
             else { continue }
             // The stream's own rate: its packets' bytes over its duration, ADTS headers and boxes left out.
             let frames = media.segments.compactMap(\.frames).reduce(0, +)

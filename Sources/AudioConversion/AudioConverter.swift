@@ -42,15 +42,19 @@ public enum AudioConverter {
     }
 
     /// Converts `input` to `output`. The output appears complete or not at all: it is written to a hidden
-    /// file in the same folder and renamed into place; on any failure nothing is left behind.
+    /// file in the same folder and renamed into place; on any failure nothing is left behind. `destination` is
+    /// the one the caller worked out while checking its options (`nil`: worked out here, from `output`'s name).
     @discardableResult
-    public static func convert(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
+    public static func convert(
+        input: String, output: String, destination: ConversionPlan.Destination? = nil, settings: ConversionSettings
+    ) throws -> ConversionResult {
+        let destination = try destination ?? ConversionPlan.Destination(output: output, settings: settings)
         do {
-            return try convertOnce(input: input, output: output, settings: settings)
+            return try convertOnce(input: input, output: output, destination: destination, settings: settings)
         } catch var refusal as LoudnessRefusal {
             if refusal.isLossy, let suggestion = refusal.suggestion {
                 refusal.suggestion = try confirmedTarget(
-                    from: suggestion, input: input, output: output, settings: settings)
+                    from: suggestion, input: input, output: output, destination: destination, settings: settings)
             }
             throw refusal.error
         }
@@ -61,7 +65,8 @@ public enum AudioConverter {
     /// beside the output, removed after; a refused try's own suggestion (or 0.5 LU less) is tried next, up to
     /// four tries; `nil` when none met it.
     static func confirmedTarget(
-        from suggestion: Double, input: String, output: String, settings: ConversionSettings
+        from suggestion: Double, input: String, output: String, destination: ConversionPlan.Destination,
+        settings: ConversionSettings
     ) throws -> Double? {
         guard var target = settings.loudness else { return nil }
         var candidate = suggestion
@@ -73,11 +78,8 @@ public enum AudioConverter {
             attempt.loudness = target
             attempt.synchronizesFolder = false
             attempt.deferredCommit = nil
-            if attempt.fileType == nil {
-                attempt.fileType = try ConversionPlan.Destination(output: output, settings: settings).fileType
-            }
             do {
-                _ = try convertOnce(input: input, output: trial, settings: attempt)
+                _ = try convertOnce(input: input, output: trial, destination: destination, settings: attempt)
                 return candidate
             } catch let refused as LoudnessRefusal {
                 candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
@@ -90,8 +92,9 @@ public enum AudioConverter {
     }
 
     /// One conversion, without a refused target's confirmation.
-    static func convertOnce(input: String, output: String, settings: ConversionSettings) throws -> ConversionResult {
-        let destination = try ConversionPlan.Destination(output: output, settings: settings)
+    static func convertOnce(
+        input: String, output: String, destination: ConversionPlan.Destination, settings: ConversionSettings
+    ) throws -> ConversionResult {
         // The source's content hash seeds PCM's dither. A batch has it; where integer PCM is asked for, it is
         // taken in the read that opens the source (elsewhere, the plan reads it only if it dithers after all).
         let source = try SourceReader(
@@ -109,9 +112,10 @@ public enum AudioConverter {
         var overloads = 0
         var gainOverloads = 0
         if let target = settings.loudness {
-            normalizer = try LoudnessNormalizer(
-                target: target, input: input, format: plan.format,
-                resampler: settings.resampler, plan: &plan.render)
+            let levels = try LoudnessNormalizer(
+                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render)
+            plan.setLevel(gain: levels.gain, limiterCeiling: levels.limiterCeiling)
+            normalizer = levels
         }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
         var concealment: String?
@@ -137,10 +141,11 @@ public enum AudioConverter {
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
                 // until it meets the target and the ceiling, and the source is read again for another round.
                 concealment = reader.concealmentNote
-                guard let normalizer, try !normalizer.accepts(outputAt: temporary, plan: &plan.render) else {
+                guard let normalizer, try !normalizer.accepts(outputAt: temporary) else {
                     if settings.checksClipping { try checkClipping(of: temporary, against: input) }
                     return written
                 }
+                plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling)
                 reader = try SourceReader(path: input)
             }
         }

@@ -79,23 +79,13 @@ public struct BatchConverter: Sendable {
     public let imaQuality: IMAEncodingQuality
     /// Sources converted at once (default: the cores).
     public let parallelJobs: Int
-    /// Cut sources longer than the preset allows instead of failing them.
-    public let trimsToMaximum: Bool
-    /// What `trimsToMaximum` cuts to: seconds, and the name a note gives the limit (`the system-sound profile`);
-    /// `nil`: the preset's own limit.
-    public var durationLimit: (seconds: Double, name: String)?
-    /// Normalize every output to this loudness (`--loudness`).
-    public var loudness: LoudnessTarget?
+    /// What every conversion is asked besides the preset, `-f` and `-d`: loudness, silence, tags, edits, and the
+    /// limit `--trim` cuts a longer source to (`nil` there: sources longer than the preset allows fail).
+    public var adjustments = ConversionAdjustments()
     /// The container every output is written as (`-f`), named by its usual extension; `nil`: CAF.
     public var fileType: FileType?
     /// The data format every output is written in (`-d`), in place of the preset's.
     public var dataFormat: DataFormatSpecifier?
-    /// Trim silence below this level, dBFS, from every source (`--trim-silence`).
-    public var silenceThreshold: Double?
-    /// Whether the sources' tags go into the outputs (`--no-metadata`: not).
-    public var keepsMetadata = true
-    /// The edits every source gets (`--start`, `--fade-in`, `--pad`, `--gain`, ...).
-    public var edits = Edits()
     /// Called as each job's output grows (from its converting thread): the job, and how far it has come; first
     /// with nothing written and a rate of 0 as the job starts.
     public var progress: (@Sendable (Job, ConversionProgress) -> Void)?
@@ -103,14 +93,12 @@ public struct BatchConverter: Sendable {
     public var namePattern = OutputNamePattern.mirroring
     /// A batch making `preset`'s outputs below `outputFolder`, `parallelJobs` at a time (default: the cores).
     public init(
-        preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil,
-        trimsToMaximum: Bool = false
+        preset: Preset, outputFolder: String, imaQuality: IMAEncodingQuality = .balanced, parallelJobs: Int? = nil
     ) {
         self.preset = preset
         self.outputFolder = outputFolder
         self.imaQuality = imaQuality
         self.parallelJobs = max(1, parallelJobs ?? activeProcessorCount())
-        self.trimsToMaximum = trimsToMaximum
     }
 
     /// The note an output carries to say which preset (and IMA quality, file type and data format) made it.
@@ -132,11 +120,11 @@ public struct BatchConverter: Sendable {
     /// The provenance for a source whose content hash is known.
     func provenance(hash: ContentHash) -> String {
         "afkit \(AudioConverter.version); \(note)"
-            + (trimsToMaximum ? " trim" + (durationLimit.map { " \(shortDecimal($0.seconds))" } ?? "") : "")
-            + (loudness.map { "; loudness \($0.description)" } ?? "")
-            + (silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
-            + (edits.isEmpty ? "" : "; " + edits.description)
-            + (keepsMetadata ? "" : "; no-metadata")
+            + (adjustments.trimLimit.map { " trim \(shortDecimal($0.seconds))" } ?? "")
+            + (adjustments.loudness.map { "; loudness \($0.description)" } ?? "")
+            + (adjustments.silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
+            + (adjustments.edits.isEmpty ? "" : "; " + adjustments.edits.description)
+            + (adjustments.keepsMetadata ? "" : "; no-metadata")
             + (namePattern == .mirroring ? "" : "; name \(namePattern)")
             + "; source xxh64 \(hash.hexDigits)"
     }
@@ -261,23 +249,10 @@ public struct BatchConverter: Sendable {
     /// The settings every output is made with: the preset's, with `-f`, `-d` and the batch's options.
     public var settings: ConversionSettings {
         var settings = preset.settings
-        settings.fileType = fileType
-        if let dataFormat {
-            settings.dataFormat = dataFormat
-            settings.adaptsToContainer = false
-            if let rate = dataFormat.sampleRate { settings.sampleRate = rate }
-        }
+        settings.apply(fileType: fileType, dataFormat: dataFormat)
         settings.encodingNote = note
         settings.imaQuality = imaQuality
-        settings.trimToMaximum = trimsToMaximum
-        if let durationLimit {
-            settings.maximumSeconds = durationLimit.seconds
-            settings.limitName = durationLimit.name
-        }
-        settings.loudness = loudness
-        settings.silenceThreshold = silenceThreshold
-        settings.edits = edits
-        settings.keepsMetadata = keepsMetadata
+        settings.apply(adjustments)
         settings.synchronizesFolder = false
         return settings
     }

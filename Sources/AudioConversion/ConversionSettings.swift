@@ -238,3 +238,49 @@ public struct ConversionResult: Sendable {
     /// The way the frames went: packets copied, samples rewritten exactly, or decoded to float.
     public var route: ConversionPlan.Route?
 }
+
+/// What a command's options ask of every conversion besides its container, data format and preset: loudness,
+/// silence trimmed, tags kept, the edits, and the duration limit `--trim` cuts to. The one mapping from options
+/// to settings (``ConversionSettings/apply(_:)``) serves `convert`, `batch` and `hls` alike.
+public struct ConversionAdjustments: Sendable {
+    /// Normalize to this loudness (`--loudness`).
+    public var loudness: LoudnessTarget?
+    /// Trim silence below this level, dBFS (`--trim-silence`).
+    public var silenceThreshold: Double?
+    /// Whether the source's tags go into the output (`--no-metadata`: not).
+    public var keepsMetadata = true
+    /// The cut, fades, padding and gain (`--start`, `--fade-in`, `--pad`, `--gain`, ...).
+    public var edits = Edits()
+    /// The limit a source longer than it is cut to (`--trim`): seconds, and the name a note gives it (`the
+    /// system-sound profile`); `nil`: no cut (a preset's own limit refuses a longer source).
+    public var trimLimit: (seconds: Double, name: String)?
+
+    /// Nothing adjusted.
+    public init() {}
+}
+
+extension ConversionSettings {
+    /// Applies `adjustments`: the loudness, silence, tags, edits and trim a command's options ask for.
+    public mutating func apply(_ adjustments: ConversionAdjustments) {
+        loudness = adjustments.loudness
+        silenceThreshold = adjustments.silenceThreshold
+        keepsMetadata = adjustments.keepsMetadata
+        edits = adjustments.edits
+        if let limit = adjustments.trimLimit {
+            trimToMaximum = true
+            maximumSeconds = limit.seconds
+            limitName = limit.name
+        }
+    }
+
+    /// Applies `-f` and `-d`: a data format given is kept as given (a preset's gives way to the container), and
+    /// its `@RATE` is the output's rate.
+    public mutating func apply(fileType: FileType?, dataFormat: DataFormatSpecifier?) {
+        if let fileType { self.fileType = fileType }
+        if let dataFormat {
+            self.dataFormat = dataFormat
+            adaptsToContainer = false
+            if let rate = dataFormat.sampleRate { sampleRate = rate }
+        }
+    }
+}

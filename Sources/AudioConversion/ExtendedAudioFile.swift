@@ -496,7 +496,7 @@ extension ExtendedAudioFile {
                 channels: Int(format.channelsPerFrame))
             var settings = EncoderSettings(format: format, sourceFormat: client.interleaved)
             settings.bitRate = bitRate
-            settings.writesStreamHeader = fileType == .mp3
+            settings.writesStreamHeader = fileType.descriptor.writer?.cookiePlacement == .firstPacket
             encoder = try AudioConverter.registry.encoder(settings)
             fileFormat = encoder.destinationFormat
             output = try AtomicOutputFile(path)
@@ -514,7 +514,7 @@ extension ExtendedAudioFile {
                 channels: Int(fileFormat.channelsPerFrame))
             // Where a sample is narrowed, it is dithered as convert dithers.
             var settings = EncoderSettings(format: fileFormat, sourceFormat: format.interleaved)
-            settings.writesStreamHeader = fileType == .mp3
+            settings.writesStreamHeader = fileType.descriptor.writer?.cookiePlacement == .firstPacket
             if fileFormat.formatID == .lpcm { encoder = try AudioConverter.registry.encoder(settings) }
         }
 

@@ -348,7 +348,7 @@ public enum HLSPackager {
         let format = file.dataFormat
         guard let cookie = file.properties.magicCookie,
             let config = AudioSpecificConfig.audioSpecificConfig(inCookie: cookie),
-            let codecs = HLS.codecs(for: format, magicCookie: cookie)
+            let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)
         else {
             throw AudioFileError.unsupportedDataFormat("hls: the encoder gave no AudioSpecificConfig", offset: nil)
         }

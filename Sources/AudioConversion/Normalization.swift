@@ -198,6 +198,13 @@ final class LoudnessNormalizer {
     private let input: String
     private let format: StreamDescription
     private let resampler: ResamplerChoice
+    /// The render plan as the normalizer sets its level: the gain and the limiter's ceiling the converter takes
+    /// (``gain``, ``limiterCeiling``) for each round.
+    private var render: RenderPlan
+    /// The gain the next round is written with, dB.
+    var gain: Double { render.gain }
+    /// The limiter's ceiling the next round is written with, dBTP (`nil`: no limiter).
+    var limiterCeiling: Double? { render.limiterCeiling }
     /// Whether the output's codec loses (its encoder's overshoot and offset move with the signal): not PCM, FLAC
     /// or Apple Lossless.
     private var isLossy: Bool { format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID) }
@@ -220,8 +227,10 @@ final class LoudnessNormalizer {
 
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
-        plan: inout RenderPlan
+        render: RenderPlan
     ) throws {
+        self.render = render
+        var plan = render
         self.target = target
         self.input = input
         self.format = format
@@ -254,6 +263,7 @@ final class LoudnessNormalizer {
             try settle(&plan)
         }
         outcome.gain = plan.gain
+        self.render = plan
     }
 
     /// A suggested target: a little under the loudest found (a lossy output's encoder overshoots with the signal,
@@ -410,9 +420,11 @@ final class LoudnessNormalizer {
             suggestion: suggestion, remedies: remedies, isLossy: isLossy)
     }
 
-    /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects
-    /// `plan` for another round, or throws when the rounds are spent.
-    func accepts(outputAt path: String, plan: inout RenderPlan) throws -> Bool {
+    /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects the gain and
+    /// the ceiling for another round, or throws when the rounds are spent.
+    func accepts(outputAt path: String) throws -> Bool {
+        var plan = render
+        defer { render = plan }
         outcome.limiterReduction = plan.limiterCeiling == nil ? 0 : limiterReduction
         let output = try LoudnessMeasurement.measure(path: path)
         outcome.output = output

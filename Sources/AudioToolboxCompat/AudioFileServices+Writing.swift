@@ -1,5 +1,6 @@
 import AudioCodecs
 import AudioContainers
+import AudioConversion
 import AudioFormats
 import FileAccess
 import Foundation

@@ -649,7 +649,9 @@ extension AIFF {
             }
         ],
         makeParser: { ChunkWalker<AIFF.Container>(mode: $0.mode, limits: $0.limits) },
-        writer: { format, options, counts, _ in
+        writer: ContainerWriter(
+            policy: WriterPolicy(defaultDataFormat: "BEI16", pcmByteOrder: .bigEndian, widensTo: .aifc)
+        ) { format, options, counts, _ in
             try AIFF.layout(format: format, options: options, counts: counts, aifc: false)
         })
 
@@ -659,7 +661,9 @@ extension AIFF {
         otherExtensions: ["aif", "aiff"], hintExtensions: ["aifc"], formatCodes: ["AIFC"],
         writtenExtensions: [".aifc", ".aif"],
         keeps: WrittenTimeline(markers: true, loops: 2),
-        writer: { format, options, counts, _ in
+        writer: ContainerWriter(
+            policy: WriterPolicy(defaultDataFormat: "BEI16", pcmByteOrder: .bigEndian, family: .aiff)
+        ) { format, options, counts, _ in
             try AIFF.layout(format: format, options: options, counts: counts, aifc: true)
         })
 }

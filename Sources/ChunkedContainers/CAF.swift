@@ -694,5 +694,11 @@ extension CAF {
         keeps: WrittenTimeline(markers: true, loops: .max),
         signatures: [FileSignature.Entry(outcome: .read(.caf)) { bytes, _ in FileSignature.magic(bytes, "caff") }],
         makeParser: { ChunkWalker<CAF.Container>(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
-        writer: { format, options, counts, _ in try CAF.layout(format: format, options: options, counts: counts) })
+        writer: ContainerWriter(
+            policy: WriterPolicy(
+                defaultDataFormat: "LEI16", pcmByteOrder: .source, channelLayouts: .any,
+                pictureRefusal: { _, _ in "CAF holds no picture" },
+                // Apple's players decode Opus in CAF only at a constant bit rate.
+                constantBitRateCodecs: [.opus])
+        ) { format, options, counts, _ in try CAF.layout(format: format, options: options, counts: counts) })
 }

@@ -704,7 +704,7 @@ extension WAVE {
             }
         ],
         makeParser: { ChunkWalker<WAVE.Container>(mode: $0.mode, limits: $0.limits) },
-        writer: { format, options, counts, _ in
+        writer: ContainerWriter(policy: WAVE.writerPolicy(family: nil)) { format, options, counts, _ in
             try WAVE.layout(format: format, options: options, counts: counts, forceRF64: false)
         })
 
@@ -714,7 +714,14 @@ extension WAVE {
         otherExtensions: ["wav", "wave", "bwf"], hintExtensions: ["rf64"], formatCodes: ["RF64"],
         writtenExtensions: [".wav", ".rf64"],
         keeps: WrittenTimeline(markers: true, loops: .max),
-        writer: { format, options, counts, _ in
+        writer: ContainerWriter(policy: WAVE.writerPolicy(family: .wav)) { format, options, counts, _ in
             try WAVE.layout(format: format, options: options, counts: counts, forceRF64: true)
         })
+
+    /// WAV's and RF64's policy: little-endian PCM, 8-bit samples unsigned, speakers by a channel mask, whole rates.
+    private static func writerPolicy(family: FileType?) -> WriterPolicy {
+        WriterPolicy(
+            defaultDataFormat: "LEI16", pcmByteOrder: .littleEndian, signedEightBit: false,
+            channelLayouts: .waveChannelMask, wholeSampleRates: true, family: family)
+    }
 }

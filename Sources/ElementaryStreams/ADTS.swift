@@ -110,6 +110,18 @@ extension ADTS {
     }
 }
 
+extension ADTS {
+    /// Puts each packet behind its own ADTS header, made from the AudioSpecificConfig in the cookie.
+    package struct Framer: PacketFramer {
+        let audioSpecificConfig: [UInt8]
+
+        package mutating func append(packet: UnsafeRawBufferPointer, frames: Int, into out: inout [UInt8]) throws {
+            out += try ADTS.frameHeader(payloadSize: packet.count, audioSpecificConfig: audioSpecificConfig)
+            out += packet
+        }
+    }
+}
+
 extension FileType {
     /// AAC in ADTS frames without a container.
     public static let adts = FileType(rawValue: "adts")
@@ -122,7 +134,14 @@ extension ADTS {
         formatCodes: ["adts"], writtenExtensions: [".aac", ".adts"],
         mediaTypes: ["audio/aac", "audio/aacp", "audio/x-aac", "audio/x-hx-aac-adts"],
         keeps: WrittenTimeline(chapters: ID3.maximumChapters),
-        writer: { format, options, _, _ in
+        writer: ContainerWriter(
+            policy: WriterPolicy(defaultDataFormat: "aac"),
+            makeFramer: { _, options in
+                Framer(
+                    audioSpecificConfig: AudioSpecificConfig.audioSpecificConfig(inCookie: options.magicCookie ?? [])
+                        ?? [])
+            }
+        ) { format, options, _, _ in
             // An ID3v2 tag with the text tags (as HLS's packed audio and FFmpeg have it), then raw AAC access
             // units, each behind its own header (written with the packets).
             guard format.formatID == .aac else {

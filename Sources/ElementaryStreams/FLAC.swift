@@ -914,5 +914,7 @@ extension FLAC {
         signatures: [FileSignature.Entry(outcome: .read(.flac)) { bytes, _ in FileSignature.magic(bytes, "fLaC") }],
         makeParser: { FLACParser(mode: $0.mode, limits: $0.limits, leadingTagSize: $0.leadingTagSize) },
         readsBehindID3Tag: true,
-        writer: { format, options, counts, _ in try FLAC.layout(format: format, options: options, counts: counts) })
+        writer: ContainerWriter(policy: WriterPolicy(defaultDataFormat: "flac")) { format, options, counts, _ in
+            try FLAC.layout(format: format, options: options, counts: counts)
+        })
 }

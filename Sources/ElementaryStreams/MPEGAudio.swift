@@ -118,7 +118,8 @@ extension MPEGAudio {
         formatCodes: ["MPG3", "mp3"], writtenExtensions: [".mp3"],
         mediaTypes: ["audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg"], recordsPriming: true,
         keeps: WrittenTimeline(chapters: ID3.maximumChapters),
-        writer: { format, options, _, _ in
+        writer: ContainerWriter(policy: WriterPolicy(defaultDataFormat: ".mp3"), cookiePlacement: .firstPacket) {
+            format, options, _, _ in
             // An ID3v2 tag with the text tags, then MPEG frames back to back; LAME's tag frame is the first.
             guard format.formatID == .mpegLayer3 else {
                 throw AudioFileError.unsupportedDataFormat(

@@ -453,9 +453,7 @@ extension MP4 {
             },
         ],
         makeParser: { MP4Parser(mode: $0.mode, limits: $0.limits, requestsSeeks: $0.requestsSeeks) },
-        writer: { format, options, counts, reserved in
-            try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
-        })
+        writer: MP4.writer)
 
     /// M4A: what afkit writes for `-f m4af`.
     package static let audioDescriptor = ContainerDescriptor(
@@ -463,9 +461,20 @@ extension MP4 {
         otherExtensions: ["mp4"], hintExtensions: ["m4a", "m4b"], formatCodes: ["m4af", "m4a"],
         writtenExtensions: [".m4a"], mediaTypes: ["audio/mp4", "audio/x-m4a", "audio/m4a"], recordsPriming: true,
         keeps: WrittenTimeline(chapters: MP4.maximumChapters),
-        writer: { format, options, counts, reserved in
-            try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
-        })
+        writer: MP4.writer)
+
+    /// MPEG-4's and M4A's writer: AAC by default, whole rates, covers as MPEG-4 holds them, sample tables that may
+    /// outgrow the room left for them.
+    static let writer = ContainerWriter(
+        policy: WriterPolicy(
+            defaultDataFormat: "aac",
+            pictureRefusal: { picture, _ in
+                ["image/jpeg", "image/png", "image/bmp"].contains(picture.mimeType)
+                    ? nil : "MPEG-4's cover art is JPEG, PNG or BMP"
+            }, wholeSampleRates: true), headerMayGrow: true
+    ) { format, options, counts, reserved in
+        try MP4.layout(format: format, options: options, counts: counts, reservedHeaderSize: reserved)
+    }
 
     /// 3GPP and 3GPP2, read only.
     package static let threeGPDescriptor = ContainerDescriptor(

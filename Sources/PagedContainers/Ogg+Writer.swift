@@ -73,7 +73,7 @@ extension Ogg {
     /// the next. Each page's granule position is the frames decoded by the end of its last whole packet
     /// (the pre-skip included); the last page, written by ``finish(packetTableInfo:into:)``, states where
     /// the valid frames end.
-    package struct Pager {
+    package struct Pager: PacketFramer {
         private var sequence: UInt32
         private let framesPerPacket: Int
         private var lacing: [UInt8] = []

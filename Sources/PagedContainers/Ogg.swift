@@ -181,5 +181,15 @@ extension Ogg {
             },
         ],
         makeParser: { OggParser(mode: $0.mode, limits: $0.limits) },
-        writer: { format, options, counts, _ in try Ogg.layout(format: format, options: options, counts: counts) })
+        writer: ContainerWriter(
+            policy: WriterPolicy(
+                defaultDataFormat: "opus",
+                pictureRefusal: { picture, options in
+                    // Its comment header, as the writer makes it, must fit one page with the cover in it.
+                    Ogg.commentHeader(metadata: options.metadata, pictures: [picture], loops: options.loops).count
+                        > Ogg.largestOnePagePacket
+                        ? "afkit writes Ogg Opus's comment header in one page (64 KB)" : nil
+                }),
+            makeFramer: { format, _ in Pager(firstSequence: Ogg.headerPageCount, format: format) }
+        ) { format, options, counts, _ in try Ogg.layout(format: format, options: options, counts: counts) })
 }

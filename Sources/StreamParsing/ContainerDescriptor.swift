@@ -57,9 +57,8 @@ public struct ContainerDescriptor: Sendable {
     /// Whether its parser steps over an ID3v2 tag before the stream (``ParserSetup/leadingTagSize``): taggers
     /// put one before FLAC, and HLS packed audio one (its timestamp) before every AC-3 and E-AC-3 segment.
     package let readsBehindID3Tag: Bool
-    /// Its writer's layout (header and trailer around the packets), where afkit writes it.
-    package let writer:
-        (@Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout)?
+    /// How afkit writes it (layout, framing, policy), where afkit writes it.
+    public let writer: ContainerWriter?
 
     /// Whether afkit writes it.
     public var isWritten: Bool { writer != nil && !formatCodes.isEmpty }
@@ -70,10 +69,7 @@ public struct ContainerDescriptor: Sendable {
         writtenExtensions: [String] = [], mediaTypes: [String] = [], recordsPriming: Bool = false,
         keeps: WrittenTimeline = WrittenTimeline(), signatures: [FileSignature.Entry] = [],
         makeParser: (@Sendable (ParserSetup) -> any StreamParser)? = nil, readsBehindID3Tag: Bool = false,
-        writer: (
-            @Sendable (StreamDescription, AudioFileWriterOptions, WrittenCounts, Int?) throws -> ContainerLayout
-        )? =
-            nil
+        writer: ContainerWriter? = nil
     ) {
         self.fileType = fileType
         self.name = name

@@ -111,25 +111,20 @@ struct Batch: ParsableCommand {
                 in: Self.self)
         }
         var batch = BatchConverter(
-            preset: preset, outputFolder: out, imaQuality: shared.quality.encoding,
-            parallelJobs: jobs, trimsToMaximum: shared.trim)
+            preset: preset, outputFolder: out, imaQuality: shared.quality.encoding, parallelJobs: jobs)
+        var limit: (seconds: Double, name: String)?
         if shared.trim {
-            do { batch.durationLimit = try trimLimit(profile: profile, preset: preset) } catch let error
-                as ValidationError
-            {
+            do { limit = try trimLimit(profile: profile, preset: preset) } catch let error as ValidationError {
                 throw usageError(error.message, in: Self.self)
             }
         }
-        batch.loudness = shared.loudnessTarget
+        batch.adjustments = shared.adjustments(trimLimit: limit)
         batch.fileType = fileType
         batch.dataFormat = dataFormat
         // The preset, -f and -d checked together, as convert checks them, before anything is converted.
         do { try batch.checkSettings() } catch let error as ConversionUsageError {
             throw usageError(error.description, in: Self.self)
         }
-        batch.silenceThreshold = shared.trimSilence
-        batch.keepsMetadata = !shared.noMetadata
-        batch.edits = try shared.edits()
         if let name { batch.namePattern = name }
         let jobs: [BatchConverter.Job]
         do {

@@ -237,6 +237,18 @@ struct SharedConversionOptions: ParsableArguments {
         return arguments
     }
 
+    /// What the options ask of every conversion (loudness, silence, tags, edits, and `trimLimit` where `--trim`
+    /// is given): the one mapping `convert`, `batch` and `hls` share. The options were checked in `validate()`.
+    func adjustments(trimLimit: (seconds: Double, name: String)? = nil) -> ConversionAdjustments {
+        var adjustments = ConversionAdjustments()
+        adjustments.loudness = loudnessTarget
+        adjustments.silenceThreshold = trimSilence
+        adjustments.keepsMetadata = !noMetadata
+        adjustments.edits = (try? edits()) ?? Edits()
+        adjustments.trimLimit = trim ? trimLimit : nil
+        return adjustments
+    }
+
     /// The normalization asked for.
     var loudnessTarget: LoudnessTarget? {
         loudness.map { loudness in

@@ -19,9 +19,8 @@ struct Convert: ParsableCommand {
             "Convert an audio file to " + ContainerRegistry.written.map(\.name).joined(separator: ", ")
             + ", resampling and remixing as asked.",
         discussion: """
-            Data formats: LEI16 BEI16 LEI24 BEI24 LEI32 LEF32 BEF32 LEF64 I8 UI8 ima4 ulaw alaw (and ima-adpcm for WAV), \
-            aac (AAC-LC), alac (Apple Lossless), .mp3, flac and opus (CAF: constant bit rate unless -s 3), with an \
-            optional @RATE, as in ima4@22050. \
+            Data formats: \(DataFormatSpecifier.names.joined(separator: " ")), with an optional @RATE, as in \
+            ima4@22050 (Opus in CAF: constant bit rate unless -s 3). \
             Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
             The output is written atomically: it appears complete or not at all. -hf lists the file types and \
             the data formats each holds.
@@ -65,8 +64,8 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("q"),
         help: ArgumentHelp(
-            "Codec quality, 0 to 127 (AAC: below 32 the fast search; MP3: LAME's -q 9-q×9/127; FLAC: level q/16; "
-                + "Opus: complexity q×10/127).",
+            "Codec quality, 0 to 127 ("
+                + CodecDescriptor.encoded.compactMap(\.encoding?.qualityHelp).joined(separator: "; ") + ").",
             valueName: "0-127"))
     var codecQuality: Int?
 
@@ -327,12 +326,7 @@ struct Convert: ParsableCommand {
 
     var settings: ConversionSettings {
         var settings = preset?.settings ?? ConversionSettings()
-        if let fileType { settings.fileType = fileType }
-        if let dataFormat {
-            settings.dataFormat = dataFormat
-            settings.adaptsToContainer = false
-            if dataFormat.sampleRate != nil { settings.sampleRate = dataFormat.sampleRate }
-        }
+        settings.apply(fileType: fileType, dataFormat: dataFormat)
         if let channels { settings.channels = channels }
         if let matrix = try? mixMatrix() {
             settings.mixMatrix = matrix
@@ -351,16 +345,9 @@ struct Convert: ParsableCommand {
         settings.resampler = ResamplerChoice.afconvert(
             quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
         settings.imaQuality = shared.quality.encoding
-        if shared.trim, let limit = try? trimLimit(profile: profile, preset: preset) {  // checked in validate()
-            settings.trimToMaximum = true
-            settings.maximumSeconds = limit.seconds
-            settings.limitName = limit.name
-        }
-        settings.loudness = shared.loudnessTarget
-        settings.silenceThreshold = shared.trimSilence
-        settings.keepsMetadata = !shared.noMetadata
+        // (The limit was checked in validate().)
+        settings.apply(shared.adjustments(trimLimit: try? trimLimit(profile: profile, preset: preset)))
         settings.checksClipping = checkClip
-        settings.edits = (try? shared.edits()) ?? Edits()  // checked in validate()
         return settings
     }
 
@@ -391,14 +378,9 @@ struct Convert: ParsableCommand {
         let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
         defer { if input == "-" { StandardStreams.discard(source) } }
         var settings = settings
-        var target = output
-        if streamed {
-            target = StandardStreams.temporaryFile(named: "stdout")
-            settings.fileType = try ConversionPlan.Destination(
-                output: "-", settings: settings
-            )
-            .fileType
-        }
+        // The container and data format, worked out once from the name given (standard output's: `-f`, or CAF).
+        let destination = try ConversionPlan.Destination(output: output, settings: settings)
+        let target = streamed ? StandardStreams.temporaryFile(named: "stdout") : output
         defer { if streamed { StandardStreams.discard(target) } }
         // A long encode shows how far it has come, on a terminal (or with --progress).
         let line =
@@ -410,7 +392,8 @@ struct Convert: ParsableCommand {
         }
         defer { line?.clear() }
         do {
-            let result = try AudioConverter.convert(input: source, output: target, settings: settings)
+            let result = try AudioConverter.convert(
+                input: source, output: target, destination: destination, settings: settings)
             line?.clear()
             let notes = result.notes + (result.normalization.map { [$0.summary] } ?? [])
             for note in notes where !shared.quiet { Output.standardError(fileMessage("convert", input, .note, note)) }

@@ -125,10 +125,7 @@ struct HLSCommand: ParsableCommand {
         var conversion = ConversionSettings()
         conversion.channels = channels
         conversion.sampleRate = try DataFormatSpecifier.fromArgument(dataFormat).sampleRate
-        conversion.loudness = shared.loudnessTarget
-        conversion.silenceThreshold = shared.trimSilence
-        conversion.keepsMetadata = !shared.noMetadata
-        conversion.edits = try shared.edits()
+        conversion.apply(shared.adjustments())
         settings.conversion = conversion
         return settings
     }

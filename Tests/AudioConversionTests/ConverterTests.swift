@@ -328,8 +328,8 @@ func settings(_ spec: String, type: FileType? = nil, channels: Int? = nil) -> Co
             input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/y.aif",
             settings: settings("BEI16"))
         #expect(big.fileType == .aiff)
-        // An explicit plain AIFF cannot hold IMA4: refused.
-        #expect(throws: AudioFileError.self) {
+        // An explicit plain AIFF cannot hold IMA4: refused before anything is written.
+        #expect(throws: ConversionUsageError.self) {
             try AudioConverter.convert(
                 input: fixtures + "/wav/pcm-s16-stereo.wav", output: folder.path + "/z.aif",
                 settings: settings("ima4", type: .aiff))

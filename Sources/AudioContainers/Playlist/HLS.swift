@@ -534,30 +534,6 @@ public enum HLS {
         return seconds > 0 ? Double(sizes.reduce(0, +)) * 8 / seconds : 0
     }
 
-    /// The `CODECS` name of a stream's format (RFC 6381, as HLS uses it): `mp4a.40.N` for MPEG-4 audio by its
-    /// object type (2 AAC-LC, 5 HE-AAC, 29 HE-AAC v2), `mp4a.40.34` for MP3, `ac-3`, `ec-3`, `fLaC`, `Opus`,
-    /// `alac`; `nil` for a format HLS does not name.
-    public static func codecs(for format: StreamDescription, magicCookie: [UInt8]?) -> String? {
-        switch format.formatID {
-        case .aac, .aacSpectralBandReplication, .aacParametricStereo:
-            let config = magicCookie.flatMap { AudioSpecificConfig.audioSpecificConfig(inCookie: $0) }
-            let objectType =
-                config.flatMap { AudioSpecificConfig($0) }.map { config in
-                    config.hasParametricStereo ? 29 : config.extensionSampleRate != nil ? 5 : config.objectType
-                }
-                ?? (format.formatID == .aacParametricStereo
-                    ? 29 : format.formatID == .aacSpectralBandReplication ? 5 : 2)
-            return "mp4a.40.\(objectType)"
-        case .mpegLayer3: return "mp4a.40.34"
-        case .ac3: return "ac-3"
-        case .enhancedAC3: return "ec-3"
-        case .flac: return "fLaC"
-        case .opus: return "Opus"
-        case .alac: return "alac"
-        default: return nil
-        }
-    }
-
     /// A duration as playlists write it: six decimals, trailing zeros kept (FFmpeg's and Apple's habit).
     static func decimal(_ value: Double) -> String {
         // (Past a billion seconds, as any duration no real segment has, written as Swift writes a Double.)

@@ -31,10 +31,10 @@ public final class AudioFileWriter {
     /// over 32 KiB blocks: eight times fewer system calls than one write a block).
     private var unwritten: [UInt8] = []
     private static let writeSize = 1 << 20
-    /// ADTS: the AudioSpecificConfig every frame header is made from.
-    private let adtsConfig: [UInt8]
-    /// Ogg: the packets gathered into pages.
-    private var pager: Ogg.Pager?
+    /// How the container writes: its layout, framing and cookie.
+    private let writer: ContainerWriter
+    /// The container's packet framing (ADTS headers, Ogg pages), where it has one.
+    private var framer: (any PacketFramer)?
 
     /// Creates the file (replacing one at `path`) and writes a provisional header.
     public init(path: String, fileType: FileType, format: StreamDescription, options: AudioFileWriterOptions = .init())
@@ -44,12 +44,11 @@ public final class AudioFileWriter {
         self.fileType = fileType
         self.format = format
         self.options = options
+        writer = try Self.writer(of: fileType)
         // Check the format fits the container before creating anything.
-        let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: nil)
+        let layout = try writer.layout(format, options, counts, nil)
         headerSize = layout.header.count
-        adtsConfig =
-            fileType == .adts ? AudioSpecificConfig.audioSpecificConfig(inCookie: options.magicCookie ?? []) ?? [] : []
-        pager = fileType == .ogg ? Ogg.Pager(firstSequence: Ogg.headerPageCount, format: format) : nil
+        framer = try writer.makeFramer?(format, options)
         file = try WritableFile(path: path)
         try layout.header.withUnsafeBytes { try file.write($0, at: 0) }
     }
@@ -87,15 +86,11 @@ public final class AudioFileWriter {
             }
             counts.packetCount += Int64(descriptions.count)
         }
-        if fileType == .adts, let descriptions {
-            try writeADTSFrames(bytes, descriptions: descriptions)
-            return
-        }
-        if pager != nil, let descriptions {
+        if framer != nil, let descriptions {
             framed.removeAll(keepingCapacity: true)
             for description in descriptions {
                 let start = Int(description.startOffset)
-                pager?.append(
+                try framer?.append(
                     packet: UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(description.dataByteSize)]),
                     frames: Int(description.variableFramesInPacket), into: &framed)
             }
@@ -125,18 +120,6 @@ public final class AudioFileWriter {
         unwritten.removeAll(keepingCapacity: true)
     }
 
-    /// ADTS: each packet behind its own header, made from the AudioSpecificConfig in the cookie.
-    private func writeADTSFrames(_ bytes: UnsafeRawBufferPointer, descriptions: [PacketDescription]) throws {
-        framed.removeAll(keepingCapacity: true)
-        for description in descriptions {
-            let start = Int(description.startOffset)
-            let size = Int(description.dataByteSize)
-            framed += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: adtsConfig)
-            framed += UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
-        }
-        try writeFramed()
-    }
-
     /// Appends the framed bytes (ADTS frames, Ogg pages) to the audio.
     private func writeFramed() throws {
         try framed.withUnsafeBytes { try appendAudio($0) }
@@ -156,26 +139,29 @@ public final class AudioFileWriter {
         closed = true
         counts.packetTableInfo = packetTableInfo
         counts.isProvisional = false
-        if fileType == .mp3, let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
-            // Over the stream's first frame, which must be in the file first.
-            try writeUnwritten()
-            try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
-        } else if fileType != .mp3 && format.formatID != .mpegLayer3 {
-            // (LAME's tag is a frame of an MP3 file; in another container the placeholder frame stays, and the
+        switch writer.cookiePlacement {
+        case .firstPacket:
+            if let magicCookie, Int64(magicCookie.count) <= counts.dataByteCount {
+                // Over the stream's first frame, which must be in the file first.
+                try writeUnwritten()
+                try magicCookie.withUnsafeBytes { try file.write($0, at: Int64(headerSize)) }
+            }
+        case .header:
+            // (LAME's tag is a frame of an MP3 stream; in another container the placeholder frame stays, and the
             // container's own table says the priming and remainder.)
-            counts.finalCookie = magicCookie
+            if format.formatID != .mpegLayer3 { counts.finalCookie = magicCookie }
         }
-        if pager != nil {
-            // The last page, with the end of stream flag and the granule that ends the valid frames.
+        if framer != nil {
+            // What follows the last packet (Ogg's last page, with the end of stream flag and the final granule).
             framed.removeAll(keepingCapacity: true)
-            pager?.finish(packetTableInfo: packetTableInfo, into: &framed)
+            framer?.finish(packetTableInfo: packetTableInfo, into: &framed)
             try writeFramed()
         }
         try writeUnwritten()
-        let layout = try AudioFileWriter.layout(fileType, format, options, counts, reservedHeaderSize: headerSize)
+        let layout = try writer.layout(format, options, counts, headerSize)
         if layout.header.count != headerSize {
-            // Only MPEG-4 sample tables can outgrow their room; the audio moves up behind them.
-            guard fileType == .m4a || fileType == .mp4 else {
+            // Only a header that may grow (MPEG-4's sample tables) can outgrow its room; the audio moves up behind it.
+            guard writer.headerMayGrow else {
                 throw AudioFileError.illegalOperation("\(path): the final header changed size")
             }
             try file.move(from: Int64(headerSize), count: counts.dataByteCount, to: Int64(layout.header.count))
@@ -194,30 +180,23 @@ public final class AudioFileWriter {
     }
 
     /// Whether a `fileType` file can hold `format`: the writer's own header made as a dry run; throws
-    /// the error writing would (`fmt?`), nothing when it can.
-    public static func check(_ format: StreamDescription, in fileType: FileType) throws {
+    /// the error writing would (`fmt?`), nothing when it can. `magicCookie` stands in for the codec's cookie where
+    /// its sample entry or header needs one (the codec descriptor's dry-run cookie).
+    public static func check(_ format: StreamDescription, in fileType: FileType, magicCookie: [UInt8]?) throws {
         var options = AudioFileWriterOptions()
-        // The codecs whose sample entry or header needs a cookie get a stand-in (AAC-LC, 44.1 kHz stereo; an
-        // ALAC config; OpusHead).
-        if format.formatID == .aac { options.magicCookie = [0x12, 0x10] }
-        if format.formatID == .opus {
-            options.magicCookie = Array("OpusHead".utf8) + [1, 2] + [UInt8](repeating: 0, count: 9)
-        }
-        if format.formatID == .alac { options.magicCookie = [UInt8](repeating: 0, count: 24) }
+        options.magicCookie = magicCookie
         let counts = WrittenCounts(
             dataByteCount: 0, packetCount: 0, packetSizes: [], packetFrames: [], packetTableInfo: nil,
             isProvisional: true)
-        _ = try layout(fileType, format, options, counts, reservedHeaderSize: nil)
+        _ = try writer(of: fileType).layout(format, options, counts, nil)
     }
 
-    static func layout(
-        _ type: FileType, _ format: StreamDescription, _ options: AudioFileWriterOptions,
-        _ counts: WrittenCounts, reservedHeaderSize: Int?
-    ) throws -> ContainerLayout {
+    /// How `type` is written; throws for a container afkit reads but does not write.
+    static func writer(of type: FileType) throws -> ContainerWriter {
         guard let writer = ContainerRegistry.descriptor(of: type)?.writer else {
             throw AudioFileError.unsupportedFileType(
                 "\(type.rawValue): afkit reads these files but does not write them", offset: nil)
         }
-        return try writer(format, options, counts, reservedHeaderSize)
+        return writer
     }
 }

@@ -1,0 +1,361 @@
+import AudioCodecs
+import AudioContainers
+import AudioDecoding
+import AudioEngines
+import AudioFormats
+import FileAccess
+
+extension ConversionPlan {
+    /// Sets what is taken of the source (a silence cut found by `cut`, the duration limit) and what the
+    /// writer records, from the source's description.
+    mutating func take(from source: SourceReader, input: String, cut: SilenceCut?) throws {
+        if let cut {
+            render.start = cut.start
+            render.count = cut.count
+            render.fadeIn = cut.fadeIn
+            render.fadeOut = cut.fadeOut
+            trimmedFrames = (cut.start, cut.total - cut.start - cut.count)
+        }
+        try applyEdits(settings.edits, to: source, input: input)
+        let taken = render.count ?? source.frameCount
+        // The limit holds for the output: the silence padded counts (at the source's rate).
+        let padded = Int64(
+            (Double(render.padStart + render.padEnd) * source.sampleRate / format.sampleRate).rounded(.up))
+        if let limit = settings.maximumSeconds, padded > 0, Double(padded) >= limit * source.sampleRate {
+            throw ConversionUsageError(
+                "--pad adds \(shortDecimal(Double(padded) / source.sampleRate)) s, as long as or longer than the "
+                    + "\(shortDecimal(limit)) s limit")
+        }
+        if let allowed = try Self.frameLimit(
+            frames: taken.map { $0 + padded }, rate: source.sampleRate, input: input, settings: settings)
+        {
+            render.count = allowed - padded
+            // A fade-out asked for ends the part kept; a silence cut's, at the end cut away, goes.
+            render.fadeOut =
+                settings.edits.fadeOut.map { Int(min($0.frames(at: source.sampleRate), allowed - padded)) } ?? 0
+            notes.append(
+                "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
+                    + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "
+                    + "from the source)")
+        }
+        var options = writerOptions
+        options.metadata =
+            settings.keepsMetadata ? source.metadata.filter { MetadataKeys.carried.contains($0.key) } : [:]
+        if let note = settings.encodingNote { options.metadata["encoding application"] = note }
+        let scale = format.sampleRate / source.sampleRate
+        if let frames = render.count ?? source.frameCount {
+            // The pipeline's own count: the frames taken from the source, at the output's rate, and the padding.
+            expectedFrameCount =
+                copier != nil
+                ? frames : Int64(saturating: Double(frames) * scale) + render.padStart + render.padEnd
+        }
+        if let provenance = settings.provenance {
+            options.metadata[MetadataKeys.source] = provenance
+            if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
+        }
+        carryTimeline(of: source, scale: scale, into: &options)
+        // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
+        if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
+        let priming = Int64(primingFrames)
+        if let frames = render.count ?? source.frameCount {
+            let outputFrames = Double(frames) * scale
+            options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
+            if format.framesPerPacket > 0 {
+                options.estimatedPacketCount = Int64(saturating: outputFrames / Double(format.framesPerPacket))
+                    .saturatingAdd(2 + priming / Int64(format.framesPerPacket))
+            }
+        }
+        writerOptions = options
+    }
+
+    /// Markers, loops, chapters and the instrument go where the container holds them, moved with any cut and to
+    /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
+    /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
+    mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions) {
+        // Positions are judged in the part taken (at the output's rate), then moved past the silence padded
+        // before it: what the cut removed stays removed, however much padding comes in its place.
+        let shift = TimelineShift(
+            start: render.start, scale: scale, padding: render.padStart,
+            end: (render.count ?? source.frameCount).map { Int64(saturating: (Double($0) * scale).rounded()) }
+                ?? Int64.max)
+        let container = fileType.descriptor.name
+        let keeps = fileType.descriptor.keeps
+        let holdsMarkers = keeps.markers
+        var markers = carriedMarkers(of: source, shift: shift, held: holdsMarkers)
+        let loops = carriedLoops(of: source, shift: shift, held: keeps.loops)
+        let heldLoops = min(loops.count, keeps.loops)
+        var chapters = carriedChapters(of: source, held: keeps.chapters)
+        if keeps.chapters > 0 {
+            if chapters.count > keeps.chapters {
+                notes.append(
+                    "\(container) holds \(keeps.chapters) chapters: the source's first \(keeps.chapters) are carried, "
+                        + "\(chapters.count - keeps.chapters) more are not")
+                chapters.removeLast(chapters.count - keeps.chapters)
+            }
+            options.chapters = chapters
+        } else if holdsMarkers && !chapters.isEmpty {
+            let firstID = (markers.map(\.id).max() ?? 0) + 1
+            markers += chapters.enumerated().map { index, chapter in
+                Marker(
+                    id: firstID + index, framePosition: Int64((chapter.startTime * format.sampleRate).rounded()),
+                    name: chapter.title)
+            }
+            notes.append("\(container) holds no chapters: the source's \(chapters.count) become markers")
+        } else if !chapters.isEmpty {
+            notes.append(
+                "\(container) holds no chapters: the source's \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
+            )
+        }
+        if holdsMarkers {
+            options.markers = markers
+            options.instrument = source.instrument
+            options.comments = source.comments
+            options.annotations = source.annotations
+        } else if !markers.isEmpty {
+            notes.append(
+                "\(container) holds no markers: the source's \(markers.count) marker"
+                    + "\(markers.count == 1 ? " is" : "s are") not carried")
+        }
+        options.loops = Array(loops.prefix(heldLoops))
+        if loops.count > heldLoops {
+            let left = loops.count - heldLoops
+            let holds = ["no loops", "one loop", "two loops"][min(heldLoops, 2)]
+            notes.append(
+                "\(container) holds \(holds): the source's \(heldLoops == 0 ? "" : "other ")\(left) loop"
+                    + "\(left == 1 ? " is" : "s are") not carried")
+        }
+    }
+
+    /// Where a frame of the source lands in the output: moved with the cut and to the output's rate, kept within
+    /// the part taken (`end`, at the output's rate), then past the silence padded before it.
+    struct TimelineShift {
+        var start: Int64
+        var scale: Double
+        var padding: Int64
+        var end: Int64
+
+        /// A source frame at the output's rate, from the start of the part taken.
+        func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
+    }
+
+    /// The source's markers inside the part taken, moved; each listed in ``timeline``, those outside said.
+    private mutating func carriedMarkers(of source: SourceReader, shift: TimelineShift, held holdsMarkers: Bool)
+        -> [Marker]
+    {
+        let end = shift.end
+        let padding = shift.padding
+        func moved(_ frame: Int64) -> Int64 { shift.moved(frame) }
+        var markers: [Marker] = []
+        for marker in source.markers {
+            var carried = marker
+            carried.framePosition = moved(marker.framePosition)
+            let name = marker.name.isEmpty ? "marker \(marker.id)" : "marker '\(marker.name)'"
+            let inside = (0...end).contains(carried.framePosition)
+            carried.framePosition = carried.framePosition.saturatingAdd(padding)
+            if !inside {
+                timeline.append("\(name) at frame \(marker.framePosition): outside the audio kept, dropped")
+            } else {
+                markers.append(carried)
+                timeline.append(
+                    "\(name) at frame \(marker.framePosition)"
+                        + (carried.framePosition == marker.framePosition ? "" : " moved to \(carried.framePosition)")
+                        + (holdsMarkers ? "" : ": not carried"))
+            }
+        }
+        if markers.count < source.markers.count {
+            let left = source.markers.count - markers.count
+            notes.append(
+                "\(left) marker\(left == 1 ? " lies" : "s lie") outside the audio kept and \(left == 1 ? "is" : "are") dropped"
+            )
+        }
+        return markers
+    }
+
+    /// The source's loops moved and kept within the part taken (a loop the cut shortens or removes said), in
+    /// order; the first `held` are carried.
+    private mutating func carriedLoops(of source: SourceReader, shift: TimelineShift, held: Int) -> [Loop] {
+        let end = shift.end
+        let padding = shift.padding
+        func moved(_ frame: Int64) -> Int64 { shift.moved(frame) }
+        func span(_ loop: Loop) -> String { "\(loop.start)-\(loop.end)" }
+        var loops: [Loop] = []
+        for (index, loop) in source.loops.enumerated() {
+            let whole = Loop(start: moved(loop.start), end: moved(loop.end), playMode: loop.playMode)
+            let kept = Loop(start: max(0, whole.start), end: min(whole.end, end), playMode: loop.playMode)
+            let name = "loop \(index + 1) (source frames \(span(loop)))"
+            if kept.end <= kept.start {
+                notes.append(
+                    render.count == nil
+                        ? "\(name) lies past the end of the audio (\(end) frames) and is dropped"
+                        : "\(name) lies outside the audio kept and is dropped")
+                timeline.append("\(name): outside the audio kept, dropped")
+                continue
+            }
+            if kept != whole {
+                notes.append(
+                    render.count == nil && render.start == 0
+                        ? "\(name) runs past the end of the audio: it ends at frame \(kept.end + padding) in the output"
+                        : "the cut shortens \(name) to output frames \(kept.start + padding)-\(kept.end + padding)")
+            }
+            let isHeld = loops.count < held
+            let placed = Loop(
+                start: kept.start.saturatingAdd(padding), end: kept.end.saturatingAdd(padding), playMode: loop.playMode)
+            loops.append(placed)
+            timeline.append(
+                "\(name)" + (placed == loop ? "" : " now \(span(placed))") + (isHeld ? "" : ": not carried"))
+        }
+        return loops
+    }
+
+    /// The source's chapters moved with the cut (one that began before it starts at 0), each ending where the next
+    /// begins and the last at the end, past the silence padded before the audio; past the first `held` (0: no
+    /// limit), listed as not carried.
+    private mutating func carriedChapters(of source: SourceReader, held: Int) -> [Chapter] {
+        let start = render.start
+        let padding = render.padStart
+        let rate = source.sampleRate
+        let seconds = Double(start) / rate
+        let length = (render.count ?? source.frameCount).map { Double($0) / rate }
+        var chapters: [Chapter] = []
+        for (index, chapter) in source.chapters.enumerated() {
+            let shifted = chapter.startTime - seconds
+            let next = index + 1 < source.chapters.count ? source.chapters[index + 1].startTime - seconds : nil
+            let ending = [chapter.endTime.map { $0 - seconds }, next, length].compactMap { $0 }.min()
+            let name = "chapter '\(chapter.title)' at \(shortDecimal(chapter.startTime)) s"
+            if let ending, ending <= max(0, shifted) || length.map({ shifted >= $0 }) == true {
+                timeline.append("\(name): outside the audio kept, dropped")
+                continue
+            }
+            // Past the silence padded before the audio.
+            let padded = Double(padding) / format.sampleRate
+            // Past the most the output holds: not carried (said below, with how many).
+            let isHeld = held == 0 || chapters.count < held
+            chapters.append(
+                Chapter(startTime: max(0, shifted) + padded, endTime: ending.map { $0 + padded }, title: chapter.title))
+            timeline.append(
+                name + (seconds == 0 && padded == 0 ? "" : " moved to \(shortDecimal(max(0, shifted) + padded)) s")
+                    + (isHeld ? "" : ": not carried"))
+        }
+        return chapters
+    }
+
+    /// The edits in the render plan: the part of the source taken (checked against its length), the fades in
+    /// its frames, the padding at the output's rate, the gain.
+    mutating func applyEdits(_ edits: Edits, to source: SourceReader, input: String) throws {
+        guard !edits.isEmpty else { return }
+        let rate = source.sampleRate
+        if edits.cuts {
+            guard settings.silenceThreshold == nil else {
+                throw ConversionUsageError(
+                    "--trim-silence finds its own cut: give it or --start/--end/--duration, not both")
+            }
+            let start = edits.start?.frames(at: rate) ?? 0
+            if let total = source.frameCount, start >= total {
+                throw ConversionUsageError(
+                    "--start \(edits.start?.description ?? "0") is past the end of '\(input)' (\(total) frames, "
+                        + "\(shortDecimal((Double(total) / rate * 1000).rounded() / 1000)) s)")
+            }
+            var end = edits.end.map { $0.frames(at: rate) } ?? edits.duration.map { start + $0.frames(at: rate) }
+            if let total = source.frameCount {
+                if let asked = end, asked > total {
+                    notes.append(
+                        "the cut asked to end at \(shortDecimal(Double(asked) / rate)) s, past the source's "
+                            + "\(shortDecimal(Double(total) / rate)) s: it goes to the end")
+                }
+                end = min(end ?? total, total)
+            }
+            if let end, end <= start {
+                throw ConversionUsageError("the cut ends at or before it starts (--end or --duration)")
+            }
+            render.start = start
+            render.count = end.map { $0 - start }
+        }
+        if edits.fadeIn != nil || edits.fadeOut != nil {
+            let taken = render.count ?? source.frameCount.map { $0 - render.start }
+            guard let taken else {
+                throw ConversionUsageError("--fade-out needs the source's length, which '\(input)' does not state")
+            }
+            render.count = taken
+            // SoX's fades: a fade longer than the sound keeps its slope (the sound ends short of full level), and
+            // a fade-in and a fade-out that overlap are refused.
+            let fadeIn = edits.fadeIn.map { $0.frames(at: rate) } ?? 0
+            let fadeOut = edits.fadeOut.map { $0.frames(at: rate) } ?? 0
+            if fadeIn > 0, fadeOut > 0, fadeIn + fadeOut > taken {
+                throw ConversionUsageError(
+                    "--fade-in and --fade-out overlap: together \(shortDecimal(Double(fadeIn + fadeOut) / rate)) s, the "
+                        + "sound kept \(shortDecimal(Double(taken) / rate)) s")
+            }
+            for (name, length) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] where length > taken {
+                let level = edits.fadeShape.gain((Double(taken) - 0.5) / Double(length))
+                notes.append(
+                    "\(name) \(shortDecimal(Double(length) / rate)) s is longer than the \(shortDecimal(Double(taken) / rate)) s "
+                        + "kept: its slope is kept, so the sound \(name == "--fade-in" ? "ends" : "starts") at "
+                        + "\(shortDecimal(level * 100)) % of its level, as SoX fades")
+            }
+            render.fadeIn = Int(fadeIn)
+            render.fadeOut = Int(fadeOut)
+            render.fadeShape = edits.fadeShape
+        }
+        // Padding frames of the source's count become the output's at its rate.
+        let scale = format.sampleRate / rate
+        func outputFrames(_ time: EditTime?) -> Int64 {
+            switch time {
+            case .seconds(let seconds)?: Int64((seconds * format.sampleRate).rounded())
+            case .frames(let frames)?: Int64((Double(frames) * scale).rounded())
+            case nil: 0
+            }
+        }
+        render.padStart = outputFrames(edits.padStart)
+        render.padEnd = outputFrames(edits.padEnd)
+        if let gain = edits.gain {
+            guard settings.loudness == nil else {
+                throw ConversionUsageError("--loudness sets the gain itself: give it or --gain, not both")
+            }
+            render.gain = gain
+        }
+    }
+
+    /// The source's front cover (its first picture where none is marked front) into `options`, where the output
+    /// holds one; where it does not, or the picture cannot be read, a note says so.
+    mutating func carryFrontCover(of file: AudioFile, into options: inout AudioFileWriterOptions) {
+        let pictures = file.properties.pictures
+        guard var cover = pictures.first(where: { $0.type == 3 }) ?? pictures.first else { return }
+        let what = "the source's cover (\(cover.mimeType), \(cover.byteCount) bytes)"
+        let dropped = pictures.count - 1
+        if dropped > 0 {
+            notes.append("the source's \(dropped) other picture\(dropped == 1 ? " is" : "s are") not carried")
+        }
+        // Asked before the picture is read (its type), and again with its bytes (whether it fits beside the rest).
+        let refusal = fileType.descriptor.writer?.policy.pictureRefusal ?? { _, _ in nil }
+        let reason = refusal(cover, options)
+        if let reason {
+            notes.append("\(what) is not carried: \(reason)")
+            return
+        }
+        guard cover.byteCount <= Self.largestCarriedPicture, let bytes = try? file.pictureData(cover) else {
+            notes.append("\(what) is not carried: it could not be read whole")
+            return
+        }
+        cover.data = bytes
+        if let reason = refusal(cover, options) {
+            notes.append("\(what) is not carried: \(reason)")
+            return
+        }
+        options.pictures = [cover]
+    }
+
+    /// The frames a duration limit allows of `frames`, where it cuts them (`nil`: no cut).
+    static func frameLimit(frames: Int64?, rate: Double, input: String, settings: ConversionSettings) throws
+        -> Int64?
+    {
+        guard let maximum = settings.maximumSeconds, let frames else { return nil }
+        let allowed = Int64(saturating: (maximum * rate).rounded(.down))
+        guard frames > allowed else { return nil }
+        guard settings.trimToMaximum else {
+            throw AudioFileError.limitExceeded(
+                "'\(input)' lasts \(Double(frames) / rate) s; the limit is \(maximum) s "
+                    + "(trim it, or convert with --trim)", offset: nil)
+        }
+        return allowed
+    }
+}
