@@ -79,3 +79,17 @@ extension ChunkedContainer {
     static var allowsMissingAudio: Bool { false }
     mutating func implicitAudioChunk() -> (chunk: ChunkHeader, lead: Int64)? { nil }
 }
+
+/// Rejects the values that cannot be: no channels; a rate that is 0, negative, NaN or infinite.
+func checkRateAndChannels(_ container: String, sampleRate: Double, channels: UInt32, offset: Int64) throws {
+    guard channels > 0 else {
+        throw AudioFileError.malformed("\(container): 0 channels", offset: offset)
+    }
+    guard channels <= 1024 else {
+        throw AudioFileError.malformed("\(container): \(channels) channels is not a real stream", offset: offset)
+    }
+    // Any finite rate above 0 is a rate (0.01 Hz included), as Apple reads them.
+    guard sampleRate.isFinite, sampleRate > 0 else {
+        throw AudioFileError.malformed("\(container): sample rate \(sampleRate) cannot be", offset: offset)
+    }
+}

@@ -119,14 +119,6 @@ extension MPEGAudio {
         mediaTypes: ["audio/mpeg", "audio/mp3", "audio/mpeg3", "audio/x-mpeg"], recordsPriming: true,
         keeps: WrittenTimeline(chapters: ID3.maximumChapters),
         writer: ContainerWriter(policy: WriterPolicy(defaultDataFormat: ".mp3"), cookiePlacement: .firstPacket) {
-            format, options, _, _ in
-            // An ID3v2 tag with the text tags, then MPEG frames back to back; LAME's tag frame is the first.
-            guard format.formatID == .mpegLayer3 else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "mp3: an MP3 file holds MPEG Layer III, not '\(format.formatID)'", offset: nil)
-            }
-            return ContainerLayout(
-                header: ID3.tag(metadata: options.metadata, pictures: options.pictures, chapters: options.chapters),
-                trailer: [])
+            format, options, _, _ in try MPEGAudio.layout(format: format, options: options)
         })
 }

@@ -438,3 +438,20 @@ public enum ID3 {
         return named.isEmpty ? value : named.joined(separator: ", ")
     }
 }
+
+extension ContainerLayout {
+    /// The layout of a bare stream afkit writes behind a tag (MP3, ADTS): an ID3v2 tag with the text tags,
+    /// pictures and chapters, then the frames back to back, nothing after them. Refuses a format other than
+    /// `formatID` with `refusal`.
+    package static func taggedStream(
+        _ format: StreamDescription, holding formatID: FourCharCode, options: AudioFileWriterOptions,
+        refusal: @autoclosure () -> String
+    ) throws -> ContainerLayout {
+        guard format.formatID == formatID else {
+            throw AudioFileError.unsupportedDataFormat(refusal(), offset: nil)
+        }
+        return ContainerLayout(
+            header: ID3.tag(metadata: options.metadata, pictures: options.pictures, chapters: options.chapters),
+            trailer: [])
+    }
+}
