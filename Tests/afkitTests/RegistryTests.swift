@@ -180,3 +180,16 @@ import Testing
         }
     }
 }
+
+/// No two Swift files under Sources share a name: a file is found by its name alone, in a search, a stack trace
+/// or a build's diagnostics, so each name says what its one file holds.
+@Suite struct SourceFileNameTests {
+    @Test func noTwoSourceFilesShareAName() throws {
+        let sources = Command.packageRoot.appendingPathComponent("Sources").path
+        let paths = try FileManager.default.subpathsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }
+        #expect(paths.count > 100, "Sources holds \(paths.count) Swift files")
+        let byName = Dictionary(grouping: paths) { URL(fileURLWithPath: $0).lastPathComponent }
+        let shared = byName.filter { $0.value.count > 1 }.map { "\($0.key): \($0.value.sorted())" }.sorted()
+        #expect(shared.isEmpty, "files under Sources sharing a name: \(shared)")
+    }
+}
