@@ -79,10 +79,8 @@ let package = Package(
         .target(name: "StreamParsing", dependencies: ["AudioFormats", "CFoldedCRC"]),
         .target(name: "ChunkedContainers", dependencies: ["AudioFormats", "StreamParsing"]),
         .target(name: "ElementaryStreams", dependencies: ["AudioFormats", "StreamParsing"]),
-        .target(
-            name: "ISOBaseMedia",
-            dependencies: ["AudioFormats", "StreamParsing", "ChunkedContainers", "ElementaryStreams"]),
-        .target(name: "PagedContainers", dependencies: ["AudioFormats", "StreamParsing", "ElementaryStreams"]),
+        .target(name: "ISOBaseMedia", dependencies: ["AudioFormats", "StreamParsing"]),
+        .target(name: "PagedContainers", dependencies: ["AudioFormats", "StreamParsing"]),
         .target(
             name: "AudioContainers",
             dependencies: [

@@ -157,7 +157,7 @@ extension AIFF {
                         "AIFF-C 'COMM' without a compression type; taken as 'NONE'")
                 }
             }
-            let format = try Container.description(
+            let format = try AIFFCompressionType.streamDescription(
                 compression: compression, channels: UInt32(channels), sampleSize: Int(sampleSize), sampleRate: rate,
                 offset: chunk.bodyOffset)
             // The audio is what SSND holds, as Apple reads it: COMM's count is compared at the end, never
@@ -168,68 +168,6 @@ extension AIFF {
             context.properties.dataFormat = format
             context.announce(.dataFormat)
             describeUndelimitedAudio(&context)
-        }
-
-        /// The stream description for a COMM compression type.
-        package static func description(
-            compression: FourCharCode, channels: UInt32, sampleSize: Int, sampleRate: Double, offset: Int64
-        ) throws -> StreamDescription {
-            func pcm(_ bits: Int, isFloat: Bool = false, isBigEndian: Bool = true, signed8: Bool = true) throws
-                -> StreamDescription
-            {
-                guard (1...64).contains(bits) else {
-                    throw AudioFileError.malformed("aiff: \(bits)-bit samples cannot be", offset: offset + 6)
-                }
-                return .linearPCM(
-                    sampleRate: sampleRate, channels: channels, bitsPerChannel: UInt32(bits),
-                    isFloat: isFloat, isBigEndian: isBigEndian, signed8: signed8)
-            }
-            switch FourCharCode(rawValue: compression.rawValue) {
-            case CompressionType.NONE, "none", CompressionType.twos:
-                guard sampleSize <= 32 else {
-                    throw AudioFileError.malformed(
-                        "aiff: \(sampleSize)-bit integer samples cannot be",
-                        offset: offset + 6)
-                }
-                return try pcm(sampleSize)
-            case CompressionType.sowt: return try pcm(sampleSize, isBigEndian: false)
-            case CompressionType.raw: return try pcm(8, signed8: false)
-            case CompressionType.in24: return try pcm(24)
-            case CompressionType.in32: return try pcm(32)
-            // Apple's little-endian integers: the big-endian codes spelled backwards.
-            case "42ni": return try pcm(24, isBigEndian: false)
-            case "23ni": return try pcm(32, isBigEndian: false)
-            case CompressionType.fl32, "FL32": return try pcm(32, isFloat: true)
-            case CompressionType.fl64, "FL64": return try pcm(64, isFloat: true)
-            case CompressionType.ima4, "IMA4": return .appleIMA4(sampleRate: sampleRate, channels: channels)
-            case CompressionType.ulaw, "ULAW": return .g711(.ulaw, sampleRate: sampleRate, channels: channels)
-            case CompressionType.alaw, "ALAW": return .g711(.alaw, sampleRate: sampleRate, channels: channels)
-            // Codecs of packets of a constant size (frames and bytes per channel): MACE 3:1 and 6:1, GSM 6.10,
-            // G.722 (two 4-bit codes to a byte), QUALCOMM PureVoice (full-rate frames).
-            case "MAC3", "MAC6", "GSM ", "agsm", "G722", "Qclp", "qclp":
-                let (id, frames, bytes): (FourCharCode, UInt32, UInt32) =
-                    switch compression.rawValue {
-                    case FourCharCode("MAC3").rawValue: ("MAC3", 6, 2)
-                    case FourCharCode("MAC6").rawValue: ("MAC6", 6, 1)
-                    case FourCharCode("G722").rawValue: ("G722", 2, 1)
-                    // As the file writes it: Apple's 'Qclp', or 'qclp'.
-                    case FourCharCode("Qclp").rawValue, FourCharCode("qclp").rawValue: (compression, 160, 35)
-                    default: ("GSM ", 160, 33)
-                    }
-                return StreamDescription(
-                    sampleRate: sampleRate, formatID: id, bytesPerPacket: bytes * channels,
-                    framesPerPacket: frames, bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
-            // Codecs whose packets the file does not delimit (DWVW's variable-width words, QDesign's
-            // packets): SSND is one packet of the frames COMM counts.
-            case "DWVW", "QDM2", "QDMC":
-                return StreamDescription(
-                    sampleRate: sampleRate, formatID: compression, bytesPerPacket: 0,
-                    framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: channels,
-                    bitsPerChannel: compression == "DWVW" ? UInt32(max(sampleSize, 0)) : 0)
-            default:
-                throw AudioFileError.unsupportedDataFormat(
-                    "aiff: compression type '\(compression)' is not supported", offset: offset + 18)
-            }
         }
 
         func isQDesign(_ context: ParseContext) -> Bool {

@@ -43,31 +43,8 @@ public enum AIFF {
         public static let wave: FourCharCode = "wave"
     }
 
-    /// AIFF-C compression types afkit reads.
-    public enum CompressionType {
-        /// Big-endian integers, uncompressed.
-        public static let NONE: FourCharCode = "NONE"
-        /// Little-endian 16-bit integers.
-        public static let sowt: FourCharCode = "sowt"
-        /// Big-endian integers (QuickTime's name).
-        public static let twos: FourCharCode = "twos"
-        /// Unsigned 8-bit samples.
-        public static let raw: FourCharCode = "raw "
-        /// 24-bit big-endian integers.
-        public static let in24: FourCharCode = "in24"
-        /// 32-bit big-endian integers.
-        public static let in32: FourCharCode = "in32"
-        /// 32-bit big-endian floats.
-        public static let fl32: FourCharCode = "fl32"
-        /// 64-bit big-endian floats.
-        public static let fl64: FourCharCode = "fl64"
-        /// Apple IMA4.
-        public static let ima4: FourCharCode = "ima4"
-        /// G.711 u-law.
-        public static let ulaw: FourCharCode = "ulaw"
-        /// G.711 A-law.
-        public static let alaw: FourCharCode = "alaw"
-    }
+    /// AIFF-C compression types afkit reads (AudioFormats': QuickTime's sample entries name the same words).
+    public typealias CompressionType = AIFFCompressionType
 
     /// The AIFF-C version timestamp that `FVER` carries (May 23, 1990, 2:40 pm).
     public static let aifcVersion1: UInt32 = 0xA280_5140

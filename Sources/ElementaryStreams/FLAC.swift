@@ -5,10 +5,8 @@ import StreamParsing
 /// audio and ADTS: a frame starts at a sync code whose header passes its CRC-8, and its length is known
 /// only when the next frame's header is found and the bytes between pass the frame's CRC-16.
 package enum FLAC {
-    /// The metadata block types afkit reads or steps over.
-    package enum BlockType: UInt8 {
-        case streamInfo = 0, padding, application, seekTable, vorbisComment, cueSheet, picture
-    }
+    /// The metadata block types afkit reads or steps over (AudioFormats': Ogg's FLAC mapping reads them too).
+    package typealias BlockType = FLACMetadataBlockType
 
     /// The blocks' names as RFC 9639 spells them.
     static let blockNames: [UInt8: String] = [

@@ -1,6 +1,4 @@
 import AudioFormats
-import ChunkedContainers
-import ElementaryStreams
 import StreamParsing
 
 /// Fragmented MPEG-4 (ISO/IEC 14496-12 movie fragments) as HTTP Live Streaming and CMAF carry audio: an

@@ -1,6 +1,4 @@
 import AudioFormats
-import ChunkedContainers
-import ElementaryStreams
 import StreamParsing
 
 /// The push parser for ISO base media files (`.m4a`, `.mp4`): boxes walked as they arrive, in any
@@ -658,7 +656,7 @@ package struct MP4Parser: StreamParser {
     /// entry's; the first E-AC-3 sample's syncframes: their frames replace the entry's 1,536.
     mutating func readFirstFrameHeader(_ bytes: UnsafeRawBufferPointer) {
         if audio?.entry?.format.formatID == .enhancedAC3 {
-            guard let frames = AC3.framesInSample(bytes), var entry = audio?.entry,
+            guard let frames = AC3FrameHeader.framesInSample(bytes), var entry = audio?.entry,
                 frames != Int(entry.format.framesPerPacket)
             else { return }
             context.properties.trace.append(

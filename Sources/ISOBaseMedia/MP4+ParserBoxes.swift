@@ -1,6 +1,4 @@
 import AudioFormats
-import ChunkedContainers
-import ElementaryStreams
 import StreamParsing
 
 /// The boxes `MP4Parser` reads whole: the file type, the movie and track headers, the edit list, the
@@ -418,7 +416,7 @@ extension MP4Parser {
             // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
             if let config = children["dac3"], config.count >= 2 {
                 let mode = Int(config[1] >> 3 & 7)
-                channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
+                channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
             }
             return plain(.ac3, frames: 1536)
         case "ec-3":
@@ -427,7 +425,7 @@ extension MP4Parser {
             // (the sample entry's count is a placeholder: 2 for 5.1 with Atmos' joint object coding).
             if let config = children["dec3"], config.count >= 5 {
                 let mode = Int(config[3] >> 1 & 7)
-                channels = UInt32(AC3.modeChannels[mode]) + UInt32(config[3] & 1)
+                channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[3] & 1)
             }
             return plain(.enhancedAC3, frames: 1536)
         case "mlpa":
@@ -478,7 +476,7 @@ extension MP4Parser {
                 }
             }
             guard
-                var format = try? AIFF.Container.description(
+                var format = try? AIFFCompressionType.streamDescription(
                     compression: word,
                     channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
             else { return plain(type, frames: 0) }

@@ -1,6 +1,4 @@
 import AudioFormats
-import ChunkedContainers
-import ElementaryStreams
 import StreamParsing
 
 /// MPEG-4 audio files (ISO base media file format, ISO/IEC 14496-12 and 14496-14; Apple's `.m4a`).

@@ -1,6 +1,4 @@
 import AudioFormats
-import ChunkedContainers
-import ElementaryStreams
 import StreamParsing
 
 /// Where an MPEG-4 track's samples lie: runs of consecutive samples (a `stco` chunk, or a `trun` of a

@@ -1,5 +1,4 @@
 import AudioFormats
-import ElementaryStreams
 import StreamParsing
 
 /// The push parser for Ogg. A page is taken whole (at most 65,307 bytes) once its CRC-32 checks; the
@@ -426,7 +425,7 @@ struct OggParser: StreamParser {
             setFormat(info.streamDescription)
             context.properties.magicCookie = Array(bytes[17..<17 + FLACStreamInfo.size])
         case (.flac, _):
-            if let type = bytes.first, type & 0x7F == FLAC.BlockType.vorbisComment.rawValue, bytes.count > 4 {
+            if let type = bytes.first, type & 0x7F == FLACMetadataBlockType.vorbisComment.rawValue, bytes.count > 4 {
                 readComments(UnsafeRawBufferPointer(rebasing: bytes[4...]))
             }
         default: break

@@ -1,5 +1,4 @@
 import AudioFormats
-import ElementaryStreams
 import StreamParsing
 
 extension Ogg {

@@ -1,5 +1,4 @@
 import AudioFormats
-import ElementaryStreams
 import StreamParsing
 
 /// Ogg (RFC 3533), the paged kind: pages (`OggS`, a header with its CRC-32 and a lacing table) carry
