@@ -3,7 +3,6 @@ import AudioCodecs
 import AudioContainers
 import AudioDecoding
 import AudioFormats
-import Dispatch
 import FileAccess
 
 /// Checks sound files against a profile's rules: the library behind `afkit validate`.
@@ -131,11 +130,8 @@ public struct AssetValidator: Sendable {
         }
         let targets = files
         let targetFolders = folders
-        let results = ResultSlots<FileReport>(count: targets.count)
-        DispatchQueue.concurrentPerform(iterations: targets.count) { index in
-            results.store(validate(path: targets[index], folder: targetFolders[targets[index]]), at: index)
-        }
-        var report = ValidationReport(profile: profile.name, files: results.values)
+        var report = ValidationReport(
+            profile: profile.name, files: targets.parallelMap { validate(path: $0, folder: targetFolders[$0]) })
         report.skippedFiles = skipped
         return report
     }

@@ -1,7 +1,6 @@
 import ReportGraphics
 import AudioContainers
 import AudioFormats
-import Dispatch
 import FileAccess
 
 extension ValidationReport {
@@ -30,12 +29,8 @@ extension ValidationReport {
         page += "</dl>\n</header>\n<main>\n"
         page += summaryTable
         // Each file's section on every core: a thousand files' pictures are most of the page.
-        let sections = ResultSlots<String>(count: files.count)
         let files = self.files
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            sections.store(files[index].htmlSection(index: index), at: index)
-        }
-        for section in sections.values { page += section }
+        for section in files.indices.parallelMap({ files[$0].htmlSection(index: $0) }) { page += section }
         page += "</main>\n<script>\(HTMLReportResources.script)</script>\n</body>\n</html>\n"
         return page
     }

@@ -1,5 +1,4 @@
 import AudioFormats
-import Dispatch
 
 #if canImport(Glibc)
     import Glibc
@@ -278,7 +277,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
                 workers.withUnsafeMutableBufferPointer { workers in
                     ends.withUnsafeMutableBufferPointer { ends in
                         nonisolated(unsafe) let (base, workers, ends, samples) = (base, workers, ends, samples)
-                        DispatchQueue.concurrentPerform(iterations: runs) { run in
+                        (0..<runs).parallelMap { run in
                             for packet in bounds[run]..<bounds[run + 1] {
                                 ends[packet] = workers[run].encode(
                                     UnsafeBufferPointer(rebasing: samples[(packet * length)...]), channel: 0,
@@ -331,7 +330,7 @@ public struct AppleIMA4Encoder: Int16BlockEncoder {
             guard let base = bytes.baseAddress else { return }
             coders.withUnsafeMutableBufferPointer { coders in
                 nonisolated(unsafe) let (base, coders, frames) = (base, coders, frames)
-                DispatchQueue.concurrentPerform(iterations: channels) { channel in
+                (0..<channels).parallelMap { channel in
                     for packet in 0..<whole {
                         let samples = UnsafeBufferPointer(rebasing: frames[(completing + packet * packetSamples)...])
                         coders[channel].encode(

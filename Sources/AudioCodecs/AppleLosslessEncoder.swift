@@ -1,5 +1,4 @@
 import AudioFormats
-import Dispatch
 
 /// Apple Lossless (`alac`): packets of 4096 frames (the last one shorter, which the packet says), no
 /// encoder delay. The magic cookie is the 24-byte ALACSpecificConfig that CAF's `kuki` holds and an
@@ -228,7 +227,7 @@ public struct AppleLosslessEncoder: IntegerSampleEncoder {
         let (planes, elements, bitDepth, shift, filled) = (planes, elements, bitDepth, shift, filled)
         works.withUnsafeMutableBufferPointer { works in
             nonisolated(unsafe) let works = works
-            DispatchQueue.concurrentPerform(iterations: count) { packet in
+            (0..<count).parallelMap { packet in
                 let start = packet * size
                 let frames = min(size, filled - start)
                 works[packet].writer.reset()

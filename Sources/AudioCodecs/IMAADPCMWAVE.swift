@@ -1,5 +1,4 @@
 import AudioFormats
-import Dispatch
 
 /// IMA ADPCM as WAV stores it (format tag 0x0011): blocks of `nBlockAlign` bytes holding, per
 /// channel, a 4-byte header (a little-endian 16-bit first sample and a step index, as a 16-bit word
@@ -182,14 +181,14 @@ public struct IMAADPCMWAVEEncoder: Int16BlockEncoder {
             guard let base = bytes.baseAddress else { return }
             coders.withUnsafeMutableBufferPointer { coders in
                 nonisolated(unsafe) let (base, coders, frames) = (base, coders, frames)
-                let encode: @Sendable (Int) -> Void = { channel in
+                @Sendable func encode(_ channel: Int) {
                     coders[channel].encode(
                         frames, channel: channel, channels: channels, started: started,
                         reconstruction: reconstruction, into: base + start)
                 }
                 // A search's channels are independent of each other: each on a thread of its own.
                 if case .search = quality, channels > 1 {
-                    DispatchQueue.concurrentPerform(iterations: channels, execute: encode)
+                    (0..<channels).parallelMap(encode)
                 } else {
                     for channel in 0..<channels { encode(channel) }
                 }

@@ -5,7 +5,6 @@ import AudioEngines
 import AudioFormats
 import Dispatch
 import FileAccess
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -275,7 +274,6 @@ public struct BatchConverter: Sendable {
         // Temporaries that killed runs left in the folders this run writes.
         let folders = Set(jobs.map { parentFolder(of: $0.output) })
         for folder in folders { TemporaryFiles.removeStale(in: folder) }
-        let next = JobCounter()
         let committer = DispatchQueue(label: "afkit.batch.commit")
         // Outputs waiting for the committer at most (each holds its temporary open): a slow disk holds the
         // workers back rather than letting them fill it with open files.
@@ -284,50 +282,48 @@ public struct BatchConverter: Sendable {
             let done = results.store(outcome, at: index)
             progress(jobs[index], outcome, done)
         }
-        DispatchQueue.concurrentPerform(iterations: min(parallelJobs, max(jobs.count, 1))) { _ in
-            while let index = next.take(below: jobs.count) {
-                let job = jobs[index]
-                let finished = FinishedOutput()
-                let outcome: Outcome
+        jobs.indices.parallelMap(width: parallelJobs) { index in
+            let job = jobs[index]
+            let finished = FinishedOutput()
+            let outcome: Outcome
+            do {
+                var conversion = base
+                // The source is read once: its hash makes the provenance and seeds any dither.
+                let hash = try contentHash(ofFileAt: job.source)
+                let provenance = provenance(hash: hash)
+                conversion.provenance = provenance
+                if let growth = self.progress {
+                    growth(job, ConversionProgress(framesWritten: 0, expectedFrames: nil, sampleRate: 0))
+                    conversion.progress = { growth(job, $0) }
+                }
+                conversion.sourceContentHash = hash
+                conversion.deferredCommit = { finished.file = $0 }
+                if isUpToDate(job, provenance: provenance) {
+                    outcome = .upToDate
+                } else {
+                    try makeDirectories(parentFolder(of: job.output))
+                    let result = try AudioConverter.convert(
+                        input: job.source, output: job.output, settings: conversion)
+                    outcome = .converted(notes: result.notes, normalization: result.normalization)
+                }
+            } catch {
+                outcome = .failed("\(error)")
+            }
+            guard case .converted = outcome, finished.file != nil else {
+                // (A conversion that failed after handing its output over leaves nothing behind.)
+                finished.file?.abandon()
+                finish(index, outcome)
+                return
+            }
+            waiting.wait()
+            committer.async {
+                defer { waiting.signal() }
                 do {
-                    var conversion = base
-                    // The source is read once: its hash makes the provenance and seeds any dither.
-                    let hash = try contentHash(ofFileAt: job.source)
-                    let provenance = provenance(hash: hash)
-                    conversion.provenance = provenance
-                    if let growth = self.progress {
-                        growth(job, ConversionProgress(framesWritten: 0, expectedFrames: nil, sampleRate: 0))
-                        conversion.progress = { growth(job, $0) }
-                    }
-                    conversion.sourceContentHash = hash
-                    conversion.deferredCommit = { finished.file = $0 }
-                    if isUpToDate(job, provenance: provenance) {
-                        outcome = .upToDate
-                    } else {
-                        try makeDirectories(parentFolder(of: job.output))
-                        let result = try AudioConverter.convert(
-                            input: job.source, output: job.output, settings: conversion)
-                        outcome = .converted(notes: result.notes, normalization: result.normalization)
-                    }
-                } catch {
-                    outcome = .failed("\(error)")
-                }
-                guard case .converted = outcome, finished.file != nil else {
-                    // (A conversion that failed after handing its output over leaves nothing behind.)
-                    finished.file?.abandon()
+                    try finished.file?.commit(synchronizingFolder: false)
                     finish(index, outcome)
-                    continue
-                }
-                waiting.wait()
-                committer.async {
-                    defer { waiting.signal() }
-                    do {
-                        try finished.file?.commit(synchronizingFolder: false)
-                        finish(index, outcome)
-                    } catch {
-                        finished.file?.abandon()
-                        finish(index, .failed("\(error)"))
-                    }
+                } catch {
+                    finished.file?.abandon()
+                    finish(index, .failed("\(error)"))
                 }
             }
         }
@@ -343,14 +339,4 @@ public struct BatchConverter: Sendable {
 private final class FinishedOutput: @unchecked Sendable {
     /// Set by the conversion, on the worker's thread, before the worker reads it.
     var file: AtomicOutputFile?
-}
-
-/// Hands out job indices to workers, each once.
-private final class JobCounter: Sendable {
-    private let next = Atomic<Int>(0)
-
-    func take(below count: Int) -> Int? {
-        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        return index < count ? index : nil
-    }
 }

@@ -5,7 +5,6 @@ import AudioConversion
 import AudioEngines
 import AssetValidation
 import AudioFormats
-import Dispatch
 import FileAccess
 
 /// `afkit batch`: a tree of sources to a preset, in parallel and incrementally.
@@ -243,23 +242,19 @@ struct Batch: ParsableCommand {
             uniquingKeysWith: { a, _ in a })
         validator.origin = { origins[$0] }
         let checker = validator
-        let files = ResultSlots<FileReport>(count: jobs.count)
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+        let files = jobs.indices.parallelMap { index in
             if case .failed(let message) = outcomes[index] {
-                files.store(
-                    FileReport(
-                        path: jobs[index].source,
-                        violations: [Violation(rule: "conversion", severity: .error, message: message)]),
-                    at: index)
-            } else {
-                var report = checker.validate(path: jobs[index].output)
-                if case .converted(let notes, let normalization) = outcomes[index] {
-                    report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
-                }
-                files.store(report, at: index)
+                return FileReport(
+                    path: jobs[index].source,
+                    violations: [Violation(rule: "conversion", severity: .error, message: message)])
             }
+            var report = checker.validate(path: jobs[index].output)
+            if case .converted(let notes, let normalization) = outcomes[index] {
+                report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
+            }
+            return report
         }
-        return ValidationReport(profile: checked.name, files: files.values).html(version: AudioConverter.version)
+        return ValidationReport(profile: checked.name, files: files).html(version: AudioConverter.version)
     }
 
     /// `--report`: each job's source and output measured (in parallel), in the jobs' order:
@@ -268,8 +263,7 @@ struct Batch: ParsableCommand {
     static func loudnessReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome])
         -> JSONValue
     {
-        let entries = ResultSlots<JSONValue>(count: jobs.count)
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+        let entries = jobs.indices.parallelMap { index in
             let job = jobs[index]
             var fields: [(String, JSONValue)] = [("source", .string(job.source)), ("output", .string(job.output))]
             func measured(_ path: String) -> JSONValue {
@@ -296,8 +290,8 @@ struct Batch: ParsableCommand {
                     if !notes.isEmpty { fields.append(("notes", .array(notes.map(JSONValue.string)))) }
                 }
             }
-            entries.store(.object(fields), at: index)
+            return JSONValue.object(fields)
         }
-        return .object([("files", .array(entries.values))])
+        return .object([("files", .array(entries))])
     }
 }
