@@ -4,6 +4,7 @@ import AudioContainers
 import AudioConversion
 import AudioEngines
 import AssetValidation
+import AudioFileKit
 import AudioFormats
 import FileAccess
 
@@ -195,7 +196,7 @@ struct Batch: ParsableCommand {
                     try writeFile(
                         report,
                         bytes: Array(
-                            Self.loudnessReport(jobs, outcomes)
+                            BatchConverter.loudnessReport(jobs, outcomes)
                                 .serialized(pretty: true).utf8) + [10])
                 }
             } catch {
@@ -241,57 +242,7 @@ struct Batch: ParsableCommand {
             jobs.map { ($0.output, FixOrigin(source: $0.source, options: conversionArguments)) },
             uniquingKeysWith: { a, _ in a })
         validator.origin = { origins[$0] }
-        let checker = validator
-        let files = jobs.indices.parallelMap { index in
-            if case .failed(let message) = outcomes[index] {
-                return FileReport(
-                    path: jobs[index].source,
-                    violations: [Violation(rule: "conversion", severity: .error, message: message)])
-            }
-            var report = checker.validate(path: jobs[index].output)
-            if case .converted(let notes, let normalization) = outcomes[index] {
-                report.conversionNotes = (normalization.map { [$0.summary] } ?? []) + notes
-            }
-            return report
-        }
-        return ValidationReport(profile: checked.name, files: files).html(version: AudioConverter.version)
-    }
-
-    /// `--report`: each job's source and output measured (in parallel), in the jobs' order:
-    /// `{"files": [{"source", "output", "status", "error"?, "sourceLoudness"?, "outputLoudness"?,
-    /// "sourceTruncated"?, "notes"?}]}`.
-    static func loudnessReport(_ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome])
-        -> JSONValue
-    {
-        let entries = jobs.indices.parallelMap { index in
-            let job = jobs[index]
-            var fields: [(String, JSONValue)] = [("source", .string(job.source)), ("output", .string(job.output))]
-            func measured(_ path: String) -> JSONValue {
-                do {
-                    return try LoudnessMeasurement.measure(path: path).reportJSON
-                } catch {
-                    return .object([("error", .string("\(error)"))])
-                }
-            }
-            switch outcomes[index] {
-            case .failed(let message):
-                fields += [("status", .string("failed")), ("error", .string(message))]
-            case .converted, .upToDate:
-                let status = if case .converted = outcomes[index] { "converted" } else { "up to date" }
-                fields += [
-                    ("status", .string(status)), ("sourceLoudness", measured(job.source)),
-                    ("outputLoudness", measured(job.output)),
-                ]
-                // A source cut short converts what it holds; the report says so whether or not it ran now.
-                let truncated = (try? AudioFile(path: job.source))?.properties.isTruncated ?? false
-                if truncated { fields.append(("sourceTruncated", .bool(true))) }
-                if case .converted(let notes, let normalization) = outcomes[index] {
-                    if let normalization { fields.append(("normalization", normalization.reportJSON)) }
-                    if !notes.isEmpty { fields.append(("notes", .array(notes.map(JSONValue.string)))) }
-                }
-            }
-            return JSONValue.object(fields)
-        }
-        return .object([("files", .array(entries))])
+        return BatchConverter.validationReport(jobs, outcomes, validator: validator, profile: checked.name)
+            .html(version: AudioConverter.version)
     }
 }

@@ -234,25 +234,6 @@ enum InfoText {
 }
 
 extension LoudnessMeasurement {
-    /// The contract's `loudness` object; `-inf` values are `null`. A sound shorter than one 400 ms block adds
-    /// `shortSound`, its one-block loudness (what `--loudness` and `validate` use).
-    var json: JSONValue { .object(contractMembers) }
-
-    /// The contract's members and the short-term maximum (`batch --report`).
-    var reportJSON: JSONValue { .object(contractMembers + [("shortTermMaximum", Self.value(shortTermMaximum))]) }
-
-    private var contractMembers: [(String, JSONValue)] {
-        [
-            ("integrated", Self.value(integrated)), ("range", Self.value(range)), ("truePeak", Self.value(truePeak)),
-            ("samplePeak", Self.value(samplePeak)),
-        ] + (shortSoundLoudness.map { [("shortSound", Self.value($0))] } ?? [])
-    }
-
-    /// A level to two decimals; `-inf` is `null`.
-    private static func value(_ number: Double) -> JSONValue {
-        number.isFinite ? .number((number * 100).rounded() / 100) : .null
-    }
-
     /// A line for `info`'s text.
     var text: String {
         func value(_ number: Double, _ unit: String) -> String {
