@@ -137,7 +137,9 @@ extension HTTPAudioStream.Response {
 /// is read below its folder, over HTTP where it was read over HTTP, and from a playlist on the disk only with
 /// `--allow-network`. One boundary for `packets`, `info` and `validate`.
 func playlistAccess(_ location: String, allowsNetwork: Bool) -> HLS.ResourceAccess {
-    HLS.ResourceAccess(playlist: location, allowsNetwork: allowsNetwork) { try fetchBlocking($0, range: $1) }
+    HLS.ResourceAccess(playlist: location, allowsNetwork: allowsNetwork) {
+        try HTTPResource.fetchWaiting($0, range: $1).bytes
+    }
 }
 
 /// The help of `--allow-network`, one text for every command that reads playlists.
@@ -233,112 +235,19 @@ extension Packets {
     func runOverHTTP() async throws {
         var options = network.options(typeHint: typeHint)
         options.variant = variant.flatMap(HLS.VariantChoice.init) ?? .best
-        let packets = try PacketSpool()
-        var segments: [HLS.SegmentStart] = []
-        var stoppedByDuration = false
-        let outcome = try await { () async throws -> (StreamProperties, [ListedTitle], Bool, Int64, Int64)? in
+        let listing = try PacketListing(duration: duration, jsonLines: jsonLines)
+        let outcome = try await { () async throws -> StreamProperties? in
             var iterator = HTTPAudioStream(url: file, options: options).makeAsyncIterator()
-            var titles: [ListedTitle] = []
-            var hadMetadata = false
-            var deliveredPackets: Int64 = 0
-            var deliveredFrames: Int64 = 0
             do {
                 while let event = try await iterator.next() {
-                    switch event {
-                    case .connected(let response):
-                        hadMetadata = hadMetadata || response.metadataInterval != nil
-                        emit([("event", .string("connected")), ("response", response.json)])
-                    case .propertyChanged(let id, let properties):
-                        if id == .readyToProducePackets, jsonLines, let summary = try? AudioFileSummary(properties) {
-                            emit([("event", .string("ready")), ("properties", .object(summary.jsonFields))])
-                        }
-                    case .packets(let run):
-                        let framesPerPacket = Int64(iterator.properties.dataFormat?.framesPerPacket ?? 0)
-                        // `--duration`: the packets up to the one that completes it, counted in valid frames
-                        // (the priming is not audio), however many packets a run carries.
-                        let limit = duration.flatMap { seconds in
-                            iterator.properties.dataFormat.map { format in
-                                Int64((seconds * format.sampleRate).rounded(.up))
-                                    + Int64(iterator.properties.packetTableInfo?.primingFrames ?? 0)
-                            }
-                        }
-                        var taken = run.count
-                        if let descriptions = run.descriptions {
-                            var lines = ""
-                            for (index, description) in descriptions.prefix(run.count).enumerated() {
-                                if let limit, deliveredFrames >= limit {
-                                    taken = index
-                                    break
-                                }
-                                let frames =
-                                    description.variableFramesInPacket > 0
-                                    ? Int64(description.variableFramesInPacket) : framesPerPacket
-                                deliveredFrames += frames
-                                if jsonLines {
-                                    lines +=
-                                        JSONValue.object([
-                                            ("event", .string("packet")),
-                                            ("packet", .integer(run.firstPacket + Int64(index))),
-                                            ("offset", .integer(run.streamOffset + description.startOffset)),
-                                            ("size", .integer(Int64(description.dataByteSize))),
-                                            ("frames", .integer(frames)),
-                                        ]).serialized() + "\n"
-                                }
-                            }
-                            if jsonLines { Output.standardOutput(lines) }
-                        } else {
-                            if let limit, framesPerPacket > 0 {
-                                let room = max(0, (limit - deliveredFrames + framesPerPacket - 1) / framesPerPacket)
-                                taken = Int(min(Int64(run.count), room))
-                            }
-                            deliveredFrames += Int64(taken) * framesPerPacket
-                            if taken > 0 {
-                                emit([
-                                    ("event", .string("packets")), ("packet", .integer(run.firstPacket)),
-                                    ("count", .integer(Int64(taken))), ("offset", .integer(run.streamOffset)),
-                                    ("size", .integer(Int64(run.count > 0 ? run.bytes.count / run.count : 0))),
-                                ])
-                            }
-                        }
-                        let kept = run.count > 0 ? run.bytes.count / run.count * taken : 0
-                        run.descriptions.map { Array($0.prefix(taken)) }.withOptionalBuffer { descriptions in
-                            packets.append(
-                                run: run.streamOffset,
-                                byteCount: run.descriptions == nil
-                                    ? kept
-                                    : (descriptions.map { $0.reduce(0) { $0 + Int($1.dataByteSize) } } ?? 0),
-                                count: taken, descriptions: descriptions)
-                        }
-                        deliveredPackets += Int64(taken)
-                        if let limit, deliveredFrames >= limit {
-                            stoppedByDuration = true
-                            await iterator.close()
-                            return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
-                        }
-                    case .titleChanged(let change):
-                        titles.append(
-                            ListedTitle(audioOffset: change.audioOffset, title: change.title, packet: change.packet))
-                        emit([
-                            ("event", .string("title")), ("title", .string(change.title)),
-                            ("packet", .integer(change.packet)), ("offset", .integer(change.audioOffset)),
-                        ])
-                    case .discontinuity(let gap):
-                        emit([
-                            ("event", .string("discontinuity")), ("reason", .string(gap.reason)),
-                            ("attempt", .integer(Int64(gap.attempt))), ("nextPacket", .integer(gap.nextPacket)),
-                        ])
-                    case .segment(let start):
-                        segments.append(start)
-                        emit([
-                            ("event", .string("segment")), ("uri", .string(start.uri)),
-                            ("mediaSequence", .integer(start.mediaSequence)), ("startTime", .number(start.startTime)),
-                            ("firstPacket", .integer(start.firstPacket)), ("discontinuity", .bool(start.discontinuity)),
-                        ])
+                    guard listing.take(event, properties: { iterator.properties }) else {
+                        await iterator.close()
+                        return iterator.properties
                     }
                 }
             } catch let error as AudioFileError {
                 if jsonLines {
-                    emit([("event", .string("error")), ("error", errorJSON(error))])
+                    listing.emit([("event", .string("error")), ("error", errorJSON(error))])
                 } else if json {
                     Output.standardOutput(
                         JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
@@ -348,15 +257,15 @@ extension Packets {
                 }
                 return nil
             }
-            return (iterator.properties, titles, hadMetadata, deliveredPackets, deliveredFrames)
+            return iterator.properties
         }()
-        guard let (properties, titles, hadMetadata, deliveredPackets, deliveredFrames) = outcome else {
-            throw ExitCode(AFKit.Status.problemFound)
-        }
+        guard let properties = outcome else { throw ExitCode(AFKit.Status.problemFound) }
+        let (deliveredPackets, deliveredFrames) = (listing.deliveredPackets, listing.deliveredFrames)
+        let stoppedByDuration = listing.stoppedByDuration
         guard var summary = try? AudioFileSummary(properties) else {
             let error = AudioFileError.truncated("http: the stream ended before its format was known", offset: nil)
             if jsonLines {
-                emit([("event", .string("error")), ("error", errorJSON(error))])
+                listing.emit([("event", .string("error")), ("error", errorJSON(error))])
             } else {
                 Output.standardError("\(shownArgument(file)): error: \(error)\n")
             }
@@ -372,18 +281,13 @@ extension Packets {
                 summary.format.sampleRate > 0 ? Double(summary.frameCount) / summary.format.sampleRate : 0
         }
         if jsonLines {
-            emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])
+            listing.emit([("event", .string("end")), ("properties", .object(summary.jsonFields))])
             return
         }
         try printListing(
-            summary: summary, properties: properties, packets: packets, titles: hadMetadata ? titles : nil,
-            segments: segments.isEmpty ? nil : segments)
-    }
-
-    /// One `--json-lines` object.
-    private func emit(_ fields: [(String, JSONValue)]) {
-        guard jsonLines else { return }
-        Output.standardOutput(JSONValue.object(fields).serialized() + "\n")
+            summary: summary, properties: properties, packets: listing.packets,
+            titles: listing.hadMetadata ? listing.titles : nil,
+            segments: listing.segments.isEmpty ? nil : listing.segments)
     }
 }
 

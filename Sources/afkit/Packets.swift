@@ -91,18 +91,14 @@ struct Packets: NetworkCommand {
         }
         // Variable packets are listed; constant ones are only counted (a PCM stream has a packet per frame).
         // Kept on disk while the stream is parsed: listing them takes constant memory, whatever the length.
-        let packets = try PacketSpool()
+        let listing = try PacketListing()
+        listing.hadMetadata = icyMetaint != nil
         // A seekable file answers the parser's seek requests (an MP4 whose `moov` follows its audio).
         let seekable = file != "-" && icyMetaint == nil && isSeekableFile(file)
         var stream = AudioFileStream(
             fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)), requestsSeeks: seekable)
-        let collect: (AudioFileStream.Event) -> Void = { event in
-            guard case .packets(let run) = event else { return }
-            packets.append(
-                run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
-        }
+        let collect: (AudioFileStream.Event) -> Void = { listing.take($0) }
         var icy = icyMetaint.map(ICYMetadataDemuxer.init(metadataInterval:))
-        var titles: [ICYMetadataDemuxer.TitleChange] = []
         do {
             if seekable {
                 // The feeder answers the parser's seek requests by reading from where it asks.
@@ -111,10 +107,13 @@ struct Packets: NetworkCommand {
                     size: source.size, chunkSize: chunkSize, read: { try source.read(into: $0, at: $1) }, collect)
             } else {
                 try forEachChunk(ofFileAt: file == "-" ? nil : file, chunkSize: chunkSize) { chunk in
-                    if icy != nil {
-                        titles += try icy?.demux(chunk) { audio in try stream.parse(audio, collect) } ?? []
-                    } else {
-                        try stream.parse(chunk, collect)
+                    guard icy != nil else { return try stream.parse(chunk, collect) }
+                    let changes = try icy?.demux(chunk) { audio in try stream.parse(audio, collect) } ?? []
+                    for change in changes {
+                        listing.take(
+                            .titleChanged(
+                                ListedTitle(audioOffset: change.audioOffset, title: change.title, packet: nil)),
+                            properties: { stream.properties })
                     }
                 }
                 try stream.finish(collect)
@@ -123,25 +122,20 @@ struct Packets: NetworkCommand {
             throw failure(error)
         }
         try printListing(
-            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets,
-            titles: icy == nil
-                ? nil : titles.map { ListedTitle(audioOffset: $0.audioOffset, title: $0.title, packet: nil) })
+            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: listing.packets,
+            titles: listing.hadMetadata ? listing.titles : nil)
     }
 
     /// An HTTP Live Streaming playlist on the disk: its (chosen variant's) segments as one packet stream, each
     /// segment's start listed with the packets, gaps and overlaps of its timestamps as warnings.
     func runPlaylist() throws {
-        let packets = try PacketSpool()
+        let listing = try PacketListing()
         var reader = HLS.Reader(
             variant: variant.flatMap(HLS.VariantChoice.init) ?? .best,
             fetch: playlistAccess(file, allowsNetwork: allowNetwork).fetcher)
         var stream = AudioFileStream(fileTypeHint: typeHint.flatMap(FileType.init(fileExtension:)))
         do {
-            try reader.read(location: file, into: &stream, chunkSize: chunkSize) { event in
-                guard case .packets(let run) = event else { return }
-                packets.append(
-                    run: run.streamOffset, byteCount: run.bytes.count, count: run.count, descriptions: run.descriptions)
-            }
+            try reader.read(location: file, into: &stream, chunkSize: chunkSize) { listing.take($0) }
         } catch let error as AudioFileError {
             throw failure(error)
         }
@@ -149,8 +143,8 @@ struct Packets: NetworkCommand {
             Output.standardError(fileMessage("packets", file, .warning, problem))
         }
         try printListing(
-            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: packets, titles: nil,
-            segments: reader.segments)
+            summary: AudioFileSummary(stream.properties), properties: stream.properties, packets: listing.packets,
+            titles: nil, segments: reader.segments)
     }
 
     /// Reports a file that could not be read (an error object with `--json`, a line otherwise): the status to
