@@ -239,9 +239,6 @@ extension FileReport {
     private func pictureData(_ pictures: AssetPictures, summary: AudioFileSummary) -> JSONValue {
         let rate = summary.format.sampleRate
         let frames = audio?.frameCount ?? summary.frameCount
-        func rounded(_ value: Double, _ places: Double = 10) -> JSONValue {
-            value.isFinite ? .number((value * places).rounded() / places) : .null
-        }
         var members: [(String, JSONValue)] = [
             ("rate", .number(rate)), ("frames", .integer(frames)),
             ("channels", .integer(Int64(pictures.waveform.channels))),
@@ -260,24 +257,13 @@ extension FileReport {
                 "spectrogram",
                 .object([
                     ("columns", .integer(Int64(spectrogram.columns))), ("bands", .integer(Int64(spectrogram.bands))),
-                    ("low", rounded(spectrogram.lowestFrequency)), ("high", rounded(spectrogram.highestFrequency)),
+                    ("low", Self.jsonNumber(spectrogram.lowestFrequency)),
+                    ("high", Self.jsonNumber(spectrogram.highestFrequency)),
                     ("floor", .number(Spectrogram.floorDecibels)), ("data", .string(base64(spectrogram.levels))),
                 ])
             ))
         if let audio {
-            var silence: [JSONValue] = []
-            let duration = Double(frames) / rate
-            if audio.isSilent {
-                silence.append(.array([.number(0), rounded(duration, 1e4)]))
-            } else {
-                if audio.leadingSilence > 0 {
-                    silence.append(.array([.number(0), rounded(audio.leadingSilence, 1e4)]))
-                }
-                if audio.trailingSilence > 0 {
-                    silence.append(.array([rounded(duration - audio.trailingSilence, 1e4), rounded(duration, 1e4)]))
-                }
-            }
-            members.append(("silence", .array(silence)))
+            members.append(("silence", Self.silenceSpans(audio, duration: Double(frames) / rate)))
             // Every clipped stretch, as [first frame, last frame, runs].
             members.append(
                 (
@@ -288,30 +274,7 @@ extension FileReport {
                         })
                 ))
             members.append(("clippedRuns", .integer(Int64(audio.clippedRuns))))
-            if let loudness = audio.loudness {
-                if let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
-                    members.append(
-                        ("truePeak", .object([("frame", .integer(frame)), ("db", rounded(loudness.truePeak, 100))])))
-                }
-                // At most 600 points: each the loudest reading of the tenths of a second it stands for. A sound
-                // shorter than the 3 s window: the momentary readings (its short-term ones sit under its level).
-                let readings = Self.drawsMomentary(loudness) ? loudness.momentaryCurve : loudness.shortTermCurve
-                let group = max(1, (readings.count + 599) / 600)
-                var curve: [JSONValue] = []
-                for start in stride(from: 0, to: readings.count, by: group) {
-                    let loudest = readings[start..<min(readings.count, start + group)].max() ?? -.infinity
-                    curve.append(loudest > -70 ? rounded(Double(loudest)) : .null)
-                }
-                members.append(
-                    (
-                        "curve",
-                        .object([
-                            ("step", rounded(0.1 * Double(group), 1000)),
-                            ("window", .number(Self.drawsMomentary(loudness) ? 0.4 : 3)), ("values", .array(curve)),
-                        ])
-                    ))
-                if loudness.normalizable.isFinite { members.append(("integrated", rounded(loudness.normalizable))) }
-            }
+            if let loudness = audio.loudness { members += Self.loudnessMembers(loudness) }
         }
         if let band = loudnessBand {
             members.append(("band", .array([.number(band.lowerBound), .number(band.upperBound)])))
@@ -338,6 +301,55 @@ extension FileReport {
             ))
         members.append(("loops", .array(summary.loops.map { .array([.integer($0.start), .integer($0.end)]) })))
         return .object(members)
+    }
+
+    /// A number for the page, to `places` (10: one decimal); `null` where it is not finite.
+    private static func jsonNumber(_ value: Double, _ places: Double = 10) -> JSONValue {
+        value.isFinite ? .number((value * places).rounded() / places) : .null
+    }
+
+    /// The silent stretches at the ends, as [start, end] in seconds (the whole sound where it is silent).
+    private static func silenceSpans(_ audio: AudioStatistics, duration: Double) -> JSONValue {
+        var silence: [JSONValue] = []
+        if audio.isSilent {
+            silence.append(.array([.number(0), jsonNumber(duration, 1e4)]))
+        } else {
+            if audio.leadingSilence > 0 {
+                silence.append(.array([.number(0), jsonNumber(audio.leadingSilence, 1e4)]))
+            }
+            if audio.trailingSilence > 0 {
+                silence.append(.array([jsonNumber(duration - audio.trailingSilence, 1e4), jsonNumber(duration, 1e4)]))
+            }
+        }
+        return .array(silence)
+    }
+
+    /// The loudness the page draws: the true peak's place, the loudness curve and the integrated level.
+    private static func loudnessMembers(_ loudness: LoudnessFacts) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = []
+        if let frame = loudness.truePeakFrame, loudness.truePeak.isFinite {
+            members.append(
+                ("truePeak", .object([("frame", .integer(frame)), ("db", jsonNumber(loudness.truePeak, 100))])))
+        }
+        // At most 600 points: each the loudest reading of the tenths of a second it stands for. A sound
+        // shorter than the 3 s window: the momentary readings (its short-term ones sit under its level).
+        let readings = drawsMomentary(loudness) ? loudness.momentaryCurve : loudness.shortTermCurve
+        let group = max(1, (readings.count + 599) / 600)
+        var curve: [JSONValue] = []
+        for start in stride(from: 0, to: readings.count, by: group) {
+            let loudest = readings[start..<min(readings.count, start + group)].max() ?? -.infinity
+            curve.append(loudest > -70 ? jsonNumber(Double(loudest)) : .null)
+        }
+        members.append(
+            (
+                "curve",
+                .object([
+                    ("step", jsonNumber(0.1 * Double(group), 1000)),
+                    ("window", .number(drawsMomentary(loudness) ? 0.4 : 3)), ("values", .array(curve)),
+                ])
+            ))
+        if loudness.normalizable.isFinite { members.append(("integrated", jsonNumber(loudness.normalizable))) }
+        return members
     }
 }
 

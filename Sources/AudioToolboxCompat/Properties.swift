@@ -215,6 +215,29 @@ struct ParsedProperties {
         case "rrap":
             // Packets that depend on those before them (a codec with a roll distance) restrict random access.
             return format.map { .value(UInt32(CodecDescriptor.rollDistance(of: $0.formatID) > 0 ? 1 : 0)) }
+        case "pkrl", "pkfr", "frpk", "pkby", "bypk": return translation(code, format: format)
+        case "edur":
+            guard let format, let frames = properties.validFrameCount, format.sampleRate > 0 else { return nil }
+            return .value(Double(frames) / format.sampleRate)
+        case "optm": return properties.isOptimized.map { .value(UInt32($0 ? 1 : 0)) }
+        case "aart":
+            let pictures = properties.pictures
+            guard let picture = pictures.first(where: { $0.type == 3 }) ?? pictures.first,
+                let data = picture.data ?? pictureData?(picture)
+            else { return nil }
+            return retainedObject { NSData(bytes: data, length: data.count) }
+        case "info":
+            // A dictionary of strings by Apple's lower-case keys (afkit's names are the same).
+            let info = properties.infoDictionary
+            return retainedObject { NSDictionary(dictionary: info) }
+        default: return nil
+        }
+    }
+
+    /// A translation property's answer (`pkrl`, `pkfr`, `frpk`, `pkby`, `bypk`): the calculation that fills
+    /// the caller's structure, or `nil` where afkit cannot make it.
+    private func translation(_ code: FourCharCode, format: StreamDescription?) -> PropertyValue? {
+        switch code {
         case "pkrl":
             guard let format else { return nil }
             let roll = Int64(CodecDescriptor.rollDistance(of: format.formatID))
@@ -262,20 +285,6 @@ struct ParsedProperties {
                 data.storeBytes(of: translation, as: AudioBytePacketTranslation.self)
                 return noErr
             }
-        case "edur":
-            guard let format, let frames = properties.validFrameCount, format.sampleRate > 0 else { return nil }
-            return .value(Double(frames) / format.sampleRate)
-        case "optm": return properties.isOptimized.map { .value(UInt32($0 ? 1 : 0)) }
-        case "aart":
-            let pictures = properties.pictures
-            guard let picture = pictures.first(where: { $0.type == 3 }) ?? pictures.first,
-                let data = picture.data ?? pictureData?(picture)
-            else { return nil }
-            return retainedObject { NSData(bytes: data, length: data.count) }
-        case "info":
-            // A dictionary of strings by Apple's lower-case keys (afkit's names are the same).
-            let info = properties.infoDictionary
-            return retainedObject { NSDictionary(dictionary: info) }
         default: return nil
         }
     }

@@ -163,24 +163,11 @@ struct Batch: ParsableCommand {
             if let line { line.write(text) } else { Output.standardError(text) }
         }
         let outcomes = batch.run(jobs) { job, outcome, _ in
-            switch outcome {
-            case .failed(let message):
-                say(fileMessage("batch", job.source, .error, message))
-            case .converted(let notes, let normalization) where !quiet:
-                // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
-                // loudness normalization's measures and changes, one line a file.
-                for note in notes + (normalization.map { [$0.summary] } ?? []) {
-                    say(fileMessage("batch", job.source, .note, note))
-                }
-                if !terminal { say("batch: converted \(job.source) -> \(job.output)\n") }
-            default: break
-            }
+            Self.say(outcome, of: job, quiet: quiet, terminal: terminal, say)
             line?.end(job.source)
         }
         line?.clear()
-        var converted = 0
-        var current = 0
-        var failed = 0
+        var (converted, current, failed) = (0, 0, 0)
         for outcome in outcomes {
             switch outcome {
             case .converted: converted += 1
@@ -188,28 +175,53 @@ struct Batch: ParsableCommand {
             case .failed: failed += 1
             }
         }
-        if let report {
-            do {
-                if let reportProfile {
-                    try writeFile(report, bytes: Array(htmlReport(jobs, outcomes, profile: reportProfile).utf8))
-                } else {
-                    try writeFile(
-                        report,
-                        bytes: Array(
-                            BatchConverter.loudnessReport(jobs, outcomes)
-                                .serialized(pretty: true).utf8) + [10])
-                }
-            } catch {
-                Output.standardError("batch: cannot write the report: \(error)\n")
-                failed += 1
-            }
-        }
+        if let report, !writeReport(report, jobs, outcomes, profile: reportProfile) { failed += 1 }
         if !quiet {
             Output.standardOutput(
                 "\(total) \(total == 1 ? "file" : "files"): \(converted) converted, \(current) up to date, "
                     + "\(failed) failed\n")
         }
         if failed > 0 { throw ExitCode(AFKit.Status.problemFound) }
+    }
+
+    /// Says what became of a job: its error, or (unless `quiet`) what its conversion noted and, when standard error
+    /// is no terminal, that it was converted.
+    private static func say(
+        _ outcome: BatchConverter.Outcome, of job: BatchConverter.Job, quiet: Bool, terminal: Bool,
+        _ say: (String) -> Void
+    ) {
+        switch outcome {
+        case .failed(let message):
+            say(fileMessage("batch", job.source, .error, message))
+        case .converted(let notes, let normalization) where !quiet:
+            // What a conversion notes (a truncated source, a resampled rate) is said, as convert says it; the
+            // loudness normalization's measures and changes, one line a file.
+            for note in notes + (normalization.map { [$0.summary] } ?? []) {
+                say(fileMessage("batch", job.source, .note, note))
+            }
+            if !terminal { say("batch: converted \(job.source) -> \(job.output)\n") }
+        default: break
+        }
+    }
+
+    /// Writes `--report`: the HTML report against `profile`, or the loudness report; `false` (said) where it
+    /// cannot be written.
+    private func writeReport(
+        _ report: String, _ jobs: [BatchConverter.Job], _ outcomes: [BatchConverter.Outcome], profile: Profile?
+    ) -> Bool {
+        do {
+            if let profile {
+                try writeFile(report, bytes: Array(htmlReport(jobs, outcomes, profile: profile).utf8))
+            } else {
+                try writeFile(
+                    report,
+                    bytes: Array(BatchConverter.loudnessReport(jobs, outcomes).serialized(pretty: true).utf8) + [10])
+            }
+            return true
+        } catch {
+            Output.standardError("batch: cannot write the report: \(error)\n")
+            return false
+        }
     }
 
     /// The batch's conversion options as `convert` takes them: the preset, `-f`, `-d`, `--profile` with `--trim`,
