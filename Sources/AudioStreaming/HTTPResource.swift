@@ -15,10 +15,45 @@ public enum HTTPResource {
     /// redirects (credentials kept, for resolving the URIs a playlist holds), retried with the options'
     /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final). Errors are
     /// ``AudioFileError``s: `net!` for the server and the connection.
+    ///
+    /// The fetch runs on a thread of its own, which waits for the transfer's: no task's thread waits.
     public static func fetch(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    continuation.resume(
+                        with: Result {
+                            try fetchWaiting(
+                                location, range: range, options: options, deadline: deadline,
+                                cancellation: cancellation)
+                        })
+                }
+                thread.name = "afkit http fetch"
+                thread.start()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// ``fetch(_:range:options:deadline:)`` for code that cannot wait asynchronously (the validator's worker
+    /// threads, a playlist reader's fetch): the calling thread waits for the transfer's own thread, never for
+    /// a task.
+    public static func fetchWaiting(
+        _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
+        deadline: ContinuousClock.Instant? = nil
+    ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+        try fetchWaiting(location, range: range, options: options, deadline: deadline, cancellation: Cancellation())
+    }
+
+    private static func fetchWaiting(
+        _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
+        deadline: ContinuousClock.Instant?, cancellation: Cancellation
+    ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
         let server = origin(of: location)
         if let known = UnreachableServers.failure(of: server) {
@@ -29,9 +64,9 @@ public enum HTTPResource {
         var attempt = 0
         while true {
             do {
-                return try await fetchOnce(
+                return try fetchOnce(
                     location, range: range, options: options, deadline: deadline, trustedRoots: trustedRoots,
-                    attempt: attempt)
+                    attempt: attempt, cancellation: cancellation)
             } catch let final as Final {
                 throw final.error
             } catch let unreachable as Unreachable where attempt >= options.maximumReconnectAttempts {
@@ -42,22 +77,24 @@ public enum HTTPResource {
             } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
             {
                 attempt += 1
-                try await backOff(attempt, options: options, deadline: deadline, error: error)
+                try backOff(attempt, options: options, deadline: deadline, error: error, cancellation: cancellation)
             } catch let unreachable as Unreachable {
                 attempt += 1
-                try await backOff(attempt, options: options, deadline: deadline, error: unreachable.error)
+                try backOff(
+                    attempt, options: options, deadline: deadline, error: unreachable.error, cancellation: cancellation)
             }
         }
     }
 
     /// Waits before attempt `attempt` (the options' backoff), or throws `error` where the deadline comes first.
     private static func backOff(
-        _ attempt: Int, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?, error: AudioFileError
-    ) async throws {
+        _ attempt: Int, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?, error: AudioFileError,
+        cancellation: Cancellation
+    ) throws {
         var delay = options.reconnectDelay
         for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
         if let deadline, ContinuousClock.now + delay > deadline { throw error }
-        try await Task.sleep(for: delay)
+        try cancellation.sleep(for: delay)
     }
 
     /// A URL's scheme, user information, host and port: the server a failure to connect is remembered for.
@@ -69,8 +106,8 @@ public enum HTTPResource {
 
     private static func fetchOnce(
         _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
-        deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int
-    ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+        deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int, cancellation: Cancellation
+    ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         var request = HTTPTransfer.Request(
             url: location, options: options, deadline: deadline, trustedRoots: trustedRoots)
         if let range {
@@ -79,8 +116,9 @@ public enum HTTPResource {
         }
         let transfer = HTTPTransfer(request)
         defer { transfer.cancel() }
+        try cancellation.follow(transfer)
         do {
-            let head = try await transfer.responseHead()
+            let head = try transfer.waitForResponseHead()
             guard (200..<300).contains(head.status) else {
                 let error = AudioFileError.network(
                     "http: \(location) answered \(head.status) \(head.reason)", offset: nil)
@@ -90,7 +128,7 @@ public enum HTTPResource {
             }
             let response = try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt)
             var bytes: [UInt8] = []
-            while let chunk = try await transfer.nextChunk() {
+            while let chunk = try transfer.waitForNextChunk() {
                 bytes += chunk
                 guard bytes.count <= maximumSize else {
                     throw AudioFileError.limitExceeded(
@@ -127,6 +165,39 @@ public enum HTTPResource {
             case .tooSlow:
                 throw AudioFileError.network("http: \(location): slower than the speed limit", offset: nil)
             }
+        }
+    }
+
+    /// How a fetch running on a thread of its own learns that its task was cancelled: the transfer under way
+    /// is cancelled, the wait between attempts cut short.
+    private final class Cancellation: Sendable {
+        private let state = Mutex<(cancelled: Bool, transfer: HTTPTransfer?)>((false, nil))
+        private let woken = DispatchSemaphore(value: 0)
+
+        func cancel() {
+            let transfer = state.withLock { state in
+                state.cancelled = true
+                return state.transfer
+            }
+            transfer?.cancel()
+            woken.signal()
+        }
+
+        /// Makes `transfer` the one a cancellation ends; throws where the fetch was cancelled already.
+        func follow(_ transfer: HTTPTransfer) throws {
+            let cancelled = state.withLock { state in
+                state.transfer = transfer
+                return state.cancelled
+            }
+            if cancelled { throw CancellationError() }
+        }
+
+        /// Waits `delay`, or throws as soon as the fetch is cancelled.
+        func sleep(for delay: Duration) throws {
+            if state.withLock({ $0.cancelled }) { throw CancellationError() }
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            _ = woken.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+            if state.withLock({ $0.cancelled }) { throw CancellationError() }
         }
     }
 

@@ -101,7 +101,8 @@ final class HTTPTransfer: @unchecked Sendable {
         var cancelled = false
         var paused = false
         var resumeRequested = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// Wakes the reader waiting (a task's continuation, or a thread that waits for this transfer).
+        var waiter: (@Sendable () -> Void)?
         /// libcurl's multi handle while the transfer runs: woken from any thread (`curl_multi_wakeup` is
         /// thread-safe), cleaned up by libcurl's thread after it is cleared here.
         nonisolated(unsafe) var multi: UnsafeMutableRawPointer?
@@ -200,8 +201,37 @@ final class HTTPTransfer: @unchecked Sendable {
 
     /// The final response's head, once the body starts (or the response ends).
     func responseHead() async throws -> Head {
-        try await waitUntil { $0.head != nil || $0.outcome != nil }
-        return try shared.withLock { state throws(Failure) -> Head in
+        try await waitUntil(Self.headIsKnown)
+        return try currentResponseHead()
+    }
+
+    /// ``responseHead()`` for a thread that cannot wait asynchronously: it waits for libcurl's thread.
+    func waitForResponseHead() throws -> Head {
+        waitBlocking(until: Self.headIsKnown)
+        return try currentResponseHead()
+    }
+
+    /// The next piece of the body, or `nil` at its clean end.
+    func nextChunk() async throws -> [UInt8]? {
+        try await waitUntil(Self.chunkIsReady)
+        return try takeChunk()
+    }
+
+    /// ``nextChunk()`` for a thread that cannot wait asynchronously: it waits for libcurl's thread.
+    func waitForNextChunk() throws -> [UInt8]? {
+        waitBlocking(until: Self.chunkIsReady)
+        return try takeChunk()
+    }
+
+    private static func headIsKnown(_ state: Shared) -> Bool { state.head != nil || state.outcome != nil }
+
+    private static func chunkIsReady(_ state: Shared) -> Bool {
+        state.chunkIndex < state.chunks.count || state.outcome != nil
+    }
+
+    /// The head once ``headIsKnown(_:)``, or why there is none.
+    private func currentResponseHead() throws -> Head {
+        try shared.withLock { state throws(Failure) -> Head in
             // A redirect's head with a failure is a redirect that could not be followed.
             if case .failure(let failure) = state.outcome,
                 state.head.map({ (300..<400).contains($0.status) }) ?? true
@@ -213,9 +243,8 @@ final class HTTPTransfer: @unchecked Sendable {
         }
     }
 
-    /// The next piece of the body, or `nil` at its clean end.
-    func nextChunk() async throws -> [UInt8]? {
-        try await waitUntil { $0.chunkIndex < $0.chunks.count || $0.outcome != nil }
+    /// The next chunk once ``chunkIsReady(_:)`` (libcurl woken where the reader has caught up), `nil` at the end.
+    private func takeChunk() throws -> [UInt8]? {
         var wake = false
         let chunk: [UInt8]? = try shared.withLock { state throws(Failure) -> [UInt8]? in
             if state.chunkIndex < state.chunks.count {
@@ -250,7 +279,7 @@ final class HTTPTransfer: @unchecked Sendable {
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume()
+        waiter?()
     }
 
     private func waitUntil(_ ready: @escaping (Shared) -> Bool) async throws {
@@ -258,7 +287,7 @@ final class HTTPTransfer: @unchecked Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = shared.withLock { state in
                     if ready(state) { return true }
-                    state.waiter = continuation
+                    state.waiter = { continuation.resume() }
                     return false
                 }
                 if now { continuation.resume() }
@@ -267,6 +296,18 @@ final class HTTPTransfer: @unchecked Sendable {
             cancel()
         }
         if Task.isCancelled { throw CancellationError() }
+    }
+
+    /// Blocks the calling thread until `ready`: libcurl's thread (or ``cancel()``) wakes it.
+    private func waitBlocking(until ready: (Shared) -> Bool) {
+        let woken = DispatchSemaphore(value: 0)
+        while shared.withLock({ state in
+            if ready(state) { return false }
+            state.waiter = { woken.signal() }
+            return true
+        }) {
+            woken.wait()
+        }
     }
 
     private func wakeLibcurl() {
@@ -282,7 +323,7 @@ final class HTTPTransfer: @unchecked Sendable {
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume()
+        waiter?()
     }
 
     // MARK: - libcurl's thread
@@ -519,7 +560,7 @@ final class HTTPTransfer: @unchecked Sendable {
         let newHead = headPublished ? nil : currentHead(easyHandle)
         headPublished = true
         enum Verdict { case abort, pause, taken }
-        let (verdict, waiter) = shared.withLock { state -> (Verdict, CheckedContinuation<Void, Never>?) in
+        let (verdict, waiter) = shared.withLock { state -> (Verdict, (@Sendable () -> Void)?) in
             if state.cancelled { return (.abort, nil) }
             if state.head == nil { state.head = newHead }
             defer { state.waiter = nil }
@@ -533,7 +574,7 @@ final class HTTPTransfer: @unchecked Sendable {
             }
             return (.taken, state.waiter)
         }
-        waiter?.resume()
+        waiter?()
         switch verdict {
         case .abort: return 0
         case .pause: return Int(CURL_WRITEFUNC_PAUSE)

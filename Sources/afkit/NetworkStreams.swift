@@ -147,26 +147,6 @@ let allowNetworkHelp = ArgumentHelp(
     "Let a playlist on the disk name segments and playlists over HTTP (by default it reads only files below "
         + "its own folder, and never the network).")
 
-/// A resource over HTTP for code that cannot wait asynchronously (the validator's worker threads, which are
-/// not the concurrency pool's): the fetch runs as a task and the calling thread waits for it.
-func fetchBlocking(_ url: String, range: HLS.ByteRange?) throws -> [UInt8] {
-    final class Outcome: @unchecked Sendable {
-        var result: Result<[UInt8], any Error> = .failure(CancellationError())
-    }
-    let outcome = Outcome()
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do {
-            outcome.result = .success(try await HTTPResource.fetch(url, range: range).bytes)
-        } catch {
-            outcome.result = .failure(error)
-        }
-        done.signal()
-    }
-    done.wait()
-    return try outcome.result.get()
-}
-
 /// What `info` says of an HLS playlist read over HTTP: its media playlist, segments and timing problems.
 struct PlaylistReading {
     var mediaPlaylist: String

@@ -7,6 +7,7 @@ import AudioConversion
 import AudioEngines
 import AudioFileKit
 import AudioFormats
+import AudioStreaming
 import FileAccess
 import Foundation
 
@@ -142,7 +143,7 @@ extension Validate {
         var validator = AssetValidator(standard: profile, drawsPictures: drawsPictures)
         // Playlists and segments over HTTP: each fetched whole, with the usual retries (from a playlist on the
         // disk only with --allow-network).
-        validator.networkFetch = { try fetchBlocking($0, range: $1) }
+        validator.networkFetch = { try HTTPResource.fetchWaiting($0, range: $1).bytes }
         return validator
     }
 }
