@@ -9,12 +9,14 @@
 #                 (CONFORMANCE.md); AFKIT=PATH checks that binary instead of building one
 #   make fuzz     fuzz every parser and decoder, FUZZ_SECONDS (600) per target; grows Fuzz/corpus
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
-#   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README, LICENSE, NOTICE and NEEDS
-#                 (its Debian packages)
+#   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README, LICENSE, NOTICE, NEEDS
+#                 (its Debian packages), the man pages and the bash, zsh and fish completions
+#   make man      one man page a command (afkit.1, afkit.convert.1, ...) in build/man, from the commands' own help
+#                 (swift-argument-parser's generate-manual plugin); read one with `man -l build/man/afkit.convert.1`
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
 #   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
 #   make prove-remote-exec  the Bazel example executed by BuildGrid with a worker, on loopback ports
-#   make docs     the DocC archives of the library products (docs/), through swift-docc-plugin, and the
+#   make docs     the DocC archives of every library product (docs/), through swift-docc-plugin, and the
 #                 README's picture of an HTML report (Documentation/report.png, by headless Chromium)
 #   make clean    remove build output
 
@@ -36,7 +38,7 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist lint docs prove-client \
+.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist lint docs man prove-client \
 	prove-remote-exec
 
 all: release
@@ -146,8 +148,20 @@ conformance: $(if $(filter .build/release/afkit,$(AFKIT)),release)
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	python3 Conformance/conformance.py --afkit $(AFKIT) --out build/conformance $(CONFORMANCE_SOURCES)
 
-dist: release
-	bash Packaging/dist.sh $(AFKIT) dist
+dist: release man
+	bash Packaging/dist.sh $(AFKIT) dist $(MAN_DIR)
+
+# The man pages, generated from the commands' abstracts, discussions and option help by swift-argument-parser's
+# generate-manual plugin (a debug build of the package: the pages do not depend on the build's configuration,
+# and the release build's flags stay its own). One page a command, as `man -l` and `man` read them.
+MAN_DIR := build/man
+man:
+	$(SWIFT) package plugin generate-manual --multi-page --configuration debug
+	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
+	cp .build/plugins/GenerateManual/outputs/afkit/*.1 $(MAN_DIR)/
+	# A discussion's blank line (a paragraph break) becomes mdoc's paragraph macro, which groff reads without a warning.
+	sed -i 's/^$$/.Pp/' $(MAN_DIR)/*.1
+	@ls $(MAN_DIR)
 
 # Lint fails on any finding: formatting (what `swift format format -i` would change) and the rules
 # .swift-format turns on (no force unwrap, no force try).
@@ -155,7 +169,9 @@ LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz Examples/ClientPackage
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
 
-DOC_TARGETS := AudioContainers AudioConversion
+# Every library product's catalog (Sources/PRODUCT/Documentation.docc).
+DOC_TARGETS := AudioFormats FileAccess AudioContainers AudioCodecs AudioDecoding AssetValidation AudioEngines \
+	AudioConversion AudioStreaming AudioFileKit AudioToolboxCompat
 docs:
 	mkdir -p docs
 	for target in $(DOC_TARGETS); do \

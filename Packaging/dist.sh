@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make dist: writes dist/afkit-VERSION-linux-ARCH.tar.gz with the binary, README.md, LICENSE (Apache-2.0),
-# NOTICE (the engines' licenses) and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
+# NOTICE (the engines' licenses), the shell completions (completions/: afkit.bash, _afkit for zsh, afkit.fish, as the
+# binary writes them), the man pages where MAN_DIR holds them (man/man1/: `make man` writes them) and NEEDS: the Debian packages holding the shared libraries the binary links (ldd)
 # and those it loads on use (libavcodec, libfaad2, libcurl), one name a line, so a worker image or a CI cache
 # installs exactly those: `xargs apt-get install -y < NEEDS`.
-# Usage: Packaging/dist.sh [BINARY [OUTPUT_DIR]]   (default: .build/release/afkit, dist)
+# Usage: Packaging/dist.sh [BINARY [OUTPUT_DIR [MAN_DIR]]]   (default: .build/release/afkit, dist, no man pages)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$root/.build/release/afkit}
 out=${2:-$root/dist}
+man=${3:-}
 version=$("$binary" --version)
 name="afkit-$version-linux-$(uname -m)"
 stage=$(mktemp -d "${TMPDIR:-/tmp}/afkit-dist-XXXXXX")
@@ -18,6 +20,15 @@ cp "$binary" "$stage/$name/afkit"
 strip --strip-debug "$stage/$name/afkit"
 cp "$root/README.md" "$stage/$name/"
 cp "$root/LICENSE" "$root/NOTICE" "$stage/$name/"
+mkdir -p "$stage/$name/completions"
+"$binary" --generate-completion-script bash > "$stage/$name/completions/afkit.bash"
+"$binary" --generate-completion-script zsh > "$stage/$name/completions/_afkit"
+"$binary" --generate-completion-script fish > "$stage/$name/completions/afkit.fish"
+if [ -n "$man" ]; then
+    ls "$man"/*.1 >/dev/null 2>&1 || { echo "dist: $man holds no man pages (make man writes them)" >&2; exit 1; }
+    mkdir -p "$stage/$name/man/man1"
+    cp "$man"/*.1 "$stage/$name/man/man1/"
+fi
 
 # The package that owns a library file (usr-merged systems record /lib or /usr/lib paths).
 owner() {

@@ -22,6 +22,7 @@ struct AFKit: ParsableCommand {
             "Inspect, stream-parse, validate and convert audio files: reads "
             + ContainerRegistry.all.map(\.name).joined(separator: ", ") + "; writes "
             + ContainerRegistry.written.map(\.name).joined(separator: ", ") + ".",
+        discussion: reference,
         version: AudioConverter.version,
         subcommands: [
             Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self, Clip.self, HLSCommand.self,

@@ -22,7 +22,7 @@ struct Batch: ParsableCommand {
             unless it records the same source content, preset, settings and afkit version and reads back whole. \
             Two sources that would write one output are an error before anything is converted. Exit status 1 if \
             any file failed, 2 if the paths hold no source (unless --allow-empty).
-            """
+            """ + "\n\n" + reference
     )
 
     @Option(help: ArgumentHelp("The preset.", valueName: "name"))

@@ -20,6 +20,7 @@ struct Clip: ParsableCommand {
             + "many channels: \(ClipScanner.maximumListedRunsInAll) in all) are "
             + "listed; every run is counted, and the runs past them are said (\"N more runs not listed\"; in JSON, "
             + "'runCount' and 'runsNotListed' per channel). Exit status 1 when anything clips (or a file cannot be read)."
+            + "\n\n" + reference
     )
 
     @Flag(

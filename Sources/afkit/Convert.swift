@@ -24,7 +24,7 @@ struct Convert: ParsableCommand {
             Presets: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")). \
             The output is written atomically: it appears complete or not at all. -hf lists the file types and \
             the data formats each holds.
-            """
+            """ + "\n\n" + reference
     )
 
     /// The resamplers afkit drives.

@@ -24,7 +24,7 @@ struct HLSCommand: ParsableCommand {
             after it. Limits: --segment-duration \(durations), at most \(HLSSettings.maximumRenditions) renditions \
             (bit rates), --pad at most \(shortDecimal(HLSSettings.maximumPadSeconds)) s each side. Check the result \
             with 'afkit validate --profile hls-audio DIR/master.m3u8'.
-            """)
+            """ + "\n\n" + reference)
 
     /// `--segment-duration`'s range, as help and errors say it.
     static let durations =

@@ -10,7 +10,7 @@ import FileAccess
 struct Info: NetworkCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the format, counts and layout of audio files.",
-        discussion: "The container is detected from the bytes, never from the file name."
+        discussion: "The container is detected from the bytes, never from the file name.\n\n" + reference
     )
 
     @Flag(help: "Print a JSON array with one object per file.")

@@ -13,7 +13,7 @@ import FileAccess
 struct Packets: NetworkCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the push parser over a file or standard input and list its packets.",
-        discussion: "The input is fed N bytes at a time; the result does not depend on N."
+        discussion: "The input is fed N bytes at a time; the result does not depend on N.\n\n" + reference
     )
 
     @Flag(help: "Print one JSON object with the stream's properties and packets.")

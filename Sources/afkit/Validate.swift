@@ -22,7 +22,7 @@ struct Validate: ParsableCommand {
             other files skipped. Profiles: \(Profile.builtInNames.joined(separator: ", ")), \
             or a JSON profile file. Exit status 0 when every file passes, 1 when any has an error, 2 when \
             the paths hold no sound file (unless --allow-empty).
-            """
+            """ + "\n\n" + reference
     )
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {

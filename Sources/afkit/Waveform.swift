@@ -14,7 +14,7 @@ struct Waveform: ParsableCommand {
             audiowaveform's) or sampleRate / --pixels-per-second; values are 16-bit samples (8 bits: shifted \
             right by 8) of the channels' mean, or of each channel with --split-channels. A picture fits the \
             whole sound in --width pixels unless --zoom or --pixels-per-second is given. Any file afkit reads.
-            """
+            """ + "\n\n" + reference
     )
 
     @Argument(help: "The sound file.")

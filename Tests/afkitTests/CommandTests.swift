@@ -922,7 +922,7 @@ struct Command {
 }
 
 /// `make dist`'s packaging (Packaging/dist.sh), run on the test build: the tarball holds the binary,
-/// the README and NEEDS, and NEEDS names the Debian packages of every engine, those loaded on use too.
+/// the README, the shell completions and NEEDS, and NEEDS names the Debian packages of every engine, those loaded on use too.
 @Suite struct DistTests {
     @Test func theTarballListsWhatAWorkerMustInstall() throws {
         let folder = try ScratchFolder()
@@ -947,6 +947,10 @@ struct Command {
         let top = "afkit-\(version)-linux-"
         #expect(list.contains { $0.hasPrefix(top) && $0.hasSuffix("/afkit") })
         #expect(list.contains { $0.hasSuffix("/README.md") })
+        // The shell completions, as the binary writes them (the man pages come with `make dist`'s MAN_DIR).
+        for completion in ["afkit.bash", "_afkit", "afkit.fish"] {
+            #expect(list.contains { $0.hasSuffix("/completions/" + completion) }, "\(completion)")
+        }
         // A release a studio may ship: its license, and the engines' licenses beside it.
         #expect(list.contains { $0.hasSuffix("/LICENSE") } && list.contains { $0.hasSuffix("/NOTICE") })
         let license = try bash("tar -xzOf '\(tarball)' --wildcards '*/LICENSE'").stdout

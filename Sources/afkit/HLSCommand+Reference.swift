@@ -1,0 +1,48 @@
+/// hls's reference: what `afkit help hls` and its man page say beyond the options.
+extension HLSCommand {
+    /// The reference prose, paragraphs apart; indented lines are examples.
+    static let reference = """
+        HTTP Live Streaming audio as Apple's HLS Authoring Specification asks, on Linux (FFmpeg's hls muxer writes \
+        MPEG-TS or fMP4, not packed audio; Apple's mediafilesegmenter runs on macOS only). Each bit rate is one \
+        AAC-LC rendition (at most stereo unless -c says otherwise: Apple requires a stereo AAC-LC rendition; 44.1 or \
+        48 kHz, other rates resampled with a note, 44.1 kHz's family to it; -d aac@RATE chooses), encoded once \
+        through convert's pipeline (so the edits and --loudness apply) and cut into segments on packet boundaries, \
+        each the most whole packets that fit in --segment-duration (default 6 s, Apple's recommendation, and the \
+        target duration), so no segment lasts longer:
+
+        - fmp4 (the default): init.mp4 ('ftyp' iso6, a 'moov' with an empty sample table, 'mvex', and an edit list \
+        that skips the encoder's priming and ends at the last source frame), then segmentN.m4s ('styp', 'moof' with \
+        'tfdt' = the frames before it, exact, and 'trun', then 'mdat'). The EXTINF durations are the frames each \
+        segment presents; they add up to the source's duration.
+
+        - packed: segmentN.aac, ADTS frames after an ID3v2.4 tag whose 'PRIV' frame \
+        com.apple.streaming.transportStreamTimestamp holds the first frame's time on the MPEG-2 90 kHz clock (8 \
+        bytes, big-endian, 33 bits), rounded to the tick; every decoded frame plays, priming included.
+
+        Each rendition gets a folder (aac-128k/; a rate that is no whole number of kbit/s, by its bits per second: \
+        aac-16050/, so no two rates share one) with prog_index.m3u8 (VOD, EXT-X-ENDLIST, EXT-X-INDEPENDENT-SEGMENTS, \
+        version 7 for fMP4 and 3 for packed audio); master.m3u8 lists them: an EXT-X-MEDIA audio rendition each \
+        (CHANNELS) and an EXT-X-STREAM-INF with BANDWIDTH (RFC 8216's peak segment bit rate: the densest run of \
+        segments lasting half to one and a half target durations), AVERAGE-BANDWIDTH, CODECS (mp4a.40.2, from the \
+        stream's AudioSpecificConfig) and AUDIO. The target duration is the segment duration asked for. The source's \
+        tags (title, artist, ...; none with --no-metadata) go into init.mp4's 'udta', or into the first packed \
+        segment's ID3 tag after its 'PRIV' frame. A source with no audio is refused. The bytes depend on the source \
+        and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
+        held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
+        RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \
+        package or the new one whole. On a file system that cannot exchange two names the old package is moved aside \
+        (.NAME.afkit-RANDOM.old, locked) and the new one renamed in; a kill between the two leaves no --out but the \
+        old package whole aside, and the next run puts it back. Each run first removes the temporaries that killed \
+        runs left beside --out (only names of afkit's shape that no process holds locked, as batch does with its \
+        files). Only a package afkit wrote is replaced: it holds a hidden .afkit-package naming afkit's version and \
+        every file it wrote (a package an earlier afkit wrote without one is known by its master playlist and afkit's \
+        layout); a folder holding anything else, even one file named like a segment, is refused (exit 2, naming --out \
+        and the file), and so is a source inside it. Several sources: a folder each, named after it (names that \
+        clash, and a name that would be . or .., are usage errors). Limits, usage errors beyond them: \
+        --segment-duration 1 to 60 s, at most 32 renditions, a --pad of at most 600 s each side. HE-AAC (-d aach) is \
+        refused by name: Debian has no HE-AAC encoder. Checked by HLSTests (the renditions read back to the source's \
+        frames exactly, 'tfdt' and 'PRIV' times exact, the same bytes twice) and by FFmpeg: ffprobe of either master \
+        reports the source's duration (20.000 s and 20.032 s for a 20 s tone), ffmpeg -i master.m3u8 decodes 961,536 \
+        frames of the 960,000 plus 1,024 priming.
+        """
+}

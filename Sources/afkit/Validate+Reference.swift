@@ -1,0 +1,133 @@
+/// validate's reference: what `afkit help validate` and its man page say beyond the options.
+extension Validate {
+    /// The reference prose, paragraphs apart; indented lines are examples.
+    static let reference = """
+        Checks sound files (directories are searched recursively for the contract's .caf .aif .aiff .aifc .wav .mp3 \
+        .aac .adts and every other extension of a container afkit reads, as the containers table lists them; a line \
+        names what a walk skipped and why) and exits 1 if any file has an error. m4a/mp4 fail system-sound's \
+        container rule. Text output is one line per problem, path: severity: rule: message, then a summary line; \
+        formats are named in words beside their code ('0x6D730011' (IMA ADPCM in WAV)), and a finding afkit can fix \
+        ends with ; fix:  and the command that fixes it: the profile's preset for its container, format and rate \
+        rules (afkit convert --preset system-sound x.mp3 x.caf; sfx for the game profiles, music for the music ones), \
+        for duration a cut that keeps the file's data format and container (afkit convert -d 0 --trim x.caf \
+        x-fixed.caf: an IMA4 file stays IMA4; --profile NAME where the profile is not validate's default, --duration \
+        S for a profile file), -d 0 -c N for channels, --trim-silence for silence at the ends, --loudness TARGET for \
+        loudness, --loudness LEVEL --true-peak MAX for true-peak, a rename for extension; the output goes beside the \
+        file (-fixed added where its name would be the file's own). FixCommandTests runs each suggested fix and \
+        checks that its rule clears and the format is kept. json is {"profile", "files": [{"path", "ok", \
+        "violations": [{"rule", "severity", "message", "fix"?}]}], "summary"}, and for each file whose audio the \
+        profile's rules decoded, "audio": {"frames", "peak", "leadingSilence", "trailingSilence", "rms", "loudness": \
+        {"integrated", "range", "truePeak", "samplePeak"}} (dBFS, seconds, LUFS; what the rules measured, read \
+        through the same reader as convert and info --loudness); junit is one test case per file for CI dashboards; \
+        github prints ::error file=...:: annotations.
+
+        html is one self-contained page for the person who must act on a finding: the run (profile, afkit's version, \
+        files checked, passed, failed, warnings), a table of every file (status, container, format, duration, \
+        integrated loudness, true peak, the rules that fired) sortable by any column and filterable to the files that \
+        failed, each row linking to the file's section; there, the findings with their fixes (the pictures' text \
+        equivalent), then the pictures the findings point into: a min/max waveform of every channel with the silence \
+        at the ends hatched, each clipped run marked (a down triangle), the true-peak maximum (a diamond), markers \
+        and loops along the top; the short-term loudness (3 s window) with the profile's target band and the \
+        integrated level, the stretch beyond the band hatched when the loudness rule fired; a spectrogram thumbnail \
+        (48 log-spaced bands, 128 moments); and for each loop a zoom of its seam, the 64 frames before the wrap \
+        beside the 64 after it. Everything comes from the validator's one decode pass (AssetValidator.drawsPictures: \
+        no second decode), is embedded as compact JSON (samples as base64), and is drawn by the page's own script as \
+        each section scrolls into view (and all of it as the page is printed or saved as PDF). The page loads nothing \
+        and runs only its own code: its content security policy is default-src 'none' with the page's one script and \
+        one style sheet named by their SHA-256 (script-src 'sha256-...', no 'unsafe-inline'), so a script or style an \
+        escaping slip let in would not run; no external script, style sheet, font or image. It opens from a CI \
+        artifact in any browser as a local file; marks differ by shape and pattern as well as colour (greyscale keeps \
+        them apart), and the layout reflows at 200 % zoom. A file takes 8 to 12 KB (a short effect), 24 KB with six \
+        channels, 32 KB for a ten-minute track; a report of 1,000 effects is written in 1.4x the time validate takes \
+        alone (BENCHMARKS.md, "HTML report").
+
+        --profile hls-audio checks HTTP Live Streaming playlists instead of sound files: a master or media playlist \
+        (a folder: the playlists in it that no other names), every media playlist it names and every segment, read \
+        from the disk below the playlist's folder (URIs relative to the playlist, EXT-X-BYTERANGE and EXT-X-MAP \
+        honoured; the network only with --allow-network: the trust boundary packets describes). Its rules, one error \
+        each, with Apple's recommendations as warnings: hls-playlist (readable, no byte order mark, a target \
+        duration, segments, a version that has the tags used, VOD playlists ended, a master listing each media \
+        playlist once per audio group; renditions' media sequences that differ are a warning), hls-segments (each \
+        segment readable, one stream, starting on a sync point; a format change only after EXT-X-DISCONTINUITY; \
+        MPEG-TS and encrypted segments refused by name, once for all of them), hls-target-duration (no EXTINF over \
+        the target, no segment more than 0.5 s past it, EXTINF what the segment presents within a packet (fMP4: the \
+        init section's edit list applied), one target for every rendition; a target other than 6 s warns), \
+        hls-timestamps (packed audio's 'PRIV' times continue within a 90 kHz tick, fMP4's 'tfdt' exactly; a gap or an \
+        overlap named in milliseconds), hls-bandwidth (BANDWIDTH and AVERAGE-BANDWIDTH at least the measured peak and \
+        average segment bit rates within 10 %; more than 10 % over them warns), hls-codecs (CODECS names the stream's \
+        codec and no codec the variant's audio-only streams do not hold, CHANNELS its channels) and \
+        hls-audio-renditions (a stereo or mono AAC-LC rendition offered; stereo AAC-LC at 32 to 160 kbit/s, HE-AAC at \
+        most 64 kbit/s, 44.1 or 48 kHz: warnings). Every report format works; afkit's own packages pass, FFmpeg's \
+        fMP4 passes with the 6 s warning, and HLSTests fails playlists broken on purpose (a target under the \
+        segments, a halved BANDWIDTH, mp4a.40.5 for AAC-LC, CHANNELS 6 for stereo, a 'PRIV' time 10 ms late, a \
+        segment cut into its first frame, a missing segment). A playlist URL is read over HTTP, each playlist and \
+        segment fetched whole with the network retries (a 4xx answer is final).
+
+        To keep the report of a CI run, write it to a file and attach it as an artifact; validate exits 1 on \
+        failures, so let the upload step run anyway:
+
+          # GitHub Actions
+          - run: afkit validate --profile game-sfx --format html Sounds > sound-report.html
+          - if: always()
+            uses: actions/upload-artifact@v4
+            with: { name: sound-report, path: sound-report.html }
+
+          # GitLab CI
+          sounds:
+            script: afkit validate --profile game-sfx --format html Sounds > sound-report.html
+            artifacts:
+              when: always
+              expose_as: sound report
+              paths: [sound-report.html]
+
+        The built-in profiles (rules that are errors; then warnings):
+
+        system-sound (the default): for AudioServicesPlaySystemSound. Rules: malformed, container (CAF, AIFF/AIFF-C, \
+        WAV; RF64), data-format (linear PCM, IMA4; WAV IMA ADPCM), duration (30.000 s passes, one frame more fails), \
+        truncated, empty; extension (Apple opens files by content), channels (<= 2; more still play), sample-rate (<= \
+        48 kHz and native), clipping, silence (> 0.5 s at either end)
+
+        simultaneous-sfx: for games playing many sounds at once. Rules: malformed, container (CAF), data-format (PCM, \
+        IMA4), extension, truncated, empty; hardware-codec (AAC, MP3, ALAC decode one stream at a time), channels \
+        (mono), sample-rate (<= 32 kHz), clipping, silence (> 0.25 s), true-peak (<= -1 dBTP)
+
+        music: for background music. Rules: malformed, data-format (PCM, IMA4, AAC, HE-AAC, MP3, ALAC; in any \
+        container afkit reads, M4A included), extension, truncated, empty; sample-rate, clipping, loudness (-16 +/- 2 \
+        LUFS), true-peak (<= -1 dBTP)
+
+        music-streaming: for music for streaming and phones. Rules: the music rules with loudness (-16 +/- 1 LUFS), \
+        true-peak (<= -1 dBTP) and loop-seam as errors; dc-offset (mean above -40 dBFS), mono-compatibility (stereo \
+        correlation below 0), channel-balance (more than 3 dB), leading-silence (> 2 s)
+
+        game-sfx: for game effects that must sit together. Rules: the simultaneous-sfx rules with loudness (-18 +/- 3 \
+        LUFS), true-peak (<= -1 dBTP), leading-silence (> 0.05 s below -60 dBFS) and loop-seam as errors; dc-offset, \
+        mono-compatibility, channel-balance as for music-streaming
+
+        dialogue: for voice lines and dialogue (batch --preset voice reports with it). Rules: malformed, extension, \
+        truncated, empty; clipping, loudness (-18 +/- 2 LUFS, AES TD1008's anchor for speech), true-peak (<= -1 \
+        dBTP), leading-silence (> 0.5 s)
+
+        hls-audio: for HTTP Live Streaming playlists (afkit hls's output). Rules: hls-playlist, hls-segments, \
+        hls-target-duration (a target other than 6 s), hls-timestamps, hls-bandwidth (declared more than 10 % over), \
+        hls-codecs (no CHANNELS), hls-audio-renditions (a stereo AAC-LC rendition; bit rates and rates outside \
+        Apple's ranges)
+
+        simultaneous-sfx and music also warn on loop-seam. The rules that need audio share one decode pass per file, \
+        streaming, in bounded memory: peak and clipping, silence at either end for every threshold the profile names, \
+        DC offset, stereo correlation and balance, the frames around each loop's wrap, and the loudness meter \
+        (libebur128, fed the same blocks). silence, leading-silence and trailing-silence take maximumSeconds and \
+        thresholdDecibels (dBFS, default -60). loop-seam checks every loop the file records (CAF 'inst'/'regn', AIFF \
+        'INST', WAV 'smpl'), and with "wholeFile": true the whole file as one loop: where the loop's last frame meets \
+        its first, the step and the change of slope are compared with how the signal moves around the wrap (64 frames \
+        each side, RMS, quiet movement floored at -72 dBFS); more than maximumDecibels (default 12) is a click. A \
+        loop over whole periods of a tone measures under 4 dB; one cut half a period short, over 12.
+
+        A project can keep a profile file beside its assets to choose rules, thresholds and severities, with per-path \
+        overrides:
+
+          { "name": "game", "extends": "system-sound",
+            "rules": { "duration": { "maximumSeconds": 5 }, "silence": { "severity": "error" } },
+            "overrides": [ { "paths": ["**/music/**"], "profile": "music" },
+                           { "paths": ["**/ui/*.caf"], "rules": { "channels": { "maximum": 1 } } } ] }
+        """
+}
