@@ -94,7 +94,7 @@ package struct ElementaryStreamParser: StreamParser {
     /// How far into a stream to look for a first frame before giving up on it.
     static let maximumLeadingBytes: Int64 = 1 << 20
 
-    // The rule for a stream's start (README, "Recognising files"). A first frame at a clean start (the
+    // The rule for a stream's start (Documentation/RecognisingFiles.md). A first frame at a clean start (the
     // stream's first byte, or right after ID3v2/APE tags and zero padding) needs this many consistent
     // frames in a row, the first included; or frames that run consistently to the end of the input or
     // to a tag (a stream of one to three frames).
@@ -576,8 +576,8 @@ package struct ElementaryStreamParser: StreamParser {
         case needMore(Int)
     }
 
-    /// Whether the frame at the start of `bytes` starts a stream: the rule in the README ("Recognising
-    /// files"). From a clean start (nothing but tags and zero padding before it), ``framesAtCleanStart``
+    /// Whether the frame at the start of `bytes` starts a stream: the rule in Documentation/RecognisingFiles.md.
+    /// From a clean start (nothing but tags and zero padding before it), ``framesAtCleanStart``
     /// consistent frames in a row, or consistent frames up to the end of the input or a tag; after junk,
     /// ``framesAfterJunk`` in a row that also cover at least as many bytes as the junk, and a free-format
     /// frame never. Frames of the other kind than the type hint names need ``framesAgainstHint`` more.

@@ -210,7 +210,7 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
     }
 }
 
-/// A stream starts only on strong evidence (README, "Recognising files"): from a clean start, four
+/// A stream starts only on strong evidence (Documentation/RecognisingFiles.md): from a clean start, four
 /// consistent frames in a row (or frames to the end), so three frames of one kind before a stream of the
 /// other are junk; and the type hint breaks ties where the bytes allow two containers: four frames of the
 /// other kind decide without a hint, and with one the hinted stream wins (the other kind needs two more).

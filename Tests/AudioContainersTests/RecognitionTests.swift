@@ -6,7 +6,7 @@ import AudioFormats
 import Foundation
 import Testing
 
-/// Recognising files (README, "Recognising files"): a file with a signature is decided by it, a format
+/// Recognising files (Documentation/RecognisingFiles.md): a file with a signature is decided by it, a format
 /// afkit does not read is refused by name, and bare MPEG audio or ADTS is a stream only on strong
 /// evidence: random bytes, PCM and other codecs' payloads never make one.
 @Suite struct RecognitionTests {
