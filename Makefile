@@ -16,8 +16,9 @@
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
 #   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
 #   make prove-remote-exec  the Bazel example executed by BuildGrid with a worker, on loopback ports
-#   make docs     the DocC archives of every library product (docs/), through swift-docc-plugin, and the
-#                 README's picture of an HTML report (Documentation/report.png, by headless Chromium)
+#   make docs     the DocC archives of every library product (docs/), through swift-docc-plugin (a docc warning
+#                 fails it), and the README's picture of an HTML report (Documentation/report.png, by headless
+#                 Chromium)
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -169,14 +170,16 @@ LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz Examples/ClientPackage
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
 
-# Every library product's catalog (Sources/PRODUCT/Documentation.docc).
+# Every library product's catalog (Sources/PRODUCT/Documentation.docc), built with docc's --warnings-as-errors:
+# a link that resolves to nothing (in a catalog or a doc comment) fails the build. A doc comment links only to
+# its own module's symbols (``Symbol``); another module's are named in code voice (`AudioFile`).
 DOC_TARGETS := AudioFormats FileAccess AudioContainers AudioCodecs AudioDecoding AssetValidation AudioEngines \
 	AudioConversion AudioStreaming AudioFileKit AudioToolboxCompat
 docs:
 	mkdir -p docs
 	for target in $(DOC_TARGETS); do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
-			--disable-indexing --output-path docs/$$target || exit 1; done
+			--disable-indexing --warnings-as-errors --output-path docs/$$target || exit 1; done
 	@command -v chromium >/dev/null 2>&1 || $(MAKE) test-deps
 	$(MAKE) release
 	sh Documentation/make-report-screenshot.sh $(AFKIT)

@@ -40,7 +40,7 @@ public struct AssetValidator: Sendable {
     public static var soundExtensions: Set<String> { ContainerRegistry.walkedExtensions }
 
     /// How a playlist profile reads URLs (the caller's fetch over HTTP; `nil`: none is read). What a playlist
-    /// names passes ``HLS/ResourceAccess``: files below the playlist's folder (or the folder given), URLs from
+    /// names passes `HLS.ResourceAccess`: files below the playlist's folder (or the folder given), URLs from
     /// a playlist on the disk only with ``allowsNetwork``.
     public var networkFetch: HLS.ResourceAccess.NetworkFetch?
     /// Whether a playlist on the disk may name resources over HTTP (`--allow-network`).
@@ -108,7 +108,7 @@ public struct AssetValidator: Sendable {
     }
 
     /// Checks files and, recursively, the sound files in directories (every container afkit reads, by name:
-    /// ``ContainerRegistry/soundFiles(below:excluding:)``), in parallel on every core; the report names the
+    /// `ContainerRegistry.soundFiles(below:excluding:)`), in parallel on every core; the report names the
     /// files the walks skipped.
     public func validate(paths: [String]) throws -> ValidationReport {
         var files: [String] = []

@@ -57,7 +57,7 @@ public enum PlaylistInspector {
     public typealias Fetch = @Sendable (_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8]
 
     /// Reads the playlist at `path` (URIs in it resolved against it) and every media playlist and segment it
-    /// names, each through `fetch` (by default, ``HLS/ResourceAccess``'s for `path`: files below its folder,
+    /// names, each through `fetch` (by default, `HLS.ResourceAccess`'s for `path`: files below its folder,
     /// no network).
     public static func inspect(path: String, fetch: Fetch? = nil) -> PlaylistFacts {
         let fetch = fetch ?? HLS.ResourceAccess(playlist: path).fetcher

@@ -167,7 +167,7 @@ public struct LoudnessFacts: Sendable, Hashable {
     public var truePeakFrame: Int64?
 
     /// The loudness a sound is judged and normalized on: integrated, or for a sound shorter than one gating
-    /// block its loudness as one block (`-infinity` for silence), as ``LoudnessMeasurement`` has it.
+    /// block its loudness as one block (`-infinity` for silence), as AudioEngines' `LoudnessMeasurement` has it.
     public var normalizable: Double { integrated.isFinite ? integrated : shortSoundLoudness ?? integrated }
 
     /// Loudness facts as a meter measured them.

@@ -181,7 +181,7 @@ extension AppleIMA4 {
 /// as remainder frames, so a CAF `pakt` makes the decoded length equal the source's. With the search,
 /// the channels of a long run of packets are searched at once, one thread each (a channel's blocks
 /// depend only on its own earlier blocks); a mono stream's packets are held until every core can
-/// take a run of them (``segmentPackets`` or more), the runs after the first searched from a guessed
+/// take a run of them (`segmentPackets` or more), the runs after the first searched from a guessed
 /// start and then joined (below). Either way the bytes are those of a search packet by packet.
 ///
 /// Joining a run searched from a guess: its blocks are searched again from the true state before it,

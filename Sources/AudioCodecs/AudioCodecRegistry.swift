@@ -101,8 +101,8 @@ public struct EncoderSettingsError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Format ID to decoder and encoder factories: the one place a conversion, the validator or a test
-/// asks for a codec. ``builtIn`` holds afkit's pure-Swift codecs; AudioConversion's `standard` adds
-/// the C-backed ones (MP3, AAC, ALAC). A registry is a value: extending one never changes another.
+/// asks for a codec. ``builtIn`` holds afkit's pure-Swift codecs; AudioEngines' `standard` adds
+/// the C-backed ones (MP3, AAC, Opus, ...). A registry is a value: extending one never changes another.
 public struct AudioCodecRegistry: Sendable {
     /// Makes a decoder for a format and its magic cookie.
     public typealias DecoderFactory =

@@ -5,7 +5,7 @@ import AudioEngines
 import AudioFormats
 
 /// An output data format in afconvert's spelling: a linear PCM layout (`LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`) or a
-/// codec by the `-d` names its descriptor declares (``EncodingFacts/dataFormatNames``: `ima4`, `aac`, `.mp3`, ...),
+/// codec by the `-d` names its descriptor declares (`EncodingFacts.dataFormatNames`: `ima4`, `aac`, `.mp3`, ...),
 /// with an optional `@RATE`; `0` for the source's own format (AAC and ALAC packets copied; PCM kept; IMA4, IMA
 /// ADPCM, µ-law and A-law written again in it where a change, such as a cut, is asked).
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {

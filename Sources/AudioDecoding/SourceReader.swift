@@ -6,7 +6,8 @@ import AudioFormats
 /// time, with the priming, the decoder's own drop at the start and the remainder applied once: exactly
 /// the source's valid frames. The converter, the validator and the loudness meter all read through it,
 /// so they see the same frames; a change to how frames are counted starts here (the others are the
-/// plan, `ConversionPlan`, and the feeder, ``AudioFileStream/feed(size:chunkSize:passingOverUnneededBytes:read:_:)``).
+/// plan, `ConversionPlan`, and the feeder, AudioContainers'
+/// `AudioFileStream.feed(size:chunkSize:passingOverUnneededBytes:read:_:)`).
 ///
 /// Linear PCM, IMA4 and FLAC can also be read exactly as integers (``readLinearPCM(maximum:into:)``,
 /// ``readDecodedIntegers(maximum:into:)``), which the converter's exact routes use.
@@ -82,7 +83,7 @@ public final class SourceReader {
     /// Where the registry has none, `fallback` (an engine that reads whole files, such as libsndfile for
     /// DWVW) is asked to decode the file afkit has parsed; where it has none either, the codec is named.
     /// With `hashingContent`, the file's content hash is taken in the same read that parses it
-    /// (``AudioFile/contentHash``).
+    /// (`AudioFile.contentHash`).
     public convenience init(
         path: String, registry: AudioCodecRegistry,
         fallback: ((String) throws -> ExternalDecoder)? = nil, hashingContent: Bool = false

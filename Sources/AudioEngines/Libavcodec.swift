@@ -155,7 +155,7 @@ final class LibavcodecContext {
     }
 }
 
-/// Any libavcodec audio decoder as an ``AudioDecoder``: packets in (each with its description),
+/// Any libavcodec audio decoder as an `AudioDecoder`: packets in (each with its description),
 /// interleaved Float32 out, whatever sample format the codec gives.
 public final class LibavcodecDecoder: AudioDecoder {
     /// The format of the packets decoded.

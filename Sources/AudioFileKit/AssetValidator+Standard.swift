@@ -10,8 +10,8 @@ extension AssetValidator {
     /// `convert` writes, and libebur128's loudness meter (measured only for profiles whose rules ask for
     /// loudness, or for the pictures `drawsPictures` asks for).
     ///
-    /// ``AssetValidator/init(profile:)`` alone has afkit's pure-Swift decoders and no meter: the rules it cannot
-    /// check are listed in each report's ``FileReport/unchecked``, never passed.
+    /// `AssetValidator.init(profile:)` alone has afkit's pure-Swift decoders and no meter: the rules it cannot
+    /// check are listed in each report's `FileReport.unchecked`, never passed.
     public init(standard profile: Profile, drawsPictures: Bool = false) {
         self.init(profile: profile)
         self.drawsPictures = drawsPictures

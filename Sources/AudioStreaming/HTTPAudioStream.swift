@@ -1,7 +1,7 @@
 import AudioContainers
 import AudioFormats
 
-/// The packets of an audio stream or file served over HTTP: ``AudioFileStream`` fed from the network,
+/// The packets of an audio stream or file served over HTTP: `AudioFileStream` fed from the network,
 /// as an asynchronous sequence of events.
 ///
 /// It asks for ICY metadata (`Icy-MetaData: 1`), removes it from the audio and reports each new
@@ -200,7 +200,7 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         /// Where the first response turns out to be a playlist (by its `Content-Type`), how to read it.
         var options: Options?
 
-        /// The next event, or `nil` after the last. Errors are ``AudioFileError``s (`net!` for the
+        /// The next event, or `nil` after the last. Errors are `AudioFileError`s (`net!` for the
         /// server and connection) or `CancellationError`.
         public mutating func next() async throws -> Event? {
             do {
@@ -248,6 +248,6 @@ extension HTTPStreamSession: StreamSession {}
 
 extension HTTPAudioStream {
     /// `text` with the user information of every URL in it (`http://alice:s3cret@host/` and the like)
-    /// replaced by `***` (``Redaction/credentialsRemoved(from:)``, the one redaction afkit prints through).
+    /// replaced by `***` (`Redaction.credentialsRemoved(from:)`, the one redaction afkit prints through).
     public static func redactingCredentials(in text: String) -> String { Redaction.credentialsRemoved(from: text) }
 }

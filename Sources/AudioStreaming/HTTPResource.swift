@@ -8,13 +8,13 @@ import Synchronization
 /// `reconnectDelay`, at most `maximumReconnectAttempts`). A byte range is asked for with `Range`; a server
 /// that sends the whole resource instead has the range cut from it.
 public enum HTTPResource {
-    /// The most bytes one resource may hold: ``HLS/maximumResourceSize``.
+    /// The most bytes one resource may hold: `HLS.maximumResourceSize`.
     public static let maximumSize = HLS.maximumResourceSize
 
     /// The resource at `location` (or `range` of it), the response's facts and the address it came from after
     /// redirects (credentials kept, for resolving the URIs a playlist holds), retried with the options'
     /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final). Errors are
-    /// ``AudioFileError``s: `net!` for the server and the connection.
+    /// `AudioFileError`s: `net!` for the server and the connection.
     ///
     /// The fetch runs on a thread of its own, which waits for the transfer's: no task's thread waits.
     public static func fetch(

@@ -331,7 +331,7 @@ public func AudioFileGetProperty(
 }
 
 /// Sets a property of a file being written: its magic cookie, packet table (priming and remainder), channel
-/// layout or info dictionary (``AudioFileWriting/setProperty(_:_:_:)``); a file opened for reading takes none.
+/// layout or info dictionary (`AudioFileWriting.setProperty(_:_:_:)`); a file opened for reading takes none.
 @discardableResult
 public func AudioFileSetProperty(
     _ inAudioFile: AudioFileID, _ inPropertyID: AudioFilePropertyID, _ inDataSize: UInt32,

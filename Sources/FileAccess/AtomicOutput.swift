@@ -46,9 +46,10 @@ public func writeAtomically<Result>(
     }
 }
 
-/// A file written whole or not at all, over calls (what ``writeAtomically(_:synchronizingFolder:_:)`` does
-/// within one): written at ``temporaryPath``, then ``commit(synchronizingFolder:)`` puts it at its path
-/// (flushed, the permissions of a file it replaces kept), or ``abandon()`` removes it.
+/// A file written whole or not at all, over calls (what
+/// ``writeAtomically(_:synchronizingFolder:deferringCommit:_:)`` does within one): written at
+/// ``temporaryPath``, then ``commit(synchronizingFolder:)`` puts it at its path (flushed, the permissions
+/// of a file it replaces kept), or ``abandon()`` removes it.
 public final class AtomicOutputFile {
     /// Where the file goes.
     public let path: String
@@ -295,7 +296,7 @@ public enum TemporaryFiles {
 /// A hidden path in the same folder as `path`, for writing a file that is renamed into place when
 /// complete: `.NAME.afkit-RANDOM.tmp`, with 60 random bits (no PID: names do not repeat across PID
 /// namespaces, and nobody can guess the next). NAME is shortened so the name fits in NAME_MAX bytes
-/// (``temporaryStem(of:)``).
+/// (`temporaryStem(of:)`).
 public func temporaryPath(beside path: String) -> String {
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[...$0]) } ?? ""

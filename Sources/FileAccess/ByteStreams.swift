@@ -54,7 +54,7 @@ public func isSeekableFile(_ path: String) -> Bool {
     return statPath(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
 }
 
-/// The ``ContentHash`` of a file's bytes, read a megabyte at a time.
+/// The `ContentHash` (AudioFormats) of a file's bytes, read a megabyte at a time.
 public func contentHash(ofFileAt path: String) throws -> ContentHash {
     try ReadableFile(path: path).contentHash()
 }
