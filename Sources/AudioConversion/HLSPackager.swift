@@ -313,13 +313,12 @@ public enum HLSPackager {
         return renditions
     }
 
-    /// Encodes one rendition into a temporary M4A in its folder, cuts its packets into segments and writes
-    /// them with its media playlist.
-    static func writeRendition(
-        source: String, folder: String, name: String, bitRate: Int, settings: HLSSettings
-    ) throws -> HLSRendition {
-        let directory = folder + "/" + name
-        try makeDirectories(directory)
+    /// The conversion a rendition is encoded with: AAC-LC at `bitRate` in M4A, at most 48 kHz and stereo unless the
+    /// channels are asked for, at 44.1 or 48 kHz (Apple's devices play HLS audio at those; other rates are
+    /// resampled, 44.1 kHz's family to it), with a note for each change.
+    static func renditionConversion(of source: String, bitRate: Int, settings: HLSSettings) throws -> (
+        ConversionSettings, [String]
+    ) {
         var conversion = settings.conversion
         conversion.fileType = .m4a
         conversion.dataFormat = DataFormatSpecifier("aac")
@@ -340,6 +339,46 @@ public enum HLSPackager {
                         + "\(formatSampleRate(chosen)) Hz")
             }
         }
+        return (conversion, notes)
+    }
+
+    /// A segment's bytes: an fMP4 media segment (`moof` and `mdat`), or packed audio (an ID3 tag with the first
+    /// sample's time on the MPEG-2 90 kHz clock, and the source's tags in the first, then ADTS frames).
+    static func segmentBytes(
+        _ segment: Int, startFrame: Int64, data: [UInt8], descriptions: [PacketDescription], rate: Double,
+        config: [UInt8], tags: [String: String], type: HLSSettings.SegmentType
+    ) throws -> [UInt8] {
+        switch type {
+        case .fmp4:
+            return MP4.mediaSegment(
+                sequenceNumber: UInt32(segment + 1), baseDecodeTime: UInt64(startFrame),
+                sampleSizes: descriptions.map(\.dataByteSize), data: data)
+        case .packed:
+            // The first sample's time on the MPEG-2 90 kHz clock, rounded to the nearest tick.
+            let timestamp = UInt64((Double(startFrame) * 90000 / rate).rounded())
+            var bytes = ID3.transportStreamTimestampTag(timestamp, metadata: segment == 0 ? tags : [:])
+            bytes.reserveCapacity(bytes.count + data.count + 7 * descriptions.count)
+            // ADTS's own framing, as the ADTS writer frames its packets.
+            var framer = ADTS.Framer(audioSpecificConfig: config)
+            try data.withUnsafeBytes { all in
+                for description in descriptions {
+                    let start = Int(description.startOffset)
+                    let packet = UnsafeRawBufferPointer(rebasing: all[start..<start + Int(description.dataByteSize)])
+                    try framer.append(packet: packet, frames: 0, into: &bytes)
+                }
+            }
+            return bytes
+        }
+    }
+
+    /// Encodes one rendition into a temporary M4A in its folder, cuts its packets into segments and writes
+    /// them with its media playlist.
+    static func writeRendition(
+        source: String, folder: String, name: String, bitRate: Int, settings: HLSSettings
+    ) throws -> HLSRendition {
+        let directory = folder + "/" + name
+        try makeDirectories(directory)
+        var (conversion, notes) = try renditionConversion(of: source, bitRate: bitRate, settings: settings)
         conversion.synchronizesFolder = false
         let encoded = directory + "/.encoded.m4a"
         defer { removeFile(encoded) }
@@ -384,27 +423,10 @@ public enum HLSPackager {
             let count = Int(boundaries[segment + 1] - first)
             let (data, descriptions) = try file.readPackets(from: first, count: count)
             let startFrame = first * framesPerPacket
-            var bytes: [UInt8]
-            let uri: String
-            switch settings.segmentType {
-            case .fmp4:
-                uri = "segment\(segment).m4s"
-                bytes = MP4.mediaSegment(
-                    sequenceNumber: UInt32(segment + 1), baseDecodeTime: UInt64(startFrame),
-                    sampleSizes: descriptions.map(\.dataByteSize), data: data)
-            case .packed:
-                uri = "segment\(segment).aac"
-                // The first sample's time on the MPEG-2 90 kHz clock, rounded to the nearest tick.
-                let timestamp = UInt64((Double(startFrame) * 90000 / rate).rounded())
-                bytes = ID3.transportStreamTimestampTag(timestamp, metadata: segment == 0 ? tags : [:])
-                bytes.reserveCapacity(bytes.count + data.count + 7 * count)
-                for description in descriptions {
-                    let start = Int(description.startOffset)
-                    let size = Int(description.dataByteSize)
-                    bytes += try ADTS.frameHeader(payloadSize: size, audioSpecificConfig: config)
-                    bytes += data[start..<start + size]
-                }
-            }
+            let uri = "segment\(segment)" + (settings.segmentType == .fmp4 ? ".m4s" : ".aac")
+            let bytes = try segmentBytes(
+                segment, startFrame: startFrame, data: data, descriptions: descriptions, rate: rate, config: config,
+                tags: tags, type: settings.segmentType)
             try writeFile(directory + "/" + uri, bytes: bytes)
             // fMP4 presents the frames its edit list keeps; packed audio plays every decoded frame.
             var frames = Int64(count) * framesPerPacket

@@ -45,6 +45,9 @@ extension ADTS {
     package struct Framer: PacketFramer {
         let audioSpecificConfig: [UInt8]
 
+        /// A framer making each header from `audioSpecificConfig`.
+        package init(audioSpecificConfig: [UInt8]) { self.audioSpecificConfig = audioSpecificConfig }
+
         package mutating func append(packet: UnsafeRawBufferPointer, frames: Int, into out: inout [UInt8]) throws {
             out += try ADTS.frameHeader(payloadSize: packet.count, audioSpecificConfig: audioSpecificConfig)
             out += packet
