@@ -422,7 +422,7 @@ private func durationFix(_ facts: AssetFacts, limit: Double) -> String {
     return convertCommand(facts, keepsDataFormat + " " + cut)
 }
 
-/// Whether a fixed file can keep its name's container: afkit writes it (`.3gp`, `.ac3`, `.au` it only reads),
+/// Whether a fixed file can keep its name's container: afkit writes it (`.3gp`, `.ac3` it only reads),
 /// and the codec the output would get is the file's (afkit's Ogg is Opus: a Vorbis `.ogg` becomes CAF).
 private func keepsItsContainer(_ facts: AssetFacts, _ suffix: String) -> Bool {
     guard let type = FileType(outputPath: "x" + suffix) else { return false }

@@ -191,6 +191,8 @@ public enum SoundFileFormat {
     public static let caf = Int32(SF_FORMAT_CAF)
     /// `SF_FORMAT_RF64`.
     public static let rf64 = Int32(SF_FORMAT_RF64)
+    /// `SF_FORMAT_AU`.
+    public static let au = Int32(SF_FORMAT_AU)
     /// `SF_FORMAT_PCM_S8`.
     public static let pcmS8 = Int32(SF_FORMAT_PCM_S8)
     /// `SF_FORMAT_PCM_U8`.

@@ -42,14 +42,19 @@ extension FileType {
 }
 
 extension AU {
-    /// AU, read only.
+    /// AU, whose writer is in `AU+Writer.swift`.
     package static let descriptor = ContainerDescriptor(
         .au, name: "AU", kind: "a Sun/NeXT AU file", fileTypeID: "NeXT", extensions: ["au", "snd"],
-        mediaTypes: ["audio/basic"],
+        formatCodes: ["NeXT"], writtenExtensions: [".au", ".snd"], mediaTypes: ["audio/basic"],
         signatures: [
             FileSignature.Entry(outcome: .read(.au)) { bytes, _ in
                 FileSignature.any(FileSignature.magic(bytes, ".snd"), FileSignature.magic(bytes, "dns."))
             }
         ],
-        makeParser: { ChunkWalker<AU.Container>(mode: $0.mode, limits: $0.limits) })
+        makeParser: { ChunkWalker<AU.Container>(mode: $0.mode, limits: $0.limits) },
+        writer: ContainerWriter(
+            policy: WriterPolicy(
+                defaultDataFormat: "BEI16", pcmByteOrder: .bigEndian,
+                pictureRefusal: { _, _ in "AU holds no picture" }, wholeSampleRates: true)
+        ) { format, options, counts, _ in try AU.layout(format: format, options: options, counts: counts) })
 }
