@@ -97,13 +97,9 @@ extension ConversionPlan {
                 return named
             }
             guard let named else {
-                var names: [String] = []
-                for written in ContainerRegistry.written {
-                    for suffix in written.writtenExtensions where !names.contains(suffix) { names.append(suffix) }
-                }
                 throw ConversionUsageError(
                     "cannot tell the output type from '\(name)'; give -f or name it "
-                        + spokenList(names))
+                        + spokenList(ContainerRegistry.writtenExtensions))
             }
             return named
         }

@@ -1,12 +1,14 @@
+import AudioContainers
+import AudioConversion
+import AudioFormats
+
 /// convert's reference: what `afkit help convert` and its man page say beyond the options.
 extension Convert {
     /// The reference prose, paragraphs apart; indented lines are examples.
     static let reference = """
-        afconvert's job and spelling. -f caff|AIFF|AIFC|WAVE|RF64|NeXT|m4af|adts|MPG3|flac|opus (NeXT: Sun/NeXT AU; \
-        opus: Ogg Opus; default: OUTPUT's extension: .caf .aif .aiff .aifc .wav .au .snd .m4a .aac .mp3 .flac .opus \
-        .ogg); -d LEI16 BEI16 LEI24 BEI24 LEI32 LEF32 BEF32 LEF64 I8 UI8 ima4 ulaw alaw (and ima-adpcm for WAV), aac \
-        (AAC-LC), alac (Apple Lossless), \
-        flac (in .flac or CAF) or opus (in .opus or CAF), each with an optional @RATE, in any case where that is \
+        afconvert's job and spelling. -f \(FileType.allValueStrings.joined(separator: "|")) (default: OUTPUT's \
+        extension: \(ContainerRegistry.writtenExtensions.joined(separator: " "))); -d \(DataFormatSpecifier.names.joined(separator: " ")), each \
+        with an optional @RATE (-hf lists the data formats each file type holds), in any case where that is \
         unambiguous (lei16). With no -d, a linear PCM source keeps its sample format in the container's byte order \
         (24-bit stays 24-bit, float stays float, as SoX does); other sources become 16-bit PCM (AAC for .m4a/.aac, \
         MP3 for .mp3, FLAC for .flac, Opus for .opus/.ogg). AAC moved to another container (x.m4a to x.aac, AAC in \

@@ -30,6 +30,11 @@ public enum ContainerRegistry {
     /// The containers afkit writes, in the order `-hf` lists them.
     public static let written: [ContainerDescriptor] = all.filter(\.isWritten)
 
+    /// The names afkit writes outputs under (`.caf`, `.aif`, ...), each once, in the registry's order.
+    public static let writtenExtensions: [String] = written.reduce(into: []) { names, written in
+        for name in written.writtenExtensions where !names.contains(name) { names.append(name) }
+    }
+
     /// Every extension a folder walk takes: the files of every container afkit reads.
     public static let walkedExtensions: Set<String> = Set(all.flatMap(\.extensions))
 
