@@ -33,6 +33,11 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     let curl = systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev")
 #endif
 
+/// The one loader of the libraries loaded on first use (Sources/CLibraryLoader/library_loader.h), which the
+/// CAVCodec, CFAAD and CCurl shims include: a system-library target names no dependency, so the targets that
+/// import those shims depend on it, and their shims share its one module.
+let libraryLoader = Target.systemLibrary(name: "CLibraryLoader", path: "Sources/CLibraryLoader")
+
 /// The C math library, named where it is one of its own (Linux); Darwin's libSystem holds it.
 let libm = LinkerSetting.linkedLibrary("m", .when(platforms: [.linux]))
 
@@ -104,7 +109,7 @@ let package = Package(
             name: "AudioEngines",
             dependencies: [
                 "AudioCodecs", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
-                "CAVCodec", "CEBUR128", "CFLAC", "COpus",
+                "CAVCodec", "CEBUR128", "CFLAC", "COpus", "CLibraryLoader",
             ]
         ),
         // The pipeline: plan, render, normalization, batch (no C library of its own).
@@ -115,7 +120,7 @@ let package = Package(
         .target(
             name: "AudioStreaming",
             dependencies: [
-                "AudioContainers", "AudioFormats", "CCurl",
+                "AudioContainers", "AudioFormats", "CCurl", "CLibraryLoader",
             ]
         ),
         systemLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev"),
@@ -128,6 +133,7 @@ let package = Package(
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         curl,
+        libraryLoader,
         .target(
             name: "AudioFileKit",
             dependencies: [

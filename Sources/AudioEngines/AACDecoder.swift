@@ -103,14 +103,7 @@ public final class AACDecoder: AudioDecoder {
 
 /// libfaad2's functions, loaded when an AAC stream first needs them (the CFAAD shim says why).
 enum LibFAAD {
-    private static let loaded: Result<afkit_faad, AudioFileError> = {
-        var message = [CChar](repeating: 0, count: 256)
-        guard let functions = afkit_faad_load(&message, message.count) else {
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.unsupportedDataFormat("libfaad2: \(text)", offset: nil))
-        }
-        return .success(functions.pointee)
-    }()
+    private static let loaded = loadFunctionTable(of: "libfaad2", with: afkit_faad_load)
 
     /// The functions, or why libfaad2 cannot be used.
     static func functions() throws -> afkit_faad { try loaded.get() }

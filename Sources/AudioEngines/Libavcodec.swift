@@ -5,14 +5,7 @@ internal import CAVCodec
 /// libavcodec's functions, loaded when a codec first needs them (the CAVCodec shim says why): a
 /// conversion that uses no libavcodec codec never loads it, and afkit runs where it is not installed.
 enum LibAV {
-    private static let loaded: Result<afkit_av, AudioFileError> = {
-        var message = [CChar](repeating: 0, count: 256)
-        guard let functions = afkit_av_load(&message, message.count) else {
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.unsupportedDataFormat("libavcodec: \(text)", offset: nil))
-        }
-        return .success(functions.pointee)
-    }()
+    private static let loaded = loadFunctionTable(of: "libavcodec", with: afkit_av_load)
 
     /// The functions, or why libavcodec cannot be used.
     static func functions() throws -> afkit_av { try loaded.get() }

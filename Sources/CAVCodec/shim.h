@@ -2,10 +2,8 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 #include <libavutil/opt.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "../CLibraryLoader/library_loader.h"
 
 // AVERROR() and AVERROR_EOF are function-like macros, which Swift does not import.
 static inline int afkit_averror_again(void) { return AVERROR(EAGAIN); }
@@ -25,50 +23,22 @@ static inline int afkit_qp2lambda(void) { return FF_QP2LAMBDA; }
 
 /// The libavcodec and libavutil functions afkit calls, resolved from the libraries afkit was built against.
 struct afkit_av {
-#define AFKIT_AV_FIELD(name) __typeof__(&name) _Nonnull name;
-    AFKIT_AV_FUNCTIONS(AFKIT_AV_FIELD)
-#undef AFKIT_AV_FIELD
+    AFKIT_AV_FUNCTIONS(AFKIT_LIBRARY_FIELD)
 };
 
 #define AFKIT_AV_STRING(x) AFKIT_AV_STRING_(x)
 #define AFKIT_AV_STRING_(x) #x
 
-/// Loads libavcodec (the major version of the headers) and resolves every function; returns NULL
-/// and a message in `error` when the library or a function is missing. Call it once.
-static inline const struct afkit_av *_Nullable afkit_av_load(char *_Nonnull error, size_t size) {
+// libavcodec of the headers' major version; a handle's lookups reach libavutil's functions through it.
 #if defined(__APPLE__)
-    static const char *const names[] = {
-        "libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
-        "/opt/homebrew/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
-        "/usr/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
-        "/opt/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib",
-    };
+#define AFKIT_AV_NAMES \
+    "libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib", \
+    "/opt/homebrew/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib", \
+    "/usr/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib", \
+    "/opt/local/lib/libavcodec." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR) ".dylib"
 #else
-    static const char *const names[] = {"libavcodec.so." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR)};
+#define AFKIT_AV_NAMES "libavcodec.so." AFKIT_AV_STRING(LIBAVCODEC_VERSION_MAJOR)
 #endif
-    void *library = NULL;
-    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
-        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-    }
-    if (library == NULL) {
-        snprintf(error, size, "%s cannot be loaded (%s)", names[0], dlerror());
-        return NULL;
-    }
-    struct afkit_av *functions = malloc(sizeof *functions);
-    if (functions == NULL) {
-        dlclose(library);
-        snprintf(error, size, "out of memory");
-        return NULL;
-    }
-    // A handle's lookups reach the libraries it depends on: libavutil's functions resolve through it.
-#define AFKIT_AV_RESOLVE(name) \
-    if ((*(void **)&functions->name = dlsym(library, #name)) == NULL) { \
-        snprintf(error, size, "%s lacks %s", names[0], #name); \
-        free(functions); \
-        dlclose(library); \
-        return NULL; \
-    }
-    AFKIT_AV_FUNCTIONS(AFKIT_AV_RESOLVE)
-#undef AFKIT_AV_RESOLVE
-    return functions;
-}
+
+/// Loads libavcodec and resolves every function (`afkit_av_load`, CLibraryLoader's loader).
+AFKIT_LIBRARY_LOADER(afkit_av, AFKIT_AV_FUNCTIONS, AFKIT_AV_NAMES, "")

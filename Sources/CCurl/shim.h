@@ -1,7 +1,5 @@
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "../CLibraryLoader/library_loader.h"
 
 // libcurl is not linked: it is loaded when afkit first opens a URL. Linked, it and the libraries it
 // brings (OpenSSL, nghttp2, libssh2, LDAP, Kerberos, ...) cost every afkit process about 10 ms at start.
@@ -13,44 +11,18 @@
 
 /// The libcurl functions afkit calls.
 struct afkit_curl {
-#define AFKIT_CURL_FIELD(name) __typeof__(&name) _Nonnull name;
-    AFKIT_CURL_FUNCTIONS(AFKIT_CURL_FIELD)
-#undef AFKIT_CURL_FIELD
+    AFKIT_CURL_FUNCTIONS(AFKIT_LIBRARY_FIELD)
 };
 
-/// Loads libcurl (soname 4) and resolves every function; returns NULL and a message in `error` when
-/// the library or a function is missing. Call it once.
-static inline const struct afkit_curl *_Nullable afkit_curl_load(char *_Nonnull error, size_t size) {
+// libcurl of soname 4.
 #if defined(__APPLE__)
-    static const char *const names[] = {"libcurl.4.dylib", "/usr/lib/libcurl.4.dylib"};
+#define AFKIT_CURL_NAMES "libcurl.4.dylib", "/usr/lib/libcurl.4.dylib"
 #else
-    static const char *const names[] = {"libcurl.so.4"};
+#define AFKIT_CURL_NAMES "libcurl.so.4"
 #endif
-    void *library = NULL;
-    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
-        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-    }
-    if (library == NULL) {
-        snprintf(error, size, "%s cannot be loaded (%s)", names[0], dlerror());
-        return NULL;
-    }
-    struct afkit_curl *functions = malloc(sizeof *functions);
-    if (functions == NULL) {
-        dlclose(library);
-        snprintf(error, size, "out of memory");
-        return NULL;
-    }
-#define AFKIT_CURL_RESOLVE(name) \
-    if ((*(void **)&functions->name = dlsym(library, #name)) == NULL) { \
-        snprintf(error, size, "%s lacks %s", names[0], #name); \
-        free(functions); \
-        dlclose(library); \
-        return NULL; \
-    }
-    AFKIT_CURL_FUNCTIONS(AFKIT_CURL_RESOLVE)
-#undef AFKIT_CURL_RESOLVE
-    return functions;
-}
+
+/// Loads libcurl and resolves every function (`afkit_curl_load`, CLibraryLoader's loader).
+AFKIT_LIBRARY_LOADER(afkit_curl, AFKIT_CURL_FUNCTIONS, AFKIT_CURL_NAMES, "")
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed entry each. */
 

@@ -1,7 +1,5 @@
 #include <neaacdec.h>
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "../CLibraryLoader/library_loader.h"
 
 // libfaad2 (GPL-2.0-or-later) is not linked on Linux: it is loaded when an AAC stream libavcodec is not given
 // first needs it, so a binary of afkit links no GPL library, and a process that decodes no such stream never
@@ -12,42 +10,13 @@
 
 /// The libfaad2 functions afkit calls.
 struct afkit_faad {
-#define AFKIT_FAAD_FIELD(name) __typeof__(&name) _Nonnull name;
-    AFKIT_FAAD_FUNCTIONS(AFKIT_FAAD_FIELD)
-#undef AFKIT_FAAD_FIELD
+    AFKIT_FAAD_FUNCTIONS(AFKIT_LIBRARY_FIELD)
 };
 
-/// Loads libfaad2 and resolves every function; returns NULL and a message in `error` when the library or a
-/// function is missing. Call it once.
-static inline const struct afkit_faad *_Nullable afkit_faad_load(char *_Nonnull error, size_t size) {
-    struct afkit_faad *functions = malloc(sizeof *functions);
-    if (functions == NULL) {
-        snprintf(error, size, "out of memory");
-        return NULL;
-    }
+/// Loads libfaad2 and resolves every function (`afkit_faad_load`, CLibraryLoader's loader); where it is
+/// linked, the table holds the functions' own addresses.
 #if defined(__APPLE__)
-#define AFKIT_FAAD_LINKED(name) functions->name = &name;
-    AFKIT_FAAD_FUNCTIONS(AFKIT_FAAD_LINKED)
-#undef AFKIT_FAAD_LINKED
-    (void)error;
-    (void)size;
+AFKIT_LIBRARY_LINKED(afkit_faad, AFKIT_FAAD_FUNCTIONS)
 #else
-    static const char *const name = "libfaad.so.2";
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(error, size, "%s cannot be loaded (%s): install Debian's libfaad2", name, dlerror());
-        free(functions);
-        return NULL;
-    }
-#define AFKIT_FAAD_RESOLVE(symbol) \
-    if ((*(void **)&functions->symbol = dlsym(library, #symbol)) == NULL) { \
-        snprintf(error, size, "%s lacks %s", name, #symbol); \
-        free(functions); \
-        dlclose(library); \
-        return NULL; \
-    }
-    AFKIT_FAAD_FUNCTIONS(AFKIT_FAAD_RESOLVE)
-#undef AFKIT_FAAD_RESOLVE
+AFKIT_LIBRARY_LOADER(afkit_faad, AFKIT_FAAD_FUNCTIONS, "libfaad.so.2", ": install Debian's libfaad2")
 #endif
-    return functions;
-}
