@@ -55,6 +55,30 @@ extension AIFF {
         if aifc {
             appendChunk(&header, ChunkType.FVER) { $0.appendInteger(aifcVersion1, endianness: .big) }
         }
+        appendCommon(&header, format: format, counts: counts, compression: (type, name), aifc: aifc)
+        appendTextChunks(&header, options: options)
+        let (markers, loops) = options.markersWithLoopPoints()
+        if !options.comments.isEmpty { appendComments(&header, options.comments) }
+        if options.instrument != nil || !loops.isEmpty {
+            appendInstrument(&header, options.instrument ?? Instrument(), loops: loops)
+        }
+        if !markers.isEmpty { appendMarkers(&header, markers) }
+        header.appendFourCharCode(ChunkType.SSND)
+        header.appendInteger(UInt32(counts.dataByteCount + 8), endianness: .big)
+        header.appendInteger(UInt32(0), endianness: .big)  // offset
+        header.appendInteger(UInt32(0), endianness: .big)  // block size
+        let trailer: [UInt8] = counts.dataByteCount % 2 == 1 ? [0] : []
+        let formSize = Int64(header.count) - 8 + counts.dataByteCount + Int64(trailer.count)
+        header.replaceSubrange(4..<8, with: withUnsafeBytes(of: UInt32(formSize).bigEndian) { Array($0) })
+        return ContainerLayout(header: header, trailer: trailer)
+    }
+
+    /// `COMM`: channels, frames (packets for IMA4; no more than the valid frames), sample size and rate, and for
+    /// AIFF-C the compression type and its name.
+    private static func appendCommon(
+        _ header: inout [UInt8], format: StreamDescription, counts: WrittenCounts,
+        compression: (type: FourCharCode, name: String), aifc: Bool
+    ) {
         // COMM counts frames; for ima4 it counts packets.
         var frames =
             format.formatID == .ima4 ? counts.packetCount : counts.packetCount * Int64(max(format.framesPerPacket, 1))
@@ -65,12 +89,17 @@ extension AIFF {
             body.appendInteger(Int16(format.isLinearPCM ? format.bitsPerChannel : 16), endianness: .big)
             body += Extended80(format.sampleRate).bytes
             if aifc {
-                body.appendFourCharCode(type)
-                body.append(UInt8(name.utf8.count))
-                body += Array(name.utf8)
-                if name.utf8.count % 2 == 0 { body.append(0) }
+                body.appendFourCharCode(compression.type)
+                body.append(UInt8(compression.name.utf8.count))
+                body += Array(compression.name.utf8)
+                if compression.name.utf8.count % 2 == 0 { body.append(0) }
             }
         }
+    }
+
+    /// The text tags: `NAME`, `AUTH` and `(c) `, every annotation in `ANNO` (else the `comments` tag), and every
+    /// other tag (afkit's provenance among them) in an `ID3 ` chunk, as FFmpeg and iTunes write one.
+    private static func appendTextChunks(_ header: inout [UInt8], options: AudioFileWriterOptions) {
         for (key, id) in [
             (MetadataKey.title, ChunkType.NAME), (MetadataKey.artist, ChunkType.AUTH),
             (MetadataKey.copyright, ChunkType.copyright),
@@ -89,61 +118,59 @@ extension AIFF {
         }
         let tag = ID3.tag(metadata: others, pictures: options.pictures)
         if !tag.isEmpty { appendChunk(&header, ChunkType.ID3) { $0 += tag } }
-        let (markers, loops) = options.markersWithLoopPoints()
-        if !options.comments.isEmpty {
-            appendChunk(&header, ChunkType.COMT) { body in
-                body.appendInteger(UInt16(clamping: options.comments.count), endianness: .big)
-                for comment in options.comments.prefix(Int(UInt16.max)) {
-                    let text = Array(comment.text.utf8.prefix(Int(UInt16.max)))
-                    body.appendInteger(comment.timeStamp, endianness: .big)
-                    body.appendInteger(Int16(clamping: comment.marker), endianness: .big)
-                    body.appendInteger(UInt16(text.count), endianness: .big)
-                    body += text
-                    if text.count % 2 == 1 { body.append(0) }
-                }
+    }
+
+    /// `COMT`: the comments, each with its time stamp, marker and text (up to 65,535 of each).
+    private static func appendComments(_ header: inout [UInt8], _ comments: [Comment]) {
+        appendChunk(&header, ChunkType.COMT) { body in
+            body.appendInteger(UInt16(clamping: comments.count), endianness: .big)
+            for comment in comments.prefix(Int(UInt16.max)) {
+                let text = Array(comment.text.utf8.prefix(Int(UInt16.max)))
+                body.appendInteger(comment.timeStamp, endianness: .big)
+                body.appendInteger(Int16(clamping: comment.marker), endianness: .big)
+                body.appendInteger(UInt16(text.count), endianness: .big)
+                body += text
+                if text.count % 2 == 1 { body.append(0) }
             }
         }
-        if options.instrument != nil || !loops.isEmpty {
-            let instrument = options.instrument ?? Instrument()
-            appendChunk(&header, ChunkType.INST) { body in
-                for value in [
-                    instrument.baseNote, instrument.detune, instrument.lowNote, instrument.highNote,
-                    instrument.lowVelocity, instrument.highVelocity,
-                ] {
-                    body.append(UInt8(bitPattern: Int8(clamping: value)))
-                }
-                body.appendInteger(Int16(clamping: instrument.gain), endianness: .big)
-                // AIFF loops play forward (1) or forward and backward (2); a backward loop plays forward here.
-                for index in 0..<2 {
-                    let loop = index < loops.count ? loops[index] : nil
-                    let mode: Int16 = loop.map { $0.loop.playMode == .pingpong ? 2 : 1 } ?? 0
-                    body.appendInteger(mode, endianness: .big)
-                    body.appendInteger(Int16(clamping: loop?.begin ?? 0), endianness: .big)
-                    body.appendInteger(Int16(clamping: loop?.end ?? 0), endianness: .big)
-                }
+    }
+
+    /// `INST`: the instrument's notes, velocities and gain, and its sustain and release loops between markers.
+    private static func appendInstrument(
+        _ header: inout [UInt8], _ instrument: Instrument, loops: [(loop: Loop, begin: Int, end: Int)]
+    ) {
+        appendChunk(&header, ChunkType.INST) { body in
+            for value in [
+                instrument.baseNote, instrument.detune, instrument.lowNote, instrument.highNote,
+                instrument.lowVelocity, instrument.highVelocity,
+            ] {
+                body.append(UInt8(bitPattern: Int8(clamping: value)))
+            }
+            body.appendInteger(Int16(clamping: instrument.gain), endianness: .big)
+            // AIFF loops play forward (1) or forward and backward (2); a backward loop plays forward here.
+            for index in 0..<2 {
+                let loop = index < loops.count ? loops[index] : nil
+                let mode: Int16 = loop.map { $0.loop.playMode == .pingpong ? 2 : 1 } ?? 0
+                body.appendInteger(mode, endianness: .big)
+                body.appendInteger(Int16(clamping: loop?.begin ?? 0), endianness: .big)
+                body.appendInteger(Int16(clamping: loop?.end ?? 0), endianness: .big)
             }
         }
-        if !markers.isEmpty {
-            appendChunk(&header, ChunkType.MARK) { body in
-                body.appendInteger(UInt16(clamping: markers.count), endianness: .big)
-                for marker in markers {
-                    let name = Array(marker.name.utf8.prefix(255))
-                    body.appendInteger(Int16(clamping: marker.id), endianness: .big)
-                    body.appendInteger(UInt32(clamping: marker.framePosition), endianness: .big)
-                    body.append(UInt8(name.count))
-                    body += name
-                    if name.count % 2 == 0 { body.append(0) }
-                }
+    }
+
+    /// `MARK`: each marker's ID, position and name (up to 255 bytes, as a padded Pascal string).
+    private static func appendMarkers(_ header: inout [UInt8], _ markers: [Marker]) {
+        appendChunk(&header, ChunkType.MARK) { body in
+            body.appendInteger(UInt16(clamping: markers.count), endianness: .big)
+            for marker in markers {
+                let name = Array(marker.name.utf8.prefix(255))
+                body.appendInteger(Int16(clamping: marker.id), endianness: .big)
+                body.appendInteger(UInt32(clamping: marker.framePosition), endianness: .big)
+                body.append(UInt8(name.count))
+                body += name
+                if name.count % 2 == 0 { body.append(0) }
             }
         }
-        header.appendFourCharCode(ChunkType.SSND)
-        header.appendInteger(UInt32(counts.dataByteCount + 8), endianness: .big)
-        header.appendInteger(UInt32(0), endianness: .big)  // offset
-        header.appendInteger(UInt32(0), endianness: .big)  // block size
-        let trailer: [UInt8] = counts.dataByteCount % 2 == 1 ? [0] : []
-        let formSize = Int64(header.count) - 8 + counts.dataByteCount + Int64(trailer.count)
-        header.replaceSubrange(4..<8, with: withUnsafeBytes(of: UInt32(formSize).bigEndian) { Array($0) })
-        return ContainerLayout(header: header, trailer: trailer)
     }
 
     /// Appends a chunk whose body `build` writes, with its size and pad byte.

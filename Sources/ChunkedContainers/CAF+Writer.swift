@@ -79,42 +79,8 @@ extension CAF {
         header.appendFourCharCode(fileType)
         header.appendInteger(UInt16(1), endianness: .big)
         header.appendInteger(UInt16(0), endianness: .big)
-
-        var flags = format.formatFlags.rawValue
-        if format.isLinearPCM {
-            let isFloat = format.formatFlags.contains(.isFloat)
-            guard isFloat || format.formatFlags.contains(.isSignedInteger) || format.bitsPerChannel > 8 else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "caf: linear PCM in CAF is signed or float; 8-bit unsigned samples need converting", offset: nil)
-            }
-            flags =
-                (isFloat ? LinearPCMFlags.isFloat : 0)
-                | (format.formatFlags.contains(.isBigEndian) ? 0 : LinearPCMFlags.isLittleEndian)
-        }
-        appendChunkHeader(&header, ChunkType.desc, size: 32)
-        header.appendInteger(format.sampleRate.bitPattern, endianness: .big)
-        header.appendFourCharCode(format.formatID)
-        header.appendInteger(flags, endianness: .big)
-        header.appendInteger(format.bytesPerPacket, endianness: .big)
-        header.appendInteger(format.framesPerPacket, endianness: .big)
-        header.appendInteger(format.channelsPerFrame, endianness: .big)
-        header.appendInteger(format.bitsPerChannel, endianness: .big)
-
-        if let layout = options.channelLayout {
-            appendChunkHeader(
-                &header, ChunkType.chan,
-                size: Int64(ChannelLayout.cafChunkSize(descriptionCount: layout.descriptions.count)))
-            header.appendInteger(layout.tag, endianness: .big)
-            header.appendInteger(layout.bitmap, endianness: .big)
-            header.appendInteger(UInt32(layout.descriptions.count), endianness: .big)
-            for description in layout.descriptions {
-                header.appendInteger(description.label, endianness: .big)
-                header.appendInteger(description.flags, endianness: .big)
-                header.appendInteger(description.coordinates.0.bitPattern, endianness: .big)
-                header.appendInteger(description.coordinates.1.bitPattern, endianness: .big)
-                header.appendInteger(description.coordinates.2.bitPattern, endianness: .big)
-            }
-        }
+        try appendDescription(&header, format)
+        if let layout = options.channelLayout { appendChannelLayout(&header, layout) }
         // FLAC's cookie as Apple writes it (a whole `dfLa` box), whatever form it came in. Opus: no cookie,
         // as FFmpeg writes it and Apple's players take it (Apple's layout of an Opus cookie is not published,
         // so more than two channels, which need their mapping, are refused); `pakt` states the pre-skip.
@@ -143,6 +109,59 @@ extension CAF {
             header += body
         }
 
+        let variable = !format.hasConstantPackets
+        if !variable && format.framesPerPacket > 1 { header += packetTable(format, counts, entries: false) }
+
+        appendChunkHeader(&header, ChunkType.data, size: counts.isProvisional ? -1 : counts.dataByteCount + 4)
+        header.appendInteger(UInt32(0), endianness: .big)  // edit count
+        let trailer = variable && !counts.isProvisional ? packetTable(format, counts, entries: true) : []
+        return ContainerLayout(header: header, trailer: trailer)
+    }
+
+    /// `desc`: the stream description, linear PCM's flags as CAF states them (float or integer, byte order); 8-bit
+    /// unsigned samples are refused.
+    private static func appendDescription(_ header: inout [UInt8], _ format: StreamDescription) throws {
+        var flags = format.formatFlags.rawValue
+        if format.isLinearPCM {
+            let isFloat = format.formatFlags.contains(.isFloat)
+            guard isFloat || format.formatFlags.contains(.isSignedInteger) || format.bitsPerChannel > 8 else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "caf: linear PCM in CAF is signed or float; 8-bit unsigned samples need converting", offset: nil)
+            }
+            flags =
+                (isFloat ? LinearPCMFlags.isFloat : 0)
+                | (format.formatFlags.contains(.isBigEndian) ? 0 : LinearPCMFlags.isLittleEndian)
+        }
+        appendChunkHeader(&header, ChunkType.desc, size: 32)
+        header.appendInteger(format.sampleRate.bitPattern, endianness: .big)
+        header.appendFourCharCode(format.formatID)
+        header.appendInteger(flags, endianness: .big)
+        header.appendInteger(format.bytesPerPacket, endianness: .big)
+        header.appendInteger(format.framesPerPacket, endianness: .big)
+        header.appendInteger(format.channelsPerFrame, endianness: .big)
+        header.appendInteger(format.bitsPerChannel, endianness: .big)
+    }
+
+    /// `chan`: the layout's tag, bitmap and channel descriptions.
+    private static func appendChannelLayout(_ header: inout [UInt8], _ layout: ChannelLayout) {
+        appendChunkHeader(
+            &header, ChunkType.chan,
+            size: Int64(ChannelLayout.cafChunkSize(descriptionCount: layout.descriptions.count)))
+        header.appendInteger(layout.tag, endianness: .big)
+        header.appendInteger(layout.bitmap, endianness: .big)
+        header.appendInteger(UInt32(layout.descriptions.count), endianness: .big)
+        for description in layout.descriptions {
+            header.appendInteger(description.label, endianness: .big)
+            header.appendInteger(description.flags, endianness: .big)
+            header.appendInteger(description.coordinates.0.bitPattern, endianness: .big)
+            header.appendInteger(description.coordinates.1.bitPattern, endianness: .big)
+            header.appendInteger(description.coordinates.2.bitPattern, endianness: .big)
+        }
+    }
+
+    /// `pakt`: the packets, valid, priming and remainder frames (the valid frames every packet holds where the
+    /// counts state none), and, with `entries`, each packet's size and frames where they vary.
+    private static func packetTable(_ format: StreamDescription, _ counts: WrittenCounts, entries: Bool) -> [UInt8] {
         let table =
             counts.packetTableInfo
             ?? PacketTableInfo(
@@ -150,29 +169,20 @@ extension CAF {
                     ? counts.packetCount * Int64(format.framesPerPacket)
                     : counts.packetFrames.reduce(0) { $0 + Int64($1) },
                 primingFrames: 0, remainderFrames: 0)
-        func packetTable(entries: Bool) -> [UInt8] {
-            var body: [UInt8] = []
-            body.appendInteger(counts.packetCount, endianness: .big)
-            body.appendInteger(table.validFrames, endianness: .big)
-            body.appendInteger(table.primingFrames, endianness: .big)
-            body.appendInteger(table.remainderFrames, endianness: .big)
-            if entries {
-                for index in 0..<Int(counts.packetCount) {
-                    if format.bytesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetSizes[index])) }
-                    if format.framesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetFrames[index])) }
-                }
+        var body: [UInt8] = []
+        body.appendInteger(counts.packetCount, endianness: .big)
+        body.appendInteger(table.validFrames, endianness: .big)
+        body.appendInteger(table.primingFrames, endianness: .big)
+        body.appendInteger(table.remainderFrames, endianness: .big)
+        if entries {
+            for index in 0..<Int(counts.packetCount) {
+                if format.bytesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetSizes[index])) }
+                if format.framesPerPacket == 0 { body.appendCAFVarint(Int64(counts.packetFrames[index])) }
             }
-            var chunk: [UInt8] = []
-            appendChunkHeader(&chunk, ChunkType.pakt, size: Int64(body.count))
-            return chunk + body
         }
-        let variable = !format.hasConstantPackets
-        if !variable && format.framesPerPacket > 1 { header += packetTable(entries: false) }
-
-        appendChunkHeader(&header, ChunkType.data, size: counts.isProvisional ? -1 : counts.dataByteCount + 4)
-        header.appendInteger(UInt32(0), endianness: .big)  // edit count
-        let trailer = variable && !counts.isProvisional ? packetTable(entries: true) : []
-        return ContainerLayout(header: header, trailer: trailer)
+        var chunk: [UInt8] = []
+        appendChunkHeader(&chunk, ChunkType.pakt, size: Int64(body.count))
+        return chunk + body
     }
 
     private static func appendChunkHeader(_ bytes: inout [UInt8], _ type: FourCharCode, size: Int64) {

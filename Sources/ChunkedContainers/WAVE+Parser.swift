@@ -152,26 +152,9 @@ extension WAVE {
             var validBits = UInt32(bits)
             let isExtensible = tag == FormatTag.extensible
             if isExtensible {
-                guard extraSize >= 22, body.remaining >= 22,
-                    let valid = body.readInteger(endianness: order, as: UInt16.self),
-                    let mask = body.readInteger(endianness: order, as: UInt32.self),
-                    let subformat = body.readInteger(endianness: order, as: UInt16.self),
-                    let guidTail = body.readBytes(14)
-                else {
-                    throw AudioFileError.invalidChunk(
-                        "wav: WAVE_FORMAT_EXTENSIBLE needs 22 bytes of extension; 'fmt ' has \(extraSize)",
-                        offset: chunk.offset)
-                }
-                guard guidTail == WAVE.subformatGUIDTail else {
-                    throw AudioFileError.unsupportedDataFormat(
-                        "wav: WAVE_FORMAT_EXTENSIBLE subformat GUID is not a standard format tag", offset: base + 24)
-                }
+                let (subformat, valid) = try readExtensibleFormat(chunk, extraSize: extraSize, &body, &context)
                 tag = subformat
                 if valid > 0 { validBits = UInt32(valid) }
-                if mask != 0 {
-                    context.properties.channelLayout = ChannelLayout(waveChannelMask: mask)
-                    context.announce(.channelLayout)
-                }
             }
             guard blockAlign > 0 else {
                 throw AudioFileError.malformed("wav: block align is 0", offset: base + 12)
@@ -181,23 +164,9 @@ extension WAVE {
             var format: StreamDescription
             switch tag {
             case FormatTag.pcm, FormatTag.ieeeFloat:
-                let isFloat = tag == FormatTag.ieeeFloat
-                let width = UInt32(blockAlign) / channelCount
-                guard width * channelCount == UInt32(blockAlign), width >= 1, width <= 8, validBits >= 1,
-                    validBits <= width * 8,
-                    !isFloat || (validBits == 32 && width == 4) || (validBits == 64 && width == 8)
-                else {
-                    throw AudioFileError.malformed(
-                        "wav: \(isFloat ? "float" : "PCM") with \(validBits) bits in \(blockAlign)-byte frames of "
-                            + "\(channels) channels cannot be", offset: base + 12)
-                }
-                // WAVE_FORMAT_EXTENSIBLE's valid bits, and a sample size that is no whole number of bytes, sit at
-                // the top of their container; PCMWAVEFORMAT's whole spare bytes (24 bits in 4, as ALSA's arecord
-                // writes S24_LE) at its bottom, as hound reads them.
-                format = .linearPCM(
-                    sampleRate: sampleRate, channels: channelCount, bitsPerChannel: validBits, isFloat: isFloat,
-                    isBigEndian: order == .big && width > 1, bytesPerSample: width,
-                    isAlignedLow: !isExtensible && !isFloat && width * 8 - validBits >= 8)
+                format = try linearPCMFormat(
+                    isFloat: tag == FormatTag.ieeeFloat, validBits: validBits, blockAlign: blockAlign,
+                    channels: channelCount, sampleRate: sampleRate, isExtensible: isExtensible, offset: base + 12)
             case FormatTag.mulaw, FormatTag.alaw:
                 guard UInt32(blockAlign) == channelCount else {
                     throw AudioFileError.malformed(
@@ -210,30 +179,92 @@ extension WAVE {
                 throw AudioFileError.unsupportedDataFormat(
                     "wav: IMA ADPCM in a big-endian RIFX file; afkit reads RIFX with PCM, float or G.711", offset: base)
             case FormatTag.imaADPCM:
-                let declared = extraSize >= 2 ? UInt32(body.readInteger(endianness: order, as: UInt16.self) ?? 0) : 0
-                // Each channel has a 4-byte header (one frame) and then 4-bit codes, 8 frames a 4-byte group.
-                let perChannel = UInt32(blockAlign) / channelCount
-                guard perChannel > 4, perChannel * channelCount == UInt32(blockAlign), bits == 4 || bits == 0 else {
-                    throw AudioFileError.malformed(
-                        "wav: IMA ADPCM block align \(blockAlign) does not fit \(channels) channels of 4-bit codes",
-                        offset: base + 12)
-                }
-                let computed = (perChannel - 4) * 2 + 1
-                if declared != 0 && declared != computed {
-                    context.properties.trace.append(
-                        offset: chunk.offset, chunk: chunk.id,
-                        "samples per block \(declared) disagrees with block align (\(computed)); block align wins")
-                }
-                samplesPerBlock = computed
-                format = StreamDescription(
-                    sampleRate: sampleRate, formatID: .imaADPCMWAVE, bytesPerPacket: UInt32(blockAlign),
-                    framesPerPacket: computed, bytesPerFrame: 0, channelsPerFrame: channelCount, bitsPerChannel: 0)
+                format = try imaADPCMFormat(
+                    chunk, extraSize: extraSize, bits: bits, blockAlign: blockAlign, channels: channelCount,
+                    sampleRate: sampleRate, &body, &context)
             default:
                 throw AudioFileError.unsupportedDataFormat(
                     "wav: format tag 0x\(String(tag, radix: 16, uppercase: true)) is not supported", offset: base)
             }
             context.properties.dataFormat = format
             context.announce(.dataFormat)
+        }
+
+        /// WAVE_FORMAT_EXTENSIBLE's extension: the subformat's tag (its GUID must be a standard format tag's) and
+        /// the valid bits; its channel mask, where it has one, is the channel layout.
+        private func readExtensibleFormat(
+            _ chunk: ChunkHeader, extraSize: UInt16, _ body: inout ByteCursor, _ context: inout ParseContext
+        ) throws -> (tag: UInt16, validBits: UInt16) {
+            guard extraSize >= 22, body.remaining >= 22,
+                let valid = body.readInteger(endianness: order, as: UInt16.self),
+                let mask = body.readInteger(endianness: order, as: UInt32.self),
+                let subformat = body.readInteger(endianness: order, as: UInt16.self),
+                let guidTail = body.readBytes(14)
+            else {
+                throw AudioFileError.invalidChunk(
+                    "wav: WAVE_FORMAT_EXTENSIBLE needs 22 bytes of extension; 'fmt ' has \(extraSize)",
+                    offset: chunk.offset)
+            }
+            guard guidTail == WAVE.subformatGUIDTail else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "wav: WAVE_FORMAT_EXTENSIBLE subformat GUID is not a standard format tag",
+                    offset: chunk.bodyOffset + 24)
+            }
+            if mask != 0 {
+                context.properties.channelLayout = ChannelLayout(waveChannelMask: mask)
+                context.announce(.channelLayout)
+            }
+            return (subformat, valid)
+        }
+
+        /// Integer PCM or float: the sample width the block align gives each channel, holding `validBits`; a
+        /// combination no WAVE writer makes is refused.
+        private func linearPCMFormat(
+            isFloat: Bool, validBits: UInt32, blockAlign: UInt16, channels channelCount: UInt32, sampleRate: Double,
+            isExtensible: Bool, offset: Int64
+        ) throws -> StreamDescription {
+            let width = UInt32(blockAlign) / channelCount
+            guard width * channelCount == UInt32(blockAlign), width >= 1, width <= 8, validBits >= 1,
+                validBits <= width * 8,
+                !isFloat || (validBits == 32 && width == 4) || (validBits == 64 && width == 8)
+            else {
+                throw AudioFileError.malformed(
+                    "wav: \(isFloat ? "float" : "PCM") with \(validBits) bits in \(blockAlign)-byte frames of "
+                        + "\(channelCount) channels cannot be", offset: offset)
+            }
+            // WAVE_FORMAT_EXTENSIBLE's valid bits, and a sample size that is no whole number of bytes, sit at
+            // the top of their container; PCMWAVEFORMAT's whole spare bytes (24 bits in 4, as ALSA's arecord
+            // writes S24_LE) at its bottom, as hound reads them.
+            return .linearPCM(
+                sampleRate: sampleRate, channels: channelCount, bitsPerChannel: validBits, isFloat: isFloat,
+                isBigEndian: order == .big && width > 1, bytesPerSample: width,
+                isAlignedLow: !isExtensible && !isFloat && width * 8 - validBits >= 8)
+        }
+
+        /// IMA ADPCM: the samples per block the block align gives (a declared count that disagrees is traced, the
+        /// block align wins).
+        private mutating func imaADPCMFormat(
+            _ chunk: ChunkHeader, extraSize: UInt16, bits: UInt16, blockAlign: UInt16, channels channelCount: UInt32,
+            sampleRate: Double, _ body: inout ByteCursor, _ context: inout ParseContext
+        ) throws -> StreamDescription {
+            let declared = extraSize >= 2 ? UInt32(body.readInteger(endianness: order, as: UInt16.self) ?? 0) : 0
+            // Each channel has a 4-byte header (one frame) and then 4-bit codes, 8 frames a 4-byte group.
+            let perChannel = UInt32(blockAlign) / channelCount
+            guard perChannel > 4, perChannel * channelCount == UInt32(blockAlign), bits == 4 || bits == 0 else {
+                throw AudioFileError.malformed(
+                    "wav: IMA ADPCM block align \(blockAlign) does not fit \(channelCount) channels of 4-bit codes",
+                    offset: chunk.bodyOffset + 12)
+            }
+            let computed = (perChannel - 4) * 2 + 1
+            if declared != 0 && declared != computed {
+                context.properties.trace.append(
+                    offset: chunk.offset, chunk: chunk.id,
+                    "samples per block \(declared) disagrees with block align (\(computed)); block align wins")
+            }
+            samplesPerBlock = computed
+            return StreamDescription(
+                sampleRate: sampleRate, formatID: .imaADPCMWAVE, bytesPerPacket: UInt32(blockAlign),
+                framesPerPacket: computed, bytesPerFrame: 0, channelsPerFrame: channelCount, bitsPerChannel: 0)
         }
 
         /// `LIST` of type `INFO` (text subchunks, NUL-terminated, padded to even) or `adtl` (labels of cues).

@@ -665,36 +665,12 @@ package struct ElementaryStreamParser: StreamParser {
         let offset = cursor.absoluteOffset
         endGarbage(at: offset, beforeFrame: true)
         let frameBytes = UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + length])
-        if isSearching {
-            lock(header)
-            // ADTS with channel configuration 0: the first frame's program config element gives the channels.
-            if case .adts(let adts) = header, adts.channelConfiguration == 0,
-                let channels = AudioSpecificConfig.programConfigChannels(
-                    inRawDataBlock: Array(frameBytes.dropFirst(adts.headerLength))),
-                channels > 0
-            {
-                context.properties.dataFormat?.channelsPerFrame = UInt32(channels)
-            }
-        }
+        if isSearching { lockOnFirstFrame(header, frameBytes) }
         if !tally.checkedFirst {
             tally.checkedFirst = true
             if case .mpeg(let mpegHeader) = header,
-                let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader)
+                readEncoderHeader(in: frameBytes, header: mpegHeader, at: offset, length: length)
             {
-                encoderHeader = encoder
-                context.properties.trace.append(
-                    offset: offset, size: Int64(length),
-                    "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "")
-                        + ": not an audio packet")
-                if let (priming, remainder) = encoder.gapless {
-                    // The tag's frame count gives the valid frames from the start (as Apple's parser says them);
-                    // the end settles them to the frames present.
-                    let stated = Int64(encoder.frameCount ?? 0) * Int64(mpegHeader.samplesPerFrame)
-                    context.properties.packetTableInfo = PacketTableInfo(
-                        validFrames: max(stated - Int64(priming) - Int64(remainder), 0),
-                        primingFrames: Int32(priming), remainderFrames: Int32(remainder))
-                    context.announce(.packetTableInfo)
-                }
                 _ = cursor.skip(length)
                 return nil
             }
@@ -714,33 +690,7 @@ package struct ElementaryStreamParser: StreamParser {
             context.announcedReady = true
             context.announce(.readyToProducePackets)
         }
-        if case .mpeg(let frame) = header, let first = mpeg, frame.sampleRate != first.sampleRate,
-            !tally.notedRateChange
-        {
-            tally.notedRateChange = true
-            let note =
-                "the sample rate changes from \(first.sampleRate) Hz to \(frame.sampleRate) Hz at byte \(offset); "
-                + "every frame is counted, the first rate reported"
-            context.properties.trace.append(offset: offset, note)
-            context.properties.warnings.append(note)
-        }
-        if case .mpeg(let frame) = header, frame.channels != tally.mostChannels {
-            if tally.mostChannels > 0, frame.channels > tally.mostChannels {
-                context.properties.trace.append(
-                    offset: offset,
-                    "the channels change from mono to stereo at byte \(offset): the stream is read as stereo, its "
-                        + "mono frames in both channels")
-            }
-            tally.mostChannels = max(tally.mostChannels, frame.channels)
-        }
-        if case .mpeg(let frame) = header {
-            if tally.frameCount == 0 {
-                context.properties.headerBitRate = statedBitRate(firstFrame: frame)
-                context.announce(.bitRate)
-            } else if !hasVBRHeader, context.properties.headerBitRate != Int64(frame.bitrate) {
-                context.properties.headerBitRate = nil
-            }
-        }
+        if case .mpeg(let frame) = header { noteChanges(in: frame, at: offset) }
         let size = length - payloadOffset
         tally.largest = max(tally.largest, size)
         tally.lastEnd = offset + Int64(length)
@@ -768,6 +718,70 @@ package struct ElementaryStreamParser: StreamParser {
             PacketRun(
                 source: .input(index: cursor.position - length + payloadOffset), firstPacket: packet,
                 packetCount: 1, absoluteOffset: start, byteCount: size, hasDescriptions: true))
+    }
+
+    /// Locks the stream on its first frame; ADTS with channel configuration 0 takes its channels from the first
+    /// frame's program config element.
+    private mutating func lockOnFirstFrame(_ header: Header, _ frameBytes: UnsafeRawBufferPointer) {
+        lock(header)
+        if case .adts(let adts) = header, adts.channelConfiguration == 0,
+            let channels = AudioSpecificConfig.programConfigChannels(
+                inRawDataBlock: Array(frameBytes.dropFirst(adts.headerLength))),
+            channels > 0
+        {
+            context.properties.dataFormat?.channelsPerFrame = UInt32(channels)
+        }
+    }
+
+    /// Whether the first MPEG audio frame is an encoder's header (Xing, Info, VBRI, LAME): kept, traced and its
+    /// gapless counts reported, it is not an audio packet.
+    private mutating func readEncoderHeader(
+        in frameBytes: UnsafeRawBufferPointer, header mpegHeader: MPEGAudio.FrameHeader, at offset: Int64, length: Int
+    ) -> Bool {
+        guard let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader) else { return false }
+        encoderHeader = encoder
+        context.properties.trace.append(
+            offset: offset, size: Int64(length),
+            "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "")
+                + ": not an audio packet")
+        if let (priming, remainder) = encoder.gapless {
+            // The tag's frame count gives the valid frames from the start (as Apple's parser says them);
+            // the end settles them to the frames present.
+            let stated = Int64(encoder.frameCount ?? 0) * Int64(mpegHeader.samplesPerFrame)
+            context.properties.packetTableInfo = PacketTableInfo(
+                validFrames: max(stated - Int64(priming) - Int64(remainder), 0),
+                primingFrames: Int32(priming), remainderFrames: Int32(remainder))
+            context.announce(.packetTableInfo)
+        }
+        return true
+    }
+
+    /// What an MPEG audio frame changes from those before it: a rate change (said once; the first rate is
+    /// reported), mono to stereo (the stream is read as stereo), and a bit rate that varies (no rate stated).
+    private mutating func noteChanges(in frame: MPEGAudio.FrameHeader, at offset: Int64) {
+        if let first = mpeg, frame.sampleRate != first.sampleRate, !tally.notedRateChange {
+            tally.notedRateChange = true
+            let note =
+                "the sample rate changes from \(first.sampleRate) Hz to \(frame.sampleRate) Hz at byte \(offset); "
+                + "every frame is counted, the first rate reported"
+            context.properties.trace.append(offset: offset, note)
+            context.properties.warnings.append(note)
+        }
+        if frame.channels != tally.mostChannels {
+            if tally.mostChannels > 0, frame.channels > tally.mostChannels {
+                context.properties.trace.append(
+                    offset: offset,
+                    "the channels change from mono to stereo at byte \(offset): the stream is read as stereo, its "
+                        + "mono frames in both channels")
+            }
+            tally.mostChannels = max(tally.mostChannels, frame.channels)
+        }
+        if tally.frameCount == 0 {
+            context.properties.headerBitRate = statedBitRate(firstFrame: frame)
+            context.announce(.bitRate)
+        } else if !hasVBRHeader, context.properties.headerBitRate != Int64(frame.bitrate) {
+            context.properties.headerBitRate = nil
+        }
     }
 
     /// Whether the stream opens with a VBR header (Xing, VBRI), whose counts state its rate; an Info header says the

@@ -100,97 +100,12 @@ package struct FLACParser: StreamParser {
     package mutating func next(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep {
         while true {
             if let id = context.nextAnnouncement() { return .property(id) }
+            let step: ParserStep?
             switch phase {
-            case .signature:
-                if stepping > 0 {
-                    // An ID3v2 tag before the signature.
-                    let count = Int(min(Int64(cursor.remaining), stepping))
-                    _ = cursor.skip(count)
-                    stepping -= Int64(count)
-                    if stepping > 0 {
-                        if atEnd {
-                            throw AudioFileError.truncated("flac: the stream ends inside an ID3 tag", offset: 0)
-                        }
-                        return .needMore(1)
-                    }
-                    context.properties.trace.append(offset: 0, size: cursor.absoluteOffset, "ID3v2 tag stepped over")
-                }
-                guard let magic = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
-                    if atEnd { throw AudioFileError.truncated("flac: the stream ends inside its signature", offset: 0) }
-                    return .needMore(4)
-                }
-                guard magic == 0x664C_6143 else {
-                    throw AudioFileError.unsupportedFileType("flac: no 'fLaC' signature", offset: cursor.absoluteOffset)
-                }
-                _ = cursor.skip(4)
-                context.announce(.fileFormat)
-                phase = .blockHeader
-            case .blockHeader:
-                guard let header = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
-                    if atEnd { throw Self.cutShort("a metadata block header", at: cursor.absoluteOffset) }
-                    return .needMore(4)
-                }
-                let type = UInt8(header >> 24) & 0x7F
-                let length = Int(header & 0xFF_FFFF)
-                if streamInfo == nil && type != FLAC.BlockType.streamInfo.rawValue {
-                    throw AudioFileError.malformed(
-                        "flac: the first metadata block is of type \(type), not STREAMINFO",
-                        offset: cursor.absoluteOffset)
-                }
-                if type == 127 {
-                    throw AudioFileError.malformed(
-                        "flac: metadata block type 127 is forbidden", offset: cursor.absoluteOffset)
-                }
-                _ = cursor.skip(4)
-                let isLast = header & 0x8000_0000 != 0
-                phase = .block(type: type, length: length, isLast: isLast)
-                let read: Set<UInt8> = [0, 3, 4, 5]
-                if type == FLAC.BlockType.picture.rawValue {
-                    phase = .pictureStart(length: length, isLast: isLast)
-                } else if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
-                    let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
-                    context.properties.trace.append(
-                        offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
-                    if read.contains(type) {
-                        // A block afkit reads, past the read limit: memory stays bounded, and the block's loss is said.
-                        let block = FLAC.blockNames[type] ?? name
-                        context.noteNotRead(
-                            "flac: the \(block) block at byte \(cursor.absoluteOffset - 4) is \(length) bytes, more than "
-                                + "the \(context.limits.maximumMetadataChunkBytes) afkit reads: stepped over, not read",
-                            NotRead(
-                                what: "\(block) block", count: Int64(length), unit: "bytes",
-                                offset: cursor.absoluteOffset - 4))
-                    }
-                    stepping = Int64(length)
-                    phase = .steppingOver(isLast: isLast)
-                }
+            case .signature: step = try readSignature(&cursor, atEnd: atEnd)
+            case .blockHeader: step = try readBlockHeader(&cursor, atEnd: atEnd)
             case .pictureStart(let length, let isLast):
-                let offset = cursor.absoluteOffset
-                let available = UnsafeRawBufferPointer(
-                    rebasing: cursor.bytes[cursor.position..<cursor.position + min(cursor.remaining, length)])
-                var headerLength = 0
-                switch Picture.flacBlockStart(available, blockLength: length) {
-                case .needs(let count) where count <= context.limits.maximumMetadataChunkBytes:
-                    if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
-                    return .needMore(count)
-                case .needs:
-                    context.properties.warnings.append(
-                        "flac: the PICTURE block at byte \(offset - 4) has a header larger than afkit reads: stepped over"
-                    )
-                case .malformed(let reason):
-                    context.properties.warnings.append(
-                        "flac: the PICTURE block at byte \(offset - 4) is damaged (\(reason)): stepped over")
-                case .picture(var picture, let length):
-                    headerLength = length
-                    picture.dataOffset = offset + Int64(length)
-                    context.properties.pictures.append(picture)
-                    context.properties.trace.append(
-                        offset: offset - 4, size: Int64(length) + 4,
-                        "PICTURE: type \(picture.type), \(picture.mimeType), \(picture.byteCount) bytes")
-                }
-                _ = cursor.skip(headerLength)
-                stepping = Int64(length - headerLength)
-                phase = .steppingOver(isLast: isLast)
+                step = try readPictureStart(length: length, isLast: isLast, &cursor, atEnd: atEnd)
             case .steppingOver(let isLast):
                 // What a file reader passed over (``skip(_:)``) is gone from `stepping` already.
                 let count = Int(min(Int64(cursor.remaining), stepping))
@@ -201,6 +116,7 @@ package struct FLACParser: StreamParser {
                     return .needMore(cursor.remaining + 1)
                 }
                 phase = isLast ? .frames : .blockHeader
+                step = nil
             case .block(let type, let length, let isLast):
                 guard cursor.remaining >= length else {
                     if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
@@ -211,11 +127,119 @@ package struct FLACParser: StreamParser {
                 try readBlock(type: type, body, at: offset)
                 _ = cursor.skip(length)
                 phase = isLast ? .frames : .blockHeader
-            case .frames:
-                guard let step = try frame(&cursor, atEnd: atEnd) else { continue }
-                return step
+                step = nil
+            case .frames: step = try frame(&cursor, atEnd: atEnd)
             }
+            if let step { return step }
         }
+    }
+
+    /// Steps over an ID3v2 tag before the signature, then reads `fLaC`; a step where more bytes are needed, `nil`
+    /// to go on to the metadata blocks.
+    private mutating func readSignature(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+        if stepping > 0 {
+            // An ID3v2 tag before the signature.
+            let count = Int(min(Int64(cursor.remaining), stepping))
+            _ = cursor.skip(count)
+            stepping -= Int64(count)
+            if stepping > 0 {
+                if atEnd {
+                    throw AudioFileError.truncated("flac: the stream ends inside an ID3 tag", offset: 0)
+                }
+                return .needMore(1)
+            }
+            context.properties.trace.append(offset: 0, size: cursor.absoluteOffset, "ID3v2 tag stepped over")
+        }
+        guard let magic = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
+            if atEnd { throw AudioFileError.truncated("flac: the stream ends inside its signature", offset: 0) }
+            return .needMore(4)
+        }
+        guard magic == 0x664C_6143 else {
+            throw AudioFileError.unsupportedFileType("flac: no 'fLaC' signature", offset: cursor.absoluteOffset)
+        }
+        _ = cursor.skip(4)
+        context.announce(.fileFormat)
+        phase = .blockHeader
+        return nil
+    }
+
+    /// Reads a metadata block's header and decides the block's fate: read whole (STREAMINFO, SEEKTABLE,
+    /// VORBIS_COMMENT, CUESHEET, within the limit), a picture described, or stepped over (and said, for a block
+    /// afkit reads that is past the limit).
+    private mutating func readBlockHeader(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
+        guard let header = cursor.peekInteger(endianness: .big, as: UInt32.self) else {
+            if atEnd { throw Self.cutShort("a metadata block header", at: cursor.absoluteOffset) }
+            return .needMore(4)
+        }
+        let type = UInt8(header >> 24) & 0x7F
+        let length = Int(header & 0xFF_FFFF)
+        if streamInfo == nil && type != FLAC.BlockType.streamInfo.rawValue {
+            throw AudioFileError.malformed(
+                "flac: the first metadata block is of type \(type), not STREAMINFO",
+                offset: cursor.absoluteOffset)
+        }
+        if type == 127 {
+            throw AudioFileError.malformed(
+                "flac: metadata block type 127 is forbidden", offset: cursor.absoluteOffset)
+        }
+        _ = cursor.skip(4)
+        let isLast = header & 0x8000_0000 != 0
+        phase = .block(type: type, length: length, isLast: isLast)
+        let read: Set<UInt8> = [0, 3, 4, 5]
+        if type == FLAC.BlockType.picture.rawValue {
+            phase = .pictureStart(length: length, isLast: isLast)
+        } else if !read.contains(type) || length > context.limits.maximumMetadataChunkBytes {
+            let name = FLAC.BlockType(rawValue: type).map { "\($0)" } ?? "type \(type)"
+            context.properties.trace.append(
+                offset: cursor.absoluteOffset - 4, size: Int64(length) + 4, "\(name) block stepped over")
+            if read.contains(type) {
+                // A block afkit reads, past the read limit: memory stays bounded, and the block's loss is said.
+                let block = FLAC.blockNames[type] ?? name
+                context.noteNotRead(
+                    "flac: the \(block) block at byte \(cursor.absoluteOffset - 4) is \(length) bytes, more than "
+                        + "the \(context.limits.maximumMetadataChunkBytes) afkit reads: stepped over, not read",
+                    NotRead(
+                        what: "\(block) block", count: Int64(length), unit: "bytes",
+                        offset: cursor.absoluteOffset - 4))
+            }
+            stepping = Int64(length)
+            phase = .steppingOver(isLast: isLast)
+        }
+        return nil
+    }
+
+    /// Reads a `PICTURE` block's header (the picture described, never held; a header too large or damaged is
+    /// warned of), then steps over the rest of the block.
+    private mutating func readPictureStart(length: Int, isLast: Bool, _ cursor: inout ByteCursor, atEnd: Bool) throws
+        -> ParserStep?
+    {
+        let offset = cursor.absoluteOffset
+        let available = UnsafeRawBufferPointer(
+            rebasing: cursor.bytes[cursor.position..<cursor.position + min(cursor.remaining, length)])
+        var headerLength = 0
+        switch Picture.flacBlockStart(available, blockLength: length) {
+        case .needs(let count) where count <= context.limits.maximumMetadataChunkBytes:
+            if atEnd { throw Self.cutShort("a metadata block", at: cursor.absoluteOffset) }
+            return .needMore(count)
+        case .needs:
+            context.properties.warnings.append(
+                "flac: the PICTURE block at byte \(offset - 4) has a header larger than afkit reads: stepped over"
+            )
+        case .malformed(let reason):
+            context.properties.warnings.append(
+                "flac: the PICTURE block at byte \(offset - 4) is damaged (\(reason)): stepped over")
+        case .picture(var picture, let length):
+            headerLength = length
+            picture.dataOffset = offset + Int64(length)
+            context.properties.pictures.append(picture)
+            context.properties.trace.append(
+                offset: offset - 4, size: Int64(length) + 4,
+                "PICTURE: type \(picture.type), \(picture.mimeType), \(picture.byteCount) bytes")
+        }
+        _ = cursor.skip(headerLength)
+        stepping = Int64(length - headerLength)
+        phase = .steppingOver(isLast: isLast)
+        return nil
     }
 
     private static func cutShort(_ what: String, at offset: Int64) -> AudioFileError {
@@ -326,6 +350,8 @@ package struct FLACParser: StreamParser {
             + FLACFrameHeader.maximumLength + 2
     }
 
+    /// The frame at the cursor: delivered once its end is found, or the bytes passed over up to the next byte that
+    /// could start one of the stream's frames; a step where more bytes are needed, `nil` to go on.
     private mutating func frame(_ cursor: inout ByteCursor, atEnd: Bool) throws -> ParserStep? {
         guard let info = streamInfo else { return .needMore(1) }
         guard cursor.remaining > 0 else { return .needMore(1) }
@@ -334,32 +360,7 @@ package struct FLACParser: StreamParser {
         if bytes.count < FLACFrameHeader.maximumLength && !atEnd { return .needMore(FLACFrameHeader.maximumLength) }
         let parsed = bytes[0] == 0xFF ? FLACFrameHeader(bytes, streamInfo: info) : nil
         guard let header = parsed, belongs(header, info: info) else {
-            if firstFrameOffset == nil, disowned == nil, let header = parsed {
-                disowned = (offset, header)
-            }
-            if junk == nil, let header = parsed, !Self.matches(header, info: info),
-                previous.map({ $0.isNumbered(before: header) }) ?? (firstFrameOffset == nil)
-            {
-                // A whole frame where the stream's next (or first) frame belongs, in a format STREAMINFO does not
-                // state: the stream changes its format, or (its first frame) its STREAMINFO lies.
-                switch Self.checksWhole(header, in: bytes, info: info, atEnd: atEnd) {
-                case .some(true): throw Self.disowning(header, info: info, at: offset, midStream: previous != nil)
-                case .none: return .needMore(Self.largestFrame(header, info: info) + 2)
-                case .some(false): break
-                }
-            }
-            // Not this stream's next frame: pass to the next byte that could start one.
-            if atEnd && previous != nil && Self.isTrailingTag(bytes) {
-                context.properties.trace.append(offset: offset, size: Int64(bytes.count), "ID3v1 tag after the frames")
-                _ = cursor.skip(bytes.count)
-                return nil
-            }
-            var skip = 1
-            while skip < bytes.count, bytes[skip] != 0xFF { skip += 1 }
-            if junk == nil { junk = (offset, 0) }
-            junk?.count += Int64(skip)
-            _ = cursor.skip(skip)
-            return nil
+            return try passOver(parsed, in: bytes, at: offset, &cursor, atEnd: atEnd, info: info)
         }
         if junk != nil, let previous, !previous.isFollowed(by: header) {
             // Resuming after damage with frames lost: not at a stray copy of a later frame.
@@ -367,17 +368,70 @@ package struct FLACParser: StreamParser {
                 return .needMore(Self.resumeLookAhead(header, info: info))
             }
             if Self.jumpsPastAFrameAhead(header, in: bytes, after: previous, info: info) {
-                var skip = 1
-                while skip < bytes.count, bytes[skip] != 0xFF { skip += 1 }
-                junk?.count += Int64(skip)
-                _ = cursor.skip(skip)
+                skipAsJunk(Self.bytesBeforeNextSync(bytes), at: offset, &cursor)
                 return nil
             }
         }
-        let limit = Self.largestFrame(header, info: info)
         if search?.frameOffset != offset { search = EndSearch(frameOffset: offset, position: header.length + 1) }
         guard var search else { return nil }
         defer { self.search = search }
+        return try findEnd(of: header, in: bytes, at: offset, search: &search, &cursor, atEnd: atEnd, info: info)
+    }
+
+    /// Where the bytes at `offset` are not this stream's next frame: a frame in a format STREAMINFO does not state
+    /// where the stream's next (or first) frame belongs is refused; an ID3v1 tag at the end is traced; anything
+    /// else is junk up to the next byte that could start a frame.
+    private mutating func passOver(
+        _ parsed: FLACFrameHeader?, in bytes: UnsafeRawBufferPointer, at offset: Int64, _ cursor: inout ByteCursor,
+        atEnd: Bool, info: FLACStreamInfo
+    ) throws -> ParserStep? {
+        if firstFrameOffset == nil, disowned == nil, let header = parsed {
+            disowned = (offset, header)
+        }
+        if junk == nil, let header = parsed, !Self.matches(header, info: info),
+            previous.map({ $0.isNumbered(before: header) }) ?? (firstFrameOffset == nil)
+        {
+            // A whole frame where the stream's next (or first) frame belongs, in a format STREAMINFO does not
+            // state: the stream changes its format, or (its first frame) its STREAMINFO lies.
+            switch Self.checksWhole(header, in: bytes, info: info, atEnd: atEnd) {
+            case .some(true): throw Self.disowning(header, info: info, at: offset, midStream: previous != nil)
+            case .none: return .needMore(Self.largestFrame(header, info: info) + 2)
+            case .some(false): break
+            }
+        }
+        // Not this stream's next frame: pass to the next byte that could start one.
+        if atEnd && previous != nil && Self.isTrailingTag(bytes) {
+            context.properties.trace.append(offset: offset, size: Int64(bytes.count), "ID3v1 tag after the frames")
+            _ = cursor.skip(bytes.count)
+            return nil
+        }
+        skipAsJunk(Self.bytesBeforeNextSync(bytes), at: offset, &cursor)
+        return nil
+    }
+
+    /// The bytes before the next that could start a frame (0xFF), the first byte always among them.
+    private static func bytesBeforeNextSync(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var skip = 1
+        while skip < bytes.count, bytes[skip] != 0xFF { skip += 1 }
+        return skip
+    }
+
+    /// Passes `count` bytes over as junk, a run that begins at `offset` unless one is open (said where the stream
+    /// resumes).
+    private mutating func skipAsJunk(_ count: Int, at offset: Int64, _ cursor: inout ByteCursor) {
+        if junk == nil { junk = (offset, 0) }
+        junk?.count += Int64(count)
+        _ = cursor.skip(count)
+    }
+
+    /// Searches for the end of the frame `header` opens: where a following header of the stream starts and the
+    /// bytes before it pass the CRC-16, or the stream's last frame's end; past the largest size its block allows,
+    /// the frame is damaged (passed over as junk). Resumes where `search` stopped.
+    private mutating func findEnd(
+        of header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, at offset: Int64, search: inout EndSearch,
+        _ cursor: inout ByteCursor, atEnd: Bool, info: FLACStreamInfo
+    ) throws -> ParserStep? {
+        let limit = Self.largestFrame(header, info: info)
         while true {
             let end = min(bytes.count - 1, limit)
             if let candidate = Self.nextSync(in: bytes, from: search.position, before: end) {
@@ -411,9 +465,7 @@ package struct FLACParser: StreamParser {
             if bytes.count > limit + 1 {
                 // Damaged (its bytes fail the CRC-16 up to every later frame within its reach): skipped as junk, up
                 // to the next frame of the stream, and said.
-                if junk == nil { junk = (offset, 0) }
-                junk?.count += 1
-                _ = cursor.skip(1)
+                skipAsJunk(1, at: offset, &cursor)
                 return nil
             }
             if let length = lastFrameLength(header, in: bytes, info: info, search: &search) {
@@ -425,47 +477,53 @@ package struct FLACParser: StreamParser {
             // Not the last frame where a later frame of the stream follows it: its bytes fail the CRC-16 up to every
             // frame after it, so it is damaged, skipped up to the next frame and said, as within the stream.
             if Self.frameFollows(header, in: bytes, info: info) {
-                if junk == nil { junk = (offset, 0) }
-                junk?.count += 1
-                _ = cursor.skip(1)
+                skipAsJunk(1, at: offset, &cursor)
                 return nil
             }
-            // The last frame runs to the end of the stream, or to an ID3v1 tag, or is followed by bytes that are
-            // not frames (zeros, junk): the end where its CRC-16 checks, the one nearest the frame before in size
-            // where the bytes check at more than one place.
-            // (Zeros after the frame keep its CRC-16 at 0: its end is the first place it checks after the frame's
-            // own bytes, which may end in up to two zero bytes of the CRC itself.)
-            var zeros = 0
-            while zeros < bytes.count && bytes[bytes.count - 1 - zeros] == 0 { zeros += 1 }
-            let padded = Array(bytes.count - zeros...min(bytes.count - zeros + 2, bytes.count))
-            let tagged = bytes.count - ID3.version1Size
-            for length in padded + [tagged] where length > header.length {
-                if length == tagged && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...])) {
-                    continue
-                }
-                let crc = FoldedCRC.flac(
-                    UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<length]), continuing: search.crc)
-                if crc == 0 { return try accept(header, length: length, cursor: &cursor) }
-            }
-            var ends: [Int] = []
-            var crc: UInt16 = 0
-            for index in 0..<min(bytes.count, limit + 1) {
-                crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: bytes[index..<index + 1]), continuing: crc)
-                if crc == 0 && index + 1 > header.length + 2 { ends.append(index + 1) }
-            }
-            let typical = lastFrameLength ?? bytes.count
-            if let end = ends.min(by: { abs($0 - typical) < abs($1 - typical) }) {
-                // (The bytes after it are passed over as trailing junk, with a warning.)
-                return try accept(header, length: end, cursor: &cursor)
-            }
-            // Cut short, or damaged: either way not a packet.
-            context.properties.isTruncated = true
-            context.properties.trace.append(
-                offset: offset, size: Int64(bytes.count),
-                "the last frame is cut short or damaged (\(bytes.count) bytes fail its CRC-16): not a packet")
-            _ = cursor.skip(bytes.count)
-            return nil
+            return try endLastFrame(header, in: bytes, at: offset, search: search, &cursor, limit: limit)
         }
+    }
+
+    /// At the end of the stream, the last frame (`header`'s) runs to the end, or to an ID3v1 tag, or is followed by
+    /// bytes that are not frames (zeros, junk): it ends where its CRC-16 checks, at the place nearest the frame
+    /// before in size where the bytes check at more than one; where they check nowhere, it is cut short or damaged,
+    /// not a packet.
+    private mutating func endLastFrame(
+        _ header: FLACFrameHeader, in bytes: UnsafeRawBufferPointer, at offset: Int64, search: EndSearch,
+        _ cursor: inout ByteCursor, limit: Int
+    ) throws -> ParserStep? {
+        // (Zeros after the frame keep its CRC-16 at 0: its end is the first place it checks after the frame's
+        // own bytes, which may end in up to two zero bytes of the CRC itself.)
+        var zeros = 0
+        while zeros < bytes.count && bytes[bytes.count - 1 - zeros] == 0 { zeros += 1 }
+        let padded = Array(bytes.count - zeros...min(bytes.count - zeros + 2, bytes.count))
+        let tagged = bytes.count - ID3.version1Size
+        for length in padded + [tagged] where length > header.length {
+            if length == tagged && !Self.isTrailingTag(UnsafeRawBufferPointer(rebasing: bytes[length...])) {
+                continue
+            }
+            let crc = FoldedCRC.flac(
+                UnsafeRawBufferPointer(rebasing: bytes[search.checkedLength..<length]), continuing: search.crc)
+            if crc == 0 { return try accept(header, length: length, cursor: &cursor) }
+        }
+        var ends: [Int] = []
+        var crc: UInt16 = 0
+        for index in 0..<min(bytes.count, limit + 1) {
+            crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: bytes[index..<index + 1]), continuing: crc)
+            if crc == 0 && index + 1 > header.length + 2 { ends.append(index + 1) }
+        }
+        let typical = lastFrameLength ?? bytes.count
+        if let end = ends.min(by: { abs($0 - typical) < abs($1 - typical) }) {
+            // (The bytes after it are passed over as trailing junk, with a warning.)
+            return try accept(header, length: end, cursor: &cursor)
+        }
+        // Cut short, or damaged: either way not a packet.
+        context.properties.isTruncated = true
+        context.properties.trace.append(
+            offset: offset, size: Int64(bytes.count),
+            "the last frame is cut short or damaged (\(bytes.count) bytes fail its CRC-16): not a packet")
+        _ = cursor.skip(bytes.count)
+        return nil
     }
 
     /// The length of the stream's last frame by `STREAMINFO`'s sample count, found by walking its subframes: no next

@@ -245,125 +245,166 @@ package struct MP4Parser: StreamParser {
                 state = .awaitingSeek(target: request.target, then: request.then)
                 return .seek(request.target)
             }
+            let step: ParserStep?
             switch state {
-            case .boxHeader:
-                let position = cursor.absoluteOffset
-                if let parent = open.last, let end = parent.end, position >= end {
-                    try close()
-                    continue
-                }
-                if let parent = open.last, let end = parent.end, end - position < 8 {
-                    // QuickTime ends some lists with a 32-bit zero; anything shorter than a header is not a box.
-                    context.properties.trace.append(
-                        offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
-                    state = .skip(remaining: end - position)
-                    continue
-                }
-                guard cursor.remaining >= 8 else { return .needMore(8) }
-                if cursor.peekInteger(endianness: .big, as: UInt32.self) == 1 && cursor.remaining < 16 {
-                    return .needMore(16)
-                }
-                try readBoxHeader(&cursor)
-
-            case .metaHeader(let box):
-                // A full box has version and flags before its children; QuickTime's `meta` has a child first.
-                let body = box.bodySize ?? 0
-                if body < 8 {
-                    state = .skip(remaining: body)
-                    continue
-                }
-                guard cursor.remaining >= 8 else { return .needMore(8) }
-                let plain =
-                    cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
-                    == FourCharCode("hdlr").rawValue
-                if !plain { _ = cursor.skip(4) }
-                try descend(into: box)
-
-            case .pictureData(let box):
-                // Type indicator (13 JPEG, 14 PNG, 27 BMP; 0 implicit), locale, then the picture.
-                let size = box.bodySize ?? 0
-                let wanted = Int(min(size, 20))
-                guard cursor.remaining >= wanted else { return .needMore(wanted) }
-                if size >= 8, let indicator = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt32.self)
-                {
-                    let head = cursor.bytes[cursor.position + 8..<cursor.position + wanted]
-                    let named: [UInt32: String] = [13: "image/jpeg", 14: "image/png", 27: "image/bmp"]
-                    var picture = Picture(
-                        type: 3, mimeType: named[indicator & 0xFF_FFFF] ?? Picture.sniffedMIMEType(head) ?? "",
-                        byteCount: Int(size - 8))
-                    picture.dataOffset = box.bodyOffset + 8
-                    context.properties.pictures.append(picture)
-                }
-                skip(box, note: "cover art")
+            case .boxHeader: step = try atBoxBoundary(&cursor)
+            case .metaHeader(let box): step = try enterMeta(box, &cursor)
+            case .pictureData(let box): step = notePicture(in: box, &cursor)
             case .boxBody(let box):
                 let size = Int(box.bodySize ?? 0)
                 guard cursor.remaining >= size, let bytes = cursor.readSlice(size) else { return .needMore(size) }
                 var body = ByteCursor(bytes, baseOffset: box.bodyOffset)
                 state = .boxHeader
                 try parseBox(box, &body)
-
-            case .skip(let remaining):
-                guard let remaining else {
-                    _ = cursor.skip(cursor.remaining)
-                    return .needMore(1)
-                }
-                let count = Int(min(Int64(cursor.remaining), remaining))
-                _ = cursor.skip(count)
-                if Int64(count) < remaining {
-                    state = .skip(remaining: remaining - Int64(count))
-                    return .needMore(1)
-                }
-                state = .boxHeader
-
-            case .media(let box):
-                if let step = try produceMedia(&cursor, in: box) { return step }
-
-            case .retaining(let box):
-                let position = cursor.absoluteOffset
-                let end = box.end ?? Int64.max
-                if position >= end {
-                    state = .boxHeader
-                    continue
-                }
-                let count = Int(min(Int64(cursor.remaining), end - position))
-                guard count > 0 else { return .needMore(1) }
-                let limit = context.limits.maximumRetainedAudioBytes
-                let media = earlyMedia ?? box
-                if let bytes = cursor.readSlice(count) {
-                    try context.retained.hold(bytes, at: position, limit: limit) {
-                        .notOptimized(
-                            "mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
-                                + "arrived without it, and a stream cannot wait longer", offset: media.offset)
-                    }
-                }
-
+                step = nil
+            case .skip(let remaining): step = skipBytes(remaining, &cursor)
+            case .media(let box): step = try produceMedia(&cursor, in: box)
+            case .retaining(let box): step = try retainMedia(of: box, &cursor)
             case .awaitingSeek:
                 _ = cursor.skip(cursor.remaining)
-                return .needMore(1)
-
+                step = .needMore(1)
             case .firstFrameHeader(let movie, let returnTo):
-                let count = firstSampleBytesRead
-                guard cursor.remaining >= count || atEnd else { return .needMore(count) }
-                let available = min(count, cursor.remaining)
-                readFirstFrameHeader(
-                    UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + available]))
-                _ = cursor.skip(cursor.remaining)
-                state = .skip(remaining: nil)
-                if let end = returnTo { pendingSeekRequest = (end, .boxHeader) }
-                try announceMovie(movie)
+                step = try readFirstFrame(of: movie, returningTo: returnTo, &cursor, atEnd: atEnd)
+            case .chapterSample(let index): step = readChapterSample(index, &cursor, atEnd: atEnd)
+            }
+            if let step { return step }
+        }
+    }
 
-            case .chapterSample(let index):
-                let sample = chapterSamples[index]
-                guard cursor.remaining >= sample.size || atEnd else { return .needMore(sample.size) }
-                readChapterTitle(index, from: cursor)
-                state = .boxHeader
-                if index + 1 < chapterSamples.count {
-                    pendingSeekRequest = (chapterSamples[index + 1].offset, .chapterSample(index + 1))
-                } else {
-                    pendingSeekRequest = afterChapters
-                }
+    /// At a box boundary: closes the box that ends here, skips a parent's tail too short for a box, or reads
+    /// the next box's header; a step where more bytes are needed, `nil` to go on.
+    private mutating func atBoxBoundary(_ cursor: inout ByteCursor) throws -> ParserStep? {
+        let position = cursor.absoluteOffset
+        if let parent = open.last, let end = parent.end, position >= end {
+            try close()
+            return nil
+        }
+        if let parent = open.last, let end = parent.end, end - position < 8 {
+            // QuickTime ends some lists with a 32-bit zero; anything shorter than a header is not a box.
+            context.properties.trace.append(
+                offset: position, "\(end - position) bytes at the end of '\(parent.type)' skipped")
+            state = .skip(remaining: end - position)
+            return nil
+        }
+        guard cursor.remaining >= 8 else { return .needMore(8) }
+        if cursor.peekInteger(endianness: .big, as: UInt32.self) == 1 && cursor.remaining < 16 {
+            return .needMore(16)
+        }
+        try readBoxHeader(&cursor)
+        return nil
+    }
+
+    /// Steps into `meta`'s children: past the version and flags of ISO's full box, at once for QuickTime's
+    /// (a child first); a `meta` too short for a child is skipped.
+    private mutating func enterMeta(_ box: Box, _ cursor: inout ByteCursor) throws -> ParserStep? {
+        let body = box.bodySize ?? 0
+        if body < 8 {
+            state = .skip(remaining: body)
+            return nil
+        }
+        guard cursor.remaining >= 8 else { return .needMore(8) }
+        let plain =
+            cursor.getInteger(at: cursor.position + 4, endianness: .big, as: UInt32.self)
+            == FourCharCode("hdlr").rawValue
+        if !plain { _ = cursor.skip(4) }
+        try descend(into: box)
+        return nil
+    }
+
+    /// Records a cover's `data` box as a picture (its type from the indicator, else from its first bytes,
+    /// and where its bytes lie) and passes over the picture itself.
+    private mutating func notePicture(in box: Box, _ cursor: inout ByteCursor) -> ParserStep? {
+        // Type indicator (13 JPEG, 14 PNG, 27 BMP; 0 implicit), locale, then the picture.
+        let size = box.bodySize ?? 0
+        let wanted = Int(min(size, 20))
+        guard cursor.remaining >= wanted else { return .needMore(wanted) }
+        if size >= 8, let indicator = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt32.self) {
+            let head = cursor.bytes[cursor.position + 8..<cursor.position + wanted]
+            let named: [UInt32: String] = [13: "image/jpeg", 14: "image/png", 27: "image/bmp"]
+            var picture = Picture(
+                type: 3, mimeType: named[indicator & 0xFF_FFFF] ?? Picture.sniffedMIMEType(head) ?? "",
+                byteCount: Int(size - 8))
+            picture.dataOffset = box.bodyOffset + 8
+            context.properties.pictures.append(picture)
+        }
+        skip(box, note: "cover art")
+        return nil
+    }
+
+    /// Steps over `remaining` bytes (`nil`: every byte to the end of the stream), then back to box headers.
+    private mutating func skipBytes(_ remaining: Int64?, _ cursor: inout ByteCursor) -> ParserStep? {
+        guard let remaining else {
+            _ = cursor.skip(cursor.remaining)
+            return .needMore(1)
+        }
+        let count = Int(min(Int64(cursor.remaining), remaining))
+        _ = cursor.skip(count)
+        if Int64(count) < remaining {
+            state = .skip(remaining: remaining - Int64(count))
+            return .needMore(1)
+        }
+        state = .boxHeader
+        return nil
+    }
+
+    /// Holds `mdat`'s bytes that come before `moov`, up to the retained-audio limit, until the box ends.
+    private mutating func retainMedia(of box: Box, _ cursor: inout ByteCursor) throws -> ParserStep? {
+        let position = cursor.absoluteOffset
+        guard let count = mediaBytesPresent(in: box, at: position, remaining: cursor.remaining) else { return nil }
+        guard count > 0 else { return .needMore(1) }
+        let limit = context.limits.maximumRetainedAudioBytes
+        let media = earlyMedia ?? box
+        if let bytes = cursor.readSlice(count) {
+            try context.retained.hold(bytes, at: position, limit: limit) {
+                .notOptimized(
+                    "mp4: 'moov' does not come before the audio; more than \(limit) bytes of 'mdat' "
+                        + "arrived without it, and a stream cannot wait longer", offset: media.offset)
             }
         }
+        return nil
+    }
+
+    /// The bytes of `box` (a media box) present at `position`, or `nil` where the box ends there: the walk goes
+    /// back to box headers.
+    private mutating func mediaBytesPresent(in box: Box, at position: Int64, remaining: Int) -> Int? {
+        let end = box.end ?? Int64.max
+        if position >= end {
+            state = .boxHeader
+            return nil
+        }
+        return Int(min(Int64(remaining), end - position))
+    }
+
+    /// Reads the movie's first MPEG audio frame header where a seek led, then announces the movie and seeks
+    /// back to `returnTo` (or passes over the rest of the stream).
+    private mutating func readFirstFrame(
+        of movie: Box, returningTo returnTo: Int64?, _ cursor: inout ByteCursor, atEnd: Bool
+    ) throws -> ParserStep? {
+        let count = firstSampleBytesRead
+        guard cursor.remaining >= count || atEnd else { return .needMore(count) }
+        let available = min(count, cursor.remaining)
+        readFirstFrameHeader(
+            UnsafeRawBufferPointer(rebasing: cursor.bytes[cursor.position..<cursor.position + available]))
+        _ = cursor.skip(cursor.remaining)
+        state = .skip(remaining: nil)
+        if let end = returnTo { pendingSeekRequest = (end, .boxHeader) }
+        try announceMovie(movie)
+        return nil
+    }
+
+    /// Reads a chapter track's sample's title where a seek led, then seeks to the next one's, or to where the
+    /// chapters were left.
+    private mutating func readChapterSample(_ index: Int, _ cursor: inout ByteCursor, atEnd: Bool) -> ParserStep? {
+        let sample = chapterSamples[index]
+        guard cursor.remaining >= sample.size || atEnd else { return .needMore(sample.size) }
+        readChapterTitle(index, from: cursor)
+        state = .boxHeader
+        if index + 1 < chapterSamples.count {
+            pendingSeekRequest = (chapterSamples[index + 1].offset, .chapterSample(index + 1))
+        } else {
+            pendingSeekRequest = afterChapters
+        }
+        return nil
     }
 
     mutating func readBoxHeader(_ cursor: inout ByteCursor) throws {
@@ -1035,11 +1076,7 @@ package struct MP4Parser: StreamParser {
     mutating func produceMedia(_ cursor: inout ByteCursor, in box: Box) throws -> ParserStep? {
         let position = cursor.absoluteOffset
         let end = box.end ?? Int64.max
-        if position >= end {
-            state = .boxHeader
-            return nil
-        }
-        let available = Int(min(Int64(cursor.remaining), end - position))
+        guard let available = mediaBytesPresent(in: box, at: position, remaining: cursor.remaining) else { return nil }
         guard available > 0 else { return .needMore(1) }
         // A chapter title between the packets, in a stream that cannot seek back for it: read as it passes.
         let gapEnd = min(table.sample(at: sampleCursor)?.offset ?? end, end)
@@ -1160,6 +1197,36 @@ package struct MP4Parser: StreamParser {
     package mutating func finish(endOffset: Int64, unconsumed: Int) throws {
         // A stream that ends before its first MPEG audio frame: the sample entry's format, as it is.
         if let movie = movieAwaitingFirstFrame { try announceMovie(movie) }
+        try checkEndInState(endOffset: endOffset, unconsumed: unconsumed)
+        guard movieParsed else { throw missingMovieError(endOffset: endOffset) }
+        if let first = table.runs.first, first.offset >= endOffset {
+            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is); the
+            // audio would have begun where the stream ends.
+            context.properties.trace.append(
+                offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
+            context.properties.dataOffset = endOffset
+        }
+        var reached = sampleCursor.sample
+        if context.mode == .indexing { reached = indexPackets(endingBy: endOffset) }
+        let claimed = table.sampleCount
+        if reached < claimed { notePacketsPastTheEnd(claimed - reached, of: claimed, endOffset: endOffset) }
+        context.properties.audioDataPacketCount = tally.packets
+        context.properties.audioDataByteCount = tally.bytes
+        context.properties.maximumPacketSize = tally.largest
+        if context.properties.dataOffset == nil {
+            context.properties.dataOffset = min(
+                table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
+        }
+        let complete = reached == claimed && !isFragmented
+        context.properties.packetTableInfo = gaplessInfo(
+            decodedFrames: decodedFrames(packets: tally.packets, duration: tally.duration),
+            exactDuration: complete ? table.totalDuration : nil)
+        context.announce(.packetTableInfo)
+    }
+
+    /// Where the stream ends in a box (of the movie, or before it) or a box header, or while the parser waits
+    /// for a seek to a `moov` after the audio, the error that says so; otherwise the bytes left unread are traced.
+    private mutating func checkEndInState(endOffset: Int64, unconsumed: Int) throws {
         switch state {
         case .boxBody(let box) where !movieParsed || open.contains(where: { $0.type == "moov" }):
             throw AudioFileError.truncated(
@@ -1178,86 +1245,71 @@ package struct MP4Parser: StreamParser {
                     offset: endOffset - Int64(unconsumed), "\(unconsumed) bytes at the end not read")
             }
         }
-        guard movieParsed else {
-            if let movie = open.first(where: { $0.type == "moov" }) {
-                let length = movie.end.map { "\($0 - movie.offset) bytes long" } ?? "running to the end"
-                throw AudioFileError.truncated(
-                    "mp4: the stream ends inside its 'moov' box (at byte \(movie.offset), \(length)): the file is cut short",
-                    offset: endOffset)
-            }
-            if let early = earlyMedia {
-                throw AudioFileError.truncated(
-                    "mp4: the stream ends without a 'moov' box (its 'mdat' at byte \(early.offset) came first)",
-                    offset: endOffset)
-            }
-            throw AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
+    }
+
+    /// Why a stream that ended without a whole `moov` cannot be read: cut inside it, its `mdat` first, or none.
+    private func missingMovieError(endOffset: Int64) -> AudioFileError {
+        if let movie = open.first(where: { $0.type == "moov" }) {
+            let length = movie.end.map { "\($0 - movie.offset) bytes long" } ?? "running to the end"
+            return AudioFileError.truncated(
+                "mp4: the stream ends inside its 'moov' box (at byte \(movie.offset), \(length)): the file is cut short",
+                offset: endOffset)
         }
-        if let first = table.runs.first, first.offset >= endOffset {
-            // `moov` is whole: the file is read, with no packet, and truncated (as a cut WAV or CAF is); the
-            // audio would have begun where the stream ends.
-            context.properties.trace.append(
-                offset: endOffset, "the stream ends before the audio begins at byte \(first.offset)")
-            context.properties.dataOffset = endOffset
+        if let early = earlyMedia {
+            return AudioFileError.truncated(
+                "mp4: the stream ends without a 'moov' box (its 'mdat' at byte \(early.offset) came first)",
+                offset: endOffset)
         }
-        var reached = sampleCursor.sample
-        if context.mode == .indexing {
-            // Every packet whose bytes lie within the file, in order.
-            var index: [PacketDescription] = []
-            var cursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
-            tally = Tally()
-            var box = 0
-            var outside: Int64 = 0
-            while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
-                let number = cursor.sample
-                table.advance(&cursor)
-                while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
-                guard
-                    mediaBoxes.count >= 4096
-                        || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
-                            && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
-                else {
-                    outside += 1
-                    continue
-                }
-                index.append(
-                    PacketDescription(
-                        startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration, sample: number),
-                        dataByteSize: sample.size))
-                tally.add(size: sample.size, duration: sample.duration)
+        return AudioFileError.truncated("mp4: no 'moov' box before the end of the stream", offset: endOffset)
+    }
+
+    /// Indexes every packet whose bytes lie within the file, in order, and tallies them; a packet outside every
+    /// `mdat` is lost (noted as damage). Returns the number of the first sample not reached.
+    private mutating func indexPackets(endingBy endOffset: Int64) -> Int64 {
+        var index: [PacketDescription] = []
+        var cursor = table.cursor(at: 0) ?? MP4SampleTable.Cursor()
+        tally = Tally()
+        var box = 0
+        var outside: Int64 = 0
+        while let sample = table.sample(at: cursor), sample.offset + Int64(sample.size) <= endOffset {
+            let number = cursor.sample
+            table.advance(&cursor)
+            while box < mediaBoxes.count, (mediaBoxes[box].end ?? Int64.max) <= sample.offset { box += 1 }
+            guard
+                mediaBoxes.count >= 4096
+                    || box < mediaBoxes.count && mediaBoxes[box].bodyOffset <= sample.offset
+                        && sample.offset + Int64(sample.size) <= (mediaBoxes[box].end ?? Int64.max)
+            else {
+                outside += 1
+                continue
             }
-            reached = cursor.sample
-            if outside > 0 {
-                context.noteDamage(
-                    "mp4: the sample table puts \(outside) packets outside the media data ('mdat'); they are lost")
-            }
-            context.packetIndex = index
+            index.append(
+                PacketDescription(
+                    startOffset: sample.offset, variableFramesInPacket: framesOf(sample.duration, sample: number),
+                    dataByteSize: sample.size))
+            tally.add(size: sample.size, duration: sample.duration)
         }
-        let claimed = table.sampleCount
-        if reached < claimed {
-            // Cut short where the stream ends inside the media data; where every 'mdat' is whole, the table lies.
-            let mediaWhole = !mediaBoxes.isEmpty && mediaBoxes.allSatisfy { ($0.end ?? Int64.max) <= endOffset }
-            let note = "\(claimed - reached) of \(claimed) packets lie past the end of the stream"
-            if mediaWhole && !isFragmented {
-                context.noteDamage(
-                    "mp4: the sample table puts \(claimed - reached) of its \(claimed) packets past the end of the "
-                        + "stream, though the media data ('mdat') is whole: the table is damaged; they are lost")
-            } else {
-                context.properties.isTruncated = true
-                context.properties.truncationOffset = endOffset
-                context.properties.trace.append(offset: endOffset, note)
-            }
+        if outside > 0 {
+            context.noteDamage(
+                "mp4: the sample table puts \(outside) packets outside the media data ('mdat'); they are lost")
         }
-        context.properties.audioDataPacketCount = tally.packets
-        context.properties.audioDataByteCount = tally.bytes
-        context.properties.maximumPacketSize = tally.largest
-        if context.properties.dataOffset == nil {
-            context.properties.dataOffset = min(
-                table.runs.first?.offset ?? mediaBoxes.first?.bodyOffset ?? endOffset, endOffset)
+        context.packetIndex = index
+        return cursor.sample
+    }
+
+    /// `missing` of the table's `claimed` packets lie past the end: the stream is cut short where it ends inside
+    /// the media data; where every `mdat` is whole (and the file is not fragmented), the table is damaged.
+    private mutating func notePacketsPastTheEnd(_ missing: Int64, of claimed: Int64, endOffset: Int64) {
+        let mediaWhole = !mediaBoxes.isEmpty && mediaBoxes.allSatisfy { ($0.end ?? Int64.max) <= endOffset }
+        let note = "\(missing) of \(claimed) packets lie past the end of the stream"
+        if mediaWhole && !isFragmented {
+            context.noteDamage(
+                "mp4: the sample table puts \(missing) of its \(claimed) packets past the end of the "
+                    + "stream, though the media data ('mdat') is whole: the table is damaged; they are lost")
+        } else {
+            context.properties.isTruncated = true
+            context.properties.truncationOffset = endOffset
+            context.properties.trace.append(offset: endOffset, note)
         }
-        let complete = reached == claimed && !isFragmented
-        context.properties.packetTableInfo = gaplessInfo(
-            decodedFrames: decodedFrames(packets: tally.packets, duration: tally.duration),
-            exactDuration: complete ? table.totalDuration : nil)
-        context.announce(.packetTableInfo)
     }
 }

@@ -248,6 +248,7 @@ extension MP4Parser {
 
     // MARK: The sample description
 
+    /// The sound track's first sample entry, described (`nil` where `stsd` holds none).
     func parseSampleDescription(_ box: Box, _ body: inout ByteCursor) throws -> SampleEntry? {
         _ = body.skip(4)
         guard (body.readInteger(endianness: .big, as: UInt32.self) ?? 0) > 0, body.remaining >= 8 else { return nil }
@@ -260,6 +261,38 @@ extension MP4Parser {
                 offset: entryOffset)
         }
         var entry = ByteCursor(bytes, baseOffset: entryOffset + 8)
+        let fields = readAudioSampleEntry(type: type, offset: entryOffset, &entry)
+        return try Self.sampleEntry(describing: fields)
+    }
+
+    /// An audio sample entry as its fields and boxes give it, before its codec is looked at.
+    struct AudioSampleEntryFields {
+        /// The entry's type: the codec's code.
+        var type: FourCharCode
+        /// Where the entry begins (errors name it).
+        var offset: Int64
+        /// QuickTime's sound description version (0, 1 or 2).
+        var version: UInt16
+        /// The channels, the sample size and the rate the entry states (the rate, where it states none, the
+        /// track's timescale); a codec's configuration may say otherwise.
+        var channels: UInt32, sampleSize: UInt32, rate: Double
+        /// Version 2's own fields: the bits and CoreAudio format flags of its `lpcm`.
+        var lpcm: (bits: UInt32, flags: UInt32)?
+        /// The codec's configuration boxes, one level down (QuickTime puts them inside `wave`).
+        var children: [FourCharCode: [UInt8]]
+
+        /// The entry described by its rate and channels alone, as `id` with `frames` a packet (0: unknown).
+        func plain(_ id: FourCharCode, frames: UInt32) -> SampleEntry {
+            let format = StreamDescription(
+                sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
+                bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: frames > 0)
+        }
+    }
+
+    /// Reads an audio sample entry's fields (QuickTime's version 1 and 2 included) and collects its codec's
+    /// configuration boxes; the rate falls back on the track's timescale.
+    func readAudioSampleEntry(type: FourCharCode, offset: Int64, _ entry: inout ByteCursor) -> AudioSampleEntryFields {
         _ = entry.skip(8)  // reserved, data reference index
         let version = entry.readInteger(endianness: .big, as: UInt16.self) ?? 0
         _ = entry.skip(6)
@@ -267,7 +300,6 @@ extension MP4Parser {
         let sampleSize = UInt32(entry.readInteger(endianness: .big, as: UInt16.self) ?? 0)
         _ = entry.skip(4)
         var rate = Double((entry.readInteger(endianness: .big, as: UInt32.self) ?? 0) >> 16)
-        // Version 2's own fields: the bits and CoreAudio format flags of its `lpcm`.
         var lpcm: (bits: UInt32, flags: UInt32)?
         switch version {
         case 1:
@@ -286,205 +318,240 @@ extension MP4Parser {
         default: break
         }
         if rate == 0, let timescale = track?.timescale { rate = Double(timescale) }
-        // The codec's configuration boxes, one level down (QuickTime puts them inside `wave`).
         var children: [FourCharCode: [UInt8]] = [:]
-        func collect(_ cursor: inout ByteCursor) {
-            while cursor.remaining >= 8 {
-                let size = Int(cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0)
-                let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
-                guard size >= 8, size - 8 <= cursor.remaining, let child = cursor.readSlice(size - 8) else { return }
-                if type == "wave" {
-                    var inner = ByteCursor(child)
-                    collect(&inner)
-                } else if children[type] == nil {
-                    children[type] = Array(child)
-                }
-            }
-        }
-        collect(&entry)
+        Self.collectConfigurationBoxes(&entry, into: &children)
+        return AudioSampleEntryFields(
+            type: type, offset: offset, version: version, channels: channels, sampleSize: sampleSize, rate: rate,
+            lpcm: lpcm, children: children)
+    }
 
-        func plain(_ id: FourCharCode, frames: UInt32) -> SampleEntry {
-            let format = StreamDescription(
-                sampleRate: rate, formatID: id, bytesPerPacket: 0, framesPerPacket: frames,
-                bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
-            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: frames > 0)
+    /// Collects the boxes at the cursor by type, the first of each, looking inside `wave`.
+    static func collectConfigurationBoxes(_ cursor: inout ByteCursor, into children: inout [FourCharCode: [UInt8]]) {
+        while cursor.remaining >= 8 {
+            let size = Int(cursor.readInteger(endianness: .big, as: UInt32.self) ?? 0)
+            let type = cursor.readFourCharCode() ?? FourCharCode(rawValue: 0)
+            guard size >= 8, size - 8 <= cursor.remaining, let child = cursor.readSlice(size - 8) else { return }
+            if type == "wave" {
+                var inner = ByteCursor(child)
+                collectConfigurationBoxes(&inner, into: &children)
+            } else if children[type] == nil {
+                children[type] = Array(child)
+            }
         }
+    }
+
+    /// The sample entry's codec, format and cookie, by its type and configuration boxes.
+    static func sampleEntry(describing fields: AudioSampleEntryFields) throws -> SampleEntry {
+        var fields = fields
+        let type = fields.type
         switch type {
-        case "mp4a":
-            guard let descriptor = children["esds"], descriptor.count > 4,
-                let config = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: Array(descriptor[4...]))
-            else { return plain(type, frames: 0) }
-            switch config.objectType {
-            case 0x40, 0x66, 0x67, 0x68:
-                guard let asc = AudioSpecificConfig(config.specificInfo) else {
-                    throw AudioFileError.malformed(
-                        "mp4: the AudioSpecificConfig in 'esds' cannot be read",
-                        offset: entryOffset)
-                }
-                switch asc.objectType {
-                case 32: return plain(.mpegLayer1, frames: 384)
-                case 33: return plain(.mpegLayer2, frames: 1152)
-                case 34: return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
-                default: break
-                }
-                var layers = asc.formatList
-                for index in layers.indices where layers[index].channelsPerFrame == 0 {
-                    layers[index].channelsPerFrame = channels
-                }
-                return SampleEntry(
-                    format: layers[0], formatList: layers, cookie: config.specificInfo,
-                    knowsFramesPerPacket: true)
-            // MPEG-2 (0x69) and MPEG-1 (0x6B) audio, any layer: the first frame's header says which, and its
-            // channels (the entry's count is a template's).
-            case 0x69, 0x6B: return plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
-            case 0xA5: return plain(.ac3, frames: 1536)
-            case 0xA6: return plain(.enhancedAC3, frames: 1536)
-            case 0xAD: return plain(.opus, frames: 0)
-            case 0xDD:
-                // Vorbis (FFmpeg's private indication): the three headers, Xiph-laced, are the cookie as
-                // libavcodec takes it, and the identification header gives the channels and rate.
-                guard let header = Self.vorbisIdentification(laced: config.specificInfo) else {
-                    throw AudioFileError.malformed(
-                        "mp4: Vorbis in 'esds' without its three headers", offset: entryOffset)
-                }
-                var result = plain(.vorbis, frames: 0)
-                result.format.channelsPerFrame = header.channels
-                result.format.sampleRate = header.rate
-                result.formatList = [result.format]
-                result.cookie = config.specificInfo
-                return result
-            default:
-                // A codec afkit does not decode keeps its own name where MP4's registry gives it one.
-                return plain(Self.objectTypeFormats[Int(config.objectType)] ?? type, frames: 0)
-            }
-        case ".mp3": return plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
-        case "ipcm", "fpcm":
-            // ISO/IEC 23003-5: 'pcmC' (a full box) holds format_flags (bit 0: little-endian) and the sample size;
-            // 'ipcm' is integers, 'fpcm' floats.
-            guard let config = children["pcmC"], config.count >= 6 else {
-                throw AudioFileError.malformed(
-                    "mp4: an '\(type)' sample entry without its 'pcmC' box", offset: entryOffset)
-            }
-            let bits = UInt32(config[5])
-            let isFloat = type == "fpcm"
-            guard isFloat ? bits == 32 || bits == 64 : bits == 16 || bits == 24 || bits == 32 else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "mp4: ISO/IEC 23003-5 PCM ('\(type)') of \(bits)-bit samples cannot be", offset: entryOffset)
-            }
-            let format = StreamDescription.linearPCM(
-                sampleRate: rate, channels: channels, bitsPerChannel: bits, isFloat: isFloat,
-                isBigEndian: config[4] & 1 == 0, signed8: true)
-            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
-        case "alac":
-            guard let atom = children["alac"], atom.count >= 28 else {
-                throw AudioFileError.malformed(
-                    "mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: entryOffset)
-            }
-            let config = Array(atom[4..<28])
-            func integer(_ at: Int) -> UInt32 {
-                UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8
-                    | UInt32(config[at + 3])
-            }
-            let format = StreamDescription.appleLossless(
-                sampleRate: Double(integer(20)), channels: UInt32(config[9]),
-                bitDepth: Int(config[5]), framesPerPacket: integer(0))
-            return SampleEntry(format: format, formatList: [format], cookie: config, knowsFramesPerPacket: true)
+        case "mp4a": return try mpeg4AudioEntry(fields)
+        case ".mp3": return fields.plain(.mpegLayer3, frames: fields.rate >= 32000 ? 1152 : 576)
+        case "ipcm", "fpcm": return try isoPCMEntry(fields)
+        case "alac": return try appleLosslessEntry(fields)
         case "Opus":
-            var result = plain(.opus, frames: 0)
+            var result = fields.plain(.opus, frames: 0)
             result.format.sampleRate = 48000
-            if let options = children["dOps"], options.count >= 11 {
+            if let options = fields.children["dOps"], options.count >= 11 {
                 result.format.channelsPerFrame = UInt32(options[1])
                 // The decoders take Ogg's `OpusHead` (RFC 7845): the same fields, little-endian, behind a magic.
                 result.cookie = Self.opusHead(fromOpusSpecificBox: options)
             }
             result.formatList = [result.format]
             return result
-        case "fLaC":
-            // FLAC in ISO base media: `dfLa` holds the metadata blocks, STREAMINFO first; the cookie is the
-            // whole box, as in CAF.
-            guard let blocks = children["dfLa"], let info = FLACStreamInfo(cookie: blocks) else {
-                throw AudioFileError.malformed(
-                    "mp4: an 'fLaC' sample entry without a 'dfLa' box holding STREAMINFO", offset: entryOffset)
-            }
-            var format = info.streamDescription
-            format.framesPerPacket = 0
-            var box: [UInt8] = []
-            box.appendInteger(UInt32(8 + blocks.count), endianness: .big)
-            box += Array("dfLa".utf8) + blocks
-            return SampleEntry(format: format, formatList: [format], cookie: box, knowsFramesPerPacket: false)
+        case "fLaC": return try flacEntry(fields)
         case "ac-3":
             // dac3: fscod(2) bsid(5) bsmod(3) acmod(3) lfeon(1); acmod names the main channels.
-            if let config = children["dac3"], config.count >= 2 {
+            if let config = fields.children["dac3"], config.count >= 2 {
                 let mode = Int(config[1] >> 3 & 7)
-                channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
+                fields.channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[1] >> 2 & 1)
             }
-            return plain(.ac3, frames: 1536)
+            return fields.plain(.ac3, frames: 1536)
         case "ec-3":
             // dec3: data_rate(13) num_ind_sub(3), then the first independent substream's fscod(2) bsid(5)
             // reserved(1) asvc(1) bsmod(3) acmod(3) lfeon(1): its channels, as the raw stream's frames give them
             // (the sample entry's count is a placeholder: 2 for 5.1 with Atmos' joint object coding).
-            if let config = children["dec3"], config.count >= 5 {
+            if let config = fields.children["dec3"], config.count >= 5 {
                 let mode = Int(config[3] >> 1 & 7)
-                channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[3] & 1)
+                fields.channels = UInt32(AC3FrameHeader.modeChannels[mode]) + UInt32(config[3] & 1)
             }
-            return plain(.enhancedAC3, frames: 1536)
+            return fields.plain(.enhancedAC3, frames: 1536)
         case "mlpa":
             // Dolby TrueHD: `dmlp` opens with the major sync's format_info, whose 8-channel (else 6-channel)
             // presentation assignment names the channel groups (the entry's count is a template's 2).
-            if let config = children["dmlp"], config.count >= 4,
+            if let config = fields.children["dmlp"], config.count >= 4,
                 let count = Self.trueHDChannels(formatInfo: config.prefix(4).reduce(0) { $0 << 8 | UInt32($1) })
             {
-                channels = count
+                fields.channels = count
             }
-            return plain(type, frames: 0)
+            return fields.plain(type, frames: 0)
         // AMR in 3GPP files: a 20 ms frame a sample, mono at 8 or 16 kHz whatever the entry says.
         case "samr", "sawb":
-            var result = plain(type, frames: type == "samr" ? 160 : 320)
+            var result = fields.plain(type, frames: type == "samr" ? 160 : 320)
             result.format.sampleRate = type == "samr" ? 8000 : 16000
             result.format.channelsPerFrame = 1
             result.formatList = [result.format]
             return result
-        case "lpcm" where version == 2 && lpcm != nil:
-            // Version 2's `lpcm`: the bits and flags say it all (kAudioFormatFlagIsFloat 1, IsBigEndian 2).
-            let (bits, flags) = lpcm ?? (0, 0)
-            let isFloat = flags & 1 != 0
-            guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0)
-            else {
-                return plain(type, frames: 0)
-            }
-            let format = StreamDescription.linearPCM(
-                sampleRate: rate, channels: channels, bitsPerChannel: bits,
-                isFloat: isFloat, isBigEndian: flags & 2 != 0, signed8: flags & 4 != 0)
-            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
+        case "lpcm" where fields.version == 2 && fields.lpcm != nil: return versionTwoLPCMEntry(fields)
         case "sowt", "twos", "raw ", "in24", "in32", "fl32", "fl64", "lpcm", "ulaw", "alaw", "ima4", "MAC3", "MAC6",
             "agsm":
-            // QuickTime's uncompressed entries name the same sample words as AIFF-C's compression types
-            // ('lpcm' as 'twos'), and its constant-packet codecs the same codecs (IMA4, MACE, GSM); a sample size
-            // no word has leaves the entry undescribed. The 24- and
-            // 32-bit words and the floats are little-endian where `wave` holds `enda` with 1, as FFmpeg
-            // writes them from little-endian sources.
-            let littleEndian =
-                children["enda"].map { $0.count >= 2 && ($0[$0.startIndex] != 0 || $0[$0.startIndex + 1] != 0) }
-                ?? false
-            var word = type == "lpcm" ? "twos" : type
-            if littleEndian {
-                switch type {
-                case "in24": word = "42ni"
-                case "in32": word = "23ni"
-                case "twos": word = "sowt"
-                default: break
-                }
-            }
-            guard
-                var format = try? AIFFCompressionType.streamDescription(
-                    compression: word,
-                    channels: channels, sampleSize: Int(sampleSize), sampleRate: rate, offset: entryOffset)
-            else { return plain(type, frames: 0) }
-            if littleEndian && (type == "fl32" || type == "fl64") { format.formatFlags.remove(.isBigEndian) }
-            return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
+            return quickTimeSoundEntry(fields)
         default:
-            return plain(type, frames: 0)
+            return fields.plain(type, frames: 0)
         }
+    }
+
+    /// An `mp4a` entry: the codec its `esds` names (AAC and its AudioSpecificConfig, MPEG audio, AC-3, Opus,
+    /// Vorbis, or a codec afkit does not decode).
+    static func mpeg4AudioEntry(_ fields: AudioSampleEntryFields) throws -> SampleEntry {
+        let rate = fields.rate
+        guard let descriptor = fields.children["esds"], descriptor.count > 4,
+            let config = AudioSpecificConfig.decoderConfig(inElementaryStreamDescriptor: Array(descriptor[4...]))
+        else { return fields.plain(fields.type, frames: 0) }
+        switch config.objectType {
+        case 0x40, 0x66, 0x67, 0x68:
+            guard let asc = AudioSpecificConfig(config.specificInfo) else {
+                throw AudioFileError.malformed(
+                    "mp4: the AudioSpecificConfig in 'esds' cannot be read",
+                    offset: fields.offset)
+            }
+            switch asc.objectType {
+            case 32: return fields.plain(.mpegLayer1, frames: 384)
+            case 33: return fields.plain(.mpegLayer2, frames: 1152)
+            case 34: return fields.plain(.mpegLayer3, frames: rate >= 32000 ? 1152 : 576)
+            default: break
+            }
+            var layers = asc.formatList
+            for index in layers.indices where layers[index].channelsPerFrame == 0 {
+                layers[index].channelsPerFrame = fields.channels
+            }
+            return SampleEntry(
+                format: layers[0], formatList: layers, cookie: config.specificInfo,
+                knowsFramesPerPacket: true)
+        // MPEG-2 (0x69) and MPEG-1 (0x6B) audio, any layer: the first frame's header says which, and its
+        // channels (the entry's count is a template's).
+        case 0x69, 0x6B:
+            return fields.plain(.mpegLayer3, frames: config.objectType == 0x6B || rate >= 32000 ? 1152 : 576)
+        case 0xA5: return fields.plain(.ac3, frames: 1536)
+        case 0xA6: return fields.plain(.enhancedAC3, frames: 1536)
+        case 0xAD: return fields.plain(.opus, frames: 0)
+        case 0xDD:
+            // Vorbis (FFmpeg's private indication): the three headers, Xiph-laced, are the cookie as
+            // libavcodec takes it, and the identification header gives the channels and rate.
+            guard let header = Self.vorbisIdentification(laced: config.specificInfo) else {
+                throw AudioFileError.malformed(
+                    "mp4: Vorbis in 'esds' without its three headers", offset: fields.offset)
+            }
+            var result = fields.plain(.vorbis, frames: 0)
+            result.format.channelsPerFrame = header.channels
+            result.format.sampleRate = header.rate
+            result.formatList = [result.format]
+            result.cookie = config.specificInfo
+            return result
+        default:
+            // A codec afkit does not decode keeps its own name where MP4's registry gives it one.
+            return fields.plain(Self.objectTypeFormats[Int(config.objectType)] ?? fields.type, frames: 0)
+        }
+    }
+
+    /// An `ipcm` or `fpcm` entry (ISO/IEC 23003-5): integers or floats of the size and byte order its `pcmC`
+    /// gives.
+    static func isoPCMEntry(_ fields: AudioSampleEntryFields) throws -> SampleEntry {
+        let type = fields.type
+        // 'pcmC' (a full box) holds format_flags (bit 0: little-endian) and the sample size; 'ipcm' is integers,
+        // 'fpcm' floats.
+        guard let config = fields.children["pcmC"], config.count >= 6 else {
+            throw AudioFileError.malformed(
+                "mp4: an '\(type)' sample entry without its 'pcmC' box", offset: fields.offset)
+        }
+        let bits = UInt32(config[5])
+        let isFloat = type == "fpcm"
+        guard isFloat ? bits == 32 || bits == 64 : bits == 16 || bits == 24 || bits == 32 else {
+            throw AudioFileError.unsupportedDataFormat(
+                "mp4: ISO/IEC 23003-5 PCM ('\(type)') of \(bits)-bit samples cannot be", offset: fields.offset)
+        }
+        let format = StreamDescription.linearPCM(
+            sampleRate: fields.rate, channels: fields.channels, bitsPerChannel: bits, isFloat: isFloat,
+            isBigEndian: config[4] & 1 == 0, signed8: true)
+        return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
+    }
+
+    /// An `alac` entry: the format its ALACSpecificConfig gives, which is the cookie.
+    static func appleLosslessEntry(_ fields: AudioSampleEntryFields) throws -> SampleEntry {
+        guard let atom = fields.children["alac"], atom.count >= 28 else {
+            throw AudioFileError.malformed(
+                "mp4: an 'alac' sample entry without its ALACSpecificConfig", offset: fields.offset)
+        }
+        let config = Array(atom[4..<28])
+        func integer(_ at: Int) -> UInt32 {
+            UInt32(config[at]) << 24 | UInt32(config[at + 1]) << 16 | UInt32(config[at + 2]) << 8
+                | UInt32(config[at + 3])
+        }
+        let format = StreamDescription.appleLossless(
+            sampleRate: Double(integer(20)), channels: UInt32(config[9]),
+            bitDepth: Int(config[5]), framesPerPacket: integer(0))
+        return SampleEntry(format: format, formatList: [format], cookie: config, knowsFramesPerPacket: true)
+    }
+
+    /// An `fLaC` entry: the format its `dfLa` STREAMINFO gives; the cookie is the whole box, as in CAF.
+    static func flacEntry(_ fields: AudioSampleEntryFields) throws -> SampleEntry {
+        // FLAC in ISO base media: `dfLa` holds the metadata blocks, STREAMINFO first.
+        guard let blocks = fields.children["dfLa"], let info = FLACStreamInfo(cookie: blocks) else {
+            throw AudioFileError.malformed(
+                "mp4: an 'fLaC' sample entry without a 'dfLa' box holding STREAMINFO", offset: fields.offset)
+        }
+        var format = info.streamDescription
+        format.framesPerPacket = 0
+        var box: [UInt8] = []
+        box.appendInteger(UInt32(8 + blocks.count), endianness: .big)
+        box += Array("dfLa".utf8) + blocks
+        return SampleEntry(format: format, formatList: [format], cookie: box, knowsFramesPerPacket: false)
+    }
+
+    /// A version 2 `lpcm` entry: linear PCM as its bits and flags say (kAudioFormatFlagIsFloat 1, IsBigEndian 2),
+    /// undescribed where they name no sample word.
+    static func versionTwoLPCMEntry(_ fields: AudioSampleEntryFields) -> SampleEntry {
+        let (bits, flags) = fields.lpcm ?? (0, 0)
+        let isFloat = flags & 1 != 0
+        guard (isFloat && (bits == 32 || bits == 64)) || (!isFloat && (8...32).contains(bits) && bits % 8 == 0)
+        else {
+            return fields.plain(fields.type, frames: 0)
+        }
+        let format = StreamDescription.linearPCM(
+            sampleRate: fields.rate, channels: fields.channels, bitsPerChannel: bits,
+            isFloat: isFloat, isBigEndian: flags & 2 != 0, signed8: flags & 4 != 0)
+        return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
+    }
+
+    /// One of QuickTime's uncompressed or constant-packet entries: the sample word (or codec) AIFF-C's
+    /// compression type of the same name gives, little-endian where `wave` holds `enda` with 1.
+    static func quickTimeSoundEntry(_ fields: AudioSampleEntryFields) -> SampleEntry {
+        let type = fields.type
+        // QuickTime's uncompressed entries name the same sample words as AIFF-C's compression types
+        // ('lpcm' as 'twos'), and its constant-packet codecs the same codecs (IMA4, MACE, GSM); a sample size
+        // no word has leaves the entry undescribed. The 24- and
+        // 32-bit words and the floats are little-endian where `wave` holds `enda` with 1, as FFmpeg
+        // writes them from little-endian sources.
+        let littleEndian =
+            fields.children["enda"].map { $0.count >= 2 && ($0[$0.startIndex] != 0 || $0[$0.startIndex + 1] != 0) }
+            ?? false
+        var word = type == "lpcm" ? "twos" : type
+        if littleEndian {
+            switch type {
+            case "in24": word = "42ni"
+            case "in32": word = "23ni"
+            case "twos": word = "sowt"
+            default: break
+            }
+        }
+        guard
+            var format = try? AIFFCompressionType.streamDescription(
+                compression: word,
+                channels: fields.channels, sampleSize: Int(fields.sampleSize), sampleRate: fields.rate,
+                offset: fields.offset)
+        else { return fields.plain(type, frames: 0) }
+        if littleEndian && (type == "fl32" || type == "fl64") { format.formatFlags.remove(.isBigEndian) }
+        return SampleEntry(format: format, formatList: [format], cookie: nil, knowsFramesPerPacket: true)
     }
 
     /// Whether a box header (a size that fits, a type of printable characters) stands at the cursor.

@@ -89,15 +89,66 @@ extension MP4 {
         return ContainerLayout(header: header, trailer: [])
     }
 
+    /// The `moov` box of an M4A file: the movie, its one sound track with its edit and sample tables, the
+    /// fragments' defaults where `fragmented`, and the user data.
     static func moov(
         format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
         chunkOffsets: [Int64], wideOffsets: Bool, fragmented: Bool = false
     ) -> [UInt8] {
         let timescale = UInt32(format.sampleRate)
-        let packets = sizes.count
-        let unity: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
+        var stbl: [UInt8] = []
+        appendBox(&stbl, "stsd", sampleDescription(format: format, cookie: cookie, timescale: timescale))
+        appendBox(
+            &stbl, "stts",
+            timeToSample(packets: sizes.count, framesPerPacket: UInt32(format.framesPerPacket), lastFrames: lastFrames))
+        appendBox(&stbl, "stsc", sampleToChunk(packets: sizes.count))
+        appendBox(&stbl, "stsz", sampleSizes(sizes))
+        appendBox(&stbl, wideOffsets ? "co64" : "stco", chunkOffsetTable(chunkOffsets, wide: wideOffsets))
+        var minf: [UInt8] = []
+        var smhd = fullBoxHeader(version: 0, flags: 0)
+        smhd.appendInteger(UInt32(0), endianness: .big)  // balance, reserved
+        appendBox(&minf, "smhd", smhd)
+        appendBox(&minf, "dinf", dataInformation())
+        appendBox(&minf, "stbl", stbl)
+        var mdia: [UInt8] = []
+        appendBox(&mdia, "mdhd", mediaHeader(timescale: timescale, mediaFrames: mediaFrames))
+        appendBox(&mdia, "hdlr", soundHandler())
+        appendBox(&mdia, "minf", minf)
+        var trak: [UInt8] = []
+        appendBox(&trak, "tkhd", trackHeader(validFrames: validFrames))
+        appendBox(&trak, "edts", editList(validFrames: validFrames, priming: priming))
+        appendBox(&trak, "mdia", mdia)
 
+        var moov: [UInt8] = []
+        appendBox(&moov, "mvhd", movieHeader(timescale: timescale, validFrames: validFrames))
+        appendBox(&moov, "trak", trak)
+        if fragmented {
+            // The samples come in movie fragments: their defaults, one packet's frames each, sync samples.
+            var trex = fullBoxHeader(version: 0, flags: 0)
+            for value in [1, 1, format.framesPerPacket, 0, 0x0200_0000] as [UInt32] {
+                trex.appendInteger(value, endianness: .big)
+            }
+            var mvex: [UInt8] = []
+            appendBox(&mvex, "trex", trex)
+            appendBox(&moov, "mvex", mvex)
+        }
+        appendBox(
+            &moov, "udta",
+            userData(
+                options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
+                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac && !fragmented))
+        var box: [UInt8] = []
+        appendBox(&box, BoxType.moov, moov)
+        return box
+    }
+
+    /// The identity matrix of the movie and track headers (16.16 and 2.30 fixed point).
+    private static let unityMatrix: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
+
+    /// `mvhd`: the movie's timescale (the sample rate) and duration (the valid frames), with no times, so
+    /// outputs are reproducible.
+    private static func movieHeader(timescale: UInt32, validFrames: Int64) -> [UInt8] {
         var mvhd = fullBoxHeader(version: 1, flags: 0)
         mvhd.appendInteger(UInt64(0), endianness: .big)  // creation time: none, so outputs are reproducible
         mvhd.appendInteger(UInt64(0), endianness: .big)  // modification time
@@ -106,10 +157,14 @@ extension MP4 {
         mvhd.appendInteger(UInt32(0x0001_0000), endianness: .big)  // rate 1.0
         mvhd.appendInteger(UInt16(0x0100), endianness: .big)  // volume 1.0
         mvhd += [UInt8](repeating: 0, count: 10)
-        for value in unity { mvhd.appendInteger(value, endianness: .big) }
+        for value in unityMatrix { mvhd.appendInteger(value, endianness: .big) }
         mvhd += [UInt8](repeating: 0, count: 24)
         mvhd.appendInteger(UInt32(2), endianness: .big)  // next track ID
+        return mvhd
+    }
 
+    /// `tkhd`: track 1, enabled, lasting the valid frames.
+    private static func trackHeader(validFrames: Int64) -> [UInt8] {
         var tkhd = fullBoxHeader(version: 1, flags: 7)  // enabled, in movie, in preview
         tkhd.appendInteger(UInt64(0), endianness: .big)
         tkhd.appendInteger(UInt64(0), endianness: .big)
@@ -121,11 +176,14 @@ extension MP4 {
         tkhd.appendInteger(UInt16(0), endianness: .big)  // alternate group
         tkhd.appendInteger(UInt16(0x0100), endianness: .big)  // volume
         tkhd.appendInteger(UInt16(0), endianness: .big)
-        for value in unity { tkhd.appendInteger(value, endianness: .big) }
+        for value in unityMatrix { tkhd.appendInteger(value, endianness: .big) }
         tkhd.appendInteger(UInt32(0), endianness: .big)  // width
         tkhd.appendInteger(UInt32(0), endianness: .big)  // height
+        return tkhd
+    }
 
-        // One edit: from the first valid frame, for the valid frames.
+    /// `edts`: one edit, from the first valid frame (after the priming), for the valid frames.
+    private static func editList(validFrames: Int64, priming: Int64) -> [UInt8] {
         var elst = fullBoxHeader(version: 1, flags: 0)
         elst.appendInteger(UInt32(1), endianness: .big)
         elst.appendInteger(UInt64(validFrames), endianness: .big)
@@ -133,7 +191,11 @@ extension MP4 {
         elst.appendInteger(UInt32(0x0001_0000), endianness: .big)  // rate 1.0
         var edts: [UInt8] = []
         appendBox(&edts, "elst", elst)
+        return edts
+    }
 
+    /// `mdhd`: the media's timescale and duration (every frame the packets hold), language undetermined.
+    private static func mediaHeader(timescale: UInt32, mediaFrames: Int64) -> [UInt8] {
         var mdhd = fullBoxHeader(version: 1, flags: 0)
         mdhd.appendInteger(UInt64(0), endianness: .big)
         mdhd.appendInteger(UInt64(0), endianness: .big)
@@ -141,15 +203,21 @@ extension MP4 {
         mdhd.appendInteger(UInt64(mediaFrames), endianness: .big)
         mdhd.appendInteger(UInt16(0x55C4), endianness: .big)  // language 'und'
         mdhd.appendInteger(UInt16(0), endianness: .big)
+        return mdhd
+    }
 
+    /// `hdlr`: a sound track.
+    private static func soundHandler() -> [UInt8] {
         var hdlr = fullBoxHeader(version: 0, flags: 0)
         hdlr.appendInteger(UInt32(0), endianness: .big)
         hdlr.appendFourCharCode("soun")
         hdlr += [UInt8](repeating: 0, count: 12)
         hdlr += Array("SoundHandler".utf8) + [0]
+        return hdlr
+    }
 
-        var smhd = fullBoxHeader(version: 0, flags: 0)
-        smhd.appendInteger(UInt32(0), endianness: .big)  // balance, reserved
+    /// `dinf`: one data reference, to this file.
+    private static func dataInformation() -> [UInt8] {
         var url = [UInt8]()
         appendBox(&url, "url ", fullBoxHeader(version: 0, flags: 1))  // the data is in this file
         var dref = fullBoxHeader(version: 0, flags: 0)
@@ -157,8 +225,12 @@ extension MP4 {
         dref += url
         var dinf: [UInt8] = []
         appendBox(&dinf, "dref", dref)
+        return dinf
+    }
 
-        // The sample entry: an AudioSampleEntry, then the codec's configuration box.
+    /// `stsd`: one sample entry, an AudioSampleEntry (`mp4a` or `alac`), then the codec's configuration box
+    /// (`esds` or `alac`) made from the cookie.
+    private static func sampleDescription(format: StreamDescription, cookie: [UInt8], timescale: UInt32) -> [UInt8] {
         var entry = [UInt8](repeating: 0, count: 6)
         entry.appendInteger(UInt16(1), endianness: .big)  // data reference index
         entry += [UInt8](repeating: 0, count: 8)
@@ -181,9 +253,13 @@ extension MP4 {
         var stsd = fullBoxHeader(version: 0, flags: 0)
         stsd.appendInteger(UInt32(1), endianness: .big)
         stsd += sampleEntry
+        return stsd
+    }
 
+    /// `stts`: every packet `framesPerPacket` long, but the last, `lastFrames` long (a run of its own where it
+    /// is shorter).
+    private static func timeToSample(packets: Int, framesPerPacket: UInt32, lastFrames: Int64) -> [UInt8] {
         var stts = fullBoxHeader(version: 0, flags: 0)
-        let framesPerPacket = UInt32(format.framesPerPacket)
         var runs: [(count: UInt32, delta: UInt32)] = []
         if packets > 0 {
             if UInt32(lastFrames) == framesPerPacket {
@@ -198,7 +274,11 @@ extension MP4 {
             stts.appendInteger(run.count, endianness: .big)
             stts.appendInteger(run.delta, endianness: .big)
         }
+        return stts
+    }
 
+    /// `stsc`: chunks of `samplesPerChunk` packets, the last holding the rest.
+    private static func sampleToChunk(packets: Int) -> [UInt8] {
         var stsc = fullBoxHeader(version: 0, flags: 0)
         let fullChunks = packets / samplesPerChunk
         let lastChunk = packets % samplesPerChunk
@@ -211,62 +291,30 @@ extension MP4 {
             stsc.appendInteger(run.samples, endianness: .big)
             stsc.appendInteger(UInt32(1), endianness: .big)  // sample description index
         }
+        return stsc
+    }
 
+    /// `stsz`: every packet's size, one entry each.
+    private static func sampleSizes(_ sizes: [UInt32]) -> [UInt8] {
         var stsz = fullBoxHeader(version: 0, flags: 0)
         stsz.appendInteger(UInt32(0), endianness: .big)  // sizes vary: one entry each
-        stsz.appendInteger(UInt32(packets), endianness: .big)
+        stsz.appendInteger(UInt32(sizes.count), endianness: .big)
         for size in sizes { stsz.appendInteger(size, endianness: .big) }
+        return stsz
+    }
 
+    /// `stco` (or, `wide`, `co64`): where each chunk begins.
+    private static func chunkOffsetTable(_ chunkOffsets: [Int64], wide: Bool) -> [UInt8] {
         var stco = fullBoxHeader(version: 0, flags: 0)
         stco.appendInteger(UInt32(chunkOffsets.count), endianness: .big)
         for offset in chunkOffsets {
-            if wideOffsets {
+            if wide {
                 stco.appendInteger(UInt64(offset), endianness: .big)
             } else {
                 stco.appendInteger(UInt32(truncatingIfNeeded: offset), endianness: .big)
             }
         }
-
-        var stbl: [UInt8] = []
-        appendBox(&stbl, "stsd", stsd)
-        appendBox(&stbl, "stts", stts)
-        appendBox(&stbl, "stsc", stsc)
-        appendBox(&stbl, "stsz", stsz)
-        appendBox(&stbl, wideOffsets ? "co64" : "stco", stco)
-        var minf: [UInt8] = []
-        appendBox(&minf, "smhd", smhd)
-        appendBox(&minf, "dinf", dinf)
-        appendBox(&minf, "stbl", stbl)
-        var mdia: [UInt8] = []
-        appendBox(&mdia, "mdhd", mdhd)
-        appendBox(&mdia, "hdlr", hdlr)
-        appendBox(&mdia, "minf", minf)
-        var trak: [UInt8] = []
-        appendBox(&trak, "tkhd", tkhd)
-        appendBox(&trak, "edts", edts)
-        appendBox(&trak, "mdia", mdia)
-
-        var moov: [UInt8] = []
-        appendBox(&moov, "mvhd", mvhd)
-        appendBox(&moov, "trak", trak)
-        if fragmented {
-            // The samples come in movie fragments: their defaults, one packet's frames each, sync samples.
-            var trex = fullBoxHeader(version: 0, flags: 0)
-            for value in [1, 1, format.framesPerPacket, 0, 0x0200_0000] as [UInt32] {
-                trex.appendInteger(value, endianness: .big)
-            }
-            var mvex: [UInt8] = []
-            appendBox(&mvex, "trex", trex)
-            appendBox(&moov, "mvex", mvex)
-        }
-        appendBox(
-            &moov, "udta",
-            userData(
-                options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
-                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac && !fragmented))
-        var box: [UInt8] = []
-        appendBox(&box, BoxType.moov, moov)
-        return box
+        return stco
     }
 
     /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC; `udta/chpl`: the chapters.
@@ -274,15 +322,6 @@ extension MP4 {
         _ metadata: [String: String], pictures: [Picture], chapters: [Chapter], priming: Int64, remainder: Int64,
         validFrames: Int64, gapless: Bool
     ) -> [UInt8] {
-        func dataBox(_ text: String) -> [UInt8] {
-            var body: [UInt8] = []
-            body.appendInteger(UInt32(1), endianness: .big)  // well-known type 1: UTF-8
-            body.appendInteger(UInt32(0), endianness: .big)  // locale
-            body += Array(text.utf8)
-            var box: [UInt8] = []
-            appendBox(&box, "data", body)
-            return box
-        }
         var ilst: [UInt8] = []
         let items: [(String, FourCharCode)] = [
             ("title", FourCharCode(rawValue: 0xA96E_616D)), ("artist", FourCharCode(rawValue: 0xA941_5254)),
@@ -292,64 +331,25 @@ extension MP4 {
             ("composer", FourCharCode(rawValue: 0xA977_7274)), ("album artist", "aART"),
         ]
         for (key, type) in items {
-            if let value = metadata[key] { appendBox(&ilst, type, dataBox(value)) }
+            if let value = metadata[key] { appendBox(&ilst, type, textData(value)) }
         }
-        // The track as iTunes stores it: `trkn`, binary (0, number, total, 0), where it is "N" or "N/M".
         var named = Set(items.map(\.0))
-        if let track = metadata["track number"] {
-            let parts = track.split(separator: "/", maxSplits: 1).map { UInt16(String($0.filter { $0 != " " })) }
-            if let number = parts.first ?? nil, parts.count == 1 || parts[1] != nil {
-                var body: [UInt8] = []
-                body.appendInteger(UInt32(0), endianness: .big)  // type 0: binary
-                body.appendInteger(UInt32(0), endianness: .big)  // locale
-                body.appendInteger(UInt16(0), endianness: .big)
-                body.appendInteger(number, endianness: .big)
-                body.appendInteger(parts.count == 2 ? parts[1] ?? 0 : 0, endianness: .big)
-                body.appendInteger(UInt16(0), endianness: .big)
-                var data: [UInt8] = []
-                appendBox(&data, "data", body)
-                appendBox(&ilst, "trkn", data)
-                named.insert("track number")
-            }
+        if let track = metadata["track number"], let data = trackNumberData(track) {
+            appendBox(&ilst, "trkn", data)
+            named.insert("track number")
         }
-        // The pictures iTunes holds (JPEG, PNG, BMP), in one `covr` item.
-        let kinds: [String: UInt32] = ["image/jpeg": 13, "image/png": 14, "image/bmp": 27]
-        var covers: [UInt8] = []
-        for picture in pictures {
-            guard let kind = kinds[picture.mimeType], let bytes = picture.data else { continue }
-            var body: [UInt8] = []
-            body.appendInteger(kind, endianness: .big)
-            body.appendInteger(UInt32(0), endianness: .big)  // locale
-            appendBox(&covers, "data", body + bytes)
-        }
+        let covers = coverData(pictures)
         if !covers.isEmpty { appendBox(&ilst, "covr", covers) }
         // Every other text tag (afkit's provenance among them) as a freeform item, named by its key.
-        func freeform(_ key: String, _ value: String) {
-            var mean = fullBoxHeader(version: 0, flags: 0)
-            mean += Array("com.apple.iTunes".utf8)
-            var name = fullBoxHeader(version: 0, flags: 0)
-            name += Array(key.utf8)
-            var item: [UInt8] = []
-            appendBox(&item, "mean", mean)
-            appendBox(&item, "name", name)
-            item += dataBox(value)
-            appendBox(&ilst, "----", item)
-        }
         // (The gapless tag is the writer's own: one a source carried is not written again.)
         named.insert("itunsmpb")
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !named.contains(key) {
-            freeform(key, value)
+            appendBox(&ilst, "----", freeformItem(key, value))
         }
         if gapless {
-            // iTunes' gapless tag: 0, priming, remainder, valid frames (16 digits), then eight zero fields.
-            func hex(_ value: Int64, _ digits: Int) -> String {
-                let text = String(UInt64(max(0, value)), radix: 16, uppercase: true)
-                return String(repeating: "0", count: max(0, digits - text.count)) + text
-            }
-            let value =
-                " 00000000 \(hex(priming, 8)) \(hex(remainder, 8)) \(hex(validFrames, 16))"
-                + String(repeating: " 00000000", count: 8)
-            freeform("iTunSMPB", value)
+            appendBox(
+                &ilst, "----",
+                freeformItem("iTunSMPB", gaplessInfo(priming: priming, remainder: remainder, validFrames: validFrames)))
         }
         var handler = fullBoxHeader(version: 0, flags: 0)
         handler.appendInteger(UInt32(0), endianness: .big)
@@ -361,26 +361,94 @@ extension MP4 {
         appendBox(&meta, "ilst", ilst)
         var udta: [UInt8] = []
         appendBox(&udta, "meta", meta)
-        if !chapters.isEmpty {
-            // Nero's chapter list, version 1 (as FFmpeg writes it): starts in 100 ns units, titles of up to 255 bytes.
-            let count = min(chapters.count, maximumChapters)
-            var list = fullBoxHeader(version: 1, flags: 0) + [0, 0, 0, 0, UInt8(count)]
-            for chapter in chapters.prefix(count) {
-                list.appendInteger(
-                    UInt64(clamping: Int64((chapter.startTime * 10_000_000).rounded())), endianness: .big)
-                // Whole characters, up to 255 bytes.
-                var title: [UInt8] = []
-                for character in chapter.title {
-                    let bytes = Array(String(character).utf8)
-                    if title.count + bytes.count > 255 { break }
-                    title += bytes
-                }
-                list.append(UInt8(title.count))
-                list += title
-            }
-            appendBox(&udta, "chpl", list)
-        }
+        if !chapters.isEmpty { appendBox(&udta, "chpl", chapterList(chapters)) }
         return udta
+    }
+
+    /// An item's `data` box holding `text` (well-known type 1: UTF-8).
+    private static func textData(_ text: String) -> [UInt8] {
+        var body: [UInt8] = []
+        body.appendInteger(UInt32(1), endianness: .big)  // well-known type 1: UTF-8
+        body.appendInteger(UInt32(0), endianness: .big)  // locale
+        body += Array(text.utf8)
+        var box: [UInt8] = []
+        appendBox(&box, "data", body)
+        return box
+    }
+
+    /// The track as iTunes stores it in `trkn`: a binary `data` box (0, number, total, 0), where `track` is "N"
+    /// or "N/M"; `nil` otherwise.
+    private static func trackNumberData(_ track: String) -> [UInt8]? {
+        let parts = track.split(separator: "/", maxSplits: 1).map { UInt16(String($0.filter { $0 != " " })) }
+        guard let number = parts.first ?? nil, parts.count == 1 || parts[1] != nil else { return nil }
+        var body: [UInt8] = []
+        body.appendInteger(UInt32(0), endianness: .big)  // type 0: binary
+        body.appendInteger(UInt32(0), endianness: .big)  // locale
+        body.appendInteger(UInt16(0), endianness: .big)
+        body.appendInteger(number, endianness: .big)
+        body.appendInteger(parts.count == 2 ? parts[1] ?? 0 : 0, endianness: .big)
+        body.appendInteger(UInt16(0), endianness: .big)
+        var data: [UInt8] = []
+        appendBox(&data, "data", body)
+        return data
+    }
+
+    /// The `data` boxes of `covr`: the pictures iTunes holds (JPEG, PNG, BMP); empty where there are none.
+    private static func coverData(_ pictures: [Picture]) -> [UInt8] {
+        let kinds: [String: UInt32] = ["image/jpeg": 13, "image/png": 14, "image/bmp": 27]
+        var covers: [UInt8] = []
+        for picture in pictures {
+            guard let kind = kinds[picture.mimeType], let bytes = picture.data else { continue }
+            var body: [UInt8] = []
+            body.appendInteger(kind, endianness: .big)
+            body.appendInteger(UInt32(0), endianness: .big)  // locale
+            appendBox(&covers, "data", body + bytes)
+        }
+        return covers
+    }
+
+    /// A freeform (`----`) item's body: `value` named `key` in iTunes' `com.apple.iTunes` space.
+    private static func freeformItem(_ key: String, _ value: String) -> [UInt8] {
+        var mean = fullBoxHeader(version: 0, flags: 0)
+        mean += Array("com.apple.iTunes".utf8)
+        var name = fullBoxHeader(version: 0, flags: 0)
+        name += Array(key.utf8)
+        var item: [UInt8] = []
+        appendBox(&item, "mean", mean)
+        appendBox(&item, "name", name)
+        item += textData(value)
+        return item
+    }
+
+    /// iTunes' gapless tag: 0, priming, remainder, valid frames (16 digits), then eight zero fields.
+    private static func gaplessInfo(priming: Int64, remainder: Int64, validFrames: Int64) -> String {
+        func hex(_ value: Int64, _ digits: Int) -> String {
+            let text = String(UInt64(max(0, value)), radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        return " 00000000 \(hex(priming, 8)) \(hex(remainder, 8)) \(hex(validFrames, 16))"
+            + String(repeating: " 00000000", count: 8)
+    }
+
+    /// `chpl`: Nero's chapter list, version 1 (as FFmpeg writes it): starts in 100 ns units, titles of whole
+    /// characters up to 255 bytes, at most `maximumChapters`.
+    private static func chapterList(_ chapters: [Chapter]) -> [UInt8] {
+        let count = min(chapters.count, maximumChapters)
+        var list = fullBoxHeader(version: 1, flags: 0) + [0, 0, 0, 0, UInt8(count)]
+        for chapter in chapters.prefix(count) {
+            list.appendInteger(
+                UInt64(clamping: Int64((chapter.startTime * 10_000_000).rounded())), endianness: .big)
+            // Whole characters, up to 255 bytes.
+            var title: [UInt8] = []
+            for character in chapter.title {
+                let bytes = Array(String(character).utf8)
+                if title.count + bytes.count > 255 { break }
+                title += bytes
+            }
+            list.append(UInt8(title.count))
+            list += title
+        }
+        return list
     }
 
     static func fullBoxHeader(version: UInt8, flags: UInt32) -> [UInt8] {

@@ -189,24 +189,8 @@ struct OggParser: StreamParser {
         at offset: Int64
     ) throws {
         if header.isFirst && stream?.serial != header.serial && others[header.serial] == nil {
-            let first = UnsafeRawBufferPointer(rebasing: page[body..<min(body + Int(lacing.first ?? 0), page.count)])
-            let codec = Ogg.Codec(firstPacket: first)
-            if stream != nil || !codec.isAudio {
-                if stream?.ended == true && !notedChain {
-                    notedChain = true
-                    context.properties.trace.append(
-                        offset: offset, "a chained stream begins here: only the first audio stream is read")
-                    context.properties.warnings.append(
-                        "ogg: more streams are chained after the first (at byte \(offset)); only the first is read")
-                } else if stream == nil {
-                    context.properties.trace.append(offset: offset, "a stream afkit does not read skipped")
-                }
-                others[header.serial] = codec
-                return
-            }
-            stream = Stream(
-                serial: header.serial, codec: codec, headersLeft: codec == .flac ? 1 : codec == .opus ? 2 : 3)
-            context.properties.trace.append(offset: offset, "\(codec) stream, serial \(header.serial)")
+            let first = Self.firstSegment(lacing: lacing, body: body, page: page)
+            guard beginsChosenStream(header, firstSegment: first, at: offset) else { return }
         }
         guard var stream, stream.serial == header.serial else {
             // Pages of a stream whose first page never came (its start flag lost): skipped, and said once.
@@ -219,19 +203,8 @@ struct OggParser: StreamParser {
             return
         }
         if header.isFirst && stream.headersLeft == 0 {
-            // The stream begins again (its start flag and headers repeated, as a muxer restarting leaves them):
-            // the same headers are passed over and its audio read on; another identification header would be
-            // another stream. (A start flag on a page of audio is a flag that lies: the page is read.)
-            let first = UnsafeRawBufferPointer(rebasing: page[body..<min(body + Int(lacing.first ?? 0), page.count)])
-            if first.elementsEqual(stream.identification) {
-                context.properties.trace.append(offset: offset, "the stream's headers repeat here: passed over")
-                stream.repeatedHeaders = stream.headerCount
-                stream.nextSequence = nil
-            } else if Ogg.Codec(firstPacket: first).isAudio {
-                throw AudioFileError.unsupportedDataFormat(
-                    "ogg: the stream (serial \(header.serial)) begins again at byte \(offset) with other headers; afkit "
-                        + "reads one format a stream", offset: offset)
-            }
+            let first = Self.firstSegment(lacing: lacing, body: body, page: page)
+            try passRepeatedHeaders(of: &stream, header, firstSegment: first, at: offset)
         }
         if stream.ended {
             // A page of the stream after its end-of-stream page: that flag lied; the stream is read through.
@@ -252,7 +225,71 @@ struct OggParser: StreamParser {
             dropPartial()
         }
         stream.nextSequence = header.sequence &+ 1
-        // A continued page whose packet's start was not seen (after a seek or a lost page) gives none.
+        try readSegments(of: &stream, header, lacing: lacing, body: body, page: page, at: offset)
+        if header.granulePosition != -1, stream.headersLeft == 0 {
+            if stream.startGranule == nil { stream.startGranule = header.granulePosition - stream.frames }
+            stream.lastGranule = header.granulePosition
+        }
+        if header.isLast { stream.ended = true }
+    }
+
+    /// The first segment of a page's first packet (its identification header's start, on a stream's first page).
+    private static func firstSegment(
+        lacing: UnsafeRawBufferPointer, body: Int, page: UnsafeRawBufferPointer
+    ) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: page[body..<min(body + Int(lacing.first ?? 0), page.count)])
+    }
+
+    /// Whether a stream's first page begins the stream afkit reads (the first audio stream); any other stream is
+    /// recorded to be skipped, a chain after the first said once.
+    private mutating func beginsChosenStream(
+        _ header: Ogg.PageHeader, firstSegment first: UnsafeRawBufferPointer, at offset: Int64
+    ) -> Bool {
+        let codec = Ogg.Codec(firstPacket: first)
+        if stream != nil || !codec.isAudio {
+            if stream?.ended == true && !notedChain {
+                notedChain = true
+                context.properties.trace.append(
+                    offset: offset, "a chained stream begins here: only the first audio stream is read")
+                context.properties.warnings.append(
+                    "ogg: more streams are chained after the first (at byte \(offset)); only the first is read")
+            } else if stream == nil {
+                context.properties.trace.append(offset: offset, "a stream afkit does not read skipped")
+            }
+            others[header.serial] = codec
+            return false
+        }
+        stream = Stream(
+            serial: header.serial, codec: codec, headersLeft: codec == .flac ? 1 : codec == .opus ? 2 : 3)
+        context.properties.trace.append(offset: offset, "\(codec) stream, serial \(header.serial)")
+        return true
+    }
+
+    /// A start flag on a page of a stream whose headers are read: the stream begins again with the same headers
+    /// (as a muxer restarting leaves them), which are passed over; other headers of audio would be another stream,
+    /// refused. (A start flag on a page of audio is a flag that lies: the page is read.)
+    private mutating func passRepeatedHeaders(
+        of stream: inout Stream, _ header: Ogg.PageHeader, firstSegment first: UnsafeRawBufferPointer,
+        at offset: Int64
+    ) throws {
+        if first.elementsEqual(stream.identification) {
+            context.properties.trace.append(offset: offset, "the stream's headers repeat here: passed over")
+            stream.repeatedHeaders = stream.headerCount
+            stream.nextSequence = nil
+        } else if Ogg.Codec(firstPacket: first).isAudio {
+            throw AudioFileError.unsupportedDataFormat(
+                "ogg: the stream (serial \(header.serial)) begins again at byte \(offset) with other headers; afkit "
+                    + "reads one format a stream", offset: offset)
+        }
+    }
+
+    /// Cuts a page of the chosen stream into its packets by the lacing values: a packet that goes on in the next
+    /// page is kept in part, a continued one is joined and taken, and a continued page whose packet's start was
+    /// not seen (after a seek or a lost page) gives none.
+    private mutating func readSegments(
+        of stream: inout Stream, _ header: Ogg.PageHeader, lacing: UnsafeRawBufferPointer, body: Int,
+        page: UnsafeRawBufferPointer, at offset: Int64
+    ) throws {
         if !header.isContinued && partialPage != nil { dropPartial() }
         var continuing = header.isContinued && partialPage != nil
         var skippingRest = header.isContinued && partialPage == nil
@@ -292,11 +329,6 @@ struct OggParser: StreamParser {
             }
             try packet(&stream, piece, at: pieceStart, pageOffset: offset, pieces: nil)
         }
-        if header.granulePosition != -1, stream.headersLeft == 0 {
-            if stream.startGranule == nil { stream.startGranule = header.granulePosition - stream.frames }
-            stream.lastGranule = header.granulePosition
-        }
-        if header.isLast { stream.ended = true }
     }
 
     /// One whole packet of the chosen stream: a header, or audio (queued to be handed out, or indexed).
