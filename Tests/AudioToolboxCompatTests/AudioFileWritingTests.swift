@@ -566,9 +566,12 @@ struct CopyCase: CustomStringConvertible, Sendable {
             AudioFileCreateWithURL(url, kAudioFileWAVEType, &alac, [], &fileID) == kAudioFileUnsupportedDataFormatError)
         #expect(
             AudioFileCreateWithURL(url, kAudioFileAIFFType, &alac, [], &fileID) == kAudioFileUnsupportedDataFormatError)
+        // AU holds PCM, u-law and A-law only.
+        #expect(
+            AudioFileCreateWithURL(url, kAudioFileNextType, &alac, [], &fileID) == kAudioFileUnsupportedDataFormatError)
         #expect(AudioFileCreateWithURL(url, 0x7878_7878, &alac, [], &fileID) == kAudioFileUnsupportedFileTypeError)
         // Types afkit reads but does not write.
-        for type in [kAudioFileNextType, kAudioFileAC3Type, kAudioFileAMRType, kAudioFileWave64Type] {
+        for type in [kAudioFileAC3Type, kAudioFileAMRType, kAudioFileWave64Type] {
             #expect(AudioFileCreateWithURL(url, type, &alac, [], &fileID) == kAudioFileUnsupportedFileTypeError)
         }
         var noRate = Self.alacFormat(channels: 2)

@@ -330,12 +330,12 @@ func globalStrings(_ property: AudioFilePropertyID, fileType: AudioFileTypeID) -
         let writable = try #require(globalCodes(kAudioFileGlobalInfo_WritableTypes))
         for type in [
             kAudioFileCAFType, kAudioFileAIFFType, kAudioFileAIFCType, kAudioFileWAVEType, kAudioFileM4AType,
-            kAudioFileAAC_ADTSType, kAudioFileMP3Type, kAudioFileFLACType,
+            kAudioFileAAC_ADTSType, kAudioFileMP3Type, kAudioFileFLACType, kAudioFileNextType,
         ] {
             #expect(readable.contains(type))
             #expect(writable.contains(type))
         }
-        for type in [kAudioFileNextType, kAudioFileAC3Type, kAudioFileAMRType, kAudioFileWave64Type] {
+        for type in [kAudioFileAC3Type, kAudioFileAMRType, kAudioFileWave64Type] {
             #expect(readable.contains(type))
             #expect(!writable.contains(type))
         }
