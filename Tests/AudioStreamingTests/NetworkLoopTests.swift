@@ -257,7 +257,7 @@ struct NetworkLoopTests {
 
     /// A port nobody listens on: the message names the address and the refusal.
     @Test func aRefusedConnectionSaysSo() async throws {
-        let port = try Loopback.freePort()
+        let port = try Loopback.refusingPort()
         let reading = await Self.read("http://127.0.0.1:\(port)/x.mp3", Self.options(attempts: 0))
         let error = try #require(reading.error)
         #expect(error.code == "net!")
@@ -312,7 +312,7 @@ struct NetworkLoopTests {
 
     /// A redirect to a port nobody listens on: the message names the host and port refused, not the first.
     @Test func aRefusedRedirectNamesTheHopRefused() async throws {
-        let closed = try Loopback.freePort()
+        let closed = try Loopback.refusingPort()
         let server = try ScriptedServer { _, _, socket in
             ScriptedServer.send(socket, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(closed)/x.mp3\r\n\r\n")
         }
@@ -350,7 +350,7 @@ struct NetworkLoopTests {
         let error = try #require(missing.error)
         #expect(!error.message.contains("s3cret") && !error.message.contains("alice"), "\(error.message)")
         #expect(error.message.contains("http://***@127.0.0.1:\(server.port)/missing.mp3"), "\(error.message)")
-        let closed = try Loopback.freePort()
+        let closed = try Loopback.refusingPort()
         let refused = await Self.read("http://alice:s3cret@127.0.0.1:\(closed)/x.mp3", Self.options(attempts: 0))
         #expect(refused.error.map { !$0.message.contains("s3cret") } == true, "\(String(describing: refused.error))")
     }

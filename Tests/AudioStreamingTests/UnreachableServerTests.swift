@@ -11,7 +11,7 @@ import Testing
 struct UnreachableServerTests {
     @Test func aServerThatCannotBeReachedIsNotRetriedForEachResource() async throws {
         // A loopback port nothing listens on: every connection is refused.
-        let port = try Loopback.freePort()
+        let port = try Loopback.refusingPort()
         var options = HTTPAudioStream.Options()
         options.maximumReconnectAttempts = 2
         options.reconnectDelay = .milliseconds(10)

@@ -29,6 +29,30 @@ public enum Loopback {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A loopback port that refuses every connection for the rest of the process: bound and never listened on,
+    /// so the kernel never hands it to a server a later test starts (a port only closed could be, and afkit
+    /// remembers a server it could not reach for a minute).
+    public static func refusingPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw LoopbackError("socket() failed") }
+        var address = loopbackAddress(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            close(socket)
+            throw LoopbackError("bind() failed")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        // (The socket stays open until the process ends: that is what keeps the port.)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// A socket listening on a free loopback port, and the port.
     public static func listener() throws -> (socket: Int32, port: Int) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

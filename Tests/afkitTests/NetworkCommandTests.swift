@@ -151,7 +151,7 @@ struct NetworkCommandTests {
             }
         }
         let base = "http://alice:s3cret@127.0.0.1:\(server.port)"
-        let closed = "http://alice:s3cret@127.0.0.1:\(try Loopback.freePort())/x.mp3"
+        let closed = "http://alice:s3cret@127.0.0.1:\(try Loopback.refusingPort())/x.mp3"
         var runs = 0
         for url in [base + "/x.mp3", base + "/moved.mp3", base + "/missing.mp3", closed] {
             for arguments in [
