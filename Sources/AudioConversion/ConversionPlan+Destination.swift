@@ -47,10 +47,8 @@ extension ConversionPlan {
         {
             guard let policy = fileType.descriptor.writer?.policy else { return specifier }
             if case .linearPCM(let bits, false, let isBigEndian, true) = specifier.kind, bits > 8 {
-                let plainHolds =
-                    (try? AudioFileWriter.check(
-                        specifier.streamDescription(sampleRate: 44100, channels: 2), in: fileType)) != nil
-                guard explicitly, policy.widensTo != nil, !plainHolds, let order = policy.pcmByteOrder, order != .source
+                guard explicitly, policy.widensTo != nil, !holds(specifier, in: fileType, explicit: true),
+                    let order = policy.pcmByteOrder, order != .source
                 else { return specifier }
                 let big = order == .bigEndian
                 guard big != isBigEndian else { return specifier }
