@@ -7,7 +7,8 @@ import FileAccess
 extension ValidationRule {
     /// The rules over HTTP Live Streaming playlists (the `hls-audio` profile's).
     static let playlistRules: [ValidationRule] = [
-        hlsPlaylist, hlsSegments, hlsTargetDuration, hlsTimestamps, hlsBandwidth, hlsCodecs, hlsAudioRenditions,
+        hlsPlaylist, hlsSegments, hlsInitialization, hlsTargetDuration, hlsTimestamps, hlsBandwidth, hlsCodecs,
+        hlsAudioRenditions,
     ]
 
     /// A media playlist's name in messages: its URI, and the segment's where there is one.
@@ -50,6 +51,14 @@ extension ValidationRule {
             }
             if list.playlistType == "VOD" && !list.endList {
                 findings.append(Finding("\(prefix(media))a VOD playlist without EXT-X-ENDLIST"))
+            }
+            // Apple's authoring specification: a VOD playlist says so (an ended playlist of no type may be
+            // mistaken for a live one that stopped).
+            if list.endList && list.playlistType == nil {
+                findings.append(
+                    Finding(
+                        "\(prefix(media))ends (EXT-X-ENDLIST) but has no EXT-X-PLAYLIST-TYPE: Apple's authoring "
+                            + "specification requires EXT-X-PLAYLIST-TYPE:VOD for video on demand"))
             }
         }
         for name in playlist.byteOrderMarks {
@@ -142,6 +151,60 @@ extension ValidationRule {
         return findings
     }
 
+    /// The brands an fMP4 initialization section's `ftyp` may name to be "compatible with `iso6` or higher" (RFC
+    /// 8216, 3.3): ISO base media from `iso6` on, and CMAF's brands, which require it.
+    static let fragmentedBrands: Set<FourCharCode> = [
+        "iso6", "iso7", "iso8", "iso9", "isoa", "isob", "isoc", "cmfc", "cmf2",
+    ]
+
+    /// Every fMP4 initialization section (`EXT-X-MAP`) is what RFC 8216, 3.3 requires: an `ftyp` with a brand
+    /// compatible with `iso6` or higher, movie and track headers of zero duration, a sound track whose sample table
+    /// is empty, and a Movie Extends box (`mvex`) after the last track. One finding per section and fault.
+    public static let hlsInitialization = ValidationRule(id: "hls-initialization", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist else { return [] }
+        var findings: [Finding] = []
+        for media in playlist.media {
+            guard let list = media.playlist else { continue }
+            var checked = Set<String>()
+            for (segment, entry) in zip(media.segments, list.segments) {
+                guard let map = entry.map, let section = segment.initialization, checked.insert(map.uri).inserted
+                else { continue }
+                let place = [media.uri, map.uri].filter { !$0.isEmpty }.joined(separator: ": ") + ": "
+                if section.brands.isEmpty {
+                    findings.append(
+                        Finding(place + "no 'ftyp' box: RFC 8216 requires one, with the 'iso6' brand or later"))
+                } else if fragmentedBrands.isDisjoint(with: section.brands) {
+                    findings.append(
+                        Finding(
+                            place + "'ftyp' names " + section.brands.map { "'\($0)'" }.joined(separator: ", ")
+                                + ": RFC 8216 requires a brand compatible with 'iso6' or later"))
+                }
+                for (box, duration) in [("mvhd", section.movieDuration), ("tkhd", section.trackDuration)] {
+                    if let duration, duration != 0 {
+                        findings.append(
+                            Finding(place + "'\(box)' lasts \(duration) units: RFC 8216 requires a duration of zero"))
+                    }
+                }
+                if let samples = section.sampleCount, samples != 0 {
+                    findings.append(
+                        Finding(
+                            place + "its sample table holds \(samples) samples: RFC 8216 requires none (the "
+                                + "samples come in the segments)"))
+                }
+                if section.trackCount == 0 {
+                    findings.append(Finding(place + "no track ('trak')"))
+                } else if !section.movieExtendsFollowsTracks {
+                    findings.append(
+                        Finding(place + "no Movie Extends box ('mvex') after its last track, which RFC 8216 requires"))
+                }
+                if let handler = section.handlerType, handler != "soun" {
+                    findings.append(Finding(place + "its first track is '\(handler)', not sound ('soun')"))
+                }
+            }
+        }
+        return findings
+    }
+
     /// No segment lasts longer than the target duration (its `EXTINF` rounded, RFC 8216; Apple's tools fail
     /// a segment more than 0.5 s past it), a segment's `EXTINF` is what it holds (within one packet), every
     /// rendition has the same target duration, and the target is Apple's `recommendedSeconds` (default 6; a
@@ -219,7 +282,8 @@ extension ValidationRule {
 
     /// Each variant's `BANDWIDTH` is at least its playlists' peak segment bit rate and `AVERAGE-BANDWIDTH` at
     /// least their average, within `tolerance` (default 0.1: 10 %); more than that above what is measured is a
-    /// warning. A variant without `BANDWIDTH` fails; one without `AVERAGE-BANDWIDTH` warns.
+    /// warning. A variant without either fails (Apple's authoring specification requires both); a peak over twice
+    /// the average warns (Apple's limit).
     public static let hlsBandwidth = ValidationRule(id: "hls-bandwidth", parameters: ["tolerance"]) {
         facts, settings in
         guard let playlist = facts.playlist, let master = playlist.master else { return [] }
@@ -234,17 +298,33 @@ extension ValidationRule {
             }
             let peaks = members.compactMap(\.peakBitRate)
             let averages = members.compactMap(\.averageBitRate)
-            let checks: [(String, Int64?, Double?, Severity?)] = [
-                ("BANDWIDTH", variant.bandwidth, peaks.count == members.count ? peaks.reduce(0, +) : nil, nil),
+            let checks: [(String, Int64?, Double?)] = [
+                ("BANDWIDTH", variant.bandwidth, peaks.count == members.count ? peaks.reduce(0, +) : nil),
                 (
                     "AVERAGE-BANDWIDTH", variant.averageBandwidth,
-                    averages.count == members.count ? averages.reduce(0, +) : nil, .warning
+                    averages.count == members.count ? averages.reduce(0, +) : nil
                 ),
             ]
-            for (name, declared, measured, missingSeverity) in checks {
+            // Apple's authoring specification: the peak bit rate SHOULD be at most twice the average.
+            if peaks.count == members.count, averages.count == members.count, !members.isEmpty {
+                let peak = peaks.reduce(0, +)
+                let average = averages.reduce(0, +)
+                if average > 0, peak > 2 * average {
+                    findings.append(
+                        Finding(
+                            "\(variant.uri): its peak segment bit rate (\(fixedPoint(peak.rounded(), places: 0))) is "
+                                + "\(fixedPoint((peak / average * 100).rounded(), places: 0)) % of its average "
+                                + "(\(fixedPoint(average.rounded(), places: 0))); Apple asks for at most 200 %",
+                            severity: .warning))
+                }
+            }
+            for (name, declared, measured) in checks {
                 guard let declared else {
                     findings.append(
-                        Finding("\(variant.uri): EXT-X-STREAM-INF has no \(name)", severity: missingSeverity))
+                        Finding(
+                            "\(variant.uri): EXT-X-STREAM-INF has no \(name)"
+                                + (name == "AVERAGE-BANDWIDTH" ? " (Apple's authoring specification requires it)" : ""))
+                    )
                     continue
                 }
                 guard let measured, measured > 0, !members.isEmpty else { continue }
@@ -340,9 +420,22 @@ extension ValidationRule {
         return findings
     }
 
-    /// Apple's audio rules: a stereo (or mono) AAC-LC rendition is offered; stereo AAC-LC between
+    /// Apple's table of audio bit rates (kbit/s) by codec and channels: stereo AAC is the `minimumBitRate` and
+    /// `maximumBitRate` parameters' (32 to 160); the others are fixed.
+    static let appleAudioBitRates:
+        [(codecs: Set<String>, channels: UInt32, kilobits: ClosedRange<Double>, name: String)] = [
+            (["mp4a.40.2"], 6, 320...320, "5.1 AAC"),
+            (["ac-3"], 6, 384...384, "5.1 Dolby Digital"),
+            (["ec-3"], 2, 96...160, "stereo Dolby Digital Plus"),
+            (["ec-3"], 6, 192...192, "5.1 Dolby Digital Plus"),
+            (["ec-3"], 8, 384...384, "7.1 Dolby Digital Plus"),
+        ]
+
+    /// Apple's audio rules: a stereo (or, for a mono programme, mono) AAC rendition is offered (AAC-LC or HE-AAC:
+    /// Apple requires stereo beside surround); bit rates as Apple's table gives them, stereo AAC-LC between
     /// `minimumBitRate` and `maximumBitRate` (32 and 160 kbit/s), HE-AAC at most `maximumHEAACBitRate` (64
-    /// kbit/s), at 44.1 or 48 kHz (warnings).
+    /// kbit/s), 5.1 AAC at 320, a rate more than 10 % from a single figure warning; 44.1 or 48 kHz (warnings);
+    /// every audio rendition says its LANGUAGE (an error).
     public static let hlsAudioRenditions = ValidationRule(
         id: "hls-audio-renditions", parameters: ["minimumBitRate", "maximumBitRate", "maximumHEAACBitRate"]
     ) { facts, settings in
@@ -351,7 +444,7 @@ extension ValidationRule {
         let high = settings.number("maximumBitRate") ?? 160_000
         let highHE = settings.number("maximumHEAACBitRate") ?? 64000
         var findings: [Finding] = []
-        var offersLC = false
+        var offersStereo = false
         for media in playlist.media {
             guard let (format, cookie) = media.format,
                 let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)
@@ -361,20 +454,41 @@ extension ValidationRule {
             let seconds = Double(frames) / format.sampleRate
             let payload = media.averageBitRate.map { $0 * media.durations.reduce(0, +) / max(seconds, 1e-9) }
             let rate = payload ?? 0
-            if codecs == "mp4a.40.2" && format.channelsPerFrame <= 2 {
-                offersLC = true
-                if format.channelsPerFrame == 2, rate > 0, rate < low * 0.95 || rate > high * 1.05 {
-                    findings.append(
-                        Finding(
-                            "\(prefix(media))stereo AAC-LC at \(fixedPoint((rate / 1000).rounded(.down), places: 0)) kbit/s; Apple recommends "
-                                + "\(Int(low / 1000)) to \(Int(high / 1000)) kbit/s", severity: .warning))
-                }
+            let kilobits = fixedPoint((rate / 1000).rounded(.down), places: 0)
+            let isAAC = ["mp4a.40.2", "mp4a.40.5", "mp4a.40.29"].contains(codecs)
+            if isAAC && format.channelsPerFrame <= 2 { offersStereo = true }
+            if codecs == "mp4a.40.2" && format.channelsPerFrame == 2, rate > 0, rate < low * 0.95 || rate > high * 1.05
+            {
+                findings.append(
+                    Finding(
+                        "\(prefix(media))stereo AAC-LC at \(kilobits) kbit/s; Apple recommends "
+                            + "\(Int(low / 1000)) to \(Int(high / 1000)) kbit/s", severity: .warning))
             }
             if codecs == "mp4a.40.5" || codecs == "mp4a.40.29", rate > highHE * 1.05 {
                 findings.append(
                     Finding(
-                        "\(prefix(media))HE-AAC at \(fixedPoint((rate / 1000).rounded(.down), places: 0)) kbit/s; Apple says not above "
+                        "\(prefix(media))HE-AAC at \(kilobits) kbit/s; Apple says not above "
                             + "\(Int(highHE / 1000)) kbit/s (use AAC-LC)", severity: .warning))
+            }
+            if rate > 0,
+                let row = appleAudioBitRates.first(where: {
+                    $0.codecs.contains(codecs) && $0.channels == format.channelsPerFrame
+                })
+            {
+                let single = row.kilobits.lowerBound == row.kilobits.upperBound
+                let slack = single ? 0.1 : 0.05
+                if rate < row.kilobits.lowerBound * 1000 * (1 - slack)
+                    || rate > row.kilobits.upperBound * 1000 * (1 + slack)
+                {
+                    let figure =
+                        single
+                        ? "\(Int(row.kilobits.lowerBound)) kbit/s"
+                        : "\(Int(row.kilobits.lowerBound)) to \(Int(row.kilobits.upperBound)) kbit/s"
+                    findings.append(
+                        Finding(
+                            "\(prefix(media))\(row.name) at \(kilobits) kbit/s; Apple's table gives \(figure)",
+                            severity: .warning))
+                }
             }
             if format.sampleRate != 44100 && format.sampleRate != 48000 {
                 findings.append(
@@ -383,8 +497,11 @@ extension ValidationRule {
                         severity: .warning))
             }
         }
-        if !offersLC, playlist.media.contains(where: { $0.format != nil }) {
-            findings.append(Finding("no stereo AAC-LC rendition: Apple's authoring specification requires one"))
+        if !offersStereo, playlist.media.contains(where: { $0.format != nil }) {
+            findings.append(
+                Finding(
+                    "no stereo AAC rendition (AAC-LC or HE-AAC; mono for a mono programme): Apple's authoring "
+                        + "specification requires one beside surround (afkit hls --renditions)"))
         }
         // Apple's authoring specification: every audio rendition MUST say its language (a player's menu lists it).
         for rendition in playlist.master?.renditions ?? [] where rendition.type == "AUDIO" {

@@ -31,13 +31,35 @@ public struct HLSSettings: Sendable {
     public var segmentType = SegmentType.fmp4
     /// The duration each segment aims at, seconds (Apple recommends 6), within ``segmentDurations``.
     public var segmentDuration = 6.0
-    /// One AAC-LC rendition per bit rate, bits per second, in the master playlist's order (at most
-    /// ``maximumRenditions``).
-    public var bitRates = [128_000]
-    /// The renditions' `LANGUAGE` (a BCP 47 tag; `und`, undetermined, where none is given).
-    public var language = "und"
-    /// The renditions' `NAME`, what a player's audio menu shows: one for every bit rate.
-    public var renditionName = "Main"
+    /// One AAC-LC rendition: its bit rate and channels.
+    public struct Rendition: Sendable, Hashable {
+        /// The encoder's bit rate, bits per second.
+        public var bitRate: Int
+        /// Its channels: 1 to 6 or 8 (AAC's channel configurations), mixed from the source's; `nil`: the
+        /// conversion's (`-c`, else the source's at most 2).
+        public var channels: Int?
+
+        /// A rendition at `bitRate` bits per second with `channels` (`nil`: the conversion's).
+        public init(bitRate: Int, channels: Int? = nil) {
+            self.bitRate = bitRate
+            self.channels = channels
+        }
+    }
+
+    /// The renditions in the master playlist's order (at most ``maximumRenditions``): stereo beside surround
+    /// as Apple asks (`[Rendition(bitRate: 128_000, channels: 2), Rendition(bitRate: 320_000, channels: 6)]`).
+    public var renditions = [Rendition(bitRate: 128_000)]
+    /// The renditions' bit rates, each with the conversion's channels (setting it replaces ``renditions``).
+    public var bitRates: [Int] {
+        get { renditions.map(\.bitRate) }
+        set { renditions = newValue.map { Rendition(bitRate: $0) } }
+    }
+    /// The renditions' `LANGUAGE` (a BCP 47 tag); `nil`: the source's language tag where it has a well-formed
+    /// one, else `und` (undetermined), with a note.
+    public var language: String?
+    /// The renditions' `NAME`, what a player's audio menu shows, one for every rendition of the content; `nil`:
+    /// the source's title tag, else its file name's stem.
+    public var renditionName: String?
     /// How each rendition is converted (edits, loudness, channels, rate): the output's format and bit
     /// rate are the packager's.
     public var conversion = ConversionSettings()
@@ -90,15 +112,29 @@ public enum HLSPackager {
     static let markerHeading = "afkit hls package"
 
     /// A rendition's folder: `aac-128k` for a whole number of kbit/s, else the bits per second (`aac-16050`), so
-    /// two rates never share one.
-    public static func renditionName(bitRate: Int) -> String {
-        bitRate % 1000 == 0 ? "aac-\(bitRate / 1000)k" : "aac-\(bitRate)"
+    /// two rates never share one; a rendition given its channels has them in its name (`aac-6ch-320k`).
+    public static func renditionName(bitRate: Int, channels: Int? = nil) -> String {
+        let rate = bitRate % 1000 == 0 ? "\(bitRate / 1000)k" : "\(bitRate)"
+        return "aac-" + (channels.map { "\($0)ch-" } ?? "") + rate
+    }
+
+    /// A rendition's folder name, as ``renditionName(bitRate:channels:)`` gives it.
+    static func folderName(_ rendition: HLSSettings.Rendition) -> String {
+        renditionName(bitRate: rendition.bitRate, channels: rendition.channels)
     }
 
     /// Packages `source` into the folder `output` (replacing an earlier package there; anything else in the
     /// way is refused), and returns what each rendition holds.
     public static func package(source: String, output: String, settings: HLSSettings) throws -> [HLSRendition] {
-        try checkSettings(settings, sourceRate: try SourceReader(path: source).sampleRate)
+        let reader = try SourceReader(path: source)
+        try checkSettings(settings, sourceRate: reader.sampleRate)
+        for rendition in settings.renditions {
+            if let channels = rendition.channels, channels > reader.channels {
+                throw ConversionUsageError(
+                    "a \(channels)-channel rendition of a \(reader.channels)-channel source: afkit mixes down, never "
+                        + "up (give at most \(reader.channels) channels)")
+            }
+        }
         try checkOutputFolder(output, sources: [source])
         return try writeFolderAtomically(output, checkingReplaced: { try checkOutputFolder($0, sources: [source]) }) {
             folder in try write(source: source, into: folder, settings: settings)
@@ -117,20 +153,23 @@ public enum HLSPackager {
                     + "\(shortDecimal(durations.lowerBound)) to \(shortDecimal(durations.upperBound)) s "
                     + "(Apple recommends 6)")
         }
-        guard !settings.bitRates.isEmpty else { throw ConversionUsageError("give a bit rate") }
-        guard settings.bitRates.count <= HLSSettings.maximumRenditions else {
+        guard !settings.renditions.isEmpty else { throw ConversionUsageError("give a bit rate") }
+        guard settings.renditions.count <= HLSSettings.maximumRenditions else {
             throw ConversionUsageError(
-                "\(settings.bitRates.count) bit rates: a package holds at most \(HLSSettings.maximumRenditions) "
-                    + "renditions")
+                "\(settings.renditions.count) renditions: a package holds at most \(HLSSettings.maximumRenditions)")
         }
-        var rates: [String: Int] = [:]
-        for rate in settings.bitRates {
-            let name = renditionName(bitRate: rate)
-            if let other = rates[name] {
+        var folders: [String: HLSSettings.Rendition] = [:]
+        for rendition in settings.renditions {
+            if let channels = rendition.channels, !(1...8).contains(channels) || channels == 7 {
                 throw ConversionUsageError(
-                    "the bit rates \(other) and \(rate) would both be the rendition '\(name)': give each rate once")
+                    "a rendition of \(channels) channels: AAC has 1 to 6 or 8 (no 7-channel configuration)")
             }
-            rates[name] = rate
+            let name = folderName(rendition)
+            if let other = folders[name] {
+                let what = other == rendition ? "is given twice" : "and \(other.bitRate) would both be '\(name)'"
+                throw ConversionUsageError("the rendition \(rendition.bitRate) \(what): give each once")
+            }
+            folders[name] = rendition
         }
         let limit = HLSSettings.maximumPadSeconds
         for (side, time) in [("start", settings.conversion.edits.padStart), ("end", settings.conversion.edits.padEnd)] {
@@ -245,8 +284,10 @@ public enum HLSPackager {
     /// Whether `name` is a rendition folder's name as afkit writes it, or as an earlier afkit wrote it (`aac-16k-1`).
     static func isRenditionName(_ name: Substring) -> Bool {
         guard name.hasPrefix("aac-") else { return false }
-        let parts = name.dropFirst(4).split(separator: "-", omittingEmptySubsequences: false)
+        var parts = name.dropFirst(4).split(separator: "-", omittingEmptySubsequences: false)
         let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        // A rendition given its channels: `aac-6ch-320k`.
+        if parts.count == 2, parts[0].hasSuffix("ch"), digits(parts[0].dropLast(2)) { parts.removeFirst() }
         switch parts.count {
         case 1: return digits(parts[0]) || parts[0].hasSuffix("k") && digits(parts[0].dropLast())
         case 2: return parts[0].hasSuffix("k") && digits(parts[0].dropLast()) && digits(parts[1])
@@ -275,12 +316,14 @@ public enum HLSPackager {
 
     /// Writes the renditions and the master playlist into `folder`.
     static func write(source: String, into folder: String, settings: HLSSettings) throws -> [HLSRendition] {
+        let reader = try SourceReader(path: source)
+        let (language, name, labelNotes) = label(source: source, tags: reader.metadata, settings: settings)
         var renditions: [HLSRendition] = []
-        for bitRate in settings.bitRates {
-            let rendition = try writeRendition(
-                source: source, folder: folder, name: renditionName(bitRate: bitRate), bitRate: bitRate,
-                settings: settings)
-            renditions.append(rendition)
+        for rendition in settings.renditions {
+            renditions.append(
+                try writeRendition(
+                    source: source, folder: folder, name: folderName(rendition), rendition: rendition,
+                    settings: settings))
         }
         var master = HLS.MasterPlaylist()
         master.version = settings.segmentType == .fmp4 ? 7 : 3
@@ -288,10 +331,11 @@ public enum HLSPackager {
         for rendition in renditions {
             let group = String(rendition.playlist.prefix { $0 != "/" })
             // The rendition's media is the variant's own URI: EXT-X-MEDIA names its channels, no URI of its own.
-            // One NAME and LANGUAGE for every rate of the same content, each in the group of its own variant (as
-            // Apple's examples have them): a player's menu lists one audio track, not one a bit rate.
-            var media = HLS.Rendition(groupID: group, name: settings.renditionName)
-            media.language = settings.language
+            // One NAME and LANGUAGE for every rendition of the same content (bit rates, stereo and surround), each
+            // in the group of its own variant (as Apple's examples have them): a player's menu lists one audio
+            // track, not one a bit rate.
+            var media = HLS.Rendition(groupID: group, name: name)
+            media.language = language
             media.channels = "\(rendition.format.channelsPerFrame)"
             media.isDefault = true
             media.autoselect = true
@@ -308,23 +352,61 @@ public enum HLSPackager {
         if let rendition = renditions.first, !renditions.contains(where: { $0.format.channelsPerFrame <= 2 }) {
             renditions[0].notes.append(
                 "every rendition has \(rendition.format.channelsPerFrame) channels: Apple's authoring specification asks "
-                    + "for a stereo AAC-LC one too (package it again with -c 2)")
+                    + "for a stereo AAC rendition beside them (add one: --renditions 2:128k,...)")
         }
+        if !renditions.isEmpty { renditions[0].notes += labelNotes }
         return renditions
     }
 
-    /// The conversion a rendition is encoded with: AAC-LC at `bitRate` in M4A, at most 48 kHz and stereo unless the
-    /// channels are asked for, at 44.1 or 48 kHz (Apple's devices play HLS audio at those; other rates are
-    /// resampled, 44.1 kHz's family to it), with a note for each change.
-    static func renditionConversion(of source: String, bitRate: Int, settings: HLSSettings) throws -> (
-        ConversionSettings, [String]
+    /// The renditions' `LANGUAGE` and `NAME`: the settings', else the source's language tag (where it is a
+    /// well-formed BCP 47 tag) or `und` with a note, and its title tag or file name's stem.
+    static func label(source: String, tags: [String: String], settings: HLSSettings) -> (
+        language: String, name: String, notes: [String]
     ) {
+        var notes: [String] = []
+        let language: String
+        if let given = settings.language {
+            language = given
+        } else if let tag = tags["language"].map(trimmedText), HLS.isLanguageTag(tag) {
+            language = tag
+        } else {
+            language = "und"
+            notes.append(
+                "LANGUAGE is und (undetermined): the source has no language tag; give the programme's with --language")
+        }
+        let title = tags["title"].map(trimmedText) ?? ""
+        let named = settings.renditionName ?? (title.isEmpty ? pathParts(source).base : title)
+        // NAME is a quoted string: no quote or line break in it (RFC 8216).
+        let name = String(named.map { $0 == "\"" ? "'" : $0.isNewline ? " " : $0 })
+        return (language, name.isEmpty ? "Main" : name, notes)
+    }
+
+    /// `text` without the spaces and line breaks around it.
+    static func trimmedText(_ text: String) -> String {
+        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+
+    /// The Apple bit rates (kbit/s) for AAC-LC by channels: stereo 32 to 160, 5.1 320 (Apple's authoring
+    /// specification's table); a rendition outside them is written with a note.
+    static let appleAACBitRates: [Int: ClosedRange<Int>] = [2: 32...160, 6: 320...320]
+
+    /// The conversion a rendition is encoded with: AAC-LC at the rendition's bit rate in M4A, at most 48 kHz and
+    /// stereo unless the channels are asked for (by the rendition, else the settings), at 44.1 or 48 kHz (Apple's
+    /// devices play HLS audio at those; other rates are resampled, 44.1 kHz's family to it), with a note for each
+    /// change.
+    static func renditionConversion(of source: String, rendition: HLSSettings.Rendition, settings: HLSSettings) throws
+        -> (ConversionSettings, [String])
+    {
         var conversion = settings.conversion
         conversion.fileType = .m4a
         conversion.dataFormat = DataFormatSpecifier("aac")
         conversion.adaptsToContainer = false
-        conversion.bitRate = bitRate
+        conversion.bitRate = rendition.bitRate
         conversion.copiesCompressedPackets = false
+        if let channels = rendition.channels {
+            conversion.channels = channels
+            conversion.maximumChannels = nil
+        }
         // AAC-LC as HLS carries it: at most 48 kHz; stereo unless the channels are asked for.
         if conversion.channels == nil { conversion.maximumChannels = min(conversion.maximumChannels ?? 2, 2) }
         // Apple's devices play HLS audio at 44.1 or 48 kHz: other rates are resampled (44.1 kHz's family to it).
@@ -374,17 +456,26 @@ public enum HLSPackager {
     /// Encodes one rendition into a temporary M4A in its folder, cuts its packets into segments and writes
     /// them with its media playlist.
     static func writeRendition(
-        source: String, folder: String, name: String, bitRate: Int, settings: HLSSettings
+        source: String, folder: String, name: String, rendition: HLSSettings.Rendition, settings: HLSSettings
     ) throws -> HLSRendition {
+        let bitRate = rendition.bitRate
         let directory = folder + "/" + name
         try makeDirectories(directory)
-        var (conversion, notes) = try renditionConversion(of: source, bitRate: bitRate, settings: settings)
+        var (conversion, notes) = try renditionConversion(of: source, rendition: rendition, settings: settings)
         conversion.synchronizesFolder = false
         let encoded = directory + "/.encoded.m4a"
         defer { removeFile(encoded) }
         let result = try AudioConverter.convert(input: source, output: encoded, settings: conversion)
         let file = try AudioFile(path: encoded)
         let format = file.dataFormat
+        let channels = Int(format.channelsPerFrame)
+        if let range = appleAACBitRates[channels], !range.contains(bitRate / 1000) {
+            let figure =
+                range.count == 1 ? "\(range.lowerBound) kbit/s" : "\(range.lowerBound) to \(range.upperBound) kbit/s"
+            notes.append(
+                "\(name): \(channels == 2 ? "stereo" : "5.1") AAC-LC at \(bitRate / 1000) kbit/s, where Apple's "
+                    + "authoring specification gives \(figure)")
+        }
         guard let cookie = file.properties.magicCookie,
             let config = AudioSpecificConfig.audioSpecificConfig(inCookie: cookie),
             let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)

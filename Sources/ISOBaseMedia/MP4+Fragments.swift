@@ -197,6 +197,20 @@ extension MP4 {
         public var defaultSampleDuration: UInt32?
         /// `trex`'s default sample flags (bit 16: not a sync sample).
         public var defaultSampleFlags: UInt32?
+        /// `ftyp`'s major and compatible brands, in order (empty without `ftyp`).
+        public var brands: [FourCharCode] = []
+        /// `mvhd`'s duration (movie timescale).
+        public var movieDuration: UInt64?
+        /// The first track's `tkhd` duration (movie timescale).
+        public var trackDuration: UInt64?
+        /// The tracks (`trak` boxes) of the movie.
+        public var trackCount = 0
+        /// The first track's `hdlr` handler type (`soun` for sound).
+        public var handlerType: FourCharCode?
+        /// The first track's sample table's samples (`stsz`'s count, else what `stts` adds up to), where it has one.
+        public var sampleCount: UInt64?
+        /// Whether the movie has a Movie Extends box (`mvex`) after its last track.
+        public var movieExtendsFollowsTracks = false
 
         /// The media span the presentation shows, in media timescale units: from the edit's media time, for its
         /// duration (to the end where it has none).
@@ -217,17 +231,37 @@ extension MP4 {
         try bytes.withUnsafeBytes { bytes in
             func word(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).bigEndian }
             func wide(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian }
-            var tracks = 0
+            var seenMovieExtends = false
             func descend(_ start: Int, _ end: Int) throws {
                 try walkBoxes(bytes, start, end) { type, start, end in
                     let version = end > start ? bytes[start] : 0
                     switch type {
+                    case "ftyp" where end - start >= 8:
+                        facts.brands = [FourCharCode(rawValue: word(start))]
+                        for at in stride(from: start + 8, to: end - 3, by: 4) {
+                            facts.brands.append(FourCharCode(rawValue: word(at)))
+                        }
                     case "trak":
-                        tracks += 1
-                        if tracks == 1 { try descend(start, end) }
-                    case "moov", "mdia", "edts", "mvex": try descend(start, end)
-                    case "mvhd" where end - start >= (version == 1 ? 24 : 16):
+                        facts.trackCount += 1
+                        // A track after mvex: the Movie Extends box does not follow the last track.
+                        facts.movieExtendsFollowsTracks = false
+                        if facts.trackCount == 1 { try descend(start, end) }
+                    case "mvex":
+                        facts.movieExtendsFollowsTracks = true
+                        if !seenMovieExtends { try descend(start, end) }
+                        seenMovieExtends = true
+                    case "moov", "mdia", "edts", "minf", "stbl": try descend(start, end)
+                    case "mvhd" where end - start >= (version == 1 ? 32 : 20):
                         facts.movieTimescale = word(start + (version == 1 ? 20 : 12))
+                        facts.movieDuration = version == 1 ? wide(start + 24) : UInt64(word(start + 16))
+                    case "tkhd" where end - start >= (version == 1 ? 36 : 24):
+                        facts.trackDuration = version == 1 ? wide(start + 28) : UInt64(word(start + 20))
+                    case "hdlr" where end - start >= 12: facts.handlerType = FourCharCode(rawValue: word(start + 8))
+                    case "stsz" where end - start >= 12: facts.sampleCount = UInt64(word(start + 8))
+                    case "stts" where end - start >= 8 && facts.sampleCount == nil:
+                        // Each entry: a count of samples and their duration; the count is bounded by the box's bytes.
+                        let entries = min(Int(word(start + 4)), (end - start - 8) / 8)
+                        facts.sampleCount = (0..<entries).reduce(UInt64(0)) { $0 + UInt64(word(start + 8 + 8 * $1)) }
                     case "mdhd" where end - start >= (version == 1 ? 24 : 16):
                         facts.mediaTimescale = word(start + (version == 1 ? 20 : 12))
                     case "elst" where end - start >= 8 && word(start + 4) > 0:

@@ -116,12 +116,13 @@ extension MP4 {
         appendBox(&mdia, "hdlr", soundHandler())
         appendBox(&mdia, "minf", minf)
         var trak: [UInt8] = []
-        appendBox(&trak, "tkhd", trackHeader(validFrames: validFrames))
+        // A fragmented movie's headers last zero (RFC 8216, 3.3): its samples and length come with its fragments.
+        appendBox(&trak, "tkhd", trackHeader(validFrames: fragmented ? 0 : validFrames))
         appendBox(&trak, "edts", editList(validFrames: validFrames, priming: priming))
         appendBox(&trak, "mdia", mdia)
 
         var moov: [UInt8] = []
-        appendBox(&moov, "mvhd", movieHeader(timescale: timescale, validFrames: validFrames))
+        appendBox(&moov, "mvhd", movieHeader(timescale: timescale, validFrames: fragmented ? 0 : validFrames))
         appendBox(&moov, "trak", trak)
         if fragmented {
             // The samples come in movie fragments: their defaults, one packet's frames each, sync samples.

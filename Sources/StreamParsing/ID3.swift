@@ -189,7 +189,7 @@ public enum ID3 {
         let written: [String: String] = [
             "title": "TIT2", "artist": "TPE1", "album": "TALB", "year": "TDRC", "genre": "TCON",
             "track number": "TRCK", "composer": "TCOM", "album artist": "TPE2", "copyright": "TCOP",
-            "encoding application": "TSSE", "encoder": "TSSE",
+            "encoding application": "TSSE", "encoder": "TSSE", "language": "TLAN",
         ]
         var frames: [UInt8] = []
         func frame(_ id: String, _ content: [UInt8]) {
@@ -297,7 +297,7 @@ public enum ID3 {
         "TIT2": "title", "TT2": "title", "TPE1": "artist", "TP1": "artist", "TALB": "album", "TAL": "album",
         "TYER": "year", "TYE": "year", "TDRC": "year", "TCON": "genre", "TCO": "genre", "TRCK": "track number",
         "TRK": "track number", "TCOM": "composer", "TCM": "composer", "TPE2": "album artist", "TSSE": "encoder",
-        "TSS": "encoder", "TCOP": "copyright", "TCR": "copyright",
+        "TSS": "encoder", "TCOP": "copyright", "TCR": "copyright", "TLAN": "language", "TLA": "language",
     ]
 
     /// Removes the zero byte that unsynchronisation puts after every 0xFF.

@@ -48,9 +48,16 @@ struct HLSCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "One AAC-LC rendition per bit rate, comma-separated, in bits per second or k (64k,128k,256k).",
+            "One AAC-LC rendition per bit rate, comma-separated, in bits per second or k (default 128k; 64k,128k).",
             valueName: "rates"))
-    var bitrates = "128k"
+    var bitrates: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Renditions with their channels, comma-separated LAYOUT:RATE (mono, stereo, 5.1, 7.1 or 1-6, 8), such as "
+                + "stereo:64k,stereo:128k,5.1:320k: stereo beside surround in one package (instead of --bitrates and -c).",
+            valueName: "list"))
+    var renditions: String?
 
     @Option(
         name: .customShort("d"),
@@ -64,15 +71,15 @@ struct HLSCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The renditions' LANGUAGE, a BCP 47 tag such as en or pt-BR (Apple requires one; und: undetermined).",
-            valueName: "tag"))
-    var language = "und"
+            "The renditions' LANGUAGE, a BCP 47 tag such as en or pt-BR (Apple requires one; default: the source's "
+                + "language tag, else und, undetermined, with a note).", valueName: "tag"))
+    var language: String?
 
     @Option(
         help: ArgumentHelp(
-            "The renditions' NAME, one for every bit rate: what a player's audio menu shows.",
-            valueName: "name"))
-    var name = "Main"
+            "The renditions' NAME, one for all of them: what a player's audio menu shows (default: the source's title "
+                + "tag, else its file name).", valueName: "name"))
+    var name: String?
 
     @OptionGroup var shared: SharedConversionOptions
 
@@ -85,7 +92,10 @@ struct HLSCommand: ParsableCommand {
 
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
-        _ = try bitRates()
+        if renditions != nil && (bitrates != nil || channels != nil) {
+            throw ValidationError("--renditions gives each rendition's rate and channels: leave out --bitrates and -c")
+        }
+        _ = try renditionList()
         let format = try DataFormatSpecifier.fromArgument(dataFormat)
         guard format.kind == .aac, (format.sampleRate ?? 48000) <= 48000 else {
             throw ValidationError(
@@ -96,14 +106,10 @@ struct HLSCommand: ParsableCommand {
             throw ValidationError("-c takes 1 to 6 or 8 channels (AAC has no 7-channel configuration)")
         }
         if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
-        // BCP 47's shape: subtags of 1 to 8 letters and digits joined by hyphens, the first 2 to 8 letters.
-        let subtags = language.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = subtags.first, (2...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }),
-            subtags.allSatisfy({
-                (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-            })
-        else { throw ValidationError("--language '\(language)' is no BCP 47 language tag (en, pt-BR, und)") }
-        guard !name.isEmpty, !name.contains("\""), !name.contains(where: { $0.isNewline }) else {
+        if let language, !HLS.isLanguageTag(language) {
+            throw ValidationError("--language '\(language)' is no BCP 47 language tag (en, pt-BR, und)")
+        }
+        if let name, name.isEmpty || name.contains("\"") || name.contains(where: { $0.isNewline }) {
             throw ValidationError("--name: give a NAME with no quote or line break")
         }
         // The packager's limits (segment duration, renditions, pads in seconds), before anything is read.
@@ -119,7 +125,7 @@ struct HLSCommand: ParsableCommand {
         var settings = HLSSettings()
         settings.segmentType = segmentType == .fmp4 ? .fmp4 : .packed
         settings.segmentDuration = segmentDuration
-        settings.bitRates = try bitRates()
+        settings.renditions = try renditionList()
         settings.language = language
         settings.renditionName = name
         var conversion = ConversionSettings()
@@ -130,28 +136,49 @@ struct HLSCommand: ParsableCommand {
         return settings
     }
 
-    /// `--bitrates`' rates, each as `-b` takes it (spaces around the commas allowed), each once.
-    func bitRates() throws -> [Int] {
-        var rates: [Int] = []
-        for part in bitrates.split(separator: ",", omittingEmptySubsequences: false) {
-            let text = part.trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else {
-                throw ValidationError("--bitrates '\(bitrates)': a rate is missing between commas")
+    /// The renditions `--renditions` or `--bitrates` give (128k where neither does): each rate as `-b` takes it
+    /// (spaces around the commas allowed), each rendition once.
+    func renditionList() throws -> [HLSSettings.Rendition] {
+        let option = renditions != nil ? "--renditions" : "--bitrates"
+        let list = renditions ?? bitrates ?? "128k"
+        var result: [HLSSettings.Rendition] = []
+        for part in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let item = part.trimmingCharacters(in: .whitespaces)
+            guard !item.isEmpty else {
+                throw ValidationError("\(option) '\(list)': a rendition is missing between commas")
+            }
+            var channels: Int?
+            var text = item
+            if renditions != nil {
+                let pieces = item.split(separator: ":", omittingEmptySubsequences: false)
+                let layouts = ["mono": 1, "stereo": 2, "5.1": 6, "7.1": 8]
+                guard pieces.count == 2,
+                    let count = layouts[pieces[0].lowercased()] ?? Int(pieces[0]), (1...8).contains(count), count != 7
+                else {
+                    throw ValidationError(
+                        "--renditions: '\(item)' is no LAYOUT:RATE (mono, stereo, 5.1, 7.1 or 1-6, 8 channels; as in "
+                            + "stereo:128k or 5.1:320k)")
+                }
+                channels = count
+                text = String(pieces[1])
             }
             let rate: Int
             do {
                 rate = try Convert.bitRate(text)
             } catch {
                 throw ValidationError(
-                    "--bitrates: '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")
+                    "\(option): '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")
             }
-            guard (8000...320_000).contains(rate) else {
-                throw ValidationError("--bitrates: \(rate / 1000)k is outside AAC-LC's 8k to 320k")
+            guard (8000...(channels.map { $0 > 2 } == true ? 1_536_000 : 320_000)).contains(rate) else {
+                throw ValidationError(
+                    "\(option): \(rate / 1000)k is outside AAC-LC's 8k to \(channels.map { $0 > 2 } == true ? "1536k" : "320k")"
+                )
             }
-            guard !rates.contains(rate) else { throw ValidationError("--bitrates: \(text) is given twice") }
-            rates.append(rate)
+            let rendition = HLSSettings.Rendition(bitRate: rate, channels: channels)
+            guard !result.contains(rendition) else { throw ValidationError("\(option): \(item) is given twice") }
+            result.append(rendition)
         }
-        return rates
+        return result
     }
 
     func run() throws {

@@ -40,6 +40,8 @@ extension HLS {
         public var startsWithSyncPoint: Bool?
         /// The tracks its fragments hold (fMP4).
         public var trackCount = 1
+        /// fMP4: what its initialization section (`EXT-X-MAP`) says, where it was read.
+        public var initialization: MP4.InitializationFacts?
         /// Why it could not be read (or is not read: encrypted, MPEG-TS).
         public var error: String?
 
@@ -69,6 +71,7 @@ extension HLS {
         into facts: inout SegmentFacts
     ) {
         let timescale = initializationFacts?.mediaTimescale
+        facts.initialization = initializationFacts
         if bytes.count >= 188 * 2, bytes[0] == 0x47, bytes[188] == 0x47 {
             facts.kind = .transportStream
             facts.error = "an MPEG-2 transport stream segment: afkit reads packed audio and fMP4 segments, not MPEG-TS"

@@ -1,0 +1,187 @@
+@testable import AssetValidation
+import AudioContainers
+import AudioConversion
+import AudioFormats
+import Foundation
+import Testing
+
+/// HLS as Apple's authoring specification and RFC 8216 word it (issue 69): init sections with zero durations
+/// and the `iso6` brand, checked by `hls-initialization`; Apple's MUSTs as errors (AVERAGE-BANDWIDTH,
+/// EXT-X-PLAYLIST-TYPE), its SHOULDs as warnings (peak at most twice the average); stereo beside surround in one
+/// package. Each check fails on a package that breaks it.
+@Suite(.serialized) struct HLSAuthoringTests {
+    let folder: Scratch
+    init() throws { folder = try Scratch() }
+
+    /// A package of `renditions` from a `channels`-channel 13 s tone, fMP4 unless said.
+    func package(
+        _ renditions: [HLSSettings.Rendition], channels: UInt32 = 2, type: HLSSettings.SegmentType = .fmp4,
+        name: String = "pkg", segmentDuration: Double = 6
+    ) throws -> (String, [HLSRendition]) {
+        let source = try folder.pcm(
+            "tone-\(channels).wav", type: .wav, rate: 48000, channels: channels, frames: 13 * 48000)
+        var settings = HLSSettings()
+        settings.segmentType = type
+        settings.segmentDuration = segmentDuration
+        settings.renditions = renditions
+        settings.language = "en"
+        let output = folder.root + "/" + name
+        return (output, try HLSPackager.package(source: source, output: output, settings: settings))
+    }
+
+    static func findings(_ path: String) -> [Violation] {
+        AssetValidator(profile: .hlsAudio).validate(path: path).violations
+    }
+
+    /// Replaces `old` by `new` (same length for binary files) in the file at `path`; returns what undoes it.
+    static func replacing(_ path: String, _ old: [UInt8], _ new: [UInt8], all: Bool = true) throws -> () throws -> Void
+    {
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var bytes = original
+        var index = 0
+        var replaced = 0
+        while index + old.count <= bytes.count {
+            if bytes[index..<index + old.count].elementsEqual(old) {
+                bytes.replaceSubrange(index..<index + old.count, with: new)
+                replaced += 1
+                if !all { break }
+                index += new.count
+            } else {
+                index += 1
+            }
+        }
+        #expect(replaced > 0, "nothing to replace in \(path)")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return { try Data(original).write(to: URL(fileURLWithPath: path)) }
+    }
+
+    /// The init section afkit writes: `iso6`, `mvhd` and `tkhd` of zero duration, an empty sample table, a sound
+    /// track and `mvex` after it; and `hls-initialization` fails each of those broken in turn.
+    @Test func initializationSectionsAreAsRFC8216Says() throws {
+        let (output, _) = try package([HLSSettings.Rendition(bitRate: 128_000)])
+        let initPath = output + "/aac-128k/init.mp4"
+        let facts = try MP4.initializationFacts(Array(try Data(contentsOf: URL(fileURLWithPath: initPath))))
+        #expect(facts.brands.contains("iso6"))
+        #expect(facts.movieDuration == 0 && facts.trackDuration == 0 && facts.sampleCount == 0)
+        #expect(facts.trackCount == 1 && facts.movieExtendsFollowsTracks && facts.handlerType == "soun")
+        // The edit list still says what the presentation holds: the priming skipped, the source's frames kept.
+        #expect(facts.editMediaTime == 1024 && facts.editDuration == 13 * 48000)
+        let master = output + "/master.m3u8"
+        #expect(Self.findings(master).isEmpty, "\(Self.findings(master).map(\.described))")
+
+        func initErrors() -> [String] {
+            Self.findings(master).filter { $0.rule == "hls-initialization" && $0.severity == .error }.map(\.message)
+        }
+        // No iso6-compatible brand.
+        var restore = try Self.replacing(initPath, Array("iso6".utf8), Array("mp42".utf8))
+        #expect(
+            initErrors().contains { $0.contains("'ftyp' names 'mp42'") && $0.contains("'iso6'") }, "\(initErrors())")
+        try restore()
+        // A movie header that lasts: mvhd version 1's duration is the 8 bytes after its timescale.
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: initPath)))
+        let mvhd = try #require(bytes.indices.first { bytes[$0...].starts(with: Array("mvhd".utf8)) })
+        let duration = mvhd + 4 + 4 + 16 + 4
+        var lasting = bytes
+        lasting[duration + 7] = 0x10
+        try Data(lasting).write(to: URL(fileURLWithPath: initPath))
+        #expect(initErrors().contains { $0.contains("'mvhd' lasts 16 units") }, "\(initErrors())")
+        try Data(bytes).write(to: URL(fileURLWithPath: initPath))
+        // No Movie Extends box.
+        restore = try Self.replacing(initPath, Array("mvex".utf8), Array("free".utf8))
+        #expect(initErrors().contains { $0.contains("no Movie Extends box") }, "\(initErrors())")
+        try restore()
+        // A video handler.
+        restore = try Self.replacing(initPath, Array("soun".utf8), Array("vide".utf8), all: false)
+        #expect(initErrors().contains { $0.contains("'vide', not sound") }, "\(initErrors())")
+        try restore()
+        #expect(initErrors().isEmpty)
+    }
+
+    /// Apple's MUSTs fail: a variant without AVERAGE-BANDWIDTH, an ended playlist without EXT-X-PLAYLIST-TYPE, a
+    /// rendition without LANGUAGE; its SHOULD warns: a peak over twice the average.
+    @Test func applesMustsAreErrorsAndShouldsWarnings() throws {
+        let (output, _) = try package([HLSSettings.Rendition(bitRate: 96000)], type: .packed)
+        let master = output + "/master.m3u8"
+        let media = output + "/aac-96k/prog_index.m3u8"
+        #expect(Self.findings(master).isEmpty)
+        func messages(_ severity: Severity) -> [String] {
+            Self.findings(master).filter { $0.severity == severity }.map { "\($0.rule): \($0.message)" }
+        }
+        let text = try String(contentsOfFile: master, encoding: .utf8)
+        let average = String(text[try #require(text.firstRange(of: /,AVERAGE-BANDWIDTH=[0-9]+/))])
+        var restore = try Self.replacing(master, Array(average.utf8), [])
+        #expect(messages(.error).contains { $0.hasPrefix("hls-bandwidth:") && $0.contains("has no AVERAGE-BANDWIDTH") })
+        try restore()
+        restore = try Self.replacing(media, Array("#EXT-X-PLAYLIST-TYPE:VOD\n".utf8), [])
+        #expect(
+            messages(.error).contains { $0.hasPrefix("hls-playlist:") && $0.contains("no EXT-X-PLAYLIST-TYPE") },
+            "\(messages(.error))")
+        try restore()
+        restore = try Self.replacing(master, Array(",LANGUAGE=\"en\"".utf8), [])
+        #expect(messages(.error).contains { $0.hasPrefix("hls-audio-renditions:") && $0.contains("no LANGUAGE") })
+        try restore()
+        #expect(Self.findings(master).isEmpty)
+
+        // One 2 s segment of a 64 kbit/s rendition swapped for the same segment at 320 kbit/s: a peak over three
+        // times the average.
+        let (uneven, _) = try package(
+            [HLSSettings.Rendition(bitRate: 64000), HLSSettings.Rendition(bitRate: 320_000)], type: .packed,
+            name: "uneven", segmentDuration: 2)
+        try FileManager.default.removeItem(atPath: uneven + "/aac-64k/segment3.aac")
+        try FileManager.default.copyItem(
+            atPath: uneven + "/aac-320k/segment3.aac", toPath: uneven + "/aac-64k/segment3.aac")
+        let warnings = Self.findings(uneven + "/master.m3u8").filter { $0.severity == .warning }.map(\.message)
+        #expect(
+            warnings.contains { $0.hasPrefix("aac-64k/") && $0.contains("Apple asks for at most 200 %") }, "\(warnings)"
+        )
+        #expect(!warnings.contains { $0.hasPrefix("aac-320k/") && $0.contains("200 %") })
+    }
+
+    /// One package holds stereo AAC at two rates and 5.1 AAC at 320 kbit/s: one NAME and LANGUAGE, a group each,
+    /// CHANNELS 2, 2 and 6, clean in the validator; surround alone fails (Apple requires stereo) with a note from
+    /// the packager; 5.1 at 192 kbit/s or stereo at 256 kbit/s is written with a note and warns (Apple's table).
+    @Test func stereoBesideSurround() throws {
+        let (output, renditions) = try package(
+            [
+                HLSSettings.Rendition(bitRate: 64000, channels: 2),
+                HLSSettings.Rendition(bitRate: 128_000, channels: 2),
+                HLSSettings.Rendition(bitRate: 320_000, channels: 6),
+            ], channels: 6)
+        #expect(renditions.map(\.format.channelsPerFrame) == [2, 2, 6])
+        #expect(
+            renditions.map(\.playlist)
+                == ["aac-2ch-64k", "aac-2ch-128k", "aac-6ch-320k"].map { $0 + "/prog_index.m3u8" })
+        #expect(renditions.allSatisfy { $0.notes.isEmpty }, "\(renditions.map(\.notes))")
+        let master = try String(contentsOfFile: output + "/master.m3u8", encoding: .utf8)
+        let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:") }
+        #expect(
+            media.count == 3 && media.allSatisfy { $0.contains("NAME=\"tone-6\"") && $0.contains("LANGUAGE=\"en\"") })
+        #expect(media.map { $0.contains("CHANNELS=\"6\"") } == [false, false, true])
+        #expect(
+            Self.findings(output + "/master.m3u8").isEmpty, "\(Self.findings(output + "/master.m3u8").map(\.described))"
+        )
+
+        let (surround, alone) = try package(
+            [HLSSettings.Rendition(bitRate: 192_000, channels: 6)], channels: 6, name: "surround")
+        let notes = alone.flatMap(\.notes)
+        #expect(notes.contains { $0.contains("asks for a stereo AAC rendition") }, "\(notes)")
+        #expect(notes.contains { $0.contains("5.1 AAC-LC at 192 kbit/s") && $0.contains("320 kbit/s") }, "\(notes)")
+        let found = Self.findings(surround + "/master.m3u8")
+        #expect(found.contains { $0.severity == .error && $0.message.contains("no stereo AAC rendition") })
+        #expect(found.contains { $0.severity == .warning && $0.message.contains("5.1 AAC at 19") })
+
+        let (_, high) = try package([HLSSettings.Rendition(bitRate: 256_000)], name: "high")
+        #expect(high[0].notes.contains { $0.contains("stereo AAC-LC at 256 kbit/s") && $0.contains("32 to 160") })
+    }
+
+    /// Upmixing is refused before anything is written; two renditions of one folder name are a usage error.
+    @Test func renditionsThatCannotBeWrittenAreRefused() throws {
+        #expect(throws: ConversionUsageError.self) {
+            try package([HLSSettings.Rendition(bitRate: 320_000, channels: 6)], channels: 2, name: "up")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.root + "/up/master.m3u8"))
+        var settings = HLSSettings()
+        settings.renditions = [HLSSettings.Rendition(bitRate: 128_000), HLSSettings.Rendition(bitRate: 128_000)]
+        #expect(throws: ConversionUsageError.self) { try HLSPackager.checkSettings(settings) }
+    }
+}
