@@ -59,13 +59,18 @@ release: deps
 # scheduler, for the remote-execution proof) and the servers the
 # network tests start on loopback (Icecast with the ezstream source client, nginx) and Chromium, headless, for
 # the HTML report: one update, one install.
-TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light chromium:chromium
+TEST_TOOLS := bazel:bazel-bootstrap icecast2:icecast2 ezstream:ezstream nginx:nginx-light chromium:chromium \
+	ffmpeg:ffmpeg gst-launch-1.0:gstreamer1.0-tools
+# The HLS players the packages are played in (HLSPlayerTests): FFmpeg, and GStreamer's hlsdemux2 (in Debian 12's
+# plugins-good) with libav's AAC decoder.
+GST_PLUGINS := gstreamer1.0-plugins-good gstreamer1.0-libav
 test-deps:
 	@missing=; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PKG_MODULES); then missing="$(DEB_PACKAGES)"; fi; \
 	for tool in $(TEST_TOOLS); do \
 		PATH="$$PATH:/usr/sbin" command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
 	python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
+	{ gst-inspect-1.0 hlsdemux2 && gst-inspect-1.0 avdec_aac; } >/dev/null 2>&1 || missing="$$missing $(GST_PLUGINS)"; \
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
@@ -87,7 +92,7 @@ TEST_BUILD := -c release --scratch-path .build-test
 TEST_AFKIT := .build-test/release/afkit
 # The network tests run on their own after the rest: they time servers and reconnections, and the
 # rest keeps both cores' concurrency threads busy with long synchronous work.
-NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests
+NETWORK_TESTS := AudioStreamingTests|NetworkCommandTests|HLSPlayerTests
 # The test build also checks that every module imports only what Package.swift declares for it.
 TEST_FLAGS := -Xswiftc -enable-testing --explicit-target-dependency-import-check error
 test-build: test-deps
