@@ -45,7 +45,7 @@ struct Batch: ParsableCommand {
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
 
-    @OptionGroup var shared: SharedConversionOptions
+    @OptionGroup var shared: FileConversionOptions
 
     @Option(
         help: ArgumentHelp(

@@ -60,8 +60,9 @@ enum IMAQuality: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// The options `convert` and `batch` share.
-struct SharedConversionOptions: ParsableArguments {
+/// The options `convert` and `batch` share: how IMA is encoded, `--trim`, and what every conversion takes
+/// (``SharedConversionOptions``).
+struct FileConversionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "IMA encoding: balanced (the default) and best are beam searches (best the widest), fast the nearest code.",
@@ -74,6 +75,27 @@ struct SharedConversionOptions: ParsableArguments {
                 + "else the preset's own, else system-sound's 30 s); a usage error where that profile sets no limit."))
     var trim = false
 
+    @OptionGroup var conversion: SharedConversionOptions
+
+    /// `--quiet`.
+    var quiet: Bool { conversion.quiet }
+    /// `--progress`.
+    var progress: Bool { conversion.progress }
+
+    /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
+    var arguments: [String] {
+        (quality == .balanced ? [] : ["--quality", quality.rawValue]) + (trim ? ["--trim"] : [])
+            + conversion.arguments
+    }
+
+    /// What the options ask of every conversion, with `trimLimit` where `--trim` is given.
+    func adjustments(trimLimit: (seconds: Double, name: String)? = nil) -> ConversionAdjustments {
+        conversion.adjustments(trimLimit: trim ? trimLimit : nil)
+    }
+}
+
+/// The options every command that converts takes (`convert`, `batch`, `hls`): loudness, edits, tags, progress.
+struct SharedConversionOptions: ParsableArguments {
     @Option(
         name: .customLong("loudness"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -221,10 +243,9 @@ struct SharedConversionOptions: ParsableArguments {
         return edits
     }
 
-    /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
+    /// The options given, as `convert` takes them.
     var arguments: [String] {
-        var arguments: [String] = quality == .balanced ? [] : ["--quality", quality.rawValue]
-        if trim { arguments.append("--trim") }
+        var arguments: [String] = []
         let values: [(String, String?)] = [
             ("--loudness", loudness.map(shortDecimal)), ("--true-peak", truePeak.map(shortDecimal)),
             ("--max-limiting", maxLimiting.map(shortDecimal)), ("--trim-silence", trimSilence.map(shortDecimal)),
@@ -237,15 +258,15 @@ struct SharedConversionOptions: ParsableArguments {
         return arguments
     }
 
-    /// What the options ask of every conversion (loudness, silence, tags, edits, and `trimLimit` where `--trim`
-    /// is given): the one mapping `convert`, `batch` and `hls` share. The options were checked in `validate()`.
+    /// What the options ask of every conversion (loudness, silence, tags, edits, and the `trimLimit` a `--trim`
+    /// cuts to): the one mapping `convert`, `batch` and `hls` share. The options were checked in `validate()`.
     func adjustments(trimLimit: (seconds: Double, name: String)? = nil) -> ConversionAdjustments {
         var adjustments = ConversionAdjustments()
         adjustments.loudness = loudnessTarget
         adjustments.silenceThreshold = trimSilence
         adjustments.keepsMetadata = !noMetadata
         adjustments.edits = (try? edits()) ?? Edits()
-        adjustments.trimLimit = trim ? trimLimit : nil
+        adjustments.trimLimit = trimLimit
         return adjustments
     }
 

@@ -136,7 +136,7 @@ struct Convert: ParsableCommand {
                 + "recipe).", valueName: "line|norm|bats"))
     var sourceComplexity: String?
 
-    @OptionGroup var shared: SharedConversionOptions
+    @OptionGroup var shared: FileConversionOptions
 
     @Argument(help: "The input file, or - for standard input.")
     var input: String

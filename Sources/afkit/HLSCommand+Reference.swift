@@ -4,14 +4,22 @@ extension HLSCommand {
     static let reference = """
         HTTP Live Streaming audio as Apple's HLS Authoring Specification asks, on Linux (FFmpeg's hls muxer writes \
         MPEG-TS or fMP4, not packed audio; Apple's mediafilesegmenter runs on macOS only). Each bit rate is one \
-        AAC-LC rendition (at most stereo unless -c says otherwise: Apple requires a stereo AAC-LC rendition; 44.1 or \
-        48 kHz, other rates resampled with a note, 44.1 kHz's family to it; -d aac@RATE chooses), encoded once \
+        AAC-LC rendition (at most stereo unless -c says otherwise: Apple requires a stereo AAC rendition; 44.1 or \
+        48 kHz, other rates resampled with a note, 44.1 kHz's family to it; -d aac@RATE chooses). --renditions gives \
+        each rendition its channels instead, so one package holds stereo beside surround as Apple asks:
+
+          afkit hls --renditions stereo:64k,stereo:128k,5.1:320k --language en film-mix.wav --out pkg
+
+        (mono, stereo, 5.1, 7.1 or a count, 1 to 6 or 8; mixed down from the source, never up: a rendition of more \
+        channels than the source has is a usage error). A rate outside Apple's table (stereo AAC-LC 32 to 160 \
+        kbit/s, 5.1 AAC 320) is written with a note. Each rendition is encoded once \
         through convert's pipeline (so the edits and --loudness apply) and cut into segments on packet boundaries, \
         each the most whole packets that fit in --segment-duration (default 6 s, Apple's recommendation, and the \
         target duration), so no segment lasts longer:
 
-        - fmp4 (the default): init.mp4 ('ftyp' iso6, a 'moov' with an empty sample table, 'mvex', and an edit list \
-        that skips the encoder's priming and ends at the last source frame), then segmentN.m4s ('styp', 'moof' with \
+        - fmp4 (the default): init.mp4 ('ftyp' iso6, a 'moov' whose movie and track headers last zero as RFC \
+        8216 requires, an empty sample table, 'mvex', and an edit list that skips the encoder's priming and ends at \
+        the last source frame), then segmentN.m4s ('styp', 'moof' with \
         'tfdt' = the frames before it, exact, and 'trun', then 'mdat'). The EXTINF durations are the frames each \
         segment presents; they add up to the source's duration.
 
@@ -20,9 +28,12 @@ extension HLSCommand {
         bytes, big-endian, 33 bits), rounded to the tick; every decoded frame plays, priming included.
 
         Each rendition gets a folder (aac-128k/; a rate that is no whole number of kbit/s, by its bits per second: \
-        aac-16050/, so no two rates share one) with prog_index.m3u8 (VOD, EXT-X-ENDLIST, EXT-X-INDEPENDENT-SEGMENTS, \
-        version 7 for fMP4 and 3 for packed audio); master.m3u8 lists them: an EXT-X-MEDIA audio rendition each \
-        (CHANNELS) and an EXT-X-STREAM-INF with BANDWIDTH (RFC 8216's peak segment bit rate: the densest run of \
+        aac-16050/, so no two rates share one; with --renditions, its channels too: aac-6ch-320k/) with prog_index.m3u8 (VOD, EXT-X-ENDLIST, EXT-X-INDEPENDENT-SEGMENTS, \
+        version 7 for fMP4 and 3 for packed audio); master.m3u8 lists them: an EXT-X-MEDIA audio rendition each, in \
+        a GROUP-ID of its own tied to its variant, all with one NAME (--name, else the source's title tag, else its \
+        file name) and LANGUAGE (--language, a BCP 47 tag; else the source's language tag where it is one, else und \
+        with a note), DEFAULT and AUTOSELECT, and CHANNELS, as Apple's examples lay out audio, so a player's menu \
+        lists one audio track however many rates and layouts there are; and an EXT-X-STREAM-INF with BANDWIDTH (RFC 8216's peak segment bit rate: the densest run of \
         segments lasting half to one and a half target durations), AVERAGE-BANDWIDTH, CODECS (mp4a.40.2, from the \
         stream's AudioSpecificConfig) and AUDIO. The target duration is the segment duration asked for. The source's \
         tags (title, artist, ...; none with --no-metadata) go into init.mp4's 'udta', or into the first packed \
@@ -41,8 +52,10 @@ extension HLSCommand {
         clash, and a name that would be . or .., are usage errors). Limits, usage errors beyond them: \
         --segment-duration 1 to 60 s, at most 32 renditions, a --pad of at most 600 s each side. HE-AAC (-d aach) is \
         refused by name: Debian has no HE-AAC encoder. Checked by HLSTests (the renditions read back to the source's \
-        frames exactly, 'tfdt' and 'PRIV' times exact, the same bytes twice) and by FFmpeg: ffprobe of either master \
-        reports the source's duration (20.000 s and 20.032 s for a 20 s tone), ffmpeg -i master.m3u8 decodes 961,536 \
-        frames of the 960,000 plus 1,024 priming.
+        frames exactly, 'tfdt' and 'PRIV' times exact, the same bytes twice), by HLSAuthoringTests (validate's \
+        checks of RFC 8216's init sections and Apple's MUSTs, each failing a package broken on purpose) and by two \
+        players over HTTP, HLSPlayerTests: FFmpeg and GStreamer's hlsdemux2 decode every rendition of fMP4 and packed \
+        packages with stereo and 5.1 to the programme's frames (within three packets of priming) without a warning, \
+        and FFmpeg selects the 5.1 stream from the master.
         """
 }

@@ -12,12 +12,13 @@ struct HLSCommand: ParsableCommand {
         commandName: "hls",
         abstract: "Write HTTP Live Streaming audio: AAC-LC renditions in segments, media and master playlists.",
         discussion: """
-            Each bit rate is one AAC-LC rendition (stereo at most unless -c asks, 48 kHz at most), encoded once and \
+            Each bit rate is one AAC-LC rendition (stereo at most unless -c asks, 48 kHz at most; --renditions gives each \
+            its channels, stereo beside 5.1), encoded once and \
             cut into segments on packet boundaries: fMP4 (an init.mp4, then .m4s segments with exact decode times \
             and an edit list for the encoder's priming) or packed audio (ADTS .aac segments, each starting with an \
             ID3 PRIV timestamp on the 90 kHz clock). Every rendition has its folder and prog_index.m3u8; \
             master.m3u8 lists them with BANDWIDTH (the peak segment bit rate), AVERAGE-BANDWIDTH, CODECS and \
-            CHANNELS. The output folder is written as a set: a temporary folder exchanged for the old one in one \
+            CHANNELS, one NAME and LANGUAGE for all. The output folder is written as a set: a temporary folder exchanged for the old one in one \
             step, so a killed run leaves the old package or the new one whole (and the next run removes what it \
             left). Only a package afkit wrote is replaced: its \(HLSPackager.markerName) names the files afkit \
             wrote, and a folder holding anything else is refused. With several sources, each gets a folder named \
@@ -105,7 +106,6 @@ struct HLSCommand: ParsableCommand {
         if let channels, !(1...8).contains(channels) || channels == 7 {
             throw ValidationError("-c takes 1 to 6 or 8 channels (AAC has no 7-channel configuration)")
         }
-        if shared.trim { throw ValidationError("--trim cuts to a preset's limit; hls has none (use --duration)") }
         if let language, !HLS.isLanguageTag(language) {
             throw ValidationError("--language '\(language)' is no BCP 47 language tag (en, pt-BR, und)")
         }

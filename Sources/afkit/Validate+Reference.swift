@@ -47,17 +47,22 @@ extension Validate {
         honoured; the network only with --allow-network: the trust boundary packets describes). Its rules, one error \
         each, with Apple's recommendations as warnings: hls-playlist (readable, no byte order mark, a target \
         duration, segments, a version that has the tags used, VOD playlists ended, a master listing each media \
-        playlist once per audio group; renditions' media sequences that differ are a warning), hls-segments (each \
+        playlist once per audio group, an ended playlist saying EXT-X-PLAYLIST-TYPE as Apple requires; renditions' \
+        media sequences that differ are a warning), hls-segments (each \
         segment readable, one stream, starting on a sync point; a format change only after EXT-X-DISCONTINUITY; \
-        MPEG-TS and encrypted segments refused by name, once for all of them), hls-target-duration (no EXTINF over \
+        MPEG-TS and encrypted segments refused by name, once for all of them), hls-initialization (each fMP4 init \
+        section as RFC 8216, 3.3 requires: an 'ftyp' brand compatible with iso6 or later, 'mvhd' and 'tkhd' of zero \
+        duration, an empty sample table, a sound track, 'mvex' after the last track), hls-target-duration (no EXTINF over \
         the target, no segment more than 0.5 s past it, EXTINF what the segment presents within a packet (fMP4: the \
         init section's edit list applied), one target for every rendition; a target other than 6 s warns), \
         hls-timestamps (packed audio's 'PRIV' times continue within a 90 kHz tick, fMP4's 'tfdt' exactly; a gap or an \
         overlap named in milliseconds), hls-bandwidth (BANDWIDTH and AVERAGE-BANDWIDTH at least the measured peak and \
-        average segment bit rates within 10 %; more than 10 % over them warns), hls-codecs (CODECS names the stream's \
+        average segment bit rates within 10 %, both present as Apple requires; more than 10 % over them warns, and \
+        so does a peak over twice the average), hls-codecs (CODECS names the stream's \
         codec and no codec the variant's audio-only streams do not hold, CHANNELS its channels) and \
-        hls-audio-renditions (a stereo or mono AAC-LC rendition offered; stereo AAC-LC at 32 to 160 kbit/s, HE-AAC at \
-        most 64 kbit/s, 44.1 or 48 kHz: warnings). Every report format works; afkit's own packages pass, FFmpeg's \
+        hls-audio-renditions (a stereo AAC rendition offered, mono for a mono programme; every audio rendition with a \
+        LANGUAGE; Apple's bit-rate table as warnings: stereo AAC-LC at 32 to 160 kbit/s, HE-AAC at most 64, 5.1 AAC \
+        320, AC-3 5.1 384, E-AC-3 96 to 160 stereo, 192 5.1, 384 7.1; 44.1 or 48 kHz). Every report format works; afkit's own packages pass, FFmpeg's \
         fMP4 passes with the 6 s warning, and HLSTests fails playlists broken on purpose (a target under the \
         segments, a halved BANDWIDTH, mp4a.40.5 for AAC-LC, CHANNELS 6 for stereo, a 'PRIV' time 10 ms late, a \
         segment cut into its first frame, a missing segment). A playlist URL is read over HTTP, each playlist and \
@@ -108,7 +113,7 @@ extension Validate {
         dBTP), leading-silence (> 0.5 s)
 
         hls-audio: for HTTP Live Streaming playlists (afkit hls's output). Rules: hls-playlist, hls-segments, \
-        hls-target-duration (a target other than 6 s), hls-timestamps, hls-bandwidth (declared more than 10 % over), \
+        hls-initialization, hls-target-duration (a target other than 6 s), hls-timestamps, hls-bandwidth (declared more than 10 % over), \
         hls-codecs (no CHANNELS), hls-audio-renditions (a stereo AAC-LC rendition; bit rates and rates outside \
         Apple's ranges)
 
