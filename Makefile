@@ -39,7 +39,7 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist lint docs man prove-client \
+.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist install lint docs man prove-client \
 	prove-remote-exec
 
 all: release
@@ -156,6 +156,12 @@ conformance: $(if $(filter .build/release/afkit,$(AFKIT)),release)
 
 dist: release man
 	bash Packaging/dist.sh $(AFKIT) dist $(MAN_DIR)
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the stripped binary in PREFIX/bin, the man pages and the bash,
+# zsh and fish completions where each looks (Packaging/install.sh; it says when PREFIX/bin is not on PATH).
+PREFIX ?= /usr/local
+install: release man
+	bash Packaging/install.sh $(AFKIT) "$(DESTDIR)$(PREFIX)" $(MAN_DIR)
 
 # The man pages, generated from the commands' abstracts, discussions and option help by swift-argument-parser's
 # generate-manual plugin (a debug build of the package: the pages do not depend on the build's configuration,

@@ -1,0 +1,116 @@
+import Foundation
+import LoopbackServers
+import Testing
+
+/// What a newcomer runs from the documentation (issue 71): Documentation/Makefile.md's recipes as written there,
+/// over a folder that holds a name with a space (the per-file recipe fails on it as the page says, the batch one
+/// converts it), and `make install`'s script (a stripped binary that runs, the completions, the man pages, and a
+/// word when the folder is not on PATH).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct MakefileRecipeTests {
+    /// The ```make blocks of Documentation/Makefile.md, in order.
+    static func recipes() throws -> [String] {
+        let page = try String(
+            contentsOf: Command.packageRoot.appendingPathComponent("Documentation/Makefile.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in page.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```make") {
+                current = []
+            } else if line.hasPrefix("```"), let lines = current {
+                blocks.append(lines.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Runs `make` with `makefile` in `folder`, afkit the test's own binary; its exit status and output.
+    static func make(_ makefile: String, in folder: String) throws -> (status: Int32, output: String) {
+        try makefile.write(toFile: folder + "/Makefile", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Loopback.executable("make"))
+        process.arguments = ["-C", folder, "AFKIT=" + Command.executable]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func theBatchRecipeTakesNamesWithSpaces() throws {
+        let recipes = try Self.recipes()
+        try #require(recipes.count == 2, "Documentation/Makefile.md's make blocks: \(recipes.count)")
+        for (index, recipe) in recipes.enumerated() {
+            let folder = try Loopback.temporaryFolder("makefile-\(index)")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            try FileManager.default.createDirectory(atPath: folder + "/Assets", withIntermediateDirectories: true)
+            for name in ["Boss Theme.wav", "click.wav"] {
+                try FileManager.default.copyItem(
+                    atPath: Command.fixtures + "/signals/speech.wav", toPath: folder + "/Assets/" + name)
+            }
+            let (status, output) = try Self.make(recipe, in: folder)
+            if index == 0 {
+                // The per-file recipe: Make's lists split 'Boss Theme.wav' in two, as the page warns.
+                #expect(status != 0 && output.contains("No rule to make target"), "\(output)")
+            } else {
+                #expect(status == 0, "\(output)")
+                for name in ["Boss Theme.caf", "click.caf"] {
+                    #expect(FileManager.default.fileExists(atPath: folder + "/build/assets/" + name), "\(output)")
+                }
+                // Run again: nothing to convert, the outputs kept.
+                let again = try Self.make(recipe, in: folder)
+                #expect(again.status == 0, "\(again.output)")
+            }
+        }
+    }
+
+    @Test func installPutsTheCommandItsPagesAndCompletionsInPlace() throws {
+        let prefix = try Loopback.temporaryFolder("install")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let pages = prefix + "/pages"
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        try ".Dd\n.Dt AFKIT 1\n".write(toFile: pages + "/afkit.1", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            Command.packageRoot.appendingPathComponent("Packaging/install.sh").path, Command.executable,
+            prefix + "/usr", pages,
+        ]
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("is not on PATH"), "\(output)")
+        let installed = prefix + "/usr/bin/afkit"
+        #expect(FileManager.default.isExecutableFile(atPath: installed))
+        for file in [
+            "share/bash-completion/completions/afkit", "share/zsh/site-functions/_afkit",
+            "share/fish/vendor_completions.d/afkit.fish", "share/man/man1/afkit.1",
+        ] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: prefix + "/usr/" + file)[.size] as? Int) ?? 0
+            #expect(size > 0, "\(file)")
+        }
+        // Stripped of its debugging information, and it runs.
+        let original = try FileManager.default.attributesOfItem(atPath: Command.executable)[.size] as? Int ?? 0
+        let stripped = try FileManager.default.attributesOfItem(atPath: installed)[.size] as? Int ?? 0
+        #expect(stripped < original)
+        let version = Process()
+        version.executableURL = URL(fileURLWithPath: installed)
+        version.arguments = ["--version"]
+        let versionPipe = Pipe()
+        version.standardOutput = versionPipe
+        try version.run()
+        let printed = String(decoding: versionPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        version.waitUntilExit()
+        #expect(version.terminationStatus == 0 && !printed.isEmpty)
+    }
+}
