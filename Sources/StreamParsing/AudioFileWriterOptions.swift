@@ -25,6 +25,8 @@ public struct AudioFileWriterOptions: Sendable {
     public var comments: [Comment] = []
     /// AIFF `ANNO` annotations.
     public var annotations: [String] = []
+    /// The loudness to state for the sound (MPEG-4 `trak/udta/ludt/tlou`); `nil`: none is written.
+    public var loudnessInfo: LoudnessInfo?
     /// For WAV: the expected audio size. Without it (or when it nears 4 GiB) a `JUNK` chunk is
     /// reserved so the file can become RF64 if it grows past what RIFF's 32-bit sizes hold.
     public var estimatedDataByteCount: Int64?

@@ -53,6 +53,8 @@ public struct StreamProperties: Sendable {
     /// The loops, resolved to frames whatever the container (from `INST`'s markers, `smpl`'s loops,
     /// CAF's regions).
     public var loops: [Loop] = []
+    /// The loudness the file states for its sound (MPEG-4 `ludt`: the sound track's, else the movie's).
+    public var loudnessInfo: LoudnessInfo?
     /// Whether the audio ends before its header says it should, or a packet is cut short.
     public var isTruncated = false
     /// Where the stream ends short, where the parser says (every whole packet before it is read).
