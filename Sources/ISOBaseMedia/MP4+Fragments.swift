@@ -9,10 +9,11 @@ import StreamParsing
 extension MP4 {
     /// The initialization section of a fragmented audio track: `ftyp` (`iso6`), then a `moov` whose edit
     /// list skips `primingFrames` and lasts `validFrames` (an open-ended stream: 0), whose sample entry holds
-    /// `magicCookie`, and whose `trex` gives each sample one packet's frames.
+    /// `magicCookie`, and whose `trex` gives each sample one packet's frames; with the text tags `metadata` (none:
+    /// no `udta`) and the track's `loudness` (`trak/udta/ludt`; `nil`: none).
     public static func fragmentedInitialization(
         format: StreamDescription, magicCookie: [UInt8], primingFrames: Int64, validFrames: Int64,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:], loudness: LoudnessInfo? = nil
     ) throws -> [UInt8] {
         guard format.formatID == .aac || format.formatID == .alac, format.framesPerPacket > 0 else {
             throw AudioFileError.unsupportedDataFormat(
@@ -31,6 +32,7 @@ extension MP4 {
         for brand: FourCharCode in ["iso6", "mp41"] { ftyp.appendFourCharCode(brand) }
         var options = AudioFileWriterOptions()
         options.metadata = metadata
+        options.loudnessInfo = loudness
         var bytes: [UInt8] = []
         appendBox(&bytes, BoxType.ftyp, ftyp)
         bytes += moov(

@@ -68,6 +68,8 @@ package struct MP4Parser: StreamParser {
         var sizes: [UInt32] = []
         var chunkOffsets: [Int64] = []
         var tableOffset: Int64 = 0
+        /// What its `udta/ludt/tlou` states.
+        var loudness: LoudnessInfo?
     }
 
     /// A chapter track's sample: where its title lies and when the chapter runs, in seconds.
@@ -128,6 +130,8 @@ package struct MP4Parser: StreamParser {
     var sampleCursor = MP4SampleTable.Cursor()
     var tally = Tally()
     var itunesGapless: (priming: Int64, remainder: Int64, valid: Int64)?
+    /// What the movie's own `udta/ludt/tlou` states (a track's comes first).
+    var movieLoudness: LoudnessInfo?
     var framesPerDuration = 1.0
     /// `mdat` boxes seen, so a seek can tell which one holds an offset.
     var mediaBoxes: [Box] = []
@@ -474,7 +478,7 @@ package struct MP4Parser: StreamParser {
     }
 
     /// The boxes that hold metadata only: a broken box inside one costs the metadata, never the audio.
-    static let metadataBoxes: Set<FourCharCode> = ["udta", "meta", "ilst"]
+    static let metadataBoxes: Set<FourCharCode> = ["udta", "meta", "ilst", "ludt"]
 
     /// Steps over the rest of the metadata box that holds a broken box (`type` at `offset`, its header read), with
     /// a warning, and says `true`; `false` where no metadata box holds it (the file is broken).
@@ -531,9 +535,15 @@ package struct MP4Parser: StreamParser {
         case ("moov", "mvex"):
             isFragmented = true
             try descend(into: box)
-        case ("moov", "udta"), ("trak", "edts"), ("trak", "mdia"), ("udta", "ilst"), ("meta", "ilst"), ("moof", "traf"):
+        case ("udta", let child) where child != "ludt" && isTrackUserData:
+            // Of a track's user data only its loudness is read (its tags and chapters are not the file's).
+            skip(box, note: "")
+        case ("moov", "udta"), ("trak", "udta"), ("trak", "edts"), ("trak", "mdia"), ("udta", "ilst"), ("meta", "ilst"),
+            ("udta", "ludt"), ("moof", "traf"):
             if box.type == "traf" { fragment = nil }
             try descend(into: box)
+        case ("ludt", "tlou"):
+            try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
         case ("moov", "meta"), ("udta", "meta"):
             guard open.count < Self.maximumDepth else { throw tooDeep(box) }
             state = .metaHeader(box)
@@ -558,6 +568,9 @@ package struct MP4Parser: StreamParser {
             skip(box, note: "")
         }
     }
+
+    /// Whether the box open innermost is a track's `udta`.
+    var isTrackUserData: Bool { open.count >= 2 && open[open.count - 2].type == "trak" && open.last?.type == "udta" }
 
     mutating func read(_ box: Box, limit: Int, essential: Bool) throws {
         guard let size = box.bodySize else {
@@ -763,6 +776,7 @@ package struct MP4Parser: StreamParser {
         context.properties.formatList = entry.formatList.count > 1 ? entry.formatList : [format]
         context.properties.magicCookie = entry.cookie
         context.properties.isOptimized = earlyMedia == nil
+        context.properties.loudnessInfo = audio.loudness ?? movieLoudness
         context.announce(.fileFormat)
         context.announce(.dataFormat)
         context.announce(.formatList)

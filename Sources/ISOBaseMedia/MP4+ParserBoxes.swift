@@ -40,6 +40,7 @@ extension MP4Parser {
             let size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
             if trackID == audio?.id || audio == nil { trackDefaults = (duration, size) }
         case "chpl": parseChapterList(&body)
+        case "tlou": parseLoudness(box, &body)
         case "tfhd": try parseFragmentHeader(box, &body)
         case "trun": try parseTrackRun(box, &body)
         default:
@@ -244,6 +245,26 @@ extension MP4Parser {
                 Chapter(startTime: Double(start) / 10_000_000, title: String(decoding: title, as: UTF8.self)))
         }
         context.properties.chapters = chapters.sorted { $0.startTime < $1.startTime }
+    }
+
+    /// A `ludt`'s `tlou`: the loudness of the track it is in, else of the movie (the first stated is kept). What of
+    /// the box could not be read (it ends early, a count runs past it, a version afkit does not read) is said.
+    mutating func parseLoudness(_ box: Box, _ body: inout ByteCursor) {
+        let (info, problem) = MP4.loudnessInfo(in: &body)
+        if let problem {
+            let size = box.bodySize ?? 0
+            context.noteNotRead(
+                "mp4: the loudness box 'tlou' at byte \(box.offset) \(problem): the rest of it is not read",
+                NotRead(
+                    what: "'tlou' box", count: size, unit: "bytes", offset: box.offset,
+                    reason: problem.hasPrefix("is of version") ? "afkit does not read its version" : "it is broken"))
+        }
+        guard let info else { return }
+        if track != nil {
+            if track?.loudness == nil { track?.loudness = info }
+        } else if movieLoudness == nil {
+            movieLoudness = info
+        }
     }
 
     // MARK: The sample description

@@ -120,6 +120,11 @@ extension MP4 {
         appendBox(&trak, "tkhd", trackHeader(validFrames: fragmented ? 0 : validFrames))
         appendBox(&trak, "edts", editList(validFrames: validFrames, priming: priming))
         appendBox(&trak, "mdia", mdia)
+        if let ludt = options.loudnessInfo.flatMap(loudnessBox) {
+            var udta: [UInt8] = []
+            appendBox(&udta, "ludt", ludt)
+            appendBox(&trak, "udta", udta)
+        }
 
         var moov: [UInt8] = []
         appendBox(&moov, "mvhd", movieHeader(timescale: timescale, validFrames: fragmented ? 0 : validFrames))
@@ -134,11 +139,10 @@ extension MP4 {
             appendBox(&mvex, "trex", trex)
             appendBox(&moov, "mvex", mvex)
         }
-        appendBox(
-            &moov, "udta",
-            userData(
-                options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
-                remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac && !fragmented))
+        let udta = userData(
+            options.metadata, pictures: options.pictures, chapters: options.chapters, priming: priming,
+            remainder: remainder, validFrames: validFrames, gapless: format.formatID == .aac && !fragmented)
+        if !udta.isEmpty { appendBox(&moov, "udta", udta) }
         var box: [UInt8] = []
         appendBox(&box, BoxType.moov, moov)
         return box
@@ -318,7 +322,8 @@ extension MP4 {
         return stco
     }
 
-    /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC; `udta/chpl`: the chapters.
+    /// `udta`/`meta`/`ilst`: the text tags as iTunes items, and `iTunSMPB` for AAC; `udta/chpl`: the chapters. Empty
+    /// where there is none of them (no empty `meta` or `ilst` is written).
     private static func userData(
         _ metadata: [String: String], pictures: [Picture], chapters: [Chapter], priming: Int64, remainder: Int64,
         validFrames: Int64, gapless: Bool
@@ -352,16 +357,18 @@ extension MP4 {
                 &ilst, "----",
                 freeformItem("iTunSMPB", gaplessInfo(priming: priming, remainder: remainder, validFrames: validFrames)))
         }
-        var handler = fullBoxHeader(version: 0, flags: 0)
-        handler.appendInteger(UInt32(0), endianness: .big)
-        handler.appendFourCharCode("mdir")
-        handler.appendFourCharCode("appl")
-        handler += [UInt8](repeating: 0, count: 9)
-        var meta = fullBoxHeader(version: 0, flags: 0)
-        appendBox(&meta, "hdlr", handler)
-        appendBox(&meta, "ilst", ilst)
         var udta: [UInt8] = []
-        appendBox(&udta, "meta", meta)
+        if !ilst.isEmpty {
+            var handler = fullBoxHeader(version: 0, flags: 0)
+            handler.appendInteger(UInt32(0), endianness: .big)
+            handler.appendFourCharCode("mdir")
+            handler.appendFourCharCode("appl")
+            handler += [UInt8](repeating: 0, count: 9)
+            var meta = fullBoxHeader(version: 0, flags: 0)
+            appendBox(&meta, "hdlr", handler)
+            appendBox(&meta, "ilst", ilst)
+            appendBox(&udta, "meta", meta)
+        }
         if !chapters.isEmpty { appendBox(&udta, "chpl", chapterList(chapters)) }
         return udta
     }
