@@ -33,6 +33,12 @@ extension Info {
         to 5 (within +/-0.1 LU) and Tech 3342's loudness-range cases 1 to 4 (within +/-1 LU) on their signals, \
         generated from their definitions, and the true-peak cases 15 to 23 (+0.2/-0.4 dB).
 
+        The loudness a file states, measured when it was made (MPEG-4's 'ludt' box, ISO/IEC 14496-12, which afkit's \
+        M4A writer writes where it is given one), is shown without --loudness: --json adds \
+        "loudnessInfo": {"integrated", "anchor", "maximumMomentary", "maximumShortTerm", "range", "truePeak", \
+        "samplePeak"} (the figures it states, as it stores them: loudness to 0.25 LU, peaks to 1/32 dB) with \
+        "measurementSystem" and "reliability", text a Loudness info: line.
+
         The text output, for example:
 
           $ afkit info Assets/click.wav

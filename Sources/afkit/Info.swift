@@ -213,6 +213,7 @@ enum InfoText {
                 "Picture:                \(picture.roleName), \(picture.mimeType)\(size), "
                     + "\(picture.byteCount) bytes")
         }
+        if let info = summary.loudnessInfo { lines.append("Loudness info:          " + info.text) }
         for chapter in summary.chapters {
             let end = chapter.endTime.map { "-" + formatSeconds($0) } ?? ""
             lines.append(
@@ -231,6 +232,29 @@ enum InfoText {
     }
 
     static func formatSeconds(_ seconds: Double) -> String { fixedPoint(seconds, places: 6) }
+}
+
+extension LoudnessInfo {
+    /// The figures stated, in `--loudness`'s order and words, then how they were measured: `-16.25 LUFS integrated,
+    /// range 5.5 LU, true peak -1.03125 dBTP, sample peak -1.5 dBFS (as the file states: EBU R128, accurate)`.
+    var text: String {
+        // Every figure as stored: on a grid of 1/32, exact in five places.
+        func value(_ number: Double, _ unit: String) -> String {
+            var text = fixedPoint(number, places: 5)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            return (text == "-0" ? "0" : text) + " " + unit
+        }
+        let figures = [
+            integratedLoudness.map { value($0, "LUFS") + " integrated" },
+            anchorLoudness.map { "anchor " + value($0, "LUFS") },
+            maximumMomentaryLoudness.map { "momentary max " + value($0, "LUFS") },
+            maximumShortTermLoudness.map { "short-term max " + value($0, "LUFS") },
+            loudnessRange.map { "range " + value($0, "LU") }, truePeak.map { "true peak " + value($0, "dBTP") },
+            samplePeak.map { "sample peak " + value($0, "dBFS") },
+        ].compactMap { $0 }
+        return figures.joined(separator: ", ") + " (as the file states: \(measurementSystem), \(reliability))"
+    }
 }
 
 extension LoudnessMeasurement {

@@ -42,6 +42,21 @@ extension AudioFileSummary {
         return .object(fields)
     }
 
+    /// The loudness a file states: the figures it states, under `--loudness`'s names where it has them, and how
+    /// they were measured.
+    static func loudnessInfoJSON(_ info: LoudnessInfo) -> JSONValue {
+        let figures: [(String, Double?)] = [
+            ("integrated", info.integratedLoudness), ("anchor", info.anchorLoudness),
+            ("maximumMomentary", info.maximumMomentaryLoudness), ("maximumShortTerm", info.maximumShortTermLoudness),
+            ("range", info.loudnessRange), ("truePeak", info.truePeak), ("samplePeak", info.samplePeak),
+        ]
+        return .object(
+            figures.compactMap { name, value in value.map { (name, .number($0)) } } + [
+                ("measurementSystem", .string(info.measurementSystem.description)),
+                ("reliability", .string(info.reliability.description)),
+            ])
+    }
+
     /// The contract's fields after `path`, in its order.
     var jsonFields: [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = [
@@ -164,6 +179,8 @@ extension AudioFileSummary {
         }
         // The layout in words beside the contract's object, which keeps its three members.
         if let layout = channelLayout { fields.append(("channelLayoutName", .string(layout.spokenName))) }
+        // The loudness the file states (`loudness` is what `--loudness` measures).
+        if let loudnessInfo { fields.append(("loudnessInfo", Self.loudnessInfoJSON(loudnessInfo))) }
         fields.append(("truncated", .bool(isTruncated)))
         fields.append(("damaged", .bool(!damage.isEmpty)))
         // Metadata left unread to keep memory bounded (a block past the read limit, chapters past the cap): said.

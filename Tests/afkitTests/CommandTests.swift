@@ -1,4 +1,5 @@
 import AudioContainers
+import AudioFormats
 import Foundation
 import LoopbackServers
 import Testing
@@ -685,6 +686,49 @@ struct Command {
             text.contains(
                 "Warning:                mp4: the chapter track holds 2204 chapters; the first 1000 are read, "
                     + "1204 more chapters not read"), "\(text.suffix(300))")
+    }
+
+    /// The loudness an M4A file states (`trak/udta/ludt`, written here by afkit's writer) in both forms, apart from
+    /// what `--loudness` measures; a file that states none has neither.
+    @Test func infoShowsTheLoudnessAFileStates() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "afkit-info-loudness-\(UUID().uuidString).m4a"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var options = AudioFileWriterOptions()
+        options.magicCookie = [0x11, 0x90]
+        options.loudnessInfo = LoudnessInfo(
+            integratedLoudness: -16.25, loudnessRange: 5.5, truePeak: -1.03125, samplePeak: -1.5,
+            measurementSystem: .ebuR128)
+        let format = StreamDescription(
+            sampleRate: 48000, formatID: .aac, formatFlags: [], bytesPerPacket: 0, framesPerPacket: 1024,
+            bytesPerFrame: 0, channelsPerFrame: 2, bitsPerChannel: 0)
+        let writer = try AudioFileWriter(path: path, fileType: .m4a, format: format, options: options)
+        try writer.writePackets(
+            [UInt8](repeating: 1, count: 40),
+            descriptions: (0..<4).map {
+                PacketDescription(startOffset: Int64($0 * 10), variableFramesInPacket: 1024, dataByteSize: 10)
+            })
+        try writer.close()
+        let json = try Command.run(["info", "--json", path, "mp4/aac-faststart.m4a"])
+        #expect(json.status == 0)
+        let files = try #require(json.json as? [[String: Any]])
+        let stated = try #require(files[0]["loudnessInfo"] as? [String: Any])
+        #expect(stated["integrated"] as? Double == -16.25)
+        #expect(stated["range"] as? Double == 5.5)
+        #expect(stated["truePeak"] as? Double == -1.03125)
+        #expect(stated["samplePeak"] as? Double == -1.5)
+        #expect(stated["anchor"] == nil)
+        #expect(stated["measurementSystem"] as? String == "EBU R128")
+        #expect(stated["reliability"] as? String == "accurate")
+        #expect(files[0]["loudness"] == nil)
+        #expect(files[1]["loudnessInfo"] == nil)
+        let text = try Command.run(["info", path]).stdout
+        #expect(
+            text.contains(
+                "\nLoudness info:          -16.25 LUFS integrated, range 5.5 LU, true peak -1.03125 dBTP, sample peak "
+                    + "-1.5 dBFS (as the file states: EBU R128, accurate)\n"), "\(text)")
+        #expect(!(try Command.run(["info", "mp4/aac-faststart.m4a"]).stdout.contains("Loudness info:")))
     }
 
     /// A FILE whose moov follows mdat: the command answers the parser's seek requests and lists every

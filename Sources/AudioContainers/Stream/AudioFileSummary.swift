@@ -50,6 +50,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var loops: [Loop]
     /// Which speaker each channel feeds.
     public var channelLayout: ChannelLayout?
+    /// The loudness the file states (MPEG-4 `ludt`), where it states one.
+    public var loudnessInfo: LoudnessInfo?
     /// Whether the file ends before the audio its header states.
     public var isTruncated: Bool
     /// Where audio was skipped as damaged (empty: none was).
@@ -85,6 +87,7 @@ public struct AudioFileSummary: Hashable, Sendable {
         instrument = properties.instrument
         loops = properties.loops
         channelLayout = properties.channelLayout
+        loudnessInfo = properties.loudnessInfo
         isTruncated = properties.isTruncated
         damage = properties.damage
         notRead = properties.notRead
