@@ -5,10 +5,10 @@ import StreamParsing
 /// `tlou` (and, for an album's tracks, an AlbumLoudnessInfo `alou`), each a LoudnessBaseBox: a full box whose
 /// loudness bases (one in version 0; a count of them, each with an EQ set, in version 1) give, for the sound
 /// after a downmix and a DRC set (both 0: the sound as it is), its peaks and a list of measurements, each a
-/// method, its 23003-4 code, and how it was measured. The codes are ``LoudnessInfo``'s.
+/// method, its 23003-4 code, and how it was measured. The codes are `LoudnessInfo`'s.
 extension MP4 {
     /// `ludt` holding one `tlou` of version 0: the sound as it is (downmix and DRC set 0), its peaks and one
-    /// measurement a figure `info` states, in ``LoudnessInfo/methods`` order; `nil` where it states none.
+    /// measurement a figure `info` states, in `LoudnessInfo.methods` order; `nil` where it states none.
     package static func loudnessBox(_ info: LoudnessInfo) -> [UInt8]? {
         guard !info.isEmpty else { return nil }
         let how = info.measurementSystem.rawValue << 4 | info.reliability.rawValue

@@ -148,7 +148,7 @@ extension LoudnessInfo {
         }
     }
 
-    /// The stated figures as (method, code) pairs, in ``methods`` order; a figure not finite is left out.
+    /// The stated figures as (method, code) pairs, in `methods` order; a figure not finite is left out.
     package var measurements: [(method: UInt8, code: UInt8)] {
         Self.methods.compactMap { method in
             self[method].flatMap { Self.code(method: method, value: $0) }.map { (method, $0) }
@@ -176,7 +176,7 @@ extension LoudnessInfo {
         return UInt8(min(255, max(0, code.rounded())))
     }
 
-    /// A method's figure for its `methodValue` code (the inverse of ``code(method:value:)``); `nil` for a method
+    /// A method's figure for its `methodValue` code (the inverse of `code(method:value:)`); `nil` for a method
     /// not read.
     package static func value(method: UInt8, code: UInt8) -> Double? {
         let code = Double(code)
