@@ -6,6 +6,7 @@
 import AudioCodecs
 import AudioContainers
 import AudioDecoding
+import AudioEngines
 import AudioFormats
 import FileAccess
 
@@ -504,8 +505,12 @@ public enum HLSPackager {
         // The source's tags (unless --no-metadata): in the initialization section, or the first packed segment's tag.
         let tags = file.properties.infoDictionary.filter { MetadataKeys.carried.contains($0.key) }
         if settings.segmentType == .fmp4 {
+            // The rendition's loudness as decoded (the normalizer's own measure of it where --loudness set it),
+            // in the init section's loudness box.
+            let measured = try result.normalization?.output ?? LoudnessMeasurement.measure(path: encoded)
             let initialization = try MP4.fragmentedInitialization(
-                format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames, metadata: tags)
+                format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames, metadata: tags,
+                loudness: LoudnessInfo(measured))
             try writeFile(directory + "/" + initializationName, bytes: initialization)
         }
         var sizes: [Int64] = []

@@ -44,3 +44,17 @@ extension LoudnessMeasurement {
         return meter.measurement
     }
 }
+
+extension LoudnessInfo {
+    /// What a file states of `measurement` (ISO/IEC 14496-12's loudness box): the integrated loudness (a short
+    /// sound's own where it has none), range, loudest short-term window, true and sample peaks, as measured
+    /// (BS.1770-4, accurate); silence's infinities are left out.
+    public init(_ measurement: LoudnessMeasurement) {
+        func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+        self.init(
+            integratedLoudness: finite(measurement.normalizable),
+            maximumShortTermLoudness: finite(measurement.shortTermMaximum),
+            loudnessRange: finite(measurement.range), truePeak: finite(measurement.truePeak),
+            samplePeak: finite(measurement.samplePeak))
+    }
+}

@@ -37,7 +37,10 @@ extension HLSCommand {
         segments lasting half to one and a half target durations), AVERAGE-BANDWIDTH, CODECS (mp4a.40.2, from the \
         stream's AudioSpecificConfig) and AUDIO. The target duration is the segment duration asked for. The source's \
         tags (title, artist, ...; none with --no-metadata) go into init.mp4's 'udta', or into the first packed \
-        segment's ID3 tag after its 'PRIV' frame. A source with no audio is refused. The bytes depend on the source \
+        segment's ID3 tag after its 'PRIV' frame. Each init.mp4 also states its rendition's loudness as decoded, in \
+        ISO/IEC 14496-12's loudness box ('udta'/'ludt'/'tlou': integrated loudness, range, loudest short-term \
+        window, true and sample peak; with --loudness, the normalizer's own measurement of the encoded rendition), \
+        which afkit info shows; packed audio has no standard place for it and states none. A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
         RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \

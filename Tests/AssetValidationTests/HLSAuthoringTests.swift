@@ -174,6 +174,26 @@ import Testing
         #expect(high[0].notes.contains { $0.contains("stereo AAC-LC at 256 kbit/s") && $0.contains("32 to 160") })
     }
 
+    /// Each fMP4 rendition's init section states its loudness as decoded (ISO/IEC 14496-12 `ludt`): with
+    /// `--loudness -16`, -16 LUFS and a true peak under the -1 dBTP ceiling, read back from init.mp4.
+    @Test func initSectionsStateTheirLoudness() throws {
+        let source = try folder.pcm("loud.wav", type: .wav, rate: 48000, channels: 2, frames: 13 * 48000)
+        var settings = HLSSettings()
+        settings.renditions = [HLSSettings.Rendition(bitRate: 64000), HLSSettings.Rendition(bitRate: 128_000)]
+        settings.language = "en"
+        settings.conversion.loudness = LoudnessTarget(integrated: -16)
+        let output = folder.root + "/loud"
+        _ = try HLSPackager.package(source: source, output: output, settings: settings)
+        for rendition in ["aac-64k", "aac-128k"] {
+            let file = try AudioFile(path: output + "/" + rendition + "/init.mp4")
+            let stated = try #require(file.properties.loudnessInfo, "\(rendition)")
+            let integrated = try #require(stated.integratedLoudness)
+            #expect(abs(integrated + 16) <= 0.25, "\(rendition): \(integrated)")
+            #expect(try #require(stated.truePeak) <= -1 + 1.0 / 32, "\(rendition)")
+            #expect(stated.loudnessRange != nil && stated.samplePeak != nil)
+        }
+    }
+
     /// Upmixing is refused before anything is written; two renditions of one folder name are a usage error.
     @Test func renditionsThatCannotBeWrittenAreRefused() throws {
         #expect(throws: ConversionUsageError.self) {
