@@ -10,9 +10,13 @@ extension RandomAccessCollection where Self: Sendable {
     /// element in order as it finishes one (a batch's `--jobs`); without it, as many as there are cores.
     /// Where `transform` throws for some elements, every element is still transformed and the error of the
     /// first in order is thrown. A transform that fills workspaces of its own may discard the result.
+    ///
+    /// Work that mostly `waits` (fetches over the network) runs `width` workers at once whatever the cores
+    /// (computing work runs at most as many as there are cores, one where it is nested in another's): the
+    /// calling thread and, for the call's length, a thread of Dispatch's for each other worker.
     @discardableResult
     public func parallelMap<Mapped: Sendable, Failure: Error>(
-        width: Int? = nil, _ transform: @Sendable (Element) throws(Failure) -> Mapped
+        width: Int? = nil, waits: Bool = false, _ transform: @Sendable (Element) throws(Failure) -> Mapped
     ) throws(Failure) -> [Mapped] {
         let count = self.count
         guard count > 0 else { return [] }
@@ -28,17 +32,28 @@ extension RandomAccessCollection where Self: Sendable {
             let element = self[index(startIndex, offsetBy: offset)]
             slots.initializeElement(at: offset, to: Result { () throws(Failure) in try transform(element) })
         }
-        if workers == count {
+        let next = Atomic(0)
+        @Sendable func work() {
+            while true {
+                let offset = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard offset < count else { return }
+                run(offset)
+            }
+        }
+        if waits && workers > 1 {
+            // A serial queue of its own for each worker: Dispatch gives each a thread, cores or not.
+            withoutActuallyEscaping(work) { work in
+                let group = DispatchGroup()
+                for worker in 1..<workers {
+                    DispatchQueue(label: "afkit waiting worker \(worker)").async(group: group, execute: work)
+                }
+                work()
+                group.wait()
+            }
+        } else if workers == count {
             DispatchQueue.concurrentPerform(iterations: count) { offset in run(offset) }
         } else {
-            let next = Atomic(0)
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while true {
-                    let offset = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard offset < count else { return }
-                    run(offset)
-                }
-            }
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in work() }
         }
         var mapped: [Mapped] = []
         mapped.reserveCapacity(count)
