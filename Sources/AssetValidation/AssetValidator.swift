@@ -39,10 +39,11 @@ public struct AssetValidator: Sendable {
     /// Files with these extensions are checked when a directory is searched.
     public static var soundExtensions: Set<String> { ContainerRegistry.walkedExtensions }
 
-    /// How a playlist profile reads URLs (the caller's fetch over HTTP; `nil`: none is read). What a playlist
-    /// names passes `HLS.ResourceAccess`: files below the playlist's folder (or the folder given), URLs from
-    /// a playlist on the disk only with ``allowsNetwork``.
-    public var networkFetch: HLS.ResourceAccess.NetworkFetch?
+    /// How a playlist profile reads URLs: makes the fetch over HTTP (the caller's) for one playlist checked, once
+    /// for each, so what its fetches share (a retry budget) is that playlist's; `nil`: no URL is read. What a
+    /// playlist names passes `HLS.ResourceAccess`: files below the playlist's folder (or the folder given), URLs
+    /// from a playlist on the disk only with ``allowsNetwork``.
+    public var makeNetworkFetch: (@Sendable () -> HLS.ResourceAccess.NetworkFetch)?
     /// Whether a playlist on the disk may name resources over HTTP (`--allow-network`).
     public var allowsNetwork = false
 
@@ -63,7 +64,7 @@ public struct AssetValidator: Sendable {
         if profile.checksPlaylists {
             // A playlist profile reads playlists and what they name; the audio rules see no file.
             let access = HLS.ResourceAccess(
-                playlist: path, folder: folder, allowsNetwork: allowsNetwork, network: networkFetch)
+                playlist: path, folder: folder, allowsNetwork: allowsNetwork, network: makeNetworkFetch?())
             facts.playlist = PlaylistInspector.inspect(path: path, fetch: access.fetcher)
             return check(facts, measure: { _ in nil })
         }

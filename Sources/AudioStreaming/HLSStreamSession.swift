@@ -7,8 +7,8 @@ import Foundation
 /// ``AudioFileStream``, so the events are those of one stream, with a `.segment` event as each segment
 /// starts. A VOD playlist is read to its end; a live one (no `EXT-X-ENDLIST`) is reloaded every target
 /// duration (half of it when a reload brought nothing new, as RFC 8216 asks) until it ends or the time limit
-/// passes. Each fetch retries with the stream's backoff; a live playlist that moved past segments not yet
-/// read is a discontinuity.
+/// passes. Each fetch retries with the stream's backoff, within one retry budget for the whole reading
+/// (`HTTPResource.RetryBudget`); a live playlist that moved past segments not yet read is a discontinuity.
 final class HLSStreamSession: StreamSession {
     typealias Event = HTTPAudioStream.Event
 
@@ -27,10 +27,13 @@ final class HLSStreamSession: StreamSession {
     /// Whether the last reload of a live playlist brought a new segment.
     private var reloadBroughtNews = true
     private var deadline: ContinuousClock.Instant?
+    /// The retries every fetch of the reading shares.
+    private let budget: HTTPResource.RetryBudget
 
     init(url: String, options: HTTPAudioStream.Options, variant: HLS.VariantChoice = .best) {
         self.url = url
         self.options = options
+        budget = HTTPResource.RetryBudget(options)
         reader = HLS.Reader(variant: variant) { _, _ in [] }
     }
 
@@ -219,7 +222,8 @@ final class HLSStreamSession: StreamSession {
     ) {
         // What a playlist read over HTTP names passes the one boundary: http and https only, never a local path.
         try HLS.ResourceAccess(playlist: url).check(location)
-        let fetched = try await HTTPResource.fetch(location, range: range, options: options, deadline: deadline)
+        let fetched = try await HTTPResource.fetch(
+            location, range: range, options: options, deadline: deadline, budget: budget)
         receivedByteCount += Int64(fetched.bytes.count)
         return fetched
     }

@@ -128,6 +128,16 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         public var reconnectDelay: Duration = .milliseconds(250)
         /// The longest wait between retries.
         public var maximumReconnectDelay: Duration = .seconds(8)
+        /// The retries the fetches of one HLS reading (a playlist read as a stream, or checked by `validate`) may
+        /// make together, each fetch still at most `maximumReconnectAttempts`: 10, so a package whose server fails
+        /// a few segments once still reads whole, while one that fails every request stops after a few rounds of
+        /// retries, in seconds. A fetch that succeeds earns back a tenth of one (`HTTPResource.RetryBudget`).
+        public var retryBudget = 10
+        /// The time the fetches of one HLS reading may lose to failures together (each failed attempt's time and
+        /// the waits before retries, summed over fetches running at once): 30 s, two read timeouts, so a server
+        /// that accepts connections and never answers costs one retry, not five for each segment. A fetch that
+        /// succeeds earns back a second.
+        public var retryTimeBudget: Duration = .seconds(30)
         /// Sent as `User-Agent`.
         public var userAgent = "afkit"
         /// PEM files of root certificates trusted for https beside the system's (a private CA, a

@@ -5,22 +5,25 @@ import Synchronization
 
 /// A whole resource over HTTP, in one response: what an HLS reader fetches (playlists, segments,
 /// initialization sections), with the stream options' timeouts, trust roots and retries (backoff from
-/// `reconnectDelay`, at most `maximumReconnectAttempts`). A byte range is asked for with `Range`; a server
-/// that sends the whole resource instead has the range cut from it.
+/// `reconnectDelay`, at most `maximumReconnectAttempts`, within the ``RetryBudget`` the reading's fetches
+/// share). A byte range is asked for with `Range`; a server that sends the whole resource instead has the range
+/// cut from it.
 public enum HTTPResource {
     /// The most bytes one resource may hold: `HLS.maximumResourceSize`.
     public static let maximumSize = HLS.maximumResourceSize
 
     /// The resource at `location` (or `range` of it), the response's facts and the address it came from after
     /// redirects (credentials kept, for resolving the URIs a playlist holds), retried with the options'
-    /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final). Errors are
-    /// `AudioFileError`s: `net!` for the server and the connection.
+    /// backoff when the connection fails or the server answers 5xx (a 4xx answer is final), each retry spent
+    /// from `budget` (the reading's, shared by its fetches; one of the fetch's own where `nil`). Errors are
+    /// `AudioFileError`s: `net!` for the server and the connection, and for a budget spent.
     ///
     /// The fetch runs on a thread of its own, which waits for the transfer's: no task's thread waits.
     public static func fetch(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil, budget: RetryBudget? = nil
     ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+        let budget = budget ?? RetryBudget(options)
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -28,7 +31,7 @@ public enum HTTPResource {
                     continuation.resume(
                         with: Result {
                             try fetchWaiting(
-                                location, range: range, options: options, deadline: deadline,
+                                location, range: range, options: options, deadline: deadline, budget: budget,
                                 cancellation: cancellation)
                         })
                 }
@@ -40,21 +43,26 @@ public enum HTTPResource {
         }
     }
 
-    /// ``fetch(_:range:options:deadline:)`` for code that cannot wait asynchronously (the validator's worker
-    /// threads, a playlist reader's fetch): the calling thread waits for the transfer's own thread, never for
-    /// a task.
+    /// ``fetch(_:range:options:deadline:budget:)`` for code that cannot wait asynchronously (the validator's
+    /// worker threads, a playlist reader's fetch): the calling thread waits for the transfer's own thread, never
+    /// for a task.
     public static func fetchWaiting(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil, budget: RetryBudget? = nil
     ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        try fetchWaiting(location, range: range, options: options, deadline: deadline, cancellation: Cancellation())
+        try fetchWaiting(
+            location, range: range, options: options, deadline: deadline, budget: budget ?? RetryBudget(options),
+            cancellation: Cancellation())
     }
 
     private static func fetchWaiting(
         _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
-        deadline: ContinuousClock.Instant?, cancellation: Cancellation
+        deadline: ContinuousClock.Instant?, budget: RetryBudget, cancellation: Cancellation
     ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+        if budget.isSpent {
+            throw AudioFileError.network("http: \(location): not tried: \(budget.spentReason)", offset: nil)
+        }
         let server = origin(of: location)
         if let known = UnreachableServers.failure(of: server) {
             throw AudioFileError.network(
@@ -63,38 +71,59 @@ public enum HTTPResource {
         }
         var attempt = 0
         while true {
+            let started = ContinuousClock.now
+            let failure: AudioFileError
             do {
-                return try fetchOnce(
+                let fetched = try fetchOnce(
                     location, range: range, options: options, deadline: deadline, trustedRoots: trustedRoots,
                     attempt: attempt, cancellation: cancellation)
-            } catch let final as Final {
-                throw final.error
-            } catch let unreachable as Unreachable where attempt >= options.maximumReconnectAttempts {
+                budget.fetchSucceeded()
+                return fetched
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as AudioFileError where error.code == "net!" {
+                failure = error
+            } catch let unreachable as Unreachable {
+                failure = unreachable.error
                 // Every attempt failed to connect: the other resources on that server fail at once for a while
                 // (a package of many segments on a dead host is not retried segment by segment).
-                UnreachableServers.note(server, unreachable.reason)
-                throw unreachable.error
-            } catch let error as AudioFileError where error.code == "net!" && attempt < options.maximumReconnectAttempts
-            {
-                attempt += 1
-                try backOff(attempt, options: options, deadline: deadline, error: error, cancellation: cancellation)
-            } catch let unreachable as Unreachable {
-                attempt += 1
-                try backOff(
-                    attempt, options: options, deadline: deadline, error: unreachable.error, cancellation: cancellation)
+                if attempt >= options.maximumReconnectAttempts { UnreachableServers.note(server, unreachable.reason) }
+            } catch {
+                // A 4xx answer, a resource over the limit or short of its range: no retry mends it.
+                budget.lose(ContinuousClock.now - started)
+                budget.fetchFailed()
+                throw (error as? Final)?.error ?? error
+            }
+            budget.lose(ContinuousClock.now - started)
+            guard attempt < options.maximumReconnectAttempts else {
+                budget.fetchFailed()
+                throw failure
+            }
+            attempt += 1
+            let delay = backOffDelay(before: attempt, options: options)
+            if let deadline, ContinuousClock.now + delay > deadline {
+                budget.fetchFailed()
+                throw failure
+            }
+            guard budget.grantRetry(waiting: delay) else {
+                budget.fetchFailed()
+                throw failure.rewritten { $0 + "; not retried: \(budget.spentReason)" }
+            }
+            try cancellation.sleep(for: delay)
+            // Another fetch of the reading spent the budget while this one waited.
+            if budget.isSpent {
+                budget.fetchFailed()
+                throw failure.rewritten { $0 + "; not retried: \(budget.spentReason)" }
             }
         }
     }
 
-    /// Waits before attempt `attempt` (the options' backoff), or throws `error` where the deadline comes first.
-    private static func backOff(
-        _ attempt: Int, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?, error: AudioFileError,
-        cancellation: Cancellation
-    ) throws {
+    /// The wait before attempt `attempt` (1 for the first retry): `reconnectDelay`, doubled for each further one
+    /// up to `maximumReconnectDelay`.
+    private static func backOffDelay(before attempt: Int, options: HTTPAudioStream.Options) -> Duration {
         var delay = options.reconnectDelay
-        for _ in 1..<attempt { delay = min(delay * 2, options.maximumReconnectDelay) }
-        if let deadline, ContinuousClock.now + delay > deadline { throw error }
-        try cancellation.sleep(for: delay)
+        for _ in 1..<max(1, attempt) { delay = min(delay * 2, options.maximumReconnectDelay) }
+        return delay
     }
 
     /// A URL's scheme, user information, host and port: the server a failure to connect is remembered for.

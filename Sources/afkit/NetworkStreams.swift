@@ -135,10 +135,11 @@ extension HTTPAudioStream.Response {
 
 /// The trust boundary for the playlist the user named at `location` (``HLS/ResourceAccess``): what it names
 /// is read below its folder, over HTTP where it was read over HTTP, and from a playlist on the disk only with
-/// `--allow-network`. One boundary for `packets`, `info` and `validate`.
+/// `--allow-network`. One boundary for `packets`, `info` and `validate`; its fetches share one retry budget.
 func playlistAccess(_ location: String, allowsNetwork: Bool) -> HLS.ResourceAccess {
-    HLS.ResourceAccess(playlist: location, allowsNetwork: allowsNetwork) {
-        try HTTPResource.fetchWaiting($0, range: $1).bytes
+    let budget = HTTPResource.RetryBudget()
+    return HLS.ResourceAccess(playlist: location, allowsNetwork: allowsNetwork) {
+        try HTTPResource.fetchWaiting($0, range: $1, budget: budget).bytes
     }
 }
 

@@ -73,6 +73,10 @@ extension Packets {
         splice two versions. --reconnect-attempts (5) bounds every kind of retry: an attempt counts until the stream \
         makes progress, which for a file is a byte past the furthest offset reached before (a server that answers \
         each resume from the start and fails before the resume point makes none), and for a live stream a packet. \
+        An HLS playlist's fetches (playlists, segments, initialization sections, each retried up to \
+        --reconnect-attempts times) also share one retry budget for the whole reading: 10 retries and 30 s lost to \
+        failed attempts and the waits between them, a fetch that succeeds earning back a tenth of a retry and a \
+        second; once it is spent, the reading ends with 'net!' ("the retry budget of this reading is spent"). \
         --max-time SECONDS bounds the whole stream, waits and reconnections included; --speed-limit BYTES drops a \
         connection that delivers fewer bytes a second, averaged over --speed-time SECONDS (30), as one that stalls \
         (curl's spellings; a paused reader is not a slow server). Redirects are followed (up to 5), but never from \

@@ -141,9 +141,12 @@ extension Validate {
     /// playlists and segments from the disk or over HTTP.
     static func validator(_ profile: Profile, drawsPictures: Bool = false) -> AssetValidator {
         var validator = AssetValidator(standard: profile, drawsPictures: drawsPictures)
-        // Playlists and segments over HTTP: each fetched whole, with the usual retries (from a playlist on the
-        // disk only with --allow-network).
-        validator.networkFetch = { try HTTPResource.fetchWaiting($0, range: $1).bytes }
+        // Playlists and segments over HTTP: each fetched whole, with the usual retries, within one retry budget
+        // for each playlist checked (from a playlist on the disk only with --allow-network).
+        validator.makeNetworkFetch = {
+            let budget = HTTPResource.RetryBudget()
+            return { try HTTPResource.fetchWaiting($0, range: $1, budget: budget).bytes }
+        }
         return validator
     }
 }
