@@ -176,6 +176,8 @@ let package = Package(
             dependencies: [
                 "AssetValidation", "AudioContainers", "AudioCodecs", "AudioConversion", "AudioDecoding", "AudioEngines",
                 "AudioFileKit",
+                // A package served on a loopback port, inspected over HTTP.
+                "AudioStreaming", "LoopbackServers",
             ], swiftSettings: testSettings),
         .testTarget(
             name: "AudioConversionTests",

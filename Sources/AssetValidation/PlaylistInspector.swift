@@ -3,6 +3,7 @@ import AudioCodecs
 import AudioContainers
 import AudioFormats
 import FileAccess
+import Synchronization
 
 /// What the validator learned of an HTTP Live Streaming playlist: the master playlist (where the path is
 /// one), and each media playlist it reaches with every segment measured.
@@ -56,10 +57,17 @@ public enum PlaylistInspector {
     /// Reads a resource: a playlist, segment or initialization section (all of it or a byte range).
     public typealias Fetch = @Sendable (_ location: String, _ range: HLS.ByteRange?) throws -> [UInt8]
 
+    /// How many segments of a media playlist are fetched and measured at once (4): over HTTP the waits for a
+    /// package's segments overlap, and a dead server's segments fail together, spending the reading's retry budget
+    /// at once; the facts, in playlist order, are those of fetching one segment at a time.
+    public static let concurrentFetches = 4
+
     /// Reads the playlist at `path` (URIs in it resolved against it) and every media playlist and segment it
     /// names, each through `fetch` (by default, `HLS.ResourceAccess`'s for `path`: files below its folder,
-    /// no network).
-    public static func inspect(path: String, fetch: Fetch? = nil) -> PlaylistFacts {
+    /// no network), `concurrentFetches` segments at a time.
+    public static func inspect(
+        path: String, fetch: Fetch? = nil, concurrentFetches: Int = PlaylistInspector.concurrentFetches
+    ) -> PlaylistFacts {
         let fetch = fetch ?? HLS.ResourceAccess(playlist: path).fetcher
         var facts = PlaylistFacts(path: path)
         let playlist: HLS.Playlist
@@ -74,7 +82,9 @@ public enum PlaylistInspector {
         switch playlist {
         case .media(let media):
             // Given alone, the playlist is the report's file: findings name its segments only.
-            facts.media = [inspect(media, uri: "", location: path, fetch: fetch)]
+            facts.media = [
+                inspect(media, uri: "", location: path, fetch: fetch, concurrentFetches: concurrentFetches)
+            ]
         case .master(let master):
             facts.master = master
             var uris: [String] = []
@@ -93,7 +103,9 @@ public enum PlaylistInspector {
                             MediaPlaylistFacts(uri: uri, error: "a master playlist where a media playlist belongs"))
                         continue
                     }
-                    facts.media.append(inspect(media, uri: uri, location: location, fetch: fetch))
+                    facts.media.append(
+                        inspect(media, uri: uri, location: location, fetch: fetch, concurrentFetches: concurrentFetches)
+                    )
                 } catch {
                     facts.media.append(MediaPlaylistFacts(uri: uri, error: "\(error)"))
                 }
@@ -102,54 +114,95 @@ public enum PlaylistInspector {
         return facts
     }
 
-    static func inspect(_ playlist: HLS.MediaPlaylist, uri: String, location: String, fetch: Fetch)
-        -> MediaPlaylistFacts
-    {
+    /// Each segment of `playlist` fetched and measured, `concurrentFetches` at a time, in playlist order; only the
+    /// measurements are kept, never more than that many segments' bytes.
+    static func inspect(
+        _ playlist: HLS.MediaPlaylist, uri: String, location: String, fetch: @escaping Fetch, concurrentFetches: Int
+    ) -> MediaPlaylistFacts {
         var facts = MediaPlaylistFacts(uri: uri, playlist: playlist)
-        var sections: [HLS.MediaInitializationSection: Result<([UInt8], MP4.InitializationFacts), any Error>] = [:]
-        for segment in playlist.segments {
-            var measured = HLS.SegmentFacts(
-                uri: segment.uri, declaredDuration: segment.duration, discontinuity: segment.discontinuity)
-            defer { facts.segments.append(measured) }
-            if let key = segment.key, key.method != "NONE" {
-                measured.error = "encrypted (\(key.method)): afkit does not decrypt segments"
-                continue
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = try fetch(HLS.resolve(segment.uri, against: location), segment.byteRange)
-            } catch {
-                measured.error = "\(error)"
-                continue
-            }
-            measured.byteCount = Int64(bytes.count)
-            var initialization: [UInt8]?
-            var initializationFacts: MP4.InitializationFacts?
-            if let map = segment.map {
-                let loaded =
-                    sections[map]
-                    ?? Result {
-                        let bytes = try fetch(HLS.resolve(map.uri, against: location), map.byteRange)
-                        do {
-                            return (bytes, try MP4.initializationFacts(bytes))
-                        } catch {
-                            throw AudioFileError.unsupportedFileType(
-                                HLS.unreadable(error, what: "an initialization section"), offset: nil)
-                        }
-                    }
-                sections[map] = loaded
-                switch loaded {
-                case .success(let (bytes, found)):
-                    initialization = bytes
-                    initializationFacts = found
-                case .failure(let error):
-                    measured.error = "its initialization section '\(map.uri)': \(error)"
-                    continue
-                }
-            }
-            HLS.measure(
-                bytes, initialization: initialization, initializationFacts: initializationFacts, into: &measured)
+        let sections = InitializationSections(location: location, fetch: fetch)
+        facts.segments = playlist.segments.parallelMap(width: concurrentFetches, waits: true) { segment in
+            measure(segment, location: location, fetch: fetch, sections: sections)
         }
         return facts
+    }
+
+    /// One segment fetched (after it, the initialization section it needs, once for the playlist) and measured.
+    static func measure(
+        _ segment: HLS.Segment, location: String, fetch: Fetch, sections: InitializationSections
+    ) -> HLS.SegmentFacts {
+        var measured = HLS.SegmentFacts(
+            uri: segment.uri, declaredDuration: segment.duration, discontinuity: segment.discontinuity)
+        if let key = segment.key, key.method != "NONE" {
+            measured.error = "encrypted (\(key.method)): afkit does not decrypt segments"
+            return measured
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try fetch(HLS.resolve(segment.uri, against: location), segment.byteRange)
+        } catch {
+            measured.error = "\(error)"
+            return measured
+        }
+        measured.byteCount = Int64(bytes.count)
+        var initialization: [UInt8]?
+        var initializationFacts: MP4.InitializationFacts?
+        if let map = segment.map {
+            switch sections.load(map) {
+            case .success(let (bytes, found)):
+                initialization = bytes
+                initializationFacts = found
+            case .failure(let error):
+                measured.error = "its initialization section '\(map.uri)': \(error)"
+                return measured
+            }
+        }
+        HLS.measure(bytes, initialization: initialization, initializationFacts: initializationFacts, into: &measured)
+        return measured
+    }
+
+    /// A media playlist's initialization sections, each fetched and read once (by the first segment fetched that
+    /// needs it; a segment fetched at the same time waits for it), its bytes and facts or its error kept for the
+    /// other segments.
+    final class InitializationSections: Sendable {
+        typealias Loaded = Result<([UInt8], MP4.InitializationFacts), any Error>
+
+        private let location: String
+        private let fetch: Fetch
+        private let sections = Mutex<[HLS.MediaInitializationSection: Section]>([:])
+
+        /// One section: loaded under its own lock, so a fetch holds up only the segments that need it.
+        private final class Section: Sendable {
+            let loaded = Mutex<Loaded?>(nil)
+        }
+
+        init(location: String, fetch: @escaping Fetch) {
+            self.location = location
+            self.fetch = fetch
+        }
+
+        /// The section `map` names, fetched and read where no segment has yet.
+        func load(_ map: HLS.MediaInitializationSection) -> Loaded {
+            let section = sections.withLock { sections in
+                if let known = sections[map] { return known }
+                let section = Section()
+                sections[map] = section
+                return section
+            }
+            return section.loaded.withLock { loaded in
+                if let loaded { return loaded }
+                let result = Loaded {
+                    let bytes = try fetch(HLS.resolve(map.uri, against: location), map.byteRange)
+                    do {
+                        return (bytes, try MP4.initializationFacts(bytes))
+                    } catch {
+                        throw AudioFileError.unsupportedFileType(
+                            HLS.unreadable(error, what: "an initialization section"), offset: nil)
+                    }
+                }
+                loaded = result
+                return result
+            }
+        }
     }
 }

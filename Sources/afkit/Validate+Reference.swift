@@ -66,12 +66,13 @@ extension Validate {
         fMP4 passes with the 6 s warning, and HLSTests fails playlists broken on purpose (a target under the \
         segments, a halved BANDWIDTH, mp4a.40.5 for AAC-LC, CHANNELS 6 for stereo, a 'PRIV' time 10 ms late, a \
         segment cut into its first frame, a missing segment). A playlist URL is read over HTTP, each playlist and \
-        segment fetched whole with the network retries (a 4xx answer is final), all within one retry budget for \
-        each playlist checked: 10 retries and 30 s lost to failed attempts and the waits between them, summed over \
-        its fetches (a fetch that succeeds earns back a tenth of a retry and a second). Once it is spent, the rest \
-        fail at once ("not tried: the retry budget of this reading is spent", with how many fetches failed), so a \
-        server that fails every request stops after 10 retries, and one that accepts connections and never answers \
-        after two read timeouts (15 s each).
+        segment fetched whole with the network retries (a 4xx answer is final), four segments at a time (the \
+        findings, in order, those of one at a time), all within one retry budget for each playlist checked: 10 \
+        retries and 30 s lost to failed attempts and the waits between them, summed over its fetches (a fetch that \
+        succeeds earns back a tenth of a retry and a second). Once it is spent, the rest fail at once ("not tried: \
+        the retry budget of this reading is spent", with how many fetches failed), so a server that refuses or \
+        fails every request stops within seconds, and one that accepts connections and never answers after about \
+        one read timeout (15 s).
 
         To keep the report of a CI run, write it to a file and attach it as an artifact; validate exits 1 on \
         failures, so let the upload step run anyway:
