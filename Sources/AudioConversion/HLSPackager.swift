@@ -319,13 +319,17 @@ public enum HLSPackager {
     static func write(source: String, into folder: String, settings: HLSSettings) throws -> [HLSRendition] {
         let reader = try SourceReader(path: source)
         let (language, name, labelNotes) = label(source: source, tags: reader.metadata, settings: settings)
+        // --loudness: the source normalized once for each layout, every rendition encoded from it and checked.
+        let loudness = settings.conversion.loudness.map { HLSLoudnessPass(target: $0, source: source, folder: folder) }
+        defer { loudness?.removeSignals() }
         var renditions: [HLSRendition] = []
         for rendition in settings.renditions {
             renditions.append(
                 try writeRendition(
                     source: source, folder: folder, name: folderName(rendition), rendition: rendition,
-                    settings: settings))
+                    settings: settings, loudness: loudness))
         }
+        loudness?.removeSignals()
         var master = HLS.MasterPlaylist()
         master.version = settings.segmentType == .fmp4 ? 7 : 3
         master.independentSegments = true
@@ -355,7 +359,7 @@ public enum HLSPackager {
                 "every rendition has \(rendition.format.channelsPerFrame) channels: Apple's authoring specification asks "
                     + "for a stereo AAC rendition beside them (add one: --renditions 2:128k,...)")
         }
-        if !renditions.isEmpty { renditions[0].notes += labelNotes }
+        if !renditions.isEmpty { renditions[0].notes += labelNotes + (loudness?.notes ?? []) }
         return renditions
     }
 
@@ -457,7 +461,8 @@ public enum HLSPackager {
     /// Encodes one rendition into a temporary M4A in its folder, cuts its packets into segments and writes
     /// them with its media playlist.
     static func writeRendition(
-        source: String, folder: String, name: String, rendition: HLSSettings.Rendition, settings: HLSSettings
+        source: String, folder: String, name: String, rendition: HLSSettings.Rendition, settings: HLSSettings,
+        loudness: HLSLoudnessPass? = nil
     ) throws -> HLSRendition {
         let bitRate = rendition.bitRate
         let directory = folder + "/" + name
@@ -466,7 +471,16 @@ public enum HLSPackager {
         conversion.synchronizesFolder = false
         let encoded = directory + "/.encoded.m4a"
         defer { removeFile(encoded) }
-        let result = try AudioConverter.convert(input: source, output: encoded, settings: conversion)
+        let result: ConversionResult
+        var measured: LoudnessMeasurement?
+        if let loudness {
+            let (encodedResult, decoded, loudnessNotes) = try loudness.encode(conversion, into: encoded, name: name)
+            result = encodedResult
+            measured = decoded
+            notes += loudnessNotes
+        } else {
+            result = try AudioConverter.convert(input: source, output: encoded, settings: conversion)
+        }
         let file = try AudioFile(path: encoded)
         let format = file.dataFormat
         let channels = Int(format.channelsPerFrame)
@@ -505,12 +519,12 @@ public enum HLSPackager {
         // The source's tags (unless --no-metadata): in the initialization section, or the first packed segment's tag.
         let tags = file.properties.infoDictionary.filter { MetadataKeys.carried.contains($0.key) }
         if settings.segmentType == .fmp4 {
-            // The rendition's loudness as decoded (the normalizer's own measure of it where --loudness set it),
-            // in the init section's loudness box.
-            let measured = try result.normalization?.output ?? LoudnessMeasurement.measure(path: encoded)
+            // The rendition's loudness as decoded (--loudness's check measured it), in the init section's loudness
+            // box.
+            let stated = try measured ?? LoudnessMeasurement.measure(path: encoded)
             let initialization = try MP4.fragmentedInitialization(
                 format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames, metadata: tags,
-                loudness: LoudnessInfo(measured))
+                loudness: LoudnessInfo(stated))
             try writeFile(directory + "/" + initializationName, bytes: initialization)
         }
         var sizes: [Int64] = []

@@ -39,8 +39,17 @@ extension HLSCommand {
         tags (title, artist, ...; none with --no-metadata) go into init.mp4's 'udta', or into the first packed \
         segment's ID3 tag after its 'PRIV' frame. Each init.mp4 also states its rendition's loudness as decoded, in \
         ISO/IEC 14496-12's loudness box ('udta'/'ludt'/'tlou': integrated loudness, range, loudest short-term \
-        window, true and sample peak; with --loudness, the normalizer's own measurement of the encoded rendition), \
-        which afkit info shows; packed audio has no standard place for it and states none. A source with no audio is refused. The bytes depend on the source \
+        window, true and sample peak, measured on the encoded rendition), which afkit info shows; packed audio has \
+        no standard place for it and states none.
+
+        --loudness normalizes the source once for each layout the renditions take (the normalizer's measuring \
+        passes and one render into a float file in the package's temporary folder, no encoder in its loop), encodes \
+        every rendition from that signal and measures it as decoded: within 0.1 LU of the target and under the \
+        true-peak ceiling, as convert promises. A rendition its encoder moves (a low bit rate adds true peak or takes \
+        loudness) gets a signal of its own aimed by what it measured and is encoded again, three encodes at most; a \
+        target it cannot meet is refused, naming the loudest target at which the rendition was encoded and met it. \
+        A package at a target costs the plain package's encodes, the normalizer's passes over the source, and the \
+        re-aimed renditions' encodes (BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
         RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \

@@ -1,6 +1,7 @@
 @testable import AssetValidation
 import AudioContainers
 import AudioConversion
+import AudioEngines
 import AudioFormats
 import Foundation
 import Testing
@@ -192,6 +193,56 @@ import Testing
             #expect(try #require(stated.truePeak) <= -1 + 1.0 / 32, "\(rendition)")
             #expect(stated.loudnessRange != nil && stated.samplePeak != nil)
         }
+    }
+
+    /// The packaged rendition's loudness as a player decodes it: its init section and segments joined.
+    func decodedLoudness(_ folder: String) throws -> LoudnessMeasurement {
+        let playlist = try HLSTests.media(folder + "/prog_index.m3u8")
+        var whole = try HLSTests.bytes(folder + "/init.mp4")
+        for segment in playlist.segments { whole += try HLSTests.bytes(folder + "/" + segment.uri) }
+        let joined = self.folder.root + "/joined-loudness.mp4"
+        try Data(whole).write(to: URL(fileURLWithPath: joined))
+        return try LoudnessMeasurement.measure(path: joined)
+    }
+
+    /// `--loudness`: the source is normalized once and every rendition encoded from it and checked; a rendition
+    /// its encoder moves (32 kbit/s) is re-aimed. Each meets the contract (0.1 LU, the ceiling) as decoded, and the
+    /// normalized signals are gone from the package. A target the 32 kbit/s rendition cannot meet is refused,
+    /// naming one it was encoded at, and a package at that target meets it.
+    @Test func loudnessIsMetByEveryRenditionOrRefusedNamingOneThatIs() throws {
+        let music = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/signals/music.wav").path
+        func package(_ loudness: Double, name: String) throws -> String {
+            var settings = HLSSettings()
+            settings.bitRates = [32000, 128_000]
+            settings.language = "en"
+            settings.conversion.loudness = LoudnessTarget(integrated: loudness)
+            let output = folder.root + "/" + name
+            _ = try HLSPackager.package(source: music, output: output, settings: settings)
+            return output
+        }
+        func checkMet(_ output: String, _ loudness: Double) throws {
+            for rendition in ["aac-32k", "aac-128k"] {
+                let measured = try decodedLoudness(output + "/" + rendition)
+                #expect(abs(measured.integrated - loudness) <= 0.1, "\(rendition): \(measured.integrated)")
+                #expect(measured.truePeak <= -1, "\(rendition): \(measured.truePeak)")
+            }
+            let hidden = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.contains(".afkit-loudness") }
+            #expect(hidden.isEmpty, "\(hidden)")
+        }
+        try checkMet(try package(-24, name: "quiet"), -24)
+        var message = ""
+        do {
+            _ = try package(-21, name: "loud")
+        } catch let error as AudioFileError {
+            message = error.message
+        }
+        let named = try #require(
+            message.firstMatch(of: /The loudest target that can is (-[0-9.]+) LUFS \(the rendition was encoded there/),
+            "\(message)")
+        let suggestion = try #require(Double(named.1))
+        #expect(suggestion < -21 && suggestion > -22.5)
+        try checkMet(try package(suggestion, name: "suggested"), suggestion)
     }
 
     /// Upmixing is refused before anything is written; two renditions of one folder name are a usage error.
