@@ -227,7 +227,9 @@ import Testing
                 #expect(abs(measured.integrated - loudness) <= 0.1, "\(rendition): \(measured.integrated)")
                 #expect(measured.truePeak <= -1, "\(rendition): \(measured.truePeak)")
             }
-            let hidden = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.contains(".afkit-loudness") }
+            let hidden = try FileManager.default.subpathsOfDirectory(atPath: output).filter {
+                $0.contains(".afkit-loudness")
+            }
             #expect(hidden.isEmpty, "\(hidden)")
         }
         try checkMet(try package(-24, name: "quiet"), -24)
