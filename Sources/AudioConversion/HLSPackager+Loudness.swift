@@ -113,14 +113,16 @@ final class HLSLoudnessPass {
         case .refused(let refusal, let effect, let suggestion):
             // The loudest target below the suggestion that this rendition meets, found by encoding it.
             var named = ""
-            // From the suggestion down in 0.3 LU steps; without one (the encoder would not settle), from half a unit
-            // under the target in half units.
+            // The suggestion, then 0.3 LU under it; without one (the encoder would not settle), half a unit under
+            // the target, then a whole one.
             let step = suggestion == nil ? 0.5 : 0.3
             var candidate = ((suggestion ?? target.integrated - 0.5) * 10).rounded(.down) / 10
-            for _ in 0..<3 {
+            for _ in 0..<2 {
                 var asked = target
                 asked.integrated = candidate
-                if case .met = try attempt(conversion, into: output, at: asked, encodes: 2, learned: effect) {
+                // Tried as a run at that target tries it (the same signals and encodes, the encoder deterministic),
+                // so the target named is one the next run meets.
+                if case .met = try attempt(conversion, into: output, at: asked, encodes: Self.maximumEncodes) {
                     named =
                         " The loudest target that can is \(shortDecimal(candidate)) LUFS (the rendition was encoded "
                         + "there and met it): aim there or lower"
@@ -145,21 +147,17 @@ final class HLSLoudnessPass {
         case refused(String, EncoderEffect?, suggestion: Double?)
     }
 
-    /// Encodes the rendition at `asked` (from the shared signal where `asked` is the target; aimed by `learned`, an
-    /// earlier encode's effect, where given), re-aiming its signal by each encode's miss, `encodes` times at most.
-    private func attempt(
-        _ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget, encodes: Int,
-        learned: EncoderEffect? = nil
-    ) throws -> Attempt {
+    /// Encodes the rendition at `asked` (from the shared signal where `asked` is the target), re-aiming its signal
+    /// by each encode's miss, `encodes` times at most.
+    private func attempt(_ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget, encodes: Int)
+        throws -> Attempt
+    {
         let encoding = Self.encodingConversion(of: conversion)
-        // Aimed from the start by what an earlier encode of this rendition did, where one did.
         var aim = asked
-        if let learned {
-            aim.integrated -= learned.offset
-            aim.truePeakCeiling -= learned.overshoot
-        }
-        var effect = learned
+        var effect: EncoderEffect?
         var last: LoudnessMeasurement?
+        // Each encode's ceiling and the true peak it decoded to.
+        var peaks: [(ceiling: Double, decoded: Double)] = []
         for encode in 1...encodes {
             let signal: (path: String, measured: LoudnessMeasurement, temporary: Bool)
             do {
@@ -186,12 +184,19 @@ final class HLSLoudnessPass {
             aim.integrated = max(
                 asked.integrated - 1,
                 min(asked.integrated + 1, aim.integrated + asked.integrated - measured.normalizable))
-            // (The encoder's overshoot grows as the limiter works harder: the ceiling goes at least as far under the
-            // target's as this encode overshot its signal, with room for it to grow.)
+            // The next ceiling: the encoder's overshoot grows as the limiter works harder, so the ceiling moves by
+            // the secant through the encodes so far (how far the decoded peak moved for the ceiling's move; before
+            // there are two, as if it moved 0.7 dB for each dB), aiming a quarter dB under the target's.
+            peaks.append((aim.truePeakCeiling, measured.truePeak))
             if measured.truePeak > asked.truePeakCeiling {
-                aim.truePeakCeiling = min(
-                    aim.truePeakCeiling - (measured.truePeak - asked.truePeakCeiling) - 0.05,
-                    asked.truePeakCeiling - (measured.truePeak - signal.measured.truePeak) - 0.15)
+                var slope = 0.7
+                if peaks.count >= 2 {
+                    let (a, b) = (peaks[peaks.count - 2], peaks[peaks.count - 1])
+                    if b.ceiling != a.ceiling {
+                        slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling)))
+                    }
+                }
+                aim.truePeakCeiling += (asked.truePeakCeiling - 0.25 - measured.truePeak) / slope
             }
         }
         let measured = last.map {
