@@ -505,7 +505,25 @@ extension ValidationRule {
         }
         // Apple's authoring specification: every audio rendition MUST say its language (a player's menu lists it).
         for rendition in playlist.master?.renditions ?? [] where rendition.type == "AUDIO" {
-            guard rendition.language?.isEmpty ?? true else { continue }
+            if let language = rendition.language, !language.isEmpty {
+                if !HLS.isLanguageTag(language) {
+                    findings.append(
+                        Finding(
+                            "the audio rendition '\(rendition.name)' has LANGUAGE \"\(language)\", which is no BCP 47 "
+                                + "language tag (en, pt-BR): Apple's authoring specification requires one"))
+                } else if let normal = HLS.languageTag(language), normal != language {
+                    findings.append(
+                        Finding(
+                            "the audio rendition '\(rendition.name)' has LANGUAGE \"\(language)\"; BCP 47 writes it "
+                                + "\"\(normal)\"", severity: .warning))
+                } else if language.lowercased() == "und" {
+                    findings.append(
+                        Finding(
+                            "the audio rendition '\(rendition.name)' has LANGUAGE \"und\" (undetermined): a player's menu "
+                                + "names no language (afkit hls --language)", severity: .warning))
+                }
+                continue
+            }
             findings.append(
                 Finding(
                     "the audio rendition '\(rendition.name)' (GROUP-ID '\(rendition.groupID)') has no LANGUAGE: Apple's "

@@ -91,6 +91,8 @@ public struct HLSRendition: Sendable {
     public var frameCount: Int64
     /// The conversion's notes.
     public var notes: [String]
+    /// Its loudness as decoded (fMP4: what its init section states).
+    public var loudness: LoudnessInfo?
 }
 
 /// Writes HTTP Live Streaming audio renditions as Apple's HLS Authoring Specification asks: AAC-LC
@@ -129,6 +131,11 @@ public enum HLSPackager {
     public static func package(source: String, output: String, settings: HLSSettings) throws -> [HLSRendition] {
         let reader = try SourceReader(path: source)
         try checkSettings(settings, sourceRate: reader.sampleRate)
+        if let channels = settings.conversion.channels, channels > reader.channels {
+            throw ConversionUsageError(
+                "-c \(channels) for a \(reader.channels)-channel source: afkit mixes down, never up (give at most "
+                    + "\(reader.channels) channels)")
+        }
         for rendition in settings.renditions {
             if let channels = rendition.channels, channels > reader.channels {
                 throw ConversionUsageError(
@@ -359,7 +366,21 @@ public enum HLSPackager {
                 "every rendition has \(rendition.format.channelsPerFrame) channels: Apple's authoring specification asks "
                     + "for a stereo AAC rendition beside them (add one: --renditions 2:128k,...)")
         }
-        if !renditions.isEmpty { renditions[0].notes += labelNotes + (loudness?.notes ?? []) }
+        var packageNotes = labelNotes + (loudness?.notes ?? [])
+        // Renditions of one programme at different loudness: a player switching between them jumps (a stereo mix
+        // of a 5.1 source is quieter than the 5.1).
+        let levels = renditions.compactMap { $0.loudness?.integratedLoudness }
+        if let low = levels.min(), let high = levels.max(), high - low > 2 {
+            packageNotes.append(
+                "the renditions' loudness differs by \(shortDecimal(((high - low) * 10).rounded() / 10)) LU "
+                    + "(\(shortDecimal(low)) to \(shortDecimal(high)) LUFS): a player switching between them jumps; "
+                    + "--loudness brings them to one level")
+        }
+        if let pictures = reader.audioFile?.properties.pictures, !pictures.isEmpty {
+            packageNotes.append(
+                "the source's cover is not carried: afkit's HLS init sections and packed segments hold no picture")
+        }
+        if !renditions.isEmpty { renditions[0].notes += packageNotes }
         return renditions
     }
 
@@ -369,15 +390,22 @@ public enum HLSPackager {
         language: String, name: String, notes: [String]
     ) {
         var notes: [String] = []
-        let language: String
+        var language = "und"
         if let given = settings.language {
-            language = given
-        } else if let tag = tags["language"].map(trimmedText), HLS.isLanguageTag(tag) {
-            language = tag
-        } else {
-            language = "und"
+            language = HLS.languageTag(given) ?? given
+            if language != given {
+                notes.append("LANGUAGE \(language) for --language \(given): BCP 47 takes ISO 639-1's two letters")
+            }
+        } else if let tag = tags["language"].map(trimmedText), let normal = HLS.languageTag(tag) {
+            language = normal
             notes.append(
-                "LANGUAGE is und (undetermined): the source has no language tag; give the programme's with --language")
+                "LANGUAGE \(normal), from the source's language tag"
+                    + (normal == tag ? "" : " '\(tag)' (BCP 47's form)"))
+        } else {
+            notes.append(
+                "LANGUAGE is und (undetermined): the source has "
+                    + (tags["language"].map { "a language tag, '\($0)', that is no BCP 47 tag" } ?? "no language tag")
+                    + "; give the programme's with --language")
         }
         let title = tags["title"].map(trimmedText) ?? ""
         let named = settings.renditionName ?? (title.isEmpty ? pathParts(source).base : title)
@@ -518,10 +546,10 @@ public enum HLSPackager {
         let map = settings.segmentType == .fmp4 ? HLS.MediaInitializationSection(uri: initializationName) : nil
         // The source's tags (unless --no-metadata): in the initialization section, or the first packed segment's tag.
         let tags = file.properties.infoDictionary.filter { MetadataKeys.carried.contains($0.key) }
+        // The rendition's loudness as decoded (--loudness's check measured it): in the init section's loudness box,
+        // and compared with the other renditions'.
+        let stated = try measured ?? LoudnessMeasurement.measure(path: encoded)
         if settings.segmentType == .fmp4 {
-            // The rendition's loudness as decoded (--loudness's check measured it), in the init section's loudness
-            // box.
-            let stated = try measured ?? LoudnessMeasurement.measure(path: encoded)
             let initialization = try MP4.fragmentedInitialization(
                 format: format, magicCookie: cookie, primingFrames: priming, validFrames: validFrames, metadata: tags,
                 loudness: LoudnessInfo(stated))
@@ -561,6 +589,6 @@ public enum HLSPackager {
             segmentCount: sizes.count, longestSegment: longest, peakBitRate: Int64(peak.rounded(.up)),
             averageBitRate: Int64(HLS.averageSegmentBitRate(sizes: sizes, durations: durations).rounded(.up)),
             frameCount: settings.segmentType == .fmp4 ? validFrames : packets * framesPerPacket,
-            notes: notes + result.notes)
+            notes: notes + result.notes, loudness: LoudnessInfo(stated))
     }
 }

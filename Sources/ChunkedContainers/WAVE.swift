@@ -61,7 +61,7 @@ public enum WAVE {
     static let infoKeys: [FourCharCode: String] = [
         "INAM": "title", "IART": "artist", "IPRD": "album", "ICMT": "comments", "ICRD": "year",
         "IGNR": "genre", "ICOP": "copyright", "ISFT": "encoding application", "ITRK": "track number",
-        "IENG": "engineer", "ISBJ": "subject", "IKEY": "keywords",
+        "IENG": "engineer", "ISBJ": "subject", "IKEY": "keywords", "ILNG": "language",
     ]
 }
 

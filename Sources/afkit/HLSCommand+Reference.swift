@@ -67,7 +67,9 @@ extension HLSCommand {
         frames exactly, 'tfdt' and 'PRIV' times exact, the same bytes twice), by HLSAuthoringTests (validate's \
         checks of RFC 8216's init sections and Apple's MUSTs, each failing a package broken on purpose) and by two \
         players over HTTP, HLSPlayerTests: FFmpeg and GStreamer's hlsdemux2 decode every rendition of fMP4 and packed \
-        packages with stereo and 5.1 to the programme's frames (within three packets of priming) without a warning, \
-        and FFmpeg selects the 5.1 stream from the master.
+        packages with mono, stereo and 5.1 to the programme's frames (within three packets of priming) without a warning, \
+        and FFmpeg selects the 5.1 stream from the master. (GStreamer decodes packed audio one AAC frame short at \
+        each segment boundary, 20 frames over 20 segments, where FFmpeg decodes every frame and the PRIV times are \
+        exact: its own.)
         """
 }

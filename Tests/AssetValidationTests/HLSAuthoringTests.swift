@@ -152,7 +152,9 @@ import Testing
         #expect(
             renditions.map(\.playlist)
                 == ["aac-2ch-64k", "aac-2ch-128k", "aac-6ch-320k"].map { $0 + "/prog_index.m3u8" })
-        #expect(renditions.allSatisfy { $0.notes.isEmpty }, "\(renditions.map(\.notes))")
+        // One note: the stereo mixes of this 5.1 tone are quieter than the 5.1 (a player switching jumps).
+        let notes = renditions.flatMap(\.notes)
+        #expect(notes.count == 1 && notes[0].contains("the renditions' loudness differs by"), "\(notes)")
         let master = try String(contentsOfFile: output + "/master.m3u8", encoding: .utf8)
         let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:") }
         #expect(
@@ -164,9 +166,11 @@ import Testing
 
         let (surround, alone) = try package(
             [HLSSettings.Rendition(bitRate: 192_000, channels: 6)], channels: 6, name: "surround")
-        let notes = alone.flatMap(\.notes)
-        #expect(notes.contains { $0.contains("asks for a stereo AAC rendition") }, "\(notes)")
-        #expect(notes.contains { $0.contains("5.1 AAC-LC at 192 kbit/s") && $0.contains("320 kbit/s") }, "\(notes)")
+        let aloneNotes = alone.flatMap(\.notes)
+        #expect(aloneNotes.contains { $0.contains("asks for a stereo AAC rendition") }, "\(aloneNotes)")
+        #expect(
+            aloneNotes.contains { $0.contains("5.1 AAC-LC at 192 kbit/s") && $0.contains("320 kbit/s") },
+            "\(aloneNotes)")
         let found = Self.findings(surround + "/master.m3u8")
         #expect(found.contains { $0.severity == .error && $0.message.contains("no stereo AAC rendition") })
         #expect(found.contains { $0.severity == .warning && $0.message.contains("5.1 AAC at 19") })

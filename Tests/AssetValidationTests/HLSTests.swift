@@ -33,6 +33,7 @@ import Testing
         var settings = HLSSettings()
         settings.segmentType = type
         settings.bitRates = bitRates
+        settings.language = "en"
         let output = folder.root + "/out-\(type.rawValue)"
         return (output, try HLSPackager.package(source: source, output: output, settings: settings))
     }
@@ -356,9 +357,10 @@ import Testing
     /// and padding are not the segment's); three channels are AAC's configuration 3 (decodable, no PCE lost); the
     /// source's title rides in init.mp4; 22.05 kHz is resampled to 44.1 kHz with a note.
     @Test func shortSoundsThreeChannelsTagsAndRates() throws {
-        let short = try source(rate: 22050, seconds: 3)
+        let short = try source(rate: 22050, seconds: 3, channels: 3)
         var settings = HLSSettings()
         settings.conversion.channels = 3
+        settings.language = "en"
         let output = folder.root + "/short"
         let renditions = try HLSPackager.package(source: short, output: output, settings: settings)
         let rendition = try #require(renditions.first)

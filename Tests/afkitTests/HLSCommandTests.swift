@@ -190,7 +190,7 @@ import Testing
         try (Data([0xEF, 0xBB, 0xBF]) + media).write(to: URL(fileURLWithPath: bom))
         let info = try Command.run(["info", bom])
         #expect(info.status == 0 && info.stdout.contains("byte order mark"), "\(info.stdout)")
-        let surround = try Command.run(["hls", "-c", "3", "signals/speech.wav", "--out", scratch + "/three"])
+        let surround = try Command.run(["hls", "-c", "6", "report/multichannel.wav", "--out", scratch + "/six"])
         #expect(
             surround.status == 0 && surround.stderr.contains("asks for a stereo AAC rendition beside them"),
             "\(surround.stderr)")

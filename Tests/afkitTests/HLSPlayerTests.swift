@@ -17,11 +17,11 @@ struct HLSPlayerTests {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         defer { try? out.close() }
         let errorLog = output + ".stderr"
-        FileManager.default.createFile(atPath: errorLog, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog))
         defer { try? err.close() }
         process.standardOutput = out
@@ -78,12 +78,25 @@ struct HLSPlayerTests {
             #expect(abs(ffmpegFrames - expected) <= 3 * 1024, "\(segmentType) \(rendition): FFmpeg \(ffmpegFrames)")
 
             let sink = folder + "/gst-\(rendition).raw"
-            let byGStreamer = try Self.run(
-                gstreamer,
-                [
-                    "-q", "uridecodebin3", "uri=\(url)", "!", "audioconvert", "!", "audio/x-raw,format=S16LE", "!",
-                    "filesink", "location=\(sink)",
-                ], environment: ["GST_DEBUG": "2", "GST_DEBUG_NO_COLOR": "1"], output: folder + "/gst.out")
+            func play() throws -> (status: Int32, stderr: String) {
+                try Self.run(
+                    gstreamer,
+                    [
+                        "-q", "uridecodebin3", "uri=\(url)", "!", "audioconvert", "!", "audio/x-raw,format=S16LE", "!",
+                        "filesink", "location=\(sink)",
+                    ], environment: ["GST_DEBUG": "2", "GST_DEBUG_NO_COLOR": "1"], output: folder + "/gst.out")
+            }
+            // (Once, in a loaded CI run, hlsdemux2 gave up on a rendition's fragments 80 ms in, "too many
+            // failures": a first failure is recorded with nginx's log, as a warning, and played again; the second
+            // must pass.)
+            var byGStreamer = try play()
+            if byGStreamer.status != 0 {
+                Issue.record(
+                    Comment(
+                        rawValue: "\(segmentType) \(rendition): GStreamer failed once; nginx's log: "
+                            + server.accessLog.suffix(12).joined(separator: "\n")), severity: .warning)
+                byGStreamer = try play()
+            }
             #expect(byGStreamer.status == 0, "\(rendition): \(byGStreamer.stderr)")
             #expect(Self.gstreamerWarnings(byGStreamer.stderr).isEmpty, "\(rendition): \(byGStreamer.stderr)")
             let gstreamerFrames = try Self.frames(sink, channels: channels)

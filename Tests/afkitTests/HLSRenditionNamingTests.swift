@@ -30,6 +30,18 @@ struct HLSRenditionNamingTests {
         // A tag that is no language tag is a usage error.
         let wrong = try Command.run(["hls", "--language", "english!", "signals/speech.wav", "--out", folder + "/x"])
         #expect(wrong.status == 2 && wrong.stderr.contains("BCP 47"))
+        // A word is no language tag either; ISO 639-2's three letters become ISO 639-1's two, with a note.
+        let word = try Command.run(["hls", "--language", "english", "signals/speech.wav", "--out", folder + "/x"])
+        #expect(word.status == 2 && word.stderr.contains("BCP 47"), "\(word.stderr)")
+        let spanish = try Command.run([
+            "hls", "--language", "spa", "--duration", "1", "signals/speech.wav", "--out", folder + "/es",
+        ])
+        #expect(spanish.status == 0 && spanish.stderr.contains("LANGUAGE es for --language spa"), "\(spanish.stderr)")
+        let written = try String(contentsOfFile: folder + "/es/master.m3u8", encoding: .utf8)
+        #expect(written.contains("LANGUAGE=\"es\""))
+        // No channels made up: -c above the source's is refused, as --renditions' are.
+        let up = try Command.run(["hls", "-c", "6", "signals/speech.wav", "--out", folder + "/up"])
+        #expect(up.status == 2 && up.stderr.contains("mixes down, never up"), "\(up.stderr)")
     }
 
     /// Sources packaged side by side get folders named by their bytes: a hidden stem (`.afkit-package.wav`, named

@@ -268,18 +268,6 @@ public enum HLS {
     }
 
     /// `base` with its last path component replaced by `reference` (a URI relative to a playlist), or
-    /// Whether `tag` has a BCP 47 language tag's shape (RFC 5646), as `LANGUAGE` takes it: subtags of 1 to 8
-    /// letters and digits joined by hyphens, the first 2 to 8 letters (`en`, `pt-BR`, `und`).
-    public static func isLanguageTag(_ tag: String) -> Bool {
-        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = subtags.first, (2...8).contains(first.count),
-            first.allSatisfy({ $0.isASCII && $0.isLetter })
-        else { return false }
-        return subtags.allSatisfy {
-            (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        }
-    }
-
     /// `reference` itself where it is absolute (a scheme, or a path from the root).
     public static func resolve(_ reference: String, against base: String) -> String {
         if schemeEnd(reference) != nil { return reference }
