@@ -420,17 +420,6 @@ extension ValidationRule {
         return findings
     }
 
-    /// Apple's table of audio bit rates (kbit/s) by codec and channels: stereo AAC is the `minimumBitRate` and
-    /// `maximumBitRate` parameters' (32 to 160); the others are fixed.
-    static let appleAudioBitRates:
-        [(codecs: Set<String>, channels: UInt32, kilobits: ClosedRange<Double>, name: String)] = [
-            (["mp4a.40.2"], 6, 320...320, "5.1 AAC"),
-            (["ac-3"], 6, 384...384, "5.1 Dolby Digital"),
-            (["ec-3"], 2, 96...160, "stereo Dolby Digital Plus"),
-            (["ec-3"], 6, 192...192, "5.1 Dolby Digital Plus"),
-            (["ec-3"], 8, 384...384, "7.1 Dolby Digital Plus"),
-        ]
-
     /// Apple's audio rules: a stereo (or, for a mono programme, mono) AAC rendition is offered (AAC-LC or HE-AAC:
     /// Apple requires stereo beside surround); bit rates as Apple's table gives them, stereo AAC-LC between
     /// `minimumBitRate` and `maximumBitRate` (32 and 160 kbit/s), HE-AAC at most `maximumHEAACBitRate` (64
@@ -440,8 +429,11 @@ extension ValidationRule {
         id: "hls-audio-renditions", parameters: ["minimumBitRate", "maximumBitRate", "maximumHEAACBitRate"]
     ) { facts, settings in
         guard let playlist = facts.playlist else { return [] }
-        let low = settings.number("minimumBitRate") ?? 32000
-        let high = settings.number("maximumBitRate") ?? 160_000
+        // Stereo AAC-LC's bounds are the parameters' (Apple's table's by default); the table's other rows as they
+        // stand.
+        let stereoLC = HLS.appleAudioBitRates.first { $0.codecs.contains("mp4a.40.2") && $0.channels == 2 }
+        let low = settings.number("minimumBitRate") ?? (stereoLC?.kilobits.lowerBound ?? 32) * 1000
+        let high = settings.number("maximumBitRate") ?? (stereoLC?.kilobits.upperBound ?? 160) * 1000
         let highHE = settings.number("maximumHEAACBitRate") ?? 64000
         var findings: [Finding] = []
         var offersStereo = false
@@ -471,9 +463,9 @@ extension ValidationRule {
                             + "\(Int(highHE / 1000)) kbit/s (use AAC-LC)", severity: .warning))
             }
             if rate > 0,
-                let row = appleAudioBitRates.first(where: {
+                let row = HLS.appleAudioBitRates.first(where: {
                     $0.codecs.contains(codecs) && $0.channels == format.channelsPerFrame
-                })
+                }), row.name != stereoLC?.name
             {
                 let single = row.kilobits.lowerBound == row.kilobits.upperBound
                 let slack = single ? 0.1 : 0.05

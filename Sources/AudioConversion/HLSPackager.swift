@@ -419,10 +419,6 @@ public enum HLSPackager {
         String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 
-    /// The Apple bit rates (kbit/s) for AAC-LC by channels: stereo 32 to 160, 5.1 320 (Apple's authoring
-    /// specification's table); a rendition outside them is written with a note.
-    static let appleAACBitRates: [Int: ClosedRange<Int>] = [2: 32...160, 6: 320...320]
-
     /// The conversion a rendition is encoded with: AAC-LC at the rendition's bit rate in M4A, at most 48 kHz and
     /// stereo unless the channels are asked for (by the rendition, else the settings), at 44.1 or 48 kHz (Apple's
     /// devices play HLS audio at those; other rates are resampled, 44.1 kHz's family to it), with a note for each
@@ -511,19 +507,21 @@ public enum HLSPackager {
         }
         let file = try AudioFile(path: encoded)
         let format = file.dataFormat
-        let channels = Int(format.channelsPerFrame)
-        if let range = appleAACBitRates[channels], !range.contains(bitRate / 1000) {
-            let figure =
-                range.count == 1 ? "\(range.lowerBound) kbit/s" : "\(range.lowerBound) to \(range.upperBound) kbit/s"
-            notes.append(
-                "\(name): \(channels == 2 ? "stereo" : "5.1") AAC-LC at \(bitRate / 1000) kbit/s, where Apple's "
-                    + "authoring specification gives \(figure)")
-        }
         guard let cookie = file.properties.magicCookie,
             let config = AudioSpecificConfig.audioSpecificConfig(inCookie: cookie),
             let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)
         else {
             throw AudioFileError.unsupportedDataFormat("hls: the encoder gave no AudioSpecificConfig", offset: nil)
+        }
+        let channels = format.channelsPerFrame
+        if let range = HLS.appleAudioBitRates.first(where: { $0.codecs.contains(codecs) && $0.channels == channels })?
+            .kilobits, !range.contains(Double(bitRate / 1000))
+        {
+            let (low, high) = (Int(range.lowerBound), Int(range.upperBound))
+            let figure = low == high ? "\(low) kbit/s" : "\(low) to \(high) kbit/s"
+            notes.append(
+                "\(name): \(channels == 2 ? "stereo" : "5.1") AAC-LC at \(bitRate / 1000) kbit/s, where Apple's "
+                    + "authoring specification gives \(figure)")
         }
         let packets = file.packetCount
         guard packets > 0, (file.properties.validFrameCount ?? 0) > 0 else {

@@ -229,6 +229,19 @@ public enum HLS {
         case media(MediaPlaylist)
     }
 
+    /// Apple's authoring specification's audio bit rates (kbit/s) by codec (`CODECS` name) and channels: stereo
+    /// AAC-LC 32 to 160, 5.1 AAC 320, AC-3 5.1 384, E-AC-3 96 to 160 stereo, 192 5.1, 384 7.1. The packager notes a
+    /// rendition outside them; `validate --profile hls-audio` warns.
+    public static let appleAudioBitRates:
+        [(codecs: Set<String>, channels: UInt32, kilobits: ClosedRange<Double>, name: String)] = [
+            (["mp4a.40.2"], 2, 32...160, "stereo AAC-LC"),
+            (["mp4a.40.2"], 6, 320...320, "5.1 AAC"),
+            (["ac-3"], 6, 384...384, "5.1 Dolby Digital"),
+            (["ec-3"], 2, 96...160, "stereo Dolby Digital Plus"),
+            (["ec-3"], 6, 192...192, "5.1 Dolby Digital Plus"),
+            (["ec-3"], 8, 384...384, "7.1 Dolby Digital Plus"),
+        ]
+
     /// The peak segment bit rate of a media playlist (RFC 8216, 4.3.4.2): the largest bit rate of any run of
     /// consecutive segments lasting between half and one and a half target durations, a run's rate being its
     /// bytes over its duration, in bits per second. Where no run qualifies (a playlist shorter than half the
