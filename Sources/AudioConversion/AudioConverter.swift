@@ -54,7 +54,8 @@ public enum AudioConverter {
         } catch var refusal as LoudnessRefusal {
             if refusal.isLossy, let suggestion = refusal.suggestion {
                 refusal.suggestion = try confirmedTarget(
-                    from: suggestion, input: input, output: output, destination: destination, settings: settings)
+                    from: suggestion, allowance: refusal.allowance, input: input, output: output,
+                    destination: destination, settings: settings)
             }
             throw refusal.error
         }
@@ -62,26 +63,34 @@ public enum AudioConverter {
 
     /// The loudest target from `suggestion` down that a conversion actually meets (a lossy encoder's overshoot
     /// moves with the target, so a suggestion is only a promise once converted): each try writes a hidden file
-    /// beside the output, removed after; a refused try's own suggestion (or 0.5 LU less) is tried next, up to
-    /// four tries; `nil` when none met it.
+    /// beside the output, removed after, starting from what the encodes before learned (the ceiling the
+    /// encoder's overshoot asks, the aim's shift); a refused try's own suggestion (or 0.5 LU less) is tried next,
+    /// up to three tries; `nil` when none met it.
     static func confirmedTarget(
-        from suggestion: Double, input: String, output: String, destination: ConversionPlan.Destination,
-        settings: ConversionSettings
+        from suggestion: Double, allowance: EncoderAllowance?, input: String, output: String,
+        destination: ConversionPlan.Destination, settings: ConversionSettings
     ) throws -> Double? {
         guard var target = settings.loudness else { return nil }
         var candidate = suggestion
+        var allowance = allowance
         let trial = temporaryPath(beside: output) + pathParts(output).extension
-        defer { removeFile(trial) }
-        for _ in 0..<4 {
+        TemporaryFiles.register(trial)
+        defer {
+            removeFile(trial)
+            TemporaryFiles.unregister(trial)
+        }
+        for _ in 0..<3 {
             var attempt = settings
             target.integrated = candidate
             attempt.loudness = target
+            attempt.encoderAllowance = allowance
             attempt.synchronizesFolder = false
             attempt.deferredCommit = nil
             do {
                 _ = try convertOnce(input: input, output: trial, destination: destination, settings: attempt)
                 return candidate
             } catch let refused as LoudnessRefusal {
+                allowance = refused.allowance ?? allowance
                 candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
                 candidate = (candidate * 10).rounded(.down) / 10
             } catch {
@@ -113,7 +122,11 @@ public enum AudioConverter {
         var gainOverloads = 0
         if let target = settings.loudness {
             let levels = try LoudnessNormalizer(
-                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render)
+                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
+                start: settings.encoderAllowance,
+                progress: settings.progress.map {
+                    LoudnessNormalizer.Progress(report: $0, expectedFrames: plan.expectedFrameCount)
+                })
             plan.setLevel(gain: levels.gain, limiterCeiling: levels.limiterCeiling)
             normalizer = levels
         }

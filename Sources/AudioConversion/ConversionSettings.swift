@@ -70,6 +70,8 @@ public struct ConversionSettings: Sendable {
     public var deferredCommit: (@Sendable (AtomicOutputFile) -> Void)?
     /// Normalize to an integrated loudness under a true-peak ceiling (`--loudness`, `--true-peak`).
     public var loudness: LoudnessTarget?
+    /// Where a conversion confirming a quieter target starts: what the refused one learned of its encoder.
+    var encoderAllowance: EncoderAllowance?
     /// Trim leading and trailing silence below this level, in dBFS, with short fades
     /// (`--trim-silence`); markers and loops move with the cut.
     public var silenceThreshold: Double?
@@ -100,12 +102,16 @@ public struct ConversionProgress: Sendable {
     public var expectedFrames: Int64?
     /// The output's sample rate.
     public var sampleRate: Double
+    /// What the conversion is doing where it is not writing the output (`measuring loudness, pass 3`: a
+    /// normalizer's pass over the source, `framesWritten` then counting the frames measured); `nil` while writing.
+    public var activity: String?
 
     /// Progress of `framesWritten` of `expectedFrames` at `sampleRate`.
-    public init(framesWritten: Int64, expectedFrames: Int64?, sampleRate: Double) {
+    public init(framesWritten: Int64, expectedFrames: Int64?, sampleRate: Double, activity: String? = nil) {
         self.framesWritten = framesWritten
         self.expectedFrames = expectedFrames
         self.sampleRate = sampleRate
+        self.activity = activity
     }
 }
 

@@ -46,6 +46,13 @@ final class HLSLoudnessPass {
         signal.bitRate = nil
         signal.loudness = target
         signal.synchronizesFolder = false
+        if let report = conversion.progress {
+            signal.progress = { progress in
+                var progress = progress
+                progress.activity = progress.activity ?? "normalizing"
+                report(progress)
+            }
+        }
         return signal
     }
 
@@ -157,8 +164,7 @@ final class HLSLoudnessPass {
         var aim = asked
         var effect: EncoderEffect?
         var last: LoudnessMeasurement?
-        // Each encode's ceiling and the true peak it decoded to.
-        var peaks: [(ceiling: Double, decoded: Double)] = []
+        var ceilings = OvershootCeiling()
         for encode in 1...encodes {
             let signal: (path: String, measured: LoudnessMeasurement, temporary: Bool)
             do {
@@ -185,19 +191,9 @@ final class HLSLoudnessPass {
             aim.integrated = max(
                 asked.integrated - 1,
                 min(asked.integrated + 1, aim.integrated + asked.integrated - measured.normalizable))
-            // The next ceiling: the encoder's overshoot grows as the limiter works harder, so the ceiling moves by
-            // the secant through the encodes so far (how far the decoded peak moved for the ceiling's move; before
-            // there are two, as if it moved 0.7 dB for each dB), aiming a quarter dB under the target's.
-            peaks.append((aim.truePeakCeiling, measured.truePeak))
             if measured.truePeak > asked.truePeakCeiling {
-                var slope = 0.7
-                if peaks.count >= 2 {
-                    let (a, b) = (peaks[peaks.count - 2], peaks[peaks.count - 1])
-                    if b.ceiling != a.ceiling {
-                        slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling)))
-                    }
-                }
-                aim.truePeakCeiling += (asked.truePeakCeiling - 0.25 - measured.truePeak) / slope
+                aim.truePeakCeiling = ceilings.next(
+                    after: aim.truePeakCeiling, decoded: measured.truePeak, limit: asked.truePeakCeiling)
             }
         }
         let measured = last.map {

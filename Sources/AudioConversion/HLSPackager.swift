@@ -493,6 +493,14 @@ public enum HLSPackager {
         try makeDirectories(directory)
         var (conversion, notes) = try renditionConversion(of: source, rendition: rendition, settings: settings)
         conversion.synchronizesFolder = false
+        // The progress says which rendition is being made (a normalizer's passes say their own activity).
+        if let report = conversion.progress {
+            conversion.progress = { progress in
+                var progress = progress
+                progress.activity = progress.activity ?? "encoding \(name)"
+                report(progress)
+            }
+        }
         let encoded = directory + "/.encoded.m4a"
         defer { removeFile(encoded) }
         let result: ConversionResult

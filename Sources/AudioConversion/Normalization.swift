@@ -210,10 +210,14 @@ final class LoudnessNormalizer {
     private var isLossy: Bool { format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID) }
     /// The limiter works this far under the ceiling: dither and the decoder's rounding need the room.
     static let headroom = 0.1
-    /// An output within this of the target is accepted at once; after a few rounds, one within the
-    /// contract's 0.1 LU.
+    /// A PCM or lossless output within this of the target is accepted at once; after a few rounds (and a lossy
+    /// output at once), one within the contract's 0.1 LU.
     static let tolerance = 0.05
     static let maximumRounds = 6
+    /// The most rounds (encodes) for a lossy output: the first, and two aimed by what the encodes before measured.
+    static let maximumLossyRounds = 3
+    /// The ceilings the encodes were given and the true peaks they decoded to.
+    private var ceilings = OvershootCeiling()
     /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
     static let squashAllowance = 3.0
     /// The most the float signal's aim moves from the target for what an encoder adds or takes, LU.
@@ -222,32 +226,43 @@ final class LoudnessNormalizer {
     static let encoderMargin = 0.5
     /// The most gain added past what the target needs, to make up what the limiter takes, dB.
     static let makeupLimit = 1.0
+    /// Where the measuring passes are said.
+    private let progress: Progress?
     /// The limiter's depth (dB) a PCM output of the target asks: the first round's.
     private var pcmDepth: Double?
 
+    /// A normalizer for the plan's signal; `start`, what an earlier conversion of the same source and output
+    /// learned of the encoder (a confirming conversion at a quieter target starts from it).
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
-        render: RenderPlan
+        render: RenderPlan, start: EncoderAllowance? = nil, progress: Progress? = nil
     ) throws {
         self.render = render
+        self.progress = progress
         var plan = render
         self.target = target
         self.input = input
         self.format = format
         self.resampler = resampler
-        aim = target.integrated
+        aim = target.integrated + (start?.aimShift ?? 0)
         var unprocessed = plan
         unprocessed.gain = 0
         unprocessed.limiterCeiling = nil
-        let source = try Self.measure(unprocessed, input: input, format: format, resampler: resampler)
+        let source = try Self.measure(
+            unprocessed, input: input, format: format, resampler: resampler, progress: progress)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
                 "'\(input)' is silent (below BS.1770's -70 LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
                 offset: nil)
         }
-        plan.gain = target.integrated - source.normalizable
-        let ceiling = target.truePeakCeiling - Self.headroom
+        plan.gain = aim - source.normalizable
+        let pcmCeiling = target.truePeakCeiling - Self.headroom
+        if let start {
+            // The limiting a PCM output would take bounds the allowance, as in a first round.
+            pcmDepth = max(0, source.truePeak + target.integrated - source.normalizable - pcmCeiling)
+        }
+        let ceiling = min(pcmCeiling, start?.ceiling ?? pcmCeiling)
         if source.truePeak + plan.gain > ceiling {
             guard target.usesLimiter else {
                 let peak = source.truePeak + plan.gain
@@ -272,27 +287,52 @@ final class LoudnessNormalizer {
         ((loudness - (isLossy ? Self.encoderMargin : 0.02)) * 10).rounded(.down) / 10
     }
 
-    /// The plan's signal measured (a pass that decodes the source again).
+    /// The plan's signal measured (a pass that decodes the source again), said to `progress` as it goes.
     private static func measure(
         _ plan: RenderPlan, input: String, format: StreamDescription,
-        resampler: ResamplerChoice
+        resampler: ResamplerChoice, progress: Progress?
     ) throws -> LoudnessMeasurement {
         let channels = Int(format.channelsPerFrame)
         let meter = try LoudnessMeter(channels: channels, sampleRate: format.sampleRate)
+        var measured: Int64 = 0
+        progress?.passes += 1
         _ = try AudioConverter.render(
             try SourceReader(path: input), sampleRate: format.sampleRate, channels: channels,
             resampler: resampler, plan: plan
         ) { samples in
-            try meter.add(samples, frames: samples.count / channels)
+            let frames = samples.count / channels
+            try meter.add(samples, frames: frames)
+            measured += Int64(frames)
+            progress?.report(measured, sampleRate: format.sampleRate)
         }
         return meter.measurement
+    }
+
+    /// Where the measuring passes are said: the conversion's progress, with the pass's number.
+    final class Progress {
+        let report: @Sendable (ConversionProgress) -> Void
+        let expectedFrames: Int64?
+        var passes = 0
+
+        init(report: @escaping @Sendable (ConversionProgress) -> Void, expectedFrames: Int64?) {
+            self.report = report
+            self.expectedFrames = expectedFrames
+        }
+
+        func report(_ frames: Int64, sampleRate: Double) {
+            report(
+                ConversionProgress(
+                    framesWritten: frames, expectedFrames: expectedFrames, sampleRate: sampleRate,
+                    activity: "measuring loudness, pass \(passes)"))
+        }
     }
 
     /// The limited signal's loudness at `gain` under the plan's ceiling.
     private func limitedLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
         var trial = plan
         trial.gain = gain
-        return try Self.measure(trial, input: input, format: format, resampler: resampler).normalizable
+        return try Self.measure(trial, input: input, format: format, resampler: resampler, progress: progress)
+            .normalizable
     }
 
     /// The limiting (dB) the plan's ceiling asks at `gain`: the source's true peak raised by it, over the
@@ -320,39 +360,50 @@ final class LoudnessNormalizer {
     }
 
     /// The least gain within the make-up limit that brings the limited signal to `aim` with no more limiting
-    /// than allowed, or `nil`. Limiting makes loudness rise slower than gain, and not always at all (a limiter
-    /// working harder on noise can take more than the gain adds): the make-up range is walked in quarter
-    /// decibels and the first step that reaches the aim narrowed down, rather than assumed to be monotonic.
+    /// than allowed, or `nil`. Limiting makes loudness rise slower than gain: from the gain the aim needs
+    /// unlimited, the next try adds what the limiter took, then the secant through the last two tries (inside
+    /// the bracket once one is short of the aim and one past it), until a try lands within 0.02 LU; a few
+    /// passes over the source where walking the make-up range took up to nine.
     private func solve(_ plan: RenderPlan, aim: Double) throws -> Double? {
         let needed = aim - outcome.source.normalizable
         let close = 0.02
-        var previous = needed
-        for step in 0...4 {
-            let gain = needed + Double(step) * Self.makeupLimit / 4
-            guard depth(plan, gain: gain) <= allowedDepth else { return nil }
+        // The most gain: the make-up limit, and the limiting allowed.
+        let free = (plan.limiterCeiling ?? .infinity) - outcome.source.truePeak
+        let highest = min(needed + Self.makeupLimit, free + allowedDepth)
+        guard needed <= highest else { return nil }
+        var short = (gain: needed, loudness: try limitedLoudness(plan, gain: needed))
+        if short.loudness >= aim - close { return needed }
+        var past: (gain: Double, loudness: Double)?
+        var last = short
+        var gain = min(highest, needed + aim - short.loudness)
+        for _ in 0..<6 {
             let loudness = try limitedLoudness(plan, gain: gain)
-            if loudness >= aim - close {
-                guard step > 0, loudness > aim + close else { return gain }
-                // Narrowed between the last step short of the aim and this one.
-                var low = previous
-                var high = gain
-                for _ in 0..<4 {
-                    let middle = (low + high) / 2
-                    let reached = try limitedLoudness(plan, gain: middle)
-                    if abs(reached - aim) <= close { return middle }
-                    if reached < aim { low = middle } else { high = middle }
-                }
-                return high
+            if abs(loudness - aim) <= close { return gain }
+            let tried = (gain: gain, loudness: loudness)
+            if loudness < aim {
+                // Short at the most gain allowed: the aim cannot be met.
+                guard gain < highest else { return nil }
+                short = tried
+            } else {
+                past = tried
             }
-            previous = gain
+            // The secant through this try and the last, kept inside what is known.
+            let slope = (tried.loudness - last.loudness) / (tried.gain - last.gain)
+            var next = slope.isFinite && slope > 0.05 ? tried.gain + (aim - tried.loudness) / slope : .nan
+            let upper = past?.gain ?? highest
+            if !(next > short.gain && next < upper) {
+                next = past == nil ? min(highest, tried.gain + (aim - tried.loudness)) : (short.gain + upper) / 2
+            }
+            last = tried
+            gain = next
         }
-        return nil
+        return past?.gain
     }
 
     /// The refusal of a target the plan's ceiling cannot meet within the allowed limiting and make-up, naming
     /// the loudest target that can be: over the gains where the limiting stays allowed, the loudest limited
-    /// signal whose loss to the limiter the make-up covers (bisection over measuring passes), checked by the
-    /// same search a conversion at that target makes.
+    /// signal whose loss to the limiter the make-up covers (found by false position over measuring passes),
+    /// checked by the same search a conversion at that target makes.
     private func refusal(_ plan: RenderPlan, gain: Double) throws -> LoudnessRefusal {
         let source = outcome.source
         let ceiling = plan.limiterCeiling ?? (target.truePeakCeiling - Self.headroom)
@@ -367,16 +418,26 @@ final class LoudnessNormalizer {
         if lossAtMost <= Self.makeupLimit {
             best = max(best, loudnessAtMost)
         } else {
-            var low = free
-            var high = most
-            for _ in 0..<8 {
-                let middle = (low + high) / 2
+            // The loss grows from 0 where the limiter starts to past the make-up at the most: the gain where it
+            // equals the make-up, by false position (Illinois), a few passes.
+            var low = (gain: free, excess: -Self.makeupLimit)
+            var high = (gain: most, excess: lossAtMost - Self.makeupLimit)
+            var side = 0
+            for _ in 0..<5 {
+                var middle = low.gain - low.excess * (high.gain - low.gain) / (high.excess - low.excess)
+                if !(middle > low.gain && middle < high.gain) { middle = (low.gain + high.gain) / 2 }
                 let (lost, loudness) = try loss(middle)
-                if lost <= Self.makeupLimit {
-                    low = middle
+                let excess = lost - Self.makeupLimit
+                if excess <= 0 {
                     best = max(best, loudness)
+                    low = (middle, excess)
+                    if side == -1 { high.excess /= 2 }
+                    side = -1
+                    if excess > -0.02 { break }
                 } else {
-                    high = middle
+                    high = (middle, excess)
+                    if side == 1 { low.excess /= 2 }
+                    side = 1
                 }
             }
         }
@@ -384,7 +445,11 @@ final class LoudnessNormalizer {
         // 0.1 LU, and lowered until the conversion's own search meets it.
         let offset = aim - target.integrated
         var suggestion = suggested(best - offset)
-        for _ in 0..<5 where try solve(plan, aim: suggestion + offset) == nil { suggestion -= 0.1 }
+        var tries = 1
+        while tries < 5, try solve(plan, aim: suggestion + offset) == nil {
+            suggestion -= 0.1
+            tries += 1
+        }
         let asked = depth(plan, gain: gain)
         let limiting = shortDecimal((asked * 100).rounded() / 100)
         let reason: String
@@ -417,7 +482,15 @@ final class LoudnessNormalizer {
         return LoudnessRefusal(
             problem:
                 "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason)",
-            suggestion: suggestion, remedies: remedies, isLossy: isLossy)
+            suggestion: suggestion, remedies: remedies, isLossy: isLossy, allowance: allowance(plan))
+    }
+
+    /// What the encodes so far learned, for a confirming conversion to start from: the ceiling the encoder's
+    /// overshoot asked and the aim's shift; `nil` before an encode (or for a lossless output).
+    private func allowance(_ plan: RenderPlan) -> EncoderAllowance? {
+        guard isLossy, rounds > 0 else { return nil }
+        return EncoderAllowance(
+            ceiling: plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom, aimShift: aim - target.integrated)
     }
 
     /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects the gain and
@@ -433,15 +506,16 @@ final class LoudnessNormalizer {
         if rounds == 1 { pcmDepth = depth(plan, gain: plan.gain) }
         let miss = target.integrated - output.normalizable
         let over = output.truePeak - target.truePeakCeiling
-        if over <= 0 && abs(miss) <= (rounds < 3 ? Self.tolerance : 0.1) { return true }
-        guard rounds < Self.maximumRounds, output.normalizable.isFinite else {
+        // (A lossy output within the contract's 0.1 LU is kept: another encode costs more than it would gain.)
+        if over <= 0 && abs(miss) <= (rounds < 3 && !isLossy ? Self.tolerance : 0.1) { return true }
+        guard rounds < (isLossy ? Self.maximumLossyRounds : Self.maximumRounds), output.normalizable.isFinite else {
             // An encoder that will not settle: a quieter target is looked for (and tried) by the converter.
             throw LoudnessRefusal(
                 problem:
                     "'\(input)': the output measures \(shortDecimal(output.normalizable)) LUFS and "
                     + "\(shortDecimal(output.truePeak)) dBTP after \(rounds) rounds; the aim was \(target.description)",
                 suggestion: suggested(min(target.integrated, output.normalizable) - Self.encoderMargin),
-                remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy)
+                remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy, allowance: allowance(plan))
         }
         if over > 0 {
             // The encoder overshoots what it was given: limit that much lower.
@@ -451,11 +525,12 @@ final class LoudnessNormalizer {
                         + "\(signed(output.truePeak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter)", offset: nil)
             }
-            // The limiter is set that far under the float signal's own peak, which may already sit below
-            // the ceiling (a quiet target the encoder's overshoot alone puts over it).
+            // The limiter is set under the float signal's own peak, which may already sit below the ceiling (a
+            // quiet target the encoder's overshoot alone puts over it), by the secant of the encodes' peaks.
             let floatPeak = min(outcome.source.truePeak + plan.gain, plan.limiterCeiling ?? .infinity)
-            plan.limiterCeiling =
-                min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom) - over - Self.headroom / 2
+            let given = min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom)
+            plan.limiterCeiling = ceilings.next(
+                after: given, decoded: output.truePeak, limit: target.truePeakCeiling)
         }
         // What the encoder added or took moves the float signal's aim, within the encoder's own offset (a
         // limiter that takes more each round must not be made up round after round: the tail would follow).
@@ -481,6 +556,8 @@ struct LoudnessRefusal: Error {
     var remedies: [String]
     /// Whether the output's codec loses: its suggestion must be tried before it is named.
     var isLossy: Bool
+    /// What the encodes learned, for the conversion that tries the suggestion.
+    var allowance: EncoderAllowance?
 
     /// The refusal as the command says it.
     var error: AudioFileError {
@@ -494,6 +571,32 @@ struct LoudnessRefusal: Error {
             text += " No quieter target met it in a few tries: " + remedies.joined(separator: ", or ")
         }
         return AudioFileError.limitExceeded(text, offset: nil)
+    }
+}
+
+/// What a lossy output's encodes taught a normalizer: the limiter's ceiling its overshoot asked (dBTP) and how far
+/// the float signal's aim moved from the target for the loudness it adds or takes (LU).
+struct EncoderAllowance: Sendable, Hashable {
+    var ceiling: Double
+    var aimShift: Double
+}
+
+/// The limiter's ceiling for an encoder whose decoded true peak overshoots: the overshoot grows as the limiter
+/// works harder, so each next ceiling moves by the secant through the encodes so far (how far the decoded peak
+/// moved for the ceiling's move; before there are two, as if 0.7 dB a dB), aiming a quarter dB under the limit.
+struct OvershootCeiling {
+    /// Each encode's ceiling and the true peak it decoded to, dBTP.
+    private(set) var tries: [(ceiling: Double, decoded: Double)] = []
+
+    /// The ceiling for the next encode, after one at `ceiling` decoded to `decoded` dBTP over `limit`.
+    mutating func next(after ceiling: Double, decoded: Double, limit: Double) -> Double {
+        tries.append((ceiling, decoded))
+        var slope = 0.7
+        if tries.count >= 2 {
+            let (a, b) = (tries[tries.count - 2], tries[tries.count - 1])
+            if b.ceiling != a.ceiling { slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling))) }
+        }
+        return ceiling + (limit - 0.25 - decoded) / slope
     }
 }
 

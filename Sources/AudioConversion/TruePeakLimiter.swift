@@ -33,14 +33,19 @@ public final class TruePeakLimiter {
 
     /// The interpolator's taps either side of the interval, per phase.
     static let reach = 8
-    /// The 3 in-between phases' coefficients (1/4, 2/4, 3/4 of a frame on), each over frames
+    /// The 3 in-between phases' coefficients (``computePeaks(count:)`` takes three) (1/4, 2/4, 3/4 of a frame on), each over frames
     /// `-reach + 1 ... reach` from the interval's start: the meters' interpolator, a little longer.
     private static let phases = TruePeakFilter.phases(factor: 4, reach: reach)
 
     private let release: Float
-    /// Frames held, from absolute frame `base`; frames before 0 read as silence.
-    private var held: [Float] = []
-    private var base = 0
+    /// Frames held, from absolute frame `base`: the interpolator's reach of silence before frame 0, then the input.
+    private var held: [Float]
+    private var base = -(reach - 1)
+    /// Scratch for ``computePeaks(count:)``: the intervals' peaks, one channel's frames.
+    private var peaks: [Float] = []
+    private var lane: [Float] = []
+    /// ``phases`` one after another.
+    private static let flatPhases = phases.flatMap { $0 }
     /// The next frame whose need is computed; the next frame given back.
     private var nextNeed = 0
     private var nextOut = 0
@@ -66,6 +71,7 @@ public final class TruePeakLimiter {
         lookAhead = max(1, Int((attack * sampleRate).rounded()))
         self.release = Float(1 - exp(-1 / max(1, release * sampleRate)))
         ring = [Float](repeating: 1, count: lookAhead)
+        held = [Float](repeating: 0, count: (Self.reach - 1) * channels)
         ringSum = Double(lookAhead)
     }
 
@@ -87,57 +93,130 @@ public final class TruePeakLimiter {
         let reach = Self.reach
         let span = lookAhead + 2 * reach + 1
         let end = base + held.count / channels
-        let phases = Self.phases
+        // Frames whose interval's interpolator reach is held: their needs are computed now.
+        let count = end - reach - nextNeed
+        guard count > 0 else { return }
+        computePeaks(count: count)
+        let first = nextNeed
+        // The loop works on locals (a class's stored properties in a loop cost an access check each).
+        var window = self.window
+        self.window = []
+        var windowFront = self.windowFront
+        var envelope = self.envelope
+        var ringIndex = self.ringIndex
+        var ringSum = self.ringSum
+        var leastGain = self.leastGain
+        var nextOut = self.nextOut
+        let lookAhead = self.lookAhead
+        let release = self.release
+        let ceiling = self.ceiling
+        let channels = self.channels
+        let realEnd = self.realEnd
+        let base = self.base
+        output.reserveCapacity(output.count + count * channels)
         held.withUnsafeBufferPointer { samples in
-            func sample(_ frame: Int, _ channel: Int) -> Float {
-                frame < 0 ? 0 : samples[(frame - base) * channels + channel]
-            }
-            while nextNeed + reach < end {
-                // The true peak of the interval [nextNeed, nextNeed + 1).
-                let frame = nextNeed
-                var peak: Float = 0
-                for channel in 0..<channels {
-                    peak = max(peak, abs(sample(frame, channel)))
-                    for coefficients in phases {
-                        var sum: Float = 0
-                        for tap in 0..<coefficients.count {
-                            sum += coefficients[tap] * sample(frame - reach + 1 + tap, channel)
+            peaks.withUnsafeBufferPointer { peaks in
+                ring.withUnsafeMutableBufferPointer { ring in
+                    for index in 0..<count {
+                        let frame = first + index
+                        let peak = peaks[index]
+                        let need = peak > ceiling ? ceiling / peak : 1
+                        while window.count > windowFront, window[window.count - 1].1 >= need { window.removeLast() }
+                        window.append((frame, need))
+                        while window[windowFront].0 <= frame - span { windowFront += 1 }
+                        if windowFront > 4096 {
+                            window.removeFirst(windowFront)
+                            windowFront = 0
                         }
-                        peak = max(peak, abs(sum))
+                        // The window now covers [frame - span + 1, frame]: the frame it serves is
+                        // `reach + lookAhead` back. Frames before the first are silence whose envelope already
+                        // sees the first frames' needs: it is run over the look-ahead before them, so the gain is
+                        // down by the first frame.
+                        let served = frame - lookAhead - reach
+                        guard served >= -lookAhead else { continue }
+                        let least = window[windowFront].1
+                        envelope = min(least, envelope + (1 - envelope) * release)
+                        ringSum += Double(envelope - ring[ringIndex])
+                        ring[ringIndex] = envelope
+                        ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
+                        let gain = Float(ringSum / Double(lookAhead))
+                        if served >= 0 && served < realEnd {
+                            leastGain = min(leastGain, gain)
+                            let at = (served - base) * channels
+                            for channel in 0..<channels { output.append(samples[at + channel] * min(gain, 1)) }
+                        }
+                        nextOut = max(0, served + 1)
                     }
                 }
-                let need = peak > ceiling ? ceiling / peak : 1
-                while window.count > windowFront, window[window.count - 1].1 >= need { window.removeLast() }
-                window.append((frame, need))
-                while window[windowFront].0 <= frame - span { windowFront += 1 }
-                if windowFront > 4096 {
-                    window.removeFirst(windowFront)
-                    windowFront = 0
-                }
-                nextNeed += 1
-                // The window now covers [frame - span + 1, frame]: the frame it serves is `reach + lookAhead` back.
-                // Frames before the first are silence whose envelope already sees the first frames' needs:
-                // it is run over the look-ahead before them, so the gain is down by the first frame.
-                let served = frame - lookAhead - reach
-                guard served >= -lookAhead else { continue }
-                let least = window[windowFront].1
-                envelope = min(least, envelope + (1 - envelope) * release)
-                ringSum += Double(envelope - ring[ringIndex])
-                ring[ringIndex] = envelope
-                ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
-                let gain = Float(ringSum / Double(lookAhead))
-                if served >= 0 && served < realEnd {
-                    leastGain = min(leastGain, gain)
-                    for channel in 0..<channels { output.append(sample(served, channel) * min(gain, 1)) }
-                }
-                nextOut = max(0, served + 1)
             }
         }
+        nextNeed += count
+        self.window = window
+        self.windowFront = windowFront
+        self.envelope = envelope
+        self.ringIndex = ringIndex
+        self.ringSum = ringSum
+        self.leastGain = leastGain
+        self.nextOut = nextOut
         // Frames before what the interpolator and the output still need are let go.
         let keep = min(nextOut, nextNeed - reach + 1)
         if keep - base > 8192 {
             held.removeFirst((keep - base) * channels)
-            base = keep
+            self.base = keep
+        }
+    }
+
+    /// The true peak of each interval `[frame, frame + 1)` of the `count` frames from ``nextNeed``, the loudest
+    /// channel's, into ``peaks``: each channel's frames gathered into a lane, eight intervals' sums of the three
+    /// phases at a time in SIMD (the taps add in the same order as one interval at a time would).
+    private func computePeaks(count: Int) {
+        let reach = Self.reach
+        let taps = 2 * reach
+        let rounded = (count + 7) / 8 * 8
+        let laneLength = rounded + taps - 1
+        if peaks.count < rounded { peaks = [Float](repeating: 0, count: rounded) }
+        if lane.count < laneLength { lane = [Float](repeating: 0, count: laneLength) }
+        let channels = self.channels
+        // The lane's first frame: the interpolator's first tap for the first interval; past the held frames, 0.
+        let origin = (nextNeed - reach + 1 - base) * channels
+        let available = min(laneLength, held.count / channels - (nextNeed - reach + 1 - base))
+        let coefficients = Self.flatPhases
+        held.withUnsafeBufferPointer { samples in
+            peaks.withUnsafeMutableBufferPointer { peaks in
+                lane.withUnsafeMutableBufferPointer { lane in
+                    coefficients.withUnsafeBufferPointer { c in
+                        // (The lane holds a whole block at least: never empty.)
+                        guard let laneStart = lane.baseAddress, let peakStart = peaks.baseAddress else { return }
+                        let raw = UnsafeRawPointer(laneStart)
+                        for index in 0..<rounded { peaks[index] = 0 }
+                        for channel in 0..<channels {
+                            for index in 0..<available { lane[index] = samples[origin + index * channels + channel] }
+                            for index in available..<laneLength { lane[index] = 0 }
+                            for block in stride(from: 0, to: rounded, by: 8) {
+                                func load(_ index: Int) -> SIMD8<Float> {
+                                    raw.loadUnaligned(fromByteOffset: (block + index) * 4, as: SIMD8<Float>.self)
+                                }
+                                var peak = load(reach - 1).lanewiseMagnitude
+                                // Each input vector loaded once for the three phases.
+                                var first = SIMD8<Float>.zero
+                                var second = SIMD8<Float>.zero
+                                var third = SIMD8<Float>.zero
+                                for tap in 0..<taps {
+                                    let x = load(tap)
+                                    first += c[tap] * x
+                                    second += c[taps + tap] * x
+                                    third += c[2 * taps + tap] * x
+                                }
+                                peak = peak.lanewiseMax(first.lanewiseMagnitude).lanewiseMax(second.lanewiseMagnitude)
+                                    .lanewiseMax(third.lanewiseMagnitude)
+                                let stored = UnsafeMutableRawPointer(peakStart + block)
+                                let before = stored.loadUnaligned(as: SIMD8<Float>.self)
+                                stored.storeBytes(of: before.lanewiseMax(peak), as: SIMD8<Float>.self)
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -180,10 +180,19 @@ public final class TruePeakMeter {
 
 /// The lane-wise larger and smaller of two vectors, as one compare and blend (the standard library's
 /// `pointwiseMax` stayed a call in the meter's loop).
-@inline(__always) private func greater(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    a.replacing(with: b, where: a .< b)
-}
+@inline(__always) private func greater(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.lanewiseMax(b) }
 
 @inline(__always) private func lesser(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     a.replacing(with: b, where: b .< a)
+}
+
+extension SIMD8 where Scalar == Float {
+    /// Each lane's larger value: `pointwiseMax` as a vector select (the generic function is not specialized
+    /// across modules, and costs a call a vector).
+    @inlinable @inline(__always) public func lanewiseMax(_ other: Self) -> Self {
+        replacing(with: other, where: self .< other)
+    }
+
+    /// Each lane's magnitude.
+    @inlinable @inline(__always) public var lanewiseMagnitude: Self { lanewiseMax(-self) }
 }

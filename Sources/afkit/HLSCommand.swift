@@ -231,10 +231,23 @@ struct HLSCommand: ParsableCommand {
             }
         }
         var failed = false
+        // On a terminal (or with --progress), a line shows the rendition being made and the loudness passes.
+        let line =
+            ProgressLine.isShown(forced: shared.progress, quiet: shared.quiet)
+            ? ProgressLine(command: "hls", total: sources.count > 1 ? sources.count : nil) : nil
+        defer { line?.clear() }
         for (source, folder) in targets {
             do {
                 if sources.count > 1 { try makeDirectories(out) }
+                var settings = settings
+                if let line {
+                    let name = shownInput(source)
+                    settings.conversion.progress = { line.report(name, $0) }
+                    line.begin(name)
+                }
+                defer { line?.end(shownInput(source)) }
                 let renditions = try HLSPackager.package(source: source, output: folder, settings: settings)
+                line?.clear()
                 // --quiet: errors only.
                 if shared.quiet { continue }
                 for note in Set(renditions.flatMap(\.notes)).sorted() {

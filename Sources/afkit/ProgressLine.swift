@@ -11,7 +11,8 @@ import Synchronization
 
 /// The line a conversion redraws on standard error while it works, as `ffmpeg -stats` does: the files done (a
 /// batch), the file being written, how far into it and how fast (`batch: 3/10 files · long.wav 00:02:13.4 of
-/// 00:10:00.0 · 41.2x`). Drawn with `\r` at most four times a second, from a quarter of a second in (a short
+/// 00:10:00.0 · 41.2x`; a loudness normalization's passes over the source: `long.wav measuring loudness, pass 2
+/// 00:01:10.2 of 00:10:00.0`). Drawn with `\r` at most four times a second, from a quarter of a second in (a short
 /// conversion draws nothing), and cleared at the end. Any thread may report; one draws at a time.
 final class ProgressLine: Sendable {
     /// What the line shows, kept between draws.
@@ -96,12 +97,13 @@ final class ProgressLine: Sendable {
         if let name = state.shown, let file = state.files[name], let progress = file.progress, progress.sampleRate > 0 {
             let position = Double(progress.framesWritten) / progress.sampleRate
             var text = PathEscaping.controlEscaped(name.split(separator: "/").last.map(String.init) ?? name)
+            if let activity = progress.activity { text += " " + activity }
             text += " " + clockTime(position, fractionDigits: 1)
             if let expected = progress.expectedFrames {
                 text += " of " + clockTime(Double(expected) / progress.sampleRate, fractionDigits: 1)
             }
             let elapsed = now - file.started
-            if elapsed > 0 { text += " · " + fixedPoint(position / elapsed, places: 1) + "x" }
+            if elapsed > 0, progress.activity == nil { text += " · " + fixedPoint(position / elapsed, places: 1) + "x" }
             parts.append(text)
         }
         guard !parts.isEmpty else { return }
