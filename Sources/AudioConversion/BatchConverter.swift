@@ -120,6 +120,9 @@ public struct BatchConverter: Sendable {
     func provenance(hash: ContentHash) -> String {
         "afkit \(AudioConverter.version); \(note)"
             + (adjustments.trimLimit.map { " trim \(shortDecimal($0.seconds))" } ?? "")
+            + (adjustments.trimLimit != nil && adjustments.trimFade != .seconds(AudioConverter.trimFadeSeconds)
+                ? " trim-fade \(adjustments.trimFade)" : "")
+            + (adjustments.sampleRate.map { " rate \(shortDecimal($0))" } ?? "")
             + (adjustments.loudness.map { "; loudness \($0.description)" } ?? "")
             + (adjustments.silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
             + (adjustments.edits.isEmpty ? "" : "; " + adjustments.edits.description)

@@ -30,9 +30,10 @@ extension ConversionPlan {
             frames: taken.map { $0 + padded }, rate: source.sampleRate, input: input, settings: settings)
         {
             render.count = allowed - padded
-            // A fade-out asked for ends the part kept; a silence cut's, at the end cut away, goes.
-            render.fadeOut =
-                settings.edits.fadeOut.map { Int(min($0.frames(at: source.sampleRate), allowed - padded)) } ?? 0
+            // A fade-out asked for ends the part kept, else the trim's own (a hard cut for `--trim-fade 0`); a
+            // silence cut's, at the end cut away, goes.
+            let fade = settings.edits.fadeOut ?? settings.trimFade
+            render.fadeOut = Int(min(fade.frames(at: source.sampleRate), allowed - padded))
             notes.append(
                 "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
                     + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "

@@ -48,6 +48,8 @@ public struct ConversionSettings: Sendable {
     public var trimToMaximum = false
     /// What sets `maximumSeconds`, as the note of a cut names it (`the system-sound profile`); `nil`: ``name``.
     public var limitName: String?
+    /// The fade-out that ends a `--trim` cut (`--fade-out` given takes its place); `.frames(0)`: a hard cut.
+    public var trimFade = EditTime.seconds(AudioConverter.trimFadeSeconds)
     /// A note written into the output's metadata (the batch runner records its preset there).
     public var encodingNote: String?
     /// Copy an AAC source's packets untouched (never re-encode) when the output is AAC and neither the
@@ -260,6 +262,10 @@ public struct ConversionAdjustments: Sendable {
     /// The limit a source longer than it is cut to (`--trim`): seconds, and the name a note gives it (`the
     /// system-sound profile`); `nil`: no cut (a preset's own limit refuses a longer source).
     public var trimLimit: (seconds: Double, name: String)?
+    /// The fade-out that ends a `--trim` cut (`--trim-fade`; `.frames(0)`: a hard cut).
+    public var trimFade = EditTime.seconds(AudioConverter.trimFadeSeconds)
+    /// The output's rate, the data format kept (`-ar`); `nil`: the data format's or the source's.
+    public var sampleRate: Double?
 
     /// Nothing adjusted.
     public init() {}
@@ -277,6 +283,8 @@ extension ConversionSettings {
             maximumSeconds = limit.seconds
             limitName = limit.name
         }
+        trimFade = adjustments.trimFade
+        if let rate = adjustments.sampleRate { sampleRate = rate }
     }
 
     /// Applies `-f` and `-d`: a data format given is kept as given (a preset's gives way to the container), and

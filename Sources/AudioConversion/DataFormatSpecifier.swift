@@ -7,7 +7,8 @@ import AudioFormats
 /// An output data format in afconvert's spelling: a linear PCM layout (`LEI16`, `BEI24`, `LEF32`, `I8`, `UI8`) or a
 /// codec by the `-d` names its descriptor declares (`EncodingFacts.dataFormatNames`: `ima4`, `aac`, `.mp3`, ...),
 /// with an optional `@RATE`; `0` for the source's own format (AAC and ALAC packets copied; PCM kept; IMA4, IMA
-/// ADPCM, µ-law and A-law written again in it where a change, such as a cut, is asked).
+/// ADPCM, µ-law and A-law written again in it where a change, such as a cut, is asked), `0@RATE` for it at
+/// another rate.
 public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
     /// The codec or sample layout named.
     public enum Kind: Hashable, Sendable {
@@ -60,7 +61,6 @@ public struct DataFormatSpecifier: Hashable, Sendable, CustomStringConvertible {
         }
         let name = parts.first ?? ""
         if name == "0" {
-            guard sampleRate == nil else { return nil }
             kind = .copy
         } else if let codec = Self.codec(named: name) {
             kind = .encoded(codec.formatID)

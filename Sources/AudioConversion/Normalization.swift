@@ -138,6 +138,12 @@ extension AudioConverter {
     /// The fades at a silence cut: this long, taken from the silence itself, so nothing audible is touched.
     static let silenceFadeSeconds = 0.005
 
+    /// The fade-out that ends a `--trim` cut, by default: 10 ms of half a sine (a raised cosine). A cut at full
+    /// level is a step, heard as a click; over 10 ms the level falls smoothly (the ramp's own spectrum lies below
+    /// about 100 Hz, under the sound), yet it is far shorter than a fade the ear follows (tens of milliseconds
+    /// and more), so the end sounds like the sound stopping, not fading.
+    public static let trimFadeSeconds = 0.010
+
     /// Finds the first and last frames with a sample above `threshold` dBFS and cuts just outside them,
     /// keeping a few milliseconds of the silence to fade across. A silent source is refused.
     static func silenceCut(of source: SourceReader, threshold: Double, input: String) throws -> SilenceCut {

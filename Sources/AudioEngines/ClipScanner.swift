@@ -76,9 +76,14 @@ public final class ClipScanner {
     /// The keys of `open` whose run is among its channel's first ``listedRuns(perChannelOf:)``.
     private var listed: Set<Int> = []
 
-    /// A scanner for interleaved frames of `channels` at `sampleRate`.
-    public init(channels: Int, sampleRate: Double) {
+    /// Whether runs are listed (each channel's first ``listedRuns(perChannelOf:)``), or only counted.
+    public let listsRuns: Bool
+
+    /// A scanner for interleaved frames of `channels` at `sampleRate`; with `listsRuns` false, every run is
+    /// counted and none listed (`afkit clip --summary`).
+    public init(channels: Int, sampleRate: Double, listsRuns: Bool = true) {
         self.channels = channels
+        self.listsRuns = listsRuns
         phases = TruePeakFilter.phases(factor: TruePeakFilter.factor(sampleRate: sampleRate), reach: Self.reach)
         // Silence before the start: the first intervals' interpolators reach back into it.
         held = Array(repeating: Array(repeating: 0, count: Self.reach), count: channels)
@@ -159,7 +164,9 @@ public final class ClipScanner {
         close(key)
         open[key] = Run(channel: channel, kind: kind, start: position, count: 1, peak: peak)
         // Runs of a channel start in frame order (both kinds): its first ones are the ones listed.
-        if report.runCounts[channel] < Int64(Self.listedRuns(perChannelOf: channels)) { listed.insert(key) }
+        if listsRuns && report.runCounts[channel] < Int64(Self.listedRuns(perChannelOf: channels)) {
+            listed.insert(key)
+        }
         report.runCounts[channel] += 1
     }
 

@@ -33,8 +33,9 @@ extension Batch {
         with a --name pattern that would keep them apart (batch: 3 outputs would each be made from more than one \
         source: give --name '{dir}/{stem}-{ext}' to name them apart, or rename the sources (nothing was converted)). \
         Paths that hold no source exit 2 unless --allow-empty. --trim cuts sources longer than the profile in force \
-        allows (--profile, else the preset's own), as convert --trim does, or is a usage error where that profile \
-        sets no limit. --loudness, --true-peak, --no-limiter and --trim-silence apply to every file as in convert, \
+        allows (--profile, else the preset's own), as convert --trim does (ending with its 10 ms fade, --trim-fade \
+        TIME to change it), or is a usage error where that profile sets no limit; -ar RATE sets every output's rate \
+        (and is recorded, as -d is). --loudness, --true-peak, --no-limiter and --trim-silence apply to every file as in convert, \
         and are part of what an output records (a changed target converts again). --report FILE writes every file's \
         loudness, source and output, so a team can chart its sound set: {"files": [{"source", "output", "status", \
         "sourceLoudness", "outputLoudness"}]}, each loudness {"integrated", "range", "truePeak", "samplePeak", \

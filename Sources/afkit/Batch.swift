@@ -88,6 +88,7 @@ struct Batch: ParsableCommand {
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs takes 1 to 256") }
+        try shared.check(rateGiven: dataFormat?.sampleRate != nil)
     }
 
     func run() throws {

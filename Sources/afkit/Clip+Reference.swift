@@ -12,7 +12,10 @@ extension Clip {
         peakDecibels). Each channel's first 1,000 runs are listed (16,000 in all: fewer a channel past 16 channels), \
         so memory stays flat for a sound clipped at every other sample: every run and every clip is still counted, \
         and the runs past them are said ("N more runs not listed"; runsNotListed). Exit 1 when anything clips or a \
-        file cannot be read. ClipCommandTests count against what FFmpeg- and SoX-made files hold \
+        file cannot be read. --summary prints one line of totals a file (PATH: channels, rate, frames: clipped on \
+        the sample grid, between samples, in how many runs; or no clipping) and lists no run; with --json the \
+        members stay, runs empty and every run counted in runsNotListed, and each file object gains the totals \
+        onSample, interSample and runCount. ClipCommandTests count against what FFmpeg- and SoX-made files hold \
         (make-clip-fixtures.sh): FFmpeg's flat tops are exactly the stored full-scale samples; a sine 45 degrees off \
         its peaks clips only between samples; speech 0.3 dB under full scale clips nowhere, and its 32 kbit/s AAC \
         does once decoded. convert --check-clip counts the same way after writing: an output that, decoded, clips \

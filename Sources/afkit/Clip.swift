@@ -29,6 +29,11 @@ struct Clip: ParsableCommand {
                 + "'runsNotListed', and the runs listed."))
     var json = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "One line of totals a file, no runs listed (in JSON: 'runs' empty, every run in 'runsNotListed')."))
+    var summary = false
+
     @Argument(help: "Audio files.")
     var files: [String]
 
@@ -45,10 +50,12 @@ struct Clip: ParsableCommand {
         var text = ""
         for path in files {
             do {
-                let (report, rate, channels) = try ClipScanner.scan(path: path)
+                let (report, rate, channels) = try ClipScanner.scan(path: path, listsRuns: !summary)
                 anything = anything || report.clips
                 if json {
                     entries.append(Self.json(path: path, report, rate: rate))
+                } else if summary {
+                    text += Self.summaryLine(path: path, report, rate: rate, channels: channels)
                 } else {
                     text += Self.text(path: path, report, rate: rate, channels: channels)
                 }
@@ -108,6 +115,17 @@ struct Clip: ParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `--summary`: the file's totals on one line, every channel's together.
+    static func summaryLine(path: String, _ report: ClipScanner.Report, rate: Double, channels: Int) -> String {
+        let head =
+            "\(PathEscaping.controlEscaped(path)): \(channels) ch, \(formatSampleRate(rate)) Hz, \(report.frames) frames: "
+        let runs = report.runCounts.reduce(0, +)
+        guard runs > 0 else { return head + "no clipping\n" }
+        return head
+            + "\(report.onSample.reduce(0, +)) clipped on the sample grid, \(report.interSample.reduce(0, +)) between "
+            + "samples, in \(runs) run\(runs == 1 ? "" : "s")\n"
+    }
+
     static func pad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
@@ -116,6 +134,9 @@ struct Clip: ParsableCommand {
         let notListed = report.runsNotListed
         return .object([
             ("path", .string(path)), ("frames", .integer(report.frames)), ("sampleRate", .number(rate)),
+            ("onSample", .integer(report.onSample.reduce(0, +))),
+            ("interSample", .integer(report.interSample.reduce(0, +))),
+            ("runCount", .integer(report.runCounts.reduce(0, +))),
             (
                 "channels",
                 .array(

@@ -24,8 +24,8 @@ extension DataFormatSpecifier: ExpressibleByArgument {
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2, DataFormatSpecifier(parts[0]) != nil {
             throw ValidationError(
-                "-d \(text): the rate after @ is a number of Hz above 0 and up to 1536000 (as in ima4@22050)"
-                    + (parts[0] == "0" ? "; -d 0 copies the source's rate with its packets" : ""))
+                "-d \(text): the rate after @ is a number of Hz above 0 and up to 1536000 (as in ima4@22050, or 0@44100 for the "
+                    + "source's format at 44100 Hz)")
         }
         throw ValidationError(
             "-d \(text): afkit writes \(names.joined(separator: " ")), or 0 (the source's format), "
@@ -75,6 +75,21 @@ struct FileConversionOptions: ParsableArguments {
                 + "else the preset's own, else system-sound's 30 s); a usage error where that profile sets no limit."))
     var trim = false
 
+    @Option(
+        name: .customLong("trim-fade"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The fade-out that ends a --trim cut: seconds or frames (44100f); 0 for a hard cut (default "
+                + "\(shortDecimal(AudioConverter.trimFadeSeconds * 1000)) ms, half a sine).", valueName: "TIME"))
+    var trimFade: String?
+
+    @Option(
+        name: .customLong("ar", withSingleDash: true), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The output's sample rate, as FFmpeg spells it (-d FORMAT@RATE names a format with it; -d 0 -ar RATE "
+                + "keeps the source's).",
+            valueName: "RATE"))
+    var rate: String?
+
     @OptionGroup var conversion: SharedConversionOptions
 
     /// `--quiet`.
@@ -85,12 +100,43 @@ struct FileConversionOptions: ParsableArguments {
     /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
     var arguments: [String] {
         (quality == .balanced ? [] : ["--quality", quality.rawValue]) + (trim ? ["--trim"] : [])
+            + (trimFade.map { ["--trim-fade=\($0)"] } ?? []) + (rate.map { ["-ar", $0] } ?? [])
             + conversion.arguments
+    }
+
+    /// Checks `--trim-fade` and `-ar`; `rateGiven`: whether `-d FORMAT@RATE` names a rate too.
+    func check(rateGiven: Bool) throws {
+        _ = try fadeAtTrim()
+        if let rate {
+            guard Self.sampleRate(rate) != nil else {
+                throw ValidationError("-ar takes a sample rate in Hz, from 1 to 1536000 (as -ar 44100), not '\(rate)'")
+            }
+            if rateGiven { throw ValidationError("-ar \(rate) and -d FORMAT@RATE: give the rate once") }
+        }
+        if trimFade != nil && !trim { throw ValidationError("--trim-fade goes with --trim (the cut it fades)") }
+    }
+
+    /// A rate as `-ar` takes it: Hz, 1 to 1536000 (the rates `-d FORMAT@RATE` takes).
+    static func sampleRate(_ text: String) -> Double? {
+        guard let rate = Double(text), rate.isFinite, (1...1_536_000).contains(rate) else { return nil }
+        return rate
+    }
+
+    /// `--trim-fade`, checked (`nil`: the default fade).
+    func fadeAtTrim() throws -> EditTime? {
+        guard let trimFade else { return nil }
+        guard let time = EditTime(trimFade) else {
+            throw ValidationError("--trim-fade takes seconds (0.01) or frames (441f), 0 for none, not '\(trimFade)'")
+        }
+        return time
     }
 
     /// What the options ask of every conversion, with `trimLimit` where `--trim` is given.
     func adjustments(trimLimit: (seconds: Double, name: String)? = nil) -> ConversionAdjustments {
-        conversion.adjustments(trimLimit: trim ? trimLimit : nil)
+        var adjustments = conversion.adjustments(trimLimit: trim ? trimLimit : nil)
+        if let fade = try? fadeAtTrim() { adjustments.trimFade = fade }
+        adjustments.sampleRate = rate.flatMap(Self.sampleRate)
+        return adjustments
     }
 }
 

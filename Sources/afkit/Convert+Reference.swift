@@ -137,13 +137,23 @@ extension Convert {
         afconvert does, and never over the input (a usage error); -o OUTPUT is the same as the OUTPUT argument.
 
         --trim is never ignored: it cuts a longer source to the duration limit of the profile in force (the padding \
-        counted in it, a fade-out kept at the new end), with a note (convert: long.wav: note: --trim: cut to 30 s, \
+        counted in it, a --fade-out given kept at the new end), with a note (convert: long.wav: note: --trim: cut to 30 s, \
         the limit of the system-sound profile (45 s taken from the source)). The profile in force is --profile NAME \
         (a built-in name or a profile file), else the preset's own (the one its outputs pass: system-sound for \
         system-sound, simultaneous-sfx for sfx, music for music and lossless, dialogue for voice), else validate's \
         default, system-sound (so convert -d ima4 --trim cuts to 30 s and stays IMA4). Of the built-in profiles only \
         system-sound sets a limit: --preset sfx --trim or --trim --profile music is a usage error saying there is no \
-        limit to cut to.
+        limit to cut to. The cut ends with a fade-out of 10 ms, half a sine: a cut at full level is a step, heard as \
+        a click, and 10 ms is far shorter than a fade the ear follows, so the sound seems to stop, not to fade \
+        (TrimFadeAndSmallOptionsTests: the last 10 ms fall to silence with no step larger than the signal's own, \
+        every sample before them as the source's). --trim-fade TIME sets its length (seconds, or frames as 441f); \
+        --trim-fade 0 keeps the hard cut.
+
+        -d 0@RATE keeps the source's data format at another rate (an IMA4 source stays IMA4 at RATE; AAC and ALAC, \
+        whose packets -d 0 copies, are refused with the -d name that encodes them again). -ar RATE, FFmpeg's \
+        spelling, sets the output's rate alone, in convert and batch, with the data format -d, the preset or the \
+        source decides (-d 0 -ar 44100 is -d 0@44100); a rate that is no number from 1 to 1536000 is a usage error \
+        naming -ar, and -ar with a -d FORMAT@RATE is refused (give the rate once).
 
         Every message names the file it is about, in every command, as COMMAND: FILE: KIND: TEXT (convert: a.mp3: \
         note: ..., batch: src/x.wav: error: ..., info: x.bin: error: ...), so a line under make -j says which asset \

@@ -41,7 +41,8 @@ struct Convert: ParsableCommand {
     @Option(
         name: .customShort("d"),
         help: ArgumentHelp(
-            "Output data format, with an optional @RATE; 0 for the source's own (AAC and ALAC packets copied).",
+            "Output data format, with an optional @RATE; 0 for the source's own (AAC and ALAC packets copied), "
+                + "0@RATE for it at another rate.",
             valueName: "format[@rate]"),
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
@@ -169,6 +170,7 @@ struct Convert: ParsableCommand {
             }
         }
         if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
+        try shared.check(rateGiven: dataFormat?.sampleRate != nil)
         if mix != nil && channelMap != nil { throw ValidationError("give --mix or -m, not both") }
         if let rows = try mixMatrix()?.count ?? sourceChannels()?.count, let channels, channels != rows {
             throw ValidationError("-c \(channels) and a mix for \(rows) output channels: give one or the other")

@@ -38,6 +38,13 @@ struct Validate: ParsableCommand {
     )
     var format: ReportFormat = .text
 
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp(
+            "Write the report to this file (made whole, then renamed into place) instead of standard output.",
+            valueName: "file"))
+    var output: String?
+
     @Flag(help: "Succeed when the paths hold no sound file.")
     var allowEmpty = false
 
@@ -82,8 +89,16 @@ struct Validate: ParsableCommand {
         }
         try checkPathsExist(
             paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true)
-        // A report written into one of the inputs (`>> IN`) is refused before anything is read.
-        try checkStandardOutput(against: paths, in: Self.self)
+        // A report written into one of the inputs (`>> IN`, `-o IN`) is refused before anything is read.
+        let local = paths.filter { !isStreamURL($0) }
+        if let output {
+            var outputs = OutputGuard(inputs: local, walkedFolders: local.filter(isDirectory))
+            do { try outputs.claim(output, as: "the report") } catch {
+                throw usageError(error.description, in: Self.self)
+            }
+        } else {
+            try checkStandardOutput(against: paths, in: Self.self)
+        }
         var validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
         validator.allowsNetwork = allowNetwork
         var report: ValidationReport
@@ -115,7 +130,14 @@ struct Validate: ParsableCommand {
             report.files[index].path = shownArgument(report.files[index].path)
         }
         // The files a folder walk found are inputs too: the report never goes into one of them.
-        try checkStandardOutput(against: report.files.map(\.path), in: Self.self)
+        if let output {
+            var outputs = OutputGuard(inputs: report.files.map(\.path).filter { !isStreamURL($0) })
+            do { try outputs.claim(output, as: "the report") } catch {
+                throw usageError(error.description, in: Self.self)
+            }
+        } else {
+            try checkStandardOutput(against: report.files.map(\.path), in: Self.self)
+        }
         if let note = ContainerRegistry.skippedNote(report.skippedFiles, command: "validate") {
             Output.standardError(note + "\n")
         }
@@ -125,12 +147,21 @@ struct Validate: ParsableCommand {
                 "validate: no \(what) in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
             throw ExitCode(AFKit.Status.usage)
         }
-        switch format {
-        case .text: Output.standardOutput(report.text)
-        case .json: Output.standardOutput(report.json.serialized(pretty: true) + "\n")
-        case .junit: Output.standardOutput(report.junit)
-        case .github: Output.standardOutput(report.github)
-        case .html: Output.standardOutput(report.html(version: AudioConverter.version))
+        let rendered =
+            switch format {
+            case .text: report.text
+            case .json: report.json.serialized(pretty: true) + "\n"
+            case .junit: report.junit
+            case .github: report.github
+            case .html: report.html(version: AudioConverter.version)
+            }
+        if let output {
+            do { try writeFile(output, bytes: Array(rendered.utf8)) } catch {
+                Output.standardError(fileMessage("validate", output, .error, "cannot write the report: \(error)"))
+                throw ExitCode(AFKit.Status.problemFound)
+            }
+        } else {
+            Output.standardOutput(rendered)
         }
         if !report.ok { throw ExitCode(AFKit.Status.problemFound) }
     }

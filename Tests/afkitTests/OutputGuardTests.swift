@@ -60,6 +60,12 @@ import Testing
             },
             targets: ["src/s1.wav", "out/s0.caf", "link-to-s0.html"], pathExtension: "html"),
         Writer(
+            description: "validate -o",
+            arguments: { folder, target in ["validate", "-o", target, folder + "/a.wav", folder + "/src"] },
+            // A file named, a link to it, a file the walk finds, a new name inside the folder walked, no folder.
+            targets: ["a.wav", "link-to-a.json", "src/s1.wav", "src/report.json", "missing/x.json"],
+            pathExtension: "json"),
+        Writer(
             // The outputs themselves: `--out` where a source is (`a.caf` converted into its own folder is
             // itself), a link to a source, a FIFO and a device where an output goes.
             description: "batch outputs",
