@@ -199,14 +199,27 @@ public struct AssetValidator: Sendable {
             facts.loudness = facts.audio?.loudness
         }
         var violations: [Violation] = []
+        // Every finding's recipe joined: one command fixes all of them, into one output.
+        var recipe: FixRecipe?
+        var fixed: [Int] = []
         for entry in active {
             guard let rule = rules[entry.rule] else { continue }
             // A file that cannot be parsed is reported by `malformed` alone.
             if facts.error != nil && rule.id != ValidationRule.malformed.id { continue }
             for finding in rule.check(facts, entry.settings) {
                 let severity = finding.severity.map { min($0, entry.settings.severity) } ?? entry.settings.severity
+                if let own = finding.recipe {
+                    recipe = recipe?.joined(with: own) ?? own
+                    fixed.append(violations.count)
+                }
                 violations.append(
                     Violation(rule: rule.id, severity: severity, message: finding.message, fix: finding.fix))
+            }
+        }
+        if let joined = recipe?.command(for: facts) {
+            for index in fixed {
+                violations[index].fix = joined.command
+                violations[index].fixNote = joined.note
             }
         }
         var report = FileReport(path: facts.path, violations: violations)

@@ -82,7 +82,7 @@ extension ValidationRule {
             Finding(
                 "\(kind) \(fixedPoint(level, places: 1)) LUFS; this profile wants "
                     + "\(fixedPoint(target, places: 1)) ± \(fixedPoint(tolerance, places: 1)) LUFS",
-                fix: convertCommand(facts, "--loudness \(shortDecimal(target))"))
+                recipe: FixRecipe(loudness: target))
         ]
     }
 
@@ -103,10 +103,7 @@ extension ValidationRule {
             Finding(
                 "true peak \(fixedPoint(loudness.truePeak, places: 2)) dBTP is above \(fixedPoint(maximum, places: 1)) "
                     + "dBTP: encoding may clip between samples",
-                fix: level.isFinite
-                    ? convertCommand(
-                        facts, "--loudness \(fixedPoint(level, places: 1)) --true-peak \(shortDecimal(maximum))")
-                    : nil)
+                recipe: level.isFinite ? FixRecipe(keptLoudness: level, truePeak: maximum) : nil)
         ]
     }
 
@@ -144,14 +141,14 @@ extension ValidationRule {
             return [
                 Finding(
                     "\(name.uppercased()) files are not read by every player; CAF, WAV or AIFF is safer",
-                    severity: .warning, fix: presetFix(facts))
+                    severity: .warning, recipe: presetRecipe(facts))
             ]
         }
         guard let allowed = settings.strings("allowed"), !allowed.contains(name) else { return [] }
         return [
             Finding(
                 "the file is \(describe(summary.container)); this profile needs a \(spokenList(allowed.map(containerName))) file",
-                fix: presetFix(facts))
+                recipe: presetRecipe(facts))
         ]
     }
 
@@ -168,14 +165,14 @@ extension ValidationRule {
             return [
                 Finding(
                     "'\(id)' (\(formatName(format.formatID))) plays, but IMA4 in a CAF file is Apple's format for it",
-                    severity: .warning, fix: convertCommand(facts, "-d ima4", extension: ".caf"))
+                    severity: .warning, recipe: FixRecipe(format: .named("ima4", extension: ".caf")))
             ]
         }
         guard let allowed = settings.strings("allowed"), names(allowed) == false else { return [] }
         return [
             Finding(
                 "the audio is '\(id)' (\(formatName(format.formatID))); this profile needs \(spokenList(allowed.map(namedFormat)))",
-                fix: presetFix(facts))
+                recipe: presetRecipe(facts))
         ]
     }
 
@@ -192,7 +189,7 @@ extension ValidationRule {
             Finding(
                 "lasts \(seconds(summary.durationSeconds)) s (\(summary.frameCount) frames at \(rate(summary.format.sampleRate))); "
                     + "this profile allows \(seconds(limit)) s (\(Int64(allowed)) frames)",
-                fix: durationFix(facts, limit: limit))
+                recipe: FixRecipe(cut: cut(facts, limit: limit)))
         ]
     }
 
@@ -241,7 +238,7 @@ extension ValidationRule {
         return [
             Finding(
                 "\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))",
-                fix: convertCommand(facts, keepsDataFormat + " -c \(Int(maximum))"))
+                recipe: FixRecipe(channels: Int(maximum)))
         ]
     }
 
@@ -255,16 +252,14 @@ extension ValidationRule {
                 Finding(
                     "\(rate(format.sampleRate)) is above \(rate(maximum)); resample to save memory and work",
                     // The file's own format at the rate (an IMA4 file stays IMA4), else the profile's preset.
-                    fix: CodecDescriptor.afconvertName(of: format).map {
-                        convertCommand(facts, "-d \($0)@\(formatSampleRate(maximum))")
-                    } ?? presetFix(facts, resamplingTo: maximum))
+                    recipe: FixRecipe(sampleRate: maximum))
             ]
         }
         guard !native.contains(format.sampleRate) else { return [] }
         return [
             Finding(
                 "\(rate(format.sampleRate)) is not a rate iOS plays natively (\(native.map { rate($0) }.joined(separator: ", ")))",
-                fix: facts.fixingPreset == "sfx" ? presetFix(facts) : nil)
+                recipe: facts.fixingPreset == "sfx" ? presetRecipe(facts) : nil)
         ]
     }
 
@@ -280,7 +275,7 @@ extension ValidationRule {
         return [
             Finding(
                 "'\(id)' is decoded in hardware one stream at a time; sounds played together should be PCM or IMA4",
-                fix: convertCommand(facts, "--preset sfx", extension: ".caf"))
+                recipe: FixRecipe(format: .preset("sfx", extension: ".caf")))
         ]
     }
 
@@ -330,22 +325,21 @@ extension ValidationRule {
         let below =
             threshold == AudioStatistics.defaultSilenceThreshold ? "" : " (below \(shortDecimal(threshold)) dBFS)"
         if span.isSilent { return [Finding("the audio is silent throughout\(below)")] }
-        let fix = convertCommand(
-            facts,
-            "--trim-silence"
+        let fix = FixRecipe(
+            trimsSilence: "--trim-silence"
                 + (threshold == AudioStatistics.defaultSilenceThreshold ? "" : " \(shortDecimal(threshold))"))
         var findings: [Finding] = []
         if leading && span.leading > limit {
             findings.append(
                 Finding(
                     "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)",
-                    fix: fix))
+                    recipe: fix))
         }
         if trailing && span.trailing > limit {
             findings.append(
                 Finding(
                     "\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)",
-                    fix: fix))
+                    recipe: fix))
         }
         return findings
     }
@@ -385,59 +379,18 @@ private func namedFormat(_ code: String) -> String {
     return "'\(code)'" + (name.map { $0 == unknownFormatName ? "" : " (\($0))" } ?? "")
 }
 
-/// The command that fixes a file: `afkit convert OPTIONS FILE OUTPUT`, the output beside the file and named
-/// as it is with `extension` (its own when `nil`, where afkit writes that container with the file's codec;
-/// else `.caf`), `-fixed` added where that would be the file itself. A file a conversion made (``FixOrigin``) is
-/// remade from its source instead, with the options that made it and then these (the later option wins), into
-/// its own place: `-d 0` (keep the data format) is left to the options that made it.
-func convertCommand(_ facts: AssetFacts, _ options: String, extension ext: String? = nil) -> String {
-    let path = facts.path
-    let (folder, base, own) = pathParts(path)
-    let suffix = ext ?? (keepsItsContainer(facts, own) ? own : ".caf")
-    if let origin = facts.origin {
-        let kept =
-            options.hasPrefix(keepsDataFormat + " ") ? String(options.dropFirst(keepsDataFormat.count + 1)) : options
-        return
-            "afkit convert \((origin.options.map { shellQuoted($0, isPath: false) } + [kept]).joined(separator: " ")) "
-            + "\(shellQuoted(origin.source)) \(shellQuoted(folder + base + suffix))"
-    }
-    var output = folder + base + suffix
-    if output == path { output = folder + base + "-fixed" + suffix }
-    return "afkit convert \(options) \(shellQuoted(path)) \(shellQuoted(output))"
-}
-
-/// `convert`'s option that keeps the source's data format.
-private let keepsDataFormat = "-d 0"
-
-/// The fix for a sound longer than the profile allows: cut to the limit in the file's own data format and
-/// container (an IMA4 file stays IMA4), by `--trim` where convert finds the limit itself (a built-in profile,
-/// named unless it is validate's default), else by `--duration`.
-private func durationFix(_ facts: AssetFacts, limit: Double) -> String {
-    let cut: String
+/// The cut for a sound longer than the profile allows: `--trim` where convert finds the limit itself (a built-in
+/// profile, named unless it is validate's default), else `--duration`.
+private func cut(_ facts: AssetFacts, limit: Double) -> String {
     if let name = facts.profileName, Profile.builtIn[name]?.maximumSeconds == limit {
-        cut = "--trim" + (name == Profile.standard.name ? "" : " --profile \(name)")
-    } else {
-        cut = "--duration \(shortDecimal(limit))"
+        return "--trim" + (name == Profile.standard.name ? "" : " --profile \(name)")
     }
-    return convertCommand(facts, keepsDataFormat + " " + cut)
+    return "--duration \(shortDecimal(limit))"
 }
 
-/// Whether a fixed file can keep its name's container: afkit writes it (`.3gp`, `.ac3` it only reads),
-/// and the codec the output would get is the file's (afkit's Ogg is Opus: a Vorbis `.ogg` becomes CAF).
-private func keepsItsContainer(_ facts: AssetFacts, _ suffix: String) -> Bool {
-    guard let type = FileType(outputPath: "x" + suffix) else { return false }
-    if type == .ogg { return facts.summary?.format.formatID == .opus }
-    return true
-}
-
-/// The profile's preset as a fix (`nil` for a profile without one): CAF, or M4A for `music`. Where the finding
-/// is a rate over `resamplingTo`, only a preset whose rate is at most that.
-private func presetFix(_ facts: AssetFacts, _ options: String = "", resamplingTo maximum: Double? = nil) -> String? {
-    guard let preset = facts.fixingPreset else { return nil }
-    if let maximum, (["system-sound": 48000.0, "sfx": 22050][preset] ?? .infinity) > maximum { return nil }
-    return convertCommand(
-        facts, "--preset \(preset)" + (options.isEmpty ? "" : " " + options),
-        extension: preset == "music" ? ".m4a" : ".caf")
+/// The profile's preset as a fix (`nil` for a profile without one): CAF, or M4A for `music`.
+private func presetRecipe(_ facts: AssetFacts) -> FixRecipe? {
+    FixRecipe.presetFormat(facts).map { FixRecipe(format: $0) }
 }
 
 /// A path (or, `isPath` false, an option) as a POSIX shell reads it: as it is when it has nothing the shell would

@@ -148,7 +148,9 @@ extension FileReport {
                     "<li class=\"\(violation.severity.rawValue)\"><strong>\(violation.severity.rawValue): "
                     + "\(markupEscaped(violation.rule))</strong> \(markupEscaped(violation.message))"
                 if let fix = violation.fix {
-                    section += "<br><span class=\"fix\">fix: <code>\(markupEscaped(fix))</code></span>"
+                    section +=
+                        "<br><span class=\"fix\">fix: <code>\(markupEscaped(fix))</code>"
+                        + (violation.fixNote.map { " (\(markupEscaped($0)))" } ?? "") + "</span>"
                 }
                 section += "</li>\n"
             }

@@ -96,7 +96,8 @@ public struct ValidationReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message", "fix"?}]}], "summary": {"files", "passed", "failed"}}`,
+    /// `{"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message", "fix"?, "fixNote"?}]}],
+    /// "summary": {"files", "passed", "failed"}}`,
     /// and for each file whose audio was decoded, `"audio"`: its measurements.
     public var json: JSONValue {
         .object([
@@ -117,7 +118,8 @@ public struct ValidationReport: Sendable {
                                                 ("rule", .string(violation.rule)),
                                                 ("severity", .string(violation.severity.rawValue)),
                                                 ("message", .string(violation.message)),
-                                            ] + (violation.fix.map { [("fix", .string($0))] } ?? []))
+                                            ] + (violation.fix.map { [("fix", .string($0))] } ?? [])
+                                                + (violation.fixNote.map { [("fixNote", .string($0))] } ?? []))
                                     })
                             ),
                         ]

@@ -25,17 +25,22 @@ public struct Violation: Hashable, Sendable {
     public var message: String
     /// How to fix it, where afkit can (an `afkit convert` command), or `nil`.
     public var fix: String?
+    /// What to know before running the fix (a lossy file is better remade from its source), or `nil`.
+    public var fixNote: String?
 
     /// A finding of `rule` at `severity`, with its fix where there is one.
-    public init(rule: String, severity: Severity, message: String, fix: String? = nil) {
+    public init(rule: String, severity: Severity, message: String, fix: String? = nil, fixNote: String? = nil) {
         self.rule = rule
         self.severity = severity
         self.message = message
         self.fix = fix
+        self.fixNote = fixNote
     }
 
     /// The message and its fix, as one line of text.
-    public var described: String { message + (fix.map { "; fix: \($0)" } ?? "") }
+    public var described: String {
+        message + (fix.map { "; fix: \($0)" + (fixNote.map { " (\($0))" } ?? "") } ?? "")
+    }
 }
 
 /// A rule's severity and parameters in a profile (`maximumSeconds`, `allowed`, ...).
@@ -68,12 +73,22 @@ public struct Finding: Sendable {
     public var severity: Severity?
     /// How to fix it, where afkit can, or `nil`.
     public var fix: String?
+    /// What `afkit convert` would do to fix it: the validator joins a file's recipes into one command, which
+    /// becomes the fix of each finding that has one.
+    var recipe: FixRecipe?
 
     /// A finding saying `message`, fixed by `fix`.
     public init(_ message: String, severity: Severity? = nil, fix: String? = nil) {
         self.message = message
         self.severity = severity
         self.fix = fix
+    }
+
+    /// A finding saying `message`, fixed by converting the file as `recipe` asks.
+    init(_ message: String, severity: Severity? = nil, recipe: FixRecipe?) {
+        self.message = message
+        self.severity = severity
+        self.recipe = recipe
     }
 }
 

@@ -7,15 +7,26 @@ extension Validate {
         names what a walk skipped and why) and exits 1 if any file has an error. m4a/mp4 fail system-sound's \
         container rule. Text output is one line per problem, path: severity: rule: message, then a summary line; \
         formats are named in words beside their code ('0x6D730011' (IMA ADPCM in WAV)), and a finding afkit can fix \
-        ends with ; fix:  and the command that fixes it: the profile's preset for its container, format and rate \
-        rules (afkit convert --preset system-sound x.mp3 x.caf; sfx for the game profiles, music for the music ones), \
-        for duration a cut that keeps the file's data format and container (afkit convert -d 0 --trim x.caf \
-        x-fixed.caf: an IMA4 file stays IMA4; --profile NAME where the profile is not validate's default, --duration \
-        S for a profile file), -d 0 -c N for channels, --trim-silence for silence at the ends, --loudness TARGET for \
-        loudness, --loudness LEVEL --true-peak MAX for true-peak, a rename for extension; the output goes beside the \
-        file (-fixed added where its name would be the file's own). FixCommandTests runs each suggested fix and \
-        checks that its rule clears and the format is kept. json is {"profile", "files": [{"path", "ok", \
-        "violations": [{"rule", "severity", "message", "fix"?}]}], "summary"}, and for each file whose audio the \
+        ends with ; fix:  and the command that fixes it. A file's findings share one command, which fixes them all \
+        into one output (three findings never write three x-fixed.caf): the profile's preset where the container \
+        or format fails (afkit convert --preset system-sound --trim x.ogg x.caf for a 35 s Ogg Vorbis file; sfx \
+        for the game profiles, music for the music ones), else the file's own format, as -d 0 where convert writes \
+        it again (linear PCM, IMA4, IMA ADPCM, G.711: afkit convert -d 0 --trim -c 2 x.caf x-fixed.caf keeps IMA4), \
+        by its name where -d 0 cannot keep it (-d aac, -d .mp3, -d opus, -d flac, -d alac), and the preset for a \
+        format afkit does not write (Vorbis, MP2, HE-AAC); with --trim for duration (--profile NAME where the \
+        profile is not validate's default, --duration S for a profile file), -c N for channels, @RATE or -ar RATE \
+        for a rate, --trim-silence for silence at the ends, --loudness TARGET and --true-peak MAX for loudness, and \
+        a rename for extension. The output goes beside the file, with its container's extension where afkit \
+        writes that container with the output's format (else .caf, .m4a for music), -fixed added where the name is \
+        the file's own or another file's already there. The fix of a lossy file (AAC, MP3, Opus, Vorbis, IMA4) \
+        carries a note, in text after the command and in JSON as "fixNote": run it on the file's source, if you \
+        have it, for from the file a lossy output is a second generation of loss; a batch report's fixes name the \
+        source itself. FixCommandTests and FixesThatRunTests run every suggested fix as printed, for sources in \
+        every container afkit reads (Ogg Vorbis from oggenc, make-fix-fixtures.sh), and validate what it wrote: it \
+        passes. -o FILE (--output) writes the report to FILE, made whole and renamed into place, in the --format \
+        given, and nothing to standard output; FILE is refused (exit 2) where it is one of the inputs or inside a \
+        folder walked. json is {"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message", "fix"?, \
+        "fixNote"?}]}], "summary"}, and for each file whose audio the \
         profile's rules decoded, "audio": {"frames", "peak", "leadingSilence", "trailingSilence", "rms", "loudness": \
         {"integrated", "range", "truePeak", "samplePeak"}} (dBFS, seconds, LUFS; what the rules measured, read \
         through the same reader as convert and info --loudness); junit is one test case per file for CI dashboards; \

@@ -1,0 +1,156 @@
+import AudioCodecs
+import AudioContainers
+import AudioFormats
+import FileAccess
+
+/// What a finding asks of `afkit convert` to fix it: a data format, a rate, channels, a cut, silence trimmed, a
+/// loudness. The validator joins every finding's recipe for a file into one command (``command(for:)``), so that
+/// one run, into one output, fixes everything afkit can fix in the file, and every finding names that command.
+struct FixRecipe: Sendable, Hashable {
+    /// How the output's data format is chosen.
+    enum Format: Sendable, Hashable {
+        /// The file's own format: `-d 0` where convert keeps it, else the codec by name (`-d aac`), else the
+        /// profile's preset.
+        case kept
+        /// A format by its `-d` name, into a file of `extension` (its own where `nil`).
+        case named(String, extension: String?)
+        /// The profile's preset (`--preset NAME`), into a file of `extension`.
+        case preset(String, extension: String)
+    }
+
+    var format = Format.kept
+    /// At most this rate, Hz.
+    var sampleRate: Double?
+    /// At most this many channels.
+    var channels: Int?
+    /// The cut to the profile's duration limit: `--trim`, `--trim --profile NAME` or `--duration SECONDS`.
+    var cut: String?
+    /// `--trim-silence`, with its level where it is not the default.
+    var trimsSilence: String?
+    /// The loudness asked for, LUFS.
+    var loudness: Double?
+    /// The file's own loudness, kept while the true peak is limited (where no loudness is asked for).
+    var keptLoudness: Double?
+    /// The true-peak ceiling, dBTP.
+    var truePeak: Double?
+
+    /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and
+    /// channel count, the loudness asked for over the one kept, the lower ceiling.
+    func joined(with other: FixRecipe) -> FixRecipe {
+        var result = self
+        switch (format, other.format) {
+        case (.kept, _), (.named, .preset): result.format = other.format
+        default: break
+        }
+        result.sampleRate = [sampleRate, other.sampleRate].compactMap { $0 }.min()
+        result.channels = [channels, other.channels].compactMap { $0 }.min()
+        result.cut = cut ?? other.cut
+        result.trimsSilence = trimsSilence ?? other.trimsSilence
+        result.loudness = loudness ?? other.loudness
+        result.keptLoudness = keptLoudness ?? other.keptLoudness
+        result.truePeak = [truePeak, other.truePeak].compactMap { $0 }.min()
+        return result
+    }
+
+    /// The command that carries out the recipe on the file `facts` describe, and a note where the command is
+    /// better run on the file's source (a lossy file decoded again); `nil` where no command can (a format that
+    /// cannot be kept, with no preset to fall back on).
+    ///
+    /// The output goes beside the file, named as it is with the extension of its container where afkit writes
+    /// that container with the output's format (else `.caf`, or the preset's), `-fixed` added where that would be
+    /// the file itself or another file already there. A file a conversion made (``FixOrigin``) is remade from its source instead, with the
+    /// options that made it and then these, into its own place: its format is left to those options.
+    func command(for facts: AssetFacts) -> (command: String, note: String?)? {
+        var options: [String] = []
+        var suffix: String?
+        let (folder, base, own) = pathParts(facts.path)
+        var format = self.format
+        if case .kept = format, facts.origin == nil {
+            guard let kept = Self.keptFormat(facts, atRate: sampleRate != nil) else { return nil }
+            format = kept
+        }
+        var rate = sampleRate
+        switch format {
+        case .kept:
+            break
+        case .named(let name, let ext):
+            options.append("-d " + name + (rate.map { "@" + formatSampleRate($0) } ?? ""))
+            rate = nil
+            suffix = ext ?? (Self.holds(own, name, facts) ? own : ".caf")
+        case .preset(let name, let ext):
+            options.append("--preset \(name)")
+            // The preset's own rate where it is low enough.
+            if let asked = rate, Self.presetRate(name) <= asked { rate = nil }
+            suffix = ext
+        }
+        if let rate { options.append("-ar \(formatSampleRate(rate))") }
+        if let channels { options.append("-c \(channels)") }
+        if let cut { options.append(cut) }
+        // (`--trim-silence` finds its own cut: it cannot go with `--duration`.)
+        if let trimsSilence, cut?.hasPrefix("--duration") != true { options.append(trimsSilence) }
+        if let level = loudness ?? keptLoudness {
+            options.append("--loudness \(shortDecimal((level * 10).rounded() / 10))")
+            if let truePeak { options.append("--true-peak \(shortDecimal(truePeak))") }
+        }
+        let output = folder + base + (suffix ?? own)
+        if let origin = facts.origin {
+            // The options that made the file, then the fix's own (the later option wins); a flag given twice is
+            // given once.
+            let made = origin.options.map { shellQuoted($0, isPath: false) }
+            let added = options.filter { !made.contains($0) }
+            return (
+                "afkit convert \((made + added).joined(separator: " ")) \(shellQuoted(origin.source)) "
+                    + shellQuoted(output), nil
+            )
+        }
+        // Never over the file itself, nor over another file already there.
+        let target = output == facts.path || pathExists(output) ? folder + base + "-fixed" + (suffix ?? own) : output
+        var note: String?
+        if let id = facts.summary?.format.formatID, !CodecDescriptor.isLossless(id) {
+            note =
+                "the file is \(CodecDescriptor.spokenName(of: id)), lossy: run this on its source instead, if you have "
+                + "it (made from the file, a lossy output is a second generation of loss)"
+        }
+        return (
+            "afkit convert \(options.joined(separator: " ")) \(shellQuoted(facts.path)) \(shellQuoted(target))", note
+        )
+    }
+
+    /// The file's own format as `convert` keeps it: `-d 0` where it writes the format again (linear PCM, IMA4,
+    /// IMA ADPCM, G.711), the codec's `-d` name where it encodes it (AAC and Apple Lossless, whose packets `-d 0`
+    /// copies only untouched; MP3, FLAC, Opus) or where a rate is asked (`-d ima4@48000`, afconvert's spelling),
+    /// else the profile's preset; `nil` without one.
+    static func keptFormat(_ facts: AssetFacts, atRate: Bool) -> Format? {
+        if let format = facts.summary?.format, let name = CodecDescriptor.afconvertName(of: format) {
+            let rewritten = CodecDescriptor.of(format.formatID)?.encoding?.keptBySourceFormat == .encodesAgain
+            return .named(rewritten && !atRate ? "0" : name, extension: nil)
+        }
+        return presetFormat(facts)
+    }
+
+    /// The profile's preset as a format: CAF, or M4A for `music`.
+    static func presetFormat(_ facts: AssetFacts) -> Format? {
+        facts.fixingPreset.map { .preset($0, extension: $0 == "music" ? ".m4a" : ".caf") }
+    }
+
+    /// The highest rate a preset writes (`.infinity` for one that keeps the source's).
+    static func presetRate(_ name: String) -> Double { ["system-sound": 48000.0, "sfx": 22050][name] ?? .infinity }
+
+    /// Whether afkit writes a file named with `suffix` holding the `-d` format `name` (`0`: the file's own), as the
+    /// container's writer answers for the file's rate and channels.
+    static func holds(_ suffix: String, _ name: String, _ facts: AssetFacts) -> Bool {
+        guard let type = FileType(outputPath: "x" + suffix), let source = facts.summary?.format else { return false }
+        if name == "0" {
+            return
+                (try? AudioFileWriter.check(
+                    source, in: type, magicCookie: CodecDescriptor.of(source.formatID)?.encoding?.dryRunCookie)) != nil
+        }
+        guard
+            let encoding = CodecDescriptor.encoded.first(where: { $0.encoding?.dataFormatNames.contains(name) == true }
+            )?
+            .encoding
+        else { return false }
+        let format = encoding.streamDescription(source.sampleRate, source.channelsPerFrame)
+        return (try? AudioFileWriter.check(format, in: type, magicCookie: encoding.dryRunCookie)) != nil
+    }
+}

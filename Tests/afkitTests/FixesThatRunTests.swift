@@ -1,0 +1,107 @@
+import AudioContainers
+import Foundation
+import Testing
+
+/// Fixes that run (issue 71): for a source in every container afkit reads that fails a rule with a fix, every fix
+/// `validate --format json` names is one command, run as printed it exits 0, and what it writes passes the profile.
+/// A lossy file's fix says it is better run on the source; a fix never writes over another file.
+@Suite struct FixesThatRunTests {
+    /// The containers a source is made in by afkit itself (`convert -d 0` where the container holds the WAV's PCM,
+    /// else its own codec), and the Ogg Vorbis sources oggenc made (make-fix-fixtures.sh).
+    static let madeExtensions = ["wav", "aif", "caf", "flac", "mp3", "m4a", "aac", "opus"]
+
+    /// The sources: a tone too long (31 s), one with 3 channels, one at 96 kHz, one starting with 1 s of silence.
+    static func sources(in folder: String) throws -> [(name: String, rule: String)] {
+        let wavs: [(String, String)] = [
+            ("long", "duration"), ("wide", "channels"), ("fast", "sample-rate"), ("quiet-start", "silence"),
+        ]
+        try toneWAV(folder + "/long.wav", seconds: 31)
+        try toneWAV(folder + "/wide.wav", seconds: 1, rate: 48000, channels: 3)
+        try toneWAV(folder + "/fast.wav", seconds: 1, rate: 96000)
+        let tone = (0..<44100).map { Int16(16384 * sin(2 * Double.pi * 440 * Double($0) / 44100)) }
+        try pcmWAV(
+            folder + "/quiet-start.wav", rate: 44100, channels: 1, samples: [Int16](repeating: 0, count: 44100) + tone)
+        var made: [(String, String)] = []
+        for (base, rule) in wavs {
+            for ext in madeExtensions where ext != "wav" {
+                let name = "\(base)-src.\(ext)"
+                let converted = try Command.run(["convert", folder + "/\(base).wav", folder + "/" + name])
+                #expect(converted.status == 0, "\(name): \(converted.stderr)")
+                made.append((name, rule))
+            }
+            made.append(("\(base).wav", rule))
+            let vorbis = Command.fixtures + "/fixes/\(base).ogg"
+            try FileManager.default.copyItem(atPath: vorbis, toPath: folder + "/\(base)-vorbis.ogg")
+            made.append(("\(base)-vorbis.ogg", rule))
+        }
+        return made
+    }
+
+    /// The violations `validate --format json` reports for `path`.
+    static func violations(_ path: String, profile: String = "system-sound") throws -> [[String: Any]] {
+        let report = try Command.run(["validate", "--profile", profile, "--format", "json", path])
+        let files = try #require((report.json as? [String: Any])?["files"] as? [[String: Any]], "\(report.stderr)")
+        return files.first?["violations"] as? [[String: Any]] ?? []
+    }
+
+    @Test func everyFixRunsAndItsOutputPasses() throws {
+        let folder = try ScratchFolder()
+        var checked = 0
+        for (name, rule) in try Self.sources(in: folder.path) {
+            let path = folder.path + "/" + name
+            let found = try Self.violations(path)
+            // A codec or container that cannot hold the flaw (MP3's two channels, Opus's 48 kHz) has nothing to fix.
+            guard let flagged = found.first(where: { $0["rule"] as? String == rule }) else {
+                #expect(["mp3", "opus", "aac", "m4a"].contains(nameExtension(name)), "\(name): no \(rule) in \(found)")
+                continue
+            }
+            let fix = try #require(flagged["fix"] as? String, "\(name): \(rule) has no fix")
+            // One command for the file: every finding with a fix names the same.
+            let fixes = Set(found.compactMap { $0["fix"] as? String }.filter { $0.hasPrefix("afkit convert ") })
+            #expect(fixes == [fix], "\(name): \(fixes)")
+            let lossy = ["mp3", "m4a", "aac", "opus", "ogg"].contains(nameExtension(name))
+            #expect(((flagged["fixNote"] as? String)?.contains("source") ?? false) == lossy, "\(name): \(flagged)")
+            let fixed = try FixCommandTests.run(fix)
+            #expect(fixed != path, "\(fix)")
+            let after = try Self.violations(fixed)
+            #expect(after.isEmpty, "\(fix) leaves \(after)")
+            try FileManager.default.removeItem(atPath: fixed)
+            checked += 1
+        }
+        #expect(checked >= 30)
+    }
+
+    /// A lossy file's loudness fix (the music profile) encodes its own codec again by name (`-d 0` copies AAC's
+    /// packets and cannot change them), says the fix is better run on the source, and its output passes.
+    @Test func aLossyFilesLoudnessFixRunsAndPointsToTheSource() throws {
+        let folder = try ScratchFolder()
+        try toneWAV(folder.path + "/tone.wav", seconds: 3, rate: 44100)
+        let quiet = folder.path + "/quiet.m4a"
+        #expect(try Command.run(["convert", "--gain", "-20", folder.path + "/tone.wav", quiet]).status == 0)
+        let found = try Self.violations(quiet, profile: "music")
+        let loudness = try #require(found.first { $0["rule"] as? String == "loudness" }, "\(found)")
+        let fix = try #require(loudness["fix"] as? String)
+        #expect(fix.contains("-d aac") && fix.contains("--loudness -16"), "\(fix)")
+        #expect((loudness["fixNote"] as? String)?.contains("second generation") == true)
+        let fixed = try FixCommandTests.run(fix)
+        #expect(fixed.hasSuffix("quiet-fixed.m4a"), "\(fix)")
+        #expect(try Self.violations(fixed, profile: "music").allSatisfy { $0["severity"] as? String != "error" })
+        #expect(try !Self.violations(fixed, profile: "music").contains { $0["rule"] as? String == "loudness" })
+    }
+
+    /// The fix never writes over another file: a µ-law `a.aifc`'s fix (the preset, into CAF) goes to `a-fixed.caf`
+    /// where an `a.caf` is there.
+    @Test func aFixNeverReplacesAnotherFile() throws {
+        let folder = try ScratchFolder()
+        try toneWAV(folder.path + "/a.wav", seconds: 31)
+        #expect(
+            try Command.run(["convert", "-d", "ulaw", folder.path + "/a.wav", folder.path + "/a.aifc"]).status == 0)
+        let fix = try #require(try Self.violations(folder.path + "/a.aifc").first?["fix"] as? String)
+        #expect(fix.hasSuffix("/a.caf"), "\(fix)")
+        #expect(try Command.run(["convert", folder.path + "/a.wav", folder.path + "/a.caf"]).status == 0)
+        let again = try #require(try Self.violations(folder.path + "/a.aifc").first?["fix"] as? String)
+        #expect(again.hasSuffix("/a-fixed.caf"), "\(again)")
+    }
+}
+
+private func nameExtension(_ path: String) -> String { String(path.split(separator: ".").last ?? "") }
