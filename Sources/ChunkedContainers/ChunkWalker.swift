@@ -108,6 +108,8 @@ struct ChunkWalker<Container: ChunkedContainer> {
 
             case .chunkHeader:
                 if let end = container.outerEnd, cursor.absoluteOffset >= end, hasEssentials {
+                    // Said only where a byte follows: a clean file ends exactly here.
+                    guard cursor.remaining > 0 else { return .needMore(1) }
                     context.properties.trace.append(
                         offset: cursor.absoluteOffset, "bytes after the end of the outer chunk ignored")
                     state = .trailing

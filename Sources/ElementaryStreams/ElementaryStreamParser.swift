@@ -480,6 +480,9 @@ package struct ElementaryStreamParser: StreamParser {
         if bytes.count < length {
             // The end comes inside the frame: a confirmed stream's last frame is cut short.
             context.properties.isTruncated = true
+            if context.properties.truncationOffset == nil {
+                context.properties.truncationOffset = cursor.absoluteOffset
+            }
             context.properties.trace.append(
                 offset: cursor.absoluteOffset, size: Int64(length),
                 "the last frame is cut short (\(bytes.count) of \(length) bytes): not a packet")
@@ -849,20 +852,36 @@ package struct ElementaryStreamParser: StreamParser {
             tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         if context.properties.dataOffset == nil { context.properties.dataOffset = tally.lastEnd ?? endOffset }
         context.properties.maximumPacketSize = UInt32(tally.largest)
-        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short. (Its
-        // padding is still the remainder: the contract states priming and remainder from the LAME tag alone.)
+        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short.
         let bytesSeen = tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         // (Both counts must fall short, by more than the header frame itself: one lying count is not a cut.)
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated > Int(packets) + 1,
             let statedBytes = encoder.byteCount, Int64(statedBytes) - bytesSeen > 2 * Int64(max(tally.largest, 1))
         {
             context.properties.isTruncated = true
+            if context.properties.truncationOffset == nil { context.properties.truncationOffset = tally.lastEnd }
         }
         if let info = context.properties.packetTableInfo {
             let total = packets * Int64(format.framesPerPacket)
+            var remainder = Int64(info.remainderFrames)
+            // The tag's padding is the end of the stream the encoder wrote: a stream cut short before the tag's
+            // count has lost (some of) that end, and only what of it is left is dropped; every whole frame's
+            // audio up to the tag's valid frames is kept.
+            if context.properties.isTruncated, let stated = encoderHeader?.frameCount, stated > Int(packets) {
+                let statedValid = Int64(stated) * Int64(format.framesPerPacket) - Int64(info.primingFrames) - remainder
+                let present = max(total - Int64(info.primingFrames), 0)
+                let kept = max(min(statedValid, present), 0)
+                if present - kept != remainder {
+                    context.properties.trace.append(
+                        offset: tally.lastEnd ?? endOffset,
+                        "the stream is cut short: of the tag's \(remainder) frames of padding, \(present - kept) are "
+                            + "left to drop; every whole frame's audio before them is kept")
+                }
+                remainder = present - kept
+            }
             context.properties.packetTableInfo = PacketTableInfo(
-                validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
-                primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
+                validFrames: max(total - Int64(info.primingFrames) - remainder, 0),
+                primingFrames: info.primingFrames, remainderFrames: Int32(clamping: remainder))
         }
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets),
             encoder.kind != .info || stated != 0

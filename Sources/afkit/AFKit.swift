@@ -271,9 +271,11 @@ enum Output {
 
 /// A usage error found in `run()`, after argument-parser's own checks (so an unknown option is
 /// reported before a path): the message and the subcommand's usage on standard error, status 2.
-func usageError(_ message: String, in command: ParsableCommand.Type) -> ExitCode {
+func usageError(_ message: String, about file: String? = nil, in command: ParsableCommand.Type) -> ExitCode {
+    // A message about one file is worded as every message about a file is (`convert: a.wav: error: ...`).
+    let first = file.map { fileMessage(command._commandName, $0, .error, message) } ?? "Error: \(message)\n"
     Output.standardError(
-        "Error: \(message)\nUsage: \(AFKit.usageString(for: command))\n"
+        first + "Usage: \(AFKit.usageString(for: command))\n"
             + "  See 'afkit \(command._commandName) --help' for more information.\n")
     return ExitCode(AFKit.Status.usage)
 }
@@ -291,7 +293,7 @@ func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowS
     for path in paths where !(allowStandardInput && path == "-") {
         var info = stat()
         if statPath(path, &info) != 0 {
-            throw usageError("no such file: '\(shownArgument(path))'", in: command)
+            throw usageError("no such file", about: path, in: command)
         }
     }
 }

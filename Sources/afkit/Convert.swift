@@ -364,7 +364,9 @@ struct Convert: ParsableCommand {
         }
         let folder = parentFolder(of: output)
         guard toStandardOutput || isDirectory(folder) else {
-            throw usageError("no such folder: '\(folder)' (where the output would go); create it first", in: Self.self)
+            throw usageError(
+                "no such folder: '\(folder)' (where the output would go); create it first", about: output, in: Self.self
+            )
         }
         // The output guard: never an input, never a device, a FIFO or a folder (standard output is `-`).
         var outputs = OutputGuard(inputs: [input])
@@ -372,7 +374,7 @@ struct Convert: ParsableCommand {
         do {
             if toStandardOutput { try outputs.checkStandardOutput() } else { try outputs.claim(output) }
         } catch {
-            throw usageError(error.description, in: Self.self)
+            throw usageError(error.description, about: output, in: Self.self)
         }
         let streamed = toStandardOutput
         if !streamed { TemporaryFiles.removeStale(in: folder) }
@@ -408,7 +410,7 @@ struct Convert: ParsableCommand {
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             // What only the source decides (`-d 0` of a codec that cannot be copied): a usage error all the same.
-            throw usageError(error.description, in: Self.self)
+            throw usageError(error.description, about: input, in: Self.self)
         }
     }
 }

@@ -227,7 +227,7 @@ struct HLSCommand: ParsableCommand {
             } catch let error as AudioFileError {
                 throw usageError(error.message, in: Self.self)
             } catch let error as ConversionUsageError {
-                throw usageError("\(source): \(error.description)", in: Self.self)
+                throw usageError(error.description, about: source, in: Self.self)
             }
         }
         var failed = false
@@ -266,7 +266,7 @@ struct HLSCommand: ParsableCommand {
                         + (renditions.count == 1 ? "\n" : "s\n"))
             } catch let error as ConversionUsageError {
                 // (An edit that does not fit the source: a usage error, as convert says it.)
-                throw usageError("\(source): \(error.description)", in: Self.self)
+                throw usageError(error.description, about: source, in: Self.self)
             } catch let error as AudioFileError {
                 failed = true
                 Output.standardError(fileMessage("hls", source, .error, "\(error)"))

@@ -77,7 +77,15 @@ extension Info {
         the container (AIFF's loops between markers, WAV's 'smpl' loops whose end is their last frame, CAF's looping \
         regions; end is the frame after the loop), and channelLayout; metadata gains annotations (every AIFF 'ANNO', \
         in order) and the Broadcast Wave bext fields. libsndfile, in-process, reads the same notes and loops \
-        (MarkerTests).
+        (MarkerTests). Plain text shows them too, a line each: Marker: (id, frame, seconds, name), Loop: (play mode, \
+        start and end frames, length), Instrument: (notes, velocities, gain, sustain and release loops) and Comment: \
+        (its marker, its text); past 32 of a kind, a line says how many more (--json lists them all).
+
+        A cut MP3 (the file ends before the frames its LAME or Xing tag counts): every whole frame's audio is \
+        delivered and the cut frame is said (Warning: the file is truncated at byte N); the tag's padding was at the \
+        end the file lost, so only what of it is left is taken off (remainderFrames 0 where the cut comes before it), \
+        and a note in --trace says so. --trace says "bytes after the end of the outer chunk" only where a byte follows \
+        it (a clean WAV ends exactly there).
 
         convert carries them into every container that has a place for them, positions scaled when the rate changes \
         and kept within a trimmed output: markers (AIFF 'MARK', WAV 'cue ' + LIST/adtl, CAF 'mark' + 'strg'), loops \

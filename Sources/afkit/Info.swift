@@ -220,6 +220,7 @@ enum InfoText {
                 "Chapter:                \(formatSeconds(chapter.startTime))\(end) sec: "
                     + PathEscaping.controlEscaped(chapter.title))
         }
+        lines += timelineLines(summary)
         for warning in properties.warnings {
             lines.append("Warning:                \(PathEscaping.controlEscaped(warning))")
         }
@@ -232,6 +233,51 @@ enum InfoText {
     }
 
     static func formatSeconds(_ seconds: Double) -> String { fixedPoint(seconds, places: 6) }
+
+    /// Lines of each kind shown before the rest are counted: a file's marker count is its own to choose.
+    static let timelineLineLimit = 32
+
+    /// The markers, loops, instrument and comments `--json` gives, a concise line each (at most
+    /// ``timelineLineLimit`` of a kind, then how many more).
+    static func timelineLines(_ summary: AudioFileSummary) -> [String] {
+        let rate = summary.format.sampleRate
+        func at(_ frame: Int64) -> String {
+            "frame \(frame)" + (rate > 0 ? " (\(formatSeconds(Double(frame) / rate)) sec)" : "")
+        }
+        func capped(_ label: String, _ items: [String]) -> [String] {
+            let shown = items.prefix(timelineLineLimit).map { label + $0 }
+            let more = items.count - shown.count
+            return shown + (more > 0 ? [label + "... and \(more) more (--json lists them all)"] : [])
+        }
+        var lines = capped(
+            "Marker:                 ",
+            summary.markers.map { marker in
+                "\(marker.id) at \(at(marker.framePosition))"
+                    + (marker.name.isEmpty ? "" : ": " + PathEscaping.controlEscaped(marker.name))
+            })
+        lines += capped(
+            "Loop:                   ",
+            summary.loops.map {
+                "\($0.playMode.rawValue), frames \($0.start) to \($0.end) (\($0.end - $0.start) frames)"
+            })
+        if let instrument = summary.instrument {
+            func loop(_ loop: InstrumentLoop?) -> String {
+                guard let loop, let mode = loop.playMode else { return "off" }
+                return "\(mode.rawValue), markers \(loop.beginMarker) to \(loop.endMarker)"
+            }
+            lines.append(
+                "Instrument:             base note \(instrument.baseNote), detune \(instrument.detune) cents, notes "
+                    + "\(instrument.lowNote)-\(instrument.highNote), velocities \(instrument.lowVelocity)-"
+                    + "\(instrument.highVelocity), gain \(instrument.gain) dB; sustain loop \(loop(instrument.sustainLoop)), "
+                    + "release loop \(loop(instrument.releaseLoop))")
+        }
+        lines += capped(
+            "Comment:                ",
+            summary.comments.map { comment in
+                (comment.marker == 0 ? "" : "marker \(comment.marker): ") + PathEscaping.controlEscaped(comment.text)
+            })
+        return lines
+    }
 }
 
 extension LoudnessInfo {

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// Issue 71's smaller defects: a cut MP3 keeps every whole frame's audio, plain `info` shows what `--json` shows of
+/// markers, loops and the instrument, `--trace` says nothing of trailing bytes where there are none, and every
+/// subcommand names itself and the file in a missing file's message.
+@Suite struct InfoAndMessageTests {
+    static func info(_ path: String) throws -> [String: Any] {
+        let result = try Command.run(["info", "--json", path])
+        return try #require((result.json as? [[String: Any]])?.first, "\(result.stderr)")
+    }
+
+    /// Every 16-bit sample of a conversion of `path` to WAV (frames decoded by afkit, as every command delivers).
+    static func decoded(_ path: String, _ folder: ScratchFolder, _ name: String) throws -> [UInt8] {
+        let output = folder.path + "/" + name
+        let result = try Command.run(["convert", "-d", "LEI16", path, output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try Self.info(output)
+        let offset = try #require(info["dataOffset"] as? Int)
+        let count = try #require(info["dataByteCount"] as? Int)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: output))[offset..<offset + count])
+    }
+
+    /// The first 12,000 bytes of a LAME MP3 (Tests/Fixtures/make-cut-mp3-fixtures.sh): 27 whole frames and a cut one.
+    /// The LAME tag's padding was at the end the file lost: none of it is dropped, so the 27 frames less the
+    /// priming are delivered, the same samples the whole file gives there; the cut frame is said with its byte.
+    @Test func aCutMP3KeepsEveryWholeFrame() throws {
+        let cut = try Self.info("mp3/lame-cut-mid-file.mp3")
+        #expect(cut["packetCount"] as? Int == 27)
+        #expect(cut["primingFrames"] as? Int == 1105)
+        #expect(cut["remainderFrames"] as? Int == 0)
+        #expect(cut["frameCount"] as? Int == 27 * 1152 - 1105)
+        #expect(cut["truncated"] as? Bool == true)
+        let whole = try Self.info("mp3/lame-cbr128-stereo-44k.mp3")
+        #expect(whole["remainderFrames"] as? Int == 713 && whole["frameCount"] as? Int == 59 * 1152 - 1105 - 713)
+
+        let text = try Command.run(["info", "mp3/lame-cut-mid-file.mp3"])
+        #expect(text.stdout.contains("Frames:                 29999 valid + 1105 priming + 0 remainder"))
+        #expect(text.stdout.contains("the file is truncated at byte 11701"), "\(text.stdout)")
+        let traced = try Command.run(["info", "--trace", "mp3/lame-cut-mid-file.mp3"])
+        #expect(traced.stderr.contains("of the tag's 713 frames of padding, 0 are left to drop"), "\(traced.stderr)")
+
+        let folder = try ScratchFolder()
+        let fromCut = try Self.decoded("mp3/lame-cut-mid-file.mp3", folder, "cut.wav")
+        let fromWhole = try Self.decoded("mp3/lame-cbr128-stereo-44k.mp3", folder, "whole.wav")
+        #expect(fromCut.count == 29999 * 4)
+        #expect(fromCut[...] == fromWhole[..<fromCut.count])
+        // A file cut inside its last frame (only padding lost there): every frame of audio the tag counts is kept.
+        let last = try Self.info("mp3/hostile-truncated-last-frame.mp3")
+        #expect(last["frameCount"] as? Int == 58 * 1152 - 1105, "\(last)")
+    }
+
+    /// Plain `info` shows the markers, loops, instrument and comments `--json` gives, a line each.
+    @Test func plainInfoShowsLoopsMarkersAndTheInstrument() throws {
+        for name in ["markers/sampler.wav", "markers/sampler.aiff", "markers/sampler.caf"] {
+            let result = try Command.run(["info", name])
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try Self.info(name)
+            let loops = json["loops"] as? [[String: Any]] ?? []
+            #expect(!loops.isEmpty)
+            for loop in loops {
+                let line =
+                    "Loop:                   \(loop["playMode"] as? String ?? ""), frames \(loop["start"] as? Int ?? -1) "
+                    + "to \(loop["end"] as? Int ?? -1)"
+                #expect(result.stdout.contains(line), "\(name): \(result.stdout)")
+            }
+            for marker in json["markers"] as? [[String: Any]] ?? [] {
+                #expect(
+                    result.stdout.contains(
+                        "Marker:                 \(marker["id"] as? Int ?? -1) at frame \(marker["position"] as? Int ?? -1)"
+                    ),
+                    "\(name): \(result.stdout)")
+            }
+            let instrument = try #require(json["instrument"] as? [String: Any])
+            #expect(
+                result.stdout.contains(
+                    "Instrument:             base note \(instrument["baseNote"] as? Int ?? -1), detune "
+                        + "\(instrument["detune"] as? Int ?? -99) cents"), "\(name): \(result.stdout)")
+        }
+        let aiff = try Command.run(["info", "markers/sampler.aiff"])
+        #expect(aiff.stdout.contains("Comment:                marker 1: loop here"), "\(aiff.stdout)")
+    }
+
+    /// `--trace` on a clean WAV says nothing of bytes after its end; with a byte more, it says so at that byte.
+    @Test func traceIsQuietAtACleanEnd() throws {
+        let folder = try ScratchFolder()
+        let clean = folder.path + "/clean.wav"
+        try toneWAV(clean, seconds: 0.1)
+        let result = try Command.run(["info", "--trace", clean])
+        #expect(result.status == 0 && !result.stderr.contains("after the end"), "\(result.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: clean)[.size] as? Int)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: clean))
+        bytes.append(0)
+        let padded = folder.path + "/padded.wav"
+        try bytes.write(to: URL(fileURLWithPath: padded))
+        let trailing = try Command.run(["info", "--trace", padded])
+        #expect(trailing.stderr.contains("@\(size): bytes after the end of the outer chunk ignored"), "\(trailing)")
+    }
+
+    /// A missing file, in every subcommand: `COMMAND: FILE: error: no such file`, then the usage, status 2.
+    @Test func aMissingFileIsNamedByEveryCommand() throws {
+        let folder = try ScratchFolder()
+        for arguments in [
+            ["convert", "missing.wav", folder.path + "/out.caf"], ["validate", "missing.wav"],
+            ["packets", "missing.wav"], ["clip", "missing.wav"],
+            ["waveform", "missing.wav", "--output", folder.path + "/w.png"],
+            ["batch", "--preset", "sfx", "--out", folder.path + "/b", "missing.wav"],
+            ["hls", "missing.wav", "--out", folder.path + "/h"],
+        ] {
+            let result = try Command.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("\(arguments[0]): missing.wav: error: no such file\n"),
+                "\(arguments): \(result.stderr)")
+        }
+        let info = try Command.run(["info", "missing.wav"])
+        #expect(info.status == 2 && info.stderr.hasPrefix("info: missing.wav: error: "), "\(info.stderr)")
+        let folderOut = try Command.run(["convert", "markers/sampler.wav", folder.path + "/none/out.caf"])
+        #expect(folderOut.status == 2)
+        #expect(folderOut.stderr.hasPrefix("convert: \(folder.path)/none/out.caf: error: no such folder"))
+    }
+}
