@@ -117,19 +117,21 @@ public enum AudioConverter {
             try silenceCut(of: try SourceReader(path: input), threshold: $0, input: input)
         }
         try plan.take(from: source, input: input, cut: cut)
-        var normalizer: LoudnessNormalizer?
+        var normalizer: (any LevelNormalizer)?
         var overloads = 0
         var gainOverloads = 0
         if let target = settings.loudness {
-            let levels = try LoudnessNormalizer(
+            normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
                 start: settings.encoderAllowance,
                 progress: settings.progress.map {
                     LoudnessNormalizer.Progress(report: $0, expectedFrames: plan.expectedFrameCount)
                 })
-            plan.setLevel(gain: levels.gain, limiterCeiling: levels.limiterCeiling)
-            normalizer = levels
+        } else if let target = settings.peak {
+            normalizer = try PeakNormalizer(
+                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render)
         }
+        if let normalizer { plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling) }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
         var concealment: String?
         let (frames, table) = try writeAtomically(
@@ -167,7 +169,7 @@ public enum AudioConverter {
             packetTableInfo: table, notes: plan.notes + (concealment.map { [$0] } ?? []))
         // (A float output keeps samples past full scale: nothing clips in it.)
         let keepsOverloads = plan.format.formatID == .lpcm && plan.format.formatFlags.contains(.isFloat)
-        if gainOverloads > 0 && !keepsOverloads {
+        if gainOverloads > 0 && !keepsOverloads && settings.edits.gain != nil {
             result.notes.append(
                 "--gain \(shortDecimal(settings.edits.gain ?? 0)) dB took \(gainOverloads) samples past full scale, which "
                     + "clip in the output: lower the gain, or use --loudness with its limiter")
@@ -352,6 +354,9 @@ public enum AudioConverter {
             if let limit = plan.count { want = Int(min(Int64(want), limit - inputFrames)) }
             let frames = want > 0 ? try source.read(maximum: want, into: &block) : 0
             if frames == 0 { break }
+            for crossfade in plan.loopCrossfades {
+                crossfade.apply(&block, channels: source.channels, at: plan.start + inputFrames, frames: frames)
+            }
             plan.fade(&block, channels: source.channels, from: inputFrames, frames: frames)
             inputFrames += Int64(frames)
             if !mixer.isIdentity {

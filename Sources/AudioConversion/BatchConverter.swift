@@ -124,6 +124,8 @@ public struct BatchConverter: Sendable {
                 ? " trim-fade \(adjustments.trimFade)" : "")
             + (adjustments.sampleRate.map { " rate \(shortDecimal($0))" } ?? "")
             + (adjustments.loudness.map { "; loudness \($0.description)" } ?? "")
+            + (adjustments.peak.map { "; peak \($0.description)" } ?? "")
+            + (adjustments.loopCrossfade.map { "; loop-crossfade \($0)" } ?? "")
             + (adjustments.silenceThreshold.map { "; trim-silence \(shortDecimal($0)) dBFS" } ?? "")
             + (adjustments.edits.isEmpty ? "" : "; " + adjustments.edits.description)
             + (adjustments.keepsMetadata ? "" : "; no-metadata")

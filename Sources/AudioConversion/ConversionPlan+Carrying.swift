@@ -17,6 +17,7 @@ extension ConversionPlan {
             trimmedFrames = (cut.start, cut.total - cut.start - cut.count)
         }
         try applyEdits(settings.edits, to: source, input: input)
+        if let length = settings.loopCrossfade { try planLoopCrossfades(length, source: source, input: input) }
         let taken = render.count ?? source.frameCount
         // The limit holds for the output: the silence padded counts (at the source's rate).
         let padded = Int64(
@@ -311,6 +312,10 @@ extension ConversionPlan {
         if let gain = edits.gain {
             guard settings.loudness == nil else {
                 throw ConversionUsageError("--loudness sets the gain itself: give it or --gain, not both")
+            }
+            if let peak = settings.peak {
+                let option = peak.measure == .sample ? "--normalize-peak" : "--normalize-true-peak"
+                throw ConversionUsageError("\(option) sets the gain itself: give it or --gain, not both")
             }
             render.gain = gain
         }

@@ -139,7 +139,8 @@ public struct ConversionPlan {
         of source: SourceReader, as specifier: DataFormatSpecifier, copyAsked: Bool, settings: ConversionSettings
     ) throws -> Bool {
         let processes =
-            settings.loudness != nil || settings.silenceThreshold != nil || settings.mixMatrix != nil
+            settings.loudness != nil || settings.peak != nil || settings.loopCrossfade != nil
+            || settings.silenceThreshold != nil || settings.mixMatrix != nil
             || settings.channelMap != nil || settings.channelLayout != nil || !settings.edits.isEmpty
         let codec = specifier.codec
         let sameCodec =

@@ -74,6 +74,10 @@ public struct ConversionSettings: Sendable {
     public var loudness: LoudnessTarget?
     /// Where a conversion confirming a quieter target starts: what the refused one learned of its encoder.
     var encoderAllowance: EncoderAllowance?
+    /// Normalize the highest peak to a level by one gain (`--normalize-peak`, `--normalize-true-peak`).
+    public var peak: PeakTarget?
+    /// Crossfade each forward loop's end into the audio before its start over this long (`--loop-crossfade`).
+    public var loopCrossfade: EditTime?
     /// Trim leading and trailing silence below this level, in dBFS, with short fades
     /// (`--trim-silence`); markers and loops move with the cut.
     public var silenceThreshold: Double?
@@ -253,6 +257,10 @@ public struct ConversionResult: Sendable {
 public struct ConversionAdjustments: Sendable {
     /// Normalize to this loudness (`--loudness`).
     public var loudness: LoudnessTarget?
+    /// Normalize the peak to this level (`--normalize-peak`, `--normalize-true-peak`).
+    public var peak: PeakTarget?
+    /// Mend each forward loop's seam with a crossfade this long (`--loop-crossfade`).
+    public var loopCrossfade: EditTime?
     /// Trim silence below this level, dBFS (`--trim-silence`).
     public var silenceThreshold: Double?
     /// Whether the source's tags go into the output (`--no-metadata`: not).
@@ -275,6 +283,8 @@ extension ConversionSettings {
     /// Applies `adjustments`: the loudness, silence, tags, edits and trim a command's options ask for.
     public mutating func apply(_ adjustments: ConversionAdjustments) {
         loudness = adjustments.loudness
+        peak = adjustments.peak
+        loopCrossfade = adjustments.loopCrossfade
         silenceThreshold = adjustments.silenceThreshold
         keepsMetadata = adjustments.keepsMetadata
         edits = adjustments.edits

@@ -43,6 +43,42 @@ public struct LoudnessTarget: Hashable, Sendable {
     }
 }
 
+/// Peak normalization's aim (`--normalize-peak DBFS`, `--normalize-true-peak DBTP`): one linear gain that puts the
+/// output's highest peak at `level`, as SoX's `gain -n` sets it.
+public struct PeakTarget: Hashable, Sendable {
+    /// Which peak is brought to the level.
+    public enum Measure: Hashable, Sendable {
+        /// The highest sample, dBFS.
+        case sample
+        /// The highest true peak (4x oversampled, BS.1770-4), dBTP.
+        case truePeak
+    }
+
+    /// Where the peak is put, dBFS or dBTP.
+    public var level: Double
+    /// The peak measured.
+    public var measure: Measure
+
+    /// An aim of `level` for the `measure`d peak.
+    public init(level: Double, measure: Measure = .sample) {
+        self.level = level
+        self.measure = measure
+    }
+
+    /// The peak this aim reads from `measurement`, dB.
+    public func peak(of measurement: LoudnessMeasurement) -> Double {
+        measure == .sample ? measurement.samplePeak : measurement.truePeak
+    }
+
+    /// `dBFS` or `dBTP`.
+    public var unit: String { measure == .sample ? "dBFS" : "dBTP" }
+
+    /// How the aim reads in a provenance or a message: `-1 dBFS sample peak`, `-1 dBTP true peak`.
+    public var description: String {
+        "\(shortDecimal(level)) \(unit) \(measure == .sample ? "sample" : "true") peak"
+    }
+}
+
 /// What normalizing one file measured and did.
 public struct NormalizationOutcome: Sendable {
     /// The source as the output's rate and channels carry it, before any gain.
@@ -53,11 +89,18 @@ public struct NormalizationOutcome: Sendable {
     public var limiterReduction: Double
     /// The output, decoded.
     public var output: LoudnessMeasurement
+    /// The peak aimed at, where the normalization was by peak (`--normalize-peak`), not loudness.
+    public var peakTarget: PeakTarget?
 
     /// What was done, in one line: `loudness -14.86 -> -12.01 LUFS, true peak -1.7 -> -1.07 dBTP: gain +3.24 dB,
-    /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling).
+    /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling); by peak: `sample peak -7.3 -> -1 dBFS:
+    /// gain +6.3 dB`.
     public var summary: String {
         func two(_ value: Double) -> String { value.isFinite ? shortDecimal((value * 100).rounded() / 100) : "-inf" }
+        if let peakTarget {
+            return "\(peakTarget.measure == .sample ? "sample" : "true") peak \(two(peakTarget.peak(of: source))) -> "
+                + "\(two(peakTarget.peak(of: output))) \(peakTarget.unit): gain \(signed((gain * 100).rounded() / 100)) dB"
+        }
         return "loudness \(two(source.normalizable)) -> \(two(output.normalizable)) LUFS, true peak "
             + "\(two(source.truePeak)) -> \(two(output.truePeak)) dBTP: gain \(signed((gain * 100).rounded() / 100)) dB, "
             + (limiterReduction < 0 ? "limiting \(two(-limiterReduction)) dB" : "no limiting")
@@ -66,11 +109,12 @@ public struct NormalizationOutcome: Sendable {
     /// The same for `batch --report`'s JSON.
     public var reportJSON: JSONValue {
         func number(_ value: Double) -> JSONValue { value.isFinite ? .number((value * 100).rounded() / 100) : .null }
-        return .object([
-            ("sourceLoudness", number(source.normalizable)), ("outputLoudness", number(output.normalizable)),
-            ("sourceTruePeak", number(source.truePeak)), ("outputTruePeak", number(output.truePeak)),
-            ("gain", number(gain)), ("limiting", number(max(0, -limiterReduction))),
-        ])
+        return .object(
+            [
+                ("sourceLoudness", number(source.normalizable)), ("outputLoudness", number(output.normalizable)),
+                ("sourceTruePeak", number(source.truePeak)), ("outputTruePeak", number(output.truePeak)),
+                ("gain", number(gain)), ("limiting", number(max(0, -limiterReduction))),
+            ] + (peakTarget.map { [("peakTarget", .string($0.description))] } ?? []))
     }
 }
 
@@ -93,13 +137,15 @@ struct RenderPlan {
     /// Frames of silence before and after the sound, at the output's rate (`--pad`).
     var padStart: Int64 = 0
     var padEnd: Int64 = 0
+    /// Loop seams mended (`--loop-crossfade`), in source frames.
+    var loopCrossfades: [LoopCrossfade] = []
 
     var linearGain: Float { Float(pow(10, gain / 20)) }
 
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
     var keepsSamples: Bool {
         fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
-            && padEnd == 0
+            && padEnd == 0 && loopCrossfades.isEmpty
     }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain
@@ -193,7 +239,7 @@ extension AudioConverter {
 /// by converting again). The output as written is then decoded and measured: an encoder's own overshoot
 /// lowers the limiter's ceiling, the encoder's loudness offset moves the aim, and the output is written again;
 /// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's.
-final class LoudnessNormalizer {
+final class LoudnessNormalizer: LevelNormalizer {
     let target: LoudnessTarget
     private(set) var outcome: NormalizationOutcome
     /// The deepest reduction of the limiter in the round just written.
@@ -294,7 +340,7 @@ final class LoudnessNormalizer {
     }
 
     /// The plan's signal measured (a pass that decodes the source again), said to `progress` as it goes.
-    private static func measure(
+    static func measure(
         _ plan: RenderPlan, input: String, format: StreamDescription,
         resampler: ResamplerChoice, progress: Progress?
     ) throws -> LoudnessMeasurement {
@@ -546,6 +592,72 @@ final class LoudnessNormalizer {
         } else {
             try settle(&plan)
         }
+        return false
+    }
+}
+
+/// What sets a conversion's level and checks each output written against its aim (loudness or peak): the
+/// converter writes a round at ``gain`` under ``limiterCeiling`` until ``accepts(outputAt:)`` takes the output.
+protocol LevelNormalizer: AnyObject {
+    /// The gain the next round is written with, dB.
+    var gain: Double { get }
+    /// The limiter's ceiling the next round is written with, dBTP (`nil`: no limiter).
+    var limiterCeiling: Double? { get }
+    /// The deepest reduction of the limiter in the round just written.
+    var limiterReduction: Double { get set }
+    /// What was measured and done.
+    var outcome: NormalizationOutcome { get }
+    /// Measures the output written at `path`: `true` when it is taken; otherwise the level is corrected for
+    /// another round.
+    func accepts(outputAt path: String) throws -> Bool
+}
+
+/// Brings a conversion's highest peak (sample or true) to a level by one linear gain, as SoX's `gain -n` does:
+/// the peak is measured once through the pipeline (at the output's rate and channels, after any cut and fade),
+/// and the gain is the level less that peak. A lossy output is decoded and measured, and where its encoder moved
+/// the peak off the level by more than ``tolerance``, the gain is aimed again by that much, once; a PCM or
+/// lossless output carries the gain as computed (its peak is the level within the output's rounding).
+final class PeakNormalizer: LevelNormalizer {
+    let target: PeakTarget
+    private(set) var outcome: NormalizationOutcome
+    private(set) var gain: Double
+    var limiterCeiling: Double? { nil }
+    var limiterReduction = 0.0
+    private let isLossy: Bool
+    private var rounds = 0
+    /// A lossy output's decoded peak within this of the level (dB) is taken at once.
+    static let tolerance = 0.05
+
+    init(
+        target: PeakTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
+        render: RenderPlan
+    ) throws {
+        self.target = target
+        isLossy = format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID)
+        var unprocessed = render
+        unprocessed.gain = 0
+        unprocessed.limiterCeiling = nil
+        let source = try LoudnessNormalizer.measure(
+            unprocessed, input: input, format: format, resampler: resampler, progress: nil)
+        let peak = target.peak(of: source)
+        guard peak.isFinite else {
+            throw AudioFileError.limitExceeded(
+                "'\(input)' is silent throughout (every sample 0): no gain brings its peak to "
+                    + "\(shortDecimal(target.level)) \(target.unit)", offset: nil)
+        }
+        gain = target.level - peak
+        outcome = NormalizationOutcome(
+            source: source, gain: gain, limiterReduction: 0, output: source, peakTarget: target)
+    }
+
+    func accepts(outputAt path: String) throws -> Bool {
+        rounds += 1
+        outcome.gain = gain
+        outcome.output = try LoudnessMeasurement.measure(path: path)
+        let miss = target.level - target.peak(of: outcome.output)
+        guard isLossy, rounds == 1, abs(miss) > Self.tolerance, miss.isFinite else { return true }
+        // The encoder moved the peak: aimed again by what it moved, once.
+        gain += miss
         return false
     }
 }

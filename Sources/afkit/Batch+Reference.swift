@@ -35,8 +35,9 @@ extension Batch {
         Paths that hold no source exit 2 unless --allow-empty. --trim cuts sources longer than the profile in force \
         allows (--profile, else the preset's own), as convert --trim does (ending with its 10 ms fade, --trim-fade \
         TIME to change it), or is a usage error where that profile sets no limit; -ar RATE sets every output's rate \
-        (and is recorded, as -d is). --loudness, --true-peak, --no-limiter and --trim-silence apply to every file as in convert, \
-        and are part of what an output records (a changed target converts again). --report FILE writes every file's \
+        (and is recorded, as -d is). --loudness, --true-peak, --no-limiter, --normalize-peak, --normalize-true-peak, \
+        --loop-crossfade and --trim-silence apply to every file as in convert, and are part of what an output \
+        records (a changed target converts again). --report FILE writes every file's \
         loudness, source and output, so a team can chart its sound set: {"files": [{"source", "output", "status", \
         "sourceLoudness", "outputLoudness"}]}, each loudness {"integrated", "range", "truePeak", "samplePeak", \
         "shortTermMaximum"} (null for -inf), a failed file's error instead. --report FILE.html writes validate \

@@ -90,7 +90,62 @@ struct FileConversionOptions: ParsableArguments {
             valueName: "RATE"))
     var rate: String?
 
+    @Option(
+        name: .customLong("normalize-peak"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Bring the highest sample to this level by one gain (as sox gain -n -1); measured as decoded for a lossy "
+                + "output.", valueName: "DBFS"))
+    var normalizePeak: Double?
+
+    @Option(
+        name: .customLong("normalize-true-peak"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The same for the highest true peak (4x oversampled, BS.1770-4).", valueName: "DBTP"))
+    var normalizeTruePeak: Double?
+
+    @Option(
+        name: .customLong("loop-crossfade"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Mend each forward loop's seam: crossfade (equal power) the audio before the loop's end into the audio "
+                + "before its start over this long (as sox splice); loop points and length unchanged.",
+            valueName: "TIME"))
+    var loopCrossfade: String?
+
     @OptionGroup var conversion: SharedConversionOptions
+
+    /// `--loop-crossfade`'s length.
+    var loopCrossfadeTime: EditTime? { loopCrossfade.flatMap(EditTime.init) }
+
+    func validate() throws {
+        if let loopCrossfade {
+            guard let time = EditTime(loopCrossfade), time != .seconds(0), time != .frames(0) else {
+                throw ValidationError(
+                    "--loop-crossfade takes a length above 0: seconds (0.05), [[HH:]MM:]SS[.mmm] or frames (2205f), "
+                        + "not '\(loopCrossfade)'")
+            }
+        }
+        if normalizePeak != nil && normalizeTruePeak != nil {
+            throw ValidationError("--normalize-peak and --normalize-true-peak: give one")
+        }
+        if let level = normalizePeak ?? normalizeTruePeak {
+            let option = normalizePeak != nil ? "--normalize-peak" : "--normalize-true-peak"
+            guard level.isFinite, (-120...0).contains(level) else {
+                throw ValidationError("\(option) takes -120 to 0 \(normalizePeak != nil ? "dBFS" : "dBTP")")
+            }
+            if conversion.loudness != nil {
+                throw ValidationError(
+                    "\(option) and --loudness each set the gain: give one (--loudness with --true-peak holds a peak "
+                        + "ceiling under a loudness)")
+            }
+            if conversion.gain != nil { throw ValidationError("\(option) sets the gain itself: give it or --gain") }
+        }
+    }
+
+    /// The peak normalization asked for.
+    var peakTarget: PeakTarget? {
+        if let normalizePeak { return PeakTarget(level: normalizePeak, measure: .sample) }
+        return normalizeTruePeak.map { PeakTarget(level: $0, measure: .truePeak) }
+    }
 
     /// `--quiet`.
     var quiet: Bool { conversion.quiet }
@@ -101,6 +156,9 @@ struct FileConversionOptions: ParsableArguments {
     var arguments: [String] {
         (quality == .balanced ? [] : ["--quality", quality.rawValue]) + (trim ? ["--trim"] : [])
             + (trimFade.map { ["--trim-fade=\($0)"] } ?? []) + (rate.map { ["-ar", $0] } ?? [])
+            + (normalizePeak.map { ["--normalize-peak=\(shortDecimal($0))"] } ?? [])
+            + (normalizeTruePeak.map { ["--normalize-true-peak=\(shortDecimal($0))"] } ?? [])
+            + (loopCrossfade.map { ["--loop-crossfade=\($0)"] } ?? [])
             + conversion.arguments
     }
 
@@ -136,6 +194,8 @@ struct FileConversionOptions: ParsableArguments {
         var adjustments = conversion.adjustments(trimLimit: trim ? trimLimit : nil)
         if let fade = try? fadeAtTrim() { adjustments.trimFade = fade }
         adjustments.sampleRate = rate.flatMap(Self.sampleRate)
+        adjustments.peak = peakTarget
+        adjustments.loopCrossfade = loopCrossfadeTime
         return adjustments
     }
 }

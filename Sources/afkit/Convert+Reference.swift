@@ -120,6 +120,25 @@ extension Convert {
         first and after the last sample above the level, keeping 5 ms of it to fade in and out across (the sound \
         itself is untouched, sample for sample); markers and loops move with the cut, and those in the cut silence go.
 
+        Peak normalization. --normalize-peak DBFS brings the highest sample to DBFS by one linear gain, as sox gain \
+        -n DBFS does (-1: sox gain -n -1); --normalize-true-peak DBTP brings the highest true peak (4x oversampled, \
+        BS.1770-4) there instead. The peak is measured once through the pipeline (after any cut, fade, mix and \
+        resampling) and the gain is the level less it; nothing is limited. A lossy output is decoded and measured, \
+        and where its encoder moved the peak more than 0.05 dB off the level, it is written once more with the gain \
+        aimed again by that much (within 0.1 dB after). Either refuses --loudness (each sets the gain) and --gain. \
+        The note says what was done (sample peak -10.73 -> -1 dBFS: gain +9.73 dB). PeakNormalizationTests holds \
+        16-bit outputs to SoX's own gain -n outputs (within one LSB, nearly all exactly; 24-bit within one LSB: \
+        afkit's float pipeline rounds the product to 24 significant bits first).
+
+        Loop seams. --loop-crossfade T mends each forward loop's seam (what validate's loop-seam rule finds), as a \
+        sampler editor's loop crossfade or sox splice: the T before the loop's end is crossfaded, at equal power \
+        (cos and sin of a quarter turn, each frame at its middle), into the T before the loop's start, so the loop's \
+        last frame runs into its first as the sound itself does there. Where the loop starts less than T into the \
+        file, its first T is crossfaded from the audio after its end instead. The loop points and the frame count \
+        stay; every frame outside the fade is untouched (bit for bit where 8- to 24-bit or float PCM keeps its \
+        format). A ping-pong or backward loop turns around and has no seam: it is left alone. A source with no \
+        forward loop, a loop shorter than T, or too little audio around it is a usage error naming the file.
+
         Edits. --start T, --end T and --duration T (FFmpeg's -ss, -to, -t) take a part of the source, T in seconds \
         (1.5), [[HH:]MM:]SS[.mmm] or frames (44100f), exact to the frame (a compressed source is decoded and cut; \
         packets are never copied when an edit is asked); --fade-in T and --fade-out T fade in SoX's shapes \
