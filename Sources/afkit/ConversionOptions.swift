@@ -154,12 +154,12 @@ struct FileConversionOptions: ParsableArguments {
 
     /// The options given, as `convert` takes them (what a fix repeats to remake a batch's output).
     var arguments: [String] {
-        (quality == .balanced ? [] : ["--quality", quality.rawValue]) + (trim ? ["--trim"] : [])
-            + (trimFade.map { ["--trim-fade=\($0)"] } ?? []) + (rate.map { ["-ar", $0] } ?? [])
-            + (normalizePeak.map { ["--normalize-peak=\(shortDecimal($0))"] } ?? [])
-            + (normalizeTruePeak.map { ["--normalize-true-peak=\(shortDecimal($0))"] } ?? [])
-            + (loopCrossfade.map { ["--loop-crossfade=\($0)"] } ?? [])
-            + conversion.arguments
+        var arguments = (quality == .balanced ? [] : ["--quality", quality.rawValue]) + (trim ? ["--trim"] : [])
+        arguments += (trimFade.map { ["--trim-fade=\($0)"] } ?? []) + (rate.map { ["-ar", $0] } ?? [])
+        arguments += normalizePeak.map { ["--normalize-peak=\(shortDecimal($0))"] } ?? []
+        arguments += normalizeTruePeak.map { ["--normalize-true-peak=\(shortDecimal($0))"] } ?? []
+        arguments += loopCrossfade.map { ["--loop-crossfade=\($0)"] } ?? []
+        return arguments + conversion.arguments
     }
 
     /// Checks `--trim-fade` and `-ar`; `rateGiven`: whether `-d FORMAT@RATE` names a rate too.
