@@ -106,15 +106,14 @@ public enum AudioConverter {
     ) throws -> ConversionResult {
         // The source's content hash seeds PCM's dither. A batch has it; where integer PCM is asked for, it is
         // taken in the read that opens the source (elsewhere, the plan reads it only if it dithers after all).
-        let source = try SourceReader(
-            path: input,
-            hashingContent: settings.sourceContentHash == nil && destination.mayDither)
+        let source = try settings.openSource(
+            input, hashingContent: settings.sourceContentHash == nil && destination.mayDither)
         try checkHoldsValidFrames(source, input: input)
         var plan = try ConversionPlan(source: source, destination: destination, settings: settings)
         // The part of the source taken: silence cut at the ends (a pass of its own: where the sound
         // starts and ends is known only at the end), then the duration limit.
         let cut = try settings.silenceThreshold.map {
-            try silenceCut(of: try SourceReader(path: input), threshold: $0, input: input)
+            try silenceCut(of: try settings.openSource(input), threshold: $0, input: input)
         }
         try plan.take(from: source, input: input, cut: cut)
         var normalizer: (any LevelNormalizer)?
@@ -123,13 +122,14 @@ public enum AudioConverter {
         if let target = settings.loudness {
             normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
-                start: settings.encoderAllowance,
+                open: { try settings.openSource(input) }, start: settings.encoderAllowance,
                 progress: settings.progress.map {
                     LoudnessNormalizer.Progress(report: $0, expectedFrames: plan.expectedFrameCount)
                 })
         } else if let target = settings.peak {
             normalizer = try PeakNormalizer(
-                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render)
+                target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
+                open: { try settings.openSource(input) })
         }
         if let normalizer { plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling) }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
@@ -161,7 +161,7 @@ public enum AudioConverter {
                     return written
                 }
                 plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling)
-                reader = try SourceReader(path: input)
+                reader = try settings.openSource(input)
             }
         }
         var result = ConversionResult(

@@ -55,7 +55,7 @@ extension ConversionPlan {
             options.metadata[MetadataKeys.source] = provenance
             if let expectedFrameCount { options.metadata[MetadataKeys.frames] = String(expectedFrameCount) }
         }
-        carryTimeline(of: source, scale: scale, into: &options)
+        try carryTimeline(of: source, scale: scale, into: &options)
         // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
         if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         let priming = Int64(primingFrames)
@@ -73,7 +73,11 @@ extension ConversionPlan {
     /// Markers, loops, chapters and the instrument go where the container holds them, moved with any cut and to
     /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
     /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
-    mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions) {
+    /// Chapters written for the output (``ConversionSettings/chapters``) take the source's place, ending by the
+    /// output's end (one starting past it is refused).
+    mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions)
+        throws
+    {
         // Positions are judged in the part taken (at the output's rate), then moved past the silence padded
         // before it: what the cut removed stays removed, however much padding comes in its place.
         let shift = TimelineShift(
@@ -87,10 +91,22 @@ extension ConversionPlan {
         let loops = carriedLoops(of: source, shift: shift, held: keeps.loops)
         let heldLoops = min(loops.count, keeps.loops)
         var chapters = carriedChapters(of: source, held: keeps.chapters)
+        var whose = "the source's"
+        if let list = settings.chapters {
+            // The output's end: its frames, or what the source gives at its rate where they are not known before.
+            let frames = expectedFrameCount ?? Int64(saturating: Double(source.frameCount ?? 0) * scale)
+            let written = try list.chapters(endingBy: Double(frames) / format.sampleRate)
+            notes += written.notes
+            if !chapters.isEmpty {
+                notes.append("the source's \(chapters.count) chapters are replaced by those of '\(list.name)'")
+            }
+            chapters = written.chapters
+            whose = "the chapter file's"
+        }
         if keeps.chapters > 0 {
             if chapters.count > keeps.chapters {
                 notes.append(
-                    "\(container) holds \(keeps.chapters) chapters: the source's first \(keeps.chapters) are carried, "
+                    "\(container) holds \(keeps.chapters) chapters: \(whose) first \(keeps.chapters) are carried, "
                         + "\(chapters.count - keeps.chapters) more are not")
                 chapters.removeLast(chapters.count - keeps.chapters)
             }
@@ -102,10 +118,10 @@ extension ConversionPlan {
                     id: firstID + index, framePosition: Int64((chapter.startTime * format.sampleRate).rounded()),
                     name: chapter.title)
             }
-            notes.append("\(container) holds no chapters: the source's \(chapters.count) become markers")
+            notes.append("\(container) holds no chapters: \(whose) \(chapters.count) become markers")
         } else if !chapters.isEmpty {
             notes.append(
-                "\(container) holds no chapters: the source's \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
+                "\(container) holds no chapters: \(whose) \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
             )
         }
         if holdsMarkers {

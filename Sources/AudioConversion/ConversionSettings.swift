@@ -92,6 +92,18 @@ public struct ConversionSettings: Sendable {
     /// (`ClipScanner`'s counts, on the grid and between samples): `convert --check-clip`.
     public var checksClipping = false
 
+    /// Chapters written for the output (`--chapters FILE`), on its clock, in place of the source's.
+    public var chapters: ChapterList?
+
+    /// Where the frames come from when they are not one file's (sounds joined or mixed, ``Composition``): opened
+    /// afresh each time the conversion reads them (a loudness measure, each round); `nil`: the input file.
+    public var composedSource: (@Sendable () throws -> SourceReader)?
+
+    /// The conversion's source, opened: the composed one, or the file at `input`.
+    func openSource(_ input: String, hashingContent: Bool = false) throws -> SourceReader {
+        try composedSource?() ?? SourceReader(path: input, hashingContent: hashingContent)
+    }
+
     /// Called as the output grows, from the converting thread, after each block written: how far the output
     /// has come (what a progress line shows; each round of a loudness normalization starts again at 0).
     public var progress: (@Sendable (ConversionProgress) -> Void)?

@@ -336,14 +336,17 @@ struct FormatStage {
     private var outputFrames: Int64 = 0
     private var mixed: [Float] = []
 
-    init(from inputRate: Double, channels: Int, to outputRate: Double, channels outputChannels: Int) throws {
+    init(
+        from inputRate: Double, channels: Int, to outputRate: Double, channels outputChannels: Int,
+        resampler choice: ResamplerChoice = .soxr
+    ) throws {
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.outputChannels = outputChannels
         mixer = ChannelMixer(from: channels, to: outputChannels)
         resampler =
             inputRate == outputRate
-            ? nil : try ResamplerChoice.soxr.make(from: inputRate, to: outputRate, channels: outputChannels)
+            ? nil : try choice.make(from: inputRate, to: outputRate, channels: outputChannels)
     }
 
     /// Whether frames pass unchanged.

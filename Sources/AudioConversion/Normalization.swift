@@ -248,6 +248,8 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// What the float signal is aimed at: the target, moved by what the encoder adds or takes.
     private var aim: Double
     private let input: String
+    /// Opens the source afresh for a measuring pass.
+    private let open: () throws -> SourceReader
     private let format: StreamDescription
     private let resampler: ResamplerChoice
     /// The render plan as the normalizer sets its level: the gain and the limiter's ceiling the converter takes
@@ -287,9 +289,11 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// learned of the encoder (a confirming conversion at a quieter target starts from it).
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
-        render: RenderPlan, start: EncoderAllowance? = nil, progress: Progress? = nil
+        render: RenderPlan, open: @escaping () throws -> SourceReader, start: EncoderAllowance? = nil,
+        progress: Progress? = nil
     ) throws {
         self.render = render
+        self.open = open
         self.progress = progress
         var plan = render
         self.target = target
@@ -301,7 +305,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         unprocessed.gain = 0
         unprocessed.limiterCeiling = nil
         let source = try Self.measure(
-            unprocessed, input: input, format: format, resampler: resampler, progress: progress)
+            unprocessed, source: open(), format: format, resampler: resampler, progress: progress)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
@@ -341,7 +345,7 @@ final class LoudnessNormalizer: LevelNormalizer {
 
     /// The plan's signal measured (a pass that decodes the source again), said to `progress` as it goes.
     static func measure(
-        _ plan: RenderPlan, input: String, format: StreamDescription,
+        _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
         resampler: ResamplerChoice, progress: Progress?
     ) throws -> LoudnessMeasurement {
         let channels = Int(format.channelsPerFrame)
@@ -349,7 +353,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         var measured: Int64 = 0
         progress?.passes += 1
         _ = try AudioConverter.render(
-            try SourceReader(path: input), sampleRate: format.sampleRate, channels: channels,
+            source, sampleRate: format.sampleRate, channels: channels,
             resampler: resampler, plan: plan
         ) { samples in
             let frames = samples.count / channels
@@ -383,7 +387,7 @@ final class LoudnessNormalizer: LevelNormalizer {
     private func limitedLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
         var trial = plan
         trial.gain = gain
-        return try Self.measure(trial, input: input, format: format, resampler: resampler, progress: progress)
+        return try Self.measure(trial, source: open(), format: format, resampler: resampler, progress: progress)
             .normalizable
     }
 
@@ -630,7 +634,7 @@ final class PeakNormalizer: LevelNormalizer {
 
     init(
         target: PeakTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
-        render: RenderPlan
+        render: RenderPlan, open: () throws -> SourceReader
     ) throws {
         self.target = target
         isLossy = format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID)
@@ -638,7 +642,7 @@ final class PeakNormalizer: LevelNormalizer {
         unprocessed.gain = 0
         unprocessed.limiterCeiling = nil
         let source = try LoudnessNormalizer.measure(
-            unprocessed, input: input, format: format, resampler: resampler, progress: nil)
+            unprocessed, source: open(), format: format, resampler: resampler, progress: nil)
         let peak = target.peak(of: source)
         guard peak.isFinite else {
             throw AudioFileError.limitExceeded(

@@ -125,6 +125,27 @@ public final class SourceReader {
         try self.init(file: file, backend: .afkit(file, decoder, nextPacket: 0))
     }
 
+    /// Frames made by `frames` rather than read from one file (sounds joined or mixed): `format` says what they
+    /// stand for (its rate and channels are theirs; its sample format decides dither as a file's would), `name` names
+    /// them in messages, and the tags, chapters and layout are what the output is to carry.
+    public init(
+        composedAs name: String, format: StreamDescription, metadata: [String: String], chapters: [Chapter],
+        channelLayout: ChannelLayout?, frames: ExternalDecoder
+    ) {
+        path = name
+        self.format = format
+        sampleRate = format.sampleRate
+        channels = Int(format.channelsPerFrame)
+        frameCount = frames.frameCount
+        self.metadata = metadata
+        markers = []
+        self.chapters = chapters
+        self.channelLayout = channelLayout
+        backend = .external(frames)
+        skip = 0
+        remaining = frames.frameCount
+    }
+
     private init(file: AudioFile, backend: Backend) throws {
         let summary = try AudioFileSummary(file.properties)
         path = file.path

@@ -26,6 +26,7 @@ struct AFKit: ParsableCommand {
         version: AudioConverter.version,
         subcommands: [
             Info.self, Validate.self, Convert.self, Batch.self, Packets.self, Waveform.self, Clip.self, HLSCommand.self,
+            Join.self, Mix.self,
         ]
     )
 

@@ -33,6 +33,18 @@ extension Convert {
         split by ;) or -m 1,0 (each output's source channel from 0, -1 silence); a note says how many samples a \
         matrix took past full scale.
 
+        --chapters FILE writes chapters of your own in place of the source's, on the output's clock (after any \
+        cut or padding): FFmpeg's metadata file (;FFMETADATA1 first; each [CHAPTER] with TIMEBASE, default \
+        1/1000000000 as FFmpeg's, START, END and title, FFmpeg's backslash escapes; global tags and [STREAM] \
+        sections are said not applied), or show notes' lines of a clock time and a title (0:00 Intro, \
+        00:12:30.5 - Interview). Chapters must be in playing order and not overlap; each ends at its END, else where \
+        the next starts, else at the output's end. A chapter that starts at or past the output's end is refused \
+        (exit 1, nothing written: a chapter list for another cut is a mistake); one that ends past it ends there, \
+        with a note. A line that is neither form, text that is not UTF-8, or a file over 1 MiB is refused naming the \
+        line and byte. Written into M4A (Nero chpl, which FFmpeg and mutagen read; Apple's players read the \
+        QuickTime chapter track, which afkit reads but does not yet write), MP3 (ID3 CHAP with a CTOC), Ogg Opus and \
+        FLAC (CHAPTERnnn comments); WAV, AIFF and CAF get markers, with a note.
+
         -l TAG records a layout by Apple's tag name (MPEG_5_1_A, AAC_5_1, Stereo, ... any case, \
         kAudioChannelLayoutTag_ optional) in CAF, or in WAV where its speakers are in WAV's order; a source that \
         names the same speakers in another order is reordered to it (WAV 5.1 to MPEG_5_1_D), one that names others is \

@@ -27,81 +27,7 @@ struct Convert: ParsableCommand {
             """ + "\n\n" + reference
     )
 
-    /// The resamplers afkit drives.
-    enum ResamplerName: String, ExpressibleByArgument, CaseIterable {
-        case soxr, libsamplerate
-    }
-
-    @Option(
-        name: .customShort("f"),
-        help: ArgumentHelp(
-            "Output file type (default: from OUTPUT's extension).", valueName: "type"))
-    var fileType: FileType?
-
-    @Option(
-        name: .customShort("d"),
-        help: ArgumentHelp(
-            "Output data format, with an optional @RATE; 0 for the source's own (AAC and ALAC packets copied), "
-                + "0@RATE for it at another rate.",
-            valueName: "format[@rate]"),
-        transform: DataFormatSpecifier.fromArgument)
-    var dataFormat: DataFormatSpecifier?
-
-    // A negative value is taken as the value it is, and refused as out of range, not as a missing one.
-    @Option(
-        name: .customShort("c"), parsing: .unconditional,
-        help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
-    var channels: Int?
-
-    @Option(
-        name: .customShort("b"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Bit rate of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .bitRate))) output, in bits "
-                + "per second as afconvert takes it (128000), or with k (128k).",
-            valueName: "bits-per-second"),
-        transform: Self.bitRate)
-    var bitRate: Int?
-
-    @Option(
-        name: .customShort("q"),
-        help: ArgumentHelp(
-            "Codec quality, 0 to 127 ("
-                + CodecDescriptor.encoded.compactMap(\.encoding?.qualityHelp).joined(separator: "; ") + ").",
-            valueName: "0-127"))
-    var codecQuality: Int?
-
-    @Option(
-        name: .customShort("s"),
-        help: ArgumentHelp(
-            "Bit-rate strategy of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .strategy))) output: "
-                + "0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
-    var strategy: Int?
-
-    @Option(
-        name: .customLong("mix"),
-        help: ArgumentHelp(
-            "A mix of your own: a row of gains (one per source channel) per output channel, rows split by ';' "
-                + "(stereo to mono: --mix '0.5,0.5'); a note says when it takes samples past full scale.",
-            valueName: "matrix"))
-    var mix: String?
-
-    @Option(
-        name: [.customShort("m"), .customLong("channel-map")],
-        help: ArgumentHelp(
-            "Each output channel's source channel, from 0, or -1 for silence (swap stereo: -m 1,0).",
-            valueName: "channels"))
-    var channelMap: String?
-
-    @Option(
-        name: [.customShort("l"), .customLong("channellayout")],
-        help: ArgumentHelp(
-            "The output's channel layout by Apple's tag name (MPEG_5_1_A, AAC_5_1, Stereo, ...), recorded in CAF "
-                + "or WAV; a source naming the same speakers in another order is reordered to it.",
-            valueName: "tag"))
-    var channelLayout: String?
-
-    @Option(help: ArgumentHelp("A preferred format.", valueName: "name"))
-    var preset: Preset?
+    @OptionGroup var format: OutputFormatOptions
 
     @Option(
         help: ArgumentHelp(
@@ -118,24 +44,6 @@ struct Convert: ParsableCommand {
         name: .customShort("v"),
         help: "Tell what the conversion does: the source and output formats, the route, the resampler, the gain.")
     var verbose = false
-
-    @Option(help: ArgumentHelp("The resampler.", valueName: "name"))
-    var resampler: ResamplerName = .soxr
-
-    @Option(
-        name: [.customShort("r"), .customLong("src-quality")],
-        help: ArgumentHelp(
-            "Resampling quality as afconvert takes it: libsoxr's recipe below 32 low, below 64 medium, below 96 "
-                + "high, else very high (the default); with --resampler libsamplerate its sinc converter.",
-            valueName: "0-127"))
-    var sourceQuality: Int?
-
-    @Option(
-        name: .customLong("src-complexity"),
-        help: ArgumentHelp(
-            "afconvert's resampler kind: line (linear interpolation), norm (the default), bats (libsoxr's 32-bit "
-                + "recipe).", valueName: "line|norm|bats"))
-    var sourceComplexity: String?
 
     @OptionGroup var shared: FileConversionOptions
 
@@ -169,28 +77,10 @@ struct Convert: ParsableCommand {
                     "without OUTPUT the output would be '\(output)', the input itself: give OUTPUT, -o or another -f")
             }
         }
-        if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
-        try shared.check(rateGiven: dataFormat?.sampleRate != nil)
-        if mix != nil && channelMap != nil { throw ValidationError("give --mix or -m, not both") }
-        if let rows = try mixMatrix()?.count ?? sourceChannels()?.count, let channels, channels != rows {
-            throw ValidationError("-c \(channels) and a mix for \(rows) output channels: give one or the other")
-        }
-        if let channelLayout, ChannelLayout.namedTag(channelLayout) == nil {
-            throw ValidationError(
-                "-l \(channelLayout): no such layout tag; Apple's names, such as "
-                    + ChannelLayout.namedTags.prefix(24).map(\.name).joined(separator: " ") + " ...")
-        }
-        if let sourceQuality, !(0...127).contains(sourceQuality) {
-            throw ValidationError("-r (--src-quality) takes 0 to 127")
-        }
-        if let sourceComplexity, !["line", "norm", "bats"].contains(sourceComplexity) {
-            throw ValidationError("--src-complexity takes line, norm or bats")
-        }
         if profile != nil && !shared.trim { throw ValidationError("--profile goes with --trim (the limit it cuts to)") }
-        if shared.trim { _ = try trimLimit(profile: profile, preset: preset) }
+        if shared.trim { _ = try trimLimit(profile: profile, preset: format.preset) }
         if verbose && shared.quiet { throw ValidationError("-v and --quiet: give one") }
-        if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
-        if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
+        try shared.check(rateGiven: format.dataFormat?.sampleRate != nil)
         // Folders: convert makes one file from one file.
         if input != "-" && isDirectory(input) {
             throw ValidationError(
@@ -198,7 +88,7 @@ struct Convert: ParsableCommand {
                     + "'\(input)' converts a folder)")
         }
         if output != "-" && isDirectory(output) {
-            let type = fileType ?? preset?.settings.fileType ?? .caf
+            let type = format.fileType ?? format.preset?.settings.fileType ?? .caf
             let base = input == "-" ? "output" : pathParts(input).base
             throw ValidationError(
                 "'\(output)' is a folder: give the output's file name, such as "
@@ -210,26 +100,6 @@ struct Convert: ParsableCommand {
         } catch let error as ConversionUsageError {
             throw ValidationError(error.description)
         }
-    }
-
-    /// `-b`: bits per second (`128000`) or thousands of them (`128k`), the same for every codec. A bare number
-    /// under 1000 is refused: it is kbit/s written as bit/s, which no codec holds.
-    static func bitRate(_ text: String) throws -> Int {
-        let thousands = text.hasSuffix("k") || text.hasSuffix("K")
-        guard let number = Int(thousands ? String(text.dropLast()) : text), number > 0 else {
-            let negative = Int(thousands ? String(text.dropLast()) : text) != nil
-            throw ValidationError(
-                "-b \(text): \(negative ? "out of range: " : "")give bits per second, such as 128000 or 128k")
-        }
-        let (value, overflow) = number.multipliedReportingOverflow(by: thousands ? 1000 : 1)
-        guard !overflow, value >= 1000 else {
-            throw ValidationError(
-                overflow
-                    ? "-b \(text): out of range"
-                    : "-b \(text): bits per second, as afconvert takes them: -b \(number)000 or -b \(number)k for "
-                        + "\(number) kbit/s")
-        }
-        return value
     }
 
     /// `-v`: what the conversion did, a line each for the source, the output and the route.
@@ -291,64 +161,11 @@ struct Convert: ParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `--mix` (rows of gains) or `-m` (a source channel per output, -1 for silence) as a gain matrix, one row
-    /// per output channel; `nil` when neither is given. The source's channel count is checked by the plan.
-    func mixMatrix() throws -> [[Float]]? {
-        if let mix {
-            let rows = mix.split(separator: ";", omittingEmptySubsequences: false).map { row in
-                row.split(separator: ",", omittingEmptySubsequences: false).map {
-                    Float($0.filter { $0 != " " })
-                }
-            }
-            guard !rows.isEmpty, rows.count <= 64, rows.allSatisfy({ row in row.allSatisfy { $0?.isFinite == true } }),
-                let width = rows.first?.count, width <= 64, rows.allSatisfy({ $0.count == width })
-            else {
-                throw ValidationError(
-                    "--mix \(mix): give rows of numbers, one row per output channel and one gain per source channel, "
-                        + "rows split by ';' (stereo to mono: '0.5,0.5'; swap stereo: '0,1;1,0')")
-            }
-            return rows.map { $0.map { $0 ?? 0 } }
-        }
-        return nil
-    }
-
-    /// `-m`: each output channel's source channel (-1: silence), or `nil` when not given.
-    func sourceChannels() throws -> [Int]? {
-        guard let channelMap else { return nil }
-        let sources = channelMap.split(separator: ",", omittingEmptySubsequences: false).map {
-            Int($0.filter { $0 != " " })
-        }
-        guard !sources.isEmpty, sources.count <= 64, sources.allSatisfy({ ($0 ?? -2) >= -1 && ($0 ?? 64) < 64 }) else {
-            throw ValidationError(
-                "-m \(channelMap): give each output channel's source channel, counting from 0, or -1 for silence "
-                    + "(swap stereo: -m 1,0)")
-        }
-        return sources.map { $0 ?? -1 }
-    }
-
     var settings: ConversionSettings {
-        var settings = preset?.settings ?? ConversionSettings()
-        settings.apply(fileType: fileType, dataFormat: dataFormat)
-        if let channels { settings.channels = channels }
-        if let matrix = try? mixMatrix() {
-            settings.mixMatrix = matrix
-            settings.channels = matrix.count
-        }
-        if let sources = try? sourceChannels() {
-            settings.channelMap = sources
-            settings.channels = sources.count
-        }
-        if let tag = channelLayout.flatMap(ChannelLayout.namedTag) {
-            settings.channelLayout = ChannelLayout(tag: tag.tag)
-        }
-        if let bitRate { settings.bitRate = bitRate }
-        if let codecQuality { settings.quality = codecQuality }
-        if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }
-        settings.resampler = ResamplerChoice.afconvert(
-            quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
+        var settings = format.settings
         settings.imaQuality = shared.quality.encoding
         // (The limit was checked in validate().)
-        settings.apply(shared.adjustments(trimLimit: try? trimLimit(profile: profile, preset: preset)))
+        settings.apply(shared.adjustments(trimLimit: try? trimLimit(profile: profile, preset: format.preset)))
         settings.checksClipping = checkClip
         return settings
     }
@@ -396,6 +213,7 @@ struct Convert: ParsableCommand {
         }
         defer { line?.clear() }
         do {
+            settings.chapters = try format.chapterList(in: Self.self)
             let result = try AudioConverter.convert(
                 input: source, output: target, destination: destination, settings: settings)
             line?.clear()
