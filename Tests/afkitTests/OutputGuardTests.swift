@@ -75,6 +75,14 @@ import Testing
                 return ["batch", "--preset", "sfx", "--out", parentFolder(of: target), source]
             },
             targets: ["a.caf", "links/a.caf", "specials/a.caf", "specials/b.caf"]),
+        Writer(
+            description: "join",
+            arguments: { folder, target in ["join", folder + "/a.wav", folder + "/a.wav", "-o", target] },
+            targets: ["a.wav", "link-to-a.wav", "link-to-other.caf", "missing/x.caf"], pathExtension: "caf"),
+        Writer(
+            description: "mix",
+            arguments: { folder, target in ["mix", folder + "/a.wav", folder + "/a.wav", "-o", target] },
+            targets: ["a.wav", "link-to-a.wav", "link-to-other.caf", "missing/x.caf"], pathExtension: "caf"),
     ]
 
     /// A fresh folder with the sources, the links and the special files the targets name.
@@ -168,6 +176,7 @@ import Testing
         for (writer, target) in [
             (Self.writers[0], "new.caf"), (Self.writers[1], "new.json"), (Self.writers[2], "new.png"),
             (Self.writers[3], "report.json"), (Self.writers[4], "out/report.html"),
+            (Self.writers[Self.writers.count - 2], "joined.caf"), (Self.writers[Self.writers.count - 1], "mixed.caf"),
         ] {
             let result = try Command.run(writer.arguments(folder, folder + "/" + target))
             #expect(result.status == 0, "\(writer) at \(target): \(result.stderr)")
