@@ -26,8 +26,8 @@ SWIFT        ?= swift
 # quarter of the time (BENCHMARKS.md, process start), which a build running it per file feels.
 RELEASE      := -c release $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
 AFKIT        := .build/release/afkit
-PKG_MODULES  := sndfile lame faad2 samplerate soxr libavcodec libebur128 libcurl flac opus zlib
-DEB_PACKAGES := pkg-config libsndfile1-dev libmp3lame-dev libfaad-dev libsamplerate0-dev libsoxr-dev libavcodec-dev libebur128-dev libcurl4-openssl-dev libflac-dev libopus-dev zlib1g-dev
+PKG_MODULES  := sndfile lame faad2 samplerate soxr libavcodec libebur128 libcurl flac opus vorbis vorbisenc zlib
+DEB_PACKAGES := pkg-config libsndfile1-dev libmp3lame-dev libfaad-dev libsamplerate0-dev libsoxr-dev libavcodec-dev libebur128-dev libcurl4-openssl-dev libflac-dev libopus-dev libvorbis-dev zlib1g-dev
 # make assets: one `afkit convert` per source (so make -j and make's own incremental logic work),
 # then the outputs are validated with Apple's system-sound rules.
 ASSET_PRESET ?= system-sound

@@ -109,7 +109,7 @@ let package = Package(
             name: "AudioEngines",
             dependencies: [
                 "AudioCodecs", "AudioFormats", "CLame", "CFAAD", "CSampleRate", "CSoxr", "CSndFile",
-                "CAVCodec", "CEBUR128", "CFLAC", "COpus", "CLibraryLoader",
+                "CAVCodec", "CEBUR128", "CFLAC", "COpus", "CVorbis", "CLibraryLoader",
             ]
         ),
         // The pipeline: plan, render, normalization, batch (no C library of its own).
@@ -132,6 +132,7 @@ let package = Package(
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
+        systemLibrary("CVorbis", pkgConfig: "vorbisenc", apt: "libvorbis-dev"),
         curl,
         libraryLoader,
         .target(

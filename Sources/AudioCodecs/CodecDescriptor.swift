@@ -152,8 +152,10 @@ public struct CodecDescriptor: Sendable {
         appleLossless,
         // (A frame's main data may begin up to 511 bytes back: ten frames cover it at any bit rate.)
         CodecDescriptor(
-            .mpegLayer3, "MP3", fixesChannelOrder: true, options: [.bitRate, .quality], roll: 10,
-            encoding: EncodingFacts([".mp3"], aliases: ["mp3"], qualityHelp: "MP3: LAME's -q 9-q×9/127") {
+            .mpegLayer3, "MP3", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 10,
+            encoding: EncodingFacts(
+                [".mp3"], aliases: ["mp3"], qualityHelp: "MP3: LAME's -q 9-q×9/127, with -s 2 or 3 its -V 9-q×9/127"
+            ) {
                 rate, channels in
                 StreamDescription(
                     sampleRate: rate, formatID: .mpegLayer3, bytesPerPacket: 0,
@@ -172,6 +174,16 @@ public struct CodecDescriptor: Sendable {
                     sampleRate: rate, formatID: .opus, bytesPerPacket: 0, framesPerPacket: 960, bytesPerFrame: 0,
                     channelsPerFrame: channels, bitsPerChannel: 0)
             }, codecString: { _, _ in "Opus" }),
+        // (The dry run's cookie: three empty headers, laced; the Ogg writer checks only that there are three.)
+        CodecDescriptor(
+            .vorbis, "Vorbis", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 2,
+            encoding: EncodingFacts(
+                ["vorbis"], aliases: ["vorb"], dryRunCookie: [2, 0, 0], qualityHelp: "Vorbis: oggenc -q q×11/127-1"
+            ) { rate, channels in
+                StreamDescription(
+                    sampleRate: rate, formatID: .vorbis, bytesPerPacket: 0, framesPerPacket: 0, bytesPerFrame: 0,
+                    channelsPerFrame: channels, bitsPerChannel: 0)
+            }),
         CodecDescriptor(
             .aacSpectralBandReplication, "HE-AAC", fixesChannelOrder: true, roll: 3, codecString: mpeg4AudioCodecString),
         CodecDescriptor(
@@ -179,7 +191,6 @@ public struct CodecDescriptor: Sendable {
         CodecDescriptor(.latmAAC, "AAC in LATM", fixesChannelOrder: true, roll: 2),
         CodecDescriptor(.mpegLayer2, "MPEG Layer II", fixesChannelOrder: true, roll: 1),
         CodecDescriptor(.mpegLayer1, "MPEG Layer I", fixesChannelOrder: true, roll: 1),
-        CodecDescriptor(.vorbis, "Vorbis", fixesChannelOrder: true, roll: 2),
         CodecDescriptor(.ac3, "AC-3", fixesChannelOrder: true, roll: 1, codecString: { _, _ in "ac-3" }),
         CodecDescriptor(.enhancedAC3, "E-AC-3", fixesChannelOrder: true, roll: 1, codecString: { _, _ in "ec-3" }),
         CodecDescriptor("samr", "AMR"),

@@ -83,6 +83,9 @@ public struct BatchConverter: Sendable {
     public var adjustments = ConversionAdjustments()
     /// The container every output is written as (`-f`), named by its usual extension; `nil`: CAF.
     public var fileType: FileType?
+    /// The `-f` code ``fileType`` was given by, which names the outputs where it is one of its extensions (`-f ogg`:
+    /// `.ogg`, Vorbis; `-f opus`: `.opus`, Opus); `nil`: the container's usual name.
+    public var fileTypeCode: String?
     /// The data format every output is written in (`-d`), in place of the preset's.
     public var dataFormat: DataFormatSpecifier?
     /// Called as each job's output grows (from its converting thread): the job, and how far it has come; first
@@ -103,11 +106,15 @@ public struct BatchConverter: Sendable {
     /// The note an output carries to say which preset (and IMA quality, file type and data format) made it.
     public var note: String {
         "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : imaQuality == .best ? " (best)" : "")
-            + (fileType.map { " -f \($0.afconvertCode)" } ?? "") + (dataFormat.map { " -d \($0.description)" } ?? "")
+            + (fileType.map { " -f \(fileTypeCode ?? $0.afconvertCode)" } ?? "")
+            + (dataFormat.map { " -d \($0.description)" } ?? "")
     }
 
     /// The container outputs are written as: `-f`'s, or CAF.
     public var outputFileType: FileType { fileType ?? .caf }
+
+    /// The name outputs take: `-f`'s code's, or the container's usual one.
+    var outputExtension: String { outputFileType.fileNameExtension(forCode: fileTypeCode) }
 
     /// What an output made from `source` now records: afkit's version, the settings and the source's
     /// content hash. Moving, touching or restoring a source with an old time changes nothing; changing
@@ -222,7 +229,7 @@ public struct BatchConverter: Sendable {
     /// Where the output of the source at `relative` (below the batch's root) goes, named by `pattern`.
     private func outputPath(for relative: String, pattern: OutputNamePattern) -> String {
         (outputFolder.hasSuffix("/") ? outputFolder : outputFolder + "/")
-            + pattern.name(forSourceAt: relative, preset: preset) + (outputFileType.fileNameExtensions.first ?? ".caf")
+            + pattern.name(forSourceAt: relative, preset: preset) + outputExtension
     }
 
     /// Whether an output is current: it records the provenance the source has now, and it reads back
@@ -253,7 +260,7 @@ public struct BatchConverter: Sendable {
     /// The settings every output is made with: the preset's, with `-f`, `-d` and the batch's options.
     public var settings: ConversionSettings {
         var settings = preset.settings
-        settings.apply(fileType: fileType, dataFormat: dataFormat)
+        settings.apply(fileType: fileType, code: fileTypeCode, dataFormat: dataFormat)
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.apply(adjustments)
@@ -265,7 +272,7 @@ public struct BatchConverter: Sendable {
     /// (before anything is converted).
     public func checkSettings() throws {
         _ = try ConversionPlan.Destination(
-            output: "output" + (outputFileType.fileNameExtensions.first ?? ".caf"), settings: settings)
+            output: "output" + outputExtension, settings: settings)
     }
 
     /// Runs the jobs, `parallelJobs` at a time; `progress` is called (from any thread) after each.

@@ -30,6 +30,19 @@ extension ConversionPlan {
             if settings.adaptsToContainer, let asked = specifier {
                 specifier = Self.adapted(asked, to: fileType, explicitly: settings.fileType != nil)
             }
+            // A container whose codec follows the name (Ogg: `.opus` Opus, `.ogg` Vorbis): `-f`'s code, else the
+            // output's name, decides where nothing else does.
+            if specifier == nil, let policy = fileType.descriptor.writer?.policy {
+                let named =
+                    settings.fileType != nil && settings.fileTypeCode != nil
+                    ? fileType.fileNameExtension(forCode: settings.fileTypeCode)
+                    : output.split(separator: "/").last.flatMap { name in
+                        name.lastIndex(of: ".").map { String(name[$0...]) }
+                    }
+                if let named, policy.dataFormatsByExtension[named.lowercased()] != nil {
+                    specifier = DataFormatSpecifier(policy.defaultDataFormat(forExtension: named))
+                }
+            }
             // `-d 0` is checked against the source, when the plan is made.
             if let specifier, specifier.kind != .copy {
                 try Self.check(specifier, in: fileType, explicit: settings.fileType != nil)
@@ -131,9 +144,21 @@ extension ConversionPlan {
             }
             if fits.isEmpty { fits = ["any format"] }
             let widened = fileType.descriptor.writer?.policy.widensTo
+            // The first container that holds it (CAF for all but Vorbis, which goes in Ogg), by its name for it.
+            let holder = ContainerRegistry.written.lazy.map(\.fileType).first {
+                holds(specifier, in: $0, explicit: true)
+            }
+            let named = holder.map { type in
+                type.fileNameExtensions.first { name in
+                    type.descriptor.writer.flatMap {
+                        DataFormatSpecifier($0.policy.defaultDataFormat(forExtension: name))
+                    }?
+                    .kind == specifier.kind
+                } ?? type.fileNameExtension(forCode: nil)
+            }
             let alternative =
                 explicit && widened.map { holds(specifier, in: $0, explicit: true) } == true
-                ? "-f \(widened?.afconvertCode ?? "")" : "a .caf output"
+                ? "-f \(widened?.afconvertCode ?? "")" : "a \(named ?? ".caf") output"
             throw ConversionUsageError(
                 "\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(spokenList(fits)), "
                     + "or \(alternative)")

@@ -9,6 +9,9 @@ import FileAccess
 public struct ConversionSettings: Sendable {
     /// The output container; `nil`: from the output file's name (or the preset's default).
     public var fileType: FileType?
+    /// The `-f` code ``fileType`` was given by (`ogg`, `opus`): where a container's codec follows its name, the
+    /// code decides as an output name would (`-f opus`: Opus; `-f ogg`: Vorbis); `nil`: the output's name.
+    public var fileTypeCode: String?
     /// The output data format; `nil`: 16-bit PCM in the container's byte order (AAC for `.m4a` and
     /// `.aac` names, MP3 for `.mp3`).
     public var dataFormat: DataFormatSpecifier?
@@ -309,10 +312,13 @@ extension ConversionSettings {
         if let rate = adjustments.sampleRate { sampleRate = rate }
     }
 
-    /// Applies `-f` and `-d`: a data format given is kept as given (a preset's gives way to the container), and
-    /// its `@RATE` is the output's rate.
-    public mutating func apply(fileType: FileType?, dataFormat: DataFormatSpecifier?) {
-        if let fileType { self.fileType = fileType }
+    /// Applies `-f` (by its `code`, where known) and `-d`: a data format given is kept as given (a preset's gives
+    /// way to the container), and its `@RATE` is the output's rate.
+    public mutating func apply(fileType: FileType?, code: String? = nil, dataFormat: DataFormatSpecifier?) {
+        if let fileType {
+            self.fileType = fileType
+            fileTypeCode = code
+        }
         if let dataFormat {
             self.dataFormat = dataFormat
             adaptsToContainer = false

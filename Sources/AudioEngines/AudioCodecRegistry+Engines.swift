@@ -12,7 +12,7 @@ extension AudioCodecRegistry {
     /// libmp3lame's decoder, in float; BENCHMARKS.md; libmp3lame's where libavcodec is missing) and MP3
     /// encoded by LAME, AAC decoded by libavcodec or libfaad2 (AACDecoder chooses) and encoded by
     /// libavcodec, Apple Lossless decoded by libavcodec (afkit encodes it itself), FLAC encoded by libFLAC
-    /// (afkit decodes it itself), Opus encoded by libopus. Every conversion, the
+    /// (afkit decodes it itself), Opus encoded by libopus, Vorbis by libvorbis. Every conversion, the
     /// validator and the command ask this registry.
     public static let standard: AudioCodecRegistry = {
         var registry = AudioCodecRegistry.builtIn
@@ -124,6 +124,7 @@ extension AudioCodecRegistry {
         }
         registry.registerEncoder(for: .flac, limits: FLACEncoder.limits) { settings in try FLACEncoder(settings) }
         registry.registerEncoder(for: .opus, limits: OpusEncoder.limits) { settings in try OpusEncoder(settings) }
+        registry.registerEncoder(for: .vorbis, limits: VorbisEncoder.limits) { settings in try VorbisEncoder(settings) }
         registry.registerDecoder(for: .alac) { format, cookie in
             try AppleLosslessDecoder(format: format, magicCookie: cookie)
         }

@@ -7,6 +7,7 @@ internal import COpus
 internal import CSampleRate
 internal import CSndFile
 internal import CSoxr
+internal import CVorbis
 
 /// The C engines afkit converts with, and the version of each as this process has it (what a worker
 /// image must provide; `afkit --version --verbose`).
@@ -34,6 +35,7 @@ public enum EngineVersions {
             ("libebur128", "\(major).\(minor).\(patch)"),
             ("libFLAC", String(cString: afkit_flac_version())),
             ("libopus", String(cString: opus_get_version_string())),
+            ("libvorbis", vorbis_version_string().map { String(cString: $0) }),
             ("libavcodec", avcodec),
         ]
     }

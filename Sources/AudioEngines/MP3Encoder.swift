@@ -2,10 +2,18 @@ import AudioCodecs
 import AudioFormats
 internal import CLame
 
-/// Encodes MP3 with libmp3lame at a constant bit rate. Packets are whole MPEG frames; the first is
-/// LAME's Xing/LAME tag frame, a placeholder until ``finish(into:)``, after which ``magicCookie``
-/// holds the finished tag (encoder delay and padding, for gapless playback) for the writer to put
-/// over it.
+/// Encodes MP3 with libmp3lame at a constant, average or variable bit rate. Packets are whole MPEG frames; the
+/// first is LAME's tag frame, a placeholder until ``finish(into:)``, after which ``magicCookie`` holds the
+/// finished tag for the writer to put over it: one piece for every strategy, LAME's own (an `Info` header for
+/// CBR, `Xing` for ABR and VBR: frame count, byte count, the 100-entry seek table, and the LAME extension's
+/// encoder delay and padding, for gapless playback).
+///
+/// afconvert's options map onto the engine as follows (the README has the table):
+/// - `-s 0` (default): CBR at `-b` (default 192 kbit/s); `-q` is LAME's algorithm quality, `-q 9-q×9/127`.
+/// - `-s 1`: ABR averaging `-b` (`lame --abr`, default 192 kbit/s).
+/// - `-s 2`, `-s 3`: VBR (`lame -V`, LAME's default VBR mode), `-q 0...127` the VBR quality `-V 9-q×9/127`,
+///   rounded (`-q 127` is `-V 0`, the best; default `-V 2`, `-q 99`); `-b` there is the highest bit rate a
+///   frame takes (`lame -B`).
 public final class MP3Encoder: AudioEncoder {
     /// The format of the packets made.
     public let destinationFormat: StreamDescription
@@ -23,6 +31,16 @@ public final class MP3Encoder: AudioEncoder {
     private var sourceFrames: Int64 = 0
     private var audioPackets: Int64 = 0
     private var sawTagFrame = false
+
+    /// LAME's VBR quality for afconvert's `-q` (`-V`, 0 the best to 9).
+    public static func variableBitRateQuality(_ quality: Int) -> Int {
+        Int((9 - Double(min(127, max(0, quality))) * 9 / 127).rounded())
+    }
+    /// The VBR quality when `-q` is not given: `lame -V 2`.
+    public static let defaultVariableBitRateQuality = 2
+
+    /// The bit-rate control used.
+    public let strategy: BitRateStrategy
 
     /// `settings.bitRate` in bits per second (default 192 kbit/s); 1 or 2 channels.
     /// What LAME takes: MPEG-1, 2 and 2.5's rates, 1 or 2 channels.
@@ -47,18 +65,31 @@ public final class MP3Encoder: AudioEncoder {
         lame_set_in_samplerate(flags, Int32(format.sampleRate))
         lame_set_out_samplerate(flags, Int32(format.sampleRate))
         lame_set_num_channels(flags, Int32(channels))
-        lame_set_brate(flags, Int32(bitRate))
+        strategy = settings.strategy ?? .constant
+        switch strategy {
+        case .constant:
+            lame_set_brate(flags, Int32(bitRate))
+        case .longTermAverage:
+            lame_set_VBR(flags, vbr_abr)
+            lame_set_VBR_mean_bitrate_kbps(flags, Int32(bitRate))
+        case .variableConstrained, .variable:
+            lame_set_VBR(flags, vbr_default)
+            let level = settings.quality.map(Self.variableBitRateQuality) ?? Self.defaultVariableBitRateQuality
+            lame_set_VBR_quality(flags, Float(level))
+            if settings.bitRate != nil { lame_set_VBR_max_bitrate_kbps(flags, Int32(bitRate)) }
+        }
         lame_set_bWriteVbrTag(flags, settings.writesStreamHeader ? 1 : 0)
         // Without the tag frame, the first frame LAME makes is audio.
         sawTagFrame = !settings.writesStreamHeader
-        if let quality = settings.quality {
+        if let quality = settings.quality, strategy == .constant || strategy == .longTermAverage {
             let level: Int = 9 - min(127, max(0, quality)) * 9 / 127
             lame_set_quality(flags, Int32(level))
         }
         guard lame_init_params(flags) >= 0 else {
             lame_close(flags)
             throw AudioFileError.unsupportedDataFormat(
-                "mp3: LAME cannot encode \(format.sampleRate) Hz at \(bitRate) kbit/s", offset: nil)
+                "mp3: LAME cannot encode \(format.sampleRate) Hz at \(bitRate) kbit/s (-s \(strategy.rawValue))",
+                offset: nil)
         }
         // Apple's priming for LAME files: the encoder delay plus the decoder's 529 frames.
         primingFrames = Int(lame_get_encoder_delay(flags)) + 529

@@ -100,7 +100,7 @@ public final class OpusEncoder: AudioEncoder {
             throw AudioFileError.unsupportedDataFormat("opus: libopus refused the settings", offset: nil)
         }
         preSkip = Int(lookahead)
-        order = Self.vorbisOrder[channels]
+        order = VorbisEncoder.channelOrder[channels]
         // A packet: each stream's frame (at most 1275 bytes), all but the last self-delimited (2 more bytes).
         maximumPacketSize = 1277 * Int(streams)
         buffer = Array(repeating: 0, count: Self.framesPerPacket * channels)
@@ -117,13 +117,6 @@ public final class OpusEncoder: AudioEncoder {
     }
 
     deinit { opus_multistream_encoder_destroy(engine) }
-
-    /// Vorbis's channel order (which mapping family 1 takes) as indices into WAV's, by channel count:
-    /// 3.0 L C R; 5.0 L C R Ls Rs; 5.1 adds LFE last; 6.1 L C R Ls Rs Cs LFE; 7.1 L C R Ls Rs Lrs Rrs LFE.
-    static let vorbisOrder: [[Int]] = [
-        [], [0], [0, 1], [0, 2, 1], [0, 1, 2, 3], [0, 2, 1, 3, 4], [0, 2, 1, 4, 5, 3], [0, 2, 1, 5, 6, 4, 3],
-        [0, 2, 1, 6, 7, 4, 5, 3],
-    ]
 
     /// `OpusHead` (RFC 7845, section 5.1).
     static func header(

@@ -84,6 +84,10 @@ extension CAF {
         // FLAC's cookie as Apple writes it (a whole `dfLa` box), whatever form it came in. Opus: no cookie,
         // as FFmpeg writes it and Apple's players take it (Apple's layout of an Opus cookie is not published,
         // so more than two channels, which need their mapping, are refused); `pakt` states the pre-skip.
+        if format.formatID == .vorbis {
+            throw AudioFileError.unsupportedDataFormat(
+                "caf: Apple's players do not decode Vorbis in CAF; write .ogg", offset: nil)
+        }
         if format.formatID == .opus && format.channelsPerFrame > 2 {
             throw AudioFileError.unsupportedDataFormat(
                 "caf: Opus in CAF holds 1 or 2 channels (Apple's layout for more is not published); "

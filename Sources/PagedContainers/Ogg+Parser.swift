@@ -480,12 +480,7 @@ struct OggParser: StreamParser {
     private mutating func finishHeaders(_ stream: inout Stream, at offset: Int64) throws {
         switch stream.codec {
         case .vorbis:
-            var cookie: [UInt8] = [2]
-            for header in stream.headers.prefix(2) {
-                cookie += [UInt8](repeating: 255, count: header.count / 255) + [UInt8(header.count % 255)]
-            }
-            for header in stream.headers { cookie += header }
-            context.properties.magicCookie = cookie
+            context.properties.magicCookie = XiphLacing.laced(stream.headers)
         case .opus:
             context.properties.magicCookie = stream.headers.first
             context.properties.packetTableInfo = PacketTableInfo(

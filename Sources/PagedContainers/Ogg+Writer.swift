@@ -2,46 +2,75 @@ import AudioFormats
 import StreamParsing
 
 extension Ogg {
-    /// Pages before the audio in a written Ogg Opus file: `OpusHead`, then `OpusTags`.
-    package static let headerPageCount: UInt32 = 2
+    /// Pages before the audio in a written Ogg file: Opus's `OpusHead` and `OpusTags`; Vorbis's identification,
+    /// comment and setup headers, a page each.
+    package static func headerPageCount(_ format: StreamDescription) -> UInt32 {
+        format.formatID == .vorbis ? 3 : 2
+    }
     /// The logical stream's serial number ("afkt"): fixed, so the same input makes the same file.
     static let writtenSerial: UInt32 = 0x6166_6B74
     /// Frames (at 48 kHz) a page gathers before it is written: one second, as `opusenc` pages.
     static let pageFrames = 48000
 
-    /// Ogg Opus's comment header (`OpusTags`) of the metadata, pictures and loops: what must fit in one page
-    /// (``largestOnePagePacket``), which the converter asks before it carries a cover.
+    /// The comment header of the metadata, pictures and loops (Opus's `OpusTags`; Vorbis's type 3 header, its
+    /// framing bit after): what must fit in one page (``largestOnePagePacket``), which the converter asks before
+    /// it carries a cover.
     package static func commentHeader(
-        metadata: [String: String], pictures: [Picture], loops: [Loop], chapters: [Chapter] = []
+        _ formatID: FourCharCode, metadata: [String: String], pictures: [Picture], loops: [Loop],
+        chapters: [Chapter] = []
     ) -> [UInt8] {
-        Array("OpusTags".utf8)
-            + VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops, chapters: chapters)
+        let block = VorbisComment.block(metadata: metadata, pictures: pictures, loops: loops, chapters: chapters)
+        return formatID == .vorbis ? [3] + Array("vorbis".utf8) + block + [1] : Array("OpusTags".utf8) + block
     }
 
-    /// Header of an Ogg Opus file: the `OpusHead` page (the cookie; first of the stream) and the
-    /// `OpusTags` page (the metadata as Vorbis comments). The audio pages are made as packets arrive.
+    /// Header of an Ogg Opus or Ogg Vorbis file: the codec's first header (the cookie's `OpusHead`, Vorbis's
+    /// identification header) alone on the stream's first page, the comment header (the metadata as Vorbis
+    /// comments) on the next, and Vorbis's setup header on a third. The audio pages are made as packets arrive.
     package static func layout(format: StreamDescription, options: AudioFileWriterOptions, counts: WrittenCounts) throws
         -> ContainerLayout
     {
-        guard format.formatID == .opus else {
+        let cookie = counts.cookie(options) ?? []
+        let headers: [[UInt8]]
+        switch format.formatID {
+        case .opus:
+            guard cookie.count >= 19, cookie.starts(with: Array("OpusHead".utf8)) else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
+            }
+            headers = [cookie]
+        case .vorbis:
+            // The three headers, Xiph-laced (a dry run's are empty): the engine's comment header is replaced.
+            guard let laced = XiphLacing.packets(cookie), laced.count == 3,
+                laced[0].isEmpty || laced[0].starts(with: [1] + Array("vorbis".utf8)),
+                laced[2].isEmpty || laced[2].starts(with: [5] + Array("vorbis".utf8))
+            else {
+                throw AudioFileError.unsupportedDataFormat(
+                    "ogg: an Ogg Vorbis file needs the stream's three headers", offset: nil)
+            }
+            headers = [laced[0], laced[2]]
+        default:
             throw AudioFileError.unsupportedDataFormat(
-                "ogg: afkit writes Ogg Opus; use -d opus, not '\(format.formatID)'", offset: nil)
-        }
-        guard let head = counts.cookie(options), head.count >= 19, head.starts(with: Array("OpusHead".utf8)) else {
-            throw AudioFileError.unsupportedDataFormat("ogg: an Ogg Opus file needs the stream's OpusHead", offset: nil)
+                "ogg: afkit writes Ogg Vorbis and Ogg Opus; use -d vorbis or -d opus, not '\(format.formatID)'",
+                offset: nil)
         }
         // The tags stay within one page (255 segments): pictures too large for it are left out (the converter
         // says so), then metadata.
+        let id = format.formatID
         var tags = commentHeader(
-            metadata: options.metadata, pictures: options.pictures, loops: options.loops, chapters: options.chapters)
+            id, metadata: options.metadata, pictures: options.pictures, loops: options.loops,
+            chapters: options.chapters)
         if tags.count > largestOnePagePacket {
             tags = commentHeader(
-                metadata: options.metadata, pictures: [], loops: options.loops, chapters: options.chapters)
+                id, metadata: options.metadata, pictures: [], loops: options.loops, chapters: options.chapters)
         }
-        if tags.count > largestOnePagePacket { tags = commentHeader(metadata: [:], pictures: [], loops: []) }
+        if tags.count > largestOnePagePacket { tags = commentHeader(id, metadata: [:], pictures: [], loops: []) }
         var header: [UInt8] = []
-        appendPage(&header, flags: 2, granule: 0, sequence: 0, lacing: lacing(for: head.count), body: head)
-        appendPage(&header, flags: 0, granule: 0, sequence: 1, lacing: lacing(for: tags.count), body: tags)
+        let pages = [headers[0], tags] + headers.dropFirst()
+        for (index, body) in pages.enumerated() {
+            appendPage(
+                &header, flags: index == 0 ? 2 : 0, granule: 0, sequence: UInt32(index),
+                lacing: lacing(for: body.count), body: body)
+        }
         return ContainerLayout(header: header, trailer: [])
     }
 

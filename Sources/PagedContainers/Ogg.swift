@@ -162,10 +162,10 @@ extension FileType {
 extension Ogg {
     /// Ogg: Speex refused by its first packet; Vorbis, Opus and FLAC read, whichever stream comes first (the
     /// parser skips a video stream and refuses a file with no audio stream it reads, by name). afkit writes
-    /// Ogg Opus.
+    /// Ogg Vorbis (`.ogg`, `.oga`: what `oggenc`, Android and game engines mean by them) and Ogg Opus (`.opus`).
     package static let descriptor = ContainerDescriptor(
         .ogg, name: "Ogg", kind: "an Ogg file", fileTypeID: "OggS", extensions: ["ogg", "oga", "opus"],
-        hintExtensions: ["ogg", "oga", "opus", "ogv"], formatCodes: ["opus", "OggS", "ogg"],
+        hintExtensions: ["ogg", "oga", "opus", "ogv"], formatCodes: ["opus", "ogg", "OggS"],
         writtenExtensions: [".opus", ".ogg", ".oga"], mediaTypes: ["audio/ogg", "audio/opus", "application/ogg"],
         recordsPriming: true,
         keeps: WrittenTimeline(loops: 1, chapters: VorbisComment.maximumChapters),
@@ -182,13 +182,14 @@ extension Ogg {
         makeParser: { OggParser(mode: $0.mode, limits: $0.limits) },
         writer: ContainerWriter(
             policy: WriterPolicy(
-                defaultDataFormat: "opus",
+                defaultDataFormat: "vorbis",
+                dataFormatsByExtension: [".opus": "opus"],
                 pictureRefusal: { picture, options in
                     // Its comment header, as the writer makes it, must fit one page with the cover in it.
-                    Ogg.commentHeader(metadata: options.metadata, pictures: [picture], loops: options.loops).count
-                        > Ogg.largestOnePagePacket
-                        ? "afkit writes Ogg Opus's comment header in one page (64 KB)" : nil
+                    Ogg.commentHeader(.vorbis, metadata: options.metadata, pictures: [picture], loops: options.loops)
+                        .count > Ogg.largestOnePagePacket
+                        ? "afkit writes Ogg's comment header in one page (64 KB)" : nil
                 }),
-            makeFramer: { format, _ in Pager(firstSequence: Ogg.headerPageCount, format: format) }
+            makeFramer: { format, _ in Pager(firstSequence: Ogg.headerPageCount(format), format: format) }
         ) { format, options, counts, _ in try Ogg.layout(format: format, options: options, counts: counts) })
 }

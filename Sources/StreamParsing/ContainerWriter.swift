@@ -39,6 +39,9 @@ public enum ChannelLayoutRecording: Sendable {
 public struct WriterPolicy: Sendable {
     /// The data format (afconvert's `-d` spelling) written when neither the settings nor the source decide.
     public var defaultDataFormat: String
+    /// The data formats an output name's extension or a `-f` code asks for in place of the default (Ogg's
+    /// `.opus` and `-f opus`: Opus, where `.ogg` and `-f ogg` give Vorbis), keyed by the extension with its dot.
+    public var dataFormatsByExtension: [String: String]
     /// How it stores linear PCM; `nil` for a container that holds none.
     public var pcmByteOrder: PCMByteOrder?
     /// Whether it stores 8-bit samples signed (AIFF, CAF) or unsigned (WAV).
@@ -59,13 +62,15 @@ public struct WriterPolicy: Sendable {
 
     /// A policy: 16-bit little-endian PCM by default unless told, no layout, every picture, any rate.
     public init(
-        defaultDataFormat: String, pcmByteOrder: PCMByteOrder? = nil, signedEightBit: Bool = true,
+        defaultDataFormat: String, dataFormatsByExtension: [String: String] = [:], pcmByteOrder: PCMByteOrder? = nil,
+        signedEightBit: Bool = true,
         channelLayouts: ChannelLayoutRecording = .none,
         pictureRefusal: @escaping @Sendable (Picture, AudioFileWriterOptions) -> String? = { _, _ in nil },
         wholeSampleRates: Bool = false, family: FileType? = nil, widensTo: FileType? = nil,
         constantBitRateCodecs: [FourCharCode] = []
     ) {
         self.defaultDataFormat = defaultDataFormat
+        self.dataFormatsByExtension = dataFormatsByExtension
         self.pcmByteOrder = pcmByteOrder
         self.signedEightBit = signedEightBit
         self.channelLayouts = channelLayouts
@@ -74,6 +79,13 @@ public struct WriterPolicy: Sendable {
         self.family = family
         self.widensTo = widensTo
         self.constantBitRateCodecs = constantBitRateCodecs
+    }
+}
+
+extension WriterPolicy {
+    /// The data format an output named with `fileExtension` (`.opus`; `nil`: no name) gets by default.
+    public func defaultDataFormat(forExtension fileExtension: String?) -> String {
+        fileExtension.flatMap { dataFormatsByExtension[$0.lowercased()] } ?? defaultDataFormat
     }
 }
 

@@ -4,7 +4,8 @@ extension Batch {
     static let reference = """
         Converts files and folders in parallel (--jobs, default: the cores), mirroring the source tree under DIR, \
         each output in CAF, or in the container -f names (afconvert's codes, as convert takes them) under its usual \
-        extension: --preset music -f m4af makes .m4a files, --preset voice -f opus Ogg Opus .opus files, --preset pcm \
+        extension: --preset music -f m4af makes .m4a files, --preset voice -f opus Ogg Opus .opus files (-f ogg \
+        names them .ogg; with -d vorbis they are Ogg Vorbis), --preset pcm \
         -f WAVE .wav files (plain AIFF, -f AIFF, takes the preset's 16-bit PCM big-endian). -d replaces the preset's \
         data format. The preset, -f and -d are checked together as convert checks them, before anything is converted \
         (a combination that cannot be written is a usage error, exit 2), and they are part of what an output records. \

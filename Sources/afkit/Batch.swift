@@ -34,9 +34,11 @@ struct Batch: ParsableCommand {
     @Option(
         name: .customShort("f"),
         help: ArgumentHelp(
-            "Output file type, afconvert's code (\(FileType.allValueStrings.joined(separator: ", "))); the outputs "
+            "Output file type, afconvert's code (\(FileTypeArgument.allValueStrings.joined(separator: ", "))); the outputs "
                 + "take its usual extension (default: caff, .caf).", valueName: "type"))
-    var fileType: FileType?
+    var fileTypeArgument: FileTypeArgument?
+    /// The container `-f` names.
+    var fileType: FileType? { fileTypeArgument?.fileType }
 
     @Option(
         name: .customShort("d"),
@@ -121,6 +123,7 @@ struct Batch: ParsableCommand {
         }
         batch.adjustments = shared.adjustments(trimLimit: limit)
         batch.fileType = fileType
+        batch.fileTypeCode = fileTypeArgument?.code
         batch.dataFormat = dataFormat
         // The preset, -f and -d checked together, as convert checks them, before anything is converted.
         do { try batch.checkSettings() } catch let error as ConversionUsageError {
@@ -229,7 +232,7 @@ struct Batch: ParsableCommand {
     /// and the options the two share.
     var conversionArguments: [String] {
         var arguments = ["--preset", preset.rawValue]
-        if let fileType { arguments += ["-f", fileType.afconvertCode] }
+        if let fileTypeArgument { arguments += ["-f", fileTypeArgument.code] }
         if let dataFormat { arguments += ["-d", dataFormat.description] }
         if shared.trim, let profile { arguments += ["--profile", profile] }
         return arguments + shared.arguments

@@ -35,11 +35,31 @@ extension DataFormatSpecifier: ExpressibleByArgument {
 
 extension Preset: ExpressibleByArgument {}
 
-extension FileType: ExpressibleByArgument {
-    /// afconvert's `-f` code (`caff`, `WAVE`, ...).
-    public init?(argument: String) { self.init(afconvertCode: argument) }
-    /// The `-f` codes afkit writes, from the container registry.
-    public static var allValueStrings: [String] { ContainerRegistry.written.compactMap(\.formatCodes.first) }
+/// `-f`: a container by afconvert's code (`caff`, `WAVE`, ...), with the code as given, which for Ogg also says
+/// the codec and the name (`-f ogg`: Vorbis, `.ogg`; `-f opus`: Opus, `.opus`).
+struct FileTypeArgument: ExpressibleByArgument {
+    /// The container.
+    let fileType: FileType
+    /// The code as given.
+    let code: String
+
+    init?(argument: String) {
+        guard let fileType = FileType(afconvertCode: argument) else { return nil }
+        self.fileType = fileType
+        code = argument
+    }
+
+    /// The `-f` codes afkit writes, from the container registry (Ogg's `ogg` beside its `opus`).
+    static var allValueStrings: [String] {
+        ContainerRegistry.written.flatMap { written in
+            written.formatCodes.filter {
+                $0 == written.formatCodes.first || written.writtenExtensions.contains("." + $0)
+            }
+        }
+    }
+
+    /// The name an output takes by this code (`.caf`, `.ogg`, `.opus`).
+    var fileNameExtension: String { fileType.fileNameExtension(forCode: code) }
 }
 
 /// How IMA4 and WAV IMA ADPCM are encoded.

@@ -6,12 +6,12 @@ import AudioFormats
 extension Convert {
     /// The reference prose, paragraphs apart; indented lines are examples.
     static let reference = """
-        afconvert's job and spelling. -f \(FileType.allValueStrings.joined(separator: "|")) (default: OUTPUT's \
+        afconvert's job and spelling. -f \(FileTypeArgument.allValueStrings.joined(separator: "|")) (default: OUTPUT's \
         extension: \(ContainerRegistry.writtenExtensions.joined(separator: " "))); -d \(DataFormatSpecifier.names.joined(separator: " ")), each \
         with an optional @RATE (-hf lists the data formats each file type holds), in any case where that is \
         unambiguous (lei16). With no -d, a linear PCM source keeps its sample format in the container's byte order \
         (24-bit stays 24-bit, float stays float, as SoX does); other sources become 16-bit PCM (AAC for .m4a/.aac, \
-        MP3 for .mp3, FLAC for .flac, Opus for .opus/.ogg). AAC moved to another container (x.m4a to x.aac, AAC in \
+        MP3 for .mp3, FLAC for .flac, Vorbis for .ogg/.oga and -f ogg, Opus for .opus and -f opus). AAC moved to another container (x.m4a to x.aac, AAC in \
         CAF to .m4a, or -d aac) is copied packet for packet, priming and remainder kept, unless a change is asked for \
         (a rate, channels, a duration limit, loudness, silence trimming, or -b/-q/-s); Apple Lossless always is. -d 0 \
         (afconvert's "the source's format") asks for that explicitly: AAC and Apple Lossless packets copied, linear \
@@ -61,10 +61,10 @@ extension Convert {
         samples rewritten exactly, or decoded to float and mixed, resampled by which engine, gained and limited). -hf \
         lists each file type with the data formats it holds, from the checks the writers answer.
 
-        -b is bits per second for AAC, MP3 and Opus alike (128000, or 128k); a bare number under 1000 (kbit/s written \
+        -b is bits per second for AAC, MP3, Vorbis and Opus alike (128000, or 128k); a bare number under 1000 (kbit/s written \
         as bit/s) is refused with the spelling that fits, and a rate the codec cannot hold at the output's rate and \
         channels is a usage error naming the range (AAC-LC: 8 kbit/s a channel up to 6144 bits a channel per packet; \
-        MP3: MPEG-1 32k-320k, MPEG-2 8k-160k, MPEG-2.5 8k-64k; Opus 6k-256k a channel).
+        MP3: MPEG-1 32k-320k, MPEG-2 8k-160k, MPEG-2.5 8k-64k; Vorbis 16k-250k a channel, as libvorbisenc has modes for the rate; Opus 6k-256k a channel).
 
         -d aach/aacp (HE-AAC) is refused with the reason: libavcodec encodes AAC-LC only, and the HE-AAC encoders \
         (libfdk-aac, Apple's) are not in Debian. --quality balanced|best|fast chooses the IMA encoder (IMA4 and WAV \
@@ -197,8 +197,8 @@ extension Convert {
         Tags and the front cover travel: title, artist, album, album artist, track number, date, genre, comments, \
         composer and copyright, read from whatever the source carries them in (Vorbis comments, ID3v2, iTunes items, \
         RIFF INFO, AIFF's text chunks, CAF 'info'), go into the output as it carries them (M4A 'ilst' and 'covr', \
-        FLAC VORBIS_COMMENT and PICTURE, MP3 and ADTS ID3v2.4 with 'APIC', Ogg Opus OpusTags with \
-        METADATA_BLOCK_PICTURE, WAV LIST/INFO and an 'id3 ' chunk, AIFF 'NAME'/'AUTH'/'ANNO' and an 'ID3 ' chunk, CAF \
+        FLAC VORBIS_COMMENT and PICTURE, MP3 and ADTS ID3v2.4 with 'APIC', Ogg Opus OpusTags and Ogg Vorbis's \
+        comment header with METADATA_BLOCK_PICTURE, WAV LIST/INFO and an 'id3 ' chunk, AIFF 'NAME'/'AUTH'/'ANNO' and an 'ID3 ' chunk, CAF \
         'info'). The front cover (the first picture where none is marked front) goes byte for byte; where the output \
         cannot hold it (CAF, a GIF in M4A, a cover past Ogg Opus's one-page comment header) a note says so, and so it \
         does for the source's other pictures. --no-metadata leaves tags and pictures out. mutagen (PyPI) reads them \
@@ -215,13 +215,14 @@ extension Convert {
         missing one. -b, -q or -s given for a format that has no use for them (PCM, IMA4) are noted on standard \
         error, never silently ignored. afkit with no arguments prints its help and exits 2.
 
-        Which container holds what: CAF holds every format afkit encodes; AIFF-C linear PCM, ima4, ulaw, alaw (a .aif \
+        Which container holds what: CAF holds every format afkit encodes but Vorbis; Ogg vorbis and opus; AIFF-C linear PCM, ima4, ulaw, alaw (a .aif \
         name whose data plain AIFF cannot hold becomes AIFF-C); WAV linear PCM, ima-adpcm, ulaw, alaw; M4A aac and \
         alac; ADTS aac; MP3 only MP3.
 
-        Compressed output, gapless. Every AAC, ALAC and MP3 output records exactly which decoded frames are the \
-        source's: CAF in 'pakt' (priming and remainder frames, valid frames), M4A in an edit list that starts after \
-        the priming and lasts the valid frames, plus an iTunSMPB tag with the same numbers, MP3 in LAME's tag. ADTS \
+        Compressed output, gapless. Every AAC, ALAC, MP3, Vorbis and Opus output records exactly which decoded \
+        frames are the source's: CAF in 'pakt' (priming and remainder frames, valid frames), M4A in an edit list that \
+        starts after the priming and lasts the valid frames, plus an iTunSMPB tag with the same numbers, MP3 in \
+        LAME's tag (CBR, ABR and VBR alike), Ogg in the last page's granule position (and Opus's pre-skip). ADTS \
         carries no gapless information (it has no field for it): an .aac output decodes with the encoder's 1024 \
         priming frames in front and its padding behind. M4A files are written with 'moov' before 'mdat', so a \
         streaming parser (Apple's refuses the other order with optm) can start at once; the source's title, artist, \
@@ -250,7 +251,13 @@ extension Convert {
         says so). An ALAC source is copied, never re-encoded (its packets are already what the encoder would make, \
         and a 32-bit stream would lose bits through floating point)
 
-        MP3 (.mp3 names): engine: LAME; options: -b (default 192 kbit/s), -q mapped onto LAME's 0..9
+        MP3 (.mp3 names): engine: LAME. Every strategy's first frame is LAME's own tag frame, put over the stream's \
+        first packet when the encoder finishes: an Info header for CBR, Xing for ABR and VBR (frame count, byte \
+        count, the 100-entry seek table), with the LAME extension's encoder delay and padding, so afkit's reader, \
+        libsndfile (mpg123) and FFmpeg give exactly the source's frames; options: -s 0 CBR (the default) at -b \
+        (default 192 kbit/s), -q LAME's algorithm quality -q 9-qx9/127; -s 1 ABR averaging -b (lame --abr); -s 2 \
+        and -s 3 VBR (lame -V, LAME's default VBR mode) with -q 0..127 mapped onto -V 9-qx9/127 rounded: -q 127 is \
+        -V 0, -q 99 -V 2 (the default), -q 0 -V 9; -b there is the highest bit rate a frame takes (lame -B)
 
         AC-3, E-AC-3, AMR-NB, AMR-WB (decoding): engine: libavcodec's native decoders (ac3, eac3, amrnb, amrwb), a \
         sync frame or a 20 ms frame a packet: the only decoders of these in Debian's main archive besides liba52 \
@@ -282,6 +289,16 @@ extension Convert {
         Safari and QuickTime decode Opus in CAF only at a constant bit rate, so CAF output is CBR unless -s says \
         otherwise; -s 1, 2 constrained VBR; -s 3 VBR (the default for .opus); -q 0..127 the encoder's complexity \
         qx10/127 (default 10)
+
+        Vorbis (.ogg and .oga names, -f ogg, -d vorbis): engine: libvorbis with libvorbisenc, the reference encoder \
+        (Debian libvorbis-dev), at the source's rate, 1 to 8 channels in Vorbis I's order (mono to 7.1; more are \
+        refused, as Vorbis I gives them no order). Ogg only (Apple's players do not decode Vorbis in CAF or \
+        MPEG-4). Vorbis has no priming: the first packet decodes to no frames and the engine ends the last page's \
+        granule position at the last source frame, so afkit, libsndfile (libvorbis) and FFmpeg give exactly the \
+        source's frames, in place. Tags, the cover and a loop are Vorbis comments (LOOPSTART, LOOPLENGTH in frames, \
+        as game engines read them); options: without -b, quality VBR: -q 0..127 is oggenc -q qx11/127-1 (-1 to 10; \
+        default 3, oggenc's); -b bits per second drives libvorbisenc's bit-rate management: -s 0 minimum = maximum = \
+        -b, -s 2 average and maximum -b, -s 1, 3 or none an average (oggenc -b)
 
         Vorbis and Opus (decoding): engine: libavcodec's native decoders, configured by the stream's headers (Vorbis: \
         its three headers; Opus: OpusHead, whose pre-skip afkit trims as priming, gapless as opusdec plays it; \

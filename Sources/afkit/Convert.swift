@@ -63,9 +63,9 @@ struct Convert: ParsableCommand {
     /// The output: given, or beside the input with the output type's extension (afconvert's habit).
     var output: String {
         if let given = outputOption ?? outputArgument { return given }
-        let type = settings.fileType ?? .caf
+        let settings = settings
         let (folder, base, _) = pathParts(input)
-        return folder + base + type.fileNameExtensions[0]
+        return folder + base + (settings.fileType?.fileNameExtension(forCode: settings.fileTypeCode) ?? ".caf")
     }
 
     func validate() throws {
@@ -88,11 +88,13 @@ struct Convert: ParsableCommand {
                     + "'\(input)' converts a folder)")
         }
         if output != "-" && isDirectory(output) {
-            let type = format.fileType ?? format.preset?.settings.fileType ?? .caf
+            let named =
+                format.fileTypeArgument?.fileNameExtension
+                ?? (format.preset?.settings.fileType ?? .caf).fileNameExtensions[0]
             let base = input == "-" ? "output" : pathParts(input).base
             throw ValidationError(
                 "'\(output)' is a folder: give the output's file name, such as "
-                    + "'\(output.hasSuffix("/") ? output : output + "/")\(base)\(type.fileNameExtensions[0])'")
+                    + "'\(output.hasSuffix("/") ? output : output + "/")\(base)\(named)'")
         }
         do {
             // The plan's destination: the container and data format, checked before any work.
@@ -151,11 +153,11 @@ struct Convert: ParsableCommand {
     /// the writers answer.
     static var fileTypesAndFormats: String {
         var lines = ["File types afkit writes (-f), their names, and the data formats each holds (-d):"]
-        for code in FileType.allValueStrings {
+        for code in FileTypeArgument.allValueStrings {
             guard let type = FileType(afconvertCode: code) else { continue }
             let formats = ConversionPlan.Destination.dataFormats(in: type)
             lines.append(
-                "'\(code)' = \(type.name) (\(type.fileNameExtensions.joined(separator: ", ")))\n"
+                "'\(code)' = \(type.name) (\(type.fileNameExtension(forCode: code)))\n"
                     + "    data formats: \(formats.joined(separator: " "))")
         }
         return lines.joined(separator: "\n") + "\n"

@@ -18,7 +18,9 @@ struct OutputFormatOptions: ParsableArguments {
         name: .customShort("f"),
         help: ArgumentHelp(
             "Output file type (default: from OUTPUT's extension).", valueName: "type"))
-    var fileType: FileType?
+    var fileTypeArgument: FileTypeArgument?
+    /// The container `-f` names.
+    var fileType: FileType? { fileTypeArgument?.fileType }
 
     @Option(
         name: .customShort("d"),
@@ -134,7 +136,7 @@ struct OutputFormatOptions: ParsableArguments {
     /// ``chapterList(in:)``, when the command runs).
     var settings: ConversionSettings {
         var settings = preset?.settings ?? ConversionSettings()
-        settings.apply(fileType: fileType, dataFormat: dataFormat)
+        settings.apply(fileType: fileType, code: fileTypeArgument?.code, dataFormat: dataFormat)
         if let channels { settings.channels = channels }
         if let matrix = try? mixMatrix() {
             settings.mixMatrix = matrix

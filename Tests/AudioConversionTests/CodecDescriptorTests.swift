@@ -18,9 +18,9 @@ import Testing
         #expect(undescribed.isEmpty, "no descriptor for \(undescribed.map(\.description).sorted())")
         #expect(Set(CodecDescriptor.all.map(\.formatID)).count == CodecDescriptor.all.count, "a codec described twice")
         // The encoders' options: what `-b`, `-q` and `-s` are said to apply to.
-        #expect(registry.encodedCodecs(taking: .bitRate) == ["AAC", "MP3", "Opus"])
-        #expect(registry.encodedCodecs(taking: .quality) == ["AAC", "MP3", "FLAC", "Opus"])
-        #expect(registry.encodedCodecs(taking: .strategy) == ["AAC", "Opus"])
+        #expect(registry.encodedCodecs(taking: .bitRate) == ["AAC", "MP3", "Opus", "Vorbis"])
+        #expect(registry.encodedCodecs(taking: .quality) == ["AAC", "MP3", "FLAC", "Opus", "Vorbis"])
+        #expect(registry.encodedCodecs(taking: .strategy) == ["AAC", "MP3", "Opus", "Vorbis"])
     }
 
     /// Lossless codecs of integers store a source at the least depth they hold that keeps it: FLAC 4 to 24
@@ -53,10 +53,10 @@ import Testing
         let result = try AudioConverter.convert(
             input: fixtures + "/signals/music.wav", output: folder.path + "/a.flac", settings: conversion)
         #expect(
-            result.notes.contains("-b applies to AAC, MP3 and Opus; the output is FLAC ('flac'): not used"),
+            result.notes.contains("-b applies to AAC, MP3, Opus and Vorbis; the output is FLAC ('flac'): not used"),
             "\(result.notes)")
         #expect(
-            result.notes.contains("-s applies to AAC and Opus; the output is FLAC ('flac'): not used"),
+            result.notes.contains("-s applies to AAC, MP3, Opus and Vorbis; the output is FLAC ('flac'): not used"),
             "\(result.notes)")
         #expect(!result.notes.contains { $0.hasPrefix("-q") })
     }

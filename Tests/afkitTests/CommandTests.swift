@@ -168,7 +168,7 @@ struct Command {
         #expect(lines.first == "afkit " + short.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let engines = [
             "libsndfile", "libmp3lame", "libfaad2", "libsoxr", "libsamplerate", "libebur128", "libFLAC", "libopus",
-            "libavcodec", "libcurl",
+            "libvorbis", "libavcodec", "libcurl",
         ]
         #expect(lines.dropFirst().map { String($0.prefix { $0 != " " }) } == engines)
         for line in lines.dropFirst() {
@@ -530,7 +530,8 @@ struct Command {
             (["--preset", "lossless"], "f.caf"), (["-f", "m4af", "-d", "aac"], "g.m4a"), (["-f", "adts"], "h.aac"),
             (["-f", "flac"], "i.flac"), (["-f", "opus"], "j.opus"), (["-d", "flac"], "k.caf"),
             (["-d", "opus"], "l.caf"),
-            (["--preset", "voice"], "m.caf"), ([], "n.ogg"),
+            (["--preset", "voice"], "m.caf"), ([], "n.ogg"), (["-f", "ogg"], "o.ogg"), (["-f", "opus"], "p.ogg"),
+            (["-s", "3", "-q", "99"], "q.mp3"),
         ] {
             #expect(
                 try Command.run(["convert"] + arguments + [source, folder + "/" + name]).status == 0,
@@ -547,13 +548,17 @@ struct Command {
         let intoFLAC = try Command.run(["convert", "-d", "aac", source, folder + "/x.flac"])
         #expect(intoFLAC.status == 2 && intoFLAC.stderr.contains("use flac"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/x.caf"))
-        for (name, container, id) in [("i.flac", "flac", "flac"), ("j.opus", "ogg", "opus"), ("l.caf", "caf", "opus")] {
+        // .ogg and -f ogg: Vorbis at the source's rate; -f opus: Opus, whatever the name; -s 3: VBR MP3, gapless.
+        for (name, container, id) in [
+            ("i.flac", "flac", "flac"), ("j.opus", "ogg", "opus"), ("l.caf", "caf", "opus"), ("n.ogg", "ogg", "vorb"),
+            ("o.ogg", "ogg", "vorb"), ("p.ogg", "ogg", "opus"), ("q.mp3", "mp3", ".mp3"),
+        ] {
             let written = try #require(
                 (try Command.run(["info", "--json", folder + "/" + name]).json as? [[String: Any]])?.first)
             #expect(written["container"] as? String == container)
             #expect((written["format"] as? [String: Any])?["id"] as? String == id)
-            if id == "flac" {
-                #expect(written["frameCount"] as? Int == source44["frameCount"] as? Int)
+            if ["flac", "vorb", ".mp3"].contains(id) {
+                #expect(written["frameCount"] as? Int == source44["frameCount"] as? Int, "\(name)")
             } else {
                 #expect((written["format"] as? [String: Any])?["sampleRate"] as? Double == 48000)
             }

@@ -28,7 +28,7 @@ import Testing
 
         let folder = try Loopback.temporaryFolder("loops")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["out.wav", "out.caf", "out.aiff", "out.flac", "out.opus"] {
+        for name in ["out.wav", "out.caf", "out.aiff", "out.flac", "out.opus", "out.ogg"] {
             let output = folder + "/" + name
             let result = try Command.run(["convert", fixture, output])
             #expect(result.status == 0, "\(fixture) → \(name): \(result.stderr)")

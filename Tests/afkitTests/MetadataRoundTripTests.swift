@@ -12,7 +12,7 @@ import Testing
 
     /// mutagen's reading of a file: its title, artist and album, and the MD5 of each picture's bytes.
     static let reader = #"""
-        import base64, hashlib, json, sys, mutagen, mutagen.mp4, mutagen.oggopus
+        import base64, hashlib, json, sys, mutagen, mutagen.mp4, mutagen.oggopus, mutagen.oggvorbis
         from mutagen.flac import Picture
         f = mutagen.File(sys.argv[1])
         tags, out, pictures = f.tags, {}, []
@@ -35,7 +35,7 @@ import Testing
             pictures += [frame.data for frame in tags.getall("APIC")]
         if isinstance(f, mutagen.mp4.MP4) and "covr" in tags:
             pictures += [bytes(cover) for cover in tags["covr"]]
-        if isinstance(f, mutagen.oggopus.OggOpus) and "metadata_block_picture" in tags:
+        if isinstance(f, (mutagen.oggopus.OggOpus, mutagen.oggvorbis.OggVorbis)) and "metadata_block_picture" in tags:
             pictures += [Picture(base64.b64decode(v)).data for v in tags["metadata_block_picture"]]
         out["pictures"] = [hashlib.md5(p).hexdigest() for p in pictures]
         print(json.dumps(out))
@@ -64,7 +64,9 @@ import Testing
         #expect(tags["title"] != nil)
         let folder = try Loopback.temporaryFolder("round-trip")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["out.m4a", "out.flac", "out.mp3", "out.opus", "out.wav", "out.aiff", "out.aac", "out.caf"] {
+        for name in [
+            "out.m4a", "out.flac", "out.mp3", "out.opus", "out.ogg", "out.wav", "out.aiff", "out.aac", "out.caf",
+        ] {
             let output = folder + "/" + name
             let result = try Command.run(["convert", fixture, output])
             #expect(result.status == 0, "\(fixture) → \(name): \(result.stderr)")

@@ -102,6 +102,13 @@ extension FileType {
     /// The names an output of this container takes, most usual first (`.caf`).
     public var fileNameExtensions: [String] { descriptor.writtenExtensions }
 
+    /// The name an output of this container written by `-f code` takes: the code's own extension where it is one
+    /// (`-f ogg`: `.ogg`, `-f opus`: `.opus`), else the usual one.
+    public func fileNameExtension(forCode code: String?) -> String {
+        let named = code.map { "." + $0.lowercased() }
+        return named.flatMap { fileNameExtensions.contains($0) ? $0 : nil } ?? fileNameExtensions.first ?? ""
+    }
+
     /// The container a file name extension usually names, used only as a hint to break ties.
     public init?(fileExtension: String) {
         let lower = fileExtension.lowercased()

@@ -1,0 +1,2 @@
+#include <vorbis/codec.h>
+#include <vorbis/vorbisenc.h>
