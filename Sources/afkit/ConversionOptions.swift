@@ -49,11 +49,16 @@ struct FileTypeArgument: ExpressibleByArgument {
         code = argument
     }
 
-    /// The `-f` codes afkit writes, from the container registry (Ogg's `ogg` beside its `opus`).
+    /// The `-f` codes afkit writes, from the container registry: each container's first, and a code that names
+    /// another of its codecs by its extension (Ogg's `ogg`, Vorbis, beside its `opus`).
     static var allValueStrings: [String] {
         ContainerRegistry.written.flatMap { written in
-            written.formatCodes.filter {
-                $0 == written.formatCodes.first || written.writtenExtensions.contains("." + $0)
+            let policy = written.writer?.policy
+            let first = written.formatCodes.first.flatMap { policy?.defaultDataFormat(forExtension: "." + $0) }
+            return written.formatCodes.filter { code in
+                code == written.formatCodes.first
+                    || (written.writtenExtensions.contains("." + code)
+                        && policy?.defaultDataFormat(forExtension: "." + code) != first)
             }
         }
     }

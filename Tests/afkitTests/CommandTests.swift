@@ -627,6 +627,37 @@ struct Command {
     }
 }
 
+extension ConvertCommandTests {
+    /// What afkit writes as Ogg Vorbis (and as VBR MP3), every command that reads reads alike: `info`'s frame
+    /// count is the source's, `validate` decodes that many, `packets` lists `info`'s packets, `waveform` draws
+    /// that many frames, `convert` back to WAV writes that many, and `hls` takes it as a source.
+    @Test(arguments: ["speech.ogg", "speech.mp3"])
+    func whatIsWrittenEveryCommandReads(_ name: String) throws {
+        let folder = try Loopback.temporaryFolder("written-read")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = "signals/speech.wav"
+        let output = folder + "/" + name
+        #expect(try Command.run(["convert", "-s", "3", source, output]).status == 0)
+        func frames(_ path: String) throws -> Int? {
+            (try Command.run(["info", "--json", path]).json as? [[String: Any]])?.first?["frameCount"] as? Int
+        }
+        let expected = try #require(try frames(source))
+        #expect(try frames(output) == expected)
+        let info = try #require((try Command.run(["info", "--json", output]).json as? [[String: Any]])?.first)
+        let validate = try Command.run(["validate", "--profile", "music", "--format", "json", output])
+        let file = (validate.json as? [String: Any]).flatMap { ($0["files"] as? [[String: Any]])?.first }
+        #expect((file?["audio"] as? [String: Any])?["frames"] as? Int == expected, "\(validate.stdout)")
+        let packets = try Command.run(["packets", "--json", output]).json as? [String: Any]
+        #expect((packets?["packets"] as? [Any])?.count == info["packetCount"] as? Int)
+        #expect(try Command.run(["waveform", output, "-o", folder + "/w.dat", "--zoom", "1"]).status == 0)
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/w.dat")).prefix(24))
+        #expect(header.count == 24 && header[16..<20].reversed().reduce(0) { $0 << 8 | Int($1) } == expected)
+        #expect(try Command.run(["convert", output, folder + "/back.wav"]).status == 0)
+        #expect(try frames(folder + "/back.wav") == expected)
+        #expect(try Command.run(["hls", output, "--out", folder + "/hls"]).status == 0)
+    }
+}
+
 @Suite struct KilledConversionTests {
     /// A conversion killed part-way leaves no output file (only its hidden temporary, never the name asked for).
     @Test func killedConversionLeavesNoOutput() throws {
