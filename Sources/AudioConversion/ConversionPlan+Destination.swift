@@ -31,16 +31,24 @@ extension ConversionPlan {
                 specifier = Self.adapted(asked, to: fileType, explicitly: settings.fileType != nil)
             }
             // A container whose codec follows the name (Ogg: `.opus` Opus, `.ogg` Vorbis): `-f`'s code, else the
-            // output's name, decides where nothing else does.
-            if specifier == nil, let policy = fileType.descriptor.writer?.policy {
+            // output's name, decides where nothing else does; a name given for one codec holds no other.
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            let suffix = name.lastIndex(of: ".").map { String(name[$0...]).lowercased() }
+            if let policy = fileType.descriptor.writer?.policy {
                 let named =
                     settings.fileType != nil && settings.fileTypeCode != nil
-                    ? fileType.fileNameExtension(forCode: settings.fileTypeCode)
-                    : output.split(separator: "/").last.flatMap { name in
-                        name.lastIndex(of: ".").map { String(name[$0...]) }
-                    }
-                if let named, policy.dataFormatsByExtension[named.lowercased()] != nil {
+                    ? fileType.fileNameExtension(forCode: settings.fileTypeCode) : suffix
+                if specifier == nil, let named, policy.dataFormatsByExtension[named.lowercased()] != nil {
                     specifier = DataFormatSpecifier(policy.defaultDataFormat(forExtension: named))
+                }
+                let chosen = specifier ?? DataFormatSpecifier(policy.defaultDataFormat(forExtension: named))
+                if let suffix, let insisted = policy.dataFormatsByExtension[suffix].flatMap(DataFormatSpecifier.init),
+                    let chosen, chosen.kind != .copy, chosen.kind != insisted.kind
+                {
+                    let fitting = Self.fileNameExtension(for: chosen, in: fileType) ?? fileType.fileNameExtensions[0]
+                    throw ConversionUsageError(
+                        "'\(name)' names \(insisted.codec?.name ?? insisted.description), not "
+                            + "\(chosen.codec?.name ?? chosen.description): name it \(fitting), or give -d \(insisted)")
                 }
             }
             // `-d 0` is checked against the source, when the plan is made.
@@ -148,20 +156,22 @@ extension ConversionPlan {
             let holder = ContainerRegistry.written.lazy.map(\.fileType).first {
                 holds(specifier, in: $0, explicit: true)
             }
-            let named = holder.map { type in
-                type.fileNameExtensions.first { name in
-                    type.descriptor.writer.flatMap {
-                        DataFormatSpecifier($0.policy.defaultDataFormat(forExtension: name))
-                    }?
-                    .kind == specifier.kind
-                } ?? type.fileNameExtension(forCode: nil)
-            }
+            let named = holder.map { fileNameExtension(for: specifier, in: $0) ?? $0.fileNameExtension(forCode: nil) }
             let alternative =
                 explicit && widened.map { holds(specifier, in: $0, explicit: true) } == true
                 ? "-f \(widened?.afconvertCode ?? "")" : "a \(named ?? ".caf") output"
             throw ConversionUsageError(
                 "\(fileType.afconvertCode) files cannot hold -d \(specifier.description): use \(spokenList(fits)), "
                     + "or \(alternative)")
+        }
+
+        /// The first of `fileType`'s names whose default data format is `specifier`'s codec (`.ogg` for Vorbis,
+        /// `.opus` for Opus), or `nil` where no name asks for it.
+        public static func fileNameExtension(for specifier: DataFormatSpecifier, in fileType: FileType) -> String? {
+            guard let policy = fileType.descriptor.writer?.policy else { return nil }
+            return fileType.fileNameExtensions.first { name in
+                DataFormatSpecifier(policy.defaultDataFormat(forExtension: name))?.kind == specifier.kind
+            }
         }
 
         /// Whether `fileType`'s writer holds `specifier`'s data (unless `explicit`, the writer of the type it widens

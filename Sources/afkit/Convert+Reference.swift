@@ -293,7 +293,7 @@ extension Convert {
         Vorbis (.ogg and .oga names, -f ogg, -d vorbis): engine: libvorbis with libvorbisenc, the reference encoder \
         (Debian libvorbis-dev), at the source's rate, 1 to 8 channels in Vorbis I's order (mono to 7.1; more are \
         refused, as Vorbis I gives them no order). Ogg only (Apple's players do not decode Vorbis in CAF or \
-        MPEG-4). Vorbis has no priming: the first packet decodes to no frames and the engine ends the last page's \
+        MPEG-4), never under a .opus name (RFC 7845 keeps .opus for Ogg Opus: refused, naming .ogg). Vorbis has no priming: the first packet decodes to no frames and the engine ends the last page's \
         granule position at the last source frame, so afkit, libsndfile (libvorbis) and FFmpeg give exactly the \
         source's frames, in place. Tags, the cover and a loop are Vorbis comments (LOOPSTART, LOOPLENGTH in frames, \
         as game engines read them); options: without -b, quality VBR: -q 0..127 is oggenc -q qx11/127-1 (-1 to 10; \

@@ -135,7 +135,8 @@ import Testing
         #expect(abs(audioBits / seconds / 96000 - 1) < 0.15, "\(audioBits / seconds)")
     }
 
-    /// The names: `.ogg` and `-f ogg` give Vorbis, `.opus` and `-f opus` Opus (even into a `.ogg` name);
+    /// The names: `.ogg` and `-f ogg` give Vorbis, `.opus` and `-f opus` Opus (even into a `.ogg` name; Vorbis into
+    /// a `.opus` name is refused);
     /// `-d vorbis` into CAF is refused (Apple's players do not decode it), as into an MPEG-4 file.
     @Test func namesPickTheCodec() throws {
         let source = fixtures + "/signals/speech.wav"
@@ -152,7 +153,11 @@ import Testing
         #expect(try written("c.opus") == .opus)
         #expect(try written("d.ogg", code: "ogg") == .vorbis)
         #expect(try written("e.ogg", code: "opus") == .opus)
-        #expect(try written("f.opus", format: "vorbis") == .vorbis)
+        // A `.opus` name is Ogg Opus: Vorbis is refused there, naming `.ogg`.
+        #expect {
+            try written("f.opus", format: "vorbis")
+        } throws: { "\($0)".contains("'f.opus' names Opus, not Vorbis: name it .ogg") }
+        #expect(throws: ConversionUsageError.self) { try written("f.opus", code: "ogg") }
         #expect(FileType.ogg.fileNameExtension(forCode: "ogg") == ".ogg")
         #expect(FileType.ogg.fileNameExtension(forCode: "opus") == ".opus")
         #expect(throws: (any Error).self) { try written("g.caf", format: "vorbis") }

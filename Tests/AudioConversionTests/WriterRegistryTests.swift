@@ -54,8 +54,13 @@ import Testing
         }
         try writeFloatWAV(samples, rate: rate, channels: 2, to: source)
         let listed = Set(ConversionPlan.Destination.dataFormats(in: type))
-        let name = type.descriptor.writtenExtensions[0]
         for dataFormat in DataFormatSpecifier.names {
+            // The name the format takes in the container (Ogg: `.ogg` for Vorbis, `.opus` for Opus), else its first.
+            let name =
+                DataFormatSpecifier(dataFormat).flatMap {
+                    ConversionPlan.Destination.fileNameExtension(for: $0, in: type)
+                }
+                ?? type.descriptor.writtenExtensions[0]
             let output = folder.path + "/out-\(dataFormat.replacingOccurrences(of: ".", with: "_"))\(name)"
             var settings = ConversionSettings()
             settings.dataFormat = DataFormatSpecifier(dataFormat)
