@@ -852,7 +852,8 @@ package struct ElementaryStreamParser: StreamParser {
             tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         if context.properties.dataOffset == nil { context.properties.dataOffset = tally.lastEnd ?? endOffset }
         context.properties.maximumPacketSize = UInt32(tally.largest)
-        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short.
+        // The encoder's header counts the frames and bytes it wrote: fewer here is a stream cut short. (Its
+        // padding is still the remainder: the contract states priming and remainder from the LAME tag alone.)
         let bytesSeen = tally.firstOffset.flatMap { first in tally.lastEnd.map { $0 - first } } ?? 0
         // (Both counts must fall short, by more than the header frame itself: one lying count is not a cut.)
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated > Int(packets) + 1,
@@ -863,25 +864,9 @@ package struct ElementaryStreamParser: StreamParser {
         }
         if let info = context.properties.packetTableInfo {
             let total = packets * Int64(format.framesPerPacket)
-            var remainder = Int64(info.remainderFrames)
-            // The tag's padding is the end of the stream the encoder wrote: a stream cut short before the tag's
-            // count has lost (some of) that end, and only what of it is left is dropped; every whole frame's
-            // audio up to the tag's valid frames is kept.
-            if context.properties.isTruncated, let stated = encoderHeader?.frameCount, stated > Int(packets) {
-                let statedValid = Int64(stated) * Int64(format.framesPerPacket) - Int64(info.primingFrames) - remainder
-                let present = max(total - Int64(info.primingFrames), 0)
-                let kept = max(min(statedValid, present), 0)
-                if present - kept != remainder {
-                    context.properties.trace.append(
-                        offset: tally.lastEnd ?? endOffset,
-                        "the stream is cut short: of the tag's \(remainder) frames of padding, \(present - kept) are "
-                            + "left to drop; every whole frame's audio before them is kept")
-                }
-                remainder = present - kept
-            }
             context.properties.packetTableInfo = PacketTableInfo(
-                validFrames: max(total - Int64(info.primingFrames) - remainder, 0),
-                primingFrames: info.primingFrames, remainderFrames: Int32(clamping: remainder))
+                validFrames: max(total - Int64(info.primingFrames) - Int64(info.remainderFrames), 0),
+                primingFrames: info.primingFrames, remainderFrames: info.remainderFrames)
         }
         if let encoder = encoderHeader, let stated = encoder.frameCount, stated != Int(packets),
             encoder.kind != .info || stated != 0

@@ -81,10 +81,10 @@ extension Info {
         start and end frames, length), Instrument: (notes, velocities, gain, sustain and release loops) and Comment: \
         (its marker, its text); past 32 of a kind, a line says how many more (--json lists them all).
 
-        A cut MP3 (the file ends before the frames its LAME or Xing tag counts): every whole frame's audio is \
-        delivered and the cut frame is said (Warning: the file is truncated at byte N); the tag's padding was at the \
-        end the file lost, so only what of it is left is taken off (remainderFrames 0 where the cut comes before it), \
-        and a note in --trace says so. --trace says "bytes after the end of the outer chunk" only where a byte follows \
+        A cut MP3 (the file ends before the frames its LAME or Xing tag counts) keeps the tag's priming and \
+        remainder, as the contract states them (the padding is taken off the whole frames that are left, as every \
+        command delivers them), and the cut is said with its byte (Warning: the file is truncated at byte N). \
+        --trace says "bytes after the end of the outer chunk" only where a byte follows \
         it (a clean WAV ends exactly there).
 
         convert carries them into every container that has a place for them, positions scaled when the rate changes \

@@ -119,7 +119,10 @@ import Testing
         let output = folder.path + "/x.wav"
         let cases: [([String], String)] = [
             (["join", "compose/a.wav", "-o", output], "give two or more inputs"),
-            (["join", "compose/a.wav", "compose/nope.wav", "-o", output], "no such file: 'compose/nope.wav'"),
+            (
+                ["join", "compose/a.wav", "compose/nope.wav", "-o", output],
+                "join: compose/nope.wav: error: no such file"
+            ),
             (["join", "compose/a.wav", "compose/b.wav", "-o", "compose/a.wav"], "is an input of this run"),
             (["mix", "compose/a.wav", "compose/b.wav", "--levels", "0", "-o", output], "1 value for 2 inputs"),
             (["mix", "compose/a.wav", "compose/b.wav", "--at", "0,soon", "-o", output], "not 'soon'"),
