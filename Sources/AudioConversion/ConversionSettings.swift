@@ -111,6 +111,16 @@ public struct ConversionSettings: Sendable {
     /// has come (what a progress line shows; each round of a loudness normalization starts again at 0).
     public var progress: (@Sendable (ConversionProgress) -> Void)?
 
+    /// Progress reports that say `activity` where they name none (a normalizer's passes keep their own).
+    mutating func sayProgress(as activity: String) {
+        guard let report = progress else { return }
+        progress = { progress in
+            var progress = progress
+            progress.activity = progress.activity ?? activity
+            report(progress)
+        }
+    }
+
     /// Settings that keep everything the source has, with containers chosen by the output's name.
     public init() {}
 }

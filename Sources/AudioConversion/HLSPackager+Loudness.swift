@@ -46,13 +46,7 @@ final class HLSLoudnessPass {
         signal.bitRate = nil
         signal.loudness = target
         signal.synchronizesFolder = false
-        if let report = conversion.progress {
-            signal.progress = { progress in
-                var progress = progress
-                progress.activity = progress.activity ?? "normalizing"
-                report(progress)
-            }
-        }
+        signal.sayProgress(as: "normalizing")
         return signal
     }
 

@@ -494,13 +494,7 @@ public enum HLSPackager {
         var (conversion, notes) = try renditionConversion(of: source, rendition: rendition, settings: settings)
         conversion.synchronizesFolder = false
         // The progress says which rendition is being made (a normalizer's passes say their own activity).
-        if let report = conversion.progress {
-            conversion.progress = { progress in
-                var progress = progress
-                progress.activity = progress.activity ?? "encoding \(name)"
-                report(progress)
-            }
-        }
+        conversion.sayProgress(as: "encoding \(name)")
         let encoded = directory + "/.encoded.m4a"
         defer { removeFile(encoded) }
         let result: ConversionResult

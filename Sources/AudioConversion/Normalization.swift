@@ -130,6 +130,13 @@ struct RenderPlan {
     /// Gain, dB, and the true-peak limiter's ceiling, dBTP (`nil`: no limiter).
     var gain = 0.0
     var limiterCeiling: Double?
+    /// The plan without the level a normalizer sets (no gain, no limiter): what a normalizer measures first.
+    var unleveled: RenderPlan {
+        var plan = self
+        plan.gain = 0
+        plan.limiterCeiling = nil
+        return plan
+    }
     /// A mix of the user's own (`--mix`, `--channel-map`, a layout's reordering), or `nil` for afkit's.
     var mixMatrix: [[Float]]?
     /// The fades' shape: half a sine for a silence cut's, the user's for `--fade-in`/`--fade-out`.
@@ -261,7 +268,7 @@ final class LoudnessNormalizer: LevelNormalizer {
     var limiterCeiling: Double? { render.limiterCeiling }
     /// Whether the output's codec loses (its encoder's overshoot and offset move with the signal): not PCM, FLAC
     /// or Apple Lossless.
-    private var isLossy: Bool { format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID) }
+    private var isLossy: Bool { losesInEncoding(format) }
     /// The limiter works this far under the ceiling: dither and the decoder's rounding need the room.
     static let headroom = 0.1
     /// A PCM or lossless output within this of the target is accepted at once; after a few rounds (and a lossy
@@ -301,11 +308,8 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.format = format
         self.resampler = resampler
         aim = target.integrated + (start?.aimShift ?? 0)
-        var unprocessed = plan
-        unprocessed.gain = 0
-        unprocessed.limiterCeiling = nil
         let source = try Self.measure(
-            unprocessed, source: open(), format: format, resampler: resampler, progress: progress)
+            plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
@@ -501,10 +505,9 @@ final class LoudnessNormalizer: LevelNormalizer {
         // 0.1 LU, and lowered until the conversion's own search meets it.
         let offset = aim - target.integrated
         var suggestion = suggested(best - offset)
-        var tries = 1
-        while tries < 5, try solve(plan, aim: suggestion + offset) == nil {
+        for _ in 0..<5 {
+            guard try solve(plan, aim: suggestion + offset) == nil else { break }
             suggestion -= 0.1
-            tries += 1
         }
         let asked = depth(plan, gain: gain)
         let limiting = shortDecimal((asked * 100).rounded() / 100)
@@ -637,12 +640,9 @@ final class PeakNormalizer: LevelNormalizer {
         render: RenderPlan, open: () throws -> SourceReader
     ) throws {
         self.target = target
-        isLossy = format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID)
-        var unprocessed = render
-        unprocessed.gain = 0
-        unprocessed.limiterCeiling = nil
+        isLossy = losesInEncoding(format)
         let source = try LoudnessNormalizer.measure(
-            unprocessed, source: open(), format: format, resampler: resampler, progress: nil)
+            render.unleveled, source: open(), format: format, resampler: resampler, progress: nil)
         let peak = target.peak(of: source)
         guard peak.isFinite else {
             throw AudioFileError.limitExceeded(
@@ -720,6 +720,12 @@ struct OvershootCeiling {
         }
         return ceiling + (limit - 0.25 - decoded) / slope
     }
+}
+
+/// Whether an output of `format` is lossy (not PCM, FLAC or Apple Lossless): its encoder's overshoot and offset
+/// move with the signal, so a normalizer measures it as decoded and may aim again.
+func losesInEncoding(_ format: StreamDescription) -> Bool {
+    format.formatID != .lpcm && !CodecDescriptor.isLossless(format.formatID)
 }
 
 /// `+9.3`, `-2`: a gain with its sign.
