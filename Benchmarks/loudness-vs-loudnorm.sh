@@ -4,7 +4,7 @@
 # is wide, as an unedited recording is) and music made with SoX (plucked chords swelling and falling). Each is
 # normalized to TARGET LUFS under -1 dBTP to WAV and to AAC at 64 and 128 kbit/s; every output is measured by
 # afkit (integrated, loudness range, true peak as decoded: the contract's measure) and the time and CPU each
-# took are shown (the sources are stereo: loudnorm's output is given their layout). Not a timed test: run it by hand on a release build (AFKIT=path/to/afkit), with espeak-ng,
+# took are shown; afkit's speech leveler (--dynamic) beside loudnorm's dynamic mode (the sources are stereo: loudnorm's output is given their layout). Not a timed test: run it by hand on a release build (AFKIT=path/to/afkit), with espeak-ng,
 # sox and ffmpeg installed. Usage: Benchmarks/loudness-vs-loudnorm.sh [MINUTES] [TARGET]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,6 +101,8 @@ for source in speech music; do
   timed "afkit --loudness, WAV" a.wav "$afkit" convert --quiet $source.wav --loudness "$target" a.wav
   timed "afkit --loudness, AAC 128k" a128.m4a "$afkit" convert --quiet $source.wav -d aac -b 128000 --loudness "$target" a128.m4a
   timed "afkit --loudness, AAC 64k" a64.m4a "$afkit" convert --quiet $source.wav -d aac -b 64000 --loudness "$target" a64.m4a
+  timed "afkit --loudness --dynamic, WAV" l.wav "$afkit" convert --quiet $source.wav --loudness "$target" --dynamic l.wav
+  timed "afkit --loudness --dynamic, AAC 128k" l128.m4a "$afkit" convert --quiet $source.wav -d aac -b 128000 --loudness "$target" --dynamic l128.m4a
   timed "loudnorm two-pass linear, WAV" f.wav bash -c 'loudnorm_two_pass "$@"' _ $source.wav f.wav -c:a pcm_s16le
   timed "loudnorm two-pass linear, AAC 128k" f128.m4a bash -c 'loudnorm_two_pass "$@"' _ $source.wav f128.m4a -c:a aac -b:a 128k
   timed "loudnorm two-pass linear, AAC 64k" f64.m4a bash -c 'loudnorm_two_pass "$@"' _ $source.wav f64.m4a -c:a aac -b:a 64k

@@ -131,7 +131,7 @@ public enum AudioConverter {
                 target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
                 open: { try settings.openSource(input) })
         }
-        if let normalizer { plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling) }
+        if let normalizer { plan.setLevel(from: normalizer) }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
         var concealment: String?
         let (frames, table) = try writeAtomically(
@@ -160,7 +160,7 @@ public enum AudioConverter {
                     if settings.checksClipping { try checkClipping(of: temporary, against: input) }
                     return written
                 }
-                plan.setLevel(gain: normalizer.gain, limiterCeiling: normalizer.limiterCeiling)
+                plan.setLevel(from: normalizer)
                 reader = try settings.openSource(input)
             }
         }
@@ -296,6 +296,7 @@ public enum AudioConverter {
             sampleRate == source.sampleRate
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
         let gain = plan.linearGain
+        let curve = plan.levelCurve
         // A gain of the user's (no limiter behind it) that takes samples past full scale: counted, for a note.
         let countsGain = gainReport != nil && plan.limiterCeiling == nil && gain > 1
         var gainOverloads = 0
@@ -329,8 +330,9 @@ public enum AudioConverter {
             var count = samples.count / outChannels
             if final { count = Int(min(Int64(count), expected - outputFrames)) }
             guard count > 0 else { return }
+            let position = plan.padStart + outputFrames
             outputFrames += Int64(count)
-            guard gain != 1 || limiter != nil else {
+            guard gain != 1 || limiter != nil || curve != nil else {
                 try samples.withUnsafeBufferPointer {
                     try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels]))
                 }
@@ -338,6 +340,7 @@ public enum AudioConverter {
             }
             scaled.removeAll(keepingCapacity: true)
             scaled.append(contentsOf: samples[0..<count * outChannels])
+            curve?.apply(&scaled, channels: outChannels, from: position, frames: count)
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
             if countsGain { gainOverloads += ChannelMixer.overloads(scaled[...]) }
             guard let limiter else { return try scaled.withUnsafeBufferPointer(deliver) }

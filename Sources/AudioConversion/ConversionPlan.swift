@@ -258,9 +258,10 @@ public struct ConversionPlan {
     }
 
     /// The level a loudness normalization sets for the next round: the gain and the limiter's ceiling.
-    mutating func setLevel(gain: Double, limiterCeiling: Double?) {
-        render.gain = gain
-        render.limiterCeiling = limiterCeiling
+    mutating func setLevel(from normalizer: any LevelNormalizer) {
+        render.gain = normalizer.gain
+        render.limiterCeiling = normalizer.limiterCeiling
+        render.levelCurve = normalizer.levelCurve
     }
 
     /// The encoder for a round of writing: the one the plan made for the first, a fresh one for each

@@ -75,6 +75,9 @@ public struct ConversionSettings: Sendable {
     public var deferredCommit: (@Sendable (AtomicOutputFile) -> Void)?
     /// Normalize to an integrated loudness under a true-peak ceiling (`--loudness`, `--true-peak`).
     public var loudness: LoudnessTarget?
+    /// Whether a loudness target that does not say (``LoudnessTarget/dynamic`` `nil`) levels speech first: the
+    /// voice preset's way.
+    public var levelsSpeech = false
     /// Where a conversion confirming a quieter target starts: what the refused one learned of its encoder.
     var encoderAllowance: EncoderAllowance?
     /// Normalize the highest peak to a level by one gain (`--normalize-peak`, `--normalize-true-peak`).
@@ -220,6 +223,7 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.channels = 1
             settings.bitRate = 32000
             settings.allowedFileTypes = [.caf, .ogg]
+            settings.levelsSpeech = true
         }
         return settings
     }
@@ -308,6 +312,7 @@ extension ConversionSettings {
     /// Applies `adjustments`: the loudness, silence, tags, edits and trim a command's options ask for.
     public mutating func apply(_ adjustments: ConversionAdjustments) {
         loudness = adjustments.loudness
+        if loudness?.dynamic == nil { loudness?.dynamic = levelsSpeech }
         peak = adjustments.peak
         loopCrossfade = adjustments.loopCrossfade
         silenceThreshold = adjustments.silenceThreshold

@@ -18,6 +18,9 @@ public struct LoudnessTarget: Hashable, Sendable {
     public var usesLimiter: Bool
     /// The deepest limiting allowed, dB (`--max-limiting`): a target that needs more is refused.
     public var maximumLimiting: Double
+    /// Whether the speech leveler rides the gain first (`--dynamic`, ``SpeechLeveler``) or one gain moves the
+    /// whole sound (`--linear`); `nil`: the preset's way (the voice preset levels, every other setting is linear).
+    public var dynamic: Bool?
 
     /// The limiting allowed unless asked otherwise, dB.
     public static let defaultMaximumLimiting = 6.0
@@ -35,11 +38,12 @@ public struct LoudnessTarget: Hashable, Sendable {
     }
 
     /// How the aim reads in a provenance or a message: `-16 LUFS, -1 dBTP` (`, no limiter`; `, at most 4 dB of
-    /// limiting` where that is not the default).
+    /// limiting` where that is not the default; `, speech leveled` for the dynamic way).
     public var description: String {
         "\(shortDecimal(integrated)) LUFS, \(shortDecimal(truePeakCeiling)) dBTP" + (usesLimiter ? "" : ", no limiter")
             + (usesLimiter && maximumLimiting != Self.defaultMaximumLimiting
                 ? ", at most \(shortDecimal(maximumLimiting)) dB of limiting" : "")
+            + (dynamic == true ? ", speech leveled" : "")
     }
 }
 
@@ -91,30 +95,47 @@ public struct NormalizationOutcome: Sendable {
     public var output: LoudnessMeasurement
     /// The peak aimed at, where the normalization was by peak (`--normalize-peak`), not loudness.
     public var peakTarget: PeakTarget?
+    /// What the speech leveler did, where it rode the gain first (`--dynamic`): ``source`` is then the leveled
+    /// signal, and this holds the sound before it.
+    public var leveling: SpeechLeveling?
 
     /// What was done, in one line: `loudness -14.86 -> -12.01 LUFS, true peak -1.7 -> -1.07 dBTP: gain +3.24 dB,
     /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling); by peak: `sample peak -7.3 -> -1 dBFS:
-    /// gain +6.3 dB`.
+    /// gain +6.3 dB`. Leveled, the loudness range's move and the leveler's gains come first: `loudness range 9.4 ->
+    /// 3.1 LU (leveler -2.1 to +7.6 dB), loudness ...`.
     public var summary: String {
         func two(_ value: Double) -> String { value.isFinite ? shortDecimal((value * 100).rounded() / 100) : "-inf" }
+        func one(_ value: Double) -> String { shortDecimal((value * 10).rounded() / 10) }
         if let peakTarget {
             return "\(peakTarget.measure == .sample ? "sample" : "true") peak \(two(peakTarget.peak(of: source))) -> "
                 + "\(two(peakTarget.peak(of: output))) \(peakTarget.unit): gain \(signed((gain * 100).rounded() / 100)) dB"
         }
-        return "loudness \(two(source.normalizable)) -> \(two(output.normalizable)) LUFS, true peak "
-            + "\(two(source.truePeak)) -> \(two(output.truePeak)) dBTP: gain \(signed((gain * 100).rounded() / 100)) dB, "
+        let before = leveling?.source ?? source
+        let leveled = leveling.map {
+            "loudness range \(one($0.source.range)) -> \(one(output.range)) LU (leveler \(signed(($0.leastGain * 10).rounded() / 10)) "
+                + "to \(signed(($0.greatestGain * 10).rounded() / 10)) dB), "
+        }
+        return (leveled ?? "") + "loudness \(two(before.normalizable)) -> \(two(output.normalizable)) LUFS, true peak "
+            + "\(two(before.truePeak)) -> \(two(output.truePeak)) dBTP: gain \(signed((gain * 100).rounded() / 100)) dB, "
             + (limiterReduction < 0 ? "limiting \(two(-limiterReduction)) dB" : "no limiting")
     }
 
     /// The same for `batch --report`'s JSON.
     public var reportJSON: JSONValue {
         func number(_ value: Double) -> JSONValue { value.isFinite ? .number((value * 100).rounded() / 100) : .null }
+        let before = leveling?.source ?? source
         return .object(
             [
-                ("sourceLoudness", number(source.normalizable)), ("outputLoudness", number(output.normalizable)),
-                ("sourceTruePeak", number(source.truePeak)), ("outputTruePeak", number(output.truePeak)),
+                ("sourceLoudness", number(before.normalizable)), ("outputLoudness", number(output.normalizable)),
+                ("sourceTruePeak", number(before.truePeak)), ("outputTruePeak", number(output.truePeak)),
                 ("gain", number(gain)), ("limiting", number(max(0, -limiterReduction))),
-            ] + (peakTarget.map { [("peakTarget", .string($0.description))] } ?? []))
+            ] + (peakTarget.map { [("peakTarget", .string($0.description))] } ?? [])
+                + (leveling.map {
+                    [
+                        ("sourceLoudnessRange", number($0.source.range)), ("outputLoudnessRange", number(output.range)),
+                        ("levelerLeastGain", number($0.leastGain)), ("levelerGreatestGain", number($0.greatestGain)),
+                    ]
+                } ?? []))
     }
 }
 
@@ -130,7 +151,10 @@ struct RenderPlan {
     /// Gain, dB, and the true-peak limiter's ceiling, dBTP (`nil`: no limiter).
     var gain = 0.0
     var limiterCeiling: Double?
-    /// The plan without the level a normalizer sets (no gain, no limiter): what a normalizer measures first.
+    /// The speech leveler's gain, riding before the static gain (`--dynamic`).
+    var levelCurve: GainCurve?
+    /// The plan without the level a normalizer sets (no gain, no limiter): what a normalizer measures first. The
+    /// speech leveler's curve stays: the normalizer measures the leveled signal.
     var unleveled: RenderPlan {
         var plan = self
         plan.gain = 0
@@ -152,7 +176,7 @@ struct RenderPlan {
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
     var keepsSamples: Bool {
         fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
-            && padEnd == 0 && loopCrossfades.isEmpty
+            && padEnd == 0 && loopCrossfades.isEmpty && levelCurve == nil
     }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain
@@ -266,6 +290,8 @@ final class LoudnessNormalizer: LevelNormalizer {
     var gain: Double { render.gain }
     /// The limiter's ceiling the next round is written with, dBTP (`nil`: no limiter).
     var limiterCeiling: Double? { render.limiterCeiling }
+    /// The speech leveler's curve (`--dynamic`).
+    var levelCurve: GainCurve? { render.levelCurve }
     /// Whether the output's codec loses (its encoder's overshoot and offset move with the signal): not PCM, FLAC
     /// or Apple Lossless.
     private var isLossy: Bool { losesInEncoding(format) }
@@ -287,6 +313,11 @@ final class LoudnessNormalizer: LevelNormalizer {
     static let encoderMargin = 0.5
     /// The most gain added past what the target needs, to make up what the limiter takes, dB.
     static let makeupLimit = 1.0
+    /// The same with the speech leveler riding (`--dynamic`), dB: the quiet passages are brought up by the leveler
+    /// whatever the make-up, so it guards only against squashing, which ``LoudnessTarget/maximumLimiting`` bounds.
+    static let levelledMakeupLimit = 3.0
+    /// The make-up allowed for this target.
+    private var makeupLimit: Double { target.dynamic == true ? Self.levelledMakeupLimit : Self.makeupLimit }
     /// Where the measuring passes are said.
     private let progress: Progress?
     /// The limiter's depth (dB) a PCM output of the target asks: the first round's.
@@ -308,9 +339,23 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.format = format
         self.resampler = resampler
         aim = target.integrated + (start?.aimShift ?? 0)
+        var leveling: SpeechLeveling?
+        if target.dynamic == true {
+            // The leveler's pass: the sound's 100 ms blocks, its curve from them; the normalizer measures what it makes.
+            let meter = try Self.meter(
+                plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
+            let before = meter.measurement
+            if let (curve, decibels) = SpeechLeveler.curve(
+                blocks: meter.blockReadings, programme: before.normalizable, step: meter.blockFrames)
+            {
+                plan.levelCurve = curve
+                leveling = SpeechLeveling(
+                    source: before, leastGain: decibels.min() ?? 0, greatestGain: decibels.max() ?? 0)
+            }
+        }
         let source = try Self.measure(
             plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
-        outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source)
+        outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
                 "'\(input)' is silent (below BS.1770's -70 LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
@@ -318,7 +363,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         }
         plan.gain = aim - source.normalizable
         let pcmCeiling = target.truePeakCeiling - Self.headroom
-        if let start {
+        if start != nil {
             // The limiting a PCM output would take bounds the allowance, as in a first round.
             pcmDepth = max(0, source.truePeak + target.integrated - source.normalizable - pcmCeiling)
         }
@@ -352,6 +397,14 @@ final class LoudnessNormalizer: LevelNormalizer {
         _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
         resampler: ResamplerChoice, progress: Progress?
     ) throws -> LoudnessMeasurement {
+        try meter(plan, source: source, format: format, resampler: resampler, progress: progress).measurement
+    }
+
+    /// The meter that measured the plan's signal (its 100 ms blocks too).
+    static func meter(
+        _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
+        resampler: ResamplerChoice, progress: Progress?
+    ) throws -> LoudnessMeter {
         let channels = Int(format.channelsPerFrame)
         let meter = try LoudnessMeter(channels: channels, sampleRate: format.sampleRate)
         var measured: Int64 = 0
@@ -365,7 +418,7 @@ final class LoudnessNormalizer: LevelNormalizer {
             measured += Int64(frames)
             progress?.report(measured, sampleRate: format.sampleRate)
         }
-        return meter.measurement
+        return meter
     }
 
     /// Where the measuring passes are said: the conversion's progress, with the pass's number.
@@ -429,7 +482,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         let close = 0.02
         // The most gain: the make-up limit, and the limiting allowed.
         let free = (plan.limiterCeiling ?? .infinity) - outcome.source.truePeak
-        let highest = min(needed + Self.makeupLimit, free + allowedDepth)
+        let highest = min(needed + makeupLimit, free + allowedDepth)
         guard needed <= highest else { return nil }
         var short = (gain: needed, loudness: try limitedLoudness(plan, gain: needed))
         if short.loudness >= aim - close { return needed }
@@ -475,19 +528,19 @@ final class LoudnessNormalizer: LevelNormalizer {
         }
         let most = free + allowedDepth
         let (lossAtMost, loudnessAtMost) = try loss(most)
-        if lossAtMost <= Self.makeupLimit {
+        if lossAtMost <= makeupLimit {
             best = max(best, loudnessAtMost)
         } else {
             // The loss grows from 0 where the limiter starts to past the make-up at the most: the gain where it
             // equals the make-up, by false position (Illinois), a few passes.
-            var low = (gain: free, excess: -Self.makeupLimit)
-            var high = (gain: most, excess: lossAtMost - Self.makeupLimit)
+            var low = (gain: free, excess: -makeupLimit)
+            var high = (gain: most, excess: lossAtMost - makeupLimit)
             var side = 0
             for _ in 0..<5 {
                 var middle = low.gain - low.excess * (high.gain - low.gain) / (high.excess - low.excess)
                 if !(middle > low.gain && middle < high.gain) { middle = (low.gain + high.gain) / 2 }
                 let (lost, loudness) = try loss(middle)
-                let excess = lost - Self.makeupLimit
+                let excess = lost - makeupLimit
                 if excess <= 0 {
                     best = max(best, loudness)
                     low = (middle, excess)
@@ -526,13 +579,18 @@ final class LoudnessNormalizer: LevelNormalizer {
         } else {
             reason =
                 "the limiter holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling takes more loudness than "
-                + "the \(shortDecimal(Self.makeupLimit)) dB of make-up gain afkit adds (more would raise the quiet parts "
-                + "past what the target asks)"
+                + "the \(shortDecimal(makeupLimit)) dB of make-up gain afkit adds "
+                + (target.dynamic == true
+                    ? "with the leveler (more would squash the speech)"
+                    : "(more would raise the quiet parts past what the target asks)")
         }
         // Only advice that can be taken: a ceiling below 0 dBTP to raise, a limit below the most, a codec with
         // a bit rate to raise, a lossy codec to leave.
         var remedies: [String] = []
         if target.truePeakCeiling < 0 { remedies.append("raise --true-peak") }
+        if target.dynamic != true && asked <= target.maximumLimiting {
+            remedies.append("for speech, level it (--dynamic)")
+        }
         if asked > target.maximumLimiting && target.maximumLimiting < 40 { remedies.append("raise --max-limiting") }
         if isLossy {
             let takesBitRate = CodecDescriptor.of(format.formatID)?.options.contains(.bitRate) ?? false
@@ -610,6 +668,8 @@ protocol LevelNormalizer: AnyObject {
     var gain: Double { get }
     /// The limiter's ceiling the next round is written with, dBTP (`nil`: no limiter).
     var limiterCeiling: Double? { get }
+    /// The speech leveler's gain curve, riding before the gain (`nil`: none).
+    var levelCurve: GainCurve? { get }
     /// The deepest reduction of the limiter in the round just written.
     var limiterReduction: Double { get set }
     /// What was measured and done.
@@ -629,6 +689,7 @@ final class PeakNormalizer: LevelNormalizer {
     private(set) var outcome: NormalizationOutcome
     private(set) var gain: Double
     var limiterCeiling: Double? { nil }
+    var levelCurve: GainCurve? { nil }
     var limiterReduction = 0.0
     private let isLossy: Bool
     private var rounds = 0

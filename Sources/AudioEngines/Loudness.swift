@@ -42,6 +42,11 @@ public final class LoudnessMeter {
     public private(set) var shortTermReadings: [Float] = []
     /// The momentary loudness (400 ms window, LUFS; `-infinity` for silence) every tenth of a second so far.
     public private(set) var momentaryReadings: [Float] = []
+    /// The loudness of each whole tenth of a second so far (a 100 ms block, LUFS; `-infinity` for silence): block
+    /// `i` holds frames `i * blockFrames ..< (i + 1) * blockFrames`.
+    public private(set) var blockReadings: [Float] = []
+    /// Frames in each of ``blockReadings``' blocks: a tenth of a second at the meter's rate.
+    public var blockFrames: Int { max(1, Int(rate / 10)) }
     /// Channels of the frames measured.
     public let channels: Int
 
@@ -84,7 +89,7 @@ public final class LoudnessMeter {
         truePeakMeter.add(samples, frames: frames)
         // libebur128 takes at most a second or so per call comfortably; the short-term loudness is read
         // every tenth of a second, as meters show it.
-        let step = max(1, Int(rate / 10))
+        let step = blockFrames
         var done = 0
         while done < frames {
             let count = min(frames - done, step - sinceShortTerm)
@@ -106,6 +111,7 @@ public final class LoudnessMeter {
                     energy = pow(10, (value + 0.691) / 10)
                 }
                 blockEnergies[blockIndex] = energy
+                blockReadings.append(Float(value))
                 blockIndex = blockIndex == 29 ? 0 : blockIndex + 1
                 let mean = blockEnergies.reduce(0, +) / 30
                 let reading = mean > 0 ? -0.691 + 10 * log10(mean) : -Double.infinity

@@ -252,6 +252,19 @@ struct SharedConversionOptions: ParsableArguments {
                 + "naming the loudest that does not.", valueName: "DB"))
     var maxLimiting: Double?
 
+    @Flag(
+        name: .customLong("dynamic"),
+        help: ArgumentHelp(
+            "Level speech before normalizing: a gain that rides slowly toward the programme's loudness (3 s windows, "
+                + "pauses held), so quiet and loud speakers come out alike; the voice preset's way."))
+    var dynamic = false
+
+    @Flag(
+        name: .customLong("linear"),
+        help: "Normalize by one gain for the whole sound (the way unless --preset voice): nothing rides, nothing pumps."
+    )
+    var linear = false
+
     @Option(
         name: .customLong("trim-silence"),
         help: ArgumentHelp(
@@ -322,9 +335,11 @@ struct SharedConversionOptions: ParsableArguments {
         if quiet && progress { throw ValidationError("--quiet and --progress: give one") }
         if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
-        if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil) {
-            throw ValidationError("--true-peak, --no-limiter and --max-limiting go with --loudness")
+        if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil || dynamic || linear) {
+            throw ValidationError(
+                "--true-peak, --no-limiter, --max-limiting, --dynamic and --linear go with --loudness")
         }
+        if dynamic && linear { throw ValidationError("--dynamic and --linear: give one") }
         if let maxLimiting, !(0...40).contains(maxLimiting) { throw ValidationError("--max-limiting takes 0 to 40 dB") }
         if noLimiter && maxLimiting != nil {
             throw ValidationError("--max-limiting and --no-limiter cannot go together")
@@ -385,6 +400,8 @@ struct SharedConversionOptions: ParsableArguments {
         ]
         for (option, value) in values { if let value { arguments.append("\(option)=\(value)") } }
         if noLimiter { arguments.append("--no-limiter") }
+        if dynamic { arguments.append("--dynamic") }
+        if linear { arguments.append("--linear") }
         if noMetadata { arguments.append("--no-metadata") }
         return arguments
     }
@@ -407,6 +424,7 @@ struct SharedConversionOptions: ParsableArguments {
             var target = LoudnessTarget(integrated: loudness, usesLimiter: !noLimiter)
             if let truePeak { target.truePeakCeiling = truePeak }
             if let maxLimiting { target.maximumLimiting = maxLimiting }
+            if dynamic || linear { target.dynamic = dynamic }
             return target
         }
     }

@@ -132,6 +132,20 @@ extension Convert {
         first and after the last sample above the level, keeping 5 ms of it to fade in and out across (the sound \
         itself is untouched, sample for sample); markers and loops move with the cut, and those in the cut silence go.
 
+        Speech leveling. --dynamic (with --loudness; the voice preset's way, --linear to refuse it) rides a gain \
+        before the normalization, so a quiet speaker and a loud one, or a voice drifting from the microphone, come out \
+        alike: each tenth of a second's level is the mean of the speech within 1.5 s either side (100 ms blocks whose \
+        loudness is within 20 LU of the programme's; pauses and room tone do not count), and the gain brings it \
+        to the programme's integrated loudness, within +10 and -10 dB. Where under half a second of speech is near, \
+        the gain holds the straight line between its neighbours', so a pause keeps the level around it and room tone \
+        is never raised for being quiet. The curve is smoothed forward and backward (0.5 s each way: it neither lags \
+        nor leads) and never moves faster than 6 dB a second, so it does not pump. The normalization then works on \
+        the leveled signal as above (target within 0.1 LU, true peak held), with up to 3 dB of make-up for what the \
+        limiter takes (the linear way allows 1 dB: there it would raise the quiet parts; here the leveler has). The \
+        note says the loudness range before and after and the leveler's gains (loudness range 9.2 -> 2 LU (leveler \
+        -3.3 to +6.2 dB), ...). Two espeak-ng speakers 8 dB apart come out within 1 dB (SpeechLevelerTests). For \
+        effects and music keep the linear way: it never rides, so it never pumps.
+
         Peak normalization. --normalize-peak DBFS brings the highest sample to DBFS by one linear gain, as sox gain \
         -n DBFS does (-1: sox gain -n -1); --normalize-true-peak DBTP brings the highest true peak (4x oversampled, \
         BS.1770-4) there instead. The peak is measured once through the pipeline (after any cut, fade, mix and \
@@ -343,6 +357,7 @@ extension Convert {
 
         voice: Opus at 32 kbit/s, mono, constant bit rate, in CAF (or Ogg Opus for .opus names). Why: dialogue lines: \
         a third of IMA4's size with a spectrum as close to the source's, and far closer than AAC-LC's at the same \
-        rate (BENCHMARKS.md); CBR because Apple's players decode Opus in CAF only at a constant bit rate
+        rate (BENCHMARKS.md); CBR because Apple's players decode Opus in CAF only at a constant bit rate. With \
+        --loudness it levels speech (--dynamic) unless --linear is given.
         """
 }
