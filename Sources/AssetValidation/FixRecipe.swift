@@ -79,8 +79,8 @@ struct FixRecipe: Sendable, Hashable {
             suffix = ext ?? (Self.holds(own, name, facts) ? own : ".caf")
         case .preset(let name, let ext):
             options.append("--preset \(name)")
-            // The preset's own rate where it is low enough.
-            if let asked = rate, Self.presetRate(name) <= asked { rate = nil }
+            // The preset's own rate where it is low enough (the presets' one table of rates, in AudioFormats).
+            if let asked = rate, PresetSampleRate.of(preset: name).highest <= asked { rate = nil }
             suffix = ext
         }
         if let rate { options.append("-ar \(formatSampleRate(rate))") }
@@ -132,9 +132,6 @@ struct FixRecipe: Sendable, Hashable {
     static func presetFormat(_ facts: AssetFacts) -> Format? {
         facts.fixingPreset.map { .preset($0, extension: $0 == "music" ? ".m4a" : ".caf") }
     }
-
-    /// The highest rate a preset writes (`.infinity` for one that keeps the source's).
-    static func presetRate(_ name: String) -> Double { ["system-sound": 48000.0, "sfx": 22050][name] ?? .infinity }
 
     /// Whether afkit writes a file named with `suffix` holding the `-d` format `name` (`0`: the file's own), as the
     /// container's writer answers for the file's rate and channels.

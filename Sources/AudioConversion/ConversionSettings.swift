@@ -184,19 +184,21 @@ public enum Preset: String, CaseIterable, Sendable {
         var settings = ConversionSettings()
         settings.fileType = nil
         settings.name = "--preset \(rawValue)"
+        // The rate from the one table of the presets' rates (AudioFormats), which the validator's fixes read too.
+        let rate = PresetSampleRate.of(preset: rawValue)
+        settings.sampleRate = rate.fixed
+        settings.maximumSampleRate = rate.maximum
         switch self {
         case .systemSound:
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.adaptsToContainer = true
             settings.maximumSeconds = 30
-            // The system-sound profile warns above 48 kHz and above two channels: the preset's output passes its
-            // own profile.
-            settings.maximumSampleRate = 48000
+            // The system-sound profile warns above 48 kHz (the table's most) and above two channels: the preset's
+            // output passes its own profile.
             settings.maximumChannels = 2
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .sfx:
             settings.dataFormat = DataFormatSpecifier("ima4")
-            settings.sampleRate = 22050
             settings.channels = 1
             settings.allowedFileTypes = [.caf, .aifc]
         case .pcm:
@@ -208,15 +210,14 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.dataFormat = DataFormatSpecifier("aac")
             settings.adaptsToContainer = true
             settings.maximumChannels = 2
-            // The music profile warns above 48 kHz: the preset's output passes its own profile.
-            settings.maximumSampleRate = 48000
+            // The music profile warns above 48 kHz (the table's most): the preset's output passes its own profile.
             settings.copiesCompressedPackets = true
             settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
             settings.adaptsToContainer = true
-            // Lossless as a codec, at the rates the music profile passes (-d alac@RATE keeps a higher one).
-            settings.maximumSampleRate = 48000
+            // Lossless as a codec, at the rates the music profile passes (the table's most; -d alac@RATE keeps a
+            // higher one).
             settings.allowedFileTypes = [.caf, .m4a, .flac]
         case .voice:
             settings.dataFormat = DataFormatSpecifier("opus")

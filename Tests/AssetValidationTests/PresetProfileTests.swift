@@ -60,6 +60,26 @@ private final class EngineMeter: StreamingLoudnessMeter, @unchecked Sendable {
         try writer.close()
     }
 
+    /// The presets' rates are one table (``PresetSampleRate``, which the validator's fixes read too): each preset's
+    /// output has the table's rate, a fixed one whatever the source's, else the source's up to the table's most.
+    /// (`voice` is Opus, whose codec chooses its rate: the table leaves it out.)
+    @Test func everyPresetWritesTheTablesRate() throws {
+        let scratch = try Scratch()
+        for (index, source) in [8000.0, 44100, 96000].enumerated() {
+            let input = scratch.root + "/rate\(index).caf"
+            try Self.write(Source(rate: source, channels: 1, bits: 16), to: input)
+            for preset in Preset.allCases where preset != .voice {
+                let output = scratch.root + "/rate\(index)-\(preset.rawValue).caf"
+                _ = try AudioConverter.convert(input: input, output: output, settings: preset.settings)
+                let rate = try AudioFile(path: output).dataFormat.sampleRate
+                let table = PresetSampleRate.of(preset: preset.rawValue)
+                #expect(rate == table.fixed ?? min(source, table.highest), "\(preset) from \(source) Hz: \(rate)")
+            }
+        }
+        #expect(PresetSampleRate.of(preset: "sfx").fixed == 22050)
+        #expect(PresetSampleRate.of(preset: "system-sound").highest == 48000)
+    }
+
     @Test func everyPresetsOutputPassesItsOwnProfile() throws {
         let scratch = try Scratch()
         var findings: [String] = []

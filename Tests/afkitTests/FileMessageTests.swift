@@ -14,6 +14,18 @@ func toneWAV(_ path: String, seconds: Double, rate: Double = 8000, channels: Int
     try pcmWAV(path, rate: rate, channels: UInt32(channels), samples: samples)
 }
 
+/// A tone (``toneWAV(_:seconds:rate:channels:)``, at `rate`, one second) made into `folder/name` by `afkit convert
+/// OPTIONS`: a source in another format. Returns its path.
+func convertedTone(_ options: [String], into folder: String, _ name: String, rate: Double = 8000) throws -> String {
+    let tone = folder + "/.tone-\(name).wav"
+    try toneWAV(tone, seconds: 1, rate: rate)
+    defer { try? FileManager.default.removeItem(atPath: tone) }
+    let made = folder + "/" + name
+    let converted = try Command.run(["convert"] + options + [tone, made])
+    #expect(converted.status == 0, "\(options) \(name): \(converted.stderr)")
+    return made
+}
+
 /// Every message names its file (issue 49, the contract's "Every message of every command names the file it is
 /// about"): `COMMAND: FILE: KIND: TEXT`, in every command.
 @Suite struct FileMessageTests {

@@ -1,4 +1,5 @@
 import AudioContainers
+import AudioFormats
 import Foundation
 import Testing
 
@@ -101,6 +102,24 @@ import Testing
         #expect(try Command.run(["convert", folder.path + "/a.wav", folder.path + "/a.caf"]).status == 0)
         let again = try #require(try Self.violations(folder.path + "/a.aifc").first?["fix"] as? String)
         #expect(again.hasSuffix("/a-fixed.caf"), "\(again)")
+    }
+
+    /// The presets' rates are one table (`PresetSampleRate`): a fix by a preset that already brings the rate low
+    /// enough adds no `-ar` (a 96 kHz µ-law file under the music profile: `--preset music`, which writes 48 kHz at
+    /// most), and its output has the table's rate.
+    @Test func aPresetFixTakesThePresetsOwnRate() throws {
+        let folder = try ScratchFolder()
+        let made = try convertedTone(["-d", "ulaw"], into: folder.path, "fast-ulaw.wav", rate: 96000)
+        for (profile, preset) in [("music", "music"), ("game-sfx", "sfx")] {
+            let found = try Self.violations(made, profile: profile)
+            let fix = try #require(found.compactMap { $0["fix"] as? String }.first, "\(profile): \(found)")
+            #expect(fix.contains("--preset \(preset)") && !fix.contains("-ar "), "\(fix)")
+            let fixed = try FixCommandTests.run(fix)
+            let rate = try AudioFile(path: fixed).dataFormat.sampleRate
+            #expect(rate == PresetSampleRate.of(preset: preset).highest, "\(fix): \(rate) Hz")
+            #expect(try !Self.violations(fixed, profile: profile).contains { $0["rule"] as? String == "sample-rate" })
+            try FileManager.default.removeItem(atPath: fixed)
+        }
     }
 }
 
