@@ -216,13 +216,15 @@ public struct AssetValidator: Sendable {
                     Violation(rule: rule.id, severity: severity, message: finding.message, fix: finding.fix))
             }
         }
-        if let joined = recipe?.command(for: facts) {
+        let planned = recipe?.command(for: facts)
+        if let planned {
             for index in fixed {
-                violations[index].fix = joined.command
-                violations[index].fixNote = joined.note
+                violations[index].fix = planned.command
+                violations[index].fixNote = planned.note
             }
         }
         var report = FileReport(path: facts.path, violations: violations)
+        report.plannedFix = planned
         report.unchecked =
             facts.error != nil ? [] : active.compactMap { rules[$0.rule] }.compactMap { unchecked($0, facts) }
         report.audio = facts.audio

@@ -52,15 +52,20 @@ struct FixRecipe: Sendable, Hashable {
         return result
     }
 
-    /// The command that carries out the recipe on the file `facts` describe, and a note where the command is
+    /// The command that carries out the recipe on the file `facts` describe, with a note where the command is
     /// better run on the file's source (a lossy file decoded again); `nil` where no command can (a format that
-    /// cannot be kept, with no preset to fall back on).
+    /// cannot be kept, with no preset to fall back on; a file with no audio frames).
     ///
     /// The output goes beside the file, named as it is with the extension of its container where afkit writes
     /// that container with the output's format (else `.caf`, or the preset's), `-fixed` added where that would be
-    /// the file itself or another file already there. A file a conversion made (``FixOrigin``) is remade from its source instead, with the
-    /// options that made it and then these, into its own place: its format is left to those options.
-    func command(for facts: AssetFacts) -> (command: String, note: String?)? {
+    /// the file itself or another file already there (then `-fixed-2`, ...). A file a conversion made
+    /// (``FixOrigin``) is remade from its source instead, with the options that made it and then these, into its
+    /// own place: its format is left to those options. Where another fix of the same run writes the same output,
+    /// the report moves this one on (``PlannedFix/avoiding(_:)``).
+    func command(for facts: AssetFacts) -> PlannedFix? {
+        // A file with no audio frames (an init segment) has nothing a conversion could fix: its output would be as
+        // empty, and fail `empty` as the file does.
+        if facts.origin == nil, facts.summary?.frameCount == 0 { return nil }
         var options: [String] = []
         var suffix: String?
         let (folder, base, own) = pathParts(facts.path)
@@ -92,28 +97,24 @@ struct FixRecipe: Sendable, Hashable {
             options.append("--loudness \(shortDecimal((level * 10).rounded() / 10))")
             if let truePeak { options.append("--true-peak \(shortDecimal(truePeak))") }
         }
-        let output = folder + base + (suffix ?? own)
         if let origin = facts.origin {
             // The options that made the file, then the fix's own (the later option wins); a flag given twice is
             // given once.
             let made = origin.options.map { shellQuoted($0, isPath: false) }
             let added = options.filter { !made.contains($0) }
-            return (
-                "afkit convert \((made + added).joined(separator: " ")) \(shellQuoted(origin.source)) "
-                    + shellQuoted(output), nil
-            )
+            return PlannedFix(
+                input: "afkit convert \((made + added).joined(separator: " ")) \(shellQuoted(origin.source))",
+                file: facts.path, remakesFile: true, name: (folder + base, suffix ?? own), note: nil)
         }
-        // Never over the file itself, nor over another file already there.
-        let target = output == facts.path || pathExists(output) ? folder + base + "-fixed" + (suffix ?? own) : output
         var note: String?
         if let id = facts.summary?.format.formatID, !CodecDescriptor.isLossless(id) {
             note =
                 "the file is \(CodecDescriptor.spokenName(of: id)), lossy: run this on its source instead, if you have "
                 + "it (made from the file, a lossy output is a second generation of loss)"
         }
-        return (
-            "afkit convert \(options.joined(separator: " ")) \(shellQuoted(facts.path)) \(shellQuoted(target))", note
-        )
+        return PlannedFix(
+            input: "afkit convert \(options.joined(separator: " ")) \(shellQuoted(facts.path))", file: facts.path,
+            remakesFile: false, name: (folder + base, suffix ?? own), note: note)
     }
 
     /// The file's own format as `convert` keeps it: `-d 0` where it writes the format again (linear PCM, IMA4,
@@ -150,4 +151,62 @@ struct FixRecipe: Sendable, Hashable {
         let format = encoding.streamDescription(source.sampleRate, source.channelsPerFrame)
         return (try? AudioFileWriter.check(format, in: type, magicCookie: encoding.dryRunCookie)) != nil
     }
+}
+
+/// A fix as the command that runs it: everything up to its output, and the output, chosen so that it is never
+/// another file already there, nor (``avoiding(_:)``) the output of another fix of the same run.
+struct PlannedFix: Sendable {
+    /// `afkit convert`, its options and its input, shell-quoted.
+    var input: String
+    /// The file the fix is for.
+    var file: String
+    /// Whether the fix remakes the file in its own place (a batch's output, from its source), rather than writing
+    /// beside it.
+    var remakesFile: Bool
+    /// The output's path without its extension (`a/x`), and the extension (`.caf`).
+    var name: (stem: String, suffix: String)
+    /// What to know before running it (``Violation/fixNote``).
+    var note: String?
+    /// Where the fix writes.
+    private(set) var output = ""
+
+    init(input: String, file: String, remakesFile: Bool, name: (stem: String, suffix: String), note: String?) {
+        self.input = input
+        self.file = file
+        self.remakesFile = remakesFile
+        self.name = name
+        self.note = note
+        output = firstFree(avoiding: [])
+    }
+
+    /// The command as it is printed.
+    var command: String { input + " " + shellQuoted(output) }
+
+    /// The same fix, writing to none of `taken` (outputs as ``outputIdentity(_:)`` gives them).
+    func avoiding(_ taken: Set<String>) -> PlannedFix {
+        var moved = self
+        moved.output = firstFree(avoiding: taken)
+        return moved
+    }
+
+    /// The first of `STEM.EXT`, `STEM-fixed.EXT`, `STEM-fixed-2.EXT`, ... that is not in `taken` and is not a file
+    /// already there: never the file itself, unless the fix remakes it.
+    private func firstFree(avoiding taken: Set<String>) -> String {
+        var attempt = 0
+        while true {
+            let candidate =
+                name.stem + (attempt == 0 ? "" : attempt == 1 ? "-fixed" : "-fixed-\(attempt)") + name.suffix
+            attempt += 1
+            guard !taken.contains(outputIdentity(candidate)) else { continue }
+            if candidate == file ? remakesFile : !pathExists(candidate) { return candidate }
+        }
+    }
+}
+
+/// Where an output path lands, to tell two spellings of one place apart (`./a/x.caf` and `a/x.caf`): its folder
+/// resolved (``realPath(_:)``, where the folder exists) and its name.
+func outputIdentity(_ path: String) -> String {
+    let folder = parentFolder(of: path)
+    let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+    return (realPath(folder) ?? folder) + "/" + name
 }

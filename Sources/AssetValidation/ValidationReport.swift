@@ -21,6 +21,9 @@ public struct FileReport: Sendable {
     /// The profile's rules that could not be checked, and why (no decoder for the format, no loudness meter,
     /// audio that cannot be decoded): a file passes only the rules that were checked.
     public var unchecked: [UncheckedRule] = []
+    /// The command the findings' fixes name, as the validator planned it: the run's report moves its output where
+    /// another file's fix writes there.
+    var plannedFix: PlannedFix?
 
     /// Whether the file passes: no error (warnings allowed).
     public var ok: Bool { !violations.contains { $0.severity == .error } }
@@ -55,10 +58,25 @@ public struct ValidationReport: Sendable {
     /// Files the folder walks left out, not named as a sound file afkit reads.
     public var skippedFiles: [String] = []
 
-    /// A run of `profile` over `files`.
+    /// A run of `profile` over `files`. No two files' fixes write one output: where a file's fix would write where
+    /// an earlier file's does (`x.wav` and `x.aif` both fixed into `x.caf`), it writes to the next free name
+    /// (`x-fixed.caf`, `x-fixed-2.caf`, ...), so the run's fixes can all be run.
     public init(profile: String, files: [FileReport]) {
         self.profile = profile
         self.files = files
+        var taken = Set<String>()
+        for index in self.files.indices {
+            guard let planned = self.files[index].plannedFix else { continue }
+            if taken.contains(outputIdentity(planned.output)) {
+                let moved = planned.avoiding(taken)
+                self.files[index].plannedFix = moved
+                for finding in self.files[index].violations.indices
+                where self.files[index].violations[finding].fix == planned.command {
+                    self.files[index].violations[finding].fix = moved.command
+                }
+            }
+            taken.insert(outputIdentity(self.files[index].plannedFix?.output ?? planned.output))
+        }
     }
 
     /// Files with no error.

@@ -46,7 +46,8 @@ extension Batch {
         for --trim; system-sound for pcm); a source that failed to convert is listed with its error as the finding. \
         The page's fixes remake an output from its source with the batch's options and the fix's own (afkit convert \
         --preset pcm --gain=-3 --trim src/long.wav out/long.caf), never from the output, which would be a second \
-        generation of loss. Every preset's output passes its own profile with no finding: PresetProfileTests converts \
+        generation of loss; a fix writes where no other fix of the page does (two outputs fixed into one name: the \
+        second gets -fixed). Every preset's output passes its own profile with no finding: PresetProfileTests converts \
         sources from 8 to 192 kHz, 1 to 8 channels, 8- to 32-bit integers and float with each preset and validates \
         them in-process.
 

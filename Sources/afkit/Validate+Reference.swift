@@ -18,9 +18,11 @@ extension Validate {
         for a rate, --trim-silence for silence at the ends, --loudness TARGET and --true-peak MAX for loudness, and \
         a rename for extension. The output goes beside the file, with its container's extension where afkit \
         writes that container with the output's format (else .caf, .m4a for music), -fixed added where the name is \
-        the file's own or another file's already there. The fix of a lossy file (AAC, MP3, Opus, Vorbis, IMA4) \
-        carries a note, in text after the command and in JSON as "fixNote": run it on the file's source, if you \
-        have it, for from the file a lossy output is a second generation of loss; a batch report's fixes name the \
+        the file's own, another file's already there or another fix's of the same run (then -fixed-2, ...: x.wav \
+        and x.aif checked together are fixed into x.caf and x-fixed.caf), so every fix of a run can be run; a file \
+        with no audio frames gets no fix (its output would be as empty). The fix of a lossy file (AAC, MP3, Opus, \
+        Vorbis, IMA4) carries a note, in text after the command and in JSON as "fixNote": run it on the file's \
+        source, if you have it, for from the file a lossy output is a second generation of loss; a batch report's fixes name the \
         source itself. FixCommandTests and FixesThatRunTests run every suggested fix as printed, for sources in \
         every container afkit reads (Ogg Vorbis from oggenc, make-fix-fixtures.sh), and validate what it wrote: it \
         passes. -o FILE (--output) writes the report to FILE, made whole and renamed into place, in the --format \

@@ -104,6 +104,40 @@ import Testing
         #expect(again.hasSuffix("/a-fixed.caf"), "\(again)")
     }
 
+    /// Fixes of one run never write the same output (issue 71): a µ-law `x.wav` and `x.aifc` fail data-format and
+    /// are both fixed into CAF by the preset; checked together (the folder, or the files by two spellings of one
+    /// folder), one fix writes `x.caf` and the other the next free name (`x-fixed.caf`, past an `x-fixed.caf`
+    /// already there `x-fixed-2.caf`); every fix runs and its output passes.
+    @Test func fixesOfOneRunNeverShareAnOutput() throws {
+        let folder = try ScratchFolder()
+        for name in ["x.wav", "x.aifc"] { _ = try convertedTone(["-d", "ulaw"], into: folder.path, name) }
+        func fixes(_ paths: [String]) throws -> [String] {
+            let report = try Command.run(["validate", "--format", "json"] + paths)
+            let files = try #require((report.json as? [String: Any])?["files"] as? [[String: Any]], "\(report.stderr)")
+            return try files.map { file in
+                let violations = file["violations"] as? [[String: Any]] ?? []
+                return try #require(violations.compactMap { $0["fix"] as? String }.first, "\(file)")
+            }
+        }
+        let outputs = { (fixes: [String]) in fixes.map { String($0.split(separator: " ").last ?? "") } }
+        let together = try fixes([folder.path])
+        #expect(together.count == 2)
+        #expect(Set(outputs(together)) == [folder.path + "/x.caf", folder.path + "/x-fixed.caf"], "\(together)")
+        // Two spellings of one folder are one place.
+        let spelled = try fixes([folder.path + "/x.wav", folder.path + "/./x.aifc"])
+        #expect(Set(outputs(spelled).map { $0.replacingOccurrences(of: "/./", with: "/") }).count == 2, "\(spelled)")
+        // Past a -fixed name already there.
+        try Data().write(to: URL(fileURLWithPath: folder.path + "/x-fixed.caf"))
+        let past = try fixes([folder.path + "/x.wav", folder.path + "/x.aifc"])
+        #expect(outputs(past) == [folder.path + "/x.caf", folder.path + "/x-fixed-2.caf"], "\(past)")
+        try FileManager.default.removeItem(atPath: folder.path + "/x-fixed.caf")
+        // Each runs, as printed, and what it wrote passes.
+        for fix in together {
+            let fixed = try FixCommandTests.run(fix)
+            #expect(try Self.violations(fixed).allSatisfy { $0["severity"] as? String != "error" }, "\(fix)")
+        }
+    }
+
     /// The presets' rates are one table (`PresetSampleRate`): a fix by a preset that already brings the rate low
     /// enough adds no `-ar` (a 96 kHz µ-law file under the music profile: `--preset music`, which writes 48 kHz at
     /// most), and its output has the table's rate.
@@ -120,6 +154,50 @@ import Testing
             #expect(try !Self.violations(fixed, profile: profile).contains { $0["rule"] as? String == "sample-rate" })
             try FileManager.default.removeItem(atPath: fixed)
         }
+    }
+
+    /// The fixtures: for the first files of every extension a container afkit reads declares (the registry's),
+    /// every `afkit convert` fix `validate` suggests runs as printed, and its output has no error and no warning the
+    /// file did not have already (a finding no fix claims, such as an AAC source's decoded overs, may stay).
+    @Test func everyFixForTheFixturesRuns() throws {
+        let folder = try ScratchFolder()
+        let unread = ["hostile", "fuzz-regressions", "refused"]
+        let found = try FileManager.default.subpathsOfDirectory(atPath: Command.fixtures).sorted().filter { path in
+            ContainerRegistry.walkedExtensions.contains(nameExtension(path).lowercased())
+                && !unread.contains(where: { path.hasPrefix($0 + "/") })
+        }
+        var picked: [String: [String]] = [:]
+        for path in found where picked[nameExtension(path).lowercased(), default: []].count < 2 {
+            picked[nameExtension(path).lowercased(), default: []].append(path)
+        }
+        var ran = 0
+        for path in picked.values.joined() {
+            let copy = folder.path + "/" + path.replacingOccurrences(of: "/", with: "_")
+            try FileManager.default.copyItem(atPath: Command.fixtures + "/" + path, toPath: copy)
+            let before = try Self.violations(copy)
+            let kept = Set(before.filter { $0["fix"] == nil }.compactMap { $0["rule"] as? String })
+            let fixes = Set(before.compactMap { $0["fix"] as? String }.filter { $0.hasPrefix("afkit convert ") })
+            for fix in fixes {
+                let fixed = try FixCommandTests.run(fix)
+                let after = try Self.violations(fixed)
+                let left = after.filter {
+                    $0["severity"] as? String == "error" || !kept.contains($0["rule"] as? String ?? "")
+                }
+                #expect(left.isEmpty, "\(path): \(fix) leaves \(left)")
+                try? FileManager.default.removeItem(atPath: fixed)
+                ran += 1
+            }
+        }
+        #expect(picked.count >= 15 && ran >= 20, "\(picked.keys.sorted()): \(ran) fixes")
+    }
+
+    /// A file with no audio frames (an fMP4 init segment) gets no fix: converting it would make an output as empty,
+    /// failing `empty` as the file does.
+    @Test func aFileWithNoAudioGetsNoFix() throws {
+        let found = try Self.violations("hls/ffmpeg-fmp4/init.mp4")
+        #expect(found.contains { $0["rule"] as? String == "empty" }, "\(found)")
+        #expect(found.contains { $0["rule"] as? String == "container" }, "\(found)")
+        #expect(found.allSatisfy { $0["fix"] == nil }, "\(found)")
     }
 }
 
