@@ -9,7 +9,8 @@ extension AFKit {
         -dash.wav); one that names nothing is a usage error that says to put -- before such names.
 
         Every message names its command and the file it is about, as COMMAND: FILE: KIND: TEXT (convert: a.mp3: note: \
-        ...). Every output is written to a hidden temporary beside it, flushed and renamed into place, so it appears \
+        ...); one about no file as COMMAND: KIND: TEXT, usage errors included (batch: error: --jobs takes 1 to 256, \
+        then the usage lines). Every output is written to a hidden temporary beside it, flushed and renamed into place, so it appears \
         whole or not at all; SIGINT, SIGTERM and SIGHUP remove the temporary and exit 130, 143 and 129. Outputs \
         depend on the input's bytes, the options and afkit's version only. Documentation/Behaviour.md, in afkit's \
         source, describes these rules in full.

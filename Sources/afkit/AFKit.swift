@@ -58,13 +58,17 @@ struct AFKit: ParsableCommand {
             Output.standardError(helpMessage() + "\n")
             terminate(Status.usage)
         }
+        // The command every message names: the subcommand given, else afkit itself.
+        let names = configuration.subcommands.map { $0._commandName }
+        let command = names.contains(arguments[0]) ? arguments[0] : configuration.commandName ?? "afkit"
         if Set(arguments) == ["--version", "--verbose"] {
             Output.standardOutput(verboseVersion())
             terminate(0)
         }
-        let names = configuration.subcommands.map { $0._commandName }
         if arguments[0] == "help", arguments.count > 1, !names.contains(arguments[1]) {
-            Output.standardError("Error: no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))\n")
+            Output.standardError(
+                commandMessage(
+                    command, .error, "no subcommand '\(arguments[1])': afkit has \(names.joined(separator: ", "))"))
             terminate(Status.usage)
         }
         if arguments.first == "convert" && arguments.dropFirst().prefix(while: { $0 != "--" }).contains("-hf") {
@@ -74,8 +78,10 @@ struct AFKit: ParsableCommand {
         let named = namingDashFiles(arguments)
         if let stray = named.stray {
             Output.standardError(
-                "Error: '\(stray)' is no option and no file here: use -- before file names that start "
-                    + "with - (afkit \(names.contains(arguments[0]) ? arguments[0] : "info") -- \(stray))\n")
+                fileMessage(
+                    command, stray, .error,
+                    "'\(stray)' is no option and no file here: use -- before file names that start with - (afkit "
+                        + "\(names.contains(arguments[0]) ? arguments[0] : "info") -- \(stray))"))
             terminate(Status.usage)
         }
         do {
@@ -83,7 +89,7 @@ struct AFKit: ParsableCommand {
             if let networked = command as? any NetworkCommand, networked.readsNetwork { runOverNetwork(networked) }
             try command.run()
         } catch {
-            exit(for: error)
+            exit(for: error, in: command)
         }
     }
 
@@ -97,22 +103,35 @@ struct AFKit: ParsableCommand {
                 try await command.runOverNetwork()
                 terminate(0)
             } catch {
-                exit(for: error)
+                exit(for: error, in: type(of: command)._commandName)
             }
         }
         dispatchMain()
     }
 
-    /// Reports `error` as argument-parser words it and ends with the contract's status (usage: 2).
-    static func exit(for error: any Error) -> Never {
+    /// Reports `error` of `command` (a subcommand's name, or `afkit`) and ends with the contract's status (usage:
+    /// 2). argument-parser's `Error: TEXT` (an unknown option, a value missing or invalid, an argument missing, a
+    /// `validate()` check) becomes `COMMAND: error: TEXT`, the shape of every message; the help and usage lines
+    /// after it are kept.
+    static func exit(for error: any Error, in command: String) -> Never {
         let code = exitCode(for: error)
         let message = fullMessage(for: error)
         if code == .success {
             if !message.isEmpty { Output.standardOutput(message + "\n") }
             terminate(0)
         }
-        if !message.isEmpty { Output.standardError(message + "\n") }
+        if !message.isEmpty { Output.standardError(worded(message, in: command)) }
         terminate(code == .validationFailure ? Status.usage : code.rawValue)
+    }
+
+    /// argument-parser's message (`Error: TEXT`, then any help and usage lines) as afkit words it: its first
+    /// line `COMMAND: error: TEXT`; a message in another shape is kept as it is. Ends with a line feed.
+    static func worded(_ message: String, in command: String) -> String {
+        let prefix = "Error: "
+        guard message.hasPrefix(prefix) else { return message + "\n" }
+        let lines = message.dropFirst(prefix.count).split(
+            separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        return commandMessage(command, .error, String(lines[0])) + (lines.count > 1 ? lines[1] + "\n" : "")
     }
 }
 
@@ -270,11 +289,16 @@ enum Output {
     }
 }
 
-/// A usage error found in `run()`, after argument-parser's own checks (so an unknown option is
-/// reported before a path): the message and the subcommand's usage on standard error, status 2.
+/// A usage error: the message (`COMMAND: error: TEXT`, or `COMMAND: FILE: error: TEXT` where it is about one file)
+/// and the subcommand's usage on standard error, status 2. Thrown from `run()`, after argument-parser's own checks
+/// (so an unknown option is reported before a path), or from `validate()` for a message about one file (the
+/// `ExitCode` it returns passes argument-parser unchanged; a `ValidationError` is worded by ``AFKit/exit(for:in:)``,
+/// which knows no file).
 func usageError(_ message: String, about file: String? = nil, in command: ParsableCommand.Type) -> ExitCode {
     // A message about one file is worded as every message about a file is (`convert: a.wav: error: ...`).
-    let first = file.map { fileMessage(command._commandName, $0, .error, message) } ?? "Error: \(message)\n"
+    let first =
+        file.map { fileMessage(command._commandName, $0, .error, message) }
+        ?? commandMessage(command._commandName, .error, message)
     Output.standardError(
         first + "Usage: \(AFKit.usageString(for: command))\n"
             + "  See 'afkit \(command._commandName) --help' for more information.\n")

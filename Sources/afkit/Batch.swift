@@ -151,8 +151,9 @@ struct Batch: ParsableCommand {
                 outIdentity != nil && sources.contains { FileIdentity(path: $0) == outIdentity }
                 ? "; --out '\(out)' is never read as a source, so give the outputs a folder of their own" : ""
             Output.standardError(
-                "batch: no source file in \(sources.joined(separator: ", "))\(hint) (give --allow-empty to accept that)\n"
-            )
+                commandMessage(
+                    "batch", .error,
+                    "no source file in \(sources.joined(separator: ", "))\(hint) (give --allow-empty to accept that)"))
             throw ExitCode(AFKit.Status.usage)
         }
         // On a terminal (or with --progress), one line shows the files done and how far the file being written
@@ -223,7 +224,7 @@ struct Batch: ParsableCommand {
             }
             return true
         } catch {
-            Output.standardError("batch: cannot write the report: \(error)\n")
+            Output.standardError(fileMessage("batch", report, .error, "cannot write the report: \(error)"))
             return false
         }
     }

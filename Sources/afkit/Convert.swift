@@ -73,8 +73,9 @@ struct Convert: ParsableCommand {
         if outputOption == nil && outputArgument == nil {
             guard input != "-" else { throw ValidationError("standard input needs an OUTPUT (or -o) to write to") }
             guard output != input else {
-                throw ValidationError(
-                    "without OUTPUT the output would be '\(output)', the input itself: give OUTPUT, -o or another -f")
+                throw usageError(
+                    "without OUTPUT the output would be '\(output)', the input itself: give OUTPUT, -o or another -f",
+                    about: input, in: Self.self)
             }
         }
         if profile != nil && !shared.trim { throw ValidationError("--profile goes with --trim (the limit it cuts to)") }
@@ -100,7 +101,7 @@ struct Convert: ParsableCommand {
             // The plan's destination: the container and data format, checked before any work.
             _ = try ConversionPlan.Destination(output: output, settings: settings)
         } catch let error as ConversionUsageError {
-            throw ValidationError(error.description)
+            throw usageError(error.description, about: output, in: Self.self)
         }
     }
 

@@ -9,5 +9,11 @@ enum MessageKind: String {
 /// The file is named once: a text that already starts with it (quoted or not) is not given it again.
 func fileMessage(_ command: String, _ argument: String, _ kind: MessageKind, _ text: String) -> String {
     let named = text.hasPrefix(argument) || text.hasPrefix("'\(argument)'")
-    return "\(command): " + (named ? "" : "\(shownInput(argument)): ") + "\(kind.rawValue): \(text)\n"
+    return commandMessage(named ? command : "\(command): \(shownInput(argument))", kind, text)
+}
+
+/// A line about no one file (an option's value, an argument missing), as every command words it: `COMMAND: KIND:
+/// TEXT` (`batch: error: --jobs takes 1 to 256`). ``fileMessage(_:_:_:_:)`` adds the file to the same shape.
+func commandMessage(_ command: String, _ kind: MessageKind, _ text: String) -> String {
+    "\(command): \(kind.rawValue): \(text)\n"
 }

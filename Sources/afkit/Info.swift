@@ -35,7 +35,7 @@ struct Info: NetworkCommand {
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one FILE") }
         if loudness, let url = files.first(where: isStreamURL) {
-            throw ValidationError("--loudness measures files, not streams: \(shownArgument(url))")
+            throw usageError("--loudness measures files, not streams", about: url, in: Self.self)
         }
     }
 

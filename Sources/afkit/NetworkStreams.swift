@@ -234,7 +234,7 @@ extension Packets {
                         JSONValue.object([("path", .string(shownArgument(file))), ("error", errorJSON(error))])
                             .serialized(pretty: true) + "\n")
                 } else {
-                    Output.standardError("\(shownArgument(file)): error: \(error)\n")
+                    Output.standardError(fileMessage("packets", file, .error, "\(error)"))
                 }
                 return nil
             }
@@ -248,7 +248,7 @@ extension Packets {
             if jsonLines {
                 listing.emit([("event", .string("error")), ("error", errorJSON(error))])
             } else {
-                Output.standardError("\(shownArgument(file)): error: \(error)\n")
+                Output.standardError(fileMessage("packets", file, .error, "\(error)"))
             }
             throw ExitCode(AFKit.Status.problemFound)
         }

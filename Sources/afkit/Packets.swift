@@ -60,11 +60,14 @@ struct Packets: NetworkCommand {
         if json && jsonLines { throw ValidationError("--json and --json-lines are alternatives: give one") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
         if isStreamURL(file) {
-            if icyMetaint != nil { throw ValidationError("--icy-metaint is read from the server's response for a URL") }
+            if icyMetaint != nil {
+                throw usageError(
+                    "--icy-metaint is read from the server's response for a URL", about: file, in: Self.self)
+            }
         } else if jsonLines || duration != nil || network.isGiven {
-            throw ValidationError(
-                "--json-lines, --duration and the network options follow a stream over HTTP: give an http:// or https:// URL"
-            )
+            throw usageError(
+                "--json-lines, --duration and the network options follow a stream over HTTP: give an http:// or "
+                    + "https:// URL", about: file, in: Self.self)
         }
         if let typeHint, FileType(fileExtension: typeHint) == nil {
             throw ValidationError("--type-hint '\(typeHint)' names no container afkit reads")
@@ -326,7 +329,8 @@ final class PacketSpool {
         guard !buffer.isEmpty else { return }
         if let failure = buffer.withUnsafeBytes({ Output.writeAll($0, to: descriptor) }) {
             let reason = strerror(failure).map { String(cString: $0) } ?? "error \(failure)"
-            Output.standardError("afkit: cannot keep the packet list in '\(path)': \(reason)\n")
+            Output.standardError(
+                commandMessage("packets", .error, "cannot keep the packet list in '\(path)': \(reason)"))
             TemporaryFiles.removeAll()
             _exit(AFKit.Status.problemFound)
         }

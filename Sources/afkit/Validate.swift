@@ -69,7 +69,7 @@ struct Validate: ParsableCommand {
                 "no profile '\(profile)': use \(Profile.builtInNames.joined(separator: ", ")) or a JSON file")
         }
         guard let text = try? String(contentsOfFile: profile, encoding: .utf8) else {
-            throw ValidationError("cannot read the profile file '\(profile)'")
+            throw ValidationError("'\(profile)' cannot be read as a profile (a JSON file)")
         }
         do {
             return try Profile(json: text)
@@ -121,7 +121,7 @@ struct Validate: ParsableCommand {
                 }
             }
         } catch let error as AudioFileError {
-            Output.standardError("validate: \(error)\n")
+            Output.standardError(commandMessage("validate", .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         }
         // A URL is reported without its password: every format escapes or breaks a name its own way (GitHub's
@@ -144,7 +144,9 @@ struct Validate: ParsableCommand {
         if report.files.isEmpty && !allowEmpty {
             let what = try loadProfile().checksPlaylists ? "playlist (.m3u8)" : "sound file"
             Output.standardError(
-                "validate: no \(what) in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)\n")
+                commandMessage(
+                    "validate", .error,
+                    "no \(what) in \(paths.joined(separator: ", ")) (give --allow-empty to accept that)"))
             throw ExitCode(AFKit.Status.usage)
         }
         let rendered =

@@ -98,9 +98,9 @@ struct Waveform: ParsableCommand {
         }
         if bits != 8 && bits != 16 { throw ValidationError("--bits \(bits) is out of range: give 8 or 16") }
         guard kind != nil else {
-            throw ValidationError(
-                "-o \(output): name it .json or .dat (audiowaveform's formats), or .png or .svg (a picture)"
-            )
+            throw usageError(
+                "-o: name it .json or .dat (audiowaveform's formats), or .png or .svg (a picture)", about: output,
+                in: Self.self)
         }
         for (name, value) in [("--width", width), ("--height", height)] where !(16...20000).contains(value) {
             throw ValidationError("\(name) \(value) is out of range: give 16 to 20000 pixels")

@@ -78,7 +78,8 @@ import Testing
             "batch", "--preset", "pcm", "--out", folder + "/file", folder + "/a", folder + "/b",
         ])
         #expect(file.status == 2)
-        #expect(file.stderr.components(separatedBy: "Error:").count == 2, "one error: \(file.stderr)")
+        #expect(file.stderr.components(separatedBy: "error: ").count == 2, "one error: \(file.stderr)")
+        #expect(file.stderr.hasPrefix("batch: error: "), "\(file.stderr)")
         #expect(file.stderr.contains("--out '\(folder)/file' is a file: give a folder"))
     }
 
