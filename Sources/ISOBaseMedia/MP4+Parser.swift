@@ -70,6 +70,10 @@ package struct MP4Parser: StreamParser {
         var tableOffset: Int64 = 0
         /// What its `udta/ludt/tlou` states.
         var loudness: LoudnessInfo?
+        /// The tracks its `tref/chap` names: its chapter tracks.
+        var chapterReferences: [UInt32] = []
+        /// Whether its sample table did not hold together (a text track's: its chapters are not read).
+        var tableIsDamaged = false
     }
 
     /// A chapter track's sample: where its title lies and when the chapter runs, in seconds.
@@ -139,12 +143,16 @@ package struct MP4Parser: StreamParser {
     var earlyMedia: Box?
     var pendingSeekRequest: (target: Int64, then: State)?
     var resumed = false
-    /// The first text track (QuickTime's chapter track, which Apple's audiobooks and podcasts carry).
-    var chapterTrack: Track?
+    /// The first text tracks (a chapter track among them: QuickTime's, which Apple's audiobooks and podcasts
+    /// carry), at most ``maximumTextTracks``.
+    var textTracks: [Track] = []
     /// Its samples (a title each) not read yet, in file order, and where the walk goes once they are.
     var chapterSamples: [ChapterSample] = []
     var afterChapters: (target: Int64, then: State)?
     var readsChapterTrack = false
+    /// Whether the titles wait for the `mdat` after `moov` to be seen (a file read by index, `moov` first): they
+    /// are sought only inside a `mdat` known to hold them.
+    var chaptersAwaitMedia = false
     /// The `moov` read whose format waits for its first MPEG audio frame's header.
     var movieAwaitingFirstFrame: Box?
     /// The duration the table gives a first packet that decodes to no frames (Vorbis's: its first block only
@@ -538,7 +546,8 @@ package struct MP4Parser: StreamParser {
         case ("udta", let child) where child != "ludt" && isTrackUserData:
             // Of a track's user data only its loudness is read (its tags and chapters are not the file's).
             skip(box, note: "")
-        case ("moov", "udta"), ("trak", "udta"), ("trak", "edts"), ("trak", "mdia"), ("udta", "ilst"), ("meta", "ilst"),
+        case ("moov", "udta"), ("trak", "udta"), ("trak", "edts"), ("trak", "mdia"), ("trak", "tref"), ("udta", "ilst"),
+            ("meta", "ilst"),
             ("udta", "ludt"), ("moof", "traf"):
             if box.type == "traf" { fragment = nil }
             try descend(into: box)
@@ -562,7 +571,7 @@ package struct MP4Parser: StreamParser {
             try descend(into: box)
         case ("covr", "data"):
             state = .pictureData(box)
-        case ("ilst", _), ("udta", "chpl"):
+        case ("ilst", _), ("udta", "chpl"), ("tref", "chap"):
             try read(box, limit: limits.maximumMetadataChunkBytes, essential: false)
         default:
             skip(box, note: "")
@@ -616,7 +625,9 @@ package struct MP4Parser: StreamParser {
         switch box.type {
         case "trak":
             if let track, audio == nil, track.handler == "soun", track.entry != nil { audio = track }
-            if let track, chapterTrack == nil, track.handler == "text" { chapterTrack = track }
+            if let track, track.handler == "text", !track.tableIsDamaged, textTracks.count < Self.maximumTextTracks {
+                textTracks.append(track)
+            }
             track = nil
         case "moov":
             try finishMovie(box)
@@ -814,9 +825,13 @@ package struct MP4Parser: StreamParser {
     /// index passes over `mdat`; a stream that can seek has passed them), else as the bytes pass (a stream that
     /// cannot seek, `moov` first).
     mutating func findChapters(after movie: Box) {
-        guard let track = chapterTrack, !isFragmented else { return }
+        let referenced = audio?.chapterReferences ?? []
+        // The text track the sound track names in `tref/chap`; where it names none, the first text track.
+        guard let track = textTracks.first(where: { referenced.contains($0.id) }) ?? textTracks.first,
+            !isFragmented
+        else { return }
         chapterSamples = chapterSamples(of: track)
-        chapterTrack = nil
+        textTracks = []
         for index in chapterSamples.indices.reversed() {
             let sample = chapterSamples[index]
             if let held = context.retained.index(of: sample.offset, count: sample.size) {
@@ -826,15 +841,38 @@ package struct MP4Parser: StreamParser {
         }
         chapterSamples.removeAll { $0.size < 0 }
         let position = movie.end ?? 0
-        let seeks = context.mode == .indexing || requestsSeeks
-        if let first = chapterSamples.first, seeks, context.mode == .indexing || first.offset < position {
-            afterChapters = pendingSeekRequest ?? (position, .boxHeader)
-            pendingSeekRequest = (first.offset, .chapterSample(0))
+        guard let first = chapterSamples.first else { return }
+        if context.mode == .indexing && mediaBoxes.isEmpty {
+            chaptersAwaitMedia = true
+        } else if context.mode == .indexing || requestsSeeks && first.offset < position {
+            seekChapterTitles(returningTo: pendingSeekRequest ?? (position, .boxHeader))
         }
+    }
+
+    /// Seeks to the first of the titles that lie inside a `mdat` seen (a title a table puts elsewhere is said, not
+    /// sought: a seek past the end of the file would end the walk before the audio), then to `returnTo`.
+    mutating func seekChapterTitles(returningTo returnTo: (target: Int64, then: State)) {
+        let boxes = mediaBoxes
+        let outside = chapterSamples.filter { sample in
+            !boxes.contains { sample.offset >= $0.bodyOffset && sample.offset + Int64(sample.size) <= $0.end ?? -1 }
+        }
+        if let first = outside.first {
+            context.properties.warnings.append(
+                "mp4: \(outside.count) of the chapter track's titles lie outside the media data ('mdat'), the first at "
+                    + "byte \(first.offset): not read")
+            chapterSamples.removeAll { sample in outside.contains { $0.offset == sample.offset } }
+        }
+        guard let first = chapterSamples.first else { return }
+        afterChapters = returnTo
+        pendingSeekRequest = (first.offset, .chapterSample(0))
     }
 
     /// The most chapters read from a chapter track: memory stays bounded whatever its table counts.
     static let maximumChaptersRead = 1000
+    /// The most text tracks kept while `moov` is read, for the chapter track to be chosen among.
+    static let maximumTextTracks = 4
+    /// The most tracks a `tref/chap` names that are kept.
+    static let maximumChapterReferences = 16
 
     /// Where a text track's samples lie and when each runs (its table, as the sound track's is built), at most
     /// ``maximumChaptersRead`` of at most 4 KiB each (more are said, not read): what a chapter track holds. A table
@@ -843,10 +881,25 @@ package struct MP4Parser: StreamParser {
         var chapters = MP4SampleTable()
         guard track.timescale > 0, (try? buildTable(track, into: &chapters)) != nil,
             var cursor = chapters.cursor(at: 0)
-        else { return [] }
+        else {
+            if track.sampleCount > 0 {
+                context.properties.warnings.append(
+                    "mp4: the chapter track's sample table (at byte \(track.tableOffset)) does not hold together: its "
+                        + "\(track.sampleCount) chapters are not read")
+            }
+            return []
+        }
         let scale = Double(track.timescale)
         var samples: [ChapterSample] = []
         var time: Int64 = 0
+        // Where its edits put it on the movie's clock: after its empty edits, from its first edit's media time.
+        var shift = 0.0
+        if movieTimescale > 0 {
+            let empty = track.edits.prefix { $0.mediaTime < 0 }.reduce(Int64(0)) { $0.saturatingAdd($1.duration) }
+            shift = Double(empty) / Double(movieTimescale)
+        }
+        if let first = track.edits.first(where: { $0.mediaTime >= 0 }) { shift -= Double(first.mediaTime) / scale }
+        var unreadable = 0
         let cap = Int64(Self.maximumChaptersRead)
         if chapters.sampleCount > cap {
             let more = chapters.sampleCount - cap
@@ -857,14 +910,22 @@ package struct MP4Parser: StreamParser {
         }
         for _ in 0..<min(chapters.sampleCount, cap) {
             guard let sample = chapters.sample(at: cursor) else { break }
-            let start = Double(time) / scale
+            let start = max(0, Double(time) / scale + shift)
             time += Int64(sample.duration)
             if (2...4096).contains(sample.size) {
                 samples.append(
                     ChapterSample(
-                        offset: sample.offset, size: Int(sample.size), start: start, end: Double(time) / scale))
+                        offset: sample.offset, size: Int(sample.size), start: start,
+                        end: max(start, Double(time) / scale + shift)))
+            } else {
+                unreadable += 1
             }
             chapters.advance(&cursor)
+        }
+        if unreadable > 0 {
+            context.properties.warnings.append(
+                "mp4: \(unreadable) of the chapter track's samples (its table at byte \(track.tableOffset)) are not "
+                    + "2 to 4096 bytes, as a title is: not read")
         }
         return samples.sorted { $0.offset < $1.offset }
     }
@@ -876,7 +937,12 @@ package struct MP4Parser: StreamParser {
         chapterSamples[index].size = -1
         guard let length = cursor.getInteger(at: cursor.position, endianness: .big, as: UInt16.self),
             Int(length) + 2 <= min(sample.size, cursor.remaining)
-        else { return }
+        else {
+            context.properties.warnings.append(
+                "mp4: the chapter title at byte \(sample.offset) does not fit its \(sample.size)-byte sample"
+                    + (cursor.remaining < sample.size ? " (the file ends inside it)" : "") + ": not read")
+            return
+        }
         let text = Array(cursor.bytes[cursor.position + 2..<cursor.position + 2 + Int(length)])
         let title: String
         if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) {
@@ -892,6 +958,7 @@ package struct MP4Parser: StreamParser {
         if !readsChapterTrack {
             readsChapterTrack = true
             context.properties.chapters = []
+            context.properties.chapterSource = "chapter track"
         }
         let chapter = Chapter(startTime: sample.start, endTime: sample.end, title: title)
         let place = context.properties.chapters.firstIndex { $0.startTime > sample.start }
@@ -1058,6 +1125,10 @@ package struct MP4Parser: StreamParser {
         if context.mode == .indexing {
             if !movieParsed && earlyMedia == nil { earlyMedia = box }
             state = .skip(remaining: box.bodySize)
+            if chaptersAwaitMedia {
+                chaptersAwaitMedia = false
+                seekChapterTitles(returningTo: (box.bodyOffset, .skip(remaining: box.bodySize)))
+            }
         } else if movieParsed {
             state = .media(box)
         } else {

@@ -31,7 +31,16 @@ extension MP4Parser {
                 let entry = try parseSampleDescription(box, &body)
                 track?.entry = entry
             }
-        case "stts", "stsc", "stsz", "stz2", "stco", "co64": try parseSampleTable(box, &body)
+        case "stts", "stsc", "stsz", "stz2", "stco", "co64":
+            guard track?.handler == "text" else { return try parseSampleTable(box, &body) }
+            // A text track's table that does not hold together costs its chapters, not the sound.
+            do {
+                try parseSampleTable(box, &body)
+            } catch let error as AudioFileError {
+                track?.tableIsDamaged = true
+                context.properties.warnings.append(
+                    "\(error.message) (at byte \(box.offset)): the text track's chapters are not read")
+            }
         case "trex":
             _ = body.skip(4)
             let trackID = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
@@ -40,6 +49,12 @@ extension MP4Parser {
             let size = body.readInteger(endianness: .big, as: UInt32.self) ?? 0
             if trackID == audio?.id || audio == nil { trackDefaults = (duration, size) }
         case "chpl": parseChapterList(&body)
+        case "chap":
+            while track?.chapterReferences.count ?? Self.maximumChapterReferences < Self.maximumChapterReferences,
+                let id = body.readInteger(endianness: .big, as: UInt32.self)
+            {
+                track?.chapterReferences.append(id)
+            }
         case "tlou": parseLoudness(box, &body)
         case "tfhd": try parseFragmentHeader(box, &body)
         case "trun": try parseTrackRun(box, &body)
@@ -230,8 +245,10 @@ extension MP4Parser {
 
     /// Nero's chapter list (`udta/chpl`, which FFmpeg and mutagen write beside or instead of a chapter track):
     /// version and flags, 4 reserved bytes in version 1, a count, then each chapter's start in 100 ns units and
-    /// its title (a length byte, UTF-8). A list cut short keeps the chapters it holds.
+    /// its title (a length byte, UTF-8). A list cut short keeps the chapters it holds. A chapter track's titles,
+    /// where read, replace these.
     mutating func parseChapterList(_ body: inout ByteCursor) {
+        guard !readsChapterTrack else { return }
         let version = body.readInteger(endianness: .big, as: UInt8.self) ?? 0
         _ = body.skip(3 + (version == 1 ? 4 : 0))
         let count = Int(body.readInteger(endianness: .big, as: UInt8.self) ?? 0)
@@ -245,6 +262,7 @@ extension MP4Parser {
                 Chapter(startTime: Double(start) / 10_000_000, title: String(decoding: title, as: UTF8.self)))
         }
         context.properties.chapters = chapters.sorted { $0.startTime < $1.startTime }
+        context.properties.chapterSource = chapters.isEmpty ? nil : "chpl"
     }
 
     /// A `ludt`'s `tlou`: the loudness of the track it is in, else of the movie (the first stated is kept). What of

@@ -58,13 +58,18 @@ extension MP4 {
         let chunkCount = (packets + samplesPerChunk - 1) / samplesPerChunk
         let dataBytes = provisional ? Int64(options.estimatedDataByteCount ?? 0) : counts.dataByteCount
         let wide = dataBytes + Int64(packets) * 8 + (1 << 20) > Int64(UInt32.max)
-        func moovBox(_ offsets: [Int64]) -> [UInt8] {
+        // The chapter track's titles open `mdat`, before the packets.
+        let chapterTrack = ChapterTrack(options.chapters, rate: format.sampleRate)
+        let titleBytes = chapterTrack?.byteCount ?? 0
+        func moovBox(_ offsets: [Int64], titlesAt titleOffset: Int64) -> [UInt8] {
             moov(
                 format: format, options: options, cookie: cookie, sizes: sizes, lastFrames: lastFrames,
                 mediaFrames: mediaFrames, priming: priming, validFrames: validFrames,
-                remainder: mediaFrames - priming - validFrames, chunkOffsets: offsets, wideOffsets: wide)
+                remainder: mediaFrames - priming - validFrames, chunkOffsets: offsets, wideOffsets: wide,
+                chapters: chapterTrack.map { ($0, titleOffset) })
         }
-        let natural = 8 + ftyp.count + moovBox([Int64](repeating: 0, count: chunkCount)).count + 16
+        let natural =
+            8 + ftyp.count + moovBox([Int64](repeating: 0, count: chunkCount), titlesAt: 0).count + 16 + titleBytes
         var padding = 0
         if provisional {
             padding = 256
@@ -80,21 +85,25 @@ extension MP4 {
         }
         var header: [UInt8] = []
         appendBox(&header, BoxType.ftyp, ftyp)
-        header += moovBox(offsets)
+        header += moovBox(offsets, titlesAt: dataStart - Int64(titleBytes))
         if padding > 0 { appendBox(&header, BoxType.free, [UInt8](repeating: 0, count: padding - 8)) }
         // mdat with a 64-bit size: 1, the type, then the size of the whole box.
         header.appendInteger(UInt32(1), endianness: .big)
         header.appendFourCharCode(BoxType.mdat)
-        header.appendInteger(UInt64(16 + (provisional ? 0 : counts.dataByteCount)), endianness: .big)
+        header.appendInteger(
+            UInt64(16 + titleBytes + Int(provisional ? 0 : counts.dataByteCount)), endianness: .big)
+        if let chapterTrack { header += chapterTrack.sampleBytes }
         return ContainerLayout(header: header, trailer: [])
     }
 
-    /// The `moov` box of an M4A file: the movie, its one sound track with its edit and sample tables, the
-    /// fragments' defaults where `fragmented`, and the user data.
+    /// The `moov` box of an M4A file: the movie, its sound track with its edit and sample tables, the chapter
+    /// track where `chapters` (its samples at `offset`), the fragments' defaults where `fragmented`, and the
+    /// user data.
     static func moov(
         format: StreamDescription, options: AudioFileWriterOptions, cookie: [UInt8], sizes: [UInt32],
         lastFrames: Int64, mediaFrames: Int64, priming: Int64, validFrames: Int64, remainder: Int64,
-        chunkOffsets: [Int64], wideOffsets: Bool, fragmented: Bool = false
+        chunkOffsets: [Int64], wideOffsets: Bool, chapters: (track: ChapterTrack, offset: Int64)? = nil,
+        fragmented: Bool = false
     ) -> [UInt8] {
         let timescale = UInt32(format.sampleRate)
         var stbl: [UInt8] = []
@@ -113,12 +122,14 @@ extension MP4 {
         appendBox(&minf, "stbl", stbl)
         var mdia: [UInt8] = []
         appendBox(&mdia, "mdhd", mediaHeader(timescale: timescale, mediaFrames: mediaFrames))
-        appendBox(&mdia, "hdlr", soundHandler())
+        appendBox(&mdia, "hdlr", handler("soun", name: "SoundHandler"))
         appendBox(&mdia, "minf", minf)
         var trak: [UInt8] = []
         // A fragmented movie's headers last zero (RFC 8216, 3.3): its samples and length come with its fragments.
-        appendBox(&trak, "tkhd", trackHeader(validFrames: fragmented ? 0 : validFrames))
-        appendBox(&trak, "edts", editList(validFrames: validFrames, priming: priming))
+        appendBox(
+            &trak, "tkhd", trackHeader(id: 1, flags: 7, duration: fragmented ? 0 : validFrames, volume: 0x0100))
+        appendBox(&trak, "edts", editList([(validFrames, priming)]))
+        if chapters != nil { appendBox(&trak, "tref", ChapterTrack.reference) }
         appendBox(&trak, "mdia", mdia)
         if let ludt = options.loudnessInfo.flatMap(loudnessBox) {
             var udta: [UInt8] = []
@@ -127,8 +138,18 @@ extension MP4 {
         }
 
         var moov: [UInt8] = []
-        appendBox(&moov, "mvhd", movieHeader(timescale: timescale, validFrames: fragmented ? 0 : validFrames))
+        appendBox(
+            &moov, "mvhd",
+            movieHeader(
+                timescale: timescale, validFrames: fragmented ? 0 : validFrames,
+                nextTrackID: chapters == nil ? 2 : ChapterTrack.trackID + 1))
         appendBox(&moov, "trak", trak)
+        if let chapters {
+            appendBox(
+                &moov, "trak",
+                chapters.track.trak(
+                    rate: timescale, validFrames: validFrames, offset: chapters.offset, wideOffsets: wideOffsets))
+        }
         if fragmented {
             // The samples come in movie fragments: their defaults, one packet's frames each, sync samples.
             var trex = fullBoxHeader(version: 0, flags: 0)
@@ -153,7 +174,7 @@ extension MP4 {
 
     /// `mvhd`: the movie's timescale (the sample rate) and duration (the valid frames), with no times, so
     /// outputs are reproducible.
-    private static func movieHeader(timescale: UInt32, validFrames: Int64) -> [UInt8] {
+    private static func movieHeader(timescale: UInt32, validFrames: Int64, nextTrackID: UInt32) -> [UInt8] {
         var mvhd = fullBoxHeader(version: 1, flags: 0)
         mvhd.appendInteger(UInt64(0), endianness: .big)  // creation time: none, so outputs are reproducible
         mvhd.appendInteger(UInt64(0), endianness: .big)  // modification time
@@ -164,22 +185,23 @@ extension MP4 {
         mvhd += [UInt8](repeating: 0, count: 10)
         for value in unityMatrix { mvhd.appendInteger(value, endianness: .big) }
         mvhd += [UInt8](repeating: 0, count: 24)
-        mvhd.appendInteger(UInt32(2), endianness: .big)  // next track ID
+        mvhd.appendInteger(nextTrackID, endianness: .big)
         return mvhd
     }
 
-    /// `tkhd`: track 1, enabled, lasting the valid frames.
-    private static func trackHeader(validFrames: Int64) -> [UInt8] {
-        var tkhd = fullBoxHeader(version: 1, flags: 7)  // enabled, in movie, in preview
+    /// `tkhd`: track `id` with `flags` (7: enabled, in movie, in preview), lasting `duration` in the movie's
+    /// timescale, at `volume` (8.8 fixed point).
+    static func trackHeader(id: UInt32, flags: UInt32, duration: Int64, volume: UInt16) -> [UInt8] {
+        var tkhd = fullBoxHeader(version: 1, flags: flags)
         tkhd.appendInteger(UInt64(0), endianness: .big)
         tkhd.appendInteger(UInt64(0), endianness: .big)
-        tkhd.appendInteger(UInt32(1), endianness: .big)  // track ID
+        tkhd.appendInteger(id, endianness: .big)
         tkhd.appendInteger(UInt32(0), endianness: .big)
-        tkhd.appendInteger(UInt64(validFrames), endianness: .big)
+        tkhd.appendInteger(UInt64(duration), endianness: .big)
         tkhd += [UInt8](repeating: 0, count: 8)
         tkhd.appendInteger(UInt16(0), endianness: .big)  // layer
         tkhd.appendInteger(UInt16(0), endianness: .big)  // alternate group
-        tkhd.appendInteger(UInt16(0x0100), endianness: .big)  // volume
+        tkhd.appendInteger(volume, endianness: .big)
         tkhd.appendInteger(UInt16(0), endianness: .big)
         for value in unityMatrix { tkhd.appendInteger(value, endianness: .big) }
         tkhd.appendInteger(UInt32(0), endianness: .big)  // width
@@ -187,20 +209,24 @@ extension MP4 {
         return tkhd
     }
 
-    /// `edts`: one edit, from the first valid frame (after the priming), for the valid frames.
-    private static func editList(validFrames: Int64, priming: Int64) -> [UInt8] {
+    /// `edts`: the edits in order, each lasting `duration` (the movie's timescale) from `mediaTime` (the track's;
+    /// -1: an empty edit), at rate 1. The sound track's one edit starts at its first valid frame (after the
+    /// priming) and lasts the valid frames.
+    static func editList(_ edits: [(duration: Int64, mediaTime: Int64)]) -> [UInt8] {
         var elst = fullBoxHeader(version: 1, flags: 0)
-        elst.appendInteger(UInt32(1), endianness: .big)
-        elst.appendInteger(UInt64(validFrames), endianness: .big)
-        elst.appendInteger(Int64(priming), endianness: .big)
-        elst.appendInteger(UInt32(0x0001_0000), endianness: .big)  // rate 1.0
+        elst.appendInteger(UInt32(edits.count), endianness: .big)
+        for edit in edits {
+            elst.appendInteger(UInt64(max(0, edit.duration)), endianness: .big)
+            elst.appendInteger(edit.mediaTime, endianness: .big)
+            elst.appendInteger(UInt32(0x0001_0000), endianness: .big)  // rate 1.0
+        }
         var edts: [UInt8] = []
         appendBox(&edts, "elst", elst)
         return edts
     }
 
     /// `mdhd`: the media's timescale and duration (every frame the packets hold), language undetermined.
-    private static func mediaHeader(timescale: UInt32, mediaFrames: Int64) -> [UInt8] {
+    static func mediaHeader(timescale: UInt32, mediaFrames: Int64) -> [UInt8] {
         var mdhd = fullBoxHeader(version: 1, flags: 0)
         mdhd.appendInteger(UInt64(0), endianness: .big)
         mdhd.appendInteger(UInt64(0), endianness: .big)
@@ -211,18 +237,18 @@ extension MP4 {
         return mdhd
     }
 
-    /// `hdlr`: a sound track.
-    private static func soundHandler() -> [UInt8] {
+    /// `hdlr`: a track of media `type` (`soun`, `text`) named `name`.
+    static func handler(_ type: FourCharCode, name: String) -> [UInt8] {
         var hdlr = fullBoxHeader(version: 0, flags: 0)
         hdlr.appendInteger(UInt32(0), endianness: .big)
-        hdlr.appendFourCharCode("soun")
+        hdlr.appendFourCharCode(type)
         hdlr += [UInt8](repeating: 0, count: 12)
-        hdlr += Array("SoundHandler".utf8) + [0]
+        hdlr += Array(name.utf8) + [0]
         return hdlr
     }
 
     /// `dinf`: one data reference, to this file.
-    private static func dataInformation() -> [UInt8] {
+    static func dataInformation() -> [UInt8] {
         var url = [UInt8]()
         appendBox(&url, "url ", fullBoxHeader(version: 0, flags: 1))  // the data is in this file
         var dref = fullBoxHeader(version: 0, flags: 0)
@@ -300,7 +326,7 @@ extension MP4 {
     }
 
     /// `stsz`: every packet's size, one entry each.
-    private static func sampleSizes(_ sizes: [UInt32]) -> [UInt8] {
+    static func sampleSizes(_ sizes: [UInt32]) -> [UInt8] {
         var stsz = fullBoxHeader(version: 0, flags: 0)
         stsz.appendInteger(UInt32(0), endianness: .big)  // sizes vary: one entry each
         stsz.appendInteger(UInt32(sizes.count), endianness: .big)
@@ -309,7 +335,7 @@ extension MP4 {
     }
 
     /// `stco` (or, `wide`, `co64`): where each chunk begins.
-    private static func chunkOffsetTable(_ chunkOffsets: [Int64], wide: Bool) -> [UInt8] {
+    static func chunkOffsetTable(_ chunkOffsets: [Int64], wide: Bool) -> [UInt8] {
         var stco = fullBoxHeader(version: 0, flags: 0)
         stco.appendInteger(UInt32(chunkOffsets.count), endianness: .big)
         for offset in chunkOffsets {
@@ -446,13 +472,7 @@ extension MP4 {
         for chapter in chapters.prefix(count) {
             list.appendInteger(
                 UInt64(clamping: Int64((chapter.startTime * 10_000_000).rounded())), endianness: .big)
-            // Whole characters, up to 255 bytes.
-            var title: [UInt8] = []
-            for character in chapter.title {
-                let bytes = Array(String(character).utf8)
-                if title.count + bytes.count > 255 { break }
-                title += bytes
-            }
+            let title = wholeCharacters(of: chapter.title, upTo: 255)
             list.append(UInt8(title.count))
             list += title
         }

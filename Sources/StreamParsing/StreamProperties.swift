@@ -44,6 +44,9 @@ public struct StreamProperties: Sendable {
     public var markers: [Marker] = []
     /// Chapters (MP4 `chpl`, ID3 `CHAP`, Vorbis comments' `CHAPTERnnn`), in time order.
     public var chapters: [Chapter] = []
+    /// Which of a container's chapter forms ``chapters`` come from, where it has two (MPEG-4: `"chapter track"`,
+    /// QuickTime's, preferred; `"chpl"`, Nero's list); `nil` elsewhere.
+    public var chapterSource: String?
     /// Comments tied to times and markers (AIFF `COMT`), in file order.
     public var comments: [Comment] = []
     /// Annotations (AIFF `ANNO`, every one, in order).

@@ -41,9 +41,16 @@ extension Convert {
         the next starts, else at the output's end. A chapter that starts at or past the output's end is refused \
         (exit 1, nothing written: a chapter list for another cut is a mistake); one that ends past it ends there, \
         with a note. A line that is neither form, text that is not UTF-8, or a file over 1 MiB is refused naming the \
-        line and byte. Written into M4A (Nero chpl, which FFmpeg and mutagen read; Apple's players read the \
-        QuickTime chapter track, which afkit reads but does not yet write), MP3 (ID3 CHAP with a CTOC), Ogg Opus and \
-        FLAC (CHAPTERnnn comments); WAV, AIFF and CAF get markers, with a note.
+        line and byte. Written into M4A twice: a QuickTime chapter track (what Apple's Music, Podcasts, QuickTime \
+        Player and AVFoundation show: a disabled text track the sound track names in tref/chap, each title a sample \
+        lasting until the next chapter, its titles at the start of mdat, moov still first) and Nero's chpl (which \
+        mutagen reads); MP3 (ID3 CHAP with a CTOC), Ogg Opus and FLAC (CHAPTERnnn comments); WAV, AIFF and CAF get \
+        markers, with a note. The chapter track's times are the sound's presentation times: the sound track's edit \
+        list skips the encoder's priming, the text track starts at 0 (an empty edit first where the first chapter \
+        starts later), so a chapter at 0.5 s starts where the sound at 0.5 s plays (ffprobe and FFmpeg's decode agree, \
+        ChapterTrackTests). Its timescale is 1000 where every chapter starts on a whole millisecond, else the sample \
+        rate; at most 255 chapters (chpl counts them in a byte), titles up to 1023 bytes. Chapters carried from a \
+        source (M4A to M4A or MP3, ...) are written the same way.
 
         -l TAG records a layout by Apple's tag name (MPEG_5_1_A, AAC_5_1, Stereo, ... any case, \
         kAudioChannelLayoutTag_ optional) in CAF, or in WAV where its speakers are in WAV's order; a source that \

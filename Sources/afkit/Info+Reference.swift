@@ -110,6 +110,10 @@ extension Info {
         'moov' comes before the audio) and lists the layers. Tags from 'ilst' (title, artist, album, year, genre, \
         comment, track, freeform ---- items by name) go into metadata; cover art ('covr') is described in pictures \
         (its bytes stay in the file, read only when a conversion carries it), and udta/chpl and a chapter text track \
-        give chapters.
+        give chapters: the text track the sound track names in tref/chap (else the first text track), its times \
+        placed by its edit list, preferred to chpl where both are there; chapterSource in --json (and "Chapters \
+        from:" in text) says which: "chapter track" or "chpl". A chapter track whose tables lie (counts past their \
+        box, a title's size or length past its sample, a title outside mdat) is not trusted and is said with the \
+        byte: the sound is read whole, and the chapters come from chpl or from the titles that can be read.
         """
 }

@@ -214,6 +214,7 @@ enum InfoText {
                     + "\(picture.byteCount) bytes")
         }
         if let info = summary.loudnessInfo { lines.append("Loudness info:          " + info.text) }
+        if let source = summary.chapterSource { lines.append("Chapters from:          \(source)") }
         for chapter in summary.chapters {
             let end = chapter.endTime.map { "-" + formatSeconds($0) } ?? ""
             lines.append(

@@ -99,6 +99,7 @@ extension AudioFileSummary {
         }
         if !chapters.isEmpty {
             fields.append(("chapters", .array(chapters.map(Self.chapterJSON))))
+            if let chapterSource { fields.append(("chapterSource", .string(chapterSource))) }
         }
         if !comments.isEmpty {
             fields.append(

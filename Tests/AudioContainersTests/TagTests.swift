@@ -33,6 +33,8 @@ import Testing
         #expect(!name.hasSuffix(".opus") == chapters.allSatisfy { $0.endTime != nil })
         #expect(!properties.infoDictionary.keys.contains { $0.hasPrefix("chapter") }, "\(properties.infoDictionary)")
         #expect(properties.infoDictionary["title"] == "Chaptered")
+        // FFmpeg's M4A holds a chapter track and `chpl` (the copies here: the track alone): the track is read.
+        #expect(properties.chapterSource == (name.hasSuffix(".m4a") ? "chapter track" : nil), "\(name)")
         let file = try AudioFileSummary(properties)
         for size in [1, 7, 4096, 1 << 20] {
             for seeks in [false, true] {

@@ -40,6 +40,8 @@ public struct AudioFileSummary: Hashable, Sendable {
     public var markers: [Marker]
     /// Chapters, in time order.
     public var chapters: [Chapter]
+    /// Which of the container's chapter forms they come from, where it has two (MPEG-4's chapter track or `chpl`).
+    public var chapterSource: String?
     /// Comments with their times (AIFF `COMT`).
     public var comments: [Comment]
     /// Annotations (AIFF `ANNO`).
@@ -82,6 +84,7 @@ public struct AudioFileSummary: Hashable, Sendable {
         pictures = properties.pictures
         markers = properties.markers
         chapters = properties.chapters
+        chapterSource = properties.chapters.isEmpty ? nil : properties.chapterSource
         comments = properties.comments
         annotations = properties.annotations
         instrument = properties.instrument
