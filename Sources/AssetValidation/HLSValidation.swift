@@ -8,7 +8,7 @@ extension ValidationRule {
     /// The rules over HTTP Live Streaming playlists (the `hls-audio` profile's).
     static let playlistRules: [ValidationRule] = [
         hlsPlaylist, hlsSegments, hlsInitialization, hlsTargetDuration, hlsTimestamps, hlsBandwidth, hlsCodecs,
-        hlsAudioRenditions,
+        hlsAudioRenditions, hlsChapters,
     ]
 
     /// A media playlist's name in messages: its URI, and the segment's where there is one.
@@ -520,6 +520,45 @@ extension ValidationRule {
                 Finding(
                     "the audio rendition '\(rendition.name)' (GROUP-ID '\(rendition.groupID)') has no LANGUAGE: Apple's "
                         + "authoring specification requires one (afkit hls --language)"))
+        }
+        return findings
+    }
+
+    /// Apple's chapters (`EXT-X-SESSION-DATA` with `DATA-ID="com.apple.hls.chapters"`, "Providing JavaScript Object
+    /// Notation (JSON) chapters"): each file the master names can be read, is an array of chapter entries with a
+    /// `start-time` each (titles with a language and a title), the starts in order, and every chapter starts and
+    /// ends within the presentation (its longest media playlist's duration; a millisecond of rounding allowed).
+    public static let hlsChapters = ValidationRule(id: "hls-chapters", parameters: []) { facts, _ in
+        guard let playlist = facts.playlist else { return [] }
+        let length = playlist.media.map { $0.durations.reduce(0, +) }.max() ?? 0
+        var findings: [Finding] = []
+        for file in playlist.chapterFiles {
+            guard let chapters = file.chapters else {
+                findings.append(Finding("\(file.uri): Apple's chapters cannot be read: \(file.error ?? "unknown")"))
+                continue
+            }
+            if chapters.isEmpty { findings.append(Finding("\(file.uri): no chapter in it", severity: .warning)) }
+            for (index, chapter) in chapters.enumerated() {
+                let which = "\(file.uri): chapter \(index + 1) ('\(chapter.title)')"
+                if index > 0, chapter.startTime < chapters[index - 1].startTime {
+                    findings.append(
+                        Finding(
+                            "\(which) starts at \(fixedPoint(chapter.startTime, places: 3)) s, before chapter \(index) "
+                                + "(\(fixedPoint(chapters[index - 1].startTime, places: 3)) s): the starts go in order")
+                    )
+                }
+                if length > 0, chapter.startTime >= length {
+                    findings.append(
+                        Finding(
+                            "\(which) starts at \(fixedPoint(chapter.startTime, places: 3)) s, at or past the end of the "
+                                + "presentation (\(fixedPoint(length, places: 3)) s)"))
+                } else if length > 0, let end = chapter.endTime, end > length + 0.001 {
+                    findings.append(
+                        Finding(
+                            "\(which) ends at \(fixedPoint(end, places: 3)) s, past the end of the presentation "
+                                + "(\(fixedPoint(length, places: 3)) s)"))
+                }
+            }
         }
         return findings
     }

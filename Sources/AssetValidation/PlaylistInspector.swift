@@ -18,9 +18,21 @@ public struct PlaylistFacts: Sendable {
     public var error: String?
     /// The playlists (as named in findings) that start with a byte order mark, which RFC 8216 forbids.
     public var byteOrderMarks: [String] = []
+    /// Apple's chapters files the master names (`EXT-X-SESSION-DATA`, `HLS.chaptersDataID`), as read.
+    public var chapterFiles: [ChapterFileFacts] = []
 
     /// Facts about the playlist at `path`, nothing read yet.
     public init(path: String) { self.path = path }
+}
+
+/// One of Apple's chapters files a master playlist names, as read.
+public struct ChapterFileFacts: Sendable {
+    /// Its URI as the master names it.
+    public var uri: String
+    /// Its chapters, where it could be read.
+    public var chapters: [Chapter]?
+    /// Why it could not be read.
+    public var error: String?
 }
 
 /// One media playlist and its segments, as read.
@@ -87,6 +99,23 @@ public enum PlaylistInspector {
             ]
         case .master(let master):
             facts.master = master
+            for data in master.sessionData where data.dataID == HLS.chaptersDataID {
+                guard let uri = data.uri else {
+                    facts.chapterFiles.append(
+                        ChapterFileFacts(
+                            uri: "",
+                            error:
+                                "DATA-ID \(HLS.chaptersDataID) with a VALUE: Apple's chapters are a file, named by URI")
+                    )
+                    continue
+                }
+                do {
+                    let chapters = try HLS.chapters(inJSON: try fetch(HLS.resolve(uri, against: path), nil), name: uri)
+                    facts.chapterFiles.append(ChapterFileFacts(uri: uri, chapters: chapters))
+                } catch {
+                    facts.chapterFiles.append(ChapterFileFacts(uri: uri, error: "\(error)"))
+                }
+            }
             var uris: [String] = []
             for variant in master.variants where !uris.contains(variant.uri) { uris.append(variant.uri) }
             for rendition in master.renditions {

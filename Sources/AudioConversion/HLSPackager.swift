@@ -93,6 +93,9 @@ public struct HLSRendition: Sendable {
     public var notes: [String]
     /// Its loudness as decoded (fMP4: what its init section states).
     public var loudness: LoudnessInfo?
+    /// The chapters it carries (`--chapters`, else the source's), on its presentation clock: packed audio's starts
+    /// at the encoder's priming, fMP4's edit list skips it.
+    public var chapters: [Chapter] = []
 }
 
 /// Writes HTTP Live Streaming audio renditions as Apple's HLS Authoring Specification asks: AAC-LC
@@ -107,6 +110,8 @@ public enum HLSPackager {
     public static let mediaPlaylistName = "prog_index.m3u8"
     /// The fMP4 initialization section's name.
     public static let initializationName = "init.mp4"
+    /// Apple's JSON chapters' name in the output folder, named by the master playlist's `EXT-X-SESSION-DATA`.
+    public static let chaptersName = "chapters.json"
 
     /// The hidden file in a package that says afkit wrote it and names every file it wrote: the next run
     /// replaces the folder only where it holds nothing else.
@@ -359,6 +364,12 @@ public enum HLSPackager {
             variant.audioGroup = group
             master.variants.append(variant)
         }
+        // The chapters (the first rendition's: every rendition carries the same), as Apple's players read them.
+        if let chapters = renditions.first?.chapters, !chapters.isEmpty {
+            try writeFile(
+                folder + "/" + chaptersName, bytes: Array(HLS.chaptersJSON(chapters, language: language).utf8))
+            master.sessionData.append(HLS.SessionData(dataID: HLS.chaptersDataID, uri: chaptersName))
+        }
         try writeFile(folder + "/" + masterPlaylistName, bytes: Array(master.text.utf8))
         try writeMarker(in: folder)
         if let rendition = renditions.first, !renditions.contains(where: { $0.format.channelsPerFrame <= 2 }) {
@@ -589,6 +600,18 @@ public enum HLSPackager {
             segmentCount: sizes.count, longestSegment: longest, peakBitRate: Int64(peak.rounded(.up)),
             averageBitRate: Int64(HLS.averageSegmentBitRate(sizes: sizes, durations: durations).rounded(.up)),
             frameCount: settings.segmentType == .fmp4 ? validFrames : packets * framesPerPacket,
-            notes: notes + result.notes, loudness: LoudnessInfo(stated))
+            notes: notes + result.notes, loudness: LoudnessInfo(stated),
+            chapters: presentedChapters(of: file, priming: settings.segmentType == .packed ? priming : 0, rate: rate))
+    }
+
+    /// The chapters the encoded rendition `file` carries (its chapter track's), moved by `priming` frames at `rate`
+    /// (packed audio presents the encoder's priming; fMP4's edit list skips it), the last ending with the sound.
+    static func presentedChapters(of file: AudioFile, priming: Int64, rate: Double) -> [Chapter] {
+        let shift = Double(priming) / rate
+        return file.properties.chapters.map { chapter in
+            Chapter(
+                startTime: chapter.startTime + shift, endTime: chapter.endTime.map { $0 + shift },
+                title: chapter.title)
+        }
     }
 }

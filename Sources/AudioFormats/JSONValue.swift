@@ -135,7 +135,7 @@ extension JSONValue {
             let line = before.filter { $0 == 0x0A }.count + 1
             let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
             throw JSONSyntaxError(
-                line: line, column: column,
+                line: line, column: column, offset: before.count,
                 reason: value == nil
                     ? "a value is expected or malformed"
                     : "text follows the value")
@@ -302,6 +302,8 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
     public var line: Int
     /// The column, from 1.
     public var column: Int
+    /// The byte offset of the problem, from 0.
+    public var offset: Int = 0
     /// What is wrong.
     public var reason: String
     /// Where and what.

@@ -42,6 +42,21 @@ extension HLSCommand {
         window, true and sample peak, measured on the encoded rendition), which afkit info shows; packed audio has \
         no standard place for it and states none.
 
+        Chapters, as Apple's players read them in HLS ("Providing JavaScript Object Notation (JSON) chapters"): \
+        --chapters FILE (convert's forms; one source only), else the source's own chapters (an M4A's chapter track \
+        or chpl, ID3 CHAP, Vorbis comments; moved with any edit, as convert moves them; kept with --no-metadata, as \
+        convert keeps them), \
+        go into chapters.json beside master.m3u8, which names it:
+
+          #EXT-X-SESSION-DATA:DATA-ID="com.apple.hls.chapters",URI="chapters.json"
+
+        The file is a JSON array with an entry per chapter: "chapter" (its number, from 1), "start-time" and \
+        "duration" (seconds, to the microsecond, on the presentation's clock) and "titles" ([{"language": the \
+        renditions' LANGUAGE, "title"}]); no "images". fMP4's edit list skips the encoder's priming, so its \
+        chapters start where they were written; packed audio plays the priming (1024 frames), so its chapters start \
+        that much later, where the sound is. At most 255 chapters (they pass through the renditions' M4A). \
+        validate --profile hls-audio checks the file (hls-chapters).
+
         --loudness normalizes the source once for each layout the renditions take (the normalizer's measuring \
         passes and one render into a float file in the package's temporary folder, no encoder in its loop), encodes \
         every rendition from that signal and measures it as decoded: within 0.1 LU of the target and under the \

@@ -84,6 +84,8 @@ struct HLSCommand: ParsableCommand {
 
     @OptionGroup var shared: SharedConversionOptions
 
+    @OptionGroup var chapterFile: ChapterFileOptions
+
     @Argument(help: "Sound files.")
     var sources: [String]
 
@@ -183,7 +185,13 @@ struct HLSCommand: ParsableCommand {
 
     func run() throws {
         try checkPathsExist(sources, in: Self.self)
-        let settings = try settings()
+        var settings = try settings()
+        if chapterFile.chapters != nil && sources.count > 1 {
+            throw usageError(
+                "--chapters gives one sound's chapters, and \(sources.count) sources are given: package each with its "
+                    + "own", in: Self.self)
+        }
+        settings.conversion.chapters = try chapterFile.chapterList(in: Self.self)
 
         // One source: the package is the folder; several: a folder each, named after it.
         var targets: [(source: String, folder: String)] = []
@@ -264,6 +272,11 @@ struct HLSCommand: ParsableCommand {
                 Output.standardOutput(
                     "\(folder)/\(HLSPackager.masterPlaylistName): \(renditions.count) rendition"
                         + (renditions.count == 1 ? "\n" : "s\n"))
+                if let chapters = renditions.first?.chapters, !chapters.isEmpty {
+                    Output.standardOutput(
+                        "\(folder)/\(HLSPackager.chaptersName): \(chapters.count) chapter"
+                            + (chapters.count == 1 ? "\n" : "s\n"))
+                }
             } catch let error as ConversionUsageError {
                 // (An edit that does not fit the source: a usage error, as convert says it.)
                 throw usageError(error.description, about: source, in: Self.self)

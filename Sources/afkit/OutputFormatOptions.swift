@@ -105,11 +105,7 @@ struct OutputFormatOptions: ParsableArguments {
                 + "recipe).", valueName: "line|norm|bats"))
     var sourceComplexity: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Chapters for the output, on its clock: FFmpeg's metadata file (;FFMETADATA1, [CHAPTER] START/END/title) "
-                + "or lines of 'HH:MM:SS[.mmm] Title'; they take the place of the source's.", valueName: "file"))
-    var chapters: String?
+    @OptionGroup var chapterFile: ChapterFileOptions
 
     func validate() throws {
         if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
@@ -157,12 +153,9 @@ struct OutputFormatOptions: ParsableArguments {
         return settings
     }
 
-    /// `--chapters`: the file read and checked (a missing file is a usage error of `command`; a file that is not
-    /// a chapter list, an error naming its line), or `nil` when not given.
+    /// `--chapters`: ``ChapterFileOptions/chapterList(in:)``.
     func chapterList(in command: ParsableCommand.Type) throws -> ChapterList? {
-        guard let chapters else { return nil }
-        try checkPathsExist([chapters], in: command, allowStandardInput: false)
-        return try ChapterList(path: chapters)
+        try chapterFile.chapterList(in: command)
     }
 
     /// `-b`: bits per second (`128000`) or thousands of them (`128k`), the same for every codec. A bare number

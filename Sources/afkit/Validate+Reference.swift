@@ -75,7 +75,11 @@ extension Validate {
         codec and no codec the variant's audio-only streams do not hold, CHANNELS its channels) and \
         hls-audio-renditions (a stereo AAC rendition offered, mono for a mono programme; every audio rendition with a \
         LANGUAGE; Apple's bit-rate table as warnings: stereo AAC-LC at 32 to 160 kbit/s, HE-AAC at most 64, 5.1 AAC \
-        320, AC-3 5.1 384, E-AC-3 96 to 160 stereo, 192 5.1, 384 7.1; 44.1 or 48 kHz). Every report format works; afkit's own packages pass, FFmpeg's \
+        320, AC-3 5.1 384, E-AC-3 96 to 160 stereo, 192 5.1, 384 7.1; 44.1 or 48 kHz) and hls-chapters (Apple's \
+        chapters file an EXT-X-SESSION-DATA with DATA-ID com.apple.hls.chapters names: read through the same trust \
+        boundary, JSON, an array of entries each with a start-time of 0 or more, titles with a language and a title, \
+        a duration above 0 where given; the starts in order, every chapter starting and ending within the \
+        presentation, its longest media playlist). Every report format works; afkit's own packages pass, FFmpeg's \
         fMP4 passes with the 6 s warning, and HLSTests fails playlists broken on purpose (a target under the \
         segments, a halved BANDWIDTH, mp4a.40.5 for AAC-LC, CHANNELS 6 for stereo, a 'PRIV' time 10 ms late, a \
         segment cut into its first frame, a missing segment). A playlist URL is read over HTTP, each playlist and \
@@ -134,7 +138,7 @@ extension Validate {
         hls-audio: for HTTP Live Streaming playlists (afkit hls's output). Rules: hls-playlist, hls-segments, \
         hls-initialization, hls-target-duration (a target other than 6 s), hls-timestamps, hls-bandwidth (declared more than 10 % over), \
         hls-codecs (no CHANNELS), hls-audio-renditions (a stereo AAC-LC rendition; bit rates and rates outside \
-        Apple's ranges)
+        Apple's ranges), hls-chapters (Apple's JSON chapters, where the master names them)
 
         simultaneous-sfx and music also warn on loop-seam. The rules that need audio share one decode pass per file, \
         streaming, in bounded memory: peak and clipping, silence at either end for every threshold the profile names, \

@@ -59,7 +59,9 @@ extension HLS {
                 offset: 0)
         }
         // A master playlist is one with a variant or rendition tag (by its whole name).
-        let masterTags: Set<String> = ["#EXT-X-STREAM-INF", "#EXT-X-MEDIA", "#EXT-X-I-FRAME-STREAM-INF"]
+        let masterTags: Set<String> = [
+            "#EXT-X-STREAM-INF", "#EXT-X-MEDIA", "#EXT-X-I-FRAME-STREAM-INF", "#EXT-X-SESSION-DATA",
+        ]
         let isMaster = lines.contains { $0.text.hasPrefix("#EXT-X-") && masterTags.contains(tag($0.text).0) }
         return isMaster ? .master(try master(lines)) : .media(try media(lines))
     }
@@ -188,6 +190,19 @@ extension HLS {
                 rendition.autoselect = attributes["AUTOSELECT"] == "YES"
                 rendition.offset = offset
                 playlist.renditions.append(rendition)
+            case "#EXT-X-SESSION-DATA":
+                let attributes = try attributeList(value ?? "", offset)
+                guard let dataID = attributes["DATA-ID"], (attributes["VALUE"] == nil) != (attributes["URI"] == nil)
+                else {
+                    throw AudioFileError.malformed(
+                        "hls: EXT-X-SESSION-DATA needs DATA-ID, and VALUE or URI (one of them)", offset: offset)
+                }
+                var data = SessionData(dataID: dataID, uri: attributes["URI"] ?? "")
+                data.uri = attributes["URI"]
+                data.value = attributes["VALUE"]
+                data.language = attributes["LANGUAGE"]
+                data.offset = offset
+                playlist.sessionData.append(data)
             case "#EXT-X-STREAM-INF":
                 let attributes = try attributeList(value ?? "", offset)
                 var variant = Variant(uri: "")

@@ -196,12 +196,44 @@ public enum HLS {
         }
     }
 
+    /// `EXT-X-SESSION-DATA` (RFC 8216, 4.3.4.4): data about the whole presentation, named by `DATA-ID`, given in
+    /// `VALUE` or in the JSON file at `URI` (Apple's chapters: ``HLS/chaptersDataID``).
+    public struct SessionData: Hashable, Sendable {
+        /// `DATA-ID`, reverse-DNS (`com.apple.hls.chapters`).
+        public var dataID: String
+        /// `VALUE`, where the data is given in the playlist.
+        public var value: String?
+        /// `URI`, relative to the master playlist, where the data is a file of its own.
+        public var uri: String?
+        /// `LANGUAGE`, a BCP 47 tag.
+        public var language: String?
+        /// The byte offset of its line.
+        public var offset: Int64 = 0
+
+        /// Data `dataID` in the file at `uri`.
+        public init(dataID: String, uri: String) {
+            self.dataID = dataID
+            self.uri = uri
+        }
+
+        /// The tag's line.
+        public var line: String {
+            var attributes = ["DATA-ID=\"\(dataID)\""]
+            if let value { attributes.append("VALUE=\"\(value)\"") }
+            if let uri { attributes.append("URI=\"\(uri)\"") }
+            if let language { attributes.append("LANGUAGE=\"\(language)\"") }
+            return "#EXT-X-SESSION-DATA:" + attributes.joined(separator: ",")
+        }
+    }
+
     /// A master (multivariant) playlist: the variants and the renditions they refer to.
     public struct MasterPlaylist: Hashable, Sendable {
         /// `EXT-X-VERSION`.
         public var version: Int?
         /// `EXT-X-INDEPENDENT-SEGMENTS`.
         public var independentSegments = false
+        /// The `EXT-X-SESSION-DATA` tags.
+        public var sessionData: [SessionData] = []
         /// The `EXT-X-MEDIA` renditions.
         public var renditions: [Rendition] = []
         /// The variant streams.
@@ -215,6 +247,7 @@ public enum HLS {
             var lines = ["#EXTM3U"]
             if let version { lines.append("#EXT-X-VERSION:\(version)") }
             if independentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+            lines += sessionData.map(\.line)
             lines += renditions.map(\.line)
             for variant in variants { lines += [variant.line, variant.uri] }
             return lines.joined(separator: "\n") + "\n"
