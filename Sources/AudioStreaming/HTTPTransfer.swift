@@ -3,10 +3,10 @@ import AudioFormats
 import Foundation
 import Synchronization
 
-/// One HTTP request, run by libcurl on a thread of its own, its response body handed to the reader a
-/// chunk at a time with back-pressure: while `bufferLimit` bytes wait unread the transfer is paused,
-/// so the server is read only as fast as the reader reads (and a paused transfer is never counted as
-/// stalled or slow).
+/// One HTTP request, run by libcurl on the process's one ``HTTPEventLoop``, its response body handed to the
+/// reader a chunk at a time with back-pressure: while `bufferLimit` bytes wait unread the transfer alone is
+/// paused (`CURL_WRITEFUNC_PAUSE`, continued from the loop once the reader has taken half), so the server is
+/// read only as fast as the reader reads (and a paused transfer is never counted as stalled or slow).
 ///
 /// libcurl brings the HTTP a build farm expects: HTTP/1.1 and HTTP/2, TLS with the system's roots,
 /// the proxy variables (`http_proxy`, `https_proxy`, `no_proxy`, `all_proxy`), redirects.
@@ -78,7 +78,8 @@ final class HTTPTransfer: @unchecked Sendable {
         case cancelled
     }
 
-    /// Bytes waiting unread before the transfer pauses.
+    /// Bytes waiting unread before the transfer pauses. A transfer holds at most this and one libcurl write
+    /// (16 KiB, `CURL_MAX_WRITE_SIZE`) of body; a stream read as fast as it plays holds about one write.
     static let bufferLimit = 256 * 1024
 
     private let request: Request
@@ -86,7 +87,7 @@ final class HTTPTransfer: @unchecked Sendable {
     private let library: Library?
     private var curl: afkit_curl { loadedLibrary.functions }
     private var api: UnsafePointer<afkit_curl> { loadedLibrary.api }
-    /// libcurl, whenever a transfer calls it: one without it fails at once and never starts its thread.
+    /// libcurl, whenever a transfer calls it: one without it fails at once and never reaches the loop.
     private var loadedLibrary: Library {
         guard let library else { preconditionFailure("http: libcurl called where it could not be loaded") }
         return library
@@ -103,58 +104,77 @@ final class HTTPTransfer: @unchecked Sendable {
         var resumeRequested = false
         /// Wakes the reader waiting (a task's continuation, or a thread that waits for this transfer).
         var waiter: (@Sendable () -> Void)?
-        /// libcurl's multi handle while the transfer runs: woken from any thread (`curl_multi_wakeup` is
-        /// thread-safe), cleaned up by libcurl's thread after it is cleared here.
-        nonisolated(unsafe) var multi: UnsafeMutableRawPointer?
     }
     private let shared = Mutex(Shared())
 
-    // libcurl's thread only.
+    /// The easy handle, configured before the transfer reaches the loop (and freed by the loop when it ends);
+    /// `nil` where there could be none.
+    let easyHandle: UnsafeMutableRawPointer?
+    /// The loop the transfer runs on.
+    private let loop: HTTPEventLoop?
+
+    // The loop's thread only (libcurl's callbacks and the loop's calls).
     private var statusLine = ""
     private var fields: [(name: String, value: String)] = []
     private var lastActivity = ContinuousClock.now
     private var windowStart = ContinuousClock.now
     private var windowBytes = 0
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    private var easyHandle: UnsafeMutableRawPointer?
+    /// Header lists the easy handle points into, freed with it.
+    private var lists: [UnsafeMutablePointer<curl_slist>?] = []
     private var headPublished = false
     /// A redirect from https to plain http refused on the way (any hop, not only the first).
     private var refusedRedirect: String?
 
-    /// Starts the request on a thread of its own.
+    /// Starts the request on the process's event loop.
     init(_ request: Request) {
         self.request = request
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        switch Self.loaded {
-        case .success(let library): self.library = library
+        let started = Self.loaded.flatMap { library in Self.eventLoop.map { (library, $0) } }.flatMap {
+            (library, loop) in
+            library.functions.curl_easy_init().map { .success((library, loop, $0)) }
+                ?? .failure(.transfer("libcurl cannot start a transfer", code: -1))
+        }
+        switch started {
+        case .success(let (library, loop, easy)):
+            Self.loopStarted.store(true, ordering: .releasing)
+            self.library = library
+            self.loop = loop
+            easyHandle = easy
         case .failure(let failure):
             library = nil
+            loop = nil
+            easyHandle = nil
             shared.withLock { $0.outcome = .failure(failure) }
             return
         }
-        Self.running.withLock { $0.transfers[ObjectIdentifier(self)] = self }
-        let thread = Thread { [self] in
-            run()
-            Self.running.withLock { $0.transfers[ObjectIdentifier(self)] = nil }
+        guard let easy = easyHandle else { return }
+        if case .failure(let failure) = configure(easy) {
+            release(easy)
+            shared.withLock { $0.outcome = .failure(failure) }
+            return
         }
-        thread.name = "afkit http"
-        thread.start()
+        loop?.start(self)
     }
 
-    /// The transfers whose libcurl thread has not yet ended.
-    private struct Running {
-        var transfers: [ObjectIdentifier: HTTPTransfer] = [:]
+    /// The process's event loop, started with the first transfer.
+    private static let eventLoop: Result<HTTPEventLoop, Failure> = loaded.flatMap { library in
+        HTTPEventLoop(curl: library.functions).map { .success($0) }
+            ?? .failure(.transfer("libcurl cannot start a multi handle", code: -1))
     }
-    private static let running = Mutex(Running())
 
-    /// Cancels every transfer still running and waits, up to `timeout`, for their threads to end. A process
-    /// that exits while a libcurl thread still closes its TLS connection races the TLS library's exit
-    /// handlers (they free locks the thread still takes): call this before `exit`.
+    /// Whether a transfer has started the loop (a process that made none has no libcurl to end).
+    private static let loopStarted = Atomic(false)
+
+    /// Cancels every transfer still running and waits, up to `timeout`, for the loop to close their
+    /// connections. A process that exits while libcurl still closes a TLS connection races the TLS library's
+    /// exit handlers (they free locks libcurl still takes): call this before `exit`.
     static func endAll(within timeout: Duration) {
-        for transfer in running.withLock({ Array($0.transfers.values) }) { transfer.cancel() }
+        guard loopStarted.load(ordering: .acquiring), case .success(let loop) = eventLoop else { return }
+        loop.cancelAll()
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while running.withLock({ !$0.transfers.isEmpty }), clock.now < deadline {
+        while loop.transferCount > 0, clock.now < deadline {
             usleep(1000)
         }
     }
@@ -266,19 +286,21 @@ final class HTTPTransfer: @unchecked Sendable {
             default: return nil
             }
         }
-        if wake { wakeLibcurl() }
+        if wake { loop?.resume(self) }
         return chunk
     }
 
-    /// Ends the transfer: the connection is closed, a reader waiting is woken with `cancelled`.
+    /// Ends the transfer: a reader waiting is woken with `cancelled` at once, the connection closed at the
+    /// loop's next turn.
     func cancel() {
-        let waiter = shared.withLock { state in
+        let (waiter, running) = shared.withLock { state in
+            let running = state.outcome == nil && easyHandle != nil
             state.cancelled = true
-            if let multi = state.multi { _ = curl.curl_multi_wakeup(multi) }
             if state.outcome == nil { state.outcome = .failure(.cancelled) }
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, running)
         }
+        if running { loop?.cancel(self) }
         waiter?()
     }
 
@@ -298,7 +320,7 @@ final class HTTPTransfer: @unchecked Sendable {
         if Task.isCancelled { throw CancellationError() }
     }
 
-    /// Blocks the calling thread until `ready`: libcurl's thread (or ``cancel()``) wakes it.
+    /// Blocks the calling thread until `ready`: the loop (or ``cancel()``) wakes it.
     private func waitBlocking(until ready: (Shared) -> Bool) {
         let woken = DispatchSemaphore(value: 0)
         while shared.withLock({ state in
@@ -307,12 +329,6 @@ final class HTTPTransfer: @unchecked Sendable {
             return true
         }) {
             woken.wait()
-        }
-    }
-
-    private func wakeLibcurl() {
-        shared.withLock { state in
-            if let multi = state.multi { _ = curl.curl_multi_wakeup(multi) }
         }
     }
 
@@ -326,82 +342,66 @@ final class HTTPTransfer: @unchecked Sendable {
         waiter?()
     }
 
-    // MARK: - libcurl's thread
+    // MARK: - The loop's thread
 
-    private func run() {
-        guard let easy = curl.curl_easy_init(), let multi = curl.curl_multi_init() else {
-            signal { $0.outcome = $0.outcome ?? .failure(.transfer("libcurl cannot start a transfer", code: -1)) }
-            return
+    /// The loop has handed the transfer to libcurl.
+    func begin(at now: ContinuousClock.Instant) {
+        lastActivity = now
+        windowStart = now
+        windowBytes = 0
+    }
+
+    /// Continues a transfer paused while its reader was behind, where the reader has asked.
+    func resumeIfAsked(at now: ContinuousClock.Instant) {
+        let resume = shared.withLock { state in
+            defer { state.resumeRequested = false }
+            let resume = state.resumeRequested && state.paused
+            if resume { state.paused = false }
+            return resume
         }
-        easyHandle = easy
-        var lists: [UnsafeMutablePointer<curl_slist>?] = []
-        defer {
-            shared.withLock { $0.multi = nil }
-            _ = curl.curl_multi_remove_handle(multi, easy)
-            curl.curl_easy_cleanup(easy)
-            _ = curl.curl_multi_cleanup(multi)
-            for list in lists { curl.curl_slist_free_all(list) }
+        guard resume, let easyHandle else { return }
+        // The stall and speed clocks start again: a paused transfer was waiting for its reader, not its server.
+        begin(at: now)
+        _ = curl.curl_easy_pause(easyHandle, 0 /* CURLPAUSE_CONT */)
+    }
+
+    /// Why the transfer must end now (its deadline passed, it stalled, it is too slow), or `nil`.
+    func expiry(at now: ContinuousClock.Instant) -> Failure? {
+        if let deadline = request.deadline, now >= deadline { return .deadlinePassed }
+        guard !shared.withLock({ $0.paused }) else { return nil }
+        if now - lastActivity >= request.stallTimeout { return .stalled(request.stallTimeout) }
+        if let limit = request.speedLimit, now - windowStart >= limit.period {
+            let elapsed = (now - windowStart).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            if Double(windowBytes) < Double(limit.bytes) * seconds {
+                return .tooSlow(bytes: limit.bytes, period: limit.period)
+            }
+            windowStart = now
+            windowBytes = 0
         }
-        let result = configure(easy, lists: &lists).flatMap { () -> Result<Void, Failure> in
-            shared.withLock { $0.multi = multi }
-            _ = curl.curl_multi_add_handle(multi, easy)
-            return drive(easy, multi)
-        }
-        let head = headPublished ? nil : currentHead(easy)
+        return nil
+    }
+
+    /// The loop has taken the transfer out of libcurl: the head (where none was published) and the outcome go
+    /// to the reader, the easy handle is freed.
+    func end(_ result: Result<Void, Failure>) {
+        let head = headPublished ? nil : currentHead(easyHandle)
+        if let easyHandle { release(easyHandle) }
         signal { state in
             if state.head == nil { state.head = head }
             if state.outcome == nil { state.outcome = result }
         }
     }
 
-    private func drive(_ easy: UnsafeMutableRawPointer, _ multi: UnsafeMutableRawPointer) -> Result<Void, Failure> {
-        let clock = ContinuousClock()
-        lastActivity = clock.now
-        windowStart = clock.now
-        var running: Int32 = 1
-        while true {
-            let (stop, resume) = shared.withLock { state in
-                defer { state.resumeRequested = false }
-                let resume = state.resumeRequested && state.paused
-                if resume { state.paused = false }
-                return (state.cancelled, resume)
-            }
-            if stop { return .failure(.cancelled) }
-            if resume {
-                lastActivity = clock.now
-                windowStart = clock.now
-                windowBytes = 0
-                _ = curl.curl_easy_pause(easy, 0 /* CURLPAUSE_CONT */)
-            }
-            _ = curl.curl_multi_perform(multi, &running)
-            var left: Int32 = 0
-            while let message = curl.curl_multi_info_read(multi, &left) {
-                guard message.pointee.msg == CURLMSG_DONE else { continue }
-                let code = afkit_curl_message_result(message)
-                if code == CURLE_OK { return .success(()) }
-                return .failure(failure(code, easy))
-            }
-            let now = clock.now
-            let isPaused = shared.withLock { $0.paused }
-            if let deadline = request.deadline, now >= deadline { return .failure(.deadlinePassed) }
-            if !isPaused {
-                if now - lastActivity >= request.stallTimeout { return .failure(.stalled(request.stallTimeout)) }
-                if let limit = request.speedLimit, now - windowStart >= limit.period {
-                    let seconds =
-                        Double((now - windowStart).components.seconds)
-                        + Double((now - windowStart).components.attoseconds) / 1e18
-                    if Double(windowBytes) < Double(limit.bytes) * seconds {
-                        return .failure(.tooSlow(bytes: limit.bytes, period: limit.period))
-                    }
-                    windowStart = now
-                    windowBytes = 0
-                }
-            }
-            _ = curl.curl_multi_poll(multi, nil, 0, 100, nil)
-        }
+    /// Frees the easy handle and the header lists it points into.
+    private func release(_ easy: UnsafeMutableRawPointer) {
+        curl.curl_easy_cleanup(easy)
+        for list in lists { curl.curl_slist_free_all(list) }
+        lists.removeAll()
     }
 
-    private func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
+    /// Why libcurl ended the transfer (`easy`) with `code`, in words a person can act on.
+    func failure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> Failure {
         let detail = String(cString: errorBuffer)
         var message = detail.isEmpty ? describe(code) : detail
         // Every hop's downgrade is refused in the header callback, before libcurl's own protocol list is asked.
@@ -428,9 +428,7 @@ final class HTTPTransfer: @unchecked Sendable {
         curl.curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 
-    private func configure(_ easy: UnsafeMutableRawPointer, lists: inout [UnsafeMutablePointer<curl_slist>?]) -> Result<
-        Void, Failure
-    > {
+    private func configure(_ easy: UnsafeMutableRawPointer) -> Result<Void, Failure> {
         let this = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = []
         func set(_ option: CURLoption, _ value: Int) { codes.append(afkit_curl_set_long(api, easy, option, value)) }
