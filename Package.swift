@@ -192,7 +192,7 @@ let package = Package(
         // zlib, the independent reader of afkit's PNG pictures in the tests (afkit itself does not link it).
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
-        .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
+        .target(name: "LoopbackServers", path: "Tests/LoopbackServers", exclude: ["icy-stream-server.py"]),
         .testTarget(
             name: "AudioStreamingTests",
             dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats", "LoopbackServers"],
