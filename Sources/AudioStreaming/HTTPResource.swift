@@ -135,7 +135,8 @@ public enum HTTPResource {
 
     private static func fetchOnce(
         _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
-        deadline: ContinuousClock.Instant?, trustedRoots: [UInt8]?, attempt: Int, cancellation: Cancellation
+        deadline: ContinuousClock.Instant?, trustedRoots: HTTPTransfer.TrustedRoots?, attempt: Int,
+        cancellation: Cancellation
     ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
         var request = HTTPTransfer.Request(
             url: location, options: options, deadline: deadline, trustedRoots: trustedRoots)

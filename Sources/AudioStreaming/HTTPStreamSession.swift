@@ -558,10 +558,12 @@ extension HTTPAudioStream.Options {
         return signature.contents.upperBound == outer.contents.upperBound
     }
 
-    /// The PEM text to trust for https: the system's bundle (`CURL_CA_BUNDLE` or `SSL_CERT_FILE` where
+    /// The roots to trust for https: the system's bundle (`CURL_CA_BUNDLE` or `SSL_CERT_FILE` where
     /// set, as curl(1) reads them; else libcurl's own default) followed by each of `paths`, every one of
-    /// which must hold a PEM certificate.
-    static func trustedRoots(adding paths: [String]) throws -> [UInt8]? {
+    /// which must hold a PEM certificate. The bundle alone is named for libcurl to read when a connection
+    /// needs it (a copy of its 200 KiB in every transfer would cost a thousand streams 400 MB); joined with
+    /// `paths`, it is one PEM text.
+    static func trustedRoots(adding paths: [String]) throws -> HTTPTransfer.TrustedRoots? {
         var text: [UInt8] = []
         for path in paths {
             switch trustRoot(path) {
@@ -573,13 +575,13 @@ extension HTTPAudioStream.Options {
         let environment = ProcessInfo.processInfo.environment
         let chosen = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
         // libcurl reads its default bundle itself when nothing is added to it.
-        if paths.isEmpty && chosen == nil { return nil }
+        if paths.isEmpty { return chosen.map(HTTPTransfer.TrustedRoots.file) }
         if let system = chosen ?? HTTPTransfer.defaultTrustBundle,
             let data = FileManager.default.contents(atPath: system)
         {
             text = Array(data) + [10] + text
         }
-        return text
+        return .text(text)
     }
 }
 

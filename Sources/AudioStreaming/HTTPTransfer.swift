@@ -27,9 +27,8 @@ final class HTTPTransfer: @unchecked Sendable {
         var speedLimit: (bytes: Int, period: Duration)?
         /// When the whole stream must be done by.
         var deadline: ContinuousClock.Instant?
-        /// PEM text trusted for https instead of libcurl's default file (the system's bundle and the
-        /// caller's roots, joined).
-        var trustedRoots: [UInt8]?
+        /// The roots trusted for https instead of libcurl's default file.
+        var trustedRoots: TrustedRoots?
         /// Follow a redirect from https to plain http.
         var followsRedirectsToHTTP = false
 
@@ -37,7 +36,7 @@ final class HTTPTransfer: @unchecked Sendable {
         /// `deadline`, trusting `trustedRoots`.
         init(
             url: String, options: HTTPAudioStream.Options, deadline: ContinuousClock.Instant?,
-            trustedRoots: [UInt8]?
+            trustedRoots: TrustedRoots?
         ) {
             self.url = url
             userAgent = options.userAgent
@@ -48,6 +47,15 @@ final class HTTPTransfer: @unchecked Sendable {
             self.trustedRoots = trustedRoots
             followsRedirectsToHTTP = options.followsRedirectsToHTTP
         }
+    }
+
+    /// Root certificates trusted for https.
+    enum TrustedRoots: Sendable {
+        /// A PEM bundle libcurl reads when a connection needs it (`CURLOPT_CAINFO`).
+        case file(String)
+        /// PEM text (the system's bundle and the caller's roots, joined), which libcurl copies into each
+        /// transfer and each connection (`CURLOPT_CAINFO_BLOB`).
+        case text([UInt8])
     }
 
     /// The final response's head (after redirects).
@@ -455,9 +463,12 @@ final class HTTPTransfer: @unchecked Sendable {
         if request.rangeStart > 0 || request.rangeEnd != nil {
             set(CURLOPT_RANGE, "\(request.rangeStart)-" + (request.rangeEnd.map(String.init) ?? ""))
         }
-        if let roots = request.trustedRoots {
+        switch request.trustedRoots {
+        case .file(let path): set(CURLOPT_CAINFO, path)
+        case .text(let roots):
             codes.append(
                 roots.withUnsafeBytes { afkit_curl_set_blob(api, easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+        case nil: break
         }
         codes.append(afkit_curl_set_pointer(api, easy, CURLOPT_ERRORBUFFER, errorBuffer))
         codes.append(
