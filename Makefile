@@ -4,6 +4,8 @@
 #   make test     build and run every test
 #   make assets   convert Assets/ to CAF and validate the results as system sounds
 #   make bench    run the benchmarks beside the reference tools
+#   make bench-streams  N live 128 kbit/s ICY streams from a loopback server read in one process, against one
+#                 FFmpeg process per stream (Benchmarks/Streams; BENCH_STREAMS_ARGS, e.g. --counts 100,1000)
 #   make conformance  afkit over other projects' test files, each checked against FFmpeg (flac, libsndfile):
 #                 CONFORMANCE_SOURCES holds folders or git directories, each optionally @subfolder
 #                 (CONFORMANCE.md); AFKIT=PATH checks that binary instead of building one
@@ -39,7 +41,7 @@ FUZZ_TARGETS := stream file codecs validator icy hls
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS    ?= 2
 
-.PHONY: all release test test-build test-deps test-venv assets bench conformance clean deps fuzz fuzz-smoke fuzz-build dist install lint docs man prove-client \
+.PHONY: all release test test-build test-deps test-venv assets bench bench-streams conformance clean deps fuzz fuzz-smoke fuzz-build dist install lint docs man prove-client \
 	prove-remote-exec
 
 all: release
@@ -144,6 +146,13 @@ bench: release
 		command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	python3 Benchmarks/bench.py
+
+# Many streams in one process (Benchmarks/Streams/bench-streams.py): FFmpeg makes the sources and is the reference.
+BENCH_STREAMS_ARGS ?=
+bench-streams:
+	$(SWIFT) build $(RELEASE) --product afkit-stream-benchmark
+	@command -v ffmpeg >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg; }
+	python3 Benchmarks/Streams/bench-streams.py $(BENCH_STREAMS_ARGS)
 
 # Not run by CI: the sources are other projects' repositories, fetched first (CONFORMANCE.md). The default binary
 # is built; one given as AFKIT=PATH is checked as it is. Results go to build/conformance.

@@ -162,6 +162,11 @@ let package = Package(
             ],
             path: "Benchmarks/CodecBenchmarks"
         ),
+        // `make bench-streams`: many HTTP audio streams in one process (Benchmarks/Streams/bench-streams.py).
+        .executableTarget(
+            name: "afkit-stream-benchmark", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats"],
+            path: "Benchmarks/Streams", exclude: ["bench-streams.py"]
+        ),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"], swiftSettings: testSettings),
         .testTarget(
             name: "AudioContainersTests",
@@ -191,7 +196,7 @@ let package = Package(
             ], swiftSettings: testSettings),
         // zlib, the independent reader of afkit's PNG pictures in the tests (afkit itself does not link it).
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one).
+        // Servers the network tests start on loopback ports (nginx, Icecast, a scripted hostile one, live ICY streams).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers", exclude: ["icy-stream-server.py"]),
         .testTarget(
             name: "AudioStreamingTests",

@@ -18,8 +18,11 @@ public final class ICYStreamServer: @unchecked Sendable {
         public var audioBytes: Int
         /// `frames` (it sent the frames it was to) or `client` (the client closed it first).
         public var ended: String
-        /// The most seconds a paced stream fell behind because the client did not read.
+        /// The most seconds a paced stream fell behind its schedule (the client not reading, or the server short of
+        /// CPU).
         public var lag: Double
+        /// The longest the server waited for the client to read (its socket full).
+        public var blocked: Double
     }
 
     /// Starts the server with `mp3` (and `adts`) as its sources and the script's other `arguments`

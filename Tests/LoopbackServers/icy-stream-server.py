@@ -9,13 +9,15 @@ frames. `--pace` sends them as fast as they play (a batch every `--batch` second
 at a frame boundary (0: never). One thread, asyncio, 127.0.0.1 only.
 
 Each connection that ends writes one JSON line to `--report`: its path, the frames and audio bytes it sent,
-whether it was cut by the client or ended after `--frames`, and `lag`, the most seconds a paced stream fell
-behind its schedule because the client did not read (the socket full). The test and the benchmark compare
+whether it was cut by the client or ended after `--frames`; `blocked`, the longest the server waited for the
+client to read (the socket full: the client behind); and `lag`, the most seconds a paced stream fell behind its
+schedule for either reason (the client, or the server itself short of CPU). The test and the benchmark compare
 those counts with the packets the client received.
 """
 import argparse
 import asyncio
 import json
+import resource
 import signal
 import sys
 import time
@@ -126,7 +128,7 @@ async def serve(reader, writer, args, sources, report):
         response += f"icy-metaint: {metaint}\r\n"
     writer.write((response + "\r\n").encode())
     start = time.monotonic()
-    lag = 0.0
+    lag, blocked = 0.0, 0.0
     ended = "client"
     try:
         while True:
@@ -135,7 +137,8 @@ async def serve(reader, writer, args, sources, report):
                 break
             if args.pace:
                 due = int((time.monotonic() - start + args.burst) / frame_seconds) + 1
-                lag = max(lag, (due - stream.sent - args.batch / frame_seconds) * frame_seconds)
+                if stream.sent:  # (the first batch is the burst, due at once)
+                    lag = max(lag, (due - stream.sent) * frame_seconds - args.batch)
             else:
                 due = stream.sent + 64
             if args.frames:
@@ -145,14 +148,17 @@ async def serve(reader, writer, args, sources, report):
                 chunk += stream.next_frame_bytes()
             if chunk:
                 writer.write(chunk)
+                waited = time.monotonic()
                 await writer.drain()
+                blocked = max(blocked, time.monotonic() - waited)
             if args.pace:
                 await asyncio.sleep(args.batch)
     except (ConnectionError, asyncio.CancelledError):
         pass
     finally:
         report.write(json.dumps({"path": path, "frames": stream.sent, "audioBytes": stream.audio_bytes,
-                                 "ended": ended, "lag": round(max(lag, 0.0), 3)}) + "\n")
+                                 "ended": ended, "lag": round(max(lag, 0.0), 3), "blocked": round(blocked, 3)})
+                     + "\n")
         report.flush()
         writer.close()
 
@@ -170,6 +176,8 @@ async def main():
     parser.add_argument("--title-every", type=int, default=200)
     parser.add_argument("--report", required=True)
     args = parser.parse_args()
+    # A socket a stream: the soft limit on open files raised to the hard one.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     sources = {}
     if args.mp3:
         frames, seconds = mp3_frames(open(args.mp3, "rb").read())
