@@ -49,6 +49,9 @@ public struct AssetValidator: Sendable {
 
     /// Where a file came from, where a conversion made it (a batch's outputs): its fixes remake it from there.
     public var origin: (@Sendable (String) -> FixOrigin?)?
+    /// What `convert --loudness` can reach (the command sets the normalizer's figures): a loudness fix aims where
+    /// the file can go within the profile's tolerance, or says why none will do.
+    public var loudnessReach: LoudnessReach?
 
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
@@ -216,11 +219,18 @@ public struct AssetValidator: Sendable {
                     Violation(rule: rule.id, severity: severity, message: finding.message, fix: finding.fix))
             }
         }
-        let planned = recipe?.command(for: facts)
-        if let planned {
+        var planned: PlannedFix?
+        if let recipe {
+            let (levelled, noFix) = levelled(recipe, facts, active)
+            planned = levelled == FixRecipe() ? nil : levelled.command(for: facts)
             for index in fixed {
-                violations[index].fix = planned.command
-                violations[index].fixNote = planned.note
+                if let noFix, [ValidationRule.loudness.id, ValidationRule.truePeak.id].contains(violations[index].rule)
+                {
+                    violations[index].message += "; no fix: " + noFix
+                } else if let planned {
+                    violations[index].fix = planned.command
+                    violations[index].fixNote = planned.note
+                }
             }
         }
         var report = FileReport(path: facts.path, violations: violations)
@@ -234,6 +244,40 @@ public struct AssetValidator: Sendable {
             report.loudnessBand = (target - tolerance)...(target + tolerance)
         }
         return report
+    }
+
+    /// A file's joined recipe with the loudness the profile checks: where the profile has a `loudness` rule and the
+    /// fix levels the file or moves its loudness (a mix, a preset, a cut, silence trimmed), the fix aims at a level
+    /// the file reaches within the rule's tolerance (``FixRecipe/loudnessAim(_:target:tolerance:ceiling:reach:)``),
+    /// under the profile's true-peak ceiling; or no level fix (loudness nor true peak), and why, where none will do.
+    func levelled(_ recipe: FixRecipe, _ facts: AssetFacts, _ active: [Profile.Entry]) -> (FixRecipe, String?) {
+        guard let entry = active.first(where: { $0.rule == ValidationRule.loudness.id }),
+            recipe.loudness != nil || recipe.movesLoudness
+        else { return (recipe, nil) }
+        var result = recipe
+        let (target, tolerance) = ValidationRule.loudnessTarget(entry.settings)
+        let profileCeiling = active.first { $0.rule == ValidationRule.truePeak.id }.map {
+            ValidationRule.truePeakMaximum($0.settings)
+        }
+        let standing = loudnessReach?.truePeakCeiling ?? ValidationRule.truePeakMaximum(RuleSettings(severity: .error))
+        // convert's own ceiling, unless the profile's is lower (then the fix says it).
+        if let profileCeiling, profileCeiling < standing {
+            result.truePeak = min(result.truePeak ?? profileCeiling, profileCeiling)
+        }
+        let ceiling = result.truePeak ?? standing
+        switch FixRecipe.loudnessAim(
+            facts, target: target, tolerance: tolerance, ceiling: ceiling, reach: loudnessReach)
+        {
+        case .success(let aim):
+            result.loudness = aim
+            return (result, nil)
+        case .failure(let why):
+            // No level fix at all: limiting the peaks at the file's own level fails as the target's would.
+            result.loudness = nil
+            result.keptLoudness = nil
+            result.truePeak = nil
+            return (result, why.reason)
+        }
     }
 
     /// Why `rule` could not be checked on a parsed file, or `nil` where it was.

@@ -40,11 +40,20 @@ extension ValidationRule {
         guard let correlation = facts.audio?.correlation else { return [] }
         let minimum = settings.number("minimumCorrelation") ?? 0
         guard correlation < minimum else { return [] }
-        return [
-            Finding(
-                "the channels are out of phase (correlation \(fixedPoint(correlation, places: 2))): summed to "
-                    + "mono, as one speaker plays them, they cancel")
-        ]
+        // Said as measured: opposed channels cancel; uncorrelated ones only fail to reinforce each other.
+        let measured =
+            "(correlation \(fixedPoint(correlation, places: 2))): summed to mono, as one speaker plays them, "
+        let said: String
+        if correlation <= -0.5 {
+            said = "the channels are largely out of phase " + measured + "they cancel"
+        } else if correlation <= -0.1 {
+            said = "the channels are partly out of phase " + measured + "they partly cancel"
+        } else {
+            said =
+                "the channels are uncorrelated " + measured
+                + "they do not reinforce each other (the mono mix is about 3 dB under the stereo's level)"
+        }
+        return [Finding(said)]
     }
 
     /// Stereo channels within `maximumDecibels` (default 3) of each other's level.
@@ -91,11 +100,14 @@ extension ValidationRule {
         (settings.number("target") ?? -16, settings.number("tolerance") ?? 1)
     }
 
+    /// The `true-peak` rule's ceiling in `settings`, dBTP (-1 where not given).
+    public static func truePeakMaximum(_ settings: RuleSettings) -> Double { settings.number("maximum") ?? -1 }
+
     /// True peak (4x oversampled) at most `maximum` dBTP (default -1: room for a lossy encoder's overshoot).
     public static let truePeak = ValidationRule(id: "true-peak", needsLoudness: true, parameters: ["maximum"]) {
         facts, settings in
         guard let loudness = facts.loudness else { return [] }
-        let maximum = settings.number("maximum") ?? -1
+        let maximum = truePeakMaximum(settings)
         guard loudness.truePeak > maximum else { return [] }
         // Normalized to its own loudness under the ceiling: the limiter takes the peaks, nothing else moves.
         let level = loudness.normalizable
@@ -208,11 +220,21 @@ extension ValidationRule {
         guard !expected.contains(ext) else { return [] }
         let name = facts.path.split(separator: "/").last.map(String.init) ?? facts.path
         let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        let fix = expected.first.map { "rename it '\(base).\($0)'" }
+        // The rename is said in the message, not as a fix: a file's one fix is a command that runs. Where the file
+        // has that command, it names the output with its container's extension, so it fixes this too.
+        let rename = expected.first.map { ": rename it '\(base).\($0)'" } ?? ""
         if ext.isEmpty {
-            return [Finding("the name has no extension; the bytes are \(describe(summary.container))", fix: fix)]
+            return [
+                Finding(
+                    "the name has no extension; the bytes are \(describe(summary.container))\(rename)",
+                    recipe: FixRecipe())
+            ]
         }
-        return [Finding("the name ends in '.\(ext)' but the bytes are \(describe(summary.container))", fix: fix)]
+        return [
+            Finding(
+                "the name ends in '.\(ext)' but the bytes are \(describe(summary.container))\(rename)",
+                recipe: FixRecipe())
+        ]
     }
 
     /// The header must agree with the data: no audio cut short, no size beyond the file.
@@ -283,7 +305,9 @@ extension ValidationRule {
     public static let clipping = ValidationRule(id: "clipping", needsDecodedAudio: true, parameters: []) { facts, _ in
         guard let audio = facts.audio, audio.clippedRuns > 0 else { return [] }
         return [
-            Finding("\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of full-scale samples (clipping)")
+            Finding(
+                "\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of three or more consecutive full-scale "
+                    + "samples (clipping; afkit clip counts each clipped sample)")
         ]
     }
 
@@ -328,20 +352,41 @@ extension ValidationRule {
         let fix = FixRecipe(
             trimsSilence: "--trim-silence"
                 + (threshold == AudioStatistics.defaultSilenceThreshold ? "" : " \(shortDecimal(threshold))"))
+        // A loop or marker the file declares in the silence keeps it: trimming there would cut into it.
+        let kept = declaredPoint(in: span, of: facts, audio: audio)
+        func finding(_ message: String) -> Finding {
+            guard let kept else { return Finding(message, recipe: fix) }
+            return Finding(message + "; no fix: --trim-silence would cut into \(kept), which the file declares there")
+        }
         var findings: [Finding] = []
         if leading && span.leading > limit {
             findings.append(
-                Finding(
-                    "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)",
-                    recipe: fix))
+                finding(
+                    "\(seconds(span.leading)) s of silence\(below) before the sound starts (more than \(seconds(limit)) s)"
+                ))
         }
         if trailing && span.trailing > limit {
             findings.append(
-                Finding(
-                    "\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)",
-                    recipe: fix))
+                finding("\(seconds(span.trailing)) s of silence\(below) after it ends (more than \(seconds(limit)) s)"))
         }
         return findings
+    }
+
+    /// The first loop or marker the file declares inside the silence at either end of `span` (a loop that starts
+    /// in the leading silence or ends in the trailing silence, a marker in either), for a person; `nil` where none
+    /// does, so `--trim-silence` cuts only what nothing refers to.
+    private static func declaredPoint(in span: SilenceSpan, of facts: AssetFacts, audio: AudioStatistics) -> String? {
+        guard let summary = facts.summary, summary.format.sampleRate > 0 else { return nil }
+        let rate = summary.format.sampleRate
+        let soundStart = Int64((span.leading * rate).rounded(.down))
+        let soundEnd = audio.frameCount - Int64((span.trailing * rate).rounded(.down))
+        for (index, loop) in summary.loops.enumerated() where loop.start < soundStart || loop.end > soundEnd {
+            return "loop \(index + 1) (frames \(loop.start)-\(loop.end))"
+        }
+        for marker in summary.markers where marker.framePosition < soundStart || marker.framePosition > soundEnd {
+            return "marker \(marker.id) (frame \(marker.framePosition))"
+        }
+        return nil
     }
 
     /// Each loop wraps without a click: the step and the change of slope where the loop's end meets its
@@ -357,9 +402,29 @@ extension ValidationRule {
             let jump = max(seam.levelJump, seam.slopeJump)
             guard jump > limit else { return nil }
             let kind = seam.levelJump >= seam.slopeJump ? "a step" : "a bend"
-            return Finding(
+            let message =
                 "the loop \(seam.start)-\(seam.end) wraps with \(kind) \(fixedPoint(jump, places: 1)) dB over the "
-                    + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click")
+                + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click"
+            // The file's own forward loop is mended by a crossfade; the whole file taken as a loop (`wholeFile`) has
+            // no audio around it to fade from, nor does a loop too short for the fade.
+            let rate = facts.summary?.format.sampleRate ?? 0
+            let fade = Int64((FixRecipe.loopCrossfadeSeconds * rate).rounded())
+            let declared = facts.summary?.loops.contains {
+                $0.start == seam.start && $0.end == seam.end && $0.playMode == .forward
+            }
+            guard declared == true, fade > 0, seam.end - seam.start >= fade,
+                seam.start >= fade || seam.end + fade <= audio.frameCount
+            else {
+                return Finding(
+                    message + "; no fix: "
+                        + (declared == true
+                            ? "the loop is too short, or has too little audio around it, for a "
+                                + "\(shortDecimal(FixRecipe.loopCrossfadeSeconds)) s crossfade"
+                            : "the file declares no forward loop there for --loop-crossfade to mend"))
+            }
+            return Finding(
+                message,
+                recipe: FixRecipe(loopCrossfade: "--loop-crossfade \(shortDecimal(FixRecipe.loopCrossfadeSeconds))"))
         }
     }
 }

@@ -33,6 +33,19 @@ struct FixRecipe: Sendable, Hashable {
     var keptLoudness: Double?
     /// The true-peak ceiling, dBTP.
     var truePeak: Double?
+    /// `--loop-crossfade LENGTH`: the seams of the file's forward loops mended.
+    var loopCrossfade: String?
+
+    /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
+    /// against a loop.
+    static let loopCrossfadeSeconds = 0.02
+
+    /// Whether the fix moves the sound's loudness: a mix to fewer channels, a preset (which may mix down), a cut
+    /// or silence trimmed (what is measured changes).
+    var movesLoudness: Bool {
+        if case .preset = format { return true }
+        return channels != nil || cut != nil || trimsSilence != nil
+    }
 
     /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and
     /// channel count, the loudness asked for over the one kept, the lower ceiling.
@@ -49,6 +62,7 @@ struct FixRecipe: Sendable, Hashable {
         result.loudness = loudness ?? other.loudness
         result.keptLoudness = keptLoudness ?? other.keptLoudness
         result.truePeak = [truePeak, other.truePeak].compactMap { $0 }.min()
+        result.loopCrossfade = loopCrossfade ?? other.loopCrossfade
         return result
     }
 
@@ -93,6 +107,7 @@ struct FixRecipe: Sendable, Hashable {
         if let cut { options.append(cut) }
         // (`--trim-silence` finds its own cut: it cannot go with `--duration`.)
         if let trimsSilence, cut?.hasPrefix("--duration") != true { options.append(trimsSilence) }
+        if let loopCrossfade { options.append(loopCrossfade) }
         if let level = loudness ?? keptLoudness {
             options.append("--loudness \(shortDecimal((level * 10).rounded() / 10))")
             if let truePeak { options.append("--true-peak \(shortDecimal(truePeak))") }
@@ -115,6 +130,51 @@ struct FixRecipe: Sendable, Hashable {
         return PlannedFix(
             input: "afkit convert \(options.joined(separator: " ")) \(shellQuoted(facts.path))", file: facts.path,
             remakesFile: false, name: (folder + base, suffix ?? own), note: note)
+    }
+
+    /// The loudness a fix aims at under a profile's `loudness` rule (`target` ± `tolerance`) and true-peak
+    /// `ceiling`, or why no fix will do (a silent or damaged file: gain would raise noise, or level a sound that
+    /// is not all there). Where gain alone reaches the target under the ceiling (the limiter's headroom kept), the
+    /// target; else the loudest level gain alone reaches (less 0.2 LU), where it is within the tolerance (a margin
+    /// inside its edge); else none (only the limiter reaches the band, at a cost known by converting). Measured on
+    /// the file as it is: the crest factor (true peak over loudness) a mix or a cut keeps near enough.
+    static func loudnessAim(
+        _ facts: AssetFacts, target: Double, tolerance: Double, ceiling: Double, reach: LoudnessReach?
+    ) -> Result<Double, NoLoudnessFix> {
+        guard let loudness = facts.loudness else { return .success(target) }
+        let level = loudness.normalizable
+        if !level.isFinite || level < LoudnessReach.gate || facts.audio?.isSilent == true {
+            return .failure(
+                NoLoudnessFix(
+                    "the sound is silent or nearly (\(level.isFinite ? fixedPoint(level, places: 1) : "-inf") LUFS, "
+                        + "under BS.1770's \(shortDecimal(LoudnessReach.gate)) LUFS gate): gain would raise only noise")
+            )
+        }
+        if facts.properties?.isTruncated == true || !(facts.properties?.damage.isEmpty ?? true)
+            || (facts.audio?.concealedPackets ?? 0) > 0
+        {
+            return .failure(
+                NoLoudnessFix(
+                    "the file is damaged (see truncated or malformed): its loudness is not the whole sound's; level "
+                        + "it once it is remade whole"))
+        }
+        guard let reach else { return .success(target) }
+        // The loudest level gain alone reaches under the ceiling (a margin kept for an encoder's overshoot).
+        let free = level + ceiling - reach.headroom - loudness.truePeak
+        if free >= target { return .success(target) }
+        let lowest = ((target - tolerance + min(0.2, tolerance / 2)) * 10).rounded(.up) / 10
+        let aim = ((free - 0.2) * 10).rounded(.down) / 10
+        // Past the band's edge only the limiter reaches, and how much loudness it takes from a sound whose
+        // peaks carry it is known only by converting: no fix is promised.
+        guard aim >= lowest else {
+            return .failure(
+                NoLoudnessFix(
+                    "its true peak sits \(fixedPoint(loudness.truePeak - level, places: 1)) dB over its loudness, so "
+                        + "gain alone reaches \(fixedPoint(free, places: 1)) LUFS under the \(shortDecimal(ceiling)) dBTP "
+                        + "ceiling, short of this profile's \(shortDecimal(lowest)) LUFS: only limiting gets there (convert "
+                        + "--loudness \(shortDecimal(lowest)) limits, or names the loudest target it can meet)"))
+        }
+        return .success(aim)
     }
 
     /// The file's own format as `convert` keeps it: `-d 0` where it writes the format again (linear PCM, IMA4,
@@ -209,4 +269,28 @@ func outputIdentity(_ path: String) -> String {
     let folder = parentFolder(of: path)
     let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
     return (realPath(folder) ?? folder) + "/" + name
+}
+
+/// What `convert --loudness` can reach, for the fixes the validator names (the command sets it from the normalizer's
+/// own figures; without it, a fix aims at the profile's target as it is).
+public struct LoudnessReach: Sendable, Hashable {
+    /// The true-peak ceiling convert holds unless told, dBTP.
+    public var truePeakCeiling: Double
+    /// How far under the ceiling the limiter works, dB.
+    public var headroom: Double
+
+    /// The normalizer's ceiling and headroom.
+    public init(truePeakCeiling: Double, headroom: Double) {
+        self.truePeakCeiling = truePeakCeiling
+        self.headroom = headroom
+    }
+
+    /// BS.1770's absolute gate, LUFS: nothing quieter counts as sound.
+    static let gate = -70.0
+}
+
+/// Why a file gets no loudness fix, for a person.
+struct NoLoudnessFix: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
 }

@@ -265,6 +265,9 @@ public struct BatchConverter: Sendable {
         settings.imaQuality = imaQuality
         settings.apply(adjustments)
         settings.synchronizesFolder = false
+        // A folder holds sounds with loops and sounds without: each without one a crossfade can mend is converted,
+        // with a note.
+        settings.loopCrossfadeSkipsUnmendable = true
         return settings
     }
 

@@ -15,6 +15,7 @@ extension ConversionPlan {
             render.fadeIn = cut.fadeIn
             render.fadeOut = cut.fadeOut
             trimmedFrames = (cut.start, cut.total - cut.start - cut.count)
+            if let note = cut.note { notes.append(note) }
         }
         try applyEdits(settings.edits, to: source, input: input)
         if let length = settings.loopCrossfade { try planLoopCrossfades(length, source: source, input: input) }

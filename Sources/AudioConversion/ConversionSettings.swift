@@ -84,6 +84,9 @@ public struct ConversionSettings: Sendable {
     public var peak: PeakTarget?
     /// Crossfade each forward loop's end into the audio before its start over this long (`--loop-crossfade`).
     public var loopCrossfade: EditTime?
+    /// Whether a source with no forward loop, or whose loop has no room for the crossfade, is converted without
+    /// it, said in a note (a batch's), rather than refused (`convert`'s usage error).
+    var loopCrossfadeSkipsUnmendable = false
     /// Trim leading and trailing silence below this level, in dBFS, with short fades
     /// (`--trim-silence`); markers and loops move with the cut.
     public var silenceThreshold: Double?

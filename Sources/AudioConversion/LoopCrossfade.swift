@@ -68,15 +68,26 @@ extension ConversionPlan {
         let frames = length.frames(at: source.sampleRate)
         let forward = source.loops.enumerated().filter { $0.element.playMode == .forward }
         guard !forward.isEmpty else {
-            throw ConversionUsageError(
+            let problem =
                 "--loop-crossfade: '\(input)' has no forward loop to mend"
-                    + (source.loops.isEmpty ? " (it has no loop)" : " (its loops turn around; they have no seam)"))
+                + (source.loops.isEmpty ? " (it has no loop)" : " (its loops turn around; they have no seam)")
+            // In a batch, such a sound is converted as it is.
+            guard settings.loopCrossfadeSkipsUnmendable else { throw ConversionUsageError(problem) }
+            notes.append(problem + ": converted without a crossfade")
+            return
         }
         guard frames > 0 else { throw ConversionUsageError("--loop-crossfade takes a length above 0") }
         let total = source.frameCount ?? 0
         for (index, loop) in forward {
             let name = "loop \(index + 1) (frames \(loop.start)-\(loop.end))"
             guard let planned = LoopCrossfade.planned(for: loop, length: frames, total: total) else {
+                // A loop over the whole sound (a batch's) has no audio beside it to fade from: left as it is.
+                if settings.loopCrossfadeSkipsUnmendable {
+                    notes.append(
+                        "--loop-crossfade \(length): \(name) has fewer than \(frames) frames before its start and "
+                            + "after its end to fade from (or is shorter than the fade): left as it is")
+                    continue
+                }
                 throw ConversionUsageError(
                     "--loop-crossfade \(length): \(name) of '\(input)' "
                         + (loop.end - loop.start < frames

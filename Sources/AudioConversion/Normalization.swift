@@ -24,11 +24,15 @@ public struct LoudnessTarget: Hashable, Sendable {
 
     /// The limiting allowed unless asked otherwise, dB.
     public static let defaultMaximumLimiting = 6.0
+    /// The true-peak ceiling unless asked otherwise, dBTP.
+    public static let defaultTruePeakCeiling = -1.0
+    /// How far under the ceiling the limiter works, dB (dither and the decoder's rounding need the room).
+    public static var limiterHeadroom: Double { LoudnessNormalizer.headroom }
 
     /// An aim of `integrated` LUFS under a `truePeakCeiling` in dBTP, limiting where gain alone would pass it,
     /// by at most `maximumLimiting` dB.
     public init(
-        integrated: Double, truePeakCeiling: Double = -1, usesLimiter: Bool = true,
+        integrated: Double, truePeakCeiling: Double = defaultTruePeakCeiling, usesLimiter: Bool = true,
         maximumLimiting: Double = defaultMaximumLimiting
     ) {
         self.integrated = integrated
@@ -209,6 +213,8 @@ struct SilenceCut {
     var fadeOut: Int
     /// The source's valid frames.
     var total: Int64
+    /// What the cut kept that it would have cut (a loop or marker in the silence), for a person.
+    var note: String?
 }
 
 extension AudioConverter {
@@ -249,11 +255,28 @@ extension AudioConverter {
                     + "nothing", offset: nil)
         }
         let pad = Int64((silenceFadeSeconds * source.sampleRate).rounded())
-        let start = max(0, first - pad)
-        let end = min(frame, last + 1 + pad)
+        let padded = (start: max(0, first - pad), end: min(frame, last + 1 + pad))
+        var (start, end) = padded
+        // Never into a loop or a marker the source declares: the cut stops at it (no fade there: the frames kept
+        // are the loop's own, and below the threshold), said in a note.
+        var kept: [String] = []
+        for (index, loop) in source.loops.enumerated() where loop.start < start || loop.end > end {
+            kept.append("loop \(index + 1) (frames \(loop.start)-\(loop.end))")
+            start = min(start, max(0, loop.start))
+            end = max(end, min(frame, loop.end))
+        }
+        for marker in source.markers where marker.framePosition < start || marker.framePosition >= end {
+            kept.append("marker \(marker.id) (frame \(marker.framePosition))")
+            start = min(start, max(0, marker.framePosition))
+            end = max(end, min(frame, marker.framePosition + 1))
+        }
         return SilenceCut(
-            start: start, count: end - start, fadeIn: start > 0 ? Int(first - start) : 0,
-            fadeOut: end < frame ? Int(end - last - 1) : 0, total: frame)
+            start: start, count: end - start, fadeIn: start > 0 && start == padded.start ? Int(first - start) : 0,
+            fadeOut: end < frame && end == padded.end ? Int(end - last - 1) : 0, total: frame,
+            note: kept.isEmpty
+                ? nil
+                : "--trim-silence keeps source frames \(start)-\(end) so as not to cut into "
+                    + kept.joined(separator: ", ") + " in the silence")
     }
 }
 

@@ -24,6 +24,8 @@ extension AssetValidator {
             try? AudioCodecRegistry.standard.decoder(for: format, magicCookie: cookie)
         }
         sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
+        loudnessReach = LoudnessReach(
+            truePeakCeiling: LoudnessTarget.defaultTruePeakCeiling, headroom: LoudnessTarget.limiterHeadroom)
     }
 }
 

@@ -137,7 +137,8 @@ extension Convert {
         is measured as one block, ungated, and info --loudness reports that measure (shortSound in JSON, "over one \
         block" in text). A silent source is refused. --trim-silence [DBFS] (default -60) cuts the silence before the \
         first and after the last sample above the level, keeping 5 ms of it to fade in and out across (the sound \
-        itself is untouched, sample for sample); markers and loops move with the cut, and those in the cut silence go.
+        itself is untouched, sample for sample); markers and loops move with the cut, and the cut never goes into a loop \
+        or a marker the source declares in the silence: it stops there (no fade at that end), said in a note.
 
         Speech leveling. --dynamic (with --loudness; the voice preset's way, --linear to refuse it) rides a gain \
         before the normalization, so a quiet speaker and a loud one, or a voice drifting from the microphone, come out \
@@ -170,7 +171,9 @@ extension Convert {
         file, its first T is crossfaded from the audio after its end instead. The loop points and the frame count \
         stay; every frame outside the fade is untouched (bit for bit where 8- to 24-bit or float PCM keeps its \
         format). A ping-pong or backward loop turns around and has no seam: it is left alone. A source with no \
-        forward loop, a loop shorter than T, or too little audio around it is a usage error naming the file.
+        forward loop, a loop shorter than T, or too little audio around it is a usage error naming the file (in \
+        batch, such a file is converted without the crossfade, said in a note: a folder holds sounds without loops \
+        too, and a loop over the whole sound has no audio beside it to fade from).
 
         Edits. --start T, --end T and --duration T (FFmpeg's -ss, -to, -t) take a part of the source, T in seconds \
         (1.5), [[HH:]MM:]SS[.mmm] or frames (44100f), exact to the frame (a compressed source is decoded and cut; \

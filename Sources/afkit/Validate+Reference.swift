@@ -15,8 +15,17 @@ extension Validate {
         by its name where -d 0 cannot keep it (-d aac, -d .mp3, -d opus, -d flac, -d alac), and the preset for a \
         format afkit does not write (Vorbis, MP2, HE-AAC); with --trim for duration (--profile NAME where the \
         profile is not validate's default, --duration S for a profile file), -c N for channels, @RATE or -ar RATE \
-        for a rate, --trim-silence for silence at the ends, --loudness TARGET and --true-peak MAX for loudness, and \
-        a rename for extension. The output goes beside the file, with its container's extension where afkit \
+        for a rate, --trim-silence for silence at the ends, --loop-crossfade 0.02 for a loop's seam (loop-seam), and \
+        --loudness TARGET (with --true-peak MAX where the profile's ceiling is under convert's -1 dBTP) for \
+        loudness. A fix never adds a finding: where the profile has a loudness rule and the fix moves loudness (a \
+        mix to fewer channels, a preset, a cut, silence trimmed), it levels too; its target is the rule's, or where \
+        the file's true peak keeps gain alone from it, the loudest level gain reaches under the ceiling (less 0.2 \
+        LU) where that is within the rule's tolerance; else (only the limiter would reach the band, at a cost known \
+        only by converting), and for a silent, truncated or damaged file, the loudness finding says no fix, and why. --trim-silence is not \
+        suggested where a loop or marker the file declares lies in the silence (convert's own --trim-silence stops \
+        at them, with a note). The extension finding names the rename in its message (rename it 'x.mp3'), not as a \
+        fix: a file's fix is one command that runs, and the conversion's output carries its container's own \
+        extension. The output goes beside the file, with its container's extension where afkit \
         writes that container with the output's format (else .caf, .m4a for music), -fixed added where the name is \
         the file's own, another file's already there or another fix's of the same run (then -fixed-2, ...: x.wav \
         and x.aif checked together are fixed into x.caf and x-fixed.caf), so every fix of a run can be run; a file \
@@ -113,7 +122,9 @@ extension Validate {
         system-sound (the default): for AudioServicesPlaySystemSound. Rules: malformed, container (CAF, AIFF/AIFF-C, \
         WAV; RF64), data-format (linear PCM, IMA4; WAV IMA ADPCM), duration (30.000 s passes, one frame more fails), \
         truncated, empty; extension (Apple opens files by content), channels (<= 2; more still play), sample-rate (<= \
-        48 kHz and native), clipping, silence (> 0.5 s at either end)
+        48 kHz and native), clipping (runs of three or more consecutive samples at full scale, the flat tops of a \
+        clipped waveform; afkit clip counts every sample at full scale and between samples), silence (> 0.5 s at \
+        either end)
 
         simultaneous-sfx: for games playing many sounds at once. Rules: malformed, container (CAF), data-format (PCM, \
         IMA4), extension, truncated, empty; hardware-codec (AAC, MP3, ALAC decode one stream at a time), channels \

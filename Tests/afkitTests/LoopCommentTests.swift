@@ -47,9 +47,10 @@ import Testing
         }
     }
 
-    /// `--trim-silence` that cuts into a loop says how the loop changed (a new user would otherwise find a loop
-    /// moved without a word), one it removes is said dropped, and `-v` lists each loop carried, moved or dropped.
-    @Test func aCutIntoALoopIsSaid() throws {
+    /// `--trim-silence` never cuts into a loop the source declares (issue 71: a loop 88200-529200 became
+    /// 88200-272262): the cut stops at the loop, which moves with the cut whole, and a note says what was kept and
+    /// why; a loop that lies in the silence keeps the silence it lies in.
+    @Test func theSilenceCutStopsAtALoop() throws {
         let folder = try Loopback.temporaryFolder("loop-cut")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let shortened = try Command.run([
@@ -57,22 +58,22 @@ import Testing
         ])
         #expect(shortened.status == 0, "\(shortened.stderr)")
         let loop = try #require(try AudioFile(path: folder + "/short.wav").properties.loops.first)
-        // 0.5 s of silence (22050 frames) is cut from the start: the loop's start with it, its end moved back.
-        #expect(loop.start == 0 && (40000 - 22050)...(40000 - 21000) ~= loop.end, "\(loop)")
+        // 0.5 s of silence (22050 frames) before the tone, the loop from frame 1000 to 40000: the cut starts at the
+        // loop, which keeps its length.
+        #expect(loop.start == 0 && loop.end == 39000, "\(loop)")
         #expect(
             shortened.stderr.contains(
-                "flac-trim-shortens.flac: note: the cut shortens loop 1 (source frames 1000-40000) to output frames "
-                    + "0-\(loop.end)"), "\(shortened.stderr)")
-        #expect(shortened.stderr.contains("convert: loop 1 (source frames 1000-40000) now 0-\(loop.end)\n"))
+                "flac-trim-shortens.flac: note: --trim-silence keeps source frames 1000-"), "\(shortened.stderr)")
+        #expect(shortened.stderr.contains("so as not to cut into loop 1 (frames 1000-40000) in the silence"))
+        #expect(!shortened.stderr.contains("the cut shortens"), "\(shortened.stderr)")
 
-        let removed = try Command.run([
-            "convert", "-v", "--trim-silence", "-60", "loops/flac-trim-removes.flac", folder + "/gone.wav",
+        let kept = try Command.run([
+            "convert", "-v", "--trim-silence", "-60", "loops/flac-trim-removes.flac", folder + "/kept.wav",
         ])
-        #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(try AudioFile(path: folder + "/gone.wav").properties.loops.isEmpty)
-        #expect(
-            removed.stderr.contains("note: loop 1 (source frames 100-4000) lies outside the audio kept and is dropped"))
-        #expect(removed.stderr.contains("convert: loop 1 (source frames 100-4000): outside the audio kept, dropped\n"))
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let whole = try #require(try AudioFile(path: folder + "/kept.wav").properties.loops.first, "\(kept.stderr)")
+        #expect(whole.start == 0 && whole.end == 3900, "\(whole)")
+        #expect(kept.stderr.contains("so as not to cut into loop 1 (frames 100-4000)"), "\(kept.stderr)")
     }
 
     /// A WAV of 8000 frames (a tone) with the given `smpl` loops.

@@ -7,11 +7,14 @@ import Testing
 /// it passes, with the loop points and the frame count as they were and every frame outside the fade unchanged,
 /// bit for bit.
 @Suite struct LoopCrossfadeTests {
-    /// A mono 16-bit CAF at 8 kHz: a sine of `period` frames at half scale, with `loops`.
-    static func loopedCAF(_ path: String, frames: Int, period: Double, loops: [Loop]) throws {
+    /// A mono 16-bit CAF at 8 kHz: a sine of `period` frames at half scale (or `signal(frame)`, -1...1), with
+    /// `loops`.
+    static func loopedCAF(
+        _ path: String, frames: Int, period: Double, loops: [Loop], _ signal: ((Int) -> Double)? = nil
+    ) throws {
         var bytes: [UInt8] = []
         for frame in 0..<frames {
-            let sample = Int16(0.5 * sin(2 * Double.pi * Double(frame) / period) * 32767)
+            let sample = Int16((signal?(frame) ?? 0.5 * sin(2 * Double.pi * Double(frame) / period)) * 32767)
             bytes += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
         }
         var options = AudioFileWriterOptions()
@@ -100,6 +103,36 @@ import Testing
         #expect(none.status == 2 && none.stderr.contains("has no forward loop to mend (it has no loop)"), "\(none)")
         let zero = try Command.run(["convert", "--loop-crossfade", "0", plain, folder.path + "/y.caf"])
         #expect(zero.status == 2 && zero.stderr.contains("--loop-crossfade takes a length above 0"))
+    }
+
+    /// In a batch, a folder holds sounds without loops and sounds looped whole (issue 71: the run failed on them):
+    /// each is converted without the crossfade, said in a note, and the looped one is mended.
+    @Test func aBatchConvertsTheSoundsItCannotMendWithANote() throws {
+        let folder = try ScratchFolder()
+        let sources = folder.path + "/src"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        try toneWAV(sources + "/plain.wav", seconds: 0.5)
+        try Self.loopedCAF(
+            sources + "/whole.caf", frames: 4000, period: 80, loops: [Loop(start: 0, end: 4000, playMode: .forward)])
+        try Self.loopedCAF(
+            sources + "/clicking.caf", frames: 8000, period: 80,
+            loops: [Loop(start: 800, end: 800 + 80 * 50 - 37, playMode: .forward)])
+        let out = folder.path + "/out"
+        let result = try Command.run(["batch", "--preset", "pcm", "--loop-crossfade", "400f", "--out", out, sources])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("plain.wav: note: --loop-crossfade: '")
+                && result.stderr.contains(
+                    "has no forward loop to mend (it has no loop): converted without a crossfade"),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "whole.caf: note: --loop-crossfade 400f: loop 1 (frames 0-4000) has fewer than 400 "),
+            "\(result.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: out).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(made.map { $0.split(separator: ".").first.map(String.init) ?? "" } == ["clicking", "plain", "whole"])
+        let clicking = try #require(made.first)
+        #expect(try Self.seamFindings(out + "/" + clicking).isEmpty, "\(clicking)")
     }
 
     /// The marker fixture's WAV (`smpl`: a forward loop 1000-3000 and a ping-pong one): only the forward loop is

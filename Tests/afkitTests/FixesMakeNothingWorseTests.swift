@@ -1,0 +1,142 @@
+import AudioContainers
+import AudioFormats
+import Foundation
+import Testing
+
+/// Fixes that never make things worse (issue 71): under a studio profile with a loudness rule (game-sfx's -18 ± 3
+/// LUFS, -1 dBTP, 5 s at most), the fix `validate` prints for each file, run as printed, writes an output that
+/// `validate` finds nothing new in: a mix to mono, a preset, a cut or silence trimmed brings the loudness target
+/// with it; a target the file's peaks cannot reach by gain is aimed within the tolerance; a silent file gets no
+/// loudness fix; silence a loop lies in is not trimmed; a clicking loop is mended with `--loop-crossfade`.
+@Suite struct FixesMakeNothingWorseTests {
+    static let studio = #"{"name": "studio", "extends": "game-sfx", "rules": {"duration": {"maximumSeconds": 5}}}"#
+
+    /// The violations of `path` under `profile`: rule, message and fix.
+    static func violations(_ path: String, profile: String) throws -> [(rule: String, message: String, fix: String?)] {
+        try FixesThatRunTests.violations(path, profile: profile).map {
+            ($0["rule"] as? String ?? "", $0["message"] as? String ?? "", $0["fix"] as? String)
+        }
+    }
+
+    /// A 16-bit WAV of `seconds` at `rate`: each channel's sample from `signal(frame, channel)`, -1...1.
+    static func wav(
+        _ path: String, seconds: Double, rate: Double = 44100, channels: Int = 1,
+        _ signal: (Int, Int) -> Double
+    ) throws {
+        var samples: [Int16] = []
+        for frame in 0..<Int(seconds * rate) {
+            for channel in 0..<channels { samples.append(Int16(max(-1, min(1, signal(frame, channel))) * 32767)) }
+        }
+        try pcmWAV(path, rate: rate, channels: UInt32(channels), samples: samples)
+    }
+
+    /// The files made for the flaws this suite is about, each with what its fix must do.
+    static func flawed(in folder: String) throws -> [String] {
+        func tone(_ frame: Int, _ rate: Double = 44100) -> Double { sin(2 * Double.pi * 440 * Double(frame) / rate) }
+        // Stereo, the right channel three eighths of a period behind: within the loudness band as it is, well
+        // under it mixed to mono (the hit 96k case).
+        try wav(folder + "/stereo-hit.wav", seconds: 1, channels: 2) { frame, channel in
+            0.14 * sin(2 * Double.pi * 440 * Double(frame) / 44100 + (channel == 1 ? 3 * Double.pi / 4 : 0))
+        }
+        // 0.2 s of tone between 1 s of silence each side (the silence padded coin case).
+        try wav(folder + "/padded-coin.wav", seconds: 2.2) { frame, _ in
+            frame >= 44100 && frame < 44100 + 8820 ? 0.3 * tone(frame) : 0
+        }
+        // A tone (about -19 LUFS) with a full-scale click (one 1 kHz period) every half second: gain alone keeps
+        // it under -1 dBTP only below -20 LUFS, inside the band.
+        try wav(folder + "/peaky.wav", seconds: 3) { frame, _ in
+            frame % 22050 < 44 ? sin(2 * Double.pi * Double(frame % 22050) / 44) : 0.16 * tone(frame)
+        }
+        // The same tone 8 dB quieter (about -27 LUFS): only the limiter reaches the band; no fix is promised.
+        try wav(folder + "/peaky-quiet.wav", seconds: 3) { frame, _ in
+            frame % 22050 < 44 ? sin(2 * Double.pi * Double(frame % 22050) / 44) : 0.064 * tone(frame)
+        }
+        // Nearly silent and shorter than one gating block (its one block measures about -85 LUFS): no gain is a fix.
+        try wav(folder + "/hiss.wav", seconds: 0.3) { frame, _ in frame % 2 == 0 ? 0.00004 : -0.00004 }
+        // A loop to the end over the trailing silence: trimming it would cut into the loop, and its wrap (from
+        // silence into the tone) clicks.
+        try LoopCrossfadeTests.loopedCAF(
+            folder + "/loop-tail.caf", frames: 16000, period: 1,
+            loops: [Loop(start: 4000, end: 16000, playMode: .forward)]
+        ) {
+            $0 < 10000 ? 0.25 * sin(2 * Double.pi * 440 * Double($0) / 8000) : 0
+        }
+        // A loop whose wrap jumps half a period (the loop B seam click case).
+        try LoopCrossfadeTests.loopedCAF(
+            folder + "/loop-click.caf", frames: 8000, period: 80,
+            loops: [Loop(start: 800, end: 800 + 80 * 50 - 37, playMode: .forward)]
+        ) {
+            0.25 * sin(2 * Double.pi * Double($0) / 80)
+        }
+        return [
+            "stereo-hit.wav", "padded-coin.wav", "peaky.wav", "peaky-quiet.wav", "hiss.wav", "loop-tail.caf",
+            "loop-click.caf",
+        ]
+    }
+
+    @Test func everyFixUnderAStudioProfileAddsNoFinding() throws {
+        let folder = try ScratchFolder()
+        let profile = folder.path + "/studio.json"
+        try Data(Self.studio.utf8).write(to: URL(fileURLWithPath: profile))
+        let names = try Self.flawed(in: folder.path) + FixesThatRunTests.sources(in: folder.path).map(\.name)
+        var fixedCount = 0
+        for name in names {
+            let path = folder.path + "/" + name
+            let before = try Self.violations(path, profile: profile)
+            let fixes = Set(before.compactMap(\.fix))
+            #expect(fixes.count <= 1, "\(name): one command a file: \(fixes)")
+            guard let fix = fixes.first else { continue }
+            #expect(fix.hasPrefix("afkit convert "), "\(name): \(fix)")
+            let fixed = try FixCommandTests.run(fix)
+            let after = try Self.violations(fixed, profile: profile)
+            let new = Set(after.map(\.rule)).subtracting(before.map(\.rule))
+            #expect(new.isEmpty, "\(name): \(fix) adds \(after.filter { new.contains($0.rule) })")
+            // A loudness finding that had the fix is gone.
+            if before.contains(where: { $0.rule == "loudness" && $0.fix != nil }) {
+                #expect(!after.contains { $0.rule == "loudness" }, "\(name): \(fix) leaves \(after)")
+            }
+            try FileManager.default.removeItem(atPath: fixed)
+            fixedCount += 1
+        }
+        #expect(fixedCount >= 30)
+    }
+
+    @Test func eachFlawGetsTheFixThatFitsIt() throws {
+        let folder = try ScratchFolder()
+        let profile = folder.path + "/studio.json"
+        try Data(Self.studio.utf8).write(to: URL(fileURLWithPath: profile))
+        _ = try Self.flawed(in: folder.path)
+        func fix(_ name: String) throws -> String? {
+            try Self.violations(folder.path + "/" + name, profile: profile).compactMap(\.fix).first
+        }
+        // Mixed to mono, the loudness target comes with it.
+        let stereo = try #require(try fix("stereo-hit.wav"))
+        #expect(stereo.contains("-c 1") || stereo.contains("--preset sfx"), "\(stereo)")
+        #expect(stereo.contains("--loudness -18"), "\(stereo)")
+        // Trimmed, too.
+        let coin = try #require(try fix("padded-coin.wav"))
+        #expect(coin.contains("--trim-silence") && coin.contains("--loudness -18"), "\(coin)")
+        // Peaks that gain alone cannot lift to -18 under -1 dBTP: aimed inside the band, not at -18.
+        let peaky = try #require(try fix("peaky.wav"))
+        let aim = try #require(
+            peaky.split(separator: " ").drop { $0 != "--loudness" }.dropFirst().first.flatMap { Double($0) }, "\(peaky)"
+        )
+        #expect(aim < -18 && aim >= -21, "\(peaky)")
+        let quietPeaks = try Self.violations(folder.path + "/peaky-quiet.wav", profile: profile)
+        let unreached = try #require(quietPeaks.first { $0.rule == "loudness" }, "\(quietPeaks)")
+        #expect(unreached.fix == nil && unreached.message.contains("only limiting gets there"), "\(unreached)")
+        // Nearly silent: no loudness fix, and the finding says why.
+        let hiss = try Self.violations(folder.path + "/hiss.wav", profile: profile)
+        let quiet = try #require(hiss.first { $0.rule == "loudness" }, "\(hiss)")
+        #expect(quiet.fix == nil && quiet.message.contains("no fix: the sound is silent"), "\(quiet)")
+        #expect(!(hiss.compactMap(\.fix).first ?? "").contains("--loudness"), "\(hiss)")
+        // Silence a loop lies in is not trimmed; the clicking wraps are mended.
+        let tail = try Self.violations(folder.path + "/loop-tail.caf", profile: profile)
+        #expect(!(tail.compactMap(\.fix).first ?? "").contains("--trim-silence"), "\(tail)")
+        #expect(tail.contains { $0.message.contains("no fix: --trim-silence would cut into loop 1") }, "\(tail)")
+        let click = try #require(try fix("loop-click.caf"))
+        #expect(click.contains("--loop-crossfade 0.02"), "\(click)")
+        let mended = try FixCommandTests.run(click)
+        #expect(try !Self.violations(mended, profile: profile).contains { $0.rule == "loop-seam" })
+    }
+}
