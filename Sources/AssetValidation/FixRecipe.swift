@@ -135,7 +135,7 @@ struct FixRecipe: Sendable, Hashable {
     /// The loudness a fix aims at under a profile's `loudness` rule (`target` ± `tolerance`) and true-peak
     /// `ceiling`, or why no fix will do (a silent or damaged file: gain would raise noise, or level a sound that
     /// is not all there). Where gain alone reaches the target under the ceiling (the limiter's headroom kept), the
-    /// target; else the loudest level gain alone reaches (less 0.2 LU), where it is within the tolerance (a margin
+    /// target; else the loudest level gain alone reaches (less 0.1 LU, rounded down to 0.1), where it is within the tolerance (a margin
     /// inside its edge); else none (only the limiter reaches the band, at a cost known by converting). Measured on
     /// the file as it is: the crest factor (true peak over loudness) a mix or a cut keeps near enough.
     static func loudnessAim(
@@ -162,8 +162,8 @@ struct FixRecipe: Sendable, Hashable {
         // The loudest level gain alone reaches under the ceiling (a margin kept for an encoder's overshoot).
         let free = level + ceiling - reach.headroom - loudness.truePeak
         if free >= target { return .success(target) }
-        let lowest = ((target - tolerance + min(0.2, tolerance / 2)) * 10).rounded(.up) / 10
-        let aim = ((free - 0.2) * 10).rounded(.down) / 10
+        let lowest = ((target - tolerance + min(0.1, tolerance / 2)) * 10).rounded(.up) / 10
+        let aim = ((free - 0.1) * 10).rounded(.down) / 10
         // Past the band's edge only the limiter reaches, and how much loudness it takes from a sound whose
         // peaks carry it is known only by converting: no fix is promised.
         guard aim >= lowest else {
