@@ -18,77 +18,154 @@ public enum HTTPResource {
     /// from `budget` (the reading's, shared by its fetches; one of the fetch's own where `nil`). Errors are
     /// `AudioFileError`s: `net!` for the server and the connection, and for a budget spent.
     ///
-    /// The fetch runs on a thread of its own, which waits for the transfer's: no task's thread waits.
+    /// Each attempt runs on the process's one HTTP event loop and the wait between attempts is the task's own
+    /// sleep: no thread waits for a fetch, and cancelling the task ends the attempt or the wait at once.
     public static func fetch(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
         deadline: ContinuousClock.Instant? = nil, budget: RetryBudget? = nil
     ) async throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        let budget = budget ?? RetryBudget(options)
-        let cancellation = Cancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread {
-                    continuation.resume(
-                        with: Result {
-                            try fetchWaiting(
-                                location, range: range, options: options, deadline: deadline, budget: budget,
-                                cancellation: cancellation)
-                        })
-                }
-                thread.name = "afkit http fetch"
-                thread.start()
+        var attempts = try Attempts(
+            location, range: range, options: options, deadline: deadline, budget: budget ?? RetryBudget(options))
+        while true {
+            let started = ContinuousClock.now
+            do {
+                let transfer = HTTPTransfer(attempts.request)
+                defer { transfer.cancel() }
+                var body = try attempts.body(after: await transfer.responseHead())
+                while let chunk = try await transfer.nextChunk() { try body.append(chunk) }
+                return try attempts.succeeded(body)
+            } catch {
+                try await Task.sleep(for: attempts.delay(after: error, startedAt: started))
+                try attempts.waited()
             }
-        } onCancel: {
-            cancellation.cancel()
         }
     }
 
     /// ``fetch(_:range:options:deadline:budget:)`` for code that cannot wait asynchronously (the validator's
-    /// worker threads, a playlist reader's fetch): the calling thread waits for the transfer's own thread, never
-    /// for a task.
+    /// worker threads, a playlist reader's fetch): the calling thread waits for the event loop (and sleeps
+    /// between attempts), never for a task.
     public static func fetchWaiting(
         _ location: String, range: HLS.ByteRange? = nil, options: HTTPAudioStream.Options = .init(),
         deadline: ContinuousClock.Instant? = nil, budget: RetryBudget? = nil
     ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        try fetchWaiting(
-            location, range: range, options: options, deadline: deadline, budget: budget ?? RetryBudget(options),
-            cancellation: Cancellation())
-    }
-
-    private static func fetchWaiting(
-        _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
-        deadline: ContinuousClock.Instant?, budget: RetryBudget, cancellation: Cancellation
-    ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
-        if budget.isSpent {
-            throw AudioFileError.network("http: \(location): not tried: \(budget.spentReason)", offset: nil)
-        }
-        let server = origin(of: location)
-        if let known = UnreachableServers.failure(of: server) {
-            throw AudioFileError.network(
-                "http: \(location): not tried: \(Redaction.credentialsRemoved(from: server)) could not be reached "
-                    + "moments ago (\(known))", offset: nil)
-        }
-        var attempt = 0
+        var attempts = try Attempts(
+            location, range: range, options: options, deadline: deadline, budget: budget ?? RetryBudget(options))
         while true {
             let started = ContinuousClock.now
-            let failure: AudioFileError
             do {
-                let fetched = try fetchOnce(
-                    location, range: range, options: options, deadline: deadline, trustedRoots: trustedRoots,
-                    attempt: attempt, cancellation: cancellation)
-                budget.fetchSucceeded()
-                return fetched
-            } catch is CancellationError {
+                let transfer = HTTPTransfer(attempts.request)
+                defer { transfer.cancel() }
+                var body = try attempts.body(after: transfer.waitForResponseHead())
+                while let chunk = try transfer.waitForNextChunk() { try body.append(chunk) }
+                return try attempts.succeeded(body)
+            } catch {
+                let delay = try attempts.delay(after: error, startedAt: started)
+                Thread.sleep(forTimeInterval: delay / .seconds(1))
+                try attempts.waited()
+            }
+        }
+    }
+
+    /// The wait before attempt `attempt` (1 for the first retry): `reconnectDelay`, doubled for each further one
+    /// up to `maximumReconnectDelay`.
+    private static func backOffDelay(before attempt: Int, options: HTTPAudioStream.Options) -> Duration {
+        var delay = options.reconnectDelay
+        for _ in 1..<max(1, attempt) { delay = min(delay * 2, options.maximumReconnectDelay) }
+        return delay
+    }
+
+    /// A URL's scheme, user information, host and port: the server a failure to connect is remembered for.
+    static func origin(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        return String(url[..<scheme.upperBound]) + String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
+    /// One fetch's attempts: the request each makes, what its response must be, and after a failure whether and
+    /// when the next is made (the backoff, the deadline, the budget, a server that could not be reached). The
+    /// asynchronous and the waiting fetch differ only in how they wait.
+    private struct Attempts {
+        let location: String
+        let range: HLS.ByteRange?
+        let options: HTTPAudioStream.Options
+        let deadline: ContinuousClock.Instant?
+        let budget: RetryBudget
+        let server: String
+        /// The request every attempt makes.
+        let request: HTTPTransfer.Request
+        /// 0 for the first attempt, 1 for the first retry, ...
+        private(set) var attempt = 0
+
+        /// The attempts of a fetch, or why none is made (the budget spent, the server unreachable moments ago).
+        init(
+            _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
+            deadline: ContinuousClock.Instant?, budget: RetryBudget
+        ) throws {
+            let trustedRoots = try HTTPAudioStream.Options.trustedRoots(adding: options.additionalTrustRoots)
+            if budget.isSpent {
+                throw AudioFileError.network("http: \(location): not tried: \(budget.spentReason)", offset: nil)
+            }
+            server = HTTPResource.origin(of: location)
+            if let known = UnreachableServers.failure(of: server) {
+                throw AudioFileError.network(
+                    "http: \(location): not tried: \(Redaction.credentialsRemoved(from: server)) could not be reached "
+                        + "moments ago (\(known))", offset: nil)
+            }
+            self.location = location
+            self.range = range
+            self.options = options
+            self.deadline = deadline
+            self.budget = budget
+            var request = HTTPTransfer.Request(
+                url: location, options: options, deadline: deadline, trustedRoots: trustedRoots)
+            if let range {
+                request.rangeStart = range.offset ?? 0
+                request.rangeEnd = (range.offset ?? 0) + range.length - 1
+            }
+            self.request = request
+        }
+
+        /// The body to come after `head`, or the server's refusal.
+        func body(after head: HTTPTransfer.Head) throws -> Body {
+            guard (200..<300).contains(head.status) else {
+                let error = AudioFileError.network(
+                    "http: \(location) answered \(head.status) \(head.reason)", offset: nil)
+                // The server's refusal of the request itself is not retried.
+                if (400..<500).contains(head.status) { throw Final(error: error) }
+                throw error
+            }
+            return Body(
+                location: location, range: range, status: head.status,
+                response: try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt),
+                url: head.url)
+        }
+
+        /// The fetched resource of a whole `body`, the success counted in the budget.
+        func succeeded(_ body: Body) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+            let fetched = try body.finished()
+            budget.fetchSucceeded()
+            return fetched
+        }
+
+        /// The wait before the next attempt after the one started at `started` failed with `error`, or the error
+        /// that ends the fetch: a cancellation, a failure no retry mends, the last attempt's, the deadline's or
+        /// the budget's.
+        mutating func delay(after error: any Error, startedAt started: ContinuousClock.Instant) throws -> Duration {
+            let failure: AudioFileError
+            switch error {
+            case is CancellationError, HTTPTransfer.Failure.cancelled:
                 throw CancellationError()
-            } catch let error as AudioFileError where error.code == "net!" {
+            case let transferFailure as HTTPTransfer.Failure:
+                let (error, unreachable) = describe(transferFailure)
                 failure = error
-            } catch let unreachable as Unreachable {
-                failure = unreachable.error
                 // Every attempt failed to connect: the other resources on that server fail at once for a while
                 // (a package of many segments on a dead host is not retried segment by segment).
-                if attempt >= options.maximumReconnectAttempts { UnreachableServers.note(server, unreachable.reason) }
-            } catch {
+                if let unreachable, attempt >= options.maximumReconnectAttempts {
+                    UnreachableServers.note(server, unreachable)
+                }
+            case let error as AudioFileError where error.code == "net!":
+                failure = error
+            default:
                 // A 4xx answer, a resource over the limit or short of its range: no retry mends it.
                 budget.lose(ContinuousClock.now - started)
                 budget.fetchFailed()
@@ -109,137 +186,86 @@ public enum HTTPResource {
                 budget.fetchFailed()
                 throw failure.rewritten { $0 + "; not retried: \(budget.spentReason)" }
             }
-            try cancellation.sleep(for: delay)
-            // Another fetch of the reading spent the budget while this one waited.
-            if budget.isSpent {
-                budget.fetchFailed()
-                throw failure.rewritten { $0 + "; not retried: \(budget.spentReason)" }
+            lastFailure = failure
+            return delay
+        }
+
+        /// The failure the wait before this attempt followed.
+        private var lastFailure: AudioFileError?
+
+        /// After the wait before a retry: throws where another fetch of the reading spent the budget meanwhile.
+        func waited() throws {
+            guard budget.isSpent, let lastFailure else { return }
+            budget.fetchFailed()
+            throw lastFailure.rewritten { $0 + "; not retried: \(budget.spentReason)" }
+        }
+
+        /// A transfer's failure in words, and where no connection was made at all (the name not resolved, the
+        /// connection refused or timed out), why.
+        private func describe(_ failure: HTTPTransfer.Failure) -> (AudioFileError, unreachable: String?) {
+            switch failure {
+            case .cancelled, .deadlinePassed:
+                return (
+                    AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil), nil
+                )
+            case .transfer(let message, let code):
+                let error = AudioFileError.network("http: \(location): \(message)", offset: nil)
+                return (error, [5, 6, 7].contains(code) ? message : nil)
+            case .stalled(let timeout):
+                return (AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil), nil)
+            case .tooSlow:
+                return (AudioFileError.network("http: \(location): slower than the speed limit", offset: nil), nil)
             }
         }
     }
 
-    /// The wait before attempt `attempt` (1 for the first retry): `reconnectDelay`, doubled for each further one
-    /// up to `maximumReconnectDelay`.
-    private static func backOffDelay(before attempt: Int, options: HTTPAudioStream.Options) -> Duration {
-        var delay = options.reconnectDelay
-        for _ in 1..<max(1, attempt) { delay = min(delay * 2, options.maximumReconnectDelay) }
-        return delay
-    }
+    /// A response's body as it arrives, held to ``maximumSize`` and to the range asked for.
+    private struct Body {
+        let location: String
+        let range: HLS.ByteRange?
+        let status: Int
+        let response: HTTPAudioStream.Response
+        /// Where the bytes came from after redirects, its credentials kept: what relative URIs resolve against.
+        let url: String
+        private var bytes: [UInt8] = []
 
-    /// A URL's scheme, user information, host and port: the server a failure to connect is remembered for.
-    static func origin(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        return String(url[..<scheme.upperBound]) + String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
-    }
-
-    private static func fetchOnce(
-        _ location: String, range: HLS.ByteRange?, options: HTTPAudioStream.Options,
-        deadline: ContinuousClock.Instant?, trustedRoots: HTTPTransfer.TrustedRoots?, attempt: Int,
-        cancellation: Cancellation
-    ) throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
-        var request = HTTPTransfer.Request(
-            url: location, options: options, deadline: deadline, trustedRoots: trustedRoots)
-        if let range {
-            request.rangeStart = range.offset ?? 0
-            request.rangeEnd = (range.offset ?? 0) + range.length - 1
+        init(location: String, range: HLS.ByteRange?, status: Int, response: HTTPAudioStream.Response, url: String) {
+            self.location = location
+            self.range = range
+            self.status = status
+            self.response = response
+            self.url = url
         }
-        let transfer = HTTPTransfer(request)
-        defer { transfer.cancel() }
-        try cancellation.follow(transfer)
-        do {
-            let head = try transfer.waitForResponseHead()
-            guard (200..<300).contains(head.status) else {
-                let error = AudioFileError.network(
-                    "http: \(location) answered \(head.status) \(head.reason)", offset: nil)
-                // The server's refusal of the request itself is not retried.
-                if (400..<500).contains(head.status) { throw Final(error: error) }
-                throw error
+
+        mutating func append(_ chunk: [UInt8]) throws {
+            bytes += chunk
+            guard bytes.count <= maximumSize else {
+                throw AudioFileError.limitExceeded(
+                    "http: \(location) holds more than \(maximumSize) bytes", offset: nil)
             }
-            let response = try HTTPAudioStream.Response(head: head, wantsMetadata: false, attempt: attempt)
-            var bytes: [UInt8] = []
-            while let chunk = try transfer.waitForNextChunk() {
-                bytes += chunk
-                guard bytes.count <= maximumSize else {
-                    throw AudioFileError.limitExceeded(
-                        "http: \(location) holds more than \(maximumSize) bytes", offset: nil)
-                }
-            }
-            // A server that ignored the range sent the whole resource: the range is cut from it.
-            if let range, head.status == 200 {
+        }
+
+        /// The resource (the range cut from a whole resource where the server ignored the range).
+        func finished() throws -> (bytes: [UInt8], response: HTTPAudioStream.Response, location: String) {
+            if let range, status == 200 {
                 let start = Int(range.offset ?? 0)
                 guard start + Int(range.length) <= bytes.count else {
                     throw AudioFileError.truncated(
                         "http: \(location) holds \(bytes.count) bytes; the range \(range.text) runs past them",
                         offset: Int64(bytes.count))
                 }
-                bytes = Array(bytes[start..<start + Int(range.length)])
+                return (Array(bytes[start..<start + Int(range.length)]), response, url)
             } else if let range, bytes.count != Int(range.length) {
                 throw AudioFileError.truncated(
                     "http: \(location) sent \(bytes.count) bytes of the range \(range.text)", offset: nil)
             }
-            // Where the bytes came from after redirects, its credentials kept: what relative URIs resolve against.
-            return (bytes, response, head.url)
-        } catch let failure as HTTPTransfer.Failure {
-            switch failure {
-            case .cancelled: throw CancellationError()
-            case .deadlinePassed:
-                throw AudioFileError.network("http: the time limit passed while \(location) was read", offset: nil)
-            case .transfer(let message, let code):
-                let error = AudioFileError.network("http: \(location): \(message)", offset: nil)
-                // No connection at all (the name not resolved, the connection refused or timed out).
-                if [5, 6, 7].contains(code) { throw Unreachable(error: error, reason: message) }
-                throw error
-            case .stalled(let timeout):
-                throw AudioFileError.network("http: \(location): no byte arrived for \(timeout)", offset: nil)
-            case .tooSlow:
-                throw AudioFileError.network("http: \(location): slower than the speed limit", offset: nil)
-            }
-        }
-    }
-
-    /// How a fetch running on a thread of its own learns that its task was cancelled: the transfer under way
-    /// is cancelled, the wait between attempts cut short.
-    private final class Cancellation: Sendable {
-        private let state = Mutex<(cancelled: Bool, transfer: HTTPTransfer?)>((false, nil))
-        private let woken = DispatchSemaphore(value: 0)
-
-        func cancel() {
-            let transfer = state.withLock { state in
-                state.cancelled = true
-                return state.transfer
-            }
-            transfer?.cancel()
-            woken.signal()
-        }
-
-        /// Makes `transfer` the one a cancellation ends; throws where the fetch was cancelled already.
-        func follow(_ transfer: HTTPTransfer) throws {
-            let cancelled = state.withLock { state in
-                state.transfer = transfer
-                return state.cancelled
-            }
-            if cancelled { throw CancellationError() }
-        }
-
-        /// Waits `delay`, or throws as soon as the fetch is cancelled.
-        func sleep(for delay: Duration) throws {
-            if state.withLock({ $0.cancelled }) { throw CancellationError() }
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            _ = woken.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds)))
-            if state.withLock({ $0.cancelled }) { throw CancellationError() }
+            return (bytes, response, url)
         }
     }
 
     /// An error no retry mends.
     private struct Final: Error {
         var error: AudioFileError
-    }
-
-    /// A failure to connect to the server at all.
-    private struct Unreachable: Error {
-        var error: AudioFileError
-        var reason: String
     }
 }
 
