@@ -2,9 +2,10 @@
 //
 //   afkit-stream-benchmark URL-PREFIX COUNT [SECONDS]
 //
-// Opens COUNT streams, URL-PREFIX followed by 0, 1, ... COUNT-1, each an `HTTPAudioStream` read to its end (the
-// server ends it) or for SECONDS. Prints one JSON object: per stream its packets, titles, seconds from start to
-// its end and how it ended; for the process its CPU seconds (getrusage), resident memory before the streams,
+// Opens COUNT streams, URL-PREFIX followed by 0, 1, ... COUNT-1 (or with its `%d` replaced by them: a live HLS
+// playlist's `http://127.0.0.1:PORT/hls/%d/live.m3u8`), each an `HTTPAudioStream` read to its end (the server
+// ends it) or for SECONDS. Prints one JSON object: per stream its packets, titles, HLS segments and
+// discontinuities, seconds from start to its end and how it ended; for the process its CPU seconds (getrusage), resident memory before the streams,
 // with all of them open and at its peak (/proc/self/status), and its threads with all open. The benchmark
 // (bench-streams.py) compares the packets with the frames the server reports sending.
 import AudioContainers
@@ -37,6 +38,8 @@ struct Reading: Sendable {
     var index: Int
     var packets = 0
     var titles = 0
+    var segments = 0
+    var gaps = 0
     var seconds = 0.0
     var ended = "end"
 }
@@ -72,9 +75,14 @@ let readings = await withTaskGroup(of: Reading.self) { group in
         group.addTask {
             var reading = Reading(index: index)
             do {
-                for try await event in HTTPAudioStream(url: prefix + String(index), options: streamOptions) {
+                let url =
+                    prefix.contains("%d")
+                    ? prefix.replacingOccurrences(of: "%d", with: String(index)) : prefix + String(index)
+                var connected = false
+                for try await event in HTTPAudioStream(url: url, options: streamOptions) {
                     switch event {
-                    case .connected:
+                    case .connected where !connected:
+                        connected = true
                         // The last stream to connect samples the process with all of them open.
                         if opened.withLock({
                             $0 += 1; return $0
@@ -84,6 +92,8 @@ let readings = await withTaskGroup(of: Reading.self) { group in
                         }
                     case .packets(let run): reading.packets += run.count
                     case .titleChanged: reading.titles += 1
+                    case .segment: reading.segments += 1
+                    case .discontinuity: reading.gaps += 1
                     default: break
                     }
                 }
@@ -112,7 +122,10 @@ let cpu = cpuSeconds() - cpuBefore
 HTTPAudioStream.endAllTransfers()
 let result: [String: Any] = [
     "streams": readings.sorted { $0.index < $1.index }.map {
-        ["index": $0.index, "packets": $0.packets, "titles": $0.titles, "seconds": $0.seconds, "ended": $0.ended]
+        [
+            "index": $0.index, "packets": $0.packets, "titles": $0.titles, "segments": $0.segments, "gaps": $0.gaps,
+            "seconds": $0.seconds, "ended": $0.ended,
+        ]
     },
     "cpuSeconds": cpu,
     "rssBeforeKiB": rssBefore,

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Live ICY streams on a loopback port (`icy-stream-server.py`, one thread): every connection its own stream
-/// cut from one MP3 or ADTS file, each ending connection reported with the frames it sent.
+/// cut from one MP3 or ADTS file, each ending connection reported with the frames it sent. With an ADTS file,
+/// live HLS playlists too (`--hls-target`, `--hls-window`, `--hls-segments`): every session name its own sliding
+/// window of packed-audio segments, each segment served and each playlist that ended reported.
 public final class ICYStreamServer: @unchecked Sendable {
     /// The loopback port it listens on.
     public let port: Int
@@ -48,6 +50,29 @@ public final class ICYStreamServer: @unchecked Sendable {
         guard let text = try? String(contentsOfFile: folder + "/report.jsonl", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap {
             try? JSONDecoder().decode(Connection.self, from: Data($0.utf8))
+        }
+    }
+
+    /// What the server reports of its live HLS playlists: each segment served, each playlist that ended.
+    public struct HLSReport: Decodable, Sendable {
+        /// The session's name (`/hls/NAME/live.m3u8`).
+        public var hls: String
+        /// A segment served: its media sequence number.
+        public var sequence: Int?
+        /// A playlist that ended: the segments it published.
+        public var published: Int?
+        /// The frames of the segment, or of all the playlist published.
+        public var frames: Int
+    }
+
+    /// The URL of live HLS session `name`'s playlist.
+    public func hlsURL(_ name: String) -> String { "http://127.0.0.1:\(port)/hls/\(name)/live.m3u8" }
+
+    /// The HLS reports so far.
+    public var hlsReports: [HLSReport] {
+        guard let text = try? String(contentsOfFile: folder + "/report.jsonl", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONDecoder().decode(HLSReport.self, from: Data($0.utf8))
         }
     }
 

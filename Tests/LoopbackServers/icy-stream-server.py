@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live ICY streams on a loopback port, for the many-streams test and `make bench-streams`.
+"""Live ICY streams and live HLS playlists on a loopback port, for the many-streams tests and `make bench-streams`.
 
 Every connection gets a stream of its own cut from one MP3 (`/mp3/NAME`) or ADTS (`/aac/NAME`) file,
 repeated: its frames in a loop (ID3 tags and a Xing/Info/VBRI frame left out), with ICY metadata every
@@ -13,6 +13,15 @@ whether it was cut by the client or ended after `--frames`; `blocked`, the longe
 client to read (the socket full: the client behind); and `lag`, the most seconds a paced stream fell behind its
 schedule for either reason (the client, or the server itself short of CPU). The test and the benchmark compare
 those counts with the packets the client received.
+
+With `--adts`, `/hls/NAME/live.m3u8` is a live HLS media playlist of its own for every NAME: packed audio
+segments of the ADTS file's frames in a loop (each segment `--hls-target` seconds of frames after an ID3 tag with
+its time on the 90 kHz clock, so the times run on without a break), published from the playlist's first request
+one every target duration, the last `--hls-window` of them listed (a sliding window), and after
+`--hls-segments` segments the playlist ends (`EXT-X-ENDLIST`; 0: never). Connections are kept alive. Each
+segment served writes a JSON line (`hls`: the session NAME, `sequence`, `frames`), and so does each playlist
+that ends (`hls`, `published`: its segments, `frames`: theirs), for the test and the benchmark to compare with
+the segments and packets the client read.
 """
 import argparse
 import asyncio
@@ -106,7 +115,90 @@ class Stream:
         return bytes([blocks]) + text.ljust(blocks * 16, b"\0")
 
 
-async def serve(reader, writer, args, sources, report):
+def id3_timestamp_tag(ticks):
+    """An ID3v2.4 tag holding Apple's PRIV frame: a packed-audio segment's time on the 90 kHz clock."""
+    def syncsafe(n):
+        return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+    content = b"com.apple.streaming.transportStreamTimestamp\0" + (ticks & 0x1FFFFFFFF).to_bytes(8, "big")
+    frame = b"PRIV" + syncsafe(len(content)) + b"\0\0" + content
+    return b"ID3\4\0\0" + syncsafe(len(frame)) + frame
+
+
+class LiveHLS:
+    """The live HLS playlists: each NAME's segments published from its first playlist request."""
+
+    def __init__(self, frames, frame_seconds, args, report):
+        self.frames, self.frame_seconds, self.args, self.report = frames, frame_seconds, args, report
+        self.target = args.hls_target
+        self.per_segment = max(1, round(self.target / frame_seconds))
+        self.started = {}  # NAME -> monotonic time of its first playlist request
+        self.ended = set()  # NAMEs whose ending playlist was served
+
+    def published(self, name):
+        """How many segments NAME has published now."""
+        count = 1 + int((time.monotonic() - self.started.setdefault(name, time.monotonic())) / self.target)
+        return min(count, self.args.hls_segments) if self.args.hls_segments else count
+
+    def playlist(self, name):
+        published = self.published(name)
+        first = max(0, published - self.args.hls_window)
+        ended = bool(self.args.hls_segments) and published >= self.args.hls_segments
+        seconds = self.per_segment * self.frame_seconds
+        text = (f"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:{self.target}\n"
+                f"#EXT-X-MEDIA-SEQUENCE:{first}\n")
+        for sequence in range(first, published):
+            text += f"#EXTINF:{seconds:.6f},\n{sequence}.aac\n"
+        if ended:
+            text += "#EXT-X-ENDLIST\n"
+            if name not in self.ended:
+                self.ended.add(name)
+                self.write({"hls": name, "published": published, "frames": published * self.per_segment})
+        return text.encode()
+
+    def segment(self, name, sequence):
+        """Segment `sequence` of NAME, or None where it is not published (yet, or at all)."""
+        if name not in self.started or not 0 <= sequence < self.published(name):
+            return None
+        first = sequence * self.per_segment
+        ticks = round(first * self.frame_seconds * 90000)
+        body = bytearray(id3_timestamp_tag(ticks))
+        for index in range(first, first + self.per_segment):
+            body += self.frames[index % len(self.frames)]
+        self.write({"hls": name, "sequence": sequence, "frames": self.per_segment})
+        return bytes(body)
+
+    def write(self, entry):
+        self.report.write(json.dumps(entry) + "\n")
+        self.report.flush()
+
+
+async def serve_hls(reader, writer, lines, hls):
+    """Answers requests on one kept-alive connection, the first already read (`lines`)."""
+    try:
+        while True:
+            path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
+            parts = path.strip("/").split("/")
+            body, mime = None, "application/vnd.apple.mpegurl"
+            if len(parts) == 3 and parts[2] == "live.m3u8":
+                body = hls.playlist(parts[1])
+            elif len(parts) == 3 and parts[2].endswith(".aac") and parts[2][:-4].isdigit():
+                body, mime = hls.segment(parts[1], int(parts[2][:-4])), "audio/aac"
+            if body is None:
+                writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            else:
+                writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: {mime}\r\nContent-Length: {len(body)}\r\n"
+                             f"Cache-Control: no-cache\r\n\r\n".encode() + body)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
+            lines = head.decode("latin-1").split("\r\n")
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ConnectionError,
+            asyncio.CancelledError):
+        pass
+    finally:
+        writer.close()
+
+
+async def serve(reader, writer, args, sources, report, hls):
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ConnectionError):
@@ -115,6 +207,9 @@ async def serve(reader, writer, args, sources, report):
     lines = head.decode("latin-1").split("\r\n")
     path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
     kind = path.strip("/").split("/")[0]
+    if kind == "hls" and hls:
+        await serve_hls(reader, writer, lines, hls)
+        return
     if kind not in sources:
         writer.write(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
         writer.close()
@@ -175,6 +270,9 @@ async def main():
     parser.add_argument("--metaint", type=int, default=16000)
     parser.add_argument("--title-every", type=int, default=200)
     parser.add_argument("--report", required=True)
+    parser.add_argument("--hls-target", type=int, default=1)
+    parser.add_argument("--hls-window", type=int, default=3)
+    parser.add_argument("--hls-segments", type=int, default=0)
     args = parser.parse_args()
     # A socket a stream: the soft limit on open files raised to the hard one.
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
@@ -186,8 +284,9 @@ async def main():
         frames, seconds = adts_frames(open(args.adts, "rb").read())
         sources["aac"] = (frames, seconds, "audio/aac")
     report = open(args.report, "a")
+    hls = LiveHLS(*sources["aac"][:2], args, report) if "aac" in sources else None
     server = await asyncio.start_server(
-        lambda r, w: serve(r, w, args, sources, report), "127.0.0.1", args.port, backlog=4096)
+        lambda r, w: serve(r, w, args, sources, report, hls), "127.0.0.1", args.port, backlog=4096)
     loop = asyncio.get_running_loop()
     stop = loop.create_future()
     for sig in (signal.SIGTERM, signal.SIGINT):
