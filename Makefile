@@ -5,7 +5,8 @@
 #   make assets   convert Assets/ to CAF and validate the results as system sounds
 #   make bench    run the benchmarks beside the reference tools
 #   make bench-streams  N live 128 kbit/s ICY streams from a loopback server read in one process, against one
-#                 FFmpeg process per stream (Benchmarks/Streams; BENCH_STREAMS_ARGS, e.g. --counts 100,1000)
+#                 FFmpeg process per stream (Benchmarks/Streams; BENCH_STREAMS_ARGS, e.g. --counts 100,1000;
+#                 --kind hls: N live HLS playlists followed to their end, every segment counted)
 #   make conformance  afkit over other projects' test files, each checked against FFmpeg (flac, libsndfile):
 #                 CONFORMANCE_SOURCES holds folders or git directories, each optionally @subfolder
 #                 (CONFORMANCE.md); AFKIT=PATH checks that binary instead of building one
@@ -186,7 +187,7 @@ man:
 
 # Lint fails on any finding: formatting (what `swift format format -i` would change) and the rules
 # .swift-format turns on (no force unwrap, no force try).
-LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz Examples/ClientPackage
+LINT_PATHS := Package.swift Sources Tests Benchmarks Fuzz Examples/ClientPackage Examples/StreamMonitor
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
 

@@ -167,6 +167,10 @@ let package = Package(
             name: "afkit-stream-benchmark", dependencies: ["AudioStreaming", "AudioContainers", "AudioFormats"],
             path: "Benchmarks/Streams", exclude: ["bench-streams.py"]
         ),
+        // A stream monitor as a server developer writes one, against AudioStreaming's public API alone (N stream URLs
+        // in, ICY titles and packets a second out); StreamMonitorTests runs it against the loopback server.
+        .executableTarget(
+            name: "afkit-stream-monitor", dependencies: ["AudioStreaming"], path: "Examples/StreamMonitor"),
         .testTarget(name: "AudioFormatsTests", dependencies: ["AudioFormats"], swiftSettings: testSettings),
         .testTarget(
             name: "AudioContainersTests",
