@@ -315,14 +315,17 @@ def main():
         # that the memory per stream is counted beyond.
         base = afkit(1)
         record("afkit", base)
+        def beyond_base(row):
+            if row["count"] > 1:
+                row["rssPerStreamBeyondBaseKiB"] = round(
+                    (row["rssOpenKiB"] - base["rssOpenKiB"]) / (row["count"] - 1), 1)
+            return row
+
         for count in counts:
-            row = afkit(count)
-            if count > 1:
-                row["rssPerStreamBeyondBaseKiB"] = round((row["rssOpenKiB"] - base["rssOpenKiB"]) / (count - 1), 1)
-            record("afkit", row)
+            record("afkit", beyond_base(afkit(count)))
         if args.ffmpeg_count:
             if args.ffmpeg_count not in counts:
-                record("afkit", afkit(args.ffmpeg_count))
+                record("afkit", beyond_base(afkit(args.ffmpeg_count)))
             record("ffmpeg", ffmpeg(args.ffmpeg_count))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -166,7 +166,8 @@ final class HLSStreamSession: StreamSession {
             pending.append(.connected(facts))
             media = (location, playlist)
         }
-        stream = AudioFileStream(fileTypeHint: options.fileTypeHint, limits: options.limits)
+        // (No seeking in a playlist: no index of the packets passed, which would grow with a live one.)
+        stream = AudioFileStream(fileTypeHint: options.fileTypeHint, limits: options.limits.withoutSeekIndex)
     }
 
     private func mediaPlaylist(_ location: String) async throws -> (

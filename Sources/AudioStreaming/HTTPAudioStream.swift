@@ -31,9 +31,12 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
     /// What the stream reports, in the order of the audio.
     public enum Event: Sendable {
         /// A response began: the first, and each after a reconnection or a range request.
-        case connected(Response)
+        ///
+        /// (This case and ``propertyChanged(_:properties:)`` hold their large facts boxed: the event a stream's
+        /// every `next()` passes and holds is then the size of its packets, not of a stream's properties.)
+        indirect case connected(Response)
         /// A parser property has a value now; `properties` is everything known at that moment.
-        case propertyChanged(StreamPropertyID, properties: StreamProperties)
+        indirect case propertyChanged(StreamPropertyID, properties: StreamProperties)
         /// Consecutive whole packets.
         case packets(AudioFileStream.OwnedPackets)
         /// The ICY stream title changed, from the packet given.
@@ -201,14 +204,12 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
         if HLS.isPlaylistURL(url) {
             return Iterator(session: HLSStreamSession(url: url, options: options, variant: options.variant))
         }
-        return Iterator(session: HTTPStreamSession(url: url, options: options), options: options)
+        return Iterator(session: HTTPStreamSession(url: url, options: options))
     }
 
     /// Takes the events one at a time; also seeks, for a file served with range support.
     public struct Iterator: AsyncIteratorProtocol {
         var session: any StreamSession
-        /// Where the first response turns out to be a playlist (by its `Content-Type`), how to read it.
-        var options: Options?
 
         /// The next event, or `nil` after the last. Errors are `AudioFileError`s (`net!` for the
         /// server and connection) or `CancellationError`.
@@ -216,8 +217,8 @@ public struct HTTPAudioStream: AsyncSequence, Sendable {
             do {
                 return try await session.next()
             } catch let found as HTTPStreamSession.PlaylistFound {
-                let options = self.options ?? Options()
-                session = HLSStreamSession(url: found.url, options: options, variant: options.variant)
+                // The first response turned out to be a playlist (by its `Content-Type`): read as one.
+                session = found.session
                 return try await next()
             } catch let error as AudioFileError {
                 throw error.rewritten(HTTPAudioStream.redactingCredentials)

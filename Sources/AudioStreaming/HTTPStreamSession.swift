@@ -309,10 +309,30 @@ final class HTTPStreamSession {
     }
 
     /// Sends a request for the resource from `offset` and reads the response's head.
+    ///
+    /// (The request and the response's facts are made in synchronous functions, on the thread's stack: an
+    /// asynchronous function's locals live in its task's allocator, whose memory a task keeps while it lives, so
+    /// every stream would hold this function's largest frame for good.)
     private func open(from offset: Int64, attempt: Int) async throws {
+        let (transfer, wantsMetadata) = try startTransfer(from: offset)
+        let head: HTTPTransfer.Head
+        do {
+            head = try await transfer.responseHead()
+        } catch let failure as HTTPTransfer.Failure {
+            transfer.cancel()
+            throw openingError(failure, offset: offset)
+        }
+        try accept(head, of: transfer, from: offset, attempt: attempt, wantsMetadata: wantsMetadata)
+    }
+
+    /// The transfer of a request for the resource from `offset`, started, and whether it asks for ICY metadata.
+    private func startTransfer(from offset: Int64) throws -> (HTTPTransfer, wantsMetadata: Bool) {
         if deadline == nil, let limit = options.maximumTime { deadline = .now + limit }
         var request = HTTPTransfer.Request(
             url: url, options: options, deadline: deadline, trustedRoots: try trustedRoots.get())
+        // A stream held open for hours holds libcurl's receive buffer all the while: 8 KiB, not 16, is half a
+        // second of a 128 kbit/s stream (the reader's queue, not this, bounds how far the server runs ahead).
+        request.receiveBufferSize = Self.receiveBufferSize
         let wantsMetadata = options.requestsMetadata && (first?.isLive ?? true)
         if wantsMetadata { request.headers.append("Icy-MetaData: 1") }
         if offset > 0 {
@@ -320,18 +340,23 @@ final class HTTPStreamSession {
             // The same version of the file or all of it: never bytes of another spliced on.
             if let validator = first?.rangeValidator { request.headers.append("If-Range: \(validator)") }
         }
-        let transfer = HTTPTransfer(request)
-        let head: HTTPTransfer.Head
-        do {
-            head = try await transfer.responseHead()
-        } catch let failure as HTTPTransfer.Failure {
-            transfer.cancel()
-            switch failure {
-            case .cancelled: throw CancellationError()
-            case .deadlinePassed: throw deadlineError()
-            default: throw AudioFileError.network("http: cannot get \(url): \(describe(failure))", offset: offset)
-            }
+        return (HTTPTransfer(request), wantsMetadata)
+    }
+
+    /// Why a request for the resource from `offset` got no response head.
+    private func openingError(_ failure: HTTPTransfer.Failure, offset: Int64) -> any Error {
+        switch failure {
+        case .cancelled: return CancellationError()
+        case .deadlinePassed: return deadlineError()
+        default: return AudioFileError.network("http: cannot get \(url): \(describe(failure))", offset: offset)
         }
+    }
+
+    /// Takes `transfer`'s response (`head`, to the request from `offset`) as the one read now, or ends it with
+    /// why it cannot be (a status not 2xx, another version of the file, a range not asked for, a playlist).
+    private func accept(
+        _ head: HTTPTransfer.Head, of transfer: HTTPTransfer, from offset: Int64, attempt: Int, wantsMetadata: Bool
+    ) throws {
         let status = head.status
         guard (200..<300).contains(status) else {
             transfer.cancel()
@@ -374,21 +399,30 @@ final class HTTPStreamSession {
                 .lowercased(), HLS.mediaTypes.contains(type)
             {
                 transfer.cancel()
-                throw PlaylistFound(url: head.url)
+                throw PlaylistFound(url: head.url, options: options)
             }
             first = facts
             stream = AudioFileStream(
                 fileTypeHint: options.fileTypeHint ?? facts.contentType.flatMap(FileType.init(mediaType:)),
-                limits: options.limits, requestsSeeks: !facts.isLive && facts.acceptsRanges)
+                limits: facts.isLive ? options.limits.withoutSeekIndex : options.limits,
+                requestsSeeks: !facts.isLive && facts.acceptsRanges)
         }
         demuxer = wantsMetadata ? facts.metadataInterval.map(ICYMetadataDemuxer.init(metadataInterval:)) : nil
         pending.append(.connected(facts))
     }
 
+    /// libcurl's receive buffer for a stream's transfers.
+    static let receiveBufferSize = 8 * 1024
+
     /// The first response is an HLS playlist: the iterator reads it as one (``HLSStreamSession``).
     struct PlaylistFound: Error {
         /// Where it was found, after redirects.
         var url: String
+        /// The stream's options.
+        var options: HTTPAudioStream.Options
+
+        /// The session that reads the playlist.
+        var session: HLSStreamSession { HLSStreamSession(url: url, options: options, variant: options.variant) }
     }
 
     /// An error no further attempt can mend (the file changed on the server): it ends the stream at once.
@@ -627,5 +661,16 @@ extension AudioFileStream.OwnedPackets {
             firstPacket: firstPacket + Int64(index), indexIsKnown: indexIsKnown, count: count - index,
             descriptions: restDescriptions)
         return (head, rest)
+    }
+}
+
+extension ParserLimits {
+    /// These limits with no index of where each packet passed starts (`maximumSeekIndexPackets`
+    /// 0): for a stream that cannot seek (a live stream, a playlist), whose index would only grow, 8 bytes a
+    /// packet, 2 MiB after two hours of 128 kbit/s MP3.
+    var withoutSeekIndex: ParserLimits {
+        var limits = self
+        limits.maximumSeekIndexPackets = 0
+        return limits
     }
 }

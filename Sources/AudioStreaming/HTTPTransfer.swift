@@ -31,6 +31,8 @@ final class HTTPTransfer: @unchecked Sendable {
         var trustedRoots: TrustedRoots?
         /// Follow a redirect from https to plain http.
         var followsRedirectsToHTTP = false
+        /// libcurl's receive buffer for this transfer (`CURLOPT_BUFFERSIZE`), where not its default 16 KiB.
+        var receiveBufferSize: Int?
 
         /// A request for `url` with a stream's timeouts, speed limit, user agent and redirect rule, ended by
         /// `deadline`, trusting `trustedRoots`.
@@ -452,6 +454,7 @@ final class HTTPTransfer: @unchecked Sendable {
         set(CURLOPT_FOLLOWLOCATION, 1)
         set(CURLOPT_MAXREDIRS, 5)
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
+        if let size = request.receiveBufferSize { set(CURLOPT_BUFFERSIZE, size) }
         // SHOUTcast 1 answers `ICY 200 OK`: read as HTTP/1.0's 200, its header block as headers.
         let aliases = curl.curl_slist_append(nil, "ICY 200 OK")
         lists.append(aliases)

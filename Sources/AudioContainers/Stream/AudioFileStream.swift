@@ -308,9 +308,11 @@ public struct AudioFileStream: Sendable {
                 tail.removeFirst(consumed)
                 tailOffset += Int64(consumed)
                 if !tail.isEmpty && tail.count <= copied && parser != nil {
-                    // What is left came from this call's bytes: read them in place from here on.
+                    // What is left came from this call's bytes: read them in place from here on. (The tail's
+                    // storage is let go: between calls it holds a frame's remnant, not the few KiB copied here,
+                    // which a thousand streams held open would each keep.)
                     index -= tail.count
-                    tail.removeAll(keepingCapacity: true)
+                    tail = []
                 }
                 if !tail.isEmpty { continue }
                 if index == bytes.count { return }

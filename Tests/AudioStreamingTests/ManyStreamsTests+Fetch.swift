@@ -6,17 +6,17 @@ import LoopbackServers
 import Testing
 
 /// `HTTPResource.fetch` runs on the process's one event loop: a hundred fetches at once add no thread each, and a
-/// fetch waiting to retry ends as soon as its task is cancelled.
-@Suite(.serialized, .timeLimit(.minutes(1)))
-struct FetchOnTheLoopTests {
+/// fetch waiting to retry ends as soon as its task is cancelled. (In `ManyStreamsTests`, whose tests run one at a
+/// time.)
+extension ManyStreamsTests {
     /// 100 fetches at once of live responses the loopback server plays in real time (40 MP3 frames, about a
     /// second, then the server closes): each body arrives whole (the audio bytes the server reports sending), and
     /// the process's threads, sampled while all are in flight, stay few (a thread a fetch would add a hundred).
     @Test func aHundredFetchesAtOnceAddNoThreadEach() async throws {
         let server = try ICYStreamServer(
-            mp3: ManyStreamsTests.mp3, arguments: ["--pace", "--batch", "0.1", "--frames", "40"])
+            mp3: Self.mp3, arguments: ["--pace", "--batch", "0.1", "--frames", "40"])
         defer { server.stop() }
-        let threadsBefore = try ManyStreamsTests.threadCount()
+        let threadsBefore = try Self.threadCount()
         var peakThreads = threadsBefore
         let sizes = try await withThrowingTaskGroup(of: (String, Int).self) { group in
             for index in 0..<100 {
@@ -27,7 +27,7 @@ struct FetchOnTheLoopTests {
             }
             // Sampled while the fetches run (each takes about a second of the server's pacing).
             for _ in 0..<10 {
-                peakThreads = max(peakThreads, try ManyStreamsTests.threadCount())
+                peakThreads = max(peakThreads, try Self.threadCount())
                 try await Task.sleep(for: .milliseconds(50))
             }
             return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }

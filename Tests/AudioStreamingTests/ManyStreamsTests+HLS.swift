@@ -8,14 +8,14 @@ import Testing
 /// Many live HLS playlists followed at once in one process: 20 sessions of the tests' loopback server (each its
 /// own sliding window of packed-audio segments cut from FFmpeg's ADTS frames, one published a second), every
 /// segment the server published read once and in order with every frame, and every session ended by cancelling
-/// its task while it waits for its playlist's next segment.
-@Suite(.serialized, .timeLimit(.minutes(2)))
-struct ManyHLSSessionsTests {
+/// its task while it waits for its playlist's next segment. (In `ManyStreamsTests`, whose tests run one at a time:
+/// many streams at once, never many suites of them.)
+extension ManyStreamsTests {
     static let sessionCount = 20
     static let adts = networkFixtures + "/adts/aac-lc-44k-stereo.aac"
 
     /// What one session read.
-    struct Reading: Sendable {
+    struct HLSReading: Sendable {
         var name: String
         var segments: [Int64] = []
         var packets = 0
@@ -26,9 +26,9 @@ struct ManyHLSSessionsTests {
 
     /// Reads `name`'s playlist to its end (or until its task is cancelled), calling `read` after each segment.
     static func follow(
-        _ server: ICYStreamServer, _ name: String, read: @Sendable (Reading) async throws -> Void = { _ in }
-    ) async -> Reading {
-        var reading = Reading(name: name)
+        _ server: ICYStreamServer, _ name: String, read: @Sendable (HLSReading) async throws -> Void = { _ in }
+    ) async -> HLSReading {
+        var reading = HLSReading(name: name)
         var options = HTTPAudioStream.Options()
         options.maximumTime = .seconds(90)
         do {
@@ -56,7 +56,7 @@ struct ManyHLSSessionsTests {
         let server = try ICYStreamServer(
             adts: Self.adts, arguments: ["--hls-target", "1", "--hls-window", "3", "--hls-segments", "4"])
         defer { server.stop() }
-        let readings = await withTaskGroup(of: Reading.self) { group in
+        let readings = await withTaskGroup(of: HLSReading.self) { group in
             for index in 0..<Self.sessionCount {
                 group.addTask { await Self.follow(server, "s\(index)") }
             }
@@ -88,8 +88,8 @@ struct ManyHLSSessionsTests {
     @Test func cancellingTheirTasksEndsEverySession() async throws {
         let server = try ICYStreamServer(adts: Self.adts, arguments: ["--hls-target", "1"])
         defer { server.stop() }
-        let barrier = ManyStreamsTests.Barrier(Self.sessionCount)
-        let readings = await withTaskGroup(of: Reading.self) { group in
+        let barrier = Barrier(Self.sessionCount)
+        let readings = await withTaskGroup(of: HLSReading.self) { group in
             for index in 0..<Self.sessionCount {
                 group.addTask {
                     await Self.follow(server, "c\(index)") { reading in
