@@ -7,11 +7,18 @@ import Synchronization
 /// thread for them, not a thousand.
 ///
 /// Other threads and tasks never call libcurl's multi interface: they queue what they want (a transfer to
-/// start, to cancel, to resume after its reader caught up) under one lock and wake the loop with
-/// `curl_multi_wakeup`, the one call libcurl allows from any thread. The loop drains the queue, lets
-/// libcurl move every transfer (`curl_multi_perform`), ends the finished ones, checks each transfer's
-/// deadline, stall and speed limit about ten times a second, and sleeps in `curl_multi_poll` until a socket
-/// is ready, a timer of libcurl's falls due, or it is woken.
+/// start, to cancel, to resume after its reader caught up) under one lock and wake the loop. The loop drains
+/// the queue, lets libcurl move the transfers, ends the finished ones, checks each transfer's deadline, stall
+/// and speed limit about ten times a second, and sleeps until a socket is ready, a timer of libcurl's falls
+/// due, or it is woken.
+///
+/// On Linux the loop drives libcurl's socket interface over an epoll set of its own: libcurl names the sockets
+/// it waits on and for what (`CURLMOPT_SOCKETFUNCTION`) and when it next wants to be called
+/// (`CURLMOPT_TIMERFUNCTION`); `epoll_wait` returns the sockets that are ready, and only their transfers are
+/// moved (`curl_multi_socket_action`); an eventfd wakes it. The cost of a turn grows with the sockets ready,
+/// not with the transfers held (`curl_multi_perform` visits every transfer and `curl_multi_poll` asks the
+/// kernel about every socket, at each turn: at 200 live streams, most of the process's CPU). Elsewhere it
+/// sleeps in `curl_multi_poll` (woken by `curl_multi_wakeup`) and calls `curl_multi_perform`.
 final class HTTPEventLoop: @unchecked Sendable {
     /// What other threads ask of the loop, drained at each turn.
     private struct Queue {
@@ -36,11 +43,53 @@ final class HTTPEventLoop: @unchecked Sendable {
     /// How often the loop checks the transfers' deadlines, stalls and speed limits, in milliseconds.
     static let sweepInterval: Int32 = 100
 
+    #if os(Linux)
+        /// The sockets libcurl waits on, and the eventfd that wakes the loop.
+        private let epoll: Int32
+        private let wakeup: Int32
+        /// The sockets in the epoll set (the loop's thread only).
+        private var watched: Set<Int32> = []
+        /// When libcurl next wants to be called with no socket ready (its timer), if it does.
+        private var timerDue: ContinuousClock.Instant?
+        /// What `epoll_wait` fills (the loop's thread only).
+        private var events = [epoll_event](repeating: epoll_event(), count: 256)
+    #endif
+
     /// The loop of `curl`, its thread started.
-    init?(curl: afkit_curl) {
+    init?(curl: afkit_curl, api: UnsafePointer<afkit_curl>) {
         guard let multi = curl.curl_multi_init() else { return nil }
         self.curl = curl
         self.multi = multi
+        #if os(Linux)
+            epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+            wakeup = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = wakeup
+            guard epoll >= 0, wakeup >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event) == 0 else {
+                _ = curl.curl_multi_cleanup(multi)
+                return nil
+            }
+            let this = Unmanaged.passUnretained(self).toOpaque()
+            let socketSet = afkit_curl_multi_set_socket_function(
+                api, multi,
+                { _, socket, what, context, _ in
+                    guard let context else { return -1 }
+                    Unmanaged<HTTPEventLoop>.fromOpaque(context).takeUnretainedValue().watch(socket, for: what)
+                    return 0
+                }, this)
+            let timerSet = afkit_curl_multi_set_timer_function(
+                api, multi,
+                { _, milliseconds, context in
+                    guard let context else { return -1 }
+                    Unmanaged<HTTPEventLoop>.fromOpaque(context).takeUnretainedValue().setTimer(milliseconds)
+                    return 0
+                }, this)
+            guard socketSet == CURLM_OK, timerSet == CURLM_OK else {
+                _ = curl.curl_multi_cleanup(multi)
+                return nil
+            }
+        #endif
         let thread = Thread { [self] in run() }
         thread.name = "afkit http"
         thread.start()
@@ -76,7 +125,14 @@ final class HTTPEventLoop: @unchecked Sendable {
         wake()
     }
 
-    private func wake() { _ = curl.curl_multi_wakeup(multi) }
+    private func wake() {
+        #if os(Linux)
+            var one: UInt64 = 1
+            _ = write(wakeup, &one, 8)
+        #else
+            _ = curl.curl_multi_wakeup(multi)
+        #endif
+    }
 
     // MARK: - The loop's thread
 
@@ -110,7 +166,7 @@ final class HTTPEventLoop: @unchecked Sendable {
                 guard let easy = transfer.easyHandle, running[easy] === transfer else { continue }
                 transfer.resumeIfAsked(at: clock.now)
             }
-            _ = curl.curl_multi_perform(multi, &stillRunning)
+            drive(&stillRunning)
             var left: Int32 = 0
             while let message = curl.curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
@@ -126,10 +182,80 @@ final class HTTPEventLoop: @unchecked Sendable {
                     if let failure = transfer.expiry(at: now) { end(easy, .failure(failure)) }
                 }
             }
-            // Idle, the loop waits for a wake-up alone; curl_multi_poll wakes sooner for libcurl's own timers.
-            _ = curl.curl_multi_poll(multi, nil, 0, running.isEmpty ? 1000 : Self.sweepInterval, nil)
+            #if os(Linux)
+                wait(running.isEmpty ? 1000 : Self.sweepInterval, &stillRunning)
+            #else
+                // Idle, the loop waits for a wake-up alone; curl_multi_poll wakes sooner for libcurl's timers.
+                _ = curl.curl_multi_poll(multi, nil, 0, running.isEmpty ? 1000 : Self.sweepInterval, nil)
+            #endif
         }
     }
+
+    #if os(Linux)
+        /// Lets libcurl act on what fell due: its timer (a transfer just added, resumed or timed).
+        private func drive(_ stillRunning: inout Int32) {
+            guard let due = timerDue, due <= .now else { return }
+            timerDue = nil
+            _ = curl.curl_multi_socket_action(multi, CURL_SOCKET_BAD, 0, &stillRunning)
+        }
+
+        /// Sleeps until a socket is ready, libcurl's timer falls due or the loop is woken (at most `milliseconds`),
+        /// and moves the transfers whose sockets are ready.
+        private func wait(_ milliseconds: Int32, _ stillRunning: inout Int32) {
+            var timeout = milliseconds
+            if let due = timerDue {
+                let (seconds, attoseconds) = (due - .now).components
+                timeout = Int32(
+                    clamping: max(0, min(Int64(timeout), seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
+            }
+            let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
+            guard count > 0 else { return }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                let socket = event.data.fd
+                if socket == wakeup {
+                    var value: UInt64 = 0
+                    _ = read(wakeup, &value, 8)
+                    continue
+                }
+                var flags: Int32 = 0
+                if event.events & EPOLLIN.rawValue != 0 { flags |= CURL_CSELECT_IN }
+                if event.events & EPOLLOUT.rawValue != 0 { flags |= CURL_CSELECT_OUT }
+                if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { flags |= CURL_CSELECT_ERR }
+                _ = curl.curl_multi_socket_action(multi, socket, flags, &stillRunning)
+            }
+        }
+
+        /// libcurl's socket callback: `socket` is to be waited on for `what` (`CURL_POLL_IN`, `_OUT`, `_INOUT`), or
+        /// no longer (`CURL_POLL_REMOVE`).
+        private func watch(_ socket: Int32, for what: Int32) {
+            if what == CURL_POLL_REMOVE {
+                if watched.remove(socket) != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil) }
+                return
+            }
+            var event = epoll_event()
+            event.events =
+                (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
+            event.data.fd = socket
+            if watched.insert(socket).inserted {
+                if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0, errno == EEXIST {
+                    _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
+                }
+            } else if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0, errno == ENOENT {
+                _ = epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
+            }
+        }
+
+        /// libcurl's timer callback: call it back after `milliseconds` (0: at once; -1: no timer).
+        private func setTimer(_ milliseconds: Int) {
+            timerDue = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+        }
+    #else
+        /// Lets libcurl move every transfer.
+        private func drive(_ stillRunning: inout Int32) {
+            _ = curl.curl_multi_perform(multi, &stillRunning)
+        }
+    #endif
 
     /// Takes `easy` out of libcurl and hands `transfer` its outcome.
     private func end(_ easy: UnsafeMutableRawPointer, _ result: Result<Void, HTTPTransfer.Failure>) {

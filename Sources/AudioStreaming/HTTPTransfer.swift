@@ -169,7 +169,7 @@ final class HTTPTransfer: @unchecked Sendable {
 
     /// The process's event loop, started with the first transfer.
     private static let eventLoop: Result<HTTPEventLoop, Failure> = loaded.flatMap { library in
-        HTTPEventLoop(curl: library.functions).map { .success($0) }
+        HTTPEventLoop(curl: library.functions, api: library.api).map { .success($0) }
             ?? .failure(.transfer("libcurl cannot start a multi handle", code: -1))
     }
 
