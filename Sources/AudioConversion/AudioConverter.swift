@@ -182,6 +182,7 @@ public enum AudioConverter {
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
         result.timeline = plan.timeline
+        result.chapters = plan.placedChapters
         result.sourceFormat = source.format
         result.sourceFrameCount = source.frameCount
         result.route = plan.route(for: source)

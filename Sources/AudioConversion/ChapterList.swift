@@ -41,6 +41,14 @@ public struct ChapterList: Hashable, Sendable {
         try self.init(bytes: bytes, name: path)
     }
 
+    /// Chapters already placed on the output's clock (what an earlier step of afkit's placed), named by the file they
+    /// came from.
+    init(name: String, chapters: [Chapter]) {
+        self.name = name
+        entries = chapters.map { Entry(chapter: $0, line: 0) }
+        notes = []
+    }
+
     /// Parses `bytes` of a chapter file named `name`.
     public init(bytes: [UInt8], name: String) throws {
         self.name = name

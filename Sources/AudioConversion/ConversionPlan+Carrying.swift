@@ -75,7 +75,9 @@ extension ConversionPlan {
     /// the output's rate, and kept within its frames; a loop the cut shortens or removes, and what an output
     /// cannot hold, is said in a note; ``timeline`` lists each one carried, moved or dropped (`convert -v`).
     /// Chapters written for the output (``ConversionSettings/chapters``) take the source's place, ending by the
-    /// output's end (one starting past it is refused).
+    /// output's end (one starting past it is refused). Chapters become markers in an output that holds markers and
+    /// no chapters, and markers chapters in one that holds chapters and no markers (where neither the source nor a
+    /// chapter file gives chapters).
     mutating func carryTimeline(of source: SourceReader, scale: Double, into options: inout AudioFileWriterOptions)
         throws
     {
@@ -88,7 +90,12 @@ extension ConversionPlan {
         let container = fileType.descriptor.name
         let keeps = fileType.descriptor.keeps
         let holdsMarkers = keeps.markers
-        var markers = carriedMarkers(of: source, shift: shift, held: holdsMarkers)
+        let fate: MarkerFate =
+            holdsMarkers
+            ? .kept
+            : keeps.chapters > 0 && settings.chapters == nil && source.chapters.isEmpty
+                ? .chapters(end: expectedFrameCount) : .notCarried
+        var (markers, markerChapters) = carriedMarkers(of: source, shift: shift, fate: fate)
         let loops = carriedLoops(of: source, shift: shift, held: keeps.loops)
         let heldLoops = min(loops.count, keeps.loops)
         var chapters = carriedChapters(of: source, held: keeps.chapters)
@@ -103,7 +110,11 @@ extension ConversionPlan {
             }
             chapters = written.chapters
             whose = "the chapter file's"
+        } else if !markerChapters.isEmpty {
+            chapters = markerChapters
+            whose = "the source's markers'"
         }
+        placedChapters = chapters
         if keeps.chapters > 0 {
             if chapters.count > keeps.chapters {
                 notes.append(
@@ -112,6 +123,8 @@ extension ConversionPlan {
                 chapters.removeLast(chapters.count - keeps.chapters)
             }
             options.chapters = chapters
+        } else if settings.isIntermediate {
+            // Kept in the result for the step after (placedChapters).
         } else if holdsMarkers && !chapters.isEmpty {
             let firstID = (markers.map(\.id).max() ?? 0) + 1
             markers += chapters.enumerated().map { index, chapter in
@@ -131,9 +144,17 @@ extension ConversionPlan {
             options.comments = source.comments
             options.annotations = source.annotations
         } else if !markers.isEmpty {
-            notes.append(
-                "\(container) holds no markers: the source's \(markers.count) marker"
-                    + "\(markers.count == 1 ? " is" : "s are") not carried")
+            if case .notCarried = fate {
+                let count = "the source's \(markers.count) marker" + (markers.count == 1 ? "" : "s")
+                let instead =
+                    keeps.chapters == 0
+                    ? nil
+                    : settings.chapters.map { "the chapters of '\($0.name)' are written instead" }
+                        ?? "the source's chapters are written instead"
+                notes.append(
+                    "\(container) holds no markers: \(count) \(markers.count == 1 ? "is" : "are") not carried"
+                        + (instead.map { " (\($0))" } ?? ""))
+            }
         }
         options.loops = Array(loops.prefix(heldLoops))
         if loops.count > heldLoops {
@@ -143,6 +164,17 @@ extension ConversionPlan {
                 "\(container) holds \(holds): the source's \(heldLoops == 0 ? "" : "other ")\(left) loop"
                     + "\(left == 1 ? " is" : "s are") not carried")
         }
+    }
+
+    /// What becomes of the source's markers in the output.
+    enum MarkerFate {
+        /// The output holds markers.
+        case kept
+        /// They become chapters (the output holds chapters and no markers, and nothing else gives it chapters); the
+        /// output ends at frame `end` (`nil`: not known before it is written).
+        case chapters(end: Int64?)
+        /// The output holds neither, or holds chapters from elsewhere.
+        case notCarried
     }
 
     /// Where a frame of the source lands in the output: moved with the cut and to the output's rate, kept within
@@ -157,29 +189,80 @@ extension ConversionPlan {
         func moved(_ frame: Int64) -> Int64 { Int64(saturating: (Double(frame - start) * scale).rounded()) }
     }
 
-    /// The source's markers inside the part taken, moved; each listed in ``timeline``, those outside said.
-    private mutating func carriedMarkers(of source: SourceReader, shift: TimelineShift, held holdsMarkers: Bool)
-        -> [Marker]
-    {
+    /// The source's markers inside the part taken, moved, and the chapters they become (``MarkerFate/chapters``:
+    /// in time order, each from its marker's frame to the next one's, titled by its name, else 'Marker' and its id;
+    /// none from a marker at the output's end or at the frame of one before it); each listed in ``timeline``, those
+    /// outside the audio or starting no chapter said.
+    private mutating func carriedMarkers(of source: SourceReader, shift: TimelineShift, fate: MarkerFate) -> (
+        markers: [Marker], chapters: [Chapter]
+    ) {
         let end = shift.end
         let padding = shift.padding
-        func moved(_ frame: Int64) -> Int64 { shift.moved(frame) }
         var markers: [Marker] = []
+        // Each source marker and where it lands (nil: outside the audio kept).
+        var placed: [(source: Marker, index: Int?)] = []
         for marker in source.markers {
             var carried = marker
-            carried.framePosition = moved(marker.framePosition)
-            let name = marker.name.isEmpty ? "marker \(marker.id)" : "marker '\(marker.name)'"
-            let inside = (0...end).contains(carried.framePosition)
-            carried.framePosition = carried.framePosition.saturatingAdd(padding)
-            if !inside {
-                timeline.append("\(name) at frame \(marker.framePosition): outside the audio kept, dropped")
-            } else {
-                markers.append(carried)
-                timeline.append(
-                    "\(name) at frame \(marker.framePosition)"
-                        + (carried.framePosition == marker.framePosition ? "" : " moved to \(carried.framePosition)")
-                        + (holdsMarkers ? "" : ": not carried"))
+            carried.framePosition = shift.moved(marker.framePosition)
+            guard (0...end).contains(carried.framePosition) else {
+                placed.append((marker, nil))
+                continue
             }
+            carried.framePosition = carried.framePosition.saturatingAdd(padding)
+            placed.append((marker, markers.count))
+            markers.append(carried)
+        }
+        func name(_ marker: Marker) -> String {
+            marker.name.isEmpty ? "marker \(marker.id)" : "marker '\(marker.name)'"
+        }
+        // The chapters, and why a marker starts none.
+        var chapters: [Chapter] = []
+        var starting: [Int: String] = [:]
+        var startsNone: [Int: String] = [:]
+        if case .chapters(let outputEnd) = fate {
+            let rate = format.sampleRate
+            var previous: Marker?
+            for index in markers.indices.sorted(by: {
+                (markers[$0].framePosition, $0) < (markers[$1].framePosition, $1)
+            }) {
+                let marker = markers[index]
+                if let outputEnd, marker.framePosition >= outputEnd {
+                    startsNone[index] = "is at the output's end (frame \(outputEnd)), where no chapter can start"
+                } else if let previous, previous.framePosition == marker.framePosition {
+                    startsNone[index] =
+                        "is at the frame of \(name(previous)) (\(marker.framePosition)), whose chapter starts there"
+                } else {
+                    let title = marker.name.isEmpty ? "Marker \(marker.id)" : marker.name
+                    if !chapters.isEmpty { chapters[chapters.count - 1].endTime = Double(marker.framePosition) / rate }
+                    chapters.append(Chapter(startTime: Double(marker.framePosition) / rate, title: title))
+                    starting[index] = title
+                    previous = marker
+                }
+            }
+            if let outputEnd, !chapters.isEmpty { chapters[chapters.count - 1].endTime = Double(outputEnd) / rate }
+        }
+        for (marker, index) in placed {
+            guard let index else {
+                timeline.append("\(name(marker)) at frame \(marker.framePosition): outside the audio kept, dropped")
+                continue
+            }
+            let moved = markers[index].framePosition
+            let what: String
+            switch fate {
+            case .kept: what = ""
+            case .notCarried: what = ": not carried"
+            case .chapters:
+                if let title = starting[index] {
+                    what = ": the chapter '\(title)'"
+                } else {
+                    what = ": not carried"
+                    notes.append("\(name(marker)) \(startsNone[index] ?? "starts no chapter"): not carried")
+                }
+            }
+            timeline.append(
+                "\(name(marker)) at frame \(marker.framePosition)"
+                    + (moved == marker.framePosition ? "" : " moved to \(moved)")
+                    + what)
         }
         if markers.count < source.markers.count {
             let left = source.markers.count - markers.count
@@ -187,7 +270,22 @@ extension ConversionPlan {
                 "\(left) marker\(left == 1 ? " lies" : "s lie") outside the audio kept and \(left == 1 ? "is" : "are") dropped"
             )
         }
-        return markers
+        if case .chapters = fate, !chapters.isEmpty {
+            let container = fileType.descriptor.name
+            let unnamed = starting.filter { markers[$0.key].name.isEmpty }.values.sorted()
+            let count = chapters.count
+            let titled =
+                switch unnamed.count {
+                case 0: ""
+                case 1: count == 1 ? ", titled '\(unnamed[0])'" : ", the unnamed one titled '\(unnamed[0])'"
+                case count: ", titled 'Marker' and their id"
+                default: ", the \(unnamed.count) unnamed titled 'Marker' and their id"
+                }
+            notes.append(
+                "\(container) holds no markers: the source's \(count) marker"
+                    + (count == 1 ? " becomes a chapter" : "s become chapters") + titled)
+        }
+        return (markers, chapters)
     }
 
     /// The source's loops moved and kept within the part taken (a loop the cut shortens or removes said), in

@@ -41,6 +41,8 @@ public struct ConversionPlan {
     public internal(set) var notes: [String] = []
     /// Each marker, loop and chapter of the source: carried, moved or dropped (what `convert -v` lists).
     public internal(set) var timeline: [String] = []
+    /// The chapters placed on the output's clock (``ConversionResult/chapters``).
+    var placedChapters: [Chapter] = []
     /// Source frames cut as silence from the start and from the end (`--trim-silence`).
     public internal(set) var trimmedFrames: (leading: Int64, trailing: Int64)?
     /// The part of the source taken and what the float pipeline does to it; normalization sets its gain.

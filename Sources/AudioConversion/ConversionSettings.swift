@@ -104,6 +104,11 @@ public struct ConversionSettings: Sendable {
     /// Chapters written for the output (`--chapters FILE`), on its clock, in place of the source's.
     public var chapters: ChapterList?
 
+    /// Whether the output is a step on the way to afkit's outputs (`hls --loudness`'s normalized signal): its
+    /// chapters stay in ``ConversionResult/chapters`` for the step after, not turned into markers, and what its
+    /// container cannot hold of the timeline is not said (the step after says what the outputs carry).
+    var isIntermediate = false
+
     /// Where the frames come from when they are not one file's (sounds joined or mixed, ``Composition``): opened
     /// afresh each time the conversion reads them (a loudness measure, each round); `nil`: the input file.
     public var composedSource: (@Sendable () throws -> SourceReader)?
@@ -274,6 +279,9 @@ public struct ConversionResult: Sendable {
     public var normalization: NormalizationOutcome?
     /// Each marker, loop and chapter of the source: carried, moved or dropped.
     public var timeline: [String] = []
+    /// The chapters placed on the output's clock (the source's, the chapter file's or those its markers became):
+    /// those written where the container holds chapters.
+    public var chapters: [Chapter] = []
     /// Source frames cut as silence from the start and from the end (`--trim-silence`).
     public var trimmedFrames: (leading: Int64, trailing: Int64)?
     /// The source's format (what `convert -v` tells, with the frames and the route).

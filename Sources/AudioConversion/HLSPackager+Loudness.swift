@@ -16,7 +16,7 @@ final class HLSLoudnessPass {
     private let source: String
     private let folder: String
     /// The normalized signals made so far, by what they were made with.
-    private var signals: [String: (path: String, measured: LoudnessMeasurement, notes: [String])] = [:]
+    private var signals: [String: (path: String, measured: LoudnessMeasurement, chapters: [Chapter])] = [:]
     /// The notes of the normalizations, said once for the package.
     private(set) var notes: [String] = []
     /// The signals made, for their names.
@@ -46,6 +46,10 @@ final class HLSLoudnessPass {
         signal.bitRate = nil
         signal.loudness = target
         signal.synchronizesFolder = false
+        // Its chapters come back in the result for the renditions, and a chapter file is theirs (on the same clock:
+        // the signal holds the edits).
+        signal.isIntermediate = true
+        signal.chapters = nil
         signal.sayProgress(as: "normalizing")
         return signal
     }
@@ -73,7 +77,7 @@ final class HLSLoudnessPass {
     /// of that layout; aimed for one rendition's encoder, made each time and removed by the caller once encoded
     /// (`temporary`: a float copy of the whole programme each).
     private func signal(for conversion: ConversionSettings, aim: LoudnessTarget, dips: OvershootDips? = nil) throws -> (
-        path: String, measured: LoudnessMeasurement, temporary: Bool
+        path: String, measured: LoudnessMeasurement, chapters: [Chapter], temporary: Bool
     ) {
         var made = Self.signalConversion(of: conversion, target: aim)
         // (For an encoder: the limiter leaves it room, and holds the dips learned.)
@@ -82,7 +86,7 @@ final class HLSLoudnessPass {
             "\(made.channels ?? -1) \(made.maximumChannels ?? -1) \(made.sampleRate ?? -1) \(made.mixMatrix ?? []) "
             + "\(made.channelMap ?? []) \(aim.integrated) \(aim.truePeakCeiling)"
         let shared = aim == target && dips == nil
-        if shared, let signal = signals[key] { return (signal.path, signal.measured, false) }
+        if shared, let signal = signals[key] { return (signal.path, signal.measured, signal.chapters, false) }
         temporaryCount += 1
         let path = folder + "/.afkit-loudness-\(temporaryCount).caf"
         // (A PCM output: a refusal's suggestion needs no encode to confirm it, and comes back as it is.)
@@ -91,11 +95,11 @@ final class HLSLoudnessPass {
             settings: made)
         let measured = try result.normalization?.output ?? LoudnessMeasurement.measure(path: path)
         if shared {
-            signals[key] = (path, measured, result.notes)
+            signals[key] = (path, measured, result.chapters)
             // (What the float file could not hold, a cover, is the packager's to say of the package.)
             if notes.isEmpty { notes = result.notes.filter { !$0.contains("is not carried") } }
         }
-        return (path, measured, !shared)
+        return (path, measured, result.chapters, !shared)
     }
 
     /// The most encodes one rendition takes: the first, from the shared signal, and two aimed by what the
@@ -104,7 +108,7 @@ final class HLSLoudnessPass {
 
     /// Encodes a rendition (`conversion`, the packager's for it) into `output` from the normalized signal and checks
     /// it as decoded; where it misses, a signal of its own is aimed by what the encode measured (the aim moved by
-    /// the miss, the ceiling lowered by the overshoot) and encoded again, at most ``maximumEncodes`` in all. Returns
+    /// the miss, dipped where it overshot) and encoded again, at most ``maximumEncodes`` in all. Returns
     /// the conversion's result, the rendition's loudness as decoded, and a note where it was re-aimed. A target the
     /// rendition cannot meet is refused naming the loudest that it met, encoded there.
     func encode(_ conversion: ConversionSettings, into output: String, name: String) throws -> (
@@ -168,7 +172,7 @@ final class HLSLoudnessPass {
         var last: LoudnessMeasurement?
         var dips = start
         for encode in 1...encodes {
-            let signal: (path: String, measured: LoudnessMeasurement, temporary: Bool)
+            let signal: (path: String, measured: LoudnessMeasurement, chapters: [Chapter], temporary: Bool)
             do {
                 signal = try self.signal(for: conversion, aim: aim, dips: dips)
             } catch let refusal as LoudnessRefusal {
@@ -179,6 +183,11 @@ final class HLSLoudnessPass {
                     suggestion: refusal.suggestion.map { $0 + shift }, dips: dips)
             }
             defer { if signal.temporary { removeFile(signal.path) } }
+            // The source's chapters, as the signal placed them (its CAF holds none), where no chapter file is given.
+            var encoding = encoding
+            if encoding.chapters == nil, !signal.chapters.isEmpty {
+                encoding.chapters = ChapterList(name: source, chapters: signal.chapters)
+            }
             let result = try AudioConverter.convert(input: signal.path, output: output, settings: encoding)
             // Its peaks kept a tenth of a second at a time: where it overshoots, if it does.
             let meter = try LoudnessMeter.measuring(path: output, keepsBlockPeaks: true)

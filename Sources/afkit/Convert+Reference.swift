@@ -45,7 +45,14 @@ extension Convert {
         Player and AVFoundation show: a disabled text track the sound track names in tref/chap, each title a sample \
         lasting until the next chapter, its titles at the start of mdat, moov still first) and Nero's chpl (which \
         mutagen reads); MP3 (ID3 CHAP with a CTOC), Ogg Opus and FLAC (CHAPTERnnn comments); WAV, AIFF and CAF get \
-        markers, with a note. The chapter track's times are the sound's presentation times: the sound track's edit \
+        markers, with a note. The other way too: a source's markers (WAV cue points named by LIST/adtl labels, AIFF \
+        MARK, CAF mark) become chapters in an output that holds chapters and no markers (M4A, MP3, ADTS, FLAC, Ogg), \
+        where the source has no chapters and no --chapters FILE is given (else a note says the markers are not \
+        carried and which chapters are written instead): in time order, each starting at its marker's frame at the \
+        output's rate (moved with any cut) and ending where the next starts, the last at the end; titled by the \
+        marker's name, or 'Marker' and its id where it has none (Marker 2). A marker at the output's end, or at the \
+        frame of one before it, starts no chapter, said in a note (MarkerChapterTests: ffprobe and mutagen read \
+        them back). The chapter track's times are the sound's presentation times: the sound track's edit \
         list skips the encoder's priming, the text track starts at 0 (an empty edit first where the first chapter \
         starts later), so a chapter at 0.5 s starts where the sound at 0.5 s plays (ffprobe and FFmpeg's decode agree, \
         ChapterTrackTests). Its timescale is 1000 where every chapter starts on a whole millisecond, else the sample \

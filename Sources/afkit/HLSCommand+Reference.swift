@@ -45,8 +45,9 @@ extension HLSCommand {
         Chapters, as Apple's players read them in HLS ("Providing JavaScript Object Notation (JSON) chapters"): \
         --chapters FILE (convert's forms; one source only), else the source's own chapters (an M4A's chapter track \
         or chpl, ID3 CHAP, Vorbis comments; moved with any edit, as convert moves them; kept with --no-metadata, as \
-        convert keeps them), \
-        go into chapters.json beside master.m3u8, which names it:
+        convert keeps them), else its markers (WAV cue points, AIFF MARK, CAF mark: as convert makes them chapters), \
+        go into chapters.json beside master.m3u8, which names it (with --loudness too: the normalized signal hands \
+        them to the renditions):
 
           #EXT-X-SESSION-DATA:DATA-ID="com.apple.hls.chapters",URI="chapters.json"
 

@@ -94,7 +94,8 @@ extension Info {
         gain (AIFF 'INST', WAV 'smpl' and 'inst', CAF 'inst'). AIFF loops play forward or ping-pong only, so a \
         backward loop plays forward there; comments ('COMT') and annotations ('ANNO') have a place in AIFF only. An \
         AIFF 'INST' -> CAF -> WAV -> AIFF round trip, with a rate change on the way, keeps every marker, loop and \
-        setting (MarkerTests).
+        setting (MarkerTests). Into containers that hold chapters and no markers (M4A, MP3, FLAC, Ogg), markers become \
+        chapters, and chapters become markers the other way (afkit help convert, --chapters).
 
         MPEG-4 files: container is m4a where the 'ftyp' brands say 'M4A ' or 'M4B ', else mp4; a packet is one sample \
         of the first sound track. Priming is the edit list's media time, valid frames its duration, as the contract \
