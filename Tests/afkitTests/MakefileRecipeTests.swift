@@ -69,6 +69,26 @@ struct MakefileRecipeTests {
         }
     }
 
+    /// The README's quick start (before its first section) names `make install`, and the README says each thing once:
+    /// no paragraph of 20 words or more has nine in ten of its words in another (the container registry's paragraph
+    /// stood twice, once with dashes for parentheses and a sentence fewer; other pairs share at most two thirds).
+    @Test func theReadmeSaysInstallAndEachThingOnce() throws {
+        let readme = try String(
+            contentsOf: Command.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let quickStart = try #require(readme.components(separatedBy: "\n## ").first)
+        #expect(quickStart.contains("`make install`"))
+        let paragraphs = readme.components(separatedBy: "\n\n").map { paragraph in
+            Set(paragraph.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init))
+        }
+        for (index, words) in paragraphs.enumerated() where words.count >= 20 {
+            for (other, others) in paragraphs.enumerated().dropFirst(index + 1) where others.count >= 20 {
+                let shared = Double(words.intersection(others).count) / Double(min(words.count, others.count))
+                #expect(
+                    shared < 0.9, "README paragraphs \(index) and \(other) say the same: \(words.sorted().prefix(12))")
+            }
+        }
+    }
+
     @Test func installPutsTheCommandItsPagesAndCompletionsInPlace() throws {
         let prefix = try Loopback.temporaryFolder("install")
         defer { try? FileManager.default.removeItem(atPath: prefix) }
