@@ -14,8 +14,8 @@
 #   make fuzz-smoke  replay the committed corpus and regressions, then 20 s per target (CI)
 #   make dist     dist/afkit-VERSION-linux-ARCH.tar.gz: the release binary, README, LICENSE, NOTICE, NEEDS
 #                 (its Debian packages), the man pages and the bash, zsh and fish completions
-#   make man      one man page a command (afkit.1, afkit.convert.1, ...) in build/man, from the commands' own help
-#                 (swift-argument-parser's generate-manual plugin); read one with `man -l build/man/afkit.convert.1`
+#   make man      one man page a command (afkit.1, afkit.convert.1, ...) in build/man, from the release binary's own
+#                 help (swift-argument-parser's generate-manual); read one with `man -l build/man/afkit.convert.1`
 #   make lint     the toolchain's swift-format over the sources and tests, as .swift-format configures it
 #   make prove-client  build Examples/ClientPackage against the products, one at a time, and run its proof
 #   make prove-remote-exec  the Bazel example executed by BuildGrid with a worker, on loopback ports
@@ -174,13 +174,16 @@ install: release man
 	bash Packaging/install.sh $(AFKIT) "$(DESTDIR)$(PREFIX)" $(MAN_DIR)
 
 # The man pages, generated from the commands' abstracts, discussions and option help by swift-argument-parser's
-# generate-manual plugin (a debug build of the package: the pages do not depend on the build's configuration,
-# and the release build's flags stay its own). One page a command, as `man -l` and `man` read them.
+# generate-manual tool (what its plugin runs), built beside the release binary and run on it (it reads the
+# binary's --experimental-dump-help): `make install` and `make dist` build afkit once, in release, where the plugin
+# built the whole package again in debug (8 minutes on a 2-core machine) or in release without the release
+# build's flags (relinking the binary). One page a command, as `man -l` and `man` read them.
 MAN_DIR := build/man
-man:
-	$(SWIFT) package plugin generate-manual --multi-page --configuration debug
+GENERATE_MANUAL := .build/release/generate-manual
+man: release
+	$(SWIFT) build $(RELEASE) --product generate-manual
 	rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
-	cp .build/plugins/GenerateManual/outputs/afkit/*.1 $(MAN_DIR)/
+	$(GENERATE_MANUAL) $(AFKIT) --multi-page --output-directory $(MAN_DIR)
 	# A discussion's blank line (a paragraph break) becomes mdoc's paragraph macro, which groff reads without a warning.
 	sed -i 's/^$$/.Pp/' $(MAN_DIR)/*.1
 	@ls $(MAN_DIR)

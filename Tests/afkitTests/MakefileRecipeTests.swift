@@ -27,12 +27,15 @@ struct MakefileRecipeTests {
         return blocks
     }
 
-    /// Runs `make` with `makefile` in `folder`, afkit the test's own binary; its exit status and output.
-    static func make(_ makefile: String, in folder: String) throws -> (status: Int32, output: String) {
-        try makefile.write(toFile: folder + "/Makefile", atomically: true, encoding: .utf8)
+    /// Runs `executable` with `arguments` (and `environment`, else this process's); its exit status and its output
+    /// and errors together.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Loopback.executable("make"))
-        process.arguments = ["-C", folder, "AFKIT=" + Command.executable]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -40,6 +43,12 @@ struct MakefileRecipeTests {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// Runs `make` with `makefile` in `folder`, afkit the test's own binary; its exit status and output.
+    static func make(_ makefile: String, in folder: String) throws -> (status: Int32, output: String) {
+        try makefile.write(toFile: folder + "/Makefile", atomically: true, encoding: .utf8)
+        return try run(Loopback.executable("make"), ["-C", folder, "AFKIT=" + Command.executable])
     }
 
     @Test func theBatchRecipeTakesNamesWithSpaces() throws {
@@ -89,26 +98,44 @@ struct MakefileRecipeTests {
         }
     }
 
+    /// `make install` builds afkit once, in release, and makes the man pages from that binary (swift-argument-parser's
+    /// generate-manual, built with the same flags beside it) before installing them: no second build of the package
+    /// (the generate-manual plugin built all of it again in debug, 8 minutes on a 2-core machine). Read from
+    /// `make -n`, which prints each recipe line without running it.
+    @Test func installBuildsOnceInRelease() throws {
+        let (status, output) = try Self.run(
+            Loopback.executable("make"),
+            ["-n", "-C", Command.packageRoot.path, "install", "PREFIX=/nonexistent/prefix"])
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let builds = lines.filter { $0.contains("swift build") || $0.contains("swift package") }
+        // One build of afkit and one of the small tool, with the same flags (the release build's).
+        #expect(builds.count == 2, "\(builds)")
+        #expect(builds.filter { $0.hasSuffix("--product afkit") }.count == 1, "\(builds)")
+        let flags = builds.map { $0.replacingOccurrences(of: "--product afkit", with: "--product generate-manual") }
+        #expect(Set(flags).count == 1 && flags.first?.contains("-c release") == true, "\(builds)")
+        #expect(!output.contains("plugin") && !output.contains("debug"), "\(output)")
+        // The pages come from the release binary, then the install script takes the same binary and those pages.
+        let pages = try #require(
+            lines.firstIndex { $0.hasPrefix(".build/release/generate-manual .build/release/afkit") })
+        let install = try #require(lines.firstIndex { $0.hasPrefix("bash Packaging/install.sh .build/release/afkit") })
+        #expect(pages < install && lines[install].hasSuffix("build/man"), "\(lines)")
+        #expect(lines.firstIndex { $0.hasSuffix("--product afkit") }.map { $0 < pages } == true)
+    }
+
     @Test func installPutsTheCommandItsPagesAndCompletionsInPlace() throws {
         let prefix = try Loopback.temporaryFolder("install")
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         let pages = prefix + "/pages"
         try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
         try ".Dd\n.Dt AFKIT 1\n".write(toFile: pages + "/afkit.1", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            Command.packageRoot.appendingPathComponent("Packaging/install.sh").path, Command.executable,
-            prefix + "/usr", pages,
-        ]
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try Self.run(
+            "/bin/bash",
+            [
+                Command.packageRoot.appendingPathComponent("Packaging/install.sh").path, Command.executable,
+                prefix + "/usr", pages,
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(status == 0, "\(output)")
         #expect(output.contains("is not on PATH"), "\(output)")
         let installed = prefix + "/usr/bin/afkit"
         #expect(FileManager.default.isExecutableFile(atPath: installed))
