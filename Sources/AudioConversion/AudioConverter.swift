@@ -146,7 +146,7 @@ public enum AudioConverter {
                 let written: (Int64, PacketTableInfo?)
                 do {
                     written = try run(
-                        plan, encoder: encoder, from: reader, to: writer,
+                        plan, encoder: encoder, from: reader, to: writer, open: { try settings.openSource(input) },
                         limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 },
                         gainReport: { gainOverloads = $0 })
                 } catch {
@@ -179,6 +179,12 @@ public enum AudioConverter {
                 "the mix took \(overloads) samples past full scale, which clip in the output: scale its rows down so "
                     + "each row's gains sum to 1 or less")
         }
+        if plan.loopWrap > 0 {
+            result.notes.append(
+                "the output loops whole: the encoder was given the loop's last \(plan.loopWrap) frames before its "
+                    + "first and its first after its last, recorded as priming and remainder, so the wrap is coded as it "
+                    + "plays (the valid frames are the loop's own)")
+        }
         result.normalization = normalizer?.outcome
         result.trimmedFrames = plan.trimmedFrames
         result.timeline = plan.timeline
@@ -190,10 +196,11 @@ public enum AudioConverter {
     }
 
     /// Writes the plan's frames of `source` by the plan's route, through `encoder` (`nil`: the packets are
-    /// copied); returns the valid frames written and the packet table recorded.
+    /// copied), a whole loop's wrap around them (``ConversionPlan/loopWrap``, its end rendered from a source `open`
+    /// gives); returns the valid frames written and the packet table recorded.
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
-        limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil,
+        open: () throws -> SourceReader, limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil,
         gainReport: ((Int) -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
@@ -223,6 +230,8 @@ public enum AudioConverter {
         }
 
         var outputFrames: Int64 = 0
+        // Frames of a whole loop's wrap encoded before and after the output's own (ConversionPlan.loopWrap).
+        var wrapFrames = (before: 0, after: 0)
         // Reads the plan's frames exactly as stored (or as an ADPCM decoder's integers), a block at a
         // time, handing each to `take`.
         func readExactly(_ take: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
@@ -264,19 +273,53 @@ public enum AudioConverter {
             }
             encoder = integer
         default:
+            let channels = Int(format.channelsPerFrame)
+            let wrap = plan.loopWrap * channels
+            // The loop's end first, and its start kept as it goes by, for after its end.
+            if wrap > 0 {
+                let end = try loopEnd(of: plan, from: open(), samples: wrap)
+                try end.withUnsafeBufferPointer { try encoder.encode($0, into: &packets) }
+                wrapFrames.before = end.count / channels
+            }
+            var start: [Float] = []
             outputFrames = try render(
-                source, sampleRate: format.sampleRate, channels: Int(format.channelsPerFrame),
+                source, sampleRate: format.sampleRate, channels: channels,
                 resampler: plan.settings.resampler, plan: plan.render, limiterReport: limiterReport,
                 mixReport: mixReport, gainReport: gainReport
             ) { samples in
+                if start.count < wrap { start += samples.prefix(wrap - start.count) }
                 try encoder.encode(samples, into: &packets)
                 try write()
             }
+            if wrap > 0 {
+                try start.withUnsafeBufferPointer { try encoder.encode($0, into: &packets) }
+                wrapFrames.after = start.count / channels
+            }
         }
-        let remainder = try encoder.finish(into: &packets)
+        let remainder = try encoder.finish(into: &packets) + wrapFrames.after
         try write()
-        let table = try writer.close(encodedBy: encoder, validFrames: outputFrames, remainderFrames: remainder)
+        let table = try writer.close(
+            encodedBy: encoder, validFrames: outputFrames, remainderFrames: remainder,
+            primingFrames: encoder.primingFrames + wrapFrames.before)
         return (outputFrames, table)
+    }
+
+    /// The last `samples` of the plan's output, rendered apart from `source` (a fresh reader) with 4096 frames more
+    /// before them, so a resampler's filter and the limiter are under way where they begin.
+    private static func loopEnd(of plan: ConversionPlan, from source: SourceReader, samples: Int) throws -> [Float] {
+        let scale = plan.format.sampleRate / source.sampleRate
+        let channels = Int(plan.format.channelsPerFrame)
+        guard let taken = plan.render.count ?? source.frameCount.map({ $0 - plan.render.start }) else { return [] }
+        let frames = min(taken, Int64((Double(samples / channels) / scale).rounded(.up)) + 4096)
+        var part = plan.render
+        part.start += taken - frames
+        part.count = frames
+        var rendered: [Float] = []
+        _ = try render(
+            source, sampleRate: plan.format.sampleRate, channels: channels, resampler: plan.settings.resampler,
+            plan: part
+        ) { rendered += $0 }
+        return Array(rendered.suffix(samples))
     }
 
     /// Decode → cut and fade → channel mix → resample → gain → limit: the plan's part of `source` as
@@ -444,13 +487,14 @@ extension AudioFileWriter {
         packets.removeAll()
     }
 
-    /// Closes a file an encoder wrote, recording its priming and remainder around `validFrames` where there is
-    /// any (or where packets hold more than a frame) and its final cookie; returns the table recorded.
+    /// Closes a file an encoder wrote, recording its priming (the encoder's, unless given) and remainder around
+    /// `validFrames` where there is any (or where packets hold more than a frame) and its final cookie; returns the
+    /// table recorded.
     @discardableResult
-    func close(encodedBy encoder: any AudioEncoder, validFrames: Int64, remainderFrames: Int) throws
-        -> PacketTableInfo?
-    {
-        let priming = encoder.primingFrames
+    func close(
+        encodedBy encoder: any AudioEncoder, validFrames: Int64, remainderFrames: Int, primingFrames: Int? = nil
+    ) throws -> PacketTableInfo? {
+        let priming = primingFrames ?? encoder.primingFrames
         let table: PacketTableInfo? =
             priming > 0 || remainderFrames > 0 || format.framesPerPacket != 1
             ? PacketTableInfo(

@@ -59,7 +59,8 @@ extension ConversionPlan {
         try carryTimeline(of: source, scale: scale, into: &options)
         // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
         if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
-        let priming = Int64(primingFrames)
+        // (A whole loop's wrap, encoded each side, counts as priming and remainder.)
+        let priming = Int64(primingFrames) + (loopsWhole ? Int64(2 * Self.loopWrapFrames) : 0)
         if let frames = render.count ?? source.frameCount {
             let outputFrames = Double(frames) * scale
             options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
@@ -97,6 +98,10 @@ extension ConversionPlan {
                 ? .chapters(end: expectedFrameCount) : .notCarried
         var (markers, markerChapters) = carriedMarkers(of: source, shift: shift, fate: fate)
         let loops = carriedLoops(of: source, shift: shift, held: keeps.loops)
+        loopsWhole =
+            expectedFrameCount.map { frames in
+                loops.contains { $0.start == 0 && $0.end == frames && $0.playMode == .forward }
+            } ?? false
         let heldLoops = min(loops.count, keeps.loops)
         var chapters = carriedChapters(of: source, held: keeps.chapters)
         var whose = "the source's"

@@ -109,6 +109,10 @@ public struct ConversionSettings: Sendable {
     /// container cannot hold of the timeline is not said (the step after says what the outputs carry).
     var isIntermediate = false
 
+    /// Whether an output that loops whole is encoded with its wrap around it (``ConversionPlan/loopWrap``); `hls`'s
+    /// renditions are not (a stream plays once, and packed audio plays what the priming covers).
+    var encodesLoopWrap = true
+
     /// Where the frames come from when they are not one file's (sounds joined or mixed, ``Composition``): opened
     /// afresh each time the conversion reads them (a loudness measure, each round); `nil`: the input file.
     public var composedSource: (@Sendable () throws -> SourceReader)?

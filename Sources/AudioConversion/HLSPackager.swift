@@ -443,6 +443,8 @@ public enum HLSPackager {
         conversion.adaptsToContainer = false
         conversion.bitRate = rendition.bitRate
         conversion.copiesCompressedPackets = false
+        // A stream is no loop (packed audio would play a wrap's frames, which an M4A's edit list skips).
+        conversion.encodesLoopWrap = false
         if let channels = rendition.channels {
             conversion.channels = channels
             conversion.maximumChannels = nil

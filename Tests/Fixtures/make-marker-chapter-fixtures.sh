@@ -17,37 +17,25 @@ sox -R -D -n -r 16000 -c 1 -b 16 "$T/sine.wav" synth 1.5 sine 440 gain -6
 # time order. Positions in frames, on no whole millisecond where it matters (4001 frames is 250.0625 ms).
 python3 - "$T/sine.wav" <<'PY'
 import ctypes, sys
-sf = ctypes.CDLL("libsndfile.so.1")
-sf.sf_open.restype = ctypes.c_void_p
-class Info(ctypes.Structure):
-    _fields_ = [("frames", ctypes.c_int64), ("samplerate", ctypes.c_int), ("channels", ctypes.c_int),
-                ("format", ctypes.c_int), ("sections", ctypes.c_int), ("seekable", ctypes.c_int)]
+from libsndfile_commands import AIFF, WAV, read_mono16, write_mono16
 class Cue(ctypes.Structure):
     _fields_ = [("indx", ctypes.c_int32), ("position", ctypes.c_uint32), ("fcc_chunk", ctypes.c_int32),
                 ("chunk_start", ctypes.c_int32), ("block_start", ctypes.c_int32), ("sample_offset", ctypes.c_uint32),
                 ("name", ctypes.c_char * 256)]
 class Cues(ctypes.Structure):
     _fields_ = [("cue_count", ctypes.c_uint32), ("cue_points", Cue * 100)]
-SFM_READ, SFM_WRITE, SFC_SET_CUE = 0x10, 0x20, 0x10CF
-source_info = Info()
-source = ctypes.c_void_p(sf.sf_open(sys.argv[1].encode(), SFM_READ, ctypes.byref(source_info)))
-samples = (ctypes.c_short * source_info.frames)()
-sf.sf_readf_short(source, samples, ctypes.c_int64(source_info.frames))
-sf.sf_close(source)
+SFC_SET_CUE = 0x10CF
+rate, samples = read_mono16(sys.argv[1])
 def write(path, major, points):
-    info = Info(0, 16000, 1, major | 0x0002, 0, 0)
-    handle = ctypes.c_void_p(sf.sf_open(path.encode(), SFM_WRITE, ctypes.byref(info)))
     cues = Cues()
     cues.cue_count = len(points)
     for index, (identifier, position, name) in enumerate(points):
         cue = cues.cue_points[index]
         cue.indx, cue.position, cue.fcc_chunk, cue.sample_offset, cue.name = (
             identifier, position, 0x61746164, position, name.encode())
-    assert sf.sf_command(handle, SFC_SET_CUE, ctypes.byref(cues), ctypes.sizeof(cues)) == 1
-    assert sf.sf_writef_short(handle, samples, ctypes.c_int64(source_info.frames)) == source_info.frames
-    sf.sf_close(handle)
-write("chapters/markers-cues.wav", 0x010000, [(1, 0, ""), (2, 4001, ""), (3, 12007, "")])
-write("chapters/markers-named.aiff", 0x020000, [(1, 8003, "Verse – café"), (2, 2000, "Intro"), (3, 20000, "")])
+    write_mono16(path, major, rate, samples, SFC_SET_CUE, cues)
+write("chapters/markers-cues.wav", WAV, [(1, 0, ""), (2, 4001, ""), (3, 12007, "")])
+write("chapters/markers-named.aiff", AIFF, [(1, 8003, "Verse – café"), (2, 2000, "Intro"), (3, 20000, "")])
 PY
 # afkit's outputs: the cue points into M4A (AAC: 1024 priming frames, an edit list), MP3 and FLAC; the AIFF's named
 # markers into M4A (ALAC); the labelled cues of markers/sampler.wav (22050 Hz) into M4A at 44100 Hz (ALAC).
