@@ -80,8 +80,8 @@ final class HLSLoudnessPass {
         path: String, measured: LoudnessMeasurement, chapters: [Chapter], temporary: Bool
     ) {
         var made = Self.signalConversion(of: conversion, target: aim)
-        // (The dips the rendition's encodes learned, held.)
-        made.encoderAllowance = dips.map { EncoderAllowance(aimShift: 0, dips: $0) }
+        // (For an encoder: the limiter leaves it room, and holds the dips learned.)
+        made.encoderAllowance = EncoderAllowance(aimShift: 0, dips: dips)
         let key =
             "\(made.channels ?? -1) \(made.maximumChannels ?? -1) \(made.sampleRate ?? -1) \(made.mixMatrix ?? []) "
             + "\(made.channelMap ?? []) \(aim.integrated) \(aim.truePeakCeiling)"
@@ -132,7 +132,7 @@ final class HLSLoudnessPass {
                 // so the target named is one the next run meets.
                 // (From the dips the encodes at the target learned: the encoder overshoots at the same places.)
                 if case .met = try attempt(
-                    conversion, into: output, at: asked, encodes: Self.maximumEncodes, dips: learned)
+                    conversion, into: output, at: asked, encodes: Self.maximumEncodes - 1, dips: learned)
                 {
                     named =
                         " The loudest target that can is \(shortDecimal(candidate)) LUFS (the rendition was encoded "

@@ -340,11 +340,11 @@ final class LoudnessNormalizer: LevelNormalizer {
     static let headroom = 0.1
     /// For a lossy output, this far: an encoder moves the peaks it is given by a few tenths of a dB either way,
     /// from one encode to the next (places it passes the ceiling by more are dipped, ``OvershootDips``).
-    static let lossyHeadroom = 0.3
+    static let lossyHeadroom = 0.5
     /// Where the limiter holds the signal's true peak, dBTP.
     private var limitingCeiling: Double { target.truePeakCeiling - (feedsEncoder ? Self.lossyHeadroom : Self.headroom) }
-    /// Whether what is written goes to a lossy encoder. (`hls --loudness`'s renditions' signals, PCM, are limited
-    /// as PCM is: with more room, 32 kbit/s AAC's loudness moved erratically from one encode to the next.)
+    /// Whether what is written goes to a lossy encoder: a lossy output, or a signal made for one (started from what
+    /// an encoder's encodes taught, as `hls --loudness` makes its renditions' signals).
     private let feedsEncoder: Bool
     /// A PCM or lossless output within this of the target is accepted at once; after a few rounds (and a lossy
     /// output at once), one within the contract's 0.1 LU.
@@ -389,7 +389,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.input = input
         self.format = format
         self.resampler = resampler
-        feedsEncoder = losesInEncoding(format)
+        feedsEncoder = losesInEncoding(format) || start != nil
         aim = target.integrated + (start?.aimShift ?? 0)
         dips = start?.dips
         plan.overshootDips = dips?.curve
