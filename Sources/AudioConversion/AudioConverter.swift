@@ -341,7 +341,6 @@ public enum AudioConverter {
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
         let gain = plan.linearGain
         let curve = plan.levelCurve
-        let dips = plan.overshootDips
         // A gain of the user's (no limiter behind it) that takes samples past full scale: counted, for a note.
         let countsGain = gainReport != nil && plan.limiterCeiling == nil && gain > 1
         var gainOverloads = 0
@@ -367,8 +366,6 @@ public enum AudioConverter {
         var limited: [Float] = []
         var inputFrames: Int64 = 0
         var outputFrames: Int64 = 0
-        /// The limiter's frames given back so far (it holds its latency's frames back until it finishes).
-        var limitedFrames: Int64 = 0
         var expected: Int64 { Int64(saturating: Double(inputFrames) * sampleRate / source.sampleRate) }
         let upsampling = sampleRate / source.sampleRate
 
@@ -379,7 +376,7 @@ public enum AudioConverter {
             guard count > 0 else { return }
             let position = plan.padStart + outputFrames
             outputFrames += Int64(count)
-            guard gain != 1 || limiter != nil || curve != nil || dips != nil else {
+            guard gain != 1 || limiter != nil || curve != nil else {
                 try samples.withUnsafeBufferPointer {
                     try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels]))
                 }
@@ -390,21 +387,10 @@ public enum AudioConverter {
             curve?.apply(&scaled, channels: outChannels, from: position, frames: count)
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
             if countsGain { gainOverloads += ChannelMixer.overloads(scaled[...]) }
-            guard let limiter else {
-                dips?.apply(&scaled, channels: outChannels, from: position, frames: count)
-                return try scaled.withUnsafeBufferPointer(deliver)
-            }
+            guard let limiter else { return try scaled.withUnsafeBufferPointer(deliver) }
             limited.removeAll(keepingCapacity: true)
             scaled.withUnsafeBufferPointer { limiter.process($0, frames: count, into: &limited) }
-            try deliverLimited()
-        }
-        /// The limiter's frames just given back, dipped where the encoder overshoots.
-        func deliverLimited() throws {
-            let frames = limited.count / outChannels
-            guard frames > 0 else { return }
-            dips?.apply(&limited, channels: outChannels, from: plan.padStart + limitedFrames, frames: frames)
-            limitedFrames += Int64(frames)
-            try limited.withUnsafeBufferPointer(deliver)
+            if !limited.isEmpty { try limited.withUnsafeBufferPointer(deliver) }
         }
 
         while true {
@@ -449,7 +435,7 @@ public enum AudioConverter {
         if let limiter {
             limited.removeAll(keepingCapacity: true)
             limiter.finish(into: &limited)
-            try deliverLimited()
+            if !limited.isEmpty { try limited.withUnsafeBufferPointer(deliver) }
             limiterReport?(limiter.deepestReduction)
         }
         try silence(plan.padEnd)

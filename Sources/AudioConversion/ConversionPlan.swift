@@ -285,7 +285,6 @@ public struct ConversionPlan {
         render.gain = normalizer.gain
         render.limiterCeiling = normalizer.limiterCeiling
         render.levelCurve = normalizer.levelCurve
-        render.overshootDips = normalizer.overshootDips
     }
 
     /// The encoder for a round of writing: the one the plan made for the first, a fresh one for each

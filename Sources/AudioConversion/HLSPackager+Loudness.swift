@@ -7,8 +7,8 @@ import FileAccess
 /// package's temporary folder: the normalizer's measuring passes and one render, no encoder in the loop), every
 /// rendition encoded from that signal and checked as decoded. A rendition whose encoder adds true peak or moves
 /// the loudness past the contract's bounds (0.1 LU, the ceiling) gets a signal of its own, aimed by what its
-/// first encode measured (dipped where the decoded peaks passed the ceiling, the aim moved by the offset), and a
-/// confirming encode; still missing, it is refused, naming what was measured. So a package costs the plain package's encodes,
+/// first encode measured (the ceiling lowered by the overshoot, the aim moved by the offset), and one confirming
+/// encode; still missing, it is refused, naming what was measured. So a package costs the plain package's encodes,
 /// the normalizer's passes over the source, and at most one more encode a rendition.
 final class HLSLoudnessPass {
     /// The target asked for.
@@ -76,17 +76,15 @@ final class HLSLoudnessPass {
     /// The normalized signal for `conversion` aimed at `aim`: at the target, made once and kept for every rendition
     /// of that layout; aimed for one rendition's encoder, made each time and removed by the caller once encoded
     /// (`temporary`: a float copy of the whole programme each).
-    private func signal(for conversion: ConversionSettings, aim: LoudnessTarget, dips: OvershootDips? = nil) throws -> (
+    private func signal(for conversion: ConversionSettings, aim: LoudnessTarget) throws -> (
         path: String, measured: LoudnessMeasurement, chapters: [Chapter], temporary: Bool
     ) {
-        var made = Self.signalConversion(of: conversion, target: aim)
-        // (For an encoder: the limiter leaves it room, and holds the dips learned.)
-        made.encoderAllowance = EncoderAllowance(aimShift: 0, dips: dips)
+        let made = Self.signalConversion(of: conversion, target: aim)
         let key =
             "\(made.channels ?? -1) \(made.maximumChannels ?? -1) \(made.sampleRate ?? -1) \(made.mixMatrix ?? []) "
             + "\(made.channelMap ?? []) \(aim.integrated) \(aim.truePeakCeiling)"
-        let shared = aim == target && dips == nil
-        if shared, let signal = signals[key] { return (signal.path, signal.measured, signal.chapters, false) }
+        if let signal = signals[key] { return (signal.path, signal.measured, signal.chapters, false) }
+        let shared = aim == target
         temporaryCount += 1
         let path = folder + "/.afkit-loudness-\(temporaryCount).caf"
         // (A PCM output: a refusal's suggestion needs no encode to confirm it, and comes back as it is.)
@@ -108,7 +106,7 @@ final class HLSLoudnessPass {
 
     /// Encodes a rendition (`conversion`, the packager's for it) into `output` from the normalized signal and checks
     /// it as decoded; where it misses, a signal of its own is aimed by what the encode measured (the aim moved by
-    /// the miss, dipped where it overshot) and encoded again, at most ``maximumEncodes`` in all. Returns
+    /// the miss, the ceiling lowered by the overshoot) and encoded again, at most ``maximumEncodes`` in all. Returns
     /// the conversion's result, the rendition's loudness as decoded, and a note where it was re-aimed. A target the
     /// rendition cannot meet is refused naming the loudest that it met, encoded there.
     func encode(_ conversion: ConversionSettings, into output: String, name: String) throws -> (
@@ -118,7 +116,7 @@ final class HLSLoudnessPass {
         case .met(let result, let measured, let encodes):
             let note = encodes > 1 ? ["\(name): re-aimed for its encoder and encoded \(encodes) times"] : []
             return (result, measured, note)
-        case .refused(let refusal, let effect, let suggestion, let learned):
+        case .refused(let refusal, let effect, let suggestion):
             // The loudest target below the suggestion that this rendition meets, found by encoding it.
             var named = ""
             // The suggestion, then 0.3 LU under it; without one (the encoder would not settle), half a unit under
@@ -130,10 +128,7 @@ final class HLSLoudnessPass {
                 asked.integrated = candidate
                 // Tried as a run at that target tries it (the same signals and encodes, the encoder deterministic),
                 // so the target named is one the next run meets.
-                // (From the dips the encodes at the target learned: the encoder overshoots at the same places.)
-                if case .met = try attempt(
-                    conversion, into: output, at: asked, encodes: Self.maximumEncodes - 1, dips: learned)
-                {
+                if case .met = try attempt(conversion, into: output, at: asked, encodes: Self.maximumEncodes) {
                     named =
                         " The loudest target that can is \(shortDecimal(candidate)) LUFS (the rendition was encoded "
                         + "there and met it): aim there or lower"
@@ -155,32 +150,29 @@ final class HLSLoudnessPass {
         case met(ConversionResult, LoudnessMeasurement, encodes: Int)
         /// It did not: why, what the last encode did to its signal, and the loudest target the signal allows (in
         /// the target's terms), where known.
-        case refused(String, EncoderEffect?, suggestion: Double?, dips: OvershootDips?)
+        case refused(String, EncoderEffect?, suggestion: Double?)
     }
 
     /// Encodes the rendition at `asked` (from the shared signal where `asked` is the target), re-aiming its signal
     /// by each encode's miss, `encodes` times at most.
-    private func attempt(
-        _ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget, encodes: Int,
-        dips start: OvershootDips? = nil
-    )
+    private func attempt(_ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget, encodes: Int)
         throws -> Attempt
     {
         let encoding = Self.encodingConversion(of: conversion)
         var aim = asked
         var effect: EncoderEffect?
         var last: LoudnessMeasurement?
-        var dips = start
+        var ceilings = OvershootCeiling()
         for encode in 1...encodes {
             let signal: (path: String, measured: LoudnessMeasurement, chapters: [Chapter], temporary: Bool)
             do {
-                signal = try self.signal(for: conversion, aim: aim, dips: dips)
+                signal = try self.signal(for: conversion, aim: aim)
             } catch let refusal as LoudnessRefusal {
                 // The signal cannot be made at this aim: the source's loudest, moved by what the encoder adds.
                 let shift = asked.integrated - aim.integrated
                 return .refused(
                     effect == nil ? refusal.problem : "making that up would take more limiting than allowed", effect,
-                    suggestion: refusal.suggestion.map { $0 + shift }, dips: dips)
+                    suggestion: refusal.suggestion.map { $0 + shift })
             }
             defer { if signal.temporary { removeFile(signal.path) } }
             // The source's chapters, as the signal placed them (its CAF holds none), where no chapter file is given.
@@ -189,9 +181,7 @@ final class HLSLoudnessPass {
                 encoding.chapters = ChapterList(name: source, chapters: signal.chapters)
             }
             let result = try AudioConverter.convert(input: signal.path, output: output, settings: encoding)
-            // Its peaks kept a tenth of a second at a time: where it overshoots, if it does.
-            let meter = try LoudnessMeter.measuring(path: output, keepsBlockPeaks: true)
-            let measured = meter.measurement
+            let measured = try LoudnessMeasurement.measure(path: output)
             if abs(measured.normalizable - asked.integrated) <= 0.1 && measured.truePeak <= asked.truePeakCeiling {
                 return .met(result, measured, encodes: encode)
             }
@@ -199,26 +189,21 @@ final class HLSLoudnessPass {
             effect = EncoderEffect(
                 offset: measured.normalizable - signal.measured.normalizable,
                 overshoot: max(0, measured.truePeak - signal.measured.truePeak), bitRate: conversion.bitRate)
-            // The next signal: the aim moved by the miss (at most a unit from the target in all), dipped where the
-            // encode went over the ceiling. A miss well within the contract's bound keeps the aim: the same signal but
-            // for the places dipped moves the encoder's peaks there only (the signal's normalizer makes up what the
-            // dips take).
-            if abs(measured.normalizable - asked.integrated) > LoudnessNormalizer.keptGainBound {
-                aim.integrated = max(
-                    asked.integrated - 1,
-                    min(asked.integrated + 1, aim.integrated + asked.integrated - measured.normalizable))
-            }
+            // The next signal: the aim moved by the miss (at most a unit from the target in all), the ceiling
+            // lowered by what the encode went over it.
+            aim.integrated = max(
+                asked.integrated - 1,
+                min(asked.integrated + 1, aim.integrated + asked.integrated - measured.normalizable))
             if measured.truePeak > asked.truePeakCeiling {
-                var learned = dips ?? OvershootDips(step: meter.blockFrames)
-                learned.learn(from: meter.blockTruePeaks, ceiling: asked.truePeakCeiling)
-                dips = learned
+                aim.truePeakCeiling = ceilings.next(
+                    after: aim.truePeakCeiling, decoded: measured.truePeak, limit: asked.truePeakCeiling)
             }
         }
         let measured = last.map {
             "after \(encodes) encodes it measures \(shortDecimal(($0.normalizable * 100).rounded() / 100)) LUFS and "
                 + "\(shortDecimal(($0.truePeak * 100).rounded() / 100)) dBTP"
         }
-        return .refused(measured ?? "it was not encoded", effect, suggestion: nil, dips: dips)
+        return .refused(measured ?? "it was not encoded", effect, suggestion: nil)
     }
 }
 

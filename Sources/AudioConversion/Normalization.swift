@@ -102,9 +102,6 @@ public struct NormalizationOutcome: Sendable {
     /// What the speech leveler did, where it rode the gain first (`--dynamic`): ``source`` is then the leveled
     /// signal, and this holds the sound before it.
     public var leveling: SpeechLeveling?
-    /// Where a lossy encoder's decoded peaks passed the ceiling and were held there: the tenths of a second dipped,
-    /// and the deepest dip (dB); `nil` where none was needed.
-    public var encoderPeaksHeld: (places: Int, deepest: Double)?
 
     /// What was done, in one line: `loudness -14.86 -> -12.01 LUFS, true peak -1.7 -> -1.07 dBTP: gain +3.24 dB,
     /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling); by peak: `sample peak -7.3 -> -1 dBFS:
@@ -122,12 +119,9 @@ public struct NormalizationOutcome: Sendable {
             "loudness range \(one($0.source.range)) -> \(one(output.range)) LU (leveler \(signed(($0.leastGain * 10).rounded() / 10)) "
                 + "to \(signed(($0.greatestGain * 10).rounded() / 10)) dB), "
         }
-        let held = encoderPeaksHeld.map {
-            ", the encoder's peaks held in \($0.places) tenths of a second (at most \(two($0.deepest)) dB)"
-        }
         return (leveled ?? "") + "loudness \(two(before.normalizable)) -> \(two(output.normalizable)) LUFS, true peak "
             + "\(two(before.truePeak)) -> \(two(output.truePeak)) dBTP: gain \(signed((gain * 100).rounded() / 100)) dB, "
-            + (limiterReduction < 0 ? "limiting \(two(-limiterReduction)) dB" : "no limiting") + (held ?? "")
+            + (limiterReduction < 0 ? "limiting \(two(-limiterReduction)) dB" : "no limiting")
     }
 
     /// The same for `batch --report`'s JSON.
@@ -144,12 +138,6 @@ public struct NormalizationOutcome: Sendable {
                     [
                         ("sourceLoudnessRange", number($0.source.range)), ("outputLoudnessRange", number(output.range)),
                         ("levelerLeastGain", number($0.leastGain)), ("levelerGreatestGain", number($0.greatestGain)),
-                    ]
-                } ?? [])
-                + (encoderPeaksHeld.map {
-                    [
-                        ("encoderPeaksHeldTenths", .number(Double($0.places))),
-                        ("encoderPeaksHeldDeepest", number($0.deepest)),
                     ]
                 } ?? []))
     }
@@ -169,15 +157,12 @@ struct RenderPlan {
     var limiterCeiling: Double?
     /// The speech leveler's gain, riding before the static gain (`--dynamic`).
     var levelCurve: GainCurve?
-    /// The dips that hold a lossy encoder's overshoot where its decoded peaks passed the ceiling, after the limiter.
-    var overshootDips: GainCurve?
-    /// The plan without the level a normalizer sets (no gain, no limiter, no dips): what a normalizer measures
-    /// first. The speech leveler's curve stays: the normalizer measures the leveled signal.
+    /// The plan without the level a normalizer sets (no gain, no limiter): what a normalizer measures first. The
+    /// speech leveler's curve stays: the normalizer measures the leveled signal.
     var unleveled: RenderPlan {
         var plan = self
         plan.gain = 0
         plan.limiterCeiling = nil
-        plan.overshootDips = nil
         return plan
     }
     /// A mix of the user's own (`--mix`, `--channel-map`, a layout's reordering), or `nil` for afkit's.
@@ -195,7 +180,7 @@ struct RenderPlan {
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
     var keepsSamples: Bool {
         fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
-            && padEnd == 0 && loopCrossfades.isEmpty && levelCurve == nil && overshootDips == nil
+            && padEnd == 0 && loopCrossfades.isEmpty && levelCurve == nil
     }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain
@@ -305,10 +290,9 @@ extension AudioConverter {
 /// loudness, at most ``makeupLimit`` dB more gain makes that up (found over measuring passes, within it).
 /// A target that needs more than ``LoudnessTarget/maximumLimiting`` dB of limiting, or more make-up than that,
 /// is refused, naming the loudest target that can be met, computed from measuring passes of the source (not
-/// by converting again). The output as written is then decoded and measured: where an encoder's decoded peaks
-/// pass the ceiling, those places are dipped (``OvershootDips``; the programme's ceiling stays a PCM output's), the
-/// encoder's loudness offset moves the aim, and the output is written again; three encodes at most, the limiting
-/// never more than ``squashAllowance`` dB deeper than a PCM output's.
+/// by converting again). The output as written is then decoded and measured: an encoder's own overshoot
+/// lowers the limiter's ceiling, the encoder's loudness offset moves the aim, and the output is written again;
+/// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's.
 final class LoudnessNormalizer: LevelNormalizer {
     let target: LoudnessTarget
     private(set) var outcome: NormalizationOutcome
@@ -331,31 +315,19 @@ final class LoudnessNormalizer: LevelNormalizer {
     var limiterCeiling: Double? { render.limiterCeiling }
     /// The speech leveler's curve (`--dynamic`).
     var levelCurve: GainCurve? { render.levelCurve }
-    /// The dips holding the encoder's overshoot.
-    var overshootDips: GainCurve? { render.overshootDips }
     /// Whether the output's codec loses (its encoder's overshoot and offset move with the signal): not PCM, FLAC
     /// or Apple Lossless.
     private var isLossy: Bool { losesInEncoding(format) }
     /// The limiter works this far under the ceiling: dither and the decoder's rounding need the room.
     static let headroom = 0.1
-    /// For a lossy output, this far: an encoder moves the peaks it is given by a few tenths of a dB either way,
-    /// from one encode to the next (places it passes the ceiling by more are dipped, ``OvershootDips``).
-    static let lossyHeadroom = 0.5
-    /// Where the limiter holds the signal's true peak, dBTP.
-    private var limitingCeiling: Double { target.truePeakCeiling - (feedsEncoder ? Self.lossyHeadroom : Self.headroom) }
-    /// Whether what is written goes to a lossy encoder: a lossy output, or a signal made for one (started from what
-    /// an encoder's encodes taught, as `hls --loudness` makes its renditions' signals).
-    private let feedsEncoder: Bool
     /// A PCM or lossless output within this of the target is accepted at once; after a few rounds (and a lossy
     /// output at once), one within the contract's 0.1 LU.
     static let tolerance = 0.05
     static let maximumRounds = 6
     /// The most rounds (encodes) for a lossy output: the first, and two aimed by what the encodes before measured.
     static let maximumLossyRounds = 3
-    /// How near the target a lossy output, with its next dips, must stand for the next round to keep its gain, LU.
-    static let keptGainBound = 0.08
-    /// Where the encodes so far overshot the ceiling, held.
-    private var dips: OvershootDips?
+    /// The ceilings the encodes were given and the true peaks they decoded to.
+    private var ceilings = OvershootCeiling()
     /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
     static let squashAllowance = 3.0
     /// The most the float signal's aim moves from the target for what an encoder adds or takes, LU.
@@ -389,10 +361,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.input = input
         self.format = format
         self.resampler = resampler
-        feedsEncoder = losesInEncoding(format) || start != nil
         aim = target.integrated + (start?.aimShift ?? 0)
-        dips = start?.dips
-        plan.overshootDips = dips?.curve
         var leveling: SpeechLeveling?
         if target.dynamic == true {
             // The leveler's pass: the sound's 100 ms blocks, its curve from them; the normalizer measures what it makes.
@@ -412,7 +381,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
-                "'\(input)' is silent (below BS.1770's \(shortDecimal(LoudnessGate.absolute)) LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
+                "'\(input)' is silent (below BS.1770's -70 LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
                 offset: nil)
         }
         plan.gain = aim - source.normalizable
@@ -421,7 +390,7 @@ final class LoudnessNormalizer: LevelNormalizer {
             // The limiting a PCM output would take bounds the allowance, as in a first round.
             pcmDepth = max(0, source.truePeak + target.integrated - source.normalizable - pcmCeiling)
         }
-        let ceiling = limitingCeiling
+        let ceiling = min(pcmCeiling, start?.ceiling ?? pcmCeiling)
         if source.truePeak + plan.gain > ceiling {
             guard target.usesLimiter else {
                 let peak = source.truePeak + plan.gain
@@ -573,7 +542,7 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// checked by the same search a conversion at that target makes.
     private func refusal(_ plan: RenderPlan, gain: Double) throws -> LoudnessRefusal {
         let source = outcome.source
-        let ceiling = plan.limiterCeiling ?? limitingCeiling
+        let ceiling = plan.limiterCeiling ?? (target.truePeakCeiling - Self.headroom)
         let free = ceiling - source.truePeak  // the gain at which the limiter starts to work
         var best = source.normalizable + free
         func loss(_ gain: Double) throws -> (Double, Double) {
@@ -612,8 +581,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         // 0.1 LU, and lowered until the conversion's own search meets it.
         let offset = aim - target.integrated
         var suggestion = suggested(best - offset)
-        // (A lossy output's suggestion is confirmed by converting there: the converter's, not measuring passes.)
-        for _ in 0..<(isLossy ? 0 : 5) {
+        for _ in 0..<5 {
             guard try solve(plan, aim: suggestion + offset) == nil else { break }
             suggestion -= 0.1
         }
@@ -621,9 +589,10 @@ final class LoudnessNormalizer: LevelNormalizer {
         let limiting = shortDecimal((asked * 100).rounded() / 100)
         let reason: String
         if let pcmDepth, asked > pcmDepth + Self.squashAllowance {
+            let overshoot = target.truePeakCeiling - Self.headroom - ceiling
             reason =
-                "making up what its encoder takes, the limiter would reduce \(limiting) dB where the signal itself "
-                + "needs \(shortDecimal((pcmDepth * 100).rounded() / 100)) dB "
+                "its encoder's peaks overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB, so the limiter "
+                + "would reduce \(limiting) dB where the signal itself needs \(shortDecimal((pcmDepth * 100).rounded() / 100)) dB "
                 + "(at most \(shortDecimal(Self.squashAllowance)) dB more is allowed)"
         } else if asked > target.maximumLimiting {
             reason =
@@ -656,11 +625,12 @@ final class LoudnessNormalizer: LevelNormalizer {
             suggestion: suggestion, remedies: remedies, isLossy: isLossy, allowance: allowance(plan))
     }
 
-    /// What the encodes so far learned, for a confirming conversion to start from: the aim's shift and the dips
-    /// the encoder's overshoot asked; `nil` before an encode (or for a lossless output).
+    /// What the encodes so far learned, for a confirming conversion to start from: the ceiling the encoder's
+    /// overshoot asked and the aim's shift; `nil` before an encode (or for a lossless output).
     private func allowance(_ plan: RenderPlan) -> EncoderAllowance? {
         guard isLossy, rounds > 0 else { return nil }
-        return EncoderAllowance(aimShift: aim - target.integrated, dips: dips)
+        return EncoderAllowance(
+            ceiling: plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom, aimShift: aim - target.integrated)
     }
 
     /// Measures the output written at `path`: `true` when it meets the target; otherwise corrects the gain and
@@ -669,10 +639,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         var plan = render
         defer { render = plan }
         outcome.limiterReduction = plan.limiterCeiling == nil ? 0 : limiterReduction
-        outcome.encoderPeaksHeld = dips.flatMap { $0.count > 0 ? ($0.count, $0.greatest) : nil }
-        // A lossy output's peaks are kept a tenth of a second at a time: where it overshoots, if it does.
-        let meter = try LoudnessMeter.measuring(path: path, keepsBlockPeaks: isLossy)
-        let output = meter.measurement
+        let output = try LoudnessMeasurement.measure(path: path)
         outcome.output = output
         outcome.gain = plan.gain
         rounds += 1
@@ -691,36 +658,26 @@ final class LoudnessNormalizer: LevelNormalizer {
                 remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy, allowance: allowance(plan))
         }
         if over > 0 {
-            // The encoder overshoots what it was given.
+            // The encoder overshoots what it was given: limit that much lower.
             guard target.usesLimiter else {
                 throw AudioFileError.limitExceeded(
                     "'\(input)': encoded at \(shortDecimal(target.integrated)) LUFS, its true peak is "
                         + "\(signed(output.truePeak)) dBTP, over the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling: "
                         + "allow the limiter (drop --no-limiter)", offset: nil)
             }
-            // Held where it passed the ceiling, and nowhere else.
-            var learned = dips ?? OvershootDips(step: meter.blockFrames)
-            learned.learn(from: meter.blockTruePeaks, ceiling: target.truePeakCeiling)
-            dips = learned
-            plan.overshootDips = learned.curve
-            // Where the output's loudness stands within the contract's bound with the new dips too (the float
-            // signal's loss to them, two measuring passes, moves the output's alike), the gain is kept: an encode
-            // of the same signal but for the places dipped moves the encoder's peaks there only, where a new gain
-            // moves them everywhere (a block under the ceiling by a dB passed it after one).
-            let before = try limitedLoudness(render, gain: plan.gain)
-            let after = try limitedLoudness(plan, gain: plan.gain)
-            if abs(output.normalizable + after - before - target.integrated) <= Self.keptGainBound { return false }
+            // The limiter is set under the float signal's own peak, which may already sit below the ceiling (a
+            // quiet target the encoder's overshoot alone puts over it), by the secant of the encodes' peaks.
+            let floatPeak = min(outcome.source.truePeak + plan.gain, plan.limiterCeiling ?? .infinity)
+            let given = min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom)
+            plan.limiterCeiling = ceilings.next(
+                after: given, decoded: output.truePeak, limit: target.truePeakCeiling)
         }
         // What the encoder added or took moves the float signal's aim, within the encoder's own offset (a
         // limiter that takes more each round must not be made up round after round: the tail would follow).
         aim = target.integrated + min(Self.encoderAimLimit, max(-Self.encoderAimLimit, aim + miss - target.integrated))
-        if plan.limiterCeiling == nil
-            && (!target.usesLimiter || outcome.source.truePeak + plan.gain + miss <= limitingCeiling)
-        {
+        if plan.limiterCeiling == nil {
             plan.gain += miss
         } else {
-            // (The make-up would pass the ceiling: the limiter holds it, as a PCM output's would.)
-            plan.limiterCeiling = plan.limiterCeiling ?? limitingCeiling
             try settle(&plan)
         }
         return false
@@ -736,8 +693,6 @@ protocol LevelNormalizer: AnyObject {
     var limiterCeiling: Double? { get }
     /// The speech leveler's gain curve, riding before the gain (`nil`: none).
     var levelCurve: GainCurve? { get }
-    /// The dips holding a lossy encoder's overshoot, after the limiter (`nil`: none).
-    var overshootDips: GainCurve? { get }
     /// The deepest reduction of the limiter in the round just written.
     var limiterReduction: Double { get set }
     /// What was measured and done.
@@ -758,7 +713,6 @@ final class PeakNormalizer: LevelNormalizer {
     private(set) var gain: Double
     var limiterCeiling: Double? { nil }
     var levelCurve: GainCurve? { nil }
-    var overshootDips: GainCurve? { nil }
     var limiterReduction = 0.0
     private let isLossy: Bool
     private var rounds = 0
@@ -826,64 +780,29 @@ struct LoudnessRefusal: Error {
     }
 }
 
-/// What a lossy output's encodes taught a normalizer: how far the float signal's aim moved from the target for the
-/// loudness the encoder adds or takes (LU), and where its decoded peaks went over the ceiling (the dips that hold
-/// them there).
+/// What a lossy output's encodes taught a normalizer: the limiter's ceiling its overshoot asked (dBTP) and how far
+/// the float signal's aim moved from the target for the loudness it adds or takes (LU).
 struct EncoderAllowance: Sendable, Hashable {
+    var ceiling: Double
     var aimShift: Double
-    var dips: OvershootDips?
 }
 
-/// Where a lossy encoder's decoded peaks pass the true-peak ceiling, held there and nowhere else: each 100 ms
-/// block's own dip (dB, 0 or more) after the limiter, learned from the encodes so far. An encoder overshoots most
-/// at a few places (a transient, the first frames); lowering the whole programme's ceiling for the worst of them
-/// squashed speech at 64 kbit/s by 3.8 dB more than a PCM output's limiting, where these dips touch a tenth of it by
-/// under a dB on average.
-struct OvershootDips: Sendable, Hashable {
-    /// Output frames in each block: a tenth of a second at the output's rate.
-    let step: Int
-    /// Each block's dip, dB.
-    private(set) var decibels: [Float] = []
+/// The limiter's ceiling for an encoder whose decoded true peak overshoots: the overshoot grows as the limiter
+/// works harder, so each next ceiling moves by the secant through the encodes so far (how far the decoded peak
+/// moved for the ceiling's move; before there are two, as if 0.7 dB a dB), aiming a quarter dB under the limit.
+struct OvershootCeiling {
+    /// Each encode's ceiling and the true peak it decoded to, dBTP.
+    private(set) var tries: [(ceiling: Double, decoded: Double)] = []
 
-    /// How far under the ceiling the first encode's blocks are brought, dB, at most and at least: an encode of a
-    /// signal changed at one place moves the encoder's peaks near it, so the blocks it left just under the ceiling
-    /// are lowered too, by as much as its worst block passed the ceiling (an encoder that barely overshoots
-    /// varies as little).
-    static let margins = 0.25...1.0
-    /// The deepest dip, dB (the limiting ``LoudnessTarget/maximumLimiting`` allows by default).
-    static let deepest: Float = 6
-
-    init(step: Int) { self.step = max(1, step) }
-
-    /// Learns from one encode, decoded: `peaks`, each block's true peak (linear). The first encode's blocks over
-    /// the margin under `ceiling` (dBTP), a later one's over the ceiling, are dipped by as much as they pass the
-    /// margin under it (the worst block's excess, within ``margins``), on top of what they had.
-    mutating func learn(from peaks: [Float], ceiling: Double) {
-        let first = !decibels.contains { $0 > 0 }
-        let worst = 20 * log10(Double(peaks.max() ?? 0)) - ceiling
-        let margin = min(Self.margins.upperBound, max(Self.margins.lowerBound, worst))
-        let threshold = Float(first ? ceiling - margin : ceiling)
-        let goal = Float(ceiling - margin)
-        if decibels.count < peaks.count { decibels += repeatElement(0, count: peaks.count - decibels.count) }
-        for (block, peak) in peaks.enumerated() where peak > 0 {
-            let level = 20 * log10(peak)
-            if level > threshold { decibels[block] = min(Self.deepest, decibels[block] + level - goal) }
+    /// The ceiling for the next encode, after one at `ceiling` decoded to `decoded` dBTP over `limit`.
+    mutating func next(after ceiling: Double, decoded: Double, limit: Double) -> Double {
+        tries.append((ceiling, decoded))
+        var slope = 0.7
+        if tries.count >= 2 {
+            let (a, b) = (tries[tries.count - 2], tries[tries.count - 1])
+            if b.ceiling != a.ceiling { slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling))) }
         }
-    }
-
-    /// The blocks dipped.
-    var count: Int { decibels.count { $0 > 0 } }
-    /// The deepest dip, dB.
-    var greatest: Double { Double(decibels.max() ?? 0) }
-
-    /// The gain the render applies after the limiter: each block's dip held over its neighbours too (the gain
-    /// glides between block middles), so the block itself is lowered whole.
-    var curve: GainCurve {
-        let gains = decibels.indices.map { block in
-            let dip = decibels[max(0, block - 1)...min(decibels.count - 1, block + 1)].max() ?? 0
-            return Float(pow(10, -Double(dip) / 20))
-        }
-        return GainCurve(step: step, gains: gains + [1])
+        return ceiling + (limit - 0.25 - decoded) / slope
     }
 }
 

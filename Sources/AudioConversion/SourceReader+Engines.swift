@@ -33,28 +33,15 @@ extension SourceReader {
 extension LoudnessMeasurement {
     /// Measures the file at `path` (any format afkit or libsndfile reads).
     public static func measure(path: String) throws -> LoudnessMeasurement {
-        try LoudnessMeter.measuring(path: path).measurement
+        let source = try SourceReader(path: path)
+        return try measure(source)
     }
 
     /// Measures what `source` delivers from where it stands to its end.
     public static func measure(_ source: SourceReader) throws -> LoudnessMeasurement {
-        try LoudnessMeter.measuring(source).measurement
-    }
-}
-
-extension LoudnessMeter {
-    /// A meter that has measured what `source` delivers from where it stands to its end; `keepsBlockPeaks`, each
-    /// 100 ms block's true peak kept too.
-    static func measuring(_ source: SourceReader, keepsBlockPeaks: Bool = false) throws -> LoudnessMeter {
-        let meter = try LoudnessMeter(
-            channels: source.channels, sampleRate: source.sampleRate, keepsBlockPeaks: keepsBlockPeaks)
+        let meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate)
         try source.forEachBlock(maximum: 4096) { try meter.add($0, frames: $1) }
-        return meter
-    }
-
-    /// A meter that has measured the file at `path`, each 100 ms block's true peak kept too where asked.
-    static func measuring(path: String, keepsBlockPeaks: Bool = false) throws -> LoudnessMeter {
-        try measuring(SourceReader(path: path), keepsBlockPeaks: keepsBlockPeaks)
+        return meter.measurement
     }
 }
 

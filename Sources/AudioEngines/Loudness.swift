@@ -50,13 +50,8 @@ public final class LoudnessMeter {
     /// Channels of the frames measured.
     public let channels: Int
 
-    /// The true peak of each 100 ms block (``blockFrames``), linear, every channel's largest; empty unless the
-    /// meter was made to keep them.
-    public var blockTruePeaks: [Float] { truePeakMeter.blockPeaks }
-
-    /// A meter for interleaved frames of `channels` at `sampleRate`; `keepsBlockPeaks`, whether it keeps each
-    /// 100 ms block's true peak (``blockTruePeaks``).
-    public init(channels: Int, sampleRate: Double, keepsBlockPeaks: Bool = false) throws {
+    /// A meter for interleaved frames of `channels` at `sampleRate`.
+    public init(channels: Int, sampleRate: Double) throws {
         let rate = sampleRate.rounded()
         guard channels > 0, rate >= 1, rate <= Double(UInt32.max) else {
             throw AudioFileError.unsupportedDataFormat(
@@ -71,8 +66,7 @@ public final class LoudnessMeter {
                 offset: nil)
         }
         self.state = state
-        truePeakMeter = TruePeakMeter(
-            channels: channels, sampleRate: rate, blockFrames: keepsBlockPeaks ? max(1, Int(rate / 10)) : nil)
+        truePeakMeter = TruePeakMeter(channels: channels, sampleRate: rate)
         self.rate = rate
         self.channels = channels
         // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.

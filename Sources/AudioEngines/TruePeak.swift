@@ -49,23 +49,10 @@ public final class TruePeakMeter {
     private var work: [[Float]]
     private var highest: [Float]
     private var lowest: [Float]
-    /// Frames in each block whose own peak is kept (`nil`: none kept).
-    public let blockFrames: Int?
-    private var finishedBlockPeaks: [Float] = []
-    /// The loudest magnitude of the block being measured, any channel's, and its frames so far.
-    private var blockPeak: Float = 0
-    private var blockFill = 0
 
-    /// The true peak of each block of ``blockFrames`` frames so far (linear, every channel's largest; the last
-    /// block's so far, if partly filled): where a sound's peaks are, not only how high the highest is. The
-    /// in-between points of a block's last few frames, which the next frames complete, count in the next block.
-    public var blockPeaks: [Float] { blockFill > 0 ? finishedBlockPeaks + [blockPeak] : finishedBlockPeaks }
-
-    /// A meter for interleaved frames of `channels` at `sampleRate`; `blockFrames`, the frames of each block
-    /// whose peak ``blockPeaks`` keeps.
-    public init(channels: Int, sampleRate: Double, blockFrames: Int? = nil) {
+    /// A meter for interleaved frames of `channels` at `sampleRate`.
+    public init(channels: Int, sampleRate: Double) {
         self.channels = channels
-        self.blockFrames = blockFrames.map { max(1, $0) }
         factor = TruePeakFilter.factor(sampleRate: sampleRate)
         let phases = TruePeakFilter.phases(factor: factor, reach: Self.reach)
         coefficients = phases.flatMap { $0 }
@@ -78,23 +65,6 @@ public final class TruePeakMeter {
     /// Adds `frames` interleaved frames.
     public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         guard frames > 0, let source = samples.baseAddress else { return }
-        guard let blockFrames else { return add(source, frames: frames) }
-        // A block's peak is taken as its last frame is measured.
-        var done = 0
-        while done < frames {
-            let count = min(frames - done, blockFrames - blockFill)
-            add(source + done * channels, frames: count)
-            done += count
-            blockFill += count
-            if blockFill == blockFrames {
-                finishedBlockPeaks.append(blockPeak)
-                blockPeak = 0
-                blockFill = 0
-            }
-        }
-    }
-
-    private func add(_ source: UnsafePointer<Float>, frames: Int) {
         let history = taps - 1
         for channel in 0..<channels {
             // The channel's frames after its history, read out of the interleaved block.
@@ -135,12 +105,11 @@ public final class TruePeakMeter {
     /// Measures the `count` intervals whose interpolation the channel's work buffer now completes: the
     /// samples themselves and every in-between point.
     private func measure(_ channel: Int, count: Int) {
-        var high: Float = 0
-        var low: Float = 0
+        var high = highest[channel]
+        var low = lowest[channel]
         Self.scan(work[channel], count: count, coefficients, phaseCount, taps: taps, high: &high, low: &low)
-        highest[channel] = max(highest[channel], high)
-        lowest[channel] = min(lowest[channel], low)
-        if blockFrames != nil { blockPeak = max(blockPeak, high, -low) }
+        highest[channel] = high
+        lowest[channel] = low
     }
 
     /// Over `buffer` (history then new frames), the `count` outputs of each phase ending at the buffer's

@@ -131,14 +131,9 @@ extension Convert {
         PCM included) or more make-up is refused, naming the loudest target that can be met, found from measuring \
         passes of the source (not by converting) and checked by the same search a conversion at it makes (an \
         explosion at -9 LUFS: "the loudest target that can is -10.7 LUFS"). The written output is then decoded and \
-        measured. For a lossy output the limiter works 0.5 dB under the ceiling (an encoder moves the peaks it is \
-        given by a few tenths of a dB from one encode to the next); where the decoded peaks still pass the ceiling \
-        (IMA4's and AAC's noise), those tenths of a second are dipped after the limiter, by as much as they passed \
-        it and a margin (at most 6 dB), and the output written again, the gain kept where the loudness stays within \
-        0.08 LU with the dips and else moved by the encoder's offset: three encodes at most, and the note says \
-        "the encoder's peaks held in N tenths of a second (at most D dB)". (Lowering the whole ceiling for the \
-        worst place refused -16 LUFS for 20 minutes of speech at 64 kbit/s.) The limiter never works more than \
-        3 dB deeper than the signal itself needs. A lossy output's suggested target keeps \
+        measured, and an encoder's overshoot (IMA4's and AAC's noise) lowers the limiter's ceiling under the float \
+        signal's own peak and its loudness offset moves the gain, for a few rounds at most; that correction may make \
+        the limiter work at most 3 dB deeper than the signal itself needs. A lossy output's suggested target keeps \
         0.5 LU of margin for the encoder and is a promise: before it is named, a conversion is made at it (a hidden \
         file beside the output, removed), and lowered by that try's own refusal until one meets it (up to four tries; \
         the message then says "a conversion there was made and met it", and names no target where none did). An \
