@@ -38,7 +38,9 @@ extension ManyStreamsTests {
             #expect(connection.ended == "frames" && connection.frames == 40)
             #expect(sizes[connection.path] == connection.audioBytes, "\(connection.path)")
         }
-        #expect(peakThreads - threadsBefore < 16, "\(threadsBefore) threads before, \(peakThreads) with 100 fetches")
+        // (The runtime's and libraries' own pools grow by a few under load: a fresh CI machine's release run peaked
+        // at 16 more. A thread a fetch, as before, was 101 more.)
+        #expect(peakThreads - threadsBefore < 40, "\(threadsBefore) threads before, \(peakThreads) with 100 fetches")
     }
 
     /// A fetch refused by a closed port waits ten minutes before its retry; cancelling its task ends the wait:
