@@ -60,7 +60,7 @@ extension ConversionPlan {
         // Last, as it asks whether the cover fits beside the rest (Ogg Opus's one-page comment header).
         if settings.keepsMetadata, let file = source.audioFile { carryFrontCover(of: file, into: &options) }
         // (A whole loop's wrap, encoded each side, counts as priming and remainder.)
-        let priming = Int64(primingFrames) + (loopsWhole ? Int64(2 * Self.loopWrapFrames) : 0)
+        let priming = Int64(primingFrames) + Int64(2 * loopWrap)
         if let frames = render.count ?? source.frameCount {
             let outputFrames = Double(frames) * scale
             options.estimatedDataByteCount = Int64(saturating: outputFrames * Double(max(format.bytesPerFrame, 2)))
