@@ -84,7 +84,11 @@ extension ValidationRule {
         let kind =
             loudness.integrated.isFinite ? "integrated loudness" : "loudness (one block: shorter than 400 ms)"
         guard level.isFinite else {
-            return [Finding("no loudness: the sound is silent (below the -70 LUFS gate)", severity: .warning)]
+            return [
+                Finding(
+                    "no loudness: the sound is silent (below the \(shortDecimal(LoudnessGate.absolute)) LUFS gate)",
+                    severity: .warning)
+            ]
         }
         guard abs(level - target) > tolerance else { return [] }
         return [

@@ -143,11 +143,12 @@ struct FixRecipe: Sendable, Hashable {
     ) -> Result<Double, NoLoudnessFix> {
         guard let loudness = facts.loudness else { return .success(target) }
         let level = loudness.normalizable
-        if !level.isFinite || level < LoudnessReach.gate || facts.audio?.isSilent == true {
+        if !level.isFinite || level < LoudnessGate.absolute || facts.audio?.isSilent == true {
             return .failure(
                 NoLoudnessFix(
                     "the sound is silent or nearly (\(level.isFinite ? fixedPoint(level, places: 1) : "-inf") LUFS, "
-                        + "under BS.1770's \(shortDecimal(LoudnessReach.gate)) LUFS gate): gain would raise only noise")
+                        + "under BS.1770's \(shortDecimal(LoudnessGate.absolute)) LUFS gate): gain would raise only noise"
+                )
             )
         }
         if facts.properties?.isTruncated == true || !(facts.properties?.damage.isEmpty ?? true)
@@ -284,9 +285,6 @@ public struct LoudnessReach: Sendable, Hashable {
         self.truePeakCeiling = truePeakCeiling
         self.headroom = headroom
     }
-
-    /// BS.1770's absolute gate, LUFS: nothing quieter counts as sound.
-    static let gate = -70.0
 }
 
 /// Why a file gets no loudness fix, for a person.

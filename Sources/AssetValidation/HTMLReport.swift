@@ -340,7 +340,7 @@ extension FileReport {
         var curve: [JSONValue] = []
         for start in stride(from: 0, to: readings.count, by: group) {
             let loudest = readings[start..<min(readings.count, start + group)].max() ?? -.infinity
-            curve.append(loudest > -70 ? jsonNumber(Double(loudest)) : .null)
+            curve.append(Double(loudest) > LoudnessGate.absolute ? jsonNumber(Double(loudest)) : .null)
         }
         members.append(
             (

@@ -17,19 +17,20 @@ public enum AudioConverter {
 
     /// Whole or said: a source whose packets hold audio but whose counts leave no valid frame (priming and
     /// remainder covering every frame, a header page's granule position of 2^63-1), or that is cut short before
-    /// its first frame, is damaged, and refused by name, never converted into an empty output with success.
-    static func checkHoldsValidFrames(_ source: SourceReader, input: String) throws {
+    /// its first frame, is damaged, and refused by name, never converted into an empty output with success (nor
+    /// scanned into an empty report: `done` says what nothing was).
+    static func checkHoldsValidFrames(_ source: SourceReader, input: String, done: String = "converted") throws {
         guard source.frameCount == 0, let file = source.audioFile else { return }
         if let damage = file.properties.damage.first {
             // Audio the file holds, none of it readable: refused, never an empty output.
             throw AudioFileError.malformed(
-                "\(input): no frame of its audio could be read (\(damage)); nothing was converted",
+                "\(input): no frame of its audio could be read (\(damage)); nothing was \(done)",
                 offset: file.properties.dataOffset)
         }
         if file.properties.isTruncated {
             // A file cut short before its first whole frame: its audio is missing, not silent.
             throw AudioFileError.malformed(
-                "\(input): the file is cut short before its first whole frame of audio: nothing was converted",
+                "\(input): the file is cut short before its first whole frame of audio: nothing was \(done)",
                 offset: file.properties.dataOffset)
         }
         guard file.packetCount > 0, let summary = try? AudioFileSummary(file.properties), summary.dataByteCount > 0
@@ -37,7 +38,7 @@ public enum AudioConverter {
         throw AudioFileError.malformed(
             "\(input): its \(summary.packetCount) packets hold \(summary.dataByteCount) bytes of audio, but the file's "
                 + "counts leave no valid frame (\(summary.primingFrames) priming, \(summary.remainderFrames) remainder "
-                + "frames): they are damaged; nothing was converted",
+                + "frames): they are damaged; nothing was \(done)",
             offset: summary.dataOffset)
     }
 
@@ -123,6 +124,7 @@ public enum AudioConverter {
             normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
                 open: { try settings.openSource(input) }, start: settings.encoderAllowance,
+                prelude: settings.normalizationPrelude,
                 progress: settings.progress.map {
                     LoudnessNormalizer.Progress(report: $0, expectedFrames: plan.expectedFrameCount)
                 })
@@ -186,6 +188,7 @@ public enum AudioConverter {
                     + "plays (the valid frames are the loop's own)")
         }
         result.normalization = normalizer?.outcome
+        result.normalizationPrelude = (normalizer as? LoudnessNormalizer)?.prelude
         result.trimmedFrames = plan.trimmedFrames
         result.timeline = plan.timeline
         result.chapters = plan.placedChapters

@@ -128,9 +128,7 @@ extension ConversionPlan {
                 chapters.removeLast(chapters.count - keeps.chapters)
             }
             options.chapters = chapters
-        } else if settings.isIntermediate {
-            // Kept in the result for the step after (placedChapters).
-        } else if holdsMarkers && !chapters.isEmpty {
+        } else if holdsMarkers && !chapters.isEmpty && !settings.isIntermediate {
             let firstID = (markers.map(\.id).max() ?? 0) + 1
             markers += chapters.enumerated().map { index, chapter in
                 Marker(
@@ -138,7 +136,8 @@ extension ConversionPlan {
                     name: chapter.title)
             }
             notes.append("\(container) holds no chapters: \(whose) \(chapters.count) become markers")
-        } else if !chapters.isEmpty {
+        } else if !chapters.isEmpty && !settings.isIntermediate {
+            // (An intermediate's chapters are kept in the result for the step after: placedChapters.)
             notes.append(
                 "\(container) holds no chapters: \(whose) \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
             )

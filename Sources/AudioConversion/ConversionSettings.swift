@@ -80,6 +80,9 @@ public struct ConversionSettings: Sendable {
     public var levelsSpeech = false
     /// Where a conversion confirming a quieter target starts: what the refused one learned of its encoder.
     var encoderAllowance: EncoderAllowance?
+    /// What an earlier normalization of the same source, edits, layout and rate measured before it aimed (the same
+    /// at any target): its passes are not made again.
+    var normalizationPrelude: NormalizationPrelude?
     /// Normalize the highest peak to a level by one gain (`--normalize-peak`, `--normalize-true-peak`).
     public var peak: PeakTarget?
     /// Crossfade each forward loop's end into the audio before its start over this long (`--loop-crossfade`).
@@ -281,6 +284,8 @@ public struct ConversionResult: Sendable {
     public var notes: [String] = []
     /// The loudness normalization's measurements and gain, when one was asked for.
     public var normalization: NormalizationOutcome?
+    /// What that normalization measured before it aimed, for another target's (``ConversionSettings/normalizationPrelude``).
+    var normalizationPrelude: NormalizationPrelude?
     /// Each marker, loop and chapter of the source: carried, moved or dropped.
     public var timeline: [String] = []
     /// The chapters placed on the output's clock (the source's, the chapter file's or those its markers became):

@@ -334,13 +334,19 @@ public enum HLSPackager {
         // --loudness: the source normalized once for each layout, every rendition encoded from it and checked.
         let loudness = settings.conversion.loudness.map { HLSLoudnessPass(target: $0, source: source, folder: folder) }
         defer { loudness?.removeSignals() }
-        var renditions: [HLSRendition] = []
-        for rendition in settings.renditions {
-            renditions.append(
-                try writeRendition(
-                    source: source, folder: folder, name: folderName(rendition), rendition: rendition,
-                    settings: settings, loudness: loudness))
+        // With --loudness the lowest bit rate is made first: the one whose encoder overshoots most, so a target it
+        // refuses costs no other rendition's encodes. The playlist keeps the order asked.
+        let order = settings.renditions.indices.sorted {
+            loudness == nil ? $0 < $1 : (settings.renditions[$0].bitRate, $0) < (settings.renditions[$1].bitRate, $1)
         }
+        var made: [Int: HLSRendition] = [:]
+        for index in order {
+            let rendition = settings.renditions[index]
+            made[index] = try writeRendition(
+                source: source, folder: folder, name: folderName(rendition), rendition: rendition,
+                settings: settings, loudness: loudness)
+        }
+        var renditions = settings.renditions.indices.compactMap { made[$0] }
         loudness?.removeSignals()
         var master = HLS.MasterPlaylist()
         master.version = settings.segmentType == .fmp4 ? 7 : 3

@@ -346,12 +346,16 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// The limiter's depth (dB) a PCM output of the target asks: the first round's.
     private var pcmDepth: Double?
 
+    /// What the normalizer measured before it aimed, the same at any target.
+    private(set) var prelude: NormalizationPrelude
+
     /// A normalizer for the plan's signal; `start`, what an earlier conversion of the same source and output
-    /// learned of the encoder (a confirming conversion at a quieter target starts from it).
+    /// learned of the encoder (a confirming conversion at a quieter target starts from it); `prelude`, what an
+    /// earlier normalization of the same signal measured before it aimed (its passes are not made again).
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
         render: RenderPlan, open: @escaping () throws -> SourceReader, start: EncoderAllowance? = nil,
-        progress: Progress? = nil
+        prelude known: NormalizationPrelude? = nil, progress: Progress? = nil
     ) throws {
         self.render = render
         self.open = open
@@ -363,7 +367,10 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.resampler = resampler
         aim = target.integrated + (start?.aimShift ?? 0)
         var leveling: SpeechLeveling?
-        if target.dynamic == true {
+        if let known, known.isLeveled == (target.dynamic == true) {
+            plan.levelCurve = known.levelCurve
+            leveling = known.leveling
+        } else if target.dynamic == true {
             // The leveler's pass: the sound's 100 ms blocks, its curve from them; the normalizer measures what it makes.
             let meter = try Self.meter(
                 plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
@@ -376,12 +383,19 @@ final class LoudnessNormalizer: LevelNormalizer {
                     source: before, leastGain: decibels.min() ?? 0, greatestGain: decibels.max() ?? 0)
             }
         }
-        let source = try Self.measure(
-            plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
+        let source: LoudnessMeasurement
+        if let known, known.isLeveled == (target.dynamic == true) {
+            source = known.source
+        } else {
+            source = try Self.measure(
+                plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
+        }
+        prelude = NormalizationPrelude(
+            isLeveled: target.dynamic == true, levelCurve: plan.levelCurve, leveling: leveling, source: source)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
         guard source.normalizable.isFinite else {
             throw AudioFileError.limitExceeded(
-                "'\(input)' is silent (below BS.1770's -70 LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
+                "'\(input)' is silent (below BS.1770's \(shortDecimal(LoudnessGate.absolute)) LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
                 offset: nil)
         }
         plan.gain = aim - source.normalizable
@@ -780,6 +794,18 @@ struct LoudnessRefusal: Error {
     }
 }
 
+/// What a loudness normalizer measures of its source before it aims, the same at any target: the speech leveler's
+/// curve (`--dynamic`) and the signal it makes, measured. `hls --loudness` makes a rendition's signal at another aim
+/// from the first one's (each is two passes over the whole source).
+struct NormalizationPrelude: Sendable {
+    /// Whether it was measured for the speech leveler.
+    var isLeveled: Bool
+    var levelCurve: GainCurve?
+    var leveling: SpeechLeveling?
+    /// The signal before the normalizer's gain and limiter (after the leveler).
+    var source: LoudnessMeasurement
+}
+
 /// What a lossy output's encodes taught a normalizer: the limiter's ceiling its overshoot asked (dBTP) and how far
 /// the float signal's aim moved from the target for the loudness it adds or takes (LU).
 struct EncoderAllowance: Sendable, Hashable {
@@ -793,6 +819,9 @@ struct EncoderAllowance: Sendable, Hashable {
 struct OvershootCeiling {
     /// Each encode's ceiling and the true peak it decoded to, dBTP.
     private(set) var tries: [(ceiling: Double, decoded: Double)] = []
+    /// The ceiling the last ``next(after:decoded:limit:)`` would have given for an aim at the limit itself (no
+    /// quarter dB under it): the highest that the encodes so far say may meet it.
+    private(set) var atLimit: Double?
 
     /// The ceiling for the next encode, after one at `ceiling` decoded to `decoded` dBTP over `limit`.
     mutating func next(after ceiling: Double, decoded: Double, limit: Double) -> Double {
@@ -802,6 +831,7 @@ struct OvershootCeiling {
             let (a, b) = (tries[tries.count - 2], tries[tries.count - 1])
             if b.ceiling != a.ceiling { slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling))) }
         }
+        atLimit = ceiling + (limit - decoded) / slope
         return ceiling + (limit - 0.25 - decoded) / slope
     }
 }

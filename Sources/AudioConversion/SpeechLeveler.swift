@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import AudioEngines
+import AudioFormats
 
 /// A gain that moves along the sound: one value a tenth of a second (the middle of each 100 ms block of the
 /// output), and between two values the gain glides in a straight line, so no step is ever heard. The speech
@@ -90,7 +91,7 @@ enum SpeechLeveler {
         let energy = blocks.map { $0.isFinite ? pow(10, (Double($0) + 0.691) / 10) : 0 }
         // Speech: blocks whose own loudness passes the gate (the gaps between words and the pauses do not count, so
         // a turn's level is its voice's, and a pause's edge does not dilute the turn beside it).
-        let gate = pow(10, (max(-70, programme - gateBelowProgramme) + 0.691) / 10)
+        let gate = pow(10, (max(LoudnessGate.absolute, programme - gateBelowProgramme) + 0.691) / 10)
         let speech = energy.map { $0 > gate }
         // Each block's level: the mean energy of the speech within reach (prefix sums: one pass).
         var sums = [Double](repeating: 0, count: count + 1)

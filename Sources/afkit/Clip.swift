@@ -50,7 +50,9 @@ struct Clip: ParsableCommand {
         var text = ""
         for path in files {
             do {
-                let (report, rate, channels) = try ClipScanner.scan(path: path, listsRuns: !summary)
+                let (report, rate, channels, notes) = try ClipScanner.scan(path: path, listsRuns: !summary)
+                // A file cut short or damaged is said, as every command that reads it says it.
+                for note in notes { Output.standardError(fileMessage("clip", path, .note, note)) }
                 anything = anything || report.clips
                 if json {
                     entries.append(Self.json(path: path, report, rate: rate))

@@ -333,7 +333,9 @@ struct SharedConversionOptions: ParsableArguments {
     func validate() throws {
         _ = try edits()
         if quiet && progress { throw ValidationError("--quiet and --progress: give one") }
-        if let loudness, !(-70...0).contains(loudness) { throw ValidationError("--loudness takes -70 to 0 LUFS") }
+        if let loudness, !(LoudnessGate.absolute...0).contains(loudness) {
+            throw ValidationError("--loudness takes \(shortDecimal(LoudnessGate.absolute)) to 0 LUFS")
+        }
         if let truePeak, !(-30...0).contains(truePeak) { throw ValidationError("--true-peak takes -30 to 0 dBTP") }
         if loudness == nil && (truePeak != nil || noLimiter || maxLimiting != nil || dynamic || linear) {
             throw ValidationError(

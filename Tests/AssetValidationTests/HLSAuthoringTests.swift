@@ -4,6 +4,7 @@ import AudioConversion
 import AudioEngines
 import AudioFormats
 import Foundation
+import Synchronization
 import Testing
 
 /// HLS as Apple's authoring specification and RFC 8216 word it (issue 69): init sections with zero durations
@@ -212,15 +213,19 @@ import Testing
     /// `--loudness`: the source is normalized once and every rendition encoded from it and checked; a rendition
     /// its encoder moves (32 kbit/s) is re-aimed. Each meets the contract (0.1 LU, the ceiling) as decoded, and the
     /// normalized signals are gone from the package. A target the 32 kbit/s rendition cannot meet is refused,
-    /// naming one it was encoded at, and a package at that target meets it.
+    /// naming one it was encoded at, and a package at that target meets it. The refusal costs about what a result
+    /// would: the lowest bit rate is made first (asked last here), so the 128k rendition is never encoded, and the
+    /// 32k one at most three times (it took up to nine).
     @Test func loudnessIsMetByEveryRenditionOrRefusedNamingOneThatIs() throws {
         let music = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/signals/music.wav").path
+        let encodes = RenditionEncodes()
         func package(_ loudness: Double, name: String) throws -> String {
             var settings = HLSSettings()
-            settings.bitRates = [32000, 128_000]
+            settings.bitRates = [128_000, 32000]
             settings.language = "en"
             settings.conversion.loudness = LoudnessTarget(integrated: loudness)
+            settings.conversion.progress = { encodes.report($0) }
             let output = folder.root + "/" + name
             _ = try HLSPackager.package(source: music, output: output, settings: settings)
             return output
@@ -238,11 +243,13 @@ import Testing
         }
         try checkMet(try package(-24, name: "quiet"), -24)
         var message = ""
+        encodes.reset()
         do {
             _ = try package(-20, name: "loud")
         } catch let error as AudioFileError {
             message = error.message
         }
+        #expect(encodes.count("encoding aac-128k") == 0 && encodes.count("encoding aac-32k") <= 3, "\(encodes.all)")
         let named = try #require(
             message.firstMatch(of: /The loudest target that can is (-[0-9.]+) LUFS \(the rendition was encoded there/),
             "\(message)")
@@ -261,4 +268,30 @@ import Testing
         settings.renditions = [HLSSettings.Rendition(bitRate: 128_000), HLSSettings.Rendition(bitRate: 128_000)]
         #expect(throws: ConversionUsageError.self) { try HLSPackager.checkSettings(settings) }
     }
+}
+
+/// Counts each rendition's encodes from a package's progress: an encode starts where its activity follows another
+/// one, or where the frames written go back.
+final class RenditionEncodes: Sendable {
+    private struct State {
+        var counts: [String: Int] = [:]
+        var last: (activity: String, frames: Int64)?
+    }
+    private let state = Mutex(State())
+
+    func report(_ progress: ConversionProgress) {
+        guard let activity = progress.activity else { return }
+        state.withLock { state in
+            if activity.hasPrefix("encoding"),
+                state.last.map({ $0.activity != activity || $0.frames > progress.framesWritten }) ?? true
+            {
+                state.counts[activity, default: 0] += 1
+            }
+            state.last = (activity, progress.framesWritten)
+        }
+    }
+
+    func count(_ activity: String) -> Int { state.withLock { $0.counts[activity] ?? 0 } }
+    var all: [String: Int] { state.withLock { $0.counts } }
+    func reset() { state.withLock { $0 = State() } }
 }

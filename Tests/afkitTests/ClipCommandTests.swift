@@ -46,6 +46,26 @@ import Testing
         #expect(text.stdout.contains("channel 1: \(fullScale) clipped on the sample grid"), "\(text.stdout)")
     }
 
+    /// A file cut short is scanned as far as it goes and said, as every command that reads it says it; one cut
+    /// before its first whole frame holds audio none of which can be read, refused by name, never "no clipping".
+    @Test func aCutFileIsSaidAndOneWithNoFrameIsRefused() throws {
+        let folder = try ScratchFolder()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/clip/inter-sample-11k.wav"))
+        let cut = folder.path + "/cut.wav"
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let half = try Command.run(["clip", "--summary", cut])
+        #expect(half.status == 1, "\(half.stderr)")
+        #expect(half.stderr.contains("clip: \(cut): note: the source is cut short (truncated)"), "\(half.stderr)")
+        #expect(half.stderr.contains("what it holds is scanned"), "\(half.stderr)")
+        // The header and 1 byte of a 2-byte frame.
+        let dataStart = try #require(whole.range(of: Data("data".utf8))).upperBound + 4
+        let empty = folder.path + "/empty.wav"
+        try whole.prefix(dataStart + 1).write(to: URL(fileURLWithPath: empty))
+        let none = try Command.run(["clip", "--summary", empty])
+        #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
+        #expect(none.stderr.contains("before its first whole frame of audio: nothing was scanned"), "\(none.stderr)")
+    }
+
     /// A sine 45 degrees off its peaks: no stored sample near full scale, the waveform between them over it.
     @Test func overshootBetweenSamplesIsInterSample() throws {
         let name = "clip/inter-sample-11k.wav"

@@ -54,6 +54,17 @@ func convertedTone(_ options: [String], into folder: String, _ name: String, rat
         }
         let failedBatch = try Command.run(["batch", "--preset", "pcm", "--out", folder.path + "/out2", text])
         #expect(failedBatch.stderr.contains("batch: \(text): error: "), "\(failedBatch.stderr)")
+        // An error that names its file itself (a WAV cut inside its first frame: its header read, no frame):
+        // the file in its place, before the kind, named once (it came after "error: ", a user's trial found).
+        let cut = folder.path + "/cut.wav"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: source))
+        let dataStart = try #require(whole.range(of: Data("data".utf8))).upperBound + 4
+        try whole.prefix(dataStart + 1).write(to: URL(fileURLWithPath: cut))
+        for (command, arguments) in [("convert", [cut, folder.path + "/y.caf"]), ("clip", [cut])] {
+            let failed = try Command.run([command] + arguments)
+            #expect(failed.stderr.hasPrefix("\(command): \(cut): error: the file is cut short"), "\(failed.stderr)")
+            #expect(failed.stderr.components(separatedBy: cut).count == 2, "\(failed.stderr)")
+        }
     }
 }
 

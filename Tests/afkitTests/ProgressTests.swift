@@ -64,15 +64,16 @@ import Testing
     @Test func aLongEncodeShowsItsProgressOnATerminalOnly() throws {
         let folder = try ScratchFolder()
         let convert = ["convert", "-d", "ima4", "--quality", "best", Self.longSource, folder.path + "/long.caf"]
-        let onTerminal = try Self.run(convert, terminal: true, until: " of 00:10:00.0 · ", seconds: 3)
-        let appeared = try #require(onTerminal.appeared, "no progress line: \(onTerminal.text)")
-        #expect(appeared < 1, "the progress line came after \(appeared) s")
+        // The line comes while the first minute of the ten is written (its position says so; a bound in seconds
+        // would measure the machine's load, not afkit).
+        let onTerminal = try Self.run(convert, terminal: true, until: " of 00:10:00.0 · ", seconds: 10)
+        #expect(onTerminal.appeared != nil, "no progress line: \(onTerminal.text)")
         #expect(onTerminal.text.contains("\r\u{1B}[Kconvert: afkit-progress-\(getpid()).wav 00:00:"))
         // Piped: no line; --progress forces it.
         let piped = try Self.run(convert, terminal: false, until: " of 00:10:00.0", seconds: 1.5)
         #expect(piped.appeared == nil && !piped.text.contains("\r"), "\(piped.text)")
         let forced = try Self.run(
-            ["convert", "--progress"] + convert.dropFirst(), terminal: false, until: " of 00:10:00.0 · ", seconds: 3)
+            ["convert", "--progress"] + convert.dropFirst(), terminal: false, until: " of 00:10:00.0 · ", seconds: 10)
         #expect(forced.appeared != nil, "\(forced.text)")
         // Batch: the files done, and the file being written.
         let batch = try Self.run(
@@ -80,8 +81,8 @@ import Testing
                 "batch", "--preset", "pcm", "-d", "ima4", "--quality", "best", "--out", folder.path + "/out",
                 Self.longSource,
             ],
-            terminal: true, until: " of 00:10:00.0 · ", seconds: 3)
-        #expect(batch.appeared.map { $0 < 1 } == true, "\(batch.text)")
+            terminal: true, until: " of 00:10:00.0 · ", seconds: 10)
+        #expect(batch.appeared != nil, "\(batch.text)")
         #expect(batch.text.contains("batch: 0/1 files · afkit-progress-\(getpid()).wav 00:00:"), "\(batch.text)")
         // --quiet: nothing, even on a terminal.
         let quiet = try Self.run(
