@@ -11,7 +11,12 @@ extension MP4 {
     ///
     /// Times are the sound's presentation times (its first valid frame is 0): the sound track's edit already
     /// skips the priming, so the text track needs no shift of its own; where the first chapter starts after 0,
-    /// an empty edit (media time -1) holds the text track back until then (ISO/IEC 14496-12, 8.6.6).
+    /// an empty edit (media time -1) holds the text track back until then (ISO/IEC 14496-12, 8.6.6). The last title's
+    /// sample then lasts that much longer in the media than the edit shows of it, so the media is as long as the
+    /// sound: FFmpeg ends the last chapter at the track's media duration read as a presentation time (without the
+    /// empty edit), and a media cut short by the lead-in ended it early, or where it started (ffprobe read a
+    /// chapter at 1 s of a 1.5 s sound, chapters from 0.5 s, as 1 to 1 s); the edit list still ends the track with
+    /// the sound, as Apple's players and afkit read it.
     struct ChapterTrack {
         /// The track ID afkit gives it (the sound track is 1).
         static let trackID: UInt32 = 2
@@ -72,7 +77,8 @@ extension MP4 {
             let firstFrame = min(Int64((Double(first) * Double(rate) / Double(timescale)).rounded()), validFrames)
             var durations: [UInt32] = []
             for index in starts.indices {
-                let next = index + 1 < starts.count ? starts[index + 1] : max(end, starts[index])
+                // (The last runs past the sound's end by the lead-in, in the media only: see above.)
+                let next = index + 1 < starts.count ? starts[index + 1] : max(end, starts[index]) + first
                 durations.append(UInt32(clamping: next - starts[index]))
             }
             var stbl: [UInt8] = []
@@ -95,7 +101,7 @@ extension MP4 {
             appendBox(&minf, "dinf", dataInformation())
             appendBox(&minf, "stbl", stbl)
             var mdia: [UInt8] = []
-            appendBox(&mdia, "mdhd", mediaHeader(timescale: timescale, mediaFrames: max(0, end - first)))
+            appendBox(&mdia, "mdhd", mediaHeader(timescale: timescale, mediaFrames: max(end, starts[starts.count - 1])))
             appendBox(&mdia, "hdlr", handler("text", name: "ChapterHandler"))
             appendBox(&mdia, "minf", minf)
             var trak: [UInt8] = []

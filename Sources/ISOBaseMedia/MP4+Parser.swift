@@ -899,6 +899,12 @@ package struct MP4Parser: StreamParser {
             shift = Double(empty) / Double(movieTimescale)
         }
         if let first = track.edits.first(where: { $0.mediaTime >= 0 }) { shift -= Double(first.mediaTime) / scale }
+        // Where its edits end it: a title's sample may run past what they show (afkit's last one does, by a late
+        // first chapter's lead-in, for FFmpeg), and a chapter ends there at the latest.
+        var shown = Double.infinity
+        if movieTimescale > 0, !track.edits.isEmpty, track.edits.allSatisfy({ $0.duration > 0 }) {
+            shown = Double(track.edits.reduce(Int64(0)) { $0.saturatingAdd($1.duration) }) / Double(movieTimescale)
+        }
         var unreadable = 0
         let cap = Int64(Self.maximumChaptersRead)
         if chapters.sampleCount > cap {
@@ -916,7 +922,7 @@ package struct MP4Parser: StreamParser {
                 samples.append(
                     ChapterSample(
                         offset: sample.offset, size: Int(sample.size), start: start,
-                        end: max(start, Double(time) / scale + shift)))
+                        end: max(start, min(shown, Double(time) / scale + shift))))
             } else {
                 unreadable += 1
             }

@@ -33,8 +33,10 @@ import Testing
     }
 
     /// ffprobe reads the chapter track alone (`chpl` renamed `free`) to the chapters written, on a frame each; afkit
-    /// reads the same, from the track, with or without `chpl`. (ffprobe ends the last chapter of a track that opens
-    /// with an empty edit at the media's length, not the movie's: 1 s, not 1.5 s; afkit ends it with the sound.)
+    /// reads the same, from the track, with or without `chpl`, each chapter ending where the next starts and the last
+    /// with the sound, at 1.5 s. (ffprobe ends the last chapter at the track's media length, read as a presentation
+    /// time: a track opening with an empty edit had it end early, at 1 s where it started, until its last sample
+    /// ran the media as long as the sound.)
     @Test(arguments: outputs.map(\.0))
     func readAsFFprobeReadsTheTrack(_ name: String) throws {
         let reference = try Self.listing(Command.fixtures + "/chapters/\(name)-track-only.m4a.chapters")
@@ -51,8 +53,8 @@ import Testing
             #expect(properties.chapters.map(\.title) == written.map(\.1), "\(file)")
             #expect(properties.chapters.map(\.startTime) == written.map(\.0), "\(file)")
             #expect(properties.chapters.map(\.endTime) == written.dropFirst().map(\.0) + [1.5], "\(file)")
-            for (chapter, line) in zip(properties.chapters, reference).dropLast(name.hasPrefix("late") ? 1 : 0) {
-                #expect(chapter.endTime == Double(line[1]), "\(file)")
+            for (chapter, line) in zip(properties.chapters, reference) {
+                #expect(chapter.endTime == Double(line[1]), "\(file): \(line)")
             }
         }
     }
@@ -108,6 +110,13 @@ import Testing
         let late = try Boxes(Command.fixtures + "/chapters/late-alac.m4a")
         let lateText = late.children(of: late.top[1]).filter { $0.type == "trak" }[1]
         #expect(late.editList(of: lateText) == [[8000, -1], [16000, 0]])
+        // What ffprobe needs to end the last chapter with the sound: the media (timescale 1000) as long as the sound,
+        // 1500, the last title's sample lasting 1000, past the 500 the edit shows of it.
+        let media = late.find(["mdia", "mdhd"], in: lateText)
+        #expect(late.integers(media, from: 28, count: 1) == [1000])  // version 1: timescale after the times
+        #expect(late.integers(media, from: 32, count: 2) == [0, 1500])  // the duration, 64 bits
+        let times = late.find(["mdia", "minf", "stbl", "stts"], in: lateText)
+        #expect(late.integers(times, from: 12) == [2, 1, 500, 1, 1000])
     }
 
     /// Where a file holds both, the chapter track's titles are read, not `chpl`'s (a copy whose `chpl` titles
