@@ -66,8 +66,10 @@ public struct Composition: Sendable {
     let resampler: ResamplerChoice
 
     /// Plans the composition of `parts` at `sampleRate` (default: the first part's) with `channels` (default: the
-    /// first part's), resampled by `resampler`. Each part is opened to learn its format and length; one whose length
-    /// is not known before it is read, or that holds no frame, is refused by name.
+    /// widest part's, in its layout, so that no part is folded to fewer channels unasked: a mono voice over a stereo
+    /// bed mixes into stereo), resampled by `resampler`. A part folded to fewer channels (`channels` asked below its
+    /// own) gets a note naming it. Each part is opened to learn its format and length; one whose length is not known
+    /// before it is read, or that holds no frame, is refused by name.
     public init(
         _ kind: Kind, parts: [Part], sampleRate: Double? = nil, channels: Int? = nil,
         resampler: ResamplerChoice = .soxr
@@ -78,9 +80,12 @@ public struct Composition: Sendable {
         self.kind = kind
         self.parts = parts
         self.resampler = resampler
-        let first = try naming(firstPart.path) { try SourceReader(path: firstPart.path) }
+        let sources = try parts.map { part in try naming(part.path) { try SourceReader(path: part.path) } }
+        let first = sources[0]
         let rate = sampleRate ?? first.sampleRate
-        let outputChannels = channels ?? first.channels
+        // The first of the widest parts gives the channels and their layout.
+        let widest = sources.first { $0.channels == sources.map(\.channels).max() } ?? first
+        let outputChannels = channels ?? widest.channels
         var placements: [(start: Int64, frames: Int64)] = []
         var chapters: [Chapter] = []
         var notes: [String] = []
@@ -88,7 +93,7 @@ public struct Composition: Sendable {
         var isFloat = false
         var end: Int64 = 0
         for (index, part) in parts.enumerated() {
-            let source = index == 0 ? first : try naming(part.path) { try SourceReader(path: part.path) }
+            let source = sources[index]
             try naming(part.path) { try AudioConverter.checkHoldsValidFrames(source, input: part.path) }
             guard let frames = source.frameCount else {
                 throw AudioFileError.unsupportedDataFormat(
@@ -98,6 +103,11 @@ public struct Composition: Sendable {
             if source.sampleRate != rate { try ResamplerChoice.checkRatio(from: source.sampleRate, to: rate) }
             notes += source.conditionNotes(whatIsHeld: kind == .join ? "joined" : "mixed").map {
                 "'\(part.path)': \($0)"
+            }
+            if source.channels > outputChannels {
+                notes.append(
+                    "'\(part.path)': its \(source.channels) channels are folded to the output's \(outputChannels) "
+                        + "(-c \(source.channels) keeps them)")
             }
             isFloat = isFloat || (source.format.isLinearPCM && source.format.formatFlags.contains(.isFloat))
             depth = max(depth, source.bitDepth)
@@ -115,7 +125,7 @@ public struct Composition: Sendable {
         metadata = first.metadata
         self.chapters = chapters.sorted { $0.startTime < $1.startTime }
         self.notes = notes
-        channelLayout = first.channels == outputChannels ? first.channelLayout : nil
+        channelLayout = widest.channels == outputChannels ? widest.channelLayout : nil
         let bits = UInt32(isFloat ? 32 : min(32, (depth + 7) / 8 * 8))
         format = .linearPCM(
             sampleRate: rate, channels: UInt32(outputChannels), bitsPerChannel: bits, isFloat: isFloat)

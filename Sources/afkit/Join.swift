@@ -7,7 +7,8 @@ import FileAccess
 /// `afkit join`: sounds one after another into one file, gapless, as `sox A B OUT` joins them.
 struct Join: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Join sounds end to end into one file, gapless, at the first one's rate and channels.",
+        abstract:
+            "Join sounds end to end into one file, gapless, at the first one's rate and the widest one's channels.",
         discussion: reference)
 
     @OptionGroup var options: CompositionOptions

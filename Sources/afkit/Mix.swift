@@ -6,7 +6,7 @@ import AudioFormats
 struct Mix: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Mix sounds into one file, each at its level (dB) and start time, at the first one's rate and channels.",
+            "Mix sounds into one file, each at its level (dB) and start time, at the first one's rate and the widest one's channels.",
         discussion: reference)
 
     @Option(

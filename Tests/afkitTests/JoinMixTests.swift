@@ -103,6 +103,29 @@ import Testing
         #expect(summary.format.channelsPerFrame == 1 && summary.format.sampleRate == 16000)
     }
 
+    /// The output takes the widest input's channels: a mono voice mixed over a stereo bed (or joined before it) is
+    /// stereo, at the first input's rate, with no note; folded by -c 1, the note names the input and how to keep its
+    /// channels. (The mix was mono, the first input's channels, the bed folded silently.)
+    @Test func theWidestInputsChannelsAreKept() throws {
+        let folder = try ScratchFolder()
+        for command in [["mix", "--levels", "0,-12", "--at", "0.1,0"], ["join"]] {
+            let output = folder.path + "/\(command[0]).wav"
+            let result = try Command.run(command + ["compose/c-16k-mono.wav", "compose/a.wav", "-o", output])
+            #expect(result.status == 0, "\(result.stderr)")
+            let format = try AudioFile(path: output).dataFormat
+            #expect(format.channelsPerFrame == 2 && format.sampleRate == 16000, "\(command): \(format)")
+            #expect(!result.stderr.contains("folded"), "\(result.stderr)")
+            let mono = folder.path + "/\(command[0])-mono.wav"
+            let folded = try Command.run(command + ["compose/c-16k-mono.wav", "compose/a.wav", "-c", "1", "-o", mono])
+            #expect(folded.status == 0, "\(folded.stderr)")
+            #expect(try AudioFile(path: mono).dataFormat.channelsPerFrame == 1)
+            #expect(
+                folded.stderr.contains(
+                    "note: 'compose/a.wav': its 2 channels are folded to the output's 1 (-c 2 keeps them)"),
+                "\(folded.stderr)")
+        }
+    }
+
     /// A joined AAC output is gapless too: its edit list states the joined frames exactly.
     @Test func joinedIntoM4ARecordsItsExactLength() throws {
         let folder = try ScratchFolder()
