@@ -102,6 +102,9 @@ public struct NormalizationOutcome: Sendable {
     /// What the speech leveler did, where it rode the gain first (`--dynamic`): ``source`` is then the leveled
     /// signal, and this holds the sound before it.
     public var leveling: SpeechLeveling?
+    /// Why a lossy output's peak is not within 0.1 dB of the level asked (an encoder whose peak jumps past it),
+    /// said after the summary.
+    public var peakShortfall: String?
 
     /// What was done, in one line: `loudness -14.86 -> -12.01 LUFS, true peak -1.7 -> -1.07 dBTP: gain +3.24 dB,
     /// limiting 2.64 dB` (`no limiting` where gain alone met the ceiling); by peak: `sample peak -7.3 -> -1 dBFS:
@@ -113,6 +116,7 @@ public struct NormalizationOutcome: Sendable {
         if let peakTarget {
             return "\(peakTarget.measure == .sample ? "sample" : "true") peak \(two(peakTarget.peak(of: source))) -> "
                 + "\(two(peakTarget.peak(of: output))) \(peakTarget.unit): gain \(signed((gain * 100).rounded() / 100)) dB"
+                + (peakShortfall.map { " (\($0))" } ?? "")
         }
         let before = leveling?.source ?? source
         let leveled = leveling.map {
@@ -718,9 +722,14 @@ protocol LevelNormalizer: AnyObject {
 
 /// Brings a conversion's highest peak (sample or true) to a level by one linear gain, as SoX's `gain -n` does:
 /// the peak is measured once through the pipeline (at the output's rate and channels, after any cut and fade),
-/// and the gain is the level less that peak. A lossy output is decoded and measured, and where its encoder moved
-/// the peak off the level by more than ``tolerance``, the gain is aimed again by that much, once; a PCM or
-/// lossless output carries the gain as computed (its peak is the level within the output's rounding).
+/// and the gain is the level less that peak. A PCM or lossless output carries the gain as computed (its peak is the
+/// level within the output's rounding). A lossy output (IMA4 and IMA ADPCM included: their quantization moves the
+/// peak too) is decoded and measured: its first encode is taken within ``tolerance`` of the level, and otherwise
+/// the gain is aimed again until the decoded peak is within ``contract`` of it, at most ``maximumRounds`` encodes
+/// (``nextGain(after:sourcePeak:level:)`` says how each next gain is chosen). Where none is (an ADPCM encoder's peak
+/// can jump past the level: IMA4 on a click put it at -1.78 or -0.72 dBTP, nothing between), the nearest under the
+/// level is written again and kept, the note saying so; where every encode was over it, the level is refused,
+/// naming the peaks measured.
 final class PeakNormalizer: LevelNormalizer {
     let target: PeakTarget
     private(set) var outcome: NormalizationOutcome
@@ -729,15 +738,28 @@ final class PeakNormalizer: LevelNormalizer {
     var levelCurve: GainCurve? { nil }
     var limiterReduction = 0.0
     private let isLossy: Bool
-    private var rounds = 0
-    /// A lossy output's decoded peak within this of the level (dB) is taken at once.
+    private let input: String
+    private let format: StreamDescription
+    /// The peak through the pipeline before any gain, dB.
+    private let sourcePeak: Double
+    /// Each encode's gain and its decoded peak, dB.
+    private var tries: [(gain: Double, peak: Double)] = []
+    /// Whether the round being written is the nearest under the level, written again to be kept.
+    private var keepsNearest = false
+    /// A lossy output's first decoded peak within this of the level (dB) is taken at once.
     static let tolerance = 0.05
+    /// How near the level a lossy output's decoded peak is brought (dB): the contract's 0.1 dB.
+    static let contract = 0.1
+    /// The most encodes of a lossy output before the level is refused.
+    static let maximumRounds = 12
 
     init(
         target: PeakTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
         render: RenderPlan, open: () throws -> SourceReader
     ) throws {
         self.target = target
+        self.input = input
+        self.format = format
         isLossy = losesInEncoding(format)
         let source = try LoudnessNormalizer.measure(
             render.unleveled, source: open(), format: format, resampler: resampler, progress: nil)
@@ -747,20 +769,62 @@ final class PeakNormalizer: LevelNormalizer {
                 "'\(input)' is silent throughout (every sample 0): no gain brings its peak to "
                     + "\(shortDecimal(target.level)) \(target.unit)", offset: nil)
         }
+        sourcePeak = peak
         gain = target.level - peak
         outcome = NormalizationOutcome(
             source: source, gain: gain, limiterReduction: 0, output: source, peakTarget: target)
     }
 
     func accepts(outputAt path: String) throws -> Bool {
-        rounds += 1
         outcome.gain = gain
         outcome.output = try LoudnessMeasurement.measure(path: path)
-        let miss = target.level - target.peak(of: outcome.output)
-        guard isLossy, rounds == 1, abs(miss) > Self.tolerance, miss.isFinite else { return true }
-        // The encoder moved the peak: aimed again by what it moved, once.
-        gain += miss
+        let peak = target.peak(of: outcome.output)
+        guard isLossy, peak.isFinite, !keepsNearest else { return true }
+        if abs(target.level - peak) <= (tries.isEmpty ? Self.tolerance : Self.contract) { return true }
+        tries.append((gain, peak))
+        guard tries.count >= Self.maximumRounds else {
+            gain = Self.nextGain(after: tries, sourcePeak: sourcePeak, level: target.level)
+            return false
+        }
+        // No gain put the peak within the contract's tenth: the encoder's peak jumps past the level. The nearest
+        // under it is written again (the encoder is deterministic) and said; with none under, the level is refused.
+        let name = "the \(CodecDescriptor.spokenName(of: format.formatID)) encoder"
+        let peaks = tries.map(\.peak).sorted()
+        let under = tries.filter { $0.peak < target.level }.max { $0.peak < $1.peak }
+        let over = tries.filter { $0.peak > target.level }.min { $0.peak < $1.peak }
+        guard let under else {
+            throw AudioFileError.limitExceeded(
+                "'\(input)': \(name)'s decoded \(target.measure == .sample ? "sample" : "true") peak did not come "
+                    + "within \(shortDecimal(Self.contract)) dB of \(shortDecimal(target.level)) \(target.unit) in "
+                    + "\(tries.count) encodes, each over it (\(peaks.map { fixedPoint($0, places: 2) }.joined(separator: ", ")) "
+                    + "\(target.unit)): choose PCM, or a lower level", offset: nil)
+        }
+        outcome.peakShortfall =
+            "\(name) reaches no peak within \(shortDecimal(Self.contract)) dB of \(shortDecimal(target.level)) "
+            + "\(target.unit): in \(tries.count) encodes its peak jumped from \(fixedPoint(under.peak, places: 2))"
+            + (over.map { " to \(fixedPoint($0.peak, places: 2))" } ?? "") + " \(target.unit); the nearest under "
+            + "the level is kept (PCM meets it exactly)"
+        keepsNearest = true
+        gain = under.gain
         return false
+    }
+
+    /// The gain of the next encode after `tries` (each encode's gain and decoded peak) of a sound whose peak before
+    /// any gain is `sourcePeak`: the gain that lands on `level` if the encoder moves the peak as it did last
+    /// (its offset: the decoded peak less the gained one), else as it did in an earlier encode, each tried as it is
+    /// and then a little either side. An AAC encoder's offset moves smoothly with the gain, so the first re-aim
+    /// lands; an ADPCM encoder's moves in jumps (a click's attack quantized one way or another: 1.2 dB apart), so a
+    /// gain whose offset is one already seen is looked for near each.
+    static func nextGain(after tries: [(gain: Double, peak: Double)], sourcePeak: Double, level: Double) -> Double {
+        guard let last = tries.last else { return level - sourcePeak }
+        let offsets = tries.reversed().map { $0.peak - (sourcePeak + $0.gain) }
+        for nudge in [0, 0.05, -0.05, 0.025, -0.025, 0.075, -0.075] {
+            for offset in offsets {
+                let gain = level - sourcePeak - offset + nudge
+                if !tries.contains(where: { abs($0.gain - gain) < 0.01 }) { return gain }
+            }
+        }
+        return last.gain + level - last.peak
     }
 }
 

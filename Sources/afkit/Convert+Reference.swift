@@ -164,9 +164,12 @@ extension Convert {
         Peak normalization. --normalize-peak DBFS brings the highest sample to DBFS by one linear gain, as sox gain \
         -n DBFS does (-1: sox gain -n -1); --normalize-true-peak DBTP brings the highest true peak (4x oversampled, \
         BS.1770-4) there instead. The peak is measured once through the pipeline (after any cut, fade, mix and \
-        resampling) and the gain is the level less it; nothing is limited. A lossy output is decoded and measured, \
-        and where its encoder moved the peak more than 0.05 dB off the level, it is written once more with the gain \
-        aimed again by that much (within 0.1 dB after). Either refuses --loudness (each sets the gain) and --gain. \
+        resampling) and the gain is the level less it; nothing is limited. A lossy output (IMA4 and IMA ADPCM \
+        included) is decoded and measured, and where its encoder moved the peak more than 0.05 dB off the level, it \
+        is written again with the gain aimed again until the decoded peak is within 0.1 dB of the level (at most 12 \
+        encodes). Where no gain does (an ADPCM encoder's peak can jump past the level: IMA4 put a click's at -1.78 or \
+        -0.72 dBTP, nothing between), the nearest peak under the level is kept and the note says so; where every \
+        encode landed over it, the level is refused, naming the peaks measured. Either refuses --loudness (each sets the gain) and --gain. \
         The note says what was done (sample peak -10.73 -> -1 dBFS: gain +9.73 dB). PeakNormalizationTests holds \
         16-bit outputs to SoX's own gain -n outputs (within one LSB, nearly all exactly; 24-bit within one LSB: \
         afkit's float pipeline rounds the product to 24 significant bits first).

@@ -101,6 +101,30 @@ import Testing
         #expect(fixedCount >= 30)
     }
 
+    /// Sounds whose peaks are too hot: a click (a decaying noise burst with a 3 kHz ring, true peak over 0 dBTP:
+    /// the trial's click.wav), a tone driven into clipping (runs of full-scale samples), and speech brought to a
+    /// sample peak of -0.1 dBFS (a voice line).
+    static func hot(in folder: String) throws -> [String] {
+        // (A fixed sequence: the same click every run.)
+        var seed: UInt64 = 0x5EED
+        func uniform() -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53) * 2 - 1
+        }
+        try wav(folder + "/click.wav", seconds: 0.3) { frame, _ in
+            let envelope = exp(-Double(frame) / 800)
+            return (0.99 * uniform() + 0.2 * sin(2 * Double.pi * 3000 * Double(frame) / 44100)) * envelope
+        }
+        try wav(folder + "/clipped.wav", seconds: 1) { frame, _ in
+            1.6 * sin(2 * Double.pi * 220 * Double(frame) / 44100)
+        }
+        let voice = try Command.run([
+            "convert", "--normalize-peak", "-0.1", "signals/speech.wav", folder + "/voice-line.wav",
+        ])
+        #expect(voice.status == 0, "\(voice.stderr)")
+        return ["click.wav", "clipped.wav", "voice-line.wav"]
+    }
+
     @Test func eachFlawGetsTheFixThatFitsIt() throws {
         let folder = try ScratchFolder()
         let profile = folder.path + "/studio.json"
