@@ -224,7 +224,9 @@ public struct AssetValidator: Sendable {
             let (levelled, noFix) = levelled(recipe, facts, active)
             planned = levelled == FixRecipe() ? nil : levelled.command(for: facts)
             for index in fixed {
-                if let noFix, [ValidationRule.loudness.id, ValidationRule.truePeak.id].contains(violations[index].rule)
+                if let noFix,
+                    [ValidationRule.loudness.id, ValidationRule.truePeak.id, ValidationRule.clipping.id].contains(
+                        violations[index].rule)
                 {
                     violations[index].message += "; no fix: " + noFix
                 } else if let planned {
@@ -247,19 +249,43 @@ public struct AssetValidator: Sendable {
     }
 
     /// A file's joined recipe with the loudness the profile checks: where the profile has a `loudness` rule and the
-    /// fix levels the file or moves its loudness (a mix, a preset, a cut, silence trimmed), the fix aims at a level
+    /// fix levels the file, moves its loudness (a mix, a preset, a cut, silence trimmed) or brings its true peak
+    /// under the ceiling (`true-peak`, `clipping`), the fix aims at a level
     /// the file reaches within the rule's tolerance (``FixRecipe/loudnessAim(_:target:tolerance:ceiling:reach:)``),
     /// under the profile's true-peak ceiling; or no level fix (loudness nor true peak), and why, where none will do.
+    ///
+    /// Where the profile checks no loudness, a finding about the peak (`true-peak`, `clipping`) is fixed by one gain
+    /// instead (`--normalize-true-peak`, ``FixRecipe/peakMargin`` under the profile's ceiling or convert's): there is
+    /// no loudness to keep, and a limiter held at the file's own loudness may not reach it (a click's or a clipped
+    /// file's peaks carry its loudness).
     func levelled(_ recipe: FixRecipe, _ facts: AssetFacts, _ active: [Profile.Entry]) -> (FixRecipe, String?) {
-        guard let entry = active.first(where: { $0.rule == ValidationRule.loudness.id }),
-            recipe.loudness != nil || recipe.movesLoudness
-        else { return (recipe, nil) }
-        var result = recipe
-        let (target, tolerance) = ValidationRule.loudnessTarget(entry.settings)
         let profileCeiling = active.first { $0.rule == ValidationRule.truePeak.id }.map {
             ValidationRule.truePeakMaximum($0.settings)
         }
         let standing = loudnessReach?.truePeakCeiling ?? ValidationRule.truePeakMaximum(RuleSettings(severity: .error))
+        var recipe = recipe
+        guard let entry = active.first(where: { $0.rule == ValidationRule.loudness.id }) else {
+            guard recipe.truePeak != nil || recipe.lowersPeak else { return (recipe, nil) }
+            let ceiling = [recipe.truePeak, profileCeiling ?? standing].compactMap { $0 }.min() ?? standing
+            recipe.peakLevel = ceiling - FixRecipe.peakMargin
+            recipe.truePeak = nil
+            recipe.keptLoudness = nil
+            recipe.lowersPeak = false
+            return (recipe, nil)
+        }
+        if recipe.lowersPeak {
+            // Clipping under a loudness profile: the peaks limited at the file's own loudness, as true-peak's fix.
+            recipe.lowersPeak = false
+            if recipe.truePeak == nil, let level = facts.loudness?.normalizable, level.isFinite {
+                recipe.keptLoudness = recipe.keptLoudness ?? level
+                recipe.truePeak = profileCeiling ?? standing
+            }
+        }
+        // (A true-peak fix levels too: the file's own loudness held under a limiter may not be met, as a click's,
+        // whose peaks carry it; a level gain reaches under the ceiling within the band is.)
+        guard recipe.loudness != nil || recipe.keptLoudness != nil || recipe.movesLoudness else { return (recipe, nil) }
+        var result = recipe
+        let (target, tolerance) = ValidationRule.loudnessTarget(entry.settings)
         // convert's own ceiling, unless the profile's is lower (then the fix says it).
         if let profileCeiling, profileCeiling < standing {
             result.truePeak = min(result.truePeak ?? profileCeiling, profileCeiling)

@@ -311,7 +311,10 @@ extension ValidationRule {
         return [
             Finding(
                 "\(audio.clippedRuns) run\(audio.clippedRuns == 1 ? "" : "s") of three or more consecutive full-scale "
-                    + "samples (clipping; afkit clip counts each clipped sample)")
+                    + "samples (clipping; afkit clip counts each clipped sample)",
+                // The peak brought under the ceiling: what clipped is no longer at full scale, so it does not clip
+                // again when decoded or mixed (the flattened tops stay: remake it from an unclipped source if there is one).
+                recipe: FixRecipe(lowersPeak: true))
         ]
     }
 

@@ -33,12 +33,22 @@ struct FixRecipe: Sendable, Hashable {
     var keptLoudness: Double?
     /// The true-peak ceiling, dBTP.
     var truePeak: Double?
+    /// Whether a finding asks for the peak brought under the profile's true-peak ceiling (or convert's), with no
+    /// ceiling of its own (`clipping`); the validator turns it into a ceiling or a peak level.
+    var lowersPeak = false
+    /// `--normalize-true-peak LEVEL`: the true peak brought to `LEVEL` dBTP by one gain, where the profile checks
+    /// no loudness (nothing to keep a loudness for: a limiter held at the file's own level may not reach it).
+    var peakLevel: Double?
     /// `--loop-crossfade LENGTH`: the seams of the file's forward loops mended.
     var loopCrossfade: String?
 
     /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
     /// against a loop.
     static let loopCrossfadeSeconds = 0.02
+
+    /// How far under the true-peak ceiling a peak fix puts the peak, dB: room for a lossy or ADPCM encoder, whose
+    /// decoded peak `convert --normalize-true-peak` brings within 0.1 dB of its level, and for a second generation.
+    static let peakMargin = 0.5
 
     /// Whether the fix moves the sound's loudness: a mix to fewer channels, a preset (which may mix down), a cut
     /// or silence trimmed (what is measured changes).
@@ -62,6 +72,8 @@ struct FixRecipe: Sendable, Hashable {
         result.loudness = loudness ?? other.loudness
         result.keptLoudness = keptLoudness ?? other.keptLoudness
         result.truePeak = [truePeak, other.truePeak].compactMap { $0 }.min()
+        result.lowersPeak = lowersPeak || other.lowersPeak
+        result.peakLevel = [peakLevel, other.peakLevel].compactMap { $0 }.min()
         result.loopCrossfade = loopCrossfade ?? other.loopCrossfade
         return result
     }
@@ -111,11 +123,28 @@ struct FixRecipe: Sendable, Hashable {
         if let level = loudness ?? keptLoudness {
             options.append("--loudness \(shortDecimal((level * 10).rounded() / 10))")
             if let truePeak { options.append("--true-peak \(shortDecimal(truePeak))") }
+        } else if let peakLevel {
+            options.append("--normalize-true-peak \(shortDecimal(peakLevel))")
         }
         if let origin = facts.origin {
             // The options that made the file, then the fix's own (the later option wins); a flag given twice is
             // given once.
-            let made = origin.options.map { shellQuoted($0, isPath: false) }
+            var made = origin.options.map { shellQuoted($0, isPath: false) }
+            if let peakLevel, loudness == nil, keptLoudness == nil {
+                if made.contains(where: { $0.hasPrefix("--loudness") }) {
+                    // Made at a loudness: its limiter holds the peak, at a lower ceiling (--normalize-true-peak and
+                    // --loudness each set the gain).
+                    options.removeAll { $0.hasPrefix("--normalize-true-peak") }
+                    options.append("--true-peak \(shortDecimal(peakLevel))")
+                } else {
+                    // The peak level sets the gain: the gain or peak level that made the file gives way to it.
+                    made.removeAll { option in
+                        ["--gain", "--normalize-peak", "--normalize-true-peak"].contains {
+                            option.hasPrefix($0 + "=")
+                        }
+                    }
+                }
+            }
             let added = options.filter { !made.contains($0) }
             return PlannedFix(
                 input: "afkit convert \((made + added).joined(separator: " ")) \(shellQuoted(origin.source))",

@@ -17,7 +17,10 @@ extension Validate {
         profile is not validate's default, --duration S for a profile file), -c N for channels, @RATE or -ar RATE \
         for a rate, --trim-silence for silence at the ends, --loop-crossfade 0.02 for a loop's seam (loop-seam), and \
         --loudness TARGET (with --true-peak MAX where the profile's ceiling is under convert's -1 dBTP) for \
-        loudness. A fix never adds a finding: where the profile has a loudness rule and the fix moves loudness (a \
+        loudness. A true-peak or clipping finding is fixed, where the profile has no loudness rule, by one gain that \
+        puts the true peak 0.5 dB under the profile's ceiling (or convert's -1 dBTP): --normalize-true-peak -1.5 \
+        (a limiter held at the file's own loudness cannot always reach it); under a loudness rule, by a loudness \
+        that gain alone reaches under the ceiling within the rule's band, as below. A fix never adds a finding: where the profile has a loudness rule and the fix moves loudness (a \
         mix to fewer channels, a preset, a cut, silence trimmed), it levels too; its target is the rule's, or where \
         the file's true peak keeps gain alone from it, the loudest level gain reaches under the ceiling (less 0.2 \
         LU) where that is within the rule's tolerance; else (only the limiter would reach the band, at a cost known \

@@ -86,6 +86,14 @@ import Testing
         #expect(file.dataFormat.formatID.description == "ima4" && file.dataFormat.sampleRate == 48000)
     }
 
+    /// The first fix an HTML report at `report` gives that starts with `start`.
+    static func reportedFix(in report: String, _ start: String) throws -> String {
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        let found = try #require(html.range(of: "fix: <code>" + start), "\(html)")
+        let end = try #require(html[found.upperBound...].range(of: "</code>"))
+        return String(html[found.lowerBound..<end.lowerBound].dropFirst("fix: <code>".count))
+    }
+
     @Test func aBatchReportsFixRemakesTheOutputFromItsSource() throws {
         let folder = try ScratchFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
@@ -99,15 +107,33 @@ import Testing
             source,
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
-        let html = try String(contentsOfFile: report, encoding: .utf8)
-        let start = try #require(html.range(of: "fix: <code>afkit convert --preset pcm"), "\(html)")
-        let end = try #require(html[start.upperBound...].range(of: "</code>"))
-        let fix = String(html[start.lowerBound..<end.lowerBound].dropFirst("fix: <code>".count))
+        let fix = try Self.reportedFix(in: report, "afkit convert --preset pcm")
         // The source and the batch's options, then the fix's own; the output is the batch's own.
         #expect(fix == "afkit convert --preset pcm --gain=-3 --trim \(source) \(out)/long.caf", "\(fix)")
         let fixed = try Self.run(fix)
         #expect(try !Self.rules(fixed).contains("duration"))
         #expect(try AudioFile(path: fixed).properties.validFrameCount == 30 * 8000)
+    }
+
+    /// A batch report's fix for a hot output under a profile with no loudness rule (sfx's simultaneous-sfx) brings
+    /// the true peak under the ceiling by one gain, in place of the batch's own --gain (the two each set the gain),
+    /// and runs: it suggested a loudness held under a limiter (`--loudness -8.5 --true-peak -1`), which exited 1.
+    @Test func aBatchReportsPeakFixRuns() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        _ = try FixesMakeNothingWorseTests.hot(in: folder.path + "/src")
+        let report = folder.path + "/report.html"
+        let out = folder.path + "/out"
+        let source = folder.path + "/src/click.wav"
+        let batch = try Command.run([
+            "batch", "--preset", "sfx", "--gain", "2", "--out", out, "--report", report, source,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let fix = try Self.reportedFix(in: report, "afkit convert --preset sfx")
+        #expect(fix == "afkit convert --preset sfx --normalize-true-peak -1.5 \(source) \(out)/click.caf", "\(fix)")
+        let fixed = try Self.run(fix)
+        let left = try Self.rules(fixed, profile: "simultaneous-sfx")
+        #expect(!left.contains("true-peak") && !left.contains("clipping"), "\(left)")
     }
 }
 
