@@ -67,7 +67,7 @@ extension HLSCommand {
         refused before any other rendition is encoded, naming a target half a unit under the loudest its signal \
         allows, at which the rendition was encoded once more, aimed by what its encodes learned, and met it. A \
         package at a target costs the plain package's encodes, the normalizer's passes over the source, and the \
-        re-aimed renditions' encodes; a refusal, about as much (a 20-minute episode at 64k and 128k: 1.7x the plain \
+        re-aimed renditions' encodes; a refusal, about as much (a 20-minute episode at 64k and 128k: 1.4x the plain \
         package; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
