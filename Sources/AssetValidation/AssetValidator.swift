@@ -373,8 +373,8 @@ public struct AssetValidator: Sendable {
         var loops = file.properties.loops.map { ($0.start, $0.end) }
         if request.wholeFileLoops { loops.append((0, valid)) }
         loops = loops.filter { $0.0 >= 0 && $0.1 > $0.0 + 2 && $0.1 <= valid }
+        let width = Int64(max(LoopSeam.window, Int((LoopSeam.neighbourhood * format.sampleRate).rounded())))
         var windows: [(range: Range<Int64>, samples: [Float])] = loops.flatMap { loop in
-            let width = Int64(LoopSeam.window)
             let before: (range: Range<Int64>, samples: [Float]) = (max(loop.0, loop.1 - width)..<loop.1, [])
             let after: (range: Range<Int64>, samples: [Float]) = (loop.0..<min(loop.1, loop.0 + width), [])
             return [before, after]
@@ -455,10 +455,12 @@ public struct AssetValidator: Sendable {
         statistics.loudness = meter?.facts
         if var drawn = pictures?.finish() {
             drawn.clippedSpans = clipSpans.spans
+            // (The picture shows the frames the jumps are measured over.)
+            let drawnSamples = LoopSeam.window * channels
             drawn.seams = loops.enumerated().map { index, loop in
                 AssetPictures.Seam(
-                    start: loop.0, end: loop.1, before: windows[index * 2].samples,
-                    after: windows[index * 2 + 1].samples)
+                    start: loop.0, end: loop.1, before: Array(windows[index * 2].samples.suffix(drawnSamples)),
+                    after: Array(windows[index * 2 + 1].samples.prefix(drawnSamples)))
             }
             statistics.pictures = drawn
         }

@@ -274,7 +274,9 @@ public struct SilenceSpan: Sendable, Hashable {
 /// How a loop's wrap (its last frame followed by its first) compares with how the signal moves around
 /// it: the step between the two frames over the local sample-to-sample movement (RMS, floored at
 /// -72 dBFS so that quiet noise is no reference), and the change of slope over the local change of
-/// slope, in dB, the larger of any channel. A seamless loop is near 0 dB; a click is 12 dB and more.
+/// slope, in dB, the larger of any channel. A seamless loop is near 0 dB; a click is 12 dB and more, unless the
+/// sound itself moves as sharply near the wrap (``soundMovesAsSharply``: a sawtooth's or square's own edge, a
+/// triangle's vertex), where the wrap sounds as the sound does.
 public struct LoopSeam: Sendable, Hashable {
     /// The loop's first frame and the frame after its last.
     public var start: Int64
@@ -284,25 +286,36 @@ public struct LoopSeam: Sendable, Hashable {
     public var levelJump: Double
     /// The change of slope at the wrap, dB.
     public var slopeJump: Double
+    /// Whether, in every channel, the sound itself takes a step and a change of slope at least as large as the
+    /// wrap's within ``neighbourhood`` of it (either side, the wrap itself not counted).
+    public var soundMovesAsSharply = false
 
-    /// Frames each side of the wrap the measurement reads.
+    /// Frames each side of the wrap the jumps are measured over.
     public static let window = 64
+    /// How far each side of the wrap the sound's own sharpest moves are looked for, seconds: a few periods of
+    /// anything above 100 Hz, and within the time a click would be masked by a sharper edge beside it.
+    public static let neighbourhood = 0.02
 
     /// The seam of `before` (frames up to the loop's end) followed by `after` (frames from its start),
-    /// interleaved in `channels`.
+    /// interleaved in `channels`: the jumps over the ``window`` frames nearest the wrap, the sound's own moves
+    /// over all the frames given.
     public init(start: Int64, end: Int64, before: [Float], after: [Float], channels: Int) {
         self.start = start
         self.end = end
         levelJump = -Double.infinity
         slopeJump = -Double.infinity
-        let count = min(before.count, after.count) / max(channels, 1)
+        let given = min(before.count, after.count) / max(channels, 1)
+        let count = min(given, Self.window)
         guard count >= 3 else { return }
         let floor = 0.001 / 4
+        soundMovesAsSharply = true
         for channel in 0..<channels {
-            let tail = (before.count / channels - count..<before.count / channels).map {
+            let wholeTail = (before.count / channels - given..<before.count / channels).map {
                 Double(before[$0 * channels + channel])
             }
-            let head = (0..<count).map { Double(after[$0 * channels + channel]) }
+            let wholeHead = (0..<given).map { Double(after[$0 * channels + channel]) }
+            let tail = Array(wholeTail.suffix(count))
+            let head = Array(wholeHead.prefix(count))
             func differences(_ values: [Double]) -> [Double] { zip(values.dropFirst(), values).map { $0 - $1 } }
             func rms(_ values: [Double]) -> Double {
                 values.isEmpty ? 0 : (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()
@@ -313,6 +326,11 @@ public struct LoopSeam: Sendable, Hashable {
             let bend = max(abs((head[1] - head[0]) - step), abs(step - (tail[count - 1] - tail[count - 2])))
             levelJump = max(levelJump, decibels(abs(step) / max(rms(moves), floor)))
             slopeJump = max(slopeJump, decibels(bend / max(rms(bends), floor)))
+            // The sound's own sharpest step and change of slope near the wrap, each side apart.
+            let ownStep = (differences(wholeTail) + differences(wholeHead)).map(abs).max() ?? 0
+            let ownBend =
+                (differences(differences(wholeTail)) + differences(differences(wholeHead))).map(abs).max() ?? 0
+            if abs(step) > ownStep * 1.05 || bend > ownBend * 1.05 { soundMovesAsSharply = false }
         }
     }
 }

@@ -256,13 +256,14 @@ struct SharedConversionOptions: ParsableArguments {
         name: .customLong("dynamic"),
         help: ArgumentHelp(
             "Level speech before normalizing: a gain that rides slowly toward the programme's loudness (3 s windows, "
-                + "pauses held), so quiet and loud speakers come out alike; the voice preset's way."))
+                + "pauses held), so quiet and loud speakers come out alike; convert's and batch's voice preset's way."))
     var dynamic = false
 
     @Flag(
         name: .customLong("linear"),
-        help: "Normalize by one gain for the whole sound (the way unless --preset voice): nothing rides, nothing pumps."
-    )
+        help: ArgumentHelp(
+            "Normalize by one gain for the whole sound (the way unless convert's or batch's --preset voice): nothing "
+                + "rides, nothing pumps."))
     var linear = false
 
     @Option(

@@ -422,12 +422,13 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
     /// A mono 16-bit CAF with `loops`, a tone from `toneStart` at `amplitude`, made in the test.
     static func file(
         _ folder: String, _ name: String, frames: Int, period: Double, toneStart: Int = 0,
-        amplitude: Double = 0.5, loops: [Loop]
+        amplitude: Double = 0.5, loops: [Loop], shape: (Double) -> Double = { sin(2 * Double.pi * $0) }
     ) throws -> String {
         let format = StreamDescription.linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isFloat: false)
         var bytes: [UInt8] = []
         for frame in 0..<frames {
-            let value = frame < toneStart ? 0 : amplitude * sin(2 * Double.pi * Double(frame) / period)
+            let phase = (Double(frame) / period).truncatingRemainder(dividingBy: 1)
+            let value = frame < toneStart ? 0 : amplitude * shape(phase)
             let sample = Int16(value * 32767)
             bytes += [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
         }
@@ -485,6 +486,33 @@ final class FixedMeter: StreamingLoudnessMeter, @unchecked Sendable {
         #expect(
             AssetValidator(profile: profile).validate(path: wholeSeamless).violations.filter { $0.rule == "loop-seam" }
                 .isEmpty)
+    }
+
+    /// A loop over whole periods of a sawtooth, a square or a triangle wraps on the wave's own edge or vertex:
+    /// the step or bend there is the sound's own, so it plays seamlessly and is not flagged (a user's trial found
+    /// them flagged at 39.9 dB and 15.2 dB); the same waves cut short mid-ramp still are where the cut is sharper
+    /// than anything the wave does near it (the triangle's), and a sine's cut still is.
+    @Test func aWrapOnTheWavesOwnEdgeIsNotAClick() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let shapes: [(String, (Double) -> Double)] = [
+            ("saw", { 2 * $0 - 1 }), ("square", { $0 < 0.5 ? 1 : -1 }), ("triangle", { 1 - 4 * abs($0 - 0.5) }),
+        ]
+        let validator = AssetValidator(profile: .gameSoundEffects)
+        for (name, shape) in shapes {
+            let whole = try Self.file(
+                folder, name + ".caf", frames: 8000, period: 80,
+                loops: [Loop(start: 800, end: 800 + 80 * 50, playMode: .forward)], shape: shape)
+            let statistics = try #require(try validator.measureAudio(of: try AudioFile(path: whole)))
+            let seam = try #require(statistics.loopSeams.first)
+            #expect(seam.soundMovesAsSharply, "\(name): \(seam)")
+            #expect(validator.validate(path: whole).violations.filter { $0.rule == "loop-seam" }.isEmpty, "\(name)")
+        }
+        // The triangle cut a quarter period short: its wrap jumps where the wave only bends.
+        let cut = try Self.file(
+            folder, "triangle-cut.caf", frames: 8000, period: 80,
+            loops: [Loop(start: 800, end: 800 + 80 * 50 - 20, playMode: .forward)], shape: shapes[2].1)
+        #expect(validator.validate(path: cut).violations.filter { $0.rule == "loop-seam" }.count == 1)
     }
 
     /// leading-silence counts what is below its threshold: a tone at -40 dBFS after 0.1 s of silence
