@@ -128,19 +128,21 @@ extension ConversionPlan {
                 chapters.removeLast(chapters.count - keeps.chapters)
             }
             options.chapters = chapters
-        } else if holdsMarkers && !chapters.isEmpty && !settings.isIntermediate {
-            let firstID = (markers.map(\.id).max() ?? 0) + 1
-            markers += chapters.enumerated().map { index, chapter in
-                Marker(
-                    id: firstID + index, framePosition: Int64((chapter.startTime * format.sampleRate).rounded()),
-                    name: chapter.title)
-            }
-            notes.append("\(container) holds no chapters: \(whose) \(chapters.count) become markers")
         } else if !chapters.isEmpty && !settings.isIntermediate {
             // (An intermediate's chapters are kept in the result for the step after: placedChapters.)
-            notes.append(
-                "\(container) holds no chapters: \(whose) \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
-            )
+            if holdsMarkers {
+                let firstID = (markers.map(\.id).max() ?? 0) + 1
+                markers += chapters.enumerated().map { index, chapter in
+                    Marker(
+                        id: firstID + index, framePosition: Int64((chapter.startTime * format.sampleRate).rounded()),
+                        name: chapter.title)
+                }
+                notes.append("\(container) holds no chapters: \(whose) \(chapters.count) become markers")
+            } else {
+                notes.append(
+                    "\(container) holds no chapters: \(whose) \(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") not carried"
+                )
+            }
         }
         if holdsMarkers {
             options.markers = markers

@@ -135,9 +135,10 @@ final class HLSLoudnessPass {
             if let suggestion {
                 let learned = effect != nil
                 let first = ((suggestion.target - (learned ? Self.suggestionMargin : 0)) * 10).rounded(.down) / 10
-                for candidate in learned ? [first] : [first, first - 0.3] {
+                candidates: for candidate in learned ? [first] : [first, first - 0.3] {
                     var asked = target
                     asked.integrated = candidate
+                    // Learned: the signal aimed where the encodes said, shifted as the suggestion was.
                     var aim = suggestion.aim
                     aim.integrated = candidate - (suggestion.target - suggestion.aim.integrated)
                     switch try attempt(
@@ -149,12 +150,12 @@ final class HLSLoudnessPass {
                             " The loudest target that can is \(shortDecimal(candidate)) LUFS (the rendition was "
                             + "encoded there and met it): aim there or lower"
                             + (conversion.bitRate != nil ? ", or choose a higher bit rate" : "")
+                        break candidates
                     case .refused(let missed, _, _):
                         named =
                             " At \(shortDecimal(candidate)) LUFS, tried, \(missed): choose a higher bit rate or a "
                             + "quieter target"
                     }
-                    if named.hasPrefix(" The loudest") { break }
                 }
             }
             let why = effect.map { "\(target.description) cannot be met: \($0.description), and \(refusal)" } ?? refusal

@@ -371,7 +371,9 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.resampler = resampler
         aim = target.integrated + (start?.aimShift ?? 0)
         var leveling: SpeechLeveling?
-        if let known, known.isLeveled == (target.dynamic == true) {
+        // (What was measured for the other way, leveled or linear, is not this one's.)
+        let known = known.flatMap { $0.isLeveled == (target.dynamic == true) ? $0 : nil }
+        if let known {
             plan.levelCurve = known.levelCurve
             leveling = known.leveling
         } else if target.dynamic == true {
@@ -387,13 +389,9 @@ final class LoudnessNormalizer: LevelNormalizer {
                     source: before, leastGain: decibels.min() ?? 0, greatestGain: decibels.max() ?? 0)
             }
         }
-        let source: LoudnessMeasurement
-        if let known, known.isLeveled == (target.dynamic == true) {
-            source = known.source
-        } else {
-            source = try Self.measure(
-                plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
-        }
+        let source =
+            try known?.source
+            ?? Self.measure(plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
         prelude = NormalizationPrelude(
             isLeveled: target.dynamic == true, levelCurve: plan.levelCurve, leveling: leveling, source: source)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
