@@ -88,6 +88,8 @@ public struct BatchConverter: Sendable {
     public var fileTypeCode: String?
     /// The data format every output is written in (`-d`), in place of the preset's.
     public var dataFormat: DataFormatSpecifier?
+    /// Channels, bit rate, quality and strategy (`-c`, `-b`, `-q`, `-s`), in place of the preset's.
+    public var codec = CodecRequest()
     /// Called as each job's output grows (from its converting thread): the job, and how far it has come; first
     /// with nothing written and a rate of 0 as the job starts.
     public var progress: (@Sendable (Job, ConversionProgress) -> Void)?
@@ -103,11 +105,13 @@ public struct BatchConverter: Sendable {
         self.parallelJobs = max(1, parallelJobs ?? activeProcessorCount())
     }
 
-    /// The note an output carries to say which preset (and IMA quality, file type and data format) made it.
+    /// The note an output carries to say which preset (and IMA quality, file type, data format and codec options)
+    /// made it.
     public var note: String {
         "afkit preset \(preset.rawValue)" + (imaQuality == .fast ? " (fast)" : imaQuality == .best ? " (best)" : "")
             + (fileType.map { " -f \(fileTypeCode ?? $0.afconvertCode)" } ?? "")
             + (dataFormat.map { " -d \($0.description)" } ?? "")
+            + (codec.description.isEmpty ? "" : " " + codec.description)
     }
 
     /// The container outputs are written as: `-f`'s, or CAF.
@@ -261,6 +265,7 @@ public struct BatchConverter: Sendable {
     public var settings: ConversionSettings {
         var settings = preset.settings
         settings.apply(fileType: fileType, code: fileTypeCode, dataFormat: dataFormat)
+        settings.apply(codec)
         settings.encodingNote = note
         settings.imaQuality = imaQuality
         settings.apply(adjustments)
@@ -271,8 +276,8 @@ public struct BatchConverter: Sendable {
         return settings
     }
 
-    /// Throws the usage error a conversion would, where the preset, `-f` and `-d` cannot be written together
-    /// (before anything is converted).
+    /// Throws the usage error a conversion would, where the preset, `-f`, `-d` and `-c`/`-b`/`-q`/`-s` cannot be
+    /// written together (before anything is converted).
     public func checkSettings() throws {
         _ = try ConversionPlan.Destination(
             output: "output" + outputExtension, settings: settings)

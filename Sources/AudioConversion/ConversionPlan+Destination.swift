@@ -26,18 +26,18 @@ extension ConversionPlan {
         /// container and data format that do not go together, saying what would fit.
         public init(output: String, settings: ConversionSettings) throws {
             fileType = try Self.fileType(for: output, settings: settings)
-            var specifier = settings.dataFormat
-            if settings.adaptsToContainer, let asked = specifier {
-                specifier = Self.adapted(asked, to: fileType, explicitly: settings.fileType != nil)
-            }
             // A container whose codec follows the name (Ogg: `.opus` Opus, `.ogg` Vorbis): `-f`'s code, else the
             // output's name, decides where nothing else does; a name given for one codec holds no other.
             let name = output.split(separator: "/").last.map(String.init) ?? output
             let suffix = name.lastIndex(of: ".").map { String(name[$0...]).lowercased() }
+            let named =
+                settings.fileType != nil && settings.fileTypeCode != nil
+                ? fileType.fileNameExtension(forCode: settings.fileTypeCode) : suffix
+            var specifier = settings.dataFormat
+            if settings.adaptsToContainer, let asked = specifier {
+                specifier = Self.adapted(asked, to: fileType, named: named, explicitly: settings.fileType != nil)
+            }
             if let policy = fileType.descriptor.writer?.policy {
-                let named =
-                    settings.fileType != nil && settings.fileTypeCode != nil
-                    ? fileType.fileNameExtension(forCode: settings.fileTypeCode) : suffix
                 if specifier == nil, let named, policy.dataFormatsByExtension[named.lowercased()] != nil {
                     specifier = DataFormatSpecifier(policy.defaultDataFormat(forExtension: named))
                 }
@@ -62,10 +62,11 @@ extension ConversionPlan {
         /// does not fit): a codec the container cannot hold gives way to its default where both lose alike (a
         /// preset's AAC becomes the MP3 an `.mp3` name needs; its Apple Lossless, FLAC in a FLAC file); integer PCM
         /// takes the container's byte order where `-f` asks for a container that would otherwise widen for it
-        /// (`-f AIFF` stays plain AIFF; an `.aif` name alone becomes AIFF-C).
-        static func adapted(_ specifier: DataFormatSpecifier, to fileType: FileType, explicitly: Bool)
-            -> DataFormatSpecifier
-        {
+        /// (`-f AIFF` stays plain AIFF; an `.aif` name alone becomes AIFF-C). The default is the one the output's
+        /// name (`named`, `-f`'s code's or the file's extension) gives: a preset's AAC in an `.ogg` is Vorbis.
+        static func adapted(
+            _ specifier: DataFormatSpecifier, to fileType: FileType, named: String? = nil, explicitly: Bool
+        ) -> DataFormatSpecifier {
             guard let policy = fileType.descriptor.writer?.policy else { return specifier }
             if case .linearPCM(let bits, false, let isBigEndian, true) = specifier.kind, bits > 8 {
                 guard explicitly, policy.widensTo != nil, !holds(specifier, in: fileType, explicit: true),
@@ -76,7 +77,8 @@ extension ConversionPlan {
                 return DataFormatSpecifier("\(big ? "BE" : "LE")I\(bits)") ?? specifier
             }
             guard !holds(specifier, in: fileType, explicit: explicitly), let codec = specifier.codec,
-                let fallback = DataFormatSpecifier(policy.defaultDataFormat), let other = fallback.codec,
+                let fallback = DataFormatSpecifier(policy.defaultDataFormat(forExtension: named)),
+                let other = fallback.codec,
                 codec.isLossless == other.isLossless, other.formatID != .lpcm
             else { return specifier }
             return fallback
@@ -99,7 +101,8 @@ extension ConversionPlan {
                 }
                 if let allowed = settings.allowedFileTypes, !allowed.contains(where: { same($0, explicit) }) {
                     throw ConversionUsageError(
-                        "\(settings.name ?? "these settings") cannot write -f \(explicit.afconvertCode); "
+                        "\(settings.name ?? "these settings") cannot write -f "
+                            + "\(settings.fileTypeCode ?? explicit.afconvertCode); "
                             + "it writes "
                             + allowed.flatMap { $0 == .wav ? [.wav, .rf64] : [$0] }.map(\.afconvertCode)
                             .joined(separator: ", "))

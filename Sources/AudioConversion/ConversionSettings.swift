@@ -173,7 +173,8 @@ public enum Preset: String, CaseIterable, Sendable {
     /// CAF with 16-bit little-endian PCM.
     case pcm
     /// Music played one sound at a time: AAC at 128 kbit/s stereo, 48 kHz at most, in CAF (or M4A, or ADTS, as
-    /// the name asks); an AAC source within those limits has its packets copied untouched; an `.mp3` name gets MP3 through LAME.
+    /// the name asks); an AAC source within those limits has its packets copied untouched; an `.mp3` name gets MP3
+    /// through LAME, an `.ogg` Vorbis and an `.opus` Opus.
     case music
     /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost but rates above 48 kHz.
     case lossless
@@ -227,7 +228,9 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.maximumChannels = 2
             // The music profile warns above 48 kHz (the table's most): the preset's output passes its own profile.
             settings.copiesCompressedPackets = true
-            settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3]
+            // An `.ogg` (`-f ogg`) is Vorbis, an `.opus` Opus (what Android and game engines ship); neither is a
+            // format the music profile, Apple's, passes.
+            settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3, .ogg]
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
             settings.adaptsToContainer = true
@@ -360,5 +363,49 @@ extension ConversionSettings {
             adaptsToContainer = false
             if let rate = dataFormat.sampleRate { sampleRate = rate }
         }
+    }
+}
+
+/// What the output's codec is asked besides its data format, as afconvert spells it: channels (`-c`), bit rate
+/// (`-b`), quality (`-q`) and bit-rate strategy (`-s`). The one mapping from those options to settings serves
+/// `convert`, `join`, `mix` and `batch`.
+public struct CodecRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The output channels (`-c`); `nil`: the preset's or the source's.
+    public var channels: Int?
+    /// Bits per second (`-b`).
+    public var bitRate: Int?
+    /// Codec quality, 0 to 127 (`-q`).
+    public var quality: Int?
+    /// Bit-rate control (`-s`).
+    public var strategy: BitRateStrategy?
+
+    /// Nothing asked: the preset's or the codec's defaults.
+    public init(channels: Int? = nil, bitRate: Int? = nil, quality: Int? = nil, strategy: BitRateStrategy? = nil) {
+        self.channels = channels
+        self.bitRate = bitRate
+        self.quality = quality
+        self.strategy = strategy
+    }
+
+    /// The options as afconvert spells them (`-c 2 -b 128000`), empty where nothing is asked: what a batch's
+    /// outputs record, so changing one rebuilds them.
+    public var description: String {
+        [
+            channels.map { "-c \($0)" }, bitRate.map { "-b \($0)" }, quality.map { "-q \($0)" },
+            strategy.map { "-s \($0.rawValue)" },
+        ].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The same as arguments (`["-c", "2"]`), for a command that repeats them.
+    public var arguments: [String] { description.split(separator: " ").map(String.init) }
+}
+
+extension ConversionSettings {
+    /// Applies `request`: what it asks replaces the preset's.
+    public mutating func apply(_ request: CodecRequest) {
+        if let channels = request.channels { self.channels = channels }
+        if let bitRate = request.bitRate { self.bitRate = bitRate }
+        if let quality = request.quality { self.quality = quality }
+        if let strategy = request.strategy { self.strategy = strategy }
     }
 }

@@ -82,10 +82,13 @@ public final class VorbisEncoder: AudioEncoder {
         }
         guard result == 0 else {
             vorbis_info_clear(&info)
+            let count = channels
             let asked = bitRate.map { "\($0 / 1000) kbit/s" } ?? "quality \(quality ?? Self.defaultQuality)"
+            let advice =
+                settings.bitRate.map { Self.fittingAdvice(channels: count, rate: Int(rate), bitRate: $0) } ?? ""
             throw AudioFileError.unsupportedDataFormat(
-                "vorbis: libvorbis has no mode for \(channels) channels at \(Int(rate)) Hz and \(asked) (\(result))",
-                offset: nil)
+                "vorbis: libvorbis has no mode for \(channels) channel\(channels == 1 ? "" : "s") at \(Int(rate)) Hz and \(asked) (\(result))"
+                    + advice, offset: nil)
         }
         vorbis_analysis_init(&state, &info)
         vorbis_block_init(&state, &block)
@@ -180,5 +183,29 @@ public final class VorbisEncoder: AudioEncoder {
                     packet: UnsafeRawBufferPointer(start: start, count: packet.bytes), variableFrames: frames)
             }
         }
+    }
+}
+
+extension VorbisEncoder {
+    /// What would fit where libvorbis has no mode for `bitRate` at `rate`: the bit rates it takes there, and the
+    /// highest usual rate that takes `bitRate` (libvorbis's managed modes are set up, never encoded, to learn it).
+    static func fittingAdvice(channels: Int, rate: Int, bitRate: Int) -> String {
+        func takes(_ bitRate: Int, at rate: Int) -> Bool {
+            var info = vorbis_info()
+            vorbis_info_init(&info)
+            defer { vorbis_info_clear(&info) }
+            return vorbis_encode_setup_managed(&info, channels, rate, -1, bitRate, -1) == 0
+        }
+        var advice: [String] = []
+        let kilobits = (8...512).filter { takes($0 * 1000, at: rate) }
+        if let low = kilobits.first, let high = kilobits.last {
+            advice.append("at \(rate) Hz it takes \(low) to \(high) kbit/s (-b \(low)k to -b \(high)k)")
+        }
+        if let lower = [48000, 44100, 32000, 24000, 22050, 16000, 11025, 8000].first(where: {
+            $0 < rate && takes(bitRate, at: $0)
+        }) {
+            advice.append("at \(bitRate / 1000) kbit/s it takes \(lower) Hz (-d vorbis@\(lower))")
+        }
+        return advice.isEmpty ? "" : ": " + advice.joined(separator: "; ")
     }
 }

@@ -19,12 +19,14 @@ public struct PresetSampleRate: Sendable, Hashable {
     public var highest: Double { fixed ?? maximum ?? .infinity }
 
     /// The presets' rates by preset name (`afkit convert --preset NAME`); a preset not listed keeps the source's
-    /// rate (`pcm`; `voice`, whose codec chooses its own).
+    /// rate (`pcm`). `voice`'s Opus codes at 48 kHz whatever it is given; its highest is for a `-d` (Vorbis) that
+    /// would keep a higher source's rate, which its low bit rate has no mode for.
     public static let byPreset: [String: PresetSampleRate] = [
         "system-sound": PresetSampleRate(maximum: 48000),
         "sfx": PresetSampleRate(fixed: 22050),
         "music": PresetSampleRate(maximum: 48000),
         "lossless": PresetSampleRate(maximum: 48000),
+        "voice": PresetSampleRate(maximum: 48000),
     ]
 
     /// The rate of the preset named `name`: the source's, unlimited, for a preset the table does not list.

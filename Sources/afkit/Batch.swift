@@ -47,6 +47,8 @@ struct Batch: ParsableCommand {
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
 
+    @OptionGroup var codec: CodecOptions
+
     @OptionGroup var shared: FileConversionOptions
 
     @Option(
@@ -125,6 +127,7 @@ struct Batch: ParsableCommand {
         batch.fileType = fileType
         batch.fileTypeCode = fileTypeArgument?.code
         batch.dataFormat = dataFormat
+        batch.codec = codec.request
         // The preset, -f and -d checked together, as convert checks them, before anything is converted.
         do { try batch.checkSettings() } catch let error as ConversionUsageError {
             throw usageError(error.description, in: Self.self)
@@ -229,12 +232,13 @@ struct Batch: ParsableCommand {
         }
     }
 
-    /// The batch's conversion options as `convert` takes them: the preset, `-f`, `-d`, `--profile` with `--trim`,
-    /// and the options the two share.
+    /// The batch's conversion options as `convert` takes them: the preset, `-f`, `-d`, `-c`/`-b`/`-q`/`-s`,
+    /// `--profile` with `--trim`, and the options the two share.
     var conversionArguments: [String] {
         var arguments = ["--preset", preset.rawValue]
         if let fileTypeArgument { arguments += ["-f", fileTypeArgument.code] }
         if let dataFormat { arguments += ["-d", dataFormat.description] }
+        arguments += codec.request.arguments
         if shared.trim, let profile { arguments += ["--profile", profile] }
         return arguments + shared.arguments
     }

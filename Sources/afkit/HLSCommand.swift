@@ -166,7 +166,7 @@ struct HLSCommand: ParsableCommand {
             }
             let rate: Int
             do {
-                rate = try OutputFormatOptions.bitRate(text)
+                rate = try CodecOptions.bitRate(text)
             } catch {
                 throw ValidationError(
                     "\(option): '\(text)' is no bit rate: give bits per second, such as 128000 or 128k")

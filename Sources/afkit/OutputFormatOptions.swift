@@ -31,35 +31,9 @@ struct OutputFormatOptions: ParsableArguments {
         transform: DataFormatSpecifier.fromArgument)
     var dataFormat: DataFormatSpecifier?
 
-    // A negative value is taken as the value it is, and refused as out of range, not as a missing one.
-    @Option(
-        name: .customShort("c"), parsing: .unconditional,
-        help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
-    var channels: Int?
-
-    @Option(
-        name: .customShort("b"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Bit rate of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .bitRate))) output, in bits "
-                + "per second as afconvert takes it (128000), or with k (128k).",
-            valueName: "bits-per-second"),
-        transform: Self.bitRate)
-    var bitRate: Int?
-
-    @Option(
-        name: .customShort("q"),
-        help: ArgumentHelp(
-            "Codec quality, 0 to 127 ("
-                + CodecDescriptor.encoded.compactMap(\.encoding?.qualityHelp).joined(separator: "; ") + ").",
-            valueName: "0-127"))
-    var codecQuality: Int?
-
-    @Option(
-        name: .customShort("s"),
-        help: ArgumentHelp(
-            "Bit-rate strategy of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .strategy))) output: "
-                + "0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
-    var strategy: Int?
+    @OptionGroup var codec: CodecOptions
+    /// `-c`: the output's channels.
+    var channels: Int? { codec.channels }
 
     @Option(
         name: .customLong("mix"),
@@ -108,7 +82,6 @@ struct OutputFormatOptions: ParsableArguments {
     @OptionGroup var chapterFile: ChapterFileOptions
 
     func validate() throws {
-        if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
         if mix != nil && channelMap != nil { throw ValidationError("give --mix or -m, not both") }
         if let rows = try mixMatrix()?.count ?? sourceChannels()?.count, let channels, channels != rows {
             throw ValidationError("-c \(channels) and a mix for \(rows) output channels: give one or the other")
@@ -124,8 +97,6 @@ struct OutputFormatOptions: ParsableArguments {
         if let sourceComplexity, !["line", "norm", "bats"].contains(sourceComplexity) {
             throw ValidationError("--src-complexity takes line, norm or bats")
         }
-        if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
-        if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
     }
 
     /// The settings these options ask for: the preset's, changed by the rest (the chapters are read by
@@ -133,7 +104,7 @@ struct OutputFormatOptions: ParsableArguments {
     var settings: ConversionSettings {
         var settings = preset?.settings ?? ConversionSettings()
         settings.apply(fileType: fileType, code: fileTypeArgument?.code, dataFormat: dataFormat)
-        if let channels { settings.channels = channels }
+        settings.apply(codec.request)
         if let matrix = try? mixMatrix() {
             settings.mixMatrix = matrix
             settings.channels = matrix.count
@@ -145,9 +116,6 @@ struct OutputFormatOptions: ParsableArguments {
         if let tag = channelLayout.flatMap(ChannelLayout.namedTag) {
             settings.channelLayout = ChannelLayout(tag: tag.tag)
         }
-        if let bitRate { settings.bitRate = bitRate }
-        if let codecQuality { settings.quality = codecQuality }
-        if let strategy { settings.strategy = BitRateStrategy(rawValue: strategy) }
         settings.resampler = ResamplerChoice.afconvert(
             quality: sourceQuality, complexity: sourceComplexity, engine: resampler.rawValue)
         return settings
@@ -156,26 +124,6 @@ struct OutputFormatOptions: ParsableArguments {
     /// `--chapters`: ``ChapterFileOptions/chapterList(in:)``.
     func chapterList(in command: ParsableCommand.Type) throws -> ChapterList? {
         try chapterFile.chapterList(in: command)
-    }
-
-    /// `-b`: bits per second (`128000`) or thousands of them (`128k`), the same for every codec. A bare number
-    /// under 1000 is refused: it is kbit/s written as bit/s, which no codec holds.
-    static func bitRate(_ text: String) throws -> Int {
-        let thousands = text.hasSuffix("k") || text.hasSuffix("K")
-        guard let number = Int(thousands ? String(text.dropLast()) : text), number > 0 else {
-            let negative = Int(thousands ? String(text.dropLast()) : text) != nil
-            throw ValidationError(
-                "-b \(text): \(negative ? "out of range: " : "")give bits per second, such as 128000 or 128k")
-        }
-        let (value, overflow) = number.multipliedReportingOverflow(by: thousands ? 1000 : 1)
-        guard !overflow, value >= 1000 else {
-            throw ValidationError(
-                overflow
-                    ? "-b \(text): out of range"
-                    : "-b \(text): bits per second, as afconvert takes them: -b \(number)000 or -b \(number)k for "
-                        + "\(number) kbit/s")
-        }
-        return value
     }
 
     /// `--mix` (rows of gains) or `-m` (a source channel per output, -1 for silence) as a gain matrix, one row
@@ -211,5 +159,72 @@ struct OutputFormatOptions: ParsableArguments {
                     + "(swap stereo: -m 1,0)")
         }
         return sources.map { $0 ?? -1 }
+    }
+}
+
+/// `-c`, `-b`, `-q` and `-s`: what the output's codec is asked besides its format, as afconvert spells it (every
+/// command that writes sound files: `convert`, `join`, `mix`, `batch`).
+struct CodecOptions: ParsableArguments {
+    // A negative value is taken as the value it is, and refused as out of range, not as a missing one.
+    @Option(
+        name: .customShort("c"), parsing: .unconditional,
+        help: ArgumentHelp("Output channels (downmix or upmix).", valueName: "channels"))
+    var channels: Int?
+
+    @Option(
+        name: .customShort("b"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Bit rate of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .bitRate))) output, in bits "
+                + "per second as afconvert takes it (128000), or with k (128k).",
+            valueName: "bits-per-second"),
+        transform: Self.bitRate)
+    var bitRate: Int?
+
+    @Option(
+        name: .customShort("q"),
+        help: ArgumentHelp(
+            "Codec quality, 0 to 127 ("
+                + CodecDescriptor.encoded.compactMap(\.encoding?.qualityHelp).joined(separator: "; ") + ").",
+            valueName: "0-127"))
+    var codecQuality: Int?
+
+    @Option(
+        name: .customShort("s"),
+        help: ArgumentHelp(
+            "Bit-rate strategy of \(spokenList(AudioCodecRegistry.standard.encodedCodecs(taking: .strategy))) output: "
+                + "0 CBR, 1 ABR, 2 constrained VBR, 3 VBR.", valueName: "0-3"))
+    var strategy: Int?
+
+    func validate() throws {
+        if let channels, !(1...64).contains(channels) { throw ValidationError("-c takes 1 to 64 channels") }
+        if let codecQuality, !(0...127).contains(codecQuality) { throw ValidationError("-q takes 0 to 127") }
+        if let strategy, BitRateStrategy(rawValue: strategy) == nil { throw ValidationError("-s takes 0, 1, 2 or 3") }
+    }
+
+    /// The request these options make.
+    var request: CodecRequest {
+        CodecRequest(
+            channels: channels, bitRate: bitRate, quality: codecQuality,
+            strategy: strategy.flatMap(BitRateStrategy.init(rawValue:)))
+    }
+
+    /// `-b`: bits per second (`128000`) or thousands of them (`128k`), the same for every codec. A bare number
+    /// under 1000 is refused: it is kbit/s written as bit/s, which no codec holds.
+    static func bitRate(_ text: String) throws -> Int {
+        let thousands = text.hasSuffix("k") || text.hasSuffix("K")
+        guard let number = Int(thousands ? String(text.dropLast()) : text), number > 0 else {
+            let negative = Int(thousands ? String(text.dropLast()) : text) != nil
+            throw ValidationError(
+                "-b \(text): \(negative ? "out of range: " : "")give bits per second, such as 128000 or 128k")
+        }
+        let (value, overflow) = number.multipliedReportingOverflow(by: thousands ? 1000 : 1)
+        guard !overflow, value >= 1000 else {
+            throw ValidationError(
+                overflow
+                    ? "-b \(text): out of range"
+                    : "-b \(text): bits per second, as afconvert takes them: -b \(number)000 or -b \(number)k for "
+                        + "\(number) kbit/s")
+        }
+        return value
     }
 }

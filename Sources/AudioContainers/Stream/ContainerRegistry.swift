@@ -102,11 +102,14 @@ extension FileType {
     /// The names an output of this container takes, most usual first (`.caf`).
     public var fileNameExtensions: [String] { descriptor.writtenExtensions }
 
-    /// The name an output of this container written by `-f code` takes: the code's own extension where it is one
-    /// (`-f ogg`: `.ogg`, `-f opus`: `.opus`), else the usual one.
+    /// The name an output of this container written by `-f code` takes: the code's own extension where the name
+    /// chooses the codec (`-f ogg`: `.ogg`, Vorbis; `-f opus`: `.opus`, Opus), else the usual one (`-f adts`:
+    /// `.aac`).
     public func fileNameExtension(forCode code: String?) -> String {
+        let namesChoose = !(descriptor.writer?.policy.dataFormatsByExtension.isEmpty ?? true)
         let named = code.map { "." + $0.lowercased() }
-        return named.flatMap { fileNameExtensions.contains($0) ? $0 : nil } ?? fileNameExtensions.first ?? ""
+        return named.flatMap { namesChoose && fileNameExtensions.contains($0) ? $0 : nil }
+            ?? fileNameExtensions.first ?? ""
     }
 
     /// The container a file name extension usually names, used only as a hint to break ties.
