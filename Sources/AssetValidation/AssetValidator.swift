@@ -52,6 +52,11 @@ public struct AssetValidator: Sendable {
     /// What `convert --loudness` can reach (the command sets the normalizer's figures): a loudness fix aims where
     /// the file can go within the profile's tolerance, or says why none will do.
     public var loudnessReach: LoudnessReach?
+    /// The loudness of the file at `path` as a fix's output will hold it: resampled to `sampleRate` and mixed to
+    /// `channels` as `convert` does (a preset's 22.05 kHz takes a click's highs, and their loudness, away; a
+    /// mixdown moves its peaks). A loudness fix whose output has another rate or channel count aims from it, where
+    /// set (the command sets the converter's); `nil` there, or where it returns `nil`: from the file as it is.
+    public var reshapedLoudness: (@Sendable (_ path: String, _ sampleRate: Double, _ channels: Int) -> LoudnessFacts?)?
 
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
@@ -291,8 +296,15 @@ public struct AssetValidator: Sendable {
             result.truePeak = min(result.truePeak ?? profileCeiling, profileCeiling)
         }
         let ceiling = result.truePeak ?? standing
+        // Aimed from the sound as the fix's output holds it, where its rate or channels differ from the file's.
+        var measured = facts
+        if let shape = result.outputShape(for: facts),
+            let reshaped = reshapedLoudness?(facts.path, shape.sampleRate, shape.channels)
+        {
+            measured.loudness = reshaped
+        }
         switch FixRecipe.loudnessAim(
-            facts, target: target, tolerance: tolerance, ceiling: ceiling, reach: loudnessReach)
+            measured, target: target, tolerance: tolerance, ceiling: ceiling, reach: loudnessReach)
         {
         case .success(let aim):
             result.loudness = aim

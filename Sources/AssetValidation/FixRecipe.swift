@@ -57,6 +57,22 @@ struct FixRecipe: Sendable, Hashable {
         return channels != nil || cut != nil || trimsSilence != nil
     }
 
+    /// The rate and channels the fix's output has where either differs from the file's (a preset's, `-ar`, `-c`),
+    /// or `nil` where it keeps both, or remakes a file from its source (whose own they are not).
+    func outputShape(for facts: AssetFacts) -> (sampleRate: Double, channels: Int)? {
+        guard facts.origin == nil, let format = facts.summary?.format, format.sampleRate > 0 else { return nil }
+        let (rate, count) = (format.sampleRate, Int(format.channelsPerFrame))
+        var shape = (sampleRate: rate, channels: count)
+        if case .preset(let name, _) = self.format {
+            let presetRate = PresetSampleRate.of(preset: name)
+            shape.sampleRate = presetRate.fixed ?? min(rate, presetRate.maximum ?? rate)
+            shape.channels = PresetChannels.of(preset: name).output(from: count)
+        }
+        if let sampleRate { shape.sampleRate = min(shape.sampleRate, sampleRate) }
+        if let channels { shape.channels = channels }
+        return shape.sampleRate == rate && shape.channels == count ? nil : shape
+    }
+
     /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and
     /// channel count, the loudness asked for over the one kept, the lower ceiling.
     func joined(with other: FixRecipe) -> FixRecipe {

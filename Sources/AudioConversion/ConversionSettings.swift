@@ -204,18 +204,20 @@ public enum Preset: String, CaseIterable, Sendable {
         let rate = PresetSampleRate.of(preset: rawValue)
         settings.sampleRate = rate.fixed
         settings.maximumSampleRate = rate.maximum
+        // The channels from the one table of the presets' channels, which the validator's fixes read too.
+        let channels = PresetChannels.of(preset: rawValue)
+        settings.channels = channels.fixed
+        settings.maximumChannels = channels.maximum
         switch self {
         case .systemSound:
             settings.dataFormat = DataFormatSpecifier("LEI16")
             settings.adaptsToContainer = true
             settings.maximumSeconds = 30
-            // The system-sound profile warns above 48 kHz (the table's most) and above two channels: the preset's
+            // The system-sound profile warns above 48 kHz and above two channels (the tables' most): the preset's
             // output passes its own profile.
-            settings.maximumChannels = 2
             settings.allowedFileTypes = [.caf, .aiff, .aifc, .wav]
         case .sfx:
             settings.dataFormat = DataFormatSpecifier("ima4")
-            settings.channels = 1
             settings.allowedFileTypes = [.caf, .aifc]
         case .pcm:
             settings.dataFormat = DataFormatSpecifier("LEI16")
@@ -225,7 +227,6 @@ public enum Preset: String, CaseIterable, Sendable {
             // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
             settings.dataFormat = DataFormatSpecifier("aac")
             settings.adaptsToContainer = true
-            settings.maximumChannels = 2
             // The music profile warns above 48 kHz (the table's most): the preset's output passes its own profile.
             settings.copiesCompressedPackets = true
             // An `.ogg` (`-f ogg`) is Vorbis, an `.opus` Opus (what Android and game engines ship); neither is a
@@ -239,7 +240,6 @@ public enum Preset: String, CaseIterable, Sendable {
             settings.allowedFileTypes = [.caf, .m4a, .flac]
         case .voice:
             settings.dataFormat = DataFormatSpecifier("opus")
-            settings.channels = 1
             settings.bitRate = 32000
             settings.allowedFileTypes = [.caf, .ogg]
             settings.levelsSpeech = true

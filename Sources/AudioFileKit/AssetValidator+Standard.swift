@@ -26,6 +26,22 @@ extension AssetValidator {
         sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
         loudnessReach = LoudnessReach(
             truePeakCeiling: LoudnessTarget.defaultTruePeakCeiling, headroom: LoudnessTarget.limiterHeadroom)
+        reshapedLoudness = { path, rate, channels in try? Self.loudness(of: path, at: rate, channels: channels) }
+    }
+
+    /// The loudness of the file at `path` read at `sampleRate` and `channels` through the pipeline's own mixer and
+    /// resampler (an `ExtendedAudioFile`'s client format), as a conversion to them hands its encoder the sound.
+    static func loudness(of path: String, at sampleRate: Double, channels: Int) throws -> LoudnessFacts? {
+        let file = try ExtendedAudioFile(reading: AudioFile(path: path))
+        try file.setClientDataFormat(
+            .linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 32, isFloat: true))
+        let meter = ValidatorMeter(
+            try LoudnessMeter(channels: channels, sampleRate: sampleRate), locatesTruePeak: false)
+        var bytes: [UInt8] = []
+        while case let frames = try file.read(maximumFrames: 4096, into: &bytes), frames > 0 {
+            bytes.withUnsafeBytes { raw in meter.add(raw.bindMemory(to: Float.self), frames: frames) }
+        }
+        return meter.facts
     }
 }
 

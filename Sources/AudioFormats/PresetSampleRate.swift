@@ -32,3 +32,33 @@ public struct PresetSampleRate: Sendable, Hashable {
     /// The rate of the preset named `name`: the source's, unlimited, for a preset the table does not list.
     public static func of(preset name: String) -> PresetSampleRate { byPreset[name] ?? PresetSampleRate() }
 }
+
+/// What a conversion preset does to the channels: writes one count, or keeps the source's up to a most (mixing
+/// more down). The one table of the presets' channels, read by the presets and by the validator's fixes (which
+/// measure a sound as the fix's preset will make it).
+public struct PresetChannels: Sendable, Hashable {
+    /// The channels every output has (`sfx`, `voice`: mono), or `nil` where the source's are kept.
+    public var fixed: Int?
+    /// The most channels kept (`music`: stereo; more are mixed down), or `nil` for no limit.
+    public var maximum: Int?
+
+    /// A preset's channels: `fixed`, or the source's up to `maximum`.
+    public init(fixed: Int? = nil, maximum: Int? = nil) {
+        self.fixed = fixed
+        self.maximum = maximum
+    }
+
+    /// The channels an output of the preset has from a source of `channels`.
+    public func output(from channels: Int) -> Int { fixed ?? min(channels, maximum ?? channels) }
+
+    /// The presets' channels by preset name; a preset not listed keeps the source's (`pcm`, `lossless`).
+    public static let byPreset: [String: PresetChannels] = [
+        "system-sound": PresetChannels(maximum: 2),
+        "sfx": PresetChannels(fixed: 1),
+        "music": PresetChannels(maximum: 2),
+        "voice": PresetChannels(fixed: 1),
+    ]
+
+    /// The channels of the preset named `name`: the source's, unlimited, for a preset the table does not list.
+    public static func of(preset name: String) -> PresetChannels { byPreset[name] ?? PresetChannels() }
+}
