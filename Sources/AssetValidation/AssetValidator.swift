@@ -52,11 +52,17 @@ public struct AssetValidator: Sendable {
     /// What `convert --loudness` can reach (the command sets the normalizer's figures): a loudness fix aims where
     /// the file can go within the profile's tolerance, or says why none will do.
     public var loudnessReach: LoudnessReach?
-    /// The loudness of the file at `path` as a fix's output will hold it: resampled to `sampleRate` and mixed to
-    /// `channels` as `convert` does (a preset's 22.05 kHz takes a click's highs, and their loudness, away; a
-    /// mixdown moves its peaks). A loudness fix whose output has another rate or channel count aims from it, where
-    /// set (the command sets the converter's); `nil` there, or where it returns `nil`: from the file as it is.
-    public var reshapedLoudness: (@Sendable (_ path: String, _ sampleRate: Double, _ channels: Int) -> LoudnessFacts?)?
+    /// The loudness of the file at `path` as a fix's output will hold it, before any gain: read at the rate and
+    /// channels `shape` gives (a preset's 22.05 kHz takes a click's highs, and their loudness, away; a mixdown
+    /// moves its peaks). A loudness fix whose output has another rate or channel count aims from it, where set
+    /// (the command sets the converter's); `nil` there, or where it returns `nil`: from the file as it is.
+    public var reshapedLoudness: (@Sendable (_ path: String, _ shape: OutputShape) -> LoudnessFacts?)?
+    /// The loudness target the fix's conversion (`shape`'s preset, at that rate and channels, under `ceiling`
+    /// dBTP) meets asked for `target`: `target` itself, or the loudest it can meet (`-infinity`: none), or `nil`
+    /// where unknown (a long sound, which is not converted to learn it). A preset's fix is aimed there where set: a codec's overshoot
+    /// (IMA4's on a transient, AAC's) is known only by converting.
+    public var loudnessMet:
+        (@Sendable (_ path: String, _ shape: OutputShape, _ target: Double, _ ceiling: Double) -> Double?)?
 
     /// A validator for `profile` (Apple's system-sound rules by default).
     public init(profile: Profile = .systemSound) {
@@ -299,13 +305,36 @@ public struct AssetValidator: Sendable {
         // Aimed from the sound as the fix's output holds it, where its rate or channels differ from the file's.
         var measured = facts
         if let shape = result.outputShape(for: facts),
-            let reshaped = reshapedLoudness?(facts.path, shape.sampleRate, shape.channels)
+            let reshaped = reshapedLoudness?(facts.path, shape)
         {
             measured.loudness = reshaped
         }
-        switch FixRecipe.loudnessAim(
+        var aimed = FixRecipe.loudnessAim(
             measured, target: target, tolerance: tolerance, ceiling: ceiling, reach: loudnessReach)
+        // A preset's encoder moves the peak: the aim (or, where gain alone falls short, the band's edge) as its
+        // conversion meets it.
+        // (A silent or damaged file's refusal stands: only an aim, or a band gain alone falls short of, is tried.)
+        if let shape = result.outputShape(for: facts), shape.preset != nil, let loudnessMet,
+            (try? aimed.get()) != nil || (aimed.failure?.limitingMightReach ?? false)
         {
+            let lowest = FixRecipe.lowestAim(target: target, tolerance: tolerance)
+            let asked = (try? aimed.get()) ?? lowest
+            if let met = loudnessMet(facts.path, shape, asked, ceiling) {
+                let level = (met * 10).rounded(.down) / 10
+                aimed =
+                    level >= lowest
+                    ? .success(level)
+                    : .failure(
+                        NoLoudnessFix(
+                            "only limiting gets there, and as the fix's --preset \(shape.preset ?? "") makes it, under the "
+                                + "\(shortDecimal(ceiling)) dBTP ceiling, "
+                                + (met.isFinite
+                                    ? "it meets \(fixedPoint(met, places: 1)) LUFS at most, short of "
+                                    : "no conversion of it met a level within ")
+                                + "this profile's \(shortDecimal(lowest)) LUFS"))
+            }
+        }
+        switch aimed {
         case .success(let aim):
             result.loudness = aim
             return (result, nil)

@@ -57,20 +57,22 @@ struct FixRecipe: Sendable, Hashable {
         return channels != nil || cut != nil || trimsSilence != nil
     }
 
-    /// The rate and channels the fix's output has where either differs from the file's (a preset's, `-ar`, `-c`),
-    /// or `nil` where it keeps both, or remakes a file from its source (whose own they are not).
-    func outputShape(for facts: AssetFacts) -> (sampleRate: Double, channels: Int)? {
+    /// What the fix's output is made as, where it is not the file's own: its rate and channels (a preset's,
+    /// `-ar`, `-c`) and the preset that encodes it; `nil` where it keeps the file's rate, channels and format, or
+    /// remakes a file from its source (whose own they are not).
+    func outputShape(for facts: AssetFacts) -> OutputShape? {
         guard facts.origin == nil, let format = facts.summary?.format, format.sampleRate > 0 else { return nil }
         let (rate, count) = (format.sampleRate, Int(format.channelsPerFrame))
-        var shape = (sampleRate: rate, channels: count)
+        var shape = OutputShape(sampleRate: rate, channels: count, preset: nil)
         if case .preset(let name, _) = self.format {
             let presetRate = PresetSampleRate.of(preset: name)
             shape.sampleRate = presetRate.fixed ?? min(rate, presetRate.maximum ?? rate)
             shape.channels = PresetChannels.of(preset: name).output(from: count)
+            shape.preset = name
         }
         if let sampleRate { shape.sampleRate = min(shape.sampleRate, sampleRate) }
         if let channels { shape.channels = channels }
-        return shape.sampleRate == rate && shape.channels == count ? nil : shape
+        return shape.sampleRate == rate && shape.channels == count && shape.preset == nil ? nil : shape
     }
 
     /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and
@@ -208,7 +210,7 @@ struct FixRecipe: Sendable, Hashable {
         // The loudest level gain alone reaches under the ceiling (a margin kept for an encoder's overshoot).
         let free = level + ceiling - reach.headroom - loudness.truePeak
         if free >= target { return .success(target) }
-        let lowest = ((target - tolerance + min(0.1, tolerance / 2)) * 10).rounded(.up) / 10
+        let lowest = lowestAim(target: target, tolerance: tolerance)
         let aim = ((free - 0.1) * 10).rounded(.down) / 10
         // Past the band's edge only the limiter reaches, and how much loudness it takes from a sound whose
         // peaks carry it is known only by converting: no fix is promised.
@@ -218,9 +220,16 @@ struct FixRecipe: Sendable, Hashable {
                     "its true peak sits \(fixedPoint(loudness.truePeak - level, places: 1)) dB over its loudness, so "
                         + "gain alone reaches \(fixedPoint(free, places: 1)) LUFS under the \(shortDecimal(ceiling)) dBTP "
                         + "ceiling, short of this profile's \(shortDecimal(lowest)) LUFS: only limiting gets there (convert "
-                        + "--loudness \(shortDecimal(lowest)) limits, or names the loudest target it can meet)"))
+                        + "--loudness \(shortDecimal(lowest)) limits, or names the loudest target it can meet)",
+                    limitingMightReach: true))
         }
         return .success(aim)
+    }
+
+    /// The quietest level a fix aims at under a `loudness` rule: the band's lower edge with a margin inside it
+    /// (0.1 LU, or half the tolerance), rounded up to 0.1.
+    static func lowestAim(target: Double, tolerance: Double) -> Double {
+        ((target - tolerance + min(0.1, tolerance / 2)) * 10).rounded(.up) / 10
     }
 
     /// The file's own format as `convert` keeps it: `-d 0` where it writes the format again (linear PCM, IMA4,
@@ -335,5 +344,29 @@ public struct LoudnessReach: Sendable, Hashable {
 /// Why a file gets no loudness fix, for a person.
 struct NoLoudnessFix: Error {
     var reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// Whether gain alone falls short of the band, which a limiter may yet reach (not a silent or damaged file).
+    var limitingMightReach = false
+    init(_ reason: String, limitingMightReach: Bool = false) {
+        self.reason = reason
+        self.limitingMightReach = limitingMightReach
+    }
+}
+
+extension Result {
+    /// The failure, or `nil` for a success.
+    var failure: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}
+
+/// What a fix's output is made as: the rate and channels it has and the preset (`--preset NAME`) that encodes it,
+/// if any; what a loudness fix is aimed from (``AssetValidator/reshapedLoudness``).
+public struct OutputShape: Sendable, Hashable {
+    /// The output's rate, Hz.
+    public var sampleRate: Double
+    /// The output's channels.
+    public var channels: Int
+    /// The preset the fix converts with, or `nil` where it keeps the file's own format.
+    public var preset: String?
 }

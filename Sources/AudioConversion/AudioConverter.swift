@@ -62,6 +62,25 @@ public enum AudioConverter {
         }
     }
 
+    /// The loudness target a conversion of `input` to `output` meets, `settings.loudness` asked: that one where
+    /// it is met (the output then written), else the loudest the refusal names (for a lossy output, once a
+    /// conversion there met it; the output is not written), else `nil`. What the validator's fixes aim at, so a fix
+    /// is only offered at a target its conversion meets.
+    public static func loudnessMet(input: String, output: String, settings: ConversionSettings) throws -> Double? {
+        guard let asked = settings.loudness?.integrated else { return nil }
+        let destination = try ConversionPlan.Destination(output: output, settings: settings)
+        do {
+            _ = try convertOnce(input: input, output: output, destination: destination, settings: settings)
+            return asked
+        } catch let refusal as LoudnessRefusal {
+            guard let suggestion = refusal.suggestion else { return nil }
+            guard refusal.isLossy else { return suggestion }
+            return try confirmedTarget(
+                from: suggestion, allowance: refusal.allowance, input: input, output: output,
+                destination: destination, settings: settings)
+        }
+    }
+
     /// The loudest target from `suggestion` down that a conversion actually meets (a lossy encoder's overshoot
     /// moves with the target, so a suggestion is only a promise once converted): each try writes a hidden file
     /// beside the output, removed after, starting from what the encodes before learned (the ceiling the

@@ -3,6 +3,14 @@ import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioEngines
+import AudioFormats
+import FileAccess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension AssetValidator {
     /// A validator for `profile` with every engine afkit has, as `afkit validate` checks: the standard
@@ -26,7 +34,51 @@ extension AssetValidator {
         sourceReaderProvider = { file in try SourceReader(pipelineFile: file) }
         loudnessReach = LoudnessReach(
             truePeakCeiling: LoudnessTarget.defaultTruePeakCeiling, headroom: LoudnessTarget.limiterHeadroom)
-        reshapedLoudness = { path, rate, channels in try? Self.loudness(of: path, at: rate, channels: channels) }
+        reshapedLoudness = { path, shape in
+            try? Self.loudness(of: path, at: shape.sampleRate, channels: shape.channels)
+        }
+        loudnessMet = { path, shape, target, ceiling in
+            Self.loudnessMet(of: path, as: shape, target: target, ceiling: ceiling)
+        }
+    }
+
+    /// The longest sound a fix's preset is run on to learn the loudness its conversion meets, seconds (an effect,
+    /// a line of dialogue; a few encodes of it).
+    static let convertedShapeSeconds = 60.0
+
+    /// The loudness target converting the file at `path` with `shape`'s preset, rate and channels meets, asked
+    /// for `target` under `ceiling` dBTP (``AudioConverter/loudnessMet(input:output:settings:)``), into a temporary
+    /// CAF removed after: `target`, or a lower one a fresh conversion met, or `-infinity` where none did in four
+    /// conversions; `nil` for a sound longer than ``convertedShapeSeconds`` or a first conversion that fails.
+    static func loudnessMet(of path: String, as shape: OutputShape, target: Double, ceiling: Double) -> Double? {
+        guard let name = shape.preset, let preset = Preset(rawValue: name), let file = try? AudioFile(path: path),
+            let frames = try? AudioFileSummary(file.properties).frameCount,
+            Double(frames) <= convertedShapeSeconds * file.dataFormat.sampleRate
+        else { return nil }
+        var settings = preset.settings
+        settings.sampleRate = shape.sampleRate
+        settings.channels = shape.channels
+        settings.keepsMetadata = false
+        // As `convert --preset NAME --loudness TARGET --true-peak CEILING` asks it (the voice preset's leveler).
+        settings.loudness = LoudnessTarget(integrated: target, truePeakCeiling: ceiling)
+        settings.loudness?.dynamic = settings.levelsSpeech
+        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        let output = temporaryPath(beside: folder + "/afkit-fix") + ".caf"
+        defer { unlink(output) }
+        // A target is offered once a fresh conversion, as the fix runs it, meets it: a refusal's confirmed
+        // suggestion was met from what that run's encodes had learned, which a fresh run learns again (and may
+        // find more overshoot in), so it is tried afresh, and the next one named after it.
+        var asked = target
+        for round in 0..<4 {
+            settings.loudness?.integrated = asked
+            let met = try? AudioConverter.loudnessMet(input: path, output: output, settings: settings)
+            if let met, met >= asked { return asked }
+            // (A first conversion that fails outright says nothing of the fix; a later one, that its target is
+            // not met afresh.)
+            guard let next = met ?? (round > 0 ? asked : nil) else { return nil }
+            asked = (next * 10).rounded(.down) / 10
+        }
+        return -.infinity
     }
 
     /// The loudness of the file at `path` read at `sampleRate` and `channels` through the pipeline's own mixer and
