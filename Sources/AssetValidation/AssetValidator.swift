@@ -326,7 +326,9 @@ public struct AssetValidator: Sendable {
                     ? .success(level)
                     : .failure(
                         NoLoudnessFix(
-                            "only limiting gets there, and as the fix's --preset \(shape.preset ?? "") makes it, under the "
+                            (aimed.failure != nil ? "only limiting gets there, and " : "")
+                                + "as the fix's --preset \(shape.preset ?? "") makes it (its encoder's overshoot "
+                                + "included), under the "
                                 + "\(shortDecimal(ceiling)) dBTP ceiling, "
                                 + (met.isFinite
                                     ? "it meets \(fixedPoint(met, places: 1)) LUFS at most, short of "

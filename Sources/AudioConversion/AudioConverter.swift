@@ -55,15 +55,14 @@ public enum AudioConverter {
         } catch var refusal as LoudnessRefusal {
             if refusal.isLossy, let suggestion = refusal.suggestion {
                 refusal.suggestion = try confirmedTarget(
-                    from: suggestion, allowance: refusal.allowance, input: input, output: output,
-                    destination: destination, settings: settings)
+                    from: suggestion, input: input, output: output, destination: destination, settings: settings)
             }
             throw refusal.error
         }
     }
 
     /// The loudness target a conversion of `input` to `output` meets, `settings.loudness` asked: that one where
-    /// it is met (the output then written), else the loudest the refusal names (for a lossy output, once a
+    /// it is met (the output then written), else the loudest the refusal names (for a lossy output, once a fresh
     /// conversion there met it; the output is not written), else `nil`. What the validator's fixes aim at, so a fix
     /// is only offered at a target its conversion meets.
     public static func loudnessMet(input: String, output: String, settings: ConversionSettings) throws -> Double? {
@@ -76,23 +75,22 @@ public enum AudioConverter {
             guard let suggestion = refusal.suggestion else { return nil }
             guard refusal.isLossy else { return suggestion }
             return try confirmedTarget(
-                from: suggestion, allowance: refusal.allowance, input: input, output: output,
-                destination: destination, settings: settings)
+                from: suggestion, input: input, output: output, destination: destination, settings: settings)
         }
     }
 
     /// The loudest target from `suggestion` down that a conversion actually meets (a lossy encoder's overshoot
     /// moves with the target, so a suggestion is only a promise once converted): each try writes a hidden file
-    /// beside the output, removed after, starting from what the encodes before learned (the ceiling the
-    /// encoder's overshoot asks, the aim's shift); a refused try's own suggestion (or 0.5 LU less) is tried next,
-    /// up to three tries; `nil` when none met it.
+    /// beside the output, removed after, as a fresh run at that target would (nothing carried from the encodes
+    /// before: a target met from what they learned may not be met by the run the user then makes, whose own
+    /// first encodes may learn otherwise); a refused try's own suggestion (or 0.5 LU less) is tried next, up to
+    /// three tries; `nil` when none met it.
     static func confirmedTarget(
-        from suggestion: Double, allowance: EncoderAllowance?, input: String, output: String,
-        destination: ConversionPlan.Destination, settings: ConversionSettings
+        from suggestion: Double, input: String, output: String, destination: ConversionPlan.Destination,
+        settings: ConversionSettings
     ) throws -> Double? {
         guard var target = settings.loudness else { return nil }
         var candidate = suggestion
-        var allowance = allowance
         let trial = temporaryPath(beside: output) + pathParts(output).extension
         TemporaryFiles.register(trial)
         defer {
@@ -103,14 +101,13 @@ public enum AudioConverter {
             var attempt = settings
             target.integrated = candidate
             attempt.loudness = target
-            attempt.encoderAllowance = allowance
+            attempt.encoderAllowance = nil
             attempt.synchronizesFolder = false
             attempt.deferredCommit = nil
             do {
                 _ = try convertOnce(input: input, output: trial, destination: destination, settings: attempt)
                 return candidate
             } catch let refused as LoudnessRefusal {
-                allowance = refused.allowance ?? allowance
                 candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
                 candidate = (candidate * 10).rounded(.down) / 10
             } catch {

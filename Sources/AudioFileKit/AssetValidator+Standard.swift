@@ -48,8 +48,8 @@ extension AssetValidator {
 
     /// The loudness target converting the file at `path` with `shape`'s preset, rate and channels meets, asked
     /// for `target` under `ceiling` dBTP (``AudioConverter/loudnessMet(input:output:settings:)``), into a temporary
-    /// CAF removed after: `target`, or a lower one a fresh conversion met, or `-infinity` where none did in four
-    /// conversions; `nil` for a sound longer than ``convertedShapeSeconds`` or a first conversion that fails.
+    /// CAF removed after: `target`, or the loudest lower one a conversion confirmed, or `-infinity` where none was;
+    /// `nil` for a sound longer than ``convertedShapeSeconds`` or a conversion that fails for another reason.
     static func loudnessMet(of path: String, as shape: OutputShape, target: Double, ceiling: Double) -> Double? {
         guard let name = shape.preset, let preset = Preset(rawValue: name), let file = try? AudioFile(path: path),
             let frames = try? AudioFileSummary(file.properties).frameCount,
@@ -65,20 +65,12 @@ extension AssetValidator {
         let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         let output = temporaryPath(beside: folder + "/afkit-fix") + ".caf"
         defer { unlink(output) }
-        // A target is offered once a fresh conversion, as the fix runs it, meets it: a refusal's confirmed
-        // suggestion was met from what that run's encodes had learned, which a fresh run learns again (and may
-        // find more overshoot in), so it is tried afresh, and the next one named after it.
-        var asked = target
-        for round in 0..<4 {
-            settings.loudness?.integrated = asked
-            let met = try? AudioConverter.loudnessMet(input: path, output: output, settings: settings)
-            if let met, met >= asked { return asked }
-            // (A first conversion that fails outright says nothing of the fix; a later one, that its target is
-            // not met afresh.)
-            guard let next = met ?? (round > 0 ? asked : nil) else { return nil }
-            asked = (next * 10).rounded(.down) / 10
+        // The target met, or the loudest a conversion as the fix runs it confirmed (-infinity: none).
+        do {
+            return try AudioConverter.loudnessMet(input: path, output: output, settings: settings) ?? -.infinity
+        } catch {
+            return nil
         }
-        return -.infinity
     }
 
     /// The loudness of the file at `path` read at `sampleRate` and `channels` through the pipeline's own mixer and

@@ -125,6 +125,41 @@ import Testing
         return ["click.wav", "clipped.wav", "voice-line.wav"]
     }
 
+    /// A stereo 96 kHz hit whose mixdown leaves only its transients (a tone out of phase between the channels,
+    /// 2 ms bursts in phase): measured as it is, gain alone reaches -18 LUFS under -1 dBTP, but mixed to mono at
+    /// 22.05 kHz the bursts carry its loudness, and IMA4 adds to their peaks. game-sfx's fix is offered only at
+    /// a level its conversion meets (it asked -18.2, which convert refused), else it says the loudest it meets;
+    /// convert's own refusal names a target a fresh conversion meets (it named -19.8, which a fresh run missed).
+    @Test func aFixAfterAMixdownIsAimedAsItsOutputHoldsIt() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/hit.wav"
+        try Self.wav(path, seconds: 2, rate: 96000, channels: 2) { frame, channel in
+            let time = Double(frame) / 96000
+            let tone = 0.3 * sin(2 * Double.pi * 1000 * time)
+            let burst = frame % 9600 < 192 ? 0.5 * sin(2 * Double.pi * 3000 * time) : 0
+            return (channel == 0 ? tone : -tone) + burst
+        }
+        let found = try Self.violations(path, profile: "game-sfx")
+        let loudness = try #require(found.first { $0.rule == "loudness" }, "\(found)")
+        if let fix = loudness.fix {
+            let fixed = try FixCommandTests.run(fix)
+            let after = try Self.violations(fixed, profile: "game-sfx")
+            #expect(!after.contains { ["loudness", "true-peak"].contains($0.rule) }, "\(fix): \(after)")
+        } else {
+            #expect(loudness.message.contains("LUFS at most, short of"), "\(loudness)")
+        }
+        let refused = try Command.run(["convert", "--preset", "sfx", "--loudness", "-18", path, folder.path + "/a.caf"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        let named = try #require(
+            refused.stderr.range(of: "loudest target that can is ").map {
+                Double(refused.stderr[$0.upperBound...].prefix { $0 != " " })
+            } ?? nil, "\(refused.stderr)")
+        let again = try Command.run([
+            "convert", "--preset", "sfx", "--loudness", String(named), path, folder.path + "/b.caf",
+        ])
+        #expect(again.status == 0, "\(named): \(again.stderr)")
+    }
+
     /// The built-in profiles, as validate names them where it is given none of them.
     static func builtInProfiles() throws -> [String] {
         let refusal = try Command.run(["validate", "--profile", "no-such-profile", "signals/speech.wav"]).stderr
