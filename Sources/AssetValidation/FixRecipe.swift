@@ -103,9 +103,10 @@ struct FixRecipe: Sendable, Hashable {
     /// The output goes beside the file, named as it is with the extension of its container where afkit writes
     /// that container with the output's format (else `.caf`, or the preset's), `-fixed` added where that would be
     /// the file itself or another file already there (then `-fixed-2`, ...). A file a conversion made
-    /// (``FixOrigin``) is remade from its source instead, with the options that made it and then these, into its
-    /// own place: its format is left to those options. Where another fix of the same run writes the same output,
-    /// the report moves this one on (``PlannedFix/avoiding(_:)``).
+    /// (``FixOrigin``) is remade from its source instead, with the options that made it and then these, beside it
+    /// (never over it: the batch that made it would take its place back, converting again): its format is left
+    /// to those options. Where another fix of the same run, or another file of it, takes the same name, the report
+    /// moves this one on (``PlannedFix/avoiding(_:)``).
     func command(for facts: AssetFacts) -> PlannedFix? {
         // A file with no audio frames (an init segment) has nothing a conversion could fix: its output would be as
         // empty, and fail `empty` as the file does.
@@ -166,7 +167,7 @@ struct FixRecipe: Sendable, Hashable {
             let added = options.filter { !made.contains($0) }
             return PlannedFix(
                 input: "afkit convert \((made + added).joined(separator: " ")) \(shellQuoted(origin.source))",
-                file: facts.path, remakesFile: true, name: (folder + base, suffix ?? own), note: nil)
+                file: facts.path, name: (folder + base, suffix ?? own), note: nil)
         }
         var note: String?
         if let id = facts.summary?.format.formatID, !CodecDescriptor.isLossless(id) {
@@ -176,7 +177,7 @@ struct FixRecipe: Sendable, Hashable {
         }
         return PlannedFix(
             input: "afkit convert \(options.joined(separator: " ")) \(shellQuoted(facts.path))", file: facts.path,
-            remakesFile: false, name: (folder + base, suffix ?? own), note: note)
+            name: (folder + base, suffix ?? own), note: note)
     }
 
     /// The loudness a fix aims at under a profile's `loudness` rule (`target` ± `tolerance`) and true-peak
@@ -275,9 +276,6 @@ struct PlannedFix: Sendable {
     var input: String
     /// The file the fix is for.
     var file: String
-    /// Whether the fix remakes the file in its own place (a batch's output, from its source), rather than writing
-    /// beside it.
-    var remakesFile: Bool
     /// The output's path without its extension (`a/x`), and the extension (`.caf`).
     var name: (stem: String, suffix: String)
     /// What to know before running it (``Violation/fixNote``).
@@ -285,10 +283,9 @@ struct PlannedFix: Sendable {
     /// Where the fix writes.
     private(set) var output = ""
 
-    init(input: String, file: String, remakesFile: Bool, name: (stem: String, suffix: String), note: String?) {
+    init(input: String, file: String, name: (stem: String, suffix: String), note: String?) {
         self.input = input
         self.file = file
-        self.remakesFile = remakesFile
         self.name = name
         self.note = note
         output = firstFree(avoiding: [])
@@ -305,7 +302,7 @@ struct PlannedFix: Sendable {
     }
 
     /// The first of `STEM.EXT`, `STEM-fixed.EXT`, `STEM-fixed-2.EXT`, ... that is not in `taken` and is not a file
-    /// already there: never the file itself, unless the fix remakes it.
+    /// already there: never the file itself.
     private func firstFree(avoiding taken: Set<String>) -> String {
         var attempt = 0
         while true {
@@ -313,7 +310,7 @@ struct PlannedFix: Sendable {
                 name.stem + (attempt == 0 ? "" : attempt == 1 ? "-fixed" : "-fixed-\(attempt)") + name.suffix
             attempt += 1
             guard !taken.contains(outputIdentity(candidate)) else { continue }
-            if candidate == file ? remakesFile : !pathExists(candidate) { return candidate }
+            if candidate != file, !pathExists(candidate) { return candidate }
         }
     }
 }

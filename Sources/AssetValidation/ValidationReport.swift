@@ -58,13 +58,14 @@ public struct ValidationReport: Sendable {
     /// Files the folder walks left out, not named as a sound file afkit reads.
     public var skippedFiles: [String] = []
 
-    /// A run of `profile` over `files`. No two files' fixes write one output: where a file's fix would write where
-    /// an earlier file's does (`x.wav` and `x.aif` both fixed into `x.caf`), it writes to the next free name
-    /// (`x-fixed.caf`, `x-fixed-2.caf`, ...), so the run's fixes can all be run.
+    /// A run of `profile` over `files`. No two files' fixes write one output, and no fix writes a file of the run:
+    /// where a file's fix would write where an earlier file's does (`x.wav` and `x.aif` both fixed into `x.caf`), or
+    /// where a file of the run is or will be (a batch's output that failed to convert), it writes to the next free
+    /// name (`x-fixed.caf`, `x-fixed-2.caf`, ...), so the run's fixes can all be run.
     public init(profile: String, files: [FileReport]) {
         self.profile = profile
         self.files = files
-        var taken = Set<String>()
+        var taken = Set(files.map { outputIdentity($0.path) })
         for index in self.files.indices {
             guard let planned = self.files[index].plannedFix else { continue }
             if taken.contains(outputIdentity(planned.output)) {

@@ -45,11 +45,11 @@ extension Batch {
         --format html's page of the outputs instead, checked against --profile (default: the preset's own profile, as \
         for --trim; system-sound for pcm); a source that failed to convert is listed with its error as the finding. \
         The page's fixes remake an output from its source with the batch's options and the fix's own (afkit convert \
-        --preset pcm --gain=-3 --trim src/long.wav out/long.caf), never from the output, which would be a second \
-        generation of loss; a fix writes where no other fix of the page does (two outputs fixed into one name: the \
-        second gets -fixed). Every preset's output passes its own profile with no finding: PresetProfileTests converts \
-        sources from 8 to 192 kHz, 1 to 8 channels, 8- to 32-bit integers and float with each preset and validates \
-        them in-process.
+        --preset pcm --gain=-3 --trim src/long.wav out/long-fixed.caf), never from the output, which would be a \
+        second generation of loss; a fix writes beside the output, never over it or another output (the batch's next \
+        run would convert it back), and where no other fix of the page does (-fixed, -fixed-2, ...). Every preset's \
+        output passes its own profile with no finding: PresetProfileTests converts sources from 8 to 192 kHz, 1 to 8 \
+        channels, 8- to 32-bit integers and float with each preset and validates them in-process.
 
         On a terminal one progress line shows the files done and the file being written, its time and speed (batch: \
         3/10 files - long.wav 00:02:13.4 of 00:10:00.0 - 41.2x; --progress forces it elsewhere); piped, a line a file \

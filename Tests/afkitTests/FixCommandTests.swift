@@ -4,7 +4,7 @@ import Testing
 
 /// Fixes keep what the user chose (issue 49): each fix the validator suggests, run as it is written, clears its
 /// rule and keeps the file's data format (an IMA4 file too long is cut as IMA4); a batch report's fix remakes the
-/// output from its source with the batch's options.
+/// output from its source with the batch's options, beside the output (the batch's next run leaves it be).
 @Suite struct FixCommandTests {
     /// The fixes `validate --format json` suggests for `path`, by rule.
     static func fixes(_ path: String, profile: String = "system-sound") throws -> [String: String] {
@@ -108,8 +108,8 @@ import Testing
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
         let fix = try Self.reportedFix(in: report, "afkit convert --preset pcm")
-        // The source and the batch's options, then the fix's own; the output is the batch's own.
-        #expect(fix == "afkit convert --preset pcm --gain=-3 --trim \(source) \(out)/long.caf", "\(fix)")
+        // The source and the batch's options, then the fix's own; the output beside the batch's own.
+        #expect(fix == "afkit convert --preset pcm --gain=-3 --trim \(source) \(out)/long-fixed.caf", "\(fix)")
         let fixed = try Self.run(fix)
         #expect(try !Self.rules(fixed).contains("duration"))
         #expect(try AudioFile(path: fixed).properties.validFrameCount == 30 * 8000)
@@ -130,10 +130,36 @@ import Testing
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
         let fix = try Self.reportedFix(in: report, "afkit convert --preset sfx")
-        #expect(fix == "afkit convert --preset sfx --normalize-true-peak -1.5 \(source) \(out)/click.caf", "\(fix)")
+        #expect(
+            fix == "afkit convert --preset sfx --normalize-true-peak -1.5 \(source) \(out)/click-fixed.caf", "\(fix)")
         let fixed = try Self.run(fix)
         let left = try Self.rules(fixed, profile: "simultaneous-sfx")
         #expect(!left.contains("true-peak") && !left.contains("clipping"), "\(left)")
+    }
+
+    /// A batch report's fix writes where the batch never reads or writes: the same batch run again after the fix finds
+    /// every output up to date and leaves the fix's output as it was (it wrote over the batch's output, which the
+    /// next run converted back).
+    @Test func aBatchRunAfterItsReportsFixesConvertsNothing() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        let sources = try FixesMakeNothingWorseTests.hot(in: folder.path + "/src").count
+        let report = folder.path + "/report.html"
+        let arguments = [
+            "batch", "--preset", "sfx", "--gain", "2", "--out", folder.path + "/out", "--report", report,
+            folder.path + "/src",
+        ]
+        let batch = try Command.run(arguments)
+        #expect(batch.stdout == "\(sources) files: \(sources) converted, 0 up to date, 0 failed\n", "\(batch.stderr)")
+        let fix = try Self.reportedFix(in: report, "afkit convert --preset sfx")
+        let fixed = try Self.run(fix)
+        let made = try Data(contentsOf: URL(fileURLWithPath: fixed))
+        let again = try Command.run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stdout == "\(sources) files: 0 converted, \(sources) up to date, 0 failed\n",
+            "\(again.stdout) \(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixed)) == made)
     }
 }
 
