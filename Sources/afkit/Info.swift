@@ -99,25 +99,36 @@ struct Info: NetworkCommand {
                     continue
                 }
                 if path != "-", HLS.isPlaylistFile(path) {
-                    if loudness {
-                        throw AudioFileError.illegalOperation(
-                            "--loudness measures a sound file; a playlist's segments are not measured (measure the source)"
-                        )
-                    }
-                    // An HLS playlist: its (best variant's) segments read as one stream.
+                    // An HLS playlist: its (best variant's) segments read as one stream. With --loudness, the
+                    // segments as the stream took them are kept in a temporary file, and measured as that one file:
+                    // the rendition decoded in order, its priming and remainder left out once.
                     var reader = HLS.Reader(fetch: playlistAccess(path, allowsNetwork: allowNetwork).fetcher)
                     var stream = AudioFileStream()
-                    try reader.read(location: path, into: &stream) { _ in }
+                    var spool: String?
+                    defer { if let spool { StandardStreams.discard(spool) } }
+                    if loudness {
+                        spool = try StandardStreams.spool(named: "hls", what: "the playlist's segments") { write in
+                            try reader.read(location: path, into: &stream, fed: { try $0.withUnsafeBytes(write) }) {
+                                _ in
+                            }
+                        }
+                    } else {
+                        try reader.read(location: path, into: &stream) { _ in }
+                    }
                     let summary = try AudioFileSummary(stream.properties)
+                    let measured = try spool.map(LoudnessMeasurement.measure(path:))
                     let playlist = PlaylistReading(
                         mediaPlaylist: reader.mediaLocation ?? path, segments: reader.segments.count,
                         problems: reader.problems)
                     if json {
-                        objects.append(
-                            .object([("path", .string(path))] + summary.jsonFields + [("hls", playlist.json)]))
+                        var fields = [("path", .string(path))] + summary.jsonFields + [("hls", playlist.json)]
+                        if let measured { fields.append(("loudness", measured.json)) }
+                        objects.append(.object(fields))
                     } else {
                         var text = InfoText.render(path: path, summary: summary, properties: stream.properties)
-                        text.insert(contentsOf: playlist.text, at: text.index(text.endIndex, offsetBy: -5))
+                        text.insert(
+                            contentsOf: playlist.text + (measured?.text ?? ""),
+                            at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
                     continue

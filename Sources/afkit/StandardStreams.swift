@@ -22,7 +22,18 @@ enum StandardStreams {
     /// Copies standard input to a temporary file; returns its path. The caller removes it with
     /// ``discard(_:)``.
     static func spoolStandardInput() throws -> String {
-        let path = try createSpool(named: "stdin")
+        try spool(named: "stdin", what: "standard input") { write in
+            try forEachChunk(ofFileAt: nil, chunkSize: 1 << 20, write)
+        }
+    }
+
+    /// Keeps the bytes `body` gives its `write` (`what` names them in an error) in a private temporary file
+    /// (``createSpool(named:)``); returns its path, which the caller removes with ``discard(_:)``. Where `body`
+    /// fails, nothing is left behind.
+    static func spool(
+        named name: String, what: String, _ body: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> String {
+        let path = try createSpool(named: name)
         let descriptor: Int32
         do {
             descriptor = try TemporaryFiles.openOwnFile(path, flags: O_WRONLY)
@@ -32,9 +43,9 @@ enum StandardStreams {
         }
         defer { close(descriptor) }
         do {
-            try forEachChunk(ofFileAt: nil, chunkSize: 1 << 20) { chunk in
+            try body { chunk in
                 if let failure = Output.writeAll(chunk, to: descriptor) {
-                    throw AudioFileError.io("cannot keep standard input in '\(path)'", errno: failure)
+                    throw AudioFileError.io("cannot keep \(what) in '\(path)'", errno: failure)
                 }
             }
         } catch {

@@ -79,6 +79,43 @@ import Testing
         #expect(convert.status == 1 && convert.stderr.contains("an HTTP Live Streaming playlist"), "\(convert.stderr)")
     }
 
+    /// `info --loudness` on a playlist measures the rendition `info` reports (a master playlist's: the one its `HLS:`
+    /// line and `hls.mediaPlaylist` name), its segments decoded in order as one sound: within a few tenths of a LU of
+    /// the source it was made from, as AAC keeps it, in text as for a file and in `--json`'s `loudness`. (It was
+    /// refused with code 'nope'.)
+    @Test func infoMeasuresAPlaylistsLoudness() throws {
+        let source = scratch + "/tone.wav"
+        try toneWAV(source, seconds: 4, rate: 48000, channels: 2)
+        let measured = try #require(try Command.run(["info", "--loudness", "--json", source]).json as? [[String: Any]])
+        let sourceLoudness = try #require((measured.first?["loudness"] as? [String: Any])?["integrated"] as? Double)
+        for type in ["fmp4", "packed"] {
+            let out = scratch + "/loudness-" + type
+            let made = try Command.run([
+                "hls", source, "--out", out, "--segment-type", type, "--segment-duration", "1", "--bitrates",
+                "96k,160k",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+            for playlist in [out + "/master.m3u8", out + "/aac-96k/prog_index.m3u8"] {
+                let info = try Command.run(["info", "--loudness", "--json", playlist])
+                #expect(info.status == 0, "\(playlist): \(info.stderr)")
+                let entry = try #require((info.json as? [[String: Any]])?.first)
+                let loudness = try #require(entry["loudness"] as? [String: Any], "\(info.stdout)")
+                let integrated = try #require(loudness["integrated"] as? Double)
+                #expect(abs(integrated - sourceLoudness) <= 0.3, "\(playlist): \(integrated) against \(sourceLoudness)")
+                #expect(loudness["truePeak"] is Double && loudness["range"] is Double, "\(loudness)")
+                let rendition = playlist.hasSuffix("master.m3u8") ? "aac-160k" : "aac-96k"
+                #expect(
+                    (entry["hls"] as? [String: Any])?["mediaPlaylist"] as? String
+                        == "\(out)/\(rendition)/prog_index.m3u8")
+                let text = try Command.run(["info", "--loudness", playlist])
+                #expect(text.status == 0, "\(text.stderr)")
+                #expect(
+                    text.stdout.contains(" segments of \(out)/\(rendition)/prog_index.m3u8\nLoudness:               "),
+                    "\(text.stdout)")
+            }
+        }
+    }
+
     /// Several sources: a folder each, named after it, each with its master playlist.
     @Test func severalSources() throws {
         let out = scratch + "/many"

@@ -116,23 +116,28 @@ extension HLS {
         }
 
         /// Reads every segment of the presentation at `location` into `stream`, `chunkSize` bytes a call
-        /// (the packets do not depend on it), calling `segment` as each segment starts and `handler` with the
-        /// stream's events; finishes the stream. (A live playlist is read as it stands: its segments so far.)
+        /// (the packets do not depend on it), calling `segment` as each segment starts, `fed` with the bytes of
+        /// each resource the stream has taken (the initialization section once, then each segment: in order, the
+        /// stream as one file) and `handler` with the stream's events; finishes the stream. (A live playlist is
+        /// read as it stands: its segments so far.)
         public mutating func read(
             location: String, into stream: inout AudioFileStream, chunkSize: Int = 64 * 1024,
-            segment: (SegmentStart) throws -> Void = { _ in },
+            segment: (SegmentStart) throws -> Void = { _ in }, fed: ([UInt8]) throws -> Void = { _ in },
             _ handler: (AudioFileStream.Event) throws -> Void
         ) throws {
             let (mediaLocation, playlist) = try mediaPlaylist(at: location)
             for (index, entry) in playlist.segments.enumerated() {
                 if let map = initializationNeeded(for: entry) {
                     let bytes = try fetch(resolve(map.uri, against: mediaLocation), map.byteRange)
+                    let isFirst = section == nil
                     try hold(map, bytes: bytes, into: &stream, chunkSize: chunkSize, handler)
+                    if isFirst { try fed(bytes) }
                 }
                 let bytes = try fetch(resolve(entry.uri, against: mediaLocation), entry.byteRange)
                 try consume(
                     entry, sequence: playlist.mediaSequence + Int64(index), bytes: bytes, into: &stream,
                     chunkSize: chunkSize, segment: segment, handler)
+                try fed(bytes)
             }
             try stream.finish(handler)
         }
