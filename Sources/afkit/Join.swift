@@ -122,13 +122,21 @@ struct ComposedOutput {
                         + "\(first) to \(last)), which clip in the output: lower --levels, or give --loudness, whose "
                         + "true-peak limiter holds them")
             }
-            for note in notes where !shared.quiet { Output.standardError(fileMessage(name, output, .note, note)) }
+            for note in notes where !shared.quiet {
+                Output.standardError(fileMessage(name, file(of: note), .note, note))
+            }
         } catch let error as AudioFileError {
             line?.clear()
-            Output.standardError(fileMessage(name, output, .error, "\(error)"))
+            Output.standardError(fileMessage(name, file(of: "\(error)"), .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             throw usageError(error.description, in: command)
         }
+    }
+
+    /// The file a message is about: the input it starts by naming (`'in.wav': ...`, as the composition names a
+    /// part), else the output.
+    func file(of text: String) -> String {
+        parts.map(\.path).first { text.hasPrefix("'\($0)': ") } ?? output
     }
 }
