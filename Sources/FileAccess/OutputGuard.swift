@@ -36,6 +36,8 @@ public struct OutputGuard: Sendable {
     private var inputs: [FileIdentity: String] = [:]
     private var walked: [FileIdentity: String] = [:]
     private var skipped: Set<Place> = []
+    /// The output folder a walk skips (a batch's `--out`), as given: the place a refusal offers.
+    private var outputFolder: String?
     private var claimed: [Place: String] = [:]
     /// Folders the run makes (a batch's output tree): an output may go into one, and none may be an output.
     private var made: [Place: String] = [:]
@@ -61,6 +63,7 @@ public struct OutputGuard: Sendable {
         }
         // A skipped folder not made yet (a batch's --out) is known by its place below one that is.
         skipped = Set(skippedFolders.compactMap(Self.place(ofFolder:)))
+        outputFolder = skippedFolders.first
     }
 
     /// Records a folder the run makes (a batch's `--out` and the folders below it): outputs may go into it,
@@ -129,8 +132,8 @@ public struct OutputGuard: Sendable {
         if let folder = insideWalkedFolder(output) {
             throw Refusal(
                 output: output,
-                reason: "is inside '\(folder)', a source folder this run reads: write \(what) outside it "
-                    + "(or inside the output folder)")
+                reason: "is inside '\(folder)', a source folder this run reads: write \(what) outside it"
+                    + (outputFolder.map { " (or inside '\($0)', the output folder)" } ?? ""))
         }
         claimed[place] = what == "the output" ? "'\(output)'" : "\(what) ('\(output)')"
     }

@@ -191,6 +191,28 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder + "/src/build/r.json"))
     }
 
+    /// A report refused inside a source folder is offered the output folder only by a run that has one: `batch`
+    /// names its `--out`; `validate -o` has none, and says only to write outside (it offered "the output folder").
+    @Test func aRefusalOffersTheOutputFolderOnlyWhereThereIsOne() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let validate = try Command.run(["validate", "-o", folder + "/src/report.json", folder + "/src"])
+        #expect(validate.status == 2, "\(validate.stderr)")
+        #expect(
+            validate.stderr.contains(
+                "is inside '\(folder)/src', a source folder this run reads: write the report outside it\n"),
+            "\(validate.stderr)")
+        #expect(!validate.stderr.contains("output folder"), "\(validate.stderr)")
+        let batch = try Command.run([
+            "batch", "--preset", "sfx", "--out", folder + "/out", "--report", folder + "/src/report.json",
+            folder + "/src",
+        ])
+        #expect(batch.status == 2, "\(batch.stderr)")
+        #expect(
+            batch.stderr.contains("write the report outside it (or inside '\(folder)/out', the output folder)"),
+            "\(batch.stderr)")
+    }
+
     /// The guard as a library: an output under a name not yet made in a folder not yet made is told apart
     /// from an input by where it would go; `..` and links reach the same file.
     @Test func theGuardComparesPlacesNotSpellings() throws {
