@@ -83,7 +83,8 @@ struct Batch: ParsableCommand {
             "The profile an HTML report checks the outputs against and whose duration limit --trim cuts to "
                 + "(default: the preset's own: "
                 + Preset.allCases.map { "\($0.profileName ?? Profile.standard.name) for \($0.rawValue)" }.joined(
-                    separator: ", ") + ").", valueName: "name"))
+                    separator: ", ") + ").", valueName: "name"),
+        completion: Validate.profileCompletion)
     var profile: String?
 
     @Argument(help: "Source files and folders.")

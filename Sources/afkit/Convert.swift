@@ -32,7 +32,7 @@ struct Convert: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "The profile whose duration limit --trim cuts to (default: the preset's own, else system-sound).",
-            valueName: "name"))
+            valueName: "name"), completion: Validate.profileCompletion)
     var profile: String?
 
     @Flag(

@@ -29,7 +29,9 @@ struct Validate: ParsableCommand {
         case text, json, junit, github, html
     }
 
-    @Option(help: "A profile name (\(Profile.builtInNames.joined(separator: ", "))) or a JSON profile file.")
+    @Option(
+        help: "A profile name (\(Profile.builtInNames.joined(separator: ", "))) or a JSON profile file.",
+        completion: profileCompletion)
     var profile = Profile.standard.name
 
     @Option(
@@ -60,6 +62,9 @@ struct Validate: ParsableCommand {
     }
 
     func loadProfile() throws -> Profile { try Self.loadProfile(profile) }
+
+    /// What a shell completes `--profile` with (every command that takes one): the built-in profiles' names.
+    static let profileCompletion = CompletionKind.list(Profile.builtInNames)
 
     /// A built-in profile by name, or a JSON profile file.
     static func loadProfile(_ profile: String) throws -> Profile {

@@ -227,4 +227,29 @@ import Testing
             #expect(result.stderr.hasPrefix(first), "\(arguments): \(result.stderr)")
         }
     }
+
+    /// `--profile <TAB>` offers the built-in profiles in bash, zsh and fish, in every command that takes one
+    /// (validate, convert, batch): the scripts offered nothing (any word, as for a file).
+    @Test func profileCompletionOffersTheBuiltInProfiles() throws {
+        let names = [
+            "system-sound", "simultaneous-sfx", "music", "game-sfx", "music-streaming", "dialogue", "hls-audio",
+        ]
+        let offered: [String: String] = [
+            "bash": "-W " + names.map { "'\($0)'" }.joined(separator: "$'\\n'"),
+            "zsh": "=(" + names.map { "'\($0)'" }.joined(separator: " ") + ")",
+            "fish": "-l 'profile' ",
+        ]
+        for (shell, list) in offered {
+            let script = try Command.run(["--generate-completion-script", shell])
+            #expect(script.status == 0, "\(shell): \(script.stderr)")
+            if shell == "fish" {
+                // One line per command's --profile, each with its words.
+                let lines = script.stdout.split(separator: "\n").filter { $0.contains(list) }
+                #expect(lines.count == 3, "\(lines)")
+                #expect(lines.allSatisfy { $0.hasSuffix("-rfka '" + names.joined(separator: " ") + "'") }, "\(lines)")
+            } else {
+                #expect(script.stdout.components(separatedBy: list).count == 4, "\(shell): \(script.stdout)")
+            }
+        }
+    }
 }
