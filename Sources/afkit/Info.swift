@@ -215,7 +215,10 @@ enum InfoText {
         lines += [
             "Frames:                 \(summary.frameCount) valid + \(summary.primingFrames) priming + \(summary.remainderFrames) remainder"
         ]
-        for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key }) {
+        // An AIFF's COMT comments are their own lines (``timelineLines(_:)``), not the `comments` tag made of them too.
+        let commentsTag = summary.comments.isEmpty ? nil : summary.comments.map(\.text).joined(separator: "\n")
+        for (key, value) in summary.metadata.sorted(by: { $0.key < $1.key })
+        where !(key == "comments" && value == commentsTag) {
             lines.append("Metadata:               \(key): \(PathEscaping.controlEscaped(value))")
         }
         for picture in summary.pictures {

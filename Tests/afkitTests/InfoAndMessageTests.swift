@@ -77,6 +77,25 @@ import Testing
         #expect(aiff.stdout.contains("Comment:                marker 1: loop here"), "\(aiff.stdout)")
     }
 
+    /// An AIFF's COMT comment is shown once, on its `Comment:` line (it was also a `Metadata: comments:` line, the
+    /// tag made of the same text); `--json` keeps both, as the contract lists them.
+    @Test func anAIFFCommentIsShownOnce() throws {
+        let result = try Command.run(["info", "aiff/sox-s16-comment.aiff"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "made by sox").count == 2, "\(result.stdout)")
+        #expect(result.stdout.contains("Comment:                made by sox"), "\(result.stdout)")
+        let json = try Self.info("aiff/sox-s16-comment.aiff")
+        #expect((json["metadata"] as? [String: Any])?["comments"] as? String == "made by sox")
+        #expect((json["comments"] as? [[String: Any]])?.first?["text"] as? String == "made by sox")
+        // afkit's own AIFF of it holds the text twice, as an annotation (ANNO) and a comment (COMT): shown once.
+        let folder = try ScratchFolder()
+        let copy = folder.path + "/copy.aiff"
+        let converted = try Command.run(["convert", "aiff/sox-s16-comment.aiff", copy])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let shown = try Command.run(["info", copy]).stdout
+        #expect(shown.components(separatedBy: "made by sox").count == 2, "\(shown)")
+    }
+
     /// `--trace` on a clean WAV says nothing of bytes after its end; with a byte more, it says so at that byte.
     @Test func traceIsQuietAtACleanEnd() throws {
         let folder = try ScratchFolder()
