@@ -19,26 +19,24 @@ public struct WaveformData: Sendable, Hashable {
     /// Points per channel.
     public var length: Int { channels > 0 ? data.count / (2 * channels) : 0 }
 
-    /// `{"version": 2, "channels", "sample_rate", "samples_per_pixel", "bits", "length", "data"}`.
+    /// `{"version": 2, "channels", "sample_rate", "samples_per_pixel", "bits", "data", "length"}`, compact as every
+    /// JSON afkit writes unindented (``JSONValue/serialized(pretty:)``). The length follows the data: a writer
+    /// that streams the points learns it only at their end (a field of spaces written over left spaces in the
+    /// text); a JSON reader takes the members in any order.
     public var json: String {
-        var bytes = Array(jsonOpening(length: String(length)).utf8)
+        var bytes = Array(jsonOpening.utf8)
         Self.appendJSONValues(data[...], first: true, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self) + Self.jsonClosing
+        return String(decoding: bytes, as: UTF8.self) + Self.jsonClosing(length: length)
     }
 
-    /// The JSON text before the values: every member but `data`, then `"data":[`. A writer that learns the
-    /// length only at the end gives a field of spaces as wide as the longest length and writes the number
-    /// over it (JSON takes whitespace after a value).
-    public func jsonOpening(length: String) -> String { jsonBeforeLength + length + ",\"data\":[" }
-
-    /// The JSON text up to the length's value: where a writer that learns the length at the end writes it.
-    public var jsonBeforeLength: String {
+    /// The JSON text before the values: every member but `data` and `length`, then `"data":[`.
+    public var jsonOpening: String {
         "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
-            + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":"
+            + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"data\":["
     }
 
-    /// The JSON text after the values.
-    public static let jsonClosing = "]}\n"
+    /// The JSON text after the values: the end of `data`, then the `length` of `length` points.
+    public static func jsonClosing(length: Int) -> String { "],\"length\":\(length)}\n" }
 
     /// Appends values to JSON's `data` array as UTF-8, with a comma before each but the array's first.
     public static func appendJSONValues(_ values: ArraySlice<Int16>, first: Bool, to bytes: inout [UInt8]) {

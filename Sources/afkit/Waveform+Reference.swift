@@ -8,7 +8,8 @@ extension Waveform {
         them (their samples summed and divided by the count, truncating), or of each channel with --split-channels \
         ('data' interleaves them point by point: channel 0's min and max, then channel 1's); --bits 8 stores each \
         value divided by 256 (truncating), so the data equals audiowaveform's. .json is {"version": 2, "channels", \
-        "sample_rate", "samples_per_pixel", "bits", "length", "data"}; .dat the 24-byte little-endian header \
+        "sample_rate", "samples_per_pixel", "bits", "data", "length"}, compact as afkit's other unindented JSON (the \
+        length last: it is known once the points are); .dat the 24-byte little-endian header \
         (version, flags with bit 0 set for 8 bits, sample rate, samples per pixel, length, channels) and the values. \
         Any file afkit reads; the last partial point is included. Tested against the published format description, \
         the pairs computed in the test from the file's stored samples (WaveformCommandTests). .png and .svg draw it \
@@ -17,9 +18,9 @@ extension Waveform {
         (--no-axis-labels drops them). With --zoom or --pixels-per-second a picture shows its width's points from the \
         start, one a pixel, as audiowaveform draws it (a sound that ends sooner leaves the rest blank), and reading \
         stops there. Memory holds what is drawn, not what is read: .json and .dat are streamed into the file as the \
-        points are made (the header's length written at the end; JSON's length is padded with spaces to a fixed width \
-        for that), a fitted picture keeps at most twice its width in points (a sound longer than its header said is \
-        paired down as it goes), a zoomed one its width. --zoom 1 of a 3-hour 8 kHz WAV writes 86.4 M points (a 920 \
+        points are made (the .dat header's length written at the end, JSON's after the data), a fitted picture \
+        keeps at most twice its width in points (a sound longer than its header said is paired down as it goes), a \
+        zoomed one its width. --zoom 1 of a 3-hour 8 kHz WAV writes 86.4 M points (a 920 \
         MB .json in 4.9 s, a 345 MB .dat in 5.0 s, release build) in 26 MB, under ulimit -v 1048576 (before: 4.4 GB \
         and SIGABRT); MemoryBoundTests holds it at a second's memory plus 16 MiB. A negative number is answered as \
         out of range, naming the option. PNG is 8-bit RGB written by afkit's own encoder (one fixed-Huffman deflate \

@@ -193,7 +193,7 @@ struct Waveform: ParsableCommand {
     }
 
     /// `.json` or `.dat`, streamed into the output as the points are made (a 3-hour sound at `--zoom 1` holds
-    /// one block's points in memory, not the file's), the length written into the header at the end.
+    /// one block's points in memory, not the file's), the length written at the end (`.dat`: into its header).
     private func writeData(_ reader: SourceReader, builder: inout WaveformBuilder) throws {
         try writeAtomically(output) { temporary in
             let file = try WritableFile(path: temporary)
@@ -206,16 +206,7 @@ struct Waveform: ParsableCommand {
                 offset += Int64(pending.count)
                 pending.removeAll(keepingCapacity: true)
             }
-            // The length's field: 20 spaces (any count's digits fit), written over at the end.
-            let lengthField = String(repeating: " ", count: 20)
-            let lengthOffset: Int64
-            if kind == .json {
-                lengthOffset = Int64(shape.jsonBeforeLength.utf8.count)
-                pending += Array(shape.jsonOpening(length: lengthField).utf8)
-            } else {
-                pending += shape.datHeader(length: 0)
-                lengthOffset = Int64(WaveformData.datLengthOffset)
-            }
+            pending += kind == .json ? Array(shape.jsonOpening.utf8) : shape.datHeader(length: 0)
             var first = true
             func append(_ values: [Int16]) throws {
                 guard !values.isEmpty else { return }
@@ -230,14 +221,13 @@ struct Waveform: ParsableCommand {
             try readPoints(reader, into: &builder, stoppingAt: nil, drained: append)
             let data = builder.finish()
             try append(data.data)
-            if kind == .json { pending += Array(WaveformData.jsonClosing.utf8) }
-            try flush(true)
             let length = builder.pointCount
-            let patch: [UInt8] =
-                kind == .json
-                ? Array(String(length).utf8)
-                : withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian) { Array($0) }
-            try patch.withUnsafeBytes { try file.write($0, at: lengthOffset) }
+            if kind == .json { pending += Array(WaveformData.jsonClosing(length: length).utf8) }
+            try flush(true)
+            if kind == .dat {
+                let patch = withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian) { Array($0) }
+                try patch.withUnsafeBytes { try file.write($0, at: Int64(WaveformData.datLengthOffset)) }
+            }
             try file.close()
         }
     }

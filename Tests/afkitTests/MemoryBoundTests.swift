@@ -246,10 +246,10 @@ import Testing
         let opening = String(decoding: json.prefix(120), as: UTF8.self)
         #expect(
             opening.hasPrefix(
-                "{\"version\":2,\"channels\":2,\"sample_rate\":8000,\"samples_per_pixel\":1,\"bits\":16,\"length\":2880000 "
+                "{\"version\":2,\"channels\":2,\"sample_rate\":8000,\"samples_per_pixel\":1,\"bits\":16,\"data\":[0,"
             ),
             "\(opening)")
-        #expect(json.suffix(3) == Data("]}\n".utf8))
+        #expect(json.suffix(20) == Data("],\"length\":2880000}\n".utf8))
         var commas = 0
         for byte in json where byte == UInt8(ascii: ",") { commas += 1 }
         #expect(commas == 6 + 8000 * 360 * 4 - 1)

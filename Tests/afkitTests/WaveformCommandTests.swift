@@ -53,6 +53,12 @@ import Testing
         #expect(object["samples_per_pixel"] as? Int == 100)
         #expect(object["bits"] as? Int == 16)
         #expect(object["length"] as? Int == (frames.count + 99) / 100)
+        // Compact, as afkit's other unindented JSON: no space anywhere (the length's field of spaces, written over
+        // once the points were counted, left some after the number).
+        let text = try String(contentsOfFile: folder + "/w.json", encoding: .utf8)
+        #expect(
+            !text.contains(" ") && text.hasSuffix("],\"length\":\((frames.count + 99) / 100)}\n"), "\(text.prefix(200))"
+        )
         // audiowaveform's mix (WaveformGenerator): the channels' samples summed, divided by the count, truncating.
         let mixed = frames.map { ($0[0] + $0[1]) / 2 }
         #expect(object["data"] as? [Int] == Self.expected(mixed, zoom: 100, bits: 16).flatMap { $0 })
