@@ -147,7 +147,13 @@ struct Info: NetworkCommand {
                 } else {
                     var text = InfoText.render(path: path, summary: summary, properties: file.properties)
                     if let measured {
-                        text.insert(contentsOf: measured.text, at: text.index(text.endIndex, offsetBy: -5))
+                        // (A file of no audio frames, an init segment or one damaged before its first, has none to
+                        // measure: said, not a loudness of -inf.)
+                        let line =
+                            summary.frameCount == 0
+                            ? "Loudness:               none: the file holds no audio frames to measure\n"
+                            : measured.text
+                        text.insert(contentsOf: line, at: text.index(text.endIndex, offsetBy: -5))
                     }
                     Output.standardOutput(text)
                 }

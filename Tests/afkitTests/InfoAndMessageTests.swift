@@ -77,6 +77,21 @@ import Testing
         #expect(aiff.stdout.contains("Comment:                marker 1: loop here"), "\(aiff.stdout)")
     }
 
+    /// `info --loudness` on a file of no audio frames says there is nothing to measure, where it printed a loudness
+    /// of -inf as though silence had been measured; `--json` keeps the contract's nulls.
+    @Test func aFileOfNoFramesHasNoLoudness() throws {
+        let folder = try ScratchFolder()
+        let empty = folder.path + "/empty.wav"
+        try toneWAV(empty, seconds: 0)
+        let text = try Command.run(["info", "--loudness", empty])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Loudness:               none: the file holds no audio frames to measure\n"))
+        #expect(!text.stdout.contains("-inf LUFS"), "\(text.stdout)")
+        let json = try Command.run(["info", "--loudness", "--json", empty])
+        let loudness = ((json.json as? [[String: Any]])?.first?["loudness"] as? [String: Any]) ?? [:]
+        #expect(loudness["integrated"] is NSNull, "\(json.stdout)")
+    }
+
     /// An AIFF's COMT comment is shown once, on its `Comment:` line (it was also a `Metadata: comments:` line, the
     /// tag made of the same text); `--json` keeps both, as the contract lists them.
     @Test func anAIFFCommentIsShownOnce() throws {
