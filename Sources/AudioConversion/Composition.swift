@@ -74,7 +74,7 @@ public struct Composition: Sendable {
         _ kind: Kind, parts: [Part], sampleRate: Double? = nil, channels: Int? = nil,
         resampler: ResamplerChoice = .soxr
     ) throws {
-        guard let firstPart = parts.first else {
+        guard !parts.isEmpty else {
             throw AudioFileError.illegalOperation("\(kind.rawValue): no input")
         }
         self.kind = kind
