@@ -5,10 +5,12 @@ extension Batch {
         Converts files and folders in parallel (--jobs, default: the cores), mirroring the source tree under DIR, \
         each output in CAF, or in the container -f names (afconvert's codes, as convert takes them) under its usual \
         extension: --preset music -f m4af makes .m4a files, --preset voice -f opus Ogg Opus .opus files (-f ogg \
-        names them .ogg; with -d vorbis they are Ogg Vorbis), --preset pcm \
-        -f WAVE .wav files (plain AIFF, -f AIFF, takes the preset's 16-bit PCM big-endian). -d replaces the preset's \
-        data format. The preset, -f and -d are checked together as convert checks them, before anything is converted \
-        (a combination that cannot be written is a usage error, exit 2), and they are part of what an output records. \
+        names them .ogg; with -d vorbis they are Ogg Vorbis), --preset music -f ogg stereo Ogg Vorbis .ogg files \
+        (for Android and game engines), --preset pcm -f WAVE .wav files (plain AIFF, -f AIFF, takes the preset's \
+        16-bit PCM big-endian). -d replaces the preset's data format, and -c, -b, -q and -s its channels, bit rate, \
+        quality and bit-rate strategy, as convert takes them (--preset music -f ogg -q 81: Vorbis at oggenc's -q 6). \
+        The preset, -f, -d and those are checked together as convert checks them, before anything is converted (a \
+        combination that cannot be written is a usage error, exit 2), and they are part of what an output records. \
         A folder's files keep their path below it, and with several source folders, below each folder's own name \
         (batch --out o a b makes o/a/x.caf and o/b/x.caf, as cp -r a b o places them). --name PATTERN names each \
         output below DIR instead, without its extension (the container gives that): {stem} (the source's name without \
