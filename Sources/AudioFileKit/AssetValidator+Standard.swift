@@ -42,18 +42,20 @@ extension AssetValidator {
         }
     }
 
-    /// The longest sound a fix's preset is run on to learn the loudness its conversion meets, seconds (an effect,
-    /// a line of dialogue; a few encodes of it).
-    static let convertedShapeSeconds = 60.0
+    /// The most samples (frames × channels) a sound a fix's preset is run on to learn the loudness its conversion
+    /// meets may hold: a minute of stereo at 48 kHz (an effect, a line of dialogue; a few encodes of it). The
+    /// conversion holds the decoded sound while it levels it, so a longer or wider one is not converted, and
+    /// validate's memory stays that of a short file.
+    static let convertedShapeSamples = 60 * 48_000 * 2
 
     /// The loudness target converting the file at `path` with `shape`'s preset, rate and channels meets, asked
     /// for `target` under `ceiling` dBTP (``AudioConverter/loudnessMet(input:output:settings:)``), into a temporary
     /// CAF removed after: `target`, or the loudest lower one a conversion confirmed, or `-infinity` where none was;
-    /// `nil` for a sound longer than ``convertedShapeSeconds`` or a conversion that fails for another reason.
+    /// `nil` for a sound of more than ``convertedShapeSamples`` or a conversion that fails for another reason.
     static func loudnessMet(of path: String, as shape: OutputShape, target: Double, ceiling: Double) -> Double? {
         guard let name = shape.preset, let preset = Preset(rawValue: name), let file = try? AudioFile(path: path),
             let frames = try? AudioFileSummary(file.properties).frameCount,
-            Double(frames) <= convertedShapeSeconds * file.dataFormat.sampleRate
+            frames * Int64(file.dataFormat.channelsPerFrame) <= convertedShapeSamples
         else { return nil }
         var settings = preset.settings
         settings.sampleRate = shape.sampleRate

@@ -156,7 +156,8 @@ func checkSeek(_ bytes: [UInt8], packets: Int) -> String? {
 
 /// `AudioFile`: every packet description lies inside the file, in order; reads succeed or throw.
 func checkFile(_ bytes: [UInt8]) -> String? {
-    let path = "/tmp/afkit-fuzz-\(getpid()).bin"
+    // (One file a check: the test replays its inputs in parallel, in one process.)
+    let path = "/tmp/afkit-fuzz-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).bin"
     guard let handle = fopen(path, "wb") else { return nil }
     _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
     fclose(handle)
