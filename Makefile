@@ -186,6 +186,9 @@ man: release
 	$(GENERATE_MANUAL) $(AFKIT) --multi-page --output-directory $(MAN_DIR)
 	# A discussion's blank line (a paragraph break) becomes mdoc's paragraph macro, which groff reads without a warning.
 	sed -i 's/^$$/.Pp/' $(MAN_DIR)/*.1
+	# A command's page is afkit-COMMAND, as git's are (man afkit-convert); the tool names them afkit.COMMAND.
+	for page in $(MAN_DIR)/afkit.*.1; do mv "$$page" "$(MAN_DIR)/afkit-$${page##*/afkit.}"; done
+	sed -i -e 's/^\.Xr afkit\./.Xr afkit-/' -e 's/^\.Dt AFKIT\./.Dt AFKIT-/' $(MAN_DIR)/*.1
 	@ls $(MAN_DIR)
 
 # Lint fails on any finding: formatting (what `swift format format -i` would change) and the rules

@@ -313,9 +313,14 @@ public struct AssetValidator: Sendable {
             measured, target: target, tolerance: tolerance, ceiling: ceiling, reach: loudnessReach)
         // A preset's encoder moves the peak: the aim (or, where gain alone falls short, the band's edge) as its
         // conversion meets it.
-        // (A silent or damaged file's refusal stands: only an aim, or a band gain alone falls short of, is tried.)
+        // (A silent or damaged file's refusal stands: only an aim, or a band gain alone falls short of, is tried.
+        // An aim whose gain leaves the peak well under the ceiling is not: no encoder at the presets' rates
+        // overshoots that far.)
+        let peakRoom = (try? aimed.get()).flatMap { aim in
+            measured.loudness.map { ceiling - ($0.truePeak + aim - $0.normalizable) }
+        }
         if let shape = result.outputShape(for: facts), shape.preset != nil, let loudnessMet,
-            (try? aimed.get()) != nil || (aimed.failure?.limitingMightReach ?? false)
+            peakRoom.map({ $0 < FixRecipe.overshootRoom }) ?? (aimed.failure?.limitingMightReach ?? false)
         {
             let lowest = FixRecipe.lowestAim(target: target, tolerance: tolerance)
             let asked = (try? aimed.get()) ?? lowest

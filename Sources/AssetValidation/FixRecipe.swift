@@ -227,6 +227,11 @@ struct FixRecipe: Sendable, Hashable {
         return .success(aim)
     }
 
+    /// How far under the true-peak ceiling an aim's gain must leave the peak for a preset's fix to be offered
+    /// without converting to learn its encoder's overshoot, dB: more than IMA4 adds on a transient or AAC at 64
+    /// kbit/s on speech (3.3 dB, BENCHMARKS.md).
+    static let overshootRoom = 4.0
+
     /// The quietest level a fix aims at under a `loudness` rule: the band's lower edge with a margin inside it
     /// (0.1 LU, or half the tolerance), rounded up to 0.1.
     static func lowestAim(target: Double, tolerance: Double) -> Double {
