@@ -59,8 +59,8 @@ public struct AssetValidator: Sendable {
     public var reshapedLoudness: (@Sendable (_ path: String, _ shape: OutputShape) -> LoudnessFacts?)?
     /// The loudness target the fix's conversion (`shape`'s preset, at that rate and channels, under `ceiling`
     /// dBTP) meets asked for `target`: `target` itself, or the loudest it can meet (`-infinity`: none), or `nil`
-    /// where unknown (a long sound, which is not converted to learn it). A preset's fix is aimed there where set: a codec's overshoot
-    /// (IMA4's on a transient, AAC's) is known only by converting.
+    /// where unknown (a long sound, which is not converted to learn it). A preset's fix is aimed there where set:
+    /// a codec's overshoot (IMA4's on a transient, AAC's) is known only by converting.
     public var loudnessMet:
         (@Sendable (_ path: String, _ shape: OutputShape, _ target: Double, _ ceiling: Double) -> Double?)?
 
@@ -303,8 +303,10 @@ public struct AssetValidator: Sendable {
         }
         let ceiling = result.truePeak ?? standing
         // Aimed from the sound as the fix's output holds it, where its rate or channels differ from the file's.
+        let shape = result.outputShape(for: facts)
         var measured = facts
-        if let shape = result.outputShape(for: facts),
+        if let shape, let format = facts.summary?.format,
+            shape.sampleRate != format.sampleRate || shape.channels != Int(format.channelsPerFrame),
             let reshaped = reshapedLoudness?(facts.path, shape)
         {
             measured.loudness = reshaped
@@ -319,7 +321,7 @@ public struct AssetValidator: Sendable {
         let peakRoom = (try? aimed.get()).flatMap { aim in
             measured.loudness.map { ceiling - ($0.truePeak + aim - $0.normalizable) }
         }
-        if let shape = result.outputShape(for: facts), shape.preset != nil, let loudnessMet,
+        if let shape, shape.preset != nil, let loudnessMet,
             peakRoom.map({ $0 < FixRecipe.overshootRoom }) ?? (aimed.failure?.limitingMightReach ?? false)
         {
             let lowest = FixRecipe.lowestAim(target: target, tolerance: tolerance)

@@ -64,10 +64,13 @@ public enum AudioConverter {
     /// The loudness target a conversion of `input` to `output` meets, `settings.loudness` asked: that one where
     /// it is met (the output then written), else the loudest the refusal names (for a lossy output, once a fresh
     /// conversion there met it; the output is not written), else `nil`. What the validator's fixes aim at, so a fix
-    /// is only offered at a target its conversion meets.
-    public static func loudnessMet(input: String, output: String, settings: ConversionSettings) throws -> Double? {
+    /// is only offered at a target its conversion meets. The destination is `output`'s, unless given (as
+    /// ``convert(input:output:destination:settings:)`` takes it).
+    public static func loudnessMet(
+        input: String, output: String, destination: ConversionPlan.Destination? = nil, settings: ConversionSettings
+    ) throws -> Double? {
         guard let asked = settings.loudness?.integrated else { return nil }
-        let destination = try ConversionPlan.Destination(output: output, settings: settings)
+        let destination = try destination ?? ConversionPlan.Destination(output: output, settings: settings)
         do {
             _ = try convertOnce(input: input, output: output, destination: destination, settings: settings)
             return asked

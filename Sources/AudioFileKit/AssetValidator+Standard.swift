@@ -6,12 +6,6 @@ import AudioEngines
 import AudioFormats
 import FileAccess
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension AssetValidator {
     /// A validator for `profile` with every engine afkit has, as `afkit validate` checks: the standard
     /// registry's decoders and convert's own reader (libsndfile included), so the rules measure what
@@ -49,7 +43,7 @@ extension AssetValidator {
     static let convertedShapeSamples = 60 * 48_000 * 2
 
     /// The loudness target converting the file at `path` with `shape`'s preset, rate and channels meets, asked
-    /// for `target` under `ceiling` dBTP (``AudioConverter/loudnessMet(input:output:settings:)``), into a temporary
+    /// for `target` under `ceiling` dBTP (``AudioConverter/loudnessMet(input:output:destination:settings:)``), into a temporary
     /// CAF removed after: `target`, or the loudest lower one a conversion confirmed, or `-infinity` where none was;
     /// `nil` for a sound of more than ``convertedShapeSamples`` or a conversion that fails for another reason.
     static func loudnessMet(of path: String, as shape: OutputShape, target: Double, ceiling: Double) -> Double? {
@@ -64,12 +58,14 @@ extension AssetValidator {
         // As `convert --preset NAME --loudness TARGET --true-peak CEILING` asks it (the voice preset's leveler).
         settings.loudness = LoudnessTarget(integrated: target, truePeakCeiling: ceiling)
         settings.loudness?.dynamic = settings.levelsSpeech
-        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        let output = temporaryPath(beside: folder + "/afkit-fix") + ".caf"
-        defer { unlink(output) }
+        // Into a hidden temporary, as CAF (which holds every preset's format).
+        let output = TemporaryFiles.path(named: "afkit-fix")
+        defer { TemporaryFiles.discard(output) }
         // The target met, or the loudest a conversion as the fix runs it confirmed (-infinity: none).
         do {
-            return try AudioConverter.loudnessMet(input: path, output: output, settings: settings) ?? -.infinity
+            let destination = try ConversionPlan.Destination(output: "fix.caf", settings: settings)
+            return try AudioConverter.loudnessMet(
+                input: path, output: output, destination: destination, settings: settings) ?? -.infinity
         } catch {
             return nil
         }

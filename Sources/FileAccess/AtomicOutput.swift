@@ -407,3 +407,25 @@ extension FileIdentity {
         self.init(info)
     }
 }
+
+extension TemporaryFiles {
+    /// The folder temporary files go in: `$TMPDIR`, or /tmp where it is unset or empty.
+    public static var folder: String {
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// A hidden path in ``folder`` for a file a command writes and then removes (`name` in it, with 60 random
+    /// bits: nobody can guess it), known here until ``discard(_:)``, so an interrupted command removes it.
+    public static func path(named name: String) -> String {
+        let path = temporaryPath(beside: folder + "/" + name)
+        register(path)
+        return path
+    }
+
+    /// Removes a temporary file made by this process (only while the name still holds the file made, or nothing)
+    /// and forgets it.
+    public static func discard(_ path: String) {
+        if identity(of: path) == nil || holdsOwnFile(path) { removeFile(path) }
+        unregister(path)
+    }
+}

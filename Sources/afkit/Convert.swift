@@ -200,12 +200,12 @@ struct Convert: ParsableCommand {
         if !streamed { TemporaryFiles.removeStale(in: folder) }
         // `-`: standard input is kept in a temporary file; standard output gets the finished file.
         let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
-        defer { if input == "-" { StandardStreams.discard(source) } }
+        defer { if input == "-" { TemporaryFiles.discard(source) } }
         var settings = settings
         // The container and data format, worked out once from the name given (standard output's: `-f`, or CAF).
         let destination = try ConversionPlan.Destination(output: output, settings: settings)
-        let target = streamed ? StandardStreams.temporaryFile(named: "stdout") : output
-        defer { if streamed { StandardStreams.discard(target) } }
+        let target = streamed ? TemporaryFiles.path(named: "stdout") : output
+        defer { if streamed { TemporaryFiles.discard(target) } }
         // A long encode shows how far it has come, on a terminal (or with --progress).
         let line =
             ProgressLine.isShown(forced: shared.progress, quiet: shared.quiet) ? ProgressLine(command: "convert") : nil

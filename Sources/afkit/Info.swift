@@ -105,7 +105,7 @@ struct Info: NetworkCommand {
                     var reader = HLS.Reader(fetch: playlistAccess(path, allowsNetwork: allowNetwork).fetcher)
                     var stream = AudioFileStream()
                     var spool: String?
-                    defer { if let spool { StandardStreams.discard(spool) } }
+                    defer { if let spool { TemporaryFiles.discard(spool) } }
                     if loudness {
                         spool = try StandardStreams.spool(named: "hls", what: "the playlist's segments") { write in
                             try reader.read(location: path, into: &stream, fed: { try $0.withUnsafeBytes(write) }) {
@@ -127,7 +127,7 @@ struct Info: NetworkCommand {
                     } else {
                         var text = InfoText.render(path: path, summary: summary, properties: stream.properties)
                         text.insert(
-                            contentsOf: playlist.text + (measured?.text ?? ""),
+                            contentsOf: playlist.text + (measured.map { $0.text(frames: summary.frameCount) } ?? ""),
                             at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
@@ -135,7 +135,7 @@ struct Info: NetworkCommand {
                 }
                 // `-`: standard input, kept in a temporary file while it is read.
                 let spool = path == "-" ? try StandardStreams.spoolStandardInput() : nil
-                defer { if let spool { StandardStreams.discard(spool) } }
+                defer { if let spool { TemporaryFiles.discard(spool) } }
                 let file = try AudioFile(path: spool ?? path)
                 if trace { Output.standardError(file.properties.trace.records.map { "\(path): \($0)\n" }.joined()) }
                 let summary = try AudioFileSummary(file.properties)
@@ -147,13 +147,9 @@ struct Info: NetworkCommand {
                 } else {
                     var text = InfoText.render(path: path, summary: summary, properties: file.properties)
                     if let measured {
-                        // (A file of no audio frames, an init segment or one damaged before its first, has none to
-                        // measure: said, not a loudness of -inf.)
-                        let line =
-                            summary.frameCount == 0
-                            ? "Loudness:               none: the file holds no audio frames to measure\n"
-                            : measured.text
-                        text.insert(contentsOf: line, at: text.index(text.endIndex, offsetBy: -5))
+                        text.insert(
+                            contentsOf: measured.text(frames: summary.frameCount),
+                            at: text.index(text.endIndex, offsetBy: -5))
                     }
                     Output.standardOutput(text)
                 }
@@ -325,8 +321,10 @@ extension LoudnessInfo {
 }
 
 extension LoudnessMeasurement {
-    /// A line for `info`'s text.
-    var text: String {
+    /// A line for `info`'s text, of a sound of `frames` valid frames: a file of none (an init segment, or one
+    /// damaged before its first) has nothing to measure, which is said, not a loudness of -inf.
+    func text(frames: Int64) -> String {
+        guard frames > 0 else { return "Loudness:               none: the file holds no audio frames to measure\n" }
         func value(_ number: Double, _ unit: String) -> String {
             number.isFinite ? fixedPoint(number, places: 2) + " " + unit : "-inf " + unit
         }

@@ -284,7 +284,7 @@ final class PacketSpool {
         do {
             descriptor = try TemporaryFiles.openOwnFile(path, flags: O_RDWR)
         } catch {
-            StandardStreams.discard(path)
+            TemporaryFiles.discard(path)
             throw error
         }
         buffer.reserveCapacity(1 << 20)
@@ -292,7 +292,7 @@ final class PacketSpool {
 
     deinit {
         close(descriptor)
-        StandardStreams.discard(path)
+        TemporaryFiles.discard(path)
     }
 
     /// Constant-size packets are only counted (a PCM stream has a packet per frame): the first's offset,

@@ -11,16 +11,8 @@ import FileAccess
 /// `-` as a FILE: standard input is copied to a hidden temporary file (random access is what the
 /// file commands need; `packets -` streams instead), removed when the command ends or is interrupted.
 enum StandardStreams {
-    /// A hidden path in `$TMPDIR` (or /tmp) for a temporary file, known to ``TemporaryFiles`` until
-    /// ``discard(_:)``, so an interrupted command removes it.
-    static func temporaryFile(named name: String) -> String {
-        let path = temporaryPath(beside: (environmentValue("TMPDIR") ?? "/tmp") + "/" + name)
-        TemporaryFiles.register(path)
-        return path
-    }
-
     /// Copies standard input to a temporary file; returns its path. The caller removes it with
-    /// ``discard(_:)``.
+    /// `TemporaryFiles.discard(_:)`.
     static func spoolStandardInput() throws -> String {
         try spool(named: "stdin", what: "standard input") { write in
             try forEachChunk(ofFileAt: nil, chunkSize: 1 << 20, write)
@@ -28,7 +20,7 @@ enum StandardStreams {
     }
 
     /// Keeps the bytes `body` gives its `write` (`what` names them in an error) in a private temporary file
-    /// (``createSpool(named:)``); returns its path, which the caller removes with ``discard(_:)``. Where `body`
+    /// (``createSpool(named:)``); returns its path, which the caller removes with `TemporaryFiles.discard(_:)`. Where `body`
     /// fails, nothing is left behind.
     static func spool(
         named name: String, what: String, _ body: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
@@ -38,7 +30,7 @@ enum StandardStreams {
         do {
             descriptor = try TemporaryFiles.openOwnFile(path, flags: O_WRONLY)
         } catch {
-            discard(path)
+            TemporaryFiles.discard(path)
             throw error
         }
         defer { close(descriptor) }
@@ -49,22 +41,16 @@ enum StandardStreams {
                 }
             }
         } catch {
-            discard(path)
+            TemporaryFiles.discard(path)
             throw error
         }
         return path
     }
 
-    /// Creates a private temporary file (mode 0600) in `$TMPDIR` (or /tmp): a random name, created
-    /// exclusively and never through a link; known to ``TemporaryFiles`` until ``discard(_:)``.
+    /// Creates a private temporary file (mode 0600) in `TemporaryFiles.folder`: a random name, created
+    /// exclusively and never through a link; known to ``TemporaryFiles`` until it discards it.
     static func createSpool(named name: String) throws -> String {
-        try createTemporaryFile(beside: (environmentValue("TMPDIR") ?? "/tmp") + "/" + name, permissions: 0o600)
-    }
-
-    /// Removes a temporary file made here (only while the name still holds the file made).
-    static func discard(_ path: String) {
-        if TemporaryFiles.identity(of: path) == nil || TemporaryFiles.holdsOwnFile(path) { removeFile(path) }
-        TemporaryFiles.unregister(path)
+        try createTemporaryFile(beside: TemporaryFiles.folder + "/" + name, permissions: 0o600)
     }
 
     /// Copies a file to standard output (through ``Output``, so a failed write ends the command as
@@ -73,9 +59,5 @@ enum StandardStreams {
         try forEachChunk(ofFileAt: path, chunkSize: 1 << 20) { chunk in
             Output.standardOutput(bytes: chunk)
         }
-    }
-
-    private static func environmentValue(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

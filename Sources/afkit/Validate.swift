@@ -109,7 +109,7 @@ struct Validate: ParsableCommand {
         var report: ValidationReport
         // `-`: standard input, kept in a temporary file and reported as `-`.
         let spool = paths.contains("-") ? try StandardStreams.spoolStandardInput() : nil
-        defer { if let spool { StandardStreams.discard(spool) } }
+        defer { if let spool { TemporaryFiles.discard(spool) } }
         do {
             report = try validator.validate(paths: paths.map { $0 == "-" ? spool ?? $0 : $0 })
             if let spool {

@@ -125,7 +125,7 @@ struct Waveform: ParsableCommand {
         }
         // `-`: standard input, kept in a temporary file.
         let source = input == "-" ? try StandardStreams.spoolStandardInput() : input
-        defer { if input == "-" { StandardStreams.discard(source) } }
+        defer { if input == "-" { TemporaryFiles.discard(source) } }
         do {
             let reader = try SourceReader(path: source)
             // A source cut short or damaged is drawn as far as it goes, and said, as convert says it.
