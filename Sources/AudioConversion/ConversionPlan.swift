@@ -367,11 +367,17 @@ public struct ConversionPlan {
             (.bitRate, settings.bitRate != nil), (.quality, settings.quality != nil),
             (.strategy, settings.strategy != nil),
         ]
-        return given.filter { $0.1 && !takes.contains($0.0) }.map { option, _ in
+        var notes = given.filter { $0.1 && !takes.contains($0.0) }.map { option, _ in
             let codecs = spokenList(registry.encodedCodecs(taking: option), conjunction: "and")
             let output = CodecDescriptor.spokenName(of: settings.format.formatID)
             return "\(option.flags.joined()) applies to \(codecs); the output is \(output): not used"
         }
+        // Vorbis's -q is the quality its VBR aims at, which a bit rate sets in its place (oggenc's -q and -b alike).
+        if settings.format.formatID == .vorbis, let bitRate = settings.bitRate, settings.quality != nil {
+            notes.append(
+                "-q sets Vorbis's quality where no bit rate is given; -b \(bitRate / 1000)k sets it here: -q not used")
+        }
+        return notes
     }
 
     /// The note a lossy source encoded again with a lossy codec gets (`nil` otherwise).

@@ -885,13 +885,20 @@ struct OvershootCeiling {
     /// quarter dB under it): the highest that the encodes so far say may meet it.
     private(set) var atLimit: Double?
 
+    /// The least slope (decoded dB per dB of ceiling) a step is taken with: an encoder's peak that hardly moved
+    /// between two ceilings (its overshoot at a spot the limiter did not reach) would otherwise ask a step of
+    /// many dB.
+    var leastSlope = 0.3
+
     /// The ceiling for the next encode, after one at `ceiling` decoded to `decoded` dBTP over `limit`.
     mutating func next(after ceiling: Double, decoded: Double, limit: Double) -> Double {
         tries.append((ceiling, decoded))
-        var slope = 0.7
+        var slope = max(0.7, leastSlope)
         if tries.count >= 2 {
             let (a, b) = (tries[tries.count - 2], tries[tries.count - 1])
-            if b.ceiling != a.ceiling { slope = max(0.3, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling))) }
+            if b.ceiling != a.ceiling {
+                slope = max(leastSlope, min(1, (b.decoded - a.decoded) / (b.ceiling - a.ceiling)))
+            }
         }
         atLimit = ceiling + (limit - decoded) / slope
         return ceiling + (limit - 0.25 - decoded) / slope

@@ -13,9 +13,11 @@ internal import CVorbis
 ///
 /// afconvert's options map onto the engine as follows (the README has the table):
 /// - `-q 0...127`: libvorbis's quality, `oggenc -q` −1 to 10 as `q × 11 / 127 − 1` (default 3, `oggenc`'s).
-/// - `-b`: the bit rate through libvorbisenc's bit-rate management: `-s 0` (CBR) holds every second to it
-///   (managed, minimum = maximum = nominal); `-s 2` (constrained VBR) averages it and never goes above; `-s 1`
-///   and `-s 3` (and no `-s`) average it (ABR, `oggenc -b`). Without `-b`, quality VBR.
+/// - `-b`: the bit rate. With `-s 3` (VBR) or no `-s`, as `oggenc -b`: the quality libvorbisenc's mode for that
+///   rate has, its bit-rate management off, so the rate is the mode's nominal one and the file's follows the sound
+///   (a quiet or simple sound takes less). Through libvorbisenc's management otherwise: `-s 0` (CBR) holds every
+///   second to it (minimum = maximum = nominal); `-s 2` (constrained VBR) never goes above it; `-s 1` (ABR)
+///   averages it, sound or not. Without `-b`, quality VBR.
 public final class VorbisEncoder: AudioEncoder {
     /// What the encoder takes: 1 to 8 channels (Vorbis I's orders), any rate libvorbisenc has a mode for.
     public static let limits = EncoderLimits(maximumChannels: 8) { _, channels in
@@ -75,7 +77,13 @@ public final class VorbisEncoder: AudioEncoder {
             switch settings.strategy {
             case .constant?: result = vorbis_encode_init(&info, channels, Int(rate), target, target, target)
             case .variableConstrained?: result = vorbis_encode_init(&info, channels, Int(rate), target, target, -1)
-            default: result = vorbis_encode_init(&info, channels, Int(rate), -1, target, -1)
+            case .longTermAverage?: result = vorbis_encode_init(&info, channels, Int(rate), -1, target, -1)
+            default:
+                // As oggenc -b: the quality libvorbisenc's mode for the rate has, with its management off (true VBR).
+                var status = vorbis_encode_setup_managed(&info, channels, Int(rate), -1, target, -1)
+                if status == 0 { status = vorbis_encode_ctl(&info, OV_ECTL_RATEMANAGE2_SET, nil) }
+                if status == 0 { status = vorbis_encode_setup_init(&info) }
+                result = status
             }
         } else {
             result = vorbis_encode_init_vbr(&info, channels, Int(rate), (quality ?? Self.defaultQuality) / 10)

@@ -339,8 +339,10 @@ extension Convert {
         granule position at the last source frame, so afkit, libsndfile (libvorbis) and FFmpeg give exactly the \
         source's frames, in place. Tags, the cover and a loop are Vorbis comments (LOOPSTART, LOOPLENGTH in frames, \
         as game engines read them); options: without -b, quality VBR: -q 0..127 is oggenc -q qx11/127-1 (-1 to 10; \
-        default 3, oggenc's); -b bits per second drives libvorbisenc's bit-rate management: -s 0 minimum = maximum = \
-        -b, -s 2 average and maximum -b, -s 1, 3 or none an average (oggenc -b)
+        default 3, oggenc's); -b bits per second with -s 3 or none is oggenc -b: the quality of libvorbisenc's mode \
+        for that rate, its bit-rate management off (true VBR: a simple sound takes less; -q is then not used, and \
+        said so); otherwise the management holds it: -s 0 minimum = maximum = -b, -s 2 average and maximum -b, -s 1 \
+        an average
 
         Vorbis and Opus (decoding): engine: libavcodec's native decoders, configured by the stream's headers (Vorbis: \
         its three headers; Opus: OpusHead, whose pre-skip afkit trims as priming, gapless as opusdec plays it; \

@@ -211,7 +211,7 @@ import Testing
     }
 
     /// `--loudness`: the source is normalized once and every rendition encoded from it and checked; a rendition
-    /// its encoder moves (32 kbit/s) is re-aimed. Each meets the contract (0.1 LU, the ceiling) as decoded, and the
+    /// its encoder moves (32 kbit/s) is re-aimed, and the renditions after it start where it met the target. Each meets the contract (0.1 LU, the ceiling) as decoded, and the
     /// normalized signals are gone from the package. A target the 32 kbit/s rendition cannot meet is refused,
     /// naming one it was encoded at, and a package at that target meets it. The refusal costs about what a result
     /// would: the lowest bit rate is made first (asked last here), so the 128k rendition is never encoded, and the
@@ -242,6 +242,9 @@ import Testing
             #expect(hidden.isEmpty, "\(hidden)")
         }
         try checkMet(try package(-24, name: "quiet"), -24)
+        // The 128k rendition, made after the 32k one, starts from the ceiling the 32k one met the target with: one
+        // encode.
+        #expect(encodes.count("encoding aac-128k") == 1, "\(encodes.all)")
         var message = ""
         encodes.reset()
         do {

@@ -135,6 +135,40 @@ import Testing
         #expect(abs(audioBits / seconds / 96000 - 1) < 0.15, "\(audioBits / seconds)")
     }
 
+    /// `-b` without `-s` is `oggenc -b`: the quality of libvorbisenc's mode for that rate, its management off, so a
+    /// sound takes what it needs (two thirds of the rate here: `oggenc -b 160` and `-q 5` made 172440 bytes of the trial's
+    /// 40 s theme, afkit 88 kbit/s before, 172327 bytes now); `-s 1` averages the rate whatever the sound. `-q` with
+    /// `-b` is said not to be used.
+    @Test func aBitRateWithoutAStrategyIsOggencsVBR() throws {
+        let folder = try Folder()
+        // A tone over quiet noise, which ABR fills to its rate and VBR codes at its quality.
+        var generator = SystemRandomNumberGenerator()
+        let tone = (0..<480_000 * 2).map {
+            Float(0.3 * sin(Double($0 / 2) * 0.031)) + Float.random(in: -0.0003...0.0003, using: &generator)
+        }
+        try writeFloatWAV(tone, rate: 48000, channels: 2, to: folder.path + "/tone.wav")
+        func bitRate(_ strategy: BitRateStrategy?, quality: Int? = nil) throws -> (Double, ConversionResult) {
+            var asked = settings("vorbis")
+            asked.bitRate = 160_000
+            asked.strategy = strategy
+            asked.quality = quality
+            let output = folder.path + "/tone-\(strategy?.rawValue ?? -1)-\(quality ?? -1).ogg"
+            let result = try AudioConverter.convert(input: folder.path + "/tone.wav", output: output, settings: asked)
+            let file = try AudioFile(path: output)
+            let headers = try #require(XiphLacing.packets(file.properties.magicCookie ?? []))
+            let nominal = headers[0][20..<24].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            #expect(nominal == 160_000)
+            return (Double(file.properties.audioDataByteCount ?? 0) * 8 / 10, result)
+        }
+        let (variable, plain) = try bitRate(nil)
+        let (average, _) = try bitRate(.longTermAverage)
+        #expect(variable < 0.8 * average && abs(average / 160_000 - 1) < 0.15, "\(variable) \(average)")
+        #expect(!plain.notes.contains { $0.contains("-q") })
+        let (withQuality, noted) = try bitRate(nil, quality: 100)
+        #expect(withQuality == variable)
+        #expect(noted.notes.contains { $0.contains("-q not used") }, "\(noted.notes)")
+    }
+
     /// The names: `.ogg` and `-f ogg` give Vorbis, `.opus` and `-f opus` Opus (even into a `.ogg` name; Vorbis into
     /// a `.opus` name is refused);
     /// `-d vorbis` into CAF is refused (Apple's players do not decode it), as into an MPEG-4 file.
