@@ -55,7 +55,8 @@ public enum AudioConverter {
         } catch var refusal as LoudnessRefusal {
             if refusal.isLossy, let suggestion = refusal.suggestion {
                 refusal.suggestion = try confirmedTarget(
-                    from: suggestion, input: input, output: output, destination: destination, settings: settings)
+                    from: suggestion, prelude: refusal.prelude, input: input, output: output, destination: destination,
+                    settings: settings)
             }
             throw refusal.error
         }
@@ -78,7 +79,8 @@ public enum AudioConverter {
             guard let suggestion = refusal.suggestion else { return nil }
             guard refusal.isLossy else { return suggestion }
             return try confirmedTarget(
-                from: suggestion, input: input, output: output, destination: destination, settings: settings)
+                from: suggestion, prelude: refusal.prelude, input: input, output: output, destination: destination,
+                settings: settings)
         }
     }
 
@@ -89,11 +91,12 @@ public enum AudioConverter {
     /// first encodes may learn otherwise); a refused try's own suggestion (or 0.5 LU less) is tried next, up to
     /// three tries; `nil` when none met it.
     static func confirmedTarget(
-        from suggestion: Double, input: String, output: String, destination: ConversionPlan.Destination,
-        settings: ConversionSettings
+        from suggestion: Double, prelude: NormalizationPrelude?, input: String, output: String,
+        destination: ConversionPlan.Destination, settings: ConversionSettings
     ) throws -> Double? {
         guard var target = settings.loudness else { return nil }
         var candidate = suggestion
+        var prelude = prelude
         let trial = temporaryPath(beside: output) + pathParts(output).extension
         TemporaryFiles.register(trial)
         defer {
@@ -105,12 +108,15 @@ public enum AudioConverter {
             target.integrated = candidate
             attempt.loudness = target
             attempt.encoderAllowance = nil
+            // (What the refused conversion measured before it aimed is the same at any target.)
+            attempt.normalizationPrelude = prelude
             attempt.synchronizesFolder = false
             attempt.deferredCommit = nil
             do {
                 _ = try convertOnce(input: input, output: trial, destination: destination, settings: attempt)
                 return candidate
             } catch let refused as LoudnessRefusal {
+                prelude = refused.prelude ?? prelude
                 candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
                 candidate = (candidate * 10).rounded(.down) / 10
             } catch {
@@ -153,6 +159,12 @@ public enum AudioConverter {
                 open: { try settings.openSource(input) })
         }
         if let normalizer { plan.setLevel(from: normalizer) }
+        // A lossy output's normalizer tries each next round on the prediction of the last one's error: the signal a
+        // round gives its encoder is kept for it (a float CAF in the temporary folder, while the conversion runs).
+        let loudness = normalizer as? LoudnessNormalizer
+        let given = loudness?.predictsEncodes == true ? TemporaryFiles.path(named: "afkit-given") : nil
+        loudness?.givenSignal = given
+        defer { given.map(TemporaryFiles.discard) }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.
         var concealment: String?
         let (frames, table) = try writeAtomically(
@@ -165,13 +177,23 @@ public enum AudioConverter {
                     path: temporary, fileType: plan.fileType, format: plan.format,
                     options: plan.writerOptions)
                 let written: (Int64, PacketTableInfo?)
+                let tee = try given.map {
+                    try AudioFileWriter(
+                        path: $0, fileType: .caf,
+                        format: .linearPCM(
+                            sampleRate: plan.format.sampleRate, channels: plan.format.channelsPerFrame,
+                            bitsPerChannel: 32, isFloat: true))
+                }
                 do {
                     written = try run(
                         plan, encoder: encoder, from: reader, to: writer, open: { try settings.openSource(input) },
                         limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 },
-                        gainReport: { gainOverloads = $0 })
+                        gainReport: { gainOverloads = $0 },
+                        tee: tee.map { tee in { try tee.writePackets(UnsafeRawBufferPointer($0)) } })
+                    try tee?.close()
                 } catch {
                     writer.cancel()
+                    tee?.cancel()
                     throw error
                 }
                 // A normalized output is measured as decoded; the gain or the limiter's ceiling is corrected
@@ -223,7 +245,7 @@ public enum AudioConverter {
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
         open: () throws -> SourceReader, limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil,
-        gainReport: ((Int) -> Void)? = nil
+        gainReport: ((Int) -> Void)? = nil, tee: ((UnsafeBufferPointer<Float>) throws -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
@@ -310,6 +332,7 @@ public enum AudioConverter {
                 mixReport: mixReport, gainReport: gainReport
             ) { samples in
                 if start.count < wrap { start += samples.prefix(wrap - start.count) }
+                try tee?(samples)
                 try encoder.encode(samples, into: &packets)
                 try write()
             }

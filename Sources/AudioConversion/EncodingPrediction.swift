@@ -21,27 +21,64 @@ struct EncodingPrediction {
     /// is likely to decode to. `nil` where the three do not line up frame for frame (a reader that cannot place the
     /// encode's frames, or files of different shapes): the normalizer then learns by encoding.
     func measure(_ newSignal: String) throws -> LoudnessMeasurement? {
+        let next = try SourceReader(path: newSignal)
+        guard let measuring = try measuring(channels: next.channels, sampleRate: next.sampleRate) else { return nil }
+        try next.forEachBlock(maximum: 8192) { try measuring.add($0, frames: $1) }
+        return try measuring.measurement()
+    }
+
+    /// A measure of a new signal handed over a block at a time (a normalizer's render, no file), plus the encode's
+    /// error; `nil` where the encode's channels or rate are not the new signal's.
+    func measuring(channels: Int, sampleRate: Double) throws -> Measuring? {
         let given = try SourceReader(path: signal)
         let decoded = try SourceReader(path: encoded)
-        let next = try SourceReader(path: newSignal)
-        let channels = next.channels
-        guard given.channels == channels, decoded.channels == channels, given.sampleRate == next.sampleRate,
-            decoded.sampleRate == next.sampleRate
+        guard given.channels == channels, decoded.channels == channels, given.sampleRate == sampleRate,
+            decoded.sampleRate == sampleRate
         else { return nil }
-        let meter = try LoudnessMeter(channels: channels, sampleRate: next.sampleRate)
-        var (a, b, c): ([Float], [Float], [Float]) = ([], [], [])
-        let block = 8192
-        while true {
+        return Measuring(
+            given: given, decoded: decoded, meter: try LoudnessMeter(channels: channels, sampleRate: sampleRate))
+    }
+
+    /// The new signal's blocks, each with the encode's error for the same frames added, into a meter.
+    final class Measuring {
+        private let given: SourceReader
+        private let decoded: SourceReader
+        private let meter: LoudnessMeter
+        private var lined = true
+        private var (a, b, sum): ([Float], [Float], [Float]) = ([], [], [])
+
+        init(given: SourceReader, decoded: SourceReader, meter: LoudnessMeter) {
+            self.given = given
+            self.decoded = decoded
+            self.meter = meter
+        }
+
+        /// The next `frames` of the new signal.
+        func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws {
+            guard lined, frames > 0 else { return }
             a.removeAll(keepingCapacity: true)
             b.removeAll(keepingCapacity: true)
-            c.removeAll(keepingCapacity: true)
-            let frames = try next.read(maximum: block, into: &c)
-            guard try given.read(maximum: block, into: &a) == frames,
-                try decoded.read(maximum: block, into: &b) == frames
-            else { return nil }
-            if frames == 0 { return meter.measurement }
-            for index in c.indices { c[index] += b[index] - a[index] }
-            try c.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
+            guard try given.read(maximum: frames, into: &a) == frames,
+                try decoded.read(maximum: frames, into: &b) == frames,
+                a.count == samples.count
+            else {
+                lined = false
+                return
+            }
+            sum.removeAll(keepingCapacity: true)
+            sum.append(contentsOf: samples)
+            for index in sum.indices { sum[index] += b[index] - a[index] }
+            try sum.withUnsafeBufferPointer { try meter.add($0, frames: frames) }
+        }
+
+        /// What the new signal plus the error measures; `nil` where the three did not end on the same frame.
+        func measurement() throws -> LoudnessMeasurement? {
+            a.removeAll(keepingCapacity: true)
+            b.removeAll(keepingCapacity: true)
+            guard lined, try given.read(maximum: 1, into: &a) == 0, try decoded.read(maximum: 1, into: &b) == 0 else {
+                return nil
+            }
+            return meter.measurement
         }
     }
 }

@@ -13,7 +13,7 @@ import FileAccess
 /// is made first, and the renditions after it start from the ceiling it met the target with. So a package costs
 /// the plain package's encodes, the normalizer's passes over the source, and for the lowest rendition whose encoder
 /// overshoots, a few signals and one more encode (a 20-minute episode at 64 and 128 kbit/s, leveled to -17 LUFS:
-/// 2.0x the plain package, where encoding each try made it 4.1x; BENCHMARKS.md, "HLS loudness").
+/// 1.7x the plain package, where encoding each try made it 4.1x; BENCHMARKS.md, "HLS loudness").
 final class HLSLoudnessPass {
     /// The target asked for.
     let target: LoudnessTarget

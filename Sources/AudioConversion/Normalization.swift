@@ -296,7 +296,10 @@ extension AudioConverter {
 /// is refused, naming the loudest target that can be met, computed from measuring passes of the source (not
 /// by converting again). The output as written is then decoded and measured: an encoder's own overshoot
 /// lowers the limiter's ceiling, the encoder's loudness offset moves the aim, and the output is written again;
-/// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's.
+/// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's. Where the
+/// converter keeps the signal an encode was given (``givenSignal``), each next round's level is first tried on the
+/// prediction of that encode's error (``EncodingPrediction``), a measuring pass each, until the prediction meets the
+/// target with a margin.
 final class LoudnessNormalizer: LevelNormalizer {
     let target: LoudnessTarget
     private(set) var outcome: NormalizationOutcome
@@ -638,7 +641,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         return LoudnessRefusal(
             problem:
                 "'\(input)': \(shortDecimal(target.integrated)) LUFS cannot be met without squashing the sound: \(reason)",
-            suggestion: suggestion, remedies: remedies, isLossy: isLossy, allowance: allowance(plan))
+            suggestion: suggestion, remedies: remedies, isLossy: isLossy, allowance: allowance(plan), prelude: prelude)
     }
 
     /// What the encodes so far learned, for a confirming conversion to start from: the ceiling the encoder's
@@ -671,9 +674,75 @@ final class LoudnessNormalizer: LevelNormalizer {
                     "'\(input)': the output measures \(shortDecimal(output.normalizable)) LUFS and "
                     + "\(shortDecimal(output.truePeak)) dBTP after \(rounds) rounds; the aim was \(target.description)",
                 suggestion: suggested(min(target.integrated, output.normalizable) - Self.encoderMargin),
-                remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy, allowance: allowance(plan))
+                remedies: isLossy ? ["choose PCM"] : [], isLossy: isLossy, allowance: allowance(plan), prelude: prelude)
         }
-        if over > 0 {
+        try correct(&plan, by: output, limit: target.truePeakCeiling)
+        // Where the signal this encode was given was kept, the next round's level is tried on the prediction of the
+        // encode's error first, and aimed again until the prediction meets the target with a margin: the next
+        // encode is then the one likeliest to be kept (each try a measuring pass, not an encode).
+        if let given = givenSignal {
+            let prediction = EncodingPrediction(signal: given, encoded: path)
+            ceilings.leastSlope = 0.5
+            for _ in 0..<Self.maximumPredictions {
+                guard let predicted = try predict(plan, by: prediction) else { break }
+                let limit = target.truePeakCeiling - Self.predictedPeak
+                if abs(predicted.normalizable - target.integrated) <= Self.predictedLoudness
+                    && predicted.truePeak <= limit
+                {
+                    break
+                }
+                let (tried, triedAim) = (plan, aim)
+                do {
+                    try correct(&plan, by: predicted, limit: limit)
+                } catch is LoudnessRefusal {
+                    // More limiting than allowed by the prediction's word: the encode decides.
+                    (plan, aim) = (tried, triedAim)
+                    break
+                }
+                if abs(plan.gain - tried.gain) < 0.01 && plan.limiterCeiling == tried.limiterCeiling { break }
+            }
+        }
+        return false
+    }
+
+    /// How far inside the contract's bounds a prediction must land for its level to be encoded: within this of the
+    /// target, LU, and this under the ceiling, dB (AAC's predicted true peak came within 0.3 dB of the encode's).
+    static let predictedLoudness = 0.07
+    static let predictedPeak = 0.2
+    /// The most levels one round tries on the prediction before encoding.
+    static let maximumPredictions = 4
+
+    /// Where the converter keeps the float signal each round of a lossy output gives its encoder (`nil`: not kept),
+    /// for the prediction of the next.
+    var givenSignal: String?
+
+    /// Whether the converter should keep the signal each round gives its encoder: a lossy output's.
+    var predictsEncodes: Bool { isLossy }
+
+    /// The plan's signal plus the encode's error, measured: what an encode of it is likely to decode to.
+    private func predict(_ plan: RenderPlan, by prediction: EncodingPrediction) throws -> LoudnessMeasurement? {
+        let channels = Int(format.channelsPerFrame)
+        guard let measuring = try prediction.measuring(channels: channels, sampleRate: format.sampleRate) else {
+            return nil
+        }
+        var measured: Int64 = 0
+        progress?.passes += 1
+        _ = try AudioConverter.render(
+            open(), sampleRate: format.sampleRate, channels: channels, resampler: resampler, plan: plan
+        ) { samples in
+            let frames = samples.count / channels
+            try measuring.add(samples, frames: frames)
+            measured += Int64(frames)
+            progress?.report(measured, sampleRate: format.sampleRate)
+        }
+        return try measuring.measurement()
+    }
+
+    /// Aims the plan again by what an output (or a prediction of one) measured: the ceiling lowered by its true
+    /// peak over `limit`, the aim moved by its miss, the gain set for both.
+    private func correct(_ plan: inout RenderPlan, by output: LoudnessMeasurement, limit: Double) throws {
+        let miss = target.integrated - output.normalizable
+        if output.truePeak > limit {
             // The encoder overshoots what it was given: limit that much lower.
             guard target.usesLimiter else {
                 throw AudioFileError.limitExceeded(
@@ -685,8 +754,7 @@ final class LoudnessNormalizer: LevelNormalizer {
             // quiet target the encoder's overshoot alone puts over it), by the secant of the encodes' peaks.
             let floatPeak = min(outcome.source.truePeak + plan.gain, plan.limiterCeiling ?? .infinity)
             let given = min(floatPeak, plan.limiterCeiling ?? target.truePeakCeiling - Self.headroom)
-            plan.limiterCeiling = ceilings.next(
-                after: given, decoded: output.truePeak, limit: target.truePeakCeiling)
+            plan.limiterCeiling = ceilings.next(after: given, decoded: output.truePeak, limit: limit)
         }
         // What the encoder added or took moves the float signal's aim, within the encoder's own offset (a
         // limiter that takes more each round must not be made up round after round: the tail would follow).
@@ -696,7 +764,6 @@ final class LoudnessNormalizer: LevelNormalizer {
         } else {
             try settle(&plan)
         }
-        return false
     }
 }
 
@@ -840,6 +907,9 @@ struct LoudnessRefusal: Error {
     var isLossy: Bool
     /// What the encodes learned, for the conversion that tries the suggestion.
     var allowance: EncoderAllowance?
+    /// What the normalizer measured before it aimed (the same at any target), for the conversions that try the
+    /// suggestion: they skip the leveler's pass and the source's measure.
+    var prelude: NormalizationPrelude?
 
     /// The refusal as the command says it.
     var error: AudioFileError {

@@ -62,13 +62,16 @@ extension HLSCommand {
         passes and one render into a float file in the package's temporary folder, no encoder in its loop), encodes \
         every rendition from that signal and measures it as decoded: within 0.1 LU of the target and under the \
         true-peak ceiling, as convert promises. A rendition its encoder moves (a low bit rate adds true peak or takes \
-        loudness) gets a signal of its own aimed by what it measured and is encoded again, three encodes at most. The \
-        lowest bit rate is made first (the master playlist keeps the order asked), so a target it cannot meet is \
-        refused before any other rendition is encoded, naming a target half a unit under the loudest its signal \
-        allows, at which the rendition was encoded once more, aimed by what its encodes learned, and met it. A \
-        package at a target costs the plain package's encodes, the normalizer's passes over the source, and the \
-        re-aimed renditions' encodes; a refusal, about as much (a 20-minute episode at 64k and 128k: 1.4x the plain \
-        package; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
+        loudness) gets a signal of its own aimed by what it measured, tried first on the prediction of that \
+        encode's error (the new signal plus what the encode decoded to less what it was given, measured: no encode), \
+        and is encoded again once the prediction meets the target with a margin, three encodes at most. The lowest \
+        bit rate is made first (the master playlist keeps the order asked), and the renditions after it start from \
+        the limiter's ceiling it met the target with; a target it cannot meet is refused before any other rendition \
+        is encoded, naming a target half a unit under the loudest its signal allows, at which the rendition was \
+        encoded once more, aimed by what its encodes learned, and met it. A package at a target costs the plain \
+        package's encodes, the normalizer's passes over the source, a few signals and one more encode for a \
+        rendition its encoder moves; a refusal, about as much (a 20-minute episode at 64k and 128k leveled to -17 \
+        LUFS: 1.7x the plain package, where it took 4.1x; refused at -16: 1.3x; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
         RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \
