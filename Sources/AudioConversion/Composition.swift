@@ -44,6 +44,33 @@ public struct Composition: Sendable {
         }
     }
 
+    /// A note about one part: its file, and what is said of it.
+    public struct PartNote: Hashable, Sendable, CustomStringConvertible {
+        /// The part's file.
+        public var path: String
+        /// What is said of it, without its name.
+        public var text: String
+
+        /// The note as one line of text, naming the file first.
+        public var description: String { "'\(path)': \(text)" }
+    }
+
+    /// What failed in one part: the part's file, and the error reading it (whose message may name the file too).
+    /// Every error of a part's reading is one of these, so a command names the part (never the output) as the file
+    /// the error is about.
+    public struct PartError: Error, CustomStringConvertible {
+        /// The part's file.
+        public var path: String
+        /// What failed.
+        public var error: AudioFileError
+
+        /// The error naming the file first, once.
+        public var description: String {
+            let text = "\(error)"
+            return text.hasPrefix(path) || text.hasPrefix("'\(path)'") ? text : "'\(path)': \(text)"
+        }
+    }
+
     /// How the parts come together.
     public let kind: Kind
     /// The parts, in the order given.
@@ -60,8 +87,8 @@ public struct Composition: Sendable {
     public let metadata: [String: String]
     /// Each part's chapters, moved to where the part lies in the composition, in time order.
     public let chapters: [Chapter]
-    /// What the parts' condition calls for (a part cut short or damaged), each naming its file.
-    public let notes: [String]
+    /// What the parts' condition calls for (a part cut short or damaged, its channels folded), each about its file.
+    public let notes: [PartNote]
     let channelLayout: ChannelLayout?
     let resampler: ResamplerChoice
 
@@ -88,26 +115,33 @@ public struct Composition: Sendable {
         let outputChannels = channels ?? widest.channels
         var placements: [(start: Int64, frames: Int64)] = []
         var chapters: [Chapter] = []
-        var notes: [String] = []
+        var notes: [PartNote] = []
         var depth = 8
         var isFloat = false
         var end: Int64 = 0
         for (index, part) in parts.enumerated() {
             let source = sources[index]
-            try naming(part.path) { try AudioConverter.checkHoldsValidFrames(source, input: part.path) }
-            guard let frames = source.frameCount else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "'\(part.path)': its length is not known before it is read in full; convert it first",
-                    offset: nil)
+            try naming(part.path) {
+                try AudioConverter.checkHoldsValidFrames(source, input: part.path, done: "\(kind.rawValue)ed")
             }
-            if source.sampleRate != rate { try ResamplerChoice.checkRatio(from: source.sampleRate, to: rate) }
-            notes += source.conditionNotes(whatIsHeld: kind == .join ? "joined" : "mixed").map {
-                "'\(part.path)': \($0)"
+            guard let frames = source.frameCount else {
+                throw PartError(
+                    path: part.path,
+                    error: .unsupportedDataFormat(
+                        "its length is not known before it is read in full; convert it first", offset: nil))
+            }
+            if source.sampleRate != rate {
+                try naming(part.path) { try ResamplerChoice.checkRatio(from: source.sampleRate, to: rate) }
+            }
+            notes += source.conditionNotes(whatIsHeld: "\(kind.rawValue)ed").map {
+                PartNote(path: part.path, text: $0)
             }
             if source.channels > outputChannels {
                 notes.append(
-                    "'\(part.path)': its \(source.channels) channels are folded to the output's \(outputChannels) "
-                        + "(-c \(source.channels) keeps them)")
+                    PartNote(
+                        path: part.path,
+                        text: "its \(source.channels) channels are folded to the output's \(outputChannels) "
+                            + "(-c \(source.channels) keeps them)"))
             }
             isFloat = isFloat || (source.format.isLinearPCM && source.format.formatFlags.contains(.isFloat))
             depth = max(depth, source.bitDepth)
@@ -144,12 +178,12 @@ public struct Composition: Sendable {
     }
 }
 
-/// What `body` does, its errors naming the file at `path` (once).
+/// What `body` does, its errors those of the part at `path` (``Composition/PartError``).
 func naming<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
     do {
         return try body()
     } catch let error as AudioFileError {
-        throw error.message.contains(path) ? error : error.rewritten { "'\(path)': " + $0 }
+        throw Composition.PartError(path: path, error: error)
     }
 }
 

@@ -112,7 +112,10 @@ struct ComposedOutput {
             let result = try AudioConverter.convert(
                 input: composition.name, output: output, destination: destination, settings: composed)
             line?.clear()
-            var notes = composition.notes + result.notes + (result.normalization.map { [$0.summary] } ?? [])
+            if !shared.quiet {
+                for note in composition.notes { Output.standardError(fileMessage(name, note.path, .note, note.text)) }
+            }
+            var notes = result.notes + (result.normalization.map { [$0.summary] } ?? [])
             let keepsOverloads = result.format.formatID == .lpcm && result.format.formatFlags.contains(.isFloat)
             if overloads.samples > 0, let (first, last) = overloads.frames, composed.loudness == nil, !keepsOverloads {
                 let rate = composition.format.sampleRate
@@ -123,20 +126,19 @@ struct ComposedOutput {
                         + "true-peak limiter holds them")
             }
             for note in notes where !shared.quiet {
-                Output.standardError(fileMessage(name, file(of: note), .note, note))
+                Output.standardError(fileMessage(name, output, .note, note))
             }
+        } catch let error as Composition.PartError {
+            // An input's error: that input is the file it is about, whatever its message names.
+            line?.clear()
+            Output.standardError(fileMessage(name, error.path, .error, "\(error.error)"))
+            throw ExitCode(AFKit.Status.problemFound)
         } catch let error as AudioFileError {
             line?.clear()
-            Output.standardError(fileMessage(name, file(of: "\(error)"), .error, "\(error)"))
+            Output.standardError(fileMessage(name, output, .error, "\(error)"))
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as ConversionUsageError {
             throw usageError(error.description, in: command)
         }
-    }
-
-    /// The file a message is about: the input it starts by naming (`'in.wav': ...`, as the composition names a
-    /// part), else the output.
-    func file(of text: String) -> String {
-        parts.map(\.path).first { text.hasPrefix("'\($0)': ") } ?? output
     }
 }

@@ -161,4 +161,31 @@ import Testing
         #expect(!text.stderr.contains(output), "\(text.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// A damaged input given by a plain path (unquoted: its error's message starts with the path, as the reader
+    /// words it) is the file its error is about, in `join` and in `mix`, never the output: the composition's errors
+    /// carry the part's path (`Composition.PartError`), not a message to match.
+    @Test(arguments: ["join", "mix"]) func aDamagedInputIsTheFileItsErrorIsAbout(_ command: String) throws {
+        let folder = try ScratchFolder()
+        // compose/a.wav's 44-byte header, then 2 bytes: cut short before its first whole frame (4 bytes).
+        let cut = folder.path + "/cut.wav"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Command.fixtures + "/compose/a.wav"))
+        try whole.prefix(46).write(to: URL(fileURLWithPath: cut))
+        let garbage = folder.path + "/garbage.wav"
+        try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ $0 >> 3) }).write(
+            to: URL(fileURLWithPath: garbage))
+        let output = folder.path + "/out.wav"
+        for damaged in [cut, garbage] {
+            let result = try Command.run([command, "compose/a.wav", damaged, "-o", output])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("\(command): \(damaged): error: "), "\(result.stderr)")
+            #expect(!result.stderr.contains(output), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        let cutFirst = try Command.run([command, cut, "compose/b.wav", "-o", output])
+        #expect(
+            cutFirst.stderr.hasPrefix(
+                "\(command): \(cut): error: the file is cut short before its first whole frame of audio: nothing was "
+                    + "\(command)ed"), "\(cutFirst.stderr)")
+    }
 }
