@@ -313,12 +313,29 @@ func checkStandardOutput(against inputs: [String], in command: ParsableCommand.T
     }
 }
 
-/// Fails with a usage error (status 2) for a path that does not exist.
-func checkPathsExist(_ paths: [String], in command: ParsableCommand.Type, allowStandardInput: Bool = false) throws {
+/// Fails with a usage error (status 2, `COMMAND: PATH: error: TEXT` and the usage) for a path that does not exist,
+/// or that names a folder where the command reads files (``inputPathProblem(_:readsFolders:sounds:)``).
+func checkPathsExist(
+    _ paths: [String], in command: ParsableCommand.Type, allowStandardInput: Bool = false, readsFolders: Bool = false,
+    sounds: Bool = true
+) throws {
     for path in paths where !(allowStandardInput && path == "-") {
-        var info = stat()
-        if statPath(path, &info) != 0 {
-            throw usageError("no such file", about: path, in: command)
+        if let problem = inputPathProblem(path, readsFolders: readsFolders, sounds: sounds) {
+            throw usageError(problem, about: path, in: command)
         }
     }
+}
+
+/// Why `path`, given on the command line as an input, is a usage error, or `nil`: it does not exist, or it is a
+/// folder and the command reads files (every command but `validate` and `batch`, which search folders). The one
+/// place that decides this for every command (`info` reports the problem in the file's place and the others read
+/// on, as it does any file that cannot be read; the status is 2 all the same). A folder given for sounds (not, say,
+/// a chapter file) is pointed to the commands that search folders.
+func inputPathProblem(_ path: String, readsFolders: Bool = false, sounds: Bool = true) -> String? {
+    var info = stat()
+    if statPath(path, &info) != 0 { return "no such file" }
+    guard !readsFolders && (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+    guard sounds else { return "is a folder, not a file" }
+    return "is a folder, not a file (afkit batch --preset NAME --out FOLDER '\(path)' converts the sounds in a "
+        + "folder, afkit validate '\(path)' checks them)"
 }

@@ -98,7 +98,7 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         // Checked here, not in validate(): argument-parser reports an unknown option first.
-        try checkPathsExist(sources, in: Self.self)
+        try checkPathsExist(sources, in: Self.self, readsFolders: true)
         let writesHTML = report.map(Self.isHTML) ?? false
         if profile != nil, !writesHTML, !shared.trim {
             throw usageError(

@@ -14,7 +14,7 @@ struct ChapterFileOptions: ParsableArguments {
     /// an error naming its line), or `nil` when not given.
     func chapterList(in command: ParsableCommand.Type) throws -> ChapterList? {
         guard let chapters else { return nil }
-        try checkPathsExist([chapters], in: command, allowStandardInput: false)
+        try checkPathsExist([chapters], in: command, allowStandardInput: false, sounds: false)
         return try ChapterList(path: chapters)
     }
 }

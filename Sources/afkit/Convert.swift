@@ -82,12 +82,7 @@ struct Convert: ParsableCommand {
         if shared.trim { _ = try trimLimit(profile: profile, preset: format.preset) }
         if verbose && shared.quiet { throw ValidationError("-v and --quiet: give one") }
         try shared.check(rateGiven: format.dataFormat?.sampleRate != nil)
-        // Folders: convert makes one file from one file.
-        if input != "-" && isDirectory(input) {
-            throw ValidationError(
-                "'\(input)' is a folder: convert reads one file (afkit batch --preset NAME --out FOLDER "
-                    + "'\(input)' converts a folder)")
-        }
+        // Folders: convert makes one file from one file (a folder as INPUT: checkPathsExist, in run()).
         if output != "-" && isDirectory(output) {
             let named =
                 format.fileTypeArgument?.fileNameExtension

@@ -6,6 +6,12 @@ import AudioFormats
 import AudioStreaming
 import FileAccess
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `afkit info`: what a file holds, as afinfo says it.
 struct Info: NetworkCommand {
     static let configuration = CommandConfiguration(
@@ -39,8 +45,8 @@ struct Info: NetworkCommand {
         }
     }
 
-    /// A file that does not exist is reported in its place, like any other that cannot be read, and the
-    /// others are still read (as `afinfo` and `ls` do); the status is then 2, a usage error.
+    /// A file that does not exist (or a folder) is reported in its place, like any other that cannot be read, and
+    /// the others are still read (as `afinfo` and `ls` do); the status is then 2, a usage error.
     var readsNetwork: Bool { files.contains(where: isStreamURL) }
 
     func run() throws {
@@ -76,9 +82,12 @@ struct Info: NetworkCommand {
         var missing = false
         var objects: [JSONValue] = []
         for path in files {
-            if path != "-" && !isStreamURL(path) && !pathExists(path) { missing = true }
+            // A path that names nothing, or a folder: a usage error (status 2), reported in the file's place.
+            let problem = path == "-" || isStreamURL(path) ? nil : inputPathProblem(path)
+            if problem != nil { missing = true }
             let shown = shownArgument(path)
             do {
+                if let problem { throw AudioFileError.io(problem, errno: pathExists(path) ? EISDIR : ENOENT) }
                 if isStreamURL(path) {
                     let (properties, response, playlist) = try
                         (streams[path]

@@ -93,7 +93,8 @@ struct Validate: ParsableCommand {
                 "a playlist on standard input has no folder for its segments: give the playlist's path", in: Self.self)
         }
         try checkPathsExist(
-            paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true)
+            paths.filter { !(checksPlaylists && isStreamURL($0)) }, in: Self.self, allowStandardInput: true,
+            readsFolders: true)
         // A report written into one of the inputs (`>> IN`, `-o IN`) is refused before anything is read.
         let local = paths.filter { !isStreamURL($0) }
         if let output {

@@ -149,4 +149,40 @@ import Testing
         #expect(folderOut.status == 2)
         #expect(folderOut.stderr.hasPrefix("convert: \(folder.path)/none/out.caf: error: no such folder"))
     }
+
+    /// A folder given where a command reads a file, in every command that takes one: a usage error in the shape
+    /// of a missing file's (`COMMAND: FOLDER: error: is a folder, not a file ...`, status 2, nothing written), as
+    /// one function (`inputPathProblem`) decides for all; `info` reports it in the folder's place (its JSON object an
+    /// error) and reads the other files. Before, `info`, `hls`, `clip`, `waveform`, `packets`, `join` and `mix` said
+    /// `'wav' is a folder, not a regular file` without the FILE field (`join` and `mix` naming the output), status 1.
+    @Test func aFolderGivenAsAFileIsAUsageErrorOfEveryCommand() throws {
+        let folder = try ScratchFolder()
+        let source = "wav/pcm-s16-stereo.wav"
+        for arguments in [
+            ["convert", "wav", folder.path + "/out.caf"], ["packets", "wav"], ["clip", "wav"],
+            ["waveform", "wav", "--output", folder.path + "/w.png"], ["hls", "wav", "--out", folder.path + "/h"],
+            ["join", source, "wav", "-o", folder.path + "/j.wav"],
+            ["mix", "wav", source, "-o", folder.path + "/m.wav"],
+            ["info", "wav"], ["info", source, "wav"],
+        ] {
+            let result = try Command.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("\(arguments[0]): wav: error: is a folder, not a file (afkit batch "),
+                "\(arguments): \(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "\(arguments)")
+        }
+        let json = try Command.run(["info", "--json", "wav", source])
+        #expect(json.status == 2, "\(json.stderr)")
+        let objects = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json.stdout)")
+        let error = try #require(objects.first?["error"] as? [String: Any], "\(json.stdout)")
+        #expect((error["message"] as? String)?.hasPrefix("is a folder, not a file") == true, "\(json.stdout)")
+        #expect(objects.count == 2 && objects[1]["frameCount"] != nil, "\(json.stdout)")
+        // A folder for a chapter file: the same usage error, with no word of sounds.
+        let chapters = try Command.run(["convert", "--chapters", "wav", source, folder.path + "/c.m4a"])
+        #expect(chapters.status == 2 && chapters.stderr.hasPrefix("convert: wav: error: is a folder, not a file\n"))
+        // validate and batch search folders: a folder is what they take.
+        #expect(try Command.run(["validate", "wav"]).status != 2)
+    }
 }

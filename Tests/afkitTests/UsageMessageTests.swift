@@ -39,7 +39,7 @@ import Testing
             Case(["convert", s, "{out}/x.caf", "-o", "{out}/y.caf"], "give the output once"),
             Case(["convert", "-"], "standard input needs an OUTPUT"),
             Case(["convert", "caf/float32-stereo.caf"], about: "caf/float32-stereo.caf", "the input itself"),
-            Case(["convert", "wav", "{out}/x.caf"], "'wav' is a folder: convert reads one file"),
+            Case(["convert", "wav", "{out}/x.caf"], about: "wav", "is a folder, not a file (afkit batch"),
             Case(["convert", s, "{out}"], "is a folder: give the output's file name"),
             Case(["convert", "-d", "aac", s, "{out}/x.wav"], about: "{out}/x.wav", "WAVE files cannot hold -d aac"),
             convert(["--profile", "sfx"], "--profile goes with --trim"),
