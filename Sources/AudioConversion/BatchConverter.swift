@@ -49,25 +49,28 @@ public struct BatchConverter: Sendable {
         /// A `--name` pattern under which no two sources share an output, where one of those tried does.
         public var separatingPattern: OutputNamePattern?
 
-        /// The message: every collision, and the pattern that separates them.
-        public var description: String {
-            let lines = collisions.map { collision in
+        /// The message, a line each: every collision, then how many and the pattern that separates them (a command
+        /// words each line as its errors, `batch: error: LINE`).
+        public var lines: [String] {
+            let each = collisions.map { collision in
                 let sources = collision.sources.map { "'\($0)'" }
                 let named =
                     sources.count == 2
                     ? sources.joined(separator: " and ")
                     : sources.dropLast().joined(separator: ", ") + " and " + (sources.last ?? "")
-                return
-                    "batch: \(named) would \(sources.count == 2 ? "both" : "all") be written to '\(collision.output)'"
+                return "\(named) would \(sources.count == 2 ? "both" : "all") be written to '\(collision.output)'"
             }
             let remedy =
                 separatingPattern.map { "give --name '\($0)' to name them apart, or rename the sources" }
                 ?? "rename the sources"
-            return lines.joined(separator: "\n") + "\n"
-                + "batch: \(collisions.count) \(collisions.count == 1 ? "output" : "outputs") would each be made from "
-                + "more than one source: "
-                + "\(remedy) (nothing was converted)"
+            return each + [
+                "\(collisions.count) \(collisions.count == 1 ? "output" : "outputs") would each be made from "
+                    + "more than one source: \(remedy) (nothing was converted)"
+            ]
         }
+
+        /// The message: every collision, and the pattern that separates them.
+        public var description: String { lines.joined(separator: "\n") }
     }
 
     /// The preset every output is made with.

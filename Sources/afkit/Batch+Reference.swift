@@ -33,8 +33,8 @@ extension Batch {
         checkout), or edited in place is converted again, and so is an output cut short. Touching a source without \
         changing it converts nothing. Sources that would write one output (a.wav and a.aif) are an error before \
         anything is converted (exit 1): every such output is found first and all are named in one message, which ends \
-        with a --name pattern that would keep them apart (batch: 3 outputs would each be made from more than one \
-        source: give --name '{dir}/{stem}-{ext}' to name them apart, or rename the sources (nothing was converted)). \
+        with a --name pattern that would keep them apart (batch: error: 3 outputs would each be made from more than \
+        one source: give --name '{dir}/{stem}-{ext}' to name them apart, or rename the sources (nothing was converted)). \
         Paths that hold no source exit 2 unless --allow-empty. --trim cuts sources longer than the profile in force \
         allows (--profile, else the preset's own), as convert --trim does (ending with its 10 ms fade, --trim-fade \
         TIME to change it), or is a usage error where that profile sets no limit; -ar RATE sets every output's rate \

@@ -142,7 +142,7 @@ struct Batch: ParsableCommand {
                 Output.standardError(note + "\n")
             }
         } catch let error as BatchConverter.CollisionError {
-            Output.standardError("\(error)\n")
+            Output.standardError(error.lines.map { commandMessage("batch", .error, $0) }.joined())
             throw ExitCode(AFKit.Status.problemFound)
         } catch let error as OutputGuard.Refusal {
             throw usageError("\(error) (nothing was converted)", in: Self.self)

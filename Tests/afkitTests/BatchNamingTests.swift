@@ -21,10 +21,13 @@ import Testing
         for stem in ["a", "b", "c"] {
             #expect(
                 clashing.stderr.contains(
-                    "batch: '\(source)/\(stem).aif' and '\(source)/\(stem).wav' would both be written to "
-                        + "'\(out)/\(stem).caf'"), "\(clashing.stderr)")
+                    "batch: error: '\(source)/\(stem).aif' and '\(source)/\(stem).wav' would both be written to "
+                        + "'\(out)/\(stem).caf'\n"), "\(clashing.stderr)")
         }
-        #expect(clashing.stderr.contains("3 outputs would each be made from more than one source"))
+        #expect(clashing.stderr.contains("batch: error: 3 outputs would each be made from more than one source"))
+        // Every line in the contract's message form, `batch: error: TEXT` (the collisions' lines had no `error:`).
+        let lines = clashing.stderr.split(separator: "\n")
+        #expect(lines.count == 4 && lines.allSatisfy { $0.hasPrefix("batch: error: ") }, "\(clashing.stderr)")
         #expect(clashing.stderr.contains("give --name '{dir}/{stem}-{ext}'"), "\(clashing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out), "nothing is made before the collisions are solved")
         // The pattern offered converts them all; the subfolder is kept by {dir}.
