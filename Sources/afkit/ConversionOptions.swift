@@ -63,6 +63,9 @@ struct FileTypeArgument: ExpressibleByArgument {
         }
     }
 
+    /// What a shell completes `-f` with: the codes afkit writes (``allValueStrings``).
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+
     /// The name an output takes by this code (`.caf`, `.ogg`, `.opus`).
     var fileNameExtension: String { fileType.fileNameExtension(forCode: code) }
 }

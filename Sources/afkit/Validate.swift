@@ -63,8 +63,30 @@ struct Validate: ParsableCommand {
 
     func loadProfile() throws -> Profile { try Self.loadProfile(profile) }
 
-    /// What a shell completes `--profile` with (every command that takes one): the built-in profiles' names.
-    static let profileCompletion = CompletionKind.list(Profile.builtInNames)
+    /// What a shell completes `--profile` with (every command that takes one): the built-in profiles' names, and
+    /// the JSON files and folders at the path being typed (a profile file), worked out by afkit as the shell asks
+    /// (bash, zsh and fish alike).
+    static let profileCompletion = CompletionKind.custom { _, _, typed in
+        profileCandidates(typed, marksFolders: CompletionShell.requesting != .bash)
+    }
+
+    /// The built-in profiles' names that start with `typed`, then the JSON files and the folders whose path starts
+    /// with it (hidden ones only where the name typed starts with a dot), as a shell lists files: a folder ends with
+    /// a slash where `marksFolders` (bash marks folders itself: its completion is of file names).
+    static func profileCandidates(_ typed: String, marksFolders: Bool) -> [String] {
+        let names = Profile.builtInNames.filter { $0.hasPrefix(typed) }
+        let slash = typed.lastIndex(of: "/")
+        let folder = slash.map { String(typed[...$0]) } ?? ""
+        let start = slash.map { String(typed[typed.index(after: $0)...]) } ?? typed
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        let paths = entries.sorted().compactMap { entry -> String? in
+            guard entry.hasPrefix(start), start.hasPrefix(".") || !entry.hasPrefix(".") else { return nil }
+            let path = folder + entry
+            if isDirectory(path) { return marksFolders ? path + "/" : path }
+            return nameExtension(of: entry) == "json" ? path : nil
+        }
+        return names + paths
+    }
 
     /// A built-in profile by name, or a JSON profile file.
     static func loadProfile(_ profile: String) throws -> Profile {

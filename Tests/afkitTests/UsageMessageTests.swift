@@ -228,28 +228,74 @@ import Testing
         }
     }
 
-    /// `--profile <TAB>` offers the built-in profiles in bash, zsh and fish, in every command that takes one
-    /// (validate, convert, batch): the scripts offered nothing (any word, as for a file).
-    @Test func profileCompletionOffersTheBuiltInProfiles() throws {
+    /// `--profile <TAB>` offers the built-in profiles and the JSON profile files (and the folders on the way to
+    /// them) in bash, zsh and fish, in every command that takes one (validate, convert, batch): afkit works them out
+    /// as the shell asks (`---completion`), where the scripts offered the names alone (and, before, nothing).
+    @Test func profileCompletionOffersTheBuiltInProfilesAndProfileFiles() throws {
         let names = [
             "system-sound", "simultaneous-sfx", "music", "game-sfx", "music-streaming", "dialogue", "hls-audio",
         ]
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/profiles", withIntermediateDirectories: true)
+        for file in ["my.json", "notes.txt", "profiles/loud.json", ".hidden.json"] {
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path + "/" + file))
+        }
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try Command.run(["--generate-completion-script", shell])
+            #expect(script.status == 0, "\(shell): \(script.stderr)")
+            for command in ["validate", "convert", "batch"] {
+                #expect(
+                    script.stdout.contains("---completion \(command) -- --profile "), "\(shell) \(command): no call")
+            }
+            // The call each script makes, for a word typed: the tokens after the word's index and cursor.
+            func offered(_ typed: String) throws -> [String] {
+                let result = try Command.run(
+                    [
+                        "---completion", "validate", "--", "--profile", "3", "\(typed.count)", "afkit", "validate",
+                        "--profile", typed,
+                    ],
+                    environment: ["SAP_SHELL": shell])
+                #expect(result.status == 0, "\(shell) \(typed): \(result.stderr)")
+                // (zsh's script drops a last line, which afkit's answer for zsh adds.)
+                return result.stdout.split(separator: "\n").map(String.init).filter { $0 != " " }
+            }
+            let folderMark = shell == "bash" ? "" : "/"  // bash marks folders itself
+            #expect(Array(try offered("").prefix(names.count)) == names, "\(shell)")
+            #expect(try offered("mu") == ["music", "music-streaming"], "\(shell)")
+            #expect(
+                try offered(folder.path + "/")
+                    == [folder.path + "/my.json", folder.path + "/profiles" + folderMark], "\(shell)")
+            #expect(try offered(folder.path + "/pro") == [folder.path + "/profiles" + folderMark], "\(shell)")
+            #expect(try offered(folder.path + "/profiles/") == [folder.path + "/profiles/loud.json"], "\(shell)")
+            #expect(try offered(folder.path + "/.h") == [folder.path + "/.hidden.json"], "\(shell)")
+        }
+    }
+
+    /// `-f <TAB>` offers the file type codes afkit writes (`FileTypeArgument.allValueStrings`, from the container
+    /// registry) in bash, zsh and fish, for every command that takes `-f` (convert, batch, join, mix): it offered
+    /// nothing.
+    @Test func fileTypeCompletionOffersTheCodesAfkitWrites() throws {
+        let codes = ["caff", "AIFF", "AIFC", "WAVE", "RF64", "m4af", "adts", "MPG3", "flac", "opus", "ogg", "NeXT"]
         let offered: [String: String] = [
-            "bash": "-W " + names.map { "'\($0)'" }.joined(separator: "$'\\n'"),
-            "zsh": "=(" + names.map { "'\($0)'" }.joined(separator: " ") + ")",
-            "fish": "-l 'profile' ",
+            "bash": "'-f')\n        __afkit_add_completions -W " + codes.map { "'\($0)'" }.joined(separator: "$'\\n'"),
+            "zsh": "__f=(" + codes.map { "'\($0)'" }.joined(separator: " ") + ")",
+            "fish": "-s 'f' ",
         ]
         for (shell, list) in offered {
             let script = try Command.run(["--generate-completion-script", shell])
             #expect(script.status == 0, "\(shell): \(script.stderr)")
             if shell == "fish" {
-                // One line per command's --profile, each with its words.
                 let lines = script.stdout.split(separator: "\n").filter { $0.contains(list) }
-                #expect(lines.count == 3, "\(lines)")
-                #expect(lines.allSatisfy { $0.hasSuffix("-rfka '" + names.joined(separator: " ") + "'") }, "\(lines)")
+                #expect(lines.count == 4, "\(lines)")
+                #expect(lines.allSatisfy { $0.hasSuffix("-rfka '" + codes.joined(separator: " ") + "'") }, "\(lines)")
             } else {
-                #expect(script.stdout.components(separatedBy: list).count == 4, "\(shell): \(script.stdout)")
+                #expect(script.stdout.components(separatedBy: list).count == 5, "\(shell): \(script.stdout)")
             }
         }
+        // The list is the one `convert -hf` gives, the file types afkit writes.
+        let listed = try Command.run(["convert", "-hf"]).stdout.split(separator: "\n").compactMap { line in
+            line.hasPrefix("'") ? line.split(separator: "'").first.map(String.init) : nil
+        }
+        #expect(listed == codes, "\(listed)")
     }
 }
