@@ -34,7 +34,8 @@ extension Batch {
         changing it converts nothing. Sources that would write one output (a.wav and a.aif) are an error before \
         anything is converted (exit 1): every such output is found first and all are named in one message, which ends \
         with a --name pattern that would keep them apart (batch: error: 3 outputs would each be made from more than \
-        one source: give --name '{dir}/{stem}-{ext}' to name them apart, or rename the sources (nothing was converted)). \
+        one source: give --name '{dir}/{stem}-{ext}' to name them apart, or rename the sources (nothing was \
+        converted)). \
         Paths that hold no source exit 2 unless --allow-empty. --trim cuts sources longer than the profile in force \
         allows (--profile, else the preset's own), as convert --trim does (ending with its 10 ms fade, --trim-fade \
         TIME to change it), or is a usage error where that profile sets no limit; -ar RATE sets every output's rate \
@@ -50,8 +51,12 @@ extension Batch {
         --preset pcm --gain=-3 --trim src/long.wav out/long-fixed.caf), never from the output, which would be a \
         second generation of loss; a fix writes beside the output, never over it or another output (the batch's next \
         run would convert it back), and where no other fix of the page does (-fixed, -fixed-2, ...). Every preset's \
-        output passes its own profile with no finding: PresetProfileTests converts sources from 8 to 192 kHz, 1 to 8 \
-        channels, 8- to 32-bit integers and float with each preset and validates them in-process.
+        output passes its own profile (no error) with no finding about what the preset decides (container, data \
+        format, sample rate, channels, length): PresetProfileTests converts sources from 8 to 192 kHz, 1 to 8 \
+        channels, 8- to 32-bit integers and float with each preset and validates them in-process. What the source \
+        brings is judged as it comes, and may still be a warning: the presets do not level loudness (music, lossless \
+        and voice outputs keep the source's: give --loudness, as the page's fixes do), nor take off silence at the \
+        ends (--trim-silence), nor undo clipping or a true peak above the ceiling (--loudness's limiter holds it).
 
         On a terminal one progress line shows the files done and the file being written, its time and speed (batch: \
         3/10 files - long.wav 00:02:13.4 of 00:10:00.0 - 41.2x; --progress forces it elsewhere); piped, a line a file \

@@ -79,4 +79,34 @@ import Testing
         #expect(asked.status == 1, "\(asked.stderr)")
         #expect(asked.stderr.contains("at 32 kbit/s it takes 48000 Hz (-d vorbis@48000)"), "\(asked.stderr)")
     }
+
+    /// What batch's help says of a preset's outputs holds: they pass the preset's own profile (no error), but the
+    /// presets do not level loudness, so a quiet source's output keeps its level and the profile warns of it (help
+    /// said "no finding"); with --loudness the same output meets the profile with nothing to say.
+    @Test func presetOutputsPassTheirProfileButKeepTheSourcesLoudness() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/src"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        _ = try convertedTone(["--gain", "-30"], into: source, "quiet.wav", rate: 44100)
+        func findings(_ options: [String]) throws -> [(rule: String, severity: String)] {
+            let out = folder.path + "/out" + options.joined()
+            let batch = try Command.run(["batch", "--preset", "music", "--out", out] + options + [source])
+            #expect(batch.status == 0, "\(options): \(batch.stderr)")
+            let validate = try Command.run(["validate", "--profile", "music", "--format", "json", out])
+            #expect(validate.status == 0, "\(options): \(validate.stdout)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(validate.stdout.utf8)) as? [String: Any])
+            let files = try #require(report["files"] as? [[String: Any]])
+            return files.flatMap { ($0["violations"] as? [[String: Any]]) ?? [] }.map {
+                ($0["rule"] as? String ?? "", $0["severity"] as? String ?? "")
+            }
+        }
+        let unlevelled = try findings([])
+        #expect(unlevelled.map(\.rule) == ["loudness"] && unlevelled.allSatisfy { $0.severity == "warning" })
+        #expect(try findings(["--loudness", "-16"]).isEmpty)
+        let help = try Command.run(["help", "batch"]).stdout.split(whereSeparator: \.isWhitespace).joined(
+            separator: " ")
+        #expect(help.contains("the presets do not level loudness"), "\(help)")
+        #expect(!help.contains("its own profile with no finding:"), "\(help)")
+    }
 }
