@@ -179,7 +179,8 @@ public enum Preset: String, CaseIterable, Sendable {
     /// Apple Lossless in CAF (or M4A): half the size of PCM, nothing lost but rates above 48 kHz.
     case lossless
     /// Dialogue lines: Opus at 32 kbit/s, mono, in CAF at a constant bit rate (what Apple's players decode),
-    /// or Ogg Opus for an `.opus` name.
+    /// or Ogg Opus for an `.opus` or `.ogg` name; an `.m4a` or `.aac` name gets AAC, an `.mp3` MP3, at the same bit
+    /// rate, mono.
     case voice
 
     /// The validation profile the preset's outputs pass without a finding (`afkit validate --profile NAME`): what
@@ -226,25 +227,48 @@ public enum Preset: String, CaseIterable, Sendable {
         case .music:
             // AAC's default rate: 64 kbit/s a channel, so 128 kbit/s for stereo.
             settings.dataFormat = DataFormatSpecifier("aac")
-            settings.adaptsToContainer = true
             // The music profile warns above 48 kHz (the table's most): the preset's output passes its own profile.
             settings.copiesCompressedPackets = true
-            // An `.ogg` (`-f ogg`) is Vorbis, an `.opus` Opus (what Android and game engines ship); neither is a
-            // format the music profile, Apple's, passes.
-            settings.allowedFileTypes = [.caf, .m4a, .adts, .mp3, .ogg]
+            // An `.ogg` (`-f ogg`) is Vorbis, an `.opus` Opus (what Android and game engines ship), an `.mp3` MP3;
+            // none is a format the music profile, Apple's, passes.
+            settings.givesWayToTheNamedCodec()
         case .lossless:
             settings.dataFormat = DataFormatSpecifier("alac")
-            settings.adaptsToContainer = true
             // Lossless as a codec, at the rates the music profile passes (the table's most; -d alac@RATE keeps a
-            // higher one).
-            settings.allowedFileTypes = [.caf, .m4a, .flac]
+            // higher one): a `.flac` name is FLAC.
+            settings.givesWayToTheNamedCodec()
         case .voice:
             settings.dataFormat = DataFormatSpecifier("opus")
             settings.bitRate = 32000
-            settings.allowedFileTypes = [.caf, .ogg]
+            // An `.m4a` or `.aac` name is AAC, an `.mp3` MP3, an `.ogg` or `.opus` Opus in Ogg: at the voice's bit
+            // rate, rate and channels where the codec takes them.
+            settings.givesWayToTheNamedCodec()
             settings.levelsSpeech = true
         }
         return settings
+    }
+}
+
+extension ConversionSettings {
+    /// A preset's codec gives way to the codec the output's name picks, as lossy (or lossless) as it: the preset
+    /// writes every container that holds its codec (CAF first) or whose name picks such a codec (`.m4a`: AAC;
+    /// `.mp3`: MP3; `.ogg`: Vorbis; `.opus`: Opus; `.flac`: FLAC), and its codec becomes the name's where the
+    /// container cannot hold it (``ConversionPlan/Destination/adapted(_:to:named:explicitly:)``), keeping the
+    /// preset's bit rate, rate and channels where the codec takes them. The one rule of music, lossless and voice,
+    /// from the container registry.
+    mutating func givesWayToTheNamedCodec() {
+        guard let specifier = dataFormat, let codec = specifier.codec else { return }
+        adaptsToContainer = true
+        allowedFileTypes = ContainerRegistry.written.map(\.fileType).filter { fileType in
+            if ConversionPlan.Destination.holds(specifier, in: fileType, explicit: false) { return true }
+            guard let policy = fileType.descriptor.writer?.policy else { return false }
+            return fileType.fileNameExtensions.contains { name in
+                guard let named = DataFormatSpecifier(policy.defaultDataFormat(forExtension: name))?.codec else {
+                    return false
+                }
+                return named.isLossless == codec.isLossless && named.formatID != .lpcm
+            }
+        }
     }
 }
 

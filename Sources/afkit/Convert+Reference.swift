@@ -388,9 +388,10 @@ extension Convert {
         with a note; -d alac@96000 keeps a higher rate). Why: about half the size of PCM, nothing lost: for music \
         masters and sounds that must be exact but are large
 
-        voice: Opus at 32 kbit/s, mono, constant bit rate, in CAF (or Ogg Opus for .opus names). Why: dialogue lines: \
-        a third of IMA4's size with a spectrum as close to the source's, and far closer than AAC-LC's at the same \
-        rate (BENCHMARKS.md); CBR because Apple's players decode Opus in CAF only at a constant bit rate. With \
+        voice: Opus at 32 kbit/s, mono, constant bit rate, in CAF (or Ogg Opus for .opus and .ogg names); an .m4a or \
+        .aac name gets AAC-LC and an .mp3 name MP3, at the same bit rate, mono (a podcast's feed). Why: dialogue \
+        lines: a third of IMA4's size with a spectrum as close to the source's, and far closer than AAC-LC's at the \
+        same rate (BENCHMARKS.md); CBR because Apple's players decode Opus in CAF only at a constant bit rate. With \
         --loudness it levels speech (--dynamic) unless --linear is given.
         """
 }

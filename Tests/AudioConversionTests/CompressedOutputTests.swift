@@ -448,6 +448,29 @@ private let outputs = fixtures + "/afkit-outputs"
         let entry = (manifest?["referenceSNR"] as? [String: Any])?[signal] as? [String: Any]
         return try #require(entry?["snr"] as? Double)
     }
+
+    /// One rule for the presets' codecs (`givesWayToTheNamedCodec`): a lossy preset writes every container whose
+    /// name picks a lossy codec (music's AAC an `.mp3`'s MP3, an `.ogg`'s Vorbis; voice's Opus an `.m4a`'s AAC), a
+    /// lossless one those whose name picks a lossless codec (`.flac`), CAF first; none writes a PCM container. Voice
+    /// wrote CAF and Ogg only, and refused `.m4a`.
+    @Test func thePresetsCodecGivesWayToTheOneTheNamePicks() throws {
+        #expect(Preset.music.settings.allowedFileTypes == [.caf, .m4a, .adts, .mp3, .ogg])
+        #expect(Preset.voice.settings.allowedFileTypes == [.caf, .m4a, .adts, .mp3, .ogg])
+        #expect(Preset.lossless.settings.allowedFileTypes == [.caf, .m4a, .flac])
+        for preset in [Preset.music, .lossless, .voice] {
+            #expect(preset.settings.adaptsToContainer, "\(preset)")
+        }
+        let voice = Preset.voice.settings
+        let m4a = try ConversionPlan.Destination(output: "line.m4a", settings: voice)
+        #expect(m4a.fileType == .m4a && m4a.dataFormat?.codec?.formatID == .aac)
+        let mp3 = try ConversionPlan.Destination(output: "line.mp3", settings: voice)
+        #expect(mp3.fileType == .mp3 && mp3.dataFormat?.codec?.formatID == .mpegLayer3)
+        let ogg = try ConversionPlan.Destination(output: "line.opus", settings: voice)
+        #expect(ogg.fileType == .ogg && ogg.dataFormat?.codec?.formatID == .opus)
+        #expect(throws: ConversionUsageError.self) {
+            try ConversionPlan.Destination(output: "line.wav", settings: voice)
+        }
+    }
 }
 
 /// Five-point-one through AAC and ALAC: the CAF's `chan` names the order Apple's decoders deliver

@@ -109,4 +109,34 @@ import Testing
         #expect(help.contains("the presets do not level loudness"), "\(help)")
         #expect(!help.contains("its own profile with no finding:"), "\(help)")
     }
+
+    /// `convert --preset voice in.wav out.m4a`: AAC at the voice's settings (mono, 32 kbit/s: what `-d aac -b 32000
+    /// -c 1` writes), read back by afkit with the source's frames; an `.mp3` name MP3 the same way. It was refused
+    /// ("--preset voice cannot write 'out.m4a'"), where `--preset music` gave way to an `.ogg` or `.opus` name.
+    @Test func voiceToM4AIsAACAtTheVoicesSettings() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/episode.wav"
+        try toneWAV(source, seconds: 2, rate: 48000, channels: 2)
+        func read(_ path: String) throws -> [String: Any] {
+            let info = try Command.run(["info", "--json", path])
+            #expect(info.status == 0, "\(info.stderr)")
+            return try #require(
+                (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])?.first)
+        }
+        for (name, codec, options) in [("m4a", "aac ", ["-d", "aac"]), ("mp3", ".mp3", ["-d", ".mp3"])] {
+            let output = folder.path + "/episode.\(name)"
+            let voice = try Command.run(["convert", "--preset", "voice", source, output])
+            #expect(voice.status == 0, "\(name): \(voice.stderr)")
+            let made = try read(output)
+            let format = try #require(made["format"] as? [String: Any])
+            #expect(format["id"] as? String == codec && format["channels"] as? Int == 1, "\(name): \(made)")
+            #expect(format["sampleRate"] as? Int == 48000, "\(name): \(made)")
+            if name == "m4a" { #expect(made["frameCount"] as? Int == 96000, "\(made)") }
+            // The same bit rate as the codec asked outright at the voice's settings.
+            let asked = folder.path + "/asked.\(name)"
+            let outright = try Command.run(["convert"] + options + ["-b", "32000", "-c", "1", source, asked])
+            #expect(outright.status == 0, "\(name): \(outright.stderr)")
+            #expect(made["bitRate"] as? Int == (try read(asked))["bitRate"] as? Int, "\(name): \(made)")
+        }
+    }
 }
