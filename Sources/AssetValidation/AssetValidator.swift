@@ -96,6 +96,36 @@ public struct AssetValidator: Sendable {
         return check(facts, measure: { request in try file.flatMap { try measureAudio(of: $0, request) } })
     }
 
+    /// The report of an output a conversion refused to make from `source` (a batch's job): the conversion's error,
+    /// `message`, as the finding (rule `conversion`), fixed where the source is longer than the profile allows by
+    /// the `duration` rule's own fix, as validate names it for an output too long: the source read as the output it
+    /// would have been (`output`), remade from it with the options that made the others (``origin``) and `--trim`
+    /// at the profile's limit, beside `output` (`afkit convert --preset system-sound --trim src/long.wav
+    /// out/long-fixed.caf`).
+    public func refusedConversion(source: String, output: String, message: String) -> FileReport {
+        var report = FileReport(
+            path: source, violations: [Violation(rule: "conversion", severity: .error, message: message)])
+        let resolved = profile.resolved(for: output)
+        guard
+            let entry = resolved.entries.first(where: { $0.enabled && $0.rule == ValidationRule.duration.id }),
+            let rule = rules[entry.rule], let file = try? AudioFile(path: source),
+            let summary = try? AudioFileSummary(file.properties)
+        else { return report }
+        var facts = AssetFacts(path: output)
+        facts.properties = file.properties
+        facts.summary = summary
+        facts.fixingPreset = resolved.fixingPreset
+        facts.profileName = resolved.name
+        facts.origin = origin?(output)
+        guard let recipe = rule.check(facts, entry.settings).compactMap(\.recipe).first,
+            let planned = recipe.command(for: facts)
+        else { return report }
+        report.violations[0].fix = planned.command
+        report.violations[0].fixNote = planned.note
+        report.plannedFix = planned
+        return report
+    }
+
     /// Checks bytes held in memory (the name decides the extension rule and the overrides).
     public func validate(bytes: [UInt8], name: String) -> FileReport {
         var stream = AudioFileStream(fileTypeHint: FileType(fileExtension: AssetFacts(path: name).fileExtension))

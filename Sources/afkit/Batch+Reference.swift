@@ -46,7 +46,8 @@ extension Batch {
         "sourceLoudness", "outputLoudness"}]}, each loudness {"integrated", "range", "truePeak", "samplePeak", \
         "shortTermMaximum"} (null for -inf), a failed file's error instead. --report FILE.html writes validate \
         --format html's page of the outputs instead, checked against --profile (default: the preset's own profile, as \
-        for --trim; system-sound for pcm); a source that failed to convert is listed with its error as the finding. \
+        for --trim; system-sound for pcm); a source that failed to convert is listed with its error as the finding \
+        (one longer than the profile allows with validate's fix for its length: the batch's options and --trim). \
         The page's fixes remake an output from its source with the batch's options and the fix's own (afkit convert \
         --preset pcm --gain=-3 --trim src/long.wav out/long-fixed.caf), never from the output, which would be a \
         second generation of loss; a fix writes beside the output, never over it or another output (the batch's next \

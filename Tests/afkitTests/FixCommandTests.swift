@@ -115,6 +115,42 @@ import Testing
         #expect(try AudioFile(path: fixed).properties.validFrameCount == 30 * 8000)
     }
 
+    /// A source the system-sound preset refuses for its length (40 s, no --trim) is listed by the batch's report
+    /// with a runnable fix: the duration rule's own, as validate names it for an output too long (the batch's
+    /// options, then --trim at the profile's limit, beside the output it would have made), whose output re-validates
+    /// clean on length. The report gave the conversion's error alone ("trim it, or convert with --trim").
+    @Test func aBatchReportsSourceTooLongForThePresetHasARunnableLengthFix() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/src", withIntermediateDirectories: true)
+        let source = folder.path + "/src/long.wav"
+        try toneWAV(source, seconds: 40)
+        try toneWAV(folder.path + "/src/short.wav", seconds: 1)
+        let report = folder.path + "/report.html"
+        let out = folder.path + "/out"
+        let batch = try Command.run([
+            "batch", "--preset", "system-sound", "--gain", "-3", "--out", out, "--report", report, folder.path + "/src",
+        ])
+        #expect(batch.status == 1 && batch.stderr.contains("lasts 40.0 s; the limit is 30.0 s"), "\(batch.stderr)")
+        let fix = try Self.reportedFix(in: report, "afkit convert --preset system-sound")
+        #expect(
+            fix == "afkit convert --preset system-sound --gain=-3 --trim \(source) \(out)/long-fixed.caf", "\(fix)")
+        let fixed = try Self.run(fix)
+        #expect(try !Self.rules(fixed).contains("duration"))
+        #expect(try AudioFile(path: fixed).properties.validFrameCount == 30 * 8000)
+        // A profile file with its own, shorter limit cuts there (--duration SECONDS), as validate's fix would.
+        let profile = folder.path + "/short.json"
+        try Data(#"{"name": "short", "extends": "system-sound", "rules": {"duration": {"maximumSeconds": 20}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: profile))
+        let short = try Command.run([
+            "batch", "--preset", "system-sound", "--profile", profile, "--out", folder.path + "/out2", "--report",
+            report, source,
+        ])
+        #expect(short.status == 1, "\(short.stderr)")
+        let cut = try Self.reportedFix(in: report, "afkit convert --preset system-sound")
+        #expect(cut.contains(" --duration 20 "), "\(cut)")
+        #expect(try !Self.rules(try Self.run(cut), profile: profile).contains("duration"), "\(cut)")
+    }
+
     /// A batch report's fix for a hot output under a profile with no loudness rule (sfx's simultaneous-sfx) brings
     /// the true peak under the ceiling by one gain, in place of the batch's own --gain (the two each set the gain),
     /// and runs: it suggested a loudness held under a limiter (`--loudness -8.5 --true-peak -1`), which exited 1.
