@@ -33,7 +33,9 @@ extension Info {
         to 5 (within +/-0.1 LU) and Tech 3342's loudness-range cases 1 to 4 (within +/-1 LU) on their signals, \
         generated from their definitions, and the true-peak cases 15 to 23 (+0.2/-0.4 dB). An HLS playlist's \
         loudness is its rendition's (a master playlist's: the one its HLS: line names), the segments decoded in \
-        order as one sound (HLSCommandTests measures a package against its source).
+        order as one sound; a master playlist's every rendition is measured too, lowest bandwidth first (a player \
+        may play any): --json adds "renditions": [{"mediaPlaylist", "loudness"}], text a "Rendition loudness:" line \
+        each (HLSCommandTests measures a package against its source).
 
         The loudness a file states, measured when it was made (MPEG-4's 'ludt' box, ISO/IEC 14496-12, which afkit's \
         M4A writer writes where it is given one), is shown without --loudness: --json adds \

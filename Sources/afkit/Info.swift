@@ -129,14 +129,55 @@ struct Info: NetworkCommand {
                     let playlist = PlaylistReading(
                         mediaPlaylist: reader.mediaLocation ?? path, segments: reader.segments.count,
                         problems: reader.problems)
+                    // A master's every rendition measured too (a player may play any): lowest bandwidth first.
+                    var renditions: [(location: String, measured: LoudnessMeasurement, frames: Int64)] = []
+                    if let measured, let shown = reader.mediaLocation, shown != path {
+                        let access = playlistAccess(path, allowsNetwork: allowNetwork).fetcher
+                        for location in try HLS.Reader(fetch: access).audioPlaylists(at: path) {
+                            guard location != shown else {
+                                renditions.append((location, measured, summary.frameCount))
+                                continue
+                            }
+                            var other = HLS.Reader(fetch: access)
+                            var otherStream = AudioFileStream()
+                            let otherSpool = try StandardStreams.spool(named: "hls", what: "the playlist's segments") {
+                                write in
+                                try other.read(
+                                    location: location, into: &otherStream, fed: { try $0.withUnsafeBytes(write) }
+                                ) { _ in }
+                            }
+                            defer { TemporaryFiles.discard(otherSpool) }
+                            renditions.append(
+                                (
+                                    location, try LoudnessMeasurement.measure(path: otherSpool),
+                                    try AudioFileSummary(otherStream.properties).frameCount
+                                ))
+                        }
+                    }
                     if json {
                         var fields = [("path", .string(path))] + summary.jsonFields + [("hls", playlist.json)]
                         if let measured { fields.append(("loudness", measured.json)) }
+                        if !renditions.isEmpty {
+                            fields.append(
+                                (
+                                    "renditions",
+                                    .array(
+                                        renditions.map {
+                                            .object([
+                                                ("mediaPlaylist", .string($0.location)), ("loudness", $0.measured.json),
+                                            ])
+                                        })
+                                ))
+                        }
                         objects.append(.object(fields))
                     } else {
                         var text = InfoText.render(path: path, summary: summary, properties: stream.properties)
+                        let each = renditions.map {
+                            "Rendition loudness:     \($0.location): \($0.measured.figures(frames: $0.frames))\n"
+                        }
                         text.insert(
-                            contentsOf: playlist.text + (measured.map { $0.text(frames: summary.frameCount) } ?? ""),
+                            contentsOf: playlist.text + (measured.map { $0.text(frames: summary.frameCount) } ?? "")
+                                + each.joined(),
                             at: text.index(text.endIndex, offsetBy: -5))
                         Output.standardOutput(text)
                     }
@@ -332,8 +373,11 @@ extension LoudnessInfo {
 extension LoudnessMeasurement {
     /// A line for `info`'s text, of a sound of `frames` valid frames: a file of none (an init segment, or one
     /// damaged before its first) has nothing to measure, which is said, not a loudness of -inf.
-    func text(frames: Int64) -> String {
-        guard frames > 0 else { return "Loudness:               none: the file holds no audio frames to measure\n" }
+    func text(frames: Int64) -> String { "Loudness:               " + figures(frames: frames) + "\n" }
+
+    /// The figures of ``text(frames:)``, without its label.
+    func figures(frames: Int64) -> String {
+        guard frames > 0 else { return "none: the file holds no audio frames to measure" }
         func value(_ number: Double, _ unit: String) -> String {
             number.isFinite ? fixedPoint(number, places: 2) + " " + unit : "-inf " + unit
         }
@@ -341,7 +385,7 @@ extension LoudnessMeasurement {
         let level =
             shortSoundLoudness.map { value($0, "LUFS") + " over one block (shorter than 400 ms)" }
             ?? value(integrated, "LUFS") + " integrated"
-        return "Loudness:               \(level), range \(value(range, "LU")), "
-            + "true peak \(value(truePeak, "dBTP")), sample peak \(value(samplePeak, "dBFS"))\n"
+        return "\(level), range \(value(range, "LU")), "
+            + "true peak \(value(truePeak, "dBTP")), sample peak \(value(samplePeak, "dBFS"))"
     }
 }

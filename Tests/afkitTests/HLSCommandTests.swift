@@ -81,8 +81,9 @@ import Testing
 
     /// `info --loudness` on a playlist measures the rendition `info` reports (a master playlist's: the one its `HLS:`
     /// line and `hls.mediaPlaylist` name), its segments decoded in order as one sound: within a few tenths of a LU of
-    /// the source it was made from, as AAC keeps it, in text as for a file and in `--json`'s `loudness`. (It was
-    /// refused with code 'nope'.)
+    /// the source it was made from, as AAC keeps it, in text as for a file and in `--json`'s `loudness`; a master's
+    /// every rendition too (`renditions`, "Rendition loudness:" lines). (It was refused with code 'nope', then showed
+    /// the best rendition alone.)
     @Test func infoMeasuresAPlaylistsLoudness() throws {
         let source = scratch + "/tone.wav"
         try toneWAV(source, seconds: 4, rate: 48000, channels: 2)
@@ -112,6 +113,20 @@ import Testing
                 #expect(
                     text.stdout.contains(" segments of \(out)/\(rendition)/prog_index.m3u8\nLoudness:               "),
                     "\(text.stdout)")
+                // A master's every rendition is measured too, lowest bandwidth first; a media playlist is its own.
+                let renditions = entry["renditions"] as? [[String: Any]]
+                if playlist.hasSuffix("master.m3u8") {
+                    #expect(
+                        renditions?.map { $0["mediaPlaylist"] as? String }
+                            == ["\(out)/aac-96k/prog_index.m3u8", "\(out)/aac-160k/prog_index.m3u8"])
+                    for each in renditions ?? [] {
+                        let level = try #require((each["loudness"] as? [String: Any])?["integrated"] as? Double)
+                        #expect(abs(level - sourceLoudness) <= 0.3, "\(each)")
+                    }
+                    #expect(text.stdout.contains("Rendition loudness:     \(out)/aac-96k/prog_index.m3u8: "))
+                } else {
+                    #expect(renditions == nil && !text.stdout.contains("Rendition loudness"))
+                }
             }
         }
     }

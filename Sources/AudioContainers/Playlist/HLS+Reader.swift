@@ -97,6 +97,19 @@ extension HLS {
             }
         }
 
+        /// Every variant's audio media playlist (as ``choose(_:)`` picks a variant's), lowest bandwidth first, each
+        /// once, resolved against `location`; only `location` itself where it is a media playlist.
+        public func audioPlaylists(at location: String) throws -> [String] {
+            guard case .master(let master) = try parse(try fetch(location, nil)) else { return [location] }
+            var locations: [String] = []
+            for variant in master.variants.sorted(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) {
+                guard let uri = Self.audio(of: variant, in: master) else { continue }
+                let resolved = resolve(uri, against: location)
+                if !locations.contains(resolved) { locations.append(resolved) }
+            }
+            return locations
+        }
+
         /// The variant's audio: its audio group's rendition with a URI of its own (the default one first), or
         /// the variant's own URI.
         public func choose(_ master: MasterPlaylist) -> String? {
@@ -109,6 +122,12 @@ extension HLS {
                 variant = ranked.min { abs(($0.bandwidth ?? 0) - target) < abs(($1.bandwidth ?? 0) - target) }
             }
             guard let variant else { return master.renditions.first { $0.type == "AUDIO" }?.uri }
+            return Self.audio(of: variant, in: master)
+        }
+
+        /// A variant's audio: its audio group's rendition with a URI of its own (the default one first), or the
+        /// variant's own URI.
+        private static func audio(of variant: Variant, in master: MasterPlaylist) -> String? {
             let group = master.renditions.filter {
                 $0.type == "AUDIO" && $0.groupID == variant.audioGroup && $0.uri != nil
             }
