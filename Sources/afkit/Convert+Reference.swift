@@ -140,7 +140,9 @@ extension Convert {
         0.5 LU of margin for the encoder and is a promise: before it is named, a conversion is made at it (a hidden \
         file beside the output, removed), and lowered by that try's own refusal until one meets it (up to four tries; \
         the message then says "a conversion there was made and met it", and names no target where none did). An \
-        encoder that will not settle in six rounds is refused the same way. Every normalized conversion says what it \
+        encoder that will not settle (a lossy output: in three encodes, six for a sound of a minute or less, whose \
+        encodes cost little and whose loudness a low bit rate moves by tenths of a LU from one gain to the next) is \
+        refused the same way. Every normalized conversion says what it \
         did, one line a file (convert and batch notes, batch --report's JSON normalization and its HTML page): \
         loudness and true peak before and after, gain, limiting. With --no-limiter such a target is refused, saying \
         what target would fit. A sound shorter than one 400 ms gating block (a click) has no integrated loudness: it \
