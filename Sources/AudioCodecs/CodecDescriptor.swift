@@ -43,12 +43,16 @@ public struct EncodingFacts: Sendable {
     public let keptBySourceFormat: KeptBySourceFormat?
     /// What `-q` means for it, in `-q`'s help ("FLAC: level q/16").
     public let qualityHelp: String?
+    /// Whether a bit rate (`-b`) sets what `-q` would, so `-q` is not used beside it (Vorbis: `-q` is the quality
+    /// its VBR aims at, which the mode for a bit rate sets in its place, as with oggenc's `-q` and `-b`).
+    public let bitRateReplacesQuality: Bool
 
     init(
         _ names: [String], aliases: [String] = [], dryRunCookie: [UInt8]? = nil,
-        keptBySourceFormat: KeptBySourceFormat? = nil, qualityHelp: String? = nil,
+        keptBySourceFormat: KeptBySourceFormat? = nil, qualityHelp: String? = nil, bitRateReplacesQuality: Bool = false,
         streamDescription: @escaping @Sendable (Double, UInt32) -> StreamDescription
     ) {
+        self.bitRateReplacesQuality = bitRateReplacesQuality
         dataFormatNames = names
         self.aliases = aliases
         self.streamDescription = streamDescription
@@ -178,7 +182,8 @@ public struct CodecDescriptor: Sendable {
         CodecDescriptor(
             .vorbis, "Vorbis", fixesChannelOrder: true, options: [.bitRate, .quality, .strategy], roll: 2,
             encoding: EncodingFacts(
-                ["vorbis"], aliases: ["vorb"], dryRunCookie: [2, 0, 0], qualityHelp: "Vorbis: oggenc -q q×11/127-1"
+                ["vorbis"], aliases: ["vorb"], dryRunCookie: [2, 0, 0], qualityHelp: "Vorbis: oggenc -q q×11/127-1",
+                bitRateReplacesQuality: true
             ) { rate, channels in
                 StreamDescription(
                     sampleRate: rate, formatID: .vorbis, bytesPerPacket: 0, framesPerPacket: 0, bytesPerFrame: 0,

@@ -149,7 +149,7 @@ public enum AudioConverter {
             normalizer = try LoudnessNormalizer(
                 target: target, input: input, format: plan.format, resampler: settings.resampler, render: plan.render,
                 open: { try settings.openSource(input) }, start: settings.encoderAllowance,
-                prelude: settings.normalizationPrelude,
+                prelude: settings.normalizationPrelude, expectedFrames: plan.expectedFrameCount,
                 progress: settings.progress.map {
                     LoudnessNormalizer.Progress(report: $0, expectedFrames: plan.expectedFrameCount)
                 })
@@ -162,7 +162,10 @@ public enum AudioConverter {
         // A lossy output's normalizer tries each next round on the prediction of the last one's error: the signal a
         // round gives its encoder is kept for it (a float CAF in the temporary folder, while the conversion runs).
         let loudness = normalizer as? LoudnessNormalizer
-        let given = loudness?.predictsEncodes == true ? TemporaryFiles.path(named: "afkit-given") : nil
+        // (Created with O_EXCL|O_NOFOLLOW under a random name, held as this process's own file while it is rewritten.)
+        let given =
+            loudness?.predictsEncodes == true
+            ? try createTemporaryFile(beside: TemporaryFiles.folder + "/afkit-given") : nil
         loudness?.givenSignal = given
         defer { given.map(TemporaryFiles.discard) }
         // What the decoder concealed (damaged packets replaced with silence), said with the other notes.

@@ -372,10 +372,12 @@ public struct ConversionPlan {
             let output = CodecDescriptor.spokenName(of: settings.format.formatID)
             return "\(option.flags.joined()) applies to \(codecs); the output is \(output): not used"
         }
-        // Vorbis's -q is the quality its VBR aims at, which a bit rate sets in its place (oggenc's -q and -b alike).
-        if settings.format.formatID == .vorbis, let bitRate = settings.bitRate, settings.quality != nil {
+        if let bitRate = settings.bitRate, settings.quality != nil,
+            let codec = CodecDescriptor.of(settings.format.formatID), codec.encoding?.bitRateReplacesQuality == true
+        {
             notes.append(
-                "-q sets Vorbis's quality where no bit rate is given; -b \(bitRate / 1000)k sets it here: -q not used")
+                "-q sets \(codec.name)'s quality where no bit rate is given; -b \(bitRate / 1000)k sets it here: -q not used"
+            )
         }
         return notes
     }

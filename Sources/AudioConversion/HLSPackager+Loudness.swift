@@ -22,7 +22,7 @@ final class HLSLoudnessPass {
     /// The normalized signals made so far, by what they were made with.
     private var signals: [String: Signal] = [:]
     /// The aim each layout's lossy renditions met the target from (the first, the lowest bit rate, re-aimed for its
-    /// encoder's overshoot): the renditions after it start there, from the same signal.
+    /// encoder's overshoot): the renditions after it start from its ceiling (``encode(_:into:name:)``).
     private var metFrom: [String: LoudnessTarget] = [:]
     /// What each layout's first normalization measured before it aimed, for its signals at other aims.
     private var preludes: [String: NormalizationPrelude] = [:]
@@ -207,7 +207,7 @@ final class HLSLoudnessPass {
     /// Encodes the rendition at `asked`, its signal aimed at `start` first (`nil`: at `asked`, the shared signal
     /// where that is the target), `encodes` times at most. After an encode that misses, the aim is moved by the miss
     /// and the ceiling lowered by the overshoot, and each signal so aimed is first tried on the prediction of the last
-    /// encode's error (``EncodingPrediction``), up to ``maximumPredictions`` times, so that the next encode is the
+    /// encode's error (``EncodingPrediction``), up to ``LoudnessNormalizer/maximumPredictions`` times, so that the next encode is the
     /// one the prediction says meets the target.
     private func attempt(
         _ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget,
@@ -235,8 +235,8 @@ final class HLSLoudnessPass {
         // one met from.
         var prediction: EncodingPrediction?
         var made: [String] = []
-        var metFrom: String?
-        defer { for path in made where path != metFrom { release(path) } }
+        var kept: String?
+        defer { for path in made where path != kept { release(path) } }
         func discard(_ path: String) {
             guard let index = made.firstIndex(of: path) else { return }
             made.remove(at: index)
@@ -291,14 +291,14 @@ final class HLSLoudnessPass {
             guard let signal else { break }
             if !made.contains(signal.path) && aim != target { made.append(signal.path) }
             // Tried on the prediction first: where it says this signal misses, it is aimed again without encoding.
-            if let prediction, predictions < Self.maximumPredictions,
+            if let prediction, predictions < LoudnessNormalizer.maximumPredictions,
                 let predicted = try prediction.measure(signal.path),
-                abs(predicted.normalizable - asked.integrated) > Self.predictedLoudness
-                    || predicted.truePeak > asked.truePeakCeiling - Self.predictedPeak
+                abs(predicted.normalizable - asked.integrated) > LoudnessNormalizer.predictedLoudness
+                    || predicted.truePeak > asked.truePeakCeiling - LoudnessNormalizer.predictedPeak
             {
                 predictions += 1
                 let tried = aim
-                reaim(predicted, from: signal, limit: asked.truePeakCeiling - Self.predictedPeak)
+                reaim(predicted, from: signal, limit: asked.truePeakCeiling - LoudnessNormalizer.predictedPeak)
                 // Not below what a signal can be made at; where the ceiling is there already, the encode decides.
                 if let lowest, aim.truePeakCeiling < lowest { aim.truePeakCeiling = min(tried.truePeakCeiling, lowest) }
                 if abs(aim.truePeakCeiling - tried.truePeakCeiling) >= 0.05
@@ -319,7 +319,7 @@ final class HLSLoudnessPass {
             if let previous = prediction?.signal, previous != signal.path { discard(previous) }
             let measured = try LoudnessMeasurement.measure(path: output)
             if abs(measured.normalizable - asked.integrated) <= 0.1 && measured.truePeak <= asked.truePeakCeiling {
-                metFrom = signal.path
+                kept = signal.path
                 return .met(result, measured, encodes: encoded, aim: aim)
             }
             last = measured
@@ -332,14 +332,6 @@ final class HLSLoudnessPass {
         }
         return .refused(measured ?? "it was not encoded", effect, suggestion: nil)
     }
-
-    /// The most signals one attempt tries on a prediction before encoding.
-    static let maximumPredictions = 4
-    /// How far inside the contract's bounds a prediction must land to be encoded: within this of the target, LU,
-    /// and this under the ceiling, dB (predictions of AAC's true peak at 32 and 64 kbit/s came within 0.3 dB of what
-    /// the encode then measured).
-    static let predictedLoudness = 0.07
-    static let predictedPeak = 0.2
 }
 
 /// What one encode did to the signal it was given: the loudness it moved and the true peak it added.

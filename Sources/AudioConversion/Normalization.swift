@@ -343,7 +343,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         guard isLossy else { return Self.maximumRounds }
         return isShort ? Self.maximumShortLossyRounds : Self.maximumLossyRounds
     }
-    /// Whether the source lasts at most ``shortSeconds``.
+    /// Whether the output lasts at most ``shortSeconds``.
     private let isShort: Bool
     /// The ceilings the encodes were given and the true peaks they decoded to.
     private var ceilings = OvershootCeiling()
@@ -370,17 +370,17 @@ final class LoudnessNormalizer: LevelNormalizer {
 
     /// A normalizer for the plan's signal; `start`, what an earlier conversion of the same source and output
     /// learned of the encoder (a confirming conversion at a quieter target starts from it); `prelude`, what an
-    /// earlier normalization of the same signal measured before it aimed (its passes are not made again).
+    /// earlier normalization of the same signal measured before it aimed (its passes are not made again);
+    /// `expectedFrames`, the output's length where known (a short one may take more encodes).
     init(
         target: LoudnessTarget, input: String, format: StreamDescription, resampler: ResamplerChoice,
         render: RenderPlan, open: @escaping () throws -> SourceReader, start: EncoderAllowance? = nil,
-        prelude known: NormalizationPrelude? = nil, progress: Progress? = nil
+        prelude known: NormalizationPrelude? = nil, expectedFrames: Int64? = nil, progress: Progress? = nil
     ) throws {
         self.render = render
         self.open = open
         self.progress = progress
-        let opened = try open()
-        isShort = opened.frameCount.map { Double($0) / opened.sampleRate <= Self.shortSeconds } ?? false
+        isShort = expectedFrames.map { Double($0) / format.sampleRate <= Self.shortSeconds } ?? false
         var plan = render
         self.target = target
         self.input = input
@@ -461,8 +461,18 @@ final class LoudnessNormalizer: LevelNormalizer {
         _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
         resampler: ResamplerChoice, progress: Progress?
     ) throws -> LoudnessMeter {
+        let meter = try LoudnessMeter(channels: Int(format.channelsPerFrame), sampleRate: format.sampleRate)
+        try pass(plan, source: source, format: format, resampler: resampler, progress: progress, into: meter.add)
+        return meter
+    }
+
+    /// One measuring pass: the plan's signal rendered from `source` and handed to `take` a block at a time (samples,
+    /// frames), said to `progress` as it goes.
+    static func pass(
+        _ plan: RenderPlan, source: SourceReader, format: StreamDescription, resampler: ResamplerChoice,
+        progress: Progress?, into take: (UnsafeBufferPointer<Float>, Int) throws -> Void
+    ) throws {
         let channels = Int(format.channelsPerFrame)
-        let meter = try LoudnessMeter(channels: channels, sampleRate: format.sampleRate)
         var measured: Int64 = 0
         progress?.passes += 1
         _ = try AudioConverter.render(
@@ -470,11 +480,10 @@ final class LoudnessNormalizer: LevelNormalizer {
             resampler: resampler, plan: plan
         ) { samples in
             let frames = samples.count / channels
-            try meter.add(samples, frames: frames)
+            try take(samples, frames)
             measured += Int64(frames)
             progress?.report(measured, sampleRate: format.sampleRate)
         }
-        return meter
     }
 
     /// Where the measuring passes are said: the conversion's progress, with the pass's number.
@@ -719,11 +728,12 @@ final class LoudnessNormalizer: LevelNormalizer {
         return false
     }
 
-    /// How far inside the contract's bounds a prediction must land for its level to be encoded: within this of the
-    /// target, LU, and this under the ceiling, dB (AAC's predicted true peak came within 0.3 dB of the encode's).
+    /// How far inside the contract's bounds a prediction must land for its level to be encoded (here and for `hls
+    /// --loudness`'s renditions): within this of the target, LU, and this under the ceiling, dB (AAC's predicted
+    /// true peak came within 0.3 dB of the encode's).
     static let predictedLoudness = 0.07
     static let predictedPeak = 0.2
-    /// The most levels one round tries on the prediction before encoding.
+    /// The most levels one round (a rendition's attempt) tries on the prediction before encoding.
     static let maximumPredictions = 4
 
     /// Where the converter keeps the float signal each round of a lossy output gives its encoder (`nil`: not kept),
@@ -735,20 +745,12 @@ final class LoudnessNormalizer: LevelNormalizer {
 
     /// The plan's signal plus the encode's error, measured: what an encode of it is likely to decode to.
     private func predict(_ plan: RenderPlan, by prediction: EncodingPrediction) throws -> LoudnessMeasurement? {
-        let channels = Int(format.channelsPerFrame)
-        guard let measuring = try prediction.measuring(channels: channels, sampleRate: format.sampleRate) else {
-            return nil
-        }
-        var measured: Int64 = 0
-        progress?.passes += 1
-        _ = try AudioConverter.render(
-            open(), sampleRate: format.sampleRate, channels: channels, resampler: resampler, plan: plan
-        ) { samples in
-            let frames = samples.count / channels
-            try measuring.add(samples, frames: frames)
-            measured += Int64(frames)
-            progress?.report(measured, sampleRate: format.sampleRate)
-        }
+        guard
+            let measuring = try prediction.measuring(
+                channels: Int(format.channelsPerFrame), sampleRate: format.sampleRate)
+        else { return nil }
+        try Self.pass(
+            plan, source: open(), format: format, resampler: resampler, progress: progress, into: measuring.add)
         return try measuring.measurement()
     }
 

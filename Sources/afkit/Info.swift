@@ -116,11 +116,7 @@ struct Info: NetworkCommand {
                     var spool: String?
                     defer { if let spool { TemporaryFiles.discard(spool) } }
                     if loudness {
-                        spool = try StandardStreams.spool(named: "hls", what: "the playlist's segments") { write in
-                            try reader.read(location: path, into: &stream, fed: { try $0.withUnsafeBytes(write) }) {
-                                _ in
-                            }
-                        }
+                        spool = try Self.spooledSegments(of: path, by: &reader, into: &stream)
                     } else {
                         try reader.read(location: path, into: &stream) { _ in }
                     }
@@ -140,12 +136,7 @@ struct Info: NetworkCommand {
                             }
                             var other = HLS.Reader(fetch: access)
                             var otherStream = AudioFileStream()
-                            let otherSpool = try StandardStreams.spool(named: "hls", what: "the playlist's segments") {
-                                write in
-                                try other.read(
-                                    location: location, into: &otherStream, fed: { try $0.withUnsafeBytes(write) }
-                                ) { _ in }
-                            }
+                            let otherSpool = try Self.spooledSegments(of: location, by: &other, into: &otherStream)
                             defer { TemporaryFiles.discard(otherSpool) }
                             renditions.append(
                                 (
@@ -228,6 +219,18 @@ func errorJSON(_ error: AudioFileError) -> JSONValue {
 }
 
 /// afinfo's layout, in afkit's words.
+extension Info {
+    /// The segments of the playlist at `location` as `reader` reads them into `stream` (a rendition decoded in order,
+    /// its priming and remainder left out once), kept in a temporary file to be measured as one file.
+    static func spooledSegments(
+        of location: String, by reader: inout HLS.Reader, into stream: inout AudioFileStream
+    ) throws -> String {
+        try StandardStreams.spool(named: "hls", what: "the playlist's segments") { write in
+            try reader.read(location: location, into: &stream, fed: { try $0.withUnsafeBytes(write) }) { _ in }
+        }
+    }
+}
+
 enum InfoText {
     static func render(path: String, summary: AudioFileSummary, properties: StreamProperties) -> String {
         let format = summary.format
