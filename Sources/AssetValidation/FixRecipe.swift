@@ -115,9 +115,11 @@ struct FixRecipe: Sendable, Hashable {
         var suffix: String?
         let (folder, base, own) = pathParts(facts.path)
         var format = self.format
+        var encoding: [String] = []
         if case .kept = format, facts.origin == nil {
             guard let kept = Self.keptFormat(facts, atRate: sampleRate != nil) else { return nil }
             format = kept
+            if case .named(let name, _) = kept, name != "0" { encoding = Self.keptEncoding(facts) }
         }
         var rate = sampleRate
         switch format {
@@ -125,6 +127,7 @@ struct FixRecipe: Sendable, Hashable {
             break
         case .named(let name, let ext):
             options.append("-d " + name + (rate.map { "@" + formatSampleRate($0) } ?? ""))
+            options += encoding
             rate = nil
             suffix = ext ?? (Self.holds(own, name, facts) ? own : ".caf")
         case .preset(let name, let ext):
@@ -248,6 +251,29 @@ struct FixRecipe: Sendable, Hashable {
             return .named(rewritten && !atRate ? "0" : name, extension: nil)
         }
         return presetFormat(facts)
+    }
+
+    /// What a lossy file's encoder is asked again where its codec encodes it anew (`-d mp3`): a LAME VBR level
+    /// (`-s 3 -q`, the level's quality), an ABR's rate (`-s 1 -b`), else the stream's average bit rate (`-b`, to
+    /// the kbit/s), so that a fix's output is the file's size and kind, not the codec's default (192 kbit/s CBR for
+    /// MP3); nothing for a lossless codec or one that takes no bit rate.
+    static func keptEncoding(_ facts: AssetFacts) -> [String] {
+        guard let summary = facts.summary, let codec = CodecDescriptor.of(summary.format.formatID),
+            !CodecDescriptor.isLossless(codec.formatID), codec.options.contains(.bitRate)
+        else { return [] }
+        let bitRate = facts.properties?.headerBitRate ?? summary.bitRate
+        let average = codec.options.contains(.strategy) ? ["-s 1"] : []
+        switch facts.properties?.bitRateMode {
+        case .variable(let level?) where codec.options.isSuperset(of: [.quality, .strategy]):
+            return ["-s 3", "-q \(LAMEScale.quality(level: level))"]
+        case .average(let stated):
+            return average + ["-b \(stated)"]
+        case .variable where bitRate > 0:
+            return average + ["-b \(kilobits(bitRate))"]
+        default:
+            return bitRate > 0 ? ["-b \(kilobits(bitRate))"] : []
+        }
+        func kilobits(_ rate: Int64) -> Int { Int((Double(rate) / 1000).rounded()) * 1000 }
     }
 
     /// The profile's preset as a format: CAF, or M4A for `music`.

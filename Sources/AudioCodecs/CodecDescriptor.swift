@@ -296,3 +296,13 @@ public struct CodecDescriptor: Sendable {
     /// Whether `formatID` loses nothing (an unnamed codec counts as lossy).
     public static func isLossless(_ formatID: FourCharCode) -> Bool { of(formatID)?.isLossless ?? false }
 }
+
+/// afconvert's quality scale (0 to 127, best last) on LAME's VBR levels (`-V 9`, smallest, to `-V 0`, best): the MP3
+/// encoder's `-q` with `-s 2` or `3`, and a fix that keeps a VBR MP3's level.
+public enum LAMEScale {
+    /// The `-V` level of a quality: 9 − q×9/127, rounded.
+    public static func level(quality: Int) -> Int { Int((9 - Double(min(127, max(0, quality))) * 9 / 127).rounded()) }
+
+    /// The quality whose level is `level` (0 to 9): (9 − V)×127/9, rounded.
+    public static func quality(level: Int) -> Int { Int((Double(9 - min(9, max(0, level))) * 127 / 9).rounded()) }
+}

@@ -33,9 +33,7 @@ public final class MP3Encoder: AudioEncoder {
     private var sawTagFrame = false
 
     /// LAME's VBR quality for afconvert's `-q` (`-V`, 0 the best to 9).
-    public static func variableBitRateQuality(_ quality: Int) -> Int {
-        Int((9 - Double(min(127, max(0, quality))) * 9 / 127).rounded())
-    }
+    public static func variableBitRateQuality(_ quality: Int) -> Int { LAMEScale.level(quality: quality) }
     /// The VBR quality when `-q` is not given: `lame -V 2`.
     public static let defaultVariableBitRateQuality = 2
 

@@ -743,6 +743,7 @@ package struct ElementaryStreamParser: StreamParser {
     ) -> Bool {
         guard let encoder = MPEGAudio.encoderHeader(in: frameBytes, header: mpegHeader) else { return false }
         encoderHeader = encoder
+        context.properties.bitRateMode = encoder.bitRateMode
         context.properties.trace.append(
             offset: offset, size: Int64(length),
             "\(encoder.kind.rawValue) header frame" + (encoder.encoder.map { " (\($0))" } ?? "")

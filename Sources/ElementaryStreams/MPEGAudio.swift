@@ -28,6 +28,26 @@ extension MPEGAudio {
         public var encoderDelay: Int?
         /// Samples of padding at the end.
         public var encoderPadding: Int?
+        /// Xing's quality indicator, 0 to 100 (LAME writes 100 − 10·V − its algorithm's quality).
+        public var qualityIndicator: Int?
+        /// The LAME extension's bit-rate method: 1 and 8 constant, 2 and 9 average, 3 to 6 variable.
+        public var lameMethod: Int?
+        /// The LAME extension's bit rate, kbit/s: an ABR stream's target (255: 255 or more), else its minimum.
+        public var lameBitRate: Int?
+
+        /// How the encoder spent its bits, where a LAME extension says. LAME 3.100 writes the quality indicator of
+        /// `-V 0` to `-V 4` as 100 to 60, but 50 or 40 for `-V 5` to `-V 9` alike: there the level is not stated.
+        public var bitRateMode: BitRateMode? {
+            guard let method = lameMethod else { return nil }
+            switch method {
+            case 1, 8: return .constant
+            case 2, 9: return lameBitRate.flatMap { $0 > 0 && $0 < 255 ? .average(bitRate: $0 * 1000) : nil }
+            case 3...6:
+                guard let quality = qualityIndicator, quality > 50, quality <= 100 else { return .variable(level: nil) }
+                return .variable(level: (100 - quality + 5) / 10)
+            default: return nil
+            }
+        }
 
         /// Priming and remainder frames as Apple reports them: delay + 529 and padding − 529 (0 if the
         /// padding is below 529), where a LAME, Lavc or Lavf extension states them.
@@ -58,14 +78,21 @@ extension MPEGAudio {
             }
             if flags & 2 != 0 { result.byteCount = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init) }
             if flags & 4 != 0 { result.tableOfContents = cursor.readBytes(100) }
-            if flags & 8 != 0 { _ = cursor.skip(4) }
-            // A LAME-style extension: a 9-byte encoder string, then at byte 21 the delay and padding.
+            if flags & 8 != 0 {
+                result.qualityIndicator = cursor.readInteger(endianness: .big, as: UInt32.self).map(Int.init)
+            }
+            // A LAME-style extension: a 9-byte encoder string, its revision and method, ..., at byte 20 its bit
+            // rate, at byte 21 the delay and padding.
             if let name = cursor.readBytes(9) {
                 let encoder = String(decoding: name.prefix { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
                 if encoder.hasPrefix("LAME") || encoder.hasPrefix("Lavc") || encoder.hasPrefix("Lavf"),
-                    cursor.skip(12), let gapless = cursor.readBytes(3)
+                    let fields = cursor.readBytes(12), let gapless = cursor.readBytes(3)
                 {
                     result.encoder = encoder
+                    if encoder.hasPrefix("LAME") {
+                        result.lameMethod = Int(fields[0] & 0x0F)
+                        result.lameBitRate = Int(fields[11])
+                    }
                     result.encoderDelay = Int(gapless[0]) << 4 | Int(gapless[1]) >> 4
                     result.encoderPadding = Int(gapless[1] & 0x0F) << 8 | Int(gapless[2])
                 } else if !encoder.isEmpty {

@@ -32,6 +32,9 @@ public struct StreamProperties: Sendable {
     /// over the bytes may read 127999), a VBR header's bytes over its frames' duration; `nil` once a frame of a stream
     /// with no VBR header differs, or where no header states one.
     public var headerBitRate: Int64?
+    /// How the encoder spent its bits, where the stream's encoder header says (an MPEG audio stream's LAME tag):
+    /// what a conversion keeping the file's format asks of its encoder again.
+    public var bitRateMode: BitRateMode?
     /// Valid, priming and remainder frames, where the file states them.
     public var packetTableInfo: PacketTableInfo?
     /// The channel layout, where the file states one.
@@ -392,4 +395,14 @@ public struct NotRead: Hashable, Sendable {
         self.offset = offset
         self.reason = reason
     }
+}
+
+/// How an encoder spent a stream's bits, as its header states it.
+public enum BitRateMode: Sendable, Hashable {
+    /// One bit rate throughout (`headerBitRate`).
+    case constant
+    /// An average bit rate held over time (LAME's ABR), bits per second.
+    case average(bitRate: Int)
+    /// A constant quality: LAME's `-V` level (0 best, 9 smallest) where the header states it unambiguously.
+    case variable(level: Int?)
 }

@@ -35,7 +35,9 @@ extension Validate {
         with no audio frames gets no fix (its output would be as empty). The fix of a lossy file (AAC, MP3, Opus, \
         Vorbis, IMA4) carries a note, in text after the command and in JSON as "fixNote": run it on the file's \
         source, if you have it, for from the file a lossy output is a second generation of loss; a batch report's fixes name the \
-        source itself. FixCommandTests and FixesThatRunTests run every suggested fix as printed, for sources in \
+        source itself. A lossy file's fix asks its codec for what the file spent: an MP3's LAME tag's VBR level (-V 2: \
+        -s 3 -q 99) or ABR rate (-s 1 -b), else the stream's own bit rate (-b; -s 1 for a VBR whose level LAME \
+        leaves unsaid), never the codec's default. FixCommandTests and FixesThatRunTests run every suggested fix as printed, for sources in \
         every container afkit reads (Ogg Vorbis from oggenc, make-fix-fixtures.sh), and validate what it wrote: it \
         passes. -o FILE (--output) writes the report to FILE, made whole and renamed into place, in the --format \
         given, and nothing to standard output; FILE is refused (exit 2) where it is one of the inputs or inside a \

@@ -113,6 +113,23 @@ func icyStream(_ audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
         #expect(abs(Int64(truth) - found.packet) <= 2)
     }
 
+    /// The LAME tag's method, ABR rate and quality indicator state how the encoder spent its bits: `-V 0` is level 0,
+    /// `-V 5` a VBR whose level LAME 3.100 leaves unsaid (its indicator is `-V 7`'s too), `-b 128` constant, a stream
+    /// with no tag states nothing.
+    @Test func theLAMETagStatesTheBitRateMode() throws {
+        let expected: [(String, BitRateMode?)] = [
+            ("mp3/lame-vbr-v0.mp3", .variable(level: 0)), ("mp3/lame-vbr-v5.mp3", .variable(level: nil)),
+            ("mp3/lame-vbr-v9.mp3", .variable(level: nil)), ("mp3/lame-cbr128-stereo-44k.mp3", .constant),
+            ("mp3/lame-no-tag.mp3", nil),
+        ]
+        for (name, mode) in expected {
+            var stream = AudioFileStream()
+            try stream.parse(Fixture.named(name).bytes) { _ in }
+            try stream.finish { _ in }
+            #expect(stream.properties.bitRateMode == mode, "\(name)")
+        }
+    }
+
     @Test func reconnectMidFrameDropsThePartialFrameAndResyncs() throws {
         let bytes = Fixture.named("mp3/lame-cbr128-stereo-44k.mp3").bytes
         let reference = record(bytes, chunkSizes: [bytes.count]).events.compactMap { event -> Int64? in

@@ -21,3 +21,10 @@ oggenc -Q -q 0 "$T/fast.wav" -o $OUT/fast.ogg
 # quiet-start.ogg: 1 s of digital silence, then 1 s of tone, 44.1 kHz (silence: more than 0.5 s before it).
 $FF -f lavfi -i "aevalsrc=if(lt(t\,1)\,0\,0.5*sin(2*PI*440*t)):s=44100:d=2" -c:a pcm_s16le "$T/quiet.wav"
 oggenc -Q -q 0 "$T/quiet.wav" -o $OUT/quiet-start.ogg
+# Loud MP3s (LAME 3.100, Debian 12) for a loudness fix that keeps the file's encoding (-V 2, -V 7, --abr 96,
+# -b 96): 3 s of two tones at -1 dBFS, 44.1 kHz stereo, far over the music profile's -16 LUFS.
+$FF -f lavfi -i "aevalsrc=0.45*sin(2*PI*220*t)+0.44*sin(2*PI*330*t):s=44100:d=3" -ac 2 -c:a pcm_s16le "$T/loud.wav"
+lame --quiet -V 2 "$T/loud.wav" $OUT/loud-v2.mp3
+lame --quiet -V 7 "$T/loud.wav" $OUT/loud-v7.mp3
+lame --quiet --abr 96 "$T/loud.wav" $OUT/loud-abr96.mp3
+lame --quiet -b 96 "$T/loud.wav" $OUT/loud-cbr96.mp3

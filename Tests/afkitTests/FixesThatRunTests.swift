@@ -90,6 +90,39 @@ import Testing
         #expect(try !Self.violations(fixed, profile: "music").contains { $0["rule"] as? String == "loudness" })
     }
 
+    /// A lossy MP3's loudness fix keeps the file's encoding (issue 71), where it wrote LAME's 192 kbit/s CBR default
+    /// (a 79 kbit/s VBR file more than doubled): a VBR level the LAME tag states (`-V 2`: `-s 3 -q 99`), an ABR's
+    /// rate, a CBR's rate, and a VBR level the tag leaves unsaid (LAME writes `-V 5` to `-V 9`'s alike) as an ABR at
+    /// the stream's average. Run as printed, each output is of that kind, near the file's size, and passes.
+    @Test func aLossyMP3sLoudnessFixKeepsItsEncoding() throws {
+        let folder = try ScratchFolder()
+        let cases: [(name: String, mode: BitRateMode, options: String, kind: (BitRateMode?) -> Bool)] = [
+            ("loud-v2", .variable(level: 2), "-d .mp3 -s 3 -q 99 ", { $0 == .variable(level: 2) }),
+            ("loud-v7", .variable(level: nil), "-d .mp3 -s 1 -b ", { if case .average = $0 { true } else { false } }),
+            ("loud-abr96", .average(bitRate: 96000), "-d .mp3 -s 1 -b 96000 ", { $0 == .average(bitRate: 96000) }),
+            ("loud-cbr96", .constant, "-d .mp3 -b 96000 ", { $0 == .constant }),
+        ]
+        for (name, mode, options, kind) in cases {
+            let path = folder.path + "/\(name).mp3"
+            try FileManager.default.copyItem(atPath: Command.fixtures + "/fixes/\(name).mp3", toPath: path)
+            #expect(try AudioFile(path: path).properties.bitRateMode == mode, "\(name)")
+            let found = try Self.violations(path, profile: "music")
+            let fix = try #require(
+                found.first { $0["rule"] as? String == "loudness" }?["fix"] as? String, "\(name): \(found)")
+            #expect(fix.contains(options) && fix.contains(" --loudness -16 "), "\(fix)")
+            let fixed = try FixCommandTests.run(fix)
+            let output = try AudioFile(path: fixed)
+            #expect(kind(output.properties.bitRateMode), "\(fix): \(String(describing: output.properties.bitRateMode))")
+            let sizes = try [path, fixed].map {
+                try #require(FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int)
+            }
+            #expect(
+                Double(sizes[1]) / Double(sizes[0]) < 1.5 && Double(sizes[1]) / Double(sizes[0]) > 0.5,
+                "\(fix): \(sizes)")
+            #expect(try !Self.violations(fixed, profile: "music").contains { $0["rule"] as? String == "loudness" })
+        }
+    }
+
     /// The fix never writes over another file: a µ-law `a.aifc`'s fix (the preset, into CAF) goes to `a-fixed.caf`
     /// where an `a.caf` is there.
     @Test func aFixNeverReplacesAnotherFile() throws {
