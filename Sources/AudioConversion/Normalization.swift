@@ -421,7 +421,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         let pcmCeiling = target.truePeakCeiling - Self.headroom
         if start != nil {
             // The limiting a PCM output would take bounds the allowance, as in a first round.
-            pcmDepth = max(0, source.truePeak + target.integrated - source.normalizable - pcmCeiling)
+            pcmDepth = Self.pcmDepth(target, source: source)
         }
         let ceiling = min(pcmCeiling, start?.ceiling ?? pcmCeiling)
         if source.truePeak + plan.gain > ceiling {
@@ -448,20 +448,28 @@ final class LoudnessNormalizer: LevelNormalizer {
         ((loudness - (isLossy ? Self.encoderMargin : 0.02)) * 10).rounded(.down) / 10
     }
 
-    /// The plan's signal measured (a pass that decodes the source again), said to `progress` as it goes.
+    /// The plan's signal measured (a pass that decodes the source again), said to `progress` as it goes; its
+    /// integrated loudness alone where `integratedOnly` (a search's pass).
     static func measure(
         _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
-        resampler: ResamplerChoice, progress: Progress?
+        resampler: ResamplerChoice, progress: Progress?, integratedOnly: Bool = false
     ) throws -> LoudnessMeasurement {
-        try meter(plan, source: source, format: format, resampler: resampler, progress: progress).measurement
+        try meter(
+            plan, source: source, format: format, resampler: resampler, progress: progress,
+            integratedOnly: integratedOnly
+        ).measurement
     }
 
-    /// The meter that measured the plan's signal (its 100 ms blocks too).
+    /// The meter that measured the plan's signal (its 100 ms blocks too, unless `integratedOnly`).
     static func meter(
         _ plan: RenderPlan, source: SourceReader, format: StreamDescription,
-        resampler: ResamplerChoice, progress: Progress?
+        resampler: ResamplerChoice, progress: Progress?, integratedOnly: Bool = false
     ) throws -> LoudnessMeter {
-        let meter = try LoudnessMeter(channels: Int(format.channelsPerFrame), sampleRate: format.sampleRate)
+        let (channels, rate) = (Int(format.channelsPerFrame), format.sampleRate)
+        let meter =
+            try integratedOnly
+            ? LoudnessMeter(integratedOnly: channels, sampleRate: rate)
+            : LoudnessMeter(channels: channels, sampleRate: rate)
         try pass(plan, source: source, format: format, resampler: resampler, progress: progress, into: meter.add)
         return meter
     }
@@ -505,12 +513,15 @@ final class LoudnessNormalizer: LevelNormalizer {
         }
     }
 
-    /// The limited signal's loudness at `gain` under the plan's ceiling.
+    /// The limited signal's loudness at `gain` under the plan's ceiling (a pass metering the integrated loudness
+    /// alone).
     private func limitedLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
         var trial = plan
         trial.gain = gain
-        return try Self.measure(trial, source: open(), format: format, resampler: resampler, progress: progress)
-            .normalizable
+        return try Self.measure(
+            trial, source: open(), format: format, resampler: resampler, progress: progress, integratedOnly: true
+        )
+        .normalizable
     }
 
     /// The limiting (dB) the plan's ceiling asks at `gain`: the source's true peak raised by it, over the
@@ -522,26 +533,44 @@ final class LoudnessNormalizer: LevelNormalizer {
 
     /// The most limiting this round may use: the user's bound, and after the first round (an encoder's
     /// overshoot lowering the ceiling) no more than the allowance past what the PCM signal needed.
-    private var allowedDepth: Double {
-        min(target.maximumLimiting, pcmDepth.map { $0 + Self.squashAllowance } ?? .infinity)
+    private var allowedDepth: Double { Self.allowedLimiting(target, pcmDepth: pcmDepth) }
+
+    /// The deepest limiting a level may take, dB, for `convert` and `hls --loudness` alike: `--max-limiting`, and
+    /// where an encoder's overshoot lowers the ceiling, no more than ``squashAllowance`` past `pcmDepth`, what a PCM
+    /// output at the target needs (``pcmDepth(_:source:)``).
+    static func allowedLimiting(_ target: LoudnessTarget, pcmDepth: Double?) -> Double {
+        min(target.maximumLimiting, pcmDepth.map { $0 + squashAllowance } ?? .infinity)
+    }
+
+    /// The limiting (dB) a PCM output of `target` needs from a source that measures `source` (its true peak, moved
+    /// by the gain the target needs, over the limiter's ceiling).
+    static func pcmDepth(_ target: LoudnessTarget, source: LoudnessMeasurement) -> Double {
+        max(0, source.truePeak + target.integrated - source.normalizable - (target.truePeakCeiling - headroom))
     }
 
     /// Sets the gain for a limited plan: what the aim needs by the source's measure, plus the make-up (at most
     /// ``makeupLimit``) that brings the limited signal to the aim; refuses a target that needs more limiting
-    /// or make-up than allowed.
-    private func settle(_ plan: inout RenderPlan) throws {
+    /// or make-up than allowed, naming the loudest that can be met (``refusal(_:gain:)``'s passes), or where
+    /// `naming` is false (a level tried on a prediction, whose refusal is not said) with ``Unreachable``.
+    private func settle(_ plan: inout RenderPlan, naming: Bool = true) throws {
         if let gain = try solve(plan, aim: aim) {
             plan.gain = gain
-        } else {
+        } else if naming {
             throw try refusal(plan, gain: aim - outcome.source.normalizable)
+        } else {
+            throw Unreachable()
         }
     }
 
+    /// A level the allowed limiting and make-up cannot reach, where no target that can is looked for.
+    private struct Unreachable: Error {}
+
     /// The least gain within the make-up limit that brings the limited signal to `aim` with no more limiting
-    /// than allowed, or `nil`. Limiting makes loudness rise slower than gain: from the gain the aim needs
-    /// unlimited, the next try adds what the limiter took, then the secant through the last two tries (inside
-    /// the bracket once one is short of the aim and one past it), until a try lands within 0.02 LU; a few
-    /// passes over the source where walking the make-up range took up to nine.
+    /// than allowed, or `nil`. Limiting makes loudness rise slower than gain: the first try is the gain the aim
+    /// needs unlimited plus the make-up the last search found (the limiter takes about as much at a ceiling moved
+    /// by a round's correction), the next adds what the limiter took (or takes back the excess), then the secant
+    /// through the last two tries (inside the bracket once one is short of the aim and one past it), until a try
+    /// lands within 0.02 LU: one or two passes over the source where walking the make-up range took up to nine.
     private func solve(_ plan: RenderPlan, aim: Double) throws -> Double? {
         let needed = aim - outcome.source.normalizable
         let close = 0.02
@@ -549,14 +578,17 @@ final class LoudnessNormalizer: LevelNormalizer {
         let free = (plan.limiterCeiling ?? .infinity) - outcome.source.truePeak
         let highest = min(needed + makeupLimit, free + allowedDepth)
         guard needed <= highest else { return nil }
-        var short = (gain: needed, loudness: try limitedLoudness(plan, gain: needed))
-        if short.loudness >= aim - close { return needed }
+        var short: (gain: Double, loudness: Double)?
         var past: (gain: Double, loudness: Double)?
-        var last = short
-        var gain = min(highest, needed + aim - short.loudness)
-        for _ in 0..<6 {
+        var last: (gain: Double, loudness: Double)?
+        var gain = min(highest, needed + max(0, makeup ?? 0))
+        for _ in 0..<7 {
             let loudness = try limitedLoudness(plan, gain: gain)
-            if abs(loudness - aim) <= close { return gain }
+            // (At the gain the aim needs unlimited, a reading over the aim is the meter's rounding: taken.)
+            if abs(loudness - aim) <= close || (gain <= needed && loudness >= aim - close) {
+                makeup = gain - needed
+                return gain
+            }
             let tried = (gain: gain, loudness: loudness)
             if loudness < aim {
                 // Short at the most gain allowed: the aim cannot be met.
@@ -565,18 +597,31 @@ final class LoudnessNormalizer: LevelNormalizer {
             } else {
                 past = tried
             }
-            // The secant through this try and the last, kept inside what is known.
-            let slope = (tried.loudness - last.loudness) / (tried.gain - last.gain)
-            var next = slope.isFinite && slope > 0.05 ? tried.gain + (aim - tried.loudness) / slope : .nan
-            let upper = past?.gain ?? highest
-            if !(next > short.gain && next < upper) {
-                next = past == nil ? min(highest, tried.gain + (aim - tried.loudness)) : (short.gain + upper) / 2
+            // The secant through this try and the last, kept inside what is known; a first step of the miss itself.
+            var next = tried.gain + aim - tried.loudness
+            if let last {
+                let slope = (tried.loudness - last.loudness) / (tried.gain - last.gain)
+                next = slope.isFinite && slope > 0.05 ? tried.gain + (aim - tried.loudness) / slope : .nan
+            }
+            let (lower, upper) = (short?.gain ?? needed, past?.gain ?? highest)
+            if !(next >= lower && next < upper && (short == nil || next > lower)) {
+                if past == nil {
+                    next = min(highest, tried.gain + aim - tried.loudness)
+                } else if let short {
+                    next = (short.gain + upper) / 2
+                } else {
+                    next = max(needed, tried.gain + aim - tried.loudness)
+                }
             }
             last = tried
             gain = next
         }
+        if let past { makeup = past.gain - needed }
         return past?.gain
     }
+
+    /// The make-up gain (past what the aim needs unlimited) the last search found, dB: the next search's first try.
+    private var makeup: Double?
 
     /// The refusal of a target the plan's ceiling cannot meet within the allowed limiting and make-up, naming
     /// the loudest target that can be: over the gains where the limiting stays allowed, the loudest limited
@@ -716,11 +761,19 @@ final class LoudnessNormalizer: LevelNormalizer {
                 }
                 let (tried, triedAim) = (plan, aim)
                 do {
-                    try correct(&plan, by: predicted, limit: limit)
-                } catch is LoudnessRefusal {
-                    // More limiting than allowed by the prediction's word: the encode decides.
+                    try correct(&plan, by: predicted, limit: limit, naming: false)
+                } catch is Unreachable {
+                    // More limiting than allowed by the margin's word: where the prediction is over the ceiling
+                    // itself, aimed at the ceiling (a smaller step, which may be allowed: an encode the prediction
+                    // says misses is not made); else, or that too out of reach, the encode decides.
                     (plan, aim) = (tried, triedAim)
-                    break
+                    guard predicted.truePeak > target.truePeakCeiling else { break }
+                    do {
+                        try correct(&plan, by: predicted, limit: target.truePeakCeiling, naming: false)
+                    } catch is Unreachable {
+                        (plan, aim) = (tried, triedAim)
+                        break
+                    }
                 }
                 if abs(plan.gain - tried.gain) < 0.01 && plan.limiterCeiling == tried.limiterCeiling { break }
             }
@@ -755,8 +808,11 @@ final class LoudnessNormalizer: LevelNormalizer {
     }
 
     /// Aims the plan again by what an output (or a prediction of one) measured: the ceiling lowered by its true
-    /// peak over `limit`, the aim moved by its miss, the gain set for both.
-    private func correct(_ plan: inout RenderPlan, by output: LoudnessMeasurement, limit: Double) throws {
+    /// peak over `limit`, the aim moved by its miss, the gain set for both (a level out of reach named as
+    /// ``settle(_:naming:)`` says).
+    private func correct(
+        _ plan: inout RenderPlan, by output: LoudnessMeasurement, limit: Double, naming: Bool = true
+    ) throws {
         let miss = target.integrated - output.normalizable
         if output.truePeak > limit {
             // The encoder overshoots what it was given: limit that much lower.
@@ -778,7 +834,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         if plan.limiterCeiling == nil {
             plan.gain += miss
         } else {
-            try settle(&plan)
+            try settle(&plan, naming: naming)
         }
     }
 }

@@ -49,17 +49,32 @@ public final class LoudnessMeter {
     public var blockFrames: Int { max(1, Int(rate / 10)) }
     /// Channels of the frames measured.
     public let channels: Int
+    /// Whether the meter measures the integrated loudness alone (``init(integratedOnly:sampleRate:)``).
+    public let isIntegratedOnly: Bool
 
     /// A meter for interleaved frames of `channels` at `sampleRate`.
-    public init(channels: Int, sampleRate: Double) throws {
+    public convenience init(channels: Int, sampleRate: Double) throws {
+        try self.init(channels: channels, sampleRate: sampleRate, integratedOnly: false)
+    }
+
+    /// A meter of the integrated loudness alone (and a sound shorter than a gating block's own), for a search's
+    /// measuring passes, which ask nothing else: no true or sample peak, range or readings, which cost it more than
+    /// half its time. Its measurement's range is 0 and its peaks `-infinity`.
+    public convenience init(integratedOnly channels: Int, sampleRate: Double) throws {
+        try self.init(channels: channels, sampleRate: sampleRate, integratedOnly: true)
+    }
+
+    private init(channels: Int, sampleRate: Double, integratedOnly: Bool) throws {
         let rate = sampleRate.rounded()
         guard channels > 0, rate >= 1, rate <= Double(UInt32.max) else {
             throw AudioFileError.unsupportedDataFormat(
                 "loudness: \(channels) channels at \(sampleRate) Hz cannot be measured", offset: nil)
         }
         let mode = Int32(
-            EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
-                | EBUR128_MODE_S.rawValue)
+            integratedOnly
+                ? EBUR128_MODE_I.rawValue
+                : EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
+                    | EBUR128_MODE_S.rawValue)
         guard let state = ebur128_init(UInt32(channels), UInt(rate), mode) else {
             throw AudioFileError.unsupportedDataFormat(
                 "loudness: libebur128 cannot measure \(channels) channels",
@@ -69,6 +84,7 @@ public final class LoudnessMeter {
         truePeakMeter = TruePeakMeter(channels: channels, sampleRate: rate)
         self.rate = rate
         self.channels = channels
+        isIntegratedOnly = integratedOnly
         // afkit delivers WAV's channel order: the fourth of six or more is the LFE, which BS.1770 leaves out.
         if channels >= 6 {
             let map: [channel] = [
@@ -86,6 +102,11 @@ public final class LoudnessMeter {
     /// Adds `frames` interleaved frames.
     public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws {
         guard frames > 0, let base = samples.baseAddress else { return }
+        if isIntegratedOnly {
+            try feed(base, frames: frames)
+            framesAdded += frames
+            return
+        }
         truePeakMeter.add(samples, frames: frames)
         // libebur128 takes at most a second or so per call comfortably; the short-term loudness is read
         // every tenth of a second, as meters show it.
@@ -93,11 +114,7 @@ public final class LoudnessMeter {
         var done = 0
         while done < frames {
             let count = min(frames - done, step - sinceShortTerm)
-            let status = ebur128_add_frames_float(state, base + done * channels, count)
-            guard status == Int32(EBUR128_SUCCESS.rawValue) else {
-                throw AudioFileError.unsupportedDataFormat(
-                    "loudness: libebur128 refused the audio (\(status))", offset: nil)
-            }
+            try feed(base + done * channels, frames: count)
             done += count
             framesAdded += count
             sinceShortTerm += count
@@ -127,6 +144,15 @@ public final class LoudnessMeter {
         }
     }
 
+    /// Hands `frames` interleaved frames to libebur128.
+    private func feed(_ base: UnsafePointer<Float>, frames: Int) throws {
+        let status = ebur128_add_frames_float(state, base, frames)
+        guard status == Int32(EBUR128_SUCCESS.rawValue) else {
+            throw AudioFileError.unsupportedDataFormat(
+                "loudness: libebur128 refused the audio (\(status))", offset: nil)
+        }
+    }
+
     /// The true peak of what has been added so far, linear (1 is full scale), every channel's largest.
     public var truePeak: Double { truePeakMeter.peaks.max() ?? 0 }
 
@@ -135,9 +161,9 @@ public final class LoudnessMeter {
         var integrated = -Double.infinity
         var range = 0.0
         _ = ebur128_loudness_global(state, &integrated)
-        _ = ebur128_loudness_range(state, &range)
+        if !isIntegratedOnly { _ = ebur128_loudness_range(state, &range) }
         var samplePeak = 0.0
-        for channel in 0..<UInt32(channels) {
+        for channel in 0..<UInt32(channels) where !isIntegratedOnly {
             var value = 0.0
             if ebur128_sample_peak(state, channel, &value) == Int32(EBUR128_SUCCESS.rawValue) {
                 samplePeak = max(samplePeak, value)

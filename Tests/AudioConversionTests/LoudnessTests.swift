@@ -37,6 +37,45 @@ import Testing
         #expect(measured.truePeak >= truePeak - 0.6, "\(name): \(measured.truePeak) vs \(truePeak)")
     }
 
+    /// The integrated-only meter (a search's measuring passes) reads the full meter's integrated loudness exactly, and
+    /// a sound shorter than a gating block its one-block loudness, fed the same frames in other chunks; it claims no
+    /// range and no peaks.
+    @Test func theIntegratedOnlyMeterReadsTheSameLoudness() throws {
+        var seed: UInt64 = 7
+        func noise() -> Float {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: seed >> 11) % 2000 - 1000) / 1000
+        }
+        for (seconds, channels) in [(5.3, 2), (0.3, 1)] {
+            let frames = Int(seconds * 48000)
+            // Bursts at three levels, so the gates take some blocks out.
+            let samples = (0..<frames * channels).map { index in
+                noise() * [0.5, 0.05, 0.002][(index / channels / 24000) % 3]
+            }
+            let full = try LoudnessMeter(channels: channels, sampleRate: 48000)
+            let lean = try LoudnessMeter(integratedOnly: channels, sampleRate: 48000)
+            try samples.withUnsafeBufferPointer { all in
+                for (meter, chunk) in [(full, 4800), (lean, 7777)] {
+                    var start = 0
+                    while start < frames {
+                        let count = min(chunk, frames - start)
+                        try meter.add(
+                            UnsafeBufferPointer(rebasing: all[start * channels..<(start + count) * channels]),
+                            frames: count)
+                        start += count
+                    }
+                }
+            }
+            let (expected, measured) = (full.measurement, lean.measurement)
+            #expect(lean.isIntegratedOnly && !full.isIntegratedOnly)
+            #expect(measured.integrated == expected.integrated, "\(seconds) s")
+            #expect(measured.shortSoundLoudness == expected.shortSoundLoudness, "\(seconds) s")
+            #expect(measured.normalizable.isFinite)
+            #expect(measured.range == 0 && measured.truePeak == -.infinity && measured.samplePeak == -.infinity)
+            #expect(expected.truePeak.isFinite)
+        }
+    }
+
     /// What the signals are by construction: a 997 Hz sine at -20 dBFS in both channels is -20 LUFS
     /// (BS.1770's calibration) with no range; a quarter-rate tone sampled between its peaks has a true peak
     /// 3 dB over its samples (amplitude 0.7: -3.10 dBTP); three pink-noise steps span 14 LU.
