@@ -238,7 +238,7 @@ public struct CodecDescriptor: Sendable {
     /// FLAC: 4 to 24 bits stored (what FFmpeg and Apple decode), `-q` its compression level.
     public static let flac = CodecDescriptor(
         .flac, "FLAC", lossless: true, fixesChannelOrder: true, options: [.quality], storedDepths: Array(4...24),
-        encoding: EncodingFacts(["flac"], qualityHelp: "FLAC: level q/16") {
+        encoding: EncodingFacts(["flac"], keptBySourceFormat: .encodesAgain, qualityHelp: "FLAC: level q/16") {
             .flac(sampleRate: $0, channels: $1, bitDepth: 16, framesPerPacket: 4096)
         }, codecString: { _, _ in "fLaC" })
 

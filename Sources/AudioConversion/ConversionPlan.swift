@@ -169,8 +169,10 @@ public struct ConversionPlan {
         let sameCodec =
             codec?.encoding?.keptBySourceFormat == .copiesPackets && codec?.formatID == source.format.formatID
         let reencodingAsked = settings.bitRate != nil || settings.quality != nil || settings.strategy != nil
+        // (A rate asked that is the source's own changes nothing: `-d 0@44100` of a 44.1 kHz source copies.)
+        let keepsRate = [settings.sampleRate, specifier.sampleRate].allSatisfy { $0 == nil || $0 == source.sampleRate }
         let untouched =
-            settings.sampleRate == nil && settings.channels == nil && specifier.sampleRate == nil
+            keepsRate && settings.channels == nil
             && settings.maximumSeconds == nil && !processes
             && source.sampleRate <= settings.maximumSampleRate ?? .infinity
             && source.channels <= settings.maximumChannels ?? Int.max

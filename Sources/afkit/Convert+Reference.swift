@@ -227,8 +227,10 @@ extension Convert {
         every sample before them as the source's). --trim-fade TIME sets its length (seconds, or frames as 441f); \
         --trim-fade 0 keeps the hard cut.
 
-        -d 0@RATE keeps the source's data format at another rate (an IMA4 source stays IMA4 at RATE; AAC and ALAC, \
-        whose packets -d 0 copies, are refused with the -d name that encodes them again). -ar RATE, FFmpeg's \
+        -d 0@RATE keeps the source's data format at another rate (an IMA4 or FLAC source stays IMA4 or FLAC at \
+        RATE; AAC and ALAC, whose packets -d 0 copies, are refused with the -d name that encodes them again, and \
+        copied where RATE is the source's own). A lossy codec afkit does not copy (MP3, Opus, Vorbis) is not \
+        kept by -d 0: its -d name encodes it again, a second generation of loss, with the bit rate given. -ar RATE, FFmpeg's \
         spelling, sets the output's rate alone, in convert and batch, with the data format -d, the preset or the \
         source decides (-d 0 -ar 44100 is -d 0@44100); a rate that is no number from 1 to 1536000 is a usage error \
         naming -ar, and -ar with a -d FORMAT@RATE is refused (give the rate once).

@@ -76,6 +76,45 @@ import Testing
         #expect(refused.status == 2 && refused.stderr.contains("-ar takes"), "\(refused.stderr)")
     }
 
+    /// `-d 0` keeps a FLAC source FLAC where a change asks an encode (`-d 0@22050`, `-d 0 -c 1`), its depth kept, and
+    /// refuses it with nothing to change; an AAC source's `-d 0@RATE` at its own rate copies its packets, as `-d 0`
+    /// does, and at another rate is refused naming `-d aac`; an MP3's `-d 0` names the codecs it keeps.
+    @Test func theSourcesOwnFormatIsKeptWhereItCanBe() throws {
+        let folder = try ScratchFolder()
+        let flac = folder.path + "/tone.flac"
+        try toneWAV(folder.path + "/tone.wav", seconds: 1, rate: 44100)
+        #expect(
+            try Command.run(["convert", "-d", "LEI24", folder.path + "/tone.wav", folder.path + "/t24.wav"]).status == 0
+        )
+        #expect(try Command.run(["convert", folder.path + "/t24.wav", flac]).status == 0)
+        for (options, rate, channels) in [(["-d", "0@22050"], 22050.0, 1), (["-d", "0", "-c", "1"], 44100, 1)] {
+            let output = folder.path + "/\(options.count).flac"
+            let result = try Command.run(["convert"] + options + [flac, output])
+            #expect(result.status == 0, "\(options): \(result.stderr)")
+            let format = try AudioFile(path: output).dataFormat
+            #expect(format.formatID == .flac && format.sampleRate == rate && format.channelsPerFrame == channels)
+            #expect(format.losslessBitDepth == 24, "\(options): \(format)")
+        }
+        let nothing = try Command.run(["convert", "-d", "0", flac, folder.path + "/same.flac"])
+        #expect(nothing.status == 2 && nothing.stderr.contains("nothing to change"), "\(nothing.stderr)")
+        let aac = folder.path + "/tone.m4a"
+        #expect(try Command.run(["convert", "-d", "aac", folder.path + "/tone.wav", aac]).status == 0)
+        let copied = try Command.run(["convert", "-d", "0@44100", aac, folder.path + "/copy.m4a"])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let bytes = { (path: String) in try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let plain = folder.path + "/plain.m4a"
+        #expect(try Command.run(["convert", "-d", "0", aac, plain]).status == 0)
+        #expect(try bytes(folder.path + "/copy.m4a") == bytes(plain))
+        let resampled = try Command.run(["convert", "-d", "0@22050", aac, folder.path + "/half.m4a"])
+        #expect(resampled.status == 2 && resampled.stderr.contains("-d aac"), "\(resampled.stderr)")
+        #expect(
+            try Command.run(["convert", "-d", "mp3", folder.path + "/tone.wav", folder.path + "/t.mp3"]).status == 0)
+        let mp3 = try Command.run(["convert", "-d", "0@22050", folder.path + "/t.mp3", folder.path + "/half.mp3"])
+        #expect(
+            mp3.status == 2 && mp3.stderr.contains("FLAC") && mp3.stderr.contains("give a data format"), "\(mp3.stderr)"
+        )
+    }
+
     /// `clip --summary`: one line of totals a file, no run listed; in JSON the contract's members kept, `runs`
     /// empty and every run counted in `runsNotListed`, with the file's totals; the counts are the full listing's.
     @Test func clipSummaryPrintsTotalsOnly() throws {
