@@ -261,6 +261,17 @@ extension ValidationRule {
         guard let format = facts.summary?.format, let maximum = settings.number("maximum"),
             Double(format.channelsPerFrame) > maximum
         else { return [] }
+        // Two channels out of phase cancel when mixed to one: the fix takes one as it is.
+        if Int(maximum) == 1, format.channelsPerFrame == 2, let correlation = facts.audio?.correlation,
+            correlation <= FixRecipe.cancellingCorrelation
+        {
+            return [
+                Finding(
+                    "2 channels; this profile wants at most 1, and mixed to one they cancel (they are out of phase, "
+                        + "correlation \(fixedPoint(correlation, places: 2))): the fix takes the left channel as it is",
+                    recipe: FixRecipe(channelPick: 0))
+            ]
+        }
         return [
             Finding(
                 "\(format.channelsPerFrame) channels; this profile wants at most \(Int(maximum))",

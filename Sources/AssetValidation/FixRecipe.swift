@@ -23,6 +23,8 @@ struct FixRecipe: Sendable, Hashable {
     var sampleRate: Double?
     /// At most this many channels.
     var channels: Int?
+    /// One channel taken as it is (`-m N`), where mixing the channels down would cancel them (out of phase).
+    var channelPick: Int?
     /// The cut to the profile's duration limit: `--trim`, `--trim --profile NAME` or `--duration SECONDS`.
     var cut: String?
     /// `--trim-silence`, with its level where it is not the default.
@@ -42,6 +44,10 @@ struct FixRecipe: Sendable, Hashable {
     /// `--loop-crossfade LENGTH`: the seams of the file's forward loops mended.
     var loopCrossfade: String?
 
+    /// The correlation at or under which two channels mixed to one cancel, so a fix takes one instead (the
+    /// mono-compatibility rule's "largely out of phase").
+    static let cancellingCorrelation = -0.5
+
     /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
     /// against a loop.
     static let loopCrossfadeSeconds = 0.02
@@ -54,7 +60,7 @@ struct FixRecipe: Sendable, Hashable {
     /// or silence trimmed (what is measured changes).
     var movesLoudness: Bool {
         if case .preset = format { return true }
-        return channels != nil || cut != nil || trimsSilence != nil
+        return channels != nil || channelPick != nil || cut != nil || trimsSilence != nil
     }
 
     /// What the fix's output is made as, where it is not the file's own: its rate and channels (a preset's,
@@ -63,7 +69,7 @@ struct FixRecipe: Sendable, Hashable {
     func outputShape(for facts: AssetFacts) -> OutputShape? {
         guard facts.origin == nil, let format = facts.summary?.format, format.sampleRate > 0 else { return nil }
         let (rate, count) = (format.sampleRate, Int(format.channelsPerFrame))
-        var shape = OutputShape(sampleRate: rate, channels: count, preset: nil)
+        var shape = OutputShape(sampleRate: rate, channels: count, preset: nil, channelPick: nil)
         if case .preset(let name, _) = self.format {
             let presetRate = PresetSampleRate.of(preset: name)
             shape.sampleRate = presetRate.fixed ?? min(rate, presetRate.maximum ?? rate)
@@ -72,6 +78,10 @@ struct FixRecipe: Sendable, Hashable {
         }
         if let sampleRate { shape.sampleRate = min(shape.sampleRate, sampleRate) }
         if let channels { shape.channels = channels }
+        if let channelPick {
+            shape.channels = 1
+            shape.channelPick = channelPick
+        }
         return shape.sampleRate == rate && shape.channels == count && shape.preset == nil ? nil : shape
     }
 
@@ -85,6 +95,7 @@ struct FixRecipe: Sendable, Hashable {
         }
         result.sampleRate = [sampleRate, other.sampleRate].compactMap { $0 }.min()
         result.channels = [channels, other.channels].compactMap { $0 }.min()
+        result.channelPick = channelPick ?? other.channelPick
         result.cut = cut ?? other.cut
         result.trimsSilence = trimsSilence ?? other.trimsSilence
         result.loudness = loudness ?? other.loudness
@@ -137,7 +148,11 @@ struct FixRecipe: Sendable, Hashable {
             suffix = ext
         }
         if let rate { options.append("-ar \(formatSampleRate(rate))") }
-        if let channels { options.append("-c \(channels)") }
+        if let channelPick {
+            options.append("-m \(channelPick)")
+        } else if let channels {
+            options.append("-c \(channels)")
+        }
         if let cut { options.append(cut) }
         // (`--trim-silence` finds its own cut: it cannot go with `--duration`.)
         if let trimsSilence, cut?.hasPrefix("--duration") != true { options.append(trimsSilence) }
@@ -397,4 +412,6 @@ public struct OutputShape: Sendable, Hashable {
     public var channels: Int
     /// The preset the fix converts with, or `nil` where it keeps the file's own format.
     public var preset: String?
+    /// The source channel the output takes as it is (`-m N`), where mixing down would cancel; `nil`: mixed.
+    public var channelPick: Int?
 }

@@ -143,7 +143,7 @@ public enum AudioConverter {
         }
         try plan.take(from: source, input: input, cut: cut)
         var normalizer: (any LevelNormalizer)?
-        var overloads = 0
+        var mix = MixReport()
         var gainOverloads = 0
         if let target = settings.loudness {
             normalizer = try LoudnessNormalizer(
@@ -190,7 +190,7 @@ public enum AudioConverter {
                 do {
                     written = try run(
                         plan, encoder: encoder, from: reader, to: writer, open: { try settings.openSource(input) },
-                        limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { overloads = $0 },
+                        limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { mix = $0 },
                         gainReport: { gainOverloads = $0 },
                         tee: tee.map { tee in { try tee.writePackets(UnsafeRawBufferPointer($0)) } })
                     try tee?.close()
@@ -220,10 +220,16 @@ public enum AudioConverter {
                 "--gain \(shortDecimal(settings.edits.gain ?? 0)) dB took \(gainOverloads) samples past full scale, which "
                     + "clip in the output: lower the gain, or use --loudness with its limiter")
         }
-        if overloads > 0 {
+        if mix.overloads > 0 {
             result.notes.append(
-                "the mix took \(overloads) samples past full scale, which clip in the output: scale its rows down so "
+                "the mix took \(mix.overloads) samples past full scale, which clip in the output: scale its rows down so "
                     + "each row's gains sum to 1 or less")
+        }
+        if let fall = mix.levelFall, fall > MixReport.cancelling {
+            result.notes.append(
+                "mixed to \(plan.format.channelsPerFrame) channel\(plan.format.channelsPerFrame == 1 ? "" : "s"), the "
+                    + "sound cancels: it is \(fall.isFinite ? "\(Int(fall.rounded())) dB" : "wholly") quieter than the "
+                    + "source, whose channels are out of phase; take one channel as it is (-m 0), or mend the phase")
         }
         if plan.loopWrap > 0 {
             result.notes.append(
@@ -247,7 +253,8 @@ public enum AudioConverter {
     /// gives); returns the valid frames written and the packet table recorded.
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
-        open: () throws -> SourceReader, limiterReport: ((Double) -> Void)? = nil, mixReport: ((Int) -> Void)? = nil,
+        open: () throws -> SourceReader, limiterReport: ((Double) -> Void)? = nil,
+        mixReport: ((MixReport) -> Void)? = nil,
         gainReport: ((Int) -> Void)? = nil, tee: ((UnsafeBufferPointer<Float>) throws -> Void)? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
@@ -376,14 +383,16 @@ public enum AudioConverter {
     static func render(
         _ source: SourceReader, sampleRate: Double, channels outChannels: Int,
         resampler choice: ResamplerChoice, plan: RenderPlan, limiterReport: ((Double) -> Void)? = nil,
-        mixReport: ((Int) -> Void)? = nil, gainReport: ((Int) -> Void)? = nil,
+        mixReport: ((MixReport) -> Void)? = nil, gainReport: ((Int) -> Void)? = nil,
         _ deliver: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws -> Int64 {
         let mixer =
             plan.mixMatrix.map(ChannelMixer.init(gains:)) ?? ChannelMixer(from: source.channels, to: outChannels)
         let countsOverloads = plan.mixMatrix != nil && mixReport != nil
-        var overloads = 0
-        defer { if countsOverloads { mixReport?(overloads) } }
+        // A mix to fewer channels: the level it keeps, for a note where the channels cancel.
+        let weighsMix = mixReport != nil && mixer.outputChannels < mixer.inputChannels
+        var report = MixReport()
+        defer { if countsOverloads || weighsMix { mixReport?(report) } }
         let resampler =
             sampleRate == source.sampleRate
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
@@ -412,6 +421,7 @@ public enum AudioConverter {
         var resampled: [Float] = []
         var scaled: [Float] = []
         var limited: [Float] = []
+        var keptForMends = [[Float]](repeating: [], count: plan.resampledLoopCrossfades.count)
         var inputFrames: Int64 = 0
         var outputFrames: Int64 = 0
         var expected: Int64 { Int64(saturating: Double(inputFrames) * sampleRate / source.sampleRate) }
@@ -423,8 +433,10 @@ public enum AudioConverter {
             if final { count = Int(min(Int64(count), expected - outputFrames)) }
             guard count > 0 else { return }
             let position = plan.padStart + outputFrames
+            let taken = outputFrames
             outputFrames += Int64(count)
-            guard gain != 1 || limiter != nil || curve != nil else {
+            let mends = plan.resampledLoopCrossfades
+            guard gain != 1 || limiter != nil || curve != nil || !mends.isEmpty else {
                 try samples.withUnsafeBufferPointer {
                     try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels]))
                 }
@@ -432,6 +444,9 @@ public enum AudioConverter {
             }
             scaled.removeAll(keepingCapacity: true)
             scaled.append(contentsOf: samples[0..<count * outChannels])
+            for (index, mend) in mends.enumerated() {
+                mend.apply(&scaled, kept: &keptForMends[index], channels: outChannels, at: taken, frames: count)
+            }
             curve?.apply(&scaled, channels: outChannels, from: position, frames: count)
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
             if countsGain { gainOverloads += ChannelMixer.overloads(scaled[...]) }
@@ -457,7 +472,11 @@ public enum AudioConverter {
             if !mixer.isIdentity {
                 mixed.removeAll(keepingCapacity: true)
                 block.withUnsafeBufferPointer { mixer.mix($0, frames: frames, into: &mixed) }
-                if countsOverloads { overloads += ChannelMixer.overloads(mixed[...]) }
+                if countsOverloads { report.overloads += ChannelMixer.overloads(mixed[...]) }
+                if weighsMix {
+                    report.inputEnergy += block.reduce(0) { $0 + Double($1 * $1) } / Double(source.channels)
+                    report.outputEnergy += mixed.reduce(0) { $0 + Double($1 * $1) } / Double(outChannels)
+                }
             }
             let channelled = mixer.isIdentity ? block : mixed
             if let resampler {

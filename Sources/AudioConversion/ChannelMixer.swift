@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Maps frames from one channel count to another with a gain matrix that cannot exceed full scale:
 /// every output's gains sum to at most 1, as FFmpeg's and SoX's downmixes do. Any channels to mono are
 /// their mean (5.1: BS.775's weights, LFE dropped, normalised); 5.1 to stereo takes ITU-R BS.775's
@@ -92,4 +98,21 @@ public struct ChannelMixer: Sendable {
             }
         }
     }
+}
+
+/// What a channel mix did over a render: samples it took past full scale (a user's matrix), and for a mix to fewer
+/// channels the energy it was given and kept (each a mean over channels), so that a mixdown that cancels is said.
+struct MixReport {
+    var overloads = 0
+    var inputEnergy = 0.0
+    var outputEnergy = 0.0
+
+    /// How far the mix brought the level down, dB (`infinity`: to silence); `nil` where nothing was weighed.
+    var levelFall: Double? {
+        guard inputEnergy > 0 else { return nil }
+        return outputEnergy > 0 ? 10 * log10(inputEnergy / outputEnergy) : .infinity
+    }
+
+    /// A mixdown that takes more than this from the level cancels, dB: uncorrelated channels lose 3 dB.
+    static let cancelling = 12.0
 }

@@ -41,6 +41,17 @@ struct LoopCrossfade: Sendable {
     /// Applies the crossfade to `frames` frames of `channels` at the end of `samples`, which start at source
     /// frame `position`.
     func apply(_ samples: inout [Float], channels: Int, at position: Int64, frames: Int) {
+        Self.blend(&samples, channels: channels, at: position, frames: frames, region: region, other: other) {
+            pair in otherFadesIn ? pair : (pair.1, pair.0)
+        }
+    }
+
+    /// Blends `other` into the frames of `region` among `frames` frames of `channels` at the end of `samples` (which
+    /// start at frame `position`), at equal power: `weights` orders the rising and falling gains as (own, other).
+    static func blend(
+        _ samples: inout [Float], channels: Int, at position: Int64, frames: Int, region: Range<Int64>,
+        other: [Float], weights: ((Float, Float)) -> (Float, Float) = { $0 }
+    ) {
         let from = max(position, region.lowerBound)
         let to = min(position + Int64(frames), region.upperBound)
         guard from < to else { return }
@@ -49,14 +60,43 @@ struct LoopCrossfade: Sendable {
         for frame in from..<to {
             let offset = Int(frame - region.lowerBound)
             let x = (Double(offset) + 0.5) / length
-            let rising = Float(sin(x * Double.pi / 2))
-            let falling = Float(cos(x * Double.pi / 2))
-            let (own, others) = otherFadesIn ? (falling, rising) : (rising, falling)
+            // (falling, rising) as the fade runs; the material fading in rises.
+            let (own, others) = weights((Float(cos(x * Double.pi / 2)), Float(sin(x * Double.pi / 2))))
             let index = base + Int(frame - position) * channels
             for channel in 0..<channels {
                 samples[index + channel] = samples[index + channel] * own + other[offset * channels + channel] * others
             }
         }
+    }
+}
+
+/// A forward loop's seam mended at the output's rate, where the sound is resampled: the loop's points, rounded to
+/// the output's frames, decide where it wraps, and a loop whose length is no whole number of output frames would
+/// wrap off its mend by a fraction of a frame (a bend of 20 dB on bright material at 22.05 kHz). The output's own
+/// `length` frames before the loop's start are kept as they pass and faded in over the `length` before its end,
+/// as ``LoopCrossfade`` does at the source's rate.
+struct ResampledLoopCrossfade: Sendable {
+    /// The output frames changed (counted from the start of the part taken, before any padding).
+    var region: Range<Int64>
+    /// The first of the output frames faded in: the region's length before the loop's start.
+    var from: Int64
+
+    /// Keeps what falls in the faded-in material of `frames` frames of `channels` at the end of `samples` (at
+    /// output frame `position`) into `kept`, and blends what is kept into what falls in the region.
+    func apply(_ samples: inout [Float], kept: inout [Float], channels: Int, at position: Int64, frames: Int) {
+        let base = samples.count - frames * channels
+        let low = max(position, from)
+        let high = min(position + Int64(frames), from + Int64(region.count))
+        if low < high {
+            if kept.isEmpty { kept = [Float](repeating: 0, count: region.count * channels) }
+            for frame in low..<high {
+                let source = base + Int(frame - position) * channels
+                let target = Int(frame - from) * channels
+                for channel in 0..<channels { kept[target + channel] = samples[source + channel] }
+            }
+        }
+        guard !kept.isEmpty else { return }
+        LoopCrossfade.blend(&samples, channels: channels, at: position, frames: frames, region: region, other: kept)
     }
 }
 
@@ -94,6 +134,27 @@ extension ConversionPlan {
                             ? "is \(loop.end - loop.start) frames long, shorter than the \(frames)-frame fade"
                             : "has fewer than \(frames) frames before its start and after its end to fade from")
                         + "; give a shorter fade")
+            }
+            // Resampled, a fade before the loop's end is made at the output's rate, from the output's own frames.
+            let scale = format.sampleRate / source.sampleRate
+            if scale != 1, planned.fadesIn {
+                func moved(_ frame: Int64) -> Int64 { Int64((Double(frame - render.start) * scale).rounded()) }
+                let (start, end) = (moved(loop.start), moved(loop.end))
+                let length = max(1, Int64((Double(frames) * scale).rounded()))
+                if start - length >= 0, end - length >= start {
+                    let region = end - length..<end
+                    if let overlap = render.resampledLoopCrossfades.first(where: { $0.region.overlaps(region) }) {
+                        throw ConversionUsageError(
+                            "--loop-crossfade \(length): the fades of two loops overlap (output frames "
+                                + "\(overlap.region.lowerBound)-\(overlap.region.upperBound) and \(region.lowerBound)-"
+                                + "\(region.upperBound)); give a shorter fade")
+                    }
+                    render.resampledLoopCrossfades.append(ResampledLoopCrossfade(region: region, from: start - length))
+                    notes.append(
+                        "\(name): its last \(length) frames at \(shortDecimal(format.sampleRate)) Hz crossfaded at equal "
+                            + "power into the \(length) frames before the loop's start")
+                    continue
+                }
             }
             if let overlap = render.loopCrossfades.first(where: { $0.region.overlaps(planned.region) }) {
                 throw ConversionUsageError(

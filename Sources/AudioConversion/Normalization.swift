@@ -176,15 +176,17 @@ struct RenderPlan {
     /// Frames of silence before and after the sound, at the output's rate (`--pad`).
     var padStart: Int64 = 0
     var padEnd: Int64 = 0
-    /// Loop seams mended (`--loop-crossfade`), in source frames.
+    /// Loop seams mended (`--loop-crossfade`), in source frames; and where the sound is resampled, at the output's
+    /// rate.
     var loopCrossfades: [LoopCrossfade] = []
+    var resampledLoopCrossfades: [ResampledLoopCrossfade] = []
 
     var linearGain: Float { Float(pow(10, gain / 20)) }
 
     /// Whether the samples pass through unchanged (a cut without fades may still apply).
     var keepsSamples: Bool {
         fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
-            && padEnd == 0 && loopCrossfades.isEmpty && levelCurve == nil
+            && padEnd == 0 && loopCrossfades.isEmpty && resampledLoopCrossfades.isEmpty && levelCurve == nil
     }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain
@@ -413,8 +415,16 @@ final class LoudnessNormalizer: LevelNormalizer {
             isLeveled: target.dynamic == true, levelCurve: plan.levelCurve, leveling: leveling, source: source)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
         guard source.normalizable.isFinite else {
+            // Mixed down, a sound whose channels are out of phase cancels: said, where the source has more channels.
+            let channels = Int(format.channelsPerFrame)
+            let mixed = try open().channels > channels
             throw AudioFileError.limitExceeded(
-                "'\(input)' is silent (below BS.1770's \(shortDecimal(LoudnessGate.absolute)) LUFS gate): no gain reaches \(shortDecimal(target.integrated)) LUFS",
+                "'\(input)'" + (mixed ? ", mixed to \(channels) channel\(channels == 1 ? "" : "s")," : "")
+                    + " is silent (below BS.1770's \(shortDecimal(LoudnessGate.absolute)) LUFS gate): no gain reaches "
+                    + "\(shortDecimal(target.integrated)) LUFS"
+                    + (mixed
+                        ? " (where the source is not, its channels cancel in the mix, out of phase: take one as it is "
+                            + "with -m 0)" : ""),
                 offset: nil)
         }
         plan.gain = aim - source.normalizable

@@ -29,7 +29,7 @@ extension AssetValidator {
         loudnessReach = LoudnessReach(
             truePeakCeiling: LoudnessTarget.defaultTruePeakCeiling, headroom: LoudnessTarget.limiterHeadroom)
         reshapedLoudness = { path, shape in
-            try? Self.loudness(of: path, at: shape.sampleRate, channels: shape.channels)
+            try? Self.loudness(of: path, at: shape.sampleRate, channels: shape.channels, pick: shape.channelPick)
         }
         loudnessMet = { path, shape, target, ceiling in
             Self.loudnessMet(of: path, as: shape, target: target, ceiling: ceiling)
@@ -53,7 +53,11 @@ extension AssetValidator {
         else { return nil }
         var settings = preset.settings
         settings.sampleRate = shape.sampleRate
-        settings.channels = shape.channels
+        if let pick = shape.channelPick {
+            settings.channelMap = [pick]
+        } else {
+            settings.channels = shape.channels
+        }
         settings.keepsMetadata = false
         // As `convert --preset NAME --loudness TARGET --true-peak CEILING` asks it (the voice preset's leveler).
         settings.loudness = LoudnessTarget(integrated: target, truePeakCeiling: ceiling)
@@ -73,15 +77,27 @@ extension AssetValidator {
 
     /// The loudness of the file at `path` read at `sampleRate` and `channels` through the pipeline's own mixer and
     /// resampler (an `ExtendedAudioFile`'s client format), as a conversion to them hands its encoder the sound.
-    static func loudness(of path: String, at sampleRate: Double, channels: Int) throws -> LoudnessFacts? {
-        let file = try ExtendedAudioFile(reading: AudioFile(path: path))
+    /// Where `pick` names a channel, that channel alone is measured (`-m N`'s output).
+    static func loudness(of path: String, at sampleRate: Double, channels: Int, pick: Int? = nil) throws
+        -> LoudnessFacts?
+    {
+        let audio = try AudioFile(path: path)
+        let read = pick == nil ? channels : Int(audio.dataFormat.channelsPerFrame)
+        let file = try ExtendedAudioFile(reading: audio)
         try file.setClientDataFormat(
-            .linearPCM(sampleRate: sampleRate, channels: UInt32(channels), bitsPerChannel: 32, isFloat: true))
+            .linearPCM(sampleRate: sampleRate, channels: UInt32(read), bitsPerChannel: 32, isFloat: true))
         let meter = ValidatorMeter(
-            try LoudnessMeter(channels: channels, sampleRate: sampleRate), locatesTruePeak: false)
+            try LoudnessMeter(channels: pick == nil ? channels : 1, sampleRate: sampleRate), locatesTruePeak: false)
         var bytes: [UInt8] = []
+        var picked: [Float] = []
         while case let frames = try file.read(maximumFrames: 4096, into: &bytes), frames > 0 {
-            bytes.withUnsafeBytes { raw in meter.add(raw.bindMemory(to: Float.self), frames: frames) }
+            bytes.withUnsafeBytes { raw in
+                let samples = raw.bindMemory(to: Float.self)
+                guard let pick, pick < read else { return meter.add(samples, frames: frames) }
+                picked.removeAll(keepingCapacity: true)
+                for frame in 0..<frames { picked.append(samples[frame * read + pick]) }
+                picked.withUnsafeBufferPointer { meter.add($0, frames: frames) }
+            }
         }
         return meter.facts
     }

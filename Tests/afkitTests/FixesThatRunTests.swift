@@ -123,6 +123,30 @@ import Testing
         }
     }
 
+    /// Channels out of phase are taken, not mixed (issue 71: the game-sfx fix `-c 1` of a stereo sound whose right
+    /// channel inverts its left wrote silence, with no note): the channels finding says they cancel and its fix
+    /// takes the left channel (`-m 0`), aimed at the profile's loudness from that channel; run as printed, its output
+    /// passes. `convert -c 1` says the mix cancels, and with `--loudness` the refusal says the mix is silent, not
+    /// the source.
+    @Test func outOfPhaseChannelsAreTakenNotMixed() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/inverted.wav"
+        let tone = (0..<44100).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 44100)) }
+        try pcmWAV(path, rate: 44100, channels: 2, samples: tone.flatMap { [$0, -$0] })
+        let found = try Self.violations(path, profile: "game-sfx")
+        let channels = try #require(found.first { $0["rule"] as? String == "channels" }, "\(found)")
+        #expect((channels["message"] as? String)?.contains("they cancel") == true, "\(channels)")
+        let fix = try #require(channels["fix"] as? String)
+        #expect(fix.contains(" -m 0 ") && !fix.contains("-c 1") && fix.contains("--loudness -18"), "\(fix)")
+        let fixed = try FixCommandTests.run(fix)
+        #expect(try AudioFile(path: fixed).dataFormat.channelsPerFrame == 1)
+        #expect(try Self.violations(fixed, profile: "game-sfx").isEmpty, "\(fix)")
+        let mixed = try Command.run(["convert", "-c", "1", path, folder.path + "/mixed.wav"])
+        #expect(mixed.status == 0 && mixed.stderr.contains("note: mixed to 1 channel, the sound cancels"), "\(mixed)")
+        let level = try Command.run(["convert", "-c", "1", "--loudness", "-18", path, folder.path + "/level.wav"])
+        #expect(level.status == 1 && level.stderr.contains("mixed to 1 channel, is silent"), "\(level.stderr)")
+    }
+
     /// The fix never writes over another file: a µ-law `a.aifc`'s fix (the preset, into CAF) goes to `a-fixed.caf`
     /// where an `a.caf` is there.
     @Test func aFixNeverReplacesAnotherFile() throws {

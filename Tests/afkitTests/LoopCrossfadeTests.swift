@@ -10,7 +10,8 @@ import Testing
     /// A mono 16-bit CAF at 8 kHz: a sine of `period` frames at half scale (or `signal(frame)`, -1...1), with
     /// `loops`.
     static func loopedCAF(
-        _ path: String, frames: Int, period: Double, loops: [Loop], _ signal: ((Int) -> Double)? = nil
+        _ path: String, frames: Int, period: Double, loops: [Loop], rate: Double = 8000,
+        _ signal: ((Int) -> Double)? = nil
     ) throws {
         var bytes: [UInt8] = []
         for frame in 0..<frames {
@@ -21,7 +22,7 @@ import Testing
         options.loops = loops
         let writer = try AudioFileWriter(
             path: path, fileType: .caf,
-            format: .linearPCM(sampleRate: 8000, channels: 1, bitsPerChannel: 16, isFloat: false), options: options)
+            format: .linearPCM(sampleRate: rate, channels: 1, bitsPerChannel: 16, isFloat: false), options: options)
         try writer.writePackets(bytes)
         try writer.close()
     }
@@ -75,6 +76,38 @@ import Testing
             Int(Int16(bitPattern: UInt16(bytes[frame * 2]) | UInt16(bytes[frame * 2 + 1]) << 8))
         }
         #expect(abs(sample(after, 4762) - sample(before, 799)) < 200)
+    }
+
+    /// Resampled, a loop is mended at the output's rate (issue 71: a game-sfx fix, 48 kHz to 22.05 kHz, still failed
+    /// loop-seam with a bend of 20.7 dB, the fade made at 48 kHz and the loop's points then rounded): a 7 kHz tone's
+    /// loop of 10080 frames lasts 4630.5 frames at 22.05 kHz. Mended, the output's loop ends on the frame the plain
+    /// conversion has before its start (the wrap continues the sound at the output's own frames: half a frame off
+    /// at 7 kHz would be 57 degrees away), the fade is said at the output's rate, every frame before it and after
+    /// the loop is the plain conversion's, and the output passes loop-seam.
+    @Test func aResampledLoopIsMendedAtTheOutputsRate() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/bright.caf"
+        let loop = Loop(start: 4800, end: 4800 + 10080, playMode: .forward)
+        try Self.loopedCAF(source, frames: 20000, period: 48000.0 / 7000, loops: [loop], rate: 48000)
+        let plain = folder.path + "/plain.caf"
+        #expect(try Command.run(["convert", "-ar", "22050", source, plain]).status == 0)
+        let mended = folder.path + "/mended.caf"
+        let result = try Command.run(["convert", "-ar", "22050", "--loop-crossfade", "0.01", source, mended])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("its last 221 frames at 22050 Hz crossfaded at equal power"), "\(result.stderr)")
+        #expect(try Self.seamFindings(mended).isEmpty)
+        let (before, _) = try Self.audio(plain)
+        let (after, info) = try Self.audio(mended)
+        let loops = info["loops"] as? [[String: Any]]
+        let start = try #require(loops?.first?["start"] as? Int, "\(info)")
+        let end = try #require(loops?.first?["end"] as? Int, "\(info)")
+        func sample(_ bytes: [UInt8], _ frame: Int) -> Int {
+            Int(Int16(bitPattern: UInt16(bytes[frame * 2]) | UInt16(bytes[frame * 2 + 1]) << 8))
+        }
+        #expect(abs(sample(after, end - 1) - sample(before, start - 1)) < 300, "\(start)-\(end)")
+        #expect(before.count == after.count && before[..<((end - 221) * 2)] == after[..<((end - 221) * 2)])
+        #expect(before[(end * 2)...] == after[(end * 2)...])
+        #expect(before[((end - 221) * 2)..<(end * 2)] != after[((end - 221) * 2)..<(end * 2)])
     }
 
     /// A loop too early in the file for the audio before it takes the audio after its end into its start; one too
