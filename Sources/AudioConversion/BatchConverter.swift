@@ -64,8 +64,10 @@ public struct BatchConverter: Sendable {
                 separatingPattern.map { "give --name '\($0)' to name them apart, or rename the sources" }
                 ?? "rename the sources"
             return each + [
-                "\(collisions.count) \(collisions.count == 1 ? "output" : "outputs") would each be made from "
-                    + "more than one source: \(remedy) (nothing was converted)"
+                (collisions.count == 1
+                    ? "1 output would be made from more than one source: "
+                    : "\(collisions.count) outputs would each be made from more than one source: ")
+                    + "\(remedy) (nothing was converted)"
             ]
         }
 

@@ -36,10 +36,16 @@ extension ConversionPlan {
             // silence cut's, at the end cut away, goes.
             let fade = settings.edits.fadeOut ?? settings.trimFade
             render.fadeOut = Int(min(fade.frames(at: source.sampleRate), allowed - padded))
+            let length = taken.map {
+                "from " + shortDecimal((Double($0) / source.sampleRate * 100).rounded() / 100) + " s "
+            }
+            let faded =
+                render.fadeOut > 0
+                ? ", its last \(shortDecimal((Double(render.fadeOut) / source.sampleRate * 1000).rounded())) ms faded out"
+                : ", a hard cut"
             notes.append(
-                "--trim: cut to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
-                    + "\(settings.limitName ?? settings.name ?? "the settings") (\(taken.map { shortDecimal(Double($0) / source.sampleRate) } ?? "?") s taken "
-                    + "from the source)")
+                "--trim: cut \(length ?? "")to \(shortDecimal(settings.maximumSeconds ?? 0)) s, the limit of "
+                    + "\(settings.limitName ?? settings.name ?? "the settings")" + faded)
         }
         var options = writerOptions
         options.metadata =

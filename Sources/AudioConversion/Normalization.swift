@@ -692,10 +692,15 @@ final class LoudnessNormalizer: LevelNormalizer {
                 + "would reduce \(limiting) dB where the signal itself needs \(shortDecimal((pcmDepth * 100).rounded() / 100)) dB "
                 + "(at most \(shortDecimal(Self.squashAllowance)) dB more is allowed)"
         } else if asked > target.maximumLimiting {
+            // (Where an encode lowered the limiter's ceiling, the encoder's overshoot is part of the limiting asked.)
+            let overshoot = target.truePeakCeiling - Self.headroom - ceiling
             reason =
                 "it takes \(signed((gain * 100).rounded() / 100)) dB of gain and \(limiting) dB of limiting to hold the "
-                + "\(shortDecimal(target.truePeakCeiling)) dBTP ceiling, more than --max-limiting's "
-                + "\(shortDecimal(target.maximumLimiting)) dB"
+                + "\(shortDecimal(target.truePeakCeiling)) dBTP ceiling"
+                + (overshoot >= 0.005
+                    ? " over its encoder's peaks, which overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB"
+                    : "")
+                + ", more than --max-limiting's \(shortDecimal(target.maximumLimiting)) dB"
         } else {
             reason =
                 "the limiter holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling takes more loudness than "

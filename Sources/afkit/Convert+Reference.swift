@@ -215,8 +215,8 @@ extension Convert {
         afconvert does, and never over the input (a usage error); -o OUTPUT is the same as the OUTPUT argument.
 
         --trim is never ignored: it cuts a longer source to the duration limit of the profile in force (the padding \
-        counted in it, a --fade-out given kept at the new end), with a note (convert: long.wav: note: --trim: cut to 30 s, \
-        the limit of the system-sound profile (45 s taken from the source)). The profile in force is --profile NAME \
+        counted in it, a --fade-out given kept at the new end), with a note (convert: long.wav: note: --trim: cut from 45 s to 30 s, \
+        the limit of the system-sound profile, its last 10 ms faded out). The profile in force is --profile NAME \
         (a built-in name or a profile file), else the preset's own (the one its outputs pass: system-sound for \
         system-sound, simultaneous-sfx for sfx, music for music and lossless, dialogue for voice), else validate's \
         default, system-sound (so convert -d ima4 --trim cuts to 30 s and stays IMA4). Of the built-in profiles only \

@@ -71,7 +71,8 @@ extension HLSCommand {
         encoded once more, aimed by what its encodes learned, and met it. A package at a target costs the plain \
         package's encodes, the normalizer's passes over the source, a few signals and one more encode for a \
         rendition its encoder moves; a refusal, about as much (a 20-minute episode at 64k and 128k leveled to -17 \
-        LUFS: 1.7x the plain package, where it took 4.1x; refused at -16: 1.3x; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
+        LUFS: 1.7x the plain package, where it took 4.1x, and 2.4x on another episode on a shared machine; refused at \
+        -16: 1.3x to 1.9x; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
         RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \

@@ -85,7 +85,9 @@ func convertedTone(_ options: [String], into folder: String, _ name: String, rat
         let ima4 = folder.path + "/long.caf"
         let cut = try Command.run(["convert", "-d", "ima4", "--trim", source, ima4])
         #expect(cut.status == 0, "\(cut.stderr)")
-        #expect(cut.stderr.contains("convert: \(source): note: --trim: cut to 30 s, the limit of the system-sound"))
+        #expect(
+            cut.stderr.contains(
+                "convert: \(source): note: --trim: cut from 45 s to 30 s, the limit of the system-sound"))
         #expect(try Self.seconds(ima4) == 30)
         #expect(try AudioFile(path: ima4).dataFormat.formatID == .ima4)
         // A profile given: its limit (a profile file whose duration rule allows 5 s).
@@ -94,7 +96,11 @@ func convertedTone(_ options: [String], into folder: String, _ name: String, rat
             .write(to: URL(fileURLWithPath: profile))
         let five = folder.path + "/five.caf"
         let short = try Command.run(["convert", "-d", "ima4", "--trim", "--profile", profile, source, five])
-        #expect(short.status == 0 && short.stderr.contains("cut to 5 s, the limit of the short profile"), "\(short)")
+        #expect(
+            short.status == 0
+                && short.stderr.contains(
+                    "cut from 45 s to 5 s, the limit of the short profile, its last 10 ms faded out"),
+            "\(short)")
         #expect(try Self.seconds(five) == 5)
         // A preset whose profile sets no limit: a usage error, nothing written.
         for arguments in [
@@ -112,7 +118,9 @@ func convertedTone(_ options: [String], into folder: String, _ name: String, rat
         let batch = try Command.run([
             "batch", "--preset", "system-sound", "--trim", "--out", folder.path + "/ss", source,
         ])
-        #expect(batch.status == 0 && batch.stderr.contains("batch: \(source): note: --trim: cut to 30 s"), "\(batch)")
+        #expect(
+            batch.status == 0 && batch.stderr.contains("batch: \(source): note: --trim: cut from 45 s to 30 s"),
+            "\(batch)")
         #expect(try Self.seconds(folder.path + "/ss/long.caf") == 30)
     }
 }
