@@ -138,21 +138,22 @@ extension ConversionPlan {
             // Resampled, a fade before the loop's end is made at the output's rate, from the output's own frames.
             let scale = format.sampleRate / source.sampleRate
             if scale != 1, planned.fadesIn {
-                func moved(_ frame: Int64) -> Int64 { Int64((Double(frame - render.start) * scale).rounded()) }
-                let (start, end) = (moved(loop.start), moved(loop.end))
-                let length = max(1, Int64((Double(frames) * scale).rounded()))
-                if start - length >= 0, end - length >= start {
-                    let region = end - length..<end
+                // The loop's points as the output holds them (``TimelineShift``, before any padding).
+                let shift = TimelineShift(start: render.start, scale: scale, padding: 0, end: .max)
+                let (start, end) = (shift.moved(loop.start), shift.moved(loop.end))
+                let fade = max(1, Int64((Double(frames) * scale).rounded()))
+                if start - fade >= 0, end - fade >= start {
+                    let region = end - fade..<end
                     if let overlap = render.resampledLoopCrossfades.first(where: { $0.region.overlaps(region) }) {
                         throw ConversionUsageError(
                             "--loop-crossfade \(length): the fades of two loops overlap (output frames "
                                 + "\(overlap.region.lowerBound)-\(overlap.region.upperBound) and \(region.lowerBound)-"
                                 + "\(region.upperBound)); give a shorter fade")
                     }
-                    render.resampledLoopCrossfades.append(ResampledLoopCrossfade(region: region, from: start - length))
+                    render.resampledLoopCrossfades.append(ResampledLoopCrossfade(region: region, from: start - fade))
                     notes.append(
-                        "\(name): its last \(length) frames at \(shortDecimal(format.sampleRate)) Hz crossfaded at equal "
-                            + "power into the \(length) frames before the loop's start")
+                        "\(name): its last \(fade) frames at \(shortDecimal(format.sampleRate)) Hz crossfaded at equal "
+                            + "power into the \(fade) frames before the loop's start")
                     continue
                 }
             }
