@@ -545,9 +545,9 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// overshoot lowering the ceiling) no more than the allowance past what the PCM signal needed.
     private var allowedDepth: Double { Self.allowedLimiting(target, pcmDepth: pcmDepth) }
 
-    /// The deepest limiting a level may take, dB, for `convert` and `hls --loudness` alike: `--max-limiting`, and
-    /// where an encoder's overshoot lowers the ceiling, no more than ``squashAllowance`` past `pcmDepth`, what a PCM
-    /// output at the target needs (``pcmDepth(_:source:)``).
+    /// The deepest limiting a level may take, dB: `--max-limiting`, and where an encoder's overshoot lowers the
+    /// ceiling, no more than ``squashAllowance`` past `pcmDepth`, what a PCM output at the target needs
+    /// (``pcmDepth(_:source:)``). (`hls --loudness` bounds a rendition's ceiling by `--max-limiting` alone.)
     static func allowedLimiting(_ target: LoudnessTarget, pcmDepth: Double?) -> Double {
         min(target.maximumLimiting, pcmDepth.map { $0 + squashAllowance } ?? .infinity)
     }
