@@ -424,26 +424,26 @@ extension ValidationRule {
             let message =
                 "the loop \(seam.start)-\(seam.end) wraps with \(kind) \(fixedPoint(jump, places: 1)) dB over the "
                 + "signal's movement around it (more than \(shortDecimal(limit)) dB): it will click"
-            // The file's own forward loop is mended by a crossfade; the whole file taken as a loop (`wholeFile`) has
-            // no audio around it to fade from, nor does a loop too short for the fade.
+            // The file's own forward loop is mended by a crossfade: 20 ms, or as long as the loop and the audio
+            // around it allow down to a millisecond (a short loop's seam mended by a short fade, not left to click);
+            // the whole file taken as a loop (`wholeFile`) has no audio around it to fade from.
             let rate = facts.summary?.format.sampleRate ?? 0
-            let fade = Int64((FixRecipe.loopCrossfadeSeconds * rate).rounded())
+            let room = min(seam.end - seam.start, max(seam.start, audio.frameCount - seam.end))
+            let seconds = min(
+                FixRecipe.loopCrossfadeSeconds, (Double(room) / max(rate, 1) * 1000).rounded(.down) / 1000)
             let declared = facts.summary?.loops.contains {
                 $0.start == seam.start && $0.end == seam.end && $0.playMode == .forward
             }
-            guard declared == true, fade > 0, seam.end - seam.start >= fade,
-                seam.start >= fade || seam.end + fade <= audio.frameCount
-            else {
+            guard declared == true, rate > 0, seconds >= 0.001 else {
                 return Finding(
                     message + "; no fix: "
                         + (declared == true
-                            ? "the loop is too short, or has too little audio around it, for a "
-                                + "\(shortDecimal(FixRecipe.loopCrossfadeSeconds)) s crossfade"
+                            ? "the loop is too short, or has too little audio around it, for a 1 ms crossfade"
                             : "the file declares no forward loop there for --loop-crossfade to mend"))
             }
             return Finding(
                 message,
-                recipe: FixRecipe(loopCrossfade: "--loop-crossfade \(shortDecimal(FixRecipe.loopCrossfadeSeconds))"))
+                recipe: FixRecipe(loopCrossfade: "--loop-crossfade \(shortDecimal(seconds, places: 3))"))
         }
     }
 }

@@ -39,11 +39,15 @@ public func fixedPoint(_ value: Double, places: Int) -> String {
         : "\(sign)\(magnitude / UInt64(scale)).\(String(repeating: "0", count: places - fraction.count))\(fraction)"
 }
 
-/// `-16`, `-0.5`, `2.25`: at most two decimals, no trailing zeros (levels in messages); `-inf` and
-/// `inf` for infinities.
-public func shortDecimal(_ value: Double) -> String {
+/// `-16`, `-0.5`, `2.25`: at most two decimals, no trailing zeros (levels in messages); `-inf` and `inf` for
+/// infinities.
+public func shortDecimal(_ value: Double) -> String { shortDecimal(value, places: 2) }
+
+/// The same with at most `places` decimals (`0.015` s for a fade).
+public func shortDecimal(_ value: Double, places: Int) -> String {
     guard value.isFinite else { return value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf") }
-    var text = fixedPoint((value * 100).rounded() / 100, places: 2)
+    let scale = (0..<places).reduce(1.0) { value, _ in value * 10 }
+    var text = fixedPoint((value * scale).rounded() / scale, places: places)
     guard text.contains(".") else { return text }
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }

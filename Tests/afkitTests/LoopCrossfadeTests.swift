@@ -110,6 +110,23 @@ import Testing
         #expect(before[((end - 221) * 2)..<(end * 2)] != after[((end - 221) * 2)..<(end * 2)])
     }
 
+    /// A loop shorter than the 20 ms fade is given a fade as long as it allows (issue 71: its seam had 'no fix: the loop
+    /// is too short'): a 15 ms loop of a sine at 8 kHz, a period and a half, clicks; its fix asks --loop-crossfade
+    /// 0.015, and run as printed its output passes loop-seam.
+    @Test func aShortLoopIsGivenAShorterFade() throws {
+        let folder = try ScratchFolder()
+        let source = folder.path + "/short.caf"
+        try Self.loopedCAF(source, frames: 8000, period: 80, loops: [Loop(start: 800, end: 920, playMode: .forward)])
+        let result = try Command.run(["validate", "--profile", "game-sfx", "--format", "json", source])
+        let files = try #require((result.json as? [String: Any])?["files"] as? [[String: Any]], "\(result.stdout)")
+        let violations = files.first?["violations"] as? [[String: Any]] ?? []
+        let seam = try #require(violations.first { $0["rule"] as? String == "loop-seam" }, "\(violations)")
+        let fix = try #require(seam["fix"] as? String, "\(seam)")
+        #expect(fix.contains("--loop-crossfade 0.015"), "\(fix)")
+        let fixed = try FixCommandTests.run(fix)
+        #expect(try Self.seamFindings(fixed).isEmpty, "\(fix)")
+    }
+
     /// A loop too early in the file for the audio before it takes the audio after its end into its start; one too
     /// short for the fade, and a file without a loop, are refused naming the file (usage errors, nothing written).
     @Test func earlyLoopsShortLoopsAndNoLoops() throws {
