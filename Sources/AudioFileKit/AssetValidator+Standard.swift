@@ -82,6 +82,8 @@ extension AssetValidator {
         -> LoudnessFacts?
     {
         let audio = try AudioFile(path: path)
+        // (A channel the file does not have is no pick: the file is read at `channels`, as mixed.)
+        let pick = pick.flatMap { $0 < Int(audio.dataFormat.channelsPerFrame) ? $0 : nil }
         let read = pick == nil ? channels : Int(audio.dataFormat.channelsPerFrame)
         let file = try ExtendedAudioFile(reading: audio)
         try file.setClientDataFormat(
@@ -93,7 +95,7 @@ extension AssetValidator {
         while case let frames = try file.read(maximumFrames: 4096, into: &bytes), frames > 0 {
             bytes.withUnsafeBytes { raw in
                 let samples = raw.bindMemory(to: Float.self)
-                guard let pick, pick < read else { return meter.add(samples, frames: frames) }
+                guard let pick else { return meter.add(samples, frames: frames) }
                 picked.removeAll(keepingCapacity: true)
                 for frame in 0..<frames { picked.append(samples[frame * read + pick]) }
                 picked.withUnsafeBufferPointer { meter.add($0, frames: frames) }
