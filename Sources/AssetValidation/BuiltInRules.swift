@@ -44,7 +44,7 @@ extension ValidationRule {
         let measured =
             "(correlation \(fixedPoint(correlation, places: 2))): summed to mono, as one speaker plays them, "
         let said: String
-        if correlation <= -0.5 {
+        if correlation <= FixRecipe.cancellingCorrelation {
             said = "the channels are largely out of phase " + measured + "they cancel"
         } else if correlation <= -0.1 {
             said = "the channels are partly out of phase " + measured + "they partly cancel"
