@@ -55,8 +55,8 @@ public enum AudioConverter {
         } catch var refusal as LoudnessRefusal {
             if refusal.isLossy, let suggestion = refusal.suggestion {
                 refusal.suggestion = try confirmedTarget(
-                    from: suggestion, prelude: refusal.prelude, input: input, output: output, destination: destination,
-                    settings: settings)
+                    from: suggestion, allowance: refusal.allowance, prelude: refusal.prelude, input: input,
+                    output: output, destination: destination, settings: settings)
             }
             throw refusal.error
         }
@@ -79,24 +79,26 @@ public enum AudioConverter {
             guard let suggestion = refusal.suggestion else { return nil }
             guard refusal.isLossy else { return suggestion }
             return try confirmedTarget(
-                from: suggestion, prelude: refusal.prelude, input: input, output: output, destination: destination,
-                settings: settings)
+                from: suggestion, allowance: refusal.allowance, prelude: refusal.prelude, input: input,
+                output: output, destination: destination, settings: settings)
         }
     }
 
     /// The loudest target from `suggestion` down that a conversion actually meets (a lossy encoder's overshoot
     /// moves with the target, so a suggestion is only a promise once converted): each try writes a hidden file
-    /// beside the output, removed after, as a fresh run at that target would (nothing carried from the encodes
-    /// before: a target met from what they learned may not be met by the run the user then makes, whose own
-    /// first encodes may learn otherwise); a refused try's own suggestion (or 0.5 LU less) is tried next, up to
-    /// three tries; `nil` when none met it.
+    /// beside the output, removed after, starting from what the encodes before learned of the encoder
+    /// (`allowance`: the ceiling its overshoot asked, the loudness it adds or takes), so one encode confirms a
+    /// target where a run that learns it afresh takes two (that run's first encode learns it, and its prediction
+    /// aims the second); a refused try's own suggestion (or 0.5 LU less) is tried next, up to three tries; `nil`
+    /// when none met it.
     static func confirmedTarget(
-        from suggestion: Double, prelude: NormalizationPrelude?, input: String, output: String,
-        destination: ConversionPlan.Destination, settings: ConversionSettings
+        from suggestion: Double, allowance: EncoderAllowance?, prelude: NormalizationPrelude?, input: String,
+        output: String, destination: ConversionPlan.Destination, settings: ConversionSettings
     ) throws -> Double? {
         guard var target = settings.loudness else { return nil }
         var candidate = suggestion
         var prelude = prelude
+        var allowance = allowance
         let trial = temporaryPath(beside: output) + pathParts(output).extension
         TemporaryFiles.register(trial)
         defer {
@@ -107,7 +109,7 @@ public enum AudioConverter {
             var attempt = settings
             target.integrated = candidate
             attempt.loudness = target
-            attempt.encoderAllowance = nil
+            attempt.encoderAllowance = allowance
             // (What the refused conversion measured before it aimed is the same at any target.)
             attempt.normalizationPrelude = prelude
             attempt.synchronizesFolder = false
@@ -117,6 +119,7 @@ public enum AudioConverter {
                 return candidate
             } catch let refused as LoudnessRefusal {
                 prelude = refused.prelude ?? prelude
+                allowance = refused.allowance ?? allowance
                 candidate = min(refused.suggestion ?? candidate - 0.5, candidate - 0.1)
                 candidate = (candidate * 10).rounded(.down) / 10
             } catch {

@@ -31,11 +31,22 @@ final class HLSLoudnessPass {
     /// The signals made, for their names.
     private var temporaryCount = 0
 
-    /// A pass for `source`, its signals kept in `folder` (the package's temporary folder) until ``removeSignals()``.
-    init(target: LoudnessTarget, source: String, folder: String) {
+    /// The most encodes one rendition takes: ``maximumEncodes``, or for a short sound (its encodes cost little, and
+    /// a low bit rate moves its loudness and peak by tenths for hundredths of a dB of gain), as many as convert gives
+    /// one (``LoudnessNormalizer/maximumShortLossyRounds``).
+    private let encodes: Int
+    /// Whether the source lasts at most ``LoudnessNormalizer/shortSeconds``: a refused rendition's named target is
+    /// then confirmed with as many encodes as a result takes, not one.
+    private let isShort: Bool
+
+    /// A pass for `source`, lasting `seconds` where known, its signals kept in `folder` (the package's temporary
+    /// folder) until ``removeSignals()``.
+    init(target: LoudnessTarget, source: String, folder: String, seconds: Double?) {
         self.target = target
         self.source = source
         self.folder = folder
+        isShort = seconds.map { $0 <= LoudnessNormalizer.shortSeconds } ?? false
+        encodes = isShort ? LoudnessNormalizer.maximumShortLossyRounds : Self.maximumEncodes
     }
 
     /// Removes the normalized signals (before the package's marker lists its files).
@@ -150,7 +161,7 @@ final class HLSLoudnessPass {
                 if abs(met.integrated - target.integrated) > 0.05 { start.integrated = target.integrated }
                 return start
             }
-        switch try attempt(conversion, into: output, at: target, from: start, encodes: Self.maximumEncodes) {
+        switch try attempt(conversion, into: output, at: target, from: start, encodes: encodes) {
         case .met(let result, let measured, let encodes, let aim):
             if conversion.bitRate != nil { metFrom[layout] = aim }
             let note = encodes > 1 ? ["\(name): re-aimed for its encoder and encoded \(encodes) times"] : []
@@ -173,7 +184,7 @@ final class HLSLoudnessPass {
                     aim.integrated = candidate - (suggestion.target - suggestion.aim.integrated)
                     switch try attempt(
                         conversion, into: output, at: asked, from: learned ? aim : nil,
-                        encodes: learned ? 1 : Self.maximumEncodes)
+                        encodes: learned && !isShort ? 1 : encodes)
                     {
                     case .met:
                         named =

@@ -332,7 +332,10 @@ public enum HLSPackager {
         let reader = try SourceReader(path: source)
         let (language, name, labelNotes) = label(source: source, tags: reader.metadata, settings: settings)
         // --loudness: the source normalized once for each layout, every rendition encoded from it and checked.
-        let loudness = settings.conversion.loudness.map { HLSLoudnessPass(target: $0, source: source, folder: folder) }
+        let seconds = reader.frameCount.map { Double($0) / reader.sampleRate }
+        let loudness = settings.conversion.loudness.map {
+            HLSLoudnessPass(target: $0, source: source, folder: folder, seconds: seconds)
+        }
         defer { loudness?.removeSignals() }
         // With --loudness the lowest bit rate is made first: the one whose encoder overshoots most, so a target it
         // refuses costs no other rendition's encodes. The playlist keeps the order asked.

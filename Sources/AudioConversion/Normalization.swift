@@ -408,11 +408,29 @@ final class LoudnessNormalizer: LevelNormalizer {
                     source: before, leastGain: decibels.min() ?? 0, greatestGain: decibels.max() ?? 0)
             }
         }
-        let source =
-            try known?.source
-            ?? Self.measure(plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress)
+        let source: LoudnessMeasurement
+        var model: LimitedLoudnessModel?
+        if let known {
+            (source, model) = (known.source, known.model)
+        } else {
+            // The source's measure, and where a limiter may work, the model of its loudness under one.
+            let meter = try LoudnessMeter(channels: Int(format.channelsPerFrame), sampleRate: format.sampleRate)
+            let collector =
+                target.usesLimiter
+                ? LimitedLoudnessModel.Collector(
+                    channels: Int(format.channelsPerFrame), sampleRate: format.sampleRate,
+                    depth: target.maximumLimiting + Self.modelledDepthMargin) : nil
+            try Self.pass(plan.unleveled, source: open(), format: format, resampler: resampler, progress: progress) {
+                try meter.add($0, frames: $1)
+                collector?.add($0, frames: $1)
+            }
+            source = meter.measurement
+            model = collector?.model()
+        }
+        self.model = model
         prelude = NormalizationPrelude(
-            isLeveled: target.dynamic == true, levelCurve: plan.levelCurve, leveling: leveling, source: source)
+            isLeveled: target.dynamic == true, levelCurve: plan.levelCurve, leveling: leveling, source: source,
+            model: model)
         outcome = NormalizationOutcome(source: source, gain: 0, limiterReduction: 0, output: source, leveling: leveling)
         guard source.normalizable.isFinite else {
             // Mixed down, a sound whose channels are out of phase cancels: said, where the source has more channels.
@@ -524,15 +542,38 @@ final class LoudnessNormalizer: LevelNormalizer {
     }
 
     /// The limited signal's loudness at `gain` under the plan's ceiling (a pass metering the integrated loudness
-    /// alone).
+    /// alone); the model's reading there corrected by it.
     private func limitedLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
         var trial = plan
         trial.gain = gain
-        return try Self.measure(
+        let loudness = try Self.measure(
             trial, source: open(), format: format, resampler: resampler, progress: progress, integratedOnly: true
         )
         .normalizable
+        if let modelled = model?.loudness(gain: gain, ceiling: plan.limiterCeiling), modelled.isFinite,
+            loudness.isFinite
+        {
+            modelCorrection = loudness - modelled
+        }
+        return loudness
     }
+
+    /// The limited signal's loudness at `gain` under the plan's ceiling by the model, corrected by the last pass
+    /// (by a pass where there is no model, or the ceiling is past it).
+    private func modelledLoudness(_ plan: RenderPlan, gain: Double) throws -> Double {
+        guard let modelled = model?.loudness(gain: gain, ceiling: plan.limiterCeiling), modelled.isFinite else {
+            return try limitedLoudness(plan, gain: gain)
+        }
+        return modelled + modelCorrection
+    }
+
+    /// The model of the limited signal's loudness (``LimitedLoudnessModel``; `nil`: measured by passes), and what
+    /// the last pass read over it, LU.
+    private let model: LimitedLoudnessModel?
+    private var modelCorrection = 0.0
+    /// How much deeper than the most limiting allowed the model keeps the peaks, dB: the source's true peak, by
+    /// which the limiting is bounded, and the limiter's measure of it differ by a little.
+    static let modelledDepthMargin = 1.0
 
     /// The limiting (dB) the plan's ceiling asks at `gain`: the source's true peak raised by it, over the
     /// ceiling (the limiter's own 4x measure of the peak agrees with BS.1770's).
@@ -581,21 +622,57 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// by a round's correction), the next adds what the limiter took (or takes back the excess), then the secant
     /// through the last two tries (inside the bracket once one is short of the aim and one past it), until a try
     /// lands within 0.02 LU: one or two passes over the source where walking the make-up range took up to nine.
+    ///
+    /// With a model of the limited loudness, the search runs on the model and each gain it finds is checked by a
+    /// pass, which corrects the model: one pass or two where the search took three to five.
     private func solve(_ plan: RenderPlan, aim: Double) throws -> Double? {
+        let (needed, highest) = bounds(plan, aim: aim)
+        guard needed <= highest else { return nil }
+        if model != nil {
+            for _ in 0..<2 {
+                let modelled = try search(plan, aim: aim) { try modelledLoudness(plan, gain: $0) }
+                let gain = modelled ?? highest
+                let loudness = try limitedLoudness(plan, gain: gain)
+                if Self.meets(loudness, at: gain, aim: aim, needed: needed) {
+                    makeup = gain - needed
+                    return gain
+                }
+                // Short of the aim at the most gain allowed, as the model said: it cannot be met.
+                if modelled == nil && loudness < aim { return nil }
+            }
+        }
+        return try search(plan, aim: aim) { try limitedLoudness(plan, gain: $0) }
+    }
+
+    /// How close to the aim a search's gain lands, LU.
+    static let close = 0.02
+
+    /// Whether the limited signal's `loudness` at `gain` meets `aim`: within ``close``, or over it at no more than
+    /// the gain the aim `needed` unlimited (the meter's rounding).
+    static func meets(_ loudness: Double, at gain: Double, aim: Double, needed: Double) -> Bool {
+        abs(loudness - aim) <= close || (gain <= needed && loudness >= aim - close)
+    }
+
+    /// The gain `aim` needs unlimited, and the most gain allowed: the make-up limit, and the limiting allowed.
+    private func bounds(_ plan: RenderPlan, aim: Double) -> (needed: Double, highest: Double) {
         let needed = aim - outcome.source.normalizable
-        let close = 0.02
-        // The most gain: the make-up limit, and the limiting allowed.
         let free = (plan.limiterCeiling ?? .infinity) - outcome.source.truePeak
-        let highest = min(needed + makeupLimit, free + allowedDepth)
+        return (needed, min(needed + makeupLimit, free + allowedDepth))
+    }
+
+    /// ``solve(_:aim:)``'s search with the limited loudness read by `loudness`.
+    private func search(_ plan: RenderPlan, aim: Double, by loudness: (Double) throws -> Double) throws -> Double? {
+        let (needed, highest) = bounds(plan, aim: aim)
+        let close = Self.close
         guard needed <= highest else { return nil }
         var short: (gain: Double, loudness: Double)?
         var past: (gain: Double, loudness: Double)?
         var last: (gain: Double, loudness: Double)?
         var gain = min(highest, needed + max(0, makeup ?? 0))
         for _ in 0..<7 {
-            let loudness = try limitedLoudness(plan, gain: gain)
+            let loudness = try loudness(gain)
             // (At the gain the aim needs unlimited, a reading over the aim is the meter's rounding: taken.)
-            if abs(loudness - aim) <= close || (gain <= needed && loudness >= aim - close) {
+            if Self.meets(loudness, at: gain, aim: aim, needed: needed) {
                 makeup = gain - needed
                 return gain
             }
@@ -643,7 +720,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         let free = ceiling - source.truePeak  // the gain at which the limiter starts to work
         var best = source.normalizable + free
         func loss(_ gain: Double) throws -> (Double, Double) {
-            let loudness = try limitedLoudness(plan, gain: gain)
+            let loudness = try modelledLoudness(plan, gain: gain)
             return (source.normalizable + gain - loudness, loudness)
         }
         let most = free + allowedDepth
@@ -1023,6 +1100,8 @@ struct NormalizationPrelude: Sendable {
     var leveling: SpeechLeveling?
     /// The signal before the normalizer's gain and limiter (after the leveler).
     var source: LoudnessMeasurement
+    /// Its loudness under a gain and the limiter, modelled (`nil`: measured by passes).
+    var model: LimitedLoudnessModel?
 }
 
 /// What a lossy output's encodes taught a normalizer: the limiter's ceiling its overshoot asked (dBTP) and how far

@@ -37,7 +37,8 @@ public final class TruePeakLimiter {
     /// `-reach + 1 ... reach` from the interval's start: the meters' interpolator, a little longer.
     private static let phases = TruePeakFilter.phases(factor: 4, reach: reach)
 
-    private let release: Float
+    /// The envelope's step back towards 1 each frame (the release time constant's).
+    let release: Float
     /// Frames held, from absolute frame `base`: the interpolator's reach of silence before frame 0, then the input.
     private var held: [Float]
     private var base = -(reach - 1)
@@ -59,6 +60,9 @@ public final class TruePeakLimiter {
     private var ringSum: Double
     /// The frame after the last given, once ``finish(into:)`` has padded the input with silence.
     private var realEnd = Int.max
+    /// Where a limiter that only looks (``init(observingPeaksOf:sampleRate:_:)``) hands each frame's interval
+    /// peak: the first frame's number and the peaks of it and the frames after.
+    private var observer: ((Int, UnsafeBufferPointer<Float>) -> Void)?
 
     /// A limiter for interleaved frames of `channels` at `sampleRate`, holding true peaks to
     /// `ceilingDecibels` dBTP; attack (look-ahead) and release in seconds.
@@ -73,6 +77,17 @@ public final class TruePeakLimiter {
         ring = [Float](repeating: 1, count: lookAhead)
         held = [Float](repeating: 0, count: (Self.reach - 1) * channels)
         ringSum = Double(lookAhead)
+    }
+
+    /// A limiter that limits nothing and gives nothing back: it hands `observer` the true peak of each frame's
+    /// interval as the limiter measures it (the loudest channel's), for a model of the limiter at any ceiling
+    /// (``LimitedLoudnessModel``).
+    convenience init(
+        observingPeaksOf channels: Int, sampleRate: Double,
+        _ observer: @escaping (Int, UnsafeBufferPointer<Float>) -> Void
+    ) {
+        self.init(channels: channels, sampleRate: sampleRate, ceilingDecibels: .infinity)
+        self.observer = observer
     }
 
     /// Takes `frames` interleaved frames; appends to `output` the limited frames now ready.
@@ -98,6 +113,16 @@ public final class TruePeakLimiter {
         guard count > 0 else { return }
         computePeaks(count: count)
         let first = nextNeed
+        if let observer {
+            peaks.withUnsafeBufferPointer { observer(first, UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            nextNeed += count
+            let keep = nextNeed - reach + 1
+            if keep - base > 8192 {
+                held.removeFirst((keep - base) * channels)
+                base = keep
+            }
+            return
+        }
         // The loop works on locals (a class's stored properties in a loop cost an access check each).
         var window = self.window
         self.window = []
