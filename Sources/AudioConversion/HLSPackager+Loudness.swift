@@ -234,10 +234,10 @@ final class HLSLoudnessPass {
         // unlimited spot stays until the ceiling comes down to it: steps of at most twice the distance.)
         var ceilings = OvershootCeiling(leastSlope: 0.5)
         // The lowest ceiling a signal can be made at (once the first is made): the leveled signal's peak at the
-        // aim's gain, less the limiting allowed (half a dB kept for the make-up gain the limiting asks). (Not
-        // convert's squash allowance, at most 3 dB past what a PCM output needs: on the third trial's episode, 64k
-        // at -17 leveled needs the encoder's 3.85 dB of overshoot limited, and meets the target within
-        // --max-limiting.)
+        // aim's gain, less the limiting allowed (half a dB kept for the make-up gain the limiting asks). (convert
+        // bounds it the same way: on the third trial's episode, 64k at -17 leveled needs the encoder's 3.85 dB of
+        // overshoot limited, and meets the target within --max-limiting, where an allowance of 3 dB past a PCM
+        // output's limiting refused it.)
         var lowest: Double? {
             preludes[Self.layout(of: conversion)].map { prelude in
                 prelude.source.truePeak + asked.integrated - prelude.source.normalizable - asked.maximumLimiting + 0.5

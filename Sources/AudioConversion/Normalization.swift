@@ -298,7 +298,8 @@ extension AudioConverter {
 /// is refused, naming the loudest target that can be met, computed from measuring passes of the source (not
 /// by converting again). The output as written is then decoded and measured: an encoder's own overshoot
 /// lowers the limiter's ceiling, the encoder's loudness offset moves the aim, and the output is written again;
-/// a few rounds at most, the limiting never more than ``squashAllowance`` dB deeper than a PCM output's. Where the
+/// a few rounds at most, the limiting never more than ``LoudnessTarget/maximumLimiting`` dB (the encoder's overshoot
+/// held within the same bound as the signal's own peaks, as `hls --loudness` holds a rendition's). Where the
 /// converter keeps the signal an encode was given (``givenSignal``), each next round's level is first tried on the
 /// prediction of that encode's error (``EncodingPrediction``), a measuring pass each, until the prediction meets the
 /// target with a margin.
@@ -349,8 +350,6 @@ final class LoudnessNormalizer: LevelNormalizer {
     private let isShort: Bool
     /// The ceilings the encodes were given and the true peaks they decoded to.
     private var ceilings = OvershootCeiling()
-    /// How much deeper than a PCM output's the limiting may go to hold an encoder's overshoot, dB.
-    static let squashAllowance = 3.0
     /// The most the float signal's aim moves from the target for what an encoder adds or takes, LU.
     static let encoderAimLimit = 0.5
     /// How far under the loudest target found a lossy output's suggestion is, LU.
@@ -364,8 +363,6 @@ final class LoudnessNormalizer: LevelNormalizer {
     private var makeupLimit: Double { target.dynamic == true ? Self.levelledMakeupLimit : Self.makeupLimit }
     /// Where the measuring passes are said.
     private let progress: Progress?
-    /// The limiter's depth (dB) a PCM output of the target asks: the first round's.
-    private var pcmDepth: Double?
 
     /// What the normalizer measured before it aimed, the same at any target.
     private(set) var prelude: NormalizationPrelude
@@ -447,10 +444,6 @@ final class LoudnessNormalizer: LevelNormalizer {
         }
         plan.gain = aim - source.normalizable
         let pcmCeiling = target.truePeakCeiling - Self.headroom
-        if start != nil {
-            // The limiting a PCM output would take bounds the allowance, as in a first round.
-            pcmDepth = Self.pcmDepth(target, source: source)
-        }
         let ceiling = min(pcmCeiling, start?.ceiling ?? pcmCeiling)
         if source.truePeak + plan.gain > ceiling {
             guard target.usesLimiter else {
@@ -582,22 +575,9 @@ final class LoudnessNormalizer: LevelNormalizer {
         return max(0, outcome.source.truePeak + gain - ceiling)
     }
 
-    /// The most limiting this round may use: the user's bound, and after the first round (an encoder's
-    /// overshoot lowering the ceiling) no more than the allowance past what the PCM signal needed.
-    private var allowedDepth: Double { Self.allowedLimiting(target, pcmDepth: pcmDepth) }
-
-    /// The deepest limiting a level may take, dB: `--max-limiting`, and where an encoder's overshoot lowers the
-    /// ceiling, no more than ``squashAllowance`` past `pcmDepth`, what a PCM output at the target needs
-    /// (``pcmDepth(_:source:)``). (`hls --loudness` bounds a rendition's ceiling by `--max-limiting` alone.)
-    static func allowedLimiting(_ target: LoudnessTarget, pcmDepth: Double?) -> Double {
-        min(target.maximumLimiting, pcmDepth.map { $0 + squashAllowance } ?? .infinity)
-    }
-
-    /// The limiting (dB) a PCM output of `target` needs from a source that measures `source` (its true peak, moved
-    /// by the gain the target needs, over the limiter's ceiling).
-    static func pcmDepth(_ target: LoudnessTarget, source: LoudnessMeasurement) -> Double {
-        max(0, source.truePeak + target.integrated - source.normalizable - (target.truePeakCeiling - headroom))
-    }
+    /// The most limiting a level may take: `--max-limiting`, whether for the signal's own peaks or, after an
+    /// encode, for the encoder's overshoot too.
+    private var allowedDepth: Double { target.maximumLimiting }
 
     /// Sets the gain for a limited plan: what the aim needs by the source's measure, plus the make-up (at most
     /// ``makeupLimit``) that brings the limited signal to the aim; refuses a target that needs more limiting
@@ -762,13 +742,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         let asked = depth(plan, gain: gain)
         let limiting = shortDecimal((asked * 100).rounded() / 100)
         let reason: String
-        if let pcmDepth, asked > pcmDepth + Self.squashAllowance {
-            let overshoot = target.truePeakCeiling - Self.headroom - ceiling
-            reason =
-                "its encoder's peaks overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB, so the limiter "
-                + "would reduce \(limiting) dB where the signal itself needs \(shortDecimal((pcmDepth * 100).rounded() / 100)) dB "
-                + "(at most \(shortDecimal(Self.squashAllowance)) dB more is allowed)"
-        } else if asked > target.maximumLimiting {
+        if asked > target.maximumLimiting {
             // (Where an encode lowered the limiter's ceiling, the encoder's overshoot is part of the limiting asked.)
             let overshoot = target.truePeakCeiling - Self.headroom - ceiling
             reason =
@@ -822,7 +796,6 @@ final class LoudnessNormalizer: LevelNormalizer {
         outcome.output = output
         outcome.gain = plan.gain
         rounds += 1
-        if rounds == 1 { pcmDepth = depth(plan, gain: plan.gain) }
         let miss = target.integrated - output.normalizable
         let over = output.truePeak - target.truePeakCeiling
         // (A lossy output within the contract's 0.1 LU is kept: another encode costs more than it would gain.)

@@ -132,13 +132,16 @@ extension Convert {
         passes of the source (not by converting) and checked by the same search a conversion at it makes (an \
         explosion at -9 LUFS: "the loudest target that can is -10.7 LUFS"). The written output is then decoded and \
         measured, and an encoder's overshoot (IMA4's and AAC's noise) lowers the limiter's ceiling under the float \
-        signal's own peak and its loudness offset moves the gain, for a few rounds at most; that correction may make \
-        the limiter work at most 3 dB deeper than the signal itself needs. Each next round's level is first tried on \
+        signal's own peak and its loudness offset moves the gain, for a few rounds at most, the limiting still within \
+        --max-limiting (the encoder's overshoot held within the same bound as the signal's peaks, as hls holds a \
+        rendition's). Each next round's level is first tried on \
         a prediction: the new signal plus the last encode's error (what it decoded to less what it was given, kept \
         in a temporary float file while the conversion runs), measured in a pass with no encoder, and aimed again \
         until the prediction meets the target with a margin, so the next encode is the one likeliest to be kept. A lossy output's suggested target keeps \
         0.5 LU of margin for the encoder and is a promise: before it is named, a conversion is made at it (a hidden \
-        file beside the output, removed), and lowered by that try's own refusal until one meets it (up to four tries; \
+        file beside the output, removed) starting from what the refused one's encodes learned (the ceiling the \
+        overshoot asked, the loudness offset: one encode, where a run learning them afresh takes two), and lowered \
+        by that try's own refusal until one meets it (up to four tries; \
         the message then says "a conversion there was made and met it", and names no target where none did). An \
         encoder that will not settle (a lossy output: in three encodes, six for a sound of a minute or less, whose \
         encodes cost little and whose loudness a low bit rate moves by tenths of a LU from one gain to the next) is \
