@@ -18,7 +18,7 @@ import Foundation
 /// The filter is taken as commuting with the limiter's slow gain, and the runs as short enough for the gain to be
 /// even over each: the reading is within a few hundredths of a LU of a pass, and the normalizer corrects it by the
 /// last pass it made (``LoudnessNormalizer``), checking every gain it keeps by a pass.
-final class LimitedLoudnessModel: @unchecked Sendable {
+final class LimitedLoudnessModel: Sendable {
     /// Frames whose K-weighted energies are summed together.
     static let chunk = 16
     /// The most interval peaks kept (8 bytes each), and chunks' energies (4 bytes each: about 3 hours at 48 kHz):
