@@ -83,7 +83,6 @@ final class LimitedLoudnessModel: Sendable {
     private func limit(at relative: Float, blocks: inout [Double]) {
         let lookAhead = self.lookAhead
         let reach = self.reach
-        let release = self.release
         let chunk = Self.chunk
         // The frames the limiter acts on, and their need.
         var acting: [(frame: Int, need: Float)] = []
@@ -91,13 +90,7 @@ final class LimitedLoudnessModel: Sendable {
             acting.append((Int(peakFrames[index]), relative / peaks[index]))
         }
         guard !acting.isEmpty else { return }
-        var ring = [Float](repeating: 1, count: lookAhead)
-        var ringIndex = 0
-        var ringSum = Double(lookAhead)
-        var envelope: Float = 1
-        // The window's needs, rising from front to back: frames `served - reach ... served + lookAhead + reach`.
-        var window: [(frame: Int, need: Float)] = []
-        var windowFront = 0
+        var gain = LimiterGain(lookAhead: lookAhead, release: release)
         var next = 0
         // A chunk's squared gain lost, summed over its frames.
         var chunkIndex = -1
@@ -111,47 +104,30 @@ final class LimitedLoudnessModel: Sendable {
             chunkLoss = 0
         }
         var served = acting[0].frame - 2 * lookAhead - reach
-        while true {
-            // Idle (the envelope recovered, no need in reach): on to a look-ahead before the next need.
-            if windowFront == window.count && ringSum >= Double(lookAhead) * (1 - 1e-6) && envelope >= 1 - 1e-6 {
+        while served < frameCount {
+            // Recovered, with no need in reach: on to a look-ahead before the next need.
+            if gain.isIdle {
                 guard next < acting.count else { break }
                 let resume = acting[next].frame - 2 * lookAhead - reach
                 if resume > served {
                     served = resume
-                    envelope = 1
-                    for index in ring.indices { ring[index] = 1 }
-                    ringSum = Double(lookAhead)
-                    window.removeAll(keepingCapacity: true)
-                    windowFront = 0
+                    gain.reset()
                 }
             }
             while next < acting.count, acting[next].frame <= served + lookAhead + reach {
-                let need = acting[next].need
-                while window.count > windowFront, window[window.count - 1].need >= need { window.removeLast() }
-                window.append(acting[next])
+                gain.add(frame: acting[next].frame, need: acting[next].need)
                 next += 1
             }
-            while windowFront < window.count, window[windowFront].frame < served - reach { windowFront += 1 }
-            if windowFront > 4096 {
-                window.removeFirst(windowFront)
-                windowFront = 0
-            }
-            let least = windowFront < window.count ? window[windowFront].need : 1
-            envelope = min(least, envelope + (1 - envelope) * release)
-            ringSum += Double(envelope - ring[ringIndex])
-            ring[ringIndex] = envelope
-            ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
-            let gain = min(Double(Float(ringSum / Double(lookAhead))), 1)
-            if served >= 0 && served < frameCount {
+            let applied = Double(min(gain.next(serving: served, reach: reach), 1))
+            if served >= 0 {
                 let index = served / chunk
                 if index != chunkIndex {
                     flush()
                     chunkIndex = index
                 }
-                chunkLoss += 1 - gain * gain
+                chunkLoss += 1 - applied * applied
             }
             served += 1
-            if served >= frameCount + lookAhead + 2 * reach { break }
         }
         flush()
     }

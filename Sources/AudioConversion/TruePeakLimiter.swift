@@ -38,7 +38,7 @@ public final class TruePeakLimiter {
     private static let phases = TruePeakFilter.phases(factor: 4, reach: reach)
 
     /// The envelope's step back towards 1 each frame (the release time constant's).
-    let release: Float
+    var release: Float { gain.release }
     /// Frames held, from absolute frame `base`: the interpolator's reach of silence before frame 0, then the input.
     private var held: [Float]
     private var base = -(reach - 1)
@@ -50,14 +50,8 @@ public final class TruePeakLimiter {
     /// The next frame whose need is computed; the next frame given back.
     private var nextNeed = 0
     private var nextOut = 0
-    /// Sliding minimum of needs over the window: (frame, need), needs rising from front to back.
-    private var window: [(Int, Float)] = []
-    private var windowFront = 0
-    /// The released envelope, and the sum and ring of its last `lookAhead` values.
-    private var envelope: Float = 1
-    private var ring: [Float]
-    private var ringIndex = 0
-    private var ringSum: Double
+    /// The gain logic over the frames' needs.
+    private var gain: LimiterGain
     /// The frame after the last given, once ``finish(into:)`` has padded the input with silence.
     private var realEnd = Int.max
     /// Where a limiter that only looks (``init(observingPeaksOf:sampleRate:_:)``) hands each frame's interval
@@ -73,10 +67,8 @@ public final class TruePeakLimiter {
         self.channels = channels
         ceiling = Float(pow(10, ceilingDecibels / 20))
         lookAhead = max(1, Int((attack * sampleRate).rounded()))
-        self.release = Float(1 - exp(-1 / max(1, release * sampleRate)))
-        ring = [Float](repeating: 1, count: lookAhead)
+        gain = LimiterGain(lookAhead: lookAhead, release: Float(1 - exp(-1 / max(1, release * sampleRate))))
         held = [Float](repeating: 0, count: (Self.reach - 1) * channels)
-        ringSum = Double(lookAhead)
     }
 
     /// A limiter that limits nothing and gives nothing back: it hands `observer` the true peak of each frame's
@@ -116,24 +108,16 @@ public final class TruePeakLimiter {
         if let observer {
             peaks.withUnsafeBufferPointer { observer(first, UnsafeBufferPointer(rebasing: $0[0..<count])) }
             nextNeed += count
-            let keep = nextNeed - reach + 1
-            if keep - base > 8192 {
-                held.removeFirst((keep - base) * channels)
-                base = keep
-            }
+            letGo(before: nextNeed - reach + 1)
             return
         }
-        // The loop works on locals (a class's stored properties in a loop cost an access check each).
-        var window = self.window
-        self.window = []
-        var windowFront = self.windowFront
-        var envelope = self.envelope
-        var ringIndex = self.ringIndex
-        var ringSum = self.ringSum
+        // The loop works on locals (a class's stored properties in a loop cost an access check each; the gain's
+        // arrays are taken out, so they are not copied as they change).
+        var gain = self.gain
+        self.gain = .idle
         var leastGain = self.leastGain
         var nextOut = self.nextOut
         let lookAhead = self.lookAhead
-        let release = self.release
         let ceiling = self.ceiling
         let channels = self.channels
         let realEnd = self.realEnd
@@ -141,54 +125,38 @@ public final class TruePeakLimiter {
         output.reserveCapacity(output.count + count * channels)
         held.withUnsafeBufferPointer { samples in
             peaks.withUnsafeBufferPointer { peaks in
-                ring.withUnsafeMutableBufferPointer { ring in
-                    for index in 0..<count {
-                        let frame = first + index
-                        let peak = peaks[index]
-                        let need = peak > ceiling ? ceiling / peak : 1
-                        while window.count > windowFront, window[window.count - 1].1 >= need { window.removeLast() }
-                        window.append((frame, need))
-                        while window[windowFront].0 <= frame - span { windowFront += 1 }
-                        if windowFront > 4096 {
-                            window.removeFirst(windowFront)
-                            windowFront = 0
-                        }
-                        // The window now covers [frame - span + 1, frame]: the frame it serves is
-                        // `reach + lookAhead` back. Frames before the first are silence whose envelope already
-                        // sees the first frames' needs: it is run over the look-ahead before them, so the gain is
-                        // down by the first frame.
-                        let served = frame - lookAhead - reach
-                        guard served >= -lookAhead else { continue }
-                        let least = window[windowFront].1
-                        envelope = min(least, envelope + (1 - envelope) * release)
-                        ringSum += Double(envelope - ring[ringIndex])
-                        ring[ringIndex] = envelope
-                        ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
-                        let gain = Float(ringSum / Double(lookAhead))
-                        if served >= 0 && served < realEnd {
-                            leastGain = min(leastGain, gain)
-                            let at = (served - base) * channels
-                            for channel in 0..<channels { output.append(samples[at + channel] * min(gain, 1)) }
-                        }
-                        nextOut = max(0, served + 1)
+                for index in 0..<count {
+                    let frame = first + index
+                    let peak = peaks[index]
+                    if peak > ceiling { gain.add(frame: frame, need: ceiling / peak) }
+                    // The window reaches `reach + lookAhead` past the frame it serves. Frames before the first are
+                    // silence whose envelope already sees the first frames' needs: it is run over the look-ahead
+                    // before them, so the gain is down by the first frame.
+                    let served = frame - lookAhead - reach
+                    guard served >= -lookAhead else { continue }
+                    let applied = gain.next(serving: served, reach: reach)
+                    if served >= 0 && served < realEnd {
+                        leastGain = min(leastGain, applied)
+                        let at = (served - base) * channels
+                        for channel in 0..<channels { output.append(samples[at + channel] * min(applied, 1)) }
                     }
+                    nextOut = max(0, served + 1)
                 }
             }
         }
         nextNeed += count
-        self.window = window
-        self.windowFront = windowFront
-        self.envelope = envelope
-        self.ringIndex = ringIndex
-        self.ringSum = ringSum
+        self.gain = gain
         self.leastGain = leastGain
         self.nextOut = nextOut
         // Frames before what the interpolator and the output still need are let go.
-        let keep = min(nextOut, nextNeed - reach + 1)
-        if keep - base > 8192 {
-            held.removeFirst((keep - base) * channels)
-            self.base = keep
-        }
+        letGo(before: min(nextOut, nextNeed - reach + 1))
+    }
+
+    /// Lets go of the held frames before `keep`, once there are enough of them to be worth moving the rest.
+    private func letGo(before keep: Int) {
+        guard keep - base > 8192 else { return }
+        held.removeFirst((keep - base) * channels)
+        base = keep
     }
 
     /// The true peak of each interval `[frame, frame + 1)` of the `count` frames from ``nextNeed``, the loudest
@@ -244,4 +212,71 @@ public final class TruePeakLimiter {
             }
         }
     }
+}
+
+/// The limiter's gain from the needs of the frames around each frame it serves (a need: the ceiling over a frame's
+/// interval peak, where that is under 1): the least need from `reach` frames before the frame served to
+/// `lookAhead + reach` after it (a sliding minimum), released towards 1 by `release` a frame, then averaged over the
+/// last `lookAhead` frames, so the gain glides down over the attack and is down by each peak. The limiter runs it over
+/// every frame; ``LimitedLoudnessModel`` over the stretches around the frames over a ceiling.
+struct LimiterGain {
+    let lookAhead: Int
+    let release: Float
+    /// The needs in reach, rising from front to back: (frame, need).
+    private var window: [(frame: Int, need: Float)] = []
+    private var front = 0
+    /// The released envelope, and the ring and sum of its last `lookAhead` values.
+    private(set) var envelope: Float = 1
+    private var ring: [Float]
+    private var ringIndex = 0
+    private var ringSum: Double
+
+    init(lookAhead: Int, release: Float) {
+        self.lookAhead = lookAhead
+        self.release = release
+        ring = [Float](repeating: 1, count: lookAhead)
+        ringSum = Double(lookAhead)
+    }
+
+    /// Adds the need (under 1) of `frame`, frames given in order.
+    @inline(__always)
+    mutating func add(frame: Int, need: Float) {
+        while window.count > front, window[window.count - 1].need >= need { window.removeLast() }
+        window.append((frame, need))
+    }
+
+    /// The gain at frame `served`, the frames' needs added up to `served + lookAhead + reach`.
+    @inline(__always)
+    mutating func next(serving served: Int, reach: Int) -> Float {
+        while front < window.count, window[front].frame < served - reach { front += 1 }
+        if front > 4096 {
+            window.removeFirst(front)
+            front = 0
+        }
+        let least = front < window.count ? window[front].need : 1
+        envelope = min(least, envelope + (1 - envelope) * release)
+        ringSum += Double(envelope - ring[ringIndex])
+        ring[ringIndex] = envelope
+        ringIndex = ringIndex + 1 == lookAhead ? 0 : ringIndex + 1
+        return Float(ringSum / Double(lookAhead))
+    }
+
+    /// Whether no need is in reach and the gain has recovered (within a millionth of 1).
+    var isIdle: Bool {
+        front == window.count && envelope >= 1 - 1e-6 && ringSum >= Double(lookAhead) * (1 - 1e-6)
+    }
+
+    /// Back to no limiting: no need in reach, the envelope and its average at 1.
+    mutating func reset() {
+        window.removeAll(keepingCapacity: true)
+        front = 0
+        envelope = 1
+        for index in ring.indices { ring[index] = 1 }
+        ringIndex = 0
+        ringSum = Double(lookAhead)
+    }
+
+    /// A gain to leave in place of one taken out to work on (so the one taken out changes its arrays without
+    /// copying them).
+    static let idle = LimiterGain(lookAhead: 1, release: 0)
 }
