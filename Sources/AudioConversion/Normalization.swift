@@ -741,17 +741,28 @@ final class LoudnessNormalizer: LevelNormalizer {
         }
         let asked = depth(plan, gain: gain)
         let limiting = shortDecimal((asked * 100).rounded() / 100)
+        // (Where an encode lowered the limiter's ceiling, the encoder's overshoot is part of the limiting asked.)
+        let overshoot = target.truePeakCeiling - Self.headroom - ceiling
+        let overPeaks =
+            overshoot >= 0.005
+            ? " over its encoder's peaks, which overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB" : ""
+        // Where the limiting bound stops the gain short of the make-up's, and the make-up's gain would meet the aim,
+        // it is the limiting that refuses the target (raising --max-limiting would do), not the make-up.
+        let (needed, highest) = bounds(plan, aim: aim)
+        let limitingStops =
+            try asked <= target.maximumLimiting && highest < needed + makeupLimit
+            && modelledLoudness(plan, gain: needed + makeupLimit) >= aim - Self.close
         let reason: String
         if asked > target.maximumLimiting {
-            // (Where an encode lowered the limiter's ceiling, the encoder's overshoot is part of the limiting asked.)
-            let overshoot = target.truePeakCeiling - Self.headroom - ceiling
             reason =
                 "it takes \(signed((gain * 100).rounded() / 100)) dB of gain and \(limiting) dB of limiting to hold the "
-                + "\(shortDecimal(target.truePeakCeiling)) dBTP ceiling"
-                + (overshoot >= 0.005
-                    ? " over its encoder's peaks, which overshoot by \(shortDecimal((overshoot * 100).rounded() / 100)) dB"
-                    : "")
-                + ", more than --max-limiting's \(shortDecimal(target.maximumLimiting)) dB"
+                + "\(shortDecimal(target.truePeakCeiling)) dBTP ceiling\(overPeaks), more than --max-limiting's "
+                + "\(shortDecimal(target.maximumLimiting)) dB"
+        } else if limitingStops {
+            reason =
+                "holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling\(overPeaks), the limiter takes loudness "
+                + "that more gain would make up only with more than --max-limiting's "
+                + "\(shortDecimal(target.maximumLimiting)) dB of limiting"
         } else {
             reason =
                 "the limiter holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling takes more loudness than "
@@ -767,7 +778,9 @@ final class LoudnessNormalizer: LevelNormalizer {
         if target.dynamic != true && asked <= target.maximumLimiting {
             remedies.append("for speech, level it (--dynamic)")
         }
-        if asked > target.maximumLimiting && target.maximumLimiting < 40 { remedies.append("raise --max-limiting") }
+        if (asked > target.maximumLimiting || limitingStops) && target.maximumLimiting < 40 {
+            remedies.append("raise --max-limiting")
+        }
         if isLossy {
             let takesBitRate = CodecDescriptor.of(format.formatID)?.options.contains(.bitRate) ?? false
             remedies.append(takesBitRate ? "choose a higher bit rate or PCM" : "choose PCM")
