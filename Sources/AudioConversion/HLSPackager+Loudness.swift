@@ -31,9 +31,10 @@ final class HLSLoudnessPass {
     /// The signals made, for their names.
     private var temporaryCount = 0
 
-    /// The most encodes one rendition takes: ``maximumEncodes``, or for a short sound (its encodes cost little, and
-    /// a low bit rate moves its loudness and peak by tenths for hundredths of a dB of gain), as many as convert gives
-    /// one (``LoudnessNormalizer/maximumShortLossyRounds``).
+    /// The most encodes one rendition takes, as many as convert gives a lossy output
+    /// (``LoudnessNormalizer/lossyRounds(isShort:)``): the first, from the shared signal, and two aimed by what the
+    /// encodes before measured; more for a short sound (its encodes cost little, and a low bit rate moves its
+    /// loudness and peak by tenths for hundredths of a dB of gain).
     private let encodes: Int
     /// Whether the source lasts at most ``LoudnessNormalizer/shortSeconds``: a refused rendition's named target is
     /// then confirmed with as many encodes as a result takes, not one.
@@ -45,8 +46,8 @@ final class HLSLoudnessPass {
         self.target = target
         self.source = source
         self.folder = folder
-        isShort = seconds.map { $0 <= LoudnessNormalizer.shortSeconds } ?? false
-        encodes = isShort ? LoudnessNormalizer.maximumShortLossyRounds : Self.maximumEncodes
+        isShort = LoudnessNormalizer.isShort(seconds: seconds)
+        encodes = LoudnessNormalizer.lossyRounds(isShort: isShort)
     }
 
     /// Removes the normalized signals (before the package's marker lists its files).
@@ -131,9 +132,6 @@ final class HLSLoudnessPass {
         signals[key] = nil
     }
 
-    /// The most encodes one rendition takes: the first, from the shared signal, and two aimed by what the
-    /// encodes before measured.
-    static let maximumEncodes = 3
     /// How far under the loudest target its signal allows a refused rendition's named target is, LU: a run there
     /// learns its own overshoot from its own first encode, and a quieter signal, limited less, may overshoot more
     /// (AAC at 64 kbit/s on a spoken episode: 3.3 dB at -16 LUFS, 3.6 dB at -18.4).
@@ -141,7 +139,7 @@ final class HLSLoudnessPass {
 
     /// Encodes a rendition (`conversion`, the packager's for it) into `output` from the normalized signal and checks
     /// it as decoded; where it misses, a signal of its own is aimed by what the encode measured (the aim moved by
-    /// the miss, the ceiling lowered by the overshoot) and encoded again, at most ``maximumEncodes`` in all. Returns
+    /// the miss, the ceiling lowered by the overshoot) and encoded again, at most ``encodes`` in all. Returns
     /// the conversion's result, the rendition's loudness as decoded, and a note where it was re-aimed. A target the
     /// rendition cannot meet is refused naming a quieter one that it met, encoded there.
     func encode(_ conversion: ConversionSettings, into output: String, name: String) throws -> (

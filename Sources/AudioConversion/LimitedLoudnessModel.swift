@@ -60,11 +60,14 @@ final class LimitedLoudnessModel: Sendable {
         self.release = release
         var blocks = [Double](repeating: 0, count: frameCount / step)
         for (index, energy) in chunkEnergies.enumerated() {
-            let block = (index * Self.chunk + Self.chunk / 2) / step
+            let block = Self.block(ofChunk: index, step: step)
             if block < blocks.count { blocks[block] += Double(energy) }
         }
         blockEnergies = blocks
     }
+
+    /// The 100 ms block (of `step` frames) a chunk's energy is counted in: the one holding its middle frame.
+    private static func block(ofChunk index: Int, step: Int) -> Int { (index * chunk + chunk / 2) / step }
 
     /// The integrated loudness (LUFS) of the signal at `gain` dB under a limiter at `ceiling` dBTP (`nil`: none);
     /// `nil` where the ceiling is past what the model holds (``floor``).
@@ -97,7 +100,7 @@ final class LimitedLoudnessModel: Sendable {
         var chunkLoss = 0.0
         func flush() {
             guard chunkIndex >= 0, chunkLoss > 0 else { return }
-            let block = (chunkIndex * chunk + chunk / 2) / step
+            let block = Self.block(ofChunk: chunkIndex, step: step)
             if block < blocks.count, chunkIndex < chunkEnergies.count {
                 blocks[block] -= Double(chunkEnergies[chunkIndex]) * chunkLoss / Double(chunk)
             }
@@ -158,8 +161,6 @@ final class LimitedLoudnessModel: Sendable {
     /// ``model``), keeping the peaks within `depth` dB of the loudest so far; `nil` where the signal is not one it
     /// models (``maximumChannels``, a rate with no whole 100 ms block).
     final class Collector {
-        private let channels: Int
-        private let rate: Double
         private let step: Int
         private var tracker: TruePeakLimiter!
         private var peakFrames: [UInt32] = []
@@ -180,8 +181,6 @@ final class LimitedLoudnessModel: Sendable {
             guard channels >= 1, channels <= LimitedLoudnessModel.maximumChannels, step >= Self.leastStep else {
                 return nil
             }
-            self.channels = channels
-            rate = sampleRate
             scale = Float(pow(10, -depth / 20))
             self.step = step
             filter = KWeighting(sampleRate: sampleRate.rounded(), channels: channels)

@@ -342,10 +342,11 @@ final class LoudnessNormalizer: LevelNormalizer {
     static let maximumShortLossyRounds = 6
     static let shortSeconds = 60.0
     /// The rounds this output may take.
-    private var maximumRounds: Int {
-        guard isLossy else { return Self.maximumRounds }
-        return isShort ? Self.maximumShortLossyRounds : Self.maximumLossyRounds
-    }
+    private var maximumRounds: Int { isLossy ? Self.lossyRounds(isShort: isShort) : Self.maximumRounds }
+    /// Whether a sound lasting `seconds` (`nil`: not known) is short: at most ``shortSeconds``.
+    static func isShort(seconds: Double?) -> Bool { seconds.map { $0 <= shortSeconds } ?? false }
+    /// The encodes a lossy output (a convert's, an HLS rendition's) may take.
+    static func lossyRounds(isShort: Bool) -> Int { isShort ? maximumShortLossyRounds : maximumLossyRounds }
     /// Whether the output lasts at most ``shortSeconds``.
     private let isShort: Bool
     /// The ceilings the encodes were given and the true peaks they decoded to.
@@ -379,7 +380,7 @@ final class LoudnessNormalizer: LevelNormalizer {
         self.render = render
         self.open = open
         self.progress = progress
-        isShort = expectedFrames.map { Double($0) / format.sampleRate <= Self.shortSeconds } ?? false
+        isShort = Self.isShort(seconds: expectedFrames.map { Double($0) / format.sampleRate })
         var plan = render
         self.target = target
         self.input = input
@@ -643,7 +644,6 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// ``solve(_:aim:)``'s search with the limited loudness read by `loudness`.
     private func search(_ plan: RenderPlan, aim: Double, by loudness: (Double) throws -> Double) throws -> Double? {
         let (needed, highest) = bounds(plan, aim: aim)
-        let close = Self.close
         guard needed <= highest else { return nil }
         var short: (gain: Double, loudness: Double)?
         var past: (gain: Double, loudness: Double)?
