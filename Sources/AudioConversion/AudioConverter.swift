@@ -178,6 +178,19 @@ public enum AudioConverter {
         ) { temporary in
             var reader = source
             while true {
+                // A first encode that is all but never kept is tried in parts at once first (LoudnessNormalizer.
+                // triesEncode): where the trial misses, the level is aimed again by it; where it meets, encoded whole.
+                let parts = TrialEncode.parts(seconds: Double(plan.expectedFrameCount ?? 0) / plan.format.sampleRate)
+                if let loudness, let given, loudness.triesEncode, parts > 1, plan.loopWrap == 0 {
+                    let met = try tryEncode(
+                        plan, from: reader, given: given, parts: parts, normalizer: loudness, mixReport: { mix = $0 },
+                        gainReport: { gainOverloads = $0 })
+                    reader = try settings.openSource(input)
+                    if !met {
+                        plan.setLevel(from: loudness)
+                        continue
+                    }
+                }
                 let encoder = try plan.takeEncoder()
                 let writer = try AudioFileWriter(
                     path: temporary, fileType: plan.fileType, format: plan.format,
@@ -360,6 +373,53 @@ public enum AudioConverter {
             encodedBy: encoder, validFrames: outputFrames, remainderFrames: remainder,
             primingFrames: encoder.primingFrames + wrapFrames.before)
         return (outputFrames, table)
+    }
+
+    /// A round tried on a ``TrialEncode``: the plan's signal rendered into `given`, encoded in `parts` parts at once,
+    /// decoded and measured by `normalizer`, which aims the next round by it where it misses; returns whether it met.
+    private static func tryEncode(
+        _ plan: ConversionPlan, from source: SourceReader, given: String, parts: Int,
+        normalizer: LoudnessNormalizer, mixReport: ((MixReport) -> Void)?, gainReport: ((Int) -> Void)?
+    ) throws -> Bool {
+        guard let encoderSettings = plan.encoderSettings else {
+            throw AudioFileError.illegalOperation("convert: a trial encode of a plan with no encoder")
+        }
+        let format = plan.format
+        let channels = Int(format.channelsPerFrame)
+        let (progress, expected, rate) = (plan.settings.progress, plan.expectedFrameCount, format.sampleRate)
+        let activity = "a trial encode in \(parts) parts at once"
+        let signal = try AudioFileWriter(
+            path: given, fileType: .caf,
+            format: .linearPCM(
+                sampleRate: rate, channels: format.channelsPerFrame, bitsPerChannel: 32, isFloat: true))
+        do {
+            var rendered: Int64 = 0
+            _ = try render(
+                source, sampleRate: rate, channels: channels, resampler: plan.settings.resampler, plan: plan.render,
+                limiterReport: { normalizer.limiterReduction = $0 }, mixReport: mixReport, gainReport: gainReport
+            ) { samples in
+                try signal.writePackets(UnsafeRawBufferPointer(samples))
+                rendered += Int64(samples.count / channels)
+                progress?(
+                    ConversionProgress(
+                        framesWritten: rendered, expectedFrames: expected, sampleRate: rate,
+                        activity: "rendering for " + activity))
+            }
+            try signal.close()
+        } catch {
+            signal.cancel()
+            throw error
+        }
+        let trial = try createTemporaryFile(beside: TemporaryFiles.folder + "/afkit-trial")
+        defer { TemporaryFiles.discard(trial) }
+        try TrialEncode(settings: encoderSettings, registry: plan.registry).decode(
+            signal: given, into: trial, parts: parts
+        ) { frames in
+            progress?(
+                ConversionProgress(
+                    framesWritten: frames, expectedFrames: expected, sampleRate: rate, activity: activity))
+        }
+        return try normalizer.accepts(outputAt: trial)
     }
 
     /// The last `samples` of the plan's output, rendered apart from `source` (a fresh reader) with 4096 frames more

@@ -1,4 +1,5 @@
 import AudioContainers
+import AudioDecoding
 import AudioEngines
 import AudioFormats
 import FileAccess
@@ -159,10 +160,16 @@ final class HLSLoudnessPass {
                 if abs(met.integrated - target.integrated) > 0.05 { start.integrated = target.integrated }
                 return start
             }
-        switch try attempt(conversion, into: output, at: target, from: start, encodes: encodes) {
-        case .met(let result, let measured, let encodes, let aim):
+        switch try attempt(conversion, into: output, name: name, at: target, from: start, encodes: encodes) {
+        case .met(let result, let measured, let encodes, let tried, let aim):
             if conversion.bitRate != nil { metFrom[layout] = aim }
-            let note = encodes > 1 ? ["\(name): re-aimed for its encoder and encoded \(encodes) times"] : []
+            let times = encodes == 1 ? "once" : "\(encodes) times"
+            let note =
+                encodes > 1 || tried
+                ? [
+                    "\(name): re-aimed for its encoder" + (tried ? " after a trial encode" : "")
+                        + " and encoded \(times)"
+                ] : []
             return (result, measured, note)
         case .refused(let refusal, let effect, let suggestion):
             // The suggestion, a margin under it, confirmed by one encode of a signal aimed by what the encodes
@@ -181,7 +188,7 @@ final class HLSLoudnessPass {
                     var aim = suggestion.aim
                     aim.integrated = candidate - (suggestion.target - suggestion.aim.integrated)
                     switch try attempt(
-                        conversion, into: output, at: asked, from: learned ? aim : nil,
+                        conversion, into: output, name: name, at: asked, from: learned ? aim : nil,
                         encodes: learned && !isShort ? 1 : encodes)
                     {
                     case .met:
@@ -206,8 +213,8 @@ final class HLSLoudnessPass {
 
     /// What an attempt at one target came to.
     private enum Attempt {
-        /// The rendition met it, after this many encodes, from a signal at this aim.
-        case met(ConversionResult, LoudnessMeasurement, encodes: Int, aim: LoudnessTarget)
+        /// The rendition met it, after this many encodes (and a trial first, where `tried`), from a signal at this aim.
+        case met(ConversionResult, LoudnessMeasurement, encodes: Int, tried: Bool, aim: LoudnessTarget)
         /// It did not: why, what the last encode did to its signal, and the loudest target the signal allows (in
         /// the target's terms) with the aim its signal was refused at, where known.
         case refused(String, EncoderEffect?, suggestion: (target: Double, aim: LoudnessTarget)?)
@@ -217,9 +224,10 @@ final class HLSLoudnessPass {
     /// where that is the target), `encodes` times at most. After an encode that misses, the aim is moved by the miss
     /// and the ceiling lowered by the overshoot, and each signal so aimed is first tried on the prediction of the last
     /// encode's error (``EncodingPrediction``), up to ``LoudnessNormalizer/maximumPredictions`` times, so that the next encode is the
-    /// one the prediction says meets the target.
+    /// one the prediction says meets the target. A first encode all but sure to miss is tried on a ``TrialEncode``
+    /// first (counted among the `encodes`); `name`, the rendition's, for the progress.
     private func attempt(
-        _ conversion: ConversionSettings, into output: String, at asked: LoudnessTarget,
+        _ conversion: ConversionSettings, into output: String, name: String, at asked: LoudnessTarget,
         from start: LoudnessTarget? = nil,
         encodes: Int
     ) throws -> Attempt {
@@ -243,6 +251,9 @@ final class HLSLoudnessPass {
         }
         var encoded = 0
         var predictions = 0
+        // The trial the first encode was tried on (TrialEncode), its decode kept for the prediction.
+        var trial: String?
+        defer { trial.map(removeFile) }
         // The last encode, to predict the next from; the signals this attempt made, released at its end but the
         // one met from.
         var prediction: EncodingPrediction?
@@ -271,7 +282,7 @@ final class HLSLoudnessPass {
                 atLimit = ceilings.atLimit
             }
         }
-        while encoded < encodes {
+        while encoded + (trial == nil ? 0 : 1) < encodes {
             var signal: Signal?
             do {
                 signal = try self.signal(for: conversion, aim: aim)
@@ -326,20 +337,50 @@ final class HLSLoudnessPass {
             if encoding.chapters == nil, !signal.chapters.isEmpty {
                 encoding.chapters = ChapterList(name: source, chapters: signal.chapters)
             }
+            // A first encode, nothing learned before it, of a long signal reaching near the ceiling is all but never
+            // kept: it is tried in parts at once first, and where the trial misses, the signal is aimed again by it.
+            if encoded == 0, trial == nil, start == nil, !isShort,
+                signal.measured.truePeak > asked.truePeakCeiling - LoudnessNormalizer.trialWindow
+            {
+                let reader = try SourceReader(path: signal.path)
+                let parts = TrialEncode.parts(seconds: Double(reader.frameCount ?? 0) / reader.sampleRate)
+                if parts > 1 {
+                    temporaryCount += 1
+                    let path = folder + "/.afkit-trial-\(temporaryCount).caf"
+                    trial = path
+                    let (report, total, rate) = (encoding.progress, reader.frameCount, reader.sampleRate)
+                    try TrialEncode(encoding: signal.path, as: output, settings: encoding).decode(
+                        signal: signal.path, into: path, parts: parts
+                    ) { frames in
+                        report?(
+                            ConversionProgress(
+                                framesWritten: frames, expectedFrames: total, sampleRate: rate,
+                                activity: "a trial encode of \(name) in \(parts) parts at once"))
+                    }
+                    let measured = try LoudnessMeasurement.measure(path: path)
+                    if abs(measured.normalizable - asked.integrated) > 0.1 || measured.truePeak > asked.truePeakCeiling
+                    {
+                        last = measured
+                        prediction = EncodingPrediction(signal: signal.path, encoded: path)
+                        reaim(measured, from: signal, limit: asked.truePeakCeiling)
+                        continue
+                    }
+                }
+            }
             let result = try AudioConverter.convert(input: signal.path, output: output, settings: encoding)
             encoded += 1
             if let previous = prediction?.signal, previous != signal.path { discard(previous) }
             let measured = try LoudnessMeasurement.measure(path: output)
             if abs(measured.normalizable - asked.integrated) <= 0.1 && measured.truePeak <= asked.truePeakCeiling {
                 kept = signal.path
-                return .met(result, measured, encodes: encoded, aim: aim)
+                return .met(result, measured, encodes: encoded, tried: trial != nil, aim: aim)
             }
             last = measured
             prediction = EncodingPrediction(signal: signal.path, encoded: output)
             reaim(measured, from: signal, limit: asked.truePeakCeiling)
         }
         let measured = last.map {
-            "after \(encoded) encode\(encoded == 1 ? "" : "s") it measures \(shortDecimal(($0.normalizable * 100).rounded() / 100)) LUFS and "
+            "after \(trial == nil ? "" : "a trial and ")\(encoded) encode\(encoded == 1 ? "" : "s") it measures \(shortDecimal(($0.normalizable * 100).rounded() / 100)) LUFS and "
                 + "\(shortDecimal(($0.truePeak * 100).rounded() / 100)) dBTP"
         }
         return .refused(measured ?? "it was not encoded", effect, suggestion: nil)

@@ -137,7 +137,14 @@ extension Convert {
         rendition's). Each next round's level is first tried on \
         a prediction: the new signal plus the last encode's error (what it decoded to less what it was given, kept \
         in a temporary float file while the conversion runs), measured in a pass with no encoder, and aimed again \
-        until the prediction meets the target with a margin, so the next encode is the one likeliest to be kept. A lossy output's suggested target keeps \
+        until the prediction meets the target with a margin, so the next encode is the one likeliest to be kept. \
+        A lossy output longer than a minute whose first round's signal peaks within 3 dB of the ceiling, with \
+        nothing learned of its encoder before (an encode all but never kept: AAC overshoots a limited signal's \
+        ceiling by 0.5 to 2.5 dB), is tried first on a trial encode: the signal cut into parts encoded at once, one \
+        a core (at most 8, each at least 20 s, each with 2 s more on either side, decoded and dropped), decoded back \
+        onto the signal's frames. It measures as a whole encode does (its first part is the whole encode's, frame \
+        for frame) in a part's time, and the next round is aimed by it; a level it shows meets is encoded whole. \
+        A lossy output's suggested target keeps \
         0.5 LU of margin for the encoder and is a promise: before it is named, a conversion is made at it (a hidden \
         file beside the output, removed) starting from what the refused one's encodes learned (the ceiling the \
         overshoot asked, the loudness offset: one encode, where a run learning them afresh takes two), and lowered \

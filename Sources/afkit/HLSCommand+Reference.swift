@@ -64,7 +64,9 @@ extension HLSCommand {
         true-peak ceiling, as convert promises. A rendition its encoder moves (a low bit rate adds true peak or takes \
         loudness) gets a signal of its own aimed by what it measured, tried first on the prediction of that \
         encode's error (the new signal plus what the encode decoded to less what it was given, measured: no encode), \
-        and is encoded again once the prediction meets the target with a margin, three encodes at most. The lowest \
+        and is encoded again once the prediction meets the target with a margin, three encodes at most. Its first \
+        encode, for a sound longer than a minute whose signal peaks within 3 dB of the ceiling, is tried first as \
+        convert tries one: the signal in parts encoded at once, one a core, decoded and measured. The lowest \
         bit rate is made first (the master playlist keeps the order asked), and the renditions after it start from \
         the limiter's ceiling it met the target with; a target it cannot meet is refused before any other rendition \
         is encoded, naming a target half a unit under the loudest its signal allows, at which the rendition was \

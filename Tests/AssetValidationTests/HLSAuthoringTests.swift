@@ -1,4 +1,5 @@
 @testable import AssetValidation
+import AudioCodecs
 import AudioContainers
 import AudioConversion
 import AudioEngines
@@ -272,6 +273,46 @@ import Testing
         try checkMet(try package(suggestion, name: "suggested"), suggestion)
     }
 
+    /// A rendition of a sound longer than a minute, whose signal peaks near the ceiling, tries its first encode in
+    /// parts at once (convert's trial encode) and is aimed by it: it meets the target in at most two encodes after
+    /// the trial, and the package holds no trial's file. (65 s at 8 kHz, the shortest sound that is not short.)
+    @Test func aLongRenditionTriesItsFirstEncode() throws {
+        let signals = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/signals").path
+        let source = folder.root + "/long.wav"
+        let composition = try Composition(
+            .join,
+            parts: (0..<26).map { Composition.Part(path: signals + ($0 % 2 == 0 ? "/speech.wav" : "/music.wav")) })
+        var joining = ConversionSettings()
+        joining.fileType = .wav
+        joining.dataFormat = DataFormatSpecifier("LEI24")
+        joining.sampleRate = 8000
+        joining.composedSource = { composition.open() }
+        try AudioConverter.convert(input: composition.name, output: source, settings: joining)
+        let encodes = RenditionEncodes()
+        var settings = HLSSettings()
+        settings.bitRates = [64000]
+        settings.language = "en"
+        // (-20.83 LUFS and -1.85 dBTP as joined: at -21, within a few dB of the ceiling. The rendition is resampled to
+        // 48 kHz, where AAC at 48 kbit/s and less adds 3 to 4 dB of true peak to this sound, more than the limiting
+        // allowed; at 64 kbit/s, -20.5 to -22.5 LUFS all meet.)
+        settings.conversion.loudness = LoudnessTarget(integrated: -21)
+        settings.conversion.progress = { encodes.report($0) }
+        let output = folder.root + "/long"
+        _ = try HLSPackager.package(source: source, output: output, settings: settings)
+        let measured = try decodedLoudness(output + "/aac-64k")
+        #expect(abs(measured.integrated + 21) <= 0.1 && measured.truePeak <= -1, "\(measured)")
+        #expect(encodes.count("encoding aac-64k") <= 2, "\(encodes.all)")
+        if activeProcessorCount() > 1 {
+            #expect(
+                encodes.activities.contains("a trial encode of aac-64k in 2 parts at once"), "\(encodes.activities)")
+        }
+        let hidden = try FileManager.default.subpathsOfDirectory(atPath: output).filter {
+            $0.contains(".afkit-trial") || $0.contains(".afkit-loudness")
+        }
+        #expect(hidden.isEmpty, "\(hidden)")
+    }
+
     /// Upmixing is refused before anything is written; two renditions of one folder name are a usage error.
     @Test func renditionsThatCannotBeWrittenAreRefused() throws {
         #expect(throws: ConversionUsageError.self) {
@@ -289,6 +330,7 @@ import Testing
 final class RenditionEncodes: Sendable {
     private struct State {
         var counts: [String: Int] = [:]
+        var activities: Set<String> = []
         var last: (activity: String, frames: Int64)?
     }
     private let state = Mutex(State())
@@ -296,6 +338,7 @@ final class RenditionEncodes: Sendable {
     func report(_ progress: ConversionProgress) {
         guard let activity = progress.activity else { return }
         state.withLock { state in
+            state.activities.insert(activity)
             if activity.hasPrefix("encoding"),
                 state.last.map({ $0.activity != activity || $0.frames > progress.framesWritten }) ?? true
             {
@@ -306,6 +349,8 @@ final class RenditionEncodes: Sendable {
     }
 
     func count(_ activity: String) -> Int { state.withLock { $0.counts[activity] ?? 0 } }
+    /// Every activity said, encodes or not.
+    var activities: Set<String> { state.withLock { $0.activities } }
     var all: [String: Int] { state.withLock { $0.counts } }
     func reset() { state.withLock { $0 = State() } }
 }

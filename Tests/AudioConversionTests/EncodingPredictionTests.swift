@@ -14,16 +14,7 @@ import Testing
 @Suite struct EncodingPredictionTests {
     @Test func theLastEncodesErrorPredictsTheNextEncode() throws {
         let folder = try Folder()
-        let source = folder.path + "/joined.caf"
-        let parts = (0..<6).map {
-            Composition.Part(path: fixtures + ($0 % 2 == 0 ? "/signals/speech.wav" : "/signals/music.wav"))
-        }
-        let composition = try Composition(.join, parts: parts)
-        var joining = ConversionSettings()
-        joining.fileType = .caf
-        joining.dataFormat = DataFormatSpecifier("LEF32")
-        joining.composedSource = { composition.open() }
-        try AudioConverter.convert(input: composition.name, output: source, settings: joining)
+        let source = try joinedFixtures(6, in: folder)
         func signal(_ ceiling: Double, rate: Double? = nil) throws -> String {
             var settings = ConversionSettings()
             settings.fileType = .caf

@@ -53,7 +53,7 @@ struct IcecastTests {
         #expect(response.name == "afkit test")
         #expect(response.genre == "Test")
         try await Self.checkPlaylist(
-            iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"],
+            iterator, response, files: Self.tracks, titles: ["track-1", "track-2", "track-3"], joinsLive: true,
             logs: { icecast.logs })
         let exited = await source.waitForExit(timeout: 5)
         #expect(exited, "ezstream did not exit; the logs (Icecast's and ezstream's):\n\(icecast.logs)")
@@ -75,7 +75,7 @@ struct IcecastTests {
     /// stream that ends otherwise than by the source leaving reports the servers' `logs`.
     static func checkPlaylist(
         _ iterator: HTTPAudioStream.Iterator, _ response: HTTPAudioStream.Response, files: [String],
-        titles expected: [String],
+        titles expected: [String], joinsLive: Bool = false,
         logs: () -> String
     ) async throws {
         var iterator = iterator
@@ -109,14 +109,21 @@ struct IcecastTests {
         #expect(received.count <= playlist.count)
         let unsent = playlist.dropFirst(received.count).reduce(0) { $0 + $1.count }
         #expect(unsent < 2048, "\(playlist.count - received.count) packets (\(unsent) bytes) missing at the end")
-        #expect(titles.map(\.title) == expected)
+        // A source that plays in real time from when it connects (ezstream, `joinsLive`), joined once its first
+        // track (1.5 s) has ended, as a loaded machine may: the burst still brings that track's audio, but the first
+        // title is the one then playing, in the burst's first metadata block, wherever that falls.
+        let late = joinsLive && titles.first?.title == expected.dropFirst().first ? 1 : 0
+        #expect(titles.map(\.title) == Array(expected.dropFirst(late)))
         // A title rides on the next metadata block after the track began: within one interval's audio.
-        var trackStart: Int64 = 0
-        var trackStartOffset: Int64 = 0
-        for (title, track) in zip(titles, sent) {
-            #expect(
-                title.packet >= trackStart, "\(title.title) at packet \(title.packet), track starts at \(trackStart)")
-            #expect(title.audioOffset - trackStartOffset <= interval)
+        var trackStart = Int64(sent.prefix(late).reduce(0) { $0 + $1.count })
+        var trackStartOffset = Int64(sent.prefix(late).joined().reduce(0) { $0 + $1.count })
+        for (index, (title, track)) in zip(titles, sent.dropFirst(late)).enumerated() {
+            if index >= late {
+                #expect(
+                    title.packet >= trackStart,
+                    "\(title.title) at packet \(title.packet), track starts at \(trackStart)")
+                #expect(title.audioOffset - trackStartOffset <= interval)
+            }
             trackStart += Int64(track.count)
             trackStartOffset += Int64(track.reduce(0) { $0 + $1.count })
         }
