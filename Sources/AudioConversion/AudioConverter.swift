@@ -180,8 +180,11 @@ public enum AudioConverter {
             while true {
                 // A first encode that is all but never kept is tried in parts at once first (LoudnessNormalizer.
                 // triesEncode): where the trial misses, the level is aimed again by it; where it meets, encoded whole.
-                let parts = TrialEncode.parts(seconds: Double(plan.expectedFrameCount ?? 0) / plan.format.sampleRate)
-                if let loudness, let given, loudness.triesEncode, parts > 1, plan.loopWrap == 0 {
+                if let loudness, let given, loudness.triesEncode, plan.loopWrap == 0,
+                    case let parts = TrialEncode.parts(
+                        seconds: Double(plan.expectedFrameCount ?? 0) / plan.format.sampleRate),
+                    parts > 1
+                {
                     let met = try tryEncode(
                         plan, from: reader, given: given, parts: parts, normalizer: loudness, mixReport: { mix = $0 },
                         gainReport: { gainOverloads = $0 })

@@ -43,7 +43,9 @@ struct TrialEncode {
     /// The parts a signal of `seconds` is encoded in: one a core, at most 8, each at least ``leastPartSeconds``
     /// long; 1 (no trial: a whole encode costs no more) on one core.
     static func parts(seconds: Double, cores: Int = activeProcessorCount()) -> Int {
-        max(1, min(cores, 8, Int(seconds / leastPartSeconds)))
+        // (A length from a hostile header may be past any Int, or not a number.)
+        guard seconds >= 2 * leastPartSeconds else { return 1 }
+        return max(1, min(cores, 8, Int(min(seconds / leastPartSeconds, 8))))
     }
 
     /// Encodes the float CAF at `signal` in `parts` parts at once and writes their decode, on the signal's frames,
@@ -64,7 +66,8 @@ struct TrialEncode {
             try createTemporaryFile(beside: TemporaryFiles.folder + "/afkit-trial")
         }
         defer { paths.forEach(TemporaryFiles.discard) }
-        // (A stream header is a file's: LAME's tag frame, decoded, would be a frame of silence before the signal.)
+        // (A stream header is a file's, not the stream's: LAME's tag frame, decoded, put 576 frames of silence before
+        // the signal.)
         var bare = settings
         bare.writesStreamHeader = false
         let (settings, registry) = (bare, registry)

@@ -74,6 +74,10 @@ func joinedFixtures(_ count: Int, in folder: Folder, rate: Double? = nil) throws
         #expect(TrialEncode.parts(seconds: 100, cores: 16) == 5)
         #expect(TrialEncode.parts(seconds: 39, cores: 2) == 1)
         #expect(TrialEncode.parts(seconds: 1224, cores: 1) == 1)
+        // A length a hostile header gives: past any Int, or not a number.
+        #expect(TrialEncode.parts(seconds: 1e300, cores: 2) == 2)
+        #expect(TrialEncode.parts(seconds: .infinity, cores: 4) == 4)
+        #expect(TrialEncode.parts(seconds: .nan, cores: 2) == 1)
     }
 
     /// A long lossy output at a loudness whose signal reaches the ceiling tries its first round on a trial, and
