@@ -1,3 +1,4 @@
+import AudioEngines
 import AudioFormats
 import Foundation
 
@@ -148,7 +149,7 @@ final class LimitedLoudnessModel: Sendable {
             energies.append(max(0, running) * scale / frames)
             running -= blocks[index - 3]
         }
-        func loudness(_ energy: Double) -> Double { -0.691 + 10 * log10(energy) }
+        func loudness(_ energy: Double) -> Double { LoudnessGate.loudness(ofEnergy: energy) }
         let absolute = energies.filter { $0 > 0 && loudness($0) > LoudnessGate.absolute }
         guard !absolute.isEmpty else { return -.infinity }
         let gate = loudness(absolute.reduce(0, +) / Double(absolute.count)) - 10

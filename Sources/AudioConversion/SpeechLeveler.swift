@@ -88,10 +88,10 @@ enum SpeechLeveler {
     static func curve(blocks: [Float], programme: Double, step: Int) -> (curve: GainCurve, decibels: [Double])? {
         let count = blocks.count
         guard count > 0, programme.isFinite else { return nil }
-        let energy = blocks.map { $0.isFinite ? pow(10, (Double($0) + 0.691) / 10) : 0 }
+        let energy = blocks.map { LoudnessGate.energy(ofLoudness: Double($0)) }
         // Speech: blocks whose own loudness passes the gate (the gaps between words and the pauses do not count, so
         // a turn's level is its voice's, and a pause's edge does not dilute the turn beside it).
-        let gate = pow(10, (max(LoudnessGate.absolute, programme - gateBelowProgramme) + 0.691) / 10)
+        let gate = LoudnessGate.energy(ofLoudness: max(LoudnessGate.absolute, programme - gateBelowProgramme))
         let speech = energy.map { $0 > gate }
         // Each block's level: the mean energy of the speech within reach (prefix sums: one pass).
         var sums = [Double](repeating: 0, count: count + 1)
@@ -106,7 +106,7 @@ enum SpeechLeveler {
             let high = min(count, index + reach + 1)
             let blocks = counts[high] - counts[low]
             guard blocks >= min(leastSpeech, count) && blocks > 0 else { continue }
-            let level = -0.691 + 10 * log10((sums[high] - sums[low]) / Double(blocks))
+            let level = LoudnessGate.loudness(ofEnergy: (sums[high] - sums[low]) / Double(blocks))
             raw[index] = min(maximumBoost, max(-maximumCut, programme - level))
         }
         guard var gains = held(raw) else { return nil }

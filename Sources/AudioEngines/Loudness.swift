@@ -124,14 +124,14 @@ public final class LoudnessMeter {
                 // running 3 s sum: the short-term loudness every tenth of a second, as meters show it.
                 var value = -Double.infinity
                 var energy = 0.0
-                if ebur128_loudness_window(state, 100, &value) == Int32(EBUR128_SUCCESS.rawValue), value.isFinite {
-                    energy = pow(10, (value + 0.691) / 10)
+                if ebur128_loudness_window(state, 100, &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                    energy = LoudnessGate.energy(ofLoudness: value)
                 }
                 blockEnergies[blockIndex] = energy
                 blockReadings.append(Float(value))
                 blockIndex = blockIndex == 29 ? 0 : blockIndex + 1
                 let mean = blockEnergies.reduce(0, +) / 30
-                let reading = mean > 0 ? -0.691 + 10 * log10(mean) : -Double.infinity
+                let reading = LoudnessGate.loudness(ofEnergy: mean)
                 shortTermMaximum = max(shortTermMaximum, reading)
                 shortTermReadings.append(Float(reading))
                 // The momentary loudness: the last four blocks (400 ms), or those there are at the start (a
@@ -139,7 +139,7 @@ public final class LoudnessMeter {
                 let blocks = min(4, shortTermReadings.count)
                 let recent =
                     (1...blocks).reduce(0.0) { $0 + blockEnergies[(blockIndex - $1 + 30) % 30] } / Double(blocks)
-                momentaryReadings.append(Float(recent > 0 ? -0.691 + 10 * log10(recent) : -Double.infinity))
+                momentaryReadings.append(Float(LoudnessGate.loudness(ofEnergy: recent)))
             }
         }
     }
@@ -184,6 +184,19 @@ public final class LoudnessMeter {
             }
         }
         return result
+    }
+}
+
+extension LoudnessGate {
+    /// BS.1770's loudness of a mean square (the K-weighted channels' weighted sum), LUFS: -0.691 + 10 log10 of it;
+    /// -infinity for none. One place for the offset the meter's readers undo and redo.
+    public static func loudness(ofEnergy energy: Double) -> Double {
+        energy > 0 ? -0.691 + 10 * log10(energy) : -.infinity
+    }
+
+    /// The mean square a loudness in LUFS is (0 for -infinity): ``loudness(ofEnergy:)`` undone.
+    public static func energy(ofLoudness loudness: Double) -> Double {
+        loudness.isFinite ? pow(10, (loudness + 0.691) / 10) : 0
     }
 }
 
