@@ -71,10 +71,11 @@ extension HLSCommand {
         the limiter's ceiling it met the target with; a target it cannot meet is refused before any other rendition \
         is encoded, naming a target half a unit under the loudest its signal allows, at which the rendition was \
         encoded once more, aimed by what its encodes learned, and met it. A package at a target costs the plain \
-        package's encodes, the normalizer's passes over the source, a few signals and one more encode for a \
-        rendition its encoder moves; a refusal, about as much (a 20-minute episode at 64k and 128k leveled to -17 \
-        LUFS: 1.7x the plain package, where it took 4.1x, and 2.4x on another episode on a shared machine; refused at \
-        -16: 1.3x to 1.9x; BENCHMARKS.md, "HLS loudness"). A source with no audio is refused. The bytes depend on the source \
+        package's encodes, the normalizer's passes over the source, and for a rendition its encoder moves a trial \
+        (an encode's work on every core at once), a few signals and, where the encode aimed by them misses, one \
+        encode more; a refusal, about as much (the third trial's 20-minute episode at 64k and 128k, leveled to -17 \
+        LUFS: 2.0x the plain package on 2 cores, where it took 4.1x; refused at -16: 1.1x; BENCHMARKS.md, "HLS \
+        loudness" and issue 71's sections). A source with no audio is refused. The bytes depend on the source \
         and the options only. The output folder is written as a set: a hidden temporary folder (.NAME.afkit-RANDOM, \
         held locked while it is filled), flushed, then exchanged for an earlier package in one step (renameat2 with \
         RENAME_EXCHANGE; RENAME_SWAP on macOS) and the old one removed, so a run killed at any moment leaves the old \
