@@ -137,6 +137,9 @@ final class HLSLoudnessPass {
     /// learns its own overshoot from its own first encode, and a quieter signal, limited less, may overshoot more
     /// (AAC at 64 kbit/s on a spoken episode: 3.3 dB at -16 LUFS, 3.6 dB at -18.4).
     static let suggestionMargin = 0.5
+    /// The targets a refusal with something learned tries before it names one: the first from what the encodes
+    /// learned, one encode; the others afresh.
+    static let confirmations = 3
 
     /// Encodes a rendition (`conversion`, the packager's for it) into `output` from the normalized signal and checks
     /// it as decoded; where it misses, a signal of its own is aimed by what the encode measured (the aim moved by
@@ -174,22 +177,25 @@ final class HLSLoudnessPass {
         case .refused(let refusal, let effect, let suggestion):
             // The suggestion, a margin under it, confirmed by one encode of a signal aimed by what the encodes
             // learned (the ceiling the encoder's overshoot asked, the aim's shift for its offset): a refusal costs
-            // about what a result would. Refused before any encode (the signal itself cannot be made), nothing
-            // was learned: the suggestion, then 0.3 LU under it, is tried as a run there tries it, from its shared
-            // signal (the encoder deterministic, so the target named is one the next run meets).
+            // about what a result would. Where that encode misses (the encoder's peak lands elsewhere on a signal
+            // limited differently), a lower target is tried afresh, as a run there would try it: the loudest its
+            // own refusal found, a margin under it, or half a unit lower, up to ``confirmations`` tries in all.
+            // Refused before any encode (the signal itself cannot be made), nothing was learned: the suggestion,
+            // then 0.3 LU under it, is tried as a run there tries it, from its shared signal (the encoder
+            // deterministic, so the target named is one the next run meets).
             var named = ""
             if let suggestion {
                 let learned = effect != nil
-                let first = ((suggestion.target - (learned ? Self.suggestionMargin : 0)) * 10).rounded(.down) / 10
-                candidates: for candidate in learned ? [first] : [first, first - 0.3] {
+                var candidate = ((suggestion.target - (learned ? Self.suggestionMargin : 0)) * 10).rounded(.down) / 10
+                // Learned: the signal aimed where the encodes said, shifted as the suggestion was.
+                var start: LoudnessTarget? = learned ? suggestion.aim : nil
+                start?.integrated = candidate - (suggestion.target - suggestion.aim.integrated)
+                var budget = learned && !isShort ? 1 : encodes
+                candidates: for tried in 0..<(learned ? Self.confirmations : 2) {
                     var asked = target
                     asked.integrated = candidate
-                    // Learned: the signal aimed where the encodes said, shifted as the suggestion was.
-                    var aim = suggestion.aim
-                    aim.integrated = candidate - (suggestion.target - suggestion.aim.integrated)
                     switch try attempt(
-                        conversion, into: output, name: name, at: asked, from: learned ? aim : nil,
-                        encodes: learned && !isShort ? 1 : encodes)
+                        conversion, into: output, name: name, at: asked, from: start, encodes: budget)
                     {
                     case .met:
                         named =
@@ -197,10 +203,17 @@ final class HLSLoudnessPass {
                             + "encoded there and met it): aim there or lower"
                             + (conversion.bitRate != nil ? ", or choose a higher bit rate" : "")
                         break candidates
-                    case .refused(let missed, _, _):
+                    case .refused(let missed, _, let next):
                         named =
-                            " At \(shortDecimal(candidate)) LUFS, tried, \(missed): choose a higher bit rate or a "
-                            + "quieter target"
+                            " At \(shortDecimal(candidate)) LUFS, tried, \(missed)"
+                            + (tried > 0 ? " (\(tried + 1) targets tried)" : "")
+                            + ": choose a higher bit rate or a quieter target"
+                        let lower =
+                            learned
+                            ? next.map { (($0.target - Self.suggestionMargin) * 10).rounded(.down) / 10 }
+                                ?? candidate - Self.suggestionMargin : candidate - 0.3
+                        candidate = min(candidate - 0.1, lower)
+                        (start, budget) = (nil, encodes)
                     }
                 }
             }

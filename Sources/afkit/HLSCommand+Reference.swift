@@ -70,7 +70,9 @@ extension HLSCommand {
         bit rate is made first (the master playlist keeps the order asked), and the renditions after it start from \
         the limiter's ceiling it met the target with; a target it cannot meet is refused before any other rendition \
         is encoded, naming a target half a unit under the loudest its signal allows, at which the rendition was \
-        encoded once more, aimed by what its encodes learned, and met it. A package at a target costs the plain \
+        encoded once more, aimed by what its encodes learned, and met it (where that encode misses, up to two lower \
+        targets are tried afresh, as a run there tries them, and the one met is named; none met, the last is said \
+        with what it measured). A package at a target costs the plain \
         package's encodes, the normalizer's passes over the source, and for a rendition its encoder moves a trial \
         (an encode's work on every core at once), a few signals and, where the encode aimed by them misses, one \
         encode more; a refusal, about as much (the third trial's 20-minute episode at 64k and 128k, leveled to -17 \

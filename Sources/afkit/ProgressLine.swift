@@ -18,8 +18,9 @@ final class ProgressLine: Sendable {
     /// What the line shows, kept between draws.
     private struct State {
         var done = 0
-        /// Each file being written: when it started, and how far it has come.
-        var files: [String: (started: Double, progress: ConversionProgress?)] = [:]
+        /// Each file being written: when its current stretch started (the file, or a pass or an encode after
+        /// another: its speed is counted from there) and the position it started at, and how far it has come.
+        var files: [String: (started: Double, from: Int64, progress: ConversionProgress?)] = [:]
         /// The file the line shows: the one that reported last.
         var shown: String?
         var lastDraw = -Double.infinity
@@ -49,13 +50,22 @@ final class ProgressLine: Sendable {
 
     /// `file` has started (its speed is counted from now).
     func begin(_ file: String) {
-        state.withLock { $0.files[file] = (Self.now(), nil) }
+        state.withLock { $0.files[file] = (Self.now(), 0, nil) }
     }
 
     /// `file` has come as far as `progress` says: the line is redrawn if a quarter of a second has passed.
     func report(_ file: String, _ progress: ConversionProgress) {
         state.withLock { state in
-            state.files[file, default: (Self.now(), nil)].progress = progress
+            var entry = state.files[file] ?? (Self.now(), 0, nil)
+            // A new stretch (another pass, or the encode again from the start): its speed is its own.
+            if let last = entry.progress,
+                last.activity != progress.activity || last.framesWritten > progress.framesWritten
+            {
+                entry.started = Self.now()
+                entry.from = progress.framesWritten
+            }
+            entry.progress = progress
+            state.files[file] = entry
             state.shown = file
             draw(&state, force: false)
         }
@@ -103,7 +113,10 @@ final class ProgressLine: Sendable {
                 text += " of " + clockTime(Double(expected) / progress.sampleRate, fractionDigits: 1)
             }
             let elapsed = now - file.started
-            if elapsed > 0, progress.activity == nil { text += " · " + fixedPoint(position / elapsed, places: 1) + "x" }
+            if elapsed > 0, progress.activity == nil {
+                let covered = Double(progress.framesWritten - file.from) / progress.sampleRate
+                text += " · " + fixedPoint(covered / elapsed, places: 1) + "x"
+            }
             parts.append(text)
         }
         guard !parts.isEmpty else { return }
