@@ -199,13 +199,7 @@ public enum AudioConverter {
                     path: temporary, fileType: plan.fileType, format: plan.format,
                     options: plan.writerOptions)
                 let written: (Int64, PacketTableInfo?)
-                let tee = try given.map {
-                    try AudioFileWriter(
-                        path: $0, fileType: .caf,
-                        format: .linearPCM(
-                            sampleRate: plan.format.sampleRate, channels: plan.format.channelsPerFrame,
-                            bitsPerChannel: 32, isFloat: true))
-                }
+                let tee = try given.map { try signalWriter(plan, at: $0) }
                 do {
                     written = try run(
                         plan, encoder: encoder, from: reader, to: writer, open: { try settings.openSource(input) },
@@ -390,11 +384,7 @@ public enum AudioConverter {
         let format = plan.format
         let channels = Int(format.channelsPerFrame)
         let (progress, expected, rate) = (plan.settings.progress, plan.expectedFrameCount, format.sampleRate)
-        let activity = "a trial encode in \(parts) parts at once"
-        let signal = try AudioFileWriter(
-            path: given, fileType: .caf,
-            format: .linearPCM(
-                sampleRate: rate, channels: format.channelsPerFrame, bitsPerChannel: 32, isFloat: true))
+        let signal = try signalWriter(plan, at: given)
         do {
             var rendered: Int64 = 0
             _ = try render(
@@ -406,7 +396,7 @@ public enum AudioConverter {
                 progress?(
                     ConversionProgress(
                         framesWritten: rendered, expectedFrames: expected, sampleRate: rate,
-                        activity: "rendering for " + activity))
+                        activity: "rendering for a trial encode"))
             }
             try signal.close()
         } catch {
@@ -416,13 +406,18 @@ public enum AudioConverter {
         let trial = try createTemporaryFile(beside: TemporaryFiles.folder + "/afkit-trial")
         defer { TemporaryFiles.discard(trial) }
         try TrialEncode(settings: encoderSettings, registry: plan.registry).decode(
-            signal: given, into: trial, parts: parts
-        ) { frames in
-            progress?(
-                ConversionProgress(
-                    framesWritten: frames, expectedFrames: expected, sampleRate: rate, activity: activity))
-        }
+            signal: given, into: trial, parts: parts, progress: progress)
         return try normalizer.accepts(outputAt: trial)
+    }
+
+    /// A writer of the float signal a lossy round gives its encoder (CAF, 32-bit float, the output's rate and
+    /// channels), at `path`.
+    private static func signalWriter(_ plan: ConversionPlan, at path: String) throws -> AudioFileWriter {
+        try AudioFileWriter(
+            path: path, fileType: .caf,
+            format: .linearPCM(
+                sampleRate: plan.format.sampleRate, channels: plan.format.channelsPerFrame, bitsPerChannel: 32,
+                isFloat: true))
     }
 
     /// The last `samples` of the plan's output, rendered apart from `source` (a fresh reader) with 4096 frames more

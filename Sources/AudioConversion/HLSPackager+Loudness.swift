@@ -266,7 +266,10 @@ final class HLSLoudnessPass {
         var predictions = 0
         // The trial the first encode was tried on (TrialEncode), its decode kept for the prediction.
         var trial: String?
-        defer { trial.map(removeFile) }
+        defer { trial.map(TemporaryFiles.discard) }
+        func meets(_ measured: LoudnessMeasurement) -> Bool {
+            abs(measured.normalizable - asked.integrated) <= 0.1 && measured.truePeak <= asked.truePeakCeiling
+        }
         // The last encode, to predict the next from; the signals this attempt made, released at its end but the
         // one met from.
         var prediction: EncodingPrediction?
@@ -352,27 +355,21 @@ final class HLSLoudnessPass {
             }
             // A first encode, nothing learned before it, of a long signal reaching near the ceiling is all but never
             // kept: it is tried in parts at once first, and where the trial misses, the signal is aimed again by it.
-            if encoded == 0, trial == nil, start == nil, !isShort,
-                signal.measured.truePeak > asked.truePeakCeiling - LoudnessNormalizer.trialWindow
+            if encoded == 0, trial == nil,
+                LoudnessNormalizer.triesEncode(
+                    isShort: isShort, learned: start != nil, peak: signal.measured.truePeak,
+                    ceiling: asked.truePeakCeiling)
             {
                 let reader = try SourceReader(path: signal.path)
                 let parts = TrialEncode.parts(seconds: Double(reader.frameCount ?? 0) / reader.sampleRate)
                 if parts > 1 {
-                    temporaryCount += 1
-                    let path = folder + "/.afkit-trial-\(temporaryCount).caf"
+                    let path = try createTemporaryFile(beside: folder + "/afkit-trial")
                     trial = path
-                    let (report, total, rate) = (encoding.progress, reader.frameCount, reader.sampleRate)
                     try TrialEncode(encoding: signal.path, as: output, settings: encoding).decode(
-                        signal: signal.path, into: path, parts: parts
-                    ) { frames in
-                        report?(
-                            ConversionProgress(
-                                framesWritten: frames, expectedFrames: total, sampleRate: rate,
-                                activity: "a trial encode of \(name) in \(parts) parts at once"))
-                    }
+                        signal: signal.path, into: path, parts: parts, progress: encoding.progress,
+                        activity: "a trial encode of \(name)")
                     let measured = try LoudnessMeasurement.measure(path: path)
-                    if abs(measured.normalizable - asked.integrated) > 0.1 || measured.truePeak > asked.truePeakCeiling
-                    {
+                    if !meets(measured) {
                         last = measured
                         prediction = EncodingPrediction(signal: signal.path, encoded: path)
                         reaim(measured, from: signal, limit: asked.truePeakCeiling)
@@ -384,7 +381,7 @@ final class HLSLoudnessPass {
             encoded += 1
             if let previous = prediction?.signal, previous != signal.path { discard(previous) }
             let measured = try LoudnessMeasurement.measure(path: output)
-            if abs(measured.normalizable - asked.integrated) <= 0.1 && measured.truePeak <= asked.truePeakCeiling {
+            if meets(measured) {
                 kept = signal.path
                 return .met(result, measured, encodes: encoded, tried: trial != nil, aim: aim)
             }

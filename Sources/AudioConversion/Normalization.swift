@@ -877,9 +877,17 @@ final class LoudnessNormalizer: LevelNormalizer {
     /// ceiling. Such an encode is all but never kept (AAC overshoots a limited signal's ceiling by 0.5 to 2.5 dB),
     /// and what it teaches, a trial teaches in a part of its time; a level the trial shows meets is encoded whole.
     var triesEncode: Bool {
-        guard isLossy, !isShort, rounds == 0, !learnedBefore else { return false }
-        let peak = min(outcome.source.truePeak + render.gain, render.limiterCeiling ?? .infinity)
-        return peak > target.truePeakCeiling - Self.trialWindow
+        isLossy && rounds == 0
+            && Self.triesEncode(
+                isShort: isShort, learned: learnedBefore,
+                peak: min(outcome.source.truePeak + render.gain, render.limiterCeiling ?? .infinity),
+                ceiling: target.truePeakCeiling)
+    }
+    /// The rule for a first lossy encode (a convert's, an HLS rendition's): tried first where the sound is not short,
+    /// nothing was `learned` of the encoder before, and the signal's true `peak` is within ``trialWindow`` of the
+    /// `ceiling`.
+    static func triesEncode(isShort: Bool, learned: Bool, peak: Double, ceiling: Double) -> Bool {
+        !isShort && !learned && peak > ceiling - trialWindow
     }
     /// How near the ceiling a first round's signal peaks for it to be tried first, dB: past a low bit rate's
     /// overshoot (AAC at 64 kbit/s on speech: 2.4 dB).

@@ -49,10 +49,10 @@ struct TrialEncode {
     }
 
     /// Encodes the float CAF at `signal` in `parts` parts at once and writes their decode, on the signal's frames,
-    /// to a float CAF at `output`; `progress` is told the frames encoded (from any thread).
+    /// to a float CAF at `output`; `progress` is told the frames encoded (from any thread), as `activity`.
     func decode(
         signal: String, into output: String, parts: Int,
-        progress: (@Sendable (Int64) -> Void)? = nil
+        progress: (@Sendable (ConversionProgress) -> Void)? = nil, activity: String = "a trial encode"
     ) throws {
         let reader = try SourceReader(path: signal)
         guard let total = reader.frameCount, total > 0 else {
@@ -72,6 +72,8 @@ struct TrialEncode {
         bare.writesStreamHeader = false
         let (settings, registry) = (bare, registry)
         let encoded = Atomic<Int64>(0)
+        let rate = reader.sampleRate
+        let activity = activity + " in \(count) parts at once"
         _ = try (0..<count).parallelMap(width: Int(count)) { part in
             let kept = (total * part / count)..<(total * (part + 1) / count)
             try Self.encode(
@@ -79,7 +81,9 @@ struct TrialEncode {
                 encoder: registry.encoder(settings), registry: registry, into: paths[Int(part)]
             ) { frames in
                 let done = encoded.wrappingAdd(frames, ordering: .relaxed).newValue
-                progress?(done)
+                progress?(
+                    ConversionProgress(framesWritten: done, expectedFrames: total, sampleRate: rate, activity: activity)
+                )
             }
         }
         // The parts, end to end.
