@@ -44,7 +44,7 @@ extension ValidationRule {
         let measured =
             "(correlation \(fixedPoint(correlation, places: 2))): summed to mono, as one speaker plays them, "
         let said: String
-        if correlation <= FixRecipe.cancellingCorrelation {
+        if correlation <= MonoFold.cancellingCorrelation {
             said = "the channels are largely out of phase " + measured + "they cancel"
         } else if correlation <= -0.1 {
             said = "the channels are partly out of phase " + measured + "they partly cancel"
@@ -263,7 +263,7 @@ extension ValidationRule {
         else { return [] }
         // Two channels out of phase cancel when mixed to one: the fix takes one as it is.
         if Int(maximum) == 1, format.channelsPerFrame == 2, let correlation = facts.audio?.correlation,
-            correlation <= FixRecipe.cancellingCorrelation
+            correlation <= MonoFold.cancellingCorrelation
         {
             return [
                 Finding(

@@ -44,10 +44,6 @@ struct FixRecipe: Sendable, Hashable {
     /// `--loop-crossfade LENGTH`: the seams of the file's forward loops mended.
     var loopCrossfade: String?
 
-    /// The correlation at or under which two channels mixed to one cancel, so a fix takes one instead (the
-    /// mono-compatibility rule's "largely out of phase").
-    static let cancellingCorrelation = -0.5
-
     /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
     /// against a loop.
     static let loopCrossfadeSeconds = 0.02

@@ -238,7 +238,7 @@ public enum AudioConverter {
                 "the mix took \(mix.overloads) samples past full scale, which clip in the output: scale its rows down so "
                     + "each row's gains sum to 1 or less")
         }
-        if let fall = mix.levelFall, fall > MixReport.cancelling {
+        if let fall = mix.levelFall, fall >= MonoFold.cancellingFall {
             result.notes.append(
                 "mixed to \(plan.format.channelsPerFrame) channel\(plan.format.channelsPerFrame == 1 ? "" : "s"), the "
                     + "sound cancels: it is \(fall.isFinite ? "\(Int(fall.rounded())) dB" : "wholly") quieter than the "

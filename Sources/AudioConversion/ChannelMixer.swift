@@ -112,7 +112,4 @@ struct MixReport {
         guard inputEnergy > 0 else { return nil }
         return outputEnergy > 0 ? 10 * log10(inputEnergy / outputEnergy) : .infinity
     }
-
-    /// A mixdown that takes more than this from the level cancels, dB: uncorrelated channels lose 3 dB.
-    static let cancelling = 12.0
 }

@@ -127,7 +127,7 @@ import Testing
     /// channel inverts its left wrote silence, with no note): the channels finding says they cancel and its fix
     /// takes the left channel (`-m 0`), aimed at the profile's loudness from that channel; run as printed, its output
     /// passes. `convert -c 1` says the mix cancels, and with `--loudness` the refusal says the mix is silent, not
-    /// the source.
+    /// the source. Partly out of phase, both say so by one bound; uncorrelated, neither does.
     @Test func outOfPhaseChannelsAreTakenNotMixed() throws {
         let folder = try ScratchFolder()
         let path = folder.path + "/inverted.wav"
@@ -145,6 +145,25 @@ import Testing
         #expect(mixed.status == 0 && mixed.stderr.contains("note: mixed to 1 channel, the sound cancels"), "\(mixed)")
         let level = try Command.run(["convert", "-c", "1", "--loudness", "-18", path, folder.path + "/level.wav"])
         #expect(level.status == 1 && level.stderr.contains("mixed to 1 channel, is silent"), "\(level.stderr)")
+        // Partly out of phase (correlation -0.7, equal levels: the mono mix 8 dB down), the validator and the
+        // converter name it alike, by one bound (the converter once said nothing short of 12 dB).
+        let partly = folder.path + "/partly.wav"
+        let other = (0..<44100).map { 8000 * sin(2 * Double.pi * 1234 * Double($0) / 44100) }
+        try pcmWAV(
+            partly, rate: 44100, channels: 2,
+            samples: tone.indices.flatMap { [tone[$0], Int16(-0.7 * Double(tone[$0]) + 0.714 * other[$0])] })
+        let partlyFound = try Self.violations(partly, profile: "game-sfx")
+        let partlyChannels = try #require(partlyFound.first { $0["rule"] as? String == "channels" }, "\(partlyFound)")
+        #expect((partlyChannels["message"] as? String)?.contains("they cancel") == true, "\(partlyChannels)")
+        let partlyMixed = try Command.run(["convert", "-c", "1", partly, folder.path + "/partly-mixed.wav"])
+        #expect(partlyMixed.stderr.contains("the sound cancels: it is 8 dB quieter"), "\(partlyMixed)")
+        // In phase but uncorrelated (3 dB down), neither says it cancels.
+        let apart = folder.path + "/apart.wav"
+        try pcmWAV(apart, rate: 44100, channels: 2, samples: tone.indices.flatMap { [tone[$0], Int16(other[$0])] })
+        let apartMixed = try Command.run(["convert", "-c", "1", apart, folder.path + "/apart-mixed.wav"])
+        #expect(apartMixed.status == 0 && !apartMixed.stderr.contains("cancels"), "\(apartMixed)")
+        let apartFound = try Self.violations(apart, profile: "game-sfx")
+        #expect(!apartFound.contains { ($0["message"] as? String)?.contains("they cancel") == true }, "\(apartFound)")
     }
 
     /// The fix never writes over another file: a µ-law `a.aifc`'s fix (the preset, into CAF) goes to `a-fixed.caf`
