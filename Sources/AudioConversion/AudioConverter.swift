@@ -177,6 +177,8 @@ public enum AudioConverter {
             output, synchronizingFolder: settings.synchronizesFolder, deferringCommit: settings.deferredCommit
         ) { temporary in
             var reader = source
+            // The rounds a normalizer runs, a trial among them: the second on says its number to the progress.
+            var round = 1
             while true {
                 // A first encode that is all but never kept is tried in parts at once first (LoudnessNormalizer.
                 // triesEncode): where the trial misses, the level is aimed again by it; where it meets, encoded whole.
@@ -189,6 +191,7 @@ public enum AudioConverter {
                         plan, from: reader, given: given, parts: parts, normalizer: loudness, mixReport: { mix = $0 },
                         gainReport: { gainOverloads = $0 })
                     reader = try settings.openSource(input)
+                    round += 1
                     if !met {
                         plan.setLevel(from: loudness)
                         continue
@@ -205,7 +208,8 @@ public enum AudioConverter {
                         plan, encoder: encoder, from: reader, to: writer, open: { try settings.openSource(input) },
                         limiterReport: { normalizer?.limiterReduction = $0 }, mixReport: { mix = $0 },
                         gainReport: { gainOverloads = $0 },
-                        tee: tee.map { tee in { try tee.writePackets(UnsafeRawBufferPointer($0)) } })
+                        tee: tee.map { tee in { try tee.writePackets(UnsafeRawBufferPointer($0)) } },
+                        activity: round > 1 ? "encoding, round \(round)" : nil)
                     try tee?.close()
                 } catch {
                     writer.cancel()
@@ -221,6 +225,7 @@ public enum AudioConverter {
                 }
                 plan.setLevel(from: normalizer)
                 reader = try settings.openSource(input)
+                round += 1
             }
         }
         var result = ConversionResult(
@@ -263,12 +268,14 @@ public enum AudioConverter {
 
     /// Writes the plan's frames of `source` by the plan's route, through `encoder` (`nil`: the packets are
     /// copied), a whole loop's wrap around them (``ConversionPlan/loopWrap``, its end rendered from a source `open`
-    /// gives); returns the valid frames written and the packet table recorded.
+    /// gives); returns the valid frames written and the packet table recorded. `activity`: what the progress says
+    /// while it writes (a normalizer's later rounds number themselves).
     private static func run(
         _ plan: ConversionPlan, encoder: (any AudioEncoder)?, from source: SourceReader, to writer: AudioFileWriter,
         open: () throws -> SourceReader, limiterReport: ((Double) -> Void)? = nil,
         mixReport: ((MixReport) -> Void)? = nil,
-        gainReport: ((Int) -> Void)? = nil, tee: ((UnsafeBufferPointer<Float>) throws -> Void)? = nil
+        gainReport: ((Int) -> Void)? = nil, tee: ((UnsafeBufferPointer<Float>) throws -> Void)? = nil,
+        activity: String? = nil
     ) throws -> (Int64, PacketTableInfo?) {
         let format = plan.format
         var packets = EncodedPackets()
@@ -283,7 +290,7 @@ public enum AudioConverter {
                 progress(
                     ConversionProgress(
                         framesWritten: framesWritten, expectedFrames: plan.expectedFrameCount,
-                        sampleRate: format.sampleRate))
+                        sampleRate: format.sampleRate, activity: activity))
             }
             try writer.writeEncoded(&packets)
         }

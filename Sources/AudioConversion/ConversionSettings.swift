@@ -152,7 +152,8 @@ public struct ConversionProgress: Sendable {
     /// The output's sample rate.
     public var sampleRate: Double
     /// What the conversion is doing where it is not writing the output (`measuring loudness, pass 3`: a
-    /// normalizer's pass over the source, `framesWritten` then counting the frames measured); `nil` while writing.
+    /// normalizer's pass over the source, `framesWritten` then counting the frames measured), or which of a
+    /// normalizer's encodes it writes (`encoding, round 2`); `nil` while writing a first or only encode.
     public var activity: String?
 
     /// Progress of `framesWritten` of `expectedFrames` at `sampleRate`.

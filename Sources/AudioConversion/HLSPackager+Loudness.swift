@@ -72,7 +72,15 @@ final class HLSLoudnessPass {
         // the signal holds the edits).
         signal.isIntermediate = true
         signal.chapters = nil
-        signal.sayProgress(as: "normalizing")
+        // Each signal's passes and render say its aim (a refusal or a re-aimed rendition makes several).
+        if let report = signal.progress {
+            let aim = "a signal at \(shortDecimal((target.integrated * 100).rounded() / 100)) LUFS"
+            signal.progress = { progress in
+                var progress = progress
+                progress.activity = aim + ", " + (progress.activity ?? "normalizing")
+                report(progress)
+            }
+        }
         return signal
     }
 
@@ -377,6 +385,9 @@ final class HLSLoudnessPass {
                     }
                 }
             }
+            // (The second encode on, a trial among them, says its number.)
+            let round = encoded + (trial == nil ? 1 : 2)
+            if round > 1 { encoding.sayProgress(as: "encoding \(name), round \(round)") }
             let result = try AudioConverter.convert(input: signal.path, output: output, settings: encoding)
             encoded += 1
             if let previous = prediction?.signal, previous != signal.path { discard(previous) }

@@ -767,10 +767,11 @@ final class LoudnessNormalizer: LevelNormalizer {
         } else {
             reason =
                 "the limiter holding the \(shortDecimal(target.truePeakCeiling)) dBTP ceiling takes more loudness than "
-                + "the \(shortDecimal(makeupLimit)) dB of make-up gain afkit adds "
+                + "afkit makes up after it: at most \(shortDecimal(makeupLimit)) dB of make-up gain"
+                + (target.dynamic == true ? " with the leveler" : "")
+                + ", a bound of its own beside --max-limiting's \(shortDecimal(target.maximumLimiting)) dB of limiting "
                 + (target.dynamic == true
-                    ? "with the leveler (more would squash the speech)"
-                    : "(more would raise the quiet parts past what the target asks)")
+                    ? "(more would squash the speech)" : "(more would raise the quiet parts past what the target asks)")
         }
         // Only advice that can be taken: a ceiling below 0 dBTP to raise, a limit below the most, a codec with
         // a bit rate to raise, a lossy codec to leave.

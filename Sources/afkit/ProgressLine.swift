@@ -113,7 +113,8 @@ final class ProgressLine: Sendable {
                 text += " of " + clockTime(Double(expected) / progress.sampleRate, fractionDigits: 1)
             }
             let elapsed = now - file.started
-            if elapsed > 0, progress.activity == nil {
+            // (From a second into the stretch: a speed at its first draw says nothing.)
+            if elapsed >= 1 {
                 let covered = Double(progress.framesWritten - file.from) / progress.sampleRate
                 text += " · " + fixedPoint(covered / elapsed, places: 1) + "x"
             }

@@ -325,8 +325,8 @@ import Testing
     }
 }
 
-/// Counts each rendition's encodes from a package's progress: an encode starts where its activity follows another
-/// one, or where the frames written go back.
+/// Counts each rendition's encodes from a package's progress (`encoding 64k`, `encoding 64k, round 2` both count
+/// as the rendition's): an encode starts where its activity follows another one, or where the frames written go back.
 final class RenditionEncodes: Sendable {
     private struct State {
         var counts: [String: Int] = [:]
@@ -342,7 +342,7 @@ final class RenditionEncodes: Sendable {
             if activity.hasPrefix("encoding"),
                 state.last.map({ $0.activity != activity || $0.frames > progress.framesWritten }) ?? true
             {
-                state.counts[activity, default: 0] += 1
+                state.counts[String(activity.prefix { $0 != "," }), default: 0] += 1
             }
             state.last = (activity, progress.framesWritten)
         }

@@ -81,7 +81,7 @@ func joinedFixtures(_ count: Int, in folder: Folder, rate: Double? = nil) throws
     }
 
     /// A long lossy output at a loudness whose signal reaches the ceiling tries its first round on a trial, and
-    /// meets its target as measured; a PCM output never tries one.
+    /// meets its target as measured, its later rounds numbered in the progress; a PCM output never tries one.
     @Test func aLongLossyLoudnessConversionTriesItsFirstRound() throws {
         let folder = try Folder()
         // (65 s, past a short sound's minute, at 8 kHz: the passes cost little in a debug build.)
@@ -98,6 +98,8 @@ func joinedFixtures(_ count: Int, in folder: Folder, rate: Double? = nil) throws
         #expect(result.normalization != nil)
         if activeProcessorCount() > 1 {
             #expect(seen.activities.contains { $0.contains("trial encode in 2 parts") }, "\(seen.activities)")
+            // The encode after the trial is the normalizer's second round, and says so.
+            #expect(seen.activities.contains { $0.hasPrefix("encoding, round ") }, "\(seen.activities)")
         }
         let pcm = Seen()
         settings.progress = { progress in pcm.note(progress.activity) }
