@@ -249,7 +249,9 @@ extension Convert {
         note: ..., batch: src/x.wav: error: ..., info: x.bin: error: ...), so a line under make -j says which asset \
         it is about. On a terminal, a long conversion redraws one progress line on standard error, as ffmpeg -stats \
         does (convert: long.wav 00:02:13.4 of 00:10:00.0 - 41.2x: the time written, the whole, the speed), at most \
-        four times a second from a quarter of a second in, cleared at the end; --progress draws it when standard \
+        four times a second from a quarter of a second in, cleared at the end. A loudness run names each stretch \
+        (measuring loudness, pass 2; a trial encode in 2 parts at once; encoding, round 2), and its speed is the \
+        stretch's own; --progress draws it when standard \
         error is not a terminal too. --quiet says errors only: no notes, no progress, nothing at all on success (with \
         -v or --progress, a usage error).
 

@@ -57,6 +57,32 @@ import Testing
             SpeechLeveler.curve(blocks: [Float](repeating: -.infinity, count: 50), programme: -30, step: 4800) == nil)
     }
 
+    /// A short loud sound alone (a 0.3 s hit after a fade-out, with two seconds of silence either side: too little
+    /// sound near it for a level of its own) is brought down to the programme's level, as a long one would be,
+    /// though the fade before it was raised (the new user's episode: its closing hit took the fade's +9 dB, and its leveled true peak stood
+    /// 11 dB over the linear one). A quiet cough alone is still held at its neighbours' gain.
+    @Test func aLoneHitIsBroughtToTheProgramme() throws {
+        let fade = (0..<40).map { Float(-28 - Double($0) * 0.25) }
+        let blocks =
+            [Float](repeating: -20, count: 100) + fade + [Float](repeating: -.infinity, count: 20)
+            + [Float](repeating: -6, count: 3) + [Float](repeating: -.infinity, count: 20)
+        let programme = -20.0
+        let (_, gains) = try #require(SpeechLeveler.curve(blocks: blocks, programme: programme, step: 4800))
+        #expect(gains[120] > 5, "the fade is raised: \(gains[120])")
+        // (14 dB over the programme: cut by the most the leveler cuts.)
+        for index in 160..<163 {
+            #expect(abs(gains[index] + SpeechLeveler.maximumCut) < 1e-9, "\(index): \(gains[index])")
+        }
+        for index in gains.indices.dropFirst() {
+            #expect(abs(gains[index] - gains[index - 1]) <= SpeechLeveler.maximumSlope / 10 + 1e-9)
+        }
+        // A cough at -34 in the same place: quieter than the programme, it keeps the held gain.
+        var cough = blocks
+        for index in 160..<163 { cough[index] = -34 }
+        let (_, held) = try #require(SpeechLeveler.curve(blocks: cough, programme: programme, step: 4800))
+        #expect(held[161] > 5, "\(held[161])")
+    }
+
     /// Two espeak-ng speakers 8 dB apart with room tone: leveled, they come out within 1 dB of each other at the
     /// target (within 0.1 LU) under the ceiling, the loudness range narrows by more than half, and the pause is
     /// raised by no more than the turns around it; the linear way keeps the speakers as far apart as they
