@@ -496,6 +496,8 @@ extension ValidationRule {
                         + "specification requires one beside surround (afkit hls --renditions)"))
         }
         // Apple's authoring specification: every audio rendition MUST say its language (a player's menu lists it).
+        // (An undetermined one is said once for all of them: a package's renditions of one programme share a name.)
+        var undetermined: [(name: String, group: String)] = []
         for rendition in playlist.master?.renditions ?? [] where rendition.type == "AUDIO" {
             if let language = rendition.language, !language.isEmpty {
                 if !HLS.isLanguageTag(language) {
@@ -509,10 +511,7 @@ extension ValidationRule {
                             "the audio rendition '\(rendition.name)' has LANGUAGE \"\(language)\"; BCP 47 writes it "
                                 + "\"\(normal)\"", severity: .warning))
                 } else if language.lowercased() == "und" {
-                    findings.append(
-                        Finding(
-                            "the audio rendition '\(rendition.name)' has LANGUAGE \"und\" (undetermined): a player's menu "
-                                + "names no language (afkit hls --language)", severity: .warning))
+                    undetermined.append((rendition.name, rendition.groupID))
                 }
                 continue
             }
@@ -520,6 +519,17 @@ extension ValidationRule {
                 Finding(
                     "the audio rendition '\(rendition.name)' (GROUP-ID '\(rendition.groupID)') has no LANGUAGE: Apple's "
                         + "authoring specification requires one (afkit hls --language)"))
+        }
+        if !undetermined.isEmpty {
+            var names: [String] = []
+            for entry in undetermined where !names.contains(entry.name) { names.append(entry.name) }
+            let groups = undetermined.map { "'\($0.group)'" }.joined(separator: ", ")
+            let one = undetermined.count == 1
+            findings.append(
+                Finding(
+                    "the audio rendition\(one ? "" : "s") " + names.map { "'\($0)'" }.joined(separator: ", ")
+                        + " (GROUP-ID\(one ? "" : "s") \(groups)) \(one ? "has" : "have") LANGUAGE \"und\" (undetermined): "
+                        + "a player's menu names no language (afkit hls --language)", severity: .warning))
         }
         return findings
     }

@@ -134,6 +134,12 @@ final class HLSLoudnessPass {
         return (path, measured, result.chapters)
     }
 
+    /// A refusal's words without the source's name before them (`'episode.wav': -16 LUFS cannot be met`): the
+    /// package's message names the source and the rendition first.
+    private func unnamed(_ problem: String) -> String {
+        problem.hasPrefix("'\(source)': ") ? String(problem.dropFirst(source.count + 4)) : problem
+    }
+
     /// Removes a signal no rendition is to be encoded from again.
     private func release(_ path: String) {
         guard let key = signals.first(where: { $0.value.path == path })?.key else { return }
@@ -330,7 +336,8 @@ final class HLSLoudnessPass {
                 if signal == nil {
                     let shift = asked.integrated - aim.integrated
                     return .refused(
-                        effect == nil ? refusal.problem : "making that up would take more limiting than allowed",
+                        effect == nil
+                            ? unnamed(refusal.problem) : "making that up would take more limiting than allowed",
                         effect,
                         suggestion: refusal.suggestion.map { suggested in
                             var at = aim

@@ -216,7 +216,7 @@ public enum HLSPackager {
         }
         guard pathExists(output) else { return }
         guard isDirectory(output) else {
-            throw AudioFileError.illegalOperation("hls: '\(output)' is a file: --out names a folder")
+            throw AudioFileError.illegalOperation("'\(output)' is a file: --out names a folder")
         }
         let identities = Set(sources.compactMap(FileIdentity.init(path:)))
         let package = packageFiles(in: output)
@@ -535,7 +535,7 @@ public enum HLSPackager {
             let config = AudioSpecificConfig.audioSpecificConfig(inCookie: cookie),
             let codecs = CodecDescriptor.codecString(for: format, magicCookie: cookie)
         else {
-            throw AudioFileError.unsupportedDataFormat("hls: the encoder gave no AudioSpecificConfig", offset: nil)
+            throw AudioFileError.unsupportedDataFormat("the encoder gave no AudioSpecificConfig", offset: nil)
         }
         let channels = format.channelsPerFrame
         if let range = HLS.appleAudioBitRates.first(where: { $0.codecs.contains(codecs) && $0.channels == channels })?
@@ -549,7 +549,7 @@ public enum HLSPackager {
         }
         let packets = file.packetCount
         guard packets > 0, (file.properties.validFrameCount ?? 0) > 0 else {
-            throw AudioFileError.malformed("hls: '\(source)' holds no audio: nothing to package", offset: nil)
+            throw AudioFileError.malformed("'\(source)' holds no audio: nothing to package", offset: nil)
         }
         let framesPerPacket = Int64(format.framesPerPacket)
         let rate = format.sampleRate

@@ -100,10 +100,14 @@ extension Ogg {
     /// past 255 lacing values or it holds a second of audio; a packet too large for one page continues on
     /// the next. Each page's granule position is the frames decoded by the end of its last whole packet
     /// (the pre-skip included); the last page, written by ``finish(packetTableInfo:into:)``, states where
-    /// the valid frames end.
+    /// the valid frames end. A Vorbis stream's first audio packet (it decodes to nothing) is a page of its own:
+    /// FFmpeg reads the end trim of a last page only when an earlier audio page set where it starts, and took a
+    /// sound whose audio was one page (under a second) as 128 frames short.
     package struct Pager: PacketFramer {
         private var sequence: UInt32
         private let framesPerPacket: Int
+        /// Whether the first audio packet is still to end a page of its own (Vorbis).
+        private var endsFirstPage: Bool
         private var lacing: [UInt8] = []
         private var body: [UInt8] = []
         private var granule: Int64 = 0
@@ -115,13 +119,15 @@ extension Ogg {
         package init(firstSequence: UInt32, format: StreamDescription) {
             sequence = firstSequence
             framesPerPacket = Int(format.framesPerPacket)
+            endsFirstPage = format.formatID == .vorbis
         }
 
         /// Adds a packet of `frames` (0: the format's constant count), appending any page it completes.
         package mutating func append(packet: UnsafeRawBufferPointer, frames: Int, into out: inout [UInt8]) {
             let segments = packet.count / 255 + 1
-            if !lacing.isEmpty && (lacing.count + segments > 255 || pageFrames >= Ogg.pageFrames) {
+            if !lacing.isEmpty && (lacing.count + segments > 255 || pageFrames >= Ogg.pageFrames || endsFirstPage) {
                 writePage(last: false, finalGranule: nil, into: &out)
+                endsFirstPage = false
             }
             var position = 0
             while true {

@@ -204,7 +204,8 @@ func terminate(_ status: Int32) -> Never {
     exit(status)
 }
 
-/// SIGINT, SIGTERM and SIGHUP: the temporaries being written are removed, then the process exits as a
+/// SIGINT, SIGTERM and SIGHUP: the temporaries being written are removed, a progress line cleared and the
+/// interruption said, then the process exits as a
 /// shell expects (128 + the signal: 130, 143, 129). The signals are blocked in every thread and taken
 /// by one small thread of their own with `sigwait`, outside signal-handler context, so the removal may
 /// lock and allocate (and no thread pool is needed: it works under tight resource limits too).
@@ -224,6 +225,9 @@ enum Interruption {
                 var number: Int32 = 0
                 while sigwait(&signals, &number) != 0 {}
                 TemporaryFiles.removeAll()
+                // A progress line drawn is cleared, so the shell's prompt does not land on it, and the end said.
+                if ProgressLine.isDrawn.load(ordering: .relaxed) { Output.clearTerminalLine() }
+                Output.standardError("afkit: interrupted: the files it was writing were removed\n")
                 _exit(128 + number)
             }, nil)
         // Without the thread, the signals keep their default action (no cleanup, but no hang either).

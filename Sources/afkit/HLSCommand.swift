@@ -282,6 +282,8 @@ struct HLSCommand: ParsableCommand {
                 throw usageError(error.description, about: source, in: Self.self)
             } catch let error as AudioFileError {
                 failed = true
+                // (The line the rendition's end redrew goes first: the error starts a line of its own.)
+                line?.clear()
                 Output.standardError(fileMessage("hls", source, .error, "\(error)"))
             }
         }

@@ -27,6 +27,9 @@ final class ProgressLine: Sendable {
         var drawn = false
     }
 
+    /// Whether a line is drawn now (a line of any command): an interruption clears it before it says so.
+    static let isDrawn = Atomic(false)
+
     private let command: String
     private let total: Int?
     private let started = ProgressLine.now()
@@ -86,6 +89,7 @@ final class ProgressLine: Sendable {
         state.withLock { state in
             if state.drawn { Output.clearTerminalLine() }
             state.drawn = false
+            Self.isDrawn.store(false, ordering: .relaxed)
         }
     }
 
@@ -95,6 +99,7 @@ final class ProgressLine: Sendable {
             if state.drawn { Output.clearTerminalLine() }
             Output.standardError(text)
             state.drawn = false
+            Self.isDrawn.store(false, ordering: .relaxed)
         }
     }
 
@@ -124,5 +129,6 @@ final class ProgressLine: Sendable {
         Output.clearTerminalLine()
         Output.standardError("\(command): " + parts.joined(separator: " · "))
         state.drawn = true
+        Self.isDrawn.store(true, ordering: .relaxed)
     }
 }

@@ -40,7 +40,8 @@ extension Validate {
         leaves unsaid), never the codec's default. FixCommandTests and FixesThatRunTests run every suggested fix as printed, for sources in \
         every container afkit reads (Ogg Vorbis from oggenc, make-fix-fixtures.sh), and validate what it wrote: it \
         passes. -o FILE (--output) writes the report to FILE, made whole and renamed into place, in the --format \
-        given, and nothing to standard output; FILE is refused (exit 2) where it is one of the inputs or inside a \
+        given (without one, the format FILE's extension names: .html, .json, or .xml for junit; else text), and \
+        nothing to standard output; FILE is refused (exit 2) where it is one of the inputs or inside a \
         folder walked. json is {"profile", "files": [{"path", "ok", "violations": [{"rule", "severity", "message", "fix"?, \
         "fixNote"?}]}], "summary"}, and for each file whose audio the \
         profile's rules decoded, "audio": {"frames", "peak", "leadingSilence", "trailingSilence", "rms", "loudness": \

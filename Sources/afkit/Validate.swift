@@ -35,10 +35,22 @@ struct Validate: ParsableCommand {
     var profile = Profile.standard.name
 
     @Option(
-        help:
-            "The report: text, json, junit, github, or html (one page with each file's waveform, loudness and findings)."
-    )
-    var format: ReportFormat = .text
+        help: ArgumentHelp(
+            "The report: text, json, junit, github, or html (one page with each file's waveform, loudness and findings); "
+                + "with -o, by default the file's extension's (.html, .json, .xml: junit), else text."))
+    var format: ReportFormat?
+
+    /// The report's format: the one given, else the one `-o`'s extension names (`report.html`), else text.
+    var reportFormat: ReportFormat {
+        if let format { return format }
+        guard let output else { return .text }
+        switch output.split(separator: "/").last?.split(separator: ".").dropFirst().last?.lowercased() {
+        case "html", "htm": return .html
+        case "json": return .json
+        case "xml": return .junit
+        default: return .text
+        }
+    }
 
     @Option(
         name: [.customShort("o"), .customLong("output")],
@@ -127,7 +139,7 @@ struct Validate: ParsableCommand {
         } else {
             try checkStandardOutput(against: paths, in: Self.self)
         }
-        var validator = Self.validator(try loadProfile(), drawsPictures: format == .html)
+        var validator = Self.validator(try loadProfile(), drawsPictures: reportFormat == .html)
         validator.allowsNetwork = allowNetwork
         var report: ValidationReport
         // `-`: standard input, kept in a temporary file and reported as `-`.
@@ -178,7 +190,7 @@ struct Validate: ParsableCommand {
             throw ExitCode(AFKit.Status.usage)
         }
         let rendered =
-            switch format {
+            switch reportFormat {
             case .text: report.text
             case .json: report.json.serialized(pretty: true) + "\n"
             case .junit: report.junit

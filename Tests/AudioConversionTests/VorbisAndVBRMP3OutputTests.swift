@@ -22,6 +22,21 @@ import Testing
         return (0..<8).reduce(Int64(0)) { $0 | Int64(bytes[at + 6 + $1]) << (8 * $1) }
     }
 
+    /// An Ogg file's pages in order: header type flags, granule position and the packets each ends.
+    static func pages(_ path: String) throws -> [(flags: UInt8, granule: Int64, packets: Int)] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var pages: [(flags: UInt8, granule: Int64, packets: Int)] = []
+        var at = 0
+        while at + 27 <= bytes.count, bytes[at..<at + 4].elementsEqual(Array("OggS".utf8)) {
+            let count = Int(bytes[at + 26])
+            let lacing = bytes[(at + 27)..<(at + 27 + count)]
+            let granule = (0..<8).reduce(Int64(0)) { $0 | Int64(bytes[at + 6 + $1]) << (8 * $1) }
+            pages.append((bytes[at + 5], granule, lacing.filter { $0 < 255 }.count))
+            at += 27 + count + lacing.reduce(0) { $0 + Int($1) }
+        }
+        return pages
+    }
+
     /// The sizes of the music signal converted under `base` at `-q 0`, no `-q` and `-q 127`.
     static func sizesByQuality(_ base: ConversionSettings, name: String, in folder: Folder) throws -> [Int] {
         try [0, nil, 127].map { (quality: Int?) -> Int in
@@ -35,7 +50,8 @@ import Testing
 
     /// `.ogg` is Ogg Vorbis: afkit's reader and libsndfile's libvorbis reader both give exactly the source's
     /// frame count, in place (Vorbis records no priming; the last page's granule ends at the last source frame),
-    /// the identification header names the source's rate (no resampling to 48 kHz, as Opus needs).
+    /// the identification header names the source's rate (no resampling to 48 kHz, as Opus needs). Its first
+    /// audio packet is a page of its own, so a sound under a second is whole in FFmpeg too.
     @Test(arguments: [(33_333, 2), (48_000, 1), (1, 2), (20_000, 6)])
     func oggVorbisOutputIsGapless(frames: Int, channels: Int) throws {
         let (folder, source, samples) = try FLACAndOpusOutputTests.signalFile(frames: frames, channels: channels)
@@ -46,6 +62,11 @@ import Testing
         #expect(file.dataFormat.channelsPerFrame == UInt32(channels))
         #expect(file.properties.validFrameCount == Int64(frames))
         #expect(try Self.lastGranule(output) == Int64(frames))
+        // The first audio packet (it decodes to nothing) is a page of its own, never the last: FFmpeg reads the
+        // last page's end trim only after an audio page before it (a sound in one page was 128 frames short).
+        let pages = try Self.pages(output)
+        #expect(pages.count >= 5 && pages[3].packets == 1 && pages[3].granule == 0 && pages[3].flags & 4 == 0)
+        #expect(pages.last.map { $0.flags & 4 != 0 } == true)
 
         let reference = try SoundFile(path: output)
         defer { reference.close() }

@@ -67,12 +67,14 @@ func bash(_ script: String) throws -> Command.Result {
 }
 
 /// Starts the binary with `arguments`, waits (at most 10 s) until a temporary appears in `folder`.
-private func startWritingTemporary(_ arguments: [String], in folder: ScratchFolder) throws -> Process {
+private func startWritingTemporary(
+    _ arguments: [String], in folder: ScratchFolder, standardError: Any = FileHandle.nullDevice
+) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Command.executable)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    process.standardError = standardError
     try process.run()
     let deadline = Date().addingTimeInterval(10)
     while folder.temporaries.isEmpty && Date() < deadline && process.isRunning { Thread.sleep(forTimeInterval: 0.02) }
@@ -111,20 +113,28 @@ private func startWritingTemporary(_ arguments: [String], in folder: ScratchFold
         #expect(folder.files == ["keep", "long.mp3"])
     }
 
-    /// SIGINT and SIGTERM during a conversion: the temporary is removed and the status is 128 + the signal.
+    /// SIGINT and SIGTERM during a conversion: the temporary is removed, the interruption said on a line of its
+    /// own, and the status is 128 + the signal.
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func interruptedConversionLeavesNothing(_ signal: Int32, _ status: Int32) throws {
         let folder = try ScratchFolder()
         try noiseWAV(folder.path + "/long.wav", seconds: 30)
+        let errors = Pipe()
         let process = try startWritingTemporary(
-            ["convert", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
-            in: folder)
+            ["convert", "--progress", "-d", "ima4", folder.path + "/long.wav", folder.path + "/out.caf"],
+            in: folder, standardError: errors)
         #expect(!folder.temporaries.isEmpty)
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == status)
         #expect(folder.files == ["long.wav"])
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.hasSuffix("afkit: interrupted: the files it was writing were removed\n"), "\(said)")
+        // A progress line drawn is cleared first: the message starts a line.
+        if said.contains(" of 00:00:30.0") {
+            #expect(said.contains("\r\u{1B}[Kafkit: interrupted"), "\(said)")
+        }
     }
 
     /// SIGTERM at random moments of a `batch --jobs 2` over many short sounds, 60 times: the kill lands

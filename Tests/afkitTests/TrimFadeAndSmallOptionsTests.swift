@@ -143,8 +143,8 @@ import Testing
         }
     }
 
-    /// `validate -o FILE`: the report goes to FILE whole, in the format asked, and nothing to standard output; the
-    /// exit status is the same; FILE may not be one of the inputs.
+    /// `validate -o FILE`: the report goes to FILE whole, in the format asked (else the one its extension names),
+    /// and nothing to standard output; the exit status is the same; FILE may not be one of the inputs.
     @Test func validateWritesItsReportToAFile() throws {
         let folder = try ScratchFolder()
         let source = folder.path + "/long.wav"
@@ -158,6 +158,16 @@ import Testing
         let junit = folder.path + "/report.xml"
         #expect(try Command.run(["validate", "--format", "junit", "--output", junit, source]).stdout.isEmpty)
         #expect(try String(contentsOfFile: junit, encoding: .utf8).hasPrefix("<?xml"))
+        // Without --format, the extension names it (a new user's `-o report.html` wrote text into it).
+        let page = folder.path + "/report.html"
+        #expect(try Command.run(["validate", "-o", page, source]).status == 1)
+        #expect(try String(contentsOfFile: page, encoding: .utf8).lowercased().hasPrefix("<!doctype html"))
+        let named = folder.path + "/named.json"
+        _ = try Command.run(["validate", "-o", named, source])
+        #expect(try String(contentsOfFile: named, encoding: .utf8) == printed.stdout)
+        let plain = folder.path + "/report.txt"
+        _ = try Command.run(["validate", "-o", plain, source])
+        #expect(try String(contentsOfFile: plain, encoding: .utf8) == Command.run(["validate", source]).stdout)
         let refused = try Command.run(["validate", "-o", source, source])
         #expect(refused.status == 2 && refused.stderr.contains("an input of this run"), "\(refused.stderr)")
         #expect(try AudioFile(path: source).properties.validFrameCount == 31 * 8000)
