@@ -27,7 +27,8 @@ extension ValidationRule {
         guard level > limit else { return [] }
         return [
             Finding(
-                "a DC offset of \(fixedPoint(level, places: 1)) dBFS (more than \(fixedPoint(limit, places: 1)) dBFS)")
+                "a DC offset of \(fixedPoint(level, places: 1)) dBFS (more than \(fixedPoint(limit, places: 1)) dBFS)",
+                recipe: FixRecipe(removesDC: true))
         ]
     }
 

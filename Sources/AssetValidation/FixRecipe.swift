@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import AudioCodecs
 import AudioContainers
 import AudioFormats
@@ -43,6 +48,14 @@ struct FixRecipe: Sendable, Hashable {
     var peakLevel: Double?
     /// `--loop-crossfade LENGTH`: the seams of the file's forward loops mended.
     var loopCrossfade: String?
+    /// `--remove-dc`: the file's DC offset taken out (the `dc-offset` rule's fix; and any fix whose gain would
+    /// raise an offset near the rule's limit: ``raisesOffset(_:)``).
+    var removesDC = false
+
+    /// How close under the `dc-offset` rule's default limit (-40 dBFS) a fix's gain may bring a file's offset
+    /// before the fix takes the offset out too, dB: a +17.5 dB loudness fix once raised a -52.6 dBFS offset to
+    /// -35.1, a finding the file did not have.
+    static let offsetMargin = 10.0
 
     /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
     /// against a loop.
@@ -81,6 +94,19 @@ struct FixRecipe: Sendable, Hashable {
         return shape.sampleRate == rate && shape.channels == count && shape.preset == nil ? nil : shape
     }
 
+    /// Whether the gain this recipe's loudness or peak level asks would bring the file's DC offset within
+    /// ``offsetMargin`` of the `dc-offset` rule's default limit.
+    func raisesOffset(_ facts: AssetFacts) -> Bool {
+        guard let audio = facts.audio, audio.dcOffset > 0, let measured = audio.loudness else { return false }
+        var gain = 0.0
+        if let level = loudness ?? keptLoudness, measured.normalizable.isFinite {
+            gain = level - measured.normalizable
+        } else if let peakLevel, measured.truePeak.isFinite {
+            gain = peakLevel - measured.truePeak
+        }
+        return gain > 0 && 20 * log10(audio.dcOffset) + gain > -40 - Self.offsetMargin
+    }
+
     /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and
     /// channel count, the loudness asked for over the one kept, the lower ceiling.
     func joined(with other: FixRecipe) -> FixRecipe {
@@ -100,6 +126,7 @@ struct FixRecipe: Sendable, Hashable {
         result.lowersPeak = lowersPeak || other.lowersPeak
         result.peakLevel = [peakLevel, other.peakLevel].compactMap { $0 }.min()
         result.loopCrossfade = loopCrossfade ?? other.loopCrossfade
+        result.removesDC = removesDC || other.removesDC
         return result
     }
 
@@ -153,6 +180,7 @@ struct FixRecipe: Sendable, Hashable {
         // (`--trim-silence` finds its own cut: it cannot go with `--duration`.)
         if let trimsSilence, cut?.hasPrefix("--duration") != true { options.append(trimsSilence) }
         if let loopCrossfade { options.append(loopCrossfade) }
+        if removesDC || raisesOffset(facts) { options.append("--remove-dc") }
         if let level = loudness ?? keptLoudness {
             options.append("--loudness \(shortDecimal((level * 10).rounded() / 10))")
             if let truePeak { options.append("--true-peak \(shortDecimal(truePeak))") }

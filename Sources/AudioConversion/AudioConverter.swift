@@ -445,7 +445,7 @@ public enum AudioConverter {
         return Array(rendered.suffix(samples))
     }
 
-    /// Decode → cut and fade → channel mix → resample → gain → limit: the plan's part of `source` as
+    /// Decode → cut and fade → channel mix → resample → DC blocked → gain → limit: the plan's part of `source` as
     /// interleaved Float32 frames of `channels` at `sampleRate`, handed to `deliver` a block at a time;
     /// returns the frames delivered (exactly the taken frames at the new rate).
     static func render(
@@ -466,6 +466,7 @@ public enum AudioConverter {
             ? nil : try choice.make(from: source.sampleRate, to: sampleRate, channels: outChannels)
         let gain = plan.linearGain
         let curve = plan.levelCurve
+        var blocker = plan.removesDC ? DCBlocker(channels: outChannels, sampleRate: sampleRate) : nil
         // A gain of the user's (no limiter behind it) that takes samples past full scale: counted, for a note.
         let countsGain = gainReport != nil && plan.limiterCeiling == nil && gain > 1
         var gainOverloads = 0
@@ -504,7 +505,7 @@ public enum AudioConverter {
             let taken = outputFrames
             outputFrames += Int64(count)
             let mends = plan.resampledLoopCrossfades
-            guard gain != 1 || limiter != nil || curve != nil || !mends.isEmpty else {
+            guard gain != 1 || limiter != nil || curve != nil || !mends.isEmpty || blocker != nil else {
                 try samples.withUnsafeBufferPointer {
                     try deliver(UnsafeBufferPointer(rebasing: $0[0..<count * outChannels]))
                 }
@@ -515,6 +516,7 @@ public enum AudioConverter {
             for (index, mend) in mends.enumerated() {
                 mend.apply(&scaled, kept: &keptForMends[index], channels: outChannels, at: taken, frames: count)
             }
+            blocker?.apply(&scaled, frames: count)
             curve?.apply(&scaled, channels: outChannels, from: position, frames: count)
             if gain != 1 { for index in scaled.indices { scaled[index] *= gain } }
             if countsGain { gainOverloads += ChannelMixer.overloads(scaled[...]) }

@@ -436,6 +436,7 @@ extension ConversionPlan {
         }
         render.padStart = outputFrames(edits.padStart)
         render.padEnd = outputFrames(edits.padEnd)
+        render.removesDC = edits.removesDC
         if let gain = edits.gain {
             guard settings.loudness == nil else {
                 throw ConversionUsageError("--loudness sets the gain itself: give it or --gain, not both")

@@ -53,13 +53,13 @@ public struct ConversionPlan {
     /// recorded as priming and remainder (the valid frames are the loop's own): the encoder then codes the wrap as
     /// the loop plays it, where it coded the start out of silence and the end into it (a chord of whole periods
     /// wrapped with a bend of 17.3 dB at 128 kbit/s, a click to the loop-seam rule; 5.8 dB with the wrap). 0 where
-    /// the output does not loop whole, is not AAC in a container that records priming, or is padded, faded or
-    /// levelled (the wrap is rendered apart, so the render must not depend on where a frame lies).
+    /// the output does not loop whole, is not AAC in a container that records priming, or is padded, faded,
+    /// levelled or DC-blocked (the wrap is rendered apart, so the render must not depend on where a frame lies).
     var loopWrap: Int {
         guard loopsWhole, settings.encodesLoopWrap, copier == nil, format.formatID == .aac, primingFrames > 0,
             fileType.descriptor.recordsPriming,
             render.padStart == 0, render.padEnd == 0, render.fadeIn == 0, render.fadeOut == 0,
-            render.levelCurve == nil, render.loopCrossfades.isEmpty,
+            render.levelCurve == nil, render.loopCrossfades.isEmpty, !render.removesDC,
             let frames = expectedFrameCount, frames >= Int64(2 * Self.loopWrapFrames)
         else { return 0 }
         return Self.loopWrapFrames

@@ -93,6 +93,9 @@ public struct Edits: Hashable, Sendable {
     public var padEnd: EditTime?
     /// Gain in dB, before any limiter.
     public var gain: Double?
+    /// Whether a DC offset is taken out (`--remove-dc`): a first-order high-pass at ``DCBlocker/cutoff``, before
+    /// the gain, so no gain raises the offset.
+    public var removesDC = false
 
     /// No edit.
     public init() {}
@@ -116,6 +119,7 @@ public struct Edits: Hashable, Sendable {
             parts.append("pad \(padStart?.description ?? "0"),\(padEnd?.description ?? "0")")
         }
         if let gain { parts.append("gain \(shortDecimal(gain))") }
+        if removesDC { parts.append("remove-dc") }
         return parts.joined(separator: "; ")
     }
 }

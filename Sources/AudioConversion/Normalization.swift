@@ -161,6 +161,8 @@ struct RenderPlan {
     var limiterCeiling: Double?
     /// The speech leveler's gain, riding before the static gain (`--dynamic`).
     var levelCurve: GainCurve?
+    /// Whether a DC offset is taken out before the gains (`--remove-dc`).
+    var removesDC = false
     /// The plan without the level a normalizer sets (no gain, no limiter): what a normalizer measures first. The
     /// speech leveler's curve stays: the normalizer measures the leveled signal.
     var unleveled: RenderPlan {
@@ -187,6 +189,7 @@ struct RenderPlan {
     var keepsSamples: Bool {
         fadeIn == 0 && fadeOut == 0 && gain == 0 && limiterCeiling == nil && mixMatrix == nil && padStart == 0
             && padEnd == 0 && loopCrossfades.isEmpty && resampledLoopCrossfades.isEmpty && levelCurve == nil
+            && !removesDC
     }
 
     /// Applies the fades to `frames` frames that start `offset` frames into what is taken: the shape's gain

@@ -320,6 +320,12 @@ struct SharedConversionOptions: ParsableArguments {
         help: ArgumentHelp("Change the level by this many dB (before any limiter).", valueName: "DB"))
     var gain: Double?
 
+    @Flag(
+        name: .customLong("remove-dc"),
+        help: ArgumentHelp(
+            "Take out a DC offset: a high-pass at 5 Hz, before any gain (so no gain raises the offset)."))
+    var removeDC = false
+
     @Flag(help: "Errors only: no notes, no progress, nothing at all on success.")
     var quiet = false
 
@@ -392,6 +398,7 @@ struct SharedConversionOptions: ParsableArguments {
             guard gain.isFinite, (-120...60).contains(gain) else { throw ValidationError("--gain takes -120 to 60 dB") }
             edits.gain = gain
         }
+        edits.removesDC = removeDC
         return edits
     }
 
@@ -409,6 +416,7 @@ struct SharedConversionOptions: ParsableArguments {
         if dynamic { arguments.append("--dynamic") }
         if linear { arguments.append("--linear") }
         if noMetadata { arguments.append("--no-metadata") }
+        if removeDC { arguments.append("--remove-dc") }
         return arguments
     }
 

@@ -215,7 +215,10 @@ extension Convert {
         frame at its middle (a fade longer than the sound keeps its slope, with a note saying where the level ends, \
         and a fade-in and a fade-out that overlap are refused, as SoX does); --pad START[,END] adds silence before \
         and after; --gain DB changes the level before any limiter, with a note and the count where it takes samples \
-        past full scale in an integer or lossy output (a float output keeps them). Times are plain decimals, clock \
+        past full scale in an integer or lossy output (a float output keeps them); --remove-dc takes out a DC \
+        offset, a first-order high-pass at 5 Hz before any gain, each channel starting on its first sample (no \
+        step; validate's dc-offset fix, and part of any fix whose gain would raise an offset to within 10 dB of \
+        that rule's limit). Times are plain decimals, clock \
         times with minutes and seconds under 60, or frames, from 0 up to a week; a cut asked past the end goes to the \
         end with a note. All are applied in the one render pass, markers, loops and chapters moved with them (judged \
         in the part kept, then moved past the padding: a marker the cut removed stays removed), and recorded in a \

@@ -7,7 +7,8 @@ import Testing
 /// LUFS, -1 dBTP, 5 s at most), the fix `validate` prints for each file, run as printed, writes an output that
 /// `validate` finds nothing new in: a mix to mono, a preset, a cut or silence trimmed brings the loudness target
 /// with it; a target the file's peaks cannot reach by gain is aimed within the tolerance; a silent file gets no
-/// loudness fix; silence a loop lies in is not trimmed; a clicking loop is mended with `--loop-crossfade`.
+/// loudness fix; silence a loop lies in is not trimmed; a clicking loop is mended with `--loop-crossfade`; a DC
+/// offset a fix's gain would raise past its limit is taken out (`--remove-dc`).
 @Suite struct FixesMakeNothingWorseTests {
     static let studio = #"{"name": "studio", "extends": "game-sfx", "rules": {"duration": {"maximumSeconds": 5}}}"#
 
@@ -68,9 +69,12 @@ import Testing
         ) {
             0.25 * sin(2 * Double.pi * Double($0) / 80)
         }
+        // A quiet tone (about -45 LUFS) on a DC offset of -52 dBFS, under the dc-offset rule's -40: the loudness
+        // fix's gain raised the offset past it (the fifteenth trial's forest ambience), so the fix takes it out.
+        try wav(folder + "/quiet-offset.wav", seconds: 3) { frame, _ in 0.008 * tone(frame) + 0.0025 }
         return [
             "stereo-hit.wav", "padded-coin.wav", "peaky.wav", "peaky-quiet.wav", "hiss.wav", "loop-tail.caf",
-            "loop-click.caf",
+            "loop-click.caf", "quiet-offset.wav",
         ]
     }
 
@@ -87,6 +91,7 @@ import Testing
             #expect(fixes.count <= 1, "\(name): one command a file: \(fixes)")
             guard let fix = fixes.first else { continue }
             #expect(fix.hasPrefix("afkit convert "), "\(name): \(fix)")
+            if name == "quiet-offset.wav" { #expect(fix.contains(" --remove-dc "), "\(fix)") }
             let fixed = try FixCommandTests.run(fix)
             let after = try Self.violations(fixed, profile: profile)
             let new = Set(after.map(\.rule)).subtracting(before.map(\.rule))
