@@ -63,7 +63,9 @@ struct IcecastTests {
         let icecast = try IcecastServer()
         let files = (1...3).map { networkFixtures + "/network/track-\($0).aac" }
         let titles = ["First AAC", "Second AAC", "Third AAC"]
-        let source = try icecast.putSource(files, titles: titles, to: "/live.aac", contentType: "audio/aac")
+        // (The source sends once the client has joined: its playlist lasts 1.5 s.)
+        let source = try icecast.putSource(
+            files, titles: titles, to: "/live.aac", contentType: "audio/aac", waitsForListener: true)
         let (iterator, response) = try await Self.join(
             icecast.url("/live.aac"), Self.options(reconnecting: 0), on: icecast)
         #expect(response.contentType == "audio/aac")

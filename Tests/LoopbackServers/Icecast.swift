@@ -88,10 +88,11 @@ extension IcecastServer {
     /// A source client of the test's own (Icecast 2.4 takes a source by HTTP `PUT`): sends each
     /// file's bytes after setting the mount's title to its name through the admin interface, then
     /// leaves. For formats ezstream does not stream (ADTS AAC). Runs on a thread of its own; returns
-    /// the thread's end as a flag to wait for.
-    public func putSource(_ files: [String], titles: [String], to mount: String, contentType: String) throws
-        -> ServerProcess.Flag
-    {
+    /// the thread's end as a flag to wait for. `waitsForListener`: it sends nothing until a listener is on the mount
+    /// (10 s at most: on a loaded machine the whole playlist, 1.5 s, once went by before the test's client joined).
+    public func putSource(
+        _ files: [String], titles: [String], to mount: String, contentType: String, waitsForListener: Bool = false
+    ) throws -> ServerProcess.Flag {
         let bytes = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         let port = port
         let done = ServerProcess.Flag()
@@ -111,6 +112,8 @@ extension IcecastServer {
             var byte: UInt8 = 0
             while answer.suffix(4) != [13, 10, 13, 10], recv(socket, &byte, 1, 0) == 1 { answer.append(byte) }
             guard String(decoding: answer, as: UTF8.self).contains(" 200 ") else { return }
+            let deadline = Date().addingTimeInterval(10)
+            while waitsForListener, self.listeners(on: mount) < 1, Date() < deadline { usleep(20_000) }
             for (file, title) in zip(bytes, titles) {
                 self.setTitle(title, of: mount)
                 usleep(200_000)
@@ -120,6 +123,27 @@ extension IcecastServer {
         }
         thread.start()
         return done
+    }
+
+    /// The listeners on `mount` now, from the admin interface's statistics (`/admin/stats`); 0 where unknown.
+    public func listeners(on mount: String) -> Int {
+        guard let socket = Loopback.connect(port: port) else { return 0 }
+        defer { close(socket) }
+        let credentials = Data("admin:afkit-admin".utf8).base64EncodedString()
+        Loopback.send(socket, Array("GET /admin/stats HTTP/1.0\r\nAuthorization: Basic \(credentials)\r\n\r\n".utf8))
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let source = text.range(of: "<source mount=\"\(mount)\">"),
+            let open = text.range(of: "<listeners>", range: source.upperBound..<text.endIndex),
+            let shut = text.range(of: "</listeners>", range: open.upperBound..<text.endIndex)
+        else { return 0 }
+        return Int(text[open.upperBound..<shut.lowerBound]) ?? 0
     }
 
     /// The mount's title, through the admin interface (`/admin/metadata?mode=updinfo`).
