@@ -15,14 +15,18 @@ extension ValidationRule {
         return Dictionary(uniqueKeysWithValues: (fileRules + playlistRules).map { rule in (rule.id, rule) })
     }()
 
-    /// No channel's mean sample above `maximumDecibels` dBFS (default -40): a DC offset wastes headroom and
-    /// clicks where the sound starts and stops.
+    /// The `dc-offset` rule's default limit, dBFS (a fix's gain is weighed against it too:
+    /// ``FixRecipe/raisesOffset(_:)``).
+    static let dcOffsetLimit = -40.0
+
+    /// No channel's mean sample above `maximumDecibels` dBFS (default ``dcOffsetLimit``): a DC offset wastes
+    /// headroom and clicks where the sound starts and stops.
     public static let dcOffset = ValidationRule(
         id: "dc-offset", needsDecodedAudio: true, parameters: ["maximumDecibels"]
     ) {
         facts, settings in
         guard let audio = facts.audio, audio.dcOffset > 0 else { return [] }
-        let limit = settings.number("maximumDecibels") ?? -40
+        let limit = settings.number("maximumDecibels") ?? dcOffsetLimit
         let level = 20 * log10(audio.dcOffset)
         guard level > limit else { return [] }
         return [

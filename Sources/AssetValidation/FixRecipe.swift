@@ -52,9 +52,9 @@ struct FixRecipe: Sendable, Hashable {
     /// raise an offset near the rule's limit: ``raisesOffset(_:)``).
     var removesDC = false
 
-    /// How close under the `dc-offset` rule's default limit (-40 dBFS) a fix's gain may bring a file's offset
-    /// before the fix takes the offset out too, dB: a +17.5 dB loudness fix once raised a -52.6 dBFS offset to
-    /// -35.1, a finding the file did not have.
+    /// How close under the `dc-offset` rule's default limit (``ValidationRule/dcOffsetLimit``) a fix's gain may
+    /// bring a file's offset before the fix takes the offset out too, dB: a +17.5 dB loudness fix once raised a
+    /// -52.6 dBFS offset to -35.1, a finding the file did not have.
     static let offsetMargin = 10.0
 
     /// The crossfade a `loop-seam` fix asks, seconds: 20 ms, long against one period of anything above 50 Hz, short
@@ -104,7 +104,7 @@ struct FixRecipe: Sendable, Hashable {
         } else if let peakLevel, measured.truePeak.isFinite {
             gain = peakLevel - measured.truePeak
         }
-        return gain > 0 && 20 * log10(audio.dcOffset) + gain > -40 - Self.offsetMargin
+        return gain > 0 && 20 * log10(audio.dcOffset) + gain > ValidationRule.dcOffsetLimit - Self.offsetMargin
     }
 
     /// The recipes of one file joined: a preset over a named format over the file's own, the lower rate and

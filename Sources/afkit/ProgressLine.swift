@@ -12,8 +12,8 @@ import Synchronization
 /// The line a conversion redraws on standard error while it works, as `ffmpeg -stats` does: the files done (a
 /// batch), the file being written, how far into it and how fast (`batch: 3/10 files · long.wav 00:02:13.4 of
 /// 00:10:00.0 · 41.2x`; a loudness normalization's stretches named: `long.wav measuring loudness, pass 2
-/// 00:01:10.2 of 00:10:00.0 · 310.5x`, the speed each stretch's own). Drawn with `\r` at most four times a second, from a quarter of a second in (a short
-/// conversion draws nothing), and cleared at the end. Any thread may report; one draws at a time.
+/// 00:01:10.2 of 00:10:00.0 · 310.5x`, the speed each stretch's own). Drawn with `\r` at most four times a
+/// second, from a quarter of a second in (a short conversion draws nothing), and cleared at the end. Any thread may report; one draws at a time.
 final class ProgressLine: Sendable {
     /// What the line shows, kept between draws.
     private struct State {
